@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# brock: one non-recursive Makefile. Output goes to build/ (or build/asan/ for the
+# sanitizer build). Honours CFLAGS, CPPFLAGS, LDFLAGS, PREFIX and DESTDIR.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith \
+        -Wcast-qual -Wwrite-strings -Wformat=2 -Wundef -Wvla -Wimplicit-fallthrough
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+
+ifeq ($(SANITIZE),1)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDOPT := -fsanitize=address,undefined
+else
+OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+LDOPT := -pie -Wl,-z,relro,-z,now
+endif
+
+PKGS := libpsl sqlite3 jansson libidn2 libevent libevent_openssl openssl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
+
+ALL_CPPFLAGS := -D_GNU_SOURCE -DBROCK_BUILDING -Iinclude -Isrc $(PKG_CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS   := -std=c11 $(OPT) $(WARN) -fvisibility=hidden -MMD -MP $(CFLAGS)
+ALL_LDFLAGS  := $(LDOPT) $(LDFLAGS)
+
+UTIL_SRC   := $(wildcard src/util/*.c)
+ENGINE_SRC := $(wildcard src/engine/*.c)
+PROXY_SRC  := $(wildcard src/proxy/*.c)
+CLI_SRC    := $(wildcard src/cli/*.c)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+LIB_OBJ   := $(UTIL_SRC:%.c=$(BUILD)/%.o) $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+PROXY_OBJ := $(PROXY_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+LIB  := $(BUILD)/libbrock.a
+BIN  := $(BUILD)/brock
+
+# Tests read real data (Privacy Badger's files, Public Suffix List vectors) from the shared
+# data folder beside the project; override with TESTDATA=DIR.
+TESTDATA ?= ../shared/data
+
+.PHONY: all check asan fuzz lint format bench install clean deps run unit integration
+
+all: $(BIN)
+
+deps:
+	@scripts/deps
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(PROXY_OBJ) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(PROXY_OBJ) $(LIB) $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) \
+		$(shell pkg-config --libs cmocka 2>/dev/null)
+
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+# Every test, unit and integration, in one prove run so that one summary closes it.
+check: deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(UNIT_BIN)
+	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) CMOCKA_MESSAGE_OUTPUT=TAP \
+		prove -f --exec '' $(UNIT_BIN) $(wildcard tests/integration/*.t)
+
+asan: deps
+	@$(MAKE) --no-print-directory SANITIZE=1 BUILD=build/asan check
+
+run: deps $(BIN)
+	$(BIN) run
+
+bench: $(BIN) $(BENCH_BIN)
+	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) \
+	BROCK_BENCH_DIR=$(abspath $(BUILD)/bench) bench/run
+
+lint:
+	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Iinclude -Isrc \
+		--suppress=missingIncludeSystem src
+	clang-tidy --quiet -checks='-*,clang-analyzer-*,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier' \
+		$(UTIL_SRC) $(ENGINE_SRC) $(PROXY_SRC) $(CLI_SRC) -- $(ALL_CPPFLAGS) -std=c11
+	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(PROXY_SRC) $(CLI_SRC) \
+		| sort -nr | head -20 || true
+
+format:
+	clang-format -i $(UTIL_SRC) $(ENGINE_SRC) $(PROXY_SRC) $(CLI_SRC) include/*.h src/*/*.h
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/brock
+	install -m 644 man/brock.1 $(DESTDIR)$(PREFIX)/share/man/man1/brock.1
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libbrock.a
+	install -m 644 include/brock.h $(DESTDIR)$(PREFIX)/include/brock.h
+
+clean:
+	rm -rf build
+
+-include $(LIB_OBJ:.o=.d) $(PROXY_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

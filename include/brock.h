@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * brock's decision engine: Privacy Badger's rules for learning which third-party domains
+ * track people across sites, and what to do with a request to each. This is the one header
+ * other programs include; it uses no event-loop or TLS types and never waits on the network.
+ */
+#ifndef BROCK_H
+#define BROCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(BROCK_BUILDING) && defined(__GNUC__)
+#define BROCK_API __attribute__((visibility("default")))
+#else
+#define BROCK_API
+#endif
+
+#if defined(__GNUC__)
+#define BROCK_NODISCARD __attribute__((warn_unused_result))
+#else
+#define BROCK_NODISCARD
+#endif
+
+#define BROCK_VERSION "0.1.0"
+
+/* Where Debian's webext-privacy-badger package installs Privacy Badger's data. */
+#define BROCK_DEFAULT_DATA_DIR "/usr/share/webext/privacy-badger"
+
+/* A host name with its terminating NUL always fits in this many bytes (DNS: 253). */
+#define BROCK_HOST_MAX 256
+
+/* Errors: every fallible call returns 0 (or a count) on success and one of these on failure.
+ * brock_engine_errmsg() then holds a sentence naming the input and the problem. */
+enum brock_error {
+    BROCK_ENOMEM = -1,  /* out of memory */
+    BROCK_EINVAL = -2,  /* a bad argument: a domain, an action, a format name */
+    BROCK_EIO = -3,     /* a file could not be read or written */
+    BROCK_EFORMAT = -4, /* input data is malformed: not JSON, wrong shapes, bad values */
+    BROCK_ESTORE = -5,  /* the state database failed */
+    BROCK_ENOENT = -6,  /* a required data file is missing */
+};
+
+/* A short English description of an error code; never NULL, static storage. */
+BROCK_API const char *brock_strerror(int err);
+
+/* The library's version string, BROCK_VERSION when the header matches the library. */
+BROCK_API const char *brock_version(void);
+
+/* Replaces the allocator used by brock (and, for JSON, by jansson). Call before any other
+ * brock function; all four must be given. Returns 0, or BROCK_EINVAL if one is NULL. */
+BROCK_API int brock_replace_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
+                                      void *(*calloc_fn)(size_t, size_t), void (*free_fn)(void *));
+
+/* Releases memory that brock handed over to the caller (exports, for instance). */
+BROCK_API void brock_free(void *p);
+
+/* Privacy Badger's action names, in order of score (section 5 of its rules): the user's
+ * three choices all score highest. */
+enum brock_action {
+    BROCK_NOACTION = 0,
+    BROCK_ALLOW,
+    BROCK_BLOCK,
+    BROCK_COOKIEBLOCK,
+    BROCK_DNT,
+    BROCK_USER_ALLOW,
+    BROCK_USER_BLOCK,
+    BROCK_USER_COOKIEBLOCK,
+};
+
+/* "noaction", "allow", ... for an action; "noaction" for an unknown value. */
+BROCK_API const char *brock_action_name(enum brock_action a);
+
+/* What a proxy does with a request. */
+enum brock_effect {
+    BROCK_PASS = 0,        /* send it as it is (with DNT and GPC) */
+    BROCK_STRIP_COOKIES,   /* send it without cookies, referrer cut; drop Set-Cookie */
+    BROCK_DENY,            /* answer it locally; nothing goes upstream */
+};
+
+/* "pass", "cookieblock" or "block". */
+BROCK_API const char *brock_effect_name(enum brock_effect e);
+
+/* The effect of a resolved action: block and user_block deny, the cookieblocks strip. */
+BROCK_API enum brock_effect brock_action_effect(enum brock_action a);
+
+/* How the engine is opened. Paths are borrowed for the duration of brock_engine_open(). */
+struct brock_config {
+    const char *state_dir; /* folder of brock.db, created if missing; NULL: memory only */
+    const char *data_dir;  /* Privacy Badger's data; NULL: no lists, no seed */
+    int no_seed;           /* do not load the seed into a new state */
+    int no_learn;          /* never learn, whatever the stored setting says */
+};
+
+struct brock_engine;
+
+/* Opens the engine: loads Privacy Badger's lists from cfg->data_dir (Debian's release layout
+ * or the current one), opens or creates the state and, on a new state, loads the seed. On
+ * success stores a new engine in *out (free with brock_engine_free()) and returns 0. On
+ * failure *out is NULL, err (if not NULL) holds a sentence naming the file and the problem,
+ * nothing on disk has changed (but for a new, empty state folder), and a negative BROCK_E* is
+ * returned. */
+BROCK_API BROCK_NODISCARD int brock_engine_open(const struct brock_config *cfg,
+                                                struct brock_engine **out, char *err,
+                                                size_t errlen);
+
+/* Writes pending learning to the state and frees the engine. NULL is a no-op. */
+BROCK_API void brock_engine_free(struct brock_engine *e);
+
+/* A sentence describing the last failure of a call on e; "" if none. Valid until the next
+ * call on e. */
+BROCK_API const char *brock_engine_errmsg(const struct brock_engine *e);
+
+/* Whether e learns: the learning setting (on by default) and not cfg->no_learn. */
+BROCK_API int brock_engine_learning(const struct brock_engine *e);
+
+/* Why a decision came out as it did. */
+enum brock_reason {
+    BROCK_WHY_INVALID = 0,  /* the host is not a valid host name */
+    BROCK_WHY_FIRST_PARTY,  /* same site, or one owner's domains (multi-domain first party) */
+    BROCK_WHY_PRIVATE,      /* localhost or a private IPv4 address: never acted on */
+    BROCK_WHY_DISABLED,     /* brock is disabled on the site */
+    BROCK_WHY_ACTION,       /* a third party: the resolved action applies */
+};
+
+/* One decision. Strings are NUL-terminated copies, valid as long as the struct. */
+struct brock_decision {
+    char host[BROCK_HOST_MAX];    /* the request host, lower-cased and IDNA-encoded */
+    char tracker[BROCK_HOST_MAX]; /* the host decided on: host, or its CNAME-uncloaked target */
+    char base[BROCK_HOST_MAX];    /* base domain (eTLD+1) of tracker */
+    char site[BROCK_HOST_MAX];    /* base domain of the first party; "" when unknown */
+    char source[BROCK_HOST_MAX];  /* the action map entry the action came from; "" if none */
+    int third_party;              /* 1 when tracker is third party to the site */
+    enum brock_reason reason;
+    enum brock_action action;     /* the resolved action (noaction unless reason is ACTION) */
+    enum brock_effect effect;
+};
+
+/* Decides a request to host made by a page of site_host (NULL or "": unknown page, which is
+ * judged third party, as Privacy Badger does). Allocates nothing; pure lookups. Returns 0,
+ * or BROCK_EINVAL when host is not a host name (d->effect is then BROCK_PASS). */
+BROCK_API int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
+                           struct brock_decision *d);
+
+/* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
+ * length it needed, like snprintf. */
+BROCK_API size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d,
+                                        char *buf, size_t len);
+
+/* A header as a (pointer, length) view; nothing needs to be NUL-terminated. */
+struct brock_header {
+    const char *name;
+    size_t name_len;
+    const char *value;
+    size_t value_len;
+};
+
+enum brock_observation_flags {
+    BROCK_OBS_BEACON = 1, /* a beacon or <a ping>: evidence without cookies */
+};
+
+/* One third-party exchange seen on the wire: the request's headers, or the response's. Only
+ * Cookie and Set-Cookie headers are read. All pointers are borrowed for the call. */
+struct brock_observation {
+    const char *host;                   /* the request host */
+    const char *site;                   /* first-party host or URL; NULL: unknown, not learned */
+    const struct brock_header *headers;
+    size_t n_headers;
+    unsigned flags;                     /* BROCK_OBS_* */
+    int64_t time_ms;                    /* when it happened, Unix milliseconds */
+};
+
+/* What an observation taught. */
+struct brock_learned {
+    int recorded;                  /* a new site was added to the tracker's sites */
+    int blocked;                   /* and the tracker crossed the threshold just now */
+    char tracker[BROCK_HOST_MAX];  /* the tracker's base domain, when recorded */
+};
+
+/* Learns from one exchange (Privacy Badger's checkForTrackingCookies): identifying cookies
+ * on a third-party exchange are evidence of tracking on that site; three sites block the
+ * tracker. Does nothing while learning is off. learned may be NULL. Returns 0, or
+ * BROCK_ENOMEM. Changes reach the state at the next brock_sync(). */
+BROCK_API int brock_observe(struct brock_engine *e, const struct brock_observation *o,
+                            struct brock_learned *learned);
+
+/* Sets the user's choice for exactly domain: BROCK_USER_ALLOW, BROCK_USER_BLOCK or
+ * BROCK_USER_COOKIEBLOCK; BROCK_NOACTION reverts to what was learned. Returns 0,
+ * BROCK_EINVAL for a bad domain or action, BROCK_ENOMEM. Reaches the state at brock_sync(). */
+BROCK_API int brock_set_user_action(struct brock_engine *e, const char *domain,
+                                    enum brock_action a);
+
+/* Writes what changed in memory to the state in one transaction, and picks up changes that
+ * other processes made (a `brock set` while a proxy runs). Returns the number of entries
+ * picked up, or BROCK_ESTORE. Memory-only engines return 0. */
+BROCK_API BROCK_NODISCARD int brock_sync(struct brock_engine *e);
+
+/* The kinds of evidence behind a tracker's site. */
+enum brock_evidence_kind {
+    BROCK_EVIDENCE_IMPORTED = 0, /* from the seed or an import: the kind was not recorded */
+    BROCK_EVIDENCE_COOKIE,       /* an identifying Cookie on a request */
+    BROCK_EVIDENCE_SET_COOKIE,   /* an identifying Set-Cookie on a response */
+    BROCK_EVIDENCE_BEACON,       /* a beacon or ping */
+};
+
+/* "imported", "cookie", "set-cookie" or "beacon". */
+BROCK_API const char *brock_evidence_kind_name(enum brock_evidence_kind k);
+
+/* Why a tracker is a tracker on one site. Strings borrowed from the engine. */
+struct brock_evidence {
+    const char *site;    /* the site's base domain */
+    const char *host;    /* the request host seen tracking there; "" if not recorded */
+    const char *detail;  /* the name of the identifying cookie; "" if none */
+    enum brock_evidence_kind kind;
+    int64_t time_ms;     /* when first seen; 0 if not recorded */
+};
+
+/* One domain with an action, as brock_trackers() reports it. All pointers are borrowed
+ * from the engine and valid only during the callback. */
+struct brock_tracker {
+    const char *domain;
+    const char *base;
+    enum brock_action action;     /* resolved (getBestAction) */
+    enum brock_action heuristic;  /* what was learned for exactly this name */
+    enum brock_action user;       /* the user's choice for exactly this name, or noaction */
+    int dnt;                      /* the name posts the DNT policy */
+    int cookieblock_listed;       /* blocking it would turn into cookieblock */
+    const struct brock_evidence *evidence; /* the base's sites, in the order seen */
+    size_t n_evidence;
+};
+
+enum brock_trackers_flags {
+    BROCK_TRACKERS_ALL = 1, /* include names whose resolved action is noaction */
+};
+
+/* Calls cb for each domain in the action map whose resolved action is not noaction (unless
+ * BROCK_TRACKERS_ALL), in Privacy Badger's display order. With site (a host or base) only
+ * trackers seen on that site. cb returns 0 to go on, anything else to stop and have that
+ * returned. Returns 0, the callback's value, or BROCK_ENOMEM. */
+BROCK_API int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
+                             int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
+
+/* Counts of the action map by resolved action, indexed by enum brock_action. */
+BROCK_API void brock_counts(struct brock_engine *e, size_t counts[8], size_t *entries);
+
+/* What an import or a HAR taught. */
+struct brock_stats {
+    size_t entries;      /* HAR entries read, or action map entries in an import */
+    size_t third_party;  /* HAR: third-party requests seen */
+    size_t recorded;     /* new (tracker, site) pairs */
+    size_t blocked;      /* trackers newly blocked or cookieblocked */
+    size_t skipped;      /* HAR: entries whose first party could not be told */
+};
+
+/* Merges a Privacy Badger export or seed (JSON text, len bytes) the way Privacy Badger does:
+ * snitch map first, learning replayed; heuristic actions never overwritten; user actions
+ * kept. The whole text is validated before anything changes. name names the input in error
+ * messages. Returns 0, BROCK_EFORMAT (errmsg says where), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_import(struct brock_engine *e, const char *name,
+                                           const char *json, size_t len,
+                                           struct brock_stats *stats);
+
+/* Learns from an HTTP Archive (HAR 1.2 JSON, len bytes, a UTF-8 BOM allowed). The first
+ * party of an entry is its page's document, else its Referer. progress, if not NULL, is
+ * called now and then with entries done and the total. Validated whole before learning.
+ * Returns 0, BROCK_EFORMAT, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char *name,
+                                              const char *json, size_t len,
+                                              void (*progress)(void *arg, size_t done,
+                                                               size_t total),
+                                              void *arg, struct brock_stats *stats);
+
+/* The export formats, a NULL-terminated array of names ("pb", "hosts", "abp"). */
+BROCK_API const char *const *brock_export_formats(void);
+
+/* Writes the state in format into a new buffer: *out (NUL-terminated, free with
+ * brock_free()) and *len. Returns 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *format,
+                                           char **out, size_t *len);
+
+/* Host name helpers, usable without an engine opened on data (they need libpsl only). */
+
+/* Normalises host into out (BROCK_HOST_MAX bytes): trailing dot and brackets removed,
+ * lower-cased, IDNA-encoded. Returns its length, or BROCK_EINVAL. */
+BROCK_API int brock_host_normalize(const char *host, size_t len, char *out);
+
+/* The host part of an http(s) URL (or of a bare host name), normalised, into out
+ * (BROCK_HOST_MAX bytes). Returns its length, or BROCK_EINVAL. */
+BROCK_API int brock_url_host(const char *url, char *out);
+
+/* The base domain (eTLD+1) of a normalised host, Privacy Badger's way: an IP address or a
+ * public suffix is its own base. Writes into out (BROCK_HOST_MAX bytes), returns length. */
+BROCK_API int brock_base_domain(const char *host, char *out);
+
+/* Uses the Public Suffix List in file (publicsuffix.org's .dat format) for every base domain
+ * from now on, instead of the system's (Debian's publicsuffix package). For a list newer than
+ * the system's, and for reproducing another program's decisions exactly. Not to be called
+ * while other threads use brock. Returns 0, BROCK_EIO (unreadable) or BROCK_EFORMAT. */
+BROCK_API int brock_psl_load(const char *file);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BROCK_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Whole-file reads with a size limit, and writes that replace a file atomically. */
+#ifndef BROCK_UTIL_FILE_H
+#define BROCK_UTIL_FILE_H
+
+#include <stddef.h>
+
+/* Reads path (at most max bytes) into a new NUL-terminated buffer, *out (free with
+ * mem_free), and *len. Returns 0, or -errno (-EFBIG past max). */
+int file_read(const char *path, size_t max, char **out, size_t *len)
+    __attribute__((warn_unused_result));
+
+/* Writes data to a temporary file beside path, flushes it, and renames it into place with
+ * the given mode. Returns 0, or -errno; on failure path is untouched. */
+int file_write_atomic(const char *path, const void *data, size_t len, int mode)
+    __attribute__((warn_unused_result));
+
+/* mkdir -p with the given mode for each missing folder. Returns 0, or -errno. */
+int file_mkdirs(const char *path, int mode) __attribute__((warn_unused_result));
+
+#endif
