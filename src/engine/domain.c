@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Host names as the engine compares them: normalised (lower case, IDNA A-labels), reduced to
+ * their base domain with the Public Suffix List (libpsl), and tested for third-party-ness the
+ * way Privacy Badger does, multi-domain first parties included.
+ */
+#include "engine/engine.h"
+
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include <idn2.h>
+#include <libpsl.h>
+
+/* The longest name DNS carries, without a trailing dot. */
+#define HOST_LEN_MAX 253
+
+/* A Unicode host may be longer in UTF-8 than in its A-label form; past this it cannot fit. */
+#define HOST_UTF8_MAX (4 * BROCK_HOST_MAX)
+
+/* ---- the Public Suffix List ---- */
+
+static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
+static const psl_ctx_t *psl_ctx;
+
+/* Debian's list (private section included) when it loads, else libpsl's built-in copy. The
+ * context lives as long as the process: every engine and helper shares it. */
+static void psl_setup(void)
+{
+    psl_ctx = psl_latest(NULL);
+    if (!psl_ctx)
+        psl_ctx = psl_builtin();
+}
+
+static const psl_ctx_t *psl_get(void)
+{
+    pthread_once(&psl_once, psl_setup);
+    return psl_ctx;
+}
+
+int brock_psl_load(const char *file)
+{
+    psl_ctx_t *ctx;
+    FILE *f = fopen(file, "r");
+
+    /* libpsl accepts an empty or unreadable file as an empty list: check first. */
+    if (!f)
+        return BROCK_EIO;
+    fclose(f);
+    ctx = psl_load_file(file);
+    if (!ctx || psl_suffix_count(ctx) <= 0) {
+        psl_free(ctx);
+        return BROCK_EFORMAT;
+    }
+    pthread_once(&psl_once, psl_setup);
+    if (psl_ctx != psl_builtin())
+        psl_free((psl_ctx_t *)(uintptr_t)psl_ctx);
+    psl_ctx = ctx;
+    return 0;
+}
+
+/* ---- normalisation ---- */
+
+static bool is_host_byte(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_' || c == '.';
+}
+
+/* An IPv6 literal (without brackets) in canonical text form, or BROCK_EINVAL. */
+static int normalize_ipv6(const char *s, size_t len, char *out)
+{
+    char tmp[INET6_ADDRSTRLEN + 1];
+    struct in6_addr a;
+
+    if (len >= sizeof(tmp))
+        return BROCK_EINVAL;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    if (inet_pton(AF_INET6, tmp, &a) != 1 || !inet_ntop(AF_INET6, &a, out, BROCK_HOST_MAX))
+        return BROCK_EINVAL;
+    return (int)strlen(out);
+}
+
+/* The ASCII path: no allocation. Only letters, digits, '-', '_' and dots between non-empty
+ * labels pass, so a normalised host is safe to put in a file, a query or a page as it is. */
+static int normalize_ascii(const char *s, size_t len, char *out)
+{
+    size_t label = 0;
+
+    if (memchr(s, ':', len))
+        return normalize_ipv6(s, len, out);
+    if (len == 0 || len > HOST_LEN_MAX)
+        return BROCK_EINVAL;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!is_host_byte(c))
+            return BROCK_EINVAL;
+        if (c == '.') {
+            if (label == 0)
+                return BROCK_EINVAL;
+            label = 0;
+        } else {
+            label++;
+        }
+        out[i] = (char)(c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+    }
+    if (label == 0)
+        return BROCK_EINVAL;
+    out[len] = '\0';
+    return (int)len;
+}
+
+/* Browsers map hosts with UTS #46 non-transitional processing (so "ß" stays "ß"); libidn2
+ * does the same mapping, lower-casing and NFC included. */
+static int normalize_unicode(const char *s, size_t len, char *dst)
+{
+    char in[HOST_UTF8_MAX];
+    char *ace = NULL;
+    int n = BROCK_EINVAL;
+
+    if (len >= sizeof(in) || memchr(s, '\0', len))
+        return BROCK_EINVAL;
+    memcpy(in, s, len);
+    in[len] = '\0';
+    if (idn2_to_ascii_8z(in, &ace, IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL) != IDN2_OK)
+        goto out;
+    /* The mapping can turn other dots into '.' and leave a trailing one behind. */
+    len = strlen(ace);
+    if (len > 0 && ace[len - 1] == '.')
+        len--;
+    if (memchr(ace, ':', len))
+        goto out;
+    n = normalize_ascii(ace, len, dst);
+out:
+    idn2_free(ace);
+    return n;
+}
+
+static bool has_non_ascii(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return true;
+    return false;
+}
+
+int brock_host_normalize(const char *host, size_t len, char *out)
+{
+    int n;
+
+    if (!out)
+        return BROCK_EINVAL;
+    out[0] = '\0';
+    if (!host)
+        return BROCK_EINVAL;
+    if (len > 0 && host[0] == '[') {
+        if (len < 2 || host[len - 1] != ']')
+            return BROCK_EINVAL;
+        n = normalize_ipv6(host + 1, len - 2, out);
+    } else {
+        if (len > 0 && host[len - 1] == '.')
+            len--;
+        if (has_non_ascii(host, len))
+            n = normalize_unicode(host, len, out);
+        else
+            n = normalize_ascii(host, len, out);
+    }
+    if (n < 0)
+        out[0] = '\0';
+    return n;
+}
+
+/* ---- URLs ---- */
+
+static bool is_scheme(const char *s, size_t len)
+{
+    if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
+        return false;
+    for (size_t i = 1; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '+' || c == '-' || c == '.'))
+            return false;
+    }
+    return true;
+}
+
+/* An empty port is allowed, as browsers allow "http://host:/". */
+static bool is_port(const char *s, size_t len)
+{
+    unsigned long v = 0;
+
+    if (len > 5)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (unsigned long)(s[i] - '0');
+    }
+    return v <= 65535;
+}
+
+/* host[:port] or [v6][:port], normalised into out. */
+static int authority_host(const char *a, size_t len, char *out)
+{
+    const char *colon;
+
+    if (len > 0 && a[0] == '[') {
+        const char *close = memchr(a, ']', len);
+        size_t hlen;
+        if (!close)
+            return BROCK_EINVAL;
+        hlen = (size_t)(close - a) + 1;
+        if (hlen < len && (a[hlen] != ':' || !is_port(a + hlen + 1, len - hlen - 1)))
+            return BROCK_EINVAL;
+        return brock_host_normalize(a, hlen, out);
+    }
+    colon = memchr(a, ':', len);
+    if (colon) {
+        size_t hlen = (size_t)(colon - a);
+        if (!is_port(colon + 1, len - hlen - 1))
+            return BROCK_EINVAL;
+        len = hlen;
+    }
+    return brock_host_normalize(a, len, out);
+}
+
+int brock_url_host(const char *url, char *out)
+{
+    const char *p, *end, *at, *sep;
+
+    if (!out)
+        return BROCK_EINVAL;
+    out[0] = '\0';
+    if (!url)
+        return BROCK_EINVAL;
+    p = url;
+    /* blob: and filesystem: wrap another URL whose host is the one that counts. */
+    for (;;) {
+        sep = strchr(p, ':');
+        if (!sep || !is_scheme(p, (size_t)(sep - p)))
+            break;
+        if ((sep - p == 4 && strncasecmp(p, "blob", 4) == 0) ||
+            (sep - p == 10 && strncasecmp(p, "filesystem", 10) == 0)) {
+            p = sep + 1;
+            continue;
+        }
+        if (sep[1] == '/' && sep[2] == '/')
+            p = sep + 3;
+        break;
+    }
+    if (p == url && p[0] == '/' && p[1] == '/')
+        p += 2;
+    /* Browsers end an http(s) authority at a backslash too; so must we, or
+     * "http://a.example\@b.example/" would be read as b.example. */
+    end = p + strcspn(p, "/?#\\");
+    if (p == url) {
+        /* A bare host or host:port, as in a CONNECT request. Two colons or more without
+         * brackets can only be an IPv6 address. */
+        const char *c = memchr(p, ':', (size_t)(end - p));
+        if (p[0] != '[' && c && memchr(c + 1, ':', (size_t)(end - c - 1)))
+            return brock_host_normalize(p, (size_t)(end - p), out);
+        return authority_host(p, (size_t)(end - p), out);
+    }
+    /* The last '@' ends the userinfo, as browsers read it: a password may hold an '@'. */
+    at = NULL;
+    for (const char *q = p; q < end; q++)
+        if (*q == '@')
+            at = q;
+    if (at)
+        p = at + 1;
+    return authority_host(p, (size_t)(end - p), out);
+}
+
+/* ---- IP addresses and private hosts ---- */
+
+/* One octet of Privacy Badger's IPv4 pattern: decimal 0-255 (up to three digits), octal
+ * written 0nnn, or hex 0xN / 0xNN. */
+static bool is_v4_octet(const char *s, size_t n)
+{
+    bool digits = n > 0;
+
+    if (n >= 3 && n <= 4 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        for (size_t i = 2; i < n; i++)
+            if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+                  (s[i] >= 'A' && s[i] <= 'F')))
+                return false;
+        return true;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            digits = false;
+    if (!digits)
+        return false;
+    if (n <= 2)
+        return true;
+    if (n == 3)
+        return s[0] == '0' || s[0] == '1' || (s[0] == '2' && s[1] <= '4') ||
+               (s[0] == '2' && s[1] == '5' && s[2] <= '5');
+    return n == 4 && s[0] == '0' && s[1] <= '7' && s[2] <= '7' && s[3] <= '7';
+}
+
+static bool is_ipv4(const char *h)
+{
+    size_t len = strlen(h), parts = 0;
+    const char *p = h;
+    bool hex = len == 10 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X');
+
+    if (len > 0 && strspn(h, "0123456789") == len)
+        return true;
+    if (hex) {
+        for (size_t i = 2; i < len; i++)
+            if (!strchr("0123456789abcdefABCDEF", h[i]))
+                hex = false;
+        if (hex)
+            return true;
+    }
+    for (;;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (!is_v4_octet(p, n) || ++parts > 4)
+            return false;
+        if (!dot)
+            break;
+        p = dot + 1;
+    }
+    return parts == 4;
+}
+
+int brock__is_ip(const char *host)
+{
+    struct in6_addr a;
+
+    if (!host || !*host)
+        return 0;
+    /* Only a real IPv6 address counts: "foo.bar.2001::7334" is a name to Privacy Badger. */
+    if (strchr(host, ':'))
+        return inet_pton(AF_INET6, host, &a) == 1;
+    return is_ipv4(host);
+}
+
+/* Privacy Badger reads four dot-separated decimal numbers of 0-255; anything else is not an
+ * address to it (and so not private). */
+static bool ipv4_number(const char *h, uint32_t *ip)
+{
+    uint32_t v = 0;
+    const char *p = h;
+
+    for (int i = 0; i < 4; i++) {
+        unsigned long octet = 0;
+        size_t n = strspn(p, "0123456789");
+        if (n == 0 || n > 3 || (i < 3 && p[n] != '.') || (i == 3 && p[n] != '\0'))
+            return false;
+        for (size_t k = 0; k < n; k++)
+            octet = octet * 10 + (unsigned long)(p[k] - '0');
+        if (octet > 255)
+            return false;
+        v = v << 8 | (uint32_t)octet;
+        p += n + 1;
+    }
+    *ip = v;
+    return true;
+}
+
+int brock__is_private(const char *host)
+{
+    uint32_t ip;
+
+    if (!host)
+        return 0;
+    if (strcmp(host, "localhost") == 0)
+        return 1;
+    if (!ipv4_number(host, &ip))
+        return 0;
+    return (ip & 0xff000000u) == 0x7f000000u || (ip & 0xff000000u) == 0x0a000000u ||
+           (ip & 0xfff00000u) == 0xac100000u || (ip & 0xffff0000u) == 0xc0a80000u;
+}
+
+/* ---- base domains ---- */
+
+int brock_base_domain(const char *host, char *out)
+{
+    const psl_ctx_t *psl;
+    const char *base;
+    size_t len;
+
+    if (!out)
+        return BROCK_EINVAL;
+    out[0] = '\0';
+    if (!host)
+        return BROCK_EINVAL;
+    len = strlen(host);
+    if (len > 0 && host[len - 1] == '.')
+        len--;
+    if (len == 0 || len >= BROCK_HOST_MAX)
+        return BROCK_EINVAL;
+    memcpy(out, host, len);
+    out[len] = '\0';
+    if (brock__is_ip(out))
+        return (int)len;
+    psl = psl_get();
+    if (!psl)
+        return BROCK_ENOENT;
+    /* NULL for a public suffix: Privacy Badger makes such a name its own base. The answer
+     * is always a tail of the name, so it can move down within out. */
+    base = psl_registrable_domain(psl, out);
+    if (base && base != out) {
+        size_t blen = strlen(base);
+        memmove(out, base, blen + 1);
+        len = blen;
+    }
+    return (int)len;
+}
+
+/* ---- third parties ---- */
+
+static size_t strip_dot(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && s[n - 1] == '.' ? n - 1 : n;
+}
+
+int brock__is_third_party(const char *request_host, const char *site_host)
+{
+    char site[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
+    size_t rlen, slen, blen;
+    int n;
+
+    if (!request_host || !*request_host || !site_host || !*site_host)
+        return 1;
+    rlen = strip_dot(request_host);
+    slen = strip_dot(site_host);
+    if (rlen == slen && memcmp(request_host, site_host, rlen) == 0)
+        return 0;
+    if (slen >= sizeof(site))
+        return 1;
+    memcpy(site, site_host, slen);
+    site[slen] = '\0';
+    n = brock_base_domain(site, base);
+    if (n < 0)
+        return 1;
+    blen = (size_t)n;
+    if (rlen > blen)
+        return !(request_host[rlen - blen - 1] == '.' &&
+                 memcmp(request_host + rlen - blen, base, blen) == 0);
+    return !(rlen == blen && memcmp(request_host, base, blen) == 0);
+}
+
+int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b)
+{
+    void *ga, *gb;
+
+    if (!e || !base_a || !base_b)
+        return 0;
+    ga = strmap_get(&e->lists.mdfp, base_a);
+    if (!ga)
+        return 0;
+    gb = strmap_get(&e->lists.mdfp, base_b);
+    return ga == gb;
+}
+
+int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b)
+{
+    char base_a[BROCK_HOST_MAX], base_b[BROCK_HOST_MAX];
+
+    if (!brock__is_third_party(a, b))
+        return 0;
+    if (brock_base_domain(a, base_a) < 0 || brock_base_domain(b, base_b) < 0)
+        return 1;
+    return !brock__is_mdfp(e, base_a, base_b);
+}
+
+/* ---- names in the action map ---- */
+
+const char *brock__parent(const char *name)
+{
+    const char *dot = name ? strchr(name, '.') : NULL;
+
+    return dot && dot[1] ? dot + 1 : NULL;
+}
+
+int brock__valid_domain(const char *name)
+{
+    size_t len, label = 0;
+
+    if (!name)
+        return 0;
+    len = strlen(name);
+    if (len == 0 || len > HOST_LEN_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        if (c == '.') {
+            if (label == 0)
+                return 0;
+            label = 0;
+        } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
+            label++;
+        } else {
+            return 0;
+        }
+    }
+    return label > 0;
+}

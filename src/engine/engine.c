@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The engine's lifetime: opening it on Privacy Badger's data and a state, seeding a new state,
+ * syncing with the store, freeing; plus error strings, the allocator and small shared helpers.
+ */
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/buf.h"
+
+const char *brock_version(void)
+{
+    return BROCK_VERSION;
+}
+
+const char *brock_strerror(int err)
+{
+    switch (err) {
+    case 0:
+        return "success";
+    case BROCK_ENOMEM:
+        return "out of memory";
+    case BROCK_EINVAL:
+        return "invalid argument";
+    case BROCK_EIO:
+        return "input/output error";
+    case BROCK_EFORMAT:
+        return "malformed input";
+    case BROCK_ESTORE:
+        return "state database error";
+    case BROCK_ENOENT:
+        return "required data file missing";
+    default:
+        return "unknown error";
+    }
+}
+
+static void *json_malloc(size_t n)
+{
+    return mem_malloc(n);
+}
+
+static void json_free(void *p)
+{
+    mem_free(p);
+}
+
+int brock_replace_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
+                            void *(*calloc_fn)(size_t, size_t), void (*free_fn)(void *))
+{
+    if (!malloc_fn || !realloc_fn || !calloc_fn || !free_fn)
+        return BROCK_EINVAL;
+    mem_funcs.malloc_fn = malloc_fn;
+    mem_funcs.realloc_fn = realloc_fn;
+    mem_funcs.calloc_fn = calloc_fn;
+    mem_funcs.free_fn = free_fn;
+    json_set_alloc_funcs(json_malloc, json_free);
+    return 0;
+}
+
+void brock_free(void *p)
+{
+    mem_free(p);
+}
+
+int brock__fail(struct brock_engine *e, int err, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (e) {
+        va_start(ap, fmt);
+        vsnprintf(e->errmsg, sizeof(e->errmsg), fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
+const char *brock_engine_errmsg(const struct brock_engine *e)
+{
+    return e ? e->errmsg : "";
+}
+
+int brock_engine_learning(const struct brock_engine *e)
+{
+    return e->learn;
+}
+
+int brock__strvec_push(struct strvec *sv, const char *s)
+{
+    char *c;
+
+    if (mem_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(*sv->v)) < 0)
+        return BROCK_ENOMEM;
+    c = mem_strdup(s);
+    if (!c)
+        return BROCK_ENOMEM;
+    sv->v[sv->n++] = c;
+    return 0;
+}
+
+void brock__strvec_cleanup(struct strvec *sv)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        mem_free(sv->v[i]);
+    mem_free(sv->v);
+    sv->v = NULL;
+    sv->n = sv->cap = 0;
+}
+
+void brock__snitch_free(void *p)
+{
+    struct snitch *s = p;
+
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        mem_free(s->v[i].site);
+        mem_free(s->v[i].host);
+        mem_free(s->v[i].detail);
+    }
+    mem_free(s->v);
+    mem_free(s);
+}
+
+void brock__tracking_free(void *p)
+{
+    struct tracking *t = p;
+
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        mem_free(t->v[i].site);
+    mem_free(t->v);
+    mem_free(t);
+}
+
+void brock__fp_free(void *p)
+{
+    struct fp_host *f = p;
+
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++)
+        mem_free(f->paths[i]);
+    mem_free(f->paths);
+    mem_free(f);
+}
+
+/* ---- settings ---- */
+
+/* Privacy Badger's defaultSettings (section 13), except that brock learns by default: that is
+ * what it is for (see PRIVACY-BADGER.md, "Where brock chooses differently"). */
+static json_t *default_settings(void)
+{
+    return json_pack("{s:b, s:[], s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, "
+                     "s:b, s:b, s:[], s:{}}",
+                     "checkForDNTPolicy", 1, "disabledSites", "disableGoogleNavErrorService", 1,
+                     "disableHyperlinkAuditing", 1, "disableNetworkPrediction", 1, "disableTopics",
+                     1, "hideBlockedElements", 1, "learnInIncognito", 0, "learnLocally", 1,
+                     "seenComic", 0, "sendDNTSignal", 1, "showCounter", 1,
+                     "showDisabledSitesTip", 1, "showExpandedTrackingSection", 0, "showIntroPage",
+                     1, "showNonTrackingDomains", 0, "widgetReplacementExceptions",
+                     "widgetSiteAllowlist");
+}
+
+void brock__settings_changed(struct brock_engine *e)
+{
+    json_t *v;
+
+    v = json_object_get(e->settings, "learnLocally");
+    e->learn = !e->no_learn && (!v || json_is_true(v));
+    v = json_object_get(e->settings, "checkForDNTPolicy");
+    e->check_dnt = !v || json_is_true(v);
+}
+
+/* ---- opening and closing ---- */
+
+static void engine_free(struct brock_engine *e)
+{
+    strmap_cleanup(&e->actions, mem_free);
+    strmap_cleanup(&e->snitches, brock__snitch_free);
+    strmap_cleanup(&e->tracking, brock__tracking_free);
+    strmap_cleanup(&e->fp_scripts, brock__fp_free);
+    brock__strvec_cleanup(&e->deleted);
+    brock__lists_cleanup(&e->lists);
+    json_decref(e->settings);
+    mem_free(e);
+}
+
+static void init_lists(struct brock_lists *l)
+{
+    memset(l, 0, sizeof(*l));
+    strmap_init(&l->yellow);
+    strmap_init(&l->dnt_hashes);
+    strmap_init(&l->mdfp);
+    strmap_init(&l->cname);
+}
+
+int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out, char *err,
+                      size_t errlen)
+{
+    struct brock_engine *e;
+    int fresh = 0, rc;
+
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    e = mem_calloc(1, sizeof(*e));
+    if (!e) {
+        if (err)
+            snprintf(err, errlen, "out of memory");
+        return BROCK_ENOMEM;
+    }
+    strmap_init(&e->actions);
+    strmap_init(&e->snitches);
+    strmap_init(&e->tracking);
+    strmap_init(&e->fp_scripts);
+    init_lists(&e->lists);
+    e->threshold = BROCK__TRACKING_THRESHOLD;
+    e->no_learn = cfg->no_learn;
+    e->settings = default_settings();
+    if (!e->settings) {
+        rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
+        goto fail;
+    }
+    brock__settings_changed(e);
+
+    if (cfg->data_dir && (rc = brock__lists_load(e, cfg->data_dir)) < 0)
+        goto fail;
+    if (cfg->state_dir) {
+        if ((rc = brock__store_open(e, cfg->state_dir, &fresh)) < 0)
+            goto fail;
+        if ((rc = brock__store_load(e)) < 0)
+            goto fail;
+    } else {
+        fresh = 1;
+    }
+    if (fresh && !cfg->no_seed && e->lists.seed_path[0]) {
+        if ((rc = brock__load_seed(e)) < 0)
+            goto fail;
+        if (e->store && (rc = brock__store_flush(e, 1)) < 0)
+            goto fail;
+    }
+    if (!e->store)
+        e->dirty = 0;
+    *out = e;
+    return 0;
+fail:
+    if (err)
+        snprintf(err, errlen, "%s", e->errmsg[0] ? e->errmsg : brock_strerror(rc));
+    if (e->store)
+        brock__store_close(e);
+    engine_free(e);
+    return rc;
+}
+
+int brock_sync(struct brock_engine *e)
+{
+    int picked;
+
+    if (!e->store) {
+        e->dirty = 0;
+        return 0;
+    }
+    picked = brock__store_poll(e);
+    if (picked < 0)
+        return picked;
+    if (e->dirty || e->settings_dirty) {
+        int rc = brock__store_flush(e, 0);
+        if (rc < 0)
+            return rc;
+    }
+    return picked;
+}
+
+void brock_engine_free(struct brock_engine *e)
+{
+    if (!e)
+        return;
+    if (e->store) {
+        /* The last chance to save: a failure here is reported by brock_sync() callers who
+         * care, so it is deliberately ignored. */
+        if ((e->dirty || e->settings_dirty) && brock__store_flush(e, 0) < 0)
+            e->dirty = 0;
+        brock__store_close(e);
+    }
+    engine_free(e);
+}
+
+/* ---- import and export ---- */
+
+int brock_import(struct brock_engine *e, const char *name, const char *json, size_t len,
+                 struct brock_stats *stats)
+{
+    json_error_t jerr;
+    json_t *data;
+    int rc;
+
+    if (stats)
+        memset(stats, 0, sizeof(*stats));
+    if (len >= 3 && !memcmp(json, "\xef\xbb\xbf", 3)) {
+        json += 3;
+        len -= 3;
+    }
+    data = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!data)
+        return brock__fail(e, BROCK_EFORMAT, "%s: not valid JSON: line %d, column %d: %s", name,
+                           jerr.line, jerr.column, jerr.text);
+    rc = brock__merge(e, name, data, stats);
+    json_decref(data);
+    return rc;
+}
+
+static const struct brock__exporter exporters[] = {
+    {"pb", brock__export_pb},
+    {"hosts", brock__export_hosts},
+    {"abp", brock__export_abp},
+};
+
+static const char *const format_names[] = {"pb", "hosts", "abp", NULL};
+
+const char *const *brock_export_formats(void)
+{
+    return format_names;
+}
+
+int brock_export(struct brock_engine *e, const char *format, char **out, size_t *len)
+{
+    struct buf b;
+
+    *out = NULL;
+    *len = 0;
+    for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++) {
+        int rc;
+        if (strcmp(format, exporters[i].name))
+            continue;
+        buf_init(&b, (size_t)1 << 30);
+        rc = exporters[i].write(e, &b);
+        if (rc < 0) {
+            buf_cleanup(&b);
+            return brock__fail(e, rc, "export as %s: %s", format, brock_strerror(rc));
+        }
+        *out = buf_detach(&b, len);
+        return *out ? 0 : brock__fail(e, BROCK_ENOMEM, "out of memory");
+    }
+    return brock__fail(e, BROCK_EINVAL, "'%s' is not an export format (pb, hosts, abp)", format);
+}

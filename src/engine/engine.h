@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The engine's internals, shared by the files of src/engine/ and by its unit tests: the
+ * in-memory maps Privacy Badger keeps (action map, snitch map, tracking map, fp_scripts,
+ * settings), the lists it reads, and the functions each file offers the others.
+ */
+#ifndef BROCK_ENGINE_H
+#define BROCK_ENGINE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "brock.h"
+#include "util/strmap.h"
+
+#define BROCK_NODISCARD_INTERNAL __attribute__((warn_unused_result))
+
+/* Privacy Badger's constants (PRIVACY-BADGER.md section 15). */
+#define BROCK__TRACKING_THRESHOLD 3
+#define BROCK__MAX_COOKIE_ENTROPY 12
+
+/* A heuristic action string that is not one Privacy Badger knows: kept, never selected. */
+#define BROCK__HEUR_UNKNOWN 0xff
+
+/* Dirty bits: what the store must write for an entry at the next sync. */
+enum {
+    BROCK__DIRTY_USER = 1,
+    BROCK__DIRTY_HEUR = 2,
+    BROCK__DIRTY_DNT = 4, /* dnt and next_update */
+    BROCK__DIRTY_NEW = 8, /* a snitch site or tracking kind not yet written */
+};
+
+/* One action_map entry, keyed by FQDN. */
+struct action_entry {
+    int64_t next_update; /* ms epoch of the next DNT policy check; 0: none */
+    uint8_t user;        /* BROCK_NOACTION or BROCK_USER_* */
+    uint8_t heur;        /* BROCK_NOACTION (""), BROCK_ALLOW, _BLOCK, _COOKIEBLOCK, or UNKNOWN */
+    uint8_t dnt;
+    uint8_t dirty;
+    char domain[];
+};
+
+/* One site in a tracker's snitch_map list, with the evidence brock keeps beside it. */
+struct snitch_site {
+    char *site;
+    char *host;   /* may be NULL */
+    char *detail; /* may be NULL */
+    int64_t time_ms;
+    uint8_t kind; /* enum brock_evidence_kind */
+    uint8_t dirty;
+};
+
+/* snitch_map[base]: the sites a tracker base was seen tracking on, in insertion order. */
+struct snitch {
+    size_t n, cap;
+    struct snitch_site *v;
+};
+
+/* tracking_map[base][site]: kinds of non-cookie evidence. */
+enum { BROCK__TRACK_BEACON = 1, BROCK__TRACK_CANVAS = 2, BROCK__TRACK_PIXEL = 4 };
+
+struct tracking_site {
+    char *site;
+    unsigned kinds;
+    uint8_t dirty;
+};
+
+struct tracking {
+    size_t n, cap;
+    struct tracking_site *v;
+};
+
+/* fp_scripts[host]: script paths seen fingerprinting. */
+struct fp_host {
+    size_t n, cap;
+    char **paths;
+    uint8_t dirty;
+};
+
+/* A list of owned strings. */
+struct strvec {
+    size_t n, cap;
+    char **v;
+};
+
+int brock__strvec_push(struct strvec *sv, const char *s) BROCK_NODISCARD_INTERNAL;
+void brock__strvec_cleanup(struct strvec *sv);
+
+/* Privacy Badger's lists, read from the data folder (lists.c). */
+struct brock_lists {
+    struct strmap yellow;       /* cookieblock list: domain → (void *)1 */
+    struct strvec yellow_order; /* the same, in the list's order */
+    struct strmap dnt_hashes;   /* sha1 hex → policy name (owned string) */
+    struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
+    struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
+    struct strvec widget_domains;
+    char seed_path[4096];       /* "" when there is no seed */
+};
+
+struct brock__store;
+
+struct brock_engine {
+    struct strmap actions;    /* FQDN → struct action_entry */
+    struct strmap snitches;   /* tracker base → struct snitch */
+    struct strmap tracking;   /* tracker base → struct tracking */
+    struct strmap fp_scripts; /* script host → struct fp_host */
+    struct strvec deleted;    /* action entries removed since the last sync */
+    size_t dirty;             /* changes since the last sync; 0: nothing to write */
+
+    json_t *settings;         /* Privacy Badger's settings_map, as an object */
+    int settings_dirty;
+    int learn;                /* learnLocally (brock's default: on) and not no_learn */
+    int no_learn;
+    int check_dnt;            /* checkForDNTPolicy */
+    unsigned threshold;
+
+    struct brock_lists lists;
+    struct brock__store *store; /* NULL: memory only */
+
+    char errmsg[512];
+};
+
+/* Records a sentence for brock_engine_errmsg() and returns err. */
+int brock__fail(struct brock_engine *e, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- domain.c: host names, base domains, third parties ---- */
+
+/* Whether host (normalised) is an IP address as Privacy Badger tests it (IPv4 in dotted
+ * decimal, octal or hex, all digits, or anything with a colon, IPv6). */
+int brock__is_ip(const char *host);
+
+/* localhost, or IPv4 in 127/8, 10/8, 172.16/12, 192.168/16: never acted on. */
+int brock__is_private(const char *host);
+
+/* PB's isThirdParty(request_host, site_host): NULL or "" is third party. */
+int brock__is_third_party(const char *request_host, const char *site_host);
+
+/* isThirdPartyDomain: isThirdParty and not one multi-domain first party. */
+int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b);
+
+/* isMultiDomainFirstParty(base_a, base_b). */
+int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b);
+
+/* The parent of a name: the text after its first dot, or NULL at the last label. */
+const char *brock__parent(const char *name);
+
+/* A name is valid for an action: normalised host syntax, labels of [a-z0-9_-]. */
+int brock__valid_domain(const char *name);
+
+/* ---- cookie.c: Cookie and Set-Cookie ---- */
+
+/* Calls cb for each name=value piece of one header value in Privacy Badger's parseCookie
+ * with noDecode, skipAttributes and skipNonValues: `\n` separates like `;`, name and value
+ * trimmed, one pair of quotes removed from the value. Views point into s. cb returns 0 to
+ * go on. Returns the number of pairs, or cb's non-zero value. */
+int brock__cookie_parse(const char *s, size_t len,
+                        int (*cb)(void *arg, const char *name, size_t nlen, const char *val,
+                                  size_t vlen),
+                        void *arg);
+
+/* The bits a low-entropy cookie value carries, or -1 when the value (lower-cased) is not
+ * in Privacy Badger's table and so identifies. */
+int brock__cookie_value_bits(const char *val, size_t vlen);
+
+/* hasCookieTracking over the Cookie and Set-Cookie headers among h. Returns 1 when they
+ * identify (copying the first identifying cookie's name into name, if not NULL), else 0. */
+int brock__has_cookie_tracking(const struct brock_header *h, size_t n, char *name,
+                               size_t name_size);
+
+/* ---- policy.c: actions and their resolution ---- */
+
+/* The entry for exactly domain, or NULL. */
+struct action_entry *brock__action_get(const struct brock_engine *e, const char *domain);
+
+/* The entry for exactly domain, created with defaults when missing; NULL when out of memory. */
+struct action_entry *brock__action_ensure(struct brock_engine *e, const char *domain);
+
+/* Removes domain's entry (revertUserAction on an entry with nothing else in it). */
+int brock__action_delete(struct brock_engine *e, const char *domain) BROCK_NODISCARD_INTERNAL;
+
+/* Marks an entry changed. */
+void brock__action_touch(struct brock_engine *e, struct action_entry *a, unsigned bits);
+
+/* getAction(entry, ignoreDnt). */
+enum brock_action brock__get_action(const struct brock_engine *e, const struct action_entry *a,
+                                    int ignore_dnt);
+
+/* The score of an action; -1 for one that is never selected. */
+int brock__score(int action);
+
+/* getBestAction(fqdn); *source (if not NULL) gets the entry the action came from or NULL. */
+enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
+                                     const struct action_entry **source);
+
+/* "", "allow", "block", "cookieblock" → heuristic value; -1 for another string that is
+ * accepted but never selected (BROCK__HEUR_UNKNOWN is stored). */
+int brock__heur_parse(const char *s);
+const char *brock__heur_name(int heur);
+
+/* "", "user_allow", "user_block", "user_cookieblock" → user value; -1 when not one. */
+int brock__user_parse(const char *s);
+const char *brock__user_name(int user);
+
+/* Whether site (host) is on the disabled sites list (section 4.2). */
+int brock__site_disabled(const struct brock_engine *e, const char *site_host);
+
+/* ---- learn.c: evidence → snitch map → heuristic action ---- */
+
+struct brock__evidence_in {
+    const char *host;
+    const char *detail;
+    int kind;
+    int64_t time_ms;
+};
+
+/* _recordPrevalence(fqdn, base, site). Returns 1 when the site was added, 2 when it was
+ * added and blocked the tracker, 0 when nothing changed, BROCK_ENOMEM. */
+int brock__record_prevalence(struct brock_engine *e, const char *fqdn, const char *base,
+                             const char *site, const struct brock__evidence_in *ev);
+
+/* updateTrackerPrevalence: record only if the best action is noaction or allow. */
+int brock__update_tracker_prevalence(struct brock_engine *e, const char *fqdn, const char *base,
+                                     const char *site, const struct brock__evidence_in *ev);
+
+/* blocklistDomain(base, fqdn). Returns 0 or BROCK_ENOMEM. */
+int brock__blocklist_domain(struct brock_engine *e, const char *base, const char *fqdn)
+    BROCK_NODISCARD_INTERNAL;
+
+/* The snitch list of a base, or NULL. */
+struct snitch *brock__snitch_get(const struct brock_engine *e, const char *base);
+int brock__snitch_has(const struct snitch *s, const char *site);
+
+/* Appends site to base's list (creating it). Returns 1 if added, 0 if present, BROCK_ENOMEM. */
+int brock__snitch_add(struct brock_engine *e, const char *base, const char *site,
+                      const struct brock__evidence_in *ev);
+
+/* Adds kinds to tracking_map[base][site]. Returns 0 or BROCK_ENOMEM. */
+int brock__tracking_add(struct brock_engine *e, const char *base, const char *site,
+                        unsigned kinds) BROCK_NODISCARD_INTERNAL;
+
+/* Adds path to fp_scripts[host]. Returns 0 or BROCK_ENOMEM. */
+int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
+    BROCK_NODISCARD_INTERNAL;
+
+/* ---- lists.c: the cookieblock list, DNT hashes, MDFP, CNAMEs, widgets ---- */
+
+/* Loads every list from dir (Debian's release layout: data/, js/; or a flat folder of the
+ * current files). Returns 0, BROCK_ENOENT or BROCK_EFORMAT with errmsg naming the file. */
+int brock__lists_load(struct brock_engine *e, const char *dir) BROCK_NODISCARD_INTERNAL;
+void brock__lists_cleanup(struct brock_lists *l);
+
+/* Parses the cookieblock list out of a pbconfig.json text (validated as ingestPbconfig
+ * does), a plain one-per-line text, the DNT hashes out of pbconfig or dnt-policies.json, and
+ * the MDFP groups out of JSON or Debian's JavaScript array literal. */
+int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const char *text,
+                                size_t len, struct strvec *out) BROCK_NODISCARD_INTERNAL;
+int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *text, size_t len,
+                          struct strvec *yellow, json_t **hashes) BROCK_NODISCARD_INTERNAL;
+int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text, size_t len)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Replaces the cookieblock list by list, applying section 6's rules for the domains added
+ * and removed. Returns 0 or BROCK_ENOMEM. */
+int brock__yellowlist_apply(struct brock_engine *e, const struct strvec *list)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Exactly on the cookieblock list. */
+int brock__yellowlisted(const struct brock_engine *e, const char *domain);
+
+/* wouldGetCookieblocked: fqdn or any parent down to the TLD is on the list. */
+int brock__would_cookieblock(const struct brock_engine *e, const char *fqdn);
+
+/* The CNAME target of fqdn, or NULL. */
+const char *brock__cname(const struct brock_engine *e, const char *fqdn);
+
+/* ---- pbjson.c: Privacy Badger's JSON ---- */
+
+/* mergeUserData(data) for a parsed, not yet validated object. Validates first. */
+int brock__merge(struct brock_engine *e, const char *name, json_t *data, struct brock_stats *st)
+    BROCK_NODISCARD_INTERNAL;
+
+/* The five exported stores as one JSON object (a new reference), or NULL when out of memory. */
+json_t *brock__export_pb_json(struct brock_engine *e);
+
+/* Loads the seed (section 10) into an empty state, keeping user actions. */
+int brock__load_seed(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Settings: reads the cached flags out of e->settings after it changed. */
+void brock__settings_changed(struct brock_engine *e);
+
+/* ---- export.c and export_*.c ---- */
+
+struct buf;
+
+struct brock__exporter {
+    const char *name;
+    int (*write)(struct brock_engine *e, struct buf *out);
+};
+
+int brock__export_pb(struct brock_engine *e, struct buf *out);
+int brock__export_hosts(struct brock_engine *e, struct buf *out);
+int brock__export_abp(struct brock_engine *e, struct buf *out);
+
+/* ---- store.c: SQLite ---- */
+
+/* Opens or creates dir/brock.db. *fresh is set when the state is new (never seeded).
+ * Returns 0 or BROCK_ESTORE/BROCK_EIO with errmsg set. */
+int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Loads everything into the engine's (empty) maps. */
+int brock__store_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Writes every dirty entry, deletion and setting in one transaction and clears the dirty
+ * marks; with seeded, also records that the state has been seeded. */
+int brock__store_flush(struct brock_engine *e, int seeded) BROCK_NODISCARD_INTERNAL;
+
+/* Picks up rows other processes changed since the last load/poll; returns the count. Fields
+ * dirty in memory are kept (they are written at the next flush). */
+int brock__store_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+void brock__store_close(struct brock_engine *e);
+
+/* ---- engine.c: maps' lifetimes ---- */
+
+void brock__snitch_free(void *p);
+void brock__tracking_free(void *p);
+void brock__fp_free(void *p);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Learning: identifying cookies on a third-party exchange are evidence that the tracker's
+ * base follows people onto that site (the snitch map); evidence on the threshold's worth of
+ * sites blocks it, or cookieblocks it when the cookieblock list says blocking would break
+ * sites (Privacy Badger's recordPrevalence and blocklistDomain, sections 3.1 and 3.9).
+ */
+#include "engine/engine.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "util/alloc.h"
+
+/* ---- the snitch map, tracking map and fp_scripts ---- */
+
+struct snitch *brock__snitch_get(const struct brock_engine *e, const char *base)
+{
+    return strmap_get(&e->snitches, base);
+}
+
+int brock__snitch_has(const struct snitch *s, const char *site)
+{
+    for (size_t i = 0; s && i < s->n; i++)
+        if (!strcmp(s->v[i].site, site))
+            return 1;
+    return 0;
+}
+
+int brock__snitch_add(struct brock_engine *e, const char *base, const char *site,
+                      const struct brock__evidence_in *ev)
+{
+    struct snitch *s = strmap_get(&e->snitches, base);
+    struct snitch_site *ss;
+    int created = 0;
+
+    if (brock__snitch_has(s, site))
+        return 0;
+    if (!s) {
+        s = mem_calloc(1, sizeof(*s));
+        if (!s || strmap_put(&e->snitches, base, s) < 0) {
+            mem_free(s);
+            return BROCK_ENOMEM;
+        }
+        created = 1;
+    }
+    if (mem_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0)
+        goto nomem;
+    ss = &s->v[s->n];
+    memset(ss, 0, sizeof(*ss));
+    ss->site = mem_strdup(site);
+    if (!ss->site)
+        goto nomem;
+    if (ev) {
+        if (ev->host && *ev->host && !(ss->host = mem_strdup(ev->host)))
+            goto nomem_site;
+        if (ev->detail && *ev->detail && !(ss->detail = mem_strdup(ev->detail)))
+            goto nomem_site;
+        ss->kind = (uint8_t)ev->kind;
+        ss->time_ms = ev->time_ms;
+    }
+    ss->dirty = BROCK__DIRTY_NEW;
+    s->n++;
+    e->dirty++;
+    return 1;
+nomem_site:
+    mem_free(ss->site);
+    mem_free(ss->host);
+nomem:
+    if (created)
+        brock__snitch_free(strmap_del(&e->snitches, base));
+    return BROCK_ENOMEM;
+}
+
+int brock__tracking_add(struct brock_engine *e, const char *base, const char *site,
+                        unsigned kinds)
+{
+    struct tracking *t = strmap_get(&e->tracking, base);
+    struct tracking_site *ts;
+
+    if (!t) {
+        t = mem_calloc(1, sizeof(*t));
+        if (!t || strmap_put(&e->tracking, base, t) < 0) {
+            mem_free(t);
+            return BROCK_ENOMEM;
+        }
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        if (!strcmp(t->v[i].site, site)) {
+            if ((t->v[i].kinds & kinds) != kinds) {
+                t->v[i].kinds |= kinds;
+                t->v[i].dirty = BROCK__DIRTY_NEW;
+                e->dirty++;
+            }
+            return 0;
+        }
+    }
+    if (mem_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+        return BROCK_ENOMEM;
+    ts = &t->v[t->n];
+    ts->site = mem_strdup(site);
+    if (!ts->site)
+        return BROCK_ENOMEM;
+    ts->kinds = kinds;
+    ts->dirty = BROCK__DIRTY_NEW;
+    t->n++;
+    e->dirty++;
+    return 0;
+}
+
+int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
+{
+    struct fp_host *f = strmap_get(&e->fp_scripts, host);
+    char *p;
+
+    if (!f) {
+        f = mem_calloc(1, sizeof(*f));
+        if (!f || strmap_put(&e->fp_scripts, host, f) < 0) {
+            mem_free(f);
+            return BROCK_ENOMEM;
+        }
+    }
+    for (size_t i = 0; i < f->n; i++)
+        if (!strcmp(f->paths[i], path))
+            return 0;
+    if (mem_grow(&f->paths, &f->cap, f->n + 1, sizeof(*f->paths)) < 0)
+        return BROCK_ENOMEM;
+    p = mem_strdup(path);
+    if (!p)
+        return BROCK_ENOMEM;
+    f->paths[f->n++] = p;
+    f->dirty = BROCK__DIRTY_NEW;
+    e->dirty++;
+    return 0;
+}
+
+/* ---- blocking ---- */
+
+static int set_heur(struct brock_engine *e, const char *domain, int heur)
+{
+    struct action_entry *a = brock__action_ensure(e, domain);
+
+    if (!a)
+        return BROCK_ENOMEM;
+    if (a->heur != heur) {
+        a->heur = (uint8_t)heur;
+        brock__action_touch(e, a, BROCK__DIRTY_HEUR);
+    }
+    return 0;
+}
+
+int brock__blocklist_domain(struct brock_engine *e, const char *base, const char *fqdn)
+{
+    size_t blen = strlen(base);
+    int err;
+
+    err = set_heur(e, base, brock__yellowlisted(e, base) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
+    if (!err)
+        err = set_heur(e, fqdn,
+                       brock__would_cookieblock(e, fqdn) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
+    for (size_t i = 0; !err && i < e->lists.yellow_order.n; i++) {
+        const char *d = e->lists.yellow_order.v[i];
+        size_t dlen = strlen(d);
+        if (dlen > blen && d[dlen - blen - 1] == '.' && !strcmp(d + dlen - blen, base))
+            err = set_heur(e, d, BROCK_COOKIEBLOCK);
+    }
+    return err;
+}
+
+/* ---- recording prevalence ---- */
+
+static int never_recorded(const char *fqdn, const char *base)
+{
+    static const char suffix[] = ".id.opendns.com";
+    size_t n = strlen(fqdn), s = sizeof(suffix) - 1;
+
+    return !strcmp(base, "consensu.org") || (n > s && !strcmp(fqdn + n - s, suffix));
+}
+
+int brock__record_prevalence(struct brock_engine *e, const char *fqdn, const char *base,
+                             const char *site, const struct brock__evidence_in *ev)
+{
+    struct snitch *s;
+    int added, err;
+
+    if (never_recorded(fqdn, base))
+        return 0;
+    if (!brock__action_get(e, fqdn)) {
+        if ((err = set_heur(e, fqdn, BROCK_ALLOW)) < 0)
+            return err;
+        if (!brock__action_get(e, base) && (err = set_heur(e, base, BROCK_ALLOW)) < 0)
+            return err;
+    }
+    added = brock__snitch_add(e, base, site, ev);
+    if (added <= 0)
+        return added;
+    s = brock__snitch_get(e, base);
+    if (s->n >= e->threshold) {
+        if ((err = brock__blocklist_domain(e, base, fqdn)) < 0)
+            return err;
+        return 2;
+    }
+    return 1;
+}
+
+int brock__update_tracker_prevalence(struct brock_engine *e, const char *fqdn, const char *base,
+                                     const char *site, const struct brock__evidence_in *ev)
+{
+    enum brock_action a = brock__best_action(e, fqdn, NULL);
+
+    if (a != BROCK_NOACTION && a != BROCK_ALLOW)
+        return 0;
+    return brock__record_prevalence(e, fqdn, base, site, ev);
+}
+
+/* checkForTrackingCookies for one exchange (section 3.1). */
+int brock_observe(struct brock_engine *e, const struct brock_observation *o,
+                  struct brock_learned *learned)
+{
+    char host[BROCK_HOST_MAX], site_host[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
+    char site[BROCK_HOST_MAX], cookie[128] = "";
+    const char *fqdn, *cname;
+    struct brock__evidence_in ev;
+    enum brock_action a;
+    int r;
+
+    if (learned) {
+        learned->recorded = learned->blocked = 0;
+        learned->tracker[0] = '\0';
+    }
+    if (!e->learn || !o->host || !o->site || !*o->site)
+        return 0;
+    if (brock_host_normalize(o->host, strlen(o->host), host) < 0 ||
+        brock_url_host(o->site, site_host) < 0)
+        return 0;
+    cname = brock__cname(e, host);
+    fqdn = cname ? cname : host;
+    if (brock__is_private(fqdn))
+        return 0;
+    brock_base_domain(fqdn, base);
+    brock_base_domain(site_host, site);
+    if (!brock__is_third_party_domain(e, base, site))
+        return 0;
+    if (brock__snitch_has(brock__snitch_get(e, base), site))
+        return 0;
+    a = brock__best_action(e, fqdn, NULL);
+    if (a != BROCK_NOACTION && a != BROCK_ALLOW)
+        return 0;
+
+    ev.host = fqdn;
+    ev.time_ms = o->time_ms;
+    if (o->flags & BROCK_OBS_BEACON) {
+        ev.kind = BROCK_EVIDENCE_BEACON;
+        ev.detail = NULL;
+        r = brock__record_prevalence(e, fqdn, base, site, &ev);
+        if (r >= 0 && brock__tracking_add(e, base, site, BROCK__TRACK_BEACON) < 0)
+            r = BROCK_ENOMEM;
+    } else {
+        if (!brock__has_cookie_tracking(o->headers, o->n_headers, cookie, sizeof(cookie)))
+            return 0;
+        ev.kind = BROCK_EVIDENCE_COOKIE;
+        for (size_t i = 0; i < o->n_headers; i++) {
+            if (o->headers[i].name_len == 10 &&
+                !strncasecmp(o->headers[i].name, "set-cookie", 10)) {
+                ev.kind = BROCK_EVIDENCE_SET_COOKIE;
+                break;
+            }
+        }
+        ev.detail = cookie;
+        r = brock__record_prevalence(e, fqdn, base, site, &ev);
+    }
+    if (r < 0)
+        return brock__fail(e, r, "out of memory while learning");
+    if (learned && r > 0) {
+        learned->recorded = 1;
+        learned->blocked = r == 2;
+        memcpy(learned->tracker, base, strlen(base) + 1);
+    }
+    return 0;
+}

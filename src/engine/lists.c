@@ -1,0 +1,902 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Privacy Badger's lists: the cookieblock list (yellowlist), the hashes of accepted DNT
+ * policies, the multi-domain first parties, the CNAME-cloaking map and the widget domains,
+ * read from Debian's release layout or from a flat folder of the current files.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/alloc.h"
+#include "util/file.h"
+
+/* The largest list file read (cname_domains.json is about 4 MB). */
+#define LISTS_FILE_MAX (64u << 20)
+
+/* The JavaScript variable that holds the groups in Debian's release. */
+#define MDFP_JS_NAME "multiDomainFirstPartiesArray"
+
+static const char *const DIRS_DATA[] = {"data/", "", NULL};
+static const char *const DIRS_JS[] = {"js/", "data/", "", NULL};
+
+/* ---- validation ---- */
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static int is_lower_alnum(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* ingestPbconfig's test: a '.' somewhere and ^[a-z0-9][a-z0-9.-]+[a-z]$. */
+static int yellow_valid(const char *s, size_t n)
+{
+    int dot = 0;
+
+    if (n < 3 || n >= BROCK_HOST_MAX)
+        return 0;
+    if (!is_lower_alnum(s[0]) || s[n - 1] < 'a' || s[n - 1] > 'z')
+        return 0;
+    for (size_t i = 1; i < n - 1; i++) {
+        if (s[i] == '.')
+            dot = 1;
+        else if (!is_lower_alnum(s[i]) && s[i] != '-')
+            return 0;
+    }
+    return dot;
+}
+
+/* Privacy Badger compares lower-case hex digests, so anything else could never match. */
+static int sha1_valid(const char *s, size_t n)
+{
+    if (n != 40)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+static int json_fail(struct brock_engine *e, const char *name, const json_error_t *jerr)
+{
+    /* jansson leaves the message empty when it cannot even set up its lexer, which only an
+     * allocation failure does. */
+    if (json_error_code(jerr) == json_error_out_of_memory || !jerr->text[0])
+        return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
+    return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.", name,
+                       jerr->line, jerr->column, jerr->text);
+}
+
+static int oom(struct brock_engine *e, const char *name)
+{
+    return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
+}
+
+/* ---- the cookieblock list ---- */
+
+int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const char *text,
+                                size_t len, struct strvec *out)
+{
+    struct strvec list = {0};
+    const char *p = text, *end = text + len;
+    size_t line = 0;
+    int rc = 0;
+
+    if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+        p += 3;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *s = p, *t = eol ? eol : end;
+        char dom[BROCK_HOST_MAX];
+
+        line++;
+        p = eol ? eol + 1 : end;
+        while (s < t && (*s == ' ' || *s == '\t' || *s == '\r'))
+            s++;
+        while (t > s && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
+            t--;
+        if (s == t)
+            continue;
+        if (!yellow_valid(s, (size_t)(t - s))) {
+            rc = brock__fail(e, BROCK_EFORMAT,
+                             "%s line %zu: \"%.*s\" is not a valid cookieblock list domain.",
+                             name, line, (int)((t - s) > 80 ? 80 : (t - s)), s);
+            goto out;
+        }
+        memcpy(dom, s, (size_t)(t - s));
+        dom[t - s] = '\0';
+        if (brock__strvec_push(&list, dom) < 0) {
+            rc = oom(e, name);
+            goto out;
+        }
+    }
+    if (!list.n) {
+        rc = brock__fail(e, BROCK_EFORMAT, "%s lists no domains.", name);
+        goto out;
+    }
+    brock__strvec_cleanup(out);
+    *out = list;
+    memset(&list, 0, sizeof(list));
+out:
+    brock__strvec_cleanup(&list);
+    return rc;
+}
+
+/* Checks a {name: sha1} object; nothing is taken from it unless all of it is good. */
+static int hashes_check(struct brock_engine *e, const char *name, json_t *obj)
+{
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(obj))
+        return brock__fail(e, BROCK_EFORMAT, "%s: the DNT policy hashes are not an object.",
+                           name);
+    json_object_foreach(obj, key, v) {
+        if (!json_is_string(v) || !sha1_valid(json_string_value(v), json_string_length(v)))
+            return brock__fail(e, BROCK_EFORMAT,
+                               "%s: the hash of DNT policy \"%s\" is not 40 lower-case hex "
+                               "digits.",
+                               name, key);
+    }
+    return 0;
+}
+
+/* Adds checked hashes; a hash already known keeps its name, as Privacy Badger merges them
+ * additively. */
+static int hashes_add(struct brock_engine *e, const char *name, json_t *obj,
+                      struct strmap *map)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(obj, key, v) {
+        const char *sha1 = json_string_value(v);
+        char *copy;
+
+        if (strmap_get(map, sha1))
+            continue;
+        copy = mem_strdup(key);
+        if (!copy || strmap_put(map, sha1, copy) < 0) {
+            mem_free(copy);
+            return oom(e, name);
+        }
+    }
+    return 0;
+}
+
+int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *text, size_t len,
+                          struct strvec *yellow, json_t **hashes)
+{
+    struct strvec list = {0};
+    json_error_t jerr;
+    json_t *root, *yl, *h, *v;
+    size_t i;
+    int rc = 0;
+
+    *hashes = NULL;
+    root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        return json_fail(e, name, &jerr);
+    if (!json_is_object(root)) {
+        rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON object.", name);
+        goto out;
+    }
+    yl = json_object_get(root, "yellowlist");
+    if (!json_is_array(yl) || !json_array_size(yl)) {
+        rc = brock__fail(e, BROCK_EFORMAT,
+                         "%s: \"yellowlist\" is not a non-empty array; the file is rejected.",
+                         name);
+        goto out;
+    }
+    json_array_foreach(yl, i, v) {
+        if (!json_is_string(v) || !yellow_valid(json_string_value(v), json_string_length(v))) {
+            rc = brock__fail(e, BROCK_EFORMAT,
+                             "%s: yellowlist entry %zu (%.80s) is not a valid domain; the file "
+                             "is rejected.",
+                             name, i + 1,
+                             json_is_string(v) ? json_string_value(v) : "not a string");
+            goto out;
+        }
+        if (brock__strvec_push(&list, json_string_value(v)) < 0) {
+            rc = oom(e, name);
+            goto out;
+        }
+    }
+    h = json_object_get(root, "dnt_policy_hashes");
+    if (h) {
+        rc = hashes_check(e, name, h);
+        if (rc < 0)
+            goto out;
+        *hashes = json_incref(h);
+    } else {
+        *hashes = json_object();
+        if (!*hashes) {
+            rc = oom(e, name);
+            goto out;
+        }
+    }
+    brock__strvec_cleanup(yellow);
+    *yellow = list;
+    memset(&list, 0, sizeof(list));
+out:
+    brock__strvec_cleanup(&list);
+    json_decref(root);
+    return rc;
+}
+
+/* Fills a set and its ordered copy from list, dropping repeats. */
+static int yellow_build(struct strmap *map, struct strvec *order, const struct strvec *list)
+{
+    for (size_t i = 0; i < list->n; i++) {
+        if (strmap_get(map, list->v[i]))
+            continue;
+        if (strmap_put(map, list->v[i], (void *)1) < 0 ||
+            brock__strvec_push(order, list->v[i]) < 0)
+            return BROCK_ENOMEM;
+    }
+    return 0;
+}
+
+/* ---- multi-domain first parties ---- */
+
+/* line is 0 for JSON, which has no line to name; "%.0u" prints nothing for a 0. */
+static int mdfp_add(struct brock_engine *e, const char *name, struct strmap *map,
+                    const char *dom, size_t n, size_t group, unsigned line)
+{
+    char key[BROCK_HOST_MAX];
+    void *prev;
+
+    if (!n || n >= sizeof(key) || memchr(dom, '\0', n))
+        return brock__fail(e, BROCK_EFORMAT, "%s%s%.0u: group %zu has an empty, overlong or "
+                           "malformed domain.", name, line ? " line " : "", line, group + 1);
+    memcpy(key, dom, n);
+    key[n] = '\0';
+    prev = strmap_get(map, key);
+    if (prev == (void *)(uintptr_t)(group + 1))
+        return 0;
+    if (prev)
+        return brock__fail(e, BROCK_EFORMAT, "%s%s%.0u: %s is in two groups (%zu and %zu).",
+                           name, line ? " line " : "", line, key, (size_t)(uintptr_t)prev,
+                           group + 1);
+    if (strmap_put(map, key, (void *)(uintptr_t)(group + 1)) < 0)
+        return oom(e, name);
+    return 0;
+}
+
+static int mdfp_json(struct brock_engine *e, const char *name, const char *text, size_t len,
+                     struct strmap *map)
+{
+    json_error_t jerr;
+    json_t *root, *g, *d;
+    size_t gi, di;
+    int rc = 0;
+
+    root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        return json_fail(e, name, &jerr);
+    if (!json_is_array(root)) {
+        rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON array of groups.", name);
+        goto out;
+    }
+    json_array_foreach(root, gi, g) {
+        if (!json_is_array(g)) {
+            rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu is not an array.", name, gi + 1);
+            goto out;
+        }
+        json_array_foreach(g, di, d) {
+            if (!json_is_string(d)) {
+                rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu, entry %zu is not a string.",
+                                 name, gi + 1, di + 1);
+                goto out;
+            }
+            rc = mdfp_add(e, name, map, json_string_value(d), json_string_length(d), gi, 0);
+            if (rc < 0)
+                goto out;
+        }
+    }
+out:
+    json_decref(root);
+    return rc;
+}
+
+/*
+ * Debian's release keeps the groups in JavaScript. Only the array literal is read, with a
+ * tokenizer that knows brackets, commas, double-quoted strings without escapes, comments and
+ * the '=' and ';' around it: anything else is an error rather than a guess.
+ */
+enum js_tok { JS_EOF, JS_BAD, JS_LBRACK, JS_RBRACK, JS_COMMA, JS_EQ, JS_SEMI, JS_STRING };
+
+struct js_lex {
+    const char *p, *end;
+    unsigned line;
+    const char *s; /* JS_STRING: the text between the quotes */
+    size_t n;
+};
+
+static enum js_tok js_next(struct js_lex *lx)
+{
+    for (;;) {
+        while (lx->p < lx->end && is_space(*lx->p)) {
+            if (*lx->p == '\n')
+                lx->line++;
+            lx->p++;
+        }
+        if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '/') {
+            while (lx->p < lx->end && *lx->p != '\n')
+                lx->p++;
+            continue;
+        }
+        if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
+            lx->p += 2;
+            for (;;) {
+                if (lx->end - lx->p < 2)
+                    return JS_BAD;
+                if (lx->p[0] == '*' && lx->p[1] == '/')
+                    break;
+                if (*lx->p++ == '\n')
+                    lx->line++;
+            }
+            lx->p += 2;
+            continue;
+        }
+        break;
+    }
+    if (lx->p >= lx->end)
+        return JS_EOF;
+    switch (*lx->p++) {
+    case '[':
+        return JS_LBRACK;
+    case ']':
+        return JS_RBRACK;
+    case ',':
+        return JS_COMMA;
+    case '=':
+        return JS_EQ;
+    case ';':
+        return JS_SEMI;
+    case '"':
+        lx->s = lx->p;
+        while (lx->p < lx->end && *lx->p != '"') {
+            if (*lx->p == '\\' || *lx->p == '\n' || (unsigned char)*lx->p < 0x20)
+                return JS_BAD;
+            lx->p++;
+        }
+        if (lx->p >= lx->end)
+            return JS_BAD;
+        lx->n = (size_t)(lx->p++ - lx->s);
+        return JS_STRING;
+    default:
+        return JS_BAD;
+    }
+}
+
+static int is_ident_char(char c)
+{
+    return is_lower_alnum(c) || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+}
+
+/* Where the declaration's name is: the first whole-word occurrence, or NULL. */
+static const char *js_find_name(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    size_t n = strlen(MDFP_JS_NAME);
+
+    while ((p = memmem(p, (size_t)(end - p), MDFP_JS_NAME, n))) {
+        if ((p == text || !is_ident_char(p[-1])) && (p + n == end || !is_ident_char(p[n])))
+            return p;
+        p += n;
+    }
+    return NULL;
+}
+
+static int js_fail(struct brock_engine *e, const char *name, const struct js_lex *lx,
+                   const char *what)
+{
+    return brock__fail(e, BROCK_EFORMAT, "%s line %u: %s in the " MDFP_JS_NAME " literal.", name,
+                       lx->line, what);
+}
+
+static int mdfp_js(struct brock_engine *e, const char *name, const char *text, size_t len,
+                   struct strmap *map)
+{
+    struct js_lex lx = {0};
+    const char *at = js_find_name(text, len);
+    size_t group = 0;
+    enum js_tok t;
+    int rc;
+
+    if (!at)
+        return brock__fail(e, BROCK_EFORMAT, "%s does not declare " MDFP_JS_NAME ".", name);
+    lx.p = at + strlen(MDFP_JS_NAME);
+    lx.end = text + len;
+    lx.line = 1;
+    for (const char *q = text; q < at; q++)
+        lx.line += *q == '\n';
+    if (js_next(&lx) != JS_EQ || js_next(&lx) != JS_LBRACK)
+        return js_fail(e, name, &lx, "expected '= ['");
+    for (;;) {
+        t = js_next(&lx);
+        if (t == JS_RBRACK)
+            break;
+        if (t != JS_LBRACK)
+            return js_fail(e, name, &lx, "expected a group ('[') or ']'");
+        for (;;) {
+            t = js_next(&lx);
+            if (t == JS_RBRACK)
+                break;
+            if (t != JS_STRING)
+                return js_fail(e, name, &lx, "expected a double-quoted domain or ']'");
+            rc = mdfp_add(e, name, map, lx.s, lx.n, group, lx.line);
+            if (rc < 0)
+                return rc;
+            t = js_next(&lx);
+            if (t == JS_RBRACK)
+                break;
+            if (t != JS_COMMA)
+                return js_fail(e, name, &lx, "expected ',' or ']' after a domain");
+        }
+        group++;
+        t = js_next(&lx);
+        if (t == JS_RBRACK)
+            break;
+        if (t != JS_COMMA)
+            return js_fail(e, name, &lx, "expected ',' or ']' after a group");
+    }
+    if (js_next(&lx) != JS_SEMI)
+        return js_fail(e, name, &lx, "expected ';' after the array");
+    return 0;
+}
+
+int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text, size_t len)
+{
+    struct strmap map;
+    size_t i = 0;
+    int rc;
+
+    strmap_init(&map);
+    while (i < len && is_space(text[i]))
+        i++;
+    if (i < len && text[i] == '[')
+        rc = mdfp_json(e, name, text, len, &map);
+    else
+        rc = mdfp_js(e, name, text, len, &map);
+    if (rc < 0) {
+        strmap_cleanup(&map, NULL);
+        return rc;
+    }
+    strmap_cleanup(&e->lists.mdfp, NULL);
+    e->lists.mdfp = map;
+    return 0;
+}
+
+/* ---- CNAME map and widgets ---- */
+
+static int parse_cname(struct brock_engine *e, const char *name, const char *text, size_t len)
+{
+    json_error_t jerr;
+    const char *alias;
+    json_t *root, *v;
+    int rc = 0;
+
+    root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        return json_fail(e, name, &jerr);
+    if (!json_is_object(root)) {
+        rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON object of alias: target.", name);
+        goto out;
+    }
+    json_object_foreach(root, alias, v) {
+        char *target;
+
+        if (!json_is_string(v) || !json_string_length(v) || !*alias) {
+            rc = brock__fail(e, BROCK_EFORMAT, "%s: the target of \"%.80s\" is not a host name.",
+                             name, alias);
+            goto out;
+        }
+        target = mem_strdup(json_string_value(v));
+        if (!target || strmap_put(&e->lists.cname, alias, target) < 0) {
+            mem_free(target);
+            rc = oom(e, name);
+            goto out;
+        }
+    }
+out:
+    json_decref(root);
+    return rc;
+}
+
+static int widget_push(struct brock_engine *e, const char *name, struct strmap *seen,
+                       const char *dom)
+{
+    if (strmap_get(seen, dom))
+        return 0;
+    if (strmap_put(seen, dom, (void *)1) < 0 ||
+        brock__strvec_push(&e->lists.widget_domains, dom) < 0)
+        return oom(e, name);
+    return 0;
+}
+
+static int widget_fail(struct brock_engine *e, const char *name, const char *widget)
+{
+    return brock__fail(e, BROCK_EFORMAT,
+                       "%s: widget \"%.80s\" has a \"domain\" that is not a string or "
+                       "\"domains\" that are not an array of strings.",
+                       name, widget);
+}
+
+static int parse_widgets(struct brock_engine *e, const char *name, const char *text, size_t len)
+{
+    struct strmap seen;
+    json_error_t jerr;
+    const char *widget;
+    json_t *root, *w, *d;
+    size_t i;
+    int rc = 0;
+
+    strmap_init(&seen);
+    root = json_loadb(text, len, 0, &jerr);
+    if (!root)
+        return json_fail(e, name, &jerr);
+    if (!json_is_object(root)) {
+        rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON object of widgets.", name);
+        goto out;
+    }
+    json_object_foreach(root, widget, w) {
+        json_t *one, *many;
+
+        if (!json_is_object(w)) {
+            rc = brock__fail(e, BROCK_EFORMAT, "%s: widget \"%.80s\" is not an object.", name,
+                             widget);
+            goto out;
+        }
+        one = json_object_get(w, "domain");
+        many = json_object_get(w, "domains");
+        if ((one && !json_is_string(one)) || (many && !json_is_array(many))) {
+            rc = widget_fail(e, name, widget);
+            goto out;
+        }
+        if (one && (rc = widget_push(e, name, &seen, json_string_value(one))) < 0)
+            goto out;
+        json_array_foreach(many, i, d) {
+            if (!json_is_string(d)) {
+                rc = widget_fail(e, name, widget);
+                goto out;
+            }
+            if ((rc = widget_push(e, name, &seen, json_string_value(d))) < 0)
+                goto out;
+        }
+    }
+out:
+    strmap_cleanup(&seen, NULL);
+    json_decref(root);
+    return rc;
+}
+
+/* ---- finding and loading the files ---- */
+
+/* Reads file from the first of dir's subfolders that has it. Returns 1 with *text (free with
+ * mem_free) and path set, 0 when no folder has it, or an error. */
+static int find_read(struct brock_engine *e, const char *dir, const char *const *subs,
+                     const char *file, char path[4096], char **text, size_t *len)
+{
+    for (; *subs; subs++) {
+        int n = snprintf(path, 4096, "%s/%s%s", dir, *subs, file);
+        int rc;
+
+        if (n < 0 || n >= 4096)
+            return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.",
+                               dir);
+        rc = file_read(path, LISTS_FILE_MAX, text, len);
+        if (rc == 0)
+            return 1;
+        if (rc == -ENOENT || rc == -ENOTDIR)
+            continue;
+        if (rc == -ENOMEM)
+            return oom(e, path);
+        if (rc == -EFBIG)
+            return brock__fail(e, BROCK_EFORMAT, "%s is larger than %u bytes.", path,
+                               LISTS_FILE_MAX);
+        return brock__fail(e, BROCK_EIO, "%s cannot be read: %s.", path, strerror(-rc));
+    }
+    path[0] = '\0';
+    return 0;
+}
+
+static int missing(struct brock_engine *e, const char *dir, const char *what)
+{
+    return brock__fail(e, BROCK_ENOENT,
+                       "%s has no %s: Privacy Badger's data is missing there (is the "
+                       "webext-privacy-badger package installed?).",
+                       dir, what);
+}
+
+static void lists_init(struct brock_lists *l)
+{
+    memset(l, 0, sizeof(*l));
+    strmap_init(&l->yellow);
+    strmap_init(&l->dnt_hashes);
+    strmap_init(&l->mdfp);
+    strmap_init(&l->cname);
+}
+
+/* The cookieblock list and the DNT hashes: pbconfig.json carries both and wins over the
+ * separate files; hashes from both sources are merged. */
+static int load_yellow_hashes(struct brock_engine *e, const char *dir)
+{
+    struct strvec yellow = {0};
+    json_t *pb_hashes = NULL, *file_hashes = NULL;
+    char path[4096], *text = NULL;
+    json_error_t jerr;
+    size_t len;
+    int rc;
+
+    rc = find_read(e, dir, DIRS_DATA, "pbconfig.json", path, &text, &len);
+    if (rc == 0)
+        rc = find_read(e, dir, DIRS_DATA, "yellowlist.txt", path, &text, &len);
+    else if (rc == 1)
+        rc = brock__parse_pbconfig(e, path, text, len, &yellow, &pb_hashes);
+    if (rc == 0 && !pb_hashes)
+        rc = missing(e, dir, "cookieblock list (pbconfig.json or data/yellowlist.txt)");
+    else if (rc == 1)
+        rc = brock__parse_yellowlist_txt(e, path, text, len, &yellow);
+    mem_free(text);
+    text = NULL;
+    if (rc < 0)
+        goto out;
+    rc = yellow_build(&e->lists.yellow, &e->lists.yellow_order, &yellow);
+    if (rc < 0) {
+        rc = oom(e, dir);
+        goto out;
+    }
+
+    rc = find_read(e, dir, DIRS_DATA, "dnt-policies.json", path, &text, &len);
+    if (rc == 0 && !pb_hashes)
+        rc = missing(e, dir, "DNT policy hashes (pbconfig.json or data/dnt-policies.json)");
+    if (rc == 1) {
+        file_hashes = json_loadb(text, len, 0, &jerr);
+        rc = file_hashes ? hashes_check(e, path, file_hashes) : json_fail(e, path, &jerr);
+        if (rc == 0)
+            rc = hashes_add(e, path, file_hashes, &e->lists.dnt_hashes);
+    }
+    if (rc == 0 && pb_hashes)
+        rc = hashes_add(e, "pbconfig.json", pb_hashes, &e->lists.dnt_hashes);
+out:
+    mem_free(text);
+    json_decref(pb_hashes);
+    json_decref(file_hashes);
+    brock__strvec_cleanup(&yellow);
+    return rc;
+}
+
+/* An optional JSON list: absent is fine, malformed is not. */
+static int load_optional(struct brock_engine *e, const char *dir, const char *file,
+                         int (*parse)(struct brock_engine *, const char *, const char *, size_t))
+{
+    char path[4096], *text = NULL;
+    size_t len;
+    int rc = find_read(e, dir, DIRS_DATA, file, path, &text, &len);
+
+    if (rc == 1)
+        rc = parse(e, path, text, len);
+    mem_free(text);
+    return rc;
+}
+
+static int load_mdfp(struct brock_engine *e, const char *dir)
+{
+    char path[4096], *text = NULL;
+    size_t len;
+    int rc = find_read(e, dir, DIRS_DATA, "multi-domain-first-parties.json", path, &text, &len);
+
+    if (rc == 0)
+        rc = find_read(e, dir, DIRS_JS, "multiDomainFirstParties.js", path, &text, &len);
+    if (rc == 0)
+        rc = missing(e, dir, "multi-domain first parties (multi-domain-first-parties.json or "
+                     "js/multiDomainFirstParties.js)");
+    if (rc == 1)
+        rc = brock__parse_mdfp(e, path, text, len);
+    mem_free(text);
+    return rc;
+}
+
+/* The seed is read later, by whoever seeds a new state; only its place is kept. */
+static int find_seed(struct brock_engine *e, const char *dir)
+{
+    struct stat st;
+
+    for (const char *const *sub = DIRS_DATA; *sub; sub++) {
+        char *path = e->lists.seed_path;
+        int n = snprintf(path, sizeof(e->lists.seed_path), "%s/%sseed.json", dir, *sub);
+
+        if (n < 0 || (size_t)n >= sizeof(e->lists.seed_path))
+            return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.",
+                               dir);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            return 0;
+    }
+    e->lists.seed_path[0] = '\0';
+    return 0;
+}
+
+int brock__lists_load(struct brock_engine *e, const char *dir)
+{
+    struct brock_lists old = e->lists;
+    struct stat st;
+    int rc;
+
+    /* Everything is read into fresh lists so that a failure leaves the old ones in place. */
+    lists_init(&e->lists);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rc = brock__fail(e, BROCK_ENOENT,
+                         "%s is not a folder: Privacy Badger's data is missing (is the "
+                         "webext-privacy-badger package installed?).",
+                         dir);
+        goto out;
+    }
+    rc = load_yellow_hashes(e, dir);
+    if (rc == 0)
+        rc = load_mdfp(e, dir);
+    if (rc == 0)
+        rc = load_optional(e, dir, "socialwidgets.json", parse_widgets);
+    if (rc == 0)
+        rc = load_optional(e, dir, "cname_domains.json", parse_cname);
+    if (rc == 0)
+        rc = find_seed(e, dir);
+out:
+    if (rc < 0) {
+        brock__lists_cleanup(&e->lists);
+        e->lists = old;
+        return rc;
+    }
+    brock__lists_cleanup(&old);
+    return 0;
+}
+
+void brock__lists_cleanup(struct brock_lists *l)
+{
+    strmap_cleanup(&l->yellow, NULL);
+    brock__strvec_cleanup(&l->yellow_order);
+    strmap_cleanup(&l->dnt_hashes, mem_free);
+    strmap_cleanup(&l->mdfp, NULL);
+    strmap_cleanup(&l->cname, mem_free);
+    brock__strvec_cleanup(&l->widget_domains);
+    l->seed_path[0] = '\0';
+}
+
+/* ---- lookups ---- */
+
+int brock__yellowlisted(const struct brock_engine *e, const char *domain)
+{
+    return strmap_get(&e->lists.yellow, domain) != NULL;
+}
+
+int brock__would_cookieblock(const struct brock_engine *e, const char *fqdn)
+{
+    for (const char *d = fqdn; d; d = brock__parent(d))
+        if (brock__yellowlisted(e, d))
+            return 1;
+    return 0;
+}
+
+const char *brock__cname(const struct brock_engine *e, const char *fqdn)
+{
+    return strmap_get(&e->lists.cname, fqdn);
+}
+
+/* ---- applying a new cookieblock list (updateYellowlist) ---- */
+
+/* Domains taken off the list: every non-noaction entry under their bases is blocklisted
+ * again, which now gives block where the list no longer covers it. */
+static int apply_removed(struct brock_engine *e, const struct strmap *old)
+{
+    struct strmap bases;
+    struct strvec keys = {0};
+    char base[BROCK_HOST_MAX];
+    const char *k;
+    void *v;
+    size_t it = 0;
+    int rc = 0;
+
+    strmap_init(&bases);
+    while (strmap_next(old, &it, &k, NULL)) {
+        /* "" has no base: removing it must touch nothing. */
+        if (!*k || strmap_get(&e->lists.yellow, k) || brock_base_domain(k, base) <= 0)
+            continue;
+        if (strmap_put(&bases, base, (void *)1) < 0) {
+            rc = BROCK_ENOMEM;
+            goto out;
+        }
+    }
+    if (!bases.len)
+        goto out;
+    /* Blocklisting adds entries, so the names are collected before any is changed. */
+    it = 0;
+    while (strmap_next(&e->actions, &it, &k, &v)) {
+        if (brock_base_domain(k, base) <= 0 || !strmap_get(&bases, base))
+            continue;
+        if (brock__get_action(e, v, 0) == BROCK_NOACTION)
+            continue;
+        if (brock__strvec_push(&keys, k) < 0) {
+            rc = BROCK_ENOMEM;
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < keys.n; i++) {
+        if (brock_base_domain(keys.v[i], base) <= 0)
+            continue;
+        rc = brock__blocklist_domain(e, base, keys.v[i]);
+        if (rc < 0)
+            goto out;
+    }
+out:
+    brock__strvec_cleanup(&keys);
+    strmap_cleanup(&bases, NULL);
+    return rc;
+}
+
+/* Domains put on the list: cookieblocked at once when their base is already blocked. */
+static int apply_added(struct brock_engine *e, const struct strmap *old)
+{
+    char base[BROCK_HOST_MAX];
+
+    for (size_t i = 0; i < e->lists.yellow_order.n; i++) {
+        const char *d = e->lists.yellow_order.v[i];
+        struct action_entry *a;
+
+        if (strmap_get(old, d) || brock_base_domain(d, base) <= 0)
+            continue;
+        a = brock__action_get(e, base);
+        if (!a || (a->heur != BROCK_BLOCK && a->heur != BROCK_COOKIEBLOCK))
+            continue;
+        a = brock__action_ensure(e, d);
+        if (!a)
+            return BROCK_ENOMEM;
+        if (a->heur != BROCK_COOKIEBLOCK) {
+            a->heur = BROCK_COOKIEBLOCK;
+            brock__action_touch(e, a, BROCK__DIRTY_HEUR);
+        }
+    }
+    return 0;
+}
+
+int brock__yellowlist_apply(struct brock_engine *e, const struct strvec *list)
+{
+    struct strmap map, old;
+    struct strvec order = {0}, old_order;
+    int rc;
+
+    strmap_init(&map);
+    rc = yellow_build(&map, &order, list);
+    if (rc < 0) {
+        strmap_cleanup(&map, NULL);
+        brock__strvec_cleanup(&order);
+        return brock__fail(e, rc, "Out of memory while replacing the cookieblock list.");
+    }
+    /* The recomputation below is against the new list, so it goes in first. */
+    old = e->lists.yellow;
+    old_order = e->lists.yellow_order;
+    e->lists.yellow = map;
+    e->lists.yellow_order = order;
+    rc = apply_removed(e, &old);
+    if (rc == 0)
+        rc = apply_added(e, &old);
+    if (rc < 0) {
+        /* The old list comes back so that applying the new one again redoes every step;
+         * the steps already done are the same the second time. */
+        strmap_cleanup(&e->lists.yellow, NULL);
+        brock__strvec_cleanup(&e->lists.yellow_order);
+        e->lists.yellow = old;
+        e->lists.yellow_order = old_order;
+        return brock__fail(e, rc, "Out of memory while applying the new cookieblock list.");
+    }
+    strmap_cleanup(&old, NULL);
+    brock__strvec_cleanup(&old_order);
+    return 0;
+}

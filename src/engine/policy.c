@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The action for a host: the action map's entries, how one entry gives an action, and how the
+ * entries from a host's base up to the host itself resolve to one (Privacy Badger's getAction
+ * and getBestAction), then the decision for a request and the user's choices.
+ */
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+static const char *const action_names[] = {
+    [BROCK_NOACTION] = "noaction",
+    [BROCK_ALLOW] = "allow",
+    [BROCK_BLOCK] = "block",
+    [BROCK_COOKIEBLOCK] = "cookieblock",
+    [BROCK_DNT] = "dnt",
+    [BROCK_USER_ALLOW] = "user_allow",
+    [BROCK_USER_BLOCK] = "user_block",
+    [BROCK_USER_COOKIEBLOCK] = "user_cookieblock",
+};
+
+const char *brock_action_name(enum brock_action a)
+{
+    if ((unsigned)a >= sizeof(action_names) / sizeof(action_names[0]))
+        return "noaction";
+    return action_names[a];
+}
+
+const char *brock_effect_name(enum brock_effect e)
+{
+    switch (e) {
+    case BROCK_PASS:
+        return "pass";
+    case BROCK_STRIP_COOKIES:
+        return "cookieblock";
+    case BROCK_DENY:
+        return "block";
+    }
+    return "pass";
+}
+
+enum brock_effect brock_action_effect(enum brock_action a)
+{
+    switch (a) {
+    case BROCK_BLOCK:
+    case BROCK_USER_BLOCK:
+        return BROCK_DENY;
+    case BROCK_COOKIEBLOCK:
+    case BROCK_USER_COOKIEBLOCK:
+        return BROCK_STRIP_COOKIES;
+    case BROCK_NOACTION:
+    case BROCK_ALLOW:
+    case BROCK_DNT:
+    case BROCK_USER_ALLOW:
+        return BROCK_PASS;
+    }
+    return BROCK_PASS;
+}
+
+int brock__heur_parse(const char *s)
+{
+    if (!*s)
+        return BROCK_NOACTION;
+    if (!strcmp(s, "allow"))
+        return BROCK_ALLOW;
+    if (!strcmp(s, "block"))
+        return BROCK_BLOCK;
+    if (!strcmp(s, "cookieblock"))
+        return BROCK_COOKIEBLOCK;
+    return -1;
+}
+
+const char *brock__heur_name(int heur)
+{
+    switch (heur) {
+    case BROCK_ALLOW:
+        return "allow";
+    case BROCK_BLOCK:
+        return "block";
+    case BROCK_COOKIEBLOCK:
+        return "cookieblock";
+    default:
+        return "";
+    }
+}
+
+int brock__user_parse(const char *s)
+{
+    if (!*s)
+        return BROCK_NOACTION;
+    if (!strcmp(s, "user_allow"))
+        return BROCK_USER_ALLOW;
+    if (!strcmp(s, "user_block"))
+        return BROCK_USER_BLOCK;
+    if (!strcmp(s, "user_cookieblock"))
+        return BROCK_USER_COOKIEBLOCK;
+    return -1;
+}
+
+const char *brock__user_name(int user)
+{
+    switch (user) {
+    case BROCK_USER_ALLOW:
+    case BROCK_USER_BLOCK:
+    case BROCK_USER_COOKIEBLOCK:
+        return action_names[user];
+    default:
+        return "";
+    }
+}
+
+/* ---- the action map ---- */
+
+struct action_entry *brock__action_get(const struct brock_engine *e, const char *domain)
+{
+    return strmap_get(&e->actions, domain);
+}
+
+struct action_entry *brock__action_ensure(struct brock_engine *e, const char *domain)
+{
+    struct action_entry *a = strmap_get(&e->actions, domain);
+    size_t n;
+
+    if (a)
+        return a;
+    n = strlen(domain);
+    a = mem_calloc(1, sizeof(*a) + n + 1);
+    if (!a)
+        return NULL;
+    memcpy(a->domain, domain, n + 1);
+    if (strmap_put(&e->actions, a->domain, a) < 0) {
+        mem_free(a);
+        return NULL;
+    }
+    /* A new row is inserted whole; if another process created it meanwhile, only the columns
+     * this one then sets overwrite its. */
+    brock__action_touch(e, a, BROCK__DIRTY_NEW);
+    return a;
+}
+
+void brock__action_touch(struct brock_engine *e, struct action_entry *a, unsigned bits)
+{
+    a->dirty |= (uint8_t)bits;
+    e->dirty++;
+}
+
+int brock__action_delete(struct brock_engine *e, const char *domain)
+{
+    struct action_entry *a = strmap_get(&e->actions, domain);
+
+    if (!a)
+        return 0;
+    if (brock__strvec_push(&e->deleted, domain) < 0)
+        return BROCK_ENOMEM;
+    strmap_del(&e->actions, domain);
+    mem_free(a);
+    e->dirty++;
+    return 0;
+}
+
+/* ---- resolution ---- */
+
+enum brock_action brock__get_action(const struct brock_engine *e, const struct action_entry *a,
+                                    int ignore_dnt)
+{
+    if (!e->check_dnt)
+        ignore_dnt = 1;
+    if (a->user != BROCK_NOACTION)
+        return (enum brock_action)a->user;
+    if (a->dnt && !ignore_dnt)
+        return BROCK_DNT;
+    if (a->heur == BROCK__HEUR_UNKNOWN)
+        return (enum brock_action)BROCK__HEUR_UNKNOWN;
+    return (enum brock_action)a->heur;
+}
+
+int brock__score(int action)
+{
+    switch (action) {
+    case BROCK_NOACTION:
+        return 0;
+    case BROCK_ALLOW:
+        return 1;
+    case BROCK_BLOCK:
+        return 2;
+    case BROCK_COOKIEBLOCK:
+        return 3;
+    case BROCK_DNT:
+        return 4;
+    case BROCK_USER_ALLOW:
+    case BROCK_USER_BLOCK:
+    case BROCK_USER_COOKIEBLOCK:
+        return 5;
+    default:
+        return -1;
+    }
+}
+
+/* Walks from the base up to fqdn so that, on equal scores, the more specific name wins. The
+ * names are suffixes of fqdn, so the walk needs no copies: collect the label starts first. */
+enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
+                                     const struct action_entry **source)
+{
+    char base[BROCK_HOST_MAX];
+    const char *starts[BROCK_HOST_MAX / 2];
+    size_t n = 0, blen;
+    enum brock_action best = BROCK_NOACTION;
+    const struct action_entry *from = NULL;
+
+    if (source)
+        *source = NULL;
+    if (!e->actions.len || brock_base_domain(fqdn, base) < 0)
+        return BROCK_NOACTION;
+    blen = strlen(base);
+    for (const char *p = fqdn; p; p = brock__parent(p)) {
+        starts[n++] = p;
+        if (strlen(p) <= blen)
+            break;
+    }
+    while (n--) {
+        const struct action_entry *a = strmap_get(&e->actions, starts[n]);
+        int act;
+        if (!a)
+            continue;
+        act = brock__get_action(e, a, starts[n] != fqdn);
+        if (brock__score(act) >= brock__score(best)) {
+            best = (enum brock_action)act;
+            from = a;
+        }
+    }
+    if (source)
+        *source = best == BROCK_NOACTION ? NULL : from;
+    return best;
+}
+
+/* ---- disabled sites (section 4.2) ---- */
+
+int brock__site_disabled(const struct brock_engine *e, const char *site_host)
+{
+    json_t *list = json_object_get(e->settings, "disabledSites");
+    size_t i, hlen;
+    json_t *v;
+
+    if (!site_host || !*site_host || !json_is_array(list))
+        return 0;
+    hlen = strlen(site_host);
+    json_array_foreach(list, i, v) {
+        const char *p = json_string_value(v);
+        size_t plen;
+        if (!p)
+            continue;
+        if (*p == '*')
+            p++;
+        if (*p == '.')
+            p++;
+        plen = strlen(p);
+        if (!plen)
+            continue;
+        if (hlen == plen && !memcmp(site_host, p, plen))
+            return 1;
+        if (hlen > plen && site_host[hlen - plen - 1] == '.' &&
+            !memcmp(site_host + hlen - plen, p, plen))
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- decisions ---- */
+
+static void copy_host(char *dst, const char *src)
+{
+    size_t n = strlen(src);
+
+    if (n >= BROCK_HOST_MAX)
+        n = BROCK_HOST_MAX - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
+                 struct brock_decision *d)
+{
+    char site_norm[BROCK_HOST_MAX];
+    const char *site = NULL, *cname;
+    const struct action_entry *src;
+
+    d->host[0] = d->tracker[0] = d->base[0] = d->site[0] = d->source[0] = '\0';
+    d->third_party = 0;
+    d->reason = BROCK_WHY_INVALID;
+    d->action = BROCK_NOACTION;
+    d->effect = BROCK_PASS;
+
+    if (!host || brock_host_normalize(host, strlen(host), d->host) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
+    if (site_host && *site_host) {
+        if (brock_host_normalize(site_host, strlen(site_host), site_norm) < 0)
+            return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
+        site = site_norm;
+        brock_base_domain(site, d->site);
+    }
+    cname = brock__cname(e, d->host);
+    copy_host(d->tracker, cname ? cname : d->host);
+    brock_base_domain(d->tracker, d->base);
+
+    if (site && !brock__is_third_party_domain(e, d->tracker, site)) {
+        d->reason = BROCK_WHY_FIRST_PARTY;
+        return 0;
+    }
+    d->third_party = 1;
+    if (brock__is_private(d->tracker)) {
+        d->reason = BROCK_WHY_PRIVATE;
+        return 0;
+    }
+    if (brock__site_disabled(e, site)) {
+        d->reason = BROCK_WHY_DISABLED;
+        return 0;
+    }
+    d->reason = BROCK_WHY_ACTION;
+    d->action = brock__best_action(e, d->tracker, &src);
+    d->effect = brock_action_effect(d->action);
+    if (src)
+        copy_host(d->source, src->domain);
+    return 0;
+}
+
+size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,
+                              size_t len)
+{
+    const struct snitch *s;
+    char sites[160] = "";
+    size_t used = 0;
+    int n;
+
+    switch (d->reason) {
+    case BROCK_WHY_INVALID:
+        n = snprintf(buf, len, "'%s' is not a valid host name.", d->host);
+        return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_FIRST_PARTY:
+        if (!strcmp(d->base, d->site))
+            n = snprintf(buf, len, "%s belongs to the site itself (%s): first party.", d->tracker,
+                         d->site);
+        else
+            n = snprintf(buf, len,
+                         "%s and %s belong to one owner (multi-domain first party): first party.",
+                         d->base, d->site);
+        return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_PRIVATE:
+        n = snprintf(buf, len, "%s is a private address: never acted on.", d->tracker);
+        return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_DISABLED:
+        n = snprintf(buf, len, "brock is disabled on %s.", d->site);
+        return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_ACTION:
+        break;
+    }
+
+    s = brock__snitch_get(e, d->base);
+    for (size_t i = 0; s && i < s->n && used < sizeof(sites) - 1; i++) {
+        n = snprintf(sites + used, sizeof(sites) - used, "%s%s", i ? ", " : "", s->v[i].site);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (used >= sizeof(sites) - 1)
+        memcpy(sites + sizeof(sites) - 4, "...", 4);
+
+    switch (d->action) {
+    case BROCK_NOACTION:
+        n = snprintf(buf, len, "%s has not been seen tracking.", d->tracker);
+        break;
+    case BROCK_ALLOW:
+        n = snprintf(buf, len, "%s was seen tracking on %zu site%s (%s), fewer than %u: allowed.",
+                     d->base, s ? s->n : 0, s && s->n == 1 ? "" : "s", sites, e->threshold);
+        break;
+    case BROCK_BLOCK:
+        n = snprintf(buf, len, "%s was seen tracking on %zu sites (%s): blocked (from %s).",
+                     d->base, s ? s->n : 0, sites, d->source);
+        break;
+    case BROCK_COOKIEBLOCK:
+        n = snprintf(buf, len,
+                     "%s tracks (%s) but blocking it would break sites (cookieblock list): it "
+                     "loads without cookies (from %s).",
+                     d->base, *sites ? sites : "learned", d->source);
+        break;
+    case BROCK_DNT:
+        n = snprintf(buf, len, "%s posts the EFF Do Not Track policy: allowed.", d->tracker);
+        break;
+    case BROCK_USER_ALLOW:
+    case BROCK_USER_BLOCK:
+    case BROCK_USER_COOKIEBLOCK:
+        n = snprintf(buf, len, "The user chose %s for %s.", brock_action_name(d->action) + 5,
+                     d->source);
+        break;
+    default:
+        n = snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action));
+        break;
+    }
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* ---- the user's choices ---- */
+
+int brock_set_user_action(struct brock_engine *e, const char *domain, enum brock_action a)
+{
+    char name[BROCK_HOST_MAX];
+    struct action_entry *ent;
+
+    if (!domain || brock_host_normalize(domain, strlen(domain), name) < 0 ||
+        !brock__valid_domain(name))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain ? domain : "");
+    switch (a) {
+    case BROCK_USER_ALLOW:
+    case BROCK_USER_BLOCK:
+    case BROCK_USER_COOKIEBLOCK:
+        ent = brock__action_ensure(e, name);
+        if (!ent)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        ent->user = (uint8_t)a;
+        brock__action_touch(e, ent, BROCK__DIRTY_USER);
+        return 0;
+    case BROCK_NOACTION:
+        /* revertUserAction: an entry left with nothing in it goes away. */
+        ent = brock__action_get(e, name);
+        if (!ent)
+            return 0;
+        ent->user = BROCK_NOACTION;
+        brock__action_touch(e, ent, BROCK__DIRTY_USER);
+        if (ent->heur == BROCK_NOACTION && !ent->dnt)
+            return brock__action_delete(e, name) < 0
+                       ? brock__fail(e, BROCK_ENOMEM, "out of memory")
+                       : 0;
+        return 0;
+    case BROCK_ALLOW:
+    case BROCK_BLOCK:
+    case BROCK_COOKIEBLOCK:
+    case BROCK_DNT:
+        break;
+    }
+    return brock__fail(e, BROCK_EINVAL, "'%s' is not a user action", brock_action_name(a));
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Reports over the state: every domain with an action, in Privacy Badger's display order,
+ * with the evidence behind it (what `brock list` and the dashboard show), and counts.
+ */
+#include "engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+struct row {
+    char *key; /* makeSortable(domain) */
+    const struct action_entry *a;
+    enum brock_action best;
+};
+
+/* Privacy Badger's makeSortable: the base's first label, a dot, then the subdomain labels
+ * from the base outwards, so that static.bbc.co.uk ("bbc.static") sorts next to bbc.co.uk. */
+static char *sortable(const char *domain)
+{
+    char base[BROCK_HOST_MAX], *out, *w;
+    size_t dlen = strlen(domain), blen, first;
+
+    if (brock_base_domain(domain, base) < 0)
+        return mem_strdup(domain);
+    blen = strlen(base);
+    first = strcspn(base, ".");
+    out = mem_malloc(dlen + 2);
+    if (!out)
+        return NULL;
+    memcpy(out, base, first);
+    w = out + first;
+    *w++ = '.';
+    /* The labels before the base, innermost first. */
+    if (dlen > blen) {
+        const char *end = domain + dlen - blen - 1;
+        for (;;) {
+            const char *start = end;
+            while (start > domain && start[-1] != '.')
+                start--;
+            memcpy(w, start, (size_t)(end - start));
+            w += end - start;
+            *w++ = '.';
+            if (start == domain)
+                break;
+            end = start - 1;
+        }
+        w--;
+    }
+    *w = '\0';
+    return out;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+
+    return c ? c : strcmp(x->a->domain, y->a->domain);
+}
+
+int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
+                   int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+{
+    char site_base[BROCK_HOST_MAX] = "";
+    struct row *rows = NULL;
+    struct brock_evidence *ev = NULL;
+    size_t n = 0, it = 0, ev_cap = 0;
+    struct action_entry *a;
+    int rc = 0;
+
+    if (site && *site) {
+        char host[BROCK_HOST_MAX];
+        if (brock_url_host(site, host) < 0)
+            return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site);
+        brock_base_domain(host, site_base);
+    }
+    rows = mem_calloc(e->actions.len + 1, sizeof(*rows));
+    if (!rows)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    while (strmap_next(&e->actions, &it, NULL, (void **)&a)) {
+        enum brock_action best = brock__best_action(e, a->domain, NULL);
+        if (best == BROCK_NOACTION && !(flags & BROCK_TRACKERS_ALL))
+            continue;
+        if (site_base[0]) {
+            char base[BROCK_HOST_MAX];
+            brock_base_domain(a->domain, base);
+            if (!brock__snitch_has(brock__snitch_get(e, base), site_base))
+                continue;
+        }
+        rows[n].key = sortable(a->domain);
+        if (!rows[n].key) {
+            rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
+            goto out;
+        }
+        rows[n].a = a;
+        rows[n].best = best;
+        n++;
+    }
+    qsort(rows, n, sizeof(*rows), row_cmp);
+    for (size_t i = 0; i < n && !rc; i++) {
+        char base[BROCK_HOST_MAX];
+        struct brock_tracker t;
+        const struct snitch *s;
+
+        brock_base_domain(rows[i].a->domain, base);
+        s = brock__snitch_get(e, base);
+        if (s && mem_grow(&ev, &ev_cap, s->n, sizeof(*ev)) < 0) {
+            rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
+            break;
+        }
+        for (size_t j = 0; s && j < s->n; j++) {
+            ev[j].site = s->v[j].site;
+            ev[j].host = s->v[j].host ? s->v[j].host : "";
+            ev[j].detail = s->v[j].detail ? s->v[j].detail : "";
+            ev[j].kind = (enum brock_evidence_kind)s->v[j].kind;
+            ev[j].time_ms = s->v[j].time_ms;
+        }
+        t.domain = rows[i].a->domain;
+        t.base = base;
+        t.action = rows[i].best;
+        t.heuristic = rows[i].a->heur == BROCK__HEUR_UNKNOWN
+                          ? BROCK_NOACTION
+                          : (enum brock_action)rows[i].a->heur;
+        t.user = (enum brock_action)rows[i].a->user;
+        t.dnt = rows[i].a->dnt;
+        t.cookieblock_listed = brock__would_cookieblock(e, rows[i].a->domain);
+        t.evidence = ev;
+        t.n_evidence = s ? s->n : 0;
+        rc = cb(arg, &t);
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        mem_free(rows[i].key);
+    mem_free(rows);
+    mem_free(ev);
+    return rc;
+}
+
+void brock_counts(struct brock_engine *e, size_t counts[8], size_t *entries)
+{
+    size_t it = 0;
+    struct action_entry *a;
+
+    memset(counts, 0, 8 * sizeof(counts[0]));
+    while (strmap_next(&e->actions, &it, NULL, (void **)&a)) {
+        enum brock_action best = brock__best_action(e, a->domain, NULL);
+        if ((unsigned)best < 8)
+            counts[best]++;
+    }
+    if (entries)
+        *entries = e->actions.len;
+}
+
+const char *brock_evidence_kind_name(enum brock_evidence_kind k)
+{
+    switch (k) {
+    case BROCK_EVIDENCE_IMPORTED:
+        return "imported";
+    case BROCK_EVIDENCE_COOKIE:
+        return "cookie";
+    case BROCK_EVIDENCE_SET_COOKIE:
+        return "set-cookie";
+    case BROCK_EVIDENCE_BEACON:
+        return "beacon";
+    }
+    return "imported";
+}

@@ -1,0 +1,1093 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * brock's state in SQLite (DIR/brock.db, WAL mode): loads the engine's maps, writes what changed
+ * in one transaction, and picks up what other processes wrote by reading a journal table.
+ */
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "util/alloc.h"
+#include "util/file.h"
+
+/*
+ * Schema, version 1 (PRAGMA user_version):
+ *
+ *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
+ *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
+ *       none); a heuristic string brock does not know is kept as it is.
+ *   snitch(tracker, site, seq, host, detail, kind INT, time_ms INT; PK(tracker, site))
+ *       snitch_map: the sites a tracker base was seen on, seq ordering them within the tracker,
+ *       with the evidence (request host, cookie name, enum brock_evidence_kind, Unix ms).
+ *   tracking(tracker, site, kinds INT; PK(tracker, site))
+ *       tracking_map, kinds a mask of BROCK__TRACK_*; rowid keeps the order seen.
+ *   fp_script(host, path; PK(host, path))
+ *       fp_scripts.
+ *   setting(key PK, value TEXT)
+ *       settings_map, one JSON value per key.
+ *   meta(key PK, value TEXT)
+ *       'seeded': Unix ms when the seed was loaded; absent on a state never seeded.
+ *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
+ *       one row per action domain written or deleted ('action'), per tracker whose snitch list
+ *       grew ('snitch') and per settings write ('settings', name ''), so that other processes
+ *       reload only those; origin is a random number per connection so a process skips its
+ *       own rows. Only the last JOURNAL_KEEP rows are kept: a reader that fell further behind
+ *       reloads everything.
+ */
+
+#define SCHEMA_VERSION 1
+#define JOURNAL_KEEP 10000
+#define BUSY_TIMEOUT_MS 5000
+
+/* Written for BROCK__HEUR_UNKNOWN, which has no name: any string brock__heur_parse() rejects
+ * reads back as unknown. */
+#define HEUR_UNKNOWN_TEXT "unknown"
+
+static const char schema_sql[] =
+    "CREATE TABLE action ("
+    " domain TEXT PRIMARY KEY NOT NULL,"
+    " user_action TEXT NOT NULL DEFAULT '',"
+    " heuristic TEXT NOT NULL DEFAULT '',"
+    " dnt INTEGER NOT NULL DEFAULT 0,"
+    " next_update INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
+    "CREATE TABLE snitch ("
+    " tracker TEXT NOT NULL, site TEXT NOT NULL, seq INTEGER NOT NULL,"
+    " host TEXT, detail TEXT,"
+    " kind INTEGER NOT NULL DEFAULT 0, time_ms INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (tracker, site));"
+    "CREATE INDEX snitch_order ON snitch (tracker, seq);"
+    "CREATE TABLE tracking ("
+    " tracker TEXT NOT NULL, site TEXT NOT NULL, kinds INTEGER NOT NULL,"
+    " PRIMARY KEY (tracker, site));"
+    "CREATE TABLE fp_script (host TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (host, path));"
+    "CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);"
+    "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT);"
+    "CREATE TABLE journal ("
+    " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " kind TEXT NOT NULL, name TEXT NOT NULL, origin INTEGER NOT NULL DEFAULT 0);"
+    "PRAGMA user_version = 1;";
+
+enum {
+    ST_BEGIN_READ,
+    ST_BEGIN_WRITE,
+    ST_COMMIT,
+    ST_ACTION_PUT,
+    ST_ACTION_DEL,
+    ST_ACTION_GET,
+    ST_ACTION_ALL,
+    ST_SNITCH_PUT,
+    ST_SNITCH_GET,
+    ST_SNITCH_ALL,
+    ST_TRACKING_PUT,
+    ST_TRACKING_ALL,
+    ST_FP_PUT,
+    ST_FP_ALL,
+    ST_SETTING_CLEAR,
+    ST_SETTING_PUT,
+    ST_SETTING_ALL,
+    ST_META_PUT,
+    ST_META_GET,
+    ST_JOURNAL_ADD,
+    ST_JOURNAL_TRIM,
+    ST_JOURNAL_RANGE,
+    ST_JOURNAL_SINCE,
+    ST_DATA_VERSION,
+    ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+    [ST_BEGIN_READ] = "BEGIN",
+    [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    /* ?6..?8 say which columns this process changed: only those overwrite an existing row,
+     * so two processes changing different columns of one domain both win. */
+    [ST_ACTION_PUT] = "INSERT INTO action (domain, user_action, heuristic, dnt, next_update)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (domain) DO UPDATE SET"
+                      " user_action = CASE WHEN ?6 THEN excluded.user_action ELSE user_action END,"
+                      " heuristic = CASE WHEN ?7 THEN excluded.heuristic ELSE heuristic END,"
+                      " dnt = CASE WHEN ?8 THEN excluded.dnt ELSE dnt END,"
+                      " next_update = CASE WHEN ?8 THEN excluded.next_update ELSE next_update END",
+    [ST_ACTION_DEL] = "DELETE FROM action WHERE domain = ?1",
+    [ST_ACTION_GET] = "SELECT user_action, heuristic, dnt, next_update FROM action"
+                      " WHERE domain = ?1",
+    [ST_ACTION_ALL] = "SELECT domain, user_action, heuristic, dnt, next_update FROM action",
+    /* A site another process already recorded keeps its place and evidence. */
+    [ST_SNITCH_PUT] = "INSERT OR IGNORE INTO snitch"
+                      " (tracker, site, seq, host, detail, kind, time_ms) VALUES (?1, ?2,"
+                      " (SELECT coalesce(max(seq), -1) + 1 FROM snitch WHERE tracker = ?1),"
+                      " ?3, ?4, ?5, ?6)",
+    [ST_SNITCH_GET] = "SELECT site, host, detail, kind, time_ms FROM snitch WHERE tracker = ?1"
+                      " ORDER BY seq",
+    [ST_SNITCH_ALL] = "SELECT tracker, site, host, detail, kind, time_ms FROM snitch"
+                      " ORDER BY tracker, seq",
+    [ST_TRACKING_PUT] = "INSERT INTO tracking (tracker, site, kinds) VALUES (?1, ?2, ?3)"
+                        " ON CONFLICT (tracker, site) DO UPDATE SET kinds = kinds | excluded.kinds",
+    [ST_TRACKING_ALL] = "SELECT tracker, site, kinds FROM tracking ORDER BY rowid",
+    [ST_FP_PUT] = "INSERT OR IGNORE INTO fp_script (host, path) VALUES (?1, ?2)",
+    [ST_FP_ALL] = "SELECT host, path FROM fp_script ORDER BY rowid",
+    [ST_SETTING_CLEAR] = "DELETE FROM setting",
+    [ST_SETTING_PUT] = "INSERT INTO setting (key, value) VALUES (?1, ?2)",
+    [ST_SETTING_ALL] = "SELECT key, value FROM setting",
+    [ST_META_PUT] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+    [ST_JOURNAL_ADD] = "INSERT INTO journal (kind, name, origin) VALUES (?1, ?2, ?3)",
+    [ST_JOURNAL_TRIM] = "DELETE FROM journal WHERE seq <= (SELECT max(seq) FROM journal) - ?1",
+    [ST_JOURNAL_RANGE] = "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM journal",
+    [ST_JOURNAL_SINCE] = "SELECT kind, name, origin FROM journal WHERE seq > ?1 ORDER BY seq",
+    [ST_DATA_VERSION] = "PRAGMA data_version",
+};
+
+struct brock__store {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    int64_t last_seq;     /* the newest journal row this process has applied */
+    int64_t data_version; /* PRAGMA data_version when the journal was last read */
+    int64_t origin;       /* marks this connection's journal rows */
+    char path[PATH_MAX];
+    char sqlerr[256];     /* SQLite's message for the last failed statement */
+};
+
+/* ---- statements ---- */
+
+/* Steps st once. SQLITE_ROW and SQLITE_DONE are returned as they are; any error resets st,
+ * keeps SQLite's message in s->sqlerr and is returned. */
+static int step(struct brock__store *s, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+        return rc;
+    snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* Runs a statement that returns no rows; 0 or SQLite's error code. */
+static int run(struct brock__store *s, sqlite3_stmt *st)
+{
+    int rc = step(s, st);
+
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : rc;
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    return sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+static const char *column_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+
+    return t ? (const char *)t : "";
+}
+
+static int store_fail(struct brock_engine *e, const char *what, const char *name)
+{
+    struct brock__store *s = e->store;
+
+    return brock__fail(e, BROCK_ESTORE, "%s: cannot %s%s%s: %s", s->path, what, name ? " " : "",
+                       name ? name : "", s->sqlerr);
+}
+
+static int journal_add(struct brock__store *s, const char *kind, const char *name)
+{
+    sqlite3_stmt *st = s->st[ST_JOURNAL_ADD];
+
+    bind_text(st, 1, kind);
+    bind_text(st, 2, name);
+    sqlite3_bind_int64(st, 3, s->origin);
+    return run(s, st);
+}
+
+/* ---- applying rows to the maps ---- */
+
+static int is_deleted(const struct brock_engine *e, const char *domain)
+{
+    for (size_t i = 0; i < e->deleted.n; i++)
+        if (!strcmp(e->deleted.v[i], domain))
+            return 1;
+    return 0;
+}
+
+/* Applies an action row (user_action, heuristic, dnt, next_update from column col on) to
+ * domain's entry, creating it; fields dirty in memory win. Returns 1 when memory changed. */
+static int action_apply(struct brock_engine *e, const char *domain, sqlite3_stmt *st, int col)
+{
+    struct action_entry *a = strmap_get(&e->actions, domain);
+    int user = brock__user_parse(column_text(st, col));
+    int heur = brock__heur_parse(column_text(st, col + 1));
+    int dnt = sqlite3_column_int64(st, col + 2) != 0;
+    int64_t next = sqlite3_column_int64(st, col + 3);
+    int changed = 0;
+
+    if (user < 0)
+        user = BROCK_NOACTION;
+    if (heur < 0)
+        heur = BROCK__HEUR_UNKNOWN;
+    if (!a) {
+        size_t n = strlen(domain);
+
+        /* Deleted here since the last flush: the deletion is written next and wins. */
+        if (is_deleted(e, domain))
+            return 0;
+        a = mem_malloc(sizeof(*a) + n + 1);
+        if (!a)
+            return BROCK_ENOMEM;
+        memset(a, 0, sizeof(*a));
+        memcpy(a->domain, domain, n + 1);
+        if (strmap_put(&e->actions, a->domain, a) < 0) {
+            mem_free(a);
+            return BROCK_ENOMEM;
+        }
+        changed = 1;
+    }
+    if (!(a->dirty & BROCK__DIRTY_USER) && a->user != user) {
+        a->user = (uint8_t)user;
+        changed = 1;
+    }
+    if (!(a->dirty & BROCK__DIRTY_HEUR) && a->heur != heur) {
+        a->heur = (uint8_t)heur;
+        changed = 1;
+    }
+    if (!(a->dirty & BROCK__DIRTY_DNT) && (a->dnt != dnt || a->next_update != next)) {
+        a->dnt = (uint8_t)dnt;
+        a->next_update = next;
+        changed = 1;
+    }
+    return changed;
+}
+
+static int snitch_find(const struct snitch *sn, const char *site)
+{
+    for (size_t i = 0; i < sn->n; i++)
+        if (!strcmp(sn->v[i].site, site))
+            return 1;
+    return 0;
+}
+
+static int strdup_or_null(char **out, sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+
+    *out = NULL;
+    if (!t)
+        return 0;
+    *out = mem_strdup((const char *)t);
+    return *out ? 0 : BROCK_ENOMEM;
+}
+
+/* Appends the snitch row (site, host, detail, kind, time_ms from column col on) to tracker's
+ * list. With check, a site already listed is skipped. Returns 1 when added. */
+static int snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st, int col,
+                        int check)
+{
+    struct snitch *sn = strmap_get(&e->snitches, tracker);
+    const char *site = column_text(st, col);
+    struct snitch_site *ss;
+
+    if (sn && check && snitch_find(sn, site))
+        return 0;
+    if (!sn) {
+        sn = mem_calloc(1, sizeof(*sn));
+        if (!sn)
+            return BROCK_ENOMEM;
+        if (strmap_put(&e->snitches, tracker, sn) < 0) {
+            mem_free(sn);
+            return BROCK_ENOMEM;
+        }
+    }
+    if (mem_grow(&sn->v, &sn->cap, sn->n + 1, sizeof(*sn->v)) < 0)
+        return BROCK_ENOMEM;
+    ss = &sn->v[sn->n];
+    memset(ss, 0, sizeof(*ss));
+    ss->site = mem_strdup(site);
+    if (!ss->site || strdup_or_null(&ss->host, st, col + 1) < 0 ||
+        strdup_or_null(&ss->detail, st, col + 2) < 0) {
+        mem_free(ss->site);
+        mem_free(ss->host);
+        return BROCK_ENOMEM;
+    }
+    ss->kind = (uint8_t)sqlite3_column_int(st, col + 3);
+    ss->time_ms = sqlite3_column_int64(st, col + 4);
+    sn->n++;
+    return 1;
+}
+
+static int tracking_apply(struct brock_engine *e, sqlite3_stmt *st)
+{
+    const char *tracker = column_text(st, 0);
+    struct tracking *t = strmap_get(&e->tracking, tracker);
+    struct tracking_site *ts;
+
+    if (!t) {
+        t = mem_calloc(1, sizeof(*t));
+        if (!t)
+            return BROCK_ENOMEM;
+        if (strmap_put(&e->tracking, tracker, t) < 0) {
+            mem_free(t);
+            return BROCK_ENOMEM;
+        }
+    }
+    if (mem_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0)
+        return BROCK_ENOMEM;
+    ts = &t->v[t->n];
+    memset(ts, 0, sizeof(*ts));
+    ts->site = mem_strdup(column_text(st, 1));
+    if (!ts->site)
+        return BROCK_ENOMEM;
+    ts->kinds = (unsigned)sqlite3_column_int(st, 2);
+    t->n++;
+    return 0;
+}
+
+static int fp_apply(struct brock_engine *e, sqlite3_stmt *st)
+{
+    const char *host = column_text(st, 0);
+    struct fp_host *f = strmap_get(&e->fp_scripts, host);
+
+    if (!f) {
+        f = mem_calloc(1, sizeof(*f));
+        if (!f)
+            return BROCK_ENOMEM;
+        if (strmap_put(&e->fp_scripts, host, f) < 0) {
+            mem_free(f);
+            return BROCK_ENOMEM;
+        }
+    }
+    if (mem_grow(&f->paths, &f->cap, f->n + 1, sizeof(*f->paths)) < 0)
+        return BROCK_ENOMEM;
+    f->paths[f->n] = mem_strdup(column_text(st, 1));
+    if (!f->paths[f->n])
+        return BROCK_ENOMEM;
+    f->n++;
+    return 0;
+}
+
+/* Reads every setting row into e->settings (keys absent from the table keep their value). */
+static int settings_read(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SETTING_ALL];
+    int rc;
+
+    if (!e->settings && !(e->settings = json_object()))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    while ((rc = step(s, st)) == SQLITE_ROW) {
+        const char *key = column_text(st, 0);
+        json_error_t jerr;
+        json_t *v = json_loads(column_text(st, 1), JSON_DECODE_ANY, &jerr);
+
+        if (!v) {
+            rc = brock__fail(e, BROCK_ESTORE, "%s: setting %s is not JSON: %s", s->path, key,
+                             jerr.text);
+            sqlite3_reset(st);
+            return rc;
+        }
+        if (json_object_set_new(e->settings, key, v) < 0) {
+            sqlite3_reset(st);
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(e, "read the settings", NULL);
+}
+
+/* ---- opening ---- */
+
+/* An integer from a one-row statement. */
+static int query_int(struct brock__store *s, sqlite3_stmt *st, int col, int64_t *out)
+{
+    int rc = step(s, st);
+
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, col);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+}
+
+/* The oldest and newest journal rows (0 and 0 for an empty journal). */
+static int journal_range(struct brock__store *s, int64_t *min, int64_t *max)
+{
+    sqlite3_stmt *st = s->st[ST_JOURNAL_RANGE];
+    int rc = step(s, st);
+
+    if (rc == SQLITE_ROW) {
+        *min = sqlite3_column_int64(st, 0);
+        *max = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+}
+
+static int pragma_int(struct brock__store *s, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+        return rc;
+    }
+    rc = query_int(s, st, 0, out);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int exec_sql(struct brock__store *s, const char *sql)
+{
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+    if (rc != SQLITE_OK)
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+    return rc;
+}
+
+/* Creates the tables in one transaction, unless another process just did. */
+static int schema_create(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    int64_t version = 0;
+
+    if (exec_sql(s, "BEGIN IMMEDIATE") != SQLITE_OK)
+        return store_fail(e, "create the tables", NULL);
+    if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK ||
+        (version == 0 && exec_sql(s, schema_sql) != SQLITE_OK) ||
+        exec_sql(s, "COMMIT") != SQLITE_OK) {
+        exec_sql(s, "ROLLBACK");
+        return store_fail(e, "create the tables", NULL);
+    }
+    return 0;
+}
+
+/* Creates path with mode 0600 when missing (SQLite would use 0644, and gives the same mode to
+ * its -wal and -shm files). Sets *created. */
+static int db_file_create(struct brock_engine *e, const char *path, int *created)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+    *created = 0;
+    if (fd >= 0) {
+        *created = 1;
+        close(fd);
+        return 0;
+    }
+    if (errno == EEXIST)
+        return 0;
+    return brock__fail(e, BROCK_EIO, "cannot create the state database %s: %s", path,
+                       strerror(errno));
+}
+
+static void db_file_remove(const char *path)
+{
+    char p[PATH_MAX + 8];
+
+    unlink(path);
+    snprintf(p, sizeof(p), "%s-wal", path);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s-shm", path);
+    unlink(p);
+}
+
+static void store_free(struct brock__store *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < ST_COUNT; i++)
+        sqlite3_finalize(s->st[i]);
+    sqlite3_close(s->db);
+    mem_free(s);
+}
+
+/* Opens the connection, checks the file is a brock database of a version known here, and
+ * sets it up. Nothing is written to a file that fails the checks. */
+static int store_setup(struct brock_engine *e, int *fresh)
+{
+    struct brock__store *s = e->store;
+    int64_t version = 0;
+    sqlite3_stmt *st;
+    int rc;
+
+    rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s",
+                 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        return store_fail(e, "open the state database", NULL);
+    }
+    if (sqlite3_db_readonly(s->db, "main") == 1)
+        return brock__fail(e, BROCK_ESTORE, "%s: the state database is read-only", s->path);
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    /* The first read of the header: a file that is not SQLite fails here, untouched. */
+    if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK)
+        return store_fail(e, "read the state database", NULL);
+    if (version > SCHEMA_VERSION)
+        return brock__fail(e, BROCK_ESTORE,
+                           "%s: the state database has schema version %lld, newer than this "
+                           "brock knows (%d)",
+                           s->path, (long long)version, SCHEMA_VERSION);
+    if (exec_sql(s, "PRAGMA journal_mode = WAL") != SQLITE_OK ||
+        exec_sql(s, "PRAGMA synchronous = NORMAL") != SQLITE_OK)
+        return store_fail(e, "set up the state database", NULL);
+    if (version < SCHEMA_VERSION && (rc = schema_create(e)) < 0)
+        return rc;
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
+                               NULL) != SQLITE_OK) {
+            snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+            return store_fail(e, "prepare a statement for", "the state database");
+        }
+    }
+    st = s->st[ST_META_GET];
+    bind_text(st, 1, "seeded");
+    rc = step(s, st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_fail(e, "read the state's meta data", NULL);
+    *fresh = rc == SQLITE_DONE;
+    sqlite3_randomness(sizeof(s->origin), &s->origin);
+    return 0;
+}
+
+int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
+{
+    struct brock__store *s;
+    int created = 0, rc;
+
+    *fresh = 0;
+    rc = file_mkdirs(dir, 0700);
+    if (rc < 0)
+        return brock__fail(e, BROCK_EIO, "cannot create the state folder %s: %s", dir,
+                           strerror(-rc));
+    s = mem_calloc(1, sizeof(*s));
+    if (!s)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (snprintf(s->path, sizeof(s->path), "%s/brock.db", dir) >= (int)sizeof(s->path)) {
+        mem_free(s);
+        return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
+    }
+    if ((rc = db_file_create(e, s->path, &created)) < 0) {
+        mem_free(s);
+        return rc;
+    }
+    e->store = s;
+    rc = store_setup(e, fresh);
+    if (rc < 0) {
+        char path[PATH_MAX];
+
+        memcpy(path, s->path, sizeof(path));
+        e->store = NULL;
+        /* Closed before the files go, so that SQLite has nothing of them left open. */
+        store_free(s);
+        if (created)
+            db_file_remove(path);
+    }
+    return rc;
+}
+
+/* ---- loading ---- */
+
+static int load_action(struct brock_engine *e, sqlite3_stmt *st)
+{
+    return action_apply(e, column_text(st, 0), st, 1);
+}
+
+static int load_snitch(struct brock_engine *e, sqlite3_stmt *st)
+{
+    /* The primary key keeps sites unique: no need to search the list. */
+    return snitch_apply(e, column_text(st, 0), st, 1, 0);
+}
+
+/* Applies every row of statement idx; what names the table in errors. */
+static int load_rows(struct brock_engine *e, int idx, const char *what,
+                     int (*apply)(struct brock_engine *e, sqlite3_stmt *st))
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[idx];
+    int rc;
+
+    while ((rc = step(s, st)) == SQLITE_ROW) {
+        if (apply(e, st) < 0) {
+            sqlite3_reset(st);
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : store_fail(e, "read", what);
+}
+
+int brock__store_load(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    int64_t dv = 0, min = 0, max = 0;
+    int rc;
+
+    if (!s)
+        return 0;
+    /* Read before the snapshot starts: a commit in between is then seen again by the next
+     * poll, which finds nothing new; read after, it could be missed. */
+    if (query_int(s, s->st[ST_DATA_VERSION], 0, &dv) != 0 || run(s, s->st[ST_BEGIN_READ]) != 0)
+        return store_fail(e, "read", "the state");
+    if ((rc = load_rows(e, ST_ACTION_ALL, "the actions", load_action)) < 0 ||
+        (rc = load_rows(e, ST_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
+        (rc = load_rows(e, ST_TRACKING_ALL, "the tracking map", tracking_apply)) < 0 ||
+        (rc = load_rows(e, ST_FP_ALL, "the fingerprinting scripts", fp_apply)) < 0 ||
+        (rc = settings_read(e)) < 0)
+        goto fail;
+    if (journal_range(s, &min, &max) != 0 || run(s, s->st[ST_COMMIT]) != 0) {
+        rc = store_fail(e, "read", "the journal");
+        goto fail;
+    }
+    s->data_version = dv;
+    s->last_seq = max;
+    brock__settings_changed(e);
+    return 0;
+fail:
+    exec_sql(s, "ROLLBACK");
+    return rc;
+}
+
+/* ---- flushing ---- */
+
+static int flush_deleted(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_ACTION_DEL];
+
+    for (size_t i = 0; i < e->deleted.n; i++) {
+        bind_text(st, 1, e->deleted.v[i]);
+        if (run(s, st) != 0 || journal_add(s, "action", e->deleted.v[i]) != 0)
+            return store_fail(e, "delete the action of", e->deleted.v[i]);
+    }
+    return 0;
+}
+
+static int flush_actions(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_ACTION_PUT];
+    const char *name;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->actions, &it, &name, &val)) {
+        struct action_entry *a = val;
+
+        if (!a->dirty)
+            continue;
+        bind_text(st, 1, a->domain);
+        bind_text(st, 2, brock__user_name(a->user));
+        bind_text(st, 3, a->heur == BROCK__HEUR_UNKNOWN ? HEUR_UNKNOWN_TEXT
+                                                        : brock__heur_name(a->heur));
+        sqlite3_bind_int(st, 4, a->dnt != 0);
+        sqlite3_bind_int64(st, 5, a->next_update);
+        sqlite3_bind_int(st, 6, (a->dirty & BROCK__DIRTY_USER) != 0);
+        sqlite3_bind_int(st, 7, (a->dirty & BROCK__DIRTY_HEUR) != 0);
+        sqlite3_bind_int(st, 8, (a->dirty & BROCK__DIRTY_DNT) != 0);
+        if (run(s, st) != 0 || journal_add(s, "action", a->domain) != 0)
+            return store_fail(e, "write the action of", a->domain);
+    }
+    return 0;
+}
+
+static int flush_snitches(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SNITCH_PUT];
+    const char *tracker;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->snitches, &it, &tracker, &val)) {
+        struct snitch *sn = val;
+        int grew = 0;
+
+        for (size_t i = 0; i < sn->n; i++) {
+            const struct snitch_site *ss = &sn->v[i];
+
+            if (!ss->dirty)
+                continue;
+            bind_text(st, 1, tracker);
+            bind_text(st, 2, ss->site);
+            bind_text(st, 3, ss->host);
+            bind_text(st, 4, ss->detail);
+            sqlite3_bind_int(st, 5, ss->kind);
+            sqlite3_bind_int64(st, 6, ss->time_ms);
+            if (run(s, st) != 0)
+                return store_fail(e, "write the snitch map of", tracker);
+            grew |= sqlite3_changes(s->db) > 0;
+        }
+        if (grew && journal_add(s, "snitch", tracker) != 0)
+            return store_fail(e, "write the snitch map of", tracker);
+    }
+    return 0;
+}
+
+static int flush_tracking(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_TRACKING_PUT];
+    const char *tracker;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->tracking, &it, &tracker, &val)) {
+        struct tracking *t = val;
+
+        for (size_t i = 0; i < t->n; i++) {
+            if (!t->v[i].dirty)
+                continue;
+            bind_text(st, 1, tracker);
+            bind_text(st, 2, t->v[i].site);
+            sqlite3_bind_int64(st, 3, t->v[i].kinds);
+            if (run(s, st) != 0)
+                return store_fail(e, "write the tracking map of", tracker);
+        }
+    }
+    return 0;
+}
+
+static int flush_fp(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_FP_PUT];
+    const char *host;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->fp_scripts, &it, &host, &val)) {
+        struct fp_host *f = val;
+
+        for (size_t i = 0; f->dirty && i < f->n; i++) {
+            bind_text(st, 1, host);
+            bind_text(st, 2, f->paths[i]);
+            if (run(s, st) != 0)
+                return store_fail(e, "write the fingerprinting scripts of", host);
+        }
+    }
+    return 0;
+}
+
+/* The settings object is written whole: memory has no per-key marks. */
+static int flush_settings(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SETTING_PUT];
+    json_free_t json_free_fn = NULL;
+    const char *key;
+    json_t *v;
+
+    if (!e->settings_dirty || !e->settings)
+        return 0;
+    json_get_alloc_funcs(NULL, &json_free_fn);
+    if (run(s, s->st[ST_SETTING_CLEAR]) != 0)
+        return store_fail(e, "write", "the settings");
+    json_object_foreach(e->settings, key, v) {
+        char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        int rc;
+
+        if (!text)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        bind_text(st, 1, key);
+        bind_text(st, 2, text);
+        rc = run(s, st);
+        json_free_fn(text);
+        if (rc != 0)
+            return store_fail(e, "write the setting", key);
+    }
+    if (journal_add(s, "settings", "") != 0)
+        return store_fail(e, "write", "the settings");
+    return 0;
+}
+
+static int flush_seeded(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_META_PUT];
+    struct timespec ts;
+    char when[32];
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(when, sizeof(when), "%lld",
+             (long long)ts.tv_sec * 1000 + (long long)(ts.tv_nsec / 1000000));
+    bind_text(st, 1, "seeded");
+    bind_text(st, 2, when);
+    return run(s, st) != 0 ? store_fail(e, "record", "that the state is seeded") : 0;
+}
+
+/* After a commit: everything in memory is now in the database. */
+static void marks_clear(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
+        ((struct action_entry *)val)->dirty = 0;
+    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
+        struct snitch *sn = val;
+        for (size_t i = 0; i < sn->n; i++)
+            sn->v[i].dirty = 0;
+    }
+    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
+        struct tracking *t = val;
+        for (size_t i = 0; i < t->n; i++)
+            t->v[i].dirty = 0;
+    }
+    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
+        ((struct fp_host *)val)->dirty = 0;
+    brock__strvec_cleanup(&e->deleted);
+    e->settings_dirty = 0;
+    e->dirty = 0;
+}
+
+int brock__store_flush(struct brock_engine *e, int seeded)
+{
+    struct brock__store *s = e->store;
+    int64_t min = 0, before = 0, after = 0;
+    int rc;
+
+    if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !seeded))
+        return 0;
+    if (run(s, s->st[ST_BEGIN_WRITE]) != 0)
+        return store_fail(e, "start writing", "the state");
+    if (journal_range(s, &min, &before) != 0) {
+        rc = store_fail(e, "read", "the journal");
+        goto fail;
+    }
+    /* Deletions first: a name deleted and then set again since the last flush is set. */
+    if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
+        (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
+        (rc = flush_settings(e)) < 0 || (seeded && (rc = flush_seeded(e)) < 0))
+        goto fail;
+    sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);
+    if (run(s, s->st[ST_JOURNAL_TRIM]) != 0 || journal_range(s, &min, &after) != 0) {
+        rc = store_fail(e, "write", "the journal");
+        goto fail;
+    }
+    if (run(s, s->st[ST_COMMIT]) != 0) {
+        rc = store_fail(e, "commit changes to", "the state");
+        goto fail;
+    }
+    marks_clear(e);
+    /* With no one else's rows in between, the journal is read up to our own last row. */
+    if (before == s->last_seq)
+        s->last_seq = after;
+    return 0;
+fail:
+    exec_sql(s, "ROLLBACK");
+    return rc;
+}
+
+/* ---- polling ---- */
+
+/* Rereads domain's row: a vanished row deletes an entry with nothing unwritten. */
+static int reload_action(struct brock_engine *e, const char *domain)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_ACTION_GET];
+    struct action_entry *a;
+    int rc;
+
+    bind_text(st, 1, domain);
+    rc = step(s, st);
+    if (rc == SQLITE_ROW) {
+        rc = action_apply(e, domain, st, 0);
+        sqlite3_reset(st);
+        return rc < 0 ? brock__fail(e, rc, "out of memory") : rc;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_fail(e, "read the action of", domain);
+    a = strmap_get(&e->actions, domain);
+    if (!a || a->dirty)
+        return 0;
+    strmap_del(&e->actions, domain);
+    mem_free(a);
+    return 1;
+}
+
+/* Appends the sites another process added to tracker's list; local ones stay. */
+static int reload_snitch(struct brock_engine *e, const char *tracker)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SNITCH_GET];
+    int rc, added = 0;
+
+    bind_text(st, 1, tracker);
+    while ((rc = step(s, st)) == SQLITE_ROW) {
+        int r = snitch_apply(e, tracker, st, 0, 1);
+        if (r < 0) {
+            sqlite3_reset(st);
+            return brock__fail(e, r, "out of memory");
+        }
+        added += r;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_fail(e, "read the snitch map of", tracker);
+    return added > 0;
+}
+
+static int reload_settings(struct brock_engine *e)
+{
+    json_t *old;
+    int rc, changed;
+
+    if (e->settings_dirty)
+        return 0;
+    old = json_deep_copy(e->settings);
+    if (!old)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    rc = settings_read(e);
+    changed = rc == 0 && !json_equal(old, e->settings);
+    json_decref(old);
+    if (rc < 0)
+        return rc;
+    if (changed)
+        brock__settings_changed(e);
+    return changed;
+}
+
+/* Applies the journal rows after s->last_seq that other connections wrote, each name once. */
+static int journal_apply(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_JOURNAL_SINCE];
+    struct strmap seen;
+    int rc, n = 0, err = 0;
+
+    strmap_init(&seen);
+    sqlite3_bind_int64(st, 1, s->last_seq);
+    while ((rc = step(s, st)) == SQLITE_ROW) {
+        const char *kind = column_text(st, 0), *name = column_text(st, 1);
+        char key[BROCK_HOST_MAX + 16];
+        int r;
+
+        if (sqlite3_column_int64(st, 2) == s->origin)
+            continue;
+        if (snprintf(key, sizeof(key), "%s %s", kind, name) >= (int)sizeof(key) ||
+            strmap_get(&seen, key))
+            continue;
+        if (strmap_put(&seen, key, (void *)1) < 0) {
+            err = brock__fail(e, BROCK_ENOMEM, "out of memory");
+            goto out;
+        }
+        if (!strcmp(kind, "action"))
+            r = reload_action(e, name);
+        else if (!strcmp(kind, "snitch"))
+            r = reload_snitch(e, name);
+        else if (!strcmp(kind, "settings"))
+            r = reload_settings(e);
+        else
+            r = 0; /* a kind from a later version: nothing here reads it */
+        if (r < 0) {
+            err = r;
+            goto out;
+        }
+        n += r;
+    }
+    if (rc != SQLITE_DONE)
+        err = store_fail(e, "read", "the journal");
+out:
+    sqlite3_reset(st);
+    strmap_cleanup(&seen, NULL);
+    return err < 0 ? err : n;
+}
+
+/* Reloads everything, for a reader whose journal rows were trimmed before it read them. */
+static int resync_all(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_ACTION_ALL];
+    const struct snitch *last = NULL;
+    const char *name;
+    void *val;
+    size_t it = 0;
+    int rc, r, n = 0;
+
+    while ((rc = step(s, st)) == SQLITE_ROW) {
+        if ((r = action_apply(e, column_text(st, 0), st, 1)) < 0)
+            goto nomem;
+        n += r;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_fail(e, "read", "the actions");
+    while (strmap_next(&e->actions, &it, &name, &val)) {
+        if (((struct action_entry *)val)->dirty)
+            continue;
+        if ((r = reload_action(e, name)) < 0)
+            return r;
+        n += r;
+    }
+    st = s->st[ST_SNITCH_ALL];
+    while ((rc = step(s, st)) == SQLITE_ROW) {
+        const char *tracker = column_text(st, 0);
+
+        if ((r = snitch_apply(e, tracker, st, 1, 1)) < 0)
+            goto nomem;
+        if (r > 0 && strmap_get(&e->snitches, tracker) != last) {
+            last = strmap_get(&e->snitches, tracker);
+            n++;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return store_fail(e, "read", "the snitch map");
+    if ((r = reload_settings(e)) < 0)
+        return r;
+    return n + r;
+nomem:
+    sqlite3_reset(st);
+    return brock__fail(e, BROCK_ENOMEM, "out of memory");
+}
+
+int brock__store_poll(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    int64_t dv = 0, min = 0, max = 0;
+    int n = 0;
+
+    if (!s)
+        return 0;
+    /* The cheap test: data_version moves only when another connection commits. */
+    if (query_int(s, s->st[ST_DATA_VERSION], 0, &dv) != 0)
+        return store_fail(e, "check for changes to", "the state");
+    if (dv == s->data_version)
+        return 0;
+    if (run(s, s->st[ST_BEGIN_READ]) != 0 || journal_range(s, &min, &max) != 0) {
+        n = store_fail(e, "read", "the journal");
+        goto out;
+    }
+    if (max > s->last_seq)
+        n = min > s->last_seq + 1 ? resync_all(e) : journal_apply(e);
+    if (n >= 0 && run(s, s->st[ST_COMMIT]) != 0)
+        n = store_fail(e, "read", "the journal");
+out:
+    if (n < 0) {
+        exec_sql(s, "ROLLBACK");
+        return n;
+    }
+    s->last_seq = max;
+    s->data_version = dv;
+    return n;
+}
+
+void brock__store_close(struct brock_engine *e)
+{
+    if (!e || !e->store)
+        return;
+    store_free(e->store);
+    e->store = NULL;
+}
