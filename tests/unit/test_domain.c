@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Host names, base domains and third parties (src/engine/domain.c): Privacy Badger's cases
+ * from its rules, section 1, and the Public Suffix List's own test vectors.
+ */
+#include "test.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "engine/engine.h"
+
+/* ---- brock_host_normalize ---- */
+
+/* want NULL: the host must be refused. */
+static void check_norm(const char *in, const char *want)
+{
+    char out[BROCK_HOST_MAX];
+    int n = brock_host_normalize(in, in ? strlen(in) : 0, out);
+
+    if (!want) {
+        if (n != BROCK_EINVAL)
+            fail_msg("\"%s\" was accepted as \"%s\"", in ? in : "(null)", out);
+        assert_string_equal(out, "");
+        return;
+    }
+    if (n < 0)
+        fail_msg("\"%s\" was refused (%d)", in, n);
+    assert_string_equal(out, want);
+    assert_int_equal(n, strlen(want));
+}
+
+static void test_normalize_ascii(void **state)
+{
+    (void)state;
+    check_norm("example.com", "example.com");
+    check_norm("WwW.Example.COM", "www.example.com");
+    check_norm("example.com.", "example.com");
+    check_norm("EXAMPLE.COM.", "example.com");
+    check_norm("a_b-c.example", "a_b-c.example");
+    check_norm("xn--bcher-kva.de", "xn--bcher-kva.de");
+    check_norm("localhost", "localhost");
+    check_norm("1.2.3.4", "1.2.3.4");
+    /* Only one trailing dot goes; what remains must be a host. */
+    check_norm("example.com..", NULL);
+    check_norm("", NULL);
+    check_norm(".", NULL);
+    check_norm("..", NULL);
+    check_norm(".example.com", NULL);
+    check_norm("a..example.com", NULL);
+    check_norm(NULL, NULL);
+}
+
+static void test_normalize_bad_chars(void **state)
+{
+    static const char *const bad[] = {
+        "exa mple.com", "example.com/", "example.com?", "example.com#x", "user@example.com",
+        "exa\tmple.com", "exa\rmple.com", "exa\nmple.com", "exa\x01mple.com", "exa\x7fmple.com",
+        "example.com:80", "exa%41mple.com", "exa\\mple.com", "exa<mple.com", "exa|mple.com",
+        "exa^mple.com", "exa\"mple.com", "[example.com]", "example]",
+    };
+    char out[BROCK_HOST_MAX];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        check_norm(bad[i], NULL);
+    /* A NUL inside the given length is a bad byte too. */
+    assert_int_equal(brock_host_normalize("exa\0mple.com", 12, out), BROCK_EINVAL);
+    assert_int_equal(brock_host_normalize("b\xc3\xbc\0cher.de", 9, out), BROCK_EINVAL);
+    assert_int_equal(brock_host_normalize("example.com", 11, NULL), BROCK_EINVAL);
+}
+
+static void test_normalize_length(void **state)
+{
+    char host[300], out[BROCK_HOST_MAX];
+
+    (void)state;
+    /* 253 bytes: four labels of 62 and one of 2, joined by dots (4 * 63 + 1 = 253). */
+    memset(host, 'a', sizeof(host));
+    for (int i = 62; i < 253; i += 63)
+        host[i] = '.';
+    host[253] = '\0';
+    assert_int_equal(brock_host_normalize(host, 253, out), 253);
+    assert_memory_equal(out, host, 254);
+    /* 253 and a trailing dot is still 253. */
+    host[253] = '.';
+    host[254] = '\0';
+    assert_int_equal(brock_host_normalize(host, 254, out), 253);
+    /* 254 is too long. */
+    host[253] = 'a';
+    assert_int_equal(brock_host_normalize(host, 254, out), BROCK_EINVAL);
+    assert_string_equal(out, "");
+    /* Only len bytes are read: the rest of the buffer may be anything. */
+    assert_int_equal(brock_host_normalize("Example.COM/path", 11, out), 11);
+    assert_string_equal(out, "example.com");
+}
+
+static void test_normalize_ipv6(void **state)
+{
+    (void)state;
+    check_norm("[::1]", "::1");
+    check_norm("[2001:DB8::1]", "2001:db8::1");
+    check_norm("[2001:0db8:0000:0000:0000:0000:0000:0001]", "2001:db8::1");
+    check_norm("[::ffff:192.0.2.1]", "::ffff:192.0.2.1");
+    check_norm("::1", "::1");
+    check_norm("[::1", NULL);
+    check_norm("::1]", NULL);
+    check_norm("[]", NULL);
+    check_norm("[", NULL);
+    check_norm("[1.2.3.4]", NULL);
+    check_norm("[::g]", NULL);
+    check_norm("[fe80::1%eth0]", NULL);
+    check_norm("foo.bar.2001::7334", NULL);
+}
+
+static void test_normalize_idn(void **state)
+{
+    (void)state;
+    check_norm("b\xc3\xbc" "cher.de", "xn--bcher-kva.de");
+    check_norm("B\xc3\x9c" "CHER.DE", "xn--bcher-kva.de");
+    check_norm("b\xc3\xbc" "cher.de.", "xn--bcher-kva.de");
+    /* Non-transitional, as browsers map today: sharp s is kept, not turned into "ss". */
+    check_norm("fa\xc3\x9f.de", "xn--fa-hia.de");
+    check_norm("\xe9\xa3\x9f\xe7\x8b\xae.\xe5\x85\xac\xe5\x8f\xb8.cn",
+               "xn--85x722f.xn--55qx5d.cn");
+    /* Full-width letters and the ideographic full stop map to plain ASCII. */
+    check_norm("\xef\xbd\x85\xef\xbd\x98\xef\xbd\x81\xef\xbd\x8d\xef\xbd\x90\xef\xbd\x8c"
+               "\xef\xbd\x85\xe3\x80\x82\xef\xbd\x83\xef\xbd\x8f\xef\xbd\x8d",
+               "example.com");
+    /* Not UTF-8, or mapped to something that is not a host. */
+    check_norm("b\xfc" "cher.de", NULL);
+    check_norm("b\xc3\xbc" "cher .de", NULL);
+    check_norm("b\xc3\xbc" "cher.de/x", NULL);
+    check_norm("b\xc3\xbc" "cher\xef\xbc\x8f" "x.de", NULL);
+    check_norm("\xc3\xbc..de", NULL);
+}
+
+static void test_normalize_idn_length(void **state)
+{
+    char host[1200], out[BROCK_HOST_MAX];
+    size_t n = 0;
+
+    (void)state;
+    /* 60 labels "\xc3\xbc" (u-umlaut, 2 bytes) encode as "xn--tda" (7): 60 * 8 + 2 = 482. */
+    for (int i = 0; i < 60; i++) {
+        memcpy(host + n, "\xc3\xbc.", 3);
+        n += 3;
+    }
+    memcpy(host + n, "de", 3);
+    assert_int_equal(brock_host_normalize(host, strlen(host), out), BROCK_EINVAL);
+    /* 30 of them: 30 * 8 + 2 = 242 bytes, fits. */
+    assert_int_equal(brock_host_normalize(host + 90, strlen(host + 90), out), 242);
+    assert_memory_equal(out, "xn--tda.xn--tda.", 16);
+    /* Past what any Unicode host could be, refused without looking further. */
+    memset(host, 'a', sizeof(host));
+    memcpy(host, "\xc3\xbc", 2);
+    host[sizeof(host) - 1] = '\0';
+    assert_int_equal(brock_host_normalize(host, strlen(host), out), BROCK_EINVAL);
+}
+
+/* ---- brock_url_host ---- */
+
+static void check_url(const char *url, const char *want)
+{
+    char out[BROCK_HOST_MAX];
+    int n = brock_url_host(url, out);
+
+    if (!want) {
+        if (n != BROCK_EINVAL)
+            fail_msg("\"%s\" gave \"%s\"", url ? url : "(null)", out);
+        assert_string_equal(out, "");
+        return;
+    }
+    if (n < 0)
+        fail_msg("\"%s\" was refused (%d)", url, n);
+    assert_string_equal(out, want);
+    assert_int_equal(n, strlen(want));
+}
+
+static void test_url_host(void **state)
+{
+    (void)state;
+    check_url("http://example.com/", "example.com");
+    check_url("https://WWW.Example.COM/path?q=1#f", "www.example.com");
+    check_url("HTTPS://example.com./x", "example.com");
+    check_url("http://user:secret@example.com:8080/x", "example.com");
+    check_url("http://user@name:p@ss@example.com/", "example.com");
+    check_url("ws://socket.example.net:80/chat", "socket.example.net");
+    check_url("wss://socket.example.net/", "socket.example.net");
+    check_url("ftp://ftp.example.org/pub", "ftp.example.org");
+    check_url("http://[::1]:8080/", "::1");
+    check_url("http://[2001:DB8::1]/", "2001:db8::1");
+    check_url("http://1.2.3.4/", "1.2.3.4");
+    check_url("http://b\xc3\xbc" "cher.de/", "xn--bcher-kva.de");
+    check_url("http://example.com:/", "example.com");
+    /* Unlike Privacy Badger, no path after the host is needed. */
+    check_url("http://foo.bar", "foo.bar");
+    check_url("http://foo.bar:8080", "foo.bar");
+    check_url("http://foo.bar?x=/y", "foo.bar");
+    check_url("http://foo.bar#/y", "foo.bar");
+    /* A backslash ends the authority, as browsers read http URLs. */
+    check_url("http://a.example\\@b.example/", "a.example");
+    check_url("blob:https://a.example/0f8e-11", "a.example");
+    check_url("filesystem:http://a.example/temporary/x", "a.example");
+    check_url("//cdn.example.com/lib.js", "cdn.example.com");
+    /* Bare hosts, as a CONNECT request or a site argument gives them. */
+    check_url("example.com", "example.com");
+    check_url("Example.COM.", "example.com");
+    check_url("example.com:443", "example.com");
+    check_url("localhost:8080", "localhost");
+    check_url("example.com/some/page", "example.com");
+    check_url("[::1]:443", "::1");
+    check_url("[::1]", "::1");
+    check_url("2001:db8::1", "2001:db8::1");
+}
+
+static void test_url_host_bad(void **state)
+{
+    (void)state;
+    check_url(NULL, NULL);
+    check_url("", NULL);
+    check_url("http://", NULL);
+    check_url("http:///path", NULL);
+    check_url("http://user@/", NULL);
+    check_url("http://exa mple.com/", NULL);
+    check_url("http://example.com:99999/", NULL);
+    check_url("http://example.com:8a/", NULL);
+    check_url("http://example.com:-1/", NULL);
+    check_url("http://[::1/", NULL);
+    check_url("http://[::1]x/", NULL);
+    check_url("http://[nothost]/", NULL);
+    check_url("http://.example.com/", NULL);
+    check_url("mailto:someone@example.com", NULL);
+    check_url("http:example.com", NULL);
+    check_url("example.com:443:1", NULL);
+    assert_int_equal(brock_url_host("http://example.com/", NULL), BROCK_EINVAL);
+}
+
+/* ---- brock_base_domain ---- */
+
+static void check_base(const char *host, const char *want)
+{
+    char out[BROCK_HOST_MAX];
+    int n = brock_base_domain(host, out);
+
+    if (n < 0)
+        fail_msg("no base for \"%s\" (%d)", host, n);
+    if (strcmp(out, want) != 0)
+        fail_msg("base of \"%s\" is \"%s\", want \"%s\"", host, out, want);
+    assert_int_equal(n, strlen(want));
+}
+
+static void test_base_domain(void **state)
+{
+    char out[BROCK_HOST_MAX];
+
+    (void)state;
+    /* Privacy Badger's cases (its rules, section 1.2). */
+    check_base("com", "com");
+    check_base("www.example.bl.uk", "bl.uk");
+    check_base("1.2.3.4.bg", "3.4.bg");
+    check_base("1.2.3", "2.3");
+    check_base("foo.bar.2001::7334", "bar.2001::7334");
+    check_base("ajax.googleapis.com", "ajax.googleapis.com");
+    check_base("x.cloudfront.net", "x.cloudfront.net");
+    check_base("efforg.github.io", "efforg.github.io");
+    check_base("example.googlecode.com", "example.googlecode.com");
+    check_base("1.2.3.4", "1.2.3.4");
+    /* Public suffixes are their own base; libpsl would have none. */
+    check_base("co.uk", "co.uk");
+    check_base("github.io", "github.io");
+    check_base("www.bbc.co.uk", "bbc.co.uk");
+    check_base("static.bbc.co.uk", "bbc.co.uk");
+    check_base("a.b.example.com", "example.com");
+    check_base("example.com.", "example.com");
+    check_base("xn--bcher-kva.de", "xn--bcher-kva.de");
+    check_base("www.xn--bcher-kva.de", "xn--bcher-kva.de");
+    /* IP addresses are their own base, whatever libpsl would make of them. */
+    check_base("10.0.0.1", "10.0.0.1");
+    check_base("0x7f000001", "0x7f000001");
+    check_base("0x7f.0.0.1", "0x7f.0.0.1");
+    check_base("12345", "12345");
+    check_base("2001:db8::1", "2001:db8::1");
+    check_base("::1", "::1");
+    check_base("localhost", "localhost");
+    /* A base always fits where it came from: the longest host gives a shorter base. */
+    memset(out, 'x', sizeof(out));
+    assert_int_equal(brock_base_domain(NULL, out), BROCK_EINVAL);
+    assert_string_equal(out, "");
+    assert_int_equal(brock_base_domain("", out), BROCK_EINVAL);
+    assert_int_equal(brock_base_domain(".", out), BROCK_EINVAL);
+    assert_int_equal(brock_base_domain("com", NULL), BROCK_EINVAL);
+}
+
+/* The Public Suffix List's vectors. "null" as input is no host at all; an input with a
+ * leading dot is not a host and brock_host_normalize() refuses it; any other input whose
+ * expected registrable domain is null is a public suffix, and Privacy Badger (so brock) makes
+ * it its own base. That last choice is checked two ways: the base is the host itself, and
+ * one label more makes a name that is its own base too, which only holds below a suffix. */
+static void test_psl_vectors(void **state)
+{
+    FILE *f = fopen(test_data("publicsuffix-tests/tests.txt"), "r");
+    char line[512];
+    int vectors = 0, nulls = 0, refused = 0;
+
+    (void)state;
+    if (!f)
+        fail_msg("cannot open %s", test_data("publicsuffix-tests/tests.txt"));
+    while (fgets(line, sizeof(line), f)) {
+        char in[256], want[256], host[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
+        char wnorm[BROCK_HOST_MAX], longer[BROCK_HOST_MAX + 2];
+        int n;
+
+        if (line[0] == '\n' || strncmp(line, "//", 2) == 0)
+            continue;
+        if (sscanf(line, "%255s %255s", in, want) != 2)
+            fail_msg("bad vector line: %s", line);
+        vectors++;
+        if (strcmp(in, "null") == 0) {
+            assert_int_equal(brock_host_normalize(NULL, 0, host), BROCK_EINVAL);
+            assert_int_equal(brock_base_domain(NULL, base), BROCK_EINVAL);
+            refused++;
+            continue;
+        }
+        n = brock_host_normalize(in, strlen(in), host);
+        if (in[0] == '.') {
+            assert_string_equal(want, "null");
+            if (n != BROCK_EINVAL)
+                fail_msg("\"%s\" was accepted as \"%s\"", in, host);
+            refused++;
+            continue;
+        }
+        if (n < 0)
+            fail_msg("vector \"%s\": host refused", in);
+        n = brock_base_domain(host, base);
+        assert_true(n > 0);
+        if (strcmp(want, "null") == 0) {
+            if (strcmp(base, host) != 0)
+                fail_msg("vector \"%s\" (a public suffix): base \"%s\"", in, base);
+            snprintf(longer, sizeof(longer), "x.%s", host);
+            assert_true(brock_base_domain(longer, base) > 0);
+            if (strcmp(base, longer) != 0)
+                fail_msg("vector \"%s\": \"%s\" has base \"%s\"", in, longer, base);
+            nulls++;
+            continue;
+        }
+        assert_true(brock_host_normalize(want, strlen(want), wnorm) > 0);
+        if (strcmp(base, wnorm) != 0)
+            fail_msg("vector \"%s\": base \"%s\", want \"%s\" (%s)", in, base, want, wnorm);
+    }
+    fclose(f);
+    assert_int_equal(vectors, 78);
+    assert_int_equal(refused, 5);
+    assert_int_equal(nulls, 21);
+}
+
+struct base_job {
+    const char *host, *want;
+    char out[BROCK_HOST_MAX];
+};
+
+static void *base_thread(void *arg)
+{
+    struct base_job *j = arg;
+
+    if (brock_base_domain(j->host, j->out) < 0)
+        j->out[0] = '\0';
+    return NULL;
+}
+
+/* Runs first: several threads making the first call at once share one list, correctly. */
+static void test_base_domain_threads(void **state)
+{
+    struct base_job jobs[] = {
+        {"www.example.co.uk", "example.co.uk", ""}, {"a.b.test.ck", "b.test.ck", ""},
+        {"www.www.ck", "www.ck", ""},               {"x.efforg.github.io", "efforg.github.io", ""},
+    };
+    pthread_t t[4];
+
+    (void)state;
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, base_thread, &jobs[i]), 0);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_string_equal(jobs[i].out, jobs[i].want);
+    }
+}
+
+/* ---- IP addresses, private hosts ---- */
+
+static void test_is_ip(void **state)
+{
+    static const char *const ips[] = {
+        "1.2.3.4", "255.255.255.255", "0.0.0.0", "199.99.9.0", "0x7f.0.0.1", "0X7F.0xa.0.1",
+        "0177.0.0.01", "0377.0377.0377.0377",
+        /* Privacy Badger's pattern takes any three octal digits after a 0, even past 255. */
+        "0400.0.0.1", "1.2.3.08", "0x7f000001", "0XDEADBEEF", "1234", "0",
+        "::1", "2001:db8::1", "::ffff:192.0.2.1", "fe80::1:2:3:4",
+    };
+    static const char *const not_ips[] = {
+        "256.1.1.1", "1.2.3", "1.2.3.4.5", "1.2.3.", ".1.2.3", "1..2.3",
+        "0x7f00001", "0x7f0000011", "0x1g.0.0.1", "0x123.0.0.1", "1.2.3.0778", "1.2.3.0o7",
+        "01777.0.0.1", "1.2.3.4.bg", "a.b.c.d", "example.com", "foo.bar.2001::7334",
+        "1.2.3.-4", "", NULL,
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(ips) / sizeof(ips[0]); i++)
+        if (!brock__is_ip(ips[i]))
+            fail_msg("\"%s\" is an IP address", ips[i]);
+    for (size_t i = 0; i < sizeof(not_ips) / sizeof(not_ips[0]); i++)
+        if (brock__is_ip(not_ips[i]))
+            fail_msg("\"%s\" is not an IP address", not_ips[i]);
+}
+
+static void test_is_private(void **state)
+{
+    static const char *const priv[] = {
+        "localhost", "127.0.0.1", "127.255.255.255", "10.0.0.0", "10.1.2.3", "172.16.0.1",
+        "172.31.255.255", "192.168.0.1", "192.168.255.255", "010.0.0.1",
+    };
+    static const char *const pub[] = {
+        "172.15.255.255", "172.32.0.0", "192.169.0.1", "192.167.255.255", "11.0.0.1",
+        "8.8.8.8", "128.0.0.1", "9.255.255.255", "::1", "[::1]", "localhost.localdomain",
+        "my.localhost", "LOCALHOST", "10.0.0", "10.0.0.256", "10.0.0.1.5", "0x0a.0.0.1",
+        "10.0.0.1a", "example.com", "", NULL,
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
+        if (!brock__is_private(priv[i]))
+            fail_msg("\"%s\" is private", priv[i]);
+    for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]); i++)
+        if (brock__is_private(pub[i]))
+            fail_msg("\"%s\" is not private", pub[i] ? pub[i] : "(null)");
+}
+
+/* ---- third parties and multi-domain first parties ---- */
+
+static void check_tp(const char *req, const char *site, int want)
+{
+    if (brock__is_third_party(req, site) != want)
+        fail_msg("isThirdParty(\"%s\", \"%s\") should be %s", req ? req : "(null)",
+                 site ? site : "(null)", want ? "true" : "false");
+}
+
+static void test_is_third_party(void **state)
+{
+    (void)state;
+    check_tp(NULL, "example.com", 1);
+    check_tp("example.com", NULL, 1);
+    check_tp("", "example.com", 1);
+    check_tp("example.com", "", 1);
+    check_tp(NULL, NULL, 1);
+    check_tp("example.com", "example.com", 0);
+    check_tp("example.com.", "example.com", 0);
+    check_tp("example.com", "example.com.", 0);
+    check_tp("www.example.com", "example.com", 0);
+    check_tp("example.com", "www.example.com", 0);
+    check_tp("cdn.example.com", "www.example.com", 0);
+    check_tp("a.b.c.example.com", "x.y.example.com", 0);
+    check_tp("notexample.com", "example.com", 1);
+    check_tp("example.org", "example.com", 1);
+    check_tp("example.com.evil.net", "example.com", 1);
+    check_tp("tracker.net", "www.example.com", 1);
+    check_tp("www.bbc.co.uk", "news.bbc.co.uk", 0);
+    check_tp("www.itv.co.uk", "news.bbc.co.uk", 1);
+    /* Private-section suffixes: two GitHub Pages sites are two parties. */
+    check_tp("other.github.io", "efforg.github.io", 1);
+    check_tp("www.efforg.github.io", "efforg.github.io", 0);
+    check_tp("a.cloudfront.net", "b.cloudfront.net", 1);
+    /* IP addresses are their own base: only the same address (or a name ending in it,
+     * which is how Privacy Badger's suffix test reads) is first party. */
+    check_tp("1.2.3.4", "1.2.3.4", 0);
+    check_tp("2.3.4", "1.2.3.4", 1);
+    check_tp("1.2.3.5", "1.2.3.4", 1);
+    check_tp("5.1.2.3.4", "1.2.3.4", 0);
+    /* A public suffix as the site is its own base, so everything under it is "first
+     * party" to it, as in Privacy Badger. */
+    check_tp("example.com", "com", 0);
+    check_tp("example.org", "com", 1);
+}
+
+static void test_mdfp(void **state)
+{
+    static const char *const groups[][4] = {
+        {"google.com", "youtube.com", "google.co.uk", "gstatic.com"},
+        {"amazon.com", "amazon.ca", "amazon.co.jp", "media-amazon.com"},
+    };
+    struct brock_engine *e = calloc(1, sizeof(*e));
+
+    (void)state;
+    assert_non_null(e);
+    strmap_init(&e->lists.mdfp);
+    for (uintptr_t g = 0; g < 2; g++)
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(strmap_put(&e->lists.mdfp, groups[g][i], (void *)(g + 1)), 0);
+
+    assert_true(brock__is_mdfp(e, "google.com", "youtube.com"));
+    assert_true(brock__is_mdfp(e, "youtube.com", "google.com"));
+    assert_true(brock__is_mdfp(e, "gstatic.com", "google.co.uk"));
+    assert_true(brock__is_mdfp(e, "amazon.co.jp", "amazon.com"));
+    assert_true(brock__is_mdfp(e, "google.com", "google.com"));
+    assert_false(brock__is_mdfp(e, "google.com", "amazon.com"));
+    assert_false(brock__is_mdfp(e, "google.com", "example.com"));
+    assert_false(brock__is_mdfp(e, "example.com", "google.com"));
+    assert_false(brock__is_mdfp(e, "example.com", "example.net"));
+    assert_false(brock__is_mdfp(e, "example.com", "example.com"));
+    assert_false(brock__is_mdfp(e, "www.google.com", "youtube.com"));
+    assert_false(brock__is_mdfp(e, NULL, "google.com"));
+    assert_false(brock__is_mdfp(e, "google.com", NULL));
+    assert_false(brock__is_mdfp(NULL, "google.com", "youtube.com"));
+
+    /* isThirdPartyDomain = isThirdParty and not one owner's domains. */
+    assert_false(brock__is_third_party_domain(e, "i.ytimg.youtube.com", "www.google.com"));
+    assert_false(brock__is_third_party_domain(e, "www.google.co.uk", "maps.google.com"));
+    assert_false(brock__is_third_party_domain(e, "fonts.gstatic.com", "www.youtube.com"));
+    assert_false(brock__is_third_party_domain(e, "m.media-amazon.com", "www.amazon.com"));
+    assert_true(brock__is_third_party_domain(e, "s.amazon-adsystem.com", "www.amazon.com"));
+    assert_true(brock__is_third_party_domain(e, "www.google.com", "www.amazon.com"));
+    assert_true(brock__is_third_party_domain(e, "tracker.net", "example.com"));
+    assert_false(brock__is_third_party_domain(e, "cdn.example.com", "example.com"));
+    assert_true(brock__is_third_party_domain(e, "google.com", NULL));
+    assert_true(brock__is_third_party_domain(e, NULL, "google.com"));
+    /* Privacy Badger's merge example: of amazon.com's sites amazon.ca, amazon.co.jp and
+     * amazing.com, only amazing.com is a third party. */
+    assert_false(brock__is_third_party_domain(e, "amazon.ca", "amazon.com"));
+    assert_false(brock__is_third_party_domain(e, "amazon.co.jp", "amazon.com"));
+    assert_true(brock__is_third_party_domain(e, "amazing.com", "amazon.com"));
+
+    strmap_cleanup(&e->lists.mdfp, NULL);
+    free(e);
+}
+
+/* ---- names ---- */
+
+static void test_parent(void **state)
+{
+    const char *p;
+
+    (void)state;
+    p = brock__parent("a.b.example.com");
+    assert_string_equal(p, "b.example.com");
+    p = brock__parent(p);
+    assert_string_equal(p, "example.com");
+    p = brock__parent(p);
+    assert_string_equal(p, "com");
+    assert_null(brock__parent(p));
+    assert_null(brock__parent("localhost"));
+    assert_null(brock__parent("a."));
+    assert_null(brock__parent(""));
+    assert_null(brock__parent(NULL));
+}
+
+static void test_valid_domain(void **state)
+{
+    static const char *const good[] = {
+        "example.com", "a_b-c.example.com", "com", "1.2.3.4", "xn--bcher-kva.de", "-a-.b",
+    };
+    static const char *const bad[] = {
+        "", "Example.com", "a..b", ".a", "a.", "a b.com", "a/b", "::1", "b\xc3\xbc" "cher.de",
+        "a*.example", NULL,
+    };
+    char name[300];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        if (!brock__valid_domain(good[i]))
+            fail_msg("\"%s\" is valid", good[i]);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (brock__valid_domain(bad[i]))
+            fail_msg("\"%s\" is not valid", bad[i] ? bad[i] : "(null)");
+    memset(name, 'a', sizeof(name));
+    name[3] = '.';
+    name[253] = '\0';
+    assert_true(brock__valid_domain(name));
+    name[253] = 'a';
+    name[254] = '\0';
+    assert_false(brock__valid_domain(name));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_base_domain_threads),
+        cmocka_unit_test(test_normalize_ascii),
+        cmocka_unit_test(test_normalize_bad_chars),
+        cmocka_unit_test(test_normalize_length),
+        cmocka_unit_test(test_normalize_ipv6),
+        cmocka_unit_test(test_normalize_idn),
+        cmocka_unit_test(test_normalize_idn_length),
+        cmocka_unit_test(test_url_host),
+        cmocka_unit_test(test_url_host_bad),
+        cmocka_unit_test(test_base_domain),
+        cmocka_unit_test(test_psl_vectors),
+        cmocka_unit_test(test_is_ip),
+        cmocka_unit_test(test_is_private),
+        cmocka_unit_test(test_is_third_party),
+        cmocka_unit_test(test_mdfp),
+        cmocka_unit_test(test_parent),
+        cmocka_unit_test(test_valid_domain),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Learning (sections 3.1, 3.8, 3.9): evidence, the threshold, blocklistDomain and the
+ * cookieblock list, what is never recorded. */
+#include "test.h"
+
+#include <string.h>
+
+#include "engine/engine.h"
+
+static struct brock_engine *open_memory(void)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    char err[256];
+
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    return e;
+}
+
+static void yellowlist(struct brock_engine *e, const char *d)
+{
+    assert_int_equal(strmap_put(&e->lists.yellow, d, (void *)1), 0);
+    assert_int_equal(brock__strvec_push(&e->lists.yellow_order, d), 0);
+}
+
+/* One request from a page of site to host carrying cookie (a Cookie header value). */
+static int seen(struct brock_engine *e, const char *host, const char *site, const char *cookie,
+                struct brock_learned *l)
+{
+    struct brock_header h = {"Cookie", 6, cookie, strlen(cookie)};
+    struct brock_observation o = {host, site, &h, 1, 0, 1700000000000};
+
+    assert_int_equal(brock_observe(e, &o, l), 0);
+    return l->recorded;
+}
+
+static enum brock_action best(struct brock_engine *e, const char *d)
+{
+    return brock__best_action(e, d, NULL);
+}
+
+static void test_three_sites_block(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_learned l;
+    struct snitch *s;
+
+    (void)state;
+    assert_true(seen(e, "px.tracker.net", "https://www.site-a.com/page", "uid=8f3a9b2c1d", &l));
+    assert_string_equal(l.tracker, "tracker.net");
+    assert_false(l.blocked);
+    assert_int_equal(best(e, "px.tracker.net"), BROCK_ALLOW);
+    assert_int_equal(brock__action_get(e, "tracker.net")->heur, BROCK_ALLOW);
+    /* the same site twice counts once */
+    assert_false(seen(e, "px.tracker.net", "shop.site-a.com", "uid=8f3a9b2c1d", &l));
+    assert_true(seen(e, "px.tracker.net", "site-b.org", "uid=8f3a9b2c1d", &l));
+    assert_int_equal(best(e, "px.tracker.net"), BROCK_ALLOW);
+    assert_true(seen(e, "cdn.tracker.net", "site-c.co.uk", "uid=8f3a9b2c1d", &l));
+    assert_true(l.blocked);
+    assert_int_equal(best(e, "px.tracker.net"), BROCK_BLOCK);
+    assert_int_equal(brock__action_get(e, "cdn.tracker.net")->heur, BROCK_BLOCK);
+    assert_int_equal(brock__action_get(e, "tracker.net")->heur, BROCK_BLOCK);
+    s = brock__snitch_get(e, "tracker.net");
+    assert_int_equal(s->n, 3);
+    assert_string_equal(s->v[0].site, "site-a.com");
+    assert_string_equal(s->v[2].site, "site-c.co.uk");
+    assert_string_equal(s->v[2].host, "cdn.tracker.net");
+    assert_string_equal(s->v[2].detail, "uid");
+    assert_int_equal(s->v[2].kind, BROCK_EVIDENCE_COOKIE);
+    /* decided: a fourth site is not recorded */
+    assert_false(seen(e, "tracker.net", "site-d.com", "uid=8f3a9b2c1d", &l));
+    assert_int_equal(s->n, 3);
+    brock_engine_free(e);
+}
+
+static void test_not_evidence(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_learned l;
+    struct brock_observation o = {"img.eff.org", "news.example", NULL, 0, 0, 0};
+
+    (void)state;
+    /* low-entropy cookies */
+    assert_false(seen(e, "lang.example", "a.com", "lang=en", &l));
+    assert_false(seen(e, "lang.example", "b.com", "consent=yes; dnt=1", &l));
+    /* no cookies at all */
+    assert_int_equal(brock_observe(e, &o, &l), 0);
+    assert_false(l.recorded);
+    /* first party and one owner's domains */
+    assert_false(seen(e, "cdn.a.com", "www.a.com", "uid=8f3a9b2c1d", &l));
+    /* unknown first party: not learned */
+    assert_false(seen(e, "t.example", NULL, "uid=8f3a9b2c1d", &l));
+    /* never recorded */
+    assert_false(seen(e, "x.consensu.org", "a.com", "uid=8f3a9b2c1d", &l));
+    assert_false(seen(e, "abc.id.opendns.com", "a.com", "uid=8f3a9b2c1d", &l));
+    /* private hosts */
+    assert_false(seen(e, "192.168.1.1", "a.com", "uid=8f3a9b2c1d", &l));
+    assert_int_equal(e->actions.len, 0);
+    assert_int_equal(e->snitches.len, 0);
+    brock_engine_free(e);
+}
+
+static void test_set_cookie_and_beacon(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_header h = {"Set-Cookie", 10, "id=Zm9vYmFy; Path=/; HttpOnly", 29};
+    struct brock_observation o = {"ads.example", "a.com", &h, 1, 0, 5};
+    struct brock_observation b = {"ping.example", "a.com", NULL, 0, BROCK_OBS_BEACON, 6};
+    struct brock_learned l;
+    struct tracking *t;
+
+    (void)state;
+    assert_int_equal(brock_observe(e, &o, &l), 0);
+    assert_true(l.recorded);
+    assert_int_equal(brock__snitch_get(e, "ads.example")->v[0].kind, BROCK_EVIDENCE_SET_COOKIE);
+    assert_int_equal(brock__snitch_get(e, "ads.example")->v[0].time_ms, 5);
+    assert_int_equal(brock_observe(e, &b, &l), 0);
+    assert_true(l.recorded);
+    t = strmap_get(&e->tracking, "ping.example");
+    assert_non_null(t);
+    assert_string_equal(t->v[0].site, "a.com");
+    assert_int_equal(t->v[0].kinds, BROCK__TRACK_BEACON);
+    brock_engine_free(e);
+}
+
+static void test_learning_off(void **state)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    struct brock_learned l;
+
+    (void)state;
+    cfg.no_learn = 1;
+    assert_int_equal(brock_engine_open(&cfg, &e, NULL, 0), 0);
+    assert_false(brock_engine_learning(e));
+    assert_false(seen(e, "t.example", "a.com", "uid=8f3a9b2c1d", &l));
+    brock_engine_free(e);
+
+    e = open_memory();
+    assert_true(brock_engine_learning(e));
+    assert_int_equal(json_object_set_new(e->settings, "learnLocally", json_false()), 0);
+    brock__settings_changed(e);
+    assert_false(brock_engine_learning(e));
+    assert_false(seen(e, "t.example", "a.com", "uid=8f3a9b2c1d", &l));
+    brock_engine_free(e);
+}
+
+static void test_yellowlist_blocklist(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    /* the base itself listed: cookieblock */
+    yellowlist(e, "widgets.example");
+    assert_int_equal(brock__blocklist_domain(e, "widgets.example", "a.widgets.example"), 0);
+    assert_int_equal(brock__action_get(e, "widgets.example")->heur, BROCK_COOKIEBLOCK);
+    assert_int_equal(brock__action_get(e, "a.widgets.example")->heur, BROCK_COOKIEBLOCK);
+
+    /* a parent of the FQDN listed (down to the TLD): the FQDN cookieblocked, the base blocked */
+    yellowlist(e, "cdn.big.example");
+    yellowlist(e, "api.big.example");
+    assert_int_equal(brock__blocklist_domain(e, "big.example", "x.cdn.big.example"), 0);
+    assert_int_equal(brock__action_get(e, "big.example")->heur, BROCK_BLOCK);
+    assert_int_equal(brock__action_get(e, "x.cdn.big.example")->heur, BROCK_COOKIEBLOCK);
+    /* listed subdomains of the base are cookieblocked too */
+    assert_int_equal(brock__action_get(e, "cdn.big.example")->heur, BROCK_COOKIEBLOCK);
+    assert_int_equal(brock__action_get(e, "api.big.example")->heur, BROCK_COOKIEBLOCK);
+    assert_int_equal(best(e, "api.big.example"), BROCK_COOKIEBLOCK);
+    assert_int_equal(best(e, "other.big.example"), BROCK_BLOCK);
+    assert_true(brock__would_cookieblock(e, "deep.x.cdn.big.example"));
+    assert_false(brock__would_cookieblock(e, "big.example"));
+    brock_engine_free(e);
+}
+
+static void test_learned_yellowlisted_tracker(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_learned l;
+
+    (void)state;
+    yellowlist(e, "cookies.example");
+    seen(e, "cookies.example", "a.com", "sid=0123456789abcdef", &l);
+    seen(e, "cookies.example", "b.com", "sid=0123456789abcdef", &l);
+    seen(e, "cookies.example", "c.com", "sid=0123456789abcdef", &l);
+    assert_true(l.blocked);
+    assert_int_equal(best(e, "cookies.example"), BROCK_COOKIEBLOCK);
+    brock_engine_free(e);
+}
+
+static void test_cname_uncloaked(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_decision d;
+    struct brock_learned l;
+    char *target = strdup("site-tracker.affex.example");
+
+    (void)state;
+    assert_int_equal(strmap_put(&e->lists.cname, "metrics.news.example", target), 0);
+    seen(e, "metrics.news.example", "news.example", "uid=8f3a9b2c1d", &l);
+    assert_true(l.recorded);
+    assert_string_equal(l.tracker, "affex.example");
+    assert_int_equal(brock_decide(e, "metrics.news.example", "news.example", &d), 0);
+    assert_string_equal(d.tracker, "site-tracker.affex.example");
+    assert_int_equal(d.third_party, 1);
+    assert_int_equal(d.action, BROCK_ALLOW);
+    strmap_del(&e->lists.cname, "metrics.news.example");
+    free(target);
+    brock_engine_free(e);
+}
+
+static void test_threshold_via_update_prevalence(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    /* updateTrackerPrevalence records nothing once a user decided */
+    assert_int_equal(brock_set_user_action(e, "t.example", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock__update_tracker_prevalence(e, "t.example", "t.example", "a.com", NULL),
+                     0);
+    assert_null(brock__snitch_get(e, "t.example"));
+    assert_int_equal(brock__update_tracker_prevalence(e, "u.example", "u.example", "a.com", NULL),
+                     1);
+    assert_int_equal(brock__update_tracker_prevalence(e, "u.example", "u.example", "b.com", NULL),
+                     1);
+    assert_int_equal(brock__update_tracker_prevalence(e, "u.example", "u.example", "c.com", NULL),
+                     2);
+    assert_int_equal(best(e, "u.example"), BROCK_BLOCK);
+    brock_engine_free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_three_sites_block),
+        cmocka_unit_test(test_not_evidence),
+        cmocka_unit_test(test_set_cookie_and_beacon),
+        cmocka_unit_test(test_learning_off),
+        cmocka_unit_test(test_yellowlist_blocklist),
+        cmocka_unit_test(test_learned_yellowlisted_tracker),
+        cmocka_unit_test(test_cname_uncloaked),
+        cmocka_unit_test(test_threshold_via_update_prevalence),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Action resolution (section 5), decisions, disabled sites and the user's choices. */
+#include "test.h"
+
+#include <string.h>
+
+#include "engine/engine.h"
+
+static struct brock_engine *open_memory(void)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    char err[256];
+
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    return e;
+}
+
+static void set(struct brock_engine *e, const char *d, int heur, int user, int dnt)
+{
+    struct action_entry *a = brock__action_ensure(e, d);
+
+    assert_non_null(a);
+    a->heur = (uint8_t)heur;
+    a->user = (uint8_t)user;
+    a->dnt = (uint8_t)dnt;
+}
+
+static enum brock_action best(struct brock_engine *e, const char *d)
+{
+    return brock__best_action(e, d, NULL);
+}
+
+static void test_base_block_cascades_down_not_up(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    set(e, "example.com", BROCK_BLOCK, 0, 0);
+    assert_int_equal(best(e, "cdn.widgets.example.com"), BROCK_BLOCK);
+    assert_int_equal(best(e, "example.com"), BROCK_BLOCK);
+    brock_engine_free(e);
+
+    e = open_memory();
+    set(e, "cdn.widgets.example.com", BROCK_BLOCK, 0, 0);
+    assert_int_equal(best(e, "example.com"), BROCK_NOACTION);
+    assert_int_equal(best(e, "widgets.example.com"), BROCK_NOACTION);
+    brock_engine_free(e);
+}
+
+static void test_scores_and_ties(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    /* base block + child allow -> block */
+    set(e, "a.com", BROCK_BLOCK, 0, 0);
+    set(e, "x.a.com", BROCK_ALLOW, 0, 0);
+    assert_int_equal(best(e, "x.a.com"), BROCK_BLOCK);
+    /* base cookieblock + child block -> cookieblock */
+    set(e, "b.com", BROCK_COOKIEBLOCK, 0, 0);
+    set(e, "x.b.com", BROCK_BLOCK, 0, 0);
+    assert_int_equal(best(e, "x.b.com"), BROCK_COOKIEBLOCK);
+    /* base block + child cookieblock -> cookieblock */
+    set(e, "c.com", BROCK_BLOCK, 0, 0);
+    set(e, "x.c.com", BROCK_COOKIEBLOCK, 0, 0);
+    assert_int_equal(best(e, "x.c.com"), BROCK_COOKIEBLOCK);
+    assert_int_equal(best(e, "y.c.com"), BROCK_BLOCK);
+    /* ties go to the more specific name: the source is the child */
+    {
+        const struct action_entry *src;
+        set(e, "d.com", BROCK_BLOCK, 0, 0);
+        set(e, "x.d.com", BROCK_BLOCK, 0, 0);
+        assert_int_equal(brock__best_action(e, "x.d.com", &src), BROCK_BLOCK);
+        assert_string_equal(src->domain, "x.d.com");
+    }
+    assert_int_equal(brock__score(BROCK_NOACTION), 0);
+    assert_int_equal(brock__score(BROCK_ALLOW), 1);
+    assert_int_equal(brock__score(BROCK_BLOCK), 2);
+    assert_int_equal(brock__score(BROCK_COOKIEBLOCK), 3);
+    assert_int_equal(brock__score(BROCK_DNT), 4);
+    assert_int_equal(brock__score(BROCK_USER_ALLOW), 5);
+    assert_int_equal(brock__score(BROCK_USER_BLOCK), 5);
+    assert_int_equal(brock__score(BROCK_USER_COOKIEBLOCK), 5);
+    assert_int_equal(brock__score(BROCK__HEUR_UNKNOWN), -1);
+    brock_engine_free(e);
+}
+
+static void test_dnt_exact_only(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    set(e, "dnt.com", BROCK_NOACTION, 0, 1);
+    assert_int_equal(best(e, "dnt.com"), BROCK_DNT);
+    assert_int_equal(best(e, "sub.dnt.com"), BROCK_NOACTION);
+    set(e, "blocked.com", BROCK_BLOCK, 0, 1);
+    assert_int_equal(best(e, "sub.blocked.com"), BROCK_BLOCK);
+    assert_int_equal(best(e, "blocked.com"), BROCK_DNT);
+    /* a DNT flag on a subdomain beats a blocked base */
+    set(e, "t.com", BROCK_BLOCK, 0, 0);
+    set(e, "ok.t.com", BROCK_NOACTION, 0, 1);
+    assert_int_equal(best(e, "ok.t.com"), BROCK_DNT);
+    /* checking turned off: flags kept but ignored */
+    assert_int_equal(json_object_set_new(e->settings, "checkForDNTPolicy", json_false()), 0);
+    brock__settings_changed(e);
+    assert_int_equal(best(e, "ok.t.com"), BROCK_BLOCK);
+    assert_int_equal(best(e, "dnt.com"), BROCK_NOACTION);
+    assert_int_equal(brock__action_get(e, "dnt.com")->dnt, 1);
+    brock_engine_free(e);
+}
+
+static void test_user_actions_win(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    set(e, "u.com", BROCK_COOKIEBLOCK, BROCK_USER_BLOCK, 0);
+    set(e, "x.u.com", BROCK_NOACTION, BROCK_USER_ALLOW, 1);
+    assert_int_equal(best(e, "x.u.com"), BROCK_USER_ALLOW);
+    assert_int_equal(best(e, "y.u.com"), BROCK_USER_BLOCK);
+    set(e, "v.com", BROCK_NOACTION, BROCK_USER_ALLOW, 0);
+    set(e, "x.v.com", BROCK_NOACTION, 0, 1);
+    assert_int_equal(best(e, "x.v.com"), BROCK_USER_ALLOW);
+    brock_engine_free(e);
+}
+
+static void test_unknown_ignored_and_walk_stops_at_base(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    assert_int_equal(brock__heur_parse("foo"), -1);
+    set(e, "foo.com", BROCK__HEUR_UNKNOWN, 0, 0);
+    assert_int_equal(best(e, "foo.com"), BROCK_NOACTION);
+    set(e, "x.foo.com", BROCK_ALLOW, 0, 0);
+    assert_int_equal(best(e, "x.foo.com"), BROCK_ALLOW);
+    /* googleapis.com is a public suffix: ajax.googleapis.com is its own base */
+    set(e, "googleapis.com", BROCK_BLOCK, 0, 0);
+    assert_int_equal(best(e, "ajax.googleapis.com"), BROCK_NOACTION);
+    brock_engine_free(e);
+}
+
+static void test_decide(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_decision d;
+    char why[512];
+
+    (void)state;
+    set(e, "tracker.net", BROCK_BLOCK, 0, 0);
+    set(e, "cookies.org", BROCK_COOKIEBLOCK, 0, 0);
+    assert_int_equal(brock_decide(e, "PIXEL.Tracker.NET.", "www.news.example", &d), 0);
+    assert_string_equal(d.host, "pixel.tracker.net");
+    assert_string_equal(d.base, "tracker.net");
+    assert_string_equal(d.site, "news.example");
+    assert_int_equal(d.third_party, 1);
+    assert_int_equal(d.reason, BROCK_WHY_ACTION);
+    assert_int_equal(d.action, BROCK_BLOCK);
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_string_equal(d.source, "tracker.net");
+    assert_true(brock_decision_explain(e, &d, why, sizeof(why)) > 0);
+    assert_non_null(strstr(why, "blocked"));
+
+    assert_int_equal(brock_decide(e, "a.cookies.org", "site.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_STRIP_COOKIES);
+    /* first party: same base */
+    assert_int_equal(brock_decide(e, "cdn.tracker.net", "www.tracker.net", &d), 0);
+    assert_int_equal(d.third_party, 0);
+    assert_int_equal(d.reason, BROCK_WHY_FIRST_PARTY);
+    assert_int_equal(d.effect, BROCK_PASS);
+    /* unknown page: judged third party, still blocked */
+    assert_int_equal(brock_decide(e, "tracker.net", NULL, &d), 0);
+    assert_int_equal(d.third_party, 1);
+    assert_int_equal(d.effect, BROCK_DENY);
+    /* private hosts are never acted on */
+    set(e, "10.1.2.3", BROCK_BLOCK, 0, 0);
+    assert_int_equal(brock_decide(e, "10.1.2.3", "site.example", &d), 0);
+    assert_int_equal(d.reason, BROCK_WHY_PRIVATE);
+    assert_int_equal(d.effect, BROCK_PASS);
+    assert_int_equal(brock_decide(e, "localhost", "site.example", &d), 0);
+    assert_int_equal(d.reason, BROCK_WHY_PRIVATE);
+    /* a bad host */
+    assert_int_equal(brock_decide(e, "bad host", "site.example", &d), BROCK_EINVAL);
+    assert_int_equal(d.effect, BROCK_PASS);
+    brock_engine_free(e);
+}
+
+static void test_disabled_sites(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_decision d;
+    json_t *list = json_pack("[s, s, s]", "example.com", "*.other.org", "*third.net");
+
+    (void)state;
+    assert_int_equal(json_object_set_new(e->settings, "disabledSites", list), 0);
+    assert_true(brock__site_disabled(e, "example.com"));
+    assert_true(brock__site_disabled(e, "www.example.com"));
+    assert_false(brock__site_disabled(e, "domainthatendswithexample.com"));
+    assert_true(brock__site_disabled(e, "other.org"));
+    assert_true(brock__site_disabled(e, "a.b.other.org"));
+    assert_true(brock__site_disabled(e, "third.net"));
+    assert_false(brock__site_disabled(e, "xthird.net"));
+    set(e, "tracker.net", BROCK_BLOCK, 0, 0);
+    assert_int_equal(brock_decide(e, "tracker.net", "www.example.com", &d), 0);
+    assert_int_equal(d.reason, BROCK_WHY_DISABLED);
+    assert_int_equal(d.effect, BROCK_PASS);
+    brock_engine_free(e);
+}
+
+static void test_set_and_revert(void **state)
+{
+    struct brock_engine *e = open_memory();
+
+    (void)state;
+    assert_int_equal(brock_set_user_action(e, "Ads.Example.COM", BROCK_USER_BLOCK), 0);
+    assert_int_equal(best(e, "ads.example.com"), BROCK_USER_BLOCK);
+    /* revert of an entry with nothing else: it goes away */
+    assert_int_equal(brock_set_user_action(e, "ads.example.com", BROCK_NOACTION), 0);
+    assert_null(brock__action_get(e, "ads.example.com"));
+    /* revert keeps what was learned */
+    set(e, "learned.com", BROCK_BLOCK, 0, 0);
+    assert_int_equal(brock_set_user_action(e, "learned.com", BROCK_USER_ALLOW), 0);
+    assert_int_equal(best(e, "learned.com"), BROCK_USER_ALLOW);
+    assert_int_equal(brock_set_user_action(e, "learned.com", BROCK_NOACTION), 0);
+    assert_int_equal(best(e, "learned.com"), BROCK_BLOCK);
+    /* bad input changes nothing */
+    assert_int_equal(brock_set_user_action(e, "not a domain", BROCK_USER_BLOCK), BROCK_EINVAL);
+    assert_non_null(strstr(brock_engine_errmsg(e), "not a domain"));
+    assert_int_equal(brock_set_user_action(e, "ok.com", BROCK_BLOCK), BROCK_EINVAL);
+    assert_null(brock__action_get(e, "ok.com"));
+    brock_engine_free(e);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_string_equal(brock_action_name(BROCK_USER_COOKIEBLOCK), "user_cookieblock");
+    assert_string_equal(brock_action_name((enum brock_action)99), "noaction");
+    assert_string_equal(brock_effect_name(BROCK_DENY), "block");
+    assert_int_equal(brock_action_effect(BROCK_DNT), BROCK_PASS);
+    assert_int_equal(brock_action_effect(BROCK_USER_COOKIEBLOCK), BROCK_STRIP_COOKIES);
+    assert_int_equal(brock__user_parse("user_block"), BROCK_USER_BLOCK);
+    assert_int_equal(brock__user_parse("block"), -1);
+    assert_string_equal(brock__heur_name(BROCK_COOKIEBLOCK), "cookieblock");
+    assert_string_equal(brock__heur_name(BROCK_NOACTION), "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_base_block_cascades_down_not_up),
+        cmocka_unit_test(test_scores_and_ties),
+        cmocka_unit_test(test_dnt_exact_only),
+        cmocka_unit_test(test_user_actions_win),
+        cmocka_unit_test(test_unknown_ignored_and_walk_stops_at_base),
+        cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_disabled_sites),
+        cmocka_unit_test(test_set_and_revert),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,827 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The SQLite store: what is flushed loads back the same, two processes changing one state
+ * neither lose nor clobber each other's changes, failures leave memory and disk as they were.
+ */
+#include "test.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "engine/engine.h"
+#include "util/alloc.h"
+#include "util/file.h"
+
+struct fixture {
+    char dir[256];
+    char db[300];
+};
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    const char *tmp = getenv("TMPDIR");
+
+    assert_non_null(f);
+    snprintf(f->dir, sizeof(f->dir), "%s/brock-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(f->dir));
+    /* The state folder itself is created by the store, below the temporary one. */
+    strcat(f->dir, "/state");
+    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    char *slash = strrchr(f->dir, '/');
+
+    *slash = '\0';
+    nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return 0;
+}
+
+/* ---- engines built by hand, as the other engine files leave them ---- */
+
+static struct brock_engine *engine_new(void)
+{
+    struct brock_engine *e = calloc(1, sizeof(*e));
+
+    assert_non_null(e);
+    strmap_init(&e->actions);
+    strmap_init(&e->snitches);
+    strmap_init(&e->tracking);
+    strmap_init(&e->fp_scripts);
+    e->settings = json_object();
+    e->learn = 1;
+    e->threshold = BROCK__TRACKING_THRESHOLD;
+    return e;
+}
+
+static void engine_free(struct brock_engine *e)
+{
+    brock__store_close(e);
+    assert_null(e->store);
+    strmap_cleanup(&e->actions, mem_free);
+    strmap_cleanup(&e->snitches, brock__snitch_free);
+    strmap_cleanup(&e->tracking, brock__tracking_free);
+    strmap_cleanup(&e->fp_scripts, brock__fp_free);
+    brock__strvec_cleanup(&e->deleted);
+    json_decref(e->settings);
+    free(e);
+}
+
+/* An engine on the fixture's state, loaded. */
+static struct brock_engine *engine_on(const struct fixture *f, int *fresh)
+{
+    struct brock_engine *e = engine_new();
+    int is_fresh = -1;
+
+    assert_int_equal(brock__store_open(e, f->dir, &is_fresh), 0);
+    assert_non_null(e->store);
+    assert_int_equal(brock__store_load(e), 0);
+    if (fresh)
+        *fresh = is_fresh;
+    return e;
+}
+
+static struct action_entry *put_action(struct brock_engine *e, const char *domain, int user,
+                                       int heur, int dnt, int64_t next, unsigned dirty)
+{
+    struct action_entry *a = strmap_get(&e->actions, domain);
+
+    if (!a) {
+        a = mem_calloc(1, sizeof(*a) + strlen(domain) + 1);
+        assert_non_null(a);
+        strcpy(a->domain, domain);
+        assert_int_equal(strmap_put(&e->actions, domain, a), 0);
+    }
+    if (dirty & BROCK__DIRTY_USER)
+        a->user = (uint8_t)user;
+    if (dirty & BROCK__DIRTY_HEUR)
+        a->heur = (uint8_t)heur;
+    if (dirty & BROCK__DIRTY_DNT) {
+        a->dnt = (uint8_t)dnt;
+        a->next_update = next;
+    }
+    a->dirty |= (uint8_t)dirty;
+    e->dirty++;
+    return a;
+}
+
+static void delete_action(struct brock_engine *e, const char *domain)
+{
+    struct action_entry *a = strmap_del(&e->actions, domain);
+
+    assert_non_null(a);
+    mem_free(a);
+    assert_int_equal(brock__strvec_push(&e->deleted, domain), 0);
+    e->dirty++;
+}
+
+static char *dup_or_null(const char *s)
+{
+    char *c;
+
+    if (!s)
+        return NULL;
+    c = mem_strdup(s);
+    assert_non_null(c);
+    return c;
+}
+
+static void add_snitch(struct brock_engine *e, const char *tracker, const char *site,
+                       const char *host, const char *detail, int kind, int64_t time_ms)
+{
+    struct snitch *sn = strmap_get(&e->snitches, tracker);
+    struct snitch_site *ss;
+
+    if (!sn) {
+        sn = mem_calloc(1, sizeof(*sn));
+        assert_non_null(sn);
+        assert_int_equal(strmap_put(&e->snitches, tracker, sn), 0);
+    }
+    assert_int_equal(mem_grow(&sn->v, &sn->cap, sn->n + 1, sizeof(*sn->v)), 0);
+    ss = &sn->v[sn->n++];
+    memset(ss, 0, sizeof(*ss));
+    ss->site = dup_or_null(site);
+    ss->host = dup_or_null(host);
+    ss->detail = dup_or_null(detail);
+    ss->kind = (uint8_t)kind;
+    ss->time_ms = time_ms;
+    ss->dirty = BROCK__DIRTY_NEW;
+    e->dirty++;
+}
+
+static void add_tracking(struct brock_engine *e, const char *tracker, const char *site,
+                         unsigned kinds)
+{
+    struct tracking *t = strmap_get(&e->tracking, tracker);
+    struct tracking_site *ts;
+
+    if (!t) {
+        t = mem_calloc(1, sizeof(*t));
+        assert_non_null(t);
+        assert_int_equal(strmap_put(&e->tracking, tracker, t), 0);
+    }
+    assert_int_equal(mem_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v)), 0);
+    ts = &t->v[t->n++];
+    ts->site = dup_or_null(site);
+    ts->kinds = kinds;
+    ts->dirty = BROCK__DIRTY_NEW;
+    e->dirty++;
+}
+
+static void add_fp(struct brock_engine *e, const char *host, const char *path)
+{
+    struct fp_host *fp = strmap_get(&e->fp_scripts, host);
+
+    if (!fp) {
+        fp = mem_calloc(1, sizeof(*fp));
+        assert_non_null(fp);
+        assert_int_equal(strmap_put(&e->fp_scripts, host, fp), 0);
+    }
+    assert_int_equal(mem_grow(&fp->paths, &fp->cap, fp->n + 1, sizeof(*fp->paths)), 0);
+    fp->paths[fp->n++] = dup_or_null(path);
+    fp->dirty = BROCK__DIRTY_NEW;
+    e->dirty++;
+}
+
+static const struct snitch_site *find_site(const struct brock_engine *e, const char *tracker,
+                                           const char *site)
+{
+    const struct snitch *sn = strmap_get(&e->snitches, tracker);
+
+    for (size_t i = 0; sn && i < sn->n; i++)
+        if (!strcmp(sn->v[i].site, site))
+            return &sn->v[i];
+    return NULL;
+}
+
+static void assert_str_or_null_equal(const char *a, const char *b)
+{
+    if (!a || !b)
+        assert_ptr_equal(a, b);
+    else
+        assert_string_equal(a, b);
+}
+
+/* ---- comparing maps ---- */
+
+static void assert_same_actions(const struct brock_engine *a, const struct brock_engine *b)
+{
+    const char *key;
+    void *val;
+    size_t it = 0;
+
+    assert_int_equal(a->actions.len, b->actions.len);
+    while (strmap_next(&a->actions, &it, &key, &val)) {
+        const struct action_entry *x = val, *y = strmap_get(&b->actions, key);
+
+        assert_non_null(y);
+        assert_string_equal(y->domain, key);
+        assert_int_equal(x->user, y->user);
+        assert_int_equal(x->heur, y->heur);
+        assert_int_equal(x->dnt, y->dnt);
+        assert_int_equal(x->next_update, y->next_update);
+        assert_int_equal(y->dirty, 0);
+    }
+}
+
+static void assert_same_snitches(const struct brock_engine *a, const struct brock_engine *b)
+{
+    const char *key;
+    void *val;
+    size_t it = 0;
+
+    assert_int_equal(a->snitches.len, b->snitches.len);
+    while (strmap_next(&a->snitches, &it, &key, &val)) {
+        const struct snitch *x = val, *y = strmap_get(&b->snitches, key);
+
+        assert_non_null(y);
+        assert_int_equal(x->n, y->n);
+        for (size_t i = 0; i < x->n; i++) {
+            assert_string_equal(x->v[i].site, y->v[i].site);
+            assert_str_or_null_equal(x->v[i].host, y->v[i].host);
+            assert_str_or_null_equal(x->v[i].detail, y->v[i].detail);
+            assert_int_equal(x->v[i].kind, y->v[i].kind);
+            assert_int_equal(x->v[i].time_ms, y->v[i].time_ms);
+            assert_int_equal(y->v[i].dirty, 0);
+        }
+    }
+}
+
+static void assert_same_maps(const struct brock_engine *a, const struct brock_engine *b)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    assert_same_actions(a, b);
+    assert_same_snitches(a, b);
+    assert_int_equal(a->tracking.len, b->tracking.len);
+    for (it = 0; strmap_next(&a->tracking, &it, &key, &val);) {
+        const struct tracking *x = val, *y = strmap_get(&b->tracking, key);
+
+        assert_non_null(y);
+        assert_int_equal(x->n, y->n);
+        for (size_t i = 0; i < x->n; i++) {
+            assert_string_equal(x->v[i].site, y->v[i].site);
+            assert_int_equal(x->v[i].kinds, y->v[i].kinds);
+        }
+    }
+    assert_int_equal(a->fp_scripts.len, b->fp_scripts.len);
+    for (it = 0; strmap_next(&a->fp_scripts, &it, &key, &val);) {
+        const struct fp_host *x = val, *y = strmap_get(&b->fp_scripts, key);
+
+        assert_non_null(y);
+        assert_int_equal(x->n, y->n);
+        for (size_t i = 0; i < x->n; i++)
+            assert_string_equal(x->paths[i], y->paths[i]);
+    }
+    assert_true(json_equal(a->settings, b->settings));
+}
+
+static void assert_all_clean(const struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    assert_int_equal(e->dirty, 0);
+    assert_int_equal(e->deleted.n, 0);
+    assert_int_equal(e->settings_dirty, 0);
+    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
+        assert_int_equal(((struct action_entry *)val)->dirty, 0);
+    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);)
+        for (size_t i = 0; i < ((struct snitch *)val)->n; i++)
+            assert_int_equal(((struct snitch *)val)->v[i].dirty, 0);
+    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);)
+        for (size_t i = 0; i < ((struct tracking *)val)->n; i++)
+            assert_int_equal(((struct tracking *)val)->v[i].dirty, 0);
+    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
+        assert_int_equal(((struct fp_host *)val)->dirty, 0);
+}
+
+/* ---- a second, plain SQLite connection, to look at and tamper with the file ---- */
+
+static sqlite3 *raw_open(const struct fixture *f)
+{
+    sqlite3 *db = NULL;
+
+    assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                     NULL),
+                     SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+    char *err = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+
+    if (rc != SQLITE_OK)
+        print_error("%s: %s\n", sql, err ? err : "?");
+    sqlite3_free(err);
+    assert_int_equal(rc, SQLITE_OK);
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql, const char *arg)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t v = -1;
+
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- tests ---- */
+
+static void test_roundtrip(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b;
+    struct stat st;
+    sqlite3 *raw;
+    int64_t t0;
+    int fresh = -1;
+
+    a = engine_on(f, &fresh);
+    assert_int_equal(fresh, 1);
+    assert_int_equal(stat(f->dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(stat(f->db, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    put_action(a, "google.com", BROCK_NOACTION, BROCK_BLOCK, 0, 1602051816434, 7);
+    put_action(a, "accounts.google.com", BROCK_USER_ALLOW, BROCK_COOKIEBLOCK, 0, 0, 7);
+    put_action(a, "privacy.example.com", BROCK_NOACTION, BROCK_NOACTION, 1, 1602130658236, 7);
+    put_action(a, "odd.example.net", BROCK_USER_BLOCK, BROCK__HEUR_UNKNOWN, 0, 0, 7);
+    put_action(a, "tracker.example", BROCK_NOACTION, BROCK_ALLOW, 0, 0, BROCK__DIRTY_HEUR);
+    add_snitch(a, "google.com", "linkedin.com", "www.google.com", "NID", BROCK_EVIDENCE_COOKIE,
+               1700000000123);
+    add_snitch(a, "google.com", "theguardian.com", NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0);
+    add_snitch(a, "google.com", "godaddy.com", "ads.google.com", NULL, BROCK_EVIDENCE_BEACON,
+               1700000000999);
+    add_snitch(a, "example.net", "a.co", "odd.example.net", "uid", BROCK_EVIDENCE_SET_COOKIE,
+               5);
+    add_tracking(a, "arkoselabs.com", "expedia.ca", BROCK__TRACK_CANVAS);
+    add_tracking(a, "arkoselabs.com", "expedia.com", BROCK__TRACK_CANVAS | BROCK__TRACK_BEACON);
+    add_fp(a, "cdn.jsdelivr.net", "/npm/fingerprintjs2@2.1.0/dist/fingerprint2.min.js");
+    add_fp(a, "cdn.jsdelivr.net", "/npm/other.js");
+    json_object_set_new(a->settings, "learnLocally", json_false());
+    json_object_set_new(a->settings, "disabledSites", json_pack("[s]", "bank.example"));
+    json_object_set_new(a->settings, "widgetSiteAllowlist", json_object());
+    a->settings_dirty = 1;
+    assert_int_equal(brock__store_flush(a, 1), 0);
+    assert_all_clean(a);
+
+    /* With nothing to write, flushing must not even wait for the write lock. */
+    raw = raw_open(f);
+    raw_exec(raw, "BEGIN IMMEDIATE");
+    t0 = now_us();
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_true(now_us() - t0 < 1000000);
+    raw_exec(raw, "COMMIT");
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM meta WHERE key = 'seeded'", NULL), 1);
+    sqlite3_close(raw);
+
+    b = engine_on(f, &fresh);
+    assert_int_equal(fresh, 0);
+    assert_same_maps(a, b);
+    /* brock__settings_changed() ran on what was loaded. */
+    assert_int_equal(b->learn, 0);
+    assert_int_equal(
+        ((struct action_entry *)strmap_get(&b->actions, "odd.example.net"))->heur,
+        BROCK__HEUR_UNKNOWN);
+    assert_string_equal(find_site(b, "google.com", "godaddy.com")->host, "ads.google.com");
+    engine_free(b);
+
+    /* And once more after the first engine is gone. */
+    engine_free(a);
+    a = engine_new();
+    assert_int_equal(brock__store_open(a, f->dir, &fresh), 0);
+    assert_int_equal(fresh, 0);
+    assert_int_equal(brock__store_load(a), 0);
+    assert_int_equal(a->actions.len, 5);
+    assert_int_equal(((struct snitch *)strmap_get(&a->snitches, "google.com"))->n, 3);
+    assert_string_equal(((struct snitch *)strmap_get(&a->snitches, "google.com"))->v[1].site,
+                        "theguardian.com");
+    engine_free(a);
+}
+
+static void test_columnwise_upsert(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL), *b = engine_on(f, NULL), *c;
+    const struct action_entry *x;
+
+    /* Both create the row without knowing of the other: each wrote only its own column. */
+    put_action(a, "x.example", BROCK_USER_BLOCK, 0, 0, 0, BROCK__DIRTY_USER);
+    put_action(b, "x.example", 0, BROCK_BLOCK, 0, 0, BROCK__DIRTY_HEUR);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(b, 0), 0);
+    c = engine_on(f, NULL);
+    x = strmap_get(&c->actions, "x.example");
+    assert_non_null(x);
+    assert_int_equal(x->user, BROCK_USER_BLOCK);
+    assert_int_equal(x->heur, BROCK_BLOCK);
+    assert_int_equal(x->dnt, 0);
+    engine_free(c);
+
+    /* a's memory still says no heuristic; writing only the DNT columns keeps b's. */
+    put_action(a, "x.example", 0, 0, 1, 1781972378933, BROCK__DIRTY_DNT);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    c = engine_on(f, NULL);
+    x = strmap_get(&c->actions, "x.example");
+    assert_int_equal(x->user, BROCK_USER_BLOCK);
+    assert_int_equal(x->heur, BROCK_BLOCK);
+    assert_int_equal(x->dnt, 1);
+    assert_int_equal(x->next_update, 1781972378933);
+    engine_free(c);
+    engine_free(b);
+    engine_free(a);
+}
+
+static void test_poll(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL), *b = engine_on(f, NULL);
+    const struct action_entry *x;
+    const struct snitch *sn;
+
+    assert_int_equal(brock__store_poll(b), 0);
+    put_action(a, "p.example", BROCK_USER_ALLOW, 0, 0, 0, 7);
+    add_snitch(a, "tracker.example", "one.example", "t.tracker.example", "id",
+               BROCK_EVIDENCE_COOKIE, 11);
+    add_snitch(a, "tracker.example", "two.example", NULL, NULL, BROCK_EVIDENCE_BEACON, 12);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_poll(a), 0); /* its own changes */
+
+    assert_int_equal(brock__store_poll(b), 2); /* one action, one tracker */
+    x = strmap_get(&b->actions, "p.example");
+    assert_non_null(x);
+    assert_int_equal(x->user, BROCK_USER_ALLOW);
+    assert_int_equal(x->dirty, 0);
+    sn = strmap_get(&b->snitches, "tracker.example");
+    assert_non_null(sn);
+    assert_int_equal(sn->n, 2);
+    assert_string_equal(sn->v[0].site, "one.example");
+    assert_string_equal(sn->v[0].host, "t.tracker.example");
+    assert_string_equal(sn->v[0].detail, "id");
+    assert_int_equal(sn->v[0].time_ms, 11);
+    assert_string_equal(sn->v[1].site, "two.example");
+    assert_null(sn->v[1].host);
+    assert_int_equal(brock__store_poll(b), 0);
+
+    /* b has unwritten changes: a's write fills in the rest, b's stay until b flushes. */
+    put_action(b, "q.example", 0, BROCK_ALLOW, 0, 0, BROCK__DIRTY_HEUR);
+    add_snitch(b, "tracker.example", "three.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 13);
+    put_action(a, "q.example", BROCK_USER_BLOCK, BROCK_BLOCK, 0, 0,
+               BROCK__DIRTY_USER | BROCK__DIRTY_HEUR);
+    add_snitch(a, "tracker.example", "four.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 14);
+    json_object_set_new(a->settings, "learnLocally", json_false());
+    a->settings_dirty = 1;
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_poll(b), 3);
+    x = strmap_get(&b->actions, "q.example");
+    assert_int_equal(x->user, BROCK_USER_BLOCK);
+    assert_int_equal(x->heur, BROCK_ALLOW);
+    assert_true(x->dirty & BROCK__DIRTY_HEUR);
+    sn = strmap_get(&b->snitches, "tracker.example");
+    assert_int_equal(sn->n, 4);
+    assert_int_equal(find_site(b, "tracker.example", "three.example")->dirty, BROCK__DIRTY_NEW);
+    assert_int_equal(find_site(b, "tracker.example", "four.example")->dirty, 0);
+    assert_int_equal(b->learn, 0);
+
+    assert_int_equal(brock__store_flush(b, 0), 0);
+    assert_all_clean(b);
+    assert_int_equal(brock__store_poll(a), 2);
+    x = strmap_get(&a->actions, "q.example");
+    assert_int_equal(x->user, BROCK_USER_BLOCK);
+    assert_int_equal(x->heur, BROCK_ALLOW);
+    assert_non_null(find_site(a, "tracker.example", "three.example"));
+    assert_same_actions(a, b);
+    assert_int_equal(((struct snitch *)strmap_get(&a->snitches, "tracker.example"))->n, 4);
+    engine_free(b);
+    engine_free(a);
+}
+
+static void test_delete(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL), *b, *c;
+
+    put_action(a, "d.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
+    put_action(a, "e.example", BROCK_USER_ALLOW, 0, 0, 0, 7);
+    put_action(a, "again.example", BROCK_USER_ALLOW, 0, 0, 0, 7);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    b = engine_on(f, NULL);
+    assert_int_equal(b->actions.len, 3);
+
+    put_action(b, "e.example", 0, BROCK_ALLOW, 0, 0, BROCK__DIRTY_HEUR);
+    delete_action(a, "d.example");
+    delete_action(a, "e.example");
+    /* Deleted and set again before the flush: the entry stays. */
+    delete_action(a, "again.example");
+    put_action(a, "again.example", BROCK_USER_COOKIEBLOCK, 0, 0, 0, 7);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_all_clean(a);
+
+    assert_int_equal(brock__store_poll(b), 2); /* d.example gone, again.example changed */
+    assert_null(strmap_get(&b->actions, "d.example"));
+    assert_non_null(strmap_get(&b->actions, "e.example")); /* b's own change keeps it */
+    assert_int_equal(((struct action_entry *)strmap_get(&b->actions, "again.example"))->user,
+                     BROCK_USER_COOKIEBLOCK);
+
+    c = engine_on(f, NULL);
+    assert_null(strmap_get(&c->actions, "d.example"));
+    assert_null(strmap_get(&c->actions, "e.example"));
+    assert_non_null(strmap_get(&c->actions, "again.example"));
+    engine_free(c);
+
+    /* A deletion b has not flushed yet survives a's rewrite of the row. */
+    delete_action(b, "again.example");
+    put_action(a, "again.example", 0, BROCK_BLOCK, 0, 0, BROCK__DIRTY_HEUR);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_poll(b), 0);
+    assert_null(strmap_get(&b->actions, "again.example"));
+    assert_int_equal(brock__store_flush(b, 0), 0);
+    assert_int_equal(brock__store_poll(a), 2);
+    assert_null(strmap_get(&a->actions, "again.example"));
+    assert_non_null(strmap_get(&a->actions, "e.example"));
+    engine_free(b);
+    engine_free(a);
+}
+
+static void test_rollback(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL);
+    const struct action_entry *ok, *refused;
+    size_t dirty;
+    sqlite3 *raw;
+
+    put_action(a, "gone.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+
+    raw = raw_open(f);
+    raw_exec(raw, "CREATE TRIGGER refuse BEFORE INSERT ON action"
+                  " WHEN NEW.domain = 'refused.example'"
+                  " BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    delete_action(a, "gone.example");
+    ok = put_action(a, "ok.example", BROCK_USER_ALLOW, 0, 0, 0, 7);
+    refused = put_action(a, "refused.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
+    add_snitch(a, "tracker.example", "site.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 1);
+    add_tracking(a, "tracker.example", "site.example", BROCK__TRACK_BEACON);
+    add_fp(a, "cdn.example", "/fp.js");
+    json_object_set_new(a->settings, "showCounter", json_false());
+    a->settings_dirty = 1;
+    dirty = a->dirty;
+
+    assert_int_equal(brock__store_flush(a, 1), BROCK_ESTORE);
+    assert_non_null(strstr(a->errmsg, f->db));
+    assert_non_null(strstr(a->errmsg, "refused.example"));
+    assert_non_null(strstr(a->errmsg, "refused by the test"));
+    /* Memory is as it was: every mark is there for the next try. */
+    assert_int_equal(a->dirty, dirty);
+    assert_int_equal(a->settings_dirty, 1);
+    assert_int_equal(a->deleted.n, 1);
+    assert_int_equal(ok->dirty, 7);
+    assert_int_equal(refused->dirty, 7);
+    assert_int_equal(find_site(a, "tracker.example", "site.example")->dirty, BROCK__DIRTY_NEW);
+    assert_int_equal(((struct fp_host *)strmap_get(&a->fp_scripts, "cdn.example"))->dirty,
+                     BROCK__DIRTY_NEW);
+    /* And so is the file. */
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
+                             "gone.example"), 1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
+                             "ok.example"), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM tracking", NULL), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM fp_script", NULL), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM setting", NULL), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM meta", NULL), 0);
+
+    raw_exec(raw, "DROP TRIGGER refuse");
+    assert_int_equal(brock__store_flush(a, 1), 0);
+    assert_all_clean(a);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
+                             "gone.example"), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), 2);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), 1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM tracking", NULL), 1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM fp_script", NULL), 1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM meta WHERE key = 'seeded'", NULL), 1);
+    sqlite3_close(raw);
+    engine_free(a);
+}
+
+static void assert_no_file(const struct fixture *f, const char *suffix)
+{
+    char p[320];
+
+    snprintf(p, sizeof(p), "%s%s", f->db, suffix);
+    assert_int_equal(access(p, F_OK), -1);
+}
+
+static void test_not_a_database(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = engine_new();
+    char text[4096], *back = NULL;
+    size_t len = 0;
+    int fresh = -1;
+
+    for (size_t i = 0; i < sizeof(text); i++)
+        text[i] = "brock state, but not SQLite\n"[i % 28];
+    assert_int_equal(file_mkdirs(f->dir, 0700), 0);
+    assert_int_equal(file_write_atomic(f->db, text, sizeof(text), 0600), 0);
+
+    assert_int_equal(brock__store_open(e, f->dir, &fresh), BROCK_ESTORE);
+    assert_null(e->store);
+    assert_non_null(strstr(e->errmsg, f->db));
+    assert_non_null(strstr(e->errmsg, "file is not a database"));
+    assert_int_equal(file_read(f->db, 1 << 20, &back, &len), 0);
+    assert_int_equal(len, sizeof(text));
+    assert_memory_equal(back, text, sizeof(text));
+    mem_free(back);
+    assert_no_file(f, "-wal");
+    assert_no_file(f, "-shm");
+    assert_no_file(f, "-journal");
+    engine_free(e);
+}
+
+static void test_newer_schema(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = engine_new();
+    sqlite3 *raw;
+    sqlite3_stmt *st;
+    int fresh = -1;
+
+    assert_int_equal(file_mkdirs(f->dir, 0700), 0);
+    raw = raw_open(f);
+    raw_exec(raw, "CREATE TABLE future (x); PRAGMA user_version = 99;");
+    sqlite3_close(raw);
+
+    assert_int_equal(brock__store_open(e, f->dir, &fresh), BROCK_ESTORE);
+    assert_null(e->store);
+    assert_non_null(strstr(e->errmsg, f->db));
+    assert_non_null(strstr(e->errmsg, "version 99"));
+    /* Not switched to WAL, not given tables: untouched. */
+    raw = raw_open(f);
+    assert_int_equal(sqlite3_prepare_v2(raw, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "delete");
+    sqlite3_finalize(st);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM sqlite_master", NULL), 1);
+    sqlite3_close(raw);
+    engine_free(e);
+}
+
+/* tracking_map's names for its kinds. */
+static unsigned tracking_kind(const char *s)
+{
+    if (!strcmp(s, "beacon"))
+        return BROCK__TRACK_BEACON;
+    if (!strcmp(s, "canvas"))
+        return BROCK__TRACK_CANVAS;
+    if (!strcmp(s, "pixelcookieshare"))
+        return BROCK__TRACK_PIXEL;
+    return 0;
+}
+
+/* Fills e from Privacy Badger's seed, every entry marked for writing. */
+static size_t load_seed_by_hand(struct brock_engine *e)
+{
+    json_error_t jerr;
+    json_t *seed = json_load_file(test_data("privacybadger/seed.json"), 0, &jerr);
+    json_t *v, *sites, *site;
+    const char *key, *name;
+    size_t i, n_sites = 0;
+
+    if (!seed)
+        print_error("seed.json: %s\n", jerr.text);
+    assert_non_null(seed);
+    json_object_foreach(json_object_get(seed, "action_map"), key, v) {
+        const char *h = json_string_value(json_object_get(v, "heuristicAction"));
+        int heur = brock__heur_parse(h ? h : "");
+
+        put_action(e, key, BROCK_NOACTION, heur < 0 ? BROCK__HEUR_UNKNOWN : heur,
+                   json_is_true(json_object_get(v, "dnt")),
+                   json_integer_value(json_object_get(v, "nextUpdateTime")), 7);
+    }
+    json_object_foreach(json_object_get(seed, "snitch_map"), key, sites) {
+        json_array_foreach(sites, i, site) {
+            add_snitch(e, key, json_string_value(site), NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0);
+            n_sites++;
+        }
+    }
+    json_object_foreach(json_object_get(seed, "tracking_map"), key, sites) {
+        json_object_foreach(sites, name, v) {
+            unsigned kinds = 0;
+            json_array_foreach(v, i, site)
+                kinds |= tracking_kind(json_string_value(site));
+            add_tracking(e, key, name, kinds);
+        }
+    }
+    json_object_foreach(json_object_get(seed, "fp_scripts"), key, sites) {
+        json_object_foreach(sites, name, v)
+            add_fp(e, key, name);
+    }
+    json_decref(seed);
+    return n_sites;
+}
+
+static void test_seed_flush(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL), *b = engine_on(f, NULL), *c;
+    size_t n_sites = load_seed_by_hand(a);
+    int64_t t0, flush_us, load_us;
+    sqlite3 *raw;
+
+    assert_true(a->actions.len >= 10000);
+    t0 = now_us();
+    assert_int_equal(brock__store_flush(a, 1), 0);
+    flush_us = now_us() - t0;
+    assert_all_clean(a);
+    printf("# flushed the seed (%zu actions, %zu snitch sites, %zu tracking bases) in %.1f ms\n",
+           a->actions.len, n_sites, a->tracking.len, (double)flush_us / 1000);
+
+    raw = raw_open(f);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), (int64_t)a->actions.len);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), (int64_t)n_sites);
+    assert_true(raw_int(raw, "SELECT count(*) FROM journal", NULL) <= 10000);
+    sqlite3_close(raw);
+
+    t0 = now_us();
+    c = engine_on(f, NULL);
+    load_us = now_us() - t0;
+    printf("# loaded it back in %.1f ms\n", (double)load_us / 1000);
+    assert_same_maps(a, c);
+
+    /* b read the journal before the flush, whose start has since been trimmed away: it
+     * reloads everything instead. */
+    assert_true(brock__store_poll(b) >= (int)a->actions.len);
+    assert_same_actions(a, b);
+    assert_same_snitches(a, b);
+
+    /* After that, one change is one name again. */
+    put_action(a, "google.com", BROCK_USER_ALLOW, 0, 0, 0, BROCK__DIRTY_USER);
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_poll(b), 1);
+    assert_int_equal(brock__store_poll(c), 1);
+    assert_int_equal(((struct action_entry *)strmap_get(&c->actions, "google.com"))->user,
+                     BROCK_USER_ALLOW);
+    engine_free(c);
+    engine_free(b);
+    engine_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_columnwise_upsert, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seed_flush, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
