@@ -16,6 +16,8 @@
 #include <idn2.h>
 #include <libpsl.h>
 
+#include "util/alloc.h"
+
 /* The longest name DNS carries, without a trailing dot. */
 #define HOST_LEN_MAX 253
 
@@ -425,10 +427,19 @@ static size_t strip_dot(const char *s)
     return n > 0 && s[n - 1] == '.' ? n - 1 : n;
 }
 
+/* isThirdParty once the site's base is known: a request host is first party when it is the
+ * base or ends with "." + base. */
+static int third_party_of_base(const char *req, size_t rlen, const char *base, size_t blen)
+{
+    if (rlen > blen)
+        return !(req[rlen - blen - 1] == '.' && memcmp(req + rlen - blen, base, blen) == 0);
+    return !(rlen == blen && memcmp(req, base, blen) == 0);
+}
+
 int brock__is_third_party(const char *request_host, const char *site_host)
 {
     char site[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
-    size_t rlen, slen, blen;
+    size_t rlen, slen;
     int n;
 
     if (!request_host || !*request_host || !site_host || !*site_host)
@@ -444,11 +455,7 @@ int brock__is_third_party(const char *request_host, const char *site_host)
     n = brock_base_domain(site, base);
     if (n < 0)
         return 1;
-    blen = (size_t)n;
-    if (rlen > blen)
-        return !(request_host[rlen - blen - 1] == '.' &&
-                 memcmp(request_host + rlen - blen, base, blen) == 0);
-    return !(rlen == blen && memcmp(request_host, base, blen) == 0);
+    return third_party_of_base(request_host, rlen, base, (size_t)n);
 }
 
 int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b)
@@ -466,13 +473,77 @@ int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char 
 
 int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b)
 {
-    char base_a[BROCK_HOST_MAX], base_b[BROCK_HOST_MAX];
+    const char *base_a, *base_b;
+    size_t alen, blen;
 
-    if (!brock__is_third_party(a, b))
-        return 0;
-    if (brock_base_domain(a, base_a) < 0 || brock_base_domain(b, base_b) < 0)
+    if (!a || !*a || !b || !*b)
         return 1;
-    return !brock__is_mdfp(e, base_a, base_b);
+    alen = strlen(a);
+    blen = strlen(b);
+    if (alen == blen && !memcmp(a, b, alen))
+        return 0;
+    base_b = brock__base(e, b);
+    if (!*base_b)
+        return 1;
+    if (!third_party_of_base(a, alen, base_b, strlen(base_b)))
+        return 0;
+    base_a = brock__base(e, a);
+    return !*base_a || !brock__is_mdfp(e, base_a, base_b);
+}
+
+/* ---- the per-engine base domain cache ---- */
+
+/* libpsl's lookup costs about a microsecond; a decision needs two or three base domains, so a
+ * direct-mapped cache of recent hosts keeps decisions well under that. A slot remembers a
+ * host by its 64-bit keyed hash and length, and its base by offset: the base is always a
+ * tail of the host. */
+struct brock__base_slot {
+    uint64_t hash;
+    uint16_t len; /* host length + 1; 0: empty */
+    uint16_t off;
+};
+
+#define BASE_CACHE_SLOTS 65536
+
+int brock__base_cache_init(struct brock_engine *e)
+{
+    e->base_cache = mem_calloc(BASE_CACHE_SLOTS, sizeof(*e->base_cache));
+    return e->base_cache ? 0 : BROCK_ENOMEM;
+}
+
+void brock__base_cache_free(struct brock_engine *e)
+{
+    mem_free(e->base_cache);
+    e->base_cache = NULL;
+}
+
+const char *brock__base(const struct brock_engine *e, const char *host)
+{
+    char tmp[BROCK_HOST_MAX];
+    uint64_t h = 0xcbf29ce484222325ULL ^ e->actions.seed;
+    struct brock__base_slot *slot;
+    size_t len = 0;
+    int n;
+
+    for (; host[len]; len++) {
+        h ^= (unsigned char)host[len];
+        h *= 0x100000001b3ULL;
+    }
+    if (len == 0 || len >= BROCK_HOST_MAX)
+        return host + len;
+    h ^= h >> 32;
+    slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
+    if (slot && slot->hash == h && slot->len == len + 1)
+        return host + slot->off;
+    n = brock_base_domain(host, tmp);
+    if (n <= 0 || (size_t)n > len)
+        return host + len;
+    if (slot) {
+        slot->hash = h;
+        slot->len = (uint16_t)(len + 1);
+        slot->off = (uint16_t)(len - (size_t)n);
+    }
+    return host + len - (size_t)n;
 }
 
 /* ---- names in the action map ---- */

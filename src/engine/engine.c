@@ -186,6 +186,7 @@ static void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
     brock__strvec_cleanup(&e->deleted);
     brock__lists_cleanup(&e->lists);
+    brock__base_cache_free(e);
     json_decref(e->settings);
     mem_free(e);
 }
@@ -222,7 +223,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     e->threshold = BROCK__TRACKING_THRESHOLD;
     e->no_learn = cfg->no_learn;
     e->settings = default_settings();
-    if (!e->settings) {
+    if (!e->settings || brock__base_cache_init(e) < 0) {
         rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
         goto fail;
     }

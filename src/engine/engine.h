@@ -101,6 +101,7 @@ struct brock_lists {
 };
 
 struct brock__store;
+struct brock__base_slot;
 
 struct brock_engine {
     struct strmap actions;    /* FQDN → struct action_entry */
@@ -119,6 +120,7 @@ struct brock_engine {
 
     struct brock_lists lists;
     struct brock__store *store; /* NULL: memory only */
+    struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
 
     char errmsg[512];
 };
@@ -141,6 +143,12 @@ int brock__is_third_party(const char *request_host, const char *site_host);
 
 /* isThirdPartyDomain: isThirdParty and not one multi-domain first party. */
 int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b);
+
+/* The base domain of a normalised host (no trailing dot), as a pointer into host: the base
+ * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
+const char *brock__base(const struct brock_engine *e, const char *host);
+int brock__base_cache_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+void brock__base_cache_free(struct brock_engine *e);
 
 /* isMultiDomainFirstParty(base_a, base_b). */
 int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b);

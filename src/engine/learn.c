@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -237,8 +238,10 @@ int brock_observe(struct brock_engine *e, const struct brock_observation *o,
     fqdn = cname ? cname : host;
     if (brock__is_private(fqdn))
         return 0;
-    brock_base_domain(fqdn, base);
-    brock_base_domain(site_host, site);
+    snprintf(base, sizeof(base), "%s", brock__base(e, fqdn));
+    snprintf(site, sizeof(site), "%s", brock__base(e, site_host));
+    if (!*base || !*site)
+        return 0;
     if (!brock__is_third_party_domain(e, base, site))
         return 0;
     if (brock__snitch_has(brock__snitch_get(e, base), site))

@@ -204,20 +204,22 @@ int brock__score(int action)
 enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
                                      const struct action_entry **source)
 {
-    char base[BROCK_HOST_MAX];
     const char *starts[BROCK_HOST_MAX / 2];
-    size_t n = 0, blen;
+    const char *base;
+    size_t n = 0;
     enum brock_action best = BROCK_NOACTION;
     const struct action_entry *from = NULL;
 
     if (source)
         *source = NULL;
-    if (!e->actions.len || brock_base_domain(fqdn, base) < 0)
+    if (!e->actions.len)
         return BROCK_NOACTION;
-    blen = strlen(base);
-    for (const char *p = fqdn; p; p = brock__parent(p)) {
+    base = brock__base(e, fqdn);
+    if (!*base)
+        return BROCK_NOACTION;
+    for (const char *p = fqdn; p && n < sizeof(starts) / sizeof(starts[0]); p = brock__parent(p)) {
         starts[n++] = p;
-        if (strlen(p) <= blen)
+        if (p >= base)
             break;
     }
     while (n--) {
@@ -299,11 +301,11 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
         if (brock_host_normalize(site_host, strlen(site_host), site_norm) < 0)
             return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
         site = site_norm;
-        brock_base_domain(site, d->site);
+        copy_host(d->site, brock__base(e, site));
     }
     cname = brock__cname(e, d->host);
     copy_host(d->tracker, cname ? cname : d->host);
-    brock_base_domain(d->tracker, d->base);
+    copy_host(d->base, brock__base(e, d->tracker));
 
     if (site && !brock__is_third_party_domain(e, d->tracker, site)) {
         d->reason = BROCK_WHY_FIRST_PARTY;
