@@ -108,7 +108,8 @@ BROCK_API BROCK_NODISCARD int brock_engine_open(const struct brock_config *cfg,
                                                 struct brock_engine **out, char *err,
                                                 size_t errlen);
 
-/* Writes pending learning to the state and frees the engine. NULL is a no-op. */
+/* Frees the engine. Changes not yet written by brock_sync() are dropped, so that a command
+ * that fails half-way leaves the state as it was. NULL is a no-op. */
 BROCK_API void brock_engine_free(struct brock_engine *e);
 
 /* A sentence describing the last failure of a call on e; "" if none. Valid until the next

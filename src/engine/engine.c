@@ -281,13 +281,9 @@ void brock_engine_free(struct brock_engine *e)
 {
     if (!e)
         return;
-    if (e->store) {
-        /* The last chance to save: a failure here is reported by brock_sync() callers who
-         * care, so it is deliberately ignored. */
-        if ((e->dirty || e->settings_dirty) && brock__store_flush(e, 0) < 0)
-            e->dirty = 0;
+    /* Unsynced changes are dropped: a command that failed half-way must write nothing. */
+    if (e->store)
         brock__store_close(e);
-    }
     engine_free(e);
 }
 

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The command line's shared pieces: the global options, the entries of the command table,
+ * and the helpers every command uses to report errors and to open and close the engine.
+ */
+#ifndef BROCK_CLI_H
+#define BROCK_CLI_H
+
+#include <stdio.h>
+
+#include "brock.h"
+
+/* Exit statuses. */
+enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
+
+/* Files the commands read whole (HAR, imports) are refused past this size. */
+#define CLI_FILE_MAX ((size_t)1 << 30)
+
+/* Options that come before the command. */
+struct cli {
+    const char *state_dir; /* --state, or NULL for the default */
+    const char *data_dir;  /* --data, or NULL for BROCK_DEFAULT_DATA_DIR */
+    int no_seed;
+    int no_learn;
+    char state_buf[4096];  /* the default state folder, once computed */
+};
+
+/* One command, as the table in main.c lists it. */
+struct cmd_entry {
+    const char *name;
+    const char *usage;   /* what follows the name in a synopsis */
+    const char *summary; /* one line for `brock --help` */
+    const char *help;    /* the options and arguments, for `brock CMD --help` */
+    int (*exec)(struct cli *cli, const struct cmd_entry *self, int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_run_entry;
+extern const struct cmd_entry cmd_check_entry;
+extern const struct cmd_entry cmd_learn_entry;
+extern const struct cmd_entry cmd_list_entry;
+extern const struct cmd_entry cmd_set_entry;
+extern const struct cmd_entry cmd_import_entry;
+extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_help_entry;
+
+/* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */
+int cli_error(const struct cmd_entry *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints the message and a pointer to --help on stderr and returns CLI_USAGE. */
+int cli_usage(const struct cmd_entry *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints a command's help text on f. */
+void cli_help(const struct cmd_entry *cmd, FILE *f);
+
+/* The options every command shares, to be put at the end of its long options. */
+#define CLI_HELP_OPTION {"help", no_argument, NULL, 'h'}
+
+/* Starts a command's getopt_long scan over argv (argv[0] is the command's name) with
+ * getopt's own messages off. */
+void cli_getopt_start(void);
+
+/* What a command does with a getopt_long result it has no case for: 'h' prints its help
+ * and gives CLI_OK; a bad option or a missing argument gives CLI_USAGE, with a message. */
+int cli_getopt_other(const struct cmd_entry *cmd, int c, char **argv);
+
+/* Opens the engine on the global options. Returns CLI_OK, or CLI_ERROR with a message. */
+int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e);
+
+/* Ends a command: with rc CLI_OK writes its changes (brock_sync(), once); then frees e.
+ * Returns rc, or CLI_ERROR when the state could not be written. */
+int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
+
+#endif

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * `brock list`: the domains with an action, and the sites each was seen tracking on, as
+ * aligned columns for people or as JSON with the evidence for programs.
+ */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/buf.h"
+
+/* A tracker's comma-joined sites stop growing here; the seed keeps at most three. */
+#define LIST_SITES_MAX ((size_t)1 << 20)
+
+static const char list_help[] =
+    "Prints the domains whose action is not noaction, in Privacy Badger's order, with the\n"
+    "action and the sites each was seen tracking on.\n"
+    "\nOptions:\n"
+    "  --json           print a JSON array of objects: domain, action, base, sites, dnt,\n"
+    "                   cookieblock_listed and evidence\n"
+    "  --site DOMAIN    only trackers seen on DOMAIN (a host or base domain)\n"
+    "  --all            include domains whose action is noaction\n"
+    "  -h, --help       print this help\n";
+
+struct list_row {
+    char *domain;
+    const char *action; /* static */
+    char *sites;
+};
+
+struct list_ctx {
+    json_t *json; /* --json: the array being built */
+    struct list_row *rows;
+    size_t n, cap;
+};
+
+static json_t *evidence_json(const struct brock_evidence *ev)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return NULL;
+    if (json_object_set_new(o, "site", json_string(ev->site ? ev->site : "")) ||
+        json_object_set_new(o, "host", json_string(ev->host ? ev->host : "")) ||
+        json_object_set_new(o, "kind", json_string(brock_evidence_kind_name(ev->kind))) ||
+        json_object_set_new(o, "detail", json_string(ev->detail ? ev->detail : "")) ||
+        json_object_set_new(o, "time", json_integer((json_int_t)ev->time_ms))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *tracker_json(const struct brock_tracker *t)
+{
+    json_t *o = json_object(), *sites = json_array(), *ev = json_array();
+    int bad = !o || !sites || !ev;
+
+    for (size_t i = 0; !bad && i < t->n_evidence; i++) {
+        const struct brock_evidence *x = &t->evidence[i];
+
+        bad = json_array_append_new(sites, json_string(x->site ? x->site : "")) ||
+              json_array_append_new(ev, evidence_json(x));
+    }
+    if (!bad)
+        bad = json_object_set_new(o, "domain", json_string(t->domain)) ||
+              json_object_set_new(o, "action", json_string(brock_action_name(t->action))) ||
+              json_object_set_new(o, "base", json_string(t->base ? t->base : "")) ||
+              json_object_set_new(o, "sites", json_incref(sites)) ||
+              json_object_set_new(o, "dnt", json_boolean(t->dnt)) ||
+              json_object_set_new(o, "cookieblock_listed", json_boolean(t->cookieblock_listed)) ||
+              json_object_set_new(o, "evidence", json_incref(ev));
+    json_decref(sites);
+    json_decref(ev);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static int add_row(struct list_ctx *c, const struct brock_tracker *t)
+{
+    struct list_row *r;
+    struct buf b;
+
+    if (mem_grow(&c->rows, &c->cap, c->n + 1, sizeof(*c->rows)) < 0)
+        return BROCK_ENOMEM;
+    buf_init(&b, LIST_SITES_MAX);
+    for (size_t i = 0; i < t->n_evidence; i++) {
+        if ((i && buf_puts(&b, ",") < 0) || buf_puts(&b, t->evidence[i].site) < 0)
+            break;
+    }
+    r = &c->rows[c->n];
+    r->action = brock_action_name(t->action);
+    r->domain = mem_strdup(t->domain);
+    r->sites = buf_detach(&b, NULL);
+    if (!r->domain || !r->sites) {
+        mem_free(r->domain);
+        mem_free(r->sites);
+        return BROCK_ENOMEM;
+    }
+    c->n++;
+    return 0;
+}
+
+static int on_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct list_ctx *c = arg;
+
+    if (!c->json)
+        return add_row(c, t);
+    return json_array_append_new(c->json, tracker_json(t)) ? BROCK_ENOMEM : 0;
+}
+
+static void print_rows(const struct list_ctx *c)
+{
+    int wd = (int)strlen("DOMAIN"), wa = (int)strlen("ACTION");
+
+    if (c->n == 0)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        int d = (int)strlen(c->rows[i].domain), a = (int)strlen(c->rows[i].action);
+
+        wd = d > wd ? d : wd;
+        wa = a > wa ? a : wa;
+    }
+    printf("%-*s  %-*s  %s\n", wd, "DOMAIN", wa, "ACTION", "SITES");
+    for (size_t i = 0; i < c->n; i++)
+        printf("%-*s  %-*s  %s\n", wd, c->rows[i].domain, wa, c->rows[i].action,
+               *c->rows[i].sites ? c->rows[i].sites : "-");
+}
+
+static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    enum { OPT_JSON = 256, OPT_SITE, OPT_ALL };
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"site", required_argument, NULL, OPT_SITE},
+        {"all", no_argument, NULL, OPT_ALL},
+        CLI_HELP_OPTION,
+        {NULL, 0, NULL, 0},
+    };
+    char site[BROCK_HOST_MAX];
+    const char *site_arg = NULL;
+    struct brock_engine *e = NULL;
+    struct list_ctx ctx;
+    unsigned flags = 0;
+    int c, rc, json = 0, err;
+
+    memset(&ctx, 0, sizeof(ctx));
+    cli_getopt_start();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_JSON:
+            json = 1;
+            break;
+        case OPT_SITE:
+            site_arg = optarg;
+            break;
+        case OPT_ALL:
+            flags |= BROCK_TRACKERS_ALL;
+            break;
+        default:
+            return cli_getopt_other(self, c, argv);
+        }
+    }
+    if (optind < argc)
+        return cli_usage(self, "'%s': list takes no arguments", argv[optind]);
+    if (site_arg && brock_host_normalize(site_arg, strlen(site_arg), site) < 0)
+        return cli_error(self, "--site '%s' is not a domain name", site_arg);
+
+    rc = cli_open(cli, self, &e);
+    if (rc != CLI_OK)
+        return rc;
+    if (json && !(ctx.json = json_array())) {
+        rc = cli_error(self, "out of memory");
+        goto out;
+    }
+    err = brock_trackers(e, site_arg ? site : NULL, flags, on_tracker, &ctx);
+    if (err < 0) {
+        rc = cli_error(self, "cannot list the trackers: %s", brock_strerror(err));
+        goto out;
+    }
+    if (!json)
+        print_rows(&ctx);
+    else if (json_dumpf(ctx.json, stdout, JSON_INDENT(2)) < 0 || fputc('\n', stdout) == EOF)
+        rc = cli_error(self, "cannot write to standard output");
+out:
+    for (size_t i = 0; i < ctx.n; i++) {
+        mem_free(ctx.rows[i].domain);
+        mem_free(ctx.rows[i].sites);
+    }
+    mem_free(ctx.rows);
+    json_decref(ctx.json);
+    return cli_close(self, e, rc);
+}
+
+const struct cmd_entry cmd_list_entry = {
+    .name = "list",
+    .usage = "[--json] [--site DOMAIN] [--all]",
+    .summary = "List trackers, their action, and the sites they were seen on",
+    .help = list_help,
+    .exec = cmd_list_exec,
+};

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * `brock run`: the proxy and dashboard. The options are checked for shape here, so that a
+ * typo is a usage error before anything is opened; the proxy itself judges the rest.
+ */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proxy/proxy.h"
+#include "util/alloc.h"
+
+static const char run_help[] =
+    "Options:\n"
+    "  --listen ADDR:PORT    where to listen (default " PROXY_DEFAULT_LISTEN "; [V6]:PORT for\n"
+    "                        IPv6)\n"
+    "  --intercept           see inside HTTPS with the local CA (see `brock ca init`)\n"
+    "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n"
+    "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n"
+    "                        may be repeated\n"
+    "  --upstream-ca FILE    also trust the roots in FILE (PEM) for upstream TLS\n"
+    "  -v, --verbose         log every request\n"
+    "  -q, --quiet           log errors only\n"
+    "  -h, --help            print this help\n";
+
+/* Whether s ends in ":PORT" after something (0 only when zero_ok: listening on port 0
+ * lets the system choose). */
+static int has_port(const char *s, int zero_ok)
+{
+    const char *colon = strrchr(s, ':');
+    unsigned long port = 0;
+    const char *p;
+
+    if (!colon || colon == s || !colon[1] || strlen(colon + 1) > 5)
+        return 0;
+    for (p = colon + 1; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        port = port * 10 + (unsigned long)(*p - '0');
+    }
+    return (port > 0 || zero_ok) && port <= 65535;
+}
+
+static int check_resolve(const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+
+    return eq && eq != spec && eq[1] != ':' && has_port(eq + 1, 0);
+}
+
+static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    enum { OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA };
+    static const struct option opts[] = {
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"intercept", no_argument, NULL, OPT_INTERCEPT},
+        {"resolve", required_argument, NULL, OPT_RESOLVE},
+        {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
+        {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
+        CLI_HELP_OPTION,
+        {NULL, 0, NULL, 0},
+    };
+    struct proxy_options o;
+    struct brock_engine *e = NULL;
+    const char **resolve = NULL;
+    int c, rc = CLI_OK;
+
+    memset(&o, 0, sizeof(o));
+    o.verbosity = 1;
+    resolve = mem_calloc((size_t)argc, sizeof(*resolve));
+    if (!resolve)
+        return cli_error(self, "out of memory");
+    cli_getopt_start();
+    while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_LISTEN:
+            if (!has_port(optarg, 1)) {
+                rc = cli_usage(self, "--listen '%s': expected ADDR:PORT with a port from 0 to "
+                                     "65535", optarg);
+                goto out;
+            }
+            o.listen = optarg;
+            break;
+        case OPT_INTERCEPT:
+            o.intercept = 1;
+            break;
+        case OPT_RESOLVE:
+            if (!check_resolve(optarg)) {
+                rc = cli_usage(self, "--resolve '%s': expected HOSTGLOB[:PORT]=ADDR:PORT",
+                               optarg);
+                goto out;
+            }
+            resolve[o.n_resolve++] = optarg;
+            break;
+        case OPT_UPSTREAM_CA:
+            if (access(optarg, R_OK) != 0) {
+                rc = cli_error(self, "--upstream-ca '%s': cannot read the file", optarg);
+                goto out;
+            }
+            o.upstream_ca = optarg;
+            break;
+        case 'v':
+            o.verbosity = 2;
+            break;
+        case 'q':
+            o.verbosity = 0;
+            break;
+        default:
+            rc = cli_getopt_other(self, c, argv);
+            goto out;
+        }
+    }
+    if (optind < argc) {
+        rc = cli_usage(self, "'%s': run takes no arguments", argv[optind]);
+        goto out;
+    }
+    rc = cli_open(cli, self, &e);
+    if (rc != CLI_OK)
+        goto out;
+    o.resolve = resolve;
+    o.state_dir = cli->state_dir;
+    rc = proxy_run(e, &o) == 0 ? CLI_OK : CLI_ERROR;
+out:
+    rc = cli_close(self, e, rc);
+    mem_free(resolve);
+    return rc;
+}
+
+const struct cmd_entry cmd_run_entry = {
+    .name = "run",
+    .usage = "[--listen ADDR:PORT] [--intercept] [--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
+             "[--upstream-ca FILE] [-v|-q]",
+    .summary = "Run the proxy and its dashboard (the default command)",
+    .help = run_help,
+    .exec = cmd_run_exec,
+};

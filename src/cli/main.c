@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * `brock`: the global options, the command table and its dispatch, help, and the helpers
+ * the commands share to open the engine on the state folder and close it again.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/file.h"
+
+static const struct cmd_entry *const cmd_table[] = {
+    &cmd_run_entry,  &cmd_check_entry,  &cmd_learn_entry,  &cmd_list_entry,
+    &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_help_entry,
+    NULL,
+};
+
+static const char global_help[] =
+    "Global options (before the command):\n"
+    "  --state DIR   the state folder (default $XDG_STATE_HOME/brock, else\n"
+    "                ~/.local/state/brock)\n"
+    "  --data DIR    Privacy Badger's data (default " BROCK_DEFAULT_DATA_DIR ")\n"
+    "  --no-seed     do not load Privacy Badger's seed into a new state\n"
+    "  --no-learn    never learn, whatever the state's setting says\n"
+    "  -h, --help    print this help; `brock help COMMAND` or `brock COMMAND --help`\n"
+    "                describe one command\n"
+    "  -V, --version print brock's version\n";
+
+static void vmessage(const struct cmd_entry *cmd, const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    if (cmd)
+        fprintf(stderr, "brock %s: ", cmd->name);
+    else
+        fputs("brock: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int cli_error(const struct cmd_entry *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_usage(const struct cmd_entry *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vmessage(cmd, fmt, ap);
+    va_end(ap);
+    if (cmd)
+        fprintf(stderr, "Try 'brock %s --help'.\n", cmd->name);
+    else
+        fputs("Try 'brock --help'.\n", stderr);
+    return CLI_USAGE;
+}
+
+void cli_help(const struct cmd_entry *cmd, FILE *f)
+{
+    fprintf(f, "Usage: brock [GLOBAL OPTIONS] %s%s%s\n%s.\n", cmd->name, *cmd->usage ? " " : "",
+            cmd->usage, cmd->summary);
+    if (cmd->help && *cmd->help)
+        fprintf(f, "\n%s", cmd->help);
+}
+
+static void main_help(FILE *f)
+{
+    fputs("Usage: brock [GLOBAL OPTIONS] [COMMAND [ARGS]]\n"
+          "A filtering HTTP/HTTPS proxy that learns, as Privacy Badger does, which third-party\n"
+          "domains track people across sites, and blocks them. The default command is run.\n"
+          "\nCommands:\n",
+          f);
+    for (size_t i = 0; cmd_table[i]; i++)
+        fprintf(f, "  %-8s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+    fprintf(f, "\n%s", global_help);
+}
+
+void cli_getopt_start(void)
+{
+    /* 0, not 1: glibc then forgets the previous scan, including its '+' mode. */
+    optind = 0;
+    opterr = 0;
+}
+
+int cli_getopt_other(const struct cmd_entry *cmd, int c, char **argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+    if (c == 'h') {
+        cli_help(cmd, stdout);
+        return CLI_OK;
+    }
+    if (c == ':')
+        return cli_usage(cmd, "option '%s' needs an argument", arg);
+    if (optopt && optopt != '?')
+        return cli_usage(cmd, "unknown option '-%c'", optopt);
+    return cli_usage(cmd, "unknown option '%s'", arg);
+}
+
+static int default_state(struct cli *cli, const struct cmd_entry *cmd)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    int n, err;
+
+    /* The XDG rules say a relative $XDG_STATE_HOME is to be ignored. */
+    if (xdg && xdg[0] == '/')
+        n = snprintf(cli->state_buf, sizeof(cli->state_buf), "%s/brock", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(cli->state_buf, sizeof(cli->state_buf), "%s/.local/state/brock", home);
+    else
+        return cli_error(cmd, "no state folder: HOME and XDG_STATE_HOME are unset or not "
+                              "absolute; give --state DIR");
+    if (n < 0 || (size_t)n >= sizeof(cli->state_buf))
+        return cli_error(cmd, "the default state folder's path is too long; give --state DIR");
+    err = file_mkdirs(cli->state_buf, 0700);
+    if (err < 0)
+        return cli_error(cmd, "%s: cannot create the state folder: %s", cli->state_buf,
+                         strerror(-err));
+    cli->state_dir = cli->state_buf;
+    return CLI_OK;
+}
+
+int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e)
+{
+    struct brock_config cfg;
+    char err[512];
+
+    *e = NULL;
+    if (!cli->state_dir && default_state(cli, cmd) != CLI_OK)
+        return CLI_ERROR;
+    cfg.state_dir = cli->state_dir;
+    cfg.data_dir = cli->data_dir ? cli->data_dir : BROCK_DEFAULT_DATA_DIR;
+    cfg.no_seed = cli->no_seed;
+    cfg.no_learn = cli->no_learn;
+    err[0] = '\0';
+    if (brock_engine_open(&cfg, e, err, sizeof(err)) < 0)
+        return cli_error(cmd, "%s", *err ? err : "cannot open the engine");
+    return CLI_OK;
+}
+
+int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc)
+{
+    if (e && rc == CLI_OK && brock_sync(e) < 0)
+        rc = cli_error(cmd, "cannot write the state: %s", brock_engine_errmsg(e));
+    brock_engine_free(e);
+    return rc;
+}
+
+static const struct cmd_entry *cmd_find(const char *name)
+{
+    for (size_t i = 0; cmd_table[i]; i++) {
+        if (strcmp(cmd_table[i]->name, name) == 0)
+            return cmd_table[i];
+    }
+    return NULL;
+}
+
+/* `brock help [COMMAND]`. */
+static int cmd_help_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
+    const struct cmd_entry *cmd;
+    int c;
+
+    (void)cli;
+    cli_getopt_start();
+    c = getopt_long(argc, argv, ":h", opts, NULL);
+    if (c != -1)
+        return cli_getopt_other(self, c, argv);
+    if (argc - optind > 1)
+        return cli_usage(self, "too many arguments");
+    if (argc == optind) {
+        main_help(stdout);
+        return CLI_OK;
+    }
+    cmd = cmd_find(argv[optind]);
+    if (!cmd)
+        return cli_usage(self, "'%s' is not a command", argv[optind]);
+    cli_help(cmd, stdout);
+    return CLI_OK;
+}
+
+const struct cmd_entry cmd_help_entry = {
+    .name = "help",
+    .usage = "[COMMAND]",
+    .summary = "Print the commands, or one command's options",
+    .help = "",
+    .exec = cmd_help_exec,
+};
+
+int main(int argc, char **argv)
+{
+    enum { OPT_STATE = 256, OPT_DATA, OPT_NO_SEED, OPT_NO_LEARN };
+    static const struct option opts[] = {
+        {"state", required_argument, NULL, OPT_STATE},
+        {"data", required_argument, NULL, OPT_DATA},
+        {"no-seed", no_argument, NULL, OPT_NO_SEED},
+        {"no-learn", no_argument, NULL, OPT_NO_LEARN},
+        {"version", no_argument, NULL, 'V'},
+        CLI_HELP_OPTION,
+        {NULL, 0, NULL, 0},
+    };
+    static char run_name[] = "run";
+    char *run_argv[] = {run_name, NULL};
+    struct cli cli;
+    const struct cmd_entry *cmd;
+    int c, rc;
+
+    memset(&cli, 0, sizeof(cli));
+    opterr = 0;
+    /* '+': the first word that is not an option is the command; the rest is its own. */
+    while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_STATE:
+            if (!*optarg)
+                return cli_usage(NULL, "--state needs a folder");
+            cli.state_dir = optarg;
+            break;
+        case OPT_DATA:
+            if (!*optarg)
+                return cli_usage(NULL, "--data needs a folder");
+            cli.data_dir = optarg;
+            break;
+        case OPT_NO_SEED:
+            cli.no_seed = 1;
+            break;
+        case OPT_NO_LEARN:
+            cli.no_learn = 1;
+            break;
+        case 'V':
+            printf("brock %s\n", brock_version());
+            return CLI_OK;
+        case 'h':
+            main_help(stdout);
+            return CLI_OK;
+        case ':':
+            return cli_usage(NULL, "option '%s' needs an argument", argv[optind - 1]);
+        default:
+            if (optopt && optopt != '?')
+                return cli_usage(NULL, "unknown option '-%c'", optopt);
+            return cli_usage(NULL, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc) {
+        cmd = &cmd_run_entry;
+        rc = cmd->exec(&cli, cmd, 1, run_argv);
+    } else {
+        cmd = cmd_find(argv[optind]);
+        if (!cmd)
+            return cli_usage(NULL, "'%s' is not a command", argv[optind]);
+        rc = cmd->exec(&cli, cmd, argc - optind, argv + optind);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno;
+        fprintf(stderr, "brock %s: writing to standard output: %s\n", cmd->name, strerror(e));
+        rc = CLI_ERROR;
+    }
+    return rc;
+}

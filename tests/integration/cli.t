@@ -1,0 +1,484 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The command line end to end: HAR files written here are learned from, and what brock then
+# lists, checks, exports and imports is compared with what Privacy Badger's rules say. Every
+# bad input must fail with a message naming it and leave the state exactly as it was.
+# Needs $BROCK (the binary) and $BROCK_TESTDATA (the shared data folder); prints TAP.
+set -u
+
+: "${BROCK:?set BROCK to the brock binary}"
+: "${BROCK_TESTDATA:?set BROCK_TESTDATA to the test data folder}"
+DATA="$BROCK_TESTDATA/privacybadger"
+T=$(mktemp -d "${TMPDIR:-/tmp}/brock-cli.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
+# No test may reach a real user's state, whatever a case forgets.
+HOME="$T/home"
+XDG_STATE_HOME="$T/xdg"
+export HOME XDG_STATE_HOME
+unset http_proxy https_proxy
+
+n=0
+failed=0
+
+ok() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        failed=$((failed + 1))
+        if [ -s "$T/err" ]; then sed 's/^/# stderr: /' "$T/err" | head -5; fi
+    fi
+}
+
+# is GOT WANT DESC
+is() {
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; fi
+}
+
+# A fresh state folder for each case; S is the current one.
+states=0
+fresh() {
+    states=$((states + 1))
+    S="$T/state$states"
+}
+
+# brock on the current state with Privacy Badger's lists but no seed: learning starts empty.
+b() {
+    "$BROCK" --state "$S" --data "$DATA" --no-seed "$@"
+}
+
+# brock ARGS, keeping stdout in $T/out and stderr in $T/err; returns brock's status.
+run() {
+    b "$@" >"$T/out" 2>"$T/err"
+}
+
+# The resolved action of DOMAIN in `brock list --all`, or "none".
+action_of() {
+    b list --all | awk -v d="$1" 'NR > 1 && $1 == d { print $2; f = 1 } END { if (!f) print "none" }'
+}
+
+# ---- HAR writing ----
+# A HAR is written as pages of entries. hdr NAME VALUE prints one header object.
+hdr() {
+    printf '{"name":"%s","value":"%s"}' "$1" "$2"
+}
+
+# entry PAGEREF URL REQ_HEADERS RESP_HEADERS [MIME [EXTRA]]: one entry; headers are lists of
+# hdr objects joined by commas; EXTRA is more JSON members, with a leading comma.
+entry() {
+    printf '{"pageref":"%s","startedDateTime":"2024-05-01T10:00:00.000+02:00","time":12,' "$1"
+    printf '"request":{"method":"GET","url":"%s","httpVersion":"HTTP/1.1","headers":[%s],' "$2" "$3"
+    printf '"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0},'
+    printf '"response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[%s],' "$4"
+    printf '"cookies":[],"content":{"size":0,"mimeType":"%s"},"redirectURL":"",' "${5:-image/gif}"
+    printf '"headersSize":-1,"bodySize":0},"cache":{},"timings":{"send":0,"wait":1,"receive":0}%s}' \
+        "${6:-}"
+}
+
+# doc PAGEREF URL: the page's top-level navigation.
+doc() {
+    entry "$1" "$2" "$(hdr Sec-Fetch-Dest document),$(hdr Sec-Fetch-Mode navigate)" \
+        "$(hdr Set-Cookie 'session=9f8e7d6c5b4a3; Path=/')" "text/html; charset=utf-8"
+}
+
+# har FILE ENTRY...: a whole HAR whose pages are named by the entries' pagerefs.
+har() {
+    f=$1
+    shift
+    {
+        printf '{"log":{"version":"1.2","creator":{"name":"test","version":"1"},"pages":[],'
+        printf '"entries":['
+        sep=""
+        for e in "$@"; do
+            printf '%s%s' "$sep" "$e"
+            sep=","
+        done
+        printf ']}}\n'
+    } >"$f"
+}
+
+# visit FILE SITE TRACKER_URL COOKIE: a page on SITE whose tracker request sends COOKIE.
+visit() {
+    har "$1" "$(doc p1 "https://www.$2/")" \
+        "$(entry p1 "$3" "$(hdr Referer "https://www.$2/"),$(hdr Cookie "$4")" "")"
+}
+
+# The state's pb export, to compare a state before and after a failing command.
+snapshot() {
+    b export >"$T/$1" 2>/dev/null
+}
+
+TR=tracker-brock-test.com
+
+# ---- learning from cookies ----
+fresh
+visit "$T/a.har" site-one.com "https://px.$TR/p.gif?x=1" "uid=8f3a9c2e1b7d"
+run learn "$T/a.har"
+ok $? "learn a HAR with a tracking cookie"
+summary="2 entries read, 1 third-party requests, 0 trackers newly blocked"
+is "$(cat "$T/out")" "$summary, 0 skipped (first party unknown)" "learn prints one summary line"
+visit "$T/b.har" site-two.com "https://px.$TR/p.gif" "uid=77aa11bb22cc"
+b learn "$T/b.har" >/dev/null 2>&1
+is "$(action_of "$TR")" allow "a tracker with an identifying cookie on two sites is allow"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" "site-one.com,site-two.com" \
+    "list shows the sites, comma-joined, in the order seen"
+visit "$T/c.har" site-three.com "https://px.$TR/p.gif" "uid=0011aa22bb33"
+run learn "$T/c.har"
+ok $? "learn a third site"
+case $(cat "$T/out") in
+*", 1 trackers newly blocked"*) ok 0 "the summary counts the tracker newly blocked" ;;
+*) ok 1 "the summary counts the tracker newly blocked" ;;
+esac
+is "$(action_of "$TR")" block "on a third site the tracker is block"
+is "$(action_of "px.$TR")" block "the host that was seen is block too"
+run check --site https://news.site-four.com/a "https://cdn.$TR/x.js"
+ok $? "check a subdomain of a blocked tracker"
+perl -MJSON::PP -e '
+    local $/; my $d = decode_json(<STDIN>);
+    my @k = qw(url host base site third_party action effect why);
+    for (@k) { exists $d->{$_} or die "no $_\n" }
+    $d->{host} eq "cdn.'"$TR"'" or die "host\n";
+    $d->{base} eq "'"$TR"'" or die "base\n";
+    $d->{site} eq "site-four.com" or die "site $d->{site}\n";
+    JSON::PP::is_bool($d->{third_party}) && $d->{third_party} or die "third_party\n";
+    $d->{action} eq "block" && $d->{effect} eq "block" or die "action\n";
+    length $d->{why} > 10 or die "why\n";
+    exists $d->{tracker} and die "tracker without a CNAME\n";
+    $d->{url} eq "https://cdn.'"$TR"'/x.js" or die "url\n";
+' <"$T/out" 2>"$T/err"
+ok $? "check prints one JSON object with url, host, base, site, third_party, action, effect, why"
+run check --site "https://www.$TR/" "https://cdn.$TR/x.js"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    !$d->{third_party} && $d->{effect} eq "pass" or exit 1' <"$T/out"
+ok $? "a first-party request passes even when the domain is blocked"
+run list --json
+perl -MJSON::PP -e '
+    local $/; my $a = decode_json(<STDIN>); ref $a eq "ARRAY" or die "not an array\n";
+    my ($t) = grep { $_->{domain} eq "'"$TR"'" } @$a or die "tracker missing\n";
+    $t->{action} eq "block" && $t->{base} eq "'"$TR"'" or die "action/base\n";
+    join(",", @{$t->{sites}}) eq "site-one.com,site-two.com,site-three.com" or die "sites\n";
+    JSON::PP::is_bool($t->{dnt}) && JSON::PP::is_bool($t->{cookieblock_listed}) or die "bools\n";
+    my $e = $t->{evidence}[0];
+    $e->{site} eq "site-one.com" && $e->{kind} eq "cookie" && $e->{host} eq "px.'"$TR"'"
+        or die "evidence $e->{kind} $e->{host}\n";
+    $e->{detail} eq "uid" or die "detail $e->{detail}\n";
+    $e->{time} == 1714550400000 or die "time $e->{time}\n";
+' <"$T/out" 2>"$T/err"
+ok $? "list --json has domain, action, base, sites, dnt, cookieblock_listed and evidence"
+run list --site site-two.com
+awk -v d="$TR" '$1 == d { f = 1 } END { exit !f }' "$T/out"
+ok $? "list --site shows the trackers seen on that site"
+run list --site site-nine.com
+is "$(cat "$T/out")" "" "list --site of a site with no trackers shows none"
+
+# ---- what does not count ----
+fresh
+L=lowentropy-brock-test.com
+for s in one two three four; do
+    visit "$T/l$s.har" "site-$s.com" "https://$L/p.gif" "lang=en; ok=yes"
+    b learn "$T/l$s.har" >/dev/null 2>&1
+done
+is "$(action_of "$L")" none "low-entropy cookies (lang=en, yes) never count"
+run check "https://$L/p.gif"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{action} eq "noaction" or exit 1' \
+    <"$T/out"
+ok $? "check of a domain never seen tracking says noaction"
+
+fresh
+har "$T/same.har" \
+    "$(doc p1 https://www.site-one.com/)" \
+    "$(entry p1 "https://a.$TR/p" "$(hdr Cookie uid=aa11bb22cc33dd)" "")" \
+    "$(doc p2 https://shop.site-one.com/cart)" \
+    "$(entry p2 "https://b.$TR/p" "$(hdr Cookie uid=ee44ff55aa66bb)" "")" \
+    "$(doc p3 https://www.site-two.com/)" \
+    "$(entry p3 "https://a.$TR/p" "$(hdr Cookie uid=1122334455667788)" "")"
+run learn "$T/same.har"
+ok $? "learn pages of one site on two hosts"
+is "$(action_of "$TR")" allow "the same site twice counts once"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" "site-one.com,site-two.com" \
+    "sites are base domains, each once"
+
+# ---- other kinds of evidence ----
+fresh
+SC=setcookie-brock-test.com
+for s in one two three; do
+    har "$T/sc$s.har" "$(doc p1 "https://www.site-$s.com/")" \
+        "$(entry p1 "https://sync.$SC/i" "" "$(hdr Set-Cookie "id=c0ffee$s$s$s; Path=/; Secure")")"
+    b learn "$T/sc$s.har" >/dev/null 2>&1
+done
+is "$(action_of "$SC")" block "identifying Set-Cookie headers on three sites block"
+run list --json
+perl -MJSON::PP -e 'local $/; my ($t) = grep { $_->{domain} eq "'"$SC"'" } @{decode_json(<STDIN>)};
+    $t && $t->{evidence}[0]{kind} eq "set-cookie" or exit 1' <"$T/out"
+ok $? "the evidence of a Set-Cookie says set-cookie"
+
+fresh
+CA=cookiesarray-brock-test.com
+RA=respcookies-brock-test.com
+for s in one two three; do
+    # The request's cookies list comes before headersSize, the response's before content.
+    reqc='"cookies":[{"name":"uid","value":"5e6f7a8b9c'$s'"}],"headersSize"'
+    respc='"cookies":[{"name":"sid","value":"77aa'$s'bb99","path":"/"}],"content"'
+    har "$T/ca$s.har" "$(doc p1 "https://www.site-$s.com/")" \
+        "$(entry p1 "https://$CA/p" "" "" | sed "s|\"cookies\":\\[\\],\"headersSize\"|$reqc|")" \
+        "$(entry p1 "https://$RA/p" "" "" | sed "s|\"cookies\":\\[\\],\"content\"|$respc|")"
+    b learn "$T/ca$s.har" >/dev/null 2>&1
+done
+is "$(action_of "$CA")" block "a request's cookies array stands in for stripped Cookie headers"
+is "$(action_of "$RA")" block "a response's cookies array stands in for stripped Set-Cookie headers"
+
+fresh
+BE=beacon-brock-test.com
+for s in one two three; do
+    har "$T/be$s.har" "$(doc p1 "https://www.site-$s.com/")" \
+        "$(entry p1 "https://$BE/collect" "$(hdr Ping-To "https://www.site-$s.com/")" "")" \
+        "$(entry p1 "https://other-beacon.$BE.example/b" "" "" text/plain ',"_resourceType":"ping"')"
+    b learn "$T/be$s.har" >/dev/null 2>&1
+done
+is "$(action_of "$BE")" block "beacons count without cookies"
+is "$(action_of "other-beacon.$BE.example")" block "Chrome's _resourceType ping is a beacon"
+
+# ---- the cookieblock list ----
+fresh
+Y=$(grep -E '^[a-z0-9-]+\.com$' "$DATA/yellowlist.txt" | head -1)
+for s in one two three; do
+    visit "$T/y$s.har" "site-$s.com" "https://$Y/w.js" "yid=99aa88bb77$s"
+    b learn "$T/y$s.har" >/dev/null 2>&1
+done
+is "$(action_of "$Y")" cookieblock "a yellowlisted base ($Y) on three sites becomes cookieblock"
+run check --site https://www.site-one.com/ "https://$Y/w.js"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{effect} eq "cookieblock" or exit 1' \
+    <"$T/out"
+ok $? "check of a cookieblocked domain says cookieblock"
+
+# ---- HAR dialects ----
+fresh
+printf '\357\273\277' >"$T/bom.har"
+visit "$T/bom-body.har" site-one.com "https://$TR/p" "uid=abcdef012345"
+cat "$T/bom-body.har" >>"$T/bom.har"
+run learn "$T/bom.har"
+ok $? "a HAR starting with a UTF-8 BOM is accepted"
+is "$(action_of "$TR")" allow "and learned from"
+
+fresh
+{
+    printf '{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"pages":null,"entries":['
+    entry "" "https://$TR/p" \
+        "$(hdr Referer https://www.site-one.com/page),$(hdr Cookie uid=12ab34cd56ef)" ""
+    printf ','
+    entry "" "https://$TR/q" "$(hdr Cookie uid=12ab34cd56ef)" ""
+    printf ']}}'
+} | sed 's/"pageref":"",//g' >"$T/nopages.har"
+run learn "$T/nopages.har"
+ok $? "a HAR with pages null and no pagerefs is accepted"
+is "$(cat "$T/out")" "$summary, 1 skipped (first party unknown)" \
+    "the Referer gives the first party; an entry with neither page nor Referer is skipped"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" site-one.com "the Referer's site was learned"
+
+fresh
+{
+    printf '{"log":{"version":"1.2","creator":{"name":"t","version":"1"},'
+    printf '"pages":[{"id":"page_1","title":"https://www.site-one.com/",'
+    printf '"startedDateTime":"2024-05-01T08:00:00Z"}],'
+    printf '"entries":['
+    entry page_1 "https://$TR/p" "$(hdr Cookie uid=9a8b7c6d5e4f)" "" image/gif ',"_resourceType":"image"'
+    printf ']}}'
+} >"$T/title.har"
+run learn "$T/title.har"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" "" \
+    "without a navigation the page's first entry is its document (so nothing is learned)"
+fresh
+{
+    printf '{"log":{"version":"1.2","creator":{"name":"t","version":"1"},'
+    printf '"pages":[{"id":"page_1","title":"https://www.site-one.com/"}],"entries":['
+    entry page_1 "https://www.site-one.com/" "" "" "text/html" ',"_resourceType":"document"'
+    printf ','
+    entry page_1 "https://$TR/p" "$(hdr Cookie uid=9a8b7c6d5e4f)" "" image/gif ',"_resourceType":"image"'
+    printf ']}}'
+} >"$T/chrome.har"
+run learn "$T/chrome.har"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" site-one.com \
+    "Chrome's _resourceType document marks the page's document"
+
+# ---- user choices ----
+fresh
+visit "$T/u.har" site-one.com "https://$TR/p" "uid=0f1e2d3c4b5a"
+b learn "$T/u.har" >/dev/null 2>&1
+run set "$TR" block
+ok $? "set DOMAIN block"
+is "$(cat "$T/out")" "$TR: user_block (block)" "set prints what the domain is now"
+is "$(action_of "$TR")" user_block "list shows the user's choice"
+run set "$TR" cookieblock
+is "$(action_of "$TR")" user_cookieblock "set DOMAIN cookieblock"
+run set "$TR" allow
+is "$(action_of "$TR")" user_allow "set DOMAIN allow"
+run set "$TR" reset
+ok $? "set DOMAIN reset"
+is "$(action_of "$TR")" allow "after reset the learned action is back"
+run set "NEW.$TR" block
+is "$(action_of "new.$TR")" user_block "set normalises the domain's case"
+run set "new.$TR" reset
+is "$(cat "$T/out")" "new.$TR: allow (pass)" "reset of a domain with nothing learned falls back to its base"
+is "$(action_of "new.$TR")" none "and leaves no entry for it"
+
+# ---- export and import ----
+fresh
+A=$S
+for s in one two three; do
+    visit "$T/e$s.har" "site-$s.com" "https://px.$TR/p" "uid=aa$s$s$s""bbccdd"
+    visit "$T/f$s.har" "site-$s.com" "https://$Y/p" "uid=aa$s$s$s""bbccdd"
+    b learn "$T/e$s.har" "$T/f$s.har" >/dev/null 2>&1
+done
+visit "$T/g.har" site-one.com "https://$CA/p" "uid=5e6f7a8b9c0d"
+b learn "$T/g.har" >/dev/null 2>&1
+b set "user.$SC" block >/dev/null
+b list >"$T/list-a"
+run export
+ok $? "export writes Privacy Badger JSON"
+cp "$T/out" "$T/export-stdout"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    for (qw(action_map snitch_map settings_map tracking_map fp_scripts)) { exists $d->{$_} or exit 1 }' \
+    <"$T/out"
+ok $? "the pb export has Privacy Badger's five stores"
+run export -o "$T/export.json"
+ok $? "export -o FILE"
+cmp -s "$T/export.json" "$T/export-stdout"
+ok $? "export -o writes the same text as standard output"
+is "$(stat -c %a "$T/export.json")" 644 "export -o writes mode 0644"
+fresh
+run import "$T/export.json"
+ok $? "import the export into a fresh state"
+b list >"$T/list-b"
+cmp -s "$T/list-a" "$T/list-b"
+ok $? "the re-imported state has identical decisions"
+S=$A
+run export --format hosts
+ok $? "export --format hosts"
+grep -Eq "^0\.0\.0\.0[[:space:]]+px\.$TR\$" "$T/out" && grep -Fq "$TR" "$T/out"
+ok $? "the hosts export lists the blocked domains"
+grep -Fq "$CA" "$T/out"
+is $? 1 "the hosts export leaves out domains that are only allow"
+run export --format abp
+ok $? "export --format abp"
+grep -Fq "||$TR^" "$T/out"
+ok $? "the abp export blocks the blocked domains"
+
+# ---- bad input changes nothing ----
+S=$A
+snapshot before
+# fails DESC NEEDLE ARGS...: brock ARGS must fail, name NEEDLE on stderr, change nothing.
+fails() {
+    desc=$1
+    needle=$2
+    shift 2
+    run "$@"
+    st=$?
+    snapshot after
+    if [ $st -ne 0 ] && grep -Fq -- "$needle" "$T/err" && cmp -s "$T/before" "$T/after"; then
+        ok 0 "$desc"
+    else
+        ok 1 "$desc"
+        echo "#   status $st; stderr: $(head -c 300 "$T/err")"
+    fi
+}
+printf 'this is not JSON' >"$T/bad.har"
+fails "learn of a file that is not JSON" bad.har learn "$T/bad.har"
+printf '{"log":{"version":"1.2","entries":[]}}' >"$T/empty.har"
+fails "learn of a HAR without entries" empty.har learn "$T/empty.har"
+printf '{"log":{"version":"1.2"}}' >"$T/noentries.har"
+fails "learn of a HAR with no entries array" noentries.har learn "$T/noentries.har"
+printf '[1,2,3]' >"$T/array.har"
+fails "learn of JSON that is not a HAR" array.har learn "$T/array.har"
+har "$T/url.har" "$(doc p1 https://www.site-one.com/)" \
+    "$(entry p1 "https://$TR/p" "$(hdr Cookie uid=aaaabbbbcccc)" "" | sed 's/"url":"[^"]*"/"url":42/')"
+fails "learn of an entry whose URL is not a string names the entry" "entries[1]" learn "$T/url.har"
+har "$T/hdrs.har" "$(doc p1 https://www.site-one.com/)" \
+    "$(entry p1 "https://$TR/p" "" "" | sed 's/"headers":\[\]/"headers":{}/')"
+fails "learn of headers that are not an array" "hdrs.har" learn "$T/hdrs.har"
+har "$T/pair.har" "$(doc p1 https://www.site-one.com/)" \
+    "$(entry p1 "https://$TR/p" '{"name":"Cookie"}' "")"
+fails "learn of a header without a value" "headers[0]" learn "$T/pair.har"
+har "$T/entry.har" '"just a string"'
+fails "learn of an entry that is not an object" "entries[0]" learn "$T/entry.har"
+visit "$T/good.har" site-five.com "https://fresh.$TR/p" "uid=ffeeddccbbaa"
+visit "$T/good2.har" site-six.com "https://new-brock-test-tracker.com/p" "uid=ffeeddccbbaa"
+fails "learn of a good file then a bad one saves nothing" bad.har learn "$T/good2.har" "$T/bad.har"
+fails "learn of a missing file" nosuch.har learn "$T/nosuch.har"
+fails "learn without files is a usage error" "HAR file" learn
+fails "set of a bad domain" "bad domain!" set "bad domain!" block
+fails "set of a bad action" maybe set "$TR" maybe
+fails "export in an unknown format" xml export --format xml
+fails "export to a folder that does not exist" "$T/no/such/dir" export -o "$T/no/such/dir/x.json"
+fails "list with an unknown flag" "--bogus" list --bogus
+fails "an unknown global flag" "--bogus" --bogus list
+fails "an unknown command" frobnicate frobnicate
+fails "check of a bad URL" "ftp:/x" check "ftp:/x"
+fails "check of a URL that is not a web URL" "ftp://example.com/" check "ftp://example.com/"
+fails "check of text that is not a URL" "not a url" check "not a url"
+fails "check with a bad --site" "not a site" check --site "not a site" https://example.com/
+printf '{"action_map": 5' >"$T/bad.json"
+fails "import of a file that is not JSON" bad.json import "$T/bad.json"
+printf '{"action_map": 5, "snitch_map": {}}' >"$T/shape.json"
+fails "import of a file with the wrong shapes" shape.json import "$T/shape.json"
+fails "import of a missing file" nosuch.json import "$T/nosuch.json"
+fails "run with a bad --listen" "nowhere" run --listen nowhere
+fails "run with a bad --resolve" "example.com" run --resolve example.com
+fails "a missing option argument" "--site" check --site
+
+run set "$TR" maybe
+is $? 2 "a bad action is a usage error (exit 2)"
+run list --bogus
+is $? 2 "a bad flag is a usage error (exit 2)"
+run learn "$T/bad.har"
+is $? 1 "a bad file is an error (exit 1)"
+
+# ---- learning switched off ----
+"$BROCK" --state "$S" --data "$DATA" --no-seed --no-learn learn "$T/good.har" >"$T/out" 2>"$T/err"
+st=$?
+snapshot after
+[ $st -eq 1 ] && grep -q "learning is off" "$T/err" && cmp -s "$T/before" "$T/after"
+ok $? "learn with --no-learn says learning is off, exits 1 and changes nothing"
+
+# ---- help, version, defaults ----
+"$BROCK" --help >"$T/out" 2>"$T/err"
+ok $? "brock --help exits 0"
+missing=""
+for c in run check learn list set import export; do
+    grep -q "^  $c " "$T/out" || missing="$missing $c"
+done
+is "$missing" "" "brock --help lists every command"
+for c in run check learn list set import export help; do
+    "$BROCK" "$c" --help >"$T/out" 2>"$T/err" && grep -q "^Usage: brock .*$c" "$T/out"
+    ok $? "brock $c --help"
+done
+"$BROCK" help learn >"$T/out" 2>&1 && grep -q "FILE.har" "$T/out"
+ok $? "brock help learn"
+"$BROCK" help nosuch >"$T/out" 2>"$T/err"
+is $? 2 "brock help of an unknown command is a usage error"
+is "$("$BROCK" --version)" "brock 0.1.0" "brock --version"
+"$BROCK" --data "$DATA" --no-seed list >"$T/out" 2>"$T/err"
+ok $? "without --state the state is under \$XDG_STATE_HOME"
+[ -f "$XDG_STATE_HOME/brock/brock.db" ]
+ok $? "\$XDG_STATE_HOME/brock/brock.db exists"
+env -u XDG_STATE_HOME "$BROCK" --data "$DATA" --no-seed list >"$T/out" 2>"$T/err" &&
+    [ -f "$HOME/.local/state/brock/brock.db" ]
+ok $? "without \$XDG_STATE_HOME the state is under ~/.local/state/brock"
+
+# ---- the seed ----
+fresh
+"$BROCK" --state "$S" --data "$DATA" check --site https://news.site-one.com/ \
+    https://www.google-analytics.com/collect >"$T/out" 2>"$T/err"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{action} eq "block" or exit 1' \
+    <"$T/out"
+ok $? "a seeded state blocks what Privacy Badger's seed blocks"
+C=$(perl -MJSON::PP -e 'local $/; my $m = decode_json(<STDIN>);
+    for (sort keys %$m) { print "$_ $m->{$_}\n"; last }' <"$DATA/cname_domains.json")
+run check --site https://www.site-one.com/ "https://${C% *}/t.js"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{tracker} eq $ARGV[0] or exit 1' \
+    "${C#* }" <"$T/out"
+ok $? "check names the CNAME target as tracker when it differs from the host"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
