@@ -200,6 +200,21 @@ BROCK_API int brock_set_user_action(struct brock_engine *e, const char *domain,
  * picked up, or BROCK_ESTORE. Memory-only engines return 0. */
 BROCK_API BROCK_NODISCARD int brock_sync(struct brock_engine *e);
 
+/* Whether fqdn's EFF DNT policy is due for a check at now_ms (Unix milliseconds): never
+ * before the time the last check set, and never while policy checking is off. When due,
+ * the next check is set to a uniformly random time 1 to 7 days later (rand: 32 random bits)
+ * and 1 is returned; otherwise 0; BROCK_ENOMEM. */
+BROCK_API int brock_dnt_due(struct brock_engine *e, const char *fqdn, int64_t now_ms,
+                            uint32_t rand);
+
+/* Whether body (len bytes, a leading UTF-8 byte order mark ignored) is an accepted DNT
+ * policy: its SHA-1 is one of the known policies' hashes. 1 or 0. */
+BROCK_API int brock_dnt_policy_accepted(struct brock_engine *e, const void *body, size_t len);
+
+/* Records the outcome of a policy check for exactly fqdn: a compliant name resolves to dnt
+ * and passes untouched. Returns 0, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
+BROCK_API int brock_dnt_record(struct brock_engine *e, const char *fqdn, int compliant);
+
 /* The kinds of evidence behind a tracker's site. */
 enum brock_evidence_kind {
     BROCK_EVIDENCE_IMPORTED = 0, /* from the seed or an import: the kind was not recorded */
