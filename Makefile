@@ -78,12 +78,14 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
 # Every test, unit and integration, in one prove run so that one summary closes it.
-check: deps
+check:
+	@scripts/deps test
 	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(UNIT_BIN)
 	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) CMOCKA_MESSAGE_OUTPUT=TAP \
 		prove -f --exec '' $(UNIT_BIN) $(wildcard tests/integration/*.t)
 
-asan: deps
+asan:
+	@scripts/deps test
 	@$(MAKE) --no-print-directory SANITIZE=1 BUILD=build/asan check
 
 run: deps $(BIN)
@@ -115,4 +117,4 @@ install: $(BIN)
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(PROXY_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(PROXY_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)

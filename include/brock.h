@@ -119,6 +119,35 @@ BROCK_API const char *brock_engine_errmsg(const struct brock_engine *e);
 /* Whether e learns: the learning setting (on by default) and not cfg->no_learn. */
 BROCK_API int brock_engine_learning(const struct brock_engine *e);
 
+/* The switches of Privacy Badger's settings that brock acts on. */
+enum brock_setting {
+    BROCK_SETTING_LEARN,     /* learnLocally: learn from what passes (brock's default: on) */
+    BROCK_SETTING_SEND_DNT,  /* sendDNTSignal: DNT: 1 and Sec-GPC: 1 on requests */
+    BROCK_SETTING_CHECK_DNT, /* checkForDNTPolicy: honour (and check) DNT policies */
+};
+
+/* A setting's value, 1 or 0. */
+BROCK_API int brock_setting(const struct brock_engine *e, enum brock_setting s);
+
+/* Turns a setting on or off; reaches the state at brock_sync(). Returns 0, BROCK_EINVAL,
+ * BROCK_ENOMEM. */
+BROCK_API int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on);
+
+/* Whether requests made by pages of site_host (NULL: unknown) carry DNT and Sec-GPC. */
+BROCK_API int brock_send_signals(const struct brock_engine *e, const char *site_host);
+
+/* Whether brock is disabled on site_host (a host name): then it changes nothing there. */
+BROCK_API int brock_site_disabled(const struct brock_engine *e, const char *site_host);
+
+/* Adds (disabled 1) or removes a site from the disabled sites. site is what a user types:
+ * "example.com", "*.example.com" or a URL; it covers the host and its subdomains. Returns 0,
+ * BROCK_EINVAL for something that is not a site, BROCK_ENOMEM. */
+BROCK_API int brock_site_disable(struct brock_engine *e, const char *site, int disabled);
+
+/* Calls cb for each disabled site pattern, in order; cb returns non-zero to stop (returned). */
+BROCK_API int brock_disabled_sites(const struct brock_engine *e,
+                                   int (*cb)(void *arg, const char *site), void *arg);
+
 /* Why a decision came out as it did. */
 enum brock_reason {
     BROCK_WHY_INVALID = 0,  /* the host is not a valid host name */

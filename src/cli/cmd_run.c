@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * `brock run`: the proxy and dashboard. The options are checked for shape here, so that a
- * typo is a usage error before anything is opened; the proxy itself judges the rest.
+ * `brock run`: the proxy and dashboard. The proxy checks the options' shape before anything
+ * is opened, so that a typo is a usage error.
  */
 #include "cli/cli.h"
 
@@ -25,31 +25,6 @@ static const char run_help[] =
     "  -q, --quiet           log errors only\n"
     "  -h, --help            print this help\n";
 
-/* Whether s ends in ":PORT" after something (0 only when zero_ok: listening on port 0
- * lets the system choose). */
-static int has_port(const char *s, int zero_ok)
-{
-    const char *colon = strrchr(s, ':');
-    unsigned long port = 0;
-    const char *p;
-
-    if (!colon || colon == s || !colon[1] || strlen(colon + 1) > 5)
-        return 0;
-    for (p = colon + 1; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        port = port * 10 + (unsigned long)(*p - '0');
-    }
-    return (port > 0 || zero_ok) && port <= 65535;
-}
-
-static int check_resolve(const char *spec)
-{
-    const char *eq = strchr(spec, '=');
-
-    return eq && eq != spec && eq[1] != ':' && has_port(eq + 1, 0);
-}
-
 static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     enum { OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA };
@@ -66,6 +41,7 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     struct proxy_options o;
     struct brock_engine *e = NULL;
     const char **resolve = NULL;
+    char err[256];
     int c, rc = CLI_OK;
 
     memset(&o, 0, sizeof(o));
@@ -77,22 +53,12 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1) {
         switch (c) {
         case OPT_LISTEN:
-            if (!has_port(optarg, 1)) {
-                rc = cli_usage(self, "--listen '%s': expected ADDR:PORT with a port from 0 to "
-                                     "65535", optarg);
-                goto out;
-            }
             o.listen = optarg;
             break;
         case OPT_INTERCEPT:
             o.intercept = 1;
             break;
         case OPT_RESOLVE:
-            if (!check_resolve(optarg)) {
-                rc = cli_usage(self, "--resolve '%s': expected HOSTGLOB[:PORT]=ADDR:PORT",
-                               optarg);
-                goto out;
-            }
             resolve[o.n_resolve++] = optarg;
             break;
         case OPT_UPSTREAM_CA:
@@ -117,10 +83,14 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         rc = cli_usage(self, "'%s': run takes no arguments", argv[optind]);
         goto out;
     }
+    o.resolve = resolve;
+    if (proxy_options_check(&o, err, sizeof(err)) < 0) {
+        rc = cli_usage(self, "%s", err);
+        goto out;
+    }
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         goto out;
-    o.resolve = resolve;
     o.state_dir = cli->state_dir;
     rc = proxy_run(e, &o) == 0 ? CLI_OK : CLI_ERROR;
 out:

@@ -232,6 +232,45 @@ static void test_set_and_revert(void **state)
     brock_engine_free(e);
 }
 
+static int collect_site(void *arg, const char *site)
+{
+    char *all = arg;
+
+    strcat(all, site);
+    strcat(all, " ");
+    return 0;
+}
+
+static void test_settings(void **state)
+{
+    struct brock_engine *e = open_memory();
+    char all[256] = "";
+
+    (void)state;
+    assert_true(brock_setting(e, BROCK_SETTING_LEARN));
+    assert_true(brock_setting(e, BROCK_SETTING_SEND_DNT));
+    assert_true(brock_setting(e, BROCK_SETTING_CHECK_DNT));
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_LEARN, 0), 0);
+    assert_false(brock_engine_learning(e));
+    assert_true(e->settings_dirty);
+    assert_true(brock_send_signals(e, "news.example"));
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_SEND_DNT, 0), 0);
+    assert_false(brock_send_signals(e, "news.example"));
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_SEND_DNT, 1), 0);
+
+    assert_int_equal(brock_site_disable(e, "*.Bank.example", 1), 0);
+    assert_int_equal(brock_site_disable(e, "https://shop.example/cart", 1), 0);
+    assert_int_equal(brock_site_disable(e, "bank.example", 1), 0); /* once only */
+    assert_int_equal(brock_disabled_sites(e, collect_site, all), 0);
+    assert_string_equal(all, "bank.example shop.example ");
+    assert_true(brock_site_disabled(e, "www.bank.example"));
+    assert_false(brock_send_signals(e, "www.bank.example"));
+    assert_int_equal(brock_site_disable(e, "bank.example", 0), 0);
+    assert_false(brock_site_disabled(e, "www.bank.example"));
+    assert_int_equal(brock_site_disable(e, "not a site", 1), BROCK_EINVAL);
+    brock_engine_free(e);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -257,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_decide),
         cmocka_unit_test(test_disabled_sites),
         cmocka_unit_test(test_set_and_revert),
+        cmocka_unit_test(test_settings),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

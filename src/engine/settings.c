@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The user's settings (Privacy Badger's settings_map, section 13): the switches brock acts
+ * on, and the sites where it is disabled (section 4.2).
+ */
+#include "engine/engine.h"
+
+#include <string.h>
+
+static const char *setting_key(enum brock_setting s)
+{
+    switch (s) {
+    case BROCK_SETTING_LEARN:
+        return "learnLocally";
+    case BROCK_SETTING_SEND_DNT:
+        return "sendDNTSignal";
+    case BROCK_SETTING_CHECK_DNT:
+        return "checkForDNTPolicy";
+    }
+    return NULL;
+}
+
+int brock_setting(const struct brock_engine *e, enum brock_setting s)
+{
+    const char *key = setting_key(s);
+    json_t *v = key ? json_object_get(e->settings, key) : NULL;
+
+    return !v || json_is_true(v);
+}
+
+int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on)
+{
+    const char *key = setting_key(s);
+
+    if (!key)
+        return brock__fail(e, BROCK_EINVAL, "unknown setting %d", (int)s);
+    if (json_object_set_new(e->settings, key, json_boolean(on)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    e->settings_dirty = 1;
+    brock__settings_changed(e);
+    return 0;
+}
+
+int brock_send_signals(const struct brock_engine *e, const char *site_host)
+{
+    return brock_setting(e, BROCK_SETTING_SEND_DNT) && !brock__site_disabled(e, site_host);
+}
+
+int brock_site_disabled(const struct brock_engine *e, const char *site_host)
+{
+    return brock__site_disabled(e, site_host);
+}
+
+/* getHostFromDomainInput: "*." and "*" dropped, then the host of the input as a URL. */
+static int site_pattern(const char *input, char *out)
+{
+    if (!strncmp(input, "*.", 2))
+        input += 2;
+    else if (*input == '*')
+        input++;
+    if (brock_url_host(input, out) < 0 || !brock__valid_domain(out))
+        return BROCK_EINVAL;
+    return 0;
+}
+
+int brock_site_disable(struct brock_engine *e, const char *site, int disabled)
+{
+    char host[BROCK_HOST_MAX];
+    json_t *list = json_object_get(e->settings, "disabledSites");
+    size_t i;
+    json_t *v;
+
+    if (!site || site_pattern(site, host) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site ? site : "");
+    if (!json_is_array(list)) {
+        if (json_object_set_new(e->settings, "disabledSites", json_array()) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        list = json_object_get(e->settings, "disabledSites");
+    }
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
+            if (!disabled) {
+                json_array_remove(list, i);
+                e->settings_dirty = 1;
+            }
+            return 0;
+        }
+    }
+    if (disabled) {
+        if (json_array_append_new(list, json_string(host)) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        e->settings_dirty = 1;
+    }
+    return 0;
+}
+
+int brock_disabled_sites(const struct brock_engine *e, int (*cb)(void *arg, const char *site),
+                         void *arg)
+{
+    json_t *list = json_object_get(e->settings, "disabledSites");
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(list, i, v) {
+        int rc;
+        if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The proxy's shared structures: the running proxy, and one client connection with its two
+ * symmetric sides (client and upstream) driven by an explicit state machine. */
+#ifndef BROCK_PROXY_CONN_H
+#define BROCK_PROXY_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <event2/bufferevent.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+#include <http_parser.h>
+
+#include "brock.h"
+#include "proxy/firstparty.h"
+#include "proxy/http.h"
+#include "proxy/io.h"
+#include "proxy/resolve.h"
+#include "proxy/rewrite.h"
+#include "util/buf.h"
+
+struct conn;
+struct pool_entry;
+
+struct proxy {
+    struct event_base *base;
+    struct evdns_base *dns;
+    struct brock_engine *engine;
+    struct resolve_table resolve;
+    struct evconnlistener *listener;
+    char listen_name[80];     /* "127.0.0.1:8119", "[::1]:8119" */
+
+    struct conn *conns;       /* live connections */
+    struct conn *closing;     /* closed, freed by the reaper after this loop iteration */
+    struct event *reaper;
+    struct event *accept_pause; /* re-enables accepting after running out of descriptors */
+    size_t n_conns;
+    uint64_t next_id;
+
+    struct pool_entry *pool;  /* idle upstream connections, most recent first */
+    size_t n_pool;
+
+    struct fp_memory fp;
+
+    /* For the status page. */
+    uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
+};
+
+enum conn_state {
+    CONN_IDLE,      /* keep-alive: waiting for the first byte of a request */
+    CONN_REQ_HEAD,  /* reading a request head */
+    CONN_CONNECT,   /* resolving and connecting upstream */
+    CONN_REQ_BODY,  /* the head went out (or was answered); the request's body follows */
+    CONN_RESP_HEAD, /* the request went out; waiting for the response head */
+    CONN_RESP_BODY, /* streaming the response body to the client */
+    CONN_TUNNEL,    /* CONNECT or an upgraded connection: bytes both ways */
+    CONN_FLUSH,     /* writing the last bytes, then closing */
+    CONN_CLOSED,    /* waiting to be freed */
+};
+
+/* How a body is framed on its way out. */
+enum frame {
+    FRAME_NONE,    /* no body */
+    FRAME_LENGTH,  /* Content-Length: as received */
+    FRAME_CHUNKED, /* chunked: re-chunked as it streams */
+    FRAME_CLOSE,   /* until the connection closes */
+};
+
+enum side_pause {
+    PAUSE_NONE,
+    PAUSE_HEAD, /* the parser stopped after a head */
+    PAUSE_DONE, /* the parser stopped after a whole message */
+};
+
+struct side {
+    struct bufferevent *bev;
+    const struct io_ops *io;
+    http_parser parser;
+    struct http_head head;
+    enum side_pause pause;
+    int head_err;       /* an enum http_head_error from a callback */
+    int eof;            /* the peer closed its end */
+    int eof_fed;        /* the parser was told (responses end at close) */
+    enum frame out;     /* how this side's body is written to the other side */
+    int raw;            /* a body of known length is moving without the parser */
+    uint64_t body_left; /* of that body */
+};
+
+struct conn {
+    struct conn *next, *prev;
+    struct proxy *px;
+    uint64_t id;
+    enum conn_state c_state;
+    struct event *c_timer;
+    char c_peer[64];           /* the client's address, without port */
+    struct side c_client, c_up;
+
+    /* The exchange in progress. */
+    char method[24];
+    int is_head, is_connect, is_upgrade, is_local;
+    int client_keepalive, client_http10;
+    int req_has_body, req_done, resp_final, resp_bytes, must_close;
+    int reused, retried;
+    int shut_wr;               /* closing: the client's write half is shut */
+    char host[BROCK_HOST_MAX];
+    int port;
+    char authority[BROCK_HOST_MAX + 8];
+    char site[BROCK_HOST_MAX];
+    int site_known;
+    struct brock_decision d;
+    int observe;               /* a third-party exchange the engine learns from */
+    int status;
+    struct buf c_req_out;      /* the rewritten request head, kept for one retry */
+    struct rewrite_out rw;
+
+    struct evdns_getaddrinfo_request *dns_req;
+    struct evutil_addrinfo *ai, *ai_next;
+    char connect_err[128];
+};
+
+/* conn.c */
+const char *conn_state_name(enum conn_state s);
+struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa);
+void conn_close(struct conn *c, const char *reason);
+void conn_free(struct conn *c);
+
+/* Called by upstream.c once the upstream side can take the request, or could not. */
+void conn_upstream_ready(struct conn *c);
+void conn_upstream_failed(struct conn *c, int status, const char *why);
+
+/* upstream.c: connections to origins, and the pool of idle ones. */
+void upstream_start(struct conn *c);
+void upstream_cancel(struct conn *c);
+void upstream_release(struct conn *c, int reusable);
+void pool_cleanup(struct proxy *px);
+
+/* The callbacks conn.c installs on an upstream bufferevent. */
+void conn_on_up_read(struct bufferevent *bev, void *arg);
+void conn_on_up_write(struct bufferevent *bev, void *arg);
+void conn_on_up_event(struct bufferevent *bev, short what, void *arg);
+
+/* status.c: brock's own pages, for requests in origin form. Writes a whole response. */
+int status_respond(struct proxy *px, const char *target, size_t len, int keep_alive,
+                   struct buf *out) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* First-party inference, and the per-client record of top-level pages and their frames. */
+#include "proxy/firstparty.h"
+
+#include <string.h>
+
+#include "proxy/limits.h"
+#include "util/alloc.h"
+
+_Static_assert(LIMIT_FP_CLIENTS <= 256, "fp_memory holds at most 256 clients");
+
+struct fp_frame {
+    char host[BROCK_HOST_MAX]; /* a frame's host */
+    char site[BROCK_HOST_MAX]; /* the top-level page that opened it */
+};
+
+struct fp_client {
+    char addr[64];
+    char top[BROCK_HOST_MAX]; /* the last top-level page; "" if none seen */
+    uint64_t used;
+    struct fp_frame frames[LIMIT_FP_FRAMES];
+    size_t n_frames, next_frame;
+};
+
+void fp_memory_init(struct fp_memory *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+
+void fp_memory_cleanup(struct fp_memory *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        mem_free(m->clients[i]);
+    fp_memory_init(m);
+}
+
+static struct fp_client *client_get(struct fp_memory *m, const char *addr, int create)
+{
+    struct fp_client *c = NULL;
+    size_t oldest = 0;
+
+    for (size_t i = 0; i < m->n; i++) {
+        if (strcmp(m->clients[i]->addr, addr) == 0) {
+            m->clients[i]->used = ++m->tick;
+            return m->clients[i];
+        }
+        if (m->clients[i]->used < m->clients[oldest]->used)
+            oldest = i;
+    }
+    if (!create)
+        return NULL;
+    if (m->n < LIMIT_FP_CLIENTS) {
+        c = mem_malloc(sizeof(*c));
+        if (!c)
+            return NULL;
+        m->clients[m->n++] = c;
+    } else {
+        c = m->clients[oldest];
+    }
+    memset(c, 0, sizeof(*c));
+    strncpy(c->addr, addr, sizeof(c->addr) - 1);
+    c->used = ++m->tick;
+    return c;
+}
+
+/* Hosts are normalised and so shorter than BROCK_HOST_MAX; a longer one is cut, not
+ * overrun. */
+static void copy_host(char *dst, const char *src)
+{
+    size_t n = strnlen(src, BROCK_HOST_MAX - 1);
+
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static struct fp_frame *frame_find(struct fp_client *c, const char *host)
+{
+    for (size_t i = 0; i < c->n_frames; i++)
+        if (strcmp(c->frames[i].host, host) == 0)
+            return &c->frames[i];
+    return NULL;
+}
+
+static void frame_forget(struct fp_client *c, const char *host)
+{
+    struct fp_frame *f = frame_find(c, host);
+
+    if (f)
+        f->host[0] = '\0';
+}
+
+static void frame_remember(struct fp_client *c, const char *host, const char *site)
+{
+    struct fp_frame *f = frame_find(c, host);
+
+    if (strcmp(host, site) == 0)
+        return;
+    if (!f) {
+        /* A ring: the oldest frame makes room. */
+        f = &c->frames[c->next_frame];
+        c->next_frame = (c->next_frame + 1) % LIMIT_FP_FRAMES;
+        if (c->n_frames < LIMIT_FP_FRAMES)
+            c->n_frames++;
+        copy_host(f->host, host);
+    }
+    copy_host(f->site, site);
+}
+
+/* The host of a Referer or Origin value (scheme://[user@]host[:port][/...]), normalised. */
+static int url_host(const char *url, char *out)
+{
+    const char *p = strstr(url, "://");
+    const char *start, *end, *at;
+
+    if (!p || p == url)
+        return -1;
+    start = p + 3;
+    end = start + strcspn(start, "/?#");
+    at = memchr(start, '@', (size_t)(end - start));
+    if (at)
+        start = at + 1;
+    if (*start == '[') {
+        const char *close = memchr(start, ']', (size_t)(end - start));
+
+        if (!close)
+            return -1;
+        return brock_host_normalize(start + 1, (size_t)(close - start - 1), out);
+    }
+    p = memchr(start, ':', (size_t)(end - start));
+    if (p)
+        end = p;
+    if (end == start)
+        return -1;
+    return brock_host_normalize(start, (size_t)(end - start), out);
+}
+
+static int is(const char *v, const char *s)
+{
+    return v && strcmp(v, s) == 0;
+}
+
+/* The page behind a referring host: the top-level page when that host is a frame. */
+static void page_of(struct fp_client *c, const char *ref_host, char *site)
+{
+    const struct fp_frame *f = c ? frame_find(c, ref_host) : NULL;
+
+    copy_host(site, f ? f->site : ref_host);
+}
+
+enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp_request *r,
+                        char *site)
+{
+    char ref_host[BROCK_HOST_MAX];
+    int navigate = is(r->fetch_mode, "navigate");
+    int top = navigate && is(r->fetch_dest, "document");
+    int frame = navigate && (is(r->fetch_dest, "iframe") || is(r->fetch_dest, "frame"));
+    struct fp_client *c;
+
+    site[0] = '\0';
+    if (top) {
+        c = client_get(m, client, 1);
+        if (c) {
+            copy_host(c->top, r->host);
+            frame_forget(c, r->host);
+        }
+        copy_host(site, r->host);
+        return FP_KNOWN;
+    }
+    ref_host[0] = '\0';
+    if (r->referer && *r->referer) {
+        if (url_host(r->referer, ref_host) < 0)
+            return FP_UNKNOWN;
+    } else if (r->origin && *r->origin) {
+        /* "Origin: null" comes from sandboxed and opaque documents: no page to name. */
+        if (strcmp(r->origin, "null") == 0 || url_host(r->origin, ref_host) < 0)
+            return FP_UNKNOWN;
+    }
+    c = client_get(m, client, frame);
+    if (!ref_host[0]) {
+        /* Fetch metadata saying cross-site with no referrer at all: a page hid its
+         * address; the client's last top-level page is the best guess there is. */
+        if (is(r->fetch_site, "cross-site")) {
+            if (!c || !c->top[0])
+                return FP_UNKNOWN;
+            copy_host(site, c->top);
+        } else {
+            copy_host(site, r->host);
+        }
+    } else {
+        page_of(c, ref_host, site);
+    }
+    if (frame && c)
+        frame_remember(c, r->host, site);
+    return FP_KNOWN;
+}

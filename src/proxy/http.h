@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* HTTP/1.1 heads as http-parser delivers them: the fragments of the target (or reason
+ * phrase) and of each header, gathered into one bounded buffer and then handed out as
+ * (pointer, length) views. Also the serialisation of heads. Pure: no sockets. */
+#ifndef BROCK_PROXY_HTTP_H
+#define BROCK_PROXY_HTTP_H
+
+#include <stddef.h>
+
+#include "brock.h"
+#include "proxy/limits.h"
+#include "util/buf.h"
+
+enum http_head_error {
+    HTTP_HEAD_OK = 0,
+    HTTP_HEAD_TOO_BIG = -1,    /* past LIMIT_HEAD_BYTES (or out of memory): 431 */
+    HTTP_HEAD_TOO_MANY = -2,   /* past LIMIT_HEADERS: 431 */
+};
+
+struct http_head_span {
+    size_t name_off, name_len, value_off, value_len;
+};
+
+struct http_head {
+    struct buf raw;          /* the start-line text, then each name and value */
+    size_t line_len;         /* the target (requests) or reason phrase (responses) */
+    struct http_head_span span[LIMIT_HEADERS];
+    size_t n;
+    int in_value;            /* the last fragment was a value */
+    struct brock_header h[LIMIT_HEADERS]; /* views, valid after http_head_finish() */
+};
+
+void http_head_init(struct http_head *hh);
+void http_head_cleanup(struct http_head *hh);
+void http_head_reset(struct http_head *hh);
+
+/* Add a fragment of the start-line text, of a header name, of a header value. Return
+ * HTTP_HEAD_OK or a negative enum http_head_error. */
+int http_head_line(struct http_head *hh, const char *at, size_t len);
+int http_head_field(struct http_head *hh, const char *at, size_t len);
+int http_head_value(struct http_head *hh, const char *at, size_t len);
+
+/* Makes the views in hh->h (and the line) point into the gathered bytes; call once all
+ * fragments are in. The views stay valid until the next reset. */
+void http_head_finish(struct http_head *hh);
+
+/* The start-line text (NUL-terminated) of a finished head. */
+static inline const char *http_head_text(const struct http_head *hh)
+{
+    return hh->raw.data ? hh->raw.data : "";
+}
+
+/* The first header called name (case-insensitive) among h, or NULL. */
+const struct brock_header *http_header_find(const struct brock_header *h, size_t n,
+                                            const char *name);
+
+/* Whether a name equals s, ignoring case. */
+int http_name_is(const char *name, size_t len, const char *s);
+
+/* Whether the comma-separated list value contains token (case-insensitive). */
+int http_list_has(const char *value, size_t len, const char *token);
+
+/* Appends "METHOD TARGET HTTP/1.1", the headers and the empty line to out. */
+int http_write_request(struct buf *out, const char *method, const char *target, size_t tlen,
+                       const struct brock_header *h, size_t n)
+    __attribute__((warn_unused_result));
+
+/* Appends "HTTP/1.1 STATUS REASON", the headers and the empty line to out. */
+int http_write_response(struct buf *out, int status, const char *reason, size_t rlen,
+                        const struct brock_header *h, size_t n)
+    __attribute__((warn_unused_result));
+
+/* The standard reason phrase of a status brock answers with itself. */
+const char *http_reason(int status);
+
+#endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The transports a connection's side can run over. The HTTP handling only sees the
+ * bufferevent a transport gives it, so TLS (interception, upstream https) is another entry
+ * in this table rather than another copy of the state machine. */
+#ifndef BROCK_PROXY_IO_H
+#define BROCK_PROXY_IO_H
+
+#include <sys/socket.h>
+
+#include <event2/bufferevent.h>
+#include <event2/util.h>
+
+struct io_ops {
+    const char *name;
+    /* A bufferevent over fd: an accepted socket, or -1 for one connect() will open. The
+     * bufferevent owns fd. NULL when out of memory. */
+    struct bufferevent *(*open)(struct event_base *base, evutil_socket_t fd, void *arg);
+    /* Starts connecting bev (from open with -1) to sa. Returns 0, or -1 with errno set;
+     * the result arrives as BEV_EVENT_CONNECTED or BEV_EVENT_ERROR. */
+    int (*connect)(struct bufferevent *bev, const struct sockaddr *sa, int len);
+    /* Reads what the transport has ready beyond what the bufferevent took (libevent 2.1
+     * takes at most 4 KiB a wakeup), up to max bytes, into its input. Returns the bytes
+     * read; 0 when nothing is ready; -1 at end of stream or on an error, which the
+     * bufferevent reports as usual at its next read. */
+    long (*fill)(struct bufferevent *bev, size_t max);
+    /* Writes what the output holds now rather than at the loop's next turn, which saves
+     * enabling and disabling the write event for every small response. Returns 1 when the
+     * output is empty after, 0 when some remains (the caller then enables EV_WRITE and the
+     * bufferevent writes the rest), -1 on a write error. NULL: always leave writing to the
+     * bufferevent. */
+    int (*flush)(struct bufferevent *bev);
+};
+
+extern const struct io_ops io_tcp;
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Every limit and timeout of the proxy, in one place: what a client or an upstream may make
+ * brock hold in memory, and how long brock waits for each of them. */
+#ifndef BROCK_PROXY_LIMITS_H
+#define BROCK_PROXY_LIMITS_H
+
+#include <stddef.h>
+
+/* A request or response head (request line or status line plus headers): past it, 431. */
+#define LIMIT_HEAD_BYTES ((size_t)64 * 1024)
+
+/* Headers in one head: past it, 431. */
+#define LIMIT_HEADERS 128
+
+/* A declared request body (Content-Length) larger than this is refused with 413. */
+#define LIMIT_REQUEST_BODY (16ULL * 1024 * 1024 * 1024)
+
+/* Bytes waiting to be written to one side before brock stops reading the other. */
+#define LIMIT_PENDING_BYTES ((size_t)256 * 1024)
+
+/* Client connections at once; one more gets 503 and is closed. */
+#define LIMIT_CONNECTIONS 4096
+
+/* Idle upstream connections kept per host:port, and in all. */
+#define LIMIT_POOL_PER_HOST 256
+#define LIMIT_POOL_TOTAL 1024
+
+/* Per-client memory of top-level pages and the frames they opened (first-party inference). */
+#define LIMIT_FP_CLIENTS 256
+#define LIMIT_FP_FRAMES 32
+
+/* Timeouts, in seconds. */
+#define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */
+#define TIMEOUT_IDLE 60          /* a client's idle keep-alive connection */
+#define TIMEOUT_CONNECT 10       /* resolving and connecting upstream: past it, 504 */
+#define TIMEOUT_RESPONSE 60      /* upstream silence while a response is due: past it, 504 */
+#define TIMEOUT_BODY 60          /* silence from either side while a body streams */
+#define TIMEOUT_TUNNEL 600       /* silence on a CONNECT or WebSocket tunnel */
+#define TIMEOUT_FLUSH 10         /* writing brock's last bytes to a closing client */
+#define TIMEOUT_POOL_IDLE 30     /* an idle upstream connection in the pool */
+
+/* How often learning is written to the state and others' changes are picked up. */
+#define SYNC_INTERVAL_MS 1000
+
+#endif

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * proxy_run(): the one event loop. Each iteration of libevent's loop, in order: accept new
+ * clients (or answer 503 past the limit); run the bufferevent callbacks, each of which lets
+ * its connection's state machine advance as far as the bytes allow; fire expired per-state
+ * timeouts; once a second write learning to the state and pick up changes others made
+ * (brock_sync); and last free the connections closed during the iteration (the reaper), so
+ * that nothing up the stack still holds one. SIGINT and SIGTERM end the loop.
+ */
+#include "proxy/proxy.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "brock.h"
+#include "proxy/conn.h"
+#include "proxy/limits.h"
+#include "proxy/log.h"
+
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)fd;
+    (void)what;
+    while (px->closing) {
+        struct conn *c = px->closing;
+
+        px->closing = c->next;
+        conn_free(c);
+    }
+}
+
+static void refuse_busy(evutil_socket_t fd)
+{
+    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+                               "Content-Length: 39\r\nConnection: close\r\n\r\n"
+                               "brock has too many connections open.\n";
+
+    /* Best effort: the socket is fresh, so its buffer takes this at once or not at all. */
+    if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+        log_msg(LOG_DEBUG, "could not send 503: %s", strerror(errno));
+    evutil_closesocket(fd);
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
+                      void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)l;
+    (void)len;
+    if (px->n_conns >= LIMIT_CONNECTIONS) {
+        log_msg(LOG_INFO, "refused a connection with 503: %d connections are open",
+                LIMIT_CONNECTIONS);
+        refuse_busy(fd);
+        return;
+    }
+    if (!conn_new(px, fd, sa))
+        log_msg(LOG_ERR, "out of memory for a new connection; closed it");
+}
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)fd;
+    (void)what;
+    if (px->listener)
+        evconnlistener_enable(px->listener);
+}
+
+static void on_accept_error(struct evconnlistener *l, void *arg)
+{
+    struct proxy *px = arg;
+    int err = EVUTIL_SOCKET_ERROR();
+    struct timeval pause = {1, 0};
+
+    log_msg(LOG_ERR, "accept failed: %s", evutil_socket_error_to_string(err));
+    /* Out of descriptors: the pending connection would wake the loop again at once, so
+     * accepting pauses for a second while open connections finish. */
+    if (px->accept_pause) {
+        evconnlistener_disable(l);
+        evtimer_add(px->accept_pause, &pause);
+    }
+}
+
+/* Each client can take two descriptors (its own and its upstream's). */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void on_sync(evutil_socket_t fd, short what, void *arg)
+{
+    struct proxy *px = arg;
+    int n;
+
+    (void)fd;
+    (void)what;
+    n = brock_sync(px->engine);
+    if (n < 0)
+        log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(px->engine));
+    else if (n > 0)
+        log_msg(LOG_DEBUG, "picked up %d changes made outside brock", n);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)what;
+    log_msg(LOG_DEBUG, "%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    if (px->listener)
+        evconnlistener_disable(px->listener);
+    event_base_loopbreak(px->base);
+}
+
+static void name_of(const struct sockaddr *sa, char *out, size_t size)
+{
+    char ip[64] = "?";
+
+    if (sa->sa_family == AF_INET6) {
+        evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof(ip));
+        snprintf(out, size, "[%s]:%u", ip, ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
+    } else {
+        evutil_inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof(ip));
+        snprintf(out, size, "%s:%u", ip, ntohs(((const struct sockaddr_in *)sa)->sin_port));
+    }
+}
+
+/* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. */
+static int parse_listen(const char *spec, struct sockaddr_storage *ss, int *len)
+{
+    char copy[128];
+    size_t n = strlen(spec);
+    int any = n >= 2 && strcmp(spec + n - 2, ":0") == 0;
+
+    if (n >= sizeof(copy))
+        return -1;
+    memcpy(copy, spec, n + 1);
+    if (any)
+        copy[n - 1] = '1';
+    if (evutil_parse_sockaddr_port(copy, (struct sockaddr *)ss, len) < 0)
+        return -1;
+    if (any && ss->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)ss)->sin6_port = 0;
+    else if (any)
+        ((struct sockaddr_in *)ss)->sin_port = 0;
+    return 0;
+}
+
+int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
+{
+    struct resolve_table t = {NULL, 0};
+    struct sockaddr_storage ss;
+    int len = (int)sizeof(ss);
+
+    if (o->listen && parse_listen(o->listen, &ss, &len) < 0) {
+        snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);
+        return -1;
+    }
+    for (size_t i = 0; i < o->n_resolve; i++) {
+        if (resolve_add(&t, o->resolve[i], err, errlen) < 0) {
+            resolve_cleanup(&t);
+            return -1;
+        }
+    }
+    resolve_cleanup(&t);
+    return 0;
+}
+
+/* With epoll, the changes a loop iteration makes to one descriptor (a write enabled, then
+ * finished) reach the kernel as one call, or none. */
+static struct event_base *new_base(void)
+{
+    struct event_config *cfg = event_config_new();
+    struct event_base *base;
+
+    if (!cfg)
+        return NULL;
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+    base = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    return base;
+}
+
+static int start_listener(struct proxy *px, const char *spec)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    int slen = (int)sizeof(ss);
+
+    memset(&ss, 0, sizeof(ss));
+    if (parse_listen(spec, &ss, &slen) < 0) {
+        fprintf(stderr, "brock: --listen %s: expected ADDR:PORT or [IPV6]:PORT\n", spec);
+        return -1;
+    }
+    px->listener = evconnlistener_new_bind(px->base, on_accept, px,
+                                           LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
+                                               LEV_OPT_CLOSE_ON_EXEC,
+                                           511, (struct sockaddr *)&ss, slen);
+    if (!px->listener) {
+        int err = EVUTIL_SOCKET_ERROR();
+
+        fprintf(stderr, "brock: --listen %s: %s\n", spec, evutil_socket_error_to_string(err));
+        return -1;
+    }
+    evconnlistener_set_error_cb(px->listener, on_accept_error);
+    if (getsockname(evconnlistener_get_fd(px->listener), (struct sockaddr *)&ss, &len) < 0) {
+        fprintf(stderr, "brock: --listen %s: %s\n", spec, strerror(errno));
+        return -1;
+    }
+    name_of((const struct sockaddr *)&ss, px->listen_name, sizeof(px->listen_name));
+    return 0;
+}
+
+int proxy_run(struct brock_engine *e, const struct proxy_options *o)
+{
+    struct proxy px;
+    struct event *sig_int = NULL, *sig_term = NULL, *sync = NULL;
+    struct timeval every = {SYNC_INTERVAL_MS / 1000, (SYNC_INTERVAL_MS % 1000) * 1000};
+    char err[512];
+    int rc = 1;
+
+    memset(&px, 0, sizeof(px));
+    px.engine = e;
+    fp_memory_init(&px.fp);
+    log_verbosity = o->verbosity;
+    for (size_t i = 0; i < o->n_resolve; i++) {
+        if (resolve_add(&px.resolve, o->resolve[i], err, sizeof(err)) < 0) {
+            fprintf(stderr, "brock: %s\n", err);
+            goto out;
+        }
+    }
+    if (o->intercept)
+        log_msg(LOG_ERR, "--intercept is not available yet; HTTPS is tunnelled unseen");
+    /* A client that goes away mid-write must not end the process. */
+    signal(SIGPIPE, SIG_IGN);
+    raise_fd_limit();
+    px.base = new_base();
+    if (!px.base) {
+        fprintf(stderr, "brock: could not create the event loop\n");
+        goto out;
+    }
+    px.dns = evdns_base_new(px.base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+                                         EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+    if (!px.dns) {
+        /* No resolv.conf: names still resolve through --resolve and /etc/hosts. */
+        px.dns = evdns_base_new(px.base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+        if (px.dns)
+            evdns_base_load_hosts(px.dns, NULL);
+    }
+    px.reaper = event_new(px.base, -1, 0, on_reap, &px);
+    px.accept_pause = evtimer_new(px.base, on_accept_resume, &px);
+    sig_int = evsignal_new(px.base, SIGINT, on_signal, &px);
+    sig_term = evsignal_new(px.base, SIGTERM, on_signal, &px);
+    sync = event_new(px.base, -1, EV_PERSIST, on_sync, &px);
+    if (!px.reaper || !px.accept_pause || !sig_int || !sig_term || !sync ||
+        evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0 ||
+        event_add(sync, &every) < 0) {
+        fprintf(stderr, "brock: could not set up the event loop\n");
+        goto out;
+    }
+    if (start_listener(&px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN) < 0)
+        goto out;
+    /* Tests wait for this line to learn the port. */
+    log_msg(LOG_ERR, "listening on %s", px.listen_name);
+    if (event_base_dispatch(px.base) < 0) {
+        fprintf(stderr, "brock: the event loop failed\n");
+        goto out;
+    }
+    rc = 0;
+out:
+    if (px.listener)
+        evconnlistener_free(px.listener);
+    while (px.conns)
+        conn_close(px.conns, "brock is stopping");
+    on_reap(-1, 0, &px);
+    pool_cleanup(&px);
+    if (brock_sync(e) < 0) {
+        fprintf(stderr, "brock: writing the state failed: %s\n", brock_engine_errmsg(e));
+        rc = 1;
+    }
+    if (sync)
+        event_free(sync);
+    if (sig_int)
+        event_free(sig_int);
+    if (sig_term)
+        event_free(sig_term);
+    if (px.reaper)
+        event_free(px.reaper);
+    if (px.accept_pause)
+        event_free(px.accept_pause);
+    if (px.dns)
+        evdns_base_free(px.dns, 1);
+    if (px.base)
+        event_base_free(px.base);
+    resolve_cleanup(&px.resolve);
+    fp_memory_cleanup(&px.fp);
+    return rc;
+}

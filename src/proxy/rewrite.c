@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Header lists rewritten on the way up and on the way down. */
+#include "proxy/rewrite.h"
+
+#include <string.h>
+
+#include "proxy/http.h"
+
+void rewrite_out_init(struct rewrite_out *o)
+{
+    o->n = 0;
+    buf_init(&o->scratch, LIMIT_HEAD_BYTES);
+}
+
+void rewrite_out_cleanup(struct rewrite_out *o)
+{
+    buf_cleanup(&o->scratch);
+}
+
+static void put(struct rewrite_out *o, const char *name, const char *value, size_t vlen)
+{
+    if (o->n == sizeof(o->h) / sizeof(o->h[0]))
+        return;
+    o->h[o->n].name = name;
+    o->h[o->n].name_len = strlen(name);
+    o->h[o->n].value = value;
+    o->h[o->n].value_len = vlen;
+    o->n++;
+}
+
+static void keep(struct rewrite_out *o, const struct brock_header *h)
+{
+    if (o->n < sizeof(o->h) / sizeof(o->h[0]))
+        o->h[o->n++] = *h;
+}
+
+/* Hop-by-hop: the fixed set (RFC 9110 7.6.1 plus Proxy-*) and whatever Connection names. */
+static int is_hop_by_hop(const struct brock_header *h, const struct brock_header *in, size_t n,
+                         unsigned flags)
+{
+    static const char *const fixed[] = {
+        "connection", "keep-alive", "proxy-connection", "proxy-authorization",
+        "proxy-authenticate", "te", "trailer",
+    };
+
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+        if (http_name_is(h->name, h->name_len, fixed[i]))
+            return 1;
+    if (http_name_is(h->name, h->name_len, "upgrade"))
+        return !(flags & REWRITE_UPGRADE);
+    for (size_t i = 0; i < n; i++) {
+        char name[128];
+
+        if (!http_name_is(in[i].name, in[i].name_len, "connection") ||
+            h->name_len >= sizeof(name))
+            continue;
+        memcpy(name, h->name, h->name_len);
+        name[h->name_len] = '\0';
+        /* Framing headers stay, whatever a Connection header says about them. */
+        if (http_name_is(h->name, h->name_len, "content-length") ||
+            http_name_is(h->name, h->name_len, "transfer-encoding") ||
+            http_name_is(h->name, h->name_len, "host"))
+            continue;
+        if (http_list_has(in[i].value, in[i].value_len, name))
+            return 1;
+    }
+    return 0;
+}
+
+int rewrite_referer_origin(const char *ref, size_t len, char *out, size_t size)
+{
+    const char *p = memchr(ref, ':', len);
+    size_t end;
+
+    if (!p || (size_t)(p - ref) + 3 > len || p[1] != '/' || p[2] != '/')
+        return -1;
+    end = (size_t)(p - ref) + 3;
+    while (end < len && ref[end] != '/' && ref[end] != '?' && ref[end] != '#')
+        end++;
+    if (end + 2 > size)
+        return -1;
+    memcpy(out, ref, end);
+    out[end] = '/';
+    out[end + 1] = '\0';
+    return (int)end + 1;
+}
+
+int rewrite_request(const struct brock_header *in, size_t n, const char *method,
+                    const char *authority, unsigned flags, struct rewrite_out *o)
+{
+    int strip = (flags & REWRITE_STRIP_COOKIES) != 0;
+    size_t ref_off = 0, ref_len = 0;
+    int have_ref = 0;
+
+    o->n = 0;
+    buf_reset(&o->scratch);
+    put(o, "Host", authority, strlen(authority));
+    for (size_t i = 0; i < n; i++) {
+        const struct brock_header *h = &in[i];
+
+        if (is_hop_by_hop(h, in, n, flags) || http_name_is(h->name, h->name_len, "host") ||
+            http_name_is(h->name, h->name_len, "dnt") ||
+            http_name_is(h->name, h->name_len, "sec-gpc"))
+            continue;
+        if (strip && http_name_is(h->name, h->name_len, "cookie"))
+            continue;
+        if (strip && http_name_is(h->name, h->name_len, "referer")) {
+            char cut[LIMIT_HEAD_BYTES < 8192 ? LIMIT_HEAD_BYTES : 8192];
+            int len;
+
+            if (strcmp(method, "GET") != 0 || have_ref)
+                continue;
+            len = rewrite_referer_origin(h->value, h->value_len, cut, sizeof(cut));
+            if (len < 0)
+                continue;
+            ref_off = o->scratch.len;
+            ref_len = (size_t)len;
+            if (buf_append(&o->scratch, cut, ref_len) < 0)
+                return -1;
+            have_ref = 1;
+            /* The view is set once scratch stops growing. */
+            put(o, "Referer", "", 0);
+            continue;
+        }
+        keep(o, h);
+    }
+    if (have_ref) {
+        for (size_t i = 0; i < o->n; i++)
+            if (o->h[i].value_len == 0 && http_name_is(o->h[i].name, o->h[i].name_len, "referer")) {
+                o->h[i].value = o->scratch.data + ref_off;
+                o->h[i].value_len = ref_len;
+            }
+    }
+    if (flags & REWRITE_UPGRADE)
+        put(o, "Connection", "Upgrade", 7);
+    put(o, "DNT", "1", 1);
+    put(o, "Sec-GPC", "1", 1);
+    put(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
+    return 0;
+}
+
+int rewrite_response(const struct brock_header *in, size_t n, unsigned flags,
+                     struct rewrite_out *o)
+{
+    o->n = 0;
+    buf_reset(&o->scratch);
+    for (size_t i = 0; i < n; i++) {
+        const struct brock_header *h = &in[i];
+
+        if (is_hop_by_hop(h, in, n, flags))
+            continue;
+        if ((flags & REWRITE_STRIP_COOKIES) && http_name_is(h->name, h->name_len, "set-cookie"))
+            continue;
+        if ((flags & (REWRITE_CHUNKED | REWRITE_UNCHUNKED)) &&
+            http_name_is(h->name, h->name_len, "transfer-encoding"))
+            continue;
+        keep(o, h);
+    }
+    if (flags & REWRITE_CHUNKED)
+        put(o, "Transfer-Encoding", "chunked", 7);
+    if (flags & REWRITE_UPGRADE)
+        put(o, "Connection", "Upgrade", 7);
+    else if (flags & REWRITE_CLOSE)
+        put(o, "Connection", "close", 5);
+    put(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
+    return 0;
+}

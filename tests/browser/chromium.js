@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Debian's Chromium, headless, driven by playwright-core: the flags keep it from reaching
+// for the network on its own, and each launch gets a fresh profile and HOME (where an NSS
+// database can hold a CA to trust). Everything it creates is removed by close().
+'use strict';
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { chromium } = require('playwright-core');
+
+const EXECUTABLE = process.env.BROCK_CHROMIUM || '/usr/bin/chromium';
+
+// Trusts the PEM certificate at caFile for TLS in the NSS database under home.
+function trustCa(home, caFile) {
+  const db = path.join(home, '.pki', 'nssdb');
+  fs.mkdirSync(db, { recursive: true });
+  execFileSync('certutil', ['-d', `sql:${db}`, '-N', '--empty-password']);
+  execFileSync('certutil', ['-d', `sql:${db}`, '-A', '-t', 'C,,', '-n', 'brock test CA', '-i', caFile]);
+}
+
+// Starts Chromium with its traffic going through the proxy at proxy ("127.0.0.1:PORT").
+// options.ca: a CA certificate (PEM file) to trust. Returns { context, close }: a browser
+// context (context.newPage() opens a tab).
+async function launch(proxy, options = {}) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-chromium-'));
+  if (options.ca) trustCa(home, options.ca);
+  const args = [
+    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  ];
+  if (proxy) {
+    // Loopback is sent to the proxy too, so that local test sites go through it.
+    args.push(`--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');
+  }
+  const context = await chromium.launchPersistentContext(path.join(home, 'profile'), {
+    executablePath: EXECUTABLE,
+    args,
+    env: { ...process.env, HOME: home },
+    timeout: 30000,
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => {});
+      fs.rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+module.exports = { launch, trustCa, EXECUTABLE };

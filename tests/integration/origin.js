@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A small origin server for the integration tests: several virtual hosts on one loopback
+// port, chosen by the Host header, recording every request it receives. Hosts whose name
+// starts with "tracker" set an identifying cookie, "lang" hosts set lang=en, the host given
+// as `cookieHost` sets an identifying cookie too; every other host is a plain site.
+'use strict';
+
+const http = require('node:http');
+const net = require('node:net');
+const crypto = require('node:crypto');
+
+// Deterministic bytes: the tests compute the same stream to compare what arrived.
+function bytes(n, seed = 'brock') {
+  const out = Buffer.alloc(n);
+  let block = crypto.createHash('sha256').update(seed).digest();
+  for (let off = 0; off < n; off += block.length) {
+    block.copy(out, off, 0, Math.min(block.length, n - off));
+    block = crypto.createHash('sha256').update(block).digest();
+  }
+  return out;
+}
+
+function sha256(buf) {
+  return crypto.createHash('sha256').update(buf).digest('hex');
+}
+
+function headerPairs(raw) {
+  const pairs = [];
+  for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i].toLowerCase(), raw[i + 1]]);
+  return pairs;
+}
+
+function startOrigin({ cookieHost } = {}) {
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    const url = new URL(req.url, 'http://' + (req.headers.host || 'x'));
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const record = {
+        host,
+        method: req.method,
+        path: req.url,
+        headers: headerPairs(req.rawHeaders),
+        remotePort: req.socket.remotePort,
+        bodyLength: body.length,
+        bodySha: sha256(body),
+      };
+      requests.push(record);
+      const cookies = [];
+      if (host.startsWith('tracker') || host === cookieHost)
+        cookies.push(`uid=${crypto.randomBytes(16).toString('hex')}; Path=/`);
+      if (host.startsWith('lang')) cookies.push('lang=en; Path=/');
+      if (cookies.length) res.setHeader('Set-Cookie', cookies);
+      if (url.pathname === '/status') {
+        // A response without a body: 204 and 304 say so by their status alone.
+        res.statusCode = Number(url.searchParams.get('code'));
+        res.end();
+        return;
+      }
+      if (url.pathname === '/bytes') {
+        const n = Number(url.searchParams.get('n'));
+        const data = bytes(n, url.searchParams.get('seed') || 'brock');
+        res.setHeader('Content-Type', 'application/octet-stream');
+        if (url.searchParams.get('mode') === 'chunked') {
+          // Many writes of odd sizes: chunk boundaries everywhere.
+          for (let off = 0; off < n; off += 7919) res.write(data.subarray(off, off + 7919));
+          res.end();
+        } else {
+          res.setHeader('Content-Length', n);
+          res.end(data);
+        }
+        return;
+      }
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ host, n: url.searchParams.get('n'), bodyLength: body.length,
+                               bodySha: record.bodySha }));
+    });
+  });
+  // Upgrades: answer 101 and echo whatever arrives, to show bytes pass both ways.
+  server.on('upgrade', (req, socket, head) => {
+    requests.push({ host: (req.headers.host || '').replace(/:\d+$/, ''), method: req.method,
+                    path: req.url, headers: headerPairs(req.rawHeaders), upgrade: true });
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n' +
+                 'Connection: Upgrade\r\n\r\n');
+    if (head.length) socket.write(head);
+    socket.pipe(socket);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve({
+        port: server.address().port,
+        requests,
+        to(host) { return requests.filter((r) => r.host === host); },
+        close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+      });
+    });
+  });
+}
+
+// A raw origin for what a well-behaved server never does, chosen by the Host header:
+// eof.test answers without Content-Length or chunking (read until close); flaky.test answers
+// the first request of each connection and closes the connection on the second without a
+// word; garbage.test answers with bytes that are not HTTP; cut.test promises 1000 bytes,
+// sends 10 and closes.
+function startRawOrigin() {
+  const seen = [];
+  const server = net.createServer((socket) => {
+    let got = '';
+    let answered = 0;
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+      for (;;) {
+        const end = got.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = got.slice(0, end);
+        got = got.slice(end + 4);
+        const host = (/^host:\s*([^:\r\n]+)/mi.exec(head) || [])[1] || '';
+        const m = /[?&]n=(\d+)/.exec(head);
+        const n = m ? Number(m[1]) : 0;
+        seen.push({ host, head, connection: socket.remotePort });
+        if (host === 'eof.test') {
+          socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n');
+          socket.end(bytes(n, 'eof'));
+          return;
+        }
+        if (host === 'flaky.test') {
+          if (answered++ > 0) {
+            socket.destroy();
+            return;
+          }
+          socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nflaky`);
+          continue;
+        }
+        if (host === 'garbage.test') {
+          socket.end('SPEAKING SOMETHING ELSE\r\n\r\n');
+          return;
+        }
+        if (host === 'cut.test') {
+          socket.end('HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789');
+          return;
+        }
+        socket.destroy();
+        return;
+      }
+    });
+    socket.on('error', () => {});
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      seen,
+      close() { return new Promise((r) => server.close(r)); },
+    }));
+  });
+}
+
+module.exports = { startOrigin, startRawOrigin, bytes, sha256 };

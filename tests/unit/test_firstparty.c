@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* First-party inference: Referer, Origin, fetch metadata, and the per-client memory of
+ * top-level pages and their frames. */
+#include "test.h"
+
+#include <string.h>
+
+#include "proxy/firstparty.c"
+
+struct step {
+    const char *client;
+    const char *host;
+    const char *referer, *origin, *mode, *dest, *site_hdr;
+    enum fp_result want;
+    const char *want_site;
+};
+
+static void run_steps(const char *name, const struct step *steps, size_t n)
+{
+    struct fp_memory *m = mem_malloc(sizeof(*m));
+
+    assert_non_null(m);
+    fp_memory_init(m);
+    for (size_t i = 0; i < n; i++) {
+        const struct step *s = &steps[i];
+        struct fp_request r = {s->host, s->referer, s->origin, s->mode, s->dest, s->site_hdr};
+        char site[BROCK_HOST_MAX];
+        enum fp_result got = fp_infer(m, s->client, &r, site);
+
+        if (got != s->want || strcmp(site, s->want_site) != 0)
+            fail_msg("%s, step %zu (%s): got %d '%s', expected %d '%s'", name, i, s->host, got,
+                     site, s->want, s->want_site);
+    }
+    fp_memory_cleanup(m);
+    mem_free(m);
+}
+
+#define RUN(steps) run_steps(#steps, steps, sizeof(steps) / sizeof(steps[0]))
+
+static void test_headers(void **state)
+{
+    static const struct step steps[] = {
+        /* Neither header (curl, a typed URL): its own first party. */
+        {"c", "a.test", NULL, NULL, NULL, NULL, NULL, FP_KNOWN, "a.test"},
+        /* The Referer's host, normalised. */
+        {"c", "t.test", "http://WWW.Site.TEST:8080/p?q#f", NULL, NULL, NULL, NULL, FP_KNOWN,
+         "www.site.test"},
+        {"c", "t.test", "https://user:pw@site.test/", NULL, NULL, NULL, NULL, FP_KNOWN,
+         "site.test"},
+        {"c", "t.test", "http://[::1]:81/x", NULL, NULL, NULL, NULL, FP_KNOWN, "::1"},
+        /* The Origin when there is no Referer; "null" cannot be told. */
+        {"c", "t.test", NULL, "https://shop.test", NULL, NULL, NULL, FP_KNOWN, "shop.test"},
+        {"c", "t.test", NULL, "null", NULL, NULL, NULL, FP_UNKNOWN, ""},
+        /* The Referer wins over the Origin. */
+        {"c", "t.test", "http://r.test/", "http://o.test", NULL, NULL, NULL, FP_KNOWN, "r.test"},
+        /* A Referer that is not a URL: unknown. */
+        {"c", "t.test", "garbage", NULL, NULL, NULL, NULL, FP_UNKNOWN, ""},
+        /* A top-level navigation is its own page, whatever its Referer. */
+        {"c", "b.test", "http://a.test/", NULL, "navigate", "document", "cross-site", FP_KNOWN,
+         "b.test"},
+    };
+
+    (void)state;
+    RUN(steps);
+}
+
+static void test_frames(void **state)
+{
+    static const struct step steps[] = {
+        {"c1", "news.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN, "news.test"},
+        /* The page opens a third-party frame... */
+        {"c1", "widget.test", "http://news.test/story", NULL, "navigate", "iframe", "cross-site",
+         FP_KNOWN, "news.test"},
+        /* ...whose own requests are judged against the top-level page. */
+        {"c1", "tracker.test", "http://widget.test/embed", NULL, "no-cors", "image", "cross-site",
+         FP_KNOWN, "news.test"},
+        /* A frame inside that frame still belongs to the top-level page. */
+        {"c1", "inner.test", "http://widget.test/embed", NULL, "navigate", "iframe", "cross-site",
+         FP_KNOWN, "news.test"},
+        {"c1", "tracker.test", "http://inner.test/", NULL, "no-cors", "script", "cross-site",
+         FP_KNOWN, "news.test"},
+        /* Another client has no such frames. */
+        {"c2", "tracker.test", "http://widget.test/embed", NULL, NULL, NULL, NULL, FP_KNOWN,
+         "widget.test"},
+        /* Visiting the frame's site at top level makes it a page of its own again. */
+        {"c1", "widget.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN,
+         "widget.test"},
+        {"c1", "tracker.test", "http://widget.test/", NULL, "no-cors", "image", "cross-site",
+         FP_KNOWN, "widget.test"},
+        /* A cross-site request with no referrer at all: the client's last page. */
+        {"c1", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_KNOWN,
+         "widget.test"},
+        {"c3", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, ""},
+    };
+
+    (void)state;
+    RUN(steps);
+}
+
+/* Memory stays bounded: past the limits the oldest clients and frames are forgotten. */
+static void test_bounds(void **state)
+{
+    struct fp_memory *m = mem_malloc(sizeof(*m));
+    char client[32], host[64], site[BROCK_HOST_MAX];
+
+    (void)state;
+    assert_non_null(m);
+    fp_memory_init(m);
+    for (int i = 0; i < LIMIT_FP_CLIENTS + 10; i++) {
+        struct fp_request top = {"page.test", NULL, NULL, "navigate", "document", NULL};
+
+        snprintf(client, sizeof(client), "10.0.0.%d", i);
+        assert_int_equal(fp_infer(m, client, &top, site), FP_KNOWN);
+    }
+    assert_int_equal(m->n, LIMIT_FP_CLIENTS);
+    for (int i = 0; i < LIMIT_FP_FRAMES + 5; i++) {
+        struct fp_request frame = {host, "http://page.test/", NULL, "navigate", "iframe", NULL};
+
+        snprintf(host, sizeof(host), "frame%d.test", i);
+        assert_int_equal(fp_infer(m, "10.0.0.1", &frame, site), FP_KNOWN);
+        assert_string_equal(site, "page.test");
+    }
+    {
+        /* The first frames made room for the last. */
+        struct fp_request old = {"t.test", "http://frame0.test/", NULL, NULL, NULL, NULL};
+        struct fp_request recent = {"t.test", "http://frame36.test/", NULL, NULL, NULL, NULL};
+
+        assert_int_equal(fp_infer(m, "10.0.0.1", &old, site), FP_KNOWN);
+        assert_string_equal(site, "frame0.test");
+        assert_int_equal(fp_infer(m, "10.0.0.1", &recent, site), FP_KNOWN);
+        assert_string_equal(site, "page.test");
+    }
+    fp_memory_cleanup(m);
+    mem_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_headers),
+        cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_bounds),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* --resolve specs: parsing, refusals with a reason, and matching by glob and port. */
+#include "test.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "proxy/resolve.c"
+
+static void test_parse_and_match(void **state)
+{
+    struct resolve_table t = {0};
+    char err[256];
+    const struct resolve_rule *r;
+
+    (void)state;
+    assert_int_equal(resolve_add(&t, "*.Site.test=127.0.0.1:8080", err, sizeof(err)), 0);
+    assert_int_equal(resolve_add(&t, "api.test:443=[::1]:9443", err, sizeof(err)), 0);
+    assert_int_equal(resolve_add(&t, "*=10.0.0.1:80", err, sizeof(err)), 0);
+
+    r = resolve_find(&t, "www.site.test", 80);
+    assert_non_null(r);
+    assert_string_equal(r->glob, "*.site.test");
+    assert_int_equal(r->addr.ss_family, AF_INET);
+    assert_int_equal(ntohs(((const struct sockaddr_in *)&r->addr)->sin_port), 8080);
+
+    /* The port in the glob restricts the rule; others fall through to the catch-all. */
+    r = resolve_find(&t, "api.test", 443);
+    assert_non_null(r);
+    assert_int_equal(r->addr.ss_family, AF_INET6);
+    assert_int_equal(ntohs(((const struct sockaddr_in6 *)&r->addr)->sin6_port), 9443);
+    r = resolve_find(&t, "api.test", 80);
+    assert_non_null(r);
+    assert_string_equal(r->glob, "*");
+    resolve_cleanup(&t);
+    assert_null(resolve_find(&t, "api.test", 80));
+}
+
+static void test_refusals(void **state)
+{
+    static const char *const bad[] = {
+        "", "host", "=127.0.0.1:80", "host=", "host=127.0.0.1", "host=name.test:80",
+        "host:0=127.0.0.1:80", "host:x=127.0.0.1:80", "host=127.0.0.1:0", "host=127.0.0.1:99999",
+    };
+    struct resolve_table t = {0};
+    char err[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        if (resolve_add(&t, bad[i], err, sizeof(err)) != -1)
+            fail_msg("'%s' was accepted", bad[i]);
+        /* The message names the spec. */
+        assert_non_null(strstr(err, "--resolve"));
+        assert_non_null(strstr(err, bad[i]));
+    }
+    assert_int_equal(t.n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_and_match),
+        cmocka_unit_test(test_refusals),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
