@@ -65,8 +65,22 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(CLI_OBJ) $(PROXY_OBJ) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(PROXY_OBJ) $(LIB) $(PKG_LIBS)
+# The dashboard's files (web/) become a C file built into brock, by a generator built first.
+WEB_SRC := $(sort $(wildcard web/*))
+WEB_OBJ := $(BUILD)/gen/web_files.o
+
+$(BUILD)/gen/embed: scripts/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -o $@ $<
+
+$(BUILD)/gen/web_files.c: $(BUILD)/gen/embed $(WEB_SRC)
+	$(BUILD)/gen/embed $(WEB_SRC) > $@.tmp && mv $@.tmp $@
+
+$(WEB_OBJ): $(BUILD)/gen/web_files.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN): $(CLI_OBJ) $(PROXY_OBJ) $(WEB_OBJ) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(PROXY_OBJ) $(WEB_OBJ) $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -82,7 +96,8 @@ check:
 	@scripts/deps test
 	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(UNIT_BIN)
 	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) CMOCKA_MESSAGE_OUTPUT=TAP \
-		prove -f --exec '' $(UNIT_BIN) $(wildcard tests/integration/*.t)
+		prove -f --exec '' $(UNIT_BIN) $(wildcard tests/integration/*.t) \
+		$(wildcard tests/browser/*.t)
 
 asan:
 	@scripts/deps test

@@ -155,6 +155,7 @@ enum brock_reason {
     BROCK_WHY_PRIVATE,      /* localhost or a private IPv4 address: never acted on */
     BROCK_WHY_DISABLED,     /* brock is disabled on the site */
     BROCK_WHY_ACTION,       /* a third party: the resolved action applies */
+    BROCK_WHY_IGNORED,      /* a site fix (sitefixes.ignore) leaves the host alone there */
 };
 
 /* One decision. Strings are NUL-terminated copies, valid as long as the struct. */
@@ -168,6 +169,7 @@ struct brock_decision {
     enum brock_reason reason;
     enum brock_action action;     /* the resolved action (noaction unless reason is ACTION) */
     enum brock_effect effect;
+    int site_fix;                 /* 1 when a site fix (sitefixes.yellowlist) set the action */
 };
 
 /* Decides a request to host made by a page of site_host (NULL or "": unknown page, which is
@@ -244,6 +246,30 @@ BROCK_API int brock_dnt_policy_accepted(struct brock_engine *e, const void *body
  * and passes untouched. Returns 0, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
 BROCK_API int brock_dnt_record(struct brock_engine *e, const char *fqdn, int compliant);
 
+/* What applying a Privacy Badger configuration changed. */
+struct brock_update_stats {
+    size_t yellow;       /* domains on the cookieblock list now */
+    size_t added;        /* of them, new */
+    size_t removed;      /* domains taken off the list */
+    size_t hashes_added; /* accepted DNT policies not known before */
+    size_t site_fixes;   /* site fix entries now in force */
+};
+
+/* Applies Privacy Badger's configuration (pbconfig.json: the cookieblock list, the hashes of
+ * accepted DNT policies, the site fixes; len bytes of JSON) as its ingestPbconfig does. The
+ * whole text is validated first: on any problem nothing changes and BROCK_EFORMAT is
+ * returned, errmsg naming name and the fault. Then domains added to the cookieblock list
+ * and removed from it are applied to what was learned, hashes are added (never removed),
+ * and the site fixes replaced. The text is kept in the state (at brock_sync()) and used at
+ * every later open over the data folder's lists. now_ms (Unix ms) is recorded as the time
+ * of the update. stats may be NULL. Returns 0, BROCK_EFORMAT or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_update_apply(struct brock_engine *e, const char *name,
+                                                 const char *text, size_t len, int64_t now_ms,
+                                                 struct brock_update_stats *stats);
+
+/* When brock_update_apply() last succeeded on this state (Unix ms), or 0 if never. */
+BROCK_API int64_t brock_update_time(const struct brock_engine *e);
+
 /* The kinds of evidence behind a tracker's site. */
 enum brock_evidence_kind {
     BROCK_EVIDENCE_IMPORTED = 0, /* from the seed or an import: the kind was not recorded */
@@ -288,6 +314,69 @@ enum brock_trackers_flags {
  * returned. Returns 0, the callback's value, or BROCK_ENOMEM. */
 BROCK_API int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
                              int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
+
+/* Calls cb once for domain (a host name) with what brock_trackers() would report for it,
+ * whether or not the action map has an entry for exactly that name (heuristic and user are
+ * then noaction). Returns 0, the callback's value, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
+BROCK_API int brock_tracker(struct brock_engine *e, const char *domain,
+                            int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
+
+/* Recent page views, as Privacy Badger's popup keeps them per tab: for each site (the first
+ * party's base domain) the third-party hosts its pages requested, kept for the 500 newest
+ * sites and 300 newest hosts each. Written to the state at brock_sync(). */
+
+/* Records that a page of site (a host or URL) requested host (a third party), which was
+ * given action, at time_ms (Unix ms). Returns 0, BROCK_EINVAL for a bad site or host,
+ * BROCK_ENOMEM. */
+BROCK_API int brock_page_seen(struct brock_engine *e, const char *site, const char *host,
+                              enum brock_action action, int64_t time_ms);
+
+/* One recent site. Pointers are borrowed, valid only during the callback. */
+struct brock_site {
+    const char *site;     /* the site's base domain */
+    int64_t time_ms;      /* when a request of its pages was last seen */
+    size_t trackers;      /* third-party hosts seen there */
+    size_t blocked;       /* of them, blocked now (block, user_block) */
+    size_t cookieblocked; /* of them, cookieblocked now */
+    int disabled;         /* brock is disabled on the site */
+};
+
+/* Calls cb for each recent site, newest first; cb returns non-zero to stop (returned).
+ * Returns 0, the callback's value, or BROCK_ENOMEM. */
+BROCK_API int brock_sites(struct brock_engine *e,
+                          int (*cb)(void *arg, const struct brock_site *s), void *arg);
+
+/* One third-party host seen on a site. Pointers borrowed, valid during the callback. */
+struct brock_site_tracker {
+    const char *host;
+    const char *base;          /* host's base domain */
+    enum brock_action action;  /* resolved now (getBestAction) */
+    enum brock_action seen;    /* the action its last request was given */
+    enum brock_action user;    /* the user's choice for exactly host, or noaction */
+    int cookieblock_listed;    /* blocking it would turn into cookieblock */
+    int breakage;              /* user_block on a host that would be cookieblocked */
+    uint64_t count;            /* requests seen */
+    int64_t time_ms;           /* the last one, Unix ms */
+};
+
+/* Calls cb for each host seen on site (a host or base domain), sorted as brock_trackers()
+ * sorts (Privacy Badger's makeSortable). Returns 0, the callback's value, BROCK_EINVAL for
+ * a bad site, BROCK_ENOENT when site has no recent page views, BROCK_ENOMEM. */
+BROCK_API int brock_site_trackers(struct brock_engine *e, const char *site,
+                                  int (*cb)(void *arg, const struct brock_site_tracker *t),
+                                  void *arg);
+
+/* Calls cb with each recent site (base domain) whose pages requested exactly host, newest
+ * first. Returns 0, the callback's value, or BROCK_ENOMEM. */
+BROCK_API int brock_host_sites(struct brock_engine *e, const char *host,
+                               int (*cb)(void *arg, const char *site, int64_t time_ms),
+                               void *arg);
+
+/* Resets what was learned to Privacy Badger's seed: the action, snitch, tracking and
+ * fingerprinting maps are emptied, the user's choices kept, and the seed (if the data folder
+ * has one) loaded again. Settings and page views stay. Reaches the state at brock_sync().
+ * Returns 0, BROCK_EIO, BROCK_EFORMAT (a broken seed), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_reset(struct brock_engine *e);
 
 /* Counts of the action map by resolved action, indexed by enum brock_action. */
 BROCK_API void brock_counts(struct brock_engine *e, size_t counts[8], size_t *entries);

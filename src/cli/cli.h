@@ -41,6 +41,9 @@ extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_set_entry;
 extern const struct cmd_entry cmd_import_entry;
 extern const struct cmd_entry cmd_export_entry;
+extern const struct cmd_entry cmd_dnt_entry;
+extern const struct cmd_entry cmd_update_entry;
+extern const struct cmd_entry cmd_ca_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */

@@ -187,6 +187,8 @@ static void engine_free(struct brock_engine *e)
     brock__strvec_cleanup(&e->deleted);
     brock__lists_cleanup(&e->lists);
     brock__base_cache_free(e);
+    brock__pbconfig_cleanup(e);
+    brock__pages_free(e->pages);
     json_decref(e->settings);
     mem_free(e);
 }
@@ -239,6 +241,8 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     } else {
         fresh = 1;
     }
+    if ((rc = brock__pbconfig_restore(e, cfg->data_dir)) < 0)
+        goto fail;
     if (fresh && !cfg->no_seed && e->lists.seed_path[0]) {
         if ((rc = brock__load_seed(e)) < 0)
             goto fail;
@@ -269,7 +273,7 @@ int brock_sync(struct brock_engine *e)
     picked = brock__store_poll(e);
     if (picked < 0)
         return picked;
-    if (e->dirty || e->settings_dirty) {
+    if (e->dirty || e->settings_dirty || e->pbconfig_dirty) {
         int rc = brock__store_flush(e, 0);
         if (rc < 0)
             return rc;

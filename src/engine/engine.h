@@ -121,6 +121,15 @@ struct brock_engine {
     struct brock_lists lists;
     struct brock__store *store; /* NULL: memory only */
     struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
+    struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
+    int reset_pending;        /* brock_reset(): the store empties its tables at the next flush */
+
+    /* update.c: Privacy Badger's configuration as applied to this state. */
+    struct brock__sitefixes *sitefixes; /* NULL: none */
+    char *pbconfig;           /* the text brock_update_apply() took; NULL: none yet */
+    int64_t pbconfig_time;    /* when, Unix ms */
+    char *yellow_applied;     /* the cookieblock list the state follows, one a line */
+    int pbconfig_dirty;       /* the three above go to the state's meta at the next flush */
 
     char errmsg[512];
 };
@@ -313,6 +322,67 @@ int brock__export_pb(struct brock_engine *e, struct buf *out);
 int brock__export_hosts(struct brock_engine *e, struct buf *out);
 int brock__export_abp(struct brock_engine *e, struct buf *out);
 
+/* ---- sitefix.c: Privacy Badger's site fixes (pbconfig.json "sitefixes") ---- */
+
+struct brock__sitefixes;
+
+/* Checks a "sitefixes" object (NULL: none) whole and, when all of it is good, stores the
+ * fixes, inverted to be keyed by site host, in *out (free with brock__sitefixes_free()).
+ * Returns 0, BROCK_EFORMAT (errmsg names name and the entry) or BROCK_ENOMEM. */
+int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj,
+                           struct brock__sitefixes **out) BROCK_NODISCARD_INTERNAL;
+void brock__sitefixes_free(struct brock__sitefixes *f);
+
+/* The number of (site, entry) pairs in f. */
+size_t brock__sitefixes_count(const struct brock__sitefixes *f);
+
+/* For a page on site (a normalised host, matched exactly) and a request to host: whether
+ * sitefixes.ignore leaves host alone, whether sitefixes.yellowlist cookieblocks it (both
+ * cover a listed name and the names under it), and whether sitefixes.gpc says no DNT/GPC
+ * (site: any host, NULL for none). */
+int brock__sitefix_ignored(const struct brock_engine *e, const char *site, const char *host);
+int brock__sitefix_cookieblock(const struct brock_engine *e, const char *site, const char *host);
+int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
+
+/* ---- update.c: applying pbconfig.json ---- */
+
+/* At open, after the state is loaded: the site fixes of data_dir's pbconfig.json (if any),
+ * then the configuration the state last applied, which wins over the data folder's; a
+ * cookieblock list that differs from the one the state followed (a new package, a new
+ * update) is applied with the added/removed rules. Returns 0, BROCK_EFORMAT, BROCK_ENOMEM,
+ * BROCK_ESTORE. */
+int brock__pbconfig_restore(struct brock_engine *e, const char *data_dir)
+    BROCK_NODISCARD_INTERNAL;
+void brock__pbconfig_cleanup(struct brock_engine *e);
+
+/* ---- pages.c: recent page views ---- */
+
+struct brock__pages;
+
+void brock__pages_free(struct brock__pages *p);
+
+/* Adds one row read from the store (action: Privacy Badger's name). Returns 0 or
+ * BROCK_ENOMEM. */
+int brock__pages_load(struct brock_engine *e, const char *site, const char *host,
+                      const char *action, int64_t count, int64_t time_ms)
+    BROCK_NODISCARD_INTERNAL;
+
+/* For the store's flush: put is called with host NULL to delete every row of a site (dropped,
+ * or to be written whole), else for each row changed since the last flush. Returns 0 or
+ * put's negative value. */
+int brock__pages_flush(struct brock_engine *e,
+                       int (*put)(void *arg, const char *site, const char *host,
+                                  const char *action, int64_t count, int64_t time_ms),
+                       void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* After a commit: the page views in memory are all in the store. */
+void brock__pages_clean(struct brock_engine *e);
+
+/* ---- report.c ---- */
+
+/* Privacy Badger's makeSortable(domain) in a new string (mem_free), or NULL. */
+char *brock__sortable(const char *domain);
+
 /* ---- store.c: SQLite ---- */
 
 /* Opens or creates dir/brock.db. *fresh is set when the state is new (never seeded).
@@ -332,6 +402,12 @@ int brock__store_flush(struct brock_engine *e, int seeded) BROCK_NODISCARD_INTER
 int brock__store_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 void brock__store_close(struct brock_engine *e);
+
+/* The meta row key's value in a new string *out (mem_free), or NULL when absent. Returns 0
+ * or BROCK_ESTORE / BROCK_ENOMEM. The update's rows (pbconfig, pbconfig_time, yellowlist)
+ * are written by brock__store_flush() while e->pbconfig_dirty. */
+int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
+    BROCK_NODISCARD_INTERNAL;
 
 /* ---- engine.c: maps' lifetimes ---- */
 

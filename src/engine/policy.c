@@ -291,6 +291,7 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
 
     d->host[0] = d->tracker[0] = d->base[0] = d->site[0] = d->source[0] = '\0';
     d->third_party = 0;
+    d->site_fix = 0;
     d->reason = BROCK_WHY_INVALID;
     d->action = BROCK_NOACTION;
     d->effect = BROCK_PASS;
@@ -320,8 +321,17 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
         d->reason = BROCK_WHY_DISABLED;
         return 0;
     }
+    /* Site fixes are keyed by the page's exact host, not its base (checkAction). */
+    if (brock__sitefix_ignored(e, site, d->tracker)) {
+        d->reason = BROCK_WHY_IGNORED;
+        return 0;
+    }
     d->reason = BROCK_WHY_ACTION;
     d->action = brock__best_action(e, d->tracker, &src);
+    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(e, site, d->tracker)) {
+        d->action = BROCK_COOKIEBLOCK;
+        d->site_fix = 1;
+    }
     d->effect = brock_action_effect(d->action);
     if (src)
         copy_host(d->source, src->domain);
@@ -355,8 +365,17 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
     case BROCK_WHY_DISABLED:
         n = snprintf(buf, len, "brock is disabled on %s.", d->site);
         return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_IGNORED:
+        n = snprintf(buf, len, "Privacy Badger's site fixes leave %s alone on this site.",
+                     d->tracker);
+        return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_ACTION:
         break;
+    }
+    if (d->site_fix) {
+        n = snprintf(buf, len, "Privacy Badger's site fixes cookieblock %s on this site: it "
+                     "loads without cookies.", d->tracker);
+        return n < 0 ? 0 : (size_t)n;
     }
 
     s = brock__snitch_get(e, d->base);

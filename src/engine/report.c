@@ -18,7 +18,7 @@ struct row {
 
 /* Privacy Badger's makeSortable: the base's first label, a dot, then the subdomain labels
  * from the base outwards, so that static.bbc.co.uk ("bbc.static") sorts next to bbc.co.uk. */
-static char *sortable(const char *domain)
+char *brock__sortable(const char *domain)
 {
     char base[BROCK_HOST_MAX], *out, *w;
     size_t dlen = strlen(domain), blen, first;
@@ -61,6 +61,18 @@ static int row_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->a->domain, y->a->domain);
 }
 
+/* The public view of a snitch list (NULL: none) into ev, which holds s->n entries. */
+static void evidence_fill(const struct snitch *s, struct brock_evidence *ev)
+{
+    for (size_t j = 0; s && j < s->n; j++) {
+        ev[j].site = s->v[j].site;
+        ev[j].host = s->v[j].host ? s->v[j].host : "";
+        ev[j].detail = s->v[j].detail ? s->v[j].detail : "";
+        ev[j].kind = (enum brock_evidence_kind)s->v[j].kind;
+        ev[j].time_ms = s->v[j].time_ms;
+    }
+}
+
 int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
                    int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
 {
@@ -90,7 +102,7 @@ int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
             if (!brock__snitch_has(brock__snitch_get(e, base), site_base))
                 continue;
         }
-        rows[n].key = sortable(a->domain);
+        rows[n].key = brock__sortable(a->domain);
         if (!rows[n].key) {
             rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
             goto out;
@@ -111,13 +123,7 @@ int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
             rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
             break;
         }
-        for (size_t j = 0; s && j < s->n; j++) {
-            ev[j].site = s->v[j].site;
-            ev[j].host = s->v[j].host ? s->v[j].host : "";
-            ev[j].detail = s->v[j].detail ? s->v[j].detail : "";
-            ev[j].kind = (enum brock_evidence_kind)s->v[j].kind;
-            ev[j].time_ms = s->v[j].time_ms;
-        }
+        evidence_fill(s, ev);
         t.domain = rows[i].a->domain;
         t.base = base;
         t.action = rows[i].best;
@@ -135,6 +141,39 @@ out:
     for (size_t i = 0; i < n; i++)
         mem_free(rows[i].key);
     mem_free(rows);
+    mem_free(ev);
+    return rc;
+}
+
+int brock_tracker(struct brock_engine *e, const char *domain,
+                  int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+{
+    char name[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
+    const struct action_entry *a;
+    const struct snitch *s;
+    struct brock_evidence *ev = NULL;
+    struct brock_tracker t;
+    int rc;
+
+    if (brock_host_normalize(domain, strlen(domain), name) < 0 || !brock__valid_domain(name))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain);
+    brock_base_domain(name, base);
+    a = brock__action_get(e, name);
+    s = brock__snitch_get(e, base);
+    if (s && s->n && !(ev = mem_calloc(s->n, sizeof(*ev))))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    evidence_fill(s, ev);
+    t.domain = name;
+    t.base = base;
+    t.action = brock__best_action(e, name, NULL);
+    t.heuristic = !a || a->heur == BROCK__HEUR_UNKNOWN ? BROCK_NOACTION
+                                                       : (enum brock_action)a->heur;
+    t.user = a ? (enum brock_action)a->user : BROCK_NOACTION;
+    t.dnt = a ? a->dnt : 0;
+    t.cookieblock_listed = brock__would_cookieblock(e, name);
+    t.evidence = ev;
+    t.n_evidence = s ? s->n : 0;
+    rc = cb(arg, &t);
     mem_free(ev);
     return rc;
 }

@@ -43,7 +43,8 @@ int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on)
 
 int brock_send_signals(const struct brock_engine *e, const char *site_host)
 {
-    return brock_setting(e, BROCK_SETTING_SEND_DNT) && !brock__site_disabled(e, site_host);
+    return brock_setting(e, BROCK_SETTING_SEND_DNT) && !brock__site_disabled(e, site_host) &&
+           !brock__sitefix_no_signals(e, site_host);
 }
 
 int brock_site_disabled(const struct brock_engine *e, const char *site_host)

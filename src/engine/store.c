@@ -20,7 +20,7 @@
 #include "util/file.h"
 
 /*
- * Schema, version 1 (PRAGMA user_version):
+ * Schema, version 2 (PRAGMA user_version; version 1 lacked page_view and is migrated):
  *
  *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
  *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
@@ -36,15 +36,21 @@
  *       settings_map, one JSON value per key.
  *   meta(key PK, value TEXT)
  *       'seeded': Unix ms when the seed was loaded; absent on a state never seeded.
+ *       'pbconfig', 'pbconfig_time': the last configuration `brock update` applied, and when;
+ *       'yellowlist': the cookieblock list the learned actions follow, one domain a line.
+ *   page_view(site, host, action TEXT, count INT, time_ms INT; PK(site, host))
+ *       recent page views: the third-party hosts a site's pages requested, the action the
+ *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
  *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
  *       one row per action domain written or deleted ('action'), per tracker whose snitch list
- *       grew ('snitch') and per settings write ('settings', name ''), so that other processes
+ *       grew ('snitch'), per settings write ('settings', name '') and per reset to the seed
+ *       ('reset', name ''), so that other processes
  *       reload only those; origin is a random number per connection so a process skips its
  *       own rows. Only the last JOURNAL_KEEP rows are kept: a reader that fell further behind
  *       reloads everything.
  */
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 #define JOURNAL_KEEP 10000
 #define BUSY_TIMEOUT_MS 5000
 
@@ -74,7 +80,23 @@ static const char schema_sql[] =
     "CREATE TABLE journal ("
     " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
     " kind TEXT NOT NULL, name TEXT NOT NULL, origin INTEGER NOT NULL DEFAULT 0);"
-    "PRAGMA user_version = 1;";
+    "CREATE TABLE page_view ("
+    " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
+    " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
+    " PRIMARY KEY (site, host)) WITHOUT ROWID;"
+    "PRAGMA user_version = 2;";
+
+/* From version 1: the page views are new; nothing else changed. */
+static const char migrate_v1_sql[] =
+    "CREATE TABLE page_view ("
+    " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
+    " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
+    " PRIMARY KEY (site, host)) WITHOUT ROWID;"
+    "PRAGMA user_version = 2;";
+
+/* A reset to the seed empties what was learned; memory is then written back whole. */
+static const char reset_sql[] =
+    "DELETE FROM action; DELETE FROM snitch; DELETE FROM tracking; DELETE FROM fp_script;";
 
 enum {
     ST_BEGIN_READ,
@@ -101,6 +123,9 @@ enum {
     ST_JOURNAL_RANGE,
     ST_JOURNAL_SINCE,
     ST_DATA_VERSION,
+    ST_PAGE_PUT,
+    ST_PAGE_DEL_SITE,
+    ST_PAGE_ALL,
     ST_COUNT
 };
 
@@ -145,6 +170,12 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOURNAL_RANGE] = "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM journal",
     [ST_JOURNAL_SINCE] = "SELECT kind, name, origin FROM journal WHERE seq > ?1 ORDER BY seq",
     [ST_DATA_VERSION] = "PRAGMA data_version",
+    [ST_PAGE_PUT] = "INSERT INTO page_view (site, host, action, count, time_ms)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (site, host) DO UPDATE SET"
+                    " action = excluded.action, count = excluded.count,"
+                    " time_ms = excluded.time_ms",
+    [ST_PAGE_DEL_SITE] = "DELETE FROM page_view WHERE site = ?1",
+    [ST_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM page_view",
 };
 
 struct brock__store {
@@ -454,7 +485,8 @@ static int exec_sql(struct brock__store *s, const char *sql)
     return rc;
 }
 
-/* Creates the tables in one transaction, unless another process just did. */
+/* Creates the tables, or brings a version 1 state up to date, in one transaction, unless
+ * another process just did. */
 static int schema_create(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
@@ -464,6 +496,7 @@ static int schema_create(struct brock_engine *e)
         return store_fail(e, "create the tables", NULL);
     if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK ||
         (version == 0 && exec_sql(s, schema_sql) != SQLITE_OK) ||
+        (version == 1 && exec_sql(s, migrate_v1_sql) != SQLITE_OK) ||
         exec_sql(s, "COMMIT") != SQLITE_OK) {
         exec_sql(s, "ROLLBACK");
         return store_fail(e, "create the tables", NULL);
@@ -602,6 +635,12 @@ static int load_action(struct brock_engine *e, sqlite3_stmt *st)
     return action_apply(e, column_text(st, 0), st, 1);
 }
 
+static int load_page(struct brock_engine *e, sqlite3_stmt *st)
+{
+    return brock__pages_load(e, column_text(st, 0), column_text(st, 1), column_text(st, 2),
+                             sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
+}
+
 static int load_snitch(struct brock_engine *e, sqlite3_stmt *st)
 {
     /* The primary key keeps sites unique: no need to search the list. */
@@ -642,6 +681,7 @@ int brock__store_load(struct brock_engine *e)
         (rc = load_rows(e, ST_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, ST_TRACKING_ALL, "the tracking map", tracking_apply)) < 0 ||
         (rc = load_rows(e, ST_FP_ALL, "the fingerprinting scripts", fp_apply)) < 0 ||
+        (rc = load_rows(e, ST_PAGE_ALL, "the page views", load_page)) < 0 ||
         (rc = settings_read(e)) < 0)
         goto fail;
     if (journal_range(s, &min, &max) != 0 || run(s, s->st[ST_COMMIT]) != 0) {
@@ -658,6 +698,54 @@ fail:
 }
 
 /* ---- flushing ---- */
+
+/* After brock_reset(): the learned tables are emptied and everything memory holds is
+ * written back, so that nothing reset survives in the state. */
+static int flush_reset(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    const char *key;
+    void *val;
+    size_t it;
+
+    if (!e->reset_pending)
+        return 0;
+    if (exec_sql(s, reset_sql) != SQLITE_OK || journal_add(s, "reset", "") != 0)
+        return store_fail(e, "reset", "the state");
+    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
+        ((struct action_entry *)val)->dirty |=
+            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
+    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
+        struct snitch *sn = val;
+        for (size_t i = 0; i < sn->n; i++)
+            sn->v[i].dirty = 1;
+    }
+    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
+        struct tracking *t = val;
+        for (size_t i = 0; i < t->n; i++)
+            t->v[i].dirty = 1;
+    }
+    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
+        ((struct fp_host *)val)->dirty = 1;
+    return 0;
+}
+
+static int page_put(void *arg, const char *site, const char *host, const char *action,
+                    int64_t count, int64_t time_ms)
+{
+    struct brock_engine *e = arg;
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[host ? ST_PAGE_PUT : ST_PAGE_DEL_SITE];
+
+    bind_text(st, 1, site);
+    if (host) {
+        bind_text(st, 2, host);
+        bind_text(st, 3, action);
+        sqlite3_bind_int64(st, 4, count);
+        sqlite3_bind_int64(st, 5, time_ms);
+    }
+    return run(s, st) != 0 ? store_fail(e, "write the page views of", site) : 0;
+}
 
 static int flush_deleted(struct brock_engine *e)
 {
@@ -825,6 +913,52 @@ static int flush_seeded(struct brock_engine *e)
     return run(s, st) != 0 ? store_fail(e, "record", "that the state is seeded") : 0;
 }
 
+static int meta_put(struct brock_engine *e, const char *key, const char *value)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_META_PUT];
+
+    bind_text(st, 1, key);
+    bind_text(st, 2, value);
+    return run(s, st) != 0 ? store_fail(e, "write the state's meta data", key) : 0;
+}
+
+static int flush_pbconfig(struct brock_engine *e)
+{
+    char when[32];
+    int rc = 0;
+
+    if (!e->pbconfig_dirty)
+        return 0;
+    snprintf(when, sizeof(when), "%lld", (long long)e->pbconfig_time);
+    if (e->pbconfig && ((rc = meta_put(e, "pbconfig", e->pbconfig)) < 0 ||
+                        (rc = meta_put(e, "pbconfig_time", when)) < 0))
+        return rc;
+    if (e->yellow_applied)
+        rc = meta_put(e, "yellowlist", e->yellow_applied);
+    return rc;
+}
+
+int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_META_GET];
+    int rc;
+
+    *out = NULL;
+    bind_text(st, 1, key);
+    rc = step(s, st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        *out = mem_strdup(column_text(st, 0));
+        sqlite3_reset(st);
+        return *out ? 0 : brock__fail(e, BROCK_ENOMEM, "out of memory");
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_fail(e, "read the state's meta data", key);
+    return 0;
+}
+
 /* After a commit: everything in memory is now in the database. */
 static void marks_clear(struct brock_engine *e)
 {
@@ -848,6 +982,9 @@ static void marks_clear(struct brock_engine *e)
         ((struct fp_host *)val)->dirty = 0;
     brock__strvec_cleanup(&e->deleted);
     e->settings_dirty = 0;
+    e->pbconfig_dirty = 0;
+    e->reset_pending = 0;
+    brock__pages_clean(e);
     e->dirty = 0;
 }
 
@@ -857,7 +994,8 @@ int brock__store_flush(struct brock_engine *e, int seeded)
     int64_t min = 0, before = 0, after = 0;
     int rc;
 
-    if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !seeded))
+    if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
+               !seeded))
         return 0;
     if (run(s, s->st[ST_BEGIN_WRITE]) != 0)
         return store_fail(e, "start writing", "the state");
@@ -866,9 +1004,11 @@ int brock__store_flush(struct brock_engine *e, int seeded)
         goto fail;
     }
     /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
+    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_settings(e)) < 0 || (seeded && (rc = flush_seeded(e)) < 0))
+        (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
+        (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (seeded && (rc = flush_seeded(e)) < 0))
         goto fail;
     sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);
     if (run(s, s->st[ST_JOURNAL_TRIM]) != 0 || journal_range(s, &min, &after) != 0) {
@@ -959,6 +1099,30 @@ static int reload_settings(struct brock_engine *e)
     return changed;
 }
 
+static int resync_all(struct brock_engine *e);
+
+/* Another process reset the state to the seed: snitch lists with nothing unwritten are
+ * dropped and everything is read again. */
+static int reload_reset(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->snitches, &it, &key, &val)) {
+        struct snitch *sn = val;
+        int dirty = 0;
+
+        for (size_t i = 0; i < sn->n && !dirty; i++)
+            dirty = sn->v[i].dirty != 0;
+        if (!dirty) {
+            strmap_del(&e->snitches, key);
+            brock__snitch_free(sn);
+        }
+    }
+    return resync_all(e);
+}
+
 /* Applies the journal rows after s->last_seq that other connections wrote, each name once. */
 static int journal_apply(struct brock_engine *e)
 {
@@ -989,6 +1153,8 @@ static int journal_apply(struct brock_engine *e)
             r = reload_snitch(e, name);
         else if (!strcmp(kind, "settings"))
             r = reload_settings(e);
+        else if (!strcmp(kind, "reset"))
+            r = reload_reset(e);
         else
             r = 0; /* a kind from a later version: nothing here reads it */
         if (r < 0) {

@@ -16,9 +16,12 @@
 
 #include <event2/buffer.h>
 
+#include "proxy/dash.h"
+#include "proxy/dntcheck.h"
 #include "proxy/limits.h"
 #include "proxy/log.h"
 #include "proxy/side.h"
+#include "proxy/tls.h"
 #include "util/alloc.h"
 
 /* ---- states ---- */
@@ -189,21 +192,49 @@ static int is_beacon(const struct http_head *hh)
            (ct && strncasecmp(ct, "text/ping", 9) == 0);
 }
 
-/* The target: the host, port and path of an absolute-form URL or CONNECT authority. */
+/* The Host header's value for host and port: the port only when not the scheme's own. */
+static void conn_set_authority(struct conn *c, int default_port)
+{
+    if (strchr(c->host, ':'))
+        snprintf(c->authority, sizeof(c->authority), c->port == default_port ? "[%s]" : "[%s]:%d",
+                 c->host, c->port);
+    else
+        snprintf(c->authority, sizeof(c->authority), c->port == default_port ? "%s" : "%s:%d",
+                 c->host, c->port);
+}
+
+/* The target: the host, port and path of an absolute-form URL (http:// or https://), a
+ * CONNECT authority, or an origin-form path inside an intercepted tunnel. */
 static int conn_parse_target(struct conn *c, const char *url, size_t len, const char **path,
                              size_t *path_len)
 {
     struct http_parser_url u;
     int rc;
 
+    int default_port;
+
+    c->is_https = 0;
+    if (c->intercepted && !c->is_connect && url[0] == '/') {
+        /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to. */
+        c->is_https = 1;
+        memcpy(c->host, c->tunnel_host, sizeof(c->host));
+        c->port = c->tunnel_port;
+        *path = url;
+        *path_len = len;
+        conn_set_authority(c, 443);
+        return 0;
+    }
     http_parser_url_init(&u);
     if (http_parser_parse_url(url, len, c->is_connect, &u) != 0 ||
         !(u.field_set & (1 << UF_HOST)))
         return -1;
     if (!c->is_connect) {
-        if (!(u.field_set & (1 << UF_SCHEMA)) || u.field_data[UF_SCHEMA].len != 4 ||
-            strncasecmp(url + u.field_data[UF_SCHEMA].off, "http", 4) != 0)
+        size_t slen = u.field_data[UF_SCHEMA].len;
+
+        if (!(u.field_set & (1 << UF_SCHEMA)) || (slen != 4 && slen != 5) ||
+            strncasecmp(url + u.field_data[UF_SCHEMA].off, "https", slen) != 0)
             return -1;
+        c->is_https = slen == 5;
         if (u.field_set & (1 << UF_PATH)) {
             size_t off = u.field_data[UF_PATH].off;
 
@@ -220,13 +251,9 @@ static int conn_parse_target(struct conn *c, const char *url, size_t len, const 
     rc = brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len, c->host);
     if (rc < 0)
         return -1;
-    c->port = (u.field_set & (1 << UF_PORT)) ? u.port : 80;
-    if (strchr(c->host, ':'))
-        snprintf(c->authority, sizeof(c->authority), c->port == 80 ? "[%s]" : "[%s]:%d", c->host,
-                 c->port);
-    else
-        snprintf(c->authority, sizeof(c->authority), c->port == 80 ? "%s" : "%s:%d", c->host,
-                 c->port);
+    default_port = c->is_https ? 443 : 80;
+    c->port = (u.field_set & (1 << UF_PORT)) ? u.port : default_port;
+    conn_set_authority(c, default_port);
     return 0;
 }
 
@@ -259,6 +286,11 @@ static void conn_decide(struct conn *c)
         px->n_blocked++;
     else if (c->d.effect == BROCK_STRIP_COOKIES)
         px->n_cookieblocked++;
+    /* The dashboard's recent sites: what each page's third parties were given. */
+    if (c->site_known && c->d.third_party && c->d.reason == BROCK_WHY_ACTION &&
+        brock_page_seen(px->engine, c->site, c->d.tracker, c->d.action, now_ms(c)) < 0)
+        log_msg(LOG_ERR, "recording %s on %s failed: %s", c->d.tracker, c->site,
+                brock_engine_errmsg(px->engine));
     if (c->d.effect != BROCK_PASS && log_enabled(LOG_INFO)) {
         brock_decision_explain(px->engine, &c->d, why, sizeof(why));
         log_msg(LOG_INFO, "%s %s on %s: %s", brock_effect_name(c->d.effect), c->host,
@@ -266,20 +298,28 @@ static void conn_decide(struct conn *c)
     }
 }
 
-/* A request in origin form is for brock itself. Its body, if any, is not read: the
- * connection closes after the answer instead. */
-static void conn_answer_local(struct conn *c)
+/* Writes the dashboard's answer to the request in origin form. Returns -1 when the
+ * connection failed instead. */
+static int conn_local_write(struct conn *c, int keep)
 {
     const struct http_head *hh = &c->c_client.head;
-    int keep = c->client_keepalive && !c->req_has_body;
+    struct dash_request rq = {
+        .method = c->method,
+        .target = http_head_text(hh),
+        .target_len = hh->line_len,
+        .h = hh->h,
+        .n = hh->n,
+        .body = c->c_body.data ? c->c_body.data : "",
+        .body_len = c->c_body.len,
+        .body_too_big = c->body_too_big,
+    };
     struct buf out;
 
-    c->is_local = 1;
-    buf_init(&out, 1 << 20);
-    if (status_respond(c->px, http_head_text(hh), hh->line_len, keep, &out) < 0) {
+    buf_init(&out, LIMIT_DASH_RESPONSE);
+    if (dash_respond(c->px, &rq, keep, &out) < 0 || !out.data) {
         buf_cleanup(&out);
-        conn_fail(c, 500, "brock ran out of memory for its status page");
-        return;
+        conn_fail(c, 500, "brock ran out of memory for its dashboard");
+        return -1;
     }
     c->status = atoi(out.data + 9);
     if (c->is_head) {
@@ -289,6 +329,34 @@ static void conn_answer_local(struct conn *c)
     }
     bufferevent_write(c->c_client.bev, out.data, out.len);
     buf_cleanup(&out);
+    buf_reset(&c->c_body);
+    return 0;
+}
+
+/* A request in origin form is for brock itself: the dashboard. One with a body (a change)
+ * is answered once the body is in; one whose declared body is too large, at once. */
+static void conn_answer_local(struct conn *c)
+{
+    const struct http_head *hh = &c->c_client.head;
+    const char *expect = header_str(hh, "expect");
+    int keep = c->client_keepalive && !c->req_has_body;
+
+    c->is_local = 1;
+    c->body_too_big = 0;
+    buf_reset(&c->c_body);
+    if (c->req_has_body && c->c_client.parser.content_length != ULLONG_MAX &&
+        c->c_client.parser.content_length > LIMIT_DASH_BODY) {
+        c->body_too_big = 1;
+    } else if (c->req_has_body) {
+        c->local_wait = 1;
+        if (expect && !strcasecmp(expect, "100-continue") && !c->client_http10)
+            evbuffer_add_printf(bufferevent_get_output(c->c_client.bev),
+                                "HTTP/1.1 100 Continue\r\n\r\n");
+        conn_set_state(c, CONN_REQ_BODY);
+        return;
+    }
+    if (conn_local_write(c, keep) < 0)
+        return;
     if (keep)
         conn_set_state(c, CONN_REQ_BODY);
     else
@@ -309,6 +377,81 @@ static void conn_answer_blocked(struct conn *c)
         conn_set_state(c, CONN_REQ_BODY);
     else
         conn_flush_close(c, "blocked");
+}
+
+/* ---- interception ---- */
+
+static void conn_log_request(struct conn *c);
+static void on_client_read(struct bufferevent *bev, void *arg);
+static void on_client_write(struct bufferevent *bev, void *arg);
+static void on_client_event(struct bufferevent *bev, short what, void *arg);
+
+static int conn_may_intercept(const struct conn *c)
+{
+    const struct proxy *px = c->px;
+
+    return px->mitm && !c->intercepted &&
+           !tls_host_listed(px->no_intercept, px->n_no_intercept, c->host);
+}
+
+/* Answers the CONNECT, then speaks TLS with the client on the same socket as the CONNECT
+ * target; the requests inside come back through conn_do_head like any others. Nothing
+ * connects upstream until the first of them. */
+static void conn_start_intercept(struct conn *c)
+{
+    struct side *s = &c->c_client;
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    evutil_socket_t fd = bufferevent_getfd(s->bev);
+    struct bufferevent *bev;
+    SSL *ssl;
+
+    /* The parser stopped before the CONNECT head's last line feed. */
+    side_resume(s);
+    (void)side_pump(s, &side_request_settings, NULL);
+    if (evbuffer_get_length(in) != 0) {
+        conn_fail(c, 400, "the client sent bytes before the CONNECT was answered");
+        return;
+    }
+    evbuffer_add_printf(bufferevent_get_output(s->bev),
+                        "HTTP/1.1 200 Connection established\r\nVia: %s\r\n\r\n", REWRITE_VIA);
+    /* The answer must be on the wire before the socket changes hands. */
+    if (s->io->flush(s->bev) != 1) {
+        conn_close(c, "could not answer the CONNECT at once");
+        return;
+    }
+    ssl = tls_mitm_ssl_new(c->px->mitm, c->host);
+    if (!ssl) {
+        conn_close(c, "out of memory for TLS with the client");
+        return;
+    }
+    /* The plain bufferevent lets go of the socket without closing it. */
+    bufferevent_setcb(s->bev, NULL, NULL, NULL, NULL);
+    bufferevent_disable(s->bev, EV_READ | EV_WRITE);
+    bufferevent_setfd(s->bev, -1);
+    bufferevent_free(s->bev);
+    s->bev = NULL;
+    s->io = &io_tls;
+    bev = io_tls.open(c->px->base, fd, ssl);
+    if (!bev) {
+        evutil_closesocket(fd);
+        conn_close(c, "out of memory for TLS with the client");
+        return;
+    }
+    s->bev = bev;
+    s->eof = s->eof_fed = 0;
+    bufferevent_setcb(bev, on_client_read, on_client_write, on_client_event, c);
+    bufferevent_setwatermark(bev, EV_READ, 0, LIMIT_PENDING_BYTES);
+    side_start_events(s);
+    c->status = 200;
+    c->resp_final = 1;
+    conn_log_request(c);
+    c->px->n_tunnels++;
+    c->intercepted = 1;
+    memcpy(c->tunnel_host, c->host, sizeof(c->tunnel_host));
+    c->tunnel_port = c->port;
+    http_parser_init(&s->parser, HTTP_REQUEST);
+    s->parser.data = c;
+    conn_set_state(c, CONN_IDLE);
 }
 
 /* The head is in: a local page, a tunnel, or a request to send upstream. */
@@ -342,7 +485,7 @@ static void conn_start_request(struct conn *c)
         conn_fail(c, 413, "the request body is larger than brock accepts");
         return;
     }
-    if (url[0] == '/' && !c->is_connect) {
+    if (url[0] == '/' && !c->is_connect && !c->intercepted) {
         conn_answer_local(c);
         return;
     }
@@ -353,7 +496,14 @@ static void conn_start_request(struct conn *c)
     }
     conn_decide(c);
     if (c->d.effect == BROCK_DENY) {
+        /* Only a learned block is worth a policy check (section 9), never a user's. */
+        if (c->d.action == BROCK_BLOCK)
+            dntcheck_blocked(c->px->dnt, c->d.tracker, now_ms(c));
         conn_answer_blocked(c);
+        return;
+    }
+    if (c->is_connect && conn_may_intercept(c)) {
+        conn_start_intercept(c);
         return;
     }
     if (c->is_connect) {
@@ -368,6 +518,8 @@ static void conn_start_request(struct conn *c)
         flags |= REWRITE_STRIP_COOKIES;
     if (c->is_upgrade)
         flags |= REWRITE_UPGRADE;
+    if (!brock_send_signals(c->px->engine, c->site_known ? c->site : NULL))
+        flags |= REWRITE_NO_SIGNALS;
     buf_reset(&c->c_req_out);
     if (rewrite_request(hh->h, hh->n, c->method, c->authority, flags, &c->rw) < 0 ||
         http_write_request(&c->c_req_out, c->method, path, path_len, c->rw.h, c->rw.n) < 0) {
@@ -554,6 +706,7 @@ static void conn_reset_exchange(struct conn *c)
     c->status = 0;
     c->site_known = 0;
     c->observe = 0;
+    c->local_wait = 0;
     c->d.effect = BROCK_PASS;
 }
 
@@ -621,6 +774,15 @@ static void conn_do_req_body(struct conn *c)
         return;
     }
     if (r == PUMP_PAUSED) {
+        if (c->is_local && c->local_wait) {
+            c->local_wait = 0;
+            if (conn_local_write(c, c->client_keepalive) < 0)
+                return;
+            if (!c->client_keepalive) {
+                conn_flush_close(c, "answered locally");
+                return;
+            }
+        }
         if (c->is_local) {
             conn_log_request(c);
             side_resume(s);
@@ -685,6 +847,9 @@ static void conn_do_flush(struct conn *c)
     }
     if (!c->shut_wr) {
         c->shut_wr = 1;
+        /* Inside TLS, the end of a body read until close is a close_notify. */
+        if (s->io == &io_tls)
+            tls_close_notify(s->bev);
         shutdown(bufferevent_getfd(s->bev), SHUT_WR);
         bufferevent_enable(s->bev, EV_READ);
     }
@@ -760,8 +925,15 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
 {
     struct conn *c = arg;
 
-    (void)bev;
     if (what & BEV_EVENT_ERROR) {
+        char why[BROCK_HOST_MAX + 256];
+
+        /* A client that does not trust brock's CA ends here: say so once. */
+        if (c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why))) {
+            log_msg(LOG_INFO, "%s: %s", c->c_peer, why);
+            conn_close(c, why);
+            return;
+        }
         conn_close(c, "client connection error");
         return;
     }
@@ -885,6 +1057,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     http_head_init(&c->c_client.head);
     http_head_init(&c->c_up.head);
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
+    buf_init(&c->c_body, LIMIT_DASH_BODY);
     rewrite_out_init(&c->rw);
     http_parser_init(&c->c_client.parser, HTTP_REQUEST);
     c->c_client.parser.data = c;
@@ -954,6 +1127,7 @@ void conn_free(struct conn *c)
     http_head_cleanup(&c->c_client.head);
     http_head_cleanup(&c->c_up.head);
     buf_cleanup(&c->c_req_out);
+    buf_cleanup(&c->c_body);
     rewrite_out_cleanup(&c->rw);
     mem_free(c);
 }

@@ -24,7 +24,9 @@
 #include "util/buf.h"
 
 struct conn;
+struct dntcheck;
 struct pool_entry;
+struct tls_mitm;
 
 struct proxy {
     struct event_base *base;
@@ -46,7 +48,16 @@ struct proxy {
 
     struct fp_memory fp;
 
-    /* For the status page. */
+    struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
+
+    /* TLS (tls.c): leaves for intercepted tunnels (NULL: no --intercept), the verifying
+     * context of https:// upstreams, and the --no-intercept host globs. */
+    struct tls_mitm *mitm;
+    struct ssl_ctx_st *tls_up;
+    const char *const *no_intercept;
+    size_t n_no_intercept;
+
+    /* For the dashboard's /api/status. */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
 };
 
@@ -106,6 +117,10 @@ struct conn {
     int req_has_body, req_done, resp_final, resp_bytes, must_close;
     int reused, retried;
     int shut_wr;               /* closing: the client's write half is shut */
+    int is_https;              /* the exchange's upstream speaks TLS */
+    int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
+    char tunnel_host[BROCK_HOST_MAX];
+    int tunnel_port;
     char host[BROCK_HOST_MAX];
     int port;
     char authority[BROCK_HOST_MAX + 8];
@@ -115,6 +130,9 @@ struct conn {
     int observe;               /* a third-party exchange the engine learns from */
     int status;
     struct buf c_req_out;      /* the rewritten request head, kept for one retry */
+    struct buf c_body;         /* a dashboard request's body, read whole before the answer */
+    int local_wait;            /* a dashboard request waits for its body */
+    int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
     struct rewrite_out rw;
 
     struct evdns_getaddrinfo_request *dns_req;
@@ -142,9 +160,5 @@ void pool_cleanup(struct proxy *px);
 void conn_on_up_read(struct bufferevent *bev, void *arg);
 void conn_on_up_write(struct bufferevent *bev, void *arg);
 void conn_on_up_event(struct bufferevent *bev, short what, void *arg);
-
-/* status.c: brock's own pages, for requests in origin form. Writes a whole response. */
-int status_respond(struct proxy *px, const char *target, size_t len, int keep_alive,
-                   struct buf *out) __attribute__((warn_unused_result));
 
 #endif

@@ -33,4 +33,8 @@ struct io_ops {
 
 extern const struct io_ops io_tcp;
 
+/* TLS over a socket (io_tls.c). open()'s arg is the SSL, handed over: a server SSL accepts
+ * on the given socket, a client SSL connects through connect(). */
+extern const struct io_ops io_tls;
+
 #endif

@@ -15,6 +15,10 @@
 /* A declared request body (Content-Length) larger than this is refused with 413. */
 #define LIMIT_REQUEST_BODY (16ULL * 1024 * 1024 * 1024)
 
+/* A request body to the dashboard (an import), and one of its answers (an export). */
+#define LIMIT_DASH_BODY ((size_t)64 * 1024 * 1024)
+#define LIMIT_DASH_RESPONSE ((size_t)256 * 1024 * 1024)
+
 /* Bytes waiting to be written to one side before brock stops reading the other. */
 #define LIMIT_PENDING_BYTES ((size_t)256 * 1024)
 

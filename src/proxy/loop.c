@@ -4,8 +4,9 @@
  * clients (or answer 503 past the limit); run the bufferevent callbacks, each of which lets
  * its connection's state machine advance as far as the bytes allow; fire expired per-state
  * timeouts; once a second write learning to the state and pick up changes others made
- * (brock_sync); and last free the connections closed during the iteration (the reaper), so
- * that nothing up the stack still holds one. SIGINT and SIGTERM end the loop.
+ * (brock_sync); start the DNT policy check due (at most one a second) and, once a day, the
+ * pbconfig.json refresh; and last free the connections closed during the iteration (the
+ * reaper), so that nothing up the stack still holds one. SIGINT and SIGTERM end the loop.
  */
 #include "proxy/proxy.h"
 
@@ -24,8 +25,11 @@
 
 #include "brock.h"
 #include "proxy/conn.h"
+#include "proxy/dntcheck.h"
 #include "proxy/limits.h"
 #include "proxy/log.h"
+#include "proxy/refresh.h"
+#include "proxy/tls.h"
 
 static void on_reap(evutil_socket_t fd, short what, void *arg)
 {
@@ -234,6 +238,8 @@ int proxy_run(struct brock_engine *e, const struct proxy_options *o)
 {
     struct proxy px;
     struct event *sig_int = NULL, *sig_term = NULL, *sync = NULL;
+    struct fetch_env fetch_env = {0};
+    struct refresh *refresh = NULL;
     struct timeval every = {SYNC_INTERVAL_MS / 1000, (SYNC_INTERVAL_MS % 1000) * 1000};
     char err[512];
     int rc = 1;
@@ -248,8 +254,20 @@ int proxy_run(struct brock_engine *e, const struct proxy_options *o)
             goto out;
         }
     }
-    if (o->intercept)
-        log_msg(LOG_ERR, "--intercept is not available yet; HTTPS is tunnelled unseen");
+    px.tls_up = tls_upstream_ctx_new(o->upstream_ca, err, sizeof(err));
+    if (!px.tls_up) {
+        fprintf(stderr, "brock: %s\n", err);
+        goto out;
+    }
+    if (o->intercept) {
+        px.mitm = tls_mitm_new(o->state_dir, err, sizeof(err));
+        if (!px.mitm) {
+            fprintf(stderr, "brock: %s\n", err);
+            goto out;
+        }
+        px.no_intercept = o->no_intercept;
+        px.n_no_intercept = o->n_no_intercept;
+    }
     /* A client that goes away mid-write must not end the process. */
     signal(SIGPIPE, SIG_IGN);
     raise_fd_limit();
@@ -265,6 +283,18 @@ int proxy_run(struct brock_engine *e, const struct proxy_options *o)
         px.dns = evdns_base_new(px.base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
         if (px.dns)
             evdns_base_load_hosts(px.dns, NULL);
+    }
+    /* brock's own fetches (DNT policies, pbconfig.json) share the resolver and --resolve. */
+    fetch_env.base = px.base;
+    fetch_env.dns = px.dns;
+    fetch_env.resolve = &px.resolve;
+    fetch_env.tls = px.tls_up;
+    px.dnt = dntcheck_new(&fetch_env, e);
+    if (!o->no_update)
+        refresh = refresh_new(&fetch_env, e, FETCH_PBCONFIG_URL);
+    if (!px.dnt || (!o->no_update && !refresh)) {
+        fprintf(stderr, "brock: out of memory\n");
+        goto out;
     }
     px.reaper = event_new(px.base, -1, 0, on_reap, &px);
     px.accept_pause = evtimer_new(px.base, on_accept_resume, &px);
@@ -293,6 +323,8 @@ out:
         conn_close(px.conns, "brock is stopping");
     on_reap(-1, 0, &px);
     pool_cleanup(&px);
+    dntcheck_free(px.dnt);
+    refresh_free(refresh);
     if (brock_sync(e) < 0) {
         fprintf(stderr, "brock: writing the state failed: %s\n", brock_engine_errmsg(e));
         rc = 1;
@@ -307,6 +339,8 @@ out:
         event_free(px.reaper);
     if (px.accept_pause)
         event_free(px.accept_pause);
+    tls_mitm_free(px.mitm);
+    SSL_CTX_free(px.tls_up);
     if (px.dns)
         evdns_base_free(px.dns, 1);
     if (px.base)

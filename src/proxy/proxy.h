@@ -14,6 +14,9 @@ struct proxy_options {
     const char *upstream_ca;          /* extra trusted roots for upstream TLS, or NULL */
     const char *state_dir;            /* the state folder (the local CA lives in ca/) */
     int intercept;                    /* --intercept */
+    const char *const *no_intercept;  /* --no-intercept HOSTGLOB: tunnelled unseen */
+    size_t n_no_intercept;
+    int no_update;                    /* --no-update: no daily pbconfig.json refresh */
     int verbosity;                    /* 0: errors only (-q), 1: default, 2: every request (-v) */
 };
 

@@ -98,9 +98,10 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
     for (size_t i = 0; i < n; i++) {
         const struct brock_header *h = &in[i];
 
-        if (is_hop_by_hop(h, in, n, flags) || http_name_is(h->name, h->name_len, "host") ||
-            http_name_is(h->name, h->name_len, "dnt") ||
-            http_name_is(h->name, h->name_len, "sec-gpc"))
+        if (is_hop_by_hop(h, in, n, flags) || http_name_is(h->name, h->name_len, "host"))
+            continue;
+        if (!(flags & REWRITE_NO_SIGNALS) && (http_name_is(h->name, h->name_len, "dnt") ||
+                                              http_name_is(h->name, h->name_len, "sec-gpc")))
             continue;
         if (strip && http_name_is(h->name, h->name_len, "cookie"))
             continue;
@@ -133,8 +134,10 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
     }
     if (flags & REWRITE_UPGRADE)
         put(o, "Connection", "Upgrade", 7);
-    put(o, "DNT", "1", 1);
-    put(o, "Sec-GPC", "1", 1);
+    if (!(flags & REWRITE_NO_SIGNALS)) {
+        put(o, "DNT", "1", 1);
+        put(o, "Sec-GPC", "1", 1);
+    }
     put(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
     return 0;
 }

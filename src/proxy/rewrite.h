@@ -19,6 +19,7 @@ enum rewrite_flags {
     REWRITE_CHUNKED = 4,       /* responses: the client gets Transfer-Encoding: chunked */
     REWRITE_UNCHUNKED = 8,     /* responses: the client gets the body without chunking */
     REWRITE_CLOSE = 16,        /* responses: Connection: close */
+    REWRITE_NO_SIGNALS = 32,   /* requests: no DNT or Sec-GPC of brock's; the client's stay */
 };
 
 /* The rewritten list. Views point into the input headers, into scratch or at static text;

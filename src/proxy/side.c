@@ -89,9 +89,12 @@ static int req_on_body(http_parser *p, const char *at, size_t len)
 {
     struct conn *c = conn_of(p);
 
-    /* A request brock answered itself has its body read and dropped. */
+    /* A request brock answered itself has its body read and dropped, unless the
+     * dashboard waits for it. */
     if (!c->is_local)
         write_body(&c->c_up, c->c_client.out, at, len);
+    else if (c->local_wait && !c->body_too_big && buf_append(&c->c_body, at, len) < 0)
+        c->body_too_big = 1;
     return 0;
 }
 

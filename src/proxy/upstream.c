@@ -11,12 +11,13 @@
 
 #include "proxy/limits.h"
 #include "proxy/log.h"
+#include "proxy/tls.h"
 #include "util/alloc.h"
 
 struct pool_entry {
     struct pool_entry *next, *prev;
     struct proxy *px;
-    char key[BROCK_HOST_MAX + 8];
+    char key[BROCK_HOST_MAX + 16];
     struct bufferevent *bev;
     const struct io_ops *io;
 };
@@ -59,7 +60,8 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
 
 static void pool_key(const struct conn *c, char *key, size_t size)
 {
-    snprintf(key, size, "%s:%d", c->host, c->port);
+    /* A TLS connection is never reused for plain requests, nor the other way. */
+    snprintf(key, size, "%s%s:%d", c->is_https ? "https:" : "", c->host, c->port);
 }
 
 static struct pool_entry *pool_take(struct proxy *px, const char *key)
@@ -172,7 +174,17 @@ static void on_connect_event(struct bufferevent *bev, short what, void *arg)
     }
     if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
         int err = EVUTIL_SOCKET_ERROR();
+        char why[BROCK_HOST_MAX + 256];
 
+        if (c->c_up.io == &io_tls && tls_error_describe(bev, c->host, why, sizeof(why))) {
+            /* A certificate that does not verify is the same on every address. */
+            bufferevent_free(c->c_up.bev);
+            c->c_up.bev = NULL;
+            upstream_cancel(c);
+            log_msg(LOG_INFO, "refused %s: %s", c->authority, why);
+            conn_upstream_failed(c, 502, why);
+            return;
+        }
         snprintf(c->connect_err, sizeof(c->connect_err), "%s",
                  err ? evutil_socket_error_to_string(err) : "connection closed");
         bufferevent_free(c->c_up.bev);
@@ -186,8 +198,9 @@ static int connect_to(struct conn *c, const struct sockaddr *sa, int len)
 {
     struct bufferevent *bev;
 
-    c->c_up.io = &io_tcp;
-    bev = c->c_up.io->open(c->px->base, -1, NULL);
+    c->c_up.io = c->is_https ? &io_tls : &io_tcp;
+    bev = c->c_up.io->open(c->px->base, -1,
+                           c->is_https ? tls_upstream_ssl_new(c->px->tls_up, c->host) : NULL);
     if (!bev) {
         snprintf(c->connect_err, sizeof(c->connect_err), "out of memory");
         return -1;
@@ -279,7 +292,7 @@ void upstream_start(struct conn *c)
     struct pool_entry *p;
     struct sockaddr_storage ss;
     int ss_len;
-    char key[BROCK_HOST_MAX + 8], port[8];
+    char key[BROCK_HOST_MAX + 16], port[8];
 
     c->connect_err[0] = '\0';
     pool_key(c, key, sizeof(key));

@@ -20,12 +20,23 @@ function trustCa(home, caFile) {
   execFileSync('certutil', ['-d', `sql:${db}`, '-A', '-t', 'C,,', '-n', 'brock test CA', '-i', caFile]);
 }
 
+// Lets the profile under dir keep and send third-party cookies, which Chromium now blocks
+// by default: a test of cookie stripping needs a browser that would send them.
+function allowThirdPartyCookies(dir) {
+  fs.mkdirSync(path.join(dir, 'Default'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'Default', 'Preferences'), JSON.stringify({
+    profile: { cookie_controls_mode: 0, block_third_party_cookies: false },
+  }));
+}
+
 // Starts Chromium with its traffic going through the proxy at proxy ("127.0.0.1:PORT").
-// options.ca: a CA certificate (PEM file) to trust. Returns { context, close }: a browser
-// context (context.newPage() opens a tab).
+// options.ca: a CA certificate (PEM file) to trust; options.thirdPartyCookies: let
+// third-party cookies be kept and sent. Returns { context, close }: a browser context
+// (context.newPage() opens a tab).
 async function launch(proxy, options = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-chromium-'));
   if (options.ca) trustCa(home, options.ca);
+  if (options.thirdPartyCookies) allowThirdPartyCookies(path.join(home, 'profile'));
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',

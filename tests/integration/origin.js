@@ -6,6 +6,7 @@
 'use strict';
 
 const http = require('node:http');
+const https = require('node:https');
 const net = require('node:net');
 const crypto = require('node:crypto');
 
@@ -30,9 +31,10 @@ function headerPairs(raw) {
   return pairs;
 }
 
-function startOrigin({ cookieHost } = {}) {
+// With tls ({ key, cert }), the same origin speaks HTTPS.
+function startOrigin({ cookieHost, tls } = {}) {
   const requests = [];
-  const server = http.createServer((req, res) => {
+  const handler = (req, res) => {
     const host = (req.headers.host || '').replace(/:\d+$/, '');
     const url = new URL(req.url, 'http://' + (req.headers.host || 'x'));
     const chunks = [];
@@ -78,7 +80,8 @@ function startOrigin({ cookieHost } = {}) {
       res.end(JSON.stringify({ host, n: url.searchParams.get('n'), bodyLength: body.length,
                                bodySha: record.bodySha }));
     });
-  });
+  };
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
   // Upgrades: answer 101 and echo whatever arrives, to show bytes pass both ways.
   server.on('upgrade', (req, socket, head) => {
     requests.push({ host: (req.headers.host || '').replace(/:\d+$/, ''), method: req.method,

@@ -431,10 +431,11 @@ check('an unreachable upstream gets a 502 page naming the host', async () => {
   assert.match(unknown.body.toString(), /no-such-host\.invalid/);
 });
 
-check('brock serves its own status page', async () => {
+check('brock serves its own dashboard and status', async () => {
   const r = await run('curl', ['-s', `http://127.0.0.1:${brock.port}/`]);
-  assert.match(r.stdout, /<h1>brock /);
-  assert.match(r.stdout, /blocked/);
+  assert.match(r.stdout, /<meta name="brock-token" content="[0-9a-f]{64}">/);
+  const s = await run('curl', ['-s', `http://127.0.0.1:${brock.port}/api/status`]);
+  assert.ok(JSON.parse(s.stdout).since_start.blocked > 0, s.stdout);
 });
 
 check('`brock set` reaches a running brock within two seconds', async () => {

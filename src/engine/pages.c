@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Recent page views: for each site (a first party's base domain), the third-party hosts its
+ * pages requested, the action each last got, how often and when, as Privacy Badger's popup
+ * keeps them per tab. Bounded: past the limits the oldest site or host is dropped.
+ */
+#include "engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+#define PAGES_MAX_SITES 500
+#define PAGES_MAX_HOSTS 300
+
+struct page_host {
+    char *host;
+    int64_t time_ms;
+    uint64_t count;
+    uint8_t action; /* enum brock_action */
+    uint8_t dirty;
+};
+
+struct page_site {
+    int64_t time_ms;
+    size_t n, cap;
+    struct page_host *v;
+    int rewrite; /* a host was dropped: the store writes the site whole */
+    char site[];
+};
+
+struct brock__pages {
+    struct strmap sites;   /* base domain → struct page_site */
+    struct strvec dropped; /* sites dropped since the last flush */
+};
+
+static void site_free(void *p)
+{
+    struct page_site *s = p;
+
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        mem_free(s->v[i].host);
+    mem_free(s->v);
+    mem_free(s);
+}
+
+void brock__pages_free(struct brock__pages *p)
+{
+    if (!p)
+        return;
+    strmap_cleanup(&p->sites, site_free);
+    brock__strvec_cleanup(&p->dropped);
+    mem_free(p);
+}
+
+static struct brock__pages *pages_get(struct brock_engine *e)
+{
+    if (!e->pages) {
+        e->pages = mem_calloc(1, sizeof(*e->pages));
+        if (e->pages)
+            strmap_init(&e->pages->sites);
+    }
+    return e->pages;
+}
+
+static int action_parse(const char *name)
+{
+    for (int a = BROCK_NOACTION; a <= BROCK_USER_COOKIEBLOCK; a++)
+        if (!strcmp(brock_action_name((enum brock_action)a), name))
+            return a;
+    return BROCK_NOACTION;
+}
+
+/* The site's entry, created when missing; making room drops the site seen longest ago. */
+static struct page_site *site_ensure(struct brock_engine *e, const char *site, int track)
+{
+    struct brock__pages *p = e->pages;
+    struct page_site *s = strmap_get(&p->sites, site);
+    size_t n;
+
+    if (s)
+        return s;
+    if (p->sites.len >= PAGES_MAX_SITES) {
+        struct page_site *old = NULL, *v;
+        size_t it = 0;
+
+        while (strmap_next(&p->sites, &it, NULL, (void **)&v))
+            if (!old || v->time_ms < old->time_ms)
+                old = v;
+        if (track && brock__strvec_push(&p->dropped, old->site) < 0)
+            return NULL;
+        strmap_del(&p->sites, old->site);
+        site_free(old);
+    }
+    n = strlen(site);
+    s = mem_calloc(1, sizeof(*s) + n + 1);
+    if (!s)
+        return NULL;
+    memcpy(s->site, site, n + 1);
+    if (strmap_put(&p->sites, s->site, s) < 0) {
+        mem_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The host's entry in s, created when missing; making room drops the oldest host. */
+static struct page_host *host_ensure(struct page_site *s, const char *host, int track)
+{
+    struct page_host *h;
+    char *copy;
+
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].host, host))
+            return &s->v[i];
+    if (!(copy = mem_strdup(host)))
+        return NULL;
+    if (s->n >= PAGES_MAX_HOSTS) {
+        size_t old = 0;
+
+        for (size_t i = 1; i < s->n; i++)
+            if (s->v[i].time_ms < s->v[old].time_ms)
+                old = i;
+        mem_free(s->v[old].host);
+        s->v[old] = s->v[--s->n];
+        s->rewrite |= track;
+    } else if (mem_grow(&s->v, &s->cap, s->n + 1, sizeof(*s->v)) < 0) {
+        mem_free(copy);
+        return NULL;
+    }
+    h = &s->v[s->n++];
+    memset(h, 0, sizeof(*h));
+    h->host = copy;
+    return h;
+}
+
+int brock__pages_load(struct brock_engine *e, const char *site, const char *host,
+                      const char *action, int64_t count, int64_t time_ms)
+{
+    struct page_site *s;
+    struct page_host *h;
+
+    if (!pages_get(e) || !(s = site_ensure(e, site, 0)) || !(h = host_ensure(s, host, 0)))
+        return BROCK_ENOMEM;
+    h->action = (uint8_t)action_parse(action);
+    h->count = count > 0 ? (uint64_t)count : 0;
+    h->time_ms = time_ms;
+    if (time_ms > s->time_ms)
+        s->time_ms = time_ms;
+    return 0;
+}
+
+int brock_page_seen(struct brock_engine *e, const char *site, const char *host,
+                    enum brock_action action, int64_t time_ms)
+{
+    char site_host[BROCK_HOST_MAX], name[BROCK_HOST_MAX];
+    const char *base;
+    struct page_site *s;
+    struct page_host *h;
+
+    if (!site || brock_url_host(site, site_host) < 0 || !*(base = brock__base(e, site_host)))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site ? site : "(null)");
+    if (!host || brock_host_normalize(host, strlen(host), name) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
+    if ((unsigned)action > BROCK_USER_COOKIEBLOCK)
+        return brock__fail(e, BROCK_EINVAL, "%d is not an action", (int)action);
+    if (!pages_get(e) || !(s = site_ensure(e, base, 1)) || !(h = host_ensure(s, name, 1)))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    h->action = (uint8_t)action;
+    h->count++;
+    if (time_ms > h->time_ms)
+        h->time_ms = time_ms;
+    if (time_ms > s->time_ms)
+        s->time_ms = time_ms;
+    h->dirty = 1;
+    e->dirty++;
+    return 0;
+}
+
+/* ---- reports ---- */
+
+static int site_cmp(const void *a, const void *b)
+{
+    const struct page_site *x = *(struct page_site *const *)a, *y = *(struct page_site *const *)b;
+
+    if (x->time_ms != y->time_ms)
+        return x->time_ms > y->time_ms ? -1 : 1;
+    return strcmp(x->site, y->site);
+}
+
+/* The sites, newest first, in a new array (mem_free) of *n; NULL when out of memory. */
+static struct page_site **sites_sorted(struct brock_engine *e, size_t *n)
+{
+    struct page_site **v, *s;
+    size_t it = 0;
+
+    *n = 0;
+    v = mem_calloc(e->pages ? e->pages->sites.len + 1 : 1, sizeof(*v));
+    if (!v || !e->pages)
+        return v;
+    while (strmap_next(&e->pages->sites, &it, NULL, (void **)&s))
+        v[(*n)++] = s;
+    qsort(v, *n, sizeof(*v), site_cmp);
+    return v;
+}
+
+int brock_sites(struct brock_engine *e, int (*cb)(void *arg, const struct brock_site *s),
+                void *arg)
+{
+    struct page_site **v;
+    size_t n;
+    int rc = 0;
+
+    if (!(v = sites_sorted(e, &n)))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct brock_site out = {.site = v[i]->site, .time_ms = v[i]->time_ms,
+                                 .trackers = v[i]->n};
+
+        out.disabled = brock__site_disabled(e, v[i]->site);
+        for (size_t j = 0; j < v[i]->n && !out.disabled; j++) {
+            enum brock_effect eff =
+                brock_action_effect(brock__best_action(e, v[i]->v[j].host, NULL));
+
+            out.blocked += eff == BROCK_DENY;
+            out.cookieblocked += eff == BROCK_STRIP_COOKIES;
+        }
+        rc = cb(arg, &out);
+    }
+    mem_free(v);
+    return rc;
+}
+
+struct host_row {
+    char *key;
+    const struct page_host *h;
+};
+
+static int host_row_cmp(const void *a, const void *b)
+{
+    const struct host_row *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+
+    return c ? c : strcmp(x->h->host, y->h->host);
+}
+
+int brock_site_trackers(struct brock_engine *e, const char *site,
+                        int (*cb)(void *arg, const struct brock_site_tracker *t), void *arg)
+{
+    char site_host[BROCK_HOST_MAX];
+    const struct page_site *s;
+    struct host_row *rows;
+    const char *base;
+    size_t n = 0;
+    int rc = 0;
+
+    if (!site || brock_url_host(site, site_host) < 0 || !*(base = brock__base(e, site_host)))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site ? site : "(null)");
+    if (!e->pages || !(s = strmap_get(&e->pages->sites, base)))
+        return brock__fail(e, BROCK_ENOENT, "no page of %s was seen recently", base);
+    if (!(rows = mem_calloc(s->n + 1, sizeof(*rows))))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    for (; n < s->n; n++) {
+        rows[n].h = &s->v[n];
+        if (!(rows[n].key = brock__sortable(s->v[n].host))) {
+            rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
+            goto out;
+        }
+    }
+    qsort(rows, n, sizeof(*rows), host_row_cmp);
+    for (size_t i = 0; i < n && !rc; i++) {
+        const struct page_host *h = rows[i].h;
+        const struct action_entry *a = brock__action_get(e, h->host);
+        char hbase[BROCK_HOST_MAX];
+        struct brock_site_tracker t = {
+            .host = h->host,
+            .base = hbase,
+            .action = brock__best_action(e, h->host, NULL),
+            .seen = (enum brock_action)h->action,
+            .user = a ? (enum brock_action)a->user : BROCK_NOACTION,
+            .cookieblock_listed = brock__would_cookieblock(e, h->host),
+            .count = h->count,
+            .time_ms = h->time_ms,
+        };
+
+        brock_base_domain(h->host, hbase);
+        t.breakage = t.action == BROCK_USER_BLOCK && t.cookieblock_listed;
+        rc = cb(arg, &t);
+    }
+out:
+    for (size_t i = 0; i < n; i++)
+        mem_free(rows[i].key);
+    mem_free(rows);
+    return rc;
+}
+
+int brock_host_sites(struct brock_engine *e, const char *host,
+                     int (*cb)(void *arg, const char *site, int64_t time_ms), void *arg)
+{
+    char name[BROCK_HOST_MAX];
+    struct page_site **v;
+    size_t n;
+    int rc = 0;
+
+    if (!host || brock_host_normalize(host, strlen(host), name) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
+    if (!(v = sites_sorted(e, &n)))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && !rc; i++)
+        for (size_t j = 0; j < v[i]->n && !rc; j++)
+            if (!strcmp(v[i]->v[j].host, name))
+                rc = cb(arg, v[i]->site, v[i]->v[j].time_ms);
+    mem_free(v);
+    return rc;
+}
+
+/* ---- the store ---- */
+
+int brock__pages_flush(struct brock_engine *e,
+                       int (*put)(void *arg, const char *site, const char *host,
+                                  const char *action, int64_t count, int64_t time_ms),
+                       void *arg)
+{
+    struct brock__pages *p = e->pages;
+    struct page_site *s;
+    size_t it = 0;
+    int rc;
+
+    if (!p)
+        return 0;
+    for (size_t i = 0; i < p->dropped.n; i++)
+        if ((rc = put(arg, p->dropped.v[i], NULL, NULL, 0, 0)) < 0)
+            return rc;
+    while (strmap_next(&p->sites, &it, NULL, (void **)&s)) {
+        if (s->rewrite && (rc = put(arg, s->site, NULL, NULL, 0, 0)) < 0)
+            return rc;
+        for (size_t i = 0; i < s->n; i++) {
+            const struct page_host *h = &s->v[i];
+
+            if (!h->dirty && !s->rewrite)
+                continue;
+            rc = put(arg, s->site, h->host, brock_action_name((enum brock_action)h->action),
+                     (int64_t)h->count, h->time_ms);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+void brock__pages_clean(struct brock_engine *e)
+{
+    struct brock__pages *p = e->pages;
+    struct page_site *s;
+    size_t it = 0;
+
+    if (!p)
+        return;
+    brock__strvec_cleanup(&p->dropped);
+    while (strmap_next(&p->sites, &it, NULL, (void **)&s)) {
+        s->rewrite = 0;
+        for (size_t i = 0; i < s->n; i++)
+            s->v[i].dirty = 0;
+    }
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Privacy Badger's site fixes (sections 4.1 and 8): on named sites, some third parties are
+ * left alone (ignore) or only cookieblocked (yellowlist), and some sites get no DNT/GPC
+ * (gpc). pbconfig.json lists them by tracker; they are kept inverted, by exact site host.
+ */
+#include "engine/engine.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+
+struct brock__sitefixes {
+    struct strmap ignore; /* site host → struct strvec of tracker names */
+    struct strmap yellow; /* the same */
+    struct strmap gpc;    /* site host → (void *)1 */
+    size_t n;
+};
+
+static void strvec_free(void *p)
+{
+    struct strvec *sv = p;
+
+    if (!sv)
+        return;
+    brock__strvec_cleanup(sv);
+    mem_free(sv);
+}
+
+void brock__sitefixes_free(struct brock__sitefixes *f)
+{
+    if (!f)
+        return;
+    strmap_cleanup(&f->ignore, strvec_free);
+    strmap_cleanup(&f->yellow, strvec_free);
+    strmap_cleanup(&f->gpc, NULL);
+    mem_free(f);
+}
+
+size_t brock__sitefixes_count(const struct brock__sitefixes *f)
+{
+    return f ? f->n : 0;
+}
+
+/* A host as Privacy Badger compares them: lower-case ASCII, IDNA-encoded, no trailing dot. */
+static int host_of(const char *s, size_t n, char *out)
+{
+    if (!s || !n || memchr(s, '\0', n))
+        return -1;
+    if (brock_host_normalize(s, n, out) < 0 || !brock__valid_domain(out))
+        return -1;
+    return 0;
+}
+
+static int host_of_json(const json_t *v, char *out)
+{
+    return json_is_string(v) ? host_of(json_string_value(v), json_string_length(v), out) : -1;
+}
+
+static int bad(struct brock_engine *e, const char *name, const char *what, const char *key)
+{
+    return brock__fail(e, BROCK_EFORMAT,
+                       "%s: sitefixes.%s%s%.80s%s is malformed (expected %s); the file is "
+                       "rejected.",
+                       name, what, key ? " entry \"" : "", key ? key : "", key ? "\"" : "",
+                       key ? "an array of site host names" : "the documented shape");
+}
+
+/* {tracker: [site, ...]} into map[site] += tracker. */
+static int invert(struct brock_engine *e, const char *name, const char *what, json_t *obj,
+                  struct strmap *map, size_t *count)
+{
+    const char *key;
+    json_t *sites;
+
+    if (!obj)
+        return 0;
+    if (!json_is_object(obj))
+        return bad(e, name, what, NULL);
+    json_object_foreach(obj, key, sites) {
+        char tracker[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
+        json_t *v;
+        size_t i;
+
+        if (host_of(key, strlen(key), tracker) < 0 || !json_is_array(sites))
+            return bad(e, name, what, key);
+        json_array_foreach(sites, i, v) {
+            struct strvec *sv;
+
+            if (host_of_json(v, site) < 0)
+                return bad(e, name, what, key);
+            sv = strmap_get(map, site);
+            if (!sv) {
+                sv = mem_calloc(1, sizeof(*sv));
+                if (!sv || strmap_put(map, site, sv) < 0) {
+                    mem_free(sv);
+                    return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
+                }
+            }
+            if (brock__strvec_push(sv, tracker) < 0)
+                return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
+            (*count)++;
+        }
+    }
+    return 0;
+}
+
+int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj,
+                           struct brock__sitefixes **out)
+{
+    struct brock__sitefixes *f;
+    json_t *gpc, *v;
+    size_t i;
+    int rc;
+
+    *out = NULL;
+    f = mem_calloc(1, sizeof(*f));
+    if (!f)
+        return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
+    strmap_init(&f->ignore);
+    strmap_init(&f->yellow);
+    strmap_init(&f->gpc);
+    if (!obj)
+        goto done;
+    if (!json_is_object(obj)) {
+        rc = brock__fail(e, BROCK_EFORMAT,
+                         "%s: \"sitefixes\" is not an object; the file is rejected.", name);
+        goto fail;
+    }
+    rc = invert(e, name, "ignore", json_object_get(obj, "ignore"), &f->ignore, &f->n);
+    if (rc == 0)
+        rc = invert(e, name, "yellowlist", json_object_get(obj, "yellowlist"), &f->yellow, &f->n);
+    if (rc < 0)
+        goto fail;
+    gpc = json_object_get(obj, "gpc");
+    if (gpc && !json_is_array(gpc)) {
+        rc = bad(e, name, "gpc", NULL);
+        goto fail;
+    }
+    json_array_foreach(gpc, i, v) {
+        char site[BROCK_HOST_MAX];
+
+        if (host_of_json(v, site) < 0) {
+            rc = bad(e, name, "gpc", NULL);
+            goto fail;
+        }
+        if (strmap_get(&f->gpc, site))
+            continue;
+        if (strmap_put(&f->gpc, site, (void *)1) < 0) {
+            rc = brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
+            goto fail;
+        }
+        f->n++;
+    }
+done:
+    *out = f;
+    return 0;
+fail:
+    brock__sitefixes_free(f);
+    return rc;
+}
+
+/* host is p, or a name under p. */
+static int covers(const char *p, const char *host)
+{
+    size_t pl = strlen(p), hl = strlen(host);
+
+    if (hl == pl)
+        return !memcmp(p, host, pl);
+    return hl > pl && host[hl - pl - 1] == '.' && !memcmp(host + hl - pl, p, pl);
+}
+
+static int listed(const struct strmap *map, const char *site, const char *host)
+{
+    const struct strvec *sv = strmap_get(map, site);
+
+    for (size_t i = 0; sv && i < sv->n; i++)
+        if (covers(sv->v[i], host))
+            return 1;
+    return 0;
+}
+
+int brock__sitefix_ignored(const struct brock_engine *e, const char *site, const char *host)
+{
+    return e->sitefixes && site && listed(&e->sitefixes->ignore, site, host);
+}
+
+int brock__sitefix_cookieblock(const struct brock_engine *e, const char *site, const char *host)
+{
+    return e->sitefixes && site && listed(&e->sitefixes->yellow, site, host);
+}
+
+int brock__sitefix_no_signals(const struct brock_engine *e, const char *site)
+{
+    char host[BROCK_HOST_MAX];
+
+    if (!e->sitefixes || !site || !*site || brock_host_normalize(site, strlen(site), host) < 0)
+        return 0;
+    return strmap_get(&e->sitefixes->gpc, host) != NULL;
+}

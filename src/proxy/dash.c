@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The dashboard's door: every request to brock's own address goes through the table of
+ * routes below. Only brock's own names are answered (no DNS rebinding), a route that changes
+ * state also needs the page's token and no foreign Origin, and every answer carries headers
+ * that keep it out of other pages' frames and scripts. */
+#include "proxy/dash.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+
+#include <openssl/crypto.h>
+
+#include "proxy/conn.h"
+#include "proxy/http.h"
+#include "proxy/limits.h"
+
+#define TOKEN_BYTES 32
+#define TOKEN_PLACEHOLDER "@BROCK_TOKEN@"
+
+/* Sent with every answer: the page runs only its own script and style, loads nothing from
+ * elsewhere, is never framed, and leaks no address in a Referer. */
+#define SECURITY_HEADERS                                                                      \
+    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "    \
+    "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "              \
+    "frame-ancestors 'none'\r\n"                                                              \
+    "X-Frame-Options: DENY\r\n"                                                               \
+    "Referrer-Policy: no-referrer\r\n"                                                        \
+    "X-Content-Type-Options: nosniff\r\n"                                                     \
+    "Cross-Origin-Resource-Policy: same-origin\r\n"                                           \
+    "Cache-Control: no-store\r\n"
+
+enum { CHANGES_STATE = 1 };
+
+struct route {
+    const char *method; /* GET also answers HEAD */
+    const char *path;   /* exact; with a trailing '/', one segment follows (dash_call.arg) */
+    unsigned flags;
+    int (*handler)(struct dash_call *x);
+};
+
+static const struct route routes[] = {
+    {"GET", "/api/status", 0, dash_api_status},
+    {"GET", "/api/sites", 0, dash_api_sites},
+    {"GET", "/api/sites/", 0, dash_api_site},
+    {"GET", "/api/trackers", 0, dash_api_trackers},
+    {"GET", "/api/trackers/", 0, dash_api_tracker},
+    {"PUT", "/api/trackers/", CHANGES_STATE, dash_api_tracker_put},
+    {"GET", "/api/settings", 0, dash_api_settings},
+    {"PUT", "/api/settings", CHANGES_STATE, dash_api_settings_put},
+    {"PUT", "/api/disabled/", CHANGES_STATE, dash_api_disabled_put},
+    {"DELETE", "/api/disabled/", CHANGES_STATE, dash_api_disabled_delete},
+    {"GET", "/api/export", 0, dash_api_export},
+    {"POST", "/api/import", CHANGES_STATE, dash_api_import},
+    {"POST", "/api/reset", CHANGES_STATE, dash_api_reset},
+};
+
+/* Random per run: a page that did not come from brock in this run cannot know it. */
+static char token[TOKEN_BYTES * 2 + 1];
+
+static int token_ready(void)
+{
+    unsigned char raw[TOKEN_BYTES];
+    size_t got = 0;
+
+    if (token[0])
+        return 0;
+    while (got < sizeof(raw)) {
+        ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+        if (n < 0)
+            return -1;
+        got += (size_t)n;
+    }
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    OPENSSL_cleanse(raw, sizeof(raw));
+    return 0;
+}
+
+/* ---- the request ---- */
+
+static const char *header(const struct dash_request *rq, const char *name)
+{
+    const struct brock_header *h = http_header_find(rq->h, rq->n, name);
+
+    return h ? h->value : NULL;
+}
+
+/* The port brock listens on, out of "ADDR:PORT" or "[V6]:PORT". */
+static const char *listen_port(const struct proxy *px)
+{
+    const char *colon = strrchr(px->listen_name, ':');
+
+    return colon ? colon + 1 : "";
+}
+
+/* Whether host (a Host header, or an Origin's part after "http://") names brock itself: one
+ * of the loopback names or the address it listens on, with its port (which may be left out
+ * only when it is 80). */
+static int is_own_host(const struct proxy *px, const char *host)
+{
+    static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+    const char *port = listen_port(px);
+    size_t hl = strlen(host), pl = strlen(port);
+    char addr[sizeof(px->listen_name)];
+
+    snprintf(addr, sizeof(addr), "%.*s", (int)(strlen(px->listen_name) - (pl ? pl + 1 : 0)),
+             px->listen_name);
+    for (size_t i = 0; i <= sizeof(names) / sizeof(names[0]); i++) {
+        const char *name = i < sizeof(names) / sizeof(names[0]) ? names[i] : addr;
+        size_t nl = strlen(name);
+
+        if (hl < nl || strncasecmp(host, name, nl) != 0)
+            continue;
+        if (hl == nl && !strcmp(port, "80"))
+            return 1;
+        if (hl == nl + 1 + pl && host[nl] == ':' && !strcmp(host + nl + 1, port))
+            return 1;
+    }
+    return 0;
+}
+
+/* A state change is refused when another origin's page sent it. */
+static const char *foreign_origin(const struct proxy *px, const struct dash_request *rq)
+{
+    const char *origin = header(rq, "origin");
+    const char *site = header(rq, "sec-fetch-site");
+
+    if (origin && (strncasecmp(origin, "http://", 7) != 0 || !is_own_host(px, origin + 7)))
+        return "a page of another origin may not change brock";
+    if (site && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0)
+        return "a request from another site may not change brock";
+    return NULL;
+}
+
+static int token_matches(const struct dash_request *rq)
+{
+    const char *t = header(rq, "x-brock-token");
+
+    return t && strlen(t) == strlen(token) && CRYPTO_memcmp(t, token, strlen(token)) == 0;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Percent-decodes one path segment into out (size bytes). Returns -1 for a bad escape, a NUL,
+ * a '/' or a segment too long. */
+static int segment_decode(const char *s, size_t len, char *out, size_t size)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)s[i];
+
+        if (c == '/')
+            return -1;
+        if (c == '%') {
+            int hi = i + 2 < len ? hex_value(s[i + 1]) : -1;
+            int lo = i + 2 < len ? hex_value(s[i + 2]) : -1;
+
+            if (hi < 0 || lo < 0)
+                return -1;
+            c = hi * 16 + lo;
+            i += 2;
+        }
+        if (c == 0 || o + 1 >= size)
+            return -1;
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+/* ---- the answer ---- */
+
+/* Text from json_dumps() goes back to jansson's allocator, which brock may have replaced. */
+static void json_text_free(char *text)
+{
+    json_free_t free_fn = NULL;
+
+    json_get_alloc_funcs(NULL, &free_fn);
+    if (text && free_fn)
+        free_fn(text);
+}
+
+static const char *file_type(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+
+    if (dot && !strcmp(dot, ".html"))
+        return "text/html; charset=utf-8";
+    if (dot && !strcmp(dot, ".css"))
+        return "text/css; charset=utf-8";
+    if (dot && !strcmp(dot, ".js"))
+        return "text/javascript; charset=utf-8";
+    if (dot && !strcmp(dot, ".svg"))
+        return "image/svg+xml";
+    if (dot && !strcmp(dot, ".png"))
+        return "image/png";
+    return "application/octet-stream";
+}
+
+static const struct dash_file *file_find(const char *name)
+{
+    for (size_t i = 0; i < dash_n_files; i++)
+        if (!strcmp(dash_files[i].name, name))
+            return &dash_files[i];
+    return NULL;
+}
+
+/* A built-in file into body; index.html gets this run's token. */
+static int file_body(const struct dash_file *f, struct buf *body)
+{
+    const char *at;
+
+    if (strcmp(f->name, "index.html") != 0 ||
+        !(at = memmem(f->data, f->len, TOKEN_PLACEHOLDER, strlen(TOKEN_PLACEHOLDER))))
+        return buf_append(body, f->data, f->len);
+    if (buf_append(body, f->data, (size_t)(at - (const char *)f->data)) < 0 ||
+        buf_puts(body, token) < 0)
+        return -1;
+    at += strlen(TOKEN_PLACEHOLDER);
+    return buf_append(body, at, f->len - (size_t)(at - (const char *)f->data));
+}
+
+static int write_response(struct buf *out, int status, const char *type, const char *filename,
+                          const char *extra, const struct buf *body, int keep_alive)
+{
+    char disposition[128] = "";
+
+    if (filename && *filename)
+        snprintf(disposition, sizeof(disposition),
+                 "Content-Disposition: attachment; filename=\"%s\"\r\n", filename);
+    if (buf_printf(out,
+                   "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n" SECURITY_HEADERS
+                   "%s%s%s\r\n",
+                   status, http_reason(status), type, body->len, disposition, extra ? extra : "",
+                   keep_alive ? "" : "Connection: close\r\n") < 0)
+        return -1;
+    return buf_append(out, body->data ? body->data : "", body->len);
+}
+
+/* A refusal before any route ran, as the API's JSON. */
+static int refuse(struct buf *out, int status, const char *msg, const char *extra,
+                  int keep_alive)
+{
+    json_t *j = json_pack("{s:s}", "error", msg);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    struct buf body;
+    int rc = -1;
+
+    buf_init(&body, LIMIT_DASH_RESPONSE);
+    if (text && buf_puts(&body, text) == 0 && buf_puts(&body, "\n") == 0)
+        rc = write_response(out, status, "application/json; charset=utf-8", NULL, extra, &body,
+                            keep_alive);
+    buf_cleanup(&body);
+    json_text_free(text);
+    json_decref(j);
+    return rc;
+}
+
+/* Runs a route's handler and writes what it answered. */
+static int run_route(struct proxy *px, const struct dash_request *rq, const struct route *r,
+                     const char *arg, const char *query, int keep_alive, struct buf *out)
+{
+    struct dash_call x = {.px = px, .e = px->engine, .rq = rq, .arg = arg, .query = query,
+                          .status = 200, .type = "application/json; charset=utf-8"};
+    char *text = NULL;
+    int rc = -1;
+
+    buf_init(&x.text, LIMIT_DASH_RESPONSE);
+    if (r->handler(&x) < 0)
+        goto out;
+    if (x.json) {
+        buf_reset(&x.text);
+        text = json_dumps(x.json, JSON_COMPACT | JSON_ENSURE_ASCII);
+        if (!text || buf_puts(&x.text, text) < 0 || buf_puts(&x.text, "\n") < 0)
+            goto out;
+        x.type = "application/json; charset=utf-8";
+    }
+    rc = write_response(out, x.status, x.type, x.filename, NULL, &x.text, keep_alive);
+out:
+    json_text_free(text);
+    json_decref(x.json);
+    buf_cleanup(&x.text);
+    return rc;
+}
+
+int dash_respond(struct proxy *px, const struct dash_request *rq, int keep_alive,
+                 struct buf *out)
+{
+    const char *host = header(rq, "host");
+    const char *method = !strcmp(rq->method, "HEAD") ? "GET" : rq->method;
+    const char *q = memchr(rq->target, '?', rq->target_len);
+    size_t path_len = q ? (size_t)(q - rq->target) : rq->target_len;
+    char query[2048], arg[BROCK_HOST_MAX * 3];
+    const struct route *allowed = NULL;
+    const char *why;
+
+    if (token_ready() < 0)
+        return refuse(out, 500, "brock could not make its dashboard token", NULL, 0);
+    if (!host || !is_own_host(px, host))
+        return refuse(out, 403,
+                      "brock's dashboard answers only to its own address (127.0.0.1, "
+                      "localhost or [::1], with its port)",
+                      NULL, keep_alive);
+    snprintf(query, sizeof(query), "%.*s", q ? (int)(rq->target_len - path_len - 1) : 0,
+             q ? q + 1 : "");
+    for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+        const struct route *r = &routes[i];
+        size_t pl = strlen(r->path);
+        int segment = r->path[pl - 1] == '/';
+
+        if (segment ? path_len <= pl || strncmp(rq->target, r->path, pl) != 0
+                    : path_len != pl || strncmp(rq->target, r->path, pl) != 0)
+            continue;
+        if (segment && segment_decode(rq->target + pl, path_len - pl, arg, sizeof(arg)) < 0)
+            return refuse(out, 400, "the name in the path is malformed or too long", NULL,
+                          keep_alive);
+        if (strcmp(r->method, method) != 0) {
+            allowed = r;
+            continue;
+        }
+        if (r->flags & CHANGES_STATE) {
+            if ((why = foreign_origin(px, rq)))
+                return refuse(out, 403, why, NULL, keep_alive);
+            if (!token_matches(rq))
+                return refuse(out, 403,
+                              "a change needs the dashboard's token (the X-Brock-Token header)",
+                              NULL, keep_alive);
+            if (rq->body_too_big)
+                return refuse(out, 413, "the request body is larger than the dashboard accepts",
+                              NULL, 0);
+        }
+        return run_route(px, rq, r, segment ? arg : "", query, keep_alive, out);
+    }
+    if (allowed)
+        return refuse(out, 405, "this method is not allowed here", NULL, keep_alive);
+    if (!strcmp(method, "GET") && rq->target[0] == '/') {
+        char name[128];
+        const struct dash_file *f;
+
+        if (path_len == 1)
+            f = file_find("index.html");
+        else if (segment_decode(rq->target + 1, path_len - 1, name, sizeof(name)) == 0)
+            f = file_find(name);
+        else
+            f = NULL;
+        if (f) {
+            struct buf body;
+            int rc;
+
+            buf_init(&body, LIMIT_DASH_RESPONSE);
+            rc = file_body(f, &body) < 0 ? -1
+                                         : write_response(out, 200, file_type(f->name), NULL,
+                                                          NULL, &body, keep_alive);
+            buf_cleanup(&body);
+            return rc;
+        }
+    }
+    return refuse(out, 404, "brock has no such page", NULL, keep_alive);
+}

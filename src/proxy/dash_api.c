@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The dashboard's JSON API: the recent sites and their trackers, every tracker and why it is
+ * in its state, the user's choices, the settings, export, import and reset. Each handler
+ * turns the engine's reports into JSON; the page (web/app.js) is a client of these. */
+#include "proxy/dash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxy/conn.h"
+
+int dash_error(struct dash_call *x, int status, const char *msg)
+{
+    json_decref(x->json);
+    x->status = status;
+    x->json = json_pack("{s:s}", "error", msg);
+    return x->json ? 0 : -1;
+}
+
+/* The value of key in the query (not decoded: the values brock reads are plain words). */
+static int query_get(const char *query, const char *key, char *out, size_t size)
+{
+    size_t kl = strlen(key);
+
+    for (const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
+        size_t vl;
+
+        if (strncmp(p, key, kl) != 0 || p[kl] != '=')
+            continue;
+        vl = strcspn(p + kl + 1, "&");
+        if (vl >= size)
+            return -1;
+        memcpy(out, p + kl + 1, vl);
+        out[vl] = '\0';
+        return 0;
+    }
+    return -1;
+}
+
+/* A JSON object body, or NULL after setting a 400 answer (check x->json). */
+static json_t *body_object(struct dash_call *x)
+{
+    json_error_t jerr;
+    json_t *j = json_loadb(x->rq->body, x->rq->body_len, 0, &jerr);
+
+    if (!j || !json_is_object(j)) {
+        json_decref(j);
+        dash_error(x, 400, "the request body is not a JSON object");
+        return NULL;
+    }
+    return j;
+}
+
+/* ---- status ---- */
+
+int dash_api_status(struct dash_call *x)
+{
+    size_t counts[8], entries = 0;
+    struct proxy *px = x->px;
+    json_t *by = json_object();
+
+    brock_counts(x->e, counts, &entries);
+    for (int a = BROCK_NOACTION; by && a <= BROCK_USER_COOKIEBLOCK; a++)
+        if (json_object_set_new(by, brock_action_name((enum brock_action)a),
+                                json_integer((json_int_t)counts[a])) < 0)
+            break;
+    x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+                        "version", brock_version(), "listen", px->listen_name, "learning",
+                        brock_engine_learning(x->e), "domains", (json_int_t)entries, "actions",
+                        by, "since_start", "requests", (json_int_t)px->n_requests, "blocked",
+                        (json_int_t)px->n_blocked, "cookieblocked",
+                        (json_int_t)px->n_cookieblocked, "tunnels", (json_int_t)px->n_tunnels,
+                        "learned", (json_int_t)px->n_learned, "connections",
+                        (json_int_t)px->n_conns);
+    return x->json ? 0 : -1;
+}
+
+/* ---- sites ---- */
+
+static json_t *site_json(const struct brock_site *s)
+{
+    return json_pack("{s:s, s:I, s:I, s:I, s:I, s:b}", "site", s->site, "blocked",
+                     (json_int_t)s->blocked, "cookieblocked", (json_int_t)s->cookieblocked,
+                     "trackers", (json_int_t)s->trackers, "time_ms", (json_int_t)s->time_ms,
+                     "disabled", s->disabled);
+}
+
+static int on_site(void *arg, const struct brock_site *s)
+{
+    json_t *j = site_json(s);
+
+    return json_array_append_new(arg, j) < 0 ? BROCK_ENOMEM : 0;
+}
+
+int dash_api_sites(struct dash_call *x)
+{
+    if (!(x->json = json_array()))
+        return -1;
+    return brock_sites(x->e, on_site, x->json) < 0 ? -1 : 0;
+}
+
+static int on_site_tracker(void *arg, const struct brock_site_tracker *t)
+{
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}", "domain",
+                          t->host, "base", t->base, "action", brock_action_name(t->action),
+                          "seen", brock_action_name(t->seen), "user",
+                          t->user ? brock_action_name(t->user) : "", "dnt",
+                          t->action == BROCK_DNT, "cookieblock_listed", t->cookieblock_listed,
+                          "breakage", t->breakage, "count", (json_int_t)t->count, "time_ms",
+                          (json_int_t)t->time_ms);
+
+    return json_array_append_new(arg, j) < 0 ? BROCK_ENOMEM : 0;
+}
+
+struct find_site {
+    const char *base;
+    json_t *found;
+};
+
+static int on_find_site(void *arg, const struct brock_site *s)
+{
+    struct find_site *f = arg;
+
+    if (strcmp(s->site, f->base) != 0)
+        return 0;
+    f->found = site_json(s);
+    return f->found ? 1 : BROCK_ENOMEM;
+}
+
+int dash_api_site(struct dash_call *x)
+{
+    char host[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
+    struct find_site f = {base, NULL};
+    json_t *list;
+    int rc;
+
+    if (brock_url_host(x->arg, host) < 0 || brock_base_domain(host, base) <= 0)
+        return dash_error(x, 400, "that is not a site name");
+    if (brock_sites(x->e, on_find_site, &f) < 0)
+        return -1;
+    if (!f.found)
+        return dash_error(x, 404, "no page of that site was seen recently");
+    x->json = f.found;
+    if (!(list = json_array()) || json_object_set_new(x->json, "trackers", list) < 0)
+        return -1;
+    rc = brock_site_trackers(x->e, base, on_site_tracker, list);
+    if (rc == BROCK_ENOENT)
+        return dash_error(x, 404, "no page of that site was seen recently");
+    if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0)
+        return -1;
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- trackers ---- */
+
+static int on_host_site(void *arg, const char *site, int64_t time_ms)
+{
+    json_t *j = json_pack("{s:s, s:I}", "site", site, "time_ms", (json_int_t)time_ms);
+
+    return json_array_append_new(arg, j) < 0 ? BROCK_ENOMEM : 0;
+}
+
+/* One tracker; with detail, the evidence, the times and the recent sites it was seen on. */
+static json_t *tracker_json(struct brock_engine *e, const struct brock_tracker *t, int detail)
+{
+    json_t *sites = json_array(), *ev = detail ? json_array() : NULL, *j;
+    int64_t first = 0, last = 0;
+
+    for (size_t i = 0; sites && i < t->n_evidence; i++) {
+        const struct brock_evidence *v = &t->evidence[i];
+
+        if (json_array_append_new(sites, json_string(v->site)) < 0)
+            goto fail;
+        if (v->time_ms && (!first || v->time_ms < first))
+            first = v->time_ms;
+        if (v->time_ms > last)
+            last = v->time_ms;
+        if (ev && json_array_append_new(
+                      ev, json_pack("{s:s, s:s, s:s, s:s, s:I}", "site", v->site, "host", v->host,
+                                    "kind", brock_evidence_kind_name(v->kind), "detail",
+                                    v->detail, "time_ms", (json_int_t)v->time_ms)) < 0)
+            goto fail;
+    }
+    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o}", "domain", t->domain, "base",
+                  t->base, "action", brock_action_name(t->action), "heuristic",
+                  t->heuristic ? brock_action_name(t->heuristic) : "", "user",
+                  t->user ? brock_action_name(t->user) : "", "dnt",
+                  t->dnt || t->action == BROCK_DNT, "cookieblock_listed", t->cookieblock_listed,
+                  "sites", sites);
+    sites = NULL;
+    if (!j || !detail) {
+        json_decref(ev);
+        return j;
+    }
+    /* set_new takes its value's reference even when it fails. */
+    if (json_object_set_new(j, "evidence", ev) < 0 ||
+        json_object_set_new(j, "first_seen", json_integer(first)) < 0 ||
+        json_object_set_new(j, "last_seen", json_integer(last)) < 0 ||
+        json_object_set_new(j, "seen_on", json_array()) < 0 ||
+        brock_host_sites(e, t->domain, on_host_site, json_object_get(j, "seen_on")) < 0) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+fail:
+    json_decref(sites);
+    json_decref(ev);
+    return NULL;
+}
+
+struct tracker_list {
+    struct brock_engine *e;
+    json_t *list;
+};
+
+static int on_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct tracker_list *l = arg;
+    json_t *j = tracker_json(l->e, t, 0);
+
+    return json_array_append_new(l->list, j) < 0 ? BROCK_ENOMEM : 0;
+}
+
+int dash_api_trackers(struct dash_call *x)
+{
+    struct tracker_list l = {x->e, json_array()};
+    char all[8] = "";
+
+    if (!(x->json = l.list))
+        return -1;
+    (void)query_get(x->query, "all", all, sizeof(all));
+    return brock_trackers(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0, on_tracker,
+                          &l) < 0
+               ? -1
+               : 0;
+}
+
+struct one_tracker {
+    struct brock_engine *e;
+    json_t *j;
+};
+
+static int on_one(void *arg, const struct brock_tracker *t)
+{
+    struct one_tracker *o = arg;
+
+    o->j = tracker_json(o->e, t, 1);
+    return o->j ? 0 : BROCK_ENOMEM;
+}
+
+static int tracker_answer(struct dash_call *x, int must_be_known)
+{
+    struct one_tracker o = {x->e, NULL};
+    int rc = brock_tracker(x->e, x->arg, on_one, &o);
+
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc < 0)
+        return -1;
+    /* Nothing known and never seen: no such tracker. */
+    if (must_be_known && !strcmp(json_string_value(json_object_get(o.j, "action")), "noaction") &&
+        !json_array_size(json_object_get(o.j, "evidence")) &&
+        !json_array_size(json_object_get(o.j, "seen_on")) &&
+        !*json_string_value(json_object_get(o.j, "heuristic"))) {
+        json_decref(o.j);
+        return dash_error(x, 404, "brock knows nothing of that domain");
+    }
+    x->json = o.j;
+    return 0;
+}
+
+int dash_api_tracker(struct dash_call *x)
+{
+    return tracker_answer(x, 1);
+}
+
+int dash_api_tracker_put(struct dash_call *x)
+{
+    static const struct {
+        const char *name;
+        enum brock_action a;
+    } choices[] = {
+        {"allow", BROCK_USER_ALLOW},    {"cookieblock", BROCK_USER_COOKIEBLOCK},
+        {"block", BROCK_USER_BLOCK},    {"user_allow", BROCK_USER_ALLOW},
+        {"user_cookieblock", BROCK_USER_COOKIEBLOCK}, {"user_block", BROCK_USER_BLOCK},
+        {"reset", BROCK_NOACTION},
+    };
+    json_t *body = body_object(x);
+    const char *name;
+    int rc;
+
+    if (!body)
+        return x->json ? 0 : -1;
+    name = json_string_value(json_object_get(body, "action"));
+    for (size_t i = 0; name && i < sizeof(choices) / sizeof(choices[0]); i++) {
+        if (strcmp(name, choices[i].name) != 0)
+            continue;
+        json_decref(body);
+        rc = brock_set_user_action(x->e, x->arg, choices[i].a);
+        if (rc == BROCK_EINVAL)
+            return dash_error(x, 400, brock_engine_errmsg(x->e));
+        return rc < 0 ? -1 : tracker_answer(x, 0);
+    }
+    json_decref(body);
+    return dash_error(x, 400, "\"action\" must be \"allow\", \"cookieblock\", \"block\" or "
+                              "\"reset\"");
+}
+
+/* ---- settings ---- */
+
+static const struct {
+    const char *key;
+    enum brock_setting s;
+} setting_keys[] = {
+    {"learn", BROCK_SETTING_LEARN},
+    {"send_dnt", BROCK_SETTING_SEND_DNT},
+    {"check_dnt", BROCK_SETTING_CHECK_DNT},
+};
+
+static int on_disabled(void *arg, const char *site)
+{
+    return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
+}
+
+int dash_api_settings(struct dash_call *x)
+{
+    json_t *sites = json_array();
+
+    json_decref(x->json);
+    if (!(x->json = json_object()) || !sites ||
+        json_object_set_new(x->json, "disabled_sites", sites) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++)
+        if (json_object_set_new(x->json, setting_keys[i].key,
+                                json_boolean(brock_setting(x->e, setting_keys[i].s))) < 0)
+            return -1;
+    if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0)
+        return -1;
+    return brock_disabled_sites(x->e, on_disabled, sites) < 0 ? -1 : 0;
+}
+
+int dash_api_settings_put(struct dash_call *x)
+{
+    json_t *body = body_object(x), *v;
+    const char *key;
+    size_t i;
+
+    if (!body)
+        return x->json ? 0 : -1;
+    /* All of it is checked before anything changes. */
+    json_object_foreach(body, key, v) {
+        for (i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++)
+            if (!strcmp(key, setting_keys[i].key))
+                break;
+        if (i == sizeof(setting_keys) / sizeof(setting_keys[0]) || !json_is_boolean(v)) {
+            json_decref(body);
+            return dash_error(x, 400, "settings are \"learn\", \"send_dnt\" and \"check_dnt\", "
+                                      "each true or false");
+        }
+    }
+    for (i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++) {
+        v = json_object_get(body, setting_keys[i].key);
+        if (v && brock_setting_set(x->e, setting_keys[i].s, json_is_true(v)) < 0) {
+            json_decref(body);
+            return -1;
+        }
+    }
+    json_decref(body);
+    return dash_api_settings(x);
+}
+
+static int disabled_change(struct dash_call *x, int disabled)
+{
+    int rc = brock_site_disable(x->e, x->arg, disabled);
+
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : dash_api_settings(x);
+}
+
+int dash_api_disabled_put(struct dash_call *x)
+{
+    return disabled_change(x, 1);
+}
+
+int dash_api_disabled_delete(struct dash_call *x)
+{
+    return disabled_change(x, 0);
+}
+
+/* ---- export, import, reset ---- */
+
+int dash_api_export(struct dash_call *x)
+{
+    char format[16] = "pb";
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (x->query[0] && query_get(x->query, "format", format, sizeof(format)) < 0)
+        return dash_error(x, 400, "format must be one of pb, hosts, abp");
+    rc = brock_export(x->e, format, &text, &len);
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, "format must be one of pb, hosts, abp");
+    if (rc < 0)
+        return -1;
+    rc = buf_append(&x->text, text, len);
+    brock_free(text);
+    if (rc < 0)
+        return -1;
+    x->type = !strcmp(format, "pb") ? "application/json; charset=utf-8"
+                                     : "text/plain; charset=utf-8";
+    snprintf(x->filename, sizeof(x->filename), "brock-%s.%s", format,
+             !strcmp(format, "pb") ? "json" : "txt");
+    return 0;
+}
+
+int dash_api_import(struct dash_call *x)
+{
+    struct brock_stats st;
+    int rc;
+
+    memset(&st, 0, sizeof(st));
+    rc = brock_import(x->e, "the uploaded file", x->rq->body, x->rq->body_len, &st);
+    if (rc == BROCK_EFORMAT || rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc < 0)
+        return -1;
+    x->json = json_pack("{s:I, s:I, s:I}", "entries", (json_int_t)st.entries, "recorded",
+                        (json_int_t)st.recorded, "blocked", (json_int_t)st.blocked);
+    return x->json ? 0 : -1;
+}
+
+int dash_api_reset(struct dash_call *x)
+{
+    size_t counts[8], entries = 0;
+    int rc = brock_reset(x->e);
+
+    if (rc == BROCK_ENOMEM)
+        return -1;
+    if (rc < 0)
+        return dash_error(x, 500, brock_engine_errmsg(x->e));
+    brock_counts(x->e, counts, &entries);
+    x->json = json_pack("{s:b, s:I}", "reset", 1, "domains", (json_int_t)entries);
+    return x->json ? 0 : -1;
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The DNT policy check queue: first in, first out, one fetch started per interval, each
+ * fetch bounded by fetch.c's limits, so that the request path only ever appends a name. */
+#include "proxy/dntcheck.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/util.h>
+
+#include "brock.h"
+#include "proxy/log.h"
+#include "util/alloc.h"
+
+struct dnt_job {
+    struct dnt_job *next, *prev;
+    struct dntcheck *q;
+    struct fetch *f;
+    char fqdn[BROCK_HOST_MAX];
+};
+
+struct dntcheck {
+    struct fetch_env env;
+    struct brock_engine *engine;
+    struct event *tick;
+    char (*queue)[BROCK_HOST_MAX]; /* a ring of DNTCHECK_QUEUE_MAX names */
+    size_t head, n;
+    struct dnt_job *running;
+    size_t n_running;
+    int64_t last_start_ms; /* 0: none yet */
+};
+
+static int64_t loop_now_ms(const struct dntcheck *q)
+{
+    struct timeval tv;
+
+    event_base_gettimeofday_cached(q->env.base, &tv);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void arm(struct dntcheck *q, int64_t delay_ms)
+{
+    struct timeval tv;
+
+    if (delay_ms < 0)
+        delay_ms = 0;
+    tv.tv_sec = (time_t)(delay_ms / 1000);
+    tv.tv_usec = (suseconds_t)(delay_ms % 1000) * 1000;
+    evtimer_add(q->tick, &tv);
+}
+
+static void job_unlink(struct dnt_job *j)
+{
+    struct dntcheck *q = j->q;
+
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        q->running = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    q->n_running--;
+}
+
+static void on_fetched(void *arg, const struct fetch_result *r)
+{
+    struct dnt_job *j = arg;
+    struct dntcheck *q = j->q;
+    int compliant = r->status == FETCH_OK && brock_dnt_policy_accepted(q->engine, r->body, r->len);
+
+    job_unlink(j);
+    if (brock_dnt_record(q->engine, j->fqdn, compliant) < 0)
+        log_msg(LOG_ERR, "recording the DNT policy check of %s failed: %s", j->fqdn,
+                brock_engine_errmsg(q->engine));
+    else if (compliant)
+        log_msg(LOG_INFO, "dnt: %s posts the EFF DNT policy; it passes from now on", j->fqdn);
+    else
+        log_msg(LOG_INFO, "dnt: %s does not comply: %s", j->fqdn,
+                r->status == FETCH_OK ? "its policy text is not an accepted one" : r->why);
+    mem_free(j);
+}
+
+static void start_one(struct dntcheck *q)
+{
+    char url[BROCK_HOST_MAX + 64];
+    struct dnt_job *j;
+
+    j = mem_calloc(1, sizeof(*j));
+    if (!j) {
+        log_msg(LOG_ERR, "out of memory for a DNT policy check");
+        return;
+    }
+    memcpy(j->fqdn, q->queue[q->head], sizeof(j->fqdn));
+    q->head = (q->head + 1) % DNTCHECK_QUEUE_MAX;
+    q->n--;
+    j->q = q;
+    snprintf(url, sizeof(url), "https://%s/.well-known/dnt-policy.txt", j->fqdn);
+    if (fetch_start(&q->env, url, FETCH_DNT_MAX, on_fetched, j, &j->f) < 0) {
+        log_msg(LOG_ERR, "cannot check the DNT policy of %s", j->fqdn);
+        mem_free(j);
+        return;
+    }
+    log_msg(LOG_DEBUG, "dnt: checking %s", url);
+    j->next = q->running;
+    if (q->running)
+        q->running->prev = j;
+    q->running = j;
+    q->n_running++;
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct dntcheck *q = arg;
+
+    (void)fd;
+    (void)what;
+    if (!q->n)
+        return;
+    /* A full house waits: the next tick looks again. */
+    if (q->n_running < DNTCHECK_RUNNING_MAX) {
+        start_one(q);
+        q->last_start_ms = loop_now_ms(q);
+    }
+    if (q->n)
+        arm(q, DNTCHECK_INTERVAL_MS);
+}
+
+struct dntcheck *dntcheck_new(const struct fetch_env *env, struct brock_engine *e)
+{
+    struct dntcheck *q = mem_calloc(1, sizeof(*q));
+
+    if (!q)
+        return NULL;
+    q->env = *env;
+    q->engine = e;
+    q->queue = mem_calloc(DNTCHECK_QUEUE_MAX, sizeof(*q->queue));
+    q->tick = evtimer_new(env->base, on_tick, q);
+    if (!q->queue || !q->tick) {
+        dntcheck_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+void dntcheck_free(struct dntcheck *q)
+{
+    if (!q)
+        return;
+    while (q->running) {
+        struct dnt_job *j = q->running;
+
+        job_unlink(j);
+        fetch_cancel(j->f);
+        mem_free(j);
+    }
+    if (q->tick)
+        event_free(q->tick);
+    mem_free(q->queue);
+    mem_free(q);
+}
+
+void dntcheck_blocked(struct dntcheck *q, const char *fqdn, int64_t now_ms)
+{
+    uint32_t r;
+    int due;
+
+    if (!q || q->n >= DNTCHECK_QUEUE_MAX)
+        return;
+    evutil_secure_rng_get_bytes(&r, sizeof(r));
+    /* Sets the next check 1 to 7 days out whether or not this one is ever fetched. */
+    due = brock_dnt_due(q->engine, fqdn, now_ms, r);
+    if (due <= 0)
+        return;
+    snprintf(q->queue[(q->head + q->n) % DNTCHECK_QUEUE_MAX], BROCK_HOST_MAX, "%s", fqdn);
+    q->n++;
+    if (!evtimer_pending(q->tick, NULL))
+        arm(q, q->last_start_ms ? q->last_start_ms + DNTCHECK_INTERVAL_MS - now_ms : 0);
+}

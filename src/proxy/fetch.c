@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* One GET, start to end: --resolve or the resolver, each address in turn, TLS verified
+ * against the host name, a request that carries nothing of the user's, and a response read
+ * under a size limit and a deadline. */
+#include "proxy/fetch.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <http_parser.h>
+
+#include "brock.h"
+#include "proxy/tls.h"
+#include "util/alloc.h"
+#include "util/buf.h"
+
+/* How much of a response brock reads at a time; the body limit bounds the rest. */
+#define FETCH_READ_CHUNK ((size_t)16 * 1024)
+
+struct fetch {
+    struct fetch_env env;
+    void (*cb)(void *arg, const struct fetch_result *r);
+    void *arg;
+    char host[BROCK_HOST_MAX];
+    int port, tls;
+    struct buf req;
+    struct event *kick;  /* starts the work once fetch_start() has returned */
+    struct event *timer; /* the deadline */
+    struct event *reap;  /* frees a finished fetch */
+    struct evdns_getaddrinfo_request *dns_req;
+    struct evutil_addrinfo *ai, *ai_next;
+    struct bufferevent *bev;
+    http_parser parser;
+    struct buf body;
+    size_t max;
+    int done, too_large, in_location, got_bytes, got_head, finished;
+    char location[256];
+    char err[BROCK_HOST_MAX + 512];
+};
+
+/* ---- the end ---- */
+
+/* Everything but the struct and its reaper goes, so that no callback can come back. */
+static void teardown(struct fetch *f)
+{
+    if (f->dns_req) {
+        struct evdns_getaddrinfo_request *q = f->dns_req;
+
+        /* Its callback, told EVUTIL_EAI_CANCEL, touches nothing of f. */
+        f->dns_req = NULL;
+        evdns_getaddrinfo_cancel(q);
+    }
+    if (f->ai) {
+        evutil_freeaddrinfo(f->ai);
+        f->ai = f->ai_next = NULL;
+    }
+    if (f->bev) {
+        bufferevent_free(f->bev);
+        f->bev = NULL;
+    }
+    if (f->kick) {
+        event_free(f->kick);
+        f->kick = NULL;
+    }
+    if (f->timer) {
+        event_free(f->timer);
+        f->timer = NULL;
+    }
+}
+
+static void fetch_free(struct fetch *f)
+{
+    teardown(f);
+    if (f->reap)
+        event_free(f->reap);
+    buf_cleanup(&f->req);
+    buf_cleanup(&f->body);
+    mem_free(f);
+}
+
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    fetch_free(arg);
+}
+
+static void finish(struct fetch *f, enum fetch_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Callers up the stack (the resolver, a bufferevent) may still hold f: it is freed after
+ * this loop iteration, by the reaper. */
+static void finish(struct fetch *f, enum fetch_status st, const char *fmt, ...)
+{
+    struct fetch_result r;
+    char why[512];
+    va_list ap;
+
+    if (f->finished)
+        return;
+    f->finished = 1;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    r.status = st;
+    r.http_status = f->got_head ? (int)f->parser.status_code : 0;
+    r.body = f->body.data ? f->body.data : "";
+    r.len = f->body.len;
+    r.why = why;
+    teardown(f);
+    f->cb(f->arg, &r);
+    event_active(f->reap, EV_TIMEOUT, 0);
+}
+
+void fetch_cancel(struct fetch *f)
+{
+    if (f)
+        fetch_free(f);
+}
+
+/* ---- the response ---- */
+
+static int on_header_field(http_parser *p, const char *at, size_t len)
+{
+    struct fetch *f = p->data;
+
+    f->in_location = len == 8 && !strncasecmp(at, "location", 8);
+    return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len)
+{
+    struct fetch *f = p->data;
+    size_t have = strlen(f->location);
+
+    if (f->in_location && have + len < sizeof(f->location)) {
+        memcpy(f->location + have, at, len);
+        f->location[have + len] = '\0';
+    }
+    return 0;
+}
+
+static int on_headers_complete(http_parser *p)
+{
+    struct fetch *f = p->data;
+
+    f->got_head = 1;
+    return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t len)
+{
+    struct fetch *f = p->data;
+
+    if (f->body.len + len > f->max) {
+        f->too_large = 1;
+        return -1;
+    }
+    return buf_append(&f->body, at, len) < 0 ? -1 : 0;
+}
+
+static int on_message_complete(http_parser *p)
+{
+    struct fetch *f = p->data;
+
+    f->done = 1;
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings response_settings = {
+    .on_header_field = on_header_field,
+    .on_header_value = on_header_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_message_complete,
+};
+
+/* The whole response is in: judged by its status. */
+static void judge(struct fetch *f)
+{
+    unsigned st = f->parser.status_code;
+
+    if (st >= 200 && st < 300)
+        finish(f, FETCH_OK, "%s answered %u with %zu bytes", f->host, st, f->body.len);
+    else if (st >= 300 && st < 400)
+        finish(f, FETCH_REDIRECT, "%s answered %u, a redirect%s%s (never followed)", f->host, st,
+               f->location[0] ? " to " : "", f->location);
+    else
+        finish(f, FETCH_STATUS, "%s answered %u", f->host, st);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    struct fetch *f = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    f->got_bytes = 1;
+    while (evbuffer_get_length(in)) {
+        size_t n = evbuffer_get_contiguous_space(in);
+        const char *p = (const char *)evbuffer_pullup(in, (ev_ssize_t)n);
+        size_t used = http_parser_execute(&f->parser, &response_settings, p, n);
+
+        evbuffer_drain(in, used);
+        if (f->done) {
+            judge(f);
+            return;
+        }
+        if (HTTP_PARSER_ERRNO(&f->parser) != HPE_OK) {
+            if (f->too_large)
+                finish(f, FETCH_TOO_LARGE, "%s sent more than %zu bytes", f->host, f->max);
+            else
+                finish(f, FETCH_FAILED, "%s sent a malformed response: %s", f->host,
+                       http_errno_description(HTTP_PARSER_ERRNO(&f->parser)));
+            return;
+        }
+    }
+}
+
+/* Why a connection failed, TLS's reasons first. */
+static void describe_error(struct fetch *f, struct bufferevent *bev)
+{
+    int sock = EVUTIL_SOCKET_ERROR();
+
+    if (f->tls && tls_error_describe(bev, f->host, f->err, sizeof(f->err)))
+        return;
+    snprintf(f->err, sizeof(f->err), "the connection to %s failed: %s", f->host,
+             sock ? evutil_socket_error_to_string(sock) : "closed");
+}
+
+static void try_next(struct fetch *f);
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct fetch *f = arg;
+
+    if (what & BEV_EVENT_CONNECTED) {
+        if (f->ai) {
+            evutil_freeaddrinfo(f->ai);
+            f->ai = f->ai_next = NULL;
+        }
+        return;
+    }
+    if (f->got_bytes && (what & BEV_EVENT_EOF)) {
+        /* A body that runs until close ends here. */
+        http_parser_execute(&f->parser, &response_settings, NULL, 0);
+        if (f->done) {
+            judge(f);
+            return;
+        }
+        finish(f, FETCH_FAILED, "%s closed the connection mid-response", f->host);
+        return;
+    }
+    if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
+        int started = f->got_bytes;
+
+        describe_error(f, bev);
+        bufferevent_free(f->bev);
+        f->bev = NULL;
+        if (started || !f->ai_next) {
+            finish(f, FETCH_FAILED, "%s", f->err);
+            return;
+        }
+        try_next(f);
+    }
+}
+
+/* ---- connecting ---- */
+
+static int is_ip_literal(const char *host)
+{
+    unsigned char a[16];
+
+    return evutil_inet_pton(AF_INET, host, a) == 1 || evutil_inet_pton(AF_INET6, host, a) == 1;
+}
+
+/* Returns 0, or -1 with f->err set. */
+static int connect_to(struct fetch *f, const struct sockaddr *sa, int len)
+{
+    /* The proxy's own upstream TLS: the same context, checks and error texts. */
+    if (f->tls) {
+        f->bev = tls_upstream_open(f->env.base, f->env.tls, sa, len, f->host);
+        if (!f->bev) {
+            snprintf(f->err, sizeof(f->err), "cannot connect to %s: %s", f->host,
+                     strerror(errno));
+            return -1;
+        }
+    } else {
+        f->bev = bufferevent_socket_new(f->env.base, -1, BEV_OPT_CLOSE_ON_FREE);
+        if (!f->bev || bufferevent_socket_connect(f->bev, sa, len) < 0) {
+            snprintf(f->err, sizeof(f->err), "cannot connect to %s: %s", f->host,
+                     f->bev ? strerror(errno) : "out of memory");
+            if (f->bev)
+                bufferevent_free(f->bev);
+            f->bev = NULL;
+            return -1;
+        }
+    }
+    bufferevent_setcb(f->bev, on_read, NULL, on_event, f);
+    bufferevent_setwatermark(f->bev, EV_READ, 0, FETCH_READ_CHUNK);
+    http_parser_init(&f->parser, HTTP_RESPONSE);
+    f->parser.data = f;
+    /* Held in the output until the handshake is done. */
+    if (bufferevent_write(f->bev, f->req.data, f->req.len) < 0 ||
+        bufferevent_enable(f->bev, EV_READ | EV_WRITE) < 0) {
+        snprintf(f->err, sizeof(f->err), "out of memory for a connection to %s", f->host);
+        bufferevent_free(f->bev);
+        f->bev = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void try_next(struct fetch *f)
+{
+    while (f->ai_next) {
+        struct evutil_addrinfo *ai = f->ai_next;
+
+        f->ai_next = ai->ai_next;
+        if (connect_to(f, ai->ai_addr, (int)ai->ai_addrlen) == 0)
+            return;
+    }
+    finish(f, FETCH_FAILED, "%s", f->err[0] ? f->err : "no address to connect to");
+}
+
+static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
+{
+    struct fetch *f = arg;
+
+    if (err == EVUTIL_EAI_CANCEL) {
+        if (res)
+            evutil_freeaddrinfo(res);
+        return;
+    }
+    f->dns_req = NULL;
+    if (err || !res) {
+        if (res)
+            evutil_freeaddrinfo(res);
+        finish(f, FETCH_FAILED, "cannot resolve %s: %s", f->host,
+               err ? evutil_gai_strerror(err) : "no address");
+        return;
+    }
+    f->ai = f->ai_next = res;
+    try_next(f);
+}
+
+static void on_kick(evutil_socket_t fd, short what, void *arg)
+{
+    struct fetch *f = arg;
+    const struct resolve_rule *rule = resolve_find(f->env.resolve, f->host, f->port);
+    struct evutil_addrinfo hints;
+    char port[8];
+
+    (void)fd;
+    (void)what;
+    if (rule) {
+        if (connect_to(f, (const struct sockaddr *)&rule->addr, rule->addr_len) < 0)
+            finish(f, FETCH_FAILED, "%s", f->err);
+        return;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    snprintf(port, sizeof(port), "%d", f->port);
+    if (is_ip_literal(f->host)) {
+        /* No resolver needed, and none of AI_ADDRCONFIG's hiding of ::1. */
+        hints.ai_flags = EVUTIL_AI_NUMERICHOST;
+        if (evutil_getaddrinfo(f->host, port, &hints, &f->ai) != 0 || !f->ai) {
+            finish(f, FETCH_FAILED, "%s is not an address", f->host);
+            return;
+        }
+        f->ai_next = f->ai;
+        try_next(f);
+        return;
+    }
+    if (!f->env.dns) {
+        finish(f, FETCH_FAILED, "cannot resolve %s: brock has no DNS resolver", f->host);
+        return;
+    }
+    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
+    /* The callback may run before this returns. */
+    f->dns_req = evdns_getaddrinfo(f->env.dns, f->host, port, &hints, on_resolved, f);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    struct fetch *f = arg;
+
+    (void)fd;
+    (void)what;
+    finish(f, FETCH_TIMEOUT_HIT, "%s did not answer in full within %d s (%zu bytes read)",
+           f->host, FETCH_TIMEOUT, f->body.len);
+}
+
+/* ---- starting ---- */
+
+static int parse_url(struct fetch *f, const char *url, const char **path, size_t *path_len)
+{
+    struct http_parser_url u;
+    size_t len = strlen(url);
+    const char *scheme;
+    size_t slen;
+
+    http_parser_url_init(&u);
+    if (http_parser_parse_url(url, len, 0, &u) != 0 || !(u.field_set & (1 << UF_HOST)) ||
+        !(u.field_set & (1 << UF_SCHEMA)) || (u.field_set & (1 << UF_USERINFO)))
+        return -1;
+    scheme = url + u.field_data[UF_SCHEMA].off;
+    slen = u.field_data[UF_SCHEMA].len;
+    if (slen == 5 && !strncasecmp(scheme, "https", 5))
+        f->tls = 1;
+    else if (slen != 4 || strncasecmp(scheme, "http", 4))
+        return -1;
+    if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len,
+                             f->host) < 0)
+        return -1;
+    f->port = (u.field_set & (1 << UF_PORT)) ? u.port : f->tls ? 443 : 80;
+    if (u.field_set & (1 << UF_PATH)) {
+        *path = url + u.field_data[UF_PATH].off;
+        *path_len = (u.field_set & (1 << UF_FRAGMENT))
+                        ? (size_t)u.field_data[UF_FRAGMENT].off - 1 - u.field_data[UF_PATH].off
+                        : len - u.field_data[UF_PATH].off;
+    } else {
+        *path = "/";
+        *path_len = 1;
+    }
+    return 0;
+}
+
+int fetch_start(const struct fetch_env *env, const char *url, size_t max,
+                void (*cb)(void *arg, const struct fetch_result *r), void *arg,
+                struct fetch **out)
+{
+    struct timeval deadline = {FETCH_TIMEOUT, 0};
+    struct fetch *f;
+    const char *path = NULL;
+    size_t path_len = 0;
+    int std_port;
+
+    if (out)
+        *out = NULL;
+    f = mem_calloc(1, sizeof(*f));
+    if (!f)
+        return -1;
+    f->env = *env;
+    f->cb = cb;
+    f->arg = arg;
+    f->max = max;
+    buf_init(&f->req, 8192);
+    buf_init(&f->body, max + 1);
+    if (parse_url(f, url, &path, &path_len) < 0 || (f->tls && !env->tls)) {
+        fetch_free(f);
+        return -1;
+    }
+    std_port = f->port == (f->tls ? 443 : 80);
+    /* Nothing of the user's: no cookies, no referrer, no identifying headers. */
+    if (buf_printf(&f->req, "GET %.*s HTTP/1.1\r\nHost: %s%s%s", (int)path_len, path,
+                   strchr(f->host, ':') ? "[" : "", f->host, strchr(f->host, ':') ? "]" : "") <
+            0 ||
+        (!std_port && buf_printf(&f->req, ":%d", f->port) < 0) ||
+        buf_printf(&f->req, "\r\nUser-Agent: brock/%s\r\nAccept: */*\r\n"
+                            "Accept-Encoding: identity\r\nCache-Control: no-store\r\n"
+                            "Connection: close\r\n\r\n",
+                   brock_version()) < 0) {
+        fetch_free(f);
+        return -1;
+    }
+    f->kick = event_new(env->base, -1, 0, on_kick, f);
+    f->timer = evtimer_new(env->base, on_deadline, f);
+    f->reap = event_new(env->base, -1, 0, on_reap, f);
+    if (!f->kick || !f->timer || !f->reap || evtimer_add(f->timer, &deadline) < 0) {
+        fetch_free(f);
+        return -1;
+    }
+    event_active(f->kick, EV_TIMEOUT, 0);
+    if (out)
+        *out = f;
+    return 0;
+}
+
+/* ---- one fetch on a loop of its own ---- */
+
+struct once {
+    struct event_base *base;
+    struct fetch_result *r;
+    char **body;
+    char *why;
+    size_t whylen;
+};
+
+static void on_once(void *arg, const struct fetch_result *r)
+{
+    struct once *o = arg;
+
+    /* The resolver's idle sockets would keep the loop alive; the reaper still runs. */
+    event_base_loopbreak(o->base);
+    *o->r = *r;
+    snprintf(o->why, o->whylen, "%s", r->why);
+    o->r->why = o->why;
+    o->r->body = "";
+    if (o->body) {
+        *o->body = mem_malloc(r->len + 1);
+        if (*o->body) {
+            memcpy(*o->body, r->body, r->len);
+            (*o->body)[r->len] = '\0';
+            o->r->body = *o->body;
+        } else {
+            o->r->status = FETCH_FAILED;
+            snprintf(o->why, o->whylen, "out of memory for the response");
+        }
+    }
+}
+
+int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n_resolve,
+               const char *upstream_ca, struct fetch_result *r, char **body, char *why,
+               size_t whylen, char *err, size_t errlen)
+{
+    struct resolve_table table = {NULL, 0};
+    struct fetch_env env = {0};
+    struct once o = {NULL, r, body, why, whylen};
+    int rc = -1;
+
+    memset(r, 0, sizeof(*r));
+    r->status = FETCH_FAILED;
+    r->why = why;
+    r->body = "";
+    if (body)
+        *body = NULL;
+    snprintf(why, whylen, "not started");
+    for (size_t i = 0; i < n_resolve; i++)
+        if (resolve_add(&table, resolve[i], err, errlen) < 0)
+            goto out;
+    env.resolve = &table;
+    env.tls = tls_upstream_ctx_new(upstream_ca, err, errlen);
+    if (!env.tls)
+        goto out;
+    env.base = event_base_new();
+    if (!env.base) {
+        snprintf(err, errlen, "cannot create an event loop");
+        goto out;
+    }
+    env.dns = evdns_base_new(env.base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+                                           EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+    if (!env.dns) {
+        env.dns = evdns_base_new(env.base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+        if (env.dns)
+            evdns_base_load_hosts(env.dns, NULL);
+    }
+    o.base = env.base;
+    if (fetch_start(&env, url, max, on_once, &o, NULL) < 0) {
+        snprintf(err, errlen, "cannot fetch '%s': not an http(s) URL, or out of memory", url);
+        goto out;
+    }
+    event_base_dispatch(env.base);
+    event_base_loop(env.base, EVLOOP_NONBLOCK);
+    rc = 0;
+out:
+    if (env.dns)
+        evdns_base_free(env.dns, 0);
+    if (env.base)
+        event_base_free(env.base);
+    if (env.tls)
+        SSL_CTX_free(env.tls);
+    resolve_cleanup(&table);
+    return rc;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* TLS, the transport of intercepted clients and of https:// upstreams: libevent's OpenSSL
+ * bufferevent straight on the socket, so that an empty output means the bytes reached the
+ * kernel, as with plain TCP, and the state machine above needs no change. */
+#include "proxy/io.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <event2/bufferevent_ssl.h>
+#include <openssl/ssl.h>
+
+#include "proxy/limits.h"
+
+/* arg is the connection's SSL (from tls.c), handed over: a server SSL accepts on fd, a
+ * client SSL connects once io_tls.connect() is called. */
+static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd, void *arg)
+{
+    SSL *ssl = arg;
+    struct bufferevent *bev;
+
+    if (!ssl)
+        return NULL;
+    if (fd >= 0) {
+        int one = 1;
+
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+    bev = bufferevent_openssl_socket_new(base, fd, ssl,
+                                         SSL_is_server(ssl) ? BUFFEREVENT_SSL_ACCEPTING
+                                                            : BUFFEREVENT_SSL_CONNECTING,
+                                         BEV_OPT_CLOSE_ON_FREE);
+    if (!bev) {
+        SSL_free(ssl);
+        return NULL;
+    }
+    /* Where a body ends is the HTTP parser's call; peers that skip close_notify are many. */
+    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+    bufferevent_set_max_single_read(bev, LIMIT_PENDING_BYTES);
+    bufferevent_set_max_single_write(bev, LIMIT_PENDING_BYTES);
+    return bev;
+}
+
+static int tls_connect(struct bufferevent *bev, const struct sockaddr *sa, int len)
+{
+    int rc = bufferevent_socket_connect(bev, sa, len);
+    evutil_socket_t fd = bufferevent_getfd(bev);
+
+    if (rc == 0 && fd >= 0) {
+        int one = 1;
+
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+    return rc;
+}
+
+/* No fill or flush: records are read and written whole by the bufferevent, which already
+ * reads as much as the limit allows each time. */
+const struct io_ops io_tls = {
+    .name = "tls",
+    .open = tls_open,
+    .connect = tls_connect,
+    .fill = NULL,
+    .flush = NULL,
+};

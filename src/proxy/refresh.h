@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Privacy Badger's configuration kept current while brock runs: pbconfig.json fetched from
+ * EFF a day after the last update (section 6), applied, and fetched again a day later. */
+#ifndef BROCK_PROXY_REFRESH_H
+#define BROCK_PROXY_REFRESH_H
+
+#include "proxy/fetch.h"
+
+struct brock_engine;
+struct refresh;
+
+#define REFRESH_EVERY_S (24 * 60 * 60)
+/* A state never updated waits this long after start, so that short runs stay offline. */
+#define REFRESH_FIRST_S (10 * 60)
+/* After a failure. */
+#define REFRESH_RETRY_S (60 * 60)
+
+/* Schedules the refreshes of url on env (borrowed) for e. NULL when out of memory. */
+struct refresh *refresh_new(const struct fetch_env *env, struct brock_engine *e,
+                            const char *url);
+void refresh_free(struct refresh *r);
+
+#endif

@@ -1,0 +1,219 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// A real browser through `brock run --intercept`: Debian's Chromium, headless, trusting
+// brock's CA through an NSS database in a temporary HOME, browses four local HTTPS sites
+// that embed the same tracker image and a yellowlisted one. The tracker arrives with a
+// Referer and DNT/GPC while brock learns, is blocked after the third site, and the fourth
+// site's request for it never reaches the origin; the yellowlisted image loads without
+// cookies either way. The origin's certificates are made here with the openssl CLI.
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const https = require('node:https');
+const os = require('node:os');
+const path = require('node:path');
+const { launch } = require('./chromium.js');
+
+const BROCK = process.env.BROCK;
+const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
+const TRACKER = 'pixel-tracker.test';
+// A 1x1 transparent GIF.
+const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+function flat(fn) {
+  return async (...args) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
+      one.stack = '';
+      throw one;
+    }
+  };
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-https-t-'));
+const running = new Set();
+process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
+// A yellowlisted domain that Privacy Badger's seed already cookieblocks.
+function pickYellow() {
+  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
+  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
+  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
+    const a = seed.action_map[d];
+    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
+  }
+  throw new Error('no cookieblocked yellowlisted domain in the seed');
+}
+
+function makeCerts(names) {
+  const f = (n) => path.join(tmp, n);
+  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-days', '2', '-subj', '/CN=brock browser test CA', '-keyout', f('ca.key'),
+        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
+        '-addext', 'keyUsage=critical,keyCertSign']);
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-subj', '/CN=brock browser test origin', '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
+  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
+                   'extendedKeyUsage=serverAuth\n');
+  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
+        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', '2',
+        '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
+  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
+           cert: fs.readFileSync(f('leaf.pem')) };
+}
+
+// The sites: each page embeds the tracker's image (a fresh URL per page, never cached)
+// and the yellowlisted one; both images set an identifying cookie.
+function startOrigin(certs, yellow) {
+  const requests = [];
+  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url, headers: req.headers });
+    res.setHeader('Cache-Control', 'no-store');
+    if (host === TRACKER || host === yellow) {
+      res.setHeader('Set-Cookie',
+                    `uid=${crypto.randomBytes(16).toString('hex')}; Path=/; SameSite=None; Secure`);
+      res.setHeader('Content-Type', 'image/gif');
+      res.end(GIF);
+      return;
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(`<!doctype html><title>${host}</title><h1>${host}</h1>` +
+            `<img id="t" src="https://${TRACKER}/pixel.gif?on=${host}">` +
+            `<img id="y" src="https://${yellow}/pixel.gif?on=${host}">`);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: server.address().port, requests,
+    to(h) { return requests.filter((r) => r.host === h); },
+    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  })));
+}
+
+async function startBrock(state, args) {
+  execFileSync(BROCK, ['--state', state, '--data', DATA, 'ca', 'init'],
+               { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(BROCK, ['--state', state, '--data', DATA, 'run', '-v', '--no-update',
+                             '--listen', '127.0.0.1:0', ...args],
+                     { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(proc);
+  let log = '';
+  const exited = new Promise((resolve) => {
+    proc.on('exit', () => { running.delete(proc); resolve(); });
+  });
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
+    proc.stderr.on('data', (d) => {
+      log += d;
+      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
+  });
+  return {
+    port, log: () => log,
+    async stop() {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+let origin, brock, browser, yellow;
+const state = path.join(tmp, 'state');
+
+before(flat(async () => {
+  yellow = pickYellow();
+  const certs = makeCerts([...SITES, TRACKER, yellow]);
+  origin = await startOrigin(certs, yellow);
+  brock = await startBrock(state, ['--intercept', '--upstream-ca', certs.ca,
+                                   '--resolve', `*.test=127.0.0.1:${origin.port}`,
+                                   '--resolve', `${yellow}=127.0.0.1:${origin.port}`]);
+  browser = await launch(`127.0.0.1:${brock.port}`, { ca: path.join(state, 'ca', 'ca.pem'),
+                                                     thirdPartyCookies: true });
+  // A cookie the browser already holds for the yellowlisted domain: brock must keep it home.
+  await browser.context.addCookies([{ name: 'yid', value: '8c1f0e9a7b6d5c4e3f21a0b9',
+                                      domain: yellow, path: '/', secure: true,
+                                      sameSite: 'None' }]);
+}));
+
+after(async () => {
+  if (browser) await browser.close();
+  if (brock) await brock.stop();
+  if (origin) await origin.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+// Opens site's page and reports which of its images loaded, and the Cookie headers the
+// browser itself sent to the yellowlisted host (before brock).
+async function visit(site) {
+  const page = await browser.context.newPage();
+  const sentCookies = [];
+  page.on('requestfinished', (req) => {
+    if (new URL(req.url()).hostname === yellow)
+      sentCookies.push(req.allHeaders().then((h) => h.cookie || ''));
+  });
+  try {
+    await page.goto(`https://${site}/`, { waitUntil: 'load', timeout: 20000 });
+    const title = await page.title();
+    const loaded = await page.evaluate(() => Object.fromEntries(
+      [...document.images].map((i) => [i.id, i.complete && i.naturalWidth > 0])));
+    return { title, loaded, sentCookies: await Promise.all(sentCookies) };
+  } finally {
+    await page.close();
+  }
+}
+
+function trackerFrom(site) {
+  return origin.to(TRACKER).filter((r) => r.path === `/pixel.gif?on=${site}`);
+}
+
+test('Chromium learns a tracker over HTTPS through brock, then blocks it', { timeout: 120000 },
+     flat(async () => {
+  for (const site of SITES.slice(0, 3)) {
+    const v = await visit(site);
+    assert.equal(v.title, site, `${site} loads through brock, its certificate trusted`);
+    assert.equal(v.loaded.t, true, `the tracker's image loads on ${site} while brock learns`);
+    const [rec] = trackerFrom(site);
+    assert.ok(rec, `the tracker's request from ${site} reached the origin`);
+    assert.equal(rec.headers.referer, `https://${site}/`);
+    assert.equal(rec.headers.dnt, '1');
+    assert.equal(rec.headers['sec-gpc'], '1');
+    const [page] = origin.to(site);
+    assert.equal(page.headers['sec-fetch-mode'], 'navigate', 'the page itself went through');
+  }
+  assert.match(brock.log(), new RegExp(`learned: ${TRACKER.replace(/\./g, '\\.')} tracks across`));
+  const v = await visit(SITES[3]);
+  assert.equal(v.title, SITES[3]);
+  assert.equal(v.loaded.t, false, 'the tracker\'s image is blocked on the fourth site');
+  assert.equal(trackerFrom(SITES[3]).length, 0, 'and its request never reached the origin');
+  assert.match(brock.log(), new RegExp(`block ${TRACKER.replace(/\./g, '\\.')}`),
+               'brock saw the request and blocked it');
+}));
+
+test('the yellowlisted tracker loads without cookies', { timeout: 60000 }, flat(async () => {
+  const seen = origin.to(yellow);
+  assert.ok(seen.length >= SITES.length, `loaded on every site (${seen.length})`);
+  for (const r of seen) {
+    assert.equal(r.headers.cookie, undefined, `no Cookie on ${r.path}`);
+    assert.equal(r.headers.dnt, '1');
+  }
+  const v = await visit(SITES[0]);
+  assert.equal(v.loaded.y, true, 'the image still loads');
+  assert.ok(v.sentCookies.length > 0 && v.sentCookies.every((c) => /yid=/.test(c)),
+            `the browser did send its cookie: ${JSON.stringify(v.sentCookies)}`);
+  const last = origin.to(yellow).at(-1);
+  assert.equal(last.path, `/pixel.gif?on=${SITES[0]}`);
+  assert.equal(last.headers.cookie, undefined, 'and brock kept it home');
+  const cookies = await browser.context.cookies(`https://${yellow}/`);
+  assert.deepEqual(cookies.map((c) => c.name), ['yid'], 'no Set-Cookie reached the browser');
+}));

@@ -1,0 +1,359 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The dashboard's API driven by curl: what browsing through brock lists, user choices that
+// take effect on the next proxied request, settings, export, import, reset, and the rules
+// that keep other pages out (Host, token, Origin, the security headers).
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { startOrigin, sha256 } = require('./origin.js');
+
+const BROCK = process.env.BROCK;
+const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+
+// prove's TAP parser reads only one-line YAML: a failure is reported as one line.
+function check(name, fn) {
+  test(name, { timeout: 30000 }, async () => {
+    try {
+      await fn();
+    } catch (e) {
+      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
+      one.stack = '';
+      throw one;
+    }
+  });
+}
+
+let origin, brock, token;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-dash-t-'));
+const stateDir = path.join(tmp, 'state');
+const running = new Set();
+process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
+async function startBrock() {
+  const proc = spawn(BROCK, ['--state', stateDir, '--data', DATA, 'run', '--no-update',
+                             '--listen', '127.0.0.1:0',
+                             '--resolve', `*.test=127.0.0.1:${origin.port}`],
+                     { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(proc);
+  let log = '';
+  const exited = new Promise((resolve) => proc.on('exit', (code) => {
+    running.delete(proc);
+    resolve(code);
+  }));
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
+    proc.stderr.on('data', (d) => {
+      log += d;
+      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
+  });
+  return {
+    port, log: () => log,
+    async stop() {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+function run(cmd, args) {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 20000 },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+let n = 0;
+// curl with args; returns status, headers (lower-cased names → value) and body text.
+async function curl(args) {
+  const hdr = path.join(tmp, `h${++n}`), body = path.join(tmp, `b${n}`);
+  const r = await run('curl', ['-s', '--max-time', '15', '-D', hdr, '-o', body,
+                               '-w', '%{http_code}', ...args]);
+  const raw = fs.existsSync(hdr) ? fs.readFileSync(hdr, 'latin1') : '';
+  const headers = {};
+  for (const line of raw.split('\r\n').slice(1)) {
+    const i = line.indexOf(':');
+    if (i > 0) headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  const text = fs.existsSync(body) ? fs.readFileSync(body, 'utf8') : '';
+  return { status: Number(r.stdout), headers, text, code: r.code };
+}
+
+const base = () => `http://127.0.0.1:${brock.port}`;
+
+// The dashboard's API, with the token unless told otherwise.
+async function api(method, p, body, extra = []) {
+  const args = ['-X', method, ...extra];
+  if (method !== 'GET' && method !== 'HEAD' && !extra.includes('--no-token'))
+    args.push('-H', `X-Brock-Token: ${token}`);
+  if (body !== undefined) args.push('-H', 'Content-Type: application/json',
+                                    '--data-binary', JSON.stringify(body));
+  const r = await curl([...args.filter((a) => a !== '--no-token'), base() + p]);
+  let json = null;
+  try { json = JSON.parse(r.text); } catch { /* not JSON */ }
+  return { ...r, json };
+}
+
+// A request through the proxy made by a page of site.
+function browse(site, url, cookie) {
+  const args = ['-x', base(), '-e', `http://${site}/`];
+  if (cookie) args.push('-b', cookie);
+  return curl([...args, url]);
+}
+
+async function learn(tracker, sites) {
+  for (const site of sites) {
+    const r = await browse(site, `http://${tracker}/pixel.gif`,
+                           `uid=${sha256(site + tracker).slice(0, 24)}`);
+    assert.equal(r.status, 200, `${tracker} on ${site} passes while learning`);
+  }
+}
+
+async function pageToken() {
+  const r = await curl([base() + '/']);
+  const m = /<meta name="brock-token" content="([0-9a-f]{64})">/.exec(r.text);
+  assert.ok(m, 'the page holds the token');
+  return m[1];
+}
+
+before(async () => {
+  origin = await startOrigin();
+  brock = await startBrock();
+  token = await pageToken();
+});
+
+after(async () => {
+  if (brock) await brock.stop();
+  if (origin) await origin.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+check('the page, its files and the security headers', async () => {
+  const r = await curl([base() + '/']);
+  assert.equal(r.status, 200);
+  assert.match(r.headers['content-type'], /^text\/html/);
+  assert.match(r.headers['content-security-policy'], /default-src 'none'/);
+  assert.match(r.headers['content-security-policy'], /script-src 'self'/);
+  assert.match(r.headers['content-security-policy'], /frame-ancestors 'none'/);
+  assert.equal(r.headers['x-frame-options'], 'DENY');
+  assert.equal(r.headers['referrer-policy'], 'no-referrer');
+  assert.match(r.text, /<script src="\/app\.js" defer><\/script>/);
+  const js = await curl([base() + '/app.js']);
+  assert.equal(js.status, 200);
+  assert.match(js.headers['content-type'], /^text\/javascript/);
+  assert.match(js.text, /X-Brock-Token/);
+  const css = await curl([base() + '/app.css']);
+  assert.match(css.headers['content-type'], /^text\/css/);
+  assert.equal(css.headers['x-frame-options'], 'DENY');
+  const missing = await api('GET', '/nothing-here');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers['x-frame-options'], 'DENY');
+  // HEAD: the head alone (curl -I writes it where the body would go).
+  const head = await curl(['-I', base() + '/api/sites']);
+  assert.equal(head.status, 200);
+  assert.match(head.text, /\r\n\r\n$/);
+  assert.doesNotMatch(head.text, /\[/);
+  assert.equal((await api('DELETE', '/api/sites')).status, 405);
+});
+
+check('only brock\'s own names are answered (DNS rebinding)', async () => {
+  for (const host of ['evil.test', `evil.test:${brock.port}`, '127.0.0.1', '127.0.0.1:1',
+                      `127.0.0.1.evil.test:${brock.port}`]) {
+    const r = await api('GET', '/api/sites', undefined, ['-H', `Host: ${host}`]);
+    assert.equal(r.status, 403, `Host: ${host}`);
+    assert.match(r.json.error, /own address/);
+    assert.equal(r.headers['x-frame-options'], 'DENY');
+  }
+  for (const host of [`localhost:${brock.port}`, `LOCALHOST:${brock.port}`,
+                      `[::1]:${brock.port}`, `127.0.0.1:${brock.port}`]) {
+    const r = await api('GET', '/api/sites', undefined, ['-H', `Host: ${host}`]);
+    assert.equal(r.status, 200, `Host: ${host}`);
+  }
+});
+
+check('a change needs the page\'s token and no foreign origin', async () => {
+  const put = (extra) => api('PUT', '/api/trackers/guarded.test', { action: 'block' }, extra);
+  assert.equal((await put(['--no-token'])).status, 403);
+  assert.match((await put(['--no-token'])).json.error, /token/);
+  const wrong = await api('PUT', '/api/trackers/guarded.test', { action: 'block' },
+                          ['--no-token', '-H', `X-Brock-Token: ${'0'.repeat(64)}`]);
+  assert.equal(wrong.status, 403);
+  const short = await api('PUT', '/api/trackers/guarded.test', { action: 'block' },
+                          ['--no-token', '-H', `X-Brock-Token: ${token.slice(0, 10)}`]);
+  assert.equal(short.status, 403);
+  assert.equal((await put(['-H', 'Origin: http://evil.test'])).status, 403);
+  assert.equal((await put(['-H', `Origin: http://evil.test:${brock.port}`])).status, 403);
+  assert.equal((await put(['-H', 'Origin: null'])).status, 403);
+  assert.equal((await put(['-H', 'Sec-Fetch-Site: cross-site'])).status, 403);
+  // Nothing of the refused changes happened.
+  assert.equal((await api('GET', '/api/trackers/guarded.test')).status, 404);
+  const ok = await put(['-H', `Origin: http://127.0.0.1:${brock.port}`,
+                        '-H', 'Sec-Fetch-Site: same-origin']);
+  assert.equal(ok.status, 200);
+  assert.equal(ok.json.action, 'user_block');
+  assert.equal((await api('PUT', '/api/trackers/guarded.test', { action: 'reset' })).status, 200);
+  // A plain GET needs no token, but cannot change anything either.
+  assert.equal((await api('GET', '/api/settings')).status, 200);
+});
+
+check('browsing through brock fills the sites and the trackers', async () => {
+  await learn('tracker1.test', ['site-a.test', 'site-b.test', 'site-c.test']);
+  const blocked = await browse('site-d.test', 'http://tracker1.test/pixel.gif');
+  assert.equal(blocked.status, 403);
+  const sites = (await api('GET', '/api/sites')).json;
+  assert.deepEqual(sites.slice(0, 4).map((s) => s.site),
+                   ['site-d.test', 'site-c.test', 'site-b.test', 'site-a.test']);
+  assert.deepEqual(sites.find((s) => s.site === 'site-d.test'),
+                   { ...sites.find((s) => s.site === 'site-d.test'),
+                     blocked: 1, cookieblocked: 0, trackers: 1 });
+  // The counts are the actions now: the tracker is blocked on every site it was seen on.
+  assert.equal(sites.find((s) => s.site === 'site-a.test').blocked, 1);
+  const site = (await api('GET', '/api/sites/site-d.test')).json;
+  assert.equal(site.site, 'site-d.test');
+  assert.equal(site.trackers.length, 1);
+  assert.equal(site.trackers[0].domain, 'tracker1.test');
+  assert.equal(site.trackers[0].action, 'block');
+  assert.equal(site.trackers[0].seen, 'block');
+  // A page's URL or host names its site too.
+  assert.equal((await api('GET', '/api/sites/www.site-d.test')).json.site, 'site-d.test');
+  assert.equal((await api('GET', '/api/sites/never.test')).status, 404);
+  const t = (await api('GET', '/api/trackers/tracker1.test')).json;
+  assert.equal(t.action, 'block');
+  assert.deepEqual(t.sites, ['site-a.test', 'site-b.test', 'site-c.test']);
+  assert.deepEqual(t.evidence.map((e) => e.kind), ['cookie', 'cookie', 'cookie']);
+  assert.ok(t.first_seen > 0 && t.last_seen >= t.first_seen);
+  assert.deepEqual(t.seen_on.map((s) => s.site).sort(),
+                   ['site-a.test', 'site-b.test', 'site-c.test', 'site-d.test']);
+  const all = (await api('GET', '/api/trackers')).json;
+  assert.ok(all.length > 1000, 'the seed is listed too');
+  assert.equal(all.find((x) => x.domain === 'tracker1.test').action, 'block');
+});
+
+check('a choice made in the dashboard applies to the next proxied request', async () => {
+  await learn('tracker2.test', ['site-a.test', 'site-b.test', 'site-c.test']);
+  const before = origin.to('tracker2.test').length;
+  assert.equal((await browse('site-e.test', 'http://tracker2.test/a')).status, 403);
+  const allow = await api('PUT', '/api/trackers/tracker2.test', { action: 'allow' });
+  assert.equal(allow.status, 200);
+  assert.equal(allow.json.action, 'user_allow');
+  assert.equal((await browse('site-e.test', 'http://tracker2.test/b')).status, 200);
+  assert.equal(origin.to('tracker2.test').length, before + 1, 'it reached the origin');
+  const s = (await api('GET', '/api/sites/site-e.test')).json;
+  assert.equal(s.trackers[0].user, 'user_allow');
+  assert.equal(s.blocked, 0);
+  // Undo: back to what was learned.
+  const reset = await api('PUT', '/api/trackers/tracker2.test', { action: 'reset' });
+  assert.equal(reset.json.action, 'block');
+  assert.equal(reset.json.user, '');
+  assert.equal((await browse('site-e.test', 'http://tracker2.test/c')).status, 403);
+  // Cookieblock strips the cookie; block stops a host never learned.
+  await api('PUT', '/api/trackers/tracker2.test', { action: 'cookieblock' });
+  const cb = await browse('site-e.test', 'http://tracker2.test/d', 'uid=abcdef0123456789');
+  assert.equal(cb.status, 200);
+  const last = origin.to('tracker2.test').at(-1);
+  assert.equal(last.headers.filter(([k]) => k === 'cookie').length, 0);
+  await api('PUT', '/api/trackers/plain.test', { action: 'block' });
+  assert.equal((await browse('site-e.test', 'http://plain.test/x')).status, 403);
+  await api('PUT', '/api/trackers/plain.test', { action: 'reset' });
+  assert.equal((await browse('site-e.test', 'http://plain.test/x')).status, 200);
+  // Bad input changes nothing.
+  const bad = await api('PUT', '/api/trackers/tracker2.test', { action: 'maybe' });
+  assert.equal(bad.status, 400);
+  assert.equal((await api('PUT', '/api/trackers/tracker2.test', undefined,
+                          ['-H', 'Content-Type: application/json', '--data-binary', '[1'])).status,
+               400);
+  const weird = await api('PUT', `/api/trackers/${encodeURIComponent('<img src=x>.example')}`,
+                          { action: 'block' });
+  assert.equal(weird.status, 400);
+  assert.equal(weird.headers['content-type'], 'application/json; charset=utf-8');
+  assert.equal((await api('GET', '/api/trackers/a%2Fb.test')).status, 400);
+  assert.equal((await api('GET', '/api/trackers/tracker2.test')).json.action,
+               'user_cookieblock');
+});
+
+check('settings and disabled sites', async () => {
+  let s = (await api('GET', '/api/settings')).json;
+  assert.deepEqual([s.learn, s.send_dnt, s.check_dnt, s.disabled_sites], [true, true, true, []]);
+  s = (await api('PUT', '/api/settings', { send_dnt: false })).json;
+  assert.equal(s.send_dnt, false);
+  await browse('site-a.test', 'http://plain.test/no-dnt');
+  assert.equal(origin.to('plain.test').at(-1).headers.filter(([k]) => k === 'dnt').length, 0);
+  await api('PUT', '/api/settings', { send_dnt: true });
+  await browse('site-a.test', 'http://plain.test/dnt');
+  assert.deepEqual(origin.to('plain.test').at(-1).headers.filter(([k]) => k === 'dnt'),
+                   [['dnt', '1']]);
+  assert.equal((await api('PUT', '/api/settings', { send_dnt: 'yes' })).status, 400);
+  assert.equal((await api('PUT', '/api/settings', { colour: true })).status, 400);
+
+  // On a disabled site brock changes nothing: the blocked tracker passes there.
+  s = (await api('PUT', '/api/disabled/site-f.test')).json;
+  assert.deepEqual(s.disabled_sites, ['site-f.test']);
+  assert.equal((await browse('site-f.test', 'http://tracker1.test/p')).status, 200);
+  assert.equal((await api('GET', '/api/sites')).json.find((x) => x.site === 'site-f.test'),
+               undefined, 'nothing is recorded on a disabled site');
+  s = (await api('DELETE', '/api/disabled/site-f.test')).json;
+  assert.deepEqual(s.disabled_sites, []);
+  assert.equal((await browse('site-f.test', 'http://tracker1.test/p')).status, 403);
+  assert.equal((await api('PUT', '/api/disabled/not%20a%20site')).status, 400);
+});
+
+check('export, import, and reset to the seed', async () => {
+  const hosts = await api('GET', '/api/export?format=hosts');
+  assert.equal(hosts.status, 200);
+  assert.match(hosts.text, /^0\.0\.0\.0 tracker1\.test$/m);
+  assert.match(hosts.headers['content-disposition'], /attachment; filename="brock-hosts\.txt"/);
+  const pb = (await api('GET', '/api/export')).json;
+  assert.equal(pb.action_map['tracker1.test'].heuristicAction, 'block');
+  assert.equal((await api('GET', '/api/export?format=nope')).status, 400);
+
+  // The seed, uploaded whole: a large body read across many reads.
+  const seed = path.join(DATA, 'seed.json');
+  const imp = await curl(['-X', 'POST', '-H', `X-Brock-Token: ${token}`,
+                          '--data-binary', `@${seed}`, base() + '/api/import']);
+  assert.equal(imp.status, 200, imp.text);
+  assert.ok(JSON.parse(imp.text).entries > 1000);
+  const broken = await api('POST', '/api/import', undefined,
+                           ['--data-binary', '{"action_map": 3}']);
+  assert.equal(broken.status, 400);
+  assert.match(broken.json.error, /uploaded file/);
+
+  await api('PUT', '/api/trackers/kept.test', { action: 'block' });
+  const reset = await api('POST', '/api/reset');
+  assert.equal(reset.status, 200);
+  assert.equal(reset.json.reset, true);
+  const t = (await api('GET', '/api/trackers/tracker1.test')).json;
+  assert.equal(t.action, 'noaction');
+  assert.deepEqual(t.evidence, []);
+  assert.equal((await api('GET', '/api/trackers/kept.test')).json.action, 'user_block');
+  assert.equal((await browse('site-d.test', 'http://tracker1.test/again')).status, 200);
+  assert.equal((await api('POST', '/api/reset', undefined, ['--no-token'])).status, 403);
+});
+
+check('page views and choices survive a restart; the token does not', async () => {
+  const code = await brock.stop();
+  assert.equal(code, 0);
+  const oldToken = token;
+  brock = await startBrock();
+  token = await pageToken();
+  assert.notEqual(token, oldToken);
+  const refused = await api('PUT', '/api/trackers/kept.test', { action: 'reset' },
+                            ['--no-token', '-H', `X-Brock-Token: ${oldToken}`]);
+  assert.equal(refused.status, 403);
+  const sites = (await api('GET', '/api/sites')).json.map((s) => s.site);
+  for (const s of ['site-a.test', 'site-d.test', 'site-e.test']) assert.ok(sites.includes(s), s);
+  assert.equal((await api('GET', '/api/trackers/kept.test')).json.action, 'user_block');
+  // What the reset deleted stayed deleted: only the site seen since is known.
+  assert.deepEqual((await api('GET', '/api/trackers/tracker1.test')).json.sites,
+                   ['site-d.test']);
+});

@@ -1,0 +1,415 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// EFF Do Not Track policies and Privacy Badger's configuration, end to end: a local HTTPS
+// origin (certificates made here with the openssl CLI, trusted through --upstream-ca)
+// serves the policy, its accepted variants, a changed text, a redirect and an endless slow
+// body; trackers learned through `brock run` are checked once blocked, and the compliant
+// ones pass again with their cookies. `brock dnt` says why, and `brock update` applies a
+// local copy of pbconfig.json reached through --resolve www.eff.org:443=...
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const https = require('node:https');
+const os = require('node:os');
+const path = require('node:path');
+const { startOrigin, sha256 } = require('./origin.js');
+
+const BROCK = process.env.BROCK;
+const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+const POLICY = fs.readFileSync(path.join(DATA, 'dnt-policy.txt'), 'utf8');
+
+// The policy as each compliant host posts it: the text, and Privacy Badger's three variants.
+const VARIANTS = {
+  'tracker-ok.test': POLICY,
+  'tracker-crlf.test': POLICY.replace(/\n/g, '\r\n'),
+  'tracker-noeol.test': POLICY.replace(/\n$/, ''),
+  'tracker-trim.test': POLICY.split('\n').map((l) => l.replace(/ +$/, '')).join('\n'),
+};
+const CHANGED = 'tracker-changed.test';
+const REDIRECT = 'tracker-redirect.test';
+const SLOW = 'tracker-slow.test';
+const ALL = [...Object.keys(VARIANTS), CHANGED, REDIRECT, SLOW];
+
+function flat(fn) {
+  return async (...args) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
+      one.stack = '';
+      throw one;
+    }
+  };
+}
+
+function check(name, fn, timeout = 40000) {
+  test(name, { timeout }, flat(fn));
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-dnt-t-'));
+const running = new Set();
+process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
+// A test CA and one leaf for every name the HTTPS origin answers for.
+function makeCerts() {
+  const f = (n) => path.join(tmp, n);
+  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  ossl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=brock test CA',
+        '-keyout', f('ca.key'), '-out', f('ca.pem'),
+        '-addext', 'basicConstraints=critical,CA:TRUE',
+        '-addext', 'keyUsage=critical,keyCertSign']);
+  ossl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=brock test origin',
+        '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
+  fs.writeFileSync(f('leaf.ext'), 'subjectAltName=' +
+    [...ALL, 'tracker-none.test', 'www.eff.org'].map((h) => `DNS:${h}`).join(',') + '\n' +
+    'extendedKeyUsage=serverAuth\n');
+  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
+        '-CAcreateserial', '-days', '2', '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
+  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
+           cert: fs.readFileSync(f('leaf.pem')) };
+}
+
+// The HTTPS origin: policies by Host, the configuration for www.eff.org, every request kept.
+function startTlsOrigin(certs) {
+  const requests = [];
+  const state = { pbconfig: null, pbStatus: 200 };
+  const slowSockets = new Set();
+  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url, headers: req.headers, time: Date.now() });
+    if (host === 'www.eff.org' && req.url === '/files/pbconfig.json') {
+      res.writeHead(state.pbStatus, { 'Content-Type': 'application/json' });
+      res.end(state.pbconfig);
+      return;
+    }
+    if (req.url !== '/.well-known/dnt-policy.txt') {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    // A cookie with every policy: brock must never send it back.
+    const cookie = { 'Set-Cookie': `policy=${sha256(host).slice(0, 20)}; Path=/` };
+    if (VARIANTS[host] !== undefined) {
+      res.writeHead(200, { 'Content-Type': 'text/plain', ...cookie });
+      res.end(VARIANTS[host]);
+    } else if (host === CHANGED) {
+      res.writeHead(200, { 'Content-Type': 'text/plain', ...cookie });
+      res.end(POLICY.replace('Do Not Track', 'Do Track'));
+    } else if (host === REDIRECT) {
+      res.writeHead(301, { Location: 'https://tracker-ok.test/.well-known/dnt-policy.txt',
+                           ...cookie });
+      res.end();
+    } else if (host === SLOW) {
+      // A byte every half second, without end.
+      res.writeHead(200, { 'Content-Type': 'text/plain', ...cookie });
+      slowSockets.add(res);
+      const timer = setInterval(() => res.write('.'), 500);
+      res.on('close', () => { clearInterval(timer); slowSockets.delete(res); });
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port, requests, state,
+      policyFetches(host) {
+        return requests.filter((r) => r.host === host && r.path === '/.well-known/dnt-policy.txt');
+      },
+      close() {
+        for (const r of slowSockets) r.destroy();
+        server.closeAllConnections();
+        return new Promise((r) => server.close(r));
+      },
+    }));
+  });
+}
+
+let certs, origin, tlsOrigin, brock;
+
+function resolveArgs() {
+  return ['--resolve', `*.test:443=127.0.0.1:${tlsOrigin.port}`,
+          '--resolve', `www.eff.org:443=127.0.0.1:${tlsOrigin.port}`,
+          '--resolve', `*.test=127.0.0.1:${origin.port}`,
+          '--resolve', `*.costco.com=127.0.0.1:${origin.port}`];
+}
+
+async function startBrock(state) {
+  const args = ['--state', state, '--data', DATA, 'run', '-v', '--listen', '127.0.0.1:0',
+                '--no-update', '--upstream-ca', certs.ca, ...resolveArgs()];
+  const proc = spawn(BROCK, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(proc);
+  let log = '';
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
+    running.delete(proc);
+    resolve({ code, signal });
+  }));
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
+    proc.stderr.on('data', (d) => {
+      log += d;
+      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
+  });
+  return {
+    port, log: () => log,
+    async stop() {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+      const r = await exited;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}
+
+function run(cmd, args, timeout = 30000) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    execFile(cmd, args, { encoding: 'utf8', timeout, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr,
+                                         ms: Date.now() - t0 }));
+  });
+}
+
+async function curl(args) {
+  const r = await run('curl', ['-s', '--max-time', '15', '-x', `http://127.0.0.1:${brock.port}`,
+                               '-o', '/dev/null', '-w', '%{http_code}', ...args]);
+  return { status: Number(r.stdout), ms: r.ms };
+}
+
+async function waitFor(what, fn, ms = 20000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (await fn()) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const sent = (host, cookie) => origin.to(host).filter((r) =>
+  r.headers.some(([n, v]) => n === 'cookie' && v === cookie));
+
+before(flat(async () => {
+  certs = makeCerts();
+  origin = await startOrigin();
+  tlsOrigin = await startTlsOrigin(certs);
+  brock = await startBrock(path.join(tmp, 'state'));
+}));
+
+after(async () => {
+  if (brock) await brock.stop();
+  if (origin) await origin.close();
+  if (tlsOrigin) await tlsOrigin.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+check('trackers blocked after three sites have their DNT policy checked', async () => {
+  for (const t of ALL) {
+    for (const site of ['site-a.test', 'site-b.test', 'site-c.test']) {
+      const r = await curl(['-e', `http://${site}/`, '-b', `uid=${sha256(site + t).slice(0, 24)}`,
+                            `http://${t}/pixel.gif`]);
+      assert.equal(r.status, 200, `${t} on ${site} passes while learning`);
+    }
+    const r = await curl(['-e', 'http://site-d.test/', `http://${t}/pixel.gif`]);
+    assert.equal(r.status, 403, `${t} is blocked on the fourth site`);
+  }
+  // At most one check a second: the seven start over six seconds or more.
+  await waitFor('every check to start', () => ALL.every((t) => tlsOrigin.policyFetches(t).length));
+  const starts = ALL.map((t) => tlsOrigin.policyFetches(t)[0].time).sort((a, b) => a - b);
+  assert.ok(starts[starts.length - 1] - starts[0] >= 5500,
+            `checks spread over ${starts[starts.length - 1] - starts[0]} ms`);
+});
+
+check('a compliant host resolves to dnt and passes with its cookies', async () => {
+  for (const t of Object.keys(VARIANTS)) {
+    await waitFor(`${t} to pass`, async () =>
+      (await curl(['-e', 'http://site-e.test/', '-b', 'uid=0123456789abcdef0123', `http://${t}/x`]))
+        .status === 200);
+    assert.ok(sent(t, 'uid=0123456789abcdef0123').length, `${t} got its cookie`);
+    const quoted = t.replace(/\./g, '\\.');
+    assert.match(brock.log(), new RegExp(`dnt: ${quoted} posts the EFF DNT policy`));
+  }
+});
+
+check('a slow endless policy times out without stalling other traffic', async () => {
+  assert.equal(tlsOrigin.policyFetches(SLOW).length, 1);
+  // While the slow body dribbles, requests through brock are answered at once.
+  for (let i = 0; i < 5; i++) {
+    const r = await curl([`http://site-a.test/echo?n=during-slow-${i}`]);
+    assert.equal(r.status, 200);
+    assert.ok(r.ms < 2000, `answered in ${r.ms} ms`);
+  }
+  await waitFor('the slow check to give up',
+                () => /dnt: tracker-slow\.test does not comply: .*within 10 s/.test(brock.log()),
+                20000);
+});
+
+check('changed, redirected and slow policies stay blocked', async () => {
+  await waitFor('all outcomes', () => [CHANGED, REDIRECT].every((t) =>
+    new RegExp(`dnt: ${t.replace(/\./g, '\\.')} does not comply`).test(brock.log())));
+  assert.match(brock.log(),
+               /tracker-changed\.test does not comply: its policy text is not an accepted/);
+  assert.match(brock.log(), /tracker-redirect\.test does not comply: .*301, a redirect/);
+  for (const t of [CHANGED, REDIRECT, SLOW]) {
+    const r = await curl(['-e', 'http://site-e.test/', `http://${t}/x`]);
+    assert.equal(r.status, 403, t);
+  }
+  // The redirect was not followed: the compliant host was fetched once, by its own check.
+  assert.equal(tlsOrigin.policyFetches('tracker-ok.test').length, 1);
+});
+
+check('policy checks carry no cookie, referrer or client header, and store none', async () => {
+  const fetches = tlsOrigin.requests.filter((r) => r.path === '/.well-known/dnt-policy.txt');
+  assert.ok(fetches.length >= ALL.length);
+  for (const f of fetches) {
+    assert.equal(f.headers.cookie, undefined, `${f.host} got a cookie`);
+    assert.equal(f.headers.referer, undefined);
+    assert.equal(f.headers.dnt, undefined);
+    assert.match(f.headers['user-agent'], /^brock\//);
+  }
+  // Checked again by hand: the policy's Set-Cookie did not come back.
+  const state = path.join(tmp, 'state');
+  const r = await run(BROCK, ['--state', state, '--data', DATA, 'dnt', '--upstream-ca', certs.ca,
+                              ...resolveArgs(), 'tracker-ok.test']);
+  assert.equal(r.code, 0, r.stderr);
+  const again = tlsOrigin.policyFetches('tracker-ok.test');
+  assert.equal(again.length, 2);
+  assert.equal(again[1].headers.cookie, undefined);
+});
+
+check('no DNT or GPC from a site Privacy Badger\'s site fixes name (sitefixes.gpc)', async () => {
+  const hdr = (rec, n) => rec.headers.filter(([k]) => k === n).map(([, v]) => v);
+  let r = await curl(['-H', 'DNT: 0', 'http://www.costco.com/echo?n=gpc-page']);
+  assert.equal(r.status, 200);
+  let rec = origin.to('www.costco.com').find((x) => x.path === '/echo?n=gpc-page');
+  assert.deepEqual(hdr(rec, 'dnt'), ['0'], 'the client\'s own header is left as it was');
+  assert.deepEqual(hdr(rec, 'sec-gpc'), []);
+  r = await curl(['-e', 'https://www.costco.com/cart', 'http://site-b.test/echo?n=gpc-third']);
+  rec = origin.to('site-b.test').find((x) => x.path === '/echo?n=gpc-third');
+  assert.deepEqual(hdr(rec, 'dnt'), []);
+  r = await curl(['-e', 'https://costco.com/', 'http://site-b.test/echo?n=gpc-other']);
+  rec = origin.to('site-b.test').find((x) => x.path === '/echo?n=gpc-other');
+  assert.deepEqual(hdr(rec, 'dnt'), ['1'], 'another host of the same site still gets them');
+  assert.deepEqual(hdr(rec, 'sec-gpc'), ['1']);
+});
+
+check('brock list shows the compliant hosts as dnt', async () => {
+  const state = path.join(tmp, 'state');
+  // The running proxy writes within a second.
+  await new Promise((r) => setTimeout(r, 1500));
+  const r = await run(BROCK, ['--state', state, '--data', DATA, 'list', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = JSON.parse(r.stdout);
+  for (const t of Object.keys(VARIANTS)) {
+    const row = rows.find((x) => x.domain === t);
+    assert.ok(row, `${t} listed`);
+    assert.equal(row.action, 'dnt');
+    assert.equal(row.dnt, true);
+  }
+  const changed = rows.find((x) => x.domain === CHANGED);
+  assert.ok(!changed || changed.action !== 'dnt');
+});
+
+check('brock dnt says compliant or why not, and exits 0 only when compliant', async () => {
+  const state = path.join(tmp, 'dnt-cli');
+  const dnt = (host, extra = ['--upstream-ca', certs.ca]) =>
+    run(BROCK, ['--state', state, '--data', DATA, '--no-seed', 'dnt', ...extra, ...resolveArgs(),
+                host]);
+  let r = await dnt('tracker-crlf.test');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^tracker-crlf\.test: compliant/);
+  r = await dnt(CHANGED);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /not compliant: .*hash not accepted/);
+  r = await dnt(REDIRECT);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /not compliant: .*301, a redirect to https:\/\/tracker-ok\.test/);
+  r = await dnt('tracker-none.test');
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /not compliant: .*answered 404/);
+  r = await dnt(SLOW);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /not compliant: .*did not answer in full within 10 s/);
+  assert.ok(r.ms < 15000, `gave up after ${r.ms} ms`);
+  r = await dnt('tracker-ok.test', []);
+  assert.equal(r.code, 1, 'an untrusted certificate is a failure');
+  assert.match(r.stdout, /not compliant: .*certificate/);
+  r = await dnt('not a host');
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /not a domain name/);
+  // What was checked is recorded.
+  r = await run(BROCK, ['--state', state, '--data', DATA, 'list', '--json', '--all']);
+  const row = JSON.parse(r.stdout).find((x) => x.domain === 'tracker-crlf.test');
+  assert.ok(row && row.dnt, 'the compliant host is recorded');
+}, 60000);
+
+check('brock update applies added and removed cookieblock domains; a bad list changes nothing',
+  async () => {
+    const state = path.join(tmp, 'update');
+    const base = JSON.parse(fs.readFileSync(path.join(DATA, 'pbconfig.json'), 'utf8'));
+    const brockIn = (args) => run(BROCK, ['--state', state, '--data', DATA, '--no-seed', ...args]);
+    const update = () => brockIn(['update', '--upstream-ca', certs.ca, ...resolveArgs()]);
+    const effect = async (host) => {
+      const r = await brockIn(['check', '--site', 'http://site.example/', `http://${host}/`]);
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout).effect;
+    };
+    // A tracker blocked on three sites, its CDN subdomain blocked with it.
+    const imp = path.join(tmp, 'tracker.json');
+    fs.writeFileSync(imp, JSON.stringify({
+      action_map: {
+        'trk-up.example': { userAction: '', dnt: false, heuristicAction: 'block',
+                            nextUpdateTime: 0 },
+        'cdn.trk-up.example': { userAction: '', dnt: false, heuristicAction: 'block',
+                                nextUpdateTime: 0 },
+      },
+      snitch_map: { 'trk-up.example': ['a.example', 'b.example', 'c.example'] },
+    }));
+    let r = await brockIn(['import', imp]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await effect('cdn.trk-up.example'), 'block');
+
+    tlsOrigin.state.pbconfig = JSON.stringify({ ...base,
+      yellowlist: [...base.yellowlist, 'cdn.trk-up.example'] });
+    r = await update();
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1 added, 0 removed/);
+    assert.equal(await effect('cdn.trk-up.example'), 'cookieblock');
+    assert.equal(await effect('img.cdn.trk-up.example'), 'cookieblock');
+    assert.equal(await effect('www.trk-up.example'), 'block');
+
+    for (const [bad, status, why] of [
+      [JSON.stringify({ ...base, yellowlist: [...base.yellowlist.slice(1), 'Not_A_Domain'] }), 200,
+       /yellowlist entry .*Not_A_Domain.* is not a valid domain/],
+      [JSON.stringify({ ...base, yellowlist: [] }), 200, /non-empty array/],
+      ['{"yellowlist": ', 200, /not valid JSON/],
+      [JSON.stringify(base), 404, /answered 404/],
+    ]) {
+      tlsOrigin.state.pbconfig = bad;
+      tlsOrigin.state.pbStatus = status;
+      r = await update();
+      assert.equal(r.code, 1, `refused: ${bad.slice(0, 40)}`);
+      assert.match(r.stderr, why);
+      assert.match(r.stderr, /[Nn]othing changed/);
+      assert.equal(await effect('cdn.trk-up.example'), 'cookieblock');
+    }
+    tlsOrigin.state.pbStatus = 200;
+
+    // Without the test CA the server is not trusted, and nothing changes either.
+    tlsOrigin.state.pbconfig = JSON.stringify(base);
+    r = await brockIn(['update', ...resolveArgs()]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /certificate/);
+    assert.equal(await effect('cdn.trk-up.example'), 'cookieblock');
+
+    r = await update();
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /0 added, 1 removed/);
+    assert.equal(await effect('cdn.trk-up.example'), 'block');
+  }, 60000);

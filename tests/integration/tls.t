@@ -1,0 +1,524 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// HTTPS through `brock run --intercept`: the local CA `brock ca init` makes, the leaves it
+// issues, Privacy Badger's handling inside TLS exactly as for plain HTTP, and upstream TLS
+// verified against a test CA (made here with the openssl CLI) given by --upstream-ca, with
+// self-signed, expired and misnamed origins refused; --no-intercept tunnels unseen.
+'use strict';
+
+const { test, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFile, execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const https = require('node:https');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const tls = require('node:tls');
+const { startOrigin, bytes, sha256 } = require('./origin.js');
+
+const BROCK = process.env.BROCK;
+const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+
+function flat(fn) {
+  return async (...args) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
+      one.stack = '';
+      throw one;
+    }
+  };
+}
+
+function check(name, fn) {
+  test(name, { timeout: 40000 }, flat(fn));
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-tls-t-'));
+const running = new Set();
+process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
+// A yellowlisted domain that Privacy Badger's seed already cookieblocks.
+function pickYellow() {
+  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
+  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
+  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
+    const a = seed.action_map[d];
+    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
+  }
+  throw new Error('no cookieblocked yellowlisted domain in the seed');
+}
+
+const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
+const TRACKERS = ['tracker1.test', 'tracker2.test'];
+
+// ---- certificates for the origins, made now ----
+
+const f = (n) => path.join(tmp, n);
+function ossl(args) {
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+function leaf(name, sans, { days = 2, ca = 'tca' } = {}) {
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-subj', `/CN=${name}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
+  fs.writeFileSync(f(`${name}.ext`), `subjectAltName=${sans.join(',')}\n` +
+                   'extendedKeyUsage=serverAuth\n');
+  ossl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f(`${ca}.pem`), '-CAkey', f(`${ca}.key`),
+        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', String(days),
+        '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`)]);
+  return { key: fs.readFileSync(f(`${name}.key`)), cert: fs.readFileSync(f(`${name}.pem`)) };
+}
+
+function makeCerts(yellow) {
+  // The CA brock is told to trust, and one it is not.
+  for (const ca of ['tca', 'other-ca']) {
+    ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+          '-days', '2', '-subj', `/CN=brock test ${ca}`, '-keyout', f(`${ca}.key`),
+          '-out', f(`${ca}.pem`), '-addext', 'basicConstraints=critical,CA:TRUE',
+          '-addext', 'keyUsage=critical,keyCertSign']);
+  }
+  const names = [...SITES, ...TRACKERS, 'lang.test', 'pinned.test', yellow];
+  return {
+    good: leaf('good', [...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1']),
+    selfsigned: (() => {
+      ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+            '-days', '2', '-subj', '/CN=selfsigned.test', '-keyout', f('self.key'),
+            '-out', f('self.pem'), '-addext', 'subjectAltName=DNS:selfsigned.test']);
+      return { key: fs.readFileSync(f('self.key')), cert: fs.readFileSync(f('self.pem')) };
+    })(),
+    untrusted: leaf('untrusted', ['DNS:untrusted.test'], { ca: 'other-ca' }),
+    expired: leaf('expired', ['DNS:expired.test'], { days: -1 }),
+    misnamed: leaf('misnamed', ['DNS:somebody-else.test']),
+  };
+}
+
+// An HTTPS server that counts connections and requests: a refused upstream sees the first
+// and never the second.
+function startCounting(cert) {
+  const seen = { connections: 0, requests: 0 };
+  const server = https.createServer(cert, (req, res) => {
+    seen.requests++;
+    res.end('should not be reached\n');
+  });
+  server.on('connection', () => { seen.connections++; });
+  server.on('tlsClientError', () => {});
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: server.address().port, seen,
+    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  })));
+}
+
+// ---- brock ----
+
+function run(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 20000, ...opts },
+      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+function brockCmd(state, args) {
+  return run(BROCK, ['--state', state, '--data', DATA, ...args]);
+}
+
+async function startBrock(state, extra = []) {
+  const args = ['--state', state, '--data', DATA, 'run', '-v', '--no-update',
+                '--listen', '127.0.0.1:0', '--upstream-ca', f('tca.pem'), ...extra];
+  const proc = spawn(BROCK, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(proc);
+  let log = '';
+  const exited = new Promise((resolve) => {
+    proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); });
+  });
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
+    proc.stderr.on('data', (d) => {
+      log += d;
+      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    });
+    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
+  });
+  return {
+    port, exited, log: () => log,
+    async stop() {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
+      const r = await exited;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}
+
+let brock, origin, bad = {}, state, brockCa, yellow;
+
+// curl through brock, trusting brock's CA unless told otherwise.
+async function curl(args, { ca } = {}) {
+  const hdr = f('headers'), body = f('body');
+  fs.rmSync(hdr, { force: true });
+  fs.rmSync(body, { force: true });
+  const r = await run('curl', ['-s', '--max-time', '15', '-x', `http://127.0.0.1:${brock.port}`,
+                               '--cacert', ca || brockCa, '-D', hdr, '-o', body,
+                               '-w', '%{http_code} %{http_connect}', ...args]);
+  const [status, connect] = r.stdout.split(' ').map(Number);
+  return { code: r.code, status, connect, stderr: r.stderr,
+           headers: fs.existsSync(hdr) ? fs.readFileSync(hdr, 'latin1') : '',
+           body: fs.existsSync(body) ? fs.readFileSync(body) : Buffer.alloc(0) };
+}
+
+// What clients sent to host through brock; brock's own DNT policy checks left out.
+function sent(host) {
+  return origin.to(host).filter((x) => x.path !== '/.well-known/dnt-policy.txt');
+}
+
+function header(rec, name) {
+  return rec.headers.filter(([n]) => n === name).map(([, v]) => v);
+}
+
+// CONNECT to target through brock, then TLS inside with the given SNI ('' for none) and
+// ALPN offer; resolves with the certificate brock presented and what was negotiated.
+function handshake(target, servername, alpn = ['http/1.1']) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('no handshake')); }, 10000);
+    let got = '';
+    const onData = (d) => {
+      got += d.toString('latin1');
+      if (!got.includes('\r\n\r\n')) return;
+      s.removeListener('data', onData);
+      if (!/^HTTP\/1\.1 200 /.test(got)) {
+        clearTimeout(timer);
+        s.destroy();
+        reject(new Error('CONNECT refused: ' + got));
+        return;
+      }
+      const t = tls.connect({ socket: s, servername, ca: [fs.readFileSync(brockCa)],
+                              ALPNProtocols: alpn, checkServerIdentity: () => undefined }, () => {
+        clearTimeout(timer);
+        resolve({ cert: t.getPeerCertificate(), authorized: t.authorized,
+                  authError: t.authorizationError, alpn: t.alpnProtocol });
+        t.destroy();
+      });
+      t.on('error', (e) => { clearTimeout(timer); reject(e); });
+    };
+    s.on('data', onData);
+    s.on('error', (e) => { clearTimeout(timer); reject(e); });
+    s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+  });
+}
+
+// Raw bytes to brock; resolves with all that came back once brock closes.
+function raw(data) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    let got = Buffer.alloc(0);
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('no answer: ' + got)); }, 15000);
+    s.on('data', (d) => { got = Buffer.concat([got, d]); });
+    s.on('end', () => { clearTimeout(timer); s.destroy(); resolve(got.toString('latin1')); });
+    s.on('error', (e) => { clearTimeout(timer); reject(e); });
+    s.write(data);
+  });
+}
+
+before(flat(async () => {
+  yellow = pickYellow();
+  const certs = makeCerts(yellow);
+  origin = await startOrigin({ cookieHost: yellow, tls: certs.good });
+  for (const name of ['selfsigned', 'untrusted', 'expired', 'misnamed'])
+    bad[name] = await startCounting(certs[name]);
+  state = f('state');
+  const init = await brockCmd(state, ['ca', 'init']);
+  assert.equal(init.code, 0, init.stderr);
+  brockCa = init.stdout.trim();
+  brock = await startBrock(state, [
+    '--intercept', '--no-intercept', 'pinned*.test',
+    '--resolve', `selfsigned.test=127.0.0.1:${bad.selfsigned.port}`,
+    '--resolve', `untrusted.test=127.0.0.1:${bad.untrusted.port}`,
+    '--resolve', `expired.test=127.0.0.1:${bad.expired.port}`,
+    '--resolve', `misnamed.test=127.0.0.1:${bad.misnamed.port}`,
+    '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
+  ]);
+}));
+
+after(async () => {
+  if (brock) await brock.stop();
+  if (origin) await origin.close();
+  for (const b of Object.values(bad)) await b.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+// ---- the CA ----
+
+check('`brock ca init` makes an EC P-256 CA with a private key; `ca path` finds it', async () => {
+  assert.equal(brockCa, fs.realpathSync(path.join(state, 'ca', 'ca.pem')));
+  const key = path.join(state, 'ca', 'ca-key.pem');
+  assert.equal(fs.statSync(key).mode & 0o777, 0o600, 'the key is its owner\'s alone');
+  const x = new crypto.X509Certificate(fs.readFileSync(brockCa));
+  assert.ok(x.ca, 'CA:TRUE');
+  assert.ok(x.checkIssued(x), 'self-signed');
+  assert.match(x.subject, /brock/);
+  assert.match(x.subject, new RegExp(os.hostname().slice(0, 20).replace(/\./g, '\\.')));
+  assert.equal(x.publicKey.asymmetricKeyDetails.namedCurve, 'prime256v1');
+  const years = (Date.parse(x.validTo) - Date.now()) / (365 * 86400e3);
+  assert.ok(years > 2 && years < 11, `valid for a few years: ${x.validTo}`);
+  const text = execFileSync('openssl', ['x509', '-in', brockCa, '-noout', '-ext', 'keyUsage'],
+                            { encoding: 'utf8' });
+  assert.match(text, /Certificate Sign/);
+  const pk = crypto.createPrivateKey(fs.readFileSync(key));
+  assert.ok(x.checkPrivateKey(pk), 'the key belongs to the certificate');
+  const p = await brockCmd(state, ['ca', 'path']);
+  assert.equal(p.code, 0);
+  assert.equal(p.stdout.trim(), brockCa, 'the same absolute path');
+});
+
+check('`brock ca init` keeps an existing CA unless --force', async () => {
+  const s = f('state-force');
+  assert.equal((await brockCmd(s, ['ca', 'init'])).code, 0);
+  const cert = path.join(s, 'ca', 'ca.pem');
+  const first = fs.readFileSync(cert, 'utf8');
+  const again = await brockCmd(s, ['ca', 'init']);
+  assert.notEqual(again.code, 0);
+  assert.match(again.stderr, /exists.*--force/);
+  assert.equal(fs.readFileSync(cert, 'utf8'), first, 'unchanged');
+  const forced = await brockCmd(s, ['ca', 'init', '--force']);
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.notEqual(fs.readFileSync(cert, 'utf8'), first, 'replaced');
+  assert.equal(fs.statSync(path.join(s, 'ca', 'ca-key.pem')).mode & 0o777, 0o600);
+  assert.deepEqual(fs.readdirSync(path.join(s, 'ca')).sort(), ['ca-key.pem', 'ca.pem'],
+                   'no temporary files left behind');
+  const none = await brockCmd(f('state-none'), ['ca', 'path']);
+  assert.notEqual(none.code, 0);
+  assert.match(none.stderr, /brock ca init/);
+  const usage = await brockCmd(s, ['ca', 'make']);
+  assert.equal(usage.code, 2);
+});
+
+check('--intercept without a CA, or with a key others can read, refuses to start', async () => {
+  const s = f('state-noca');
+  const r = await run(BROCK, ['--state', s, '--data', DATA, 'run', '--intercept', '--no-update',
+                              '--listen', '127.0.0.1:0'], { timeout: 10000 });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /brock ca init/);
+  assert.equal((await brockCmd(s, ['ca', 'init'])).code, 0);
+  fs.chmodSync(path.join(s, 'ca', 'ca-key.pem'), 0o644);
+  const open = await run(BROCK, ['--state', s, '--data', DATA, 'run', '--intercept',
+                                 '--no-update', '--listen', '127.0.0.1:0'], { timeout: 10000 });
+  assert.equal(open.code, 1);
+  assert.match(open.stderr, /readable by others/);
+});
+
+// ---- leaves ----
+
+check('the leaf is issued by brock\'s CA for the name asked, briefly, with a random serial',
+      async () => {
+  const a = await handshake('site1.test:443', 'site1.test', ['h2', 'http/1.1']);
+  assert.ok(a.authorized, `chains to brock's CA: ${a.authError}`);
+  assert.equal(a.cert.subjectaltname, 'DNS:site1.test');
+  assert.match(a.cert.issuer.CN, /^brock local CA on /);
+  assert.equal(a.alpn, 'http/1.1', 'ALPN offers http/1.1 only');
+  const days = (Date.parse(a.cert.valid_to) - Date.now()) / 86400e3;
+  assert.ok(days > 1 && days <= 8, `short validity: ${a.cert.valid_to}`);
+  // SNI wins over the CONNECT host; an address literal without SNI gets an IP name.
+  const b = await handshake('site1.test:443', 'site2.test');
+  assert.equal(b.cert.subjectaltname, 'DNS:site2.test');
+  assert.notEqual(b.cert.serialNumber, a.cert.serialNumber);
+  const ip = await handshake(`127.0.0.1:${origin.port}`, '');
+  assert.ok(ip.authorized, ip.authError);
+  assert.equal(ip.cert.subjectaltname, 'IP Address:127.0.0.1');
+  // Leaves are cached: the same name gets the same certificate.
+  const again = await handshake('site1.test:443', 'site1.test');
+  assert.equal(again.cert.fingerprint256, a.cert.fingerprint256);
+  assert.equal(again.cert.pubkey.toString('hex'), b.cert.pubkey.toString('hex'),
+               'one key for every leaf');
+});
+
+check('a client that does not trust brock\'s CA gets no request through', async () => {
+  const n = origin.to('site1.test').length;
+  const r = await curl(['https://site1.test/echo?n=untrusting'], { ca: f('tca.pem') });
+  assert.equal(r.code, 60, 'curl: the peer certificate cannot be verified');
+  assert.equal(origin.to('site1.test').length, n);
+  assert.match(brock.log(), /TLS with site1\.test failed: .*unknown ca/);
+});
+
+// ---- Privacy Badger inside TLS ----
+
+check('DNT and Sec-GPC arrive inside intercepted TLS', async () => {
+  const r = await curl(['-H', 'DNT: 0', 'https://site1.test/echo?n=dnt']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.connect, 200);
+  assert.equal(r.status, 200);
+  const rec = origin.to('site1.test').find((x) => x.path === '/echo?n=dnt');
+  assert.ok(rec, 'the request went out');
+  assert.deepEqual(header(rec, 'dnt'), ['1']);
+  assert.deepEqual(header(rec, 'sec-gpc'), ['1']);
+  assert.deepEqual(header(rec, 'host'), ['site1.test']);
+  assert.match(header(rec, 'via').join(','), /brock/);
+  assert.match(r.headers, /^Via: .*brock/mi);
+});
+
+check('a tracker learned inside TLS is blocked there, and refused at CONNECT after', async () => {
+  const t = 'tracker1.test';
+  // One curl, one tunnel: three sites' pages embed it, then a fourth.
+  const args = [];
+  SITES.forEach((site, i) => {
+    if (i) args.push('--next');
+    args.push('-s', '-x', `http://127.0.0.1:${brock.port}`, '--cacert', brockCa,
+              '-e', `https://${site}/page`, '-b', `uid=${sha256(site + t).slice(0, 24)}`,
+              '-o', '/dev/null', '-w', '%{http_code} ', `https://${t}/pixel.gif?${i}`);
+  });
+  const r = await run('curl', args);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.stdout.trim().split(' ').map(Number), [200, 200, 200, 403]);
+  const seen = sent(t);
+  assert.equal(seen.length, 3, 'the fourth request never reached the origin');
+  assert.deepEqual(seen.map((x) => header(x, 'referer')[0]),
+                   SITES.slice(0, 3).map((s) => `https://${s}/page`));
+  assert.match(brock.log(), /learned: tracker1\.test tracks across sites/);
+  assert.match(brock.log(), /block tracker1\.test on site4\.test/);
+  const refused = await curl([`https://${t}/pixel.gif?again`]);
+  assert.equal(refused.connect, 403);
+  assert.equal(sent(t).length, 3);
+});
+
+check('the first party inside TLS comes from Origin too', async () => {
+  const t = 'tracker2.test';
+  for (const site of SITES.slice(0, 3)) {
+    const r = await curl(['-H', `Origin: https://${site}`, '-b', `uid=${sha256(site).slice(0, 24)}`,
+                          `https://${t}/api`]);
+    assert.equal(r.status, 200);
+  }
+  const r = await curl(['-H', 'Origin: https://site4.test', `https://${t}/api`]);
+  assert.equal(r.connect, 403, 'blocked once three sites saw it');
+  assert.equal(sent(t).length, 3);
+});
+
+check('the yellowlisted host inside TLS gets no Cookie and returns no Set-Cookie', async () => {
+  const r = await curl(['-e', 'https://site2.test/page', '-b', 'yid=8c1f0e9a7b6d5c4e3f21',
+                        `https://${yellow}/echo?n=yellow`]);
+  assert.equal(r.status, 200);
+  assert.doesNotMatch(r.headers, /^Set-Cookie:/mi);
+  const rec = origin.to(yellow).find((x) => x.path === '/echo?n=yellow');
+  assert.ok(rec);
+  assert.deepEqual(header(rec, 'cookie'), []);
+  assert.deepEqual(header(rec, 'dnt'), ['1']);
+});
+
+check('keep-alive inside a tunnel reuses the upstream TLS connection', async () => {
+  const urls = [1, 2, 3].map((i) => `https://site3.test/echo?n=ka${i}`);
+  const r = await run('curl', ['-s', '-x', `http://127.0.0.1:${brock.port}`, '--cacert', brockCa,
+                               '-o', '/dev/null', '-o', '/dev/null', '-o', '/dev/null',
+                               '-w', '%{num_connects} ', ...urls]);
+  assert.equal(r.code, 0);
+  assert.deepEqual(r.stdout.trim().split(' ').map(Number), [1, 0, 0]);
+  const ports = urls.map((u) => origin.to('site3.test')
+    .find((x) => x.path === u.slice('https://site3.test'.length)).remotePort);
+  assert.equal(new Set(ports).size, 1, `one upstream connection: ${ports}`);
+});
+
+check('large bodies cross both TLS legs byte-exact', async () => {
+  const n = 3 * 1024 * 1024 + 5;
+  for (const mode of ['cl', 'chunked']) {
+    const r = await curl([`https://site2.test/bytes?n=${n}&mode=${mode}`]);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.length, n, mode);
+    assert.equal(sha256(r.body), sha256(bytes(n)), mode);
+  }
+  const file = f('upload');
+  fs.writeFileSync(file, bytes(n, 'up'));
+  const up = await curl(['--data-binary', `@${file}`, 'https://site2.test/upload']);
+  assert.equal(up.status, 200);
+  assert.equal(JSON.parse(up.body.toString()).bodySha, sha256(bytes(n, 'up')));
+});
+
+check('an absolute-form https:// request goes out over verified TLS', async () => {
+  const got = await raw('GET https://site1.test/echo?n=absolute HTTP/1.1\r\nHost: site1.test\r\n' +
+                        'Connection: close\r\n\r\n');
+  assert.match(got, /^HTTP\/1\.1 200 /);
+  const rec = origin.to('site1.test').find((x) => x.path === '/echo?n=absolute');
+  assert.ok(rec);
+  assert.deepEqual(header(rec, 'dnt'), ['1']);
+  const refused = await raw('GET https://selfsigned.test/x HTTP/1.1\r\nHost: selfsigned.test\r\n' +
+                            'Connection: close\r\n\r\n');
+  assert.match(refused, /^HTTP\/1\.1 502 /);
+  assert.match(refused, /selfsigned\.test.*self.signed/);
+});
+
+check('a WebSocket upgrade inside intercepted TLS becomes a tunnel both ways', async () => {
+  const got = await new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('no echo')); }, 10000);
+    s.once('data', (d) => {
+      if (!/^HTTP\/1\.1 200 /.test(d.toString('latin1'))) {
+        reject(new Error('CONNECT: ' + d));
+        return;
+      }
+      const t = tls.connect({ socket: s, servername: 'site1.test',
+                              ca: [fs.readFileSync(brockCa)] }, () => {
+        t.write('GET /ws HTTP/1.1\r\nHost: site1.test\r\nUpgrade: websocket\r\n' +
+                'Connection: Upgrade\r\n\r\n');
+      });
+      let text = '';
+      t.on('data', (c) => {
+        const before = text;
+        text += c.toString('latin1');
+        if (!before.includes('\r\n\r\n') && text.includes('\r\n\r\n')) t.write('ping-in-tls');
+        if (text.endsWith('ping-in-tls')) { clearTimeout(timer); t.destroy(); resolve(text); }
+      });
+      t.on('error', (e) => { clearTimeout(timer); reject(e); });
+    });
+    s.write('CONNECT site1.test:443 HTTP/1.1\r\nHost: site1.test:443\r\n\r\n');
+  });
+  assert.match(got, /^HTTP\/1\.1 101 /);
+  const rec = origin.requests.find((x) => x.upgrade && x.path === '/ws');
+  assert.ok(rec, 'the upgrade reached the origin over TLS');
+  assert.deepEqual(header(rec, 'dnt'), ['1']);
+});
+
+// ---- upstream verification ----
+
+for (const [name, reason] of [['selfsigned', /self.signed certificate/],
+                              ['untrusted', /unable to get local issuer certificate/],
+                              ['expired', /certificate has expired/],
+                              ['misnamed', /hostname mismatch/]]) {
+  check(`an upstream whose certificate is ${name} gets 502 and nothing`, async () => {
+    const host = `${name}.test`;
+    const before = bad[name].seen.connections;
+    const r = await curl([`https://${host}/secret?n=1`]);
+    assert.equal(r.connect, 200, 'the tunnel to the client is fine');
+    assert.equal(r.status, 502);
+    const text = r.body.toString();
+    assert.match(text, new RegExp(host.replace(/\./g, '\\.')), 'the page names the host');
+    assert.match(text, reason, 'and the reason');
+    assert.ok(bad[name].seen.connections > before, 'brock did try the origin');
+    assert.equal(bad[name].seen.requests, 0, 'nothing was sent to it');
+  });
+}
+
+// ---- not intercepted ----
+
+check('--no-intercept hosts are tunnelled unseen; blocked hosts are still refused', async () => {
+  const r = await curl(['https://pinned.test/echo?n=pinned'], { ca: f('tca.pem') });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.status, 200);
+  const rec = origin.to('pinned.test').find((x) => x.path === '/echo?n=pinned');
+  assert.ok(rec);
+  assert.deepEqual(header(rec, 'via'), [], 'brock did not see inside');
+  assert.deepEqual(header(rec, 'dnt'), []);
+  const withBrockCa = await curl(['https://pinned.test/echo?n=pinned2']);
+  assert.equal(withBrockCa.code, 60, 'the certificate is the origin\'s, not brock\'s');
+  const refused = await curl(['https://tracker1.test/x'], { ca: f('tca.pem') });
+  assert.equal(refused.connect, 403);
+});
+
+check('brock stops cleanly after all of it, with nothing left behind', async () => {
+  const r = await brock.stop();
+  assert.deepEqual(r, { code: 0, signal: null }, brock.log().slice(-2000));
+  assert.doesNotMatch(brock.log(), /Sanitizer|runtime error/);
+  brock = null;
+});

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Recent page views and the reports over them (sites newest first with their counts, a site's
+ * hosts in Privacy Badger's order, one tracker), their bounds and persistence, the migration
+ * of a version 1 state, and the reset to the seed.
+ */
+#include "test.h"
+
+#include <ftw.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "brock.h"
+
+struct fixture {
+    char tmp[256];
+    char dir[300];
+};
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    const char *tmp = getenv("TMPDIR");
+
+    assert_non_null(f);
+    snprintf(f->tmp, sizeof(f->tmp), "%s/brock-pages-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(f->tmp));
+    snprintf(f->dir, sizeof(f->dir), "%s/state", f->tmp);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+
+    nftw(f->tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return 0;
+}
+
+/* An engine on dir (NULL: memory only), with Privacy Badger's data when data is set. */
+static struct brock_engine *open_engine(const char *dir, int data)
+{
+    struct brock_config cfg = {.state_dir = dir};
+    struct brock_engine *e = NULL;
+    char err[512] = "";
+
+    if (data)
+        cfg.data_dir = test_data("privacybadger");
+    else
+        cfg.no_seed = 1;
+    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
+        fail_msg("open: %s", err);
+    return e;
+}
+
+/* ---- collecting what the callbacks report ---- */
+
+struct seen {
+    char text[32768];
+};
+
+static int on_site(void *arg, const struct brock_site *s)
+{
+    struct seen *sn = arg;
+    size_t len = strlen(sn->text);
+
+    snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s %zu/%zu/%zu%s", len ? "; " : "",
+             s->site, s->trackers, s->blocked, s->cookieblocked, s->disabled ? " off" : "");
+    return 0;
+}
+
+static int on_host(void *arg, const struct brock_site_tracker *t)
+{
+    struct seen *sn = arg;
+    size_t len = strlen(sn->text);
+
+    snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s %s(%s) x%llu%s%s", len ? "; " : "",
+             t->host, brock_action_name(t->action), brock_action_name(t->seen),
+             (unsigned long long)t->count, t->breakage ? " breakage" : "",
+             t->user ? " user" : "");
+    return 0;
+}
+
+static int on_host_site(void *arg, const char *site, int64_t time_ms)
+{
+    struct seen *sn = arg;
+    size_t len = strlen(sn->text);
+
+    snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s@%lld", len ? "; " : "", site,
+             (long long)time_ms);
+    return 0;
+}
+
+static int stop_at_first(void *arg, const struct brock_site *s)
+{
+    (void)s;
+    ++*(int *)arg;
+    return 7;
+}
+
+static const char *sites_of(struct brock_engine *e, struct seen *sn)
+{
+    sn->text[0] = '\0';
+    assert_int_equal(brock_sites(e, on_site, sn), 0);
+    return sn->text;
+}
+
+static const char *hosts_of(struct brock_engine *e, const char *site, struct seen *sn)
+{
+    sn->text[0] = '\0';
+    assert_int_equal(brock_site_trackers(e, site, on_host, sn), 0);
+    return sn->text;
+}
+
+/* ---- tests ---- */
+
+static void test_sites_and_hosts(void **state)
+{
+    struct brock_engine *e = open_engine(NULL, 0);
+    struct seen sn;
+    int calls = 0;
+
+    (void)state;
+    assert_int_equal(brock_page_seen(e, "https://www.news.example/a", "cdn.tracker.test",
+                                     BROCK_ALLOW, 1000), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "static.bbc.co.uk", BROCK_NOACTION,
+                                     1100), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "bbc.co.uk", BROCK_NOACTION, 1200), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "cdn.tracker.test", BROCK_ALLOW, 1300),
+                     0);
+    assert_int_equal(brock_page_seen(e, "shop.example", "ads.other.test", BROCK_NOACTION, 2000),
+                     0);
+    /* Newest first; nothing blocked yet. */
+    assert_string_equal(sites_of(e, &sn), "shop.example 1/0/0; news.example 3/0/0");
+    assert_int_equal(brock_sites(e, stop_at_first, &calls), 7);
+    assert_int_equal(calls, 1);
+
+    /* The counts follow the actions as they are now, the user's choices included. */
+    assert_int_equal(brock_set_user_action(e, "tracker.test", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "bbc.co.uk", BROCK_USER_COOKIEBLOCK), 0);
+    assert_string_equal(sites_of(e, &sn), "shop.example 1/0/0; news.example 3/1/2");
+    /* makeSortable: static.bbc.co.uk sorts as "bbc.static", right after bbc.co.uk. */
+    assert_string_equal(hosts_of(e, "www.news.example", &sn),
+                        "bbc.co.uk user_cookieblock(noaction) x1 user; "
+                        "static.bbc.co.uk user_cookieblock(noaction) x1; "
+                        "cdn.tracker.test user_block(allow) x2");
+
+    /* A disabled site counts nothing: brock changes nothing there. */
+    assert_int_equal(brock_site_disable(e, "news.example", 1), 0);
+    assert_string_equal(sites_of(e, &sn), "shop.example 1/0/0; news.example 3/0/0 off");
+
+    sn.text[0] = '\0';
+    assert_int_equal(brock_host_sites(e, "cdn.tracker.test", on_host_site, &sn), 0);
+    assert_string_equal(sn.text, "news.example@1300");
+
+    assert_int_equal(brock_site_trackers(e, "never.example", on_host, &sn), BROCK_ENOENT);
+    assert_int_equal(brock_site_trackers(e, "not a site", on_host, &sn), BROCK_EINVAL);
+    assert_int_equal(brock_page_seen(e, "news.example", "bad host!", BROCK_ALLOW, 1), BROCK_EINVAL);
+    assert_int_equal(brock_page_seen(e, "", "a.test", BROCK_ALLOW, 1), BROCK_EINVAL);
+    assert_int_equal(brock_page_seen(e, "news.example", "a.test", (enum brock_action)42, 1),
+                     BROCK_EINVAL);
+    assert_non_null(strstr(brock_engine_errmsg(e), "42"));
+    brock_engine_free(e);
+}
+
+static void test_breakage(void **state)
+{
+    struct brock_engine *e = open_engine(NULL, 1);
+    struct seen sn;
+
+    (void)state;
+    /* google.com is on the cookieblock list: blocking it may break sites (section 12). */
+    assert_int_equal(brock_page_seen(e, "example.org", "www.google.com", BROCK_COOKIEBLOCK, 5),
+                     0);
+    assert_int_equal(brock_set_user_action(e, "www.google.com", BROCK_USER_BLOCK), 0);
+    assert_string_equal(hosts_of(e, "example.org", &sn),
+                        "www.google.com user_block(cookieblock) x1 breakage user");
+    assert_int_equal(brock_set_user_action(e, "www.google.com", BROCK_USER_COOKIEBLOCK), 0);
+    assert_string_equal(hosts_of(e, "example.org", &sn),
+                        "www.google.com user_cookieblock(cookieblock) x1 user");
+    brock_engine_free(e);
+}
+
+static void test_bounds(void **state)
+{
+    struct brock_engine *e = open_engine(NULL, 0);
+    char site[64], host[64];
+    struct seen sn;
+    size_t n = 0;
+
+    (void)state;
+    for (int i = 0; i < 501; i++) {
+        snprintf(site, sizeof(site), "site%d.example", i);
+        assert_int_equal(brock_page_seen(e, site, "t.test", BROCK_NOACTION, 1000 + i), 0);
+    }
+    sites_of(e, &sn);
+    for (const char *p = sn.text; (p = strstr(p, ".example")); p++)
+        n++;
+    assert_int_equal(n, 500);
+    /* The oldest went, the newest is first. */
+    assert_null(strstr(sn.text, "site0.example"));
+    assert_memory_equal(sn.text, "site500.example", 15);
+
+    for (int i = 0; i < 301; i++) {
+        snprintf(host, sizeof(host), "h%d.tracker.test", i);
+        assert_int_equal(brock_page_seen(e, "busy.example", host, BROCK_NOACTION, 5000 + i), 0);
+    }
+    hosts_of(e, "busy.example", &sn);
+    n = 0;
+    for (const char *p = sn.text; (p = strstr(p, ".tracker.test")); p++)
+        n++;
+    assert_int_equal(n, 300);
+    assert_null(strstr(sn.text, "h0.tracker.test "));
+    assert_non_null(strstr(sn.text, "h300.tracker.test "));
+    brock_engine_free(e);
+}
+
+static void test_persistence(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = open_engine(f->dir, 0);
+    char site[64];
+    struct seen sn;
+
+    assert_int_equal(brock_page_seen(e, "news.example", "t.test", BROCK_BLOCK, 10), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "t.test", BROCK_ALLOW, 20), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "u.test", BROCK_NOACTION, 15), 0);
+    assert_int_equal(brock_page_seen(e, "old.example", "t.test", BROCK_NOACTION, 5), 0);
+    assert_true(brock_sync(e) >= 0);
+    /* Not yet synced: dropped when the engine goes, as all learning is. */
+    assert_int_equal(brock_page_seen(e, "late.example", "t.test", BROCK_NOACTION, 30), 0);
+    brock_engine_free(e);
+
+    e = open_engine(f->dir, 0);
+    assert_string_equal(sites_of(e, &sn), "news.example 2/0/0; old.example 1/0/0");
+    assert_string_equal(hosts_of(e, "news.example", &sn),
+                        "t.test noaction(allow) x2; u.test noaction(noaction) x1");
+    /* A site dropped for room is gone from the state too. */
+    for (int i = 0; i < 500; i++) {
+        snprintf(site, sizeof(site), "s%d.example", i);
+        assert_int_equal(brock_page_seen(e, site, "t.test", BROCK_NOACTION, 100 + i), 0);
+    }
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+
+    e = open_engine(f->dir, 0);
+    sites_of(e, &sn);
+    assert_null(strstr(sn.text, "news.example"));
+    assert_null(strstr(sn.text, "old.example"));
+    assert_memory_equal(sn.text, "s499.example", 12);
+    brock_engine_free(e);
+}
+
+static void test_migrate_v1(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = open_engine(f->dir, 0);
+    char db[400];
+    sqlite3 *raw = NULL;
+    sqlite3_stmt *st = NULL;
+    struct seen sn;
+
+    assert_int_equal(brock_set_user_action(e, "kept.test", BROCK_USER_BLOCK), 0);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+    /* Make it what brock 0.1 left: no page views, version 1. */
+    snprintf(db, sizeof(db), "%s/brock.db", f->dir);
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw, "DROP TABLE page_view; PRAGMA user_version = 1;", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(raw);
+
+    e = open_engine(f->dir, 0);
+    assert_string_equal(sites_of(e, &sn), "");
+    assert_int_equal(brock_page_seen(e, "news.example", "kept.test", BROCK_USER_BLOCK, 9), 0);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+
+    assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 2);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+
+    e = open_engine(f->dir, 0);
+    assert_string_equal(hosts_of(e, "news.example", &sn),
+                        "kept.test user_block(user_block) x1 user");
+    brock_engine_free(e);
+}
+
+struct one {
+    char action[32];
+    size_t n_evidence;
+    char sites[512];
+    int calls;
+};
+
+static int on_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct one *o = arg;
+
+    o->calls++;
+    snprintf(o->action, sizeof(o->action), "%s", brock_action_name(t->action));
+    o->n_evidence = t->n_evidence;
+    o->sites[0] = '\0';
+    for (size_t i = 0; i < t->n_evidence; i++) {
+        size_t len = strlen(o->sites);
+        snprintf(o->sites + len, sizeof(o->sites) - len, "%s%s", i ? " " : "",
+                 t->evidence[i].site);
+    }
+    return 0;
+}
+
+/* Three sites with an identifying cookie from one tracker. */
+static void learn_three(struct brock_engine *e)
+{
+    static const char *const sites[] = {"one.example", "two.example", "three.example"};
+    struct brock_header h = {"Cookie", 6, "uid=8f3a9c2e71d04b6a", 20};
+
+    for (int i = 0; i < 3; i++) {
+        struct brock_observation o = {.host = "px.learned.test", .site = sites[i],
+                                      .headers = &h, .n_headers = 1, .time_ms = 100 + i};
+        assert_int_equal(brock_observe(e, &o, NULL), 0);
+    }
+}
+
+static void test_tracker_and_reset(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = open_engine(f->dir, 1);
+    size_t counts[8], seeded = 0, after = 0;
+    struct one o;
+
+    brock_counts(e, counts, &seeded);
+    assert_true(seeded > 100);
+    learn_three(e);
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_int_equal(o.calls, 1);
+    assert_string_equal(o.action, "block");
+    assert_string_equal(o.sites, "one.example two.example three.example");
+    /* A name with no entry of its own reports what it resolves to. */
+    assert_int_equal(brock_tracker(e, "deep.px.learned.test", on_tracker, &o), 0);
+    assert_string_equal(o.action, "block");
+    assert_int_equal(o.n_evidence, 3);
+    assert_int_equal(brock_tracker(e, "no such name", on_tracker, &o), BROCK_EINVAL);
+
+    assert_int_equal(brock_set_user_action(e, "mine.test", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_page_seen(e, "one.example", "px.learned.test", BROCK_ALLOW, 9), 0);
+    assert_true(brock_sync(e) >= 0);
+    assert_int_equal(brock_reset(e), 0);
+    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_string_equal(o.action, "noaction");
+    assert_int_equal(o.n_evidence, 0);
+    assert_int_equal(brock_tracker(e, "mine.test", on_tracker, &o), 0);
+    assert_string_equal(o.action, "user_allow");
+    brock_counts(e, counts, &after);
+    assert_int_equal(after, seeded + 1);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+
+    /* The deletions reached the state; the seed, the choice and the page views are there. */
+    e = open_engine(f->dir, 1);
+    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_string_equal(o.action, "noaction");
+    assert_int_equal(o.n_evidence, 0);
+    assert_int_equal(brock_tracker(e, "mine.test", on_tracker, &o), 0);
+    assert_string_equal(o.action, "user_allow");
+    brock_counts(e, counts, &after);
+    assert_int_equal(after, seeded + 1);
+    {
+        struct seen sn;
+        assert_string_equal(sites_of(e, &sn), "one.example 1/0/0");
+    }
+    brock_engine_free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sites_and_hosts),
+        cmocka_unit_test(test_breakage),
+        cmocka_unit_test(test_bounds),
+        cmocka_unit_test_setup_teardown(test_persistence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tracker_and_reset, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brock's dashboard: a client of brock's JSON API (/api/). Every name from the network is
+// put on the page as text (textContent, attribute values), never as HTML. Views follow the
+// address's fragment: #/ sites, #/site/NAME, #/trackers, #/tracker/NAME, #/settings.
+'use strict';
+
+const TOKEN = document.querySelector('meta[name="brock-token"]').content;
+const main = document.getElementById('main');
+const statusLine = document.getElementById('status');
+let uid = 0;
+
+// ---- helpers ----
+
+// An element with attributes (on* keys become listeners) and children (strings as text).
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === undefined || kid === null || kid === false) continue;
+    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+async function api(method, path, body) {
+  const opt = { method, headers: {}, cache: 'no-store' };
+  if (method !== 'GET') opt.headers['X-Brock-Token'] = TOKEN;
+  if (body !== undefined) {
+    opt.headers['Content-Type'] = 'application/json';
+    opt.body = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const r = await fetch(path, opt);
+  const type = r.headers.get('content-type') || '';
+  const data = type.includes('json') ? await r.json() : await r.text();
+  if (!r.ok) throw new Error((data && data.error) || r.statusText);
+  return data;
+}
+
+function say(text) {
+  statusLine.textContent = text;
+}
+
+const enc = encodeURIComponent;
+
+// Privacy Badger's three positions; noaction and dnt show as allow.
+function position(action) {
+  if (action === 'block' || action === 'user_block') return 'block';
+  if (action === 'cookieblock' || action === 'user_cookieblock') return 'cookieblock';
+  return 'allow';
+}
+
+function describe(t) {
+  if (t.dnt) return `This domain promises not to track you (${t.domain})`;
+  switch (position(t.action)) {
+    case 'block': return `Blocked ${t.domain}`;
+    case 'cookieblock': return `Blocked cookies from ${t.domain}`;
+    default: return `Allowed ${t.domain}`;
+  }
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toLocaleString() : 'not recorded';
+}
+
+// The three-position control: a radio group, so that keyboards and screen readers know it.
+function slider(t, onchange) {
+  const name = `pos${++uid}`;
+  const current = position(t.action);
+  const box = h('fieldset', { class: 'slider' }, h('legend', {}, `Action for ${t.domain}`));
+  for (const [value, label] of [['block', 'Block'], ['cookieblock', 'Block cookies'],
+                                ['allow', 'Allow']]) {
+    const id = `${name}-${value}`;
+    box.append(h('input', { type: 'radio', name, id, value, checked: value === current,
+                            onchange: () => onchange(value) }),
+               h('label', { for: id }, label));
+  }
+  return box;
+}
+
+async function choose(domain, action) {
+  try {
+    const t = await api('PUT', `/api/trackers/${enc(domain)}`, { action });
+    say(action === 'reset' ? `${domain}: back to what brock learned (${t.action})`
+                           : `${domain}: ${describe(t)}`);
+  } catch (e) {
+    say(`Could not change ${domain}: ${e.message}`);
+  }
+  await route();
+}
+
+// One tracker with its colour, its slider, and an undo when it is the user's choice.
+function trackerRow(t) {
+  const pos = position(t.action);
+  const li = h('li', { class: `tracker state-${pos}`, 'data-domain': t.domain,
+                       'data-action': t.action, title: describe(t) },
+    h('span', {}, h('a', { class: 'name', href: `#/tracker/${enc(t.domain)}` }, t.domain),
+      t.dnt ? h('span', { class: 'dnt', title: 'This domain promises not to track you' },
+                'DNT') : null),
+    slider(t, (value) => choose(t.domain, value)));
+  const extra = [];
+  if (t.user) {
+    extra.push('Your choice. ',
+               h('button', { class: 'link undo', type: 'button',
+                             onclick: () => choose(t.domain, 'reset') },
+                 'Undo: back to what brock learned'));
+  } else {
+    extra.push(t.action === 'noaction' ? 'Not tracking, as far as brock has seen.'
+                                       : `Learned: ${t.action}.`);
+  }
+  if (t.count) extra.push(` Seen ${t.count} time${t.count === 1 ? '' : 's'}.`);
+  li.append(h('span', { class: 'extra' }, extra));
+  if (t.breakage) {
+    li.append(h('p', { class: 'warning', role: 'note' },
+                'Blocking this domain may break this site: Privacy Badger would only block ' +
+                'its cookies. Choose "Block cookies" if the site misbehaves.'));
+  }
+  return li;
+}
+
+// ---- views ----
+
+async function viewSites() {
+  const sites = await api('GET', '/api/sites');
+  main.replaceChildren(h('h1', {}, 'Recent sites'));
+  if (!sites.length) {
+    main.append(h('p', { class: 'muted' },
+                  'No site has been visited through brock yet. Point a browser at brock ' +
+                  `(${location.host}) as its proxy and browse.`));
+    return;
+  }
+  main.append(h('ul', { class: 'rows', 'aria-label': 'Recent sites' }, sites.map((s) => {
+    const n = s.blocked + s.cookieblocked;
+    return h('li', { class: 'siterow', 'data-site': s.site },
+      h('a', { href: `#/site/${enc(s.site)}` }, s.site),
+      h('span', { class: 'counts' },
+        s.disabled ? 'brock is off here'
+                   : [n ? h('span', { class: 'badge', 'aria-hidden': 'true' }, n) : null, ' ',
+                      `${s.blocked} blocked, ${s.cookieblocked} cookieblocked of ` +
+                      `${s.trackers} third parties`]));
+  })));
+}
+
+async function viewSite(site) {
+  const [s, settings] = await Promise.all([api('GET', `/api/sites/${enc(site)}`),
+                                           api('GET', '/api/settings')]);
+  const rank = (t) => (t.breakage ? 0 : 1);
+  const sliders = s.trackers.filter((t) => t.action !== 'noaction' && t.action !== 'allow')
+    .sort((a, b) => rank(a) - rank(b));
+  const undecided = s.trackers.filter((t) => t.action === 'allow');
+  const quiet = s.trackers.filter((t) => t.action === 'noaction');
+  const disabled = settings.disabled_sites.includes(s.site);
+  main.replaceChildren(
+    h('h1', {}, s.site),
+    h('p', { class: 'muted' },
+      `${s.blocked} blocked and ${s.cookieblocked} cookieblocked of ${s.trackers.length} ` +
+      `third-party domains; last seen ${when(s.time_ms)}.`),
+    h('p', {}, h('button', { type: 'button', id: 'site-toggle', onclick: async () => {
+      try {
+        await api(disabled ? 'DELETE' : 'PUT', `/api/disabled/${enc(s.site)}`);
+        say(disabled ? `brock is on again on ${s.site}` : `brock is off on ${s.site}`);
+      } catch (e) { say(e.message); }
+      await route();
+    } }, disabled ? 'Enable brock on this site' : 'Disable brock on this site')));
+  if (disabled) main.append(h('p', { class: 'note' }, 'brock is disabled here: it changes ' +
+                                                      'nothing on this site\'s requests.'));
+  const group = (title, list) => {
+    if (!list.length) return;
+    main.append(h('h2', {}, title),
+                h('ul', { class: 'rows', 'aria-label': title }, list.map(trackerRow)));
+  };
+  // "Not yet decided" is a group of its own only while brock learns (section 12).
+  group('Trackers', s.learning ? sliders : sliders.concat(undecided));
+  if (s.learning) group('Not yet decided', undecided);
+  group('Don\'t appear to be tracking', quiet);
+}
+
+async function viewTrackers() {
+  const all = await api('GET', '/api/trackers');
+  const text = h('input', { type: 'search', id: 'filter-text', placeholder: 'example.com' });
+  const state = h('select', { id: 'filter-state' },
+    h('option', { value: '' }, 'any'), h('option', { value: 'block' }, 'blocked'),
+    h('option', { value: 'cookieblock' }, 'cookies blocked'),
+    h('option', { value: 'allow' }, 'allowed'), h('option', { value: 'user' }, 'your choices'),
+    h('option', { value: 'dnt' }, 'promise not to track'));
+  const list = h('ul', { class: 'rows', 'aria-label': 'Tracking domains' });
+  const count = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const show = () => {
+    const q = text.value.trim().toLowerCase();
+    const want = state.value;
+    const shown = all.filter((t) => (!q || t.domain.includes(q)) &&
+      (!want || (want === 'user' ? !!t.user : want === 'dnt' ? t.dnt
+                                             : position(t.action) === want)));
+    count.textContent = `${shown.length} of ${all.length} domains`;
+    list.replaceChildren(...shown.slice(0, 500).map(trackerRow));
+  };
+  text.addEventListener('input', show);
+  state.addEventListener('change', show);
+  main.replaceChildren(h('h1', {}, 'All trackers'),
+    h('div', { class: 'filters', role: 'search' },
+      h('label', {}, 'Domain contains', text), h('label', {}, 'State', state)),
+    count, list);
+  show();
+}
+
+async function viewTracker(domain) {
+  const t = await api('GET', `/api/trackers/${enc(domain)}`);
+  const pos = position(t.action);
+  let why;
+  if (t.user) why = `You chose ${t.user.replace('user_', '')} for it.`;
+  else if (t.dnt) why = 'It posts EFF\'s Do Not Track policy, so brock never blocks it.';
+  else if (t.action === 'block' || t.action === 'cookieblock') {
+    why = `brock saw it tracking on ${t.sites.length} sites (three are enough).` +
+      (t.action === 'cookieblock' ? ' It is on the cookieblock list, so only its cookies go.' : '');
+  } else if (t.sites.length) why = `Seen tracking on ${t.sites.length} site(s) so far; ` +
+    'three block it.';
+  else why = 'brock has not seen it track anyone.';
+  main.replaceChildren(
+    h('h1', {}, t.domain),
+    h('ul', { class: 'rows' }, trackerRow({ ...t, count: 0 })),
+    h('p', {}, why),
+    h('dl', { class: 'facts' },
+      h('dt', {}, 'State'), h('dd', { id: 'tracker-state' }, `${t.action} (${pos})`),
+      h('dt', {}, 'Learned'), h('dd', {}, t.heuristic || 'nothing'),
+      h('dt', {}, 'Your choice'), h('dd', {}, t.user || 'none'),
+      h('dt', {}, 'Base domain'), h('dd', {}, t.base),
+      h('dt', {}, 'Cookieblock list'), h('dd', {}, t.cookieblock_listed ? 'yes' : 'no'),
+      h('dt', {}, 'DNT policy'), h('dd', {}, t.dnt ? 'promises not to track' : 'none known'),
+      h('dt', {}, 'First seen'), h('dd', {}, when(t.first_seen)),
+      h('dt', {}, 'Last seen'), h('dd', {}, when(t.last_seen))),
+    h('h2', {}, 'Seen tracking on'));
+  if (!t.evidence.length) main.append(h('p', { class: 'muted' }, 'No site yet.'));
+  else {
+    main.append(h('table', { id: 'evidence' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Site'),
+                        h('th', { scope: 'col' }, 'Evidence'),
+                        h('th', { scope: 'col' }, 'Host'), h('th', { scope: 'col' }, 'When'))),
+      h('tbody', {}, t.evidence.map((e) => h('tr', {},
+        h('td', {}, e.site),
+        h('td', {}, e.kind + (e.detail ? ` (${e.detail})` : '')),
+        h('td', {}, e.host || '-'), h('td', {}, when(e.time_ms)))))));
+  }
+  if (t.seen_on.length) {
+    main.append(h('h2', {}, 'Recently loaded on'),
+      h('ul', {}, t.seen_on.map((s) => h('li', {},
+        h('a', { href: `#/site/${enc(s.site)}` }, s.site), ` (${when(s.time_ms)})`))));
+  }
+}
+
+async function viewSettings() {
+  const s = await api('GET', '/api/settings');
+  const toggle = (key, label, help) => {
+    const id = `set-${key}`;
+    return h('div', { class: 'setting' },
+      h('input', { type: 'checkbox', id, checked: s[key], onchange: async (ev) => {
+        try {
+          await api('PUT', '/api/settings', { [key]: ev.target.checked });
+          say(`${label}: ${ev.target.checked ? 'on' : 'off'}`);
+        } catch (e) { say(e.message); }
+        await route();
+      } }),
+      h('label', { for: id }, label, h('br'), h('span', { class: 'note' }, help)));
+  };
+  const site = h('input', { type: 'text', id: 'disable-site', placeholder: 'example.com',
+                            'aria-label': 'Site to disable brock on' });
+  const file = h('input', { type: 'file', id: 'import-file', accept: '.json,application/json',
+                            'aria-label': 'Privacy Badger export or seed file' });
+  const confirmReset = h('button', { type: 'button', id: 'reset-confirm', hidden: true,
+                                     onclick: async () => {
+    try {
+      const r = await api('POST', '/api/reset');
+      say(`Reset to the seed: ${r.domains} domains.`);
+    } catch (e) { say(e.message); }
+    await route();
+  } }, 'Yes, forget what brock learned');
+  main.replaceChildren(
+    h('h1', {}, 'Settings'),
+    toggle('learn', 'Learn to block new trackers', 'From the cookies third parties set.'),
+    toggle('send_dnt', 'Send Do Not Track and Global Privacy Control',
+           'DNT: 1 and Sec-GPC: 1 on every request.'),
+    toggle('check_dnt', 'Check and honour DNT policies',
+           'A domain that posts EFF\'s DNT policy is not blocked.'),
+    h('h2', {}, 'Disabled sites'),
+    h('p', { class: 'note' }, 'On these sites brock changes nothing.'),
+    h('ul', { id: 'disabled-sites' }, s.disabled_sites.map((d) => h('li', {}, d, ' ',
+      h('button', { type: 'button', class: 'link', 'aria-label': `Enable brock on ${d}`,
+                    onclick: async () => {
+                      try { await api('DELETE', `/api/disabled/${enc(d)}`); } catch (e) {
+                        say(e.message);
+                      }
+                      await route();
+                    } }, 'remove')))),
+    h('form', { class: 'inline', onsubmit: async (ev) => {
+      ev.preventDefault();
+      try {
+        await api('PUT', `/api/disabled/${enc(site.value.trim())}`);
+        say(`brock is off on ${site.value.trim()}`);
+      } catch (e) { say(e.message); }
+      await route();
+    } }, site, h('button', { type: 'submit' }, 'Disable brock there')),
+    h('h2', {}, 'Export'),
+    h('p', {}, ['pb', 'hosts', 'abp'].map((f) => [h('a', { href: `/api/export?format=${f}`,
+      download: `brock-${f}.${f === 'pb' ? 'json' : 'txt'}` },
+      { pb: 'Privacy Badger JSON', hosts: 'hosts file', abp: 'Adblock Plus list' }[f]), ' '])),
+    h('h2', {}, 'Import'),
+    h('form', { class: 'inline', onsubmit: async (ev) => {
+      ev.preventDefault();
+      if (!file.files.length) { say('Choose a file first.'); return; }
+      try {
+        const r = await api('POST', '/api/import', await file.files[0].text());
+        say(`Imported ${r.entries} entries; ${r.blocked} newly blocked.`);
+      } catch (e) { say(`Import failed: ${e.message}`); }
+      await route();
+    } }, file, h('button', { type: 'submit' }, 'Import')),
+    h('h2', {}, 'Reset'),
+    h('p', { class: 'note' }, 'Forget everything learned and start again from Privacy ' +
+                             'Badger\'s pre-trained list. Your own choices stay.'),
+    h('p', {}, h('button', { type: 'button', id: 'reset', onclick: () => {
+      confirmReset.hidden = false;
+      confirmReset.focus();
+    } }, 'Reset to the seed…'), ' ', confirmReset));
+}
+
+// ---- routing ----
+
+async function route() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/');
+  const arg = parts.length > 1 ? decodeURIComponent(parts.slice(1).join('/')) : '';
+  try {
+    if (parts[0] === 'site' && arg) await viewSite(arg);
+    else if (parts[0] === 'trackers') await viewTrackers();
+    else if (parts[0] === 'tracker' && arg) await viewTracker(arg);
+    else if (parts[0] === 'settings') await viewSettings();
+    else await viewSites();
+    document.title = `brock: ${main.querySelector('h1')?.textContent || 'dashboard'}`;
+  } catch (e) {
+    main.replaceChildren(h('h1', {}, 'Something went wrong'), h('p', {}, e.message));
+  }
+}
+
+window.addEventListener('hashchange', () => { route().then(() => main.focus()); });
+route();
