@@ -110,6 +110,29 @@ bench: $(BIN) $(BENCH_BIN)
 	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) \
 	BROCK_BENCH_DIR=$(abspath $(BUILD)/bench) bench/run
 
+# Fuzzing (fuzz/README.md): clang, libFuzzer, ASan and UBSan. The library and the proxy's
+# parsers are built with coverage into build/fuzz/; each target then runs FUZZ_TIME seconds
+# after its regression inputs. A crash, leak or timeout fails.
+FUZZ_CC      ?= clang
+FUZZ_TIME    ?= 60
+FUZZ_BUILD   := build/fuzz
+FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig
+FUZZ_PROXY   := http rewrite firstparty resolve framing
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
+
+fuzz:
+	@scripts/deps fuzz
+	@$(MAKE) --no-print-directory CC=$(FUZZ_CC) SANITIZE=1 BUILD=$(FUZZ_BUILD) \
+		CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_BIN)
+	fuzz/run $(FUZZ_TIME) $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_PROXY:%=$(BUILD)/src/proxy/%.o) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ \
+		$(filter %.c %.o %.a,$^) $(PKG_LIBS)
+
+-include $(FUZZ_BIN:=.d) $(FUZZ_PROXY:%=$(BUILD)/src/proxy/%.d)
+
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Iinclude -Isrc \
 		--suppress=missingIncludeSystem src

@@ -94,6 +94,8 @@ struct brock_config {
     const char *data_dir;  /* Privacy Badger's data; NULL: no lists, no seed */
     int no_seed;           /* do not load the seed into a new state */
     int no_learn;          /* never learn, whatever the stored setting says */
+    int readonly_ok;       /* a state that cannot be written is fine: brock_sync() keeps
+                              changes in memory instead of failing */
 };
 
 struct brock_engine;
@@ -115,6 +117,12 @@ BROCK_API void brock_engine_free(struct brock_engine *e);
 /* A sentence describing the last failure of a call on e; "" if none. Valid until the next
  * call on e. */
 BROCK_API const char *brock_engine_errmsg(const struct brock_engine *e);
+
+/* Whether the state cannot be written (a read-only folder or file): it was then opened
+ * read-only, or not at all when even that failed, and brock_sync() writes nothing. Returns 1
+ * so, with *why (if why is not NULL) a sentence naming the file and the cause, valid while e
+ * is; 0 when the state is writable or there is none. */
+BROCK_API int brock_engine_readonly(const struct brock_engine *e, const char **why);
 
 /* Whether e learns: the learning setting (on by default) and not cfg->no_learn. */
 BROCK_API int brock_engine_learning(const struct brock_engine *e);
@@ -228,7 +236,10 @@ BROCK_API int brock_set_user_action(struct brock_engine *e, const char *domain,
 
 /* Writes what changed in memory to the state in one transaction, and picks up changes that
  * other processes made (a `brock set` while a proxy runs). Returns the number of entries
- * picked up, or BROCK_ESTORE. Memory-only engines return 0. */
+ * picked up, or BROCK_ESTORE. When the write fails (a full disk) the state keeps its last
+ * commit and memory keeps every change, to be written by a later call. A state that cannot be
+ * written keeps changes in memory with cfg->readonly_ok, else fails. Memory-only engines
+ * return 0. */
 BROCK_API BROCK_NODISCARD int brock_sync(struct brock_engine *e);
 
 /* Whether fqdn's EFF DNT policy is due for a check at now_ms (Unix milliseconds): never
@@ -366,6 +377,23 @@ BROCK_API int brock_site_trackers(struct brock_engine *e, const char *site,
                                   int (*cb)(void *arg, const struct brock_site_tracker *t),
                                   void *arg);
 
+/* How long recent page views are kept: the page-view-days setting, in days (0: none are
+ * recorded). Older views are forgotten when the engine opens and, in brock_sync(), once a
+ * minute or when the setting changed. */
+#define BROCK_PAGE_VIEW_DAYS 7
+#define BROCK_PAGE_VIEW_DAYS_MAX 3650
+BROCK_API int brock_page_view_days(const struct brock_engine *e);
+
+/* Sets page-view-days; reaches the state at brock_sync(). Returns 0, BROCK_EINVAL for days
+ * outside 0 to BROCK_PAGE_VIEW_DAYS_MAX, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_page_view_days_set(struct brock_engine *e, long days);
+
+/* Forgets the recent page views last seen before before_ms (Unix ms; INT64_MAX: all), in
+ * memory and, at brock_sync(), in the state; other processes on the state pick it up at their
+ * next brock_sync(). The snitch map, what learning uses, stays. Returns how many sites lost
+ * views, or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_pages_forget(struct brock_engine *e, int64_t before_ms);
+
 /* Calls cb with each recent site (base domain) whose pages requested exactly host, newest
  * first. Returns 0, the callback's value, or BROCK_ENOMEM. */
 BROCK_API int brock_host_sites(struct brock_engine *e, const char *host,
@@ -375,7 +403,7 @@ BROCK_API int brock_host_sites(struct brock_engine *e, const char *host,
 /* Resets what was learned to Privacy Badger's seed: the action, snitch, tracking and
  * fingerprinting maps are emptied, the user's choices kept, and the seed (if the data folder
  * has one) loaded again. Settings and page views stay. Reaches the state at brock_sync().
- * Returns 0, BROCK_EIO, BROCK_EFORMAT (a broken seed), BROCK_ENOMEM. */
+ * Returns 0, BROCK_EIO, BROCK_EFORMAT (a broken seed: then nothing changed), BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_reset(struct brock_engine *e);
 
 /* Counts of the action map by resolved action, indexed by enum brock_action. */

@@ -143,6 +143,14 @@ async function viewSites() {
                       `${s.blocked} blocked, ${s.cookieblocked} cookieblocked of ` +
                       `${s.trackers} third parties`]));
   })));
+  // The list is a browsing history; what brock learned about trackers stays.
+  main.append(h('p', {}, h('button', { type: 'button', id: 'forget', onclick: async () => {
+    try {
+      const r = await api('POST', '/api/forget');
+      say(`Forgot ${r.forgotten} recent site${r.forgotten === 1 ? '' : 's'}.`);
+    } catch (e) { say(e.message); }
+    await route();
+  } }, 'Forget recent sites')));
 }
 
 async function viewSite(site) {
@@ -265,6 +273,8 @@ async function viewSettings() {
       } }),
       h('label', { for: id }, label, h('br'), h('span', { class: 'note' }, help)));
   };
+  const keep = h('input', { type: 'number', id: 'page-view-days', min: 0, max: 3650,
+                            value: s.page_view_days });
   const site = h('input', { type: 'text', id: 'disable-site', placeholder: 'example.com',
                             'aria-label': 'Site to disable brock on' });
   const file = h('input', { type: 'file', id: 'import-file', accept: '.json,application/json',
@@ -284,6 +294,16 @@ async function viewSettings() {
            'DNT: 1 and Sec-GPC: 1 on every request.'),
     toggle('check_dnt', 'Check and honour DNT policies',
            'A domain that posts EFF\'s DNT policy is not blocked.'),
+    h('form', { class: 'inline setting', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const days = Number(keep.value);
+      try {
+        await api('PUT', '/api/settings', { page_view_days: days });
+        say(`Recent sites are kept ${days} day${days === 1 ? '' : 's'}.`);
+      } catch (e) { say(e.message); }
+      await route();
+    } }, h('label', { for: 'page-view-days' }, 'Keep recent sites for (days, 0: none) '), keep,
+      h('button', { type: 'submit' }, 'Save')),
     h('h2', {}, 'Disabled sites'),
     h('p', { class: 'note' }, 'On these sites brock changes nothing.'),
     h('ul', { id: 'disabled-sites' }, s.disabled_sites.map((d) => h('li', {}, d, ' ',

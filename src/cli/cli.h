@@ -44,6 +44,7 @@ extern const struct cmd_entry cmd_export_entry;
 extern const struct cmd_entry cmd_dnt_entry;
 extern const struct cmd_entry cmd_update_entry;
 extern const struct cmd_entry cmd_ca_entry;
+extern const struct cmd_entry cmd_forget_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */
@@ -68,11 +69,47 @@ void cli_getopt_start(void);
  * and gives CLI_OK; a bad option or a missing argument gives CLI_USAGE, with a message. */
 int cli_getopt_other(const struct cmd_entry *cmd, int c, char **argv);
 
+/* Settles cli->state_dir: --state, or the default folder (created 0700). Returns CLI_OK, or
+ * CLI_ERROR with a message. */
+int cli_state(struct cli *cli, const struct cmd_entry *cmd);
+
 /* Opens the engine on the global options. Returns CLI_OK, or CLI_ERROR with a message. */
 int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e);
 
 /* Ends a command: with rc CLI_OK writes its changes (brock_sync(), once); then frees e.
  * Returns rc, or CLI_ERROR when the state could not be written. */
 int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
+
+struct fetch_result;
+
+/* The options of the commands that fetch one file (dnt, update), and their help lines. */
+struct cli_fetch {
+    const char **resolve; /* --resolve specs, as given (owned array, borrowed strings) */
+    size_t n_resolve;
+    const char *upstream_ca; /* --upstream-ca, or NULL */
+    char why[512];           /* what a fetch result's why points into */
+};
+
+#define CLI_FETCH_HELP \
+    "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n" \
+    "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n" \
+    "                        may be repeated\n" \
+    "  --upstream-ca FILE    also trust the roots in FILE (PEM)\n" \
+    "  -h, --help            print this help\n"
+
+#define CLI_FETCH_USAGE "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... [--upstream-ca FILE]"
+
+/* Parses a fetching command's options; optind is then at its first operand. Returns CLI_OK
+ * with *done 0 to go on; otherwise *done is 1 and the command returns the result (CLI_OK
+ * after --help). Call cli_fetch_cleanup() either way. */
+int cli_fetch_parse(const struct cmd_entry *self, struct cli_fetch *f, int argc, char **argv,
+                    int *done);
+
+/* fetch_once() with f's options; a failure to fetch at all is reported (CLI_ERROR). r->why
+ * points into f, valid until the next fetch. */
+int cli_fetch(const struct cmd_entry *self, struct cli_fetch *f, const char *url,
+              size_t max, struct fetch_result *r, char **body);
+
+void cli_fetch_cleanup(struct cli_fetch *f);
 
 #endif

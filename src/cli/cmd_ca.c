@@ -40,7 +40,6 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    struct brock_engine *e = NULL;
     char cert[4096], key[4096], err[4096 + 256];
     const char *what;
     int c, force = 0, rc;
@@ -59,31 +58,24 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         return cli_usage(self, "'%s': expected init or path", what);
     if (force && strcmp(what, "init") != 0)
         return cli_usage(self, "--force goes with init only");
-    /* Opening the engine settles the state folder exactly as every other command does. */
-    rc = cli_open(cli, self, &e);
+    /* The CA lives beside the state but needs nothing of it: no database is opened. */
+    rc = cli_state(cli, self);
     if (rc != CLI_OK)
         return rc;
-    if (tls_ca_paths(cli->state_dir, cert, key, sizeof(cert)) < 0) {
-        rc = cli_error(self, "%s: the state folder's path is too long", cli->state_dir);
-        goto out;
-    }
+    if (tls_ca_paths(cli->state_dir, cert, key, sizeof(cert)) < 0)
+        return cli_error(self, "%s: the state folder's path is too long", cli->state_dir);
     if (strcmp(what, "path") == 0) {
-        if (access(cert, R_OK) != 0) {
-            rc = cli_error(self, "%s has no CA yet; run `brock ca init`", cli->state_dir);
-            goto out;
-        }
+        if (access(cert, R_OK) != 0)
+            return cli_error(self, "%s has no CA yet; run `brock ca init`", cli->state_dir);
         print_path(cert);
-        goto out;
+        return CLI_OK;
     }
-    if (tls_ca_create(cli->state_dir, force, err, sizeof(err)) < 0) {
-        rc = cli_error(self, "%s", err);
-        goto out;
-    }
+    if (tls_ca_create(cli->state_dir, force, err, sizeof(err)) < 0)
+        return cli_error(self, "%s", err);
     print_path(cert);
     fprintf(stderr, "brock ca: created a CA; trust %s in your browsers (see README), then "
                     "run `brock run --intercept`\n", cert);
-out:
-    return cli_close(self, e, rc);
+    return CLI_OK;
 }
 
 const struct cmd_entry cmd_ca_entry = {

@@ -5,7 +5,9 @@
  */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,14 +27,42 @@ static const char run_help[] =
     "                        may be repeated\n"
     "  --upstream-ca FILE    also trust the roots in FILE (PEM) for upstream TLS\n"
     "  --no-update           do not fetch Privacy Badger's lists from EFF once a day\n"
+    "  --allow CIDR          serve only clients in CIDR (10.0.0.0/8, ::1/128, an address);\n"
+    "                        may be repeated; needed to listen beyond loopback; without it\n"
+    "                        only loopback clients are served\n"
+    "  --user NAME           when started as root, run as NAME once listening (default:\n"
+    "                        brock if that user exists, else nobody)\n"
+    "  --header-timeout SECONDS\n"
+    "                        answer 408 to a request head not complete this long after its\n"
+    "                        first byte (1-3600, default 15)\n"
+    "  --upstream-timeout SECONDS\n"
+    "                        answer 504 when connecting to a server, or its response head,\n"
+    "                        takes longer (1-3600, default 10 to connect, 60 to answer)\n"
     "  -v, --verbose         log every request\n"
     "  -q, --quiet           log errors only\n"
     "  -h, --help            print this help\n";
 
+/* A timeout option's value: whole seconds, 1..3600. Returns 0, or -1 leaving *out alone. */
+static int run_seconds(const char *text, int *out)
+{
+    char *end;
+    long v;
+
+    if (*text < '0' || *text > '9')
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || *end || v < 1 || v > 3600)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     enum { OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
-           OPT_NO_INTERCEPT };
+           OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER,
+           OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT };
     static const struct option opts[] = {
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"intercept", no_argument, NULL, OPT_INTERCEPT},
@@ -40,6 +70,10 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         {"resolve", required_argument, NULL, OPT_RESOLVE},
         {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
         {"no-update", no_argument, NULL, OPT_NO_UPDATE},
+        {"allow", required_argument, NULL, OPT_ALLOW},
+        {"user", required_argument, NULL, OPT_USER},
+        {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+        {"upstream-timeout", required_argument, NULL, OPT_UPSTREAM_TIMEOUT},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         CLI_HELP_OPTION,
@@ -47,7 +81,7 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     };
     struct proxy_options o;
     struct brock_engine *e = NULL;
-    const char **resolve = NULL, **no_intercept = NULL;
+    const char **resolve = NULL, **no_intercept = NULL, **allow = NULL;
     char err[256];
     int c, rc = CLI_OK;
 
@@ -55,9 +89,11 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     o.verbosity = 1;
     resolve = mem_calloc((size_t)argc, sizeof(*resolve));
     no_intercept = mem_calloc((size_t)argc, sizeof(*no_intercept));
-    if (!resolve || !no_intercept) {
+    allow = mem_calloc((size_t)argc, sizeof(*allow));
+    if (!resolve || !no_intercept || !allow) {
         mem_free(resolve);
         mem_free(no_intercept);
+        mem_free(allow);
         return cli_error(self, "out of memory");
     }
     cli_getopt_start();
@@ -85,6 +121,22 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         case OPT_NO_UPDATE:
             o.no_update = 1;
             break;
+        case OPT_ALLOW:
+            allow[o.n_allow++] = optarg;
+            break;
+        case OPT_USER:
+            o.user = optarg;
+            break;
+        case OPT_HEADER_TIMEOUT:
+        case OPT_UPSTREAM_TIMEOUT:
+            if (run_seconds(optarg, c == OPT_HEADER_TIMEOUT ? &o.header_timeout
+                                                             : &o.upstream_timeout) < 0) {
+                rc = cli_usage(self, "--%s '%s': expected whole seconds from 1 to 3600",
+                               c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
+                               optarg);
+                goto out;
+            }
+            break;
         case 'v':
             o.verbosity = 2;
             break;
@@ -102,6 +154,7 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     }
     o.resolve = resolve;
     o.no_intercept = no_intercept;
+    o.allow = allow;
     if (proxy_options_check(&o, err, sizeof(err)) < 0) {
         rc = cli_usage(self, "%s", err);
         goto out;
@@ -109,12 +162,20 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         goto out;
+    {
+        const char *why;
+
+        if (brock_engine_readonly(e, &why))
+            fprintf(stderr, "brock run: warning: %s; brock proxies, but what it learns is not "
+                            "saved\n", why);
+    }
     o.state_dir = cli->state_dir;
     rc = proxy_run(e, &o) == 0 ? CLI_OK : CLI_ERROR;
 out:
     rc = cli_close(self, e, rc);
     mem_free(resolve);
     mem_free(no_intercept);
+    mem_free(allow);
     return rc;
 }
 
@@ -122,7 +183,8 @@ const struct cmd_entry cmd_run_entry = {
     .name = "run",
     .usage = "[--listen ADDR:PORT] [--intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
-             "[--upstream-ca FILE] [--no-update] [-v|-q]",
+             "[--upstream-ca FILE] [--no-update] [--allow CIDR]... [--user NAME] "
+             "[--header-timeout SECONDS] [--upstream-timeout SECONDS] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

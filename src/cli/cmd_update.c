@@ -9,10 +9,8 @@
 #include <getopt.h>
 #include <string.h>
 #include <sys/time.h>
-#include <unistd.h>
 
 #include "proxy/fetch.h"
-#include "proxy/proxy.h"
 #include "util/alloc.h"
 
 static const char update_help[] =
@@ -21,68 +19,31 @@ static const char update_help[] =
     "domains taken off it are blocked again, new DNT policy hashes are added (none are\n"
     "removed), and the site fixes are replaced. A list that fails validation changes\n"
     "nothing. `brock run` does the same once a day unless --no-update.\n"
-    "\nOptions:\n"
-    "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n"
-    "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n"
-    "                        may be repeated\n"
-    "  --upstream-ca FILE    also trust the roots in FILE (PEM)\n"
-    "  -h, --help            print this help\n";
+    "\nOptions:\n" CLI_FETCH_HELP;
 
 static int cmd_update_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
-    enum { OPT_RESOLVE = 256, OPT_UPSTREAM_CA };
-    static const struct option opts[] = {
-        {"resolve", required_argument, NULL, OPT_RESOLVE},
-        {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
-        CLI_HELP_OPTION,
-        {NULL, 0, NULL, 0},
-    };
-    struct proxy_options o;
+    struct cli_fetch f;
     struct brock_engine *e = NULL;
     struct brock_update_stats st;
     struct fetch_result r;
     struct timeval now;
-    const char **resolve;
-    char why[512], err[512];
     char *body = NULL;
-    int c, rc = CLI_OK;
+    int rc, done;
 
-    memset(&o, 0, sizeof(o));
-    resolve = mem_calloc((size_t)argc, sizeof(*resolve));
-    if (!resolve)
-        return cli_error(self, "out of memory");
-    cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == OPT_RESOLVE) {
-            resolve[o.n_resolve++] = optarg;
-        } else if (c == OPT_UPSTREAM_CA) {
-            if (access(optarg, R_OK) != 0) {
-                rc = cli_error(self, "--upstream-ca '%s': cannot read the file", optarg);
-                goto out;
-            }
-            o.upstream_ca = optarg;
-        } else {
-            rc = cli_getopt_other(self, c, argv);
-            goto out;
-        }
-    }
-    o.resolve = resolve;
+    rc = cli_fetch_parse(self, &f, argc, argv, &done);
+    if (done)
+        goto out;
     if (optind < argc) {
         rc = cli_usage(self, "'%s': update takes no arguments", argv[optind]);
-        goto out;
-    }
-    if (proxy_options_check(&o, err, sizeof(err)) < 0) {
-        rc = cli_usage(self, "%s", err);
         goto out;
     }
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         goto out;
-    if (fetch_once(FETCH_PBCONFIG_URL, FETCH_PBCONFIG_MAX, o.resolve, o.n_resolve, o.upstream_ca,
-                   &r, &body, why, sizeof(why), err, sizeof(err)) < 0) {
-        rc = cli_error(self, "%s", err);
+    rc = cli_fetch(self, &f, FETCH_PBCONFIG_URL, FETCH_PBCONFIG_MAX, &r, &body);
+    if (rc != CLI_OK)
         goto out;
-    }
     if (r.status != FETCH_OK) {
         rc = cli_error(self, "cannot fetch %s: %s; nothing changed", FETCH_PBCONFIG_URL, r.why);
         goto out;
@@ -104,13 +65,13 @@ out:
     if (e)
         rc = cli_close(self, e, rc);
     mem_free(body);
-    mem_free(resolve);
+    cli_fetch_cleanup(&f);
     return rc;
 }
 
 const struct cmd_entry cmd_update_entry = {
     .name = "update",
-    .usage = "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... [--upstream-ca FILE]",
+    .usage = CLI_FETCH_USAGE,
     .summary = "Fetch and apply Privacy Badger's current lists (pbconfig.json) from EFF",
     .help = update_help,
     .exec = cmd_update_exec,

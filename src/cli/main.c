@@ -7,16 +7,18 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util/file.h"
 
 static const struct cmd_entry *const cmd_table[] = {
     &cmd_run_entry,  &cmd_check_entry,  &cmd_learn_entry,  &cmd_list_entry,
     &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_dnt_entry,
-    &cmd_update_entry, &cmd_ca_entry,   &cmd_help_entry,
+    &cmd_update_entry, &cmd_ca_entry,   &cmd_forget_entry, &cmd_help_entry,
     NULL,
 };
 
@@ -131,18 +133,44 @@ static int default_state(struct cli *cli, const struct cmd_entry *cmd)
     return CLI_OK;
 }
 
+/* A state folder others can read or enter holds a browsing history they can see: said once
+ * a process, and left as it is (the user may share it on purpose). */
+static void state_check_mode(const char *dir)
+{
+    static int warned;
+    struct stat st;
+
+    if (warned || stat(dir, &st) < 0 || !(st.st_mode & 077))
+        return;
+    warned = 1;
+    fflush(stdout);
+    fprintf(stderr, "brock: warning: %s is readable by other users; brock keeps a browsing "
+                    "history there: chmod 700 %s\n", dir, dir);
+}
+
+int cli_state(struct cli *cli, const struct cmd_entry *cmd)
+{
+    int rc = cli->state_dir ? CLI_OK : default_state(cli, cmd);
+
+    if (rc == CLI_OK)
+        state_check_mode(cli->state_dir);
+    return rc;
+}
+
 int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e)
 {
     struct brock_config cfg;
     char err[512];
 
     *e = NULL;
-    if (!cli->state_dir && default_state(cli, cmd) != CLI_OK)
+    if (cli_state(cli, cmd) != CLI_OK)
         return CLI_ERROR;
     cfg.state_dir = cli->state_dir;
     cfg.data_dir = cli->data_dir ? cli->data_dir : BROCK_DEFAULT_DATA_DIR;
     cfg.no_seed = cli->no_seed;
     cfg.no_learn = cli->no_learn;
+    /* The proxy runs on a read-only state, learning in memory; other commands fail. */
+    cfg.readonly_ok = cmd == &cmd_run_entry;
     err[0] = '\0';
     if (brock_engine_open(&cfg, e, err, sizeof(err)) < 0)
         return cli_error(cmd, "%s", *err ? err : "cannot open the engine");
@@ -218,6 +246,11 @@ int main(int argc, char **argv)
     int c, rc;
 
     memset(&cli, 0, sizeof(cli));
+    /* The state is a browsing history: whatever brock creates is its user's alone. */
+    umask(077);
+    /* Past a file size limit a write then fails with EFBIG, reported like a full disk,
+     * instead of killing the process. */
+    signal(SIGXFSZ, SIG_IGN);
     opterr = 0;
     /* '+': the first word that is not an option is the command; the rest is its own. */
     while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {

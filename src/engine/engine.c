@@ -224,6 +224,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     init_lists(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
     e->no_learn = cfg->no_learn;
+    e->readonly_ok = cfg->readonly_ok;
     e->settings = default_settings();
     if (!e->settings || brock__base_cache_init(e) < 0) {
         rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -246,11 +247,17 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     if (fresh && !cfg->no_seed && e->lists.seed_path[0]) {
         if ((rc = brock__load_seed(e)) < 0)
             goto fail;
-        if (e->store && (rc = brock__store_flush(e, 1)) < 0)
+        if (e->store && !e->readonly_why[0] && (rc = brock__store_flush(e, 1)) < 0)
             goto fail;
     }
+    if ((rc = brock__pages_expire(e, 1)) < 0)
+        goto fail;
     if (!e->store)
         e->dirty = 0;
+    /* What opening changed (the seed, a newer configuration) cannot be saved, and is no
+     * reason for a command that only reads to fail. */
+    if (e->readonly_why[0])
+        brock__store_marks_clear(e);
     *out = e;
     return 0;
 fail:
@@ -262,10 +269,34 @@ fail:
     return rc;
 }
 
+static int has_unsaved(const struct brock_engine *e)
+{
+    return e->dirty || e->deleted.n || e->settings_dirty || e->pbconfig_dirty || e->reset_pending;
+}
+
+int brock_engine_readonly(const struct brock_engine *e, const char **why)
+{
+    if (why)
+        *why = e->readonly_why;
+    return e->readonly_why[0] != '\0';
+}
+
 int brock_sync(struct brock_engine *e)
 {
     int picked;
 
+    /* Page views past the page-view-days setting go first, so the flush writes that. */
+    if ((picked = brock__pages_expire(e, 0)) < 0)
+        return picked;
+    if (e->readonly_why[0]) {
+        picked = e->store ? brock__store_poll(e) : 0;
+        if (picked < 0)
+            return picked;
+        if (has_unsaved(e) && !e->readonly_ok)
+            return brock__fail(e, BROCK_ESTORE, "%s: the changes were not saved",
+                               e->readonly_why);
+        return picked;
+    }
     if (!e->store) {
         e->dirty = 0;
         return 0;

@@ -62,6 +62,9 @@ struct snitch {
 /* tracking_map[base][site]: kinds of non-cookie evidence. */
 enum { BROCK__TRACK_BEACON = 1, BROCK__TRACK_CANVAS = 2, BROCK__TRACK_PIXEL = 4 };
 
+/* The BROCK__TRACK_ bit of one of tracking_map's kind names ("beacon", ...), 0 if none. */
+unsigned brock__tracking_kind(const char *s);
+
 struct tracking_site {
     char *site;
     unsigned kinds;
@@ -130,6 +133,11 @@ struct brock_engine {
     int64_t pbconfig_time;    /* when, Unix ms */
     char *yellow_applied;     /* the cookieblock list the state follows, one a line */
     int pbconfig_dirty;       /* the three above go to the state's meta at the next flush */
+
+    /* store.c: why the state cannot be written ("": it can); then the store, if any, is
+     * read-only and brock_sync() keeps changes in memory (readonly_ok) or fails. */
+    char readonly_why[4608]; /* a path and the reason */
+    int readonly_ok;
 
     char errmsg[512];
 };
@@ -303,8 +311,11 @@ int brock__merge(struct brock_engine *e, const char *name, json_t *data, struct 
 /* The five exported stores as one JSON object (a new reference), or NULL when out of memory. */
 json_t *brock__export_pb_json(struct brock_engine *e);
 
-/* Loads the seed (section 10) into an empty state, keeping user actions. */
+/* Loads the seed (section 10) into an empty state, keeping user actions: read (the file
+ * parsed and checked, nothing changed; *out owned by the caller), then apply. */
 int brock__load_seed(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__seed_read(struct brock_engine *e, json_t **out) BROCK_NODISCARD_INTERNAL;
+int brock__seed_apply(struct brock_engine *e, json_t *seed) BROCK_NODISCARD_INTERNAL;
 
 /* Settings: reads the cached flags out of e->settings after it changed. */
 void brock__settings_changed(struct brock_engine *e);
@@ -378,6 +389,16 @@ int brock__pages_flush(struct brock_engine *e,
 /* After a commit: the page views in memory are all in the store. */
 void brock__pages_clean(struct brock_engine *e);
 
+/* Forgets the page views older than the page-view-days setting, when force, when the setting
+ * changed, or once a minute. Returns how many sites lost views, or BROCK_ENOMEM. */
+int brock__pages_expire(struct brock_engine *e, int force);
+
+/* Whether views were forgotten since the last flush (the flush then journals 'pages'). */
+int brock__pages_forgot(const struct brock_engine *e);
+
+/* For a 'pages' journal row: drops what memory holds that is already written. */
+void brock__pages_drop_clean(struct brock_engine *e);
+
 /* ---- report.c ---- */
 
 /* Privacy Badger's makeSortable(domain) in a new string (mem_free), or NULL. */
@@ -402,6 +423,10 @@ int brock__store_flush(struct brock_engine *e, int seeded) BROCK_NODISCARD_INTER
 int brock__store_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 void brock__store_close(struct brock_engine *e);
+
+/* Clears every dirty mark: what memory holds is taken as written (after a commit, or for a
+ * state that cannot be written, the changes made while opening it). */
+void brock__store_marks_clear(struct brock_engine *e);
 
 /* The meta row key's value in a new string *out (mem_free), or NULL when absent. Returns 0
  * or BROCK_ESTORE / BROCK_ENOMEM. The update's rows (pbconfig, pbconfig_time, yellowlist)

@@ -8,11 +8,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/alloc.h"
 
 #define PAGES_MAX_SITES 500
 #define PAGES_MAX_HOSTS 300
+#define PAGES_DAYS_KEY "pageViewDays" /* in settings_map; absent: BROCK_PAGE_VIEW_DAYS */
+#define PAGES_EXPIRE_EVERY_MS 60000   /* brock_sync() applies the retention this often */
+#define DAY_MS 86400000LL
 
 struct page_host {
     char *host;
@@ -33,6 +37,9 @@ struct page_site {
 struct brock__pages {
     struct strmap sites;   /* base domain → struct page_site */
     struct strvec dropped; /* sites dropped since the last flush */
+    int forgot;            /* views were forgotten: the flush tells other processes */
+    int64_t expire_next;   /* Unix ms when brock_sync() applies the retention again */
+    int expire_days;       /* the setting the retention last applied; -1: none yet */
 };
 
 static void site_free(void *p)
@@ -60,8 +67,10 @@ static struct brock__pages *pages_get(struct brock_engine *e)
 {
     if (!e->pages) {
         e->pages = mem_calloc(1, sizeof(*e->pages));
-        if (e->pages)
+        if (e->pages) {
             strmap_init(&e->pages->sites);
+            e->pages->expire_days = -1;
+        }
     }
     return e->pages;
 }
@@ -145,6 +154,8 @@ int brock__pages_load(struct brock_engine *e, const char *site, const char *host
 
     if (!pages_get(e) || !(s = site_ensure(e, site, 0)) || !(h = host_ensure(s, host, 0)))
         return BROCK_ENOMEM;
+    if (h->dirty)
+        return 0; /* memory's count is newer than the store's */
     h->action = (uint8_t)action_parse(action);
     h->count = count > 0 ? (uint64_t)count : 0;
     h->time_ms = time_ms;
@@ -167,6 +178,8 @@ int brock_page_seen(struct brock_engine *e, const char *site, const char *host,
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
     if ((unsigned)action > BROCK_USER_COOKIEBLOCK)
         return brock__fail(e, BROCK_EINVAL, "%d is not an action", (int)action);
+    if (brock_page_view_days(e) == 0)
+        return 0; /* the user keeps none */
     if (!pages_get(e) || !(s = site_ensure(e, base, 1)) || !(h = host_ensure(s, name, 1)))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     h->action = (uint8_t)action;
@@ -178,6 +191,139 @@ int brock_page_seen(struct brock_engine *e, const char *site, const char *host,
     h->dirty = 1;
     e->dirty++;
     return 0;
+}
+
+/* ---- retention and forgetting ---- */
+
+int brock_page_view_days(const struct brock_engine *e)
+{
+    json_t *v = json_object_get(e->settings, PAGES_DAYS_KEY);
+
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        json_integer_value(v) > BROCK_PAGE_VIEW_DAYS_MAX)
+        return BROCK_PAGE_VIEW_DAYS;
+    return (int)json_integer_value(v);
+}
+
+int brock_page_view_days_set(struct brock_engine *e, long days)
+{
+    if (days < 0 || days > BROCK_PAGE_VIEW_DAYS_MAX)
+        return brock__fail(e, BROCK_EINVAL, "%ld is not a number of days from 0 to %d", days,
+                           BROCK_PAGE_VIEW_DAYS_MAX);
+    if (json_object_set_new(e->settings, PAGES_DAYS_KEY, json_integer(days)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    e->settings_dirty = 1;
+    return 0;
+}
+
+/* Drops from s the hosts last seen before before_ms; returns how many. */
+static size_t site_forget(struct page_site *s, int64_t before_ms)
+{
+    size_t i = 0, n = 0;
+
+    while (i < s->n) {
+        if (s->v[i].time_ms >= before_ms) {
+            i++;
+            continue;
+        }
+        mem_free(s->v[i].host);
+        s->v[i] = s->v[--s->n];
+        n++;
+    }
+    return n;
+}
+
+int brock_pages_forget(struct brock_engine *e, int64_t before_ms)
+{
+    struct brock__pages *p = e->pages;
+    struct page_site *s;
+    size_t it = 0;
+    int n = 0;
+
+    if (!p)
+        return 0;
+    while (strmap_next(&p->sites, &it, NULL, (void **)&s)) {
+        if (!site_forget(s, before_ms))
+            continue;
+        n++;
+        s->rewrite = 1;
+        s->time_ms = 0;
+        for (size_t i = 0; i < s->n; i++)
+            if (s->v[i].time_ms > s->time_ms)
+                s->time_ms = s->v[i].time_ms;
+        if (s->n)
+            continue;
+        /* Now empty: the store deletes the site's rows, memory drops it. */
+        if (brock__strvec_push(&p->dropped, s->site) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        strmap_del(&p->sites, s->site);
+        site_free(s);
+    }
+    if (n) {
+        p->forgot = 1;
+        e->dirty++;
+    }
+    return n;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int brock__pages_expire(struct brock_engine *e, int force)
+{
+    struct brock__pages *p = e->pages;
+    int days = brock_page_view_days(e), n;
+    int64_t now;
+
+    if (!p)
+        return 0;
+    now = now_ms();
+    if (!force && days == p->expire_days && now < p->expire_next)
+        return 0;
+    n = brock_pages_forget(e, days ? now - days * DAY_MS : INT64_MAX);
+    if (n >= 0) {
+        p->expire_days = days;
+        p->expire_next = now + PAGES_EXPIRE_EVERY_MS;
+    }
+    return n;
+}
+
+int brock__pages_forgot(const struct brock_engine *e)
+{
+    return e->pages && e->pages->forgot;
+}
+
+/* Another process forgot page views: what memory holds unwritten stays, the rest is read
+ * again from the store (brock__pages_load() keeps unwritten hosts). */
+void brock__pages_drop_clean(struct brock_engine *e)
+{
+    struct brock__pages *p = e->pages;
+    struct page_site *s;
+    size_t it = 0;
+
+    if (!p)
+        return;
+    while (strmap_next(&p->sites, &it, NULL, (void **)&s)) {
+        size_t i = 0;
+
+        while (i < s->n) {
+            if (s->v[i].dirty || s->rewrite) {
+                i++;
+                continue;
+            }
+            mem_free(s->v[i].host);
+            s->v[i] = s->v[--s->n];
+        }
+        if (s->n || s->rewrite)
+            continue;
+        strmap_del(&p->sites, s->site);
+        site_free(s);
+    }
 }
 
 /* ---- reports ---- */
@@ -360,6 +506,7 @@ void brock__pages_clean(struct brock_engine *e)
     if (!p)
         return;
     brock__strvec_cleanup(&p->dropped);
+    p->forgot = 0;
     while (strmap_next(&p->sites, &it, NULL, (void **)&s)) {
         s->rewrite = 0;
         for (size_t i = 0; i < s->n; i++)

@@ -270,14 +270,14 @@ static int merge_settings(struct brock_engine *e, json_t *in)
     return 0;
 }
 
-static unsigned tracking_kind(const char *s)
+/* tracking_map's names for its kinds, in the order of the BROCK__TRACK_ bits. */
+static const char *const kind_names[] = {"beacon", "canvas", "pixelcookieshare"};
+
+unsigned brock__tracking_kind(const char *s)
 {
-    if (!strcmp(s, "beacon"))
-        return BROCK__TRACK_BEACON;
-    if (!strcmp(s, "canvas"))
-        return BROCK__TRACK_CANVAS;
-    if (!strcmp(s, "pixelcookieshare"))
-        return BROCK__TRACK_PIXEL;
+    for (unsigned k = 0; s && k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+        if (!strcmp(s, kind_names[k]))
+            return 1u << k;
     return 0;
 }
 
@@ -288,7 +288,7 @@ static unsigned kinds_of(json_t *arr)
     json_t *v;
 
     json_array_foreach(arr, i, v)
-        k |= tracking_kind(json_string_value(v));
+        k |= brock__tracking_kind(json_string_value(v));
     return k;
 }
 
@@ -376,29 +376,52 @@ struct saved_user {
     uint8_t user;
 };
 
+int brock__seed_read(struct brock_engine *e, json_t **out)
+{
+    char *text = NULL;
+    json_error_t jerr;
+    json_t *seed;
+    size_t len;
+    int rc;
+
+    *out = NULL;
+    rc = file_read(e->lists.seed_path, SEED_MAX, &text, &len);
+    if (rc < 0)
+        return brock__fail(e, rc == -ENOENT ? BROCK_ENOENT : BROCK_EIO, "%s: %s",
+                           e->lists.seed_path, strerror(-rc));
+    seed = json_loadb(text, len, 0, &jerr);
+    mem_free(text);
+    if (!seed)
+        return brock__fail(e, BROCK_EFORMAT, "%s: not valid JSON: line %d, column %d: %s",
+                           e->lists.seed_path, jerr.line, jerr.column, jerr.text);
+    if ((rc = validate(e, e->lists.seed_path, seed)) < 0) {
+        json_decref(seed);
+        return rc;
+    }
+    *out = seed;
+    return 0;
+}
+
 int brock__load_seed(struct brock_engine *e)
+{
+    json_t *seed;
+    int rc = brock__seed_read(e, &seed);
+
+    if (rc < 0)
+        return rc;
+    rc = brock__seed_apply(e, seed);
+    json_decref(seed);
+    return rc;
+}
+
+int brock__seed_apply(struct brock_engine *e, json_t *seed)
 {
     static const char *const panopticlick[] = {"trackersimulator.org", "eviltracker.net"};
     struct saved_user *saved = NULL;
-    size_t n_saved = 0, cap = 0, it = 0, len;
+    size_t n_saved = 0, cap = 0, it = 0;
     struct action_entry *a;
-    char *text = NULL;
-    json_error_t jerr;
-    json_t *seed = NULL;
     int rc;
 
-    rc = file_read(e->lists.seed_path, SEED_MAX, &text, &len);
-    if (rc < 0) {
-        rc = brock__fail(e, rc == -ENOENT ? BROCK_ENOENT : BROCK_EIO, "%s: %s",
-                         e->lists.seed_path, strerror(-rc));
-        goto out;
-    }
-    seed = json_loadb(text, len, 0, &jerr);
-    if (!seed) {
-        rc = brock__fail(e, BROCK_EFORMAT, "%s: not valid JSON: line %d, column %d: %s",
-                         e->lists.seed_path, jerr.line, jerr.column, jerr.text);
-        goto out;
-    }
     /* The user's choices survive a reseed (section 10). */
     while (strmap_next(&e->actions, &it, NULL, (void **)&a)) {
         if (a->user == BROCK_NOACTION)
@@ -443,14 +466,11 @@ out:
     for (size_t i = 0; i < n_saved; i++)
         mem_free(saved[i].domain);
     mem_free(saved);
-    json_decref(seed);
-    mem_free(text);
     return rc;
 }
 
 /* ---- export ---- */
 
-static const char *const kind_names[] = {"beacon", "canvas", "pixelcookieshare"};
 
 json_t *brock__export_pb_json(struct brock_engine *e)
 {

@@ -12,7 +12,12 @@ int brock_reset(struct brock_engine *e)
     const char *key;
     void *val;
     size_t it = 0;
+    json_t *seed = NULL;
+    int rc;
 
+    /* The seed is read first: one that cannot be read or is not valid changes nothing. */
+    if (e->lists.seed_path[0] && (rc = brock__seed_read(e, &seed)) < 0)
+        return rc;
     while (strmap_next(&e->actions, &it, &key, &val)) {
         struct action_entry *a = val;
 
@@ -32,7 +37,9 @@ int brock_reset(struct brock_engine *e)
     /* The store empties its tables and writes back what memory holds from now on. */
     e->reset_pending = 1;
     e->dirty++;
-    if (e->lists.seed_path[0])
-        return brock__load_seed(e);
-    return 0;
+    if (!seed)
+        return 0;
+    rc = brock__seed_apply(e, seed);
+    json_decref(seed);
+    return rc;
 }

@@ -43,8 +43,9 @@
  *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
  *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
  *       one row per action domain written or deleted ('action'), per tracker whose snitch list
- *       grew ('snitch'), per settings write ('settings', name '') and per reset to the seed
- *       ('reset', name ''), so that other processes
+ *       grew ('snitch'), per settings write ('settings', name ''), per reset to the seed
+ *       ('reset', name '') and per forgetting of page views ('pages', name ''), so that other
+ *       processes
  *       reload only those; origin is a random number per connection so a process skips its
  *       own rows. Only the last JOURNAL_KEEP rows are kept: a reader that fell further behind
  *       reloads everything.
@@ -186,7 +187,38 @@ struct brock__store {
     int64_t origin;       /* marks this connection's journal rows */
     char path[PATH_MAX];
     char sqlerr[256];     /* SQLite's message for the last failed statement */
+    int sqlcode;          /* and its (extended) result code */
+    int readonly;         /* opened read-only: brock__store_flush() writes nothing */
+    char doing[BROCK_HOST_MAX + 64]; /* what the last failed store_fail() call was doing */
 };
+
+/* Keeps SQLite's words for the failure rc of the last call on s->db, with the system's
+ * words when a system call failed (a full disk, a file size limit), for the messages. */
+static void note_err(struct brock__store *s, int rc)
+{
+    int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+    const char *msg = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
+
+    s->sqlcode = s->db ? sqlite3_extended_errcode(s->db) : rc;
+    if (sys > 0 && (s->sqlcode & 0xff) != SQLITE_CORRUPT && (s->sqlcode & 0xff) != SQLITE_NOTADB)
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s (%s)", msg, strerror(sys));
+    else
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", msg);
+}
+
+static int is_corrupt(int code)
+{
+    return (code & 0xff) == SQLITE_CORRUPT || (code & 0xff) == SQLITE_NOTADB;
+}
+
+/* The one message for a damaged file, whatever found it: the file is left for its owner. */
+static int corrupt_fail(struct brock_engine *e, const char *path, const char *why)
+{
+    return brock__fail(e, BROCK_ESTORE,
+                       "the state database %s is corrupt (%s); brock did not change it - move "
+                       "it away to start afresh, or restore a backup",
+                       path, why);
+}
 
 /* ---- statements ---- */
 
@@ -198,7 +230,7 @@ static int step(struct brock__store *s, sqlite3_stmt *st)
 
     if (rc == SQLITE_ROW || rc == SQLITE_DONE)
         return rc;
-    snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+    note_err(s, rc);
     sqlite3_reset(st);
     return rc;
 }
@@ -228,6 +260,9 @@ static int store_fail(struct brock_engine *e, const char *what, const char *name
 {
     struct brock__store *s = e->store;
 
+    snprintf(s->doing, sizeof(s->doing), "%s%s%s", what, name ? " " : "", name ? name : "");
+    if (is_corrupt(s->sqlcode))
+        return corrupt_fail(e, s->path, s->sqlerr);
     return brock__fail(e, BROCK_ESTORE, "%s: cannot %s%s%s: %s", s->path, what, name ? " " : "",
                        name ? name : "", s->sqlerr);
 }
@@ -468,7 +503,7 @@ static int pragma_int(struct brock__store *s, const char *sql, int64_t *out)
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
     if (rc != SQLITE_OK) {
-        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+        note_err(s, rc);
         return rc;
     }
     rc = query_int(s, st, 0, out);
@@ -481,7 +516,7 @@ static int exec_sql(struct brock__store *s, const char *sql)
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 
     if (rc != SQLITE_OK)
-        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+        note_err(s, rc);
     return rc;
 }
 
@@ -516,10 +551,13 @@ static int db_file_create(struct brock_engine *e, const char *path, int *created
         close(fd);
         return 0;
     }
-    if (errno == EEXIST)
+    int err = errno;
+
+    if (err == EEXIST)
         return 0;
-    return brock__fail(e, BROCK_EIO, "cannot create the state database %s: %s", path,
-                       strerror(errno));
+    brock__fail(e, BROCK_EIO, "cannot create the state database %s: %s", path, strerror(err));
+    errno = err; /* for the caller's read-only fallback */
+    return BROCK_EIO;
 }
 
 static void db_file_remove(const char *path)
@@ -543,41 +581,160 @@ static void store_free(struct brock__store *s)
     mem_free(s);
 }
 
-/* Opens the connection, checks the file is a brock database of a version known here, and
- * sets it up. Nothing is written to a file that fails the checks. */
-static int store_setup(struct brock_engine *e, int *fresh)
+/* How store_setup() opens the file: read-write, then read-only (seeing other processes'
+ * commits), then immutable (for a WAL file in a folder where SQLite cannot make its -shm). */
+enum { OPEN_RW, OPEN_RO, OPEN_IMMUTABLE };
+
+/* store_setup() could not open the file for writing; s->sqlerr says why. */
+#define STORE_CANT_WRITE 1
+
+static int is_cant_write(int code)
+{
+    return (code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_CANTOPEN ||
+           (code & 0xff) == SQLITE_PERM;
+}
+
+/* Why s->path cannot be written, in the system's words where it has some. */
+static void note_readonly(struct brock__store *s)
+{
+    char dir[PATH_MAX];
+    char *slash;
+
+    memcpy(dir, s->path, sizeof(dir));
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (access(s->path, W_OK) != 0)
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", strerror(errno));
+    else if (slash && access(dir, W_OK) != 0)
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "its folder: %s", strerror(errno));
+    else if (!s->sqlerr[0])
+        snprintf(s->sqlerr, sizeof(s->sqlerr), "SQLite opened it read-only");
+}
+
+/* A file: URI for s->path, every byte but the unreserved ones escaped. */
+static int path_uri(const struct brock__store *s, int how, char *out, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    const char *tail = how == OPEN_IMMUTABLE ? "?mode=ro&immutable=1" : "?mode=ro";
+    size_t n = 0;
+
+    if (size < 6)
+        return -1;
+    memcpy(out, "file:", 5);
+    n = 5;
+    for (const unsigned char *p = (const unsigned char *)s->path; *p; p++) {
+        if (n + 4 >= size)
+            return -1;
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/._~-", *p)) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    if (n + strlen(tail) + 1 > size)
+        return -1;
+    memcpy(out + n, tail, strlen(tail) + 1);
+    return 0;
+}
+
+/* The first of PRAGMA quick_check's findings, or "" when the file is sound. */
+static int quick_check(struct brock__store *s, char *out, size_t size)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+
+    out[0] = '\0';
+    if (rc != SQLITE_OK) {
+        note_err(s, rc);
+        return rc;
+    }
+    rc = step(s, st);
+    if (rc == SQLITE_ROW && strcmp(column_text(st, 0), "ok") != 0) {
+        static const char banner[] = "*** in database main ***\n";
+        const char *t = column_text(st, 0);
+
+        if (!strncmp(t, banner, sizeof(banner) - 1))
+            t += sizeof(banner) - 1;
+        snprintf(out, size, "%s", t);
+        for (char *p = out; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rc;
+}
+
+/* Opens the connection as how says, checks the file is a sound brock database of a version
+ * known here and sets it up. Nothing is written to a file that fails the checks. Returns 0,
+ * STORE_CANT_WRITE (s->sqlerr saying why) or a negative error. */
+static int store_setup(struct brock_engine *e, int *fresh, int how)
 {
     struct brock__store *s = e->store;
     int64_t version = 0;
+    char uri[PATH_MAX * 3 + 32], damage[256];
     sqlite3_stmt *st;
     int rc;
 
-    rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+    s->sqlerr[0] = '\0';
+    if (how != OPEN_RW && path_uri(s, how, uri, sizeof(uri)) < 0)
+        return brock__fail(e, BROCK_EIO, "the state database name %s is too long", s->path);
+    rc = sqlite3_open_v2(how == OPEN_RW ? s->path : uri, &s->db,
+                         how == OPEN_RW ? SQLITE_OPEN_READWRITE
+                                        : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                         NULL);
     if (rc != SQLITE_OK) {
-        snprintf(s->sqlerr, sizeof(s->sqlerr), "%s",
-                 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        note_err(s, rc);
+        if (how != OPEN_IMMUTABLE && is_cant_write(s->sqlcode))
+            return STORE_CANT_WRITE;
         return store_fail(e, "open the state database", NULL);
     }
-    if (sqlite3_db_readonly(s->db, "main") == 1)
-        return brock__fail(e, BROCK_ESTORE, "%s: the state database is read-only", s->path);
+    if (how == OPEN_RW && sqlite3_db_readonly(s->db, "main") == 1) {
+        note_readonly(s);
+        return STORE_CANT_WRITE;
+    }
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     /* The first read of the header: a file that is not SQLite fails here, untouched. */
-    if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK)
+    if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK) {
+        if (how != OPEN_IMMUTABLE && is_cant_write(s->sqlcode)) {
+            if (how == OPEN_RW)
+                note_readonly(s);
+            return STORE_CANT_WRITE;
+        }
         return store_fail(e, "read the state database", NULL);
+    }
     if (version > SCHEMA_VERSION)
         return brock__fail(e, BROCK_ESTORE,
                            "%s: the state database has schema version %lld, newer than this "
-                           "brock knows (%d)",
+                           "brock knows (%d); brock did not change it - use a newer brock",
                            s->path, (long long)version, SCHEMA_VERSION);
-    if (exec_sql(s, "PRAGMA journal_mode = WAL") != SQLITE_OK ||
-        exec_sql(s, "PRAGMA synchronous = NORMAL") != SQLITE_OK)
-        return store_fail(e, "set up the state database", NULL);
-    if (version < SCHEMA_VERSION && (rc = schema_create(e)) < 0)
-        return rc;
+    /* Every page of the tables is read (about as long as loading them): a damaged file is
+     * reported here, before anything is written to it. */
+    if (quick_check(s, damage, sizeof(damage)) != SQLITE_OK)
+        return store_fail(e, "check the state database", NULL);
+    if (damage[0])
+        return corrupt_fail(e, s->path, damage);
+    if (how != OPEN_RW && version < SCHEMA_VERSION)
+        return brock__fail(e, BROCK_ESTORE,
+                           "%s: the state database has schema version %lld and cannot be "
+                           "written, so this brock cannot bring it up to date",
+                           s->path, (long long)version);
+    if (how == OPEN_RW) {
+        /* NORMAL: in WAL mode a commit survives the process being killed; a power loss may
+         * lose the last commits, never the file's consistency. */
+        if (exec_sql(s, "PRAGMA journal_mode = WAL") != SQLITE_OK ||
+            exec_sql(s, "PRAGMA synchronous = NORMAL") != SQLITE_OK)
+            return store_fail(e, "set up the state database", NULL);
+        if (version < SCHEMA_VERSION && (rc = schema_create(e)) < 0)
+            return rc;
+    }
     for (int i = 0; i < ST_COUNT; i++) {
         if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
                                NULL) != SQLITE_OK) {
-            snprintf(s->sqlerr, sizeof(s->sqlerr), "%s", sqlite3_errmsg(s->db));
+            note_err(s, SQLITE_ERROR);
             return store_fail(e, "prepare a statement for", "the state database");
         }
     }
@@ -588,7 +745,34 @@ static int store_setup(struct brock_engine *e, int *fresh)
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_fail(e, "read the state's meta data", NULL);
     *fresh = rc == SQLITE_DONE;
+    s->readonly = how != OPEN_RW;
     sqlite3_randomness(sizeof(s->origin), &s->origin);
+    return 0;
+}
+
+/* Closes s's connection for another attempt. */
+static void store_disconnect(struct brock__store *s)
+{
+    for (int i = 0; i < ST_COUNT; i++) {
+        sqlite3_finalize(s->st[i]);
+        s->st[i] = NULL;
+    }
+    sqlite3_close(s->db);
+    s->db = NULL;
+}
+
+static int is_perm_errno(int err)
+{
+    return err == EACCES || err == EROFS || err == EPERM;
+}
+
+/* The state cannot be written at all: the engine runs from memory. */
+static int readonly_memory(struct brock_engine *e, int *fresh, const char *what, const char *name,
+                           int err)
+{
+    snprintf(e->readonly_why, sizeof(e->readonly_why), "cannot create the state %s %s (%s)", what,
+             name, strerror(err));
+    *fresh = 1;
     return 0;
 }
 
@@ -598,7 +782,10 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
     int created = 0, rc;
 
     *fresh = 0;
+    e->readonly_why[0] = '\0';
     rc = file_mkdirs(dir, 0700);
+    if (rc < 0 && is_perm_errno(-rc))
+        return readonly_memory(e, fresh, "folder", dir, -rc);
     if (rc < 0)
         return brock__fail(e, BROCK_EIO, "cannot create the state folder %s: %s", dir,
                            strerror(-rc));
@@ -610,16 +797,32 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
         return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
     }
     if ((rc = db_file_create(e, s->path, &created)) < 0) {
+        int err = errno;
+
+        if (is_perm_errno(err)) {
+            rc = readonly_memory(e, fresh, "database", s->path, err);
+        }
         mem_free(s);
         return rc;
     }
     e->store = s;
-    rc = store_setup(e, fresh);
+    rc = store_setup(e, fresh, OPEN_RW);
+    if (rc == STORE_CANT_WRITE) {
+        snprintf(e->readonly_why, sizeof(e->readonly_why), "the state database %s is read-only (%s)",
+                 s->path, s->sqlerr);
+        store_disconnect(s);
+        rc = store_setup(e, fresh, OPEN_RO);
+    }
+    if (rc == STORE_CANT_WRITE) {
+        store_disconnect(s);
+        rc = store_setup(e, fresh, OPEN_IMMUTABLE);
+    }
     if (rc < 0) {
         char path[PATH_MAX];
 
         memcpy(path, s->path, sizeof(path));
         e->store = NULL;
+        e->readonly_why[0] = '\0';
         /* Closed before the files go, so that SQLite has nothing of them left open. */
         store_free(s);
         if (created)
@@ -745,6 +948,12 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
         sqlite3_bind_int64(st, 5, time_ms);
     }
     return run(s, st) != 0 ? store_fail(e, "write the page views of", site) : 0;
+}
+
+/* Page views were forgotten: other processes read them again ('pages', name ''). */
+static int journal_page_views(struct brock_engine *e)
+{
+    return journal_add(e->store, "pages", "") != 0 ? store_fail(e, "write", "the journal") : 0;
 }
 
 static int flush_deleted(struct brock_engine *e)
@@ -960,7 +1169,7 @@ int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
 }
 
 /* After a commit: everything in memory is now in the database. */
-static void marks_clear(struct brock_engine *e)
+void brock__store_marks_clear(struct brock_engine *e)
 {
     const char *key;
     void *val;
@@ -997,8 +1206,15 @@ int brock__store_flush(struct brock_engine *e, int seeded)
     if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
                !seeded))
         return 0;
-    if (run(s, s->st[ST_BEGIN_WRITE]) != 0)
-        return store_fail(e, "start writing", "the state");
+    if (s->readonly)
+        return brock__fail(e, BROCK_ESTORE, "%s", e->readonly_why);
+    s->sqlerr[0] = s->doing[0] = '\0';
+    /* On any failure below the transaction is rolled back and no mark is cleared: the
+     * database stays as the last commit left it and the whole batch is written next time. */
+    if (run(s, s->st[ST_BEGIN_WRITE]) != 0) {
+        rc = store_fail(e, "start writing", "the state");
+        goto fail;
+    }
     if (journal_range(s, &min, &before) != 0) {
         rc = store_fail(e, "read", "the journal");
         goto fail;
@@ -1008,6 +1224,7 @@ int brock__store_flush(struct brock_engine *e, int seeded)
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
         (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (brock__pages_forgot(e) && (rc = journal_page_views(e)) < 0) ||
         (seeded && (rc = flush_seeded(e)) < 0))
         goto fail;
     sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);
@@ -1019,13 +1236,18 @@ int brock__store_flush(struct brock_engine *e, int seeded)
         rc = store_fail(e, "commit changes to", "the state");
         goto fail;
     }
-    marks_clear(e);
+    brock__store_marks_clear(e);
     /* With no one else's rows in between, the journal is read up to our own last row. */
     if (before == s->last_seq)
         s->last_seq = after;
     return 0;
 fail:
-    exec_sql(s, "ROLLBACK");
+    /* One sentence naming the file and SQLite's (and the system's) words for the cause. */
+    if (rc == BROCK_ESTORE && s->sqlerr[0])
+        brock__fail(e, rc, "writing the state to %s failed: %s (trying to %s)", s->path,
+                    s->sqlerr, s->doing);
+    if (!sqlite3_get_autocommit(s->db))
+        exec_sql(s, "ROLLBACK");
     return rc;
 }
 
@@ -1101,6 +1323,16 @@ static int reload_settings(struct brock_engine *e)
 
 static int resync_all(struct brock_engine *e);
 
+/* Another process forgot page views: memory keeps only what it has not written yet. */
+static int reload_pages(struct brock_engine *e)
+{
+    int rc;
+
+    brock__pages_drop_clean(e);
+    rc = load_rows(e, ST_PAGE_ALL, "the page views", load_page);
+    return rc < 0 ? rc : 1;
+}
+
 /* Another process reset the state to the seed: snitch lists with nothing unwritten are
  * dropped and everything is read again. */
 static int reload_reset(struct brock_engine *e)
@@ -1155,6 +1387,8 @@ static int journal_apply(struct brock_engine *e)
             r = reload_settings(e);
         else if (!strcmp(kind, "reset"))
             r = reload_reset(e);
+        else if (!strcmp(kind, "pages"))
+            r = reload_pages(e);
         else
             r = 0; /* a kind from a later version: nothing here reads it */
         if (r < 0) {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +43,17 @@ const char *conn_state_name(enum conn_state s)
     return "?";
 }
 
-static int state_timeout(enum conn_state s)
+/* Armed on entering a state, so the head and response-head timeouts are deadlines from the
+ * first byte of a head (a client that trickles one byte every few seconds is still cut);
+ * conn_touch() re-arms only the streaming states. */
+static int state_timeout(const struct conn *c)
 {
-    switch (s) {
+    switch (c->c_state) {
     case CONN_IDLE: return TIMEOUT_IDLE;
-    case CONN_REQ_HEAD: return TIMEOUT_HEAD;
-    case CONN_CONNECT: return TIMEOUT_CONNECT;
+    case CONN_REQ_HEAD: return c->px->t_head;
+    case CONN_CONNECT: return c->px->t_connect;
     case CONN_REQ_BODY: return TIMEOUT_BODY;
-    case CONN_RESP_HEAD: return TIMEOUT_RESPONSE;
+    case CONN_RESP_HEAD: return c->px->t_response;
     case CONN_RESP_BODY: return TIMEOUT_BODY;
     case CONN_TUNNEL: return TIMEOUT_TUNNEL;
     case CONN_FLUSH: return TIMEOUT_FLUSH;
@@ -60,7 +64,7 @@ static int state_timeout(enum conn_state s)
 
 static void conn_arm(struct conn *c)
 {
-    struct timeval tv = {state_timeout(c->c_state), 0};
+    struct timeval tv = {state_timeout(c), 0};
 
     if (tv.tv_sec)
         evtimer_add(c->c_timer, &tv);
@@ -193,25 +197,12 @@ static int is_beacon(const struct http_head *hh)
 }
 
 /* The Host header's value for host and port: the port only when not the scheme's own. */
-static void conn_set_authority(struct conn *c, int default_port)
-{
-    if (strchr(c->host, ':'))
-        snprintf(c->authority, sizeof(c->authority), c->port == default_port ? "[%s]" : "[%s]:%d",
-                 c->host, c->port);
-    else
-        snprintf(c->authority, sizeof(c->authority), c->port == default_port ? "%s" : "%s:%d",
-                 c->host, c->port);
-}
-
 /* The target: the host, port and path of an absolute-form URL (http:// or https://), a
  * CONNECT authority, or an origin-form path inside an intercepted tunnel. */
 static int conn_parse_target(struct conn *c, const char *url, size_t len, const char **path,
                              size_t *path_len)
 {
-    struct http_parser_url u;
-    int rc;
-
-    int default_port;
+    struct http_target t;
 
     c->is_https = 0;
     if (c->intercepted && !c->is_connect && url[0] == '/') {
@@ -221,39 +212,19 @@ static int conn_parse_target(struct conn *c, const char *url, size_t len, const 
         c->port = c->tunnel_port;
         *path = url;
         *path_len = len;
-        conn_set_authority(c, 443);
+        http_authority(c->host, c->port, 443, c->authority, sizeof(c->authority));
         return 0;
     }
-    http_parser_url_init(&u);
-    if (http_parser_parse_url(url, len, c->is_connect, &u) != 0 ||
-        !(u.field_set & (1 << UF_HOST)))
+    if (http_parse_target(url, len, c->is_connect, &t) < 0)
         return -1;
+    c->is_https = t.is_https;
+    memcpy(c->host, t.host, sizeof(c->host));
+    c->port = t.port;
+    memcpy(c->authority, t.authority, sizeof(c->authority));
     if (!c->is_connect) {
-        size_t slen = u.field_data[UF_SCHEMA].len;
-
-        if (!(u.field_set & (1 << UF_SCHEMA)) || (slen != 4 && slen != 5) ||
-            strncasecmp(url + u.field_data[UF_SCHEMA].off, "https", slen) != 0)
-            return -1;
-        c->is_https = slen == 5;
-        if (u.field_set & (1 << UF_PATH)) {
-            size_t off = u.field_data[UF_PATH].off;
-
-            *path = url + off;
-            /* The path and the query; a fragment is never sent. */
-            *path_len = (u.field_set & (1 << UF_FRAGMENT))
-                            ? (size_t)u.field_data[UF_FRAGMENT].off - 1 - off
-                            : len - off;
-        } else {
-            *path = "/";
-            *path_len = 1;
-        }
+        *path = t.path;
+        *path_len = t.path_len;
     }
-    rc = brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len, c->host);
-    if (rc < 0)
-        return -1;
-    default_port = c->is_https ? 443 : 80;
-    c->port = (u.field_set & (1 << UF_PORT)) ? u.port : default_port;
-    conn_set_authority(c, default_port);
     return 0;
 }
 
@@ -305,16 +276,29 @@ static int conn_local_write(struct conn *c, int keep)
     const struct http_head *hh = &c->c_client.head;
     struct dash_request rq = {
         .method = c->method,
-        .target = http_head_text(hh),
-        .target_len = hh->line_len,
+        .target = http_head_text(hh) + c->local_off,
+        .target_len = hh->line_len - c->local_off,
         .h = hh->h,
         .n = hh->n,
         .body = c->c_body.data ? c->c_body.data : "",
         .body_len = c->c_body.len,
         .body_too_big = c->body_too_big,
     };
+    struct sockaddr_storage local;
+    socklen_t local_len = sizeof(local);
+    char local_host[INET6_ADDRSTRLEN + 2];
     struct buf out;
 
+    /* On a wildcard listen the dashboard's own address is the one this client reached. */
+    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
+                    &local_len) == 0) {
+        access_host_text((const struct sockaddr *)&local, local_host, sizeof(local_host));
+        rq.local_host = local_host;
+    }
+    if (rq.target_len == 0) {
+        rq.target = "/";
+        rq.target_len = 1;
+    }
     buf_init(&out, LIMIT_DASH_RESPONSE);
     if (dash_respond(c->px, &rq, keep, &out) < 0 || !out.data) {
         buf_cleanup(&out);
@@ -485,6 +469,7 @@ static void conn_start_request(struct conn *c)
         conn_fail(c, 413, "the request body is larger than brock accepts");
         return;
     }
+    c->local_off = 0;
     if (url[0] == '/' && !c->is_connect && !c->intercepted) {
         conn_answer_local(c);
         return;
@@ -492,6 +477,19 @@ static void conn_start_request(struct conn *c)
     if (conn_parse_target(c, url, hh->line_len, &path, &path_len) < 0) {
         conn_fail(c, 400, "brock cannot parse the request's target (expected http://HOST/PATH "
                           "or CONNECT HOST:PORT)");
+        return;
+    }
+    /* A request for brock's own address through brock is its own page, never forwarded:
+     * forwarding would loop. Names DNS resolves to it are caught when connecting. */
+    if (upstream_names_self(c)) {
+        if (c->is_connect) {
+            conn_fail(c, 403, "brock does not open a tunnel to itself; ask for its pages "
+                              "directly");
+            return;
+        }
+        c->local_off = path >= url && path <= url + hh->line_len ? (size_t)(path - url)
+                                                                 : hh->line_len;
+        conn_answer_local(c);
         return;
     }
     conn_decide(c);
@@ -665,7 +663,10 @@ static void conn_pump_response(struct conn *c)
             return;
         }
         if (r == PUMP_ERROR) {
-            if (u->eof && !c->resp_final)
+            /* Framing refused: the upstream is closed, never pooled (conn_fail drops it). */
+            if (u->frame_err)
+                conn_fail(c, 502, u->frame_err);
+            else if (u->eof && !c->resp_final)
                 conn_fail(c, 502, "the upstream closed the connection before a whole response");
             else if (u->eof)
                 conn_flush_close(c, "the upstream closed the connection mid-response");
@@ -732,7 +733,9 @@ static void conn_do_head(struct conn *c)
     } else if (r == PUMP_ERROR) {
         enum http_errno e = HTTP_PARSER_ERRNO(&s->parser);
 
-        if (s->head_err || e == HPE_HEADER_OVERFLOW)
+        if (s->frame_err)
+            conn_fail(c, 400, s->frame_err);
+        else if (s->head_err || e == HPE_HEADER_OVERFLOW)
             conn_fail(c, 431, "the request head is too large or has too many headers");
         else
             conn_fail(c, 400, http_errno_description(e));
@@ -770,7 +773,7 @@ static void conn_do_req_body(struct conn *c)
         r = side_pump(s, &side_request_settings, c->is_local ? NULL : &c->c_up);
     }
     if (r == PUMP_ERROR) {
-        conn_fail(c, 400, "the request body is malformed");
+        conn_fail(c, 400, s->frame_err ? s->frame_err : "the request body is malformed");
         return;
     }
     if (r == PUMP_PAUSED) {
@@ -986,12 +989,13 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     case CONN_CONNECT:
         upstream_cancel(c);
         snprintf(text, sizeof(text), "brock could not connect to %s: timed out after %d s",
-                 c->host, TIMEOUT_CONNECT);
+                 c->host, c->px->t_connect);
         conn_fail(c, 504, text);
         break;
     case CONN_REQ_BODY: conn_fail(c, 408, "the request body stalled"); break;
     case CONN_RESP_HEAD:
-        snprintf(text, sizeof(text), "%s did not answer within %d s", c->host, TIMEOUT_RESPONSE);
+        snprintf(text, sizeof(text), "%s did not answer within %d s", c->host,
+                 c->px->t_response);
         conn_fail(c, 504, text);
         break;
     case CONN_RESP_BODY: conn_close(c, "the response stalled"); break;
@@ -1017,6 +1021,8 @@ void conn_upstream_ready(struct conn *c)
     c->resp_bytes = 0;
     u->pause = PAUSE_NONE;
     u->head_err = 0;
+    u->frame_err = NULL;
+    side_framing_reset(u);
     if (c->is_connect) {
         evbuffer_add_printf(bufferevent_get_output(c->c_client.bev),
                             "HTTP/1.1 200 Connection established\r\nVia: %s\r\n\r\n", REWRITE_VIA);

@@ -16,7 +16,9 @@
 #include <http_parser.h>
 
 #include "brock.h"
+#include "proxy/access.h"
 #include "proxy/firstparty.h"
+#include "proxy/framing.h"
 #include "proxy/http.h"
 #include "proxy/io.h"
 #include "proxy/resolve.h"
@@ -35,6 +37,9 @@ struct proxy {
     struct resolve_table resolve;
     struct evconnlistener *listener;
     char listen_name[80];     /* "127.0.0.1:8119", "[::1]:8119" */
+    struct sockaddr_storage listen_addr; /* the bound address (access.c compares with it) */
+    struct access_list allow; /* --allow; empty: loopback clients only */
+    int t_head, t_connect, t_response; /* seconds: TIMEOUT_HEAD and so on, or the options */
 
     struct conn *conns;       /* live connections */
     struct conn *closing;     /* closed, freed by the reaper after this loop iteration */
@@ -99,6 +104,9 @@ struct side {
     enum frame out;     /* how this side's body is written to the other side */
     int raw;            /* a body of known length is moving without the parser */
     uint64_t body_left; /* of that body */
+    struct framing_head fh;   /* the head's bytes, checked before the parser sees them */
+    struct framing_chunks fc; /* and a chunked body's framing */
+    const char *frame_err;    /* why the framing was refused (static), or NULL */
 };
 
 struct conn {
@@ -132,6 +140,9 @@ struct conn {
     struct buf c_req_out;      /* the rewritten request head, kept for one retry */
     struct buf c_body;         /* a dashboard request's body, read whole before the answer */
     int local_wait;            /* a dashboard request waits for its body */
+    size_t local_off;          /* where the dashboard's target starts in the request line's
+                                * target: past "http://ADDR:PORT" for one sent to brock's own
+                                * address through the proxy */
     int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
     struct rewrite_out rw;
 
@@ -155,6 +166,12 @@ void upstream_start(struct conn *c);
 void upstream_cancel(struct conn *c);
 void upstream_release(struct conn *c, int reusable);
 void pool_cleanup(struct proxy *px);
+/* Whether connecting to sa would reach brock's own listener (any local address on its port
+ * when it listens on a wildcard). */
+int upstream_is_self(const struct proxy *px, const struct sockaddr *sa);
+/* Whether c's target (host and port) names brock itself without asking DNS: an address
+ * literal, a --resolve rule's address, or localhost. */
+int upstream_names_self(const struct conn *c);
 
 /* The callbacks conn.c installs on an upstream bufferevent. */
 void conn_on_up_read(struct bufferevent *bev, void *arg);

@@ -54,6 +54,7 @@ static const struct route routes[] = {
     {"GET", "/api/export", 0, dash_api_export},
     {"POST", "/api/import", CHANGES_STATE, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, dash_api_reset},
+    {"POST", "/api/forget", CHANGES_STATE, dash_api_forget},
 };
 
 /* Random per run: a page that did not come from brock in this run cannot know it. */
@@ -96,21 +97,26 @@ static const char *listen_port(const struct proxy *px)
 }
 
 /* Whether host (a Host header, or an Origin's part after "http://") names brock itself: one
- * of the loopback names or the address it listens on, with its port (which may be left out
- * only when it is 80). */
-static int is_own_host(const struct proxy *px, const char *host)
+ * of the loopback names, the address it listens on, or the one this client reached it at
+ * (on a wildcard listen), with its port (which may be left out only when it is 80). A name
+ * that merely resolves to brock is not its own: that is what DNS rebinding looks like. */
+static int is_own_host(const struct proxy *px, const struct dash_request *rq, const char *host)
 {
     static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
     const char *port = listen_port(px);
     size_t hl = strlen(host), pl = strlen(port);
     char addr[sizeof(px->listen_name)];
+    const size_t nn = sizeof(names) / sizeof(names[0]);
 
     snprintf(addr, sizeof(addr), "%.*s", (int)(strlen(px->listen_name) - (pl ? pl + 1 : 0)),
              px->listen_name);
-    for (size_t i = 0; i <= sizeof(names) / sizeof(names[0]); i++) {
-        const char *name = i < sizeof(names) / sizeof(names[0]) ? names[i] : addr;
-        size_t nl = strlen(name);
+    for (size_t i = 0; i <= nn + 1; i++) {
+        const char *name = i < nn ? names[i] : i == nn ? addr : rq->local_host;
+        size_t nl;
 
+        if (!name)
+            continue;
+        nl = strlen(name);
         if (hl < nl || strncasecmp(host, name, nl) != 0)
             continue;
         if (hl == nl && !strcmp(port, "80"))
@@ -127,7 +133,7 @@ static const char *foreign_origin(const struct proxy *px, const struct dash_requ
     const char *origin = header(rq, "origin");
     const char *site = header(rq, "sec-fetch-site");
 
-    if (origin && (strncasecmp(origin, "http://", 7) != 0 || !is_own_host(px, origin + 7)))
+    if (origin && (strncasecmp(origin, "http://", 7) != 0 || !is_own_host(px, rq, origin + 7)))
         return "a page of another origin may not change brock";
     if (site && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0)
         return "a request from another site may not change brock";
@@ -305,10 +311,10 @@ int dash_respond(struct proxy *px, const struct dash_request *rq, int keep_alive
 
     if (token_ready() < 0)
         return refuse(out, 500, "brock could not make its dashboard token", NULL, 0);
-    if (!host || !is_own_host(px, host))
+    if (!host || !is_own_host(px, rq, host))
         return refuse(out, 403,
                       "brock's dashboard answers only to its own address (127.0.0.1, "
-                      "localhost or [::1], with its port)",
+                      "localhost, [::1] or the address brock listens at, with its port)",
                       NULL, keep_alive);
     snprintf(query, sizeof(query), "%.*s", q ? (int)(rq->target_len - path_len - 1) : 0,
              q ? q + 1 : "");

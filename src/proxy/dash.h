@@ -24,6 +24,8 @@ struct dash_request {
     const char *body;            /* the whole body (NUL-terminated), "" when none */
     size_t body_len;
     int body_too_big;            /* the body passed LIMIT_DASH_BODY and was dropped */
+    const char *local_host;      /* the address the client reached brock at, as a URL's
+                                    host ("192.0.2.1", "[::1]"); NULL when unknown */
 };
 
 /* Writes the whole response to rq into out (status line, headers, body). Returns 0, or -1
@@ -72,6 +74,7 @@ int dash_api_disabled_delete(struct dash_call *x);
 int dash_api_export(struct dash_call *x);
 int dash_api_import(struct dash_call *x);
 int dash_api_reset(struct dash_call *x);
+int dash_api_forget(struct dash_call *x);
 
 /* Sets x's answer to status with {"error": msg}. Returns 0, or -1 when out of memory. */
 int dash_error(struct dash_call *x, int status, const char *msg);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The dashboard's JSON API: the recent sites and their trackers, every tracker and why it is
- * in its state, the user's choices, the settings, export, import and reset. Each handler
+ * in its state, the user's choices, the settings, export, import, reset and forgetting the
+ * recent sites. Each handler
  * turns the engine's reports into JSON; the page (web/app.js) is a client of these. */
 #include "proxy/dash.h"
 
@@ -334,7 +335,9 @@ int dash_api_settings(struct dash_call *x)
         if (json_object_set_new(x->json, setting_keys[i].key,
                                 json_boolean(brock_setting(x->e, setting_keys[i].s))) < 0)
             return -1;
-    if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0)
+    if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0 ||
+        json_object_set_new(x->json, "page_view_days",
+                            json_integer(brock_page_view_days(x->e))) < 0)
         return -1;
     return brock_disabled_sites(x->e, on_disabled, sites) < 0 ? -1 : 0;
 }
@@ -349,14 +352,27 @@ int dash_api_settings_put(struct dash_call *x)
         return x->json ? 0 : -1;
     /* All of it is checked before anything changes. */
     json_object_foreach(body, key, v) {
+        if (!strcmp(key, "page_view_days")) {
+            if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+                json_integer_value(v) <= BROCK_PAGE_VIEW_DAYS_MAX)
+                continue;
+            json_decref(body);
+            return dash_error(x, 400, "\"page_view_days\" must be a whole number of days "
+                                      "from 0 to 3650");
+        }
         for (i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++)
             if (!strcmp(key, setting_keys[i].key))
                 break;
         if (i == sizeof(setting_keys) / sizeof(setting_keys[0]) || !json_is_boolean(v)) {
             json_decref(body);
             return dash_error(x, 400, "settings are \"learn\", \"send_dnt\" and \"check_dnt\", "
-                                      "each true or false");
+                                      "each true or false, and \"page_view_days\"");
         }
+    }
+    v = json_object_get(body, "page_view_days");
+    if (v && brock_page_view_days_set(x->e, (long)json_integer_value(v)) < 0) {
+        json_decref(body);
+        return -1;
     }
     for (i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++) {
         v = json_object_get(body, setting_keys[i].key);
@@ -388,7 +404,7 @@ int dash_api_disabled_delete(struct dash_call *x)
     return disabled_change(x, 0);
 }
 
-/* ---- export, import, reset ---- */
+/* ---- export, import, reset, forget ---- */
 
 int dash_api_export(struct dash_call *x)
 {
@@ -442,5 +458,17 @@ int dash_api_reset(struct dash_call *x)
         return dash_error(x, 500, brock_engine_errmsg(x->e));
     brock_counts(x->e, counts, &entries);
     x->json = json_pack("{s:b, s:I}", "reset", 1, "domains", (json_int_t)entries);
+    return x->json ? 0 : -1;
+}
+
+/* POST /api/forget: the recent page views go; what was learned stays. */
+int dash_api_forget(struct dash_call *x)
+{
+    int n = brock_pages_forget(x->e, INT64_MAX);
+
+    if (n < 0)
+        return -1;
+    json_decref(x->json);
+    x->json = json_pack("{s:i}", "forgotten", n);
     return x->json ? 0 : -1;
 }

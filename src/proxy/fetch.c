@@ -186,12 +186,16 @@ static const http_parser_settings response_settings = {
 static void judge(struct fetch *f)
 {
     unsigned st = f->parser.status_code;
+    char to[BROCK_HOST_MAX];
 
+    /* Only the target's host: the why reaches the default log, which names no paths. */
+    if (!f->location[0] || brock_url_host(f->location, to) < 0)
+        to[0] = '\0';
     if (st >= 200 && st < 300)
         finish(f, FETCH_OK, "%s answered %u with %zu bytes", f->host, st, f->body.len);
     else if (st >= 300 && st < 400)
         finish(f, FETCH_REDIRECT, "%s answered %u, a redirect%s%s (never followed)", f->host, st,
-               f->location[0] ? " to " : "", f->location);
+               to[0] ? " to " : "", to);
     else
         finish(f, FETCH_STATUS, "%s answered %u", f->host, st);
 }

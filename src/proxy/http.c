@@ -2,18 +2,54 @@
 /* Gathering http-parser's fragments into heads, and writing heads back out. */
 #include "proxy/http.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
+
+#include <http_parser.h>
+
+#include "util/alloc.h"
 
 void http_head_init(struct http_head *hh)
 {
     buf_init(&hh->raw, LIMIT_HEAD_BYTES);
+    hh->span = NULL;
+    hh->h = NULL;
+    hh->cap = 0;
     http_head_reset(hh);
 }
 
 void http_head_cleanup(struct http_head *hh)
 {
     buf_cleanup(&hh->raw);
+    mem_free(hh->span);
+    mem_free(hh->h);
+    hh->span = NULL;
+    hh->h = NULL;
+    hh->cap = 0;
+}
+
+/* The arrays grow with the head instead of being LIMIT_HEADERS long in every head: an idle
+ * keep-alive connection holds two heads, and 2,000 of them at 8 KiB each was most of brock's
+ * memory. A typical head fits the first 16 entries. */
+static int grow(struct http_head *hh)
+{
+    size_t cap = hh->cap ? hh->cap * 2 : 16;
+    struct http_head_span *span;
+    struct brock_header *h;
+
+    if (cap > LIMIT_HEADERS)
+        cap = LIMIT_HEADERS;
+    span = mem_realloc(hh->span, cap * sizeof(*span));
+    if (!span)
+        return HTTP_HEAD_TOO_BIG;
+    hh->span = span;
+    h = mem_realloc(hh->h, cap * sizeof(*h));
+    if (!h)
+        return HTTP_HEAD_TOO_BIG;
+    hh->h = h;
+    hh->cap = cap;
+    return HTTP_HEAD_OK;
 }
 
 void http_head_reset(struct http_head *hh)
@@ -47,6 +83,8 @@ int http_head_field(struct http_head *hh, const char *at, size_t len)
         if (hh->n == LIMIT_HEADERS)
             return HTTP_HEAD_TOO_MANY;
         /* Terminates the line or the previous value. */
+        if (hh->n == hh->cap && grow(hh) < 0)
+            return HTTP_HEAD_TOO_BIG;
         if (add(hh, "", 1) < 0)
             return HTTP_HEAD_TOO_BIG;
         s = &hh->span[hh->n++];
@@ -184,4 +222,50 @@ const char *http_reason(int status)
     case 504: return "Gateway Timeout";
     }
     return "Unknown";
+}
+
+void http_authority(const char *host, int port, int default_port, char *out, size_t size)
+{
+    if (strchr(host, ':'))
+        snprintf(out, size, port == default_port ? "[%s]" : "[%s]:%d", host, port);
+    else
+        snprintf(out, size, port == default_port ? "%s" : "%s:%d", host, port);
+}
+
+int http_parse_target(const char *url, size_t len, int is_connect, struct http_target *t)
+{
+    struct http_parser_url u;
+    int default_port;
+
+    memset(t, 0, sizeof(*t));
+    http_parser_url_init(&u);
+    if (http_parser_parse_url(url, len, is_connect, &u) != 0 || !(u.field_set & (1 << UF_HOST)))
+        return -1;
+    if (!is_connect) {
+        size_t slen = u.field_data[UF_SCHEMA].len;
+
+        if (!(u.field_set & (1 << UF_SCHEMA)) || (slen != 4 && slen != 5) ||
+            strncasecmp(url + u.field_data[UF_SCHEMA].off, "https", slen) != 0)
+            return -1;
+        t->is_https = slen == 5;
+        if (u.field_set & (1 << UF_PATH)) {
+            size_t off = u.field_data[UF_PATH].off;
+
+            t->path = url + off;
+            /* The path and the query; a fragment is never sent. */
+            t->path_len = (u.field_set & (1 << UF_FRAGMENT))
+                              ? (size_t)u.field_data[UF_FRAGMENT].off - 1 - off
+                              : len - off;
+        } else {
+            t->path = "/";
+            t->path_len = 1;
+        }
+    }
+    if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len,
+                             t->host) < 0)
+        return -1;
+    default_port = t->is_https ? 443 : 80;
+    t->port = (u.field_set & (1 << UF_PORT)) ? u.port : default_port;
+    http_authority(t->host, t->port, default_port, t->authority, sizeof(t->authority));
+    return 0;
 }

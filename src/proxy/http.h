@@ -24,10 +24,10 @@ struct http_head_span {
 struct http_head {
     struct buf raw;          /* the start-line text, then each name and value */
     size_t line_len;         /* the target (requests) or reason phrase (responses) */
-    struct http_head_span span[LIMIT_HEADERS];
-    size_t n;
+    struct http_head_span *span; /* owned; cap entries, grown on demand up to LIMIT_HEADERS */
+    size_t n, cap;
     int in_value;            /* the last fragment was a value */
-    struct brock_header h[LIMIT_HEADERS]; /* views, valid after http_head_finish() */
+    struct brock_header *h;  /* owned, cap entries: views, valid after http_head_finish() */
 };
 
 void http_head_init(struct http_head *hh);
@@ -69,6 +69,25 @@ int http_write_request(struct buf *out, const char *method, const char *target, 
 int http_write_response(struct buf *out, int status, const char *reason, size_t rlen,
                         const struct brock_header *h, size_t n)
     __attribute__((warn_unused_result));
+
+/* What a request target names: an absolute-form URL (http:// or https://) or, with
+ * is_connect, a CONNECT authority. path points into the URL (the path and query, never the
+ * fragment; "/" when it has none; NULL for CONNECT). */
+struct http_target {
+    char host[BROCK_HOST_MAX];       /* normalized (brock_host_normalize) */
+    int port;
+    int is_https;
+    char authority[BROCK_HOST_MAX + 8]; /* host[:port], brackets for IPv6, default port left out */
+    const char *path;
+    size_t path_len;
+};
+
+/* Parses url[0..len) into t. Returns 0, or -1 when it is not such a target. */
+int http_parse_target(const char *url, size_t len, int is_connect, struct http_target *t);
+
+/* "host[:port]" into out: brackets around an IPv6 host, the port left out when it is
+ * default_port. */
+void http_authority(const char *host, int port, int default_port, char *out, size_t size);
 
 /* The standard reason phrase of a status brock answers with itself. */
 const char *http_reason(int status);

@@ -33,6 +33,11 @@ struct io_ops {
 
 extern const struct io_ops io_tcp;
 
+/* What every transport does on a socket (io_tcp.c): TCP_NODELAY on fd (when >= 0), and a
+ * connect that sets it on the socket the bufferevent opened. */
+void io_nodelay(evutil_socket_t fd);
+int io_socket_connect(struct bufferevent *bev, const struct sockaddr *sa, int len);
+
 /* TLS over a socket (io_tls.c). open()'s arg is the SSL, handed over: a server SSL accepts
  * on the given socket, a client SSL connects through connect(). */
 extern const struct io_ops io_tls;

@@ -14,17 +14,30 @@
 
 #define IO_MAX_SINGLE LIMIT_PENDING_BYTES
 
+void io_nodelay(evutil_socket_t fd)
+{
+    int one = 1;
+
+    /* Heads and small bodies go out as soon as they are written. */
+    if (fd >= 0)
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int io_socket_connect(struct bufferevent *bev, const struct sockaddr *sa, int len)
+{
+    int rc = bufferevent_socket_connect(bev, sa, len);
+
+    if (rc == 0)
+        io_nodelay(bufferevent_getfd(bev));
+    return rc;
+}
+
 static struct bufferevent *tcp_open(struct event_base *base, evutil_socket_t fd, void *arg)
 {
     struct bufferevent *bev;
 
     (void)arg;
-    if (fd >= 0) {
-        int one = 1;
-
-        /* Heads and small bodies go out as soon as they are written. */
-        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    }
+    io_nodelay(fd);
     bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (bev) {
         /* libevent's default of 16 KiB a call would cost a loop iteration per 16 KiB. */
@@ -32,19 +45,6 @@ static struct bufferevent *tcp_open(struct event_base *base, evutil_socket_t fd,
         bufferevent_set_max_single_write(bev, IO_MAX_SINGLE);
     }
     return bev;
-}
-
-static int tcp_connect(struct bufferevent *bev, const struct sockaddr *sa, int len)
-{
-    int rc = bufferevent_socket_connect(bev, sa, len);
-    evutil_socket_t fd = bufferevent_getfd(bev);
-
-    if (rc == 0 && fd >= 0) {
-        int one = 1;
-
-        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    }
-    return rc;
 }
 
 static long tcp_read_into(struct evbuffer *in, evutil_socket_t fd, size_t max);
@@ -124,7 +124,7 @@ static int tcp_flush(struct bufferevent *bev)
 const struct io_ops io_tcp = {
     .name = "tcp",
     .open = tcp_open,
-    .connect = tcp_connect,
+    .connect = io_socket_connect,
     .fill = tcp_fill,
     .flush = tcp_flush,
 };

@@ -4,9 +4,6 @@
  * kernel, as with plain TCP, and the state machine above needs no change. */
 #include "proxy/io.h"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
 #include <event2/bufferevent_ssl.h>
 #include <openssl/ssl.h>
 
@@ -21,11 +18,7 @@ static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd,
 
     if (!ssl)
         return NULL;
-    if (fd >= 0) {
-        int one = 1;
-
-        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    }
+    io_nodelay(fd);
     bev = bufferevent_openssl_socket_new(base, fd, ssl,
                                          SSL_is_server(ssl) ? BUFFEREVENT_SSL_ACCEPTING
                                                             : BUFFEREVENT_SSL_CONNECTING,
@@ -41,25 +34,12 @@ static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd,
     return bev;
 }
 
-static int tls_connect(struct bufferevent *bev, const struct sockaddr *sa, int len)
-{
-    int rc = bufferevent_socket_connect(bev, sa, len);
-    evutil_socket_t fd = bufferevent_getfd(bev);
-
-    if (rc == 0 && fd >= 0) {
-        int one = 1;
-
-        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    }
-    return rc;
-}
-
 /* No fill or flush: records are read and written whole by the bufferevent, which already
  * reads as much as the limit allows each time. */
 const struct io_ops io_tls = {
     .name = "tls",
     .open = tls_open,
-    .connect = tls_connect,
+    .connect = io_socket_connect, /* the handshake follows, driven by the bufferevent */
     .fill = NULL,
     .flush = NULL,
 };

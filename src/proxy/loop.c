@@ -24,10 +24,12 @@
 #include <event2/listener.h>
 
 #include "brock.h"
+#include "proxy/access.h"
 #include "proxy/conn.h"
 #include "proxy/dntcheck.h"
 #include "proxy/limits.h"
 #include "proxy/log.h"
+#include "proxy/privs.h"
 #include "proxy/refresh.h"
 #include "proxy/tls.h"
 
@@ -45,17 +47,26 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-static void refuse_busy(evutil_socket_t fd)
+/* Answers a client brock will not serve with a whole response (text, a string literal) and
+ * closes it, before anything of its request is read. Best effort: the socket is fresh, so
+ * its buffer takes this at once or not at all. */
+static void refuse(evutil_socket_t fd, const char *text, size_t len)
 {
-    static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-                               "Content-Length: 39\r\nConnection: close\r\n\r\n"
-                               "brock has too many connections open.\n";
-
-    /* Best effort: the socket is fresh, so its buffer takes this at once or not at all. */
-    if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-        log_msg(LOG_DEBUG, "could not send 503: %s", strerror(errno));
+    if (send(fd, text, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+        log_msg(LOG_DEBUG, "could not send a %.3s: %s", text + 9, strerror(errno));
     evutil_closesocket(fd);
 }
+
+static const char refused_busy[] =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 37\r\nConnection: close\r\n\r\n"
+    "brock has too many connections open.\n";
+
+/* For a client outside --allow (or, without it, not on loopback). */
+static const char refused_forbidden[] =
+    "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+    "Content-Length: 49\r\nConnection: close\r\n\r\n"
+    "brock does not serve this address (see --allow).\n";
 
 static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
                       void *arg)
@@ -64,10 +75,19 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
 
     (void)l;
     (void)len;
+    if (px->allow.n ? !access_allows(&px->allow, sa) : !access_is_loopback(sa)) {
+        char who[80];
+
+        access_name(sa, who, sizeof(who));
+        log_msg(LOG_INFO, "refused %s with 403: %s", who,
+                px->allow.n ? "not in --allow" : "not a loopback address (see --allow)");
+        refuse(fd, refused_forbidden, sizeof(refused_forbidden) - 1);
+        return;
+    }
     if (px->n_conns >= LIMIT_CONNECTIONS) {
         log_msg(LOG_INFO, "refused a connection with 503: %d connections are open",
                 LIMIT_CONNECTIONS);
-        refuse_busy(fd);
+        refuse(fd, refused_busy, sizeof(refused_busy) - 1);
         return;
     }
     if (!conn_new(px, fd, sa))
@@ -110,17 +130,30 @@ static void raise_fd_limit(void)
     }
 }
 
+/* While writing the state fails (a full disk), one line says so, repeated once every
+ * SYNC_FAIL_REPEAT syncs; memory keeps the changes and each sync retries them. */
+#define SYNC_FAIL_REPEAT 600
+
 static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
+    static unsigned failed; /* syncs failed in a row; one loop per process */
     struct proxy *px = arg;
     int n;
 
     (void)fd;
     (void)what;
     n = brock_sync(px->engine);
-    if (n < 0)
-        log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(px->engine));
-    else if (n > 0)
+    if (n < 0) {
+        if (failed++ % SYNC_FAIL_REPEAT == 0)
+            log_msg(LOG_ERR, "%s; learning is kept in memory and retried%s",
+                    brock_engine_errmsg(px->engine), failed > 1 ? " (still failing)" : "");
+        return;
+    }
+    if (failed) {
+        log_msg(LOG_ERR, "writing the state works again, after %u failed attempts", failed);
+        failed = 0;
+    }
+    if (n > 0)
         log_msg(LOG_DEBUG, "picked up %d changes made outside brock", n);
 }
 
@@ -133,19 +166,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     if (px->listener)
         evconnlistener_disable(px->listener);
     event_base_loopbreak(px->base);
-}
-
-static void name_of(const struct sockaddr *sa, char *out, size_t size)
-{
-    char ip[64] = "?";
-
-    if (sa->sa_family == AF_INET6) {
-        evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof(ip));
-        snprintf(out, size, "[%s]:%u", ip, ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
-    } else {
-        evutil_inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof(ip));
-        snprintf(out, size, "%s:%u", ip, ntohs(((const struct sockaddr_in *)sa)->sin_port));
-    }
 }
 
 /* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. */
@@ -172,13 +192,29 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss, int *len)
 int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct resolve_table t = {NULL, 0};
+    struct access_list allow = {NULL, 0};
     struct sockaddr_storage ss;
+    struct privs pv;
     int len = (int)sizeof(ss);
 
     if (o->listen && parse_listen(o->listen, &ss, &len) < 0) {
         snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);
         return -1;
     }
+    for (size_t i = 0; i < o->n_allow; i++) {
+        if (access_add(&allow, o->allow[i], err, errlen) < 0) {
+            access_cleanup(&allow);
+            return -1;
+        }
+    }
+    access_cleanup(&allow);
+    if (o->listen && !o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
+        snprintf(err, errlen, "listening on %s exposes brock to the network; name who may use "
+                 "it with --allow CIDR", o->listen);
+        return -1;
+    }
+    if (privs_plan(o->user, &pv, err, errlen) < 0)
+        return -1;
     for (size_t i = 0; i < o->n_resolve; i++) {
         if (resolve_add(&t, o->resolve[i], err, errlen) < 0) {
             resolve_cleanup(&t);
@@ -230,7 +266,8 @@ static int start_listener(struct proxy *px, const char *spec)
         fprintf(stderr, "brock: --listen %s: %s\n", spec, strerror(errno));
         return -1;
     }
-    name_of((const struct sockaddr *)&ss, px->listen_name, sizeof(px->listen_name));
+    access_name((const struct sockaddr *)&ss, px->listen_name, sizeof(px->listen_name));
+    memcpy(&px->listen_addr, &ss, sizeof(ss));
     return 0;
 }
 
@@ -241,11 +278,15 @@ int proxy_run(struct brock_engine *e, const struct proxy_options *o)
     struct fetch_env fetch_env = {0};
     struct refresh *refresh = NULL;
     struct timeval every = {SYNC_INTERVAL_MS / 1000, (SYNC_INTERVAL_MS % 1000) * 1000};
+    struct privs pv;
     char err[512];
     int rc = 1;
 
     memset(&px, 0, sizeof(px));
     px.engine = e;
+    px.t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
+    px.t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
+    px.t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     fp_memory_init(&px.fp);
     log_verbosity = o->verbosity;
     for (size_t i = 0; i < o->n_resolve; i++) {
@@ -253,6 +294,16 @@ int proxy_run(struct brock_engine *e, const struct proxy_options *o)
             fprintf(stderr, "brock: %s\n", err);
             goto out;
         }
+    }
+    for (size_t i = 0; i < o->n_allow; i++) {
+        if (access_add(&px.allow, o->allow[i], err, sizeof(err)) < 0) {
+            fprintf(stderr, "brock: %s\n", err);
+            goto out;
+        }
+    }
+    if (privs_plan(o->user, &pv, err, sizeof(err)) < 0) {
+        fprintf(stderr, "brock: %s\n", err);
+        goto out;
     }
     px.tls_up = tls_upstream_ctx_new(o->upstream_ca, err, sizeof(err));
     if (!px.tls_up) {
@@ -309,8 +360,16 @@ int proxy_run(struct brock_engine *e, const struct proxy_options *o)
     }
     if (start_listener(&px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN) < 0)
         goto out;
-    /* Tests wait for this line to learn the port. */
+    /* STYLE.md section 6: the port is bound, the CA key and the state are open; root is no
+     * longer needed. */
+    if (privs_drop(&pv, o->state_dir, err, sizeof(err)) < 0) {
+        fprintf(stderr, "brock: %s\n", err);
+        goto out;
+    }
+    /* Tests wait for this line to learn the port: it comes first. */
     log_msg(LOG_ERR, "listening on %s", px.listen_name);
+    if (pv.drop)
+        log_msg(LOG_INFO, "running as the user %s (uid %u)", pv.user, (unsigned)pv.uid);
     if (event_base_dispatch(px.base) < 0) {
         fprintf(stderr, "brock: the event loop failed\n");
         goto out;
@@ -346,6 +405,7 @@ out:
     if (px.base)
         event_base_free(px.base);
     resolve_cleanup(&px.resolve);
+    access_cleanup(&px.allow);
     fp_memory_cleanup(&px.fp);
     return rc;
 }

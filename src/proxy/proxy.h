@@ -18,6 +18,12 @@ struct proxy_options {
     size_t n_no_intercept;
     int no_update;                    /* --no-update: no daily pbconfig.json refresh */
     int verbosity;                    /* 0: errors only (-q), 1: default, 2: every request (-v) */
+    const char *const *allow;         /* --allow CIDR: who may connect; none: loopback only */
+    size_t n_allow;
+    const char *user;                 /* --user NAME to become when started as root, or NULL */
+    int header_timeout;               /* --header-timeout seconds; 0: TIMEOUT_HEAD */
+    int upstream_timeout;             /* --upstream-timeout seconds (connecting, and silence
+                                       * before a response head); 0: limits.h's */
 };
 
 #define PROXY_DEFAULT_LISTEN "127.0.0.1:8119"

@@ -58,11 +58,26 @@ static int client_on_value(http_parser *p, const char *at, size_t len)
     return rc ? on_head_error(s, rc) : 0;
 }
 
+/* Whether the finished head's framing headers are unambiguous; arms the chunk scanner when the
+ * parser is about to read a chunked body. */
+static int head_framing_ok(struct side *s, http_parser *p, unsigned flags, int skip_body)
+{
+    if (p->http_major < 1 || (p->http_major == 1 && p->http_minor == 0))
+        flags |= FRAMING_HTTP10;
+    if (framing_check_headers(s->head.h, s->head.n, flags, &s->frame_err) < 0)
+        return 0;
+    if ((p->flags & F_CHUNKED) && !skip_body)
+        framing_chunks_start(&s->fc);
+    return 1;
+}
+
 static int req_on_headers_complete(http_parser *p)
 {
     struct side *s = &conn_of(p)->c_client;
 
     http_head_finish(&s->head);
+    if (!head_framing_ok(s, p, 0, 0))
+        return -1;
     s->pause = PAUSE_HEAD;
     http_parser_pause(p, 1);
     return 0;
@@ -105,6 +120,7 @@ static int req_on_complete(http_parser *p)
     if (!c->is_local && c->c_client.out == FRAME_CHUNKED && c->c_up.bev)
         evbuffer_add(bufferevent_get_output(c->c_up.bev), "0\r\n\r\n", 5);
     c->req_done = 1;
+    side_framing_reset(&c->c_client);
     c->c_client.pause = PAUSE_DONE;
     http_parser_pause(p, 1);
     return 0;
@@ -148,6 +164,8 @@ static int resp_on_headers_complete(http_parser *p)
     struct conn *c = conn_of(p);
 
     http_head_finish(&c->c_up.head);
+    if (!head_framing_ok(&c->c_up, p, FRAMING_RESPONSE, c->is_head))
+        return -1;
     c->c_up.pause = PAUSE_HEAD;
     http_parser_pause(p, 1);
     /* 1: a response to HEAD has no body, whatever its headers say. */
@@ -166,9 +184,13 @@ static int resp_on_complete(http_parser *p)
 {
     struct conn *c = conn_of(p);
 
-    /* An interim response (100 Continue) is followed by the real one. */
-    if (p->status_code / 100 == 1 && p->status_code != 101)
+    side_framing_reset(&c->c_up);
+    /* An interim response (100 Continue) is followed by the real one, whose head is checked
+     * afresh: side_pump() goes on after this pause of its own. */
+    if (p->status_code / 100 == 1 && p->status_code != 101) {
+        http_parser_pause(p, 1);
         return 0;
+    }
     if (c->c_up.out == FRAME_CHUNKED && c->c_client.bev)
         evbuffer_add(bufferevent_get_output(c->c_client.bev), "0\r\n\r\n", 5);
     c->c_up.pause = PAUSE_DONE;
@@ -201,6 +223,31 @@ size_t side_pending(const struct side *s)
     return s->bev ? evbuffer_get_length(bufferevent_get_output(s->bev)) : 0;
 }
 
+void side_framing_reset(struct side *s)
+{
+    framing_head_reset(&s->fh);
+    memset(&s->fc, 0, sizeof(s->fc));
+}
+
+/* Checks a piece of input before the parser sees it: a head's bytes, or a chunked body's
+ * framing once its head is through. What follows the part checked is checked in a later piece,
+ * as the parser stops there too (at the head, or at the end of the message). */
+static int side_scan(struct side *s, const char *p, size_t len)
+{
+    size_t used;
+
+    if (framing_chunks_active(&s->fc)) {
+        if (framing_chunks_feed(&s->fc, p, len, &used) == FRAMING_BAD) {
+            s->frame_err = s->fc.reason;
+            return -1;
+        }
+    } else if (framing_head_feed(&s->fh, p, len, &used) == FRAMING_BAD) {
+        s->frame_err = s->fh.reason;
+        return -1;
+    }
+    return 0;
+}
+
 /* Feeds a side's input to its parser, one contiguous piece at a time. */
 enum pump side_pump(struct side *s, const http_parser_settings *set, const struct side *to)
 {
@@ -222,10 +269,17 @@ enum pump side_pump(struct side *s, const http_parser_settings *set, const struc
             s->eof_fed = 1;
             used = http_parser_execute(&s->parser, set, NULL, 0);
         } else {
+            if (side_scan(s, v.iov_base, v.iov_len) < 0)
+                return PUMP_ERROR;
             used = http_parser_execute(&s->parser, set, v.iov_base, v.iov_len);
             evbuffer_drain(in, used);
         }
         err = HTTP_PARSER_ERRNO(&s->parser);
+        if (err == HPE_PAUSED && s->pause == PAUSE_NONE) {
+            /* After an interim response: the next head begins. */
+            http_parser_pause(&s->parser, 0);
+            continue;
+        }
         if (err == HPE_PAUSED)
             return PUMP_PAUSED;
         if (err != HPE_OK)
@@ -281,6 +335,7 @@ enum pump side_pump_raw(struct side *s, const struct side *to)
         s->body_left -= n;
     }
     s->raw = 0;
+    side_framing_reset(s);
     s->pause = PAUSE_DONE;
     return PUMP_PAUSED;
 }

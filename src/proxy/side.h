@@ -32,6 +32,10 @@ size_t side_pending(const struct side *s);
  * LIMIT_PENDING_BYTES waiting. An upstream's end of stream is fed too (read-until-close). */
 enum pump side_pump(struct side *s, const http_parser_settings *set, const struct side *to);
 
+/* Starts s's framing checks afresh, for a new message (done by the parser callbacks at the end of
+ * each message; also for a parser set up anew). */
+void side_framing_reset(struct side *s);
+
 /* Lets a paused parser go on. */
 void side_resume(struct side *s);
 

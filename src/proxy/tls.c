@@ -194,7 +194,7 @@ int tls_ca_create(const char *state_dir, int force, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot write the CA's key: %s", key_path, strerror(-e));
         goto out;
     }
-    e = file_write_atomic(cert_path, cert_pem, cert_len, 0644);
+    e = file_write_atomic(cert_path, cert_pem, cert_len, 0600);
     if (e < 0) {
         snprintf(err, errlen, "%s: cannot write the CA's certificate: %s", cert_path,
                  strerror(-e));

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Connections to origins: --resolve first, then asynchronous DNS, then each address in turn;
  * and the pool of idle keep-alive connections, per host and port, that requests reuse. */
+#include "proxy/access.h"
 #include "proxy/conn.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <event2/buffer.h>
 
@@ -137,19 +140,6 @@ void upstream_release(struct conn *c, int reusable)
 
 static void try_next(struct conn *c);
 
-static void describe(const struct sockaddr *sa, char *out, size_t size)
-{
-    char ip[64] = "?";
-
-    if (sa->sa_family == AF_INET6) {
-        evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof(ip));
-        snprintf(out, size, "[%s]:%u", ip, ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
-    } else {
-        evutil_inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, ip, sizeof(ip));
-        snprintf(out, size, "%s:%u", ip, ntohs(((const struct sockaddr_in *)sa)->sin_port));
-    }
-}
-
 static void connect_failed(struct conn *c)
 {
     char why[BROCK_HOST_MAX + 256];
@@ -193,10 +183,101 @@ static void on_connect_event(struct bufferevent *bev, short what, void *arg)
     }
 }
 
+/* ---- brock's own address ---- */
+
+/* Whether addr is one of this machine's interface addresses. Asked only for a target on
+ * brock's own port, so the interface list is read rarely. */
+static int is_local_interface(const struct sockaddr *sa)
+{
+    struct ifaddrs *all = NULL;
+    int found = 0;
+
+    if (getifaddrs(&all) < 0)
+        return 0;
+    for (struct ifaddrs *i = all; i && !found; i = i->ifa_next) {
+        struct sockaddr_storage ss;
+
+        if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
+                             i->ifa_addr->sa_family != AF_INET6))
+            continue;
+        memset(&ss, 0, sizeof(ss));
+        memcpy(&ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET
+                                     ? sizeof(struct sockaddr_in)
+                                     : sizeof(struct sockaddr_in6));
+        /* Compare addresses only: give the interface address the target's port. */
+        if (ss.ss_family == AF_INET)
+            ((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)access_port(sa));
+        else
+            ((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)access_port(sa));
+        found = access_same_endpoint((const struct sockaddr *)&ss, sa);
+    }
+    freeifaddrs(all);
+    return found;
+}
+
+int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
+{
+    const struct sockaddr *l = (const struct sockaddr *)&px->listen_addr;
+    struct sockaddr_storage lo;
+
+    if (access_port(sa) == 0 || access_port(sa) != access_port(l))
+        return 0;
+    if (access_is_wildcard(l))
+        return access_is_loopback(sa) || access_is_wildcard(sa) || is_local_interface(sa);
+    if (access_is_wildcard(sa)) {
+        /* Connecting to 0.0.0.0 or :: reaches the loopback address of its family. */
+        memset(&lo, 0, sizeof(lo));
+        lo.ss_family = sa->sa_family;
+        if (sa->sa_family == AF_INET) {
+            ((struct sockaddr_in *)&lo)->sin_addr.s_addr = htonl(0x7f000001);
+            ((struct sockaddr_in *)&lo)->sin_port = htons((uint16_t)access_port(sa));
+        } else {
+            ((struct sockaddr_in6 *)&lo)->sin6_addr.s6_addr[15] = 1;
+            ((struct sockaddr_in6 *)&lo)->sin6_port = htons((uint16_t)access_port(sa));
+        }
+        sa = (const struct sockaddr *)&lo;
+    }
+    return access_same_endpoint(sa, l);
+}
+
+static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss, int *len);
+
+int upstream_names_self(const struct conn *c)
+{
+    const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->host, c->port);
+    struct sockaddr_storage ss;
+    size_t hl = strlen(c->host);
+    int len;
+
+    if (rule)
+        return upstream_is_self(c->px, (const struct sockaddr *)&rule->addr);
+    if (numeric_addr(c->host, c->port, &ss, &len))
+        return upstream_is_self(c->px, (const struct sockaddr *)&ss);
+    /* localhost and its subdomains are loopback whatever DNS says (RFC 6761). */
+    if (!strcasecmp(c->host, "localhost") ||
+        (hl > 10 && !strcasecmp(c->host + hl - 10, ".localhost"))) {
+        return (numeric_addr("127.0.0.1", c->port, &ss, &len) &&
+                upstream_is_self(c->px, (const struct sockaddr *)&ss)) ||
+               (numeric_addr("::1", c->port, &ss, &len) &&
+                upstream_is_self(c->px, (const struct sockaddr *)&ss));
+    }
+    return 0;
+}
+
 /* Starts a connection to sa; 0, or -1 (connect_err says why). */
 static int connect_to(struct conn *c, const struct sockaddr *sa, int len)
 {
     struct bufferevent *bev;
+
+    if (upstream_is_self(c->px, sa)) {
+        char where[64];
+
+        /* A name that resolved to brock itself: forwarding would loop. */
+        access_name(sa, where, sizeof(where));
+        snprintf(c->connect_err, sizeof(c->connect_err), "%s is brock itself (not forwarded)",
+                 where);
+        return -1;
+    }
 
     c->c_up.io = c->is_https ? &io_tls : &io_tcp;
     bev = c->c_up.io->open(c->px->base, -1,
@@ -211,7 +292,7 @@ static int connect_to(struct conn *c, const struct sockaddr *sa, int len)
         int err = errno;
         char where[96];
 
-        describe(sa, where, sizeof(where));
+        access_name(sa, where, sizeof(where));
         snprintf(c->connect_err, sizeof(c->connect_err), "%s: %s", where, strerror(err));
         /* bufferevent_socket_connect() may already have freed nothing; the bev is ours. */
         if (c->c_up.bev == bev) {

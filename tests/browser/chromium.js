@@ -11,6 +11,8 @@ const { execFileSync } = require('node:child_process');
 const { chromium } = require('playwright-core');
 
 const EXECUTABLE = process.env.BROCK_CHROMIUM || '/usr/bin/chromium';
+// A 1x1 transparent GIF, for test pages' images.
+const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 // Trusts the PEM certificate at caFile for TLS in the NSS database under home.
 function trustCa(home, caFile) {
@@ -60,4 +62,4 @@ async function launch(proxy, options = {}) {
   };
 }
 
-module.exports = { launch, trustCa, EXECUTABLE };
+module.exports = { launch, trustCa, EXECUTABLE, GIF };

@@ -8,50 +8,27 @@
 // as an artefact (in $BROCK_ARTIFACTS, default a folder under the system's temp folder).
 'use strict';
 
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { launch } = require('./chromium.js');
+const { launch, GIF } = require('./chromium.js');
+const h = require('../integration/harness.js');
 
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
 const ARTIFACTS = process.env.BROCK_ARTIFACTS || path.join(os.tmpdir(), 'brock-artifacts');
 const SITES = ['news-a.test', 'shop-b.test', 'blog-c.test', 'forum-d.test'];
 const TRACKER = 'pixel.tracker.test';
 // A cookieblock-listed domain the seed cookieblocks: shown yellow.
-const YELLOW = pickYellow();
-const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
-
-function pickYellow() {
-  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
-  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
-  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
-    const a = seed.action_map[d];
-    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
-  }
-  throw new Error('no cookieblocked yellowlisted domain in the seed');
-}
+const YELLOW = h.pickYellow();
 
 function check(name, fn) {
-  test(name, { timeout: 60000 }, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
-      one.stack = '';
-      throw one;
-    }
-  });
+  h.check(name, fn, 60000);
 }
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-dash-browser-'));
-const running = new Set();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+const tmp = h.tmpdir('dash-browser');
 
 // Sites are pages that load the shared tracker's pixel, a font host that sets no cookie,
 // and (on the fourth) a tracker seen only there and a cookieblocked domain. Trackers set an
@@ -91,36 +68,12 @@ function startOrigin() {
   })));
 }
 
+// brock with every test host resolved to the origin on port; listen is its "127.0.0.1:PORT".
 async function startBrock(port) {
-  const proc = spawn(BROCK, ['--state', path.join(tmp, 'state'), '--data', DATA, 'run',
-                             '--no-update', '--listen', '127.0.0.1:0',
-                             '--resolve', `*.test=127.0.0.1:${port}`,
-                             '--resolve', `${YELLOW}=127.0.0.1:${port}`],
-                     { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  let log = '';
-  const exited = new Promise((resolve) => proc.on('exit', (code) => {
-    running.delete(proc);
-    resolve(code);
-  }));
-  const listen = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
-    proc.stderr.on('data', (d) => {
-      log += d;
-      const m = /brock: listening on (127\.0\.0\.1:\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
-  });
-  return {
-    listen,
-    async stop() {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  const b = await h.startBrock({ state: path.join(tmp, 'state'), args: [
+    '--no-update', '--resolve', `*.test=127.0.0.1:${port}`,
+    '--resolve', `${YELLOW}=127.0.0.1:${port}`] });
+  return { ...b, listen: `127.0.0.1:${b.port}` };
 }
 
 let origin, brock, browsing, viewing, tab, dash;
@@ -151,7 +104,6 @@ after(async () => {
   if (viewing) await viewing.close();
   if (brock) await brock.stop();
   if (origin) await origin.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 check('the dashboard opens, with its token and nothing browsed yet', async () => {

@@ -10,47 +10,19 @@
 
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const https = require('node:https');
-const os = require('node:os');
 const path = require('node:path');
-const { launch } = require('./chromium.js');
+const { launch, GIF } = require('./chromium.js');
+const h = require('../integration/harness.js');
+const { flat } = h;
 
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
 const TRACKER = 'pixel-tracker.test';
-// A 1x1 transparent GIF.
-const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-function flat(fn) {
-  return async (...args) => {
-    try {
-      await fn(...args);
-    } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
-      one.stack = '';
-      throw one;
-    }
-  };
-}
-
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-https-t-'));
-const running = new Set();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
-
-// A yellowlisted domain that Privacy Badger's seed already cookieblocks.
-function pickYellow() {
-  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
-  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
-  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
-    const a = seed.action_map[d];
-    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
-  }
-  throw new Error('no cookieblocked yellowlisted domain in the seed');
-}
+const tmp = h.tmpdir('https-t');
 
 function makeCerts(names) {
   const f = (n) => path.join(tmp, n);
@@ -98,41 +70,16 @@ function startOrigin(certs, yellow) {
 }
 
 async function startBrock(state, args) {
-  execFileSync(BROCK, ['--state', state, '--data', DATA, 'ca', 'init'],
-               { stdio: ['ignore', 'ignore', 'pipe'] });
-  const proc = spawn(BROCK, ['--state', state, '--data', DATA, 'run', '-v', '--no-update',
-                             '--listen', '127.0.0.1:0', ...args],
-                     { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  let log = '';
-  const exited = new Promise((resolve) => {
-    proc.on('exit', () => { running.delete(proc); resolve(); });
-  });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
-    proc.stderr.on('data', (d) => {
-      log += d;
-      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
-  });
-  return {
-    port, log: () => log,
-    async stop() {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  const init = await h.brock(state, ['ca', 'init']);
+  assert.equal(init.code, 0, init.stderr);
+  return h.startBrock({ state, args: ['-v', '--no-update', ...args] });
 }
 
 let origin, brock, browser, yellow;
 const state = path.join(tmp, 'state');
 
 before(flat(async () => {
-  yellow = pickYellow();
+  yellow = h.pickYellow();
   const certs = makeCerts([...SITES, TRACKER, yellow]);
   origin = await startOrigin(certs, yellow);
   brock = await startBrock(state, ['--intercept', '--upstream-ca', certs.ca,
@@ -150,7 +97,6 @@ after(async () => {
   if (browser) await browser.close();
   if (brock) await brock.stop();
   if (origin) await origin.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 // Opens site's page and reports which of its images loaded, and the Cookie headers the

@@ -5,73 +5,21 @@
 // that keep other pages out (Host, token, Origin, the security headers).
 'use strict';
 
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { startOrigin, sha256 } = require('./origin.js');
-
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
-
-// prove's TAP parser reads only one-line YAML: a failure is reported as one line.
-function check(name, fn) {
-  test(name, { timeout: 30000 }, async () => {
-    try {
-      await fn();
-    } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
-      one.stack = '';
-      throw one;
-    }
-  });
-}
+const h = require('./harness.js');
+const { DATA, check, run } = h;
 
 let origin, brock, token;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-dash-t-'));
+const tmp = h.tmpdir('dash-t');
 const stateDir = path.join(tmp, 'state');
-const running = new Set();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
 
-async function startBrock() {
-  const proc = spawn(BROCK, ['--state', stateDir, '--data', DATA, 'run', '--no-update',
-                             '--listen', '127.0.0.1:0',
-                             '--resolve', `*.test=127.0.0.1:${origin.port}`],
-                     { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  let log = '';
-  const exited = new Promise((resolve) => proc.on('exit', (code) => {
-    running.delete(proc);
-    resolve(code);
-  }));
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
-    proc.stderr.on('data', (d) => {
-      log += d;
-      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
-  });
-  return {
-    port, log: () => log,
-    async stop() {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
-  };
-}
-
-function run(cmd, args) {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 20000 },
-      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
-  });
+function startBrock() {
+  return h.startBrock({ state: stateDir, args: ['--no-update',
+                                               '--resolve', `*.test=127.0.0.1:${origin.port}`] });
 }
 
 let n = 0;
@@ -136,7 +84,6 @@ before(async () => {
 after(async () => {
   if (brock) await brock.stop();
   if (origin) await origin.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 check('the page, its files and the security headers', async () => {
@@ -341,7 +288,7 @@ check('export, import, and reset to the seed', async () => {
 });
 
 check('page views and choices survive a restart; the token does not', async () => {
-  const code = await brock.stop();
+  const { code } = await brock.stop();
   assert.equal(code, 0);
   const oldToken = token;
   brock = await startBrock();

@@ -8,17 +8,15 @@
 // local copy of pbconfig.json reached through --resolve www.eff.org:443=...
 'use strict';
 
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const https = require('node:https');
-const os = require('node:os');
 const path = require('node:path');
 const { startOrigin, sha256 } = require('./origin.js');
-
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+const h = require('./harness.js');
+const { DATA, flat, waitFor } = h;
 const POLICY = fs.readFileSync(path.join(DATA, 'dnt-policy.txt'), 'utf8');
 
 // The policy as each compliant host posts it: the text, and Privacy Badger's three variants.
@@ -33,25 +31,11 @@ const REDIRECT = 'tracker-redirect.test';
 const SLOW = 'tracker-slow.test';
 const ALL = [...Object.keys(VARIANTS), CHANGED, REDIRECT, SLOW];
 
-function flat(fn) {
-  return async (...args) => {
-    try {
-      await fn(...args);
-    } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
-      one.stack = '';
-      throw one;
-    }
-  };
-}
-
 function check(name, fn, timeout = 40000) {
-  test(name, { timeout }, flat(fn));
+  h.check(name, fn, timeout);
 }
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-dnt-t-'));
-const running = new Set();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+const tmp = h.tmpdir('dnt-t');
 
 // A test CA and one leaf for every name the HTTPS origin answers for.
 function makeCerts() {
@@ -137,59 +121,27 @@ function resolveArgs() {
           '--resolve', `*.costco.com=127.0.0.1:${origin.port}`];
 }
 
-async function startBrock(state) {
-  const args = ['--state', state, '--data', DATA, 'run', '-v', '--listen', '127.0.0.1:0',
-                '--no-update', '--upstream-ca', certs.ca, ...resolveArgs()];
-  const proc = spawn(BROCK, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  let log = '';
-  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => {
-    running.delete(proc);
-    resolve({ code, signal });
-  }));
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
-    proc.stderr.on('data', (d) => {
-      log += d;
-      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
-  });
-  return {
-    port, log: () => log,
-    async stop() {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-      const r = await exited;
-      clearTimeout(timer);
-      return r;
-    },
-  };
+function startBrock(state) {
+  return h.startBrock({ state, args: ['-v', '--no-update', '--upstream-ca', certs.ca,
+                                      ...resolveArgs()] });
 }
 
-function run(cmd, args, timeout = 30000) {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    execFile(cmd, args, { encoding: 'utf8', timeout, maxBuffer: 64 << 20 },
-      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr,
-                                         ms: Date.now() - t0 }));
-  });
+// A command run to its end (30 s at most), with the time it took.
+async function run(cmd, args, timeout = 30000) {
+  const t0 = Date.now();
+  const r = await h.run(cmd, args, { timeout });
+  return { ...r, ms: Date.now() - t0 };
+}
+
+// `brock --state STATE --data DATA ARGS...`, timed as run() is.
+function brockCmd(state, args) {
+  return run(h.BROCK, ['--state', state, '--data', DATA, ...args]);
 }
 
 async function curl(args) {
-  const r = await run('curl', ['-s', '--max-time', '15', '-x', `http://127.0.0.1:${brock.port}`,
-                               '-o', '/dev/null', '-w', '%{http_code}', ...args]);
-  return { status: Number(r.stdout), ms: r.ms };
-}
-
-async function waitFor(what, fn, ms = 20000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await fn()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const t0 = Date.now();
+  const r = await h.curl(brock.port, args);
+  return { status: r.status, ms: Date.now() - t0 };
 }
 
 const sent = (host, cookie) => origin.to(host).filter((r) =>
@@ -206,7 +158,6 @@ after(async () => {
   if (brock) await brock.stop();
   if (origin) await origin.close();
   if (tlsOrigin) await tlsOrigin.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 check('trackers blocked after three sites have their DNT policy checked', async () => {
@@ -275,8 +226,8 @@ check('policy checks carry no cookie, referrer or client header, and store none'
   }
   // Checked again by hand: the policy's Set-Cookie did not come back.
   const state = path.join(tmp, 'state');
-  const r = await run(BROCK, ['--state', state, '--data', DATA, 'dnt', '--upstream-ca', certs.ca,
-                              ...resolveArgs(), 'tracker-ok.test']);
+  const r = await brockCmd(state, ['dnt', '--upstream-ca', certs.ca, ...resolveArgs(),
+                                   'tracker-ok.test']);
   assert.equal(r.code, 0, r.stderr);
   const again = tlsOrigin.policyFetches('tracker-ok.test');
   assert.equal(again.length, 2);
@@ -303,7 +254,7 @@ check('brock list shows the compliant hosts as dnt', async () => {
   const state = path.join(tmp, 'state');
   // The running proxy writes within a second.
   await new Promise((r) => setTimeout(r, 1500));
-  const r = await run(BROCK, ['--state', state, '--data', DATA, 'list', '--json']);
+  const r = await brockCmd(state, ['list', '--json']);
   assert.equal(r.code, 0, r.stderr);
   const rows = JSON.parse(r.stdout);
   for (const t of Object.keys(VARIANTS)) {
@@ -319,8 +270,7 @@ check('brock list shows the compliant hosts as dnt', async () => {
 check('brock dnt says compliant or why not, and exits 0 only when compliant', async () => {
   const state = path.join(tmp, 'dnt-cli');
   const dnt = (host, extra = ['--upstream-ca', certs.ca]) =>
-    run(BROCK, ['--state', state, '--data', DATA, '--no-seed', 'dnt', ...extra, ...resolveArgs(),
-                host]);
+    brockCmd(state, ['--no-seed', 'dnt', ...extra, ...resolveArgs(), host]);
   let r = await dnt('tracker-crlf.test');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^tracker-crlf\.test: compliant/);
@@ -329,7 +279,7 @@ check('brock dnt says compliant or why not, and exits 0 only when compliant', as
   assert.match(r.stdout, /not compliant: .*hash not accepted/);
   r = await dnt(REDIRECT);
   assert.equal(r.code, 1);
-  assert.match(r.stdout, /not compliant: .*301, a redirect to https:\/\/tracker-ok\.test/);
+  assert.match(r.stdout, /not compliant: .*301, a redirect to tracker-ok\.test/);
   r = await dnt('tracker-none.test');
   assert.equal(r.code, 1);
   assert.match(r.stdout, /not compliant: .*answered 404/);
@@ -344,7 +294,7 @@ check('brock dnt says compliant or why not, and exits 0 only when compliant', as
   assert.equal(r.code, 1);
   assert.match(r.stderr, /not a domain name/);
   // What was checked is recorded.
-  r = await run(BROCK, ['--state', state, '--data', DATA, 'list', '--json', '--all']);
+  r = await brockCmd(state, ['list', '--json', '--all']);
   const row = JSON.parse(r.stdout).find((x) => x.domain === 'tracker-crlf.test');
   assert.ok(row && row.dnt, 'the compliant host is recorded');
 }, 60000);
@@ -353,7 +303,7 @@ check('brock update applies added and removed cookieblock domains; a bad list ch
   async () => {
     const state = path.join(tmp, 'update');
     const base = JSON.parse(fs.readFileSync(path.join(DATA, 'pbconfig.json'), 'utf8'));
-    const brockIn = (args) => run(BROCK, ['--state', state, '--data', DATA, '--no-seed', ...args]);
+    const brockIn = (args) => brockCmd(state, ['--no-seed', ...args]);
     const update = () => brockIn(['update', '--upstream-ca', certs.ca, ...resolveArgs()]);
     const effect = async (host) => {
       const r = await brockIn(['check', '--site', 'http://site.example/', `http://${host}/`]);

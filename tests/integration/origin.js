@@ -160,4 +160,47 @@ function startRawOrigin() {
   });
 }
 
-module.exports = { startOrigin, startRawOrigin, bytes, sha256 };
+// A raw origin that records every connection and every byte it receives, and answers each
+// request head it sees with reply(head, conn) (a string written as is, or null for no answer;
+// conn is the connection's number from 0). A Content-Length body is skipped; a chunked one is
+// split at empty lines like heads. seen.connections counts connections, seen.bytes is all that
+// arrived (latin1) and seen.heads every head.
+function startRecordingOrigin(reply) {
+  const seen = { connections: 0, bytes: '', heads: [] };
+  const server = net.createServer((socket) => {
+    const conn = seen.connections++;
+    let got = '';
+    let skip = 0; // of a Content-Length body still to come
+    socket.on('data', (d) => {
+      seen.bytes += d.toString('latin1');
+      got += d.toString('latin1');
+      for (let end; ;) {
+        const n = Math.min(skip, got.length);
+        got = got.slice(n);
+        skip -= n;
+        if (skip > 0 || (end = got.indexOf('\r\n\r\n')) < 0) break;
+        const head = got.slice(0, end);
+        got = got.slice(end + 4);
+        skip = Number((/\r\ncontent-length:\s*(\d+)/i.exec(head) || [])[1] || 0);
+        seen.heads.push({ head, conn });
+        const answer = reply(head, conn);
+        if (answer !== null) socket.write(answer);
+      }
+    });
+    socket.on('error', () => {});
+  });
+  const sockets = new Set();
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      seen,
+      close() {
+        for (const s of sockets) s.destroy();
+        return new Promise((r) => server.close(r));
+      },
+    }));
+  });
+}
+
+module.exports = { startOrigin, startRawOrigin, startRecordingOrigin, bytes, sha256 };

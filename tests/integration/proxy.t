@@ -5,115 +5,33 @@
 // keep-alive, streamed bodies, bad input, `brock set` while running, restarts and signals.
 'use strict';
 
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
-const os = require('node:os');
 const path = require('node:path');
 const { startOrigin, startRawOrigin, bytes, sha256 } = require('./origin.js');
-
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
-
-// prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that
-// it shows as a failed test rather than as a parse error that hides the rest.
-function flat(fn) {
-  return async (...args) => {
-    try {
-      await fn(...args);
-    } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
-      one.stack = '';
-      throw one;
-    }
-  };
-}
-
-function check(name, fn) {
-  test(name, { timeout: 30000 }, flat(fn));
-}
-
-// A yellowlisted domain that Privacy Badger's seed already cookieblocks.
-function pickYellow() {
-  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
-  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
-  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
-    const a = seed.action_map[d];
-    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
-  }
-  throw new Error('no cookieblocked yellowlisted domain in the seed');
-}
+const h = require('./harness.js');
+const { flat, check, run } = h;
 
 let origin, rawOrigin, downPort, brock, stateDir, yellow, slowClient;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-proxy-t-'));
+const tmp = h.tmpdir('proxy-t');
 
-// Whatever happens to this process, no brock it started outlives it.
-const running = new Set();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
-
-function brockArgs(state, cmd) {
-  return ['--state', state, '--data', DATA, ...cmd];
-}
-
-async function startBrock(state, verbosity = ['-v'], listen = '127.0.0.1:0') {
-  const args = brockArgs(state, [
-    'run', ...verbosity, '--listen', listen,
+// brock with every test host resolved to the origins; never fetching EFF's list.
+function startBrock(state, verbosity = ['-v'], listen = '127.0.0.1:0') {
+  return h.startBrock({ state, listen, args: [
+    ...verbosity, '--no-update',
     ...['eof', 'flaky', 'garbage', 'cut']
-      .flatMap((h) => ['--resolve', `${h}.test=127.0.0.1:${rawOrigin.port}`]),
+      .flatMap((host) => ['--resolve', `${host}.test=127.0.0.1:${rawOrigin.port}`]),
     '--resolve', `down.test=127.0.0.1:${downPort}`,
     '--resolve', `*.test=127.0.0.1:${origin.port}`,
     '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
-  ]);
-  const proc = spawn(BROCK, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  proc.on('exit', () => running.delete(proc));
-  let log = '';
-  const exited = new Promise((resolve) => {
-    proc.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
-    proc.stderr.on('data', (d) => {
-      log += d;
-      const m = /brock: listening on (?:127\.0\.0\.1|\[::1\]):(\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
-  });
-  return {
-    proc, port, exited,
-    log: () => log,
-    async stop(sig = 'SIGTERM') {
-      proc.kill(sig);
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-      const r = await exited;
-      clearTimeout(timer);
-      return r;
-    },
-  };
-}
-
-function run(cmd, args, opts = {}) {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { encoding: opts.encoding || 'utf8', maxBuffer: 64 << 20, timeout: 20000 },
-      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
-  });
+  ] });
 }
 
 // curl through brock; returns the status, response headers, body (Buffer) and exit code.
-async function curl(args, b = brock) {
-  const hdr = path.join(tmp, 'headers'), body = path.join(tmp, 'body');
-  fs.rmSync(hdr, { force: true });
-  fs.rmSync(body, { force: true });
-  const r = await run('curl', ['-s', '--max-time', '15', '-x', `http://127.0.0.1:${b.port}`,
-                               '-D', hdr, '-o', body, '-w', '%{http_code} %{http_connect}',
-                               ...args]);
-  const [status, connect] = r.stdout.split(' ').map(Number);
-  const headers = fs.existsSync(hdr) ? fs.readFileSync(hdr, 'latin1') : '';
-  return { code: r.code, status, connect, headers,
-           body: fs.existsSync(body) ? fs.readFileSync(body) : Buffer.alloc(0) };
+function curl(args, b = brock) {
+  return h.curl(b.port, args);
 }
 
 function header(rec, name) {
@@ -121,20 +39,8 @@ function header(rec, name) {
 }
 
 // Raw bytes to brock; resolves with what came back once brock closes or `until` matches.
-function raw(data, until, b = brock, wait = 10000) {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(b.port, '127.0.0.1');
-    let got = Buffer.alloc(0);
-    const timer = setTimeout(() => { s.destroy(); reject(new Error('no answer: ' + got)); }, wait);
-    const done = () => { clearTimeout(timer); s.destroy(); resolve(got.toString('latin1')); };
-    s.on('data', (d) => {
-      got = Buffer.concat([got, d]);
-      if (until && until(got.toString('latin1'))) done();
-    });
-    s.on('end', done);
-    s.on('error', done);
-    s.write(data);
-  });
+async function raw(data, until, b = brock, wait = 10000) {
+  return (await h.raw(b.port, data, { until, wait })).text;
 }
 
 // Three sites' worth of identifying cookies: the tracker is then blocked.
@@ -148,7 +54,7 @@ async function learnTracker(tracker, sites) {
 }
 
 before(flat(async () => {
-  yellow = pickYellow();
+  yellow = h.pickYellow();
   origin = await startOrigin({ cookieHost: yellow });
   rawOrigin = await startRawOrigin();
   const probe = net.createServer();
@@ -169,7 +75,6 @@ after(async () => {
   if (brock) await brock.stop('SIGKILL');
   if (origin) await origin.close();
   if (rawOrigin) await rawOrigin.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 check('DNT and Sec-GPC arrive on every request, replacing what the client sent', async () => {
@@ -441,7 +346,7 @@ check('brock serves its own dashboard and status', async () => {
 check('`brock set` reaches a running brock within two seconds', async () => {
   const url = 'http://widget.test/w.js';
   assert.equal((await curl(['-e', 'http://site-a.test/', url])).status, 200);
-  const set = await run(BROCK, brockArgs(stateDir, ['set', 'widget.test', 'block']));
+  const set = await h.brock(stateDir, ['set', 'widget.test', 'block']);
   assert.equal(set.code, 0, set.stderr);
   const start = Date.now();
   let status = 200;

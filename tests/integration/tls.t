@@ -6,9 +6,9 @@
 // self-signed, expired and misnamed origins refused; --no-intercept tunnels unseen.
 'use strict';
 
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFile, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const https = require('node:https');
@@ -17,40 +17,14 @@ const os = require('node:os');
 const path = require('node:path');
 const tls = require('node:tls');
 const { startOrigin, bytes, sha256 } = require('./origin.js');
-
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
-
-function flat(fn) {
-  return async (...args) => {
-    try {
-      await fn(...args);
-    } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
-      one.stack = '';
-      throw one;
-    }
-  };
-}
+const h = require('./harness.js');
+const { flat, run } = h;
 
 function check(name, fn) {
-  test(name, { timeout: 40000 }, flat(fn));
+  h.check(name, fn, 40000);
 }
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-tls-t-'));
-const running = new Set();
-process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
-
-// A yellowlisted domain that Privacy Badger's seed already cookieblocks.
-function pickYellow() {
-  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
-  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
-  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
-    const a = seed.action_map[d];
-    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
-  }
-  throw new Error('no cookieblocked yellowlisted domain in the seed');
-}
+const tmp = h.tmpdir('tls-t');
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
 const TRACKERS = ['tracker1.test', 'tracker2.test'];
@@ -114,61 +88,16 @@ function startCounting(cert) {
 
 // ---- brock ----
 
-function run(cmd, args, opts = {}) {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: 20000, ...opts },
-      (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
-  });
-}
-
-function brockCmd(state, args) {
-  return run(BROCK, ['--state', state, '--data', DATA, ...args]);
-}
-
-async function startBrock(state, extra = []) {
-  const args = ['--state', state, '--data', DATA, 'run', '-v', '--no-update',
-                '--listen', '127.0.0.1:0', '--upstream-ca', f('tca.pem'), ...extra];
-  const proc = spawn(BROCK, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  running.add(proc);
-  let log = '';
-  const exited = new Promise((resolve) => {
-    proc.on('exit', (code, signal) => { running.delete(proc); resolve({ code, signal }); });
-  });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)), 15000);
-    proc.stderr.on('data', (d) => {
-      log += d;
-      const m = /brock: listening on 127\.0\.0\.1:(\d+)/.exec(log);
-      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
-    });
-    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
-  });
-  return {
-    port, exited, log: () => log,
-    async stop() {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 10000);
-      const r = await exited;
-      clearTimeout(timer);
-      return r;
-    },
-  };
+function startBrock(state, extra = []) {
+  return h.startBrock({ state, args: ['-v', '--no-update', '--upstream-ca', f('tca.pem'),
+                                      ...extra] });
 }
 
 let brock, origin, bad = {}, state, brockCa, yellow;
 
 // curl through brock, trusting brock's CA unless told otherwise.
-async function curl(args, { ca } = {}) {
-  const hdr = f('headers'), body = f('body');
-  fs.rmSync(hdr, { force: true });
-  fs.rmSync(body, { force: true });
-  const r = await run('curl', ['-s', '--max-time', '15', '-x', `http://127.0.0.1:${brock.port}`,
-                               '--cacert', ca || brockCa, '-D', hdr, '-o', body,
-                               '-w', '%{http_code} %{http_connect}', ...args]);
-  const [status, connect] = r.stdout.split(' ').map(Number);
-  return { code: r.code, status, connect, stderr: r.stderr,
-           headers: fs.existsSync(hdr) ? fs.readFileSync(hdr, 'latin1') : '',
-           body: fs.existsSync(body) ? fs.readFileSync(body) : Buffer.alloc(0) };
+function curl(args, { ca } = {}) {
+  return h.curl(brock.port, ['--cacert', ca || brockCa, ...args]);
 }
 
 // What clients sent to host through brock; brock's own DNT policy checks left out.
@@ -213,26 +142,18 @@ function handshake(target, servername, alpn = ['http/1.1']) {
 }
 
 // Raw bytes to brock; resolves with all that came back once brock closes.
-function raw(data) {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(brock.port, '127.0.0.1');
-    let got = Buffer.alloc(0);
-    const timer = setTimeout(() => { s.destroy(); reject(new Error('no answer: ' + got)); }, 15000);
-    s.on('data', (d) => { got = Buffer.concat([got, d]); });
-    s.on('end', () => { clearTimeout(timer); s.destroy(); resolve(got.toString('latin1')); });
-    s.on('error', (e) => { clearTimeout(timer); reject(e); });
-    s.write(data);
-  });
+async function raw(data) {
+  return (await h.raw(brock.port, data, { wait: 15000 })).text;
 }
 
 before(flat(async () => {
-  yellow = pickYellow();
+  yellow = h.pickYellow();
   const certs = makeCerts(yellow);
   origin = await startOrigin({ cookieHost: yellow, tls: certs.good });
   for (const name of ['selfsigned', 'untrusted', 'expired', 'misnamed'])
     bad[name] = await startCounting(certs[name]);
   state = f('state');
-  const init = await brockCmd(state, ['ca', 'init']);
+  const init = await h.brock(state, ['ca', 'init']);
   assert.equal(init.code, 0, init.stderr);
   brockCa = init.stdout.trim();
   brock = await startBrock(state, [
@@ -250,7 +171,6 @@ after(async () => {
   if (brock) await brock.stop();
   if (origin) await origin.close();
   for (const b of Object.values(bad)) await b.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 // ---- the CA ----
@@ -272,43 +192,43 @@ check('`brock ca init` makes an EC P-256 CA with a private key; `ca path` finds 
   assert.match(text, /Certificate Sign/);
   const pk = crypto.createPrivateKey(fs.readFileSync(key));
   assert.ok(x.checkPrivateKey(pk), 'the key belongs to the certificate');
-  const p = await brockCmd(state, ['ca', 'path']);
+  const p = await h.brock(state, ['ca', 'path']);
   assert.equal(p.code, 0);
   assert.equal(p.stdout.trim(), brockCa, 'the same absolute path');
 });
 
 check('`brock ca init` keeps an existing CA unless --force', async () => {
   const s = f('state-force');
-  assert.equal((await brockCmd(s, ['ca', 'init'])).code, 0);
+  assert.equal((await h.brock(s, ['ca', 'init'])).code, 0);
   const cert = path.join(s, 'ca', 'ca.pem');
   const first = fs.readFileSync(cert, 'utf8');
-  const again = await brockCmd(s, ['ca', 'init']);
+  const again = await h.brock(s, ['ca', 'init']);
   assert.notEqual(again.code, 0);
   assert.match(again.stderr, /exists.*--force/);
   assert.equal(fs.readFileSync(cert, 'utf8'), first, 'unchanged');
-  const forced = await brockCmd(s, ['ca', 'init', '--force']);
+  const forced = await h.brock(s, ['ca', 'init', '--force']);
   assert.equal(forced.code, 0, forced.stderr);
   assert.notEqual(fs.readFileSync(cert, 'utf8'), first, 'replaced');
   assert.equal(fs.statSync(path.join(s, 'ca', 'ca-key.pem')).mode & 0o777, 0o600);
   assert.deepEqual(fs.readdirSync(path.join(s, 'ca')).sort(), ['ca-key.pem', 'ca.pem'],
                    'no temporary files left behind');
-  const none = await brockCmd(f('state-none'), ['ca', 'path']);
+  const none = await h.brock(f('state-none'), ['ca', 'path']);
   assert.notEqual(none.code, 0);
   assert.match(none.stderr, /brock ca init/);
-  const usage = await brockCmd(s, ['ca', 'make']);
+  const usage = await h.brock(s, ['ca', 'make']);
   assert.equal(usage.code, 2);
 });
 
 check('--intercept without a CA, or with a key others can read, refuses to start', async () => {
   const s = f('state-noca');
-  const r = await run(BROCK, ['--state', s, '--data', DATA, 'run', '--intercept', '--no-update',
-                              '--listen', '127.0.0.1:0'], { timeout: 10000 });
+  const r = await h.brock(s, ['run', '--intercept', '--no-update', '--listen', '127.0.0.1:0'],
+                         { timeout: 10000 });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /brock ca init/);
-  assert.equal((await brockCmd(s, ['ca', 'init'])).code, 0);
+  assert.equal((await h.brock(s, ['ca', 'init'])).code, 0);
   fs.chmodSync(path.join(s, 'ca', 'ca-key.pem'), 0o644);
-  const open = await run(BROCK, ['--state', s, '--data', DATA, 'run', '--intercept',
-                                 '--no-update', '--listen', '127.0.0.1:0'], { timeout: 10000 });
+  const open = await h.brock(s, ['run', '--intercept', '--no-update', '--listen', '127.0.0.1:0'],
+                            { timeout: 10000 });
   assert.equal(open.code, 1);
   assert.match(open.stderr, /readable by others/);
 });

@@ -9,10 +9,16 @@
 #include <ftw.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "brock.h"
+
+/* Page views older than the page-view-days setting are forgotten: times are recent ones. */
+static int64_t t0;
+#define T(ms) (t0 + (ms))
 
 struct fixture {
     char tmp[256];
@@ -99,7 +105,7 @@ static int on_host_site(void *arg, const char *site, int64_t time_ms)
     size_t len = strlen(sn->text);
 
     snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s@%lld", len ? "; " : "", site,
-             (long long)time_ms);
+             (long long)(time_ms - t0));
     return 0;
 }
 
@@ -134,13 +140,13 @@ static void test_sites_and_hosts(void **state)
 
     (void)state;
     assert_int_equal(brock_page_seen(e, "https://www.news.example/a", "cdn.tracker.test",
-                                     BROCK_ALLOW, 1000), 0);
+                                     BROCK_ALLOW, T(1000)), 0);
     assert_int_equal(brock_page_seen(e, "news.example", "static.bbc.co.uk", BROCK_NOACTION,
-                                     1100), 0);
-    assert_int_equal(brock_page_seen(e, "news.example", "bbc.co.uk", BROCK_NOACTION, 1200), 0);
-    assert_int_equal(brock_page_seen(e, "news.example", "cdn.tracker.test", BROCK_ALLOW, 1300),
+                                     T(1100)), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "bbc.co.uk", BROCK_NOACTION, T(1200)), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "cdn.tracker.test", BROCK_ALLOW, T(1300)),
                      0);
-    assert_int_equal(brock_page_seen(e, "shop.example", "ads.other.test", BROCK_NOACTION, 2000),
+    assert_int_equal(brock_page_seen(e, "shop.example", "ads.other.test", BROCK_NOACTION, T(2000)),
                      0);
     /* Newest first; nothing blocked yet. */
     assert_string_equal(sites_of(e, &sn), "shop.example 1/0/0; news.example 3/0/0");
@@ -167,9 +173,10 @@ static void test_sites_and_hosts(void **state)
 
     assert_int_equal(brock_site_trackers(e, "never.example", on_host, &sn), BROCK_ENOENT);
     assert_int_equal(brock_site_trackers(e, "not a site", on_host, &sn), BROCK_EINVAL);
-    assert_int_equal(brock_page_seen(e, "news.example", "bad host!", BROCK_ALLOW, 1), BROCK_EINVAL);
-    assert_int_equal(brock_page_seen(e, "", "a.test", BROCK_ALLOW, 1), BROCK_EINVAL);
-    assert_int_equal(brock_page_seen(e, "news.example", "a.test", (enum brock_action)42, 1),
+    assert_int_equal(brock_page_seen(e, "news.example", "bad host!", BROCK_ALLOW, T(1)),
+                     BROCK_EINVAL);
+    assert_int_equal(brock_page_seen(e, "", "a.test", BROCK_ALLOW, T(1)), BROCK_EINVAL);
+    assert_int_equal(brock_page_seen(e, "news.example", "a.test", (enum brock_action)42, T(1)),
                      BROCK_EINVAL);
     assert_non_null(strstr(brock_engine_errmsg(e), "42"));
     brock_engine_free(e);
@@ -182,7 +189,7 @@ static void test_breakage(void **state)
 
     (void)state;
     /* google.com is on the cookieblock list: blocking it may break sites (section 12). */
-    assert_int_equal(brock_page_seen(e, "example.org", "www.google.com", BROCK_COOKIEBLOCK, 5),
+    assert_int_equal(brock_page_seen(e, "example.org", "www.google.com", BROCK_COOKIEBLOCK, T(5)),
                      0);
     assert_int_equal(brock_set_user_action(e, "www.google.com", BROCK_USER_BLOCK), 0);
     assert_string_equal(hosts_of(e, "example.org", &sn),
@@ -203,7 +210,7 @@ static void test_bounds(void **state)
     (void)state;
     for (int i = 0; i < 501; i++) {
         snprintf(site, sizeof(site), "site%d.example", i);
-        assert_int_equal(brock_page_seen(e, site, "t.test", BROCK_NOACTION, 1000 + i), 0);
+        assert_int_equal(brock_page_seen(e, site, "t.test", BROCK_NOACTION, T(1000 + i)), 0);
     }
     sites_of(e, &sn);
     for (const char *p = sn.text; (p = strstr(p, ".example")); p++)
@@ -215,7 +222,7 @@ static void test_bounds(void **state)
 
     for (int i = 0; i < 301; i++) {
         snprintf(host, sizeof(host), "h%d.tracker.test", i);
-        assert_int_equal(brock_page_seen(e, "busy.example", host, BROCK_NOACTION, 5000 + i), 0);
+        assert_int_equal(brock_page_seen(e, "busy.example", host, BROCK_NOACTION, T(5000 + i)), 0);
     }
     hosts_of(e, "busy.example", &sn);
     n = 0;
@@ -234,13 +241,13 @@ static void test_persistence(void **state)
     char site[64];
     struct seen sn;
 
-    assert_int_equal(brock_page_seen(e, "news.example", "t.test", BROCK_BLOCK, 10), 0);
-    assert_int_equal(brock_page_seen(e, "news.example", "t.test", BROCK_ALLOW, 20), 0);
-    assert_int_equal(brock_page_seen(e, "news.example", "u.test", BROCK_NOACTION, 15), 0);
-    assert_int_equal(brock_page_seen(e, "old.example", "t.test", BROCK_NOACTION, 5), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "t.test", BROCK_BLOCK, T(10)), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "t.test", BROCK_ALLOW, T(20)), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "u.test", BROCK_NOACTION, T(15)), 0);
+    assert_int_equal(brock_page_seen(e, "old.example", "t.test", BROCK_NOACTION, T(5)), 0);
     assert_true(brock_sync(e) >= 0);
     /* Not yet synced: dropped when the engine goes, as all learning is. */
-    assert_int_equal(brock_page_seen(e, "late.example", "t.test", BROCK_NOACTION, 30), 0);
+    assert_int_equal(brock_page_seen(e, "late.example", "t.test", BROCK_NOACTION, T(30)), 0);
     brock_engine_free(e);
 
     e = open_engine(f->dir, 0);
@@ -250,7 +257,7 @@ static void test_persistence(void **state)
     /* A site dropped for room is gone from the state too. */
     for (int i = 0; i < 500; i++) {
         snprintf(site, sizeof(site), "s%d.example", i);
-        assert_int_equal(brock_page_seen(e, site, "t.test", BROCK_NOACTION, 100 + i), 0);
+        assert_int_equal(brock_page_seen(e, site, "t.test", BROCK_NOACTION, T(100 + i)), 0);
     }
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
@@ -285,7 +292,7 @@ static void test_migrate_v1(void **state)
 
     e = open_engine(f->dir, 0);
     assert_string_equal(sites_of(e, &sn), "");
-    assert_int_equal(brock_page_seen(e, "news.example", "kept.test", BROCK_USER_BLOCK, 9), 0);
+    assert_int_equal(brock_page_seen(e, "news.example", "kept.test", BROCK_USER_BLOCK, T(9)), 0);
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
 
@@ -360,7 +367,7 @@ static void test_tracker_and_reset(void **state)
     assert_int_equal(brock_tracker(e, "no such name", on_tracker, &o), BROCK_EINVAL);
 
     assert_int_equal(brock_set_user_action(e, "mine.test", BROCK_USER_ALLOW), 0);
-    assert_int_equal(brock_page_seen(e, "one.example", "px.learned.test", BROCK_ALLOW, 9), 0);
+    assert_int_equal(brock_page_seen(e, "one.example", "px.learned.test", BROCK_ALLOW, T(9)), 0);
     assert_true(brock_sync(e) >= 0);
     assert_int_equal(brock_reset(e), 0);
     assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
@@ -389,8 +396,151 @@ static void test_tracker_and_reset(void **state)
     brock_engine_free(e);
 }
 
+/* A reset whose seed cannot be loaded changes nothing: what was learned stays. */
+static void test_reset_broken_seed(void **state)
+{
+    static const char *const files[] = {"yellowlist.txt", "dnt-policies.json",
+                                        "multi-domain-first-parties.json", "cname_domains.json",
+                                        "socialwidgets.json", "seed.json"};
+    struct fixture *f = *state;
+    struct brock_config cfg = {.state_dir = f->dir};
+    struct brock_engine *e = NULL;
+    char data[600], from[4200], to[700], err[512] = "";
+    struct one o;
+    FILE *fp;
+
+    snprintf(data, sizeof(data), "%s/data", f->tmp);
+    assert_int_equal(mkdir(data, 0700), 0);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        snprintf(from, sizeof(from), "%s/%s", test_data("privacybadger"), files[i]);
+        snprintf(to, sizeof(to), "%s/%s", data, files[i]);
+        assert_int_equal(symlink(from, to), 0);
+    }
+    cfg.data_dir = data;
+    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
+        fail_msg("open: %s", err);
+    learn_three(e);
+    /* The seed now is a broken file. */
+    snprintf(to, sizeof(to), "%s/seed.json", data);
+    assert_int_equal(unlink(to), 0);
+    assert_non_null(fp = fopen(to, "w"));
+    fputs("{\"action_map\": {", fp);
+    fclose(fp);
+    assert_int_equal(brock_reset(e), BROCK_EFORMAT);
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_string_equal(o.action, "block");
+    assert_int_equal(o.n_evidence, 3);
+    brock_engine_free(e);
+}
+
+#define DAY_MS 86400000LL
+
+static int count_sites(void *arg, const struct brock_site *s)
+{
+    (void)s;
+    ++*(int *)arg;
+    return 0;
+}
+
+static int n_sites(struct brock_engine *e)
+{
+    int n = 0;
+
+    assert_int_equal(brock_sites(e, count_sites, &n), 0);
+    return n;
+}
+
+/* page-view-days: validated, 7 by default, applied at open and at brock_sync(); 0 keeps none. */
+static void test_retention(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = open_engine(f->dir, 0);
+    struct seen sn;
+
+    assert_int_equal(brock_page_view_days(e), BROCK_PAGE_VIEW_DAYS);
+    assert_int_equal(brock_page_view_days_set(e, -1), BROCK_EINVAL);
+    assert_non_null(strstr(brock_engine_errmsg(e), "-1 is not a number of days"));
+    assert_int_equal(brock_page_view_days_set(e, BROCK_PAGE_VIEW_DAYS_MAX + 1), BROCK_EINVAL);
+    assert_int_equal(brock_page_view_days(e), BROCK_PAGE_VIEW_DAYS);
+    /* 9 days ago is past the default; 6 days ago is not (T(0) is a day ago). */
+    assert_int_equal(brock_page_seen(e, "old.example", "t.test", BROCK_NOACTION,
+                                     T(-8 * DAY_MS)), 0);
+    assert_int_equal(brock_page_seen(e, "recent.example", "t.test", BROCK_NOACTION,
+                                     T(-5 * DAY_MS)), 0);
+    assert_int_equal(brock_page_seen(e, "recent.example", "u.test", BROCK_NOACTION,
+                                     T(-9 * DAY_MS)), 0);
+    assert_int_equal(n_sites(e), 2);
+    assert_true(brock_sync(e) >= 0);
+    assert_string_equal(sites_of(e, &sn), "recent.example 1/0/0");
+    brock_engine_free(e);
+
+    /* What the sync forgot is gone from the state too. */
+    e = open_engine(f->dir, 0);
+    assert_string_equal(sites_of(e, &sn), "recent.example 1/0/0");
+    assert_int_equal(brock_page_view_days_set(e, 5), 0);
+    assert_true(brock_sync(e) >= 0); /* the setting changed: applied at once */
+    assert_int_equal(n_sites(e), 0);
+    assert_int_equal(brock_page_view_days_set(e, 0), 0);
+    assert_int_equal(brock_page_seen(e, "new.example", "t.test", BROCK_NOACTION, T(0)), 0);
+    assert_int_equal(n_sites(e), 0);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+
+    e = open_engine(f->dir, 0);
+    assert_int_equal(brock_page_view_days(e), 0);
+    assert_int_equal(n_sites(e), 0);
+    brock_engine_free(e);
+}
+
+/* brock_pages_forget(): all or older ones, counted, persisted, and picked up by another
+ * engine on the same state, which keeps what it has not written yet. */
+static void test_forget(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = open_engine(f->dir, 0), *b;
+    struct seen sn;
+
+    assert_int_equal(brock_pages_forget(a, INT64_MAX), 0);
+    assert_int_equal(brock_page_seen(a, "one.example", "t.test", BROCK_NOACTION, T(-2 * DAY_MS)),
+                     0);
+    assert_int_equal(brock_page_seen(a, "one.example", "u.test", BROCK_NOACTION, T(0)), 0);
+    assert_int_equal(brock_page_seen(a, "two.example", "t.test", BROCK_NOACTION, T(-3 * DAY_MS)),
+                     0);
+    assert_int_equal(brock_page_seen(a, "three.example", "t.test", BROCK_NOACTION, T(0)), 0);
+    assert_true(brock_sync(a) >= 0);
+
+    b = open_engine(f->dir, 0);
+    assert_int_equal(n_sites(b), 3);
+    /* Older than a day: two.example goes, one.example loses t.test. */
+    assert_int_equal(brock_pages_forget(b, T(-DAY_MS)), 2);
+    assert_string_equal(sites_of(b, &sn), "one.example 1/0/0; three.example 1/0/0");
+    assert_true(brock_sync(b) >= 0);
+
+    /* a sees it at its next sync; its unwritten view stays. */
+    assert_int_equal(brock_page_seen(a, "four.example", "t.test", BROCK_NOACTION, T(10)), 0);
+    assert_true(brock_sync(a) > 0);
+    assert_string_equal(sites_of(a, &sn),
+                        "four.example 1/0/0; one.example 1/0/0; three.example 1/0/0");
+    assert_int_equal(brock_pages_forget(a, INT64_MAX), 3);
+    assert_int_equal(n_sites(a), 0);
+    assert_true(brock_sync(a) >= 0);
+    assert_true(brock_sync(b) > 0);
+    assert_int_equal(n_sites(b), 0);
+    brock_engine_free(a);
+    brock_engine_free(b);
+
+    a = open_engine(f->dir, 0);
+    assert_int_equal(n_sites(a), 0);
+    brock_engine_free(a);
+}
+
 int main(void)
 {
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    t0 = (int64_t)ts.tv_sec * 1000 - 86400000LL; /* a day ago: T(x) stays in the past */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sites_and_hosts),
         cmocka_unit_test(test_breakage),
@@ -398,6 +548,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_persistence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tracker_and_reset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_broken_seed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

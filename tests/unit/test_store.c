@@ -710,18 +710,6 @@ static void test_newer_schema(void **state)
     engine_free(e);
 }
 
-/* tracking_map's names for its kinds. */
-static unsigned tracking_kind(const char *s)
-{
-    if (!strcmp(s, "beacon"))
-        return BROCK__TRACK_BEACON;
-    if (!strcmp(s, "canvas"))
-        return BROCK__TRACK_CANVAS;
-    if (!strcmp(s, "pixelcookieshare"))
-        return BROCK__TRACK_PIXEL;
-    return 0;
-}
-
 /* Fills e from Privacy Badger's seed, every entry marked for writing. */
 static size_t load_seed_by_hand(struct brock_engine *e)
 {
@@ -752,7 +740,7 @@ static size_t load_seed_by_hand(struct brock_engine *e)
         json_object_foreach(sites, name, v) {
             unsigned kinds = 0;
             json_array_foreach(v, i, site)
-                kinds |= tracking_kind(json_string_value(site));
+                kinds |= brock__tracking_kind(json_string_value(site));
             add_tracking(e, key, name, kinds);
         }
     }
@@ -810,6 +798,79 @@ static void test_seed_flush(void **state)
     engine_free(a);
 }
 
+/* A page damaged after a clean close: the quick check at open finds it, names the file, and
+ * nothing is written to it. */
+static void test_damaged_page(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL), *b = engine_new();
+    char *before = NULL, *after = NULL;
+    size_t len = 0, len2 = 0;
+    unsigned char junk[200];
+    FILE *fp;
+    int fresh = -1;
+
+    for (int i = 0; i < 50; i++) {
+        char name[64];
+
+        snprintf(name, sizeof(name), "d%d.example", i);
+        put_action(a, name, BROCK_USER_BLOCK, 0, 0, 0, 7);
+        add_snitch(a, name, "site.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 1);
+    }
+    assert_int_equal(brock__store_flush(a, 1), 0);
+    engine_free(a);
+    /* Page 2 is the first table's root: a page header of 0xff bytes is no b-tree page. */
+    memset(junk, 0xff, sizeof(junk));
+    fp = fopen(f->db, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 4096, SEEK_SET), 0);
+    assert_int_equal(fwrite(junk, 1, sizeof(junk), fp), sizeof(junk));
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(file_read(f->db, 1 << 24, &before, &len), 0);
+
+    assert_int_equal(brock__store_open(b, f->dir, &fresh), BROCK_ESTORE);
+    assert_null(b->store);
+    assert_non_null(strstr(b->errmsg, f->db));
+    assert_non_null(strstr(b->errmsg, "is corrupt ("));
+    assert_non_null(strstr(b->errmsg, "brock did not change it"));
+    assert_null(strchr(b->errmsg, '\n'));
+    assert_int_equal(file_read(f->db, 1 << 24, &after, &len2), 0);
+    assert_int_equal(len2, len);
+    assert_memory_equal(after, before, len);
+    mem_free(before);
+    mem_free(after);
+    engine_free(b);
+}
+
+/* A failed write says which file and why, in one sentence; the retry writes it all. */
+static void test_flush_failure_message(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = engine_on(f, NULL);
+    char want[400];
+    sqlite3 *raw = raw_open(f);
+
+    raw_exec(raw, "CREATE TRIGGER refuse BEFORE INSERT ON snitch"
+                  " BEGIN SELECT RAISE(ABORT, 'no room left'); END");
+    put_action(a, "kept.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
+    add_snitch(a, "kept.example", "site.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(brock__store_flush(a, 0), BROCK_ESTORE);
+    snprintf(want, sizeof(want), "writing the state to %s failed: no room left (trying to ",
+             f->db);
+    assert_memory_equal(a->errmsg, want, strlen(want));
+    assert_non_null(strstr(a->errmsg, "kept.example"));
+    /* The database is at its last commit: not even the action of the failed batch. */
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), 0);
+    raw_exec(raw, "DROP TRIGGER refuse");
+    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_all_clean(a);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), 1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), 1);
+    sqlite3_close(raw);
+    engine_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -821,6 +882,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
         cmocka_unit_test_setup_teardown(test_seed_flush, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_page, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flush_failure_message, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

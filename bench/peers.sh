@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Sourced by the benchmarks: a scratch folder removed at exit with every process started
+# (their pids in pids), free and ready ports, and how to start brock and each peer proxy on a
+# free loopback port. start_NAME sets port and writes the pid to $tmp/pid.NAME.
+
+tmp=$(mktemp -d /tmp/brock-bench.XXXXXX)
+chmod 777 "$tmp"
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+wait_port() {
+    for _ in $(seq 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+        sleep 0.1
+    done
+    return 1
+}
+
+# ---- the proxies; each start_NAME sets port (they run in this shell, to keep their pids) ----
+start_brock() {
+    "$BROCK" --state "$tmp/brock-state" --no-seed run -q --listen 127.0.0.1:0 2>"$tmp/brock.log" &
+    pids+=($!)
+    echo $! >"$tmp/pid.brock"
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^brock: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/brock.log")
+        [ -n "$port" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+start_tinyproxy() {
+    port=$(free_port)
+    printf 'Port %s\nListen 127.0.0.1\nTimeout 600\nMaxClients 4096\nLogLevel Error\n' \
+        "$port" >"$tmp/tinyproxy.conf"
+    tinyproxy -d -c "$tmp/tinyproxy.conf" >/dev/null 2>&1 &
+    pids+=($!); echo $! >"$tmp/pid.tinyproxy"
+}
+
+start_privoxy() {
+    port=$(free_port)
+    cat >"$tmp/privoxy.conf" <<EOF
+confdir /etc/privoxy
+logdir $tmp
+actionsfile match-all.action
+actionsfile default.action
+filterfile default.filter
+listen-address 127.0.0.1:$port
+toggle 1
+keep-alive-timeout 300
+connection-sharing 1
+max-client-connections 4096
+EOF
+    privoxy --no-daemon "$tmp/privoxy.conf" >/dev/null 2>&1 &
+    pids+=($!); echo $! >"$tmp/pid.privoxy"
+}
+
+start_squid() {
+    port=$(free_port)
+    cat >"$tmp/squid.conf" <<EOF
+http_port 127.0.0.1:$port
+http_access allow all
+cache deny all
+access_log none
+cache_log $tmp/squid-cache.log
+pid_filename $tmp/squid.pid
+coredump_dir $tmp
+shutdown_lifetime 0 seconds
+EOF
+    squid -N -f "$tmp/squid.conf" >/dev/null 2>&1 &
+    pids+=($!); echo $! >"$tmp/pid.squid"
+}
+
+start_mitmproxy() {
+    port=$(free_port)
+    mitmdump --listen-host 127.0.0.1 -p "$port" -q >/dev/null 2>&1 &
+    pids+=($!); echo $! >"$tmp/pid.mitmproxy"
+}
+
+# Peak memory of a process and its children, in KiB.
+peak_rss() {
+    local total=0 p
+    for p in $1 $(pgrep -P "$1" || true); do
+        total=$((total + $(awk '/^VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Requests as the proxy reads them (http_drive.h: framing checks, http-parser, heads
+ * gathered), then for every head the target parsed as conn.c does (absolute form, CONNECT
+ * authority, origin form inside an intercepted tunnel), the first party inferred, the cookies
+ * looked at, and the headers rewritten and serialised. Bodies (chunked or by length) and
+ * pipelined requests are read through. The first input byte picks the rewrite flags and the
+ * mode; the rest is the stream. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <http_parser.h>
+
+#include "brock.h"
+#include "engine/engine.h"
+#include "http_drive.h"
+#include "proxy/firstparty.h"
+#include "proxy/http.h"
+#include "proxy/rewrite.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct req_ctx {
+    unsigned flags;
+    int intercepted;
+    struct fp_memory fp;
+};
+
+/* A header's value as a NUL-terminated copy in buf, or NULL when absent. */
+static const char *header_copy(const struct http_head *hh, const char *name, char *buf,
+                               size_t size)
+{
+    const struct brock_header *h = http_header_find(hh->h, hh->n, name);
+
+    if (!h)
+        return NULL;
+    snprintf(buf, size, "%.*s", (int)h->value_len, h->value);
+    return buf;
+}
+
+/* The target as conn.c reads it: an origin-form path inside a tunnel is for the tunnel's
+ * host; anything else goes through http_parse_target(). */
+static int parse_target(const char *url, size_t len, int is_connect, int intercepted,
+                        char *host, char *authority, size_t asize, const char **path,
+                        size_t *path_len)
+{
+    struct http_target t;
+
+    if (intercepted && !is_connect && len > 0 && url[0] == '/') {
+        snprintf(host, BROCK_HOST_MAX, "tunnel.example");
+        *path = url;
+        *path_len = len;
+        http_authority(host, 443, 443, authority, asize);
+        return 0;
+    }
+    if (http_parse_target(url, len, is_connect, &t) < 0)
+        return -1;
+    memcpy(host, t.host, BROCK_HOST_MAX);
+    snprintf(authority, asize, "%s", t.authority);
+    *path = t.path;
+    *path_len = t.path_len;
+    return 0;
+}
+
+/* What the proxy does with one finished request head. */
+static int handle_head(struct drive *d, void *arg)
+{
+    struct req_ctx *ctx = arg;
+    http_parser *p = &d->parser;
+    const struct http_head *hh = &d->head;
+    unsigned flags = ctx->flags;
+    int intercepted = ctx->intercepted;
+    const char *url = http_head_text(hh);
+    const char *method = http_method_str((enum http_method)p->method);
+    int is_connect = p->method == HTTP_CONNECT;
+    char host[BROCK_HOST_MAX], authority[BROCK_HOST_MAX + 16], site[BROCK_HOST_MAX];
+    char ref[2048], org[2048], mode[64], dest[64], fsite[64], cookie_name[256];
+    const char *path = NULL;
+    size_t path_len = 0;
+    struct rewrite_out rw;
+    struct buf out;
+
+    /* The proxy's own pages answer origin-form targets outside a tunnel. */
+    if (url[0] == '/' && !is_connect && !intercepted)
+        return 0;
+    if (parse_target(url, hh->line_len, is_connect, intercepted, host, authority,
+                     sizeof(authority), &path, &path_len) < 0)
+        return -1; /* 400: the connection ends */
+    if (!is_connect) {
+        struct fp_request r = {
+            .host = host,
+            .referer = header_copy(hh, "referer", ref, sizeof(ref)),
+            .origin = header_copy(hh, "origin", org, sizeof(org)),
+            .fetch_mode = header_copy(hh, "sec-fetch-mode", mode, sizeof(mode)),
+            .fetch_dest = header_copy(hh, "sec-fetch-dest", dest, sizeof(dest)),
+            .fetch_site = header_copy(hh, "sec-fetch-site", fsite, sizeof(fsite)),
+        };
+
+        (void)fp_infer(&ctx->fp, "127.0.0.1", &r, site);
+    }
+    (void)brock__has_cookie_tracking(hh->h, hh->n, cookie_name, sizeof(cookie_name));
+    if (p->upgrade && !is_connect)
+        flags |= REWRITE_UPGRADE;
+    rewrite_out_init(&rw);
+    buf_init(&out, LIMIT_HEAD_BYTES + 4096);
+    if (rewrite_request(hh->h, hh->n, method, authority, flags, &rw) == 0 && path)
+        (void)http_write_request(&out, method, path, path_len, rw.h, rw.n);
+    buf_cleanup(&out);
+    rewrite_out_cleanup(&rw);
+    /* After a CONNECT or an upgrade the rest is a tunnel's bytes. */
+    return is_connect || p->upgrade ? -1 : 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct req_ctx ctx;
+    struct drive d;
+
+    if (size < 1)
+        return 0;
+    ctx.flags = data[0] & (REWRITE_STRIP_COOKIES | REWRITE_NO_SIGNALS);
+    ctx.intercepted = (data[0] & 0x80) != 0;
+    fp_memory_init(&ctx.fp);
+    drive_init(&d, HTTP_REQUEST, handle_head, &ctx);
+    drive_run(&d, (const char *)data + 1, size - 1);
+    drive_cleanup(&d);
+    fp_memory_cleanup(&ctx.fp);
+    return 0;
+}

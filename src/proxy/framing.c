@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Framing checks (RFC 9112 sections 2, 5, 6 and 7.1) stricter than http-parser: whatever two
+ * HTTP implementations could read as different message boundaries is refused. */
+#include "proxy/framing.h"
+
+#include <string.h>
+#include <strings.h>
+
+/* ---- characters ---- */
+
+/* RFC 9110 5.6.2 tchar. */
+static int is_tchar(unsigned char ch)
+{
+    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))
+        return 1;
+    return ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
+}
+
+/* A value or start-line byte: VCHAR, SP, obs-text; HTAB only where tab_ok. */
+static int is_text(unsigned char ch, int tab_ok)
+{
+    return (ch >= 0x20 && ch != 0x7f) || (tab_ok && ch == '\t');
+}
+
+static int hex_value(unsigned char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* ---- the head ---- */
+
+enum {
+    H_START = 0, /* before the start line (empty lines allowed, as http-parser skips them) */
+    H_START_LF,  /* a CR of such an empty line */
+    H_LINE,      /* in the start line */
+    H_LINE_LF,   /* the start line's CR */
+    H_FIELD,     /* at the start of a header line or of the final empty line */
+    H_NAME,
+    H_VALUE,
+    H_VALUE_LF,
+    H_END_LF,    /* the empty line's CR */
+    H_DONE,
+    H_BAD,
+};
+
+void framing_head_reset(struct framing_head *fh)
+{
+    fh->state = H_START;
+    fh->reason = NULL;
+}
+
+static int head_bad(struct framing_head *fh, const char *reason)
+{
+    fh->state = H_BAD;
+    fh->reason = reason;
+    return FRAMING_BAD;
+}
+
+/* Starts the trailer part of a chunked body: header lines with no start line. */
+static void head_start_fields(struct framing_head *fh)
+{
+    fh->state = H_FIELD;
+    fh->reason = NULL;
+}
+
+int framing_head_feed(struct framing_head *fh, const char *p, size_t len, size_t *used)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    int st = fh->state;
+    size_t i;
+
+    *used = 0;
+    if (st == H_DONE)
+        return FRAMING_DONE;
+    if (st == H_BAD)
+        return FRAMING_BAD;
+    for (i = 0; i < len; i++) {
+        unsigned char ch = s[i];
+
+        switch (st) {
+        case H_START:
+            if (ch == '\r')
+                st = H_START_LF;
+            else if (ch == '\n')
+                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
+            else if (is_text(ch, 0) && ch != ' ')
+                st = H_LINE;
+            else
+                return head_bad(fh, "malformed head: control character or space in the "
+                                    "start line");
+            break;
+        case H_START_LF:
+        case H_LINE_LF:
+        case H_VALUE_LF:
+            if (ch != '\n')
+                return head_bad(fh, "malformed head: bare CR");
+            st = st == H_START_LF ? H_START : H_FIELD;
+            break;
+        case H_LINE:
+            if (ch == '\r')
+                st = H_LINE_LF;
+            else if (ch == '\n')
+                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
+            else if (!is_text(ch, 0))
+                return head_bad(fh, "malformed head: control character in the start line");
+            break;
+        case H_FIELD:
+            if (ch == '\r')
+                st = H_END_LF;
+            else if (ch == ' ' || ch == '\t')
+                return head_bad(fh, "malformed head: obs-fold (a header line starts with "
+                                    "whitespace)");
+            else if (ch == ':')
+                return head_bad(fh, "malformed head: empty header name");
+            else if (ch == '\n')
+                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
+            else if (is_tchar(ch))
+                st = H_NAME;
+            else
+                return head_bad(fh, "malformed head: invalid character in a header name");
+            break;
+        case H_NAME:
+            if (ch == ':')
+                st = H_VALUE;
+            else if (ch == ' ' || ch == '\t')
+                return head_bad(fh, "malformed head: whitespace before the colon");
+            else if (ch == '\r' || ch == '\n')
+                return head_bad(fh, "malformed head: header line without a colon");
+            else if (!is_tchar(ch))
+                return head_bad(fh, "malformed head: invalid character in a header name");
+            break;
+        case H_VALUE:
+            if (ch == '\r')
+                st = H_VALUE_LF;
+            else if (ch == '\n')
+                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
+            else if (!is_text(ch, 1))
+                return head_bad(fh, "malformed head: control character in a header value");
+            break;
+        case H_END_LF:
+            if (ch != '\n')
+                return head_bad(fh, "malformed head: bare CR");
+            fh->state = H_DONE;
+            *used = i + 1;
+            return FRAMING_DONE;
+        default:
+            return head_bad(fh, "malformed head");
+        }
+    }
+    fh->state = st;
+    *used = len;
+    return FRAMING_MORE;
+}
+
+/* ---- chunked bodies ---- */
+
+enum {
+    C_IDLE = 0,
+    C_HEAD_LF,   /* the head's last line feed, handed over again */
+    C_SIZE0,     /* the first digit of a chunk size */
+    C_SIZE,
+    C_SIZE_WS,   /* whitespace after the size: only a chunk extension may follow */
+    C_EXT,
+    C_SIZE_LF,
+    C_DATA,
+    C_DATA_CR,
+    C_DATA_LF,
+    C_TRAILER,
+    C_BAD,
+};
+
+/* 16 hex digits fill 64 bits; brock never needs a chunk that large, but refuses only past it. */
+#define CHUNK_SIZE_DIGITS 16
+
+void framing_chunks_start(struct framing_chunks *fc)
+{
+    memset(fc, 0, sizeof(*fc));
+    fc->state = C_HEAD_LF;
+}
+
+static int chunks_bad(struct framing_chunks *fc, const char *reason)
+{
+    fc->state = C_BAD;
+    fc->reason = reason;
+    return FRAMING_BAD;
+}
+
+int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, size_t *used)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    size_t i = 0;
+
+    *used = 0;
+    if (fc->state == C_BAD)
+        return FRAMING_BAD;
+    while (i < len && fc->state != C_IDLE) {
+        unsigned char ch = s[i];
+        int d;
+
+        switch (fc->state) {
+        case C_HEAD_LF:
+            if (ch != '\n')
+                return chunks_bad(fc, "malformed head: bare CR");
+            fc->state = C_SIZE0;
+            break;
+        case C_SIZE0:
+        case C_SIZE:
+            d = hex_value(ch);
+            if (d >= 0) {
+                if (++fc->digits > CHUNK_SIZE_DIGITS)
+                    return chunks_bad(fc, "invalid chunk size: too large");
+                fc->left = fc->left << 4 | (uint64_t)d;
+                fc->state = C_SIZE;
+            } else if (fc->state == C_SIZE0) {
+                return chunks_bad(fc, "invalid chunk size: not a hexadecimal number");
+            } else if (ch == '\r') {
+                fc->state = C_SIZE_LF;
+            } else if (ch == ';') {
+                fc->state = C_EXT;
+            } else if (ch == ' ' || ch == '\t') {
+                fc->state = C_SIZE_WS;
+            } else {
+                return chunks_bad(fc, "invalid chunk size: junk after the number");
+            }
+            break;
+        case C_SIZE_WS:
+            if (ch == ';')
+                fc->state = C_EXT;
+            else if (ch != ' ' && ch != '\t')
+                return chunks_bad(fc, "invalid chunk size: junk after the number");
+            break;
+        case C_EXT:
+            if (ch == '\r')
+                fc->state = C_SIZE_LF;
+            else if (ch == '\n')
+                return chunks_bad(fc, "invalid chunk: bare LF in the chunk size line");
+            else if (!is_text(ch, 1))
+                return chunks_bad(fc, "invalid chunk: control character in a chunk extension");
+            break;
+        case C_SIZE_LF:
+            if (ch != '\n')
+                return chunks_bad(fc, "invalid chunk: bare CR in the chunk size line");
+            if (fc->left == 0) {
+                fc->state = C_TRAILER;
+                head_start_fields(&fc->trailer);
+            } else {
+                fc->state = C_DATA;
+            }
+            break;
+        case C_DATA: {
+            /* The data itself is not looked at: skip it whole. */
+            size_t n = len - i;
+
+            if ((uint64_t)n > fc->left)
+                n = (size_t)fc->left;
+            fc->left -= n;
+            i += n;
+            if (fc->left == 0)
+                fc->state = C_DATA_CR;
+            continue;
+        }
+        case C_DATA_CR:
+            if (ch != '\r')
+                return chunks_bad(fc, "invalid chunk: data longer than its size");
+            fc->state = C_DATA_LF;
+            break;
+        case C_DATA_LF:
+            if (ch != '\n')
+                return chunks_bad(fc, "invalid chunk: bare CR after the data");
+            fc->state = C_SIZE0;
+            fc->digits = 0;
+            fc->left = 0;
+            break;
+        case C_TRAILER: {
+            size_t n;
+            int rc = framing_head_feed(&fc->trailer, p + i, len - i, &n);
+
+            if (rc == FRAMING_BAD)
+                return chunks_bad(fc, fc->trailer.reason);
+            i += n;
+            if (rc == FRAMING_DONE) {
+                fc->state = C_IDLE;
+                *used = i;
+                return FRAMING_DONE;
+            }
+            continue;
+        }
+        default:
+            return chunks_bad(fc, "invalid chunk");
+        }
+        i++;
+    }
+    *used = i;
+    return FRAMING_MORE;
+}
+
+/* ---- Content-Length and Transfer-Encoding ---- */
+
+static int name_is(const struct brock_header *h, const char *name)
+{
+    size_t n = strlen(name);
+
+    return h->name_len == n && strncasecmp(h->name, name, n) == 0;
+}
+
+static int is_ows(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* The next comma-separated element of v[*pos..len), OWS trimmed; 0 once none is left. */
+static int next_element(const char *v, size_t len, size_t *pos, const char **el, size_t *el_len)
+{
+    size_t a = *pos, b;
+
+    if (a > len)
+        return 0;
+    b = a;
+    while (b < len && v[b] != ',')
+        b++;
+    *pos = b + 1;
+    while (a < b && is_ows(v[a]))
+        a++;
+    while (b > a && is_ows(v[b - 1]))
+        b--;
+    *el = v + a;
+    *el_len = b - a;
+    return 1;
+}
+
+/* Whether s[0..len) is a plain decimal number that fits in 63 bits (http-parser's limit). */
+static int is_decimal(const char *s, size_t len)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (len == 0)
+        return 0;
+    for (i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        if (v > (UINT64_C(0x7fffffffffffffff) - (uint64_t)(s[i] - '0')) / 10)
+            return 0;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    return 1;
+}
+
+static int check_content_length(const struct brock_header *h, size_t n, int *seen,
+                                const char **reason)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        size_t pos = 0, el_len;
+        const char *el;
+
+        if (!name_is(&h[i], "Content-Length"))
+            continue;
+        while (next_element(h[i].value, h[i].value_len, &pos, &el, &el_len)) {
+            if (*seen) {
+                *reason = "ambiguous framing: more than one Content-Length";
+                return FRAMING_BAD;
+            }
+            if (!is_decimal(el, el_len)) {
+                *reason = "ambiguous framing: invalid Content-Length";
+                return FRAMING_BAD;
+            }
+            *seen = 1;
+        }
+    }
+    return 0;
+}
+
+/* Walks every coding of every Transfer-Encoding in order: *seen when there is one, *chunked
+ * when the last is chunked. */
+static int check_transfer_encoding(const struct brock_header *h, size_t n, int *seen,
+                                   int *chunked, const char **reason)
+{
+    size_t i, k;
+
+    for (i = 0; i < n; i++) {
+        size_t pos = 0, el_len;
+        const char *el;
+
+        if (!name_is(&h[i], "Transfer-Encoding"))
+            continue;
+        while (next_element(h[i].value, h[i].value_len, &pos, &el, &el_len)) {
+            if (*chunked) {
+                *reason = "ambiguous framing: chunked is not the last Transfer-Encoding";
+                return FRAMING_BAD;
+            }
+            if (el_len == 0) {
+                *reason = "ambiguous framing: empty Transfer-Encoding element";
+                return FRAMING_BAD;
+            }
+            for (k = 0; k < el_len; k++)
+                if (!is_tchar((unsigned char)el[k])) {
+                    *reason = "ambiguous framing: invalid Transfer-Encoding";
+                    return FRAMING_BAD;
+                }
+            *seen = 1;
+            *chunked = el_len == 7 && strncasecmp(el, "chunked", 7) == 0;
+        }
+    }
+    return 0;
+}
+
+int framing_check_headers(const struct brock_header *h, size_t n, unsigned flags,
+                          const char **reason)
+{
+    int cl = 0, te = 0, chunked = 0;
+
+    if (check_content_length(h, n, &cl, reason) < 0 ||
+        check_transfer_encoding(h, n, &te, &chunked, reason) < 0)
+        return FRAMING_BAD;
+    if (cl && te) {
+        *reason = "ambiguous framing: Content-Length with Transfer-Encoding";
+        return FRAMING_BAD;
+    }
+    if (te && (flags & FRAMING_HTTP10)) {
+        *reason = "ambiguous framing: Transfer-Encoding in an HTTP/1.0 message";
+        return FRAMING_BAD;
+    }
+    if (te && !chunked) {
+        /* A request's body length would be unknown (RFC 9112 6.3); a response's would end at
+         * close, which a proxy cannot tell from a cut connection. */
+        *reason = "ambiguous framing: Transfer-Encoding does not end with chunked";
+        return FRAMING_BAD;
+    }
+    return 0;
+}

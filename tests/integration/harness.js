@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What every integration test needs: brock started on a free loopback port with a state of
+// its own and stopped by pid whatever happens, commands and curl run with a time bound, raw
+// bytes written to a port, and failures reported on one line so that prove shows them.
+'use strict';
+
+const { test } = require('node:test');
+const { spawn, execFile } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const BROCK = process.env.BROCK;
+const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+
+// prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that it
+// shows as a failed test rather than as a parse error that hides the rest.
+function flat(fn) {
+  return async (...args) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
+      one.stack = '';
+      throw one;
+    }
+  };
+}
+
+function check(name, fn, timeout = 30000) {
+  test(name, { timeout }, flat(fn));
+}
+
+// Whatever happens to this process, nothing it started outlives it, and its folders go.
+const running = new Set();
+const folders = [];
+process.on('exit', () => {
+  for (const p of running) {
+    try { process.kill(p.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  for (const d of folders) fs.rmSync(d, { recursive: true, force: true });
+});
+
+// A fresh folder under the system's temporary folder, removed at exit. Started as root,
+// brock hands its state to an unprivileged user, who must be able to reach it: the folder is
+// then open to others for traversal and reading (the state inside is brock's own, 0700).
+function tmpdir(name) {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), `brock-${name}-`));
+  if (process.getuid && process.getuid() === 0) fs.chmodSync(d, 0o755);
+  folders.push(d);
+  return d;
+}
+
+// Starts a child whose pid is killed at exit.
+function track(proc) {
+  running.add(proc);
+  proc.on('exit', () => running.delete(proc));
+  return proc;
+}
+
+// Starts `brock --state STATE --data DATA [global...] run --listen 127.0.0.1:0 [args...]` and
+// resolves once it says where it listens. opts: state (required), args (after `run`),
+// global (before `run`), env, listen, spawn (extra spawn options), wrap ([cmd, ...args]
+// to run brock under, valgrind for one), startMs.
+async function startBrock(opts) {
+  const listen = opts.listen || '127.0.0.1:0';
+  const brockArgs = ['--state', opts.state, '--data', DATA, ...(opts.global || []),
+                     'run', '--listen', listen, ...(opts.args || [])];
+  const [cmd, ...pre] = opts.wrap ? [...opts.wrap, BROCK] : [BROCK];
+  const proc = track(spawn(cmd, [...pre, ...brockArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...(opts.env || {}) },
+    ...(opts.spawn || {}),
+  }));
+  let log = '';
+  const exited = new Promise((resolve) => {
+    proc.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  proc.stderr.on('data', (d) => { log += d; });
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('brock did not start: ' + log)),
+                             opts.startMs || 15000);
+    const look = () => {
+      const m = /brock: listening on (?:[0-9.]+|\[[0-9a-f:]+\]):(\d+)/.exec(log);
+      if (m) { clearTimeout(timer); resolve(Number(m[1])); }
+    };
+    proc.stderr.on('data', look);
+    exited.then(() => { clearTimeout(timer); reject(new Error('brock exited: ' + log)); });
+  });
+  return {
+    proc, port, exited,
+    log: () => log,
+    async stop(sig = 'SIGTERM', ms = 10000) {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
+      const timer = setTimeout(() => proc.kill('SIGKILL'), ms);
+      const r = await exited;
+      clearTimeout(timer);
+      return r;
+    },
+  };
+}
+
+// Runs a command to its end (bounded); resolves with its exit code, stdout and stderr.
+function run(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, {
+      encoding: opts.encoding || 'utf8', maxBuffer: 64 << 20, timeout: opts.timeout || 20000,
+      env: { ...process.env, ...(opts.env || {}) },
+    }, (err, stdout, stderr) => resolve({ code: err ? (err.code ?? 1) : 0, stdout, stderr }));
+    track(child);
+  });
+}
+
+// `brock --state STATE --data DATA ARGS...`, run to its end.
+function brock(state, args, opts = {}) {
+  return run(BROCK, ['--state', state, '--data', DATA, ...args], opts);
+}
+
+// curl through the proxy on port; resolves with the status, the CONNECT answer's status (0
+// when none), response headers, body (Buffer) and curl's exit code.
+async function curl(port, args, opts = {}) {
+  const dir = tmpdir('curl');
+  const hdr = path.join(dir, 'headers'), body = path.join(dir, 'body');
+  const r = await run('curl', ['-s', '--max-time', String(opts.maxTime || 15),
+                               '-x', `http://127.0.0.1:${port}`,
+                               '-D', hdr, '-o', body, '-w', '%{http_code} %{http_connect}',
+                               ...args], opts);
+  const [status, connect] = r.stdout.split(' ').map(Number);
+  const out = {
+    code: r.code, status, connect, stderr: r.stderr,
+    headers: fs.existsSync(hdr) ? fs.readFileSync(hdr, 'latin1') : '',
+    body: fs.existsSync(body) ? fs.readFileSync(body) : Buffer.alloc(0),
+  };
+  fs.rmSync(dir, { recursive: true, force: true });
+  return out;
+}
+
+// Raw bytes to port; resolves with what came back (latin1) once the peer closes or `until`
+// matches it, and whether the peer closed.
+function raw(port, data, opts = {}) {
+  return rawFrom(undefined, port, data, opts);
+}
+
+// Polls fn until it returns something truthy (bounded).
+async function waitFor(what, fn, ms = 20000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// A process's resident memory in KiB, from /proc.
+function rssKiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+module.exports = {
+  BROCK, DATA, flat, check, tmpdir, track, startBrock, run, brock, curl, raw, waitFor, rssKiB,
+};
+
+// Like raw(), from a chosen local address (net.connect's localAddress: '127.0.0.2' is a
+// different loopback client) to 127.0.0.1:port; resolves with { text, closed }.
+function rawFrom(localAddress, port, data, { until, wait = 10000, host = '127.0.0.1' } = {}) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ port, host, localAddress });
+    let got = Buffer.alloc(0);
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('no answer: ' + got)); }, wait);
+    let settled = false;
+    const done = (closed) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      s.destroy();
+      resolve({ text: got.toString('latin1'), closed });
+    };
+    s.on('data', (d) => {
+      got = Buffer.concat([got, d]);
+      if (until && until(got.toString('latin1'))) done(false);
+    });
+    s.on('end', () => done(true));
+    s.on('error', () => done(true));
+    s.write(data);
+  });
+}
+module.exports.rawFrom = rawFrom;
+
+// A yellowlisted domain of two labels that Privacy Badger's seed already cookieblocks: the
+// first in the yellowlist's order.
+function pickYellow() {
+  const seed = JSON.parse(fs.readFileSync(path.join(DATA, 'seed.json'), 'utf8'));
+  const list = fs.readFileSync(path.join(DATA, 'yellowlist.txt'), 'utf8').split('\n');
+  for (const d of list.map((l) => l.trim()).filter(Boolean)) {
+    const a = seed.action_map[d];
+    if (a && a.heuristicAction === 'cookieblock' && d.split('.').length === 2) return d;
+  }
+  throw new Error('no cookieblocked yellowlisted domain in the seed');
+}
+module.exports.pickYellow = pickYellow;
