@@ -45,9 +45,9 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 LIB  := $(BUILD)/libbrock.a
 BIN  := $(BUILD)/brock
 
-# Tests read real data (Privacy Badger's files, Public Suffix List vectors) from the shared
-# data folder beside the project; override with TESTDATA=DIR.
-TESTDATA ?= ../shared/data
+# Tests read real data (Privacy Badger's files, Public Suffix List vectors) from tests/data/
+# (its README says where each file comes from); override with TESTDATA=DIR.
+TESTDATA ?= tests/data
 
 .PHONY: all check asan fuzz lint format bench install clean deps run unit integration
 
@@ -91,13 +91,19 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
 
-# Every test, unit and integration, in one prove run so that one summary closes it.
+# Every test, unit and integration, in one prove run so that one summary closes it. Each file
+# runs under timeout(1) in a process group of its own: past TEST_DEADLINE seconds it and
+# everything it started are killed, and it fails (exit 124). The node tests also stop
+# themselves a little earlier (BROCK_TEST_DEADLINE), saying so.
+TEST_DEADLINE ?= 900
+TESTS = $(UNIT_BIN) $(wildcard tests/integration/*.t) $(wildcard tests/browser/*.t)
+
 check:
 	@scripts/deps test
 	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(UNIT_BIN)
 	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) CMOCKA_MESSAGE_OUTPUT=TAP \
-		prove -f --exec '' $(UNIT_BIN) $(wildcard tests/integration/*.t) \
-		$(wildcard tests/browser/*.t)
+	BROCK_TEST_DEADLINE=$$(($(TEST_DEADLINE) - 30)) \
+		prove -f --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS)
 
 asan:
 	@scripts/deps test

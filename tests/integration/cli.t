@@ -3,11 +3,11 @@
 # The command line end to end: HAR files written here are learned from, and what brock then
 # lists, checks, exports and imports is compared with what Privacy Badger's rules say. Every
 # bad input must fail with a message naming it and leave the state exactly as it was.
-# Needs $BROCK (the binary) and $BROCK_TESTDATA (the shared data folder); prints TAP.
+# Needs $BROCK (the binary); reads tests/data (or $BROCK_TESTDATA); prints TAP.
 set -u
 
 : "${BROCK:?set BROCK to the brock binary}"
-: "${BROCK_TESTDATA:?set BROCK_TESTDATA to the test data folder}"
+: "${BROCK_TESTDATA:=$(cd "$(dirname "$0")/../data" && pwd)}"
 DATA="$BROCK_TESTDATA/privacybadger"
 T=$(mktemp -d "${TMPDIR:-/tmp}/brock-cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT

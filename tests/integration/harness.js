@@ -4,7 +4,7 @@
 // bytes written to a port, and failures reported on one line so that prove shows them.
 'use strict';
 
-const { test } = require('node:test');
+const { test, after } = require('node:test');
 const { spawn, execFile } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
@@ -12,7 +12,8 @@ const os = require('node:os');
 const path = require('node:path');
 
 const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || '../shared/data', 'privacybadger');
+const DATA = path.join(process.env.BROCK_TESTDATA || path.join(__dirname, '..', 'data'),
+                       'privacybadger');
 
 // prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that it
 // shows as a failed test rather than as a parse error that hides the rest.
@@ -35,11 +36,37 @@ function check(name, fn, timeout = 30000) {
 // Whatever happens to this process, nothing it started outlives it, and its folders go.
 const running = new Set();
 const folders = [];
-process.on('exit', () => {
+function stopAll() {
   for (const p of running) {
     try { process.kill(p.pid, 'SIGKILL'); } catch { /* already gone */ }
   }
+  running.clear();
+}
+process.on('exit', () => {
+  stopAll();
   for (const d of folders) fs.rmSync(d, { recursive: true, force: true });
+});
+// A signal (the harness's deadline, ^C) ends the file at once, children first.
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  process.on(sig, () => {
+    process.stderr.write(`# ${sig}: stopping everything this test started\n`);
+    stopAll();
+    process.exit(1);
+  });
+}
+
+// No file can hang. Past its deadline (BROCK_TEST_DEADLINE seconds, default 600) a file
+// stops what it started and fails. Once its last test has ended, what is still open (an
+// origin server a failed `before` never handed to `after`) cannot keep it running: the file
+// ends a few seconds later. Both timers are unref'd: they never keep the file alive alone.
+const DEADLINE_S = Number(process.env.BROCK_TEST_DEADLINE) || 600;
+setTimeout(() => {
+  process.stderr.write(`# deadline: still running after ${DEADLINE_S} s; stopping\n`);
+  stopAll();
+  process.exit(1);
+}, DEADLINE_S * 1000).unref();
+after(() => {
+  setTimeout(() => { stopAll(); process.exit(); }, 3000).unref();
 });
 
 // A fresh folder under the system's temporary folder, removed at exit. Started as root,

@@ -12,14 +12,14 @@
 
 #include <cmocka.h>
 
-/* The path of a file under the test data folder ($BROCK_TESTDATA, default ../shared/data),
- * in a static buffer. */
+/* The path of a file under the test data folder ($BROCK_TESTDATA, default tests/data from the
+ * repository's top), in a static buffer. */
 static inline const char *test_data(const char *rel)
 {
     static char path[4096];
     const char *dir = getenv("BROCK_TESTDATA");
 
-    snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "../shared/data", rel);
+    snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "tests/data", rel);
     return path;
 }
 
