@@ -31,6 +31,10 @@ extern "C" {
 /* Where Debian's webext-privacy-badger package installs Privacy Badger's data. */
 #define BROCK_DEFAULT_DATA_DIR "/usr/share/webext/privacy-badger"
 
+/* The state folder of brock started as root without --state or $XDG_STATE_HOME: the system's,
+ * as for a service, where the unprivileged user it then serves as can reach it. */
+#define BROCK_SYSTEM_STATE_DIR "/var/lib/brock"
+
 /* A host name with its terminating NUL always fits in this many bytes (DNS: 253). */
 #define BROCK_HOST_MAX 256
 
@@ -75,6 +79,10 @@ enum brock_action {
 /* "noaction", "allow", ... for an action; "noaction" for an unknown value. */
 BROCK_API const char *brock_action_name(enum brock_action a);
 
+/* The action in words for people: "blocked", "allowed without cookies", "blocked, as you
+ * chose", ... (a static string). */
+BROCK_API const char *brock_action_words(enum brock_action a);
+
 /* What a proxy does with a request. */
 enum brock_effect {
     BROCK_PASS = 0,        /* send it as it is (with DNT and GPC) */
@@ -92,20 +100,25 @@ BROCK_API enum brock_effect brock_action_effect(enum brock_action a);
 struct brock_config {
     const char *state_dir; /* folder of brock.db, created if missing; NULL: memory only */
     const char *data_dir;  /* Privacy Badger's data; NULL: no lists, no seed */
-    int no_seed;           /* do not load the seed into a new state */
+    int no_seed;           /* a new state is made without the seed, and stays so: the state
+                              records it, and later opens do not seed it either */
     int no_learn;          /* never learn, whatever the stored setting says */
     int readonly_ok;       /* a state that cannot be written is fine: brock_sync() keeps
                               changes in memory instead of failing */
+    int read_only;         /* only read: nothing is created or written, not even the seed or
+                              a schema upgrade; a state that does not exist reads as a new one
+                              would (seeded in memory), and brock_sync() writes nothing */
 };
 
 struct brock_engine;
 
 /* Opens the engine: loads Privacy Badger's lists from cfg->data_dir (Debian's release layout
- * or the current one), opens or creates the state and, on a new state, loads the seed. On
+ * or the current one), opens or creates the state and, on a new state, loads the seed (which
+ * reaches the state, with the record that it is seeded, at the first brock_sync()). On
  * success stores a new engine in *out (free with brock_engine_free()) and returns 0. On
  * failure *out is NULL, err (if not NULL) holds a sentence naming the file and the problem,
- * nothing on disk has changed (but for a new, empty state folder), and a negative BROCK_E* is
- * returned. */
+ * nothing on disk has changed (a state folder or database made by this call is removed
+ * again), and a negative BROCK_E* is returned. */
 BROCK_API BROCK_NODISCARD int brock_engine_open(const struct brock_config *cfg,
                                                 struct brock_engine **out, char *err,
                                                 size_t errlen);

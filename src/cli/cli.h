@@ -19,6 +19,7 @@ enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 /* Options that come before the command. */
 struct cli {
     const char *state_dir; /* --state, or NULL for the default */
+    int state_given;       /* --state was given: hints repeat it */
     const char *data_dir;  /* --data, or NULL for BROCK_DEFAULT_DATA_DIR */
     int no_seed;
     int no_learn;
@@ -32,6 +33,7 @@ struct cmd_entry {
     const char *summary; /* one line for `brock --help` */
     const char *help;    /* the options and arguments, for `brock CMD --help` */
     int (*exec)(struct cli *cli, const struct cmd_entry *self, int argc, char **argv);
+    int read_only;       /* only reads the state: creates and writes nothing */
 };
 
 extern const struct cmd_entry cmd_run_entry;
@@ -69,9 +71,15 @@ void cli_getopt_start(void);
  * and gives CLI_OK; a bad option or a missing argument gives CLI_USAGE, with a message. */
 int cli_getopt_other(const struct cmd_entry *cmd, int c, char **argv);
 
-/* Settles cli->state_dir: --state, or the default folder (created 0700). Returns CLI_OK, or
- * CLI_ERROR with a message. */
+/* Settles cli->state_dir: --state, or the default folder (see README: $XDG_STATE_HOME/brock,
+ * ~/.local/state/brock, or BROCK_SYSTEM_STATE_DIR for root), which is not created here. A path
+ * that names something other than a folder is refused. Returns CLI_OK, or CLI_ERROR with a
+ * message. */
 int cli_state(struct cli *cli, const struct cmd_entry *cmd);
+
+/* The command line that runs `brock ... WHAT` on the same state as this one (with --state
+ * when it was given, quoted for a shell), into out. Returns out. */
+const char *cli_again(const struct cli *cli, const char *what, char *out, size_t size);
 
 /* Opens the engine on the global options. Returns CLI_OK, or CLI_ERROR with a message. */
 int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e);
@@ -93,7 +101,7 @@ struct cli_fetch {
 #define CLI_FETCH_HELP \
     "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n" \
     "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n" \
-    "                        may be repeated\n" \
+    "                        may be repeated (the first that matches wins)\n" \
     "  --upstream-ca FILE    also trust the roots in FILE (PEM)\n" \
     "  -h, --help            print this help\n"
 

@@ -40,7 +40,7 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    char cert[4096], key[4096], err[4096 + 256];
+    char cert[4096], key[4096], err[4096 + 256], again[4096 + 64];
     const char *what;
     int c, force = 0, rc;
 
@@ -66,7 +66,8 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         return cli_error(self, "%s: the state folder's path is too long", cli->state_dir);
     if (strcmp(what, "path") == 0) {
         if (access(cert, R_OK) != 0)
-            return cli_error(self, "%s has no CA yet; run `brock ca init`", cli->state_dir);
+            return cli_error(self, "%s has no CA yet; run `%s`", cli->state_dir,
+                             cli_again(cli, "ca init", again, sizeof(again)));
         print_path(cert);
         return CLI_OK;
     }
@@ -74,7 +75,7 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         return cli_error(self, "%s", err);
     print_path(cert);
     fprintf(stderr, "brock ca: created a CA; trust %s in your browsers (see README), then "
-                    "run `brock run --intercept`\n", cert);
+                    "run `%s`\n", cert, cli_again(cli, "run --intercept", again, sizeof(again)));
     return CLI_OK;
 }
 

@@ -128,4 +128,5 @@ const struct cmd_entry cmd_check_entry = {
     .summary = "Print the decision for a request to URL made by a page of SITE (JSON)",
     .help = check_help,
     .exec = cmd_check_exec,
+    .read_only = 1,
 };

@@ -205,4 +205,5 @@ const struct cmd_entry cmd_list_entry = {
     .summary = "List trackers, their action, and the sites they were seen on",
     .help = list_help,
     .exec = cmd_list_exec,
+    .read_only = 1,
 };

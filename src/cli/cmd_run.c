@@ -24,14 +24,14 @@ static const char run_help[] =
     "                        apps, banking); may be repeated\n"
     "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n"
     "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n"
-    "                        may be repeated\n"
+    "                        may be repeated (the first that matches wins)\n"
     "  --upstream-ca FILE    also trust the roots in FILE (PEM) for upstream TLS\n"
     "  --no-update           do not fetch Privacy Badger's lists from EFF once a day\n"
     "  --allow CIDR          serve only clients in CIDR (10.0.0.0/8, ::1/128, an address);\n"
     "                        may be repeated; needed to listen beyond loopback; without it\n"
     "                        only loopback clients are served\n"
     "  --user NAME           when started as root, run as NAME once listening (default:\n"
-    "                        brock if that user exists, else nobody)\n"
+    "                        brock if that user exists, else nobody); never root\n"
     "  --header-timeout SECONDS\n"
     "                        answer 408 to a request head not complete this long after its\n"
     "                        first byte (1-3600, default 15)\n"
@@ -80,9 +80,10 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         {NULL, 0, NULL, 0},
     };
     struct proxy_options o;
+    struct proxy *px = NULL;
     struct brock_engine *e = NULL;
     const char **resolve = NULL, **no_intercept = NULL, **allow = NULL;
-    char err[256];
+    char err[4096 + 512], ca_init[4096 + 64];
     int c, rc = CLI_OK;
 
     memset(&o, 0, sizeof(o));
@@ -159,6 +160,17 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         rc = cli_usage(self, "%s", err);
         goto out;
     }
+    if ((rc = cli_state(cli, self)) != CLI_OK)
+        goto out;
+    o.state_dir = cli->state_dir;
+    o.ca_init_cmd = cli_again(cli, "ca init", ca_init, sizeof(ca_init));
+    /* Everything that can fail for a reason outside the state (a port in use, no CA) fails
+     * before the state is created or seeded. */
+    px = proxy_new(&o, err, sizeof(err));
+    if (!px) {
+        rc = cli_error(self, "%s", err);
+        goto out;
+    }
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         goto out;
@@ -169,9 +181,9 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
             fprintf(stderr, "brock run: warning: %s; brock proxies, but what it learns is not "
                             "saved\n", why);
     }
-    o.state_dir = cli->state_dir;
-    rc = proxy_run(e, &o) == 0 ? CLI_OK : CLI_ERROR;
+    rc = proxy_run(px, e) == 0 ? CLI_OK : CLI_ERROR;
 out:
+    proxy_free(px);
     rc = cli_close(self, e, rc);
     mem_free(resolve);
     mem_free(no_intercept);

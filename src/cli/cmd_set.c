@@ -63,13 +63,12 @@ static int cmd_set_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     }
     /* What it is now is known before the write; it is printed only once written. */
     if (brock_decide(e, domain, NULL, &d) < 0)
-        snprintf(line, sizeof(line), "%s: %s", domain, brock_action_name(action));
+        snprintf(line, sizeof(line), "%s: %s", domain, brock_action_words(action));
     else if (strcmp(d.tracker, d.host) != 0 && d.tracker[0])
-        snprintf(line, sizeof(line), "%s: %s (%s, as its CNAME target %s)", domain,
-                 brock_action_name(d.action), brock_effect_name(d.effect), d.tracker);
+        snprintf(line, sizeof(line), "%s: %s, as its CNAME target %s", domain,
+                 brock_action_words(d.action), d.tracker);
     else
-        snprintf(line, sizeof(line), "%s: %s (%s)", domain, brock_action_name(d.action),
-                 brock_effect_name(d.effect));
+        snprintf(line, sizeof(line), "%s: %s", domain, brock_action_words(d.action));
 out:
     rc = cli_close(self, e, rc);
     if (rc == CLI_OK)

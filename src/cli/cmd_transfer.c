@@ -179,4 +179,5 @@ const struct cmd_entry cmd_export_entry = {
     .summary = "Write the state as Privacy Badger JSON, a hosts file or an Adblock Plus list",
     .help = export_help,
     .exec = cmd_export_exec,
+    .read_only = 1,
 };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/file.h"
 
@@ -25,9 +26,9 @@ static const struct cmd_entry *const cmd_table[] = {
 static const char global_help[] =
     "Global options (before the command):\n"
     "  --state DIR   the state folder (default $XDG_STATE_HOME/brock, else\n"
-    "                ~/.local/state/brock)\n"
+    "                ~/.local/state/brock; for root " BROCK_SYSTEM_STATE_DIR ")\n"
     "  --data DIR    Privacy Badger's data (default " BROCK_DEFAULT_DATA_DIR ")\n"
-    "  --no-seed     do not load Privacy Badger's seed into a new state\n"
+    "  --no-seed     make a new state without Privacy Badger's seed (it stays so)\n"
     "  --no-learn    never learn, whatever the state's setting says\n"
     "  -h, --help    print this help; `brock help COMMAND` or `brock COMMAND --help`\n"
     "                describe one command\n"
@@ -110,14 +111,18 @@ int cli_getopt_other(const struct cmd_entry *cmd, int c, char **argv)
     return cli_usage(cmd, "unknown option '%s'", arg);
 }
 
+/* Where the state is when --state is not given. Root gets the system's folder: brock run as
+ * root serves as an unprivileged user, who cannot enter root's home (mode 0700). */
 static int default_state(struct cli *cli, const struct cmd_entry *cmd)
 {
     const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    int n, err;
+    int n;
 
     /* The XDG rules say a relative $XDG_STATE_HOME is to be ignored. */
     if (xdg && xdg[0] == '/')
         n = snprintf(cli->state_buf, sizeof(cli->state_buf), "%s/brock", xdg);
+    else if (geteuid() == 0)
+        n = snprintf(cli->state_buf, sizeof(cli->state_buf), "%s", BROCK_SYSTEM_STATE_DIR);
     else if (home && home[0] == '/')
         n = snprintf(cli->state_buf, sizeof(cli->state_buf), "%s/.local/state/brock", home);
     else
@@ -125,10 +130,6 @@ static int default_state(struct cli *cli, const struct cmd_entry *cmd)
                               "absolute; give --state DIR");
     if (n < 0 || (size_t)n >= sizeof(cli->state_buf))
         return cli_error(cmd, "the default state folder's path is too long; give --state DIR");
-    err = file_mkdirs(cli->state_buf, 0700);
-    if (err < 0)
-        return cli_error(cmd, "%s: cannot create the state folder: %s", cli->state_buf,
-                         strerror(-err));
     cli->state_dir = cli->state_buf;
     return CLI_OK;
 }
@@ -151,10 +152,55 @@ static void state_check_mode(const char *dir)
 int cli_state(struct cli *cli, const struct cmd_entry *cmd)
 {
     int rc = cli->state_dir ? CLI_OK : default_state(cli, cmd);
+    struct stat st;
 
-    if (rc == CLI_OK)
-        state_check_mode(cli->state_dir);
-    return rc;
+    if (rc != CLI_OK)
+        return rc;
+    if (stat(cli->state_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cli_error(cmd, "%s%s is not a folder", cli->state_given ? "--state " : "",
+                         cli->state_dir);
+    state_check_mode(cli->state_dir);
+    return CLI_OK;
+}
+
+/* Whether text can go on a shell's command line as it is. */
+static int shell_plain(const char *text)
+{
+    if (!*text)
+        return 0;
+    for (const char *p = text; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:=@%",
+                    *p))
+            return 0;
+    return 1;
+}
+
+/* Appends text to out (size bytes, n used); returns the new length, which may pass size
+ * (then out holds what fitted). */
+static size_t put(char *out, size_t size, size_t n, const char *text, size_t len)
+{
+    if (n < size)
+        snprintf(out + n, size - n, "%.*s", (int)len, text);
+    return n + len;
+}
+
+const char *cli_again(const struct cli *cli, const char *what, char *out, size_t size)
+{
+    size_t n = put(out, size, 0, "brock", 5);
+
+    if (cli->state_given && shell_plain(cli->state_dir)) {
+        n = put(out, size, n, " --state ", 9);
+        n = put(out, size, n, cli->state_dir, strlen(cli->state_dir));
+    } else if (cli->state_given) {
+        /* In single quotes, where only a quote itself needs care: '\''. */
+        n = put(out, size, n, " --state '", 10);
+        for (const char *p = cli->state_dir; *p; p++)
+            n = *p == '\'' ? put(out, size, n, "'\\''", 4) : put(out, size, n, p, 1);
+        n = put(out, size, n, "'", 1);
+    }
+    n = put(out, size, n, " ", 1);
+    put(out, size, n, what, strlen(what));
+    return out;
 }
 
 int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e)
@@ -171,6 +217,7 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
     cfg.no_learn = cli->no_learn;
     /* The proxy runs on a read-only state, learning in memory; other commands fail. */
     cfg.readonly_ok = cmd == &cmd_run_entry;
+    cfg.read_only = cmd->read_only;
     err[0] = '\0';
     if (brock_engine_open(&cfg, e, err, sizeof(err)) < 0)
         return cli_error(cmd, "%s", *err ? err : "cannot open the engine");
@@ -225,6 +272,7 @@ const struct cmd_entry cmd_help_entry = {
     .summary = "Print the commands, or one command's options",
     .help = "",
     .exec = cmd_help_exec,
+    .read_only = 1,
 };
 
 int main(int argc, char **argv)
@@ -259,6 +307,7 @@ int main(int argc, char **argv)
             if (!*optarg)
                 return cli_usage(NULL, "--state needs a folder");
             cli.state_dir = optarg;
+            cli.state_given = 1;
             break;
         case OPT_DATA:
             if (!*optarg)

@@ -193,15 +193,6 @@ static void engine_free(struct brock_engine *e)
     mem_free(e);
 }
 
-static void init_lists(struct brock_lists *l)
-{
-    memset(l, 0, sizeof(*l));
-    strmap_init(&l->yellow);
-    strmap_init(&l->dnt_hashes);
-    strmap_init(&l->mdfp);
-    strmap_init(&l->cname);
-}
-
 int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out, char *err,
                       size_t errlen)
 {
@@ -221,10 +212,11 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     strmap_init(&e->snitches);
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);
-    init_lists(&e->lists);
+    brock__lists_init(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
     e->no_learn = cfg->no_learn;
     e->readonly_ok = cfg->readonly_ok;
+    e->read_only = cfg->read_only;
     e->settings = default_settings();
     if (!e->settings || brock__base_cache_init(e) < 0) {
         rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -242,13 +234,16 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     } else {
         fresh = 1;
     }
-    if ((rc = brock__pbconfig_restore(e, cfg->data_dir)) < 0)
+    if ((rc = brock__pbconfig_restore(e)) < 0)
         goto fail;
-    if (fresh && !cfg->no_seed && e->lists.seed_path[0]) {
+    /* A new state gets the seed now, in memory; it is written, with the record that it was
+     * seeded (or made without the seed, and so to stay), at the first brock_sync(). */
+    if (fresh && cfg->no_seed) {
+        e->seed_mark = BROCK__SEED_NONE;
+    } else if (fresh && e->lists.seed_path[0]) {
         if ((rc = brock__load_seed(e)) < 0)
             goto fail;
-        if (e->store && !e->readonly_why[0] && (rc = brock__store_flush(e, 1)) < 0)
-            goto fail;
+        e->seed_mark = BROCK__SEED_LOADED;
     }
     if ((rc = brock__pages_expire(e, 1)) < 0)
         goto fail;
@@ -256,7 +251,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
         e->dirty = 0;
     /* What opening changed (the seed, a newer configuration) cannot be saved, and is no
      * reason for a command that only reads to fail. */
-    if (e->readonly_why[0])
+    if (e->readonly_why[0] || e->read_only)
         brock__store_marks_clear(e);
     *out = e;
     return 0;
@@ -264,14 +259,15 @@ fail:
     if (err)
         snprintf(err, errlen, "%s", e->errmsg[0] ? e->errmsg : brock_strerror(rc));
     if (e->store)
-        brock__store_close(e);
+        brock__store_discard(e);
     engine_free(e);
     return rc;
 }
 
 static int has_unsaved(const struct brock_engine *e)
 {
-    return e->dirty || e->deleted.n || e->settings_dirty || e->pbconfig_dirty || e->reset_pending;
+    return e->dirty || e->deleted.n || e->settings_dirty || e->pbconfig_dirty ||
+           e->reset_pending || e->seed_mark;
 }
 
 int brock_engine_readonly(const struct brock_engine *e, const char **why)
@@ -288,6 +284,8 @@ int brock_sync(struct brock_engine *e)
     /* Page views past the page-view-days setting go first, so the flush writes that. */
     if ((picked = brock__pages_expire(e, 0)) < 0)
         return picked;
+    if (e->read_only)
+        return 0;
     if (e->readonly_why[0]) {
         picked = e->store ? brock__store_poll(e) : 0;
         if (picked < 0)
@@ -304,8 +302,8 @@ int brock_sync(struct brock_engine *e)
     picked = brock__store_poll(e);
     if (picked < 0)
         return picked;
-    if (e->dirty || e->settings_dirty || e->pbconfig_dirty) {
-        int rc = brock__store_flush(e, 0);
+    if (has_unsaved(e)) {
+        int rc = brock__store_flush(e);
         if (rc < 0)
             return rc;
     }

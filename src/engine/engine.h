@@ -100,7 +100,10 @@ struct brock_lists {
     struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
     struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
     struct strvec widget_domains;
+    int data_fd;                /* the data folder, open (O_PATH) while the lists last; or -1 */
+    char data_dir[4096];        /* its name, for messages */
     char seed_path[4096];       /* "" when there is no seed */
+    size_t seed_off;            /* seed_path + seed_off: its name relative to data_dir */
 };
 
 struct brock__store;
@@ -138,8 +141,17 @@ struct brock_engine {
      * read-only and brock_sync() keeps changes in memory (readonly_ok) or fails. */
     char readonly_why[4608]; /* a path and the reason */
     int readonly_ok;
+    int read_only;            /* brock_config.read_only: never written */
+    int seed_mark;            /* BROCK__SEED_*: what the next flush records of the seed */
 
     char errmsg[512];
+};
+
+/* Whether a new state was seeded, recorded once at its first flush (the meta row 'seeded'). */
+enum {
+    BROCK__SEED_KEPT = 0, /* nothing to record: the state says it already */
+    BROCK__SEED_LOADED,   /* the seed was loaded into a new state */
+    BROCK__SEED_NONE,     /* a new state made with no_seed: it stays without */
 };
 
 /* Records a sentence for brock_engine_errmsg() and returns err. */
@@ -276,6 +288,15 @@ int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
 /* Loads every list from dir (Debian's release layout: data/, js/; or a flat folder of the
  * current files). Returns 0, BROCK_ENOENT or BROCK_EFORMAT with errmsg naming the file. */
 int brock__lists_load(struct brock_engine *e, const char *dir) BROCK_NODISCARD_INTERNAL;
+
+/* Empty lists, with no data folder. */
+void brock__lists_init(struct brock_lists *l);
+
+/* Reads file from the data folder the lists came from (its data/ subfolder first), at most the
+ * lists' size limit. Returns 1 with *text (free with mem_free) and path (the file's name, for
+ * messages) set; 0 when there is no such file or no data folder; or an error. */
+int brock__data_read(struct brock_engine *e, const char *file, char path[4096], char **text,
+                     size_t *len) BROCK_NODISCARD_INTERNAL;
 void brock__lists_cleanup(struct brock_lists *l);
 
 /* Parses the cookieblock list out of a pbconfig.json text (validated as ingestPbconfig
@@ -357,13 +378,12 @@ int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
 
 /* ---- update.c: applying pbconfig.json ---- */
 
-/* At open, after the state is loaded: the site fixes of data_dir's pbconfig.json (if any),
+/* At open, after the state is loaded: the site fixes of the data folder's pbconfig.json (if any),
  * then the configuration the state last applied, which wins over the data folder's; a
  * cookieblock list that differs from the one the state followed (a new package, a new
  * update) is applied with the added/removed rules. Returns 0, BROCK_EFORMAT, BROCK_ENOMEM,
  * BROCK_ESTORE. */
-int brock__pbconfig_restore(struct brock_engine *e, const char *data_dir)
-    BROCK_NODISCARD_INTERNAL;
+int brock__pbconfig_restore(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 void brock__pbconfig_cleanup(struct brock_engine *e);
 
 /* ---- pages.c: recent page views ---- */
@@ -406,17 +426,22 @@ char *brock__sortable(const char *domain);
 
 /* ---- store.c: SQLite ---- */
 
-/* Opens or creates dir/brock.db. *fresh is set when the state is new (never seeded).
- * Returns 0 or BROCK_ESTORE/BROCK_EIO with errmsg set. */
+/* Opens or creates dir/brock.db (with e->read_only: opens it read-only if it exists, and
+ * creates nothing). *fresh is set when the state is new: it has no record of being seeded or
+ * of being made without the seed. Returns 0 or BROCK_ESTORE/BROCK_EIO with errmsg set. */
 int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
     BROCK_NODISCARD_INTERNAL;
+
+/* Closes the store after a failed open of the engine, removing what brock__store_open()
+ * created (the database files, the folders), so that nothing on disk has changed. */
+void brock__store_discard(struct brock_engine *e);
 
 /* Loads everything into the engine's (empty) maps. */
 int brock__store_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
-/* Writes every dirty entry, deletion and setting in one transaction and clears the dirty
- * marks; with seeded, also records that the state has been seeded. */
-int brock__store_flush(struct brock_engine *e, int seeded) BROCK_NODISCARD_INTERNAL;
+/* Writes every dirty entry, deletion and setting in one transaction, with e->seed_mark, and
+ * clears the dirty marks. */
+int brock__store_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* Picks up rows other processes changed since the last load/poll; returns the count. Fields
  * dirty in memory are kept (they are written at the next flush). */

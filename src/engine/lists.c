@@ -7,9 +7,11 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/file.h"
@@ -581,7 +583,8 @@ out:
 
 /* ---- finding and loading the files ---- */
 
-/* Reads file from the first of dir's subfolders that has it. Returns 1 with *text (free with
+/* Reads file from the first of the data folder's subfolders that has it, through the folder's
+ * descriptor (e->lists.data_fd, named dir in messages). Returns 1 with *text (free with
  * mem_free) and path set, 0 when no folder has it, or an error. */
 static int find_read(struct brock_engine *e, const char *dir, const char *const *subs,
                      const char *file, char path[4096], char **text, size_t *len)
@@ -593,7 +596,7 @@ static int find_read(struct brock_engine *e, const char *dir, const char *const 
         if (n < 0 || n >= 4096)
             return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.",
                                dir);
-        rc = file_read(path, LISTS_FILE_MAX, text, len);
+        rc = file_read_at(e->lists.data_fd, path + strlen(dir) + 1, LISTS_FILE_MAX, text, len);
         if (rc == 0)
             return 1;
         if (rc == -ENOENT || rc == -ENOTDIR)
@@ -609,6 +612,17 @@ static int find_read(struct brock_engine *e, const char *dir, const char *const 
     return 0;
 }
 
+int brock__data_read(struct brock_engine *e, const char *file, char path[4096], char **text,
+                     size_t *len)
+{
+    *text = NULL;
+    *len = 0;
+    path[0] = '\0';
+    if (e->lists.data_fd < 0)
+        return 0;
+    return find_read(e, e->lists.data_dir, DIRS_DATA, file, path, text, len);
+}
+
 static int missing(struct brock_engine *e, const char *dir, const char *what)
 {
     return brock__fail(e, BROCK_ENOENT,
@@ -617,13 +631,14 @@ static int missing(struct brock_engine *e, const char *dir, const char *what)
                        dir, what);
 }
 
-static void lists_init(struct brock_lists *l)
+void brock__lists_init(struct brock_lists *l)
 {
     memset(l, 0, sizeof(*l));
     strmap_init(&l->yellow);
     strmap_init(&l->dnt_hashes);
     strmap_init(&l->mdfp);
     strmap_init(&l->cname);
+    l->data_fd = -1;
 }
 
 /* The cookieblock list and the DNT hashes: pbconfig.json carries both and wins over the
@@ -718,29 +733,48 @@ static int find_seed(struct brock_engine *e, const char *dir)
         if (n < 0 || (size_t)n >= sizeof(e->lists.seed_path))
             return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.",
                                dir);
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        e->lists.seed_off = strlen(dir) + 1;
+        if (fstatat(e->lists.data_fd, path + e->lists.seed_off, &st, 0) == 0 &&
+            S_ISREG(st.st_mode))
             return 0;
     }
     e->lists.seed_path[0] = '\0';
+    e->lists.seed_off = 0;
+    return 0;
+}
+
+/* Opens dir for the lists' reads now and later (a reset reads the seed again, after brock may
+ * have given up root). */
+static int open_data_dir(struct brock_engine *e, const char *dir)
+{
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), err = errno;
+
+    if (fd < 0 && (err == ENOENT || err == ENOTDIR))
+        return brock__fail(e, BROCK_ENOENT,
+                           "%s is not a folder: Privacy Badger's data is missing (is the "
+                           "webext-privacy-badger package installed?).",
+                           dir);
+    if (fd < 0)
+        return brock__fail(e, BROCK_EIO, "%s cannot be read: %s.", dir, strerror(err));
+    if (snprintf(e->lists.data_dir, sizeof(e->lists.data_dir), "%s", dir) >=
+        (int)sizeof(e->lists.data_dir)) {
+        close(fd);
+        return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.", dir);
+    }
+    e->lists.data_fd = fd;
     return 0;
 }
 
 int brock__lists_load(struct brock_engine *e, const char *dir)
 {
     struct brock_lists old = e->lists;
-    struct stat st;
     int rc;
 
     /* Everything is read into fresh lists so that a failure leaves the old ones in place. */
-    lists_init(&e->lists);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        rc = brock__fail(e, BROCK_ENOENT,
-                         "%s is not a folder: Privacy Badger's data is missing (is the "
-                         "webext-privacy-badger package installed?).",
-                         dir);
-        goto out;
-    }
-    rc = load_yellow_hashes(e, dir);
+    brock__lists_init(&e->lists);
+    rc = open_data_dir(e, dir);
+    if (rc == 0)
+        rc = load_yellow_hashes(e, dir);
     if (rc == 0)
         rc = load_mdfp(e, dir);
     if (rc == 0)
@@ -749,7 +783,6 @@ int brock__lists_load(struct brock_engine *e, const char *dir)
         rc = load_optional(e, dir, "cname_domains.json", parse_cname);
     if (rc == 0)
         rc = find_seed(e, dir);
-out:
     if (rc < 0) {
         brock__lists_cleanup(&e->lists);
         e->lists = old;
@@ -767,6 +800,9 @@ void brock__lists_cleanup(struct brock_lists *l)
     strmap_cleanup(&l->mdfp, NULL);
     strmap_cleanup(&l->cname, mem_free);
     brock__strvec_cleanup(&l->widget_domains);
+    if (l->data_fd >= 0)
+        close(l->data_fd);
+    l->data_fd = -1;
     l->seed_path[0] = '\0';
 }
 

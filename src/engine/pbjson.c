@@ -385,7 +385,8 @@ int brock__seed_read(struct brock_engine *e, json_t **out)
     int rc;
 
     *out = NULL;
-    rc = file_read(e->lists.seed_path, SEED_MAX, &text, &len);
+    rc = file_read_at(e->lists.data_fd, e->lists.seed_path + e->lists.seed_off, SEED_MAX, &text,
+                      &len);
     if (rc < 0)
         return brock__fail(e, rc == -ENOENT ? BROCK_ENOENT : BROCK_EIO, "%s: %s",
                            e->lists.seed_path, strerror(-rc));

@@ -29,6 +29,29 @@ const char *brock_action_name(enum brock_action a)
     return action_names[a];
 }
 
+const char *brock_action_words(enum brock_action a)
+{
+    switch (a) {
+    case BROCK_NOACTION:
+        return "allowed (not seen tracking)";
+    case BROCK_ALLOW:
+        return "allowed";
+    case BROCK_BLOCK:
+        return "blocked";
+    case BROCK_COOKIEBLOCK:
+        return "allowed without cookies";
+    case BROCK_DNT:
+        return "allowed (it follows the Do Not Track policy)";
+    case BROCK_USER_ALLOW:
+        return "allowed, as you chose";
+    case BROCK_USER_BLOCK:
+        return "blocked, as you chose";
+    case BROCK_USER_COOKIEBLOCK:
+        return "allowed without cookies, as you chose";
+    }
+    return "allowed (not seen tracking)";
+}
+
 const char *brock_effect_name(enum brock_effect e)
 {
     switch (e) {
@@ -410,10 +433,13 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
         n = snprintf(buf, len, "%s posts the EFF Do Not Track policy: allowed.", d->tracker);
         break;
     case BROCK_USER_ALLOW:
+        n = snprintf(buf, len, "You chose to allow %s.", d->source);
+        break;
     case BROCK_USER_BLOCK:
+        n = snprintf(buf, len, "You chose to block %s.", d->source);
+        break;
     case BROCK_USER_COOKIEBLOCK:
-        n = snprintf(buf, len, "The user chose %s for %s.", brock_action_name(d->action) + 5,
-                     d->source);
+        n = snprintf(buf, len, "You chose to let %s load without cookies.", d->source);
         break;
     default:
         n = snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action));

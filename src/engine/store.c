@@ -189,6 +189,8 @@ struct brock__store {
     char sqlerr[256];     /* SQLite's message for the last failed statement */
     int sqlcode;          /* and its (extended) result code */
     int readonly;         /* opened read-only: brock__store_flush() writes nothing */
+    int created;          /* this open created path */
+    char made_dir[PATH_MAX]; /* the outermost folder this open created, or "" */
     char doing[BROCK_HOST_MAX + 64]; /* what the last failed store_fail() call was doing */
 };
 
@@ -539,15 +541,30 @@ static int schema_create(struct brock_engine *e)
     return 0;
 }
 
-/* Creates path with mode 0600 when missing (SQLite would use 0644, and gives the same mode to
- * its -wal and -shm files). Sets *created. */
-static int db_file_create(struct brock_engine *e, const char *path, int *created)
+/* Root making a database in a folder another user owns (brock's service user) makes it that
+ * user's, as the folder's other files are: SQLite then gives its -wal and -shm files the
+ * database's owner too. */
+static void db_file_owner(int fd, const char *dir)
+{
+    struct stat st;
+
+    if (geteuid() == 0 && stat(dir, &st) == 0 && st.st_uid != 0 &&
+        fchown(fd, st.st_uid, st.st_gid) < 0) {
+        /* Left to root: the service user is told at its next start that it cannot write. */
+    }
+}
+
+/* Creates path (in dir) with mode 0600 when missing (SQLite would use 0644, and gives the same
+ * mode to its -wal and -shm files). Sets *created. */
+static int db_file_create(struct brock_engine *e, const char *dir, const char *path,
+                          int *created)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
     *created = 0;
     if (fd >= 0) {
         *created = 1;
+        db_file_owner(fd, dir);
         close(fd);
         return 0;
     }
@@ -776,19 +793,105 @@ static int readonly_memory(struct brock_engine *e, int *fresh, const char *what,
     return 0;
 }
 
+/* Removes what opening s created: the database and its -wal and -shm files, then the folders
+ * from the state's up to the outermost one made (each only if empty). */
+static void store_discard_files(struct brock__store *s)
+{
+    char dir[PATH_MAX];
+    char *slash;
+
+    if (s->created)
+        db_file_remove(s->path);
+    if (!s->made_dir[0])
+        return;
+    memcpy(dir, s->path, sizeof(dir));
+    while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+        *slash = '\0';
+        if (rmdir(dir) < 0 || strcmp(dir, s->made_dir) == 0)
+            break;
+    }
+}
+
+void brock__store_discard(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+
+    if (!s)
+        return;
+    e->store = NULL;
+    /* Closed before the files go, so that SQLite has nothing of them left open. */
+    store_disconnect(s);
+    store_discard_files(s);
+    store_free(s);
+}
+
+/* The outermost folder of dir's path that does not exist yet, into made ("" when dir exists):
+ * what file_mkdirs() is about to create. */
+static void first_missing(const char *dir, char *made, size_t size)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    size_t n = strlen(dir);
+
+    made[0] = '\0';
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n >= sizeof(p) || n >= size)
+        return;
+    memcpy(p, dir, n);
+    p[n] = '\0';
+    while (stat(p, &st) != 0 && errno == ENOENT) {
+        char *slash = strrchr(p, '/');
+
+        memcpy(made, p, strlen(p) + 1);
+        if (!slash || slash == p)
+            break;
+        *slash = '\0';
+    }
+}
+
+/* Opening for a read-only engine: an existing database read-only, else no store at all (the
+ * engine is then a new state in memory). */
+static int store_open_read(struct brock_engine *e, struct brock__store *s, const char *dir,
+                           int *fresh)
+{
+    struct stat st;
+    int rc;
+
+    if (stat(s->path, &st) != 0) {
+        int err = errno;
+
+        mem_free(s);
+        if (err == ENOENT || err == ENOTDIR) {
+            *fresh = 1;
+            return 0;
+        }
+        return brock__fail(e, BROCK_EIO, "cannot read the state in %s: %s", dir,
+                           strerror(err));
+    }
+    e->store = s;
+    rc = store_setup(e, fresh, OPEN_RO);
+    if (rc == STORE_CANT_WRITE) {
+        store_disconnect(s);
+        rc = store_setup(e, fresh, OPEN_IMMUTABLE);
+    }
+    if (rc < 0) {
+        e->store = NULL;
+        store_free(s);
+    }
+    return rc;
+}
+
 int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
 {
     struct brock__store *s;
-    int created = 0, rc;
+    struct stat st;
+    int rc;
 
     *fresh = 0;
     e->readonly_why[0] = '\0';
-    rc = file_mkdirs(dir, 0700);
-    if (rc < 0 && is_perm_errno(-rc))
-        return readonly_memory(e, fresh, "folder", dir, -rc);
-    if (rc < 0)
-        return brock__fail(e, BROCK_EIO, "cannot create the state folder %s: %s", dir,
-                           strerror(-rc));
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return brock__fail(e, BROCK_EIO, "the state folder %s is not a folder", dir);
     s = mem_calloc(1, sizeof(*s));
     if (!s)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -796,16 +899,28 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
         mem_free(s);
         return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
     }
-    if ((rc = db_file_create(e, s->path, &created)) < 0) {
+    if (e->read_only)
+        return store_open_read(e, s, dir, fresh);
+    first_missing(dir, s->made_dir, sizeof(s->made_dir));
+    rc = file_mkdirs(dir, 0700);
+    if (rc < 0) {
+        mem_free(s);
+        if (is_perm_errno(-rc))
+            return readonly_memory(e, fresh, "folder", dir, -rc);
+        return brock__fail(e, BROCK_EIO, "cannot create the state folder %s: %s", dir,
+                           strerror(-rc));
+    }
+    e->store = s;
+    if ((rc = db_file_create(e, dir, s->path, &s->created)) < 0) {
         int err = errno;
 
-        if (is_perm_errno(err)) {
+        if (is_perm_errno(err))
             rc = readonly_memory(e, fresh, "database", s->path, err);
-        }
+        e->store = NULL;
+        store_discard_files(s);
         mem_free(s);
         return rc;
     }
-    e->store = s;
     rc = store_setup(e, fresh, OPEN_RW);
     if (rc == STORE_CANT_WRITE) {
         snprintf(e->readonly_why, sizeof(e->readonly_why), "the state database %s is read-only (%s)",
@@ -818,15 +933,8 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
         rc = store_setup(e, fresh, OPEN_IMMUTABLE);
     }
     if (rc < 0) {
-        char path[PATH_MAX];
-
-        memcpy(path, s->path, sizeof(path));
-        e->store = NULL;
         e->readonly_why[0] = '\0';
-        /* Closed before the files go, so that SQLite has nothing of them left open. */
-        store_free(s);
-        if (created)
-            db_file_remove(path);
+        brock__store_discard(e);
     }
     return rc;
 }
@@ -1107,19 +1215,24 @@ static int flush_settings(struct brock_engine *e)
     return 0;
 }
 
+/* 'seeded' is when the seed was loaded (Unix ms), or "none" for a state made without it. */
 static int flush_seeded(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_META_PUT];
     struct timespec ts;
-    char when[32];
+    char when[32] = "none";
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    snprintf(when, sizeof(when), "%lld",
-             (long long)ts.tv_sec * 1000 + (long long)(ts.tv_nsec / 1000000));
+    if (e->seed_mark == BROCK__SEED_KEPT)
+        return 0;
+    if (e->seed_mark == BROCK__SEED_LOADED) {
+        clock_gettime(CLOCK_REALTIME, &ts);
+        snprintf(when, sizeof(when), "%lld",
+                 (long long)ts.tv_sec * 1000 + (long long)(ts.tv_nsec / 1000000));
+    }
     bind_text(st, 1, "seeded");
     bind_text(st, 2, when);
-    return run(s, st) != 0 ? store_fail(e, "record", "that the state is seeded") : 0;
+    return run(s, st) != 0 ? store_fail(e, "record", "whether the state is seeded") : 0;
 }
 
 static int meta_put(struct brock_engine *e, const char *key, const char *value)
@@ -1193,18 +1306,19 @@ void brock__store_marks_clear(struct brock_engine *e)
     e->settings_dirty = 0;
     e->pbconfig_dirty = 0;
     e->reset_pending = 0;
+    e->seed_mark = BROCK__SEED_KEPT;
     brock__pages_clean(e);
     e->dirty = 0;
 }
 
-int brock__store_flush(struct brock_engine *e, int seeded)
+int brock__store_flush(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
     int64_t min = 0, before = 0, after = 0;
     int rc;
 
     if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
-               !seeded))
+               !e->reset_pending && !e->seed_mark))
         return 0;
     if (s->readonly)
         return brock__fail(e, BROCK_ESTORE, "%s", e->readonly_why);
@@ -1225,7 +1339,7 @@ int brock__store_flush(struct brock_engine *e, int seeded)
         (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
         (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (brock__pages_forgot(e) && (rc = journal_page_views(e)) < 0) ||
-        (seeded && (rc = flush_seeded(e)) < 0))
+        (rc = flush_seeded(e)) < 0)
         goto fail;
     sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);
     if (run(s, s->st[ST_JOURNAL_TRIM]) != 0 || journal_range(s, &min, &after) != 0) {

@@ -16,7 +16,6 @@
 /* pbconfig.json is about 100 KB; a text past this is not one. */
 #define PBCONFIG_MAX ((size_t)16 << 20)
 
-static const char *const DATA_SUBDIRS[] = {"data/", "", NULL};
 
 static int oom(struct brock_engine *e)
 {
@@ -224,23 +223,16 @@ int64_t brock_update_time(const struct brock_engine *e)
 /* ---- at open ---- */
 
 /* The data folder's own pbconfig.json, for its site fixes: Debian's older release has none. */
-static int data_sitefixes(struct brock_engine *e, const char *dir)
+static int data_sitefixes(struct brock_engine *e)
 {
     char path[4096], *text = NULL;
     size_t len = 0;
     json_error_t jerr;
     json_t *root;
-    int rc = 0;
+    int rc;
 
-    for (const char *const *sub = DATA_SUBDIRS; *sub; sub++) {
-        int n = snprintf(path, sizeof(path), "%s/%spbconfig.json", dir, *sub);
-
-        if (n < 0 || (size_t)n >= sizeof(path))
-            return 0;
-        rc = file_read(path, PBCONFIG_MAX, &text, &len);
-        if (rc == 0)
-            break;
-    }
+    if ((rc = brock__data_read(e, "pbconfig.json", path, &text, &len)) < 0)
+        return rc;
     if (!text)
         return 0;
     /* The lists were read from this file already, so it is JSON. */
@@ -294,13 +286,13 @@ static int stored_config(struct brock_engine *e, struct strvec *target)
     return rc;
 }
 
-int brock__pbconfig_restore(struct brock_engine *e, const char *data_dir)
+int brock__pbconfig_restore(struct brock_engine *e)
 {
     struct strvec target = {0}, followed = {0};
     char *old = NULL, *joined = NULL;
     int rc = 0;
 
-    if (data_dir && (rc = data_sitefixes(e, data_dir)) < 0)
+    if ((rc = data_sitefixes(e)) < 0)
         return rc;
     if (!e->store)
         return 0;

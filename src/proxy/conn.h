@@ -20,7 +20,9 @@
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
 #include "proxy/http.h"
+#include "proxy/fetch.h"
 #include "proxy/io.h"
+#include "proxy/privs.h"
 #include "proxy/resolve.h"
 #include "proxy/rewrite.h"
 #include "util/buf.h"
@@ -28,6 +30,8 @@
 struct conn;
 struct dntcheck;
 struct pool_entry;
+struct proxy_options;
+struct refresh;
 struct tls_mitm;
 
 struct proxy {
@@ -64,6 +68,13 @@ struct proxy {
 
     /* For the dashboard's /api/status. */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
+
+    /* loop.c: what proxy_new() readied for proxy_run(). */
+    const struct proxy_options *opts;
+    struct privs privs;
+    struct fetch_env fetch_env; /* brock's own fetches: DNT policies, pbconfig.json */
+    struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
+    struct event *sig_int, *sig_term, *sync;
 };
 
 enum conn_state {

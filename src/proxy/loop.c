@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@
 #include "proxy/privs.h"
 #include "proxy/refresh.h"
 #include "proxy/tls.h"
+#include "util/alloc.h"
 
 static void on_reap(evutil_socket_t fd, short what, void *arg)
 {
@@ -240,7 +242,7 @@ static struct event_base *new_base(void)
     return base;
 }
 
-static int start_listener(struct proxy *px, const char *spec)
+static int start_listener(struct proxy *px, const char *spec, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     socklen_t len = sizeof(ss);
@@ -248,7 +250,7 @@ static int start_listener(struct proxy *px, const char *spec)
 
     memset(&ss, 0, sizeof(ss));
     if (parse_listen(spec, &ss, &slen) < 0) {
-        fprintf(stderr, "brock: --listen %s: expected ADDR:PORT or [IPV6]:PORT\n", spec);
+        snprintf(err, errlen, "--listen %s: expected ADDR:PORT or [IPV6]:PORT", spec);
         return -1;
     }
     px->listener = evconnlistener_new_bind(px->base, on_accept, px,
@@ -256,14 +258,14 @@ static int start_listener(struct proxy *px, const char *spec)
                                                LEV_OPT_CLOSE_ON_EXEC,
                                            511, (struct sockaddr *)&ss, slen);
     if (!px->listener) {
-        int err = EVUTIL_SOCKET_ERROR();
+        int e = EVUTIL_SOCKET_ERROR();
 
-        fprintf(stderr, "brock: --listen %s: %s\n", spec, evutil_socket_error_to_string(err));
+        snprintf(err, errlen, "--listen %s: %s", spec, evutil_socket_error_to_string(e));
         return -1;
     }
     evconnlistener_set_error_cb(px->listener, on_accept_error);
     if (getsockname(evconnlistener_get_fd(px->listener), (struct sockaddr *)&ss, &len) < 0) {
-        fprintf(stderr, "brock: --listen %s: %s\n", spec, strerror(errno));
+        snprintf(err, errlen, "--listen %s: %s", spec, strerror(errno));
         return -1;
     }
     access_name((const struct sockaddr *)&ss, px->listen_name, sizeof(px->listen_name));
@@ -271,141 +273,194 @@ static int start_listener(struct proxy *px, const char *spec)
     return 0;
 }
 
-int proxy_run(struct brock_engine *e, const struct proxy_options *o)
+/* The resolver: the system's name servers, or without resolv.conf, --resolve and
+ * /etc/hosts alone. */
+static struct evdns_base *new_dns(struct event_base *base)
 {
-    struct proxy px;
-    struct event *sig_int = NULL, *sig_term = NULL, *sync = NULL;
-    struct fetch_env fetch_env = {0};
-    struct refresh *refresh = NULL;
+    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+                                                      EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+
+    if (!dns) {
+        dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+        if (dns)
+            evdns_base_load_hosts(dns, NULL);
+    }
+    return dns;
+}
+
+struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
+{
+    struct proxy *px = mem_calloc(1, sizeof(*px));
+
+    if (!px) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    px->opts = o;
+    px->t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
+    px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
+    px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
+    fp_memory_init(&px->fp);
+    for (size_t i = 0; i < o->n_resolve; i++)
+        if (resolve_add(&px->resolve, o->resolve[i], err, errlen) < 0)
+            goto fail;
+    for (size_t i = 0; i < o->n_allow; i++)
+        if (access_add(&px->allow, o->allow[i], err, errlen) < 0)
+            goto fail;
+    if (privs_plan(o->user, &px->privs, err, errlen) < 0 ||
+        (o->state_dir && privs_check_reach(&px->privs, o->state_dir, err, errlen) < 0))
+        goto fail;
+    px->tls_up = tls_upstream_ctx_new(o->upstream_ca, err, errlen);
+    if (!px->tls_up)
+        goto fail;
+    if (o->intercept) {
+        px->mitm = tls_mitm_new(o->state_dir, o->ca_init_cmd, err, errlen);
+        if (!px->mitm)
+            goto fail;
+        px->no_intercept = o->no_intercept;
+        px->n_no_intercept = o->n_no_intercept;
+    }
+    raise_fd_limit();
+    px->base = new_base();
+    px->dns = px->base ? new_dns(px->base) : NULL;
+    if (!px->base || !px->dns) {
+        snprintf(err, errlen, "could not create the event loop");
+        goto fail;
+    }
+    if (start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0)
+        goto fail;
+    return px;
+fail:
+    proxy_free(px);
+    return NULL;
+}
+
+/* The events of a running proxy: the reaper, the accept pause, the signals that stop it and
+ * the once-a-second sync; and its background jobs. Returns 0, or -1 with a message printed. */
+static int proxy_setup(struct proxy *px)
+{
     struct timeval every = {SYNC_INTERVAL_MS / 1000, (SYNC_INTERVAL_MS % 1000) * 1000};
-    struct privs pv;
+
+    /* brock's own fetches (DNT policies, pbconfig.json) share the resolver and --resolve. */
+    px->fetch_env.base = px->base;
+    px->fetch_env.dns = px->dns;
+    px->fetch_env.resolve = &px->resolve;
+    px->fetch_env.tls = px->tls_up;
+    px->dnt = dntcheck_new(&px->fetch_env, px->engine);
+    if (!px->opts->no_update)
+        px->refresh = refresh_new(&px->fetch_env, px->engine, FETCH_PBCONFIG_URL);
+    if (!px->dnt || (!px->opts->no_update && !px->refresh)) {
+        fprintf(stderr, "brock: out of memory\n");
+        return -1;
+    }
+    px->reaper = event_new(px->base, -1, 0, on_reap, px);
+    px->accept_pause = evtimer_new(px->base, on_accept_resume, px);
+    px->sig_int = evsignal_new(px->base, SIGINT, on_signal, px);
+    px->sig_term = evsignal_new(px->base, SIGTERM, on_signal, px);
+    px->sync = event_new(px->base, -1, EV_PERSIST, on_sync, px);
+    if (!px->reaper || !px->accept_pause || !px->sig_int || !px->sig_term || !px->sync ||
+        evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0 ||
+        event_add(px->sync, &every) < 0) {
+        fprintf(stderr, "brock: could not set up the event loop\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* The first lines a person starting brock reads: where it is, and how to use it. The first
+ * one is what tests wait for to learn the port. */
+static void say_where(const struct proxy *px)
+{
+    const char *host = px->listen_name;
+    char dash[96];
+
+    log_msg(LOG_ERR, "listening on %s", host);
+    if (px->listen_addr.ss_family == AF_INET &&
+        ((const struct sockaddr_in *)&px->listen_addr)->sin_addr.s_addr == htonl(INADDR_ANY))
+        snprintf(dash, sizeof(dash), "127.0.0.1%s", strrchr(host, ':'));
+    else if (px->listen_addr.ss_family == AF_INET6 &&
+             !memcmp(&((const struct sockaddr_in6 *)&px->listen_addr)->sin6_addr, &in6addr_any,
+                     sizeof(in6addr_any)))
+        snprintf(dash, sizeof(dash), "[::1]%s", strrchr(host, ':'));
+    else
+        snprintf(dash, sizeof(dash), "%s", host);
+    log_msg(LOG_INFO, "dashboard: http://%s/", dash);
+    log_msg(LOG_INFO, "to browse through brock, set %s as the HTTP and HTTPS proxy of your "
+                      "browser (chromium --proxy-server=%s), or export http_proxy=http://%s "
+                      "https_proxy=http://%s", dash, dash, dash, dash);
+    if (px->privs.drop)
+        log_msg(LOG_INFO, "running as the user %s (uid %u)", px->privs.user,
+                (unsigned)px->privs.uid);
+}
+
+int proxy_run(struct proxy *px, struct brock_engine *e)
+{
     char err[512];
     int rc = 1;
 
-    memset(&px, 0, sizeof(px));
-    px.engine = e;
-    px.t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
-    px.t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
-    px.t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
-    fp_memory_init(&px.fp);
-    log_verbosity = o->verbosity;
-    for (size_t i = 0; i < o->n_resolve; i++) {
-        if (resolve_add(&px.resolve, o->resolve[i], err, sizeof(err)) < 0) {
-            fprintf(stderr, "brock: %s\n", err);
-            goto out;
-        }
-    }
-    for (size_t i = 0; i < o->n_allow; i++) {
-        if (access_add(&px.allow, o->allow[i], err, sizeof(err)) < 0) {
-            fprintf(stderr, "brock: %s\n", err);
-            goto out;
-        }
-    }
-    if (privs_plan(o->user, &pv, err, sizeof(err)) < 0) {
-        fprintf(stderr, "brock: %s\n", err);
-        goto out;
-    }
-    px.tls_up = tls_upstream_ctx_new(o->upstream_ca, err, sizeof(err));
-    if (!px.tls_up) {
-        fprintf(stderr, "brock: %s\n", err);
-        goto out;
-    }
-    if (o->intercept) {
-        px.mitm = tls_mitm_new(o->state_dir, err, sizeof(err));
-        if (!px.mitm) {
-            fprintf(stderr, "brock: %s\n", err);
-            goto out;
-        }
-        px.no_intercept = o->no_intercept;
-        px.n_no_intercept = o->n_no_intercept;
-    }
+    px->engine = e;
+    log_verbosity = px->opts->verbosity;
     /* A client that goes away mid-write must not end the process. */
     signal(SIGPIPE, SIG_IGN);
-    raise_fd_limit();
-    px.base = new_base();
-    if (!px.base) {
-        fprintf(stderr, "brock: could not create the event loop\n");
-        goto out;
-    }
-    px.dns = evdns_base_new(px.base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-                                         EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-    if (!px.dns) {
-        /* No resolv.conf: names still resolve through --resolve and /etc/hosts. */
-        px.dns = evdns_base_new(px.base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-        if (px.dns)
-            evdns_base_load_hosts(px.dns, NULL);
-    }
-    /* brock's own fetches (DNT policies, pbconfig.json) share the resolver and --resolve. */
-    fetch_env.base = px.base;
-    fetch_env.dns = px.dns;
-    fetch_env.resolve = &px.resolve;
-    fetch_env.tls = px.tls_up;
-    px.dnt = dntcheck_new(&fetch_env, e);
-    if (!o->no_update)
-        refresh = refresh_new(&fetch_env, e, FETCH_PBCONFIG_URL);
-    if (!px.dnt || (!o->no_update && !refresh)) {
-        fprintf(stderr, "brock: out of memory\n");
-        goto out;
-    }
-    px.reaper = event_new(px.base, -1, 0, on_reap, &px);
-    px.accept_pause = evtimer_new(px.base, on_accept_resume, &px);
-    sig_int = evsignal_new(px.base, SIGINT, on_signal, &px);
-    sig_term = evsignal_new(px.base, SIGTERM, on_signal, &px);
-    sync = event_new(px.base, -1, EV_PERSIST, on_sync, &px);
-    if (!px.reaper || !px.accept_pause || !sig_int || !sig_term || !sync ||
-        evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0 ||
-        event_add(sync, &every) < 0) {
-        fprintf(stderr, "brock: could not set up the event loop\n");
-        goto out;
-    }
-    if (start_listener(&px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN) < 0)
+    if (proxy_setup(px) < 0)
         goto out;
     /* STYLE.md section 6: the port is bound, the CA key and the state are open; root is no
      * longer needed. */
-    if (privs_drop(&pv, o->state_dir, err, sizeof(err)) < 0) {
+    if (privs_drop(&px->privs, px->opts->state_dir, err, sizeof(err)) < 0) {
         fprintf(stderr, "brock: %s\n", err);
         goto out;
     }
-    /* Tests wait for this line to learn the port: it comes first. */
-    log_msg(LOG_ERR, "listening on %s", px.listen_name);
-    if (pv.drop)
-        log_msg(LOG_INFO, "running as the user %s (uid %u)", pv.user, (unsigned)pv.uid);
-    if (event_base_dispatch(px.base) < 0) {
+    say_where(px);
+    if (event_base_dispatch(px->base) < 0) {
         fprintf(stderr, "brock: the event loop failed\n");
         goto out;
     }
     rc = 0;
 out:
-    if (px.listener)
-        evconnlistener_free(px.listener);
-    while (px.conns)
-        conn_close(px.conns, "brock is stopping");
-    on_reap(-1, 0, &px);
-    pool_cleanup(&px);
-    dntcheck_free(px.dnt);
-    refresh_free(refresh);
+    if (px->listener) {
+        evconnlistener_free(px->listener);
+        px->listener = NULL;
+    }
+    while (px->conns)
+        conn_close(px->conns, "brock is stopping");
+    on_reap(-1, 0, px);
     if (brock_sync(e) < 0) {
         fprintf(stderr, "brock: writing the state failed: %s\n", brock_engine_errmsg(e));
         rc = 1;
     }
-    if (sync)
-        event_free(sync);
-    if (sig_int)
-        event_free(sig_int);
-    if (sig_term)
-        event_free(sig_term);
-    if (px.reaper)
-        event_free(px.reaper);
-    if (px.accept_pause)
-        event_free(px.accept_pause);
-    tls_mitm_free(px.mitm);
-    SSL_CTX_free(px.tls_up);
-    if (px.dns)
-        evdns_base_free(px.dns, 1);
-    if (px.base)
-        event_base_free(px.base);
-    resolve_cleanup(&px.resolve);
-    access_cleanup(&px.allow);
-    fp_memory_cleanup(&px.fp);
     return rc;
+}
+
+void proxy_free(struct proxy *px)
+{
+    if (!px)
+        return;
+    if (px->listener)
+        evconnlistener_free(px->listener);
+    while (px->conns)
+        conn_close(px->conns, "brock is stopping");
+    on_reap(-1, 0, px);
+    pool_cleanup(px);
+    dntcheck_free(px->dnt);
+    refresh_free(px->refresh);
+    if (px->sync)
+        event_free(px->sync);
+    if (px->sig_int)
+        event_free(px->sig_int);
+    if (px->sig_term)
+        event_free(px->sig_term);
+    if (px->reaper)
+        event_free(px->reaper);
+    if (px->accept_pause)
+        event_free(px->accept_pause);
+    tls_mitm_free(px->mitm);
+    SSL_CTX_free(px->tls_up);
+    if (px->dns)
+        evdns_base_free(px->dns, 1);
+    if (px->base)
+        event_base_free(px->base);
+    resolve_cleanup(&px->resolve);
+    access_cleanup(&px->allow);
+    fp_memory_cleanup(&px->fp);
+    mem_free(px);
 }

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "brock.h"
 
 static int lookup(const char *name, struct privs *p)
 {
@@ -51,50 +54,76 @@ int privs_plan(const char *user, struct privs *p, char *err, size_t errlen)
         return -1;
     }
     if (p->uid == 0) {
-        snprintf(err, errlen, "--user %s: that user is root; name an unprivileged user", p->user);
+        snprintf(err, errlen, "--user %s: brock never serves as root; leave --user out to run "
+                 "as '" PRIVS_DEFAULT_USER "' (if it exists) or '" PRIVS_FALLBACK_USER "', or name "
+                 "another unprivileged user", p->user);
         return -1;
     }
     p->drop = 1;
     return 0;
 }
 
-/* Hands one path to the user; a file that does not exist (no -wal yet) is no error, nor is a
- * read-only file system: nobody writes there, and the engine has said so already. */
-static int give(const struct privs *p, const char *path, char *err, size_t errlen)
+/* The state's paths that are handed to the user, and their owners before. */
+static const char *const state_files[] = {"", "/brock.db", "/brock.db-wal", "/brock.db-shm",
+                                          "/brock.db-journal"};
+#define N_STATE_FILES (sizeof(state_files) / sizeof(state_files[0]))
+
+struct owners {
+    int had[N_STATE_FILES];
+    uid_t uid[N_STATE_FILES];
+    gid_t gid[N_STATE_FILES];
+};
+
+static int state_path(const char *state_dir, size_t i, char *path, size_t size)
 {
-    if (lchown(path, p->uid, p->gid) < 0 && errno != ENOENT && errno != EROFS) {
-        snprintf(err, errlen, "could not hand %s to the user %s: %s", path, p->user,
-                 strerror(errno));
-        return -1;
-    }
-    return 0;
+    return snprintf(path, size, "%s%s", state_dir, state_files[i]) < (int)size ? 0 : -1;
 }
 
-static int give_state(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+/* Hands the state folder and its database files to the user, noting who owned them. A file
+ * that does not exist (no -wal yet) is no error, nor is a read-only file system: nobody writes
+ * there, and the engine has said so already. */
+static int give_state(const struct privs *p, const char *state_dir, struct owners *was,
+                      char *err, size_t errlen)
 {
-    static const char *const files[] = {"brock.db", "brock.db-wal", "brock.db-shm",
-                                        "brock.db-journal"};
     char path[4096];
+    struct stat st;
 
-    if (give(p, state_dir, err, errlen) < 0)
-        return -1;
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        if (snprintf(path, sizeof(path), "%s/%s", state_dir, files[i]) >= (int)sizeof(path)) {
+    memset(was, 0, sizeof(*was));
+    for (size_t i = 0; i < N_STATE_FILES; i++) {
+        if (state_path(state_dir, i, path, sizeof(path)) < 0) {
             snprintf(err, errlen, "--state %s: the path is too long", state_dir);
             return -1;
         }
-        if (give(p, path, err, errlen) < 0)
+        if (lstat(path, &st) < 0)
+            continue;
+        was->had[i] = 1;
+        was->uid[i] = st.st_uid;
+        was->gid[i] = st.st_gid;
+        if (lchown(path, p->uid, p->gid) < 0 && errno != ENOENT && errno != EROFS) {
+            snprintf(err, errlen, "could not hand %s to the user %s: %s", path, p->user,
+                     strerror(errno));
             return -1;
+        }
     }
     return 0;
 }
 
-int privs_drop(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+/* Gives the state's files their owners back, after a drop that failed while still root. */
+static void restore_state(const char *state_dir, const struct owners *was)
 {
-    if (!p->drop)
-        return 0;
-    if (state_dir && give_state(p, state_dir, err, errlen) < 0)
-        return -1;
+    char path[4096];
+
+    for (size_t i = 0; i < N_STATE_FILES; i++) {
+        if (was->had[i] && state_path(state_dir, i, path, sizeof(path)) == 0 &&
+            lchown(path, was->uid[i], was->gid[i]) < 0) {
+            /* Nothing more to do: the error that led here is the one reported. */
+        }
+    }
+}
+
+/* Becomes p's user for good: groups, gid, uid. Returns 0, or -1 with a sentence in err. */
+static int become(const struct privs *p, char *err, size_t errlen)
+{
     if (initgroups(p->user, p->gid) < 0 && setgroups(0, NULL) < 0) {
         snprintf(err, errlen, "could not set the groups of %s: %s", p->user, strerror(errno));
         return -1;
@@ -106,6 +135,115 @@ int privs_drop(const struct privs *p, const char *state_dir, char *err, size_t e
     }
     if (setuid(p->uid) < 0) {
         snprintf(err, errlen, "could not become the user %s: %s", p->user, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The first folder on the way to dir (absolute, or relative to the working folder) that the
+ * calling process cannot pass, into closed; "" when all let it through. */
+static void first_closed(const char *dir, char *closed, size_t size)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+
+    closed[0] = '\0';
+    if (n >= sizeof(path))
+        return;
+    memcpy(path, dir, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        path[i] = '\0';
+        if (access(path, X_OK) < 0 && errno != ENOENT) {
+            snprintf(closed, size, "%s", path);
+            return;
+        }
+        path[i] = dir[i];
+    }
+}
+
+int privs_check_reach(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+{
+    char closed[4096] = "", parent[4096];
+    char *slash;
+    int fds[2], status = 0;
+    ssize_t got;
+    pid_t pid;
+
+    if (!p->drop)
+        return 0;
+    /* The state folder itself is handed to the user; the folders above it must let it by. */
+    snprintf(parent, sizeof(parent), "%s", state_dir);
+    slash = strrchr(parent, '/');
+    if (!slash)
+        return 0;
+    if (slash == parent)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "could not check the state folder: %s", strerror(errno));
+        return -1;
+    }
+    /* Asked as the user itself, in a child, so that every rule of the file system applies
+     * (modes, groups, ACLs). */
+    pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "could not check the state folder: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        char why[256];
+
+        close(fds[0]);
+        if (become(p, why, sizeof(why)) < 0)
+            _exit(2);
+        first_closed(parent, closed, sizeof(closed));
+        if (closed[0] && write(fds[1], closed, strlen(closed)) < 0)
+            _exit(2);
+        _exit(closed[0] ? 1 : 0);
+    }
+    close(fds[1]);
+    got = read(fds[0], closed, sizeof(closed) - 1);
+    closed[got > 0 ? got : 0] = '\0';
+    close(fds[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (closed[0]) {
+        struct stat st;
+        char mode[32] = "";
+
+        if (stat(closed, &st) == 0)
+            snprintf(mode, sizeof(mode), " (mode %04o)", (unsigned)(st.st_mode & 07777));
+        snprintf(err, errlen, "--state %s: brock runs as the user %s once started, and %s%s "
+                 "is closed to that user; give --state a folder it can reach (started as root "
+                 "without --state, brock keeps its state in " BROCK_SYSTEM_STATE_DIR ")", state_dir,
+                 p->user, closed, mode);
+    }
+    else
+        snprintf(err, errlen, "--state %s: could not check whether the user %s can reach it",
+                 state_dir, p->user);
+    return -1;
+}
+
+int privs_drop(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+{
+    struct owners was;
+
+    if (!p->drop)
+        return 0;
+    if (state_dir && give_state(p, state_dir, &was, err, errlen) < 0) {
+        restore_state(state_dir, &was);
+        return -1;
+    }
+    if (become(p, err, errlen) < 0) {
+        if (state_dir && geteuid() == 0)
+            restore_state(state_dir, &was);
         return -1;
     }
     if (setuid(0) == 0 || geteuid() == 0 || getegid() != p->gid) {

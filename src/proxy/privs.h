@@ -23,10 +23,17 @@ struct privs {
 int privs_plan(const char *user, struct privs *p, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
+/* When p->drop: checks, before anything is changed, that p's user will be able to reach
+ * state_dir: every folder above it must let that user through (root's home, mode 0700, does
+ * not). Returns 0, or -1 with a sentence in err naming the closed folder and what to do. */
+int privs_check_reach(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
 /* When p->drop: hands state_dir and its database files (brock.db and the -wal, -shm and
  * -journal files beside it) to p's user, leaving ca/ alone, then sets the groups, gid and uid,
- * checks that root cannot be regained, and sets no_new_privs. Returns 0, or -1 with a
- * sentence in err (the process must then stop: it may be half-dropped). */
+ * checks that root cannot be regained, and sets no_new_privs. If the groups or ids cannot be
+ * set, the files get their owners back. Returns 0, or -1 with a sentence in err (the process
+ * must then stop). */
 int privs_drop(const struct privs *p, const char *state_dir, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 

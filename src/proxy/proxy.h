@@ -24,6 +24,8 @@ struct proxy_options {
     int header_timeout;               /* --header-timeout seconds; 0: TIMEOUT_HEAD */
     int upstream_timeout;             /* --upstream-timeout seconds (connecting, and silence
                                        * before a response head); 0: limits.h's */
+    const char *ca_init_cmd;          /* the command that makes this state's CA, for
+                                       * messages; NULL: "brock ca init" */
 };
 
 #define PROXY_DEFAULT_LISTEN "127.0.0.1:8119"
@@ -32,9 +34,22 @@ struct proxy_options {
  * typo is a usage error. Returns 0, or -1 with a sentence naming the spec in err. */
 int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen);
 
-/* Runs the proxy and dashboard on e until SIGINT or SIGTERM, then flushes the state.
- * Returns the process exit status: 0 after a clean stop, 1 when it could not start (a
- * message on stderr says why: a bad --listen or --resolve, a port in use). */
-int proxy_run(struct brock_engine *e, const struct proxy_options *o);
+struct proxy;
+
+/* Gets everything ready that can fail before the state is opened: o's specs, the listening
+ * socket (bound), the local CA (--intercept), the upstream roots, and, when started as root,
+ * whether the user brock becomes can reach o->state_dir. Nothing on disk is touched. o and its
+ * strings must outlive the proxy. Returns the proxy (for proxy_run(), or proxy_free()), or
+ * NULL with a sentence in err: a bad spec, a port in use, no CA. */
+struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen);
+
+/* Runs the proxy and dashboard on e until SIGINT or SIGTERM: gives up root (handing the state
+ * to the user), says where it listens and how to use it, serves, then flushes the state.
+ * Returns the process exit status: 0 after a clean stop, 1 when it could not go on (a message
+ * on stderr says why). */
+int proxy_run(struct proxy *px, struct brock_engine *e);
+
+/* Closes what proxy_new() opened; NULL is a no-op. */
+void proxy_free(struct proxy *px);
 
 #endif

@@ -395,7 +395,8 @@ static void free_host(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long
 }
 
 /* Reads a PEM file; the key's mode must keep it to its owner. */
-static int load_ca(struct tls_mitm *m, const char *state_dir, char *err, size_t errlen)
+static int load_ca(struct tls_mitm *m, const char *state_dir, const char *init_cmd, char *err,
+                   size_t errlen)
 {
     char cert_path[4096], key_path[4096], why[256];
     struct stat st;
@@ -407,9 +408,9 @@ static int load_ca(struct tls_mitm *m, const char *state_dir, char *err, size_t 
         return -1;
     }
     if (stat(key_path, &st) != 0 || access(cert_path, F_OK) != 0) {
-        snprintf(err, errlen, "--intercept needs a local CA and %s has none: run `brock ca "
-                              "init` first, then trust %s in your browsers", state_dir,
-                 cert_path);
+        snprintf(err, errlen, "--intercept needs a local CA and %s has none: run `%s` first, "
+                              "then trust %s in your browsers", state_dir,
+                 init_cmd ? init_cmd : "brock ca init", cert_path);
         return -1;
     }
     if (st.st_mode & 077) {
@@ -436,8 +437,8 @@ static int load_ca(struct tls_mitm *m, const char *state_dir, char *err, size_t 
     }
     if (X509_check_private_key(m->ca, m->ca_key) != 1) {
         ERR_clear_error();
-        snprintf(err, errlen, "%s: the key does not belong to %s; run `brock ca init --force`",
-                 key_path, cert_path);
+        snprintf(err, errlen, "%s: the key does not belong to %s; run `%s --force`", key_path,
+                 cert_path, init_cmd ? init_cmd : "brock ca init");
         goto out;
     }
     rc = 0;
@@ -445,7 +446,8 @@ out:
     return rc;
 }
 
-struct tls_mitm *tls_mitm_new(const char *state_dir, char *err, size_t errlen)
+struct tls_mitm *tls_mitm_new(const char *state_dir, const char *init_cmd, char *err,
+                              size_t errlen)
 {
     struct tls_mitm *m = mem_calloc(1, sizeof(*m));
     char why[256];
@@ -456,7 +458,7 @@ struct tls_mitm *tls_mitm_new(const char *state_dir, char *err, size_t errlen)
     }
     strmap_init(&m->leaves);
     m->host_index = -1;
-    if (load_ca(m, state_dir, err, errlen) < 0)
+    if (load_ca(m, state_dir, init_cmd, err, errlen) < 0)
         goto fail;
     m->leaf_key = EVP_EC_gen("P-256");
     m->ctx = SSL_CTX_new(TLS_server_method());

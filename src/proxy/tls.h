@@ -42,10 +42,12 @@ int tls_ca_create(const char *state_dir, int force, char *err, size_t errlen)
 
 struct tls_mitm;
 
-/* Loads the CA under state_dir and prepares to issue leaves with it. Returns a new object
- * (free with tls_mitm_free), or NULL with a sentence in err (no CA: says to run
- * `brock ca init`; a key that does not match the certificate; a key readable by others). */
-struct tls_mitm *tls_mitm_new(const char *state_dir, char *err, size_t errlen);
+/* Loads the CA under state_dir and prepares to issue leaves with it. init_cmd is the command
+ * that makes one, as the user would type it for this state (NULL: "brock ca init"). Returns
+ * a new object (free with tls_mitm_free), or NULL with a sentence in err (no CA: says to run
+ * init_cmd; a key that does not match the certificate; a key readable by others). */
+struct tls_mitm *tls_mitm_new(const char *state_dir, const char *init_cmd, char *err,
+                              size_t errlen);
 
 void tls_mitm_free(struct tls_mitm *m);
 

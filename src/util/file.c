@@ -14,6 +14,11 @@
 
 int file_read(const char *path, size_t max, char **out, size_t *len)
 {
+    return file_read_at(AT_FDCWD, path, max, out, len);
+}
+
+int file_read_at(int dirfd, const char *path, size_t max, char **out, size_t *len)
+{
     int fd, err = 0;
     struct stat st;
     char *p = NULL;
@@ -21,7 +26,7 @@ int file_read(const char *path, size_t max, char **out, size_t *len)
 
     *out = NULL;
     *len = 0;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
     if (fstat(fd, &st) < 0) {

@@ -10,6 +10,12 @@
 int file_read(const char *path, size_t max, char **out, size_t *len)
     __attribute__((warn_unused_result));
 
+/* The same for path relative to the folder open as dirfd (AT_FDCWD: the current one). A
+ * folder opened before brock gave up root stays readable through its descriptor even where
+ * the folders above it are closed to brock's user. */
+int file_read_at(int dirfd, const char *path, size_t max, char **out, size_t *len)
+    __attribute__((warn_unused_result));
+
 /* Writes data to a temporary file beside path, flushes it, and renames it into place with
  * the given mode. Returns 0, or -errno; on failure path is untouched. */
 int file_write_atomic(const char *path, const void *data, size_t len, int mode)

@@ -67,7 +67,8 @@ async function seededState(name) {
   const parent = tmpdir(name);
   fs.chmodSync(parent, 0o755);
   const state = path.join(parent, 'state');
-  const r = await brock(state, ['list']);
+  // A command that writes (list only reads, and creates nothing).
+  const r = await brock(state, ['forget']);
   assert.equal(r.code, 0, r.stderr);
   return state;
 }

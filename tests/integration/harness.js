@@ -5,15 +5,34 @@
 'use strict';
 
 const { test, after } = require('node:test');
-const { spawn, execFile } = require('node:child_process');
+const { spawn, execFile, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const BROCK = process.env.BROCK;
-const DATA = path.join(process.env.BROCK_TESTDATA || path.join(__dirname, '..', 'data'),
-                       'privacybadger');
+// Tests started as root run brock as the user nobody (brock drops to it, or a test runs it
+// so with setpriv), who must be able to reach the binary and the data. From a clone in a
+// closed home folder (/root is 0700) it cannot: the file then uses copies of both in a folder
+// of its own, open to others, made once and removed at exit.
+const NOBODY = 65534;
+function reachable(binary, data) {
+  if (!process.getuid || process.getuid() !== 0 || !binary) return [binary, data];
+  try {
+    execFileSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups',
+                             'test', '-x', binary, '-a', '-r', path.join(data, 'seed.json')],
+                 { stdio: 'ignore' });
+    return [binary, data];
+  } catch {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-reach-'));
+    folders.push(d);
+    fs.chmodSync(d, 0o755);
+    fs.copyFileSync(binary, path.join(d, 'brock'));
+    fs.chmodSync(path.join(d, 'brock'), 0o755);
+    fs.cpSync(data, path.join(d, 'privacybadger'), { recursive: true });
+    return [path.join(d, 'brock'), path.join(d, 'privacybadger')];
+  }
+}
 
 // prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that it
 // shows as a failed test rather than as a parse error that hides the rest.
@@ -46,6 +65,10 @@ process.on('exit', () => {
   stopAll();
   for (const d of folders) fs.rmSync(d, { recursive: true, force: true });
 });
+
+const [BROCK, DATA] = reachable(
+  process.env.BROCK,
+  path.join(process.env.BROCK_TESTDATA || path.join(__dirname, '..', 'data'), 'privacybadger'));
 // A signal (the harness's deadline, ^C) ends the file at once, children first.
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
   process.on(sig, () => {

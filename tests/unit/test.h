@@ -3,6 +3,7 @@
 #ifndef BROCK_TEST_H
 #define BROCK_TEST_H
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,10 +17,14 @@
  * repository's top), in a static buffer. */
 static inline const char *test_data(const char *rel)
 {
-    static char path[4096];
-    const char *dir = getenv("BROCK_TESTDATA");
+    static char path[PATH_MAX], dir[PATH_MAX];
+    const char *env = getenv("BROCK_TESTDATA");
 
-    snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "tests/data", rel);
+    /* Absolute, so that a symbolic link made to it works from any folder. */
+    if (!realpath(env && *env ? env : "tests/data", dir))
+        snprintf(dir, sizeof(dir), "%s", env && *env ? env : "tests/data");
+    if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+        path[0] = '\0';
     return path;
 }
 

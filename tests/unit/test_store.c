@@ -403,14 +403,15 @@ static void test_roundtrip(void **state)
     json_object_set_new(a->settings, "disabledSites", json_pack("[s]", "bank.example"));
     json_object_set_new(a->settings, "widgetSiteAllowlist", json_object());
     a->settings_dirty = 1;
-    assert_int_equal(brock__store_flush(a, 1), 0);
+    a->seed_mark = BROCK__SEED_LOADED;
+    assert_int_equal(brock__store_flush(a), 0);
     assert_all_clean(a);
 
     /* With nothing to write, flushing must not even wait for the write lock. */
     raw = raw_open(f);
     raw_exec(raw, "BEGIN IMMEDIATE");
     t0 = now_us();
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_true(now_us() - t0 < 1000000);
     raw_exec(raw, "COMMIT");
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM meta WHERE key = 'seeded'", NULL), 1);
@@ -449,8 +450,8 @@ static void test_columnwise_upsert(void **state)
     /* Both create the row without knowing of the other: each wrote only its own column. */
     put_action(a, "x.example", BROCK_USER_BLOCK, 0, 0, 0, BROCK__DIRTY_USER);
     put_action(b, "x.example", 0, BROCK_BLOCK, 0, 0, BROCK__DIRTY_HEUR);
-    assert_int_equal(brock__store_flush(a, 0), 0);
-    assert_int_equal(brock__store_flush(b, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
+    assert_int_equal(brock__store_flush(b), 0);
     c = engine_on(f, NULL);
     x = strmap_get(&c->actions, "x.example");
     assert_non_null(x);
@@ -461,7 +462,7 @@ static void test_columnwise_upsert(void **state)
 
     /* a's memory still says no heuristic; writing only the DNT columns keeps b's. */
     put_action(a, "x.example", 0, 0, 1, 1781972378933, BROCK__DIRTY_DNT);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     c = engine_on(f, NULL);
     x = strmap_get(&c->actions, "x.example");
     assert_int_equal(x->user, BROCK_USER_BLOCK);
@@ -485,7 +486,7 @@ static void test_poll(void **state)
     add_snitch(a, "tracker.example", "one.example", "t.tracker.example", "id",
                BROCK_EVIDENCE_COOKIE, 11);
     add_snitch(a, "tracker.example", "two.example", NULL, NULL, BROCK_EVIDENCE_BEACON, 12);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_int_equal(brock__store_poll(a), 0); /* its own changes */
 
     assert_int_equal(brock__store_poll(b), 2); /* one action, one tracker */
@@ -512,7 +513,7 @@ static void test_poll(void **state)
     add_snitch(a, "tracker.example", "four.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 14);
     json_object_set_new(a->settings, "learnLocally", json_false());
     a->settings_dirty = 1;
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_int_equal(brock__store_poll(b), 3);
     x = strmap_get(&b->actions, "q.example");
     assert_int_equal(x->user, BROCK_USER_BLOCK);
@@ -524,7 +525,7 @@ static void test_poll(void **state)
     assert_int_equal(find_site(b, "tracker.example", "four.example")->dirty, 0);
     assert_int_equal(b->learn, 0);
 
-    assert_int_equal(brock__store_flush(b, 0), 0);
+    assert_int_equal(brock__store_flush(b), 0);
     assert_all_clean(b);
     assert_int_equal(brock__store_poll(a), 2);
     x = strmap_get(&a->actions, "q.example");
@@ -545,7 +546,7 @@ static void test_delete(void **state)
     put_action(a, "d.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
     put_action(a, "e.example", BROCK_USER_ALLOW, 0, 0, 0, 7);
     put_action(a, "again.example", BROCK_USER_ALLOW, 0, 0, 0, 7);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     b = engine_on(f, NULL);
     assert_int_equal(b->actions.len, 3);
 
@@ -555,7 +556,7 @@ static void test_delete(void **state)
     /* Deleted and set again before the flush: the entry stays. */
     delete_action(a, "again.example");
     put_action(a, "again.example", BROCK_USER_COOKIEBLOCK, 0, 0, 0, 7);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_all_clean(a);
 
     assert_int_equal(brock__store_poll(b), 2); /* d.example gone, again.example changed */
@@ -573,10 +574,10 @@ static void test_delete(void **state)
     /* A deletion b has not flushed yet survives a's rewrite of the row. */
     delete_action(b, "again.example");
     put_action(a, "again.example", 0, BROCK_BLOCK, 0, 0, BROCK__DIRTY_HEUR);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_int_equal(brock__store_poll(b), 0);
     assert_null(strmap_get(&b->actions, "again.example"));
-    assert_int_equal(brock__store_flush(b, 0), 0);
+    assert_int_equal(brock__store_flush(b), 0);
     assert_int_equal(brock__store_poll(a), 2);
     assert_null(strmap_get(&a->actions, "again.example"));
     assert_non_null(strmap_get(&a->actions, "e.example"));
@@ -593,7 +594,7 @@ static void test_rollback(void **state)
     sqlite3 *raw;
 
     put_action(a, "gone.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
 
     raw = raw_open(f);
     raw_exec(raw, "CREATE TRIGGER refuse BEFORE INSERT ON action"
@@ -609,7 +610,8 @@ static void test_rollback(void **state)
     a->settings_dirty = 1;
     dirty = a->dirty;
 
-    assert_int_equal(brock__store_flush(a, 1), BROCK_ESTORE);
+    a->seed_mark = BROCK__SEED_LOADED;
+    assert_int_equal(brock__store_flush(a), BROCK_ESTORE);
     assert_non_null(strstr(a->errmsg, f->db));
     assert_non_null(strstr(a->errmsg, "refused.example"));
     assert_non_null(strstr(a->errmsg, "refused by the test"));
@@ -634,7 +636,8 @@ static void test_rollback(void **state)
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM meta", NULL), 0);
 
     raw_exec(raw, "DROP TRIGGER refuse");
-    assert_int_equal(brock__store_flush(a, 1), 0);
+    a->seed_mark = BROCK__SEED_LOADED;
+    assert_int_equal(brock__store_flush(a), 0);
     assert_all_clean(a);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
                              "gone.example"), 0);
@@ -762,7 +765,8 @@ static void test_seed_flush(void **state)
 
     assert_true(a->actions.len >= 10000);
     t0 = now_us();
-    assert_int_equal(brock__store_flush(a, 1), 0);
+    a->seed_mark = BROCK__SEED_LOADED;
+    assert_int_equal(brock__store_flush(a), 0);
     flush_us = now_us() - t0;
     assert_all_clean(a);
     printf("# flushed the seed (%zu actions, %zu snitch sites, %zu tracking bases) in %.1f ms\n",
@@ -788,7 +792,7 @@ static void test_seed_flush(void **state)
 
     /* After that, one change is one name again. */
     put_action(a, "google.com", BROCK_USER_ALLOW, 0, 0, 0, BROCK__DIRTY_USER);
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_int_equal(brock__store_poll(b), 1);
     assert_int_equal(brock__store_poll(c), 1);
     assert_int_equal(((struct action_entry *)strmap_get(&c->actions, "google.com"))->user,
@@ -817,7 +821,8 @@ static void test_damaged_page(void **state)
         put_action(a, name, BROCK_USER_BLOCK, 0, 0, 0, 7);
         add_snitch(a, name, "site.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 1);
     }
-    assert_int_equal(brock__store_flush(a, 1), 0);
+    a->seed_mark = BROCK__SEED_LOADED;
+    assert_int_equal(brock__store_flush(a), 0);
     engine_free(a);
     /* Page 2 is the first table's root: a page header of 0xff bytes is no b-tree page. */
     memset(junk, 0xff, sizeof(junk));
@@ -855,7 +860,7 @@ static void test_flush_failure_message(void **state)
     put_action(a, "kept.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
     add_snitch(a, "kept.example", "site.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 1);
     for (int i = 0; i < 3; i++)
-        assert_int_equal(brock__store_flush(a, 0), BROCK_ESTORE);
+        assert_int_equal(brock__store_flush(a), BROCK_ESTORE);
     snprintf(want, sizeof(want), "writing the state to %s failed: no room left (trying to ",
              f->db);
     assert_memory_equal(a->errmsg, want, strlen(want));
@@ -863,7 +868,7 @@ static void test_flush_failure_message(void **state)
     /* The database is at its last commit: not even the action of the failed batch. */
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), 0);
     raw_exec(raw, "DROP TRIGGER refuse");
-    assert_int_equal(brock__store_flush(a, 0), 0);
+    assert_int_equal(brock__store_flush(a), 0);
     assert_all_clean(a);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), 1);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), 1);

@@ -87,7 +87,7 @@ static void test_create_and_refuse(void **state)
     mem_free(again);
     mem_free(first);
 
-    m = tls_mitm_new(d->a, err, sizeof(err));
+    m = tls_mitm_new(d->a, NULL, err, sizeof(err));
     assert_non_null(m);
     ca = tls_mitm_ca_cert(m);
     assert_int_equal(X509_check_ca(ca), 1);
@@ -96,13 +96,13 @@ static void test_create_and_refuse(void **state)
     tls_mitm_free(m);
 
     /* No CA: the message says what to run. */
-    m = tls_mitm_new(d->b, err, sizeof(err));
+    m = tls_mitm_new(d->b, NULL, err, sizeof(err));
     assert_null(m);
     assert_non_null(strstr(err, "brock ca init"));
 
     /* A key others can read is refused. */
     assert_int_equal(chmod(key, 0644), 0);
-    assert_null(tls_mitm_new(d->a, err, sizeof(err)));
+    assert_null(tls_mitm_new(d->a, NULL, err, sizeof(err)));
     assert_non_null(strstr(err, "readable by others"));
     assert_int_equal(chmod(key, 0600), 0);
 
@@ -116,7 +116,7 @@ static void test_create_and_refuse(void **state)
         other = slurp(key_b);
         assert_int_equal(file_write_atomic(key, other, strlen(other), 0600), 0);
         mem_free(other);
-        assert_null(tls_mitm_new(d->a, err, sizeof(err)));
+        assert_null(tls_mitm_new(d->a, NULL, err, sizeof(err)));
         assert_non_null(strstr(err, "does not belong"));
     }
     tls_mitm_free(NULL);
@@ -155,7 +155,7 @@ static void test_leaves(void **state)
     EVP_PKEY *ka, *kb;
 
     assert_int_equal(tls_ca_create(d->a, 0, err, sizeof(err)), 0);
-    m = tls_mitm_new(d->a, err, sizeof(err));
+    m = tls_mitm_new(d->a, NULL, err, sizeof(err));
     assert_non_null(m);
 
     a = tls_mitm_leaf(m, "www.site.test");
@@ -203,7 +203,7 @@ static void test_cache_is_bounded(void **state)
     ASN1_INTEGER *first;
 
     assert_int_equal(tls_ca_create(d->a, 0, err, sizeof(err)), 0);
-    m = tls_mitm_new(d->a, err, sizeof(err));
+    m = tls_mitm_new(d->a, NULL, err, sizeof(err));
     assert_non_null(m);
     first = ASN1_INTEGER_dup(X509_get0_serialNumber(tls_mitm_leaf(m, "h0.test")));
     for (int i = 1; i <= TLS_LEAF_CACHE; i++) {
