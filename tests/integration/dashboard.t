@@ -164,8 +164,10 @@ check('browsing through brock fills the sites and the trackers', async () => {
   assert.deepEqual(sites.find((s) => s.site === 'site-d.test'),
                    { ...sites.find((s) => s.site === 'site-d.test'),
                      blocked: 1, cookieblocked: 0, trackers: 1 });
-  // The counts are the actions now: the tracker is blocked on every site it was seen on.
-  assert.equal(sites.find((s) => s.site === 'site-a.test').blocked, 1);
+  // The counts are what was done on the visits: on the first three sites the tracker passed.
+  assert.equal(sites.find((s) => s.site === 'site-a.test').blocked, 0);
+  const a = (await api('GET', '/api/sites/site-a.test')).json;
+  assert.deepEqual([a.blocked, a.trackers[0].action, a.trackers[0].seen], [0, 'block', 'noaction']);
   const site = (await api('GET', '/api/sites/site-d.test')).json;
   assert.equal(site.site, 'site-d.test');
   assert.equal(site.trackers.length, 1);
@@ -227,6 +229,22 @@ check('a choice made in the dashboard applies to the next proxied request', asyn
   assert.equal((await api('GET', '/api/trackers/a%2Fb.test')).status, 400);
   assert.equal((await api('GET', '/api/trackers/tracker2.test')).json.action,
                'user_cookieblock');
+});
+
+check('a site\'s counts stay what was done there when a choice comes later', async () => {
+  assert.equal((await browse('site-g.test', 'http://later.test/a')).status, 200);
+  assert.equal((await api('PUT', '/api/trackers/later.test', { action: 'block' })).status, 200);
+  const counts = async () => {
+    const listed = (await api('GET', '/api/sites')).json.find((x) => x.site === 'site-g.test');
+    const page = (await api('GET', '/api/sites/site-g.test')).json;
+    return [listed.blocked, page.blocked, page.trackers[0].action, page.trackers[0].seen];
+  };
+  assert.deepEqual(await counts(), [0, 0, 'user_block', 'noaction'], 'it passed on the visit');
+  assert.equal((await browse('site-g.test', 'http://later.test/b')).status, 403);
+  assert.deepEqual(await counts(), [1, 1, 'user_block', 'user_block'], 'blocked on the next');
+  await api('PUT', '/api/trackers/later.test', { action: 'cookieblock' });
+  assert.deepEqual(await counts(), [1, 1, 'user_cookieblock', 'user_block']);
+  await api('PUT', '/api/trackers/later.test', { action: 'reset' });
 });
 
 check('settings and disabled sites', async () => {
