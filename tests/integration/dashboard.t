@@ -281,6 +281,16 @@ check('export, import, and reset to the seed', async () => {
   const pb = (await api('GET', '/api/export')).json;
   assert.equal(pb.action_map['tracker1.test'].heuristicAction, 'block');
   assert.equal((await api('GET', '/api/export?format=nope')).status, 400);
+  // The formats the page offers come from the status, each with the name it downloads as.
+  const { exports } = (await api('GET', '/api/status')).json;
+  assert.deepEqual(exports, [{ format: 'pb', file: 'brock-pb.json' },
+                             { format: 'hosts', file: 'brock-hosts.txt' },
+                             { format: 'abp', file: 'brock-abp.txt' }]);
+  for (const x of exports) {
+    const r = await api('GET', `/api/export?format=${x.format}`);
+    assert.equal(r.status, 200);
+    assert.match(r.headers['content-disposition'], new RegExp(`filename="${x.file}"`));
+  }
 
   // The seed, uploaded whole: a large body read across many reads.
   const seed = path.join(DATA, 'seed.json');
