@@ -360,9 +360,9 @@ struct brock_site {
     const char *site;     /* the site's base domain */
     int64_t time_ms;      /* when a request of its pages was last seen */
     size_t trackers;      /* third-party hosts seen there */
-    size_t blocked;       /* of them, blocked now (block, user_block) */
-    size_t cookieblocked; /* of them, cookieblocked now */
-    int disabled;         /* brock is disabled on the site */
+    size_t blocked;       /* of them, those whose last request there brock blocked */
+    size_t cookieblocked; /* of them, those whose last request there lost its cookies */
+    int disabled;         /* brock is disabled on the site (nothing is recorded there) */
 };
 
 /* Calls cb for each recent site, newest first; cb returns non-zero to stop (returned).

@@ -11,7 +11,15 @@ let uid = 0;
 
 // ---- helpers ----
 
-// An element with attributes (on* keys become listeners) and children (strings as text).
+// Appends kid to el: a node as it is, an array's items in order (arrays nest to any depth),
+// anything else as text; undefined, null and false are nothing.
+function put(el, kid) {
+  if (kid === undefined || kid === null || kid === false) return;
+  if (Array.isArray(kid)) for (const k of kid) put(el, k);
+  else el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+}
+
+// An element with attributes (on* keys become listeners) and children (see put()).
 function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -20,11 +28,16 @@ function h(tag, attrs, ...kids) {
     else if (k === 'class') el.className = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const kid of kids.flat()) {
-    if (kid === undefined || kid === null || kid === false) continue;
-    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  }
+  put(el, kids);
   return el;
+}
+
+// A domain name that a narrow screen may wrap after a dot and nowhere else: each label (with
+// its dot) is a span that never breaks, and a <wbr> follows each dot.
+function domain(name) {
+  const labels = String(name).split('.');
+  return h('span', { class: 'domain' }, labels.map((l, i) => i < labels.length - 1
+    ? [h('span', { class: 'label' }, `${l}.`), h('wbr')] : h('span', { class: 'label' }, l)));
 }
 
 async function api(method, path, body) {
@@ -54,14 +67,46 @@ function position(action) {
   return 'allow';
 }
 
-function describe(t) {
-  if (t.dnt) return `This domain promises not to track you (${t.domain})`;
-  switch (position(t.action)) {
-    case 'block': return `Blocked ${t.domain}`;
-    case 'cookieblock': return `Blocked cookies from ${t.domain}`;
-    default: return `Allowed ${t.domain}`;
-  }
+// What each of the API's action names means, in the words the page shows for it everywhere.
+const ACTION_WORDS = {
+  noaction: 'Allowed: not seen tracking',
+  allow: 'Allowed: seen tracking on fewer than three sites',
+  cookieblock: 'Cookies blocked',
+  block: 'Blocked',
+  dnt: 'Allowed: posts the DNT policy',
+  user_allow: 'Allowed by you',
+  user_cookieblock: 'Cookies blocked by you',
+  user_block: 'Blocked by you',
+};
+
+function words(action) {
+  return ACTION_WORDS[action] || 'Allowed';
 }
+
+function describe(t) {
+  return `${t.domain}: ${words(t.action)}`;
+}
+
+// "1 site", "2 sites".
+function count(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// "1 blocked of 1 third-party domain", "2 blocked and 1 with cookies blocked of 5
+// third-party domains".
+function tally(blocked, cookieblocked, total) {
+  const done = cookieblocked
+    ? `${blocked} blocked and ${cookieblocked} with cookies blocked` : `${blocked} blocked`;
+  return `${done} of ${count(total, 'third-party domain')}`;
+}
+
+// The words for the kinds of evidence the API names.
+const EVIDENCE_WORDS = {
+  cookie: 'Sent an identifying cookie',
+  'set-cookie': 'Set an identifying cookie',
+  beacon: 'Sent a tracking beacon',
+  imported: 'From Privacy Badger\'s pre-trained list or an import',
+};
 
 function when(ms) {
   return ms ? new Date(ms).toLocaleString() : 'not recorded';
@@ -82,13 +127,13 @@ function slider(t, onchange) {
   return box;
 }
 
-async function choose(domain, action) {
+async function choose(name, action) {
   try {
-    const t = await api('PUT', `/api/trackers/${enc(domain)}`, { action });
-    say(action === 'reset' ? `${domain}: back to what brock learned (${t.action})`
-                           : `${domain}: ${describe(t)}`);
+    const t = await api('PUT', `/api/trackers/${enc(name)}`, { action });
+    say(action === 'reset' ? `${name}: back to what brock learned: ${words(t.action)}`
+                           : describe(t));
   } catch (e) {
-    say(`Could not change ${domain}: ${e.message}`);
+    say(`Could not change ${name}: ${e.message}`);
   }
   await route();
 }
@@ -98,21 +143,18 @@ function trackerRow(t) {
   const pos = position(t.action);
   const li = h('li', { class: `tracker state-${pos}`, 'data-domain': t.domain,
                        'data-action': t.action, title: describe(t) },
-    h('span', {}, h('a', { class: 'name', href: `#/tracker/${enc(t.domain)}` }, t.domain),
+    h('span', { class: 'who' }, h('a', { class: 'name', href: `#/tracker/${enc(t.domain)}` },
+                    domain(t.domain)),
       t.dnt ? h('span', { class: 'dnt', title: 'This domain promises not to track you' },
                 'DNT') : null),
     slider(t, (value) => choose(t.domain, value)));
-  const extra = [];
+  const extra = [`${words(t.action)}.`];
   if (t.user) {
-    extra.push('Your choice. ',
-               h('button', { class: 'link undo', type: 'button',
-                             onclick: () => choose(t.domain, 'reset') },
-                 'Undo: back to what brock learned'));
-  } else {
-    extra.push(t.action === 'noaction' ? 'Not tracking, as far as brock has seen.'
-                                       : `Learned: ${t.action}.`);
+    extra.push(' ', h('button', { class: 'link undo', type: 'button',
+                                  onclick: () => choose(t.domain, 'reset') },
+                      'Undo: back to what brock learned'));
   }
-  if (t.count) extra.push(` Seen ${t.count} time${t.count === 1 ? '' : 's'}.`);
+  if (t.count) extra.push(` Seen ${count(t.count, 'time')}.`);
   li.append(h('span', { class: 'extra' }, extra));
   if (t.breakage) {
     li.append(h('p', { class: 'warning', role: 'note' },
@@ -120,6 +162,26 @@ function trackerRow(t) {
                 'its cookies. Choose "Block cookies" if the site misbehaves.'));
   }
   return li;
+}
+
+// A button that asks before it acts: it shows a confirming button and one that cancels,
+// and only the first does what it says. Returns the element to put on the page.
+function askFirst(id, label, question, yes, act) {
+  const ask = h('span', { class: 'ask', id: `${id}-ask`, role: 'group', 'aria-label': question,
+                          hidden: true }, question, ' ');
+  const first = h('button', { type: 'button', id, 'aria-expanded': 'false', onclick: () => {
+    ask.hidden = false;
+    first.setAttribute('aria-expanded', 'true');
+    ask.querySelector('button').focus();
+  } }, label);
+  const cancel = () => {
+    ask.hidden = true;
+    first.setAttribute('aria-expanded', 'false');
+    first.focus();
+  };
+  put(ask, [h('button', { type: 'button', id: `${id}-confirm`, onclick: act }, yes), ' ',
+            h('button', { type: 'button', id: `${id}-cancel`, onclick: cancel }, 'Cancel')]);
+  return h('p', {}, first, ' ', ask);
 }
 
 // ---- views ----
@@ -133,24 +195,26 @@ async function viewSites() {
                   `(${location.host}) as its proxy and browse.`));
     return;
   }
+  // The counts are what brock did on the visits, not what it would do now.
   main.append(h('ul', { class: 'rows', 'aria-label': 'Recent sites' }, sites.map((s) => {
     const n = s.blocked + s.cookieblocked;
     return h('li', { class: 'siterow', 'data-site': s.site },
-      h('a', { href: `#/site/${enc(s.site)}` }, s.site),
+      h('a', { href: `#/site/${enc(s.site)}` }, domain(s.site)),
       h('span', { class: 'counts' },
         s.disabled ? 'brock is off here'
                    : [n ? h('span', { class: 'badge', 'aria-hidden': 'true' }, n) : null, ' ',
-                      `${s.blocked} blocked, ${s.cookieblocked} cookieblocked of ` +
-                      `${s.trackers} third parties`]));
+                      tally(s.blocked, s.cookieblocked, s.trackers)]));
   })));
   // The list is a browsing history; what brock learned about trackers stays.
-  main.append(h('p', {}, h('button', { type: 'button', id: 'forget', onclick: async () => {
+  main.append(askFirst('forget', 'Forget recent sites…',
+                       `Forget all ${count(sites.length, 'recent site')}? ` +
+                       'What brock learned stays.', 'Yes, forget them', async () => {
     try {
       const r = await api('POST', '/api/forget');
-      say(`Forgot ${r.forgotten} recent site${r.forgotten === 1 ? '' : 's'}.`);
+      say(`Forgot ${count(r.forgotten, 'recent site')}.`);
     } catch (e) { say(e.message); }
     await route();
-  } }, 'Forget recent sites')));
+  }));
 }
 
 async function viewSite(site) {
@@ -163,10 +227,10 @@ async function viewSite(site) {
   const quiet = s.trackers.filter((t) => t.action === 'noaction');
   const disabled = settings.disabled_sites.includes(s.site);
   main.replaceChildren(
-    h('h1', {}, s.site),
+    h('h1', {}, domain(s.site)),
     h('p', { class: 'muted' },
-      `${s.blocked} blocked and ${s.cookieblocked} cookieblocked of ${s.trackers.length} ` +
-      `third-party domains; last seen ${when(s.time_ms)}.`),
+      `On your visits: ${tally(s.blocked, s.cookieblocked, s.trackers.length)}; ` +
+      `last visit ${when(s.time_ms)}.`),
     h('p', {}, h('button', { type: 'button', id: 'site-toggle', onclick: async () => {
       try {
         await api(disabled ? 'DELETE' : 'PUT', `/api/disabled/${enc(s.site)}`);
@@ -196,14 +260,14 @@ async function viewTrackers() {
     h('option', { value: 'allow' }, 'allowed'), h('option', { value: 'user' }, 'your choices'),
     h('option', { value: 'dnt' }, 'promise not to track'));
   const list = h('ul', { class: 'rows', 'aria-label': 'Tracking domains' });
-  const count = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const shownCount = h('p', { class: 'muted', 'aria-live': 'polite' });
   const show = () => {
     const q = text.value.trim().toLowerCase();
     const want = state.value;
     const shown = all.filter((t) => (!q || t.domain.includes(q)) &&
       (!want || (want === 'user' ? !!t.user : want === 'dnt' ? t.dnt
                                              : position(t.action) === want)));
-    count.textContent = `${shown.length} of ${all.length} domains`;
+    shownCount.textContent = `${shown.length} of ${count(all.length, 'domain')}`;
     list.replaceChildren(...shown.slice(0, 500).map(trackerRow));
   };
   text.addEventListener('input', show);
@@ -211,33 +275,42 @@ async function viewTrackers() {
   main.replaceChildren(h('h1', {}, 'All trackers'),
     h('div', { class: 'filters', role: 'search' },
       h('label', {}, 'Domain contains', text), h('label', {}, 'State', state)),
-    count, list);
+    shownCount, list);
   show();
 }
 
-async function viewTracker(domain) {
-  const t = await api('GET', `/api/trackers/${enc(domain)}`);
-  const pos = position(t.action);
+async function viewTracker(name) {
+  const t = await api('GET', `/api/trackers/${enc(name)}`);
+  const seen = t.sites.length;
+  const needed = 'Sites need it to work (it is on Privacy Badger\'s list of such domains), ' +
+    'so brock blocks only its cookies.';
   let why;
-  if (t.user) why = `You chose ${t.user.replace('user_', '')} for it.`;
-  else if (t.dnt) why = 'It posts EFF\'s Do Not Track policy, so brock never blocks it.';
+  if (t.user) {
+    why = { user_allow: 'You chose to allow it.', user_block: 'You chose to block it.',
+            user_cookieblock: 'You chose to block its cookies.' }[t.user] ||
+          `You chose: ${words(t.user)}.`;
+  } else if (t.dnt) why = 'It posts EFF\'s Do Not Track policy, so brock never blocks it.';
   else if (t.action === 'block' || t.action === 'cookieblock') {
-    why = `brock saw it tracking on ${t.sites.length} sites (three are enough).` +
-      (t.action === 'cookieblock' ? ' It is on the cookieblock list, so only its cookies go.' : '');
-  } else if (t.sites.length) why = `Seen tracking on ${t.sites.length} site(s) so far; ` +
-    'three block it.';
-  else why = 'brock has not seen it track anyone.';
+    why = (seen ? `brock saw it tracking on ${count(seen, 'site')}; three are enough.`
+                : 'It came blocked from Privacy Badger\'s pre-trained list or an import.') +
+      (t.action === 'cookieblock' ? ` ${needed}` : '');
+  } else if (seen) {
+    why = `Seen tracking on ${count(seen, 'site')} so far; three are enough to block it.`;
+  } else why = 'brock has not seen it track anyone.';
   main.replaceChildren(
-    h('h1', {}, t.domain),
+    h('h1', {}, domain(t.domain)),
     h('ul', { class: 'rows' }, trackerRow({ ...t, count: 0 })),
-    h('p', {}, why),
+    h('p', { id: 'tracker-why' }, why),
     h('dl', { class: 'facts' },
-      h('dt', {}, 'State'), h('dd', { id: 'tracker-state' }, `${t.action} (${pos})`),
-      h('dt', {}, 'Learned'), h('dd', {}, t.heuristic || 'nothing'),
-      h('dt', {}, 'Your choice'), h('dd', {}, t.user || 'none'),
-      h('dt', {}, 'Base domain'), h('dd', {}, t.base),
-      h('dt', {}, 'Cookieblock list'), h('dd', {}, t.cookieblock_listed ? 'yes' : 'no'),
-      h('dt', {}, 'DNT policy'), h('dd', {}, t.dnt ? 'promises not to track' : 'none known'),
+      h('dt', {}, 'Now'), h('dd', { id: 'tracker-state' }, words(t.action)),
+      h('dt', {}, 'Learned'), h('dd', {}, t.heuristic ? words(t.heuristic) : 'Nothing yet'),
+      h('dt', {}, 'Your choice'), h('dd', {}, t.user ? words(t.user) : 'None'),
+      h('dt', {}, 'Base domain'), h('dd', {}, domain(t.base)),
+      h('dt', {}, 'If blocked'), h('dd', {}, t.cookieblock_listed
+        ? 'Only its cookies are blocked: sites need it to work'
+        : 'None of its requests reach it'),
+      h('dt', {}, 'DNT policy'), h('dd', {}, t.dnt ? 'Posted: promises not to track'
+                                                    : 'None known'),
       h('dt', {}, 'First seen'), h('dd', {}, when(t.first_seen)),
       h('dt', {}, 'Last seen'), h('dd', {}, when(t.last_seen))),
     h('h2', {}, 'Seen tracking on'));
@@ -248,19 +321,22 @@ async function viewTracker(domain) {
                         h('th', { scope: 'col' }, 'Evidence'),
                         h('th', { scope: 'col' }, 'Host'), h('th', { scope: 'col' }, 'When'))),
       h('tbody', {}, t.evidence.map((e) => h('tr', {},
-        h('td', {}, e.site),
-        h('td', {}, e.kind + (e.detail ? ` (${e.detail})` : '')),
-        h('td', {}, e.host || '-'), h('td', {}, when(e.time_ms)))))));
+        h('td', {}, domain(e.site)),
+        h('td', {}, (EVIDENCE_WORDS[e.kind] || e.kind) + (e.detail ? ` (${e.detail})` : '')),
+        h('td', {}, e.host ? domain(e.host) : '-'), h('td', {}, when(e.time_ms)))))));
   }
   if (t.seen_on.length) {
     main.append(h('h2', {}, 'Recently loaded on'),
       h('ul', {}, t.seen_on.map((s) => h('li', {},
-        h('a', { href: `#/site/${enc(s.site)}` }, s.site), ` (${when(s.time_ms)})`))));
+        h('a', { href: `#/site/${enc(s.site)}` }, domain(s.site)), ` (${when(s.time_ms)})`))));
   }
 }
 
+// What the export formats are called on the page; a format brock adds later shows its name.
+const EXPORT_WORDS = { pb: 'Privacy Badger JSON', hosts: 'hosts file', abp: 'Adblock Plus list' };
+
 async function viewSettings() {
-  const s = await api('GET', '/api/settings');
+  const [s, status] = await Promise.all([api('GET', '/api/settings'), api('GET', '/api/status')]);
   const toggle = (key, label, help) => {
     const id = `set-${key}`;
     return h('div', { class: 'setting' },
@@ -279,14 +355,6 @@ async function viewSettings() {
                             'aria-label': 'Site to disable brock on' });
   const file = h('input', { type: 'file', id: 'import-file', accept: '.json,application/json',
                             'aria-label': 'Privacy Badger export or seed file' });
-  const confirmReset = h('button', { type: 'button', id: 'reset-confirm', hidden: true,
-                                     onclick: async () => {
-    try {
-      const r = await api('POST', '/api/reset');
-      say(`Reset to the seed: ${r.domains} domains.`);
-    } catch (e) { say(e.message); }
-    await route();
-  } }, 'Yes, forget what brock learned');
   main.replaceChildren(
     h('h1', {}, 'Settings'),
     toggle('learn', 'Learn to block new trackers', 'From the cookies third parties set.'),
@@ -299,14 +367,14 @@ async function viewSettings() {
       const days = Number(keep.value);
       try {
         await api('PUT', '/api/settings', { page_view_days: days });
-        say(`Recent sites are kept ${days} day${days === 1 ? '' : 's'}.`);
+        say(`Recent sites are kept ${count(days, 'day')}.`);
       } catch (e) { say(e.message); }
       await route();
     } }, h('label', { for: 'page-view-days' }, 'Keep recent sites for (days, 0: none) '), keep,
       h('button', { type: 'submit' }, 'Save')),
     h('h2', {}, 'Disabled sites'),
     h('p', { class: 'note' }, 'On these sites brock changes nothing.'),
-    h('ul', { id: 'disabled-sites' }, s.disabled_sites.map((d) => h('li', {}, d, ' ',
+    h('ul', { id: 'disabled-sites' }, s.disabled_sites.map((d) => h('li', {}, domain(d), ' ',
       h('button', { type: 'button', class: 'link', 'aria-label': `Enable brock on ${d}`,
                     onclick: async () => {
                       try { await api('DELETE', `/api/disabled/${enc(d)}`); } catch (e) {
@@ -323,26 +391,30 @@ async function viewSettings() {
       await route();
     } }, site, h('button', { type: 'submit' }, 'Disable brock there')),
     h('h2', {}, 'Export'),
-    h('p', {}, ['pb', 'hosts', 'abp'].map((f) => [h('a', { href: `/api/export?format=${f}`,
-      download: `brock-${f}.${f === 'pb' ? 'json' : 'txt'}` },
-      { pb: 'Privacy Badger JSON', hosts: 'hosts file', abp: 'Adblock Plus list' }[f]), ' '])),
+    h('ul', { id: 'exports', 'aria-label': 'Export' }, status.exports.map((x) => h('li', {},
+      h('a', { href: `/api/export?format=${enc(x.format)}`, download: x.file },
+        EXPORT_WORDS[x.format] || x.format), ' ', h('span', { class: 'note' }, x.file)))),
     h('h2', {}, 'Import'),
     h('form', { class: 'inline', onsubmit: async (ev) => {
       ev.preventDefault();
       if (!file.files.length) { say('Choose a file first.'); return; }
       try {
         const r = await api('POST', '/api/import', await file.files[0].text());
-        say(`Imported ${r.entries} entries; ${r.blocked} newly blocked.`);
+        say(`Imported ${count(r.entries, 'entry', 'entries')}; ${r.blocked} newly blocked.`);
       } catch (e) { say(`Import failed: ${e.message}`); }
       await route();
     } }, file, h('button', { type: 'submit' }, 'Import')),
     h('h2', {}, 'Reset'),
     h('p', { class: 'note' }, 'Forget everything learned and start again from Privacy ' +
                              'Badger\'s pre-trained list. Your own choices stay.'),
-    h('p', {}, h('button', { type: 'button', id: 'reset', onclick: () => {
-      confirmReset.hidden = false;
-      confirmReset.focus();
-    } }, 'Reset to the seed…'), ' ', confirmReset));
+    askFirst('reset', 'Reset to the seed…', 'Forget what brock learned?',
+             'Yes, forget what brock learned', async () => {
+      try {
+        const r = await api('POST', '/api/reset');
+        say(`Reset to the seed: ${count(r.domains, 'domain')}.`);
+      } catch (e) { say(e.message); }
+      await route();
+    }));
 }
 
 // ---- routing ----

@@ -367,9 +367,10 @@ int brock_sites(struct brock_engine *e, int (*cb)(void *arg, const struct brock_
                                  .trackers = v[i]->n};
 
         out.disabled = brock__site_disabled(e, v[i]->site);
-        for (size_t j = 0; j < v[i]->n && !out.disabled; j++) {
-            enum brock_effect eff =
-                brock_action_effect(brock__best_action(e, v[i]->v[j].host, NULL));
+        /* What was done there, not what would be done now: a tracker that passed on the
+         * visit and was blocked since counts as passed until its next request there. */
+        for (size_t j = 0; j < v[i]->n; j++) {
+            enum brock_effect eff = brock_action_effect((enum brock_action)v[i]->v[j].action);
 
             out.blocked += eff == BROCK_DENY;
             out.cookieblocked += eff == BROCK_STRIP_COOKIES;

@@ -52,6 +52,29 @@ static json_t *body_object(struct dash_call *x)
     return j;
 }
 
+/* The name a download of an export in format is saved under. */
+static void export_file(const char *format, char *out, size_t size)
+{
+    snprintf(out, size, "brock-%s.%s", format, !strcmp(format, "pb") ? "json" : "txt");
+}
+
+/* [{format, file}] for every export format the engine writes; NULL when out of memory. */
+static json_t *exports_json(void)
+{
+    json_t *list = json_array();
+    char file[64];
+
+    for (const char *const *f = brock_export_formats(); list && *f; f++) {
+        export_file(*f, file, sizeof(file));
+        if (json_array_append_new(list, json_pack("{s:s, s:s}", "format", *f, "file", file)) <
+            0) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list;
+}
+
 /* ---- status ---- */
 
 int dash_api_status(struct dash_call *x)
@@ -65,10 +88,11 @@ int dash_api_status(struct dash_call *x)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
-    x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+    x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:o?, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
                         "version", brock_version(), "listen", px->listen_name, "learning",
                         brock_engine_learning(x->e), "domains", (json_int_t)entries, "actions",
-                        by, "since_start", "requests", (json_int_t)px->n_requests, "blocked",
+                        by, "exports", exports_json(), "since_start", "requests",
+                        (json_int_t)px->n_requests, "blocked",
                         (json_int_t)px->n_blocked, "cookieblocked",
                         (json_int_t)px->n_cookieblocked, "tunnels", (json_int_t)px->n_tunnels,
                         "learned", (json_int_t)px->n_learned, "connections",
@@ -426,8 +450,7 @@ int dash_api_export(struct dash_call *x)
         return -1;
     x->type = !strcmp(format, "pb") ? "application/json; charset=utf-8"
                                      : "text/plain; charset=utf-8";
-    snprintf(x->filename, sizeof(x->filename), "brock-%s.%s", format,
-             !strcmp(format, "pb") ? "json" : "txt");
+    export_file(format, x->filename, sizeof(x->filename));
     return 0;
 }
 

@@ -4,8 +4,11 @@
 // brock while another shows brock's dashboard. The tracker the sites share turns red on a
 // site's page once brock learns it; its slider, moved to green with the mouse, lets the next
 // request reach the origin; undo makes it red again; the tracker's page lists the sites it
-// tracked on; a name full of markup shows as text. A screenshot of the site page is saved
-// as an artefact (in $BROCK_ARTIFACTS, default a folder under the system's temp folder).
+// tracked on; a name full of markup shows as text. The page speaks plain words, never the
+// API's action names; counts read as sentences; long names wrap at dots; the header stays in
+// view; the exports are links that download; forgetting the recent sites asks first. A
+// screenshot of the site page is saved as an artefact (in $BROCK_ARTIFACTS, default a folder
+// under the system's temp folder).
 'use strict';
 
 const { before, after } = require('node:test');
@@ -21,6 +24,8 @@ const h = require('../integration/harness.js');
 const ARTIFACTS = process.env.BROCK_ARTIFACTS || path.join(os.tmpdir(), 'brock-artifacts');
 const SITES = ['news-a.test', 'shop-b.test', 'blog-c.test', 'forum-d.test'];
 const TRACKER = 'pixel.tracker.test';
+// A tracker whose name is longer than a narrow screen's column, its labels short.
+const LONG = 'eu-west-1.static.images.cdn.assets.longtracker.test';
 // A cookieblock-listed domain the seed cookieblocks: shown yellow.
 const YELLOW = h.pickYellow();
 
@@ -31,8 +36,8 @@ function check(name, fn) {
 const tmp = h.tmpdir('dash-browser');
 
 // Sites are pages that load the shared tracker's pixel, a font host that sets no cookie,
-// and (on the fourth) a tracker seen only there and a cookieblocked domain. Trackers set an
-// identifying cookie.
+// and (on the fourth) a tracker seen only there and a cookieblocked domain; solo-* sites
+// load the pixel alone, long-* ones LONG as well. Trackers set an identifying cookie.
 function startOrigin() {
   const requests = [];
   const server = http.createServer((req, res) => {
@@ -51,15 +56,18 @@ function startOrigin() {
       res.end(GIF);
       return;
     }
-    const extra = host === 'forum-d.test'
+    let extra = host === 'forum-d.test'
       ? `<img src="http://ads.newtracker.test/p.gif" alt="">` +
         `<img src="http://${YELLOW}/y.gif" alt="">`
       : '';
+    if (host.startsWith('long-')) extra = `<img src="http://${LONG}/l.gif" alt="">`;
+    const fonts = host.startsWith('solo-')
+      ? '' : `<img src="http://fonts.cdn.test/f.gif?t=${Date.now()}" alt="">`;
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
     res.end(`<!doctype html><title>${host}</title><h1>${host}</h1>` +
             `<img src="http://${TRACKER}/p.gif?on=${host}&t=${Date.now()}" alt="">` +
-            `<img src="http://fonts.cdn.test/f.gif?t=${Date.now()}" alt="">${extra}`);
+            `${fonts}${extra}`);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     port: server.address().port,
@@ -174,7 +182,7 @@ check('the tracker page lists the three sites it tracked on', async () => {
   const cells = await dash.locator('#evidence tbody tr td:first-child').allInnerTexts();
   assert.deepEqual(cells, SITES.slice(0, 3));
   assert.match(await dash.locator('#evidence').innerText(), /cookie|set-cookie/);
-  assert.match(await dash.locator('#tracker-state').innerText(), /^block/);
+  assert.equal(await dash.locator('#tracker-state').innerText(), 'Blocked');
 });
 
 check('a name made of markup shows as text', async () => {
@@ -184,4 +192,198 @@ check('a name made of markup shows as text', async () => {
   assert.match(await dash.locator('main').innerText(), /<img src=x onerror=/);
   assert.equal(await dash.locator('main img').count(), 0);
   assert.equal(await dash.evaluate(() => window.pwned), undefined);
+});
+
+// ---- words, layout, exports, forgetting ----
+
+// The API's action names as the old page showed them: never in what a user reads.
+const ENGINE_WORDS = [
+  /\b(?:noaction|cookieblock(?:ed)?|user_(?:allow|block|cookieblock)|dnt)\b/,
+  /\((?:block|allow|cookieblock|noaction|dnt)\)/,
+  /\b(?:State|Learned):?\s+(?:block|allow|cookieblock|noaction|dnt|user_)/,
+];
+
+// The text on the page and in its title and aria-label attributes, with what breaks the rule.
+async function engineWords() {
+  const text = await dash.evaluate(() => [document.body.innerText,
+    ...[...document.querySelectorAll('[title], [aria-label]')]
+      .map((e) => `${e.getAttribute('title') || ''} ${e.getAttribute('aria-label') || ''}`)]
+    .join('\n'));
+  return text.split('\n').filter((line) => ENGINE_WORDS.some((re) => re.test(line)));
+}
+
+check('the recent sites count what was done there, in sentences', async () => {
+  await visit('solo-h.test');
+  await dash.goto(`http://${brock.listen}/#/`);
+  const text = (site) => dash.locator(`li.siterow[data-site="${site}"] .counts`).innerText();
+  await dash.locator('li.siterow[data-site="solo-h.test"]').waitFor();
+  // The badge, then the sentence.
+  assert.match(await text('solo-h.test'), /^1 1 blocked of 1 third-party domain$/);
+  assert.match(await text('extra-f.test'), /^1 1 blocked of 2 third-party domains$/);
+  // On extra-e.test the tracker passed (the user allowed it then); it is blocked now.
+  assert.match(await text('extra-e.test'), /^0 blocked of 2 third-party domains$/);
+  assert.match(await text(SITES[3]),
+               /1 blocked and 1 with cookies blocked of 4 third-party domains$/);
+  assert.deepEqual(await engineWords(), []);
+});
+
+check('the site and tracker pages speak plain words, the user\'s choices too', async () => {
+  await sitePage(SITES[3]);
+  assert.match(await dash.locator('main').innerText(),
+               /On your visits: 1 blocked and 1 with cookies blocked of 4 third-party domains/);
+  assert.deepEqual(await engineWords(), []);
+  assert.match(await row(TRACKER).innerText(), /Blocked\./);
+  assert.match(await row(YELLOW).innerText(), /Cookies blocked\./);
+  assert.equal(await row(TRACKER).getAttribute('title'), `${TRACKER}: Blocked`);
+  await row('fonts.cdn.test').locator('label', { hasText: 'Block cookies' }).click();
+  await dash.locator('li.tracker[data-domain="fonts.cdn.test"][data-action="user_cookieblock"]')
+    .waitFor();
+  assert.match(await row('fonts.cdn.test').innerText(), /Cookies blocked by you\./);
+  assert.deepEqual(await engineWords(), []);
+
+  await dash.goto(`http://${brock.listen}/#/tracker/fonts.cdn.test`);
+  await dash.locator('main h1', { hasText: 'fonts.cdn.test' }).waitFor();
+  assert.equal(await dash.locator('#tracker-state').innerText(), 'Cookies blocked by you');
+  assert.equal(await dash.locator('#tracker-why').innerText(), 'You chose to block its cookies.');
+  assert.deepEqual(await engineWords(), []);
+  await dash.locator('button.undo').click();
+  await dash.locator('#tracker-state', { hasText: 'Allowed: not seen tracking' }).waitFor();
+
+  await dash.goto(`http://${brock.listen}/#/tracker/${TRACKER}`);
+  await dash.locator('main h1', { hasText: TRACKER }).waitFor();
+  assert.equal(await dash.locator('#tracker-why').innerText(),
+               'brock saw it tracking on 3 sites; three are enough.');
+  assert.match(await dash.locator('#evidence').innerText(), /identifying cookie/);
+  assert.deepEqual(await engineWords(), []);
+  await dash.goto(`http://${brock.listen}/#/trackers`);
+  await dash.locator('main h1', { hasText: 'All trackers' }).waitFor();
+  assert.deepEqual(await engineWords(), []);
+});
+
+// How many lines the first occurrence of want in el's text is laid out on.
+async function linesOf(el, want) {
+  return el.evaluate((node, part) => {
+    const start = node.textContent.indexOf(part);
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    let seen = 0;
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const len = t.data.length;
+      if (start >= seen && start < seen + len) range.setStart(t, start - seen);
+      if (start + part.length > seen && start + part.length <= seen + len) {
+        range.setEnd(t, start + part.length - seen);
+      }
+      seen += len;
+    }
+    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+      .map((r) => Math.round(r.top)));
+    return tops.size;
+  }, want);
+}
+
+// name (a locator) shows LONG on several lines, each label (with its dot) whole on one.
+async function wrapsAtDots(name) {
+  assert.equal((await name.innerText()).replace(/\s/g, ''), LONG);
+  const labels = LONG.split('.');
+  for (const [i, label] of labels.entries()) {
+    const part = i < labels.length - 1 ? `${label}.` : label;
+    assert.equal(await linesOf(name, part), 1, `"${part}" is on one line`);
+  }
+  const lines = await linesOf(name, LONG);
+  assert.ok(lines > 1, `the name wraps (${lines} lines)`);
+}
+
+check('a long domain name wraps at its dots, never inside a label', async () => {
+  await visit('long-g.test');
+  await dash.setViewportSize({ width: 360, height: 740 });
+  try {
+    await sitePage('long-g.test');
+    await wrapsAtDots(row(LONG).locator('a.name'));
+    assert.ok(await dash.evaluate(() => document.documentElement.scrollWidth <= 360),
+              'nothing is wider than the screen');
+    await dash.goto(`http://${brock.listen}/#/tracker/${LONG}`);
+    await dash.locator('main h1', { hasText: 'longtracker' }).waitFor();
+    await wrapsAtDots(dash.locator('main h1'));
+    assert.ok(await dash.evaluate(() => document.documentElement.scrollWidth <= 360),
+              'nothing is wider than the screen');
+  } finally {
+    await dash.setViewportSize({ width: 400, height: 820 });
+  }
+});
+
+check('the header stays in view, and the focus ring never circles the page', async () => {
+  await dash.goto(`http://${brock.listen}/#/trackers`);
+  await dash.locator('main h1', { hasText: 'All trackers' }).waitFor();
+  const header = dash.locator('body > header');
+  const top = await header.boundingBox();
+  const h1 = await dash.locator('main h1').boundingBox();
+  assert.ok(h1.y >= top.y + top.height, 'the header hides nothing at the top');
+  await dash.mouse.wheel(0, 5000);
+  await dash.waitForFunction(() => window.scrollY > 1000);
+  const box = await header.boundingBox();
+  assert.equal(box.y, 0);
+  assert.ok(await dash.evaluate(() => {
+    const hit = document.elementFromPoint(20, 10);
+    return hit && hit.closest('header') !== null;
+  }), 'the header is on top of what scrolled under it');
+  // Moving to a view from the keyboard puts the focus on main, without drawing around it.
+  await header.locator('a', { hasText: 'Settings' }).focus();
+  await dash.keyboard.press('Enter');
+  await dash.locator('main h1', { hasText: 'Settings' }).waitFor();
+  await dash.waitForFunction(() => document.activeElement === document.getElementById('main'));
+  assert.equal(await dash.evaluate(() => getComputedStyle(document.activeElement).outlineStyle),
+               'none');
+});
+
+check('Settings → Export: links that download each format the API offers', async () => {
+  await dash.goto(`http://${brock.listen}/#/settings`);
+  await dash.locator('main h1', { hasText: 'Settings' }).waitFor();
+  const links = dash.locator('h2:text-is("Export") + ul a');
+  assert.ok(await links.count() > 0, 'the section holds links');
+  const formats = await dash.evaluate(async () =>
+    (await (await fetch('/api/status')).json()).exports.map((x) => x.format));
+  assert.deepEqual(formats, ['pb', 'hosts', 'abp']);
+  assert.equal(await links.count(), formats.length);
+  for (const [i, format] of formats.entries()) {
+    const a = links.nth(i);
+    assert.equal(await a.getAttribute('href'), `/api/export?format=${format}`);
+    assert.notEqual(await a.getAttribute('download'), null);
+    const [download] = await Promise.all([dash.waitForEvent('download'), a.click()]);
+    const text = fs.readFileSync(await download.path(), 'utf8');
+    if (format === 'pb') {
+      assert.equal(download.suggestedFilename(), 'brock-pb.json');
+      assert.equal(JSON.parse(text).action_map[TRACKER].heuristicAction, 'block');
+    } else if (format === 'hosts') {
+      assert.match(text, new RegExp(`^0\\.0\\.0\\.0 ${TRACKER.replace(/\./g, '\\.')}$`, 'm'));
+      for (const line of text.split('\n').filter(Boolean)) {
+        assert.match(line, /^(#|0\.0\.0\.0 \S+$)/);
+      }
+    } else {
+      assert.match(text, /^\[Adblock Plus 2\.0\]\n/);
+      assert.match(text, new RegExp(`^\\|\\|${TRACKER.replace(/\./g, '\\.')}\\^\\$third-party$`,
+                                    'm'));
+    }
+  }
+});
+
+check('"Forget recent sites" asks first; cancelling keeps them', async () => {
+  await dash.goto(`http://${brock.listen}/#/`);
+  await dash.locator('li.siterow').first().waitFor();
+  const count = () => dash.evaluate(async () => (await (await fetch('/api/sites')).json()).length);
+  const before = await count();
+  assert.ok(before > 5);
+  assert.equal(await dash.locator('#forget-confirm').isVisible(), false);
+  await dash.locator('#forget').click();
+  await dash.locator('#forget-confirm').waitFor();
+  assert.match(await dash.locator('#forget-ask').innerText(),
+               new RegExp(`Forget all ${before} recent sites\\?`));
+  await dash.locator('#forget-cancel').click();
+  assert.equal(await dash.locator('#forget-confirm').isVisible(), false);
+  assert.equal(await count(), before);
+  assert.equal(await dash.locator('li.siterow').count(), before);
+
+  await dash.locator('#forget').click();
+  await dash.locator('#forget-confirm').click();
+  await dash.locator('main', { hasText: 'No site has been visited' }).waitFor();
+  assert.equal(await count(), 0);
 });

@@ -164,8 +164,10 @@ check('browsing through brock fills the sites and the trackers', async () => {
   assert.deepEqual(sites.find((s) => s.site === 'site-d.test'),
                    { ...sites.find((s) => s.site === 'site-d.test'),
                      blocked: 1, cookieblocked: 0, trackers: 1 });
-  // The counts are the actions now: the tracker is blocked on every site it was seen on.
-  assert.equal(sites.find((s) => s.site === 'site-a.test').blocked, 1);
+  // The counts are what was done on the visits: on the first three sites the tracker passed.
+  assert.equal(sites.find((s) => s.site === 'site-a.test').blocked, 0);
+  const a = (await api('GET', '/api/sites/site-a.test')).json;
+  assert.deepEqual([a.blocked, a.trackers[0].action, a.trackers[0].seen], [0, 'block', 'noaction']);
   const site = (await api('GET', '/api/sites/site-d.test')).json;
   assert.equal(site.site, 'site-d.test');
   assert.equal(site.trackers.length, 1);
@@ -229,6 +231,22 @@ check('a choice made in the dashboard applies to the next proxied request', asyn
                'user_cookieblock');
 });
 
+check('a site\'s counts stay what was done there when a choice comes later', async () => {
+  assert.equal((await browse('site-g.test', 'http://later.test/a')).status, 200);
+  assert.equal((await api('PUT', '/api/trackers/later.test', { action: 'block' })).status, 200);
+  const counts = async () => {
+    const listed = (await api('GET', '/api/sites')).json.find((x) => x.site === 'site-g.test');
+    const page = (await api('GET', '/api/sites/site-g.test')).json;
+    return [listed.blocked, page.blocked, page.trackers[0].action, page.trackers[0].seen];
+  };
+  assert.deepEqual(await counts(), [0, 0, 'user_block', 'noaction'], 'it passed on the visit');
+  assert.equal((await browse('site-g.test', 'http://later.test/b')).status, 403);
+  assert.deepEqual(await counts(), [1, 1, 'user_block', 'user_block'], 'blocked on the next');
+  await api('PUT', '/api/trackers/later.test', { action: 'cookieblock' });
+  assert.deepEqual(await counts(), [1, 1, 'user_cookieblock', 'user_block']);
+  await api('PUT', '/api/trackers/later.test', { action: 'reset' });
+});
+
 check('settings and disabled sites', async () => {
   let s = (await api('GET', '/api/settings')).json;
   assert.deepEqual([s.learn, s.send_dnt, s.check_dnt, s.disabled_sites], [true, true, true, []]);
@@ -263,6 +281,16 @@ check('export, import, and reset to the seed', async () => {
   const pb = (await api('GET', '/api/export')).json;
   assert.equal(pb.action_map['tracker1.test'].heuristicAction, 'block');
   assert.equal((await api('GET', '/api/export?format=nope')).status, 400);
+  // The formats the page offers come from the status, each with the name it downloads as.
+  const { exports } = (await api('GET', '/api/status')).json;
+  assert.deepEqual(exports, [{ format: 'pb', file: 'brock-pb.json' },
+                             { format: 'hosts', file: 'brock-hosts.txt' },
+                             { format: 'abp', file: 'brock-abp.txt' }]);
+  for (const x of exports) {
+    const r = await api('GET', `/api/export?format=${x.format}`);
+    assert.equal(r.status, 200);
+    assert.match(r.headers['content-disposition'], new RegExp(`filename="${x.file}"`));
+  }
 
   // The seed, uploaded whole: a large body read across many reads.
   const seed = path.join(DATA, 'seed.json');
