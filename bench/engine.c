@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         return 1;
     text = buf_detach(&har, &len);
     t0 = now_s();
-    if (brock_learn_har(e, "bench.har", text, len, NULL, NULL, &st)) {
+    if (brock_learn_har(e, "bench.har", text, len, NULL, NULL, NULL, &st)) {
         fprintf(stderr, "bench: %s\n", brock_engine_errmsg(e));
         return 1;
     }

@@ -429,6 +429,8 @@ struct brock_stats {
     size_t recorded;     /* new (tracker, site) pairs */
     size_t blocked;      /* trackers newly blocked or cookieblocked */
     size_t skipped;      /* HAR: entries whose first party could not be told */
+    size_t unreadable;   /* HAR: entries that could not be read at all, skipped */
+    size_t warnings;     /* HAR: odd fields read as absent, and unreadable entries */
 };
 
 /* Merges a Privacy Badger export or seed (JSON text, len bytes) the way Privacy Badger does:
@@ -439,14 +441,19 @@ BROCK_API BROCK_NODISCARD int brock_import(struct brock_engine *e, const char *n
                                            const char *json, size_t len,
                                            struct brock_stats *stats);
 
-/* Learns from an HTTP Archive (HAR 1.2 JSON, len bytes, a UTF-8 BOM allowed). The first
- * party of an entry is its page's document, else its Referer. progress, if not NULL, is
- * called now and then with entries done and the total. Validated whole before learning.
- * Returns 0, BROCK_EFORMAT, BROCK_ENOMEM. */
+/* Learns from an HTTP Archive (HAR 1.2 JSON, len bytes, a UTF-8 BOM allowed), entries in
+ * the order they started. The first party of an entry is the top-level page its tab showed
+ * then, never a frame: its page's latest navigation, else its Referer (har.c tells how).
+ * An odd field is read as absent and an unreadable entry skipped: on_warning, if not NULL,
+ * then hears once per kind of oddity a sentence naming name, the first entry and the field,
+ * and how many more there were. progress, if not NULL, is called now and then with entries
+ * done and the total; both get arg. Returns 0, BROCK_EFORMAT (not a HAR at all: nothing is
+ * learned), BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char *name,
                                               const char *json, size_t len,
                                               void (*progress)(void *arg, size_t done,
                                                                size_t total),
+                                              void (*on_warning)(void *arg, const char *msg),
                                               void *arg, struct brock_stats *stats);
 
 /* The export formats, a NULL-terminated array of names ("pb", "hosts", "abp"). */

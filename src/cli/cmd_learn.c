@@ -17,15 +17,19 @@
 #define LEARN_PROGRESS_BYTES ((size_t)8 << 20)
 
 static const char learn_help[] =
-    "Reads HAR 1.2 files as browsers' developer tools and debugging proxies save them, and\n"
-    "learns from the cookies each third-party request and response carried. The first party\n"
-    "of a request is its page's document, else its Referer; requests with neither are\n"
-    "skipped. If any file is bad, nothing is learned from any of them.\n"
+    "Reads HAR 1.2 files as browsers' developer tools, Playwright and debugging proxies save\n"
+    "them, and learns from the cookies each third-party request and response carried. The\n"
+    "first party of a request is the top-level page its tab showed when it started, never a\n"
+    "frame: its page's latest navigation, else its Referer; requests with neither are\n"
+    "skipped. An odd field is read as absent and an unreadable entry skipped, with a\n"
+    "warning; if a file is not a HAR at all, nothing is learned from any of them.\n"
     "\nOptions:\n"
     "  -h, --help    print this help\n";
 
 struct learn_progress {
+    const struct cmd_entry *self;
     const char *name;
+    int show;  /* draw progress lines */
     int width; /* of the last line drawn, to erase it */
 };
 
@@ -33,6 +37,8 @@ static void on_progress(void *arg, size_t done, size_t total)
 {
     struct learn_progress *p = arg;
 
+    if (!p->show)
+        return;
     if (done >= total) {
         fprintf(stderr, "\r%*s\r", p->width, "");
         return;
@@ -43,6 +49,13 @@ static void on_progress(void *arg, size_t done, size_t total)
         p->width--; /* the \r */
     else
         p->width = 0;
+}
+
+static void on_warning(void *arg, const char *msg)
+{
+    const struct learn_progress *p = arg;
+
+    fprintf(stderr, "brock %s: warning: %s\n", p->self->name, msg);
 }
 
 static int read_har(const struct cmd_entry *self, const char *path, char **text, size_t *len)
@@ -60,7 +73,7 @@ static int read_har(const struct cmd_entry *self, const char *path, char **text,
 static int learn_one(const struct cmd_entry *self, struct brock_engine *e, const char *path,
                      int show, struct brock_stats *total)
 {
-    struct learn_progress prog = {path, 0};
+    struct learn_progress prog = {self, path, 0, 0};
     struct brock_stats st;
     char *text = NULL;
     size_t len = 0;
@@ -69,8 +82,8 @@ static int learn_one(const struct cmd_entry *self, struct brock_engine *e, const
     rc = read_har(self, path, &text, &len);
     if (rc != CLI_OK)
         return rc;
-    show = show && len >= LEARN_PROGRESS_BYTES && isatty(STDERR_FILENO);
-    err = brock_learn_har(e, path, text, len, show ? on_progress : NULL, &prog, &st);
+    prog.show = show && len >= LEARN_PROGRESS_BYTES && isatty(STDERR_FILENO);
+    err = brock_learn_har(e, path, text, len, on_progress, on_warning, &prog, &st);
     mem_free(text);
     if (err < 0)
         return cli_error(self, "%s", brock_engine_errmsg(e));
@@ -79,6 +92,7 @@ static int learn_one(const struct cmd_entry *self, struct brock_engine *e, const
     total->recorded += st.recorded;
     total->blocked += st.blocked;
     total->skipped += st.skipped;
+    total->unreadable += st.unreadable;
     return CLI_OK;
 }
 
@@ -112,10 +126,14 @@ static int cmd_learn_exec(struct cli *cli, const struct cmd_entry *self, int arg
     memset(&total, 0, sizeof(total));
     for (int i = optind; i < argc && rc == CLI_OK; i++)
         rc = learn_one(self, e, argv[i], 1, &total);
-    if (rc == CLI_OK)
+    if (rc == CLI_OK) {
         printf("%zu entries read, %zu third-party requests, %zu trackers newly blocked, "
-               "%zu skipped (first party unknown)\n",
+               "%zu skipped (first party unknown)",
                total.entries, total.third_party, total.blocked, total.skipped);
+        if (total.unreadable)
+            printf(", %zu skipped (unreadable)", total.unreadable);
+        printf("\n");
+    }
 out:
     return cli_close(self, e, rc);
 }

@@ -1,11 +1,35 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Learning from HTTP Archives (HAR 1.2, as Chrome, Firefox, Safari, Charles and Fiddler write
- * them): the whole document is validated first, then each entry's first party is worked out
- * from its page or its Referer and its cookies are fed to brock_observe() as a proxy would.
+ * Learning from HTTP Archives (HAR 1.2, as Chromium, Firefox, Safari, Playwright, Charles and
+ * Fiddler write them): the file is read (har_read.c), its entries are put in the order they
+ * started (startedDateTime; entries without one keep their place), and each entry's cookies
+ * are fed to brock_observe() with its first party, as a proxy would.
+ *
+ * The first party is the top-level page shown when the request was made, never a frame
+ * inside it (PRIVACY-BADGER.md 1.5). Firefox writes a page (pageref) per navigation; Chromium's
+ * DevTools and Playwright keep one page for a tab across its navigations. So within a page:
+ *
+ * - A top-level navigation starts a new first party: Sec-Fetch-Dest: document, or, where
+ *   plain http left that header out, Chromium's _resourceType "document" in the frame of the
+ *   page's first document (Playwright's _frameref). A redirect is a navigation like the
+ *   document it leads to, and the page before the chain stays the previous page.
+ *   Navigations teach nothing.
+ * - A frame (Sec-Fetch-Dest: iframe and the like, or a document in another _frameref) is a
+ *   third-party request of the page it is in, and so is everything it loads.
+ * - Every other entry belongs to the latest navigation that started before it, except that a
+ *   request still naming the previous page in its Referer belongs to that page: it was made
+ *   before the new one replaced it.
+ * - Entries before the page's first navigation belong to the page's first document: the
+ *   first navigation, else the first text/html answer, else the first entry, else the page's
+ *   title when that is a URL. Without Sec-Fetch-Dest or _frameref a later document cannot be
+ *   told from a frame, and does not change the first party.
+ *
+ * An entry without a page takes its Referer's host as first party, unless that host was
+ * last seen as a frame: then the page that frame was in. Entries with neither are skipped.
  */
-#include "engine/engine.h"
+#include "engine/har.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -19,37 +43,37 @@
 /* How often, in entries, the progress callback hears from the learning pass. */
 #define HAR_PROGRESS_EVERY 8192
 
-enum {
-    HAR_NAV = 1,    /* a top-level navigation: first party, teaches nothing */
-    HAR_BEACON = 2, /* sendBeacon or <a ping> */
-    HAR_HTML = 4,   /* answered with text/html: a candidate page document */
+/* What an entry is to the first party. */
+enum har_level {
+    HAR_SUB,   /* a subresource */
+    HAR_PAGE,  /* answered with text/html, no other sign: maybe the page's document */
+    HAR_DOC,   /* a document, top-level or a frame: nothing tells which */
+    HAR_TOP,   /* a top-level navigation */
+    HAR_FRAME, /* a frame's document */
 };
 
-/* What validation keeps of one entry for the learning pass: borrowed from the JSON. */
-struct har_entry {
-    const char *url;
-    const char *pageref; /* NULL without one */
-    json_t *req_headers; /* arrays, or NULL when absent */
-    json_t *req_cookies;
-    json_t *resp_headers;
-    json_t *resp_cookies;
-    json_t *started;     /* startedDateTime, or NULL */
-    unsigned flags;
-};
-
-/* One page, by pageref: where its top-level document came from. */
+/* One page, by pageref. */
 struct har_page {
-    size_t doc_entry;           /* the entry that is the document; SIZE_MAX: none */
-    int doc_rank;               /* 3 navigation, 2 text/html, 1 first entry, 0 title, -1 none */
-    char host[BROCK_HOST_MAX];  /* the document's host, when doc_rank >= 0 */
+    const char *main_frame;      /* _frameref of its first document; NULL: unknown */
+    size_t first;                /* the entry that is its first document; SIZE_MAX: none */
+    int first_rank;              /* 3 document, 2 text/html, 1 any entry, 0 title, -1 none */
+    char top[BROCK_HOST_MAX];    /* the host of the top-level document now shown */
+    char prev[BROCK_HOST_MAX];   /* the one before it; "" if none */
+    int top_redirects;           /* top only redirected: prev is still the page before */
+};
+
+/* An entry's place in time. */
+struct har_when {
+    int64_t t;
+    size_t i;
 };
 
 struct har_ctx {
     struct brock_engine *e;
-    const char *name;
-    struct har_entry *ents;
-    size_t n;
+    struct har_file f;
+    struct har_when *order;     /* the entries by start time */
     struct strmap pages;        /* pageref → struct har_page */
+    struct strmap frames;       /* a document's host → the top-level host it was shown in */
     struct brock_header *hdrs;  /* scratch views for one observation */
     size_t hdrs_cap;
     struct buf cookies;         /* scratch: cookies arrays rendered as header values */
@@ -57,86 +81,57 @@ struct har_ctx {
     size_t offs_cap;
 };
 
-/* ---- validation ---- */
+/* ---- order ---- */
 
-static int name_is(const json_t *pair, const char *want)
+static int when_cmp(const void *a, const void *b)
 {
-    const char *s = json_string_value(json_object_get(pair, "name"));
+    const struct har_when *x = a, *y = b;
 
-    return s && strcasecmp(s, want) == 0;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* A value equal to want, ignoring case and surrounding blanks. */
-static int value_is(const json_t *pair, const char *want)
+/* Sorts the entries by start time, stably; one without a time follows the entry before it
+ * in the file. */
+static int sort_entries(struct har_ctx *c)
 {
-    const char *s = json_string_value(json_object_get(pair, "value"));
-    size_t n, w = strlen(want);
+    int64_t last = INT64_MIN;
 
-    if (!s)
-        return 0;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        n--;
-    return n == w && strncasecmp(s, want, w) == 0;
-}
-
-/* A HAR list of {name, value} pairs, as headers and cookies are: absent and null are empty.
- * Stores the array (or NULL) in *out. Returns 0 or BROCK_EFORMAT. */
-static int check_pairs(struct har_ctx *c, size_t i, json_t *parent, const char *where,
-                       const char *key, json_t **out)
-{
-    json_t *arr = json_object_get(parent, key);
-    size_t j;
-    json_t *p;
-
-    *out = NULL;
-    if (!arr || json_is_null(arr))
-        return 0;
-    if (!json_is_array(arr))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries[%zu].%s.%s is not an array",
-                           c->name, i, where, key);
-    json_array_foreach(arr, j, p) {
-        if (!json_is_object(p) || !json_is_string(json_object_get(p, "name")) ||
-            !json_is_string(json_object_get(p, "value")))
-            return brock__fail(c->e, BROCK_EFORMAT,
-                               "%s: log.entries[%zu].%s.%s[%zu] is not an object with a string "
-                               "name and value",
-                               c->name, i, where, key, j);
+    c->order = mem_calloc(c->f.n, sizeof(*c->order));
+    if (!c->order)
+        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory for %zu entries", c->f.name,
+                           c->f.n);
+    for (size_t i = 0; i < c->f.n; i++) {
+        if (c->f.ents[i].started)
+            last = c->f.ents[i].started;
+        c->order[i].t = last;
+        c->order[i].i = i;
     }
-    if (json_array_size(arr))
-        *out = arr;
+    qsort(c->order, c->f.n, sizeof(*c->order), when_cmp);
     return 0;
 }
 
-static unsigned classify(const json_t *entry, const json_t *req_headers, const json_t *resp)
-{
-    const char *rtype = json_string_value(json_object_get(entry, "_resourceType"));
-    const char *mime;
-    unsigned flags = 0;
-    int dest = -1; /* Sec-Fetch-Dest: -1 absent, 1 document, 0 anything else */
-    size_t j;
-    json_t *h;
+/* ---- pages and frames ---- */
 
-    json_array_foreach(req_headers, j, h) {
-        if (name_is(h, "sec-fetch-dest"))
-            dest = value_is(h, "document");
-        else if (name_is(h, "ping-to"))
-            flags |= HAR_BEACON;
-        else if (name_is(h, "content-type") && value_is(h, "text/ping"))
-            flags |= HAR_BEACON;
+static enum har_level level_of(const struct har_page *p, const struct har_entry *h)
+{
+    switch (h->dest) {
+    case HAR_DEST_DOC:
+        return HAR_TOP;
+    case HAR_DEST_FRAME:
+        return HAR_FRAME;
+    case HAR_DEST_OTHER:
+        return HAR_SUB;
+    case HAR_DEST_NONE:
+        break;
     }
-    /* Chrome calls subframe documents "document" too; Sec-Fetch-Dest tells them apart. */
-    if (dest == 1 || (dest == -1 && rtype && strcmp(rtype, "document") == 0))
-        flags |= HAR_NAV;
-    if (rtype && (strcmp(rtype, "ping") == 0 || strcmp(rtype, "beacon") == 0))
-        flags |= HAR_BEACON;
-    mime = json_string_value(json_object_get(json_object_get(resp, "content"), "mimeType"));
-    if (mime && strncasecmp(mime, "text/html", 9) == 0 &&
-        (mime[9] == '\0' || mime[9] == ';' || mime[9] == ' '))
-        flags |= HAR_HTML;
-    return flags;
+    if (h->flags & HAR_RDOC) {
+        if (h->frameref && p && p->main_frame)
+            return strcmp(h->frameref, p->main_frame) == 0 ? HAR_TOP : HAR_FRAME;
+        return HAR_DOC;
+    }
+    return (h->flags & HAR_HTML) ? HAR_PAGE : HAR_SUB;
 }
 
 static struct har_page *page_get(struct har_ctx *c, const char *ref)
@@ -145,12 +140,11 @@ static struct har_page *page_get(struct har_ctx *c, const char *ref)
 
     if (p)
         return p;
-    p = mem_malloc(sizeof(*p));
+    p = mem_calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    p->doc_entry = SIZE_MAX;
-    p->doc_rank = -1;
-    p->host[0] = '\0';
+    p->first = SIZE_MAX;
+    p->first_rank = -1;
     if (strmap_put(&c->pages, ref, p) < 0) {
         mem_free(p);
         return NULL;
@@ -158,100 +152,56 @@ static struct har_page *page_get(struct har_ctx *c, const char *ref)
     return p;
 }
 
-/* Offers entry i as its page's document; the best-ranked, earliest candidate wins. */
-static int page_offer(struct har_ctx *c, size_t i)
+/* Finds each page's main frame and first document, going through the entries in order: the
+ * first document of the best rank wins. */
+static int find_pages(struct har_ctx *c)
 {
-    const struct har_entry *h = &c->ents[i];
-    struct har_page *p;
-    int rank = (h->flags & HAR_NAV) ? 3 : (h->flags & HAR_HTML) ? 2 : 1;
+    static const int rank[] = {[HAR_SUB] = 1, [HAR_PAGE] = 2, [HAR_DOC] = 3, [HAR_TOP] = 3,
+                               [HAR_FRAME] = 1};
     char host[BROCK_HOST_MAX];
 
-    if (!h->pageref)
-        return 0;
-    p = page_get(c, h->pageref);
-    if (!p)
-        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages", c->name);
-    if (rank <= p->doc_rank || brock_url_host(h->url, host) < 0)
-        return 0;
-    p->doc_entry = i;
-    p->doc_rank = rank;
-    memcpy(p->host, host, sizeof(host));
+    for (size_t k = 0; k < c->f.n; k++) {
+        size_t i = c->order[k].i;
+        const struct har_entry *h = &c->f.ents[i];
+        struct har_page *p;
+        int r;
+
+        if ((h->flags & HAR_BAD) || !h->pageref)
+            continue;
+        p = page_get(c, h->pageref);
+        if (!p)
+            return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages",
+                               c->f.name);
+        if (!p->main_frame && h->frameref &&
+            (h->dest == HAR_DEST_DOC || (h->dest == HAR_DEST_NONE && (h->flags & HAR_RDOC))))
+            p->main_frame = h->frameref;
+        r = rank[level_of(p, h)];
+        if (r <= p->first_rank || brock_url_host(h->url, host) < 0)
+            continue;
+        p->first = i;
+        p->first_rank = r;
+        memcpy(p->top, host, sizeof(host));
+    }
     return 0;
 }
 
-static int check_entry(struct har_ctx *c, size_t i, json_t *entry)
-{
-    struct har_entry *h = &c->ents[i];
-    json_t *req, *resp, *url, *ref;
-    int err;
-
-    memset(h, 0, sizeof(*h));
-    if (!json_is_object(entry))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries[%zu] is not an object",
-                           c->name, i);
-    req = json_object_get(entry, "request");
-    if (!json_is_object(req))
-        return brock__fail(c->e, BROCK_EFORMAT,
-                           "%s: log.entries[%zu].request is missing or not an object", c->name,
-                           i);
-    url = json_object_get(req, "url");
-    if (!json_is_string(url))
-        return brock__fail(c->e, BROCK_EFORMAT,
-                           "%s: log.entries[%zu].request.url is missing or not a string",
-                           c->name, i);
-    h->url = json_string_value(url);
-    ref = json_object_get(entry, "pageref");
-    if (ref && !json_is_null(ref) && !json_is_string(ref))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries[%zu].pageref is not a string",
-                           c->name, i);
-    h->pageref = json_string_value(ref);
-    if (h->pageref && !*h->pageref)
-        h->pageref = NULL;
-    err = check_pairs(c, i, req, "request", "headers", &h->req_headers);
-    if (!err)
-        err = check_pairs(c, i, req, "request", "cookies", &h->req_cookies);
-    if (err)
-        return err;
-    resp = json_object_get(entry, "response");
-    if (resp && !json_is_null(resp)) {
-        if (!json_is_object(resp))
-            return brock__fail(c->e, BROCK_EFORMAT,
-                               "%s: log.entries[%zu].response is not an object", c->name, i);
-        err = check_pairs(c, i, resp, "response", "headers", &h->resp_headers);
-        if (!err)
-            err = check_pairs(c, i, resp, "response", "cookies", &h->resp_cookies);
-        if (err)
-            return err;
-    }
-    h->started = json_object_get(entry, "startedDateTime");
-    h->flags = classify(entry, h->req_headers, resp);
-    return page_offer(c, i);
-}
-
-/* Pages named in log.pages but never found a document get their title, when it is a URL
- * (Chrome writes the page's URL there). */
-static int check_pages(struct har_ctx *c, json_t *pages)
+/* Pages that found no document among their entries take their title, when it is a URL
+ * (Chromium writes the page's URL there). */
+static int page_titles(struct har_ctx *c)
 {
     size_t i;
     json_t *pg;
 
-    if (!pages || json_is_null(pages))
-        return 0;
-    if (!json_is_array(pages))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.pages is not an array", c->name);
-    json_array_foreach(pages, i, pg) {
-        const char *id, *title;
+    json_array_foreach(c->f.pages, i, pg) {
+        const char *id = json_string_value(json_object_get(pg, "id"));
+        const char *title = json_string_value(json_object_get(pg, "title"));
         struct har_page *p;
         char host[BROCK_HOST_MAX];
 
-        if (!json_is_object(pg) || !json_is_string(json_object_get(pg, "id")))
-            return brock__fail(c->e, BROCK_EFORMAT,
-                               "%s: log.pages[%zu] is not an object with a string id", c->name,
-                               i);
-        id = json_string_value(json_object_get(pg, "id"));
-        title = json_string_value(json_object_get(pg, "title"));
+        if (!id || !*id || !title)
+            continue;
         p = strmap_get(&c->pages, id);
-        if ((p && p->doc_rank >= 0) || !title || !*id)
+        if (p && p->first_rank >= 0)
             continue;
         if (strncasecmp(title, "http://", 7) != 0 && strncasecmp(title, "https://", 8) != 0)
             continue;
@@ -259,89 +209,51 @@ static int check_pages(struct har_ctx *c, json_t *pages)
             continue;
         p = page_get(c, id);
         if (!p)
-            return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages", c->name);
-        p->doc_rank = 0;
-        memcpy(p->host, host, sizeof(host));
+            return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages",
+                               c->f.name);
+        p->first_rank = 0;
+        memcpy(p->top, host, sizeof(host));
     }
     return 0;
 }
 
-/* ---- time ---- */
-
-static int digits(const char *s, int n, int *out)
+/* Remembers that a document of host was shown in the top-level page of site. */
+static int frame_put(struct har_ctx *c, const char *host, const char *site)
 {
-    int v = 0;
+    char *old = strmap_get(&c->frames, host), *v;
 
-    for (int k = 0; k < n; k++) {
-        if (s[k] < '0' || s[k] > '9')
-            return -1;
-        v = v * 10 + (s[k] - '0');
+    if (old && strcmp(old, site) == 0)
+        return 0;
+    v = mem_strdup(site);
+    if (!v || strmap_put(&c->frames, host, v) < 0) {
+        mem_free(v);
+        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading frames", c->f.name);
     }
-    *out = v;
+    mem_free(old);
     return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (the civil-from-days inverse). */
-static int64_t days_from_civil(int64_t y, int m, int d)
+/* The host of a Referer, or of the top-level page when it names a frame, into site. Returns
+ * 1, or 0 when there is no usable Referer. */
+static int referer_site(struct har_ctx *c, const struct har_entry *h, char *site)
 {
-    int64_t era, yoe, doy, doe;
+    const char *top;
 
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+    if (!h->referer || brock_url_host(h->referer, site) < 0)
+        return 0;
+    top = strmap_get(&c->frames, site);
+    if (top)
+        snprintf(site, BROCK_HOST_MAX, "%s", top);
+    return 1;
 }
 
-/* "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)" in Unix milliseconds; 0 when it is not. */
-static int64_t parse_time(const json_t *v)
-{
-    const char *s = json_string_value(v);
-    int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0, ms = 0, scale = 100;
-
-    if (!s || strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
-        s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-        digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
-        digits(s + 17, 2, &sec))
-        return 0;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-        return 0;
-    s += 19;
-    if (*s == '.' || *s == ',') {
-        for (s++; *s >= '0' && *s <= '9'; s++) {
-            ms += (*s - '0') * scale;
-            scale /= 10;
-        }
-    }
-    if (*s == 'Z' || *s == 'z') {
-        s++;
-    } else if (*s == '+' || *s == '-') {
-        sign = *s == '-' ? -1 : 1;
-        if (digits(s + 1, 2, &oh))
-            return 0;
-        s += 3;
-        if (*s == ':')
-            s++;
-        if (digits(s, 2, &om) || oh > 23 || om > 59)
-            return 0;
-        s += 2;
-    } else {
-        return 0;
-    }
-    if (*s)
-        return 0;
-    return ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec) -
-            (int64_t)sign * (oh * 3600 + om * 60)) * 1000 + ms;
-}
-
-/* ---- learning ---- */
+/* ---- cookies into observations ---- */
 
 static int hdrs_reserve(struct har_ctx *c, size_t n)
 {
     if (mem_grow(&c->hdrs, &c->hdrs_cap, n, sizeof(*c->hdrs)) < 0 ||
         mem_grow(&c->offs, &c->offs_cap, n, sizeof(*c->offs)) < 0)
-        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading headers", c->name);
+        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading headers", c->f.name);
     return 0;
 }
 
@@ -356,7 +268,7 @@ static int collect(struct har_ctx *c, const json_t *arr, const char *name)
     json_array_foreach(arr, j, p) {
         json_t *v;
 
-        if (!name_is(p, name))
+        if (!brock__har_pair_is(p, name))
             continue;
         v = json_object_get(p, "value");
         c->hdrs[n].name = name;
@@ -393,6 +305,8 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int on
     json_array_foreach(arr, j, p) {
         size_t start = c->cookies.len;
 
+        if (!brock__har_pair_ok(p))
+            continue;
         if (one_header && start && buf_append(&c->cookies, "; ", 2) < 0)
             break;
         if (render_pair(c, p) < 0) {
@@ -424,54 +338,23 @@ static int observe(struct har_ctx *c, const char *host, const char *site, size_t
     memset(&l, 0, sizeof(l));
     err = brock_observe(c->e, &o, &l);
     if (err < 0)
-        return brock__fail(c->e, err, "%s: learning failed: %s", c->name, brock_strerror(err));
+        return brock__fail(c->e, err, "%s: learning failed: %s", c->f.name,
+                           brock_strerror(err));
     st->recorded += l.recorded != 0;
     st->blocked += l.blocked != 0;
     return l.recorded != 0;
 }
 
-/* The host of an entry's first party into site; 0 when it cannot be told. */
-static int first_party(struct har_ctx *c, size_t i, char *site)
+/* Learns from the cookies of entry h, a request to host made by a page of site. */
+static int learn_cookies(struct har_ctx *c, const struct har_entry *h, const char *host,
+                         const char *site, struct brock_stats *st)
 {
-    const struct har_entry *h = &c->ents[i];
-    size_t j;
-    json_t *p;
-
-    if (h->pageref) {
-        const struct har_page *pg = strmap_get(&c->pages, h->pageref);
-
-        if (pg && pg->doc_rank >= 0) {
-            memcpy(site, pg->host, BROCK_HOST_MAX);
-            return 1;
-        }
-    }
-    json_array_foreach(h->req_headers, j, p) {
-        if (name_is(p, "referer") &&
-            brock_url_host(json_string_value(json_object_get(p, "value")), site) >= 0)
-            return 1;
-    }
-    return 0;
-}
-
-static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
-{
-    const struct har_entry *h = &c->ents[i];
-    const struct har_page *pg = h->pageref ? strmap_get(&c->pages, h->pageref) : NULL;
-    char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
     struct brock_decision d;
-    int64_t t;
     int n, beacon;
 
-    if ((h->flags & HAR_NAV) || (pg && pg->doc_entry == i))
-        return 0;
-    if (!first_party(c, i, site) || brock_url_host(h->url, host) < 0) {
-        st->skipped++;
-        return 0;
-    }
     if (brock_decide(c->e, host, site, &d) < 0 || !d.third_party)
         return 0;
     st->third_party++;
-    t = parse_time(h->started);
 
     n = collect(c, h->req_headers, "Cookie");
     if (n == 0 && h->req_cookies)
@@ -480,7 +363,7 @@ static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
         return n;
     beacon = (h->flags & HAR_BEACON) != 0;
     if (beacon || n > 0) {
-        n = observe(c, host, site, (size_t)n, beacon ? BROCK_OBS_BEACON : 0, t, st);
+        n = observe(c, host, site, (size_t)n, beacon ? BROCK_OBS_BEACON : 0, h->started, st);
         if (n != 0)
             return n < 0 ? n : 0; /* recorded: the response cannot add the site again */
     }
@@ -491,63 +374,101 @@ static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
     if (n < 0)
         return n;
     if (n > 0)
-        n = observe(c, host, site, (size_t)n, 0, t, st);
+        n = observe(c, host, site, (size_t)n, 0, h->started, st);
     return n < 0 ? n : 0;
 }
 
-static int check_doc(struct har_ctx *c, json_t *root, json_t **entries)
+/* ---- the first party of each entry, in order ---- */
+
+/* The first party of entry i, an entry of page p, into site; updates p when i is a
+ * navigation. Returns 1 when the entry is to be learned from, 0 when it teaches nothing. */
+static int page_site(struct har_ctx *c, struct har_page *p, size_t i, const char *host,
+                     char *site)
 {
-    json_t *log = json_object_get(root, "log"), *arr;
-    size_t i;
-    json_t *ent;
+    const struct har_entry *h = &c->f.ents[i];
+    enum har_level lv = level_of(p, h);
+    char ref[BROCK_HOST_MAX];
+
+    if (i == p->first) {
+        p->top_redirects = (h->flags & HAR_REDIRECT) != 0;
+        return 0;
+    }
+    if (lv == HAR_TOP && *host) {
+        if (!p->top_redirects)
+            memcpy(p->prev, p->top, sizeof(p->prev));
+        snprintf(p->top, sizeof(p->top), "%s", host);
+        p->top_redirects = (h->flags & HAR_REDIRECT) != 0;
+        return 0;
+    }
+    if (lv == HAR_TOP || lv == HAR_DOC)
+        return 0;
+    memcpy(site, p->top, BROCK_HOST_MAX);
+    if (lv != HAR_FRAME && *p->prev && referer_site(c, h, ref) && strcmp(ref, p->prev) == 0 &&
+        strcmp(ref, p->top) != 0)
+        memcpy(site, ref, BROCK_HOST_MAX);
+    return 1;
+}
+
+static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
+{
+    const struct har_entry *h = &c->f.ents[i];
+    struct har_page *p = h->pageref ? strmap_get(&c->pages, h->pageref) : NULL;
+    char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
+    enum har_level lv;
     int err;
 
-    if (!json_is_object(root))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: not a HAR: the top level is not an object",
-                           c->name);
-    if (!json_is_object(log))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: not a HAR: no \"log\" object", c->name);
-    arr = json_object_get(log, "entries");
-    if (!json_is_array(arr))
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries is missing or not an array",
-                           c->name);
-    c->n = json_array_size(arr);
-    if (c->n == 0)
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries is empty: nothing to learn",
-                           c->name);
-    c->ents = mem_calloc(c->n, sizeof(*c->ents));
-    if (!c->ents)
-        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory for %zu entries", c->name,
-                           c->n);
-    json_array_foreach(arr, i, ent) {
-        err = check_entry(c, i, ent);
+    if (brock_url_host(h->url, host) < 0)
+        host[0] = '\0';
+    if (p && p->first_rank < 0)
+        p = NULL;
+    lv = level_of(p, h);
+    if (p) {
+        if (!page_site(c, p, i, host, site)) {
+            /* A Referer naming a top-level document names its own first party. */
+            if (i == p->first || (lv == HAR_TOP && *host))
+                return frame_put(c, host, host);
+            return 0;
+        }
+    } else if (lv == HAR_TOP || lv == HAR_DOC) {
+        return lv == HAR_TOP && *host ? frame_put(c, host, host) : 0;
+    } else if (!referer_site(c, h, site)) {
+        st->skipped++;
+        return 0;
+    }
+    if (!*host) {
+        st->skipped++;
+        return 0;
+    }
+    if (lv == HAR_FRAME) {
+        err = frame_put(c, host, site);
         if (err < 0)
             return err;
     }
-    *entries = arr;
-    return check_pages(c, json_object_get(log, "pages"));
+    return learn_cookies(c, h, host, site, st);
 }
 
 int brock_learn_har(struct brock_engine *e, const char *name, const char *json, size_t len,
-                    void (*progress)(void *arg, size_t done, size_t total), void *arg,
+                    void (*progress)(void *arg, size_t done, size_t total),
+                    void (*on_warning)(void *arg, const char *msg), void *arg,
                     struct brock_stats *stats)
 {
     struct har_ctx c;
     struct brock_stats st;
     json_error_t jerr;
-    json_t *root = NULL, *entries = NULL;
+    json_t *root = NULL;
     int err;
 
     memset(&c, 0, sizeof(c));
     memset(&st, 0, sizeof(st));
     c.e = e;
-    c.name = name ? name : "HAR";
+    c.f.name = name ? name : "HAR";
     strmap_init(&c.pages);
+    strmap_init(&c.frames);
     buf_init(&c.cookies, HAR_COOKIE_BUF_MAX);
     if (stats)
         memset(stats, 0, sizeof(*stats));
     if (!json) {
-        err = brock__fail(e, BROCK_EINVAL, "%s: no text given", c.name);
+        err = brock__fail(e, BROCK_EINVAL, "%s: no text given", c.f.name);
         goto out;
     }
     if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
@@ -555,32 +476,53 @@ int brock_learn_har(struct brock_engine *e, const char *name, const char *json, 
         len -= 3;
     }
     root = json_loadb(json, len, 0, &jerr);
+    /* jansson says nothing at all when its very first allocation fails. */
+    if (!root && (json_error_code(&jerr) == json_error_out_of_memory || !jerr.text[0])) {
+        err = brock__fail(e, BROCK_ENOMEM, "%s: out of memory reading JSON", c.f.name);
+        goto out;
+    }
     if (!root) {
-        err = brock__fail(e, BROCK_EFORMAT, "%s: not JSON: %s (line %d, column %d)", c.name,
+        err = brock__fail(e, BROCK_EFORMAT, "%s: not JSON: %s (line %d, column %d)", c.f.name,
                           jerr.text, jerr.line, jerr.column);
         goto out;
     }
-    err = check_doc(&c, root, &entries);
+    err = brock__har_read(e, &c.f, root);
+    if (!err)
+        err = sort_entries(&c);
+    if (!err)
+        err = find_pages(&c);
+    if (!err)
+        err = page_titles(&c);
     if (err < 0)
         goto out;
 
-    for (size_t i = 0; i < c.n; i++) {
-        if (progress && i % HAR_PROGRESS_EVERY == 0)
-            progress(arg, i, c.n);
+    for (size_t k = 0; k < c.f.n; k++) {
+        size_t i = c.order[k].i;
+
+        if (progress && k % HAR_PROGRESS_EVERY == 0)
+            progress(arg, k, c.f.n);
+        if (c.f.ents[i].flags & HAR_BAD)
+            continue;
         err = learn_entry(&c, i, &st);
         if (err < 0)
             goto out;
         st.entries++;
     }
     if (progress)
-        progress(arg, c.n, c.n);
+        progress(arg, c.f.n, c.f.n);
+    st.unreadable = c.f.bad;
+    for (int k = 0; k < HAR_ODD_COUNT; k++)
+        st.warnings += c.f.odd[k].count;
+    brock__har_warn(&c.f, on_warning, arg);
     if (stats)
         *stats = st;
     err = 0;
 out:
     strmap_cleanup(&c.pages, mem_free);
+    strmap_cleanup(&c.frames, mem_free);
     buf_cleanup(&c.cookies);
-    mem_free(c.ents);
+    brock__har_cleanup(&c.f);
+    mem_free(c.order);
     mem_free(c.hdrs);
     mem_free(c.offs);
     json_decref(root);

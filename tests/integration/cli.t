@@ -302,6 +302,54 @@ run learn "$T/chrome.har"
 is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" site-one.com \
     "Chrome's _resourceType document marks the page's document"
 
+# A real recording: Playwright keeps one page for a tab across its navigations, and over
+# plain http no request says whether it is for a page or a frame.
+fresh
+run learn "$BROCK_TESTDATA/har/playwright-one-page.har"
+ok $? "learn a HAR recorded by Playwright"
+case $(cat "$T/out") in
+*", 1 trackers newly blocked"*) ok 0 "a tracker on three navigations of one page is blocked" ;;
+*) ok 1 "a tracker on three navigations of one page is blocked" ;;
+esac
+is "$(b list | awk '$1 == "tracker.test" { print $2, $3 }')" \
+    "block site-one.test,site-two.test,site-three.test" \
+    "each navigation is the first party of what follows it; a frame's host never is"
+is "$(cat "$T/err")" "" "a recording by Playwright reads without a warning"
+
+# ---- odd fields: read as absent, one warning per kind and file ----
+fresh
+for s in one two three; do
+    visit "$T/ie$s.har" "site-$s.com" "https://px.$TR/p.gif" "uid=0011aa22bb3$s"
+    sed -i 's/"cookies":\[\]/"cookies":{}/g' "$T/ie$s.har"
+    b learn "$T/ie$s.har" >"$T/out" 2>"$T/err"
+done
+is "$(action_of "$TR")" block "IE11's \"cookies\": {} is read as none and the headers learned from"
+is "$(cat "$T/err")" "brock learn: warning: $T/iethree.har: log.entries[0].request.cookies is an \
+object, not an array; read as none (and 3 more like it)" "one warning per file names the file and the field"
+
+fresh
+har "$T/url.har" "$(doc p1 https://www.site-one.com/)" \
+    "$(entry p1 "https://$TR/p" "$(hdr Cookie uid=aaaabbbbcccc)" "" | sed 's/"url":"[^"]*"/"url":42/')" \
+    "$(entry p1 "https://px.$TR/q" "$(hdr Referer https://www.site-one.com/),$(hdr Cookie uid=aaaabbbbcccc)" "")"
+run learn "$T/url.har"
+ok $? "an entry whose URL is not a string does not fail the file"
+is "$(cat "$T/err")" "brock learn: warning: $T/url.har: log.entries[1].request.url is a number, \
+not a string; skipped" "the warning names the file, the entry and the field"
+is "$(cat "$T/out")" "2 entries read, 1 third-party requests, 0 trackers newly blocked, \
+0 skipped (first party unknown), 1 skipped (unreadable)" "the summary counts the entry skipped"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" site-one.com "the other entries are learned"
+har "$T/hdrs.har" "$(doc p1 https://www.site-two.com/)" \
+    "$(entry p1 "https://a.$TR/p" "" "" | sed 's/"headers":\[\]/"headers":{}/')" \
+    "$(entry p1 "https://$TR/p" '{"name":"Cookie"},'"$(hdr Cookie uid=aaaabbbbcccc)" "")"
+run learn "$T/hdrs.har"
+ok $? "headers that are not an array, or a header without a value, do not fail the file"
+grep -Fq "hdrs.har: log.entries[1].request.headers is an object, not an array; read as none" \
+    "$T/err" && grep -Fq "hdrs.har: log.entries[2].request.headers[0] is not an object with a \
+string name and value; left out" "$T/err"
+ok $? "each is told once, naming the field"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" site-one.com,site-two.com \
+    "the entry's other headers are read"
+
 # ---- user choices ----
 fresh
 visit "$T/u.har" site-one.com "https://$TR/p" "uid=0f1e2d3c4b5a"
@@ -391,17 +439,8 @@ printf '{"log":{"version":"1.2"}}' >"$T/noentries.har"
 fails "learn of a HAR with no entries array" noentries.har learn "$T/noentries.har"
 printf '[1,2,3]' >"$T/array.har"
 fails "learn of JSON that is not a HAR" array.har learn "$T/array.har"
-har "$T/url.har" "$(doc p1 https://www.site-one.com/)" \
-    "$(entry p1 "https://$TR/p" "$(hdr Cookie uid=aaaabbbbcccc)" "" | sed 's/"url":"[^"]*"/"url":42/')"
-fails "learn of an entry whose URL is not a string names the entry" "entries[1]" learn "$T/url.har"
-har "$T/hdrs.har" "$(doc p1 https://www.site-one.com/)" \
-    "$(entry p1 "https://$TR/p" "" "" | sed 's/"headers":\[\]/"headers":{}/')"
-fails "learn of headers that are not an array" "hdrs.har" learn "$T/hdrs.har"
-har "$T/pair.har" "$(doc p1 https://www.site-one.com/)" \
-    "$(entry p1 "https://$TR/p" '{"name":"Cookie"}' "")"
-fails "learn of a header without a value" "headers[0]" learn "$T/pair.har"
 har "$T/entry.har" '"just a string"'
-fails "learn of an entry that is not an object" "entries[0]" learn "$T/entry.har"
+fails "learn of a HAR whose only entry is not an object" "entries[0]" learn "$T/entry.har"
 visit "$T/good.har" site-five.com "https://fresh.$TR/p" "uid=ffeeddccbbaa"
 visit "$T/good2.har" site-six.com "https://new-brock-test-tracker.com/p" "uid=ffeeddccbbaa"
 fails "learn of a good file then a bad one saves nothing" bad.har learn "$T/good2.har" "$T/bad.har"

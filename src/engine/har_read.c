@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Reading an HTTP Archive leniently: writers differ (IE11 writes "cookies": {}, some leave
+ * out the response of an aborted request), so one odd field is read as absent and one
+ * unreadable entry is skipped, each counted and told once per file; only a document that is
+ * not a HAR at all is refused.
+ */
+#include "engine/har.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/alloc.h"
+
+/* ---- pairs and headers ---- */
+
+int brock__har_pair_ok(const json_t *p)
+{
+    return json_is_object(p) && json_is_string(json_object_get(p, "name")) &&
+           json_is_string(json_object_get(p, "value"));
+}
+
+int brock__har_pair_is(const json_t *p, const char *want)
+{
+    const char *s = json_string_value(json_object_get(p, "name"));
+
+    return s && brock__har_pair_ok(p) && strcasecmp(s, want) == 0;
+}
+
+/* The value of a well-formed pair without surrounding blanks: *len bytes at the result. */
+static const char *pair_value(const json_t *p, size_t *len)
+{
+    const char *s = json_string_value(json_object_get(p, "value"));
+    size_t n;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *len = n;
+    return s;
+}
+
+static int value_is(const json_t *p, const char *want)
+{
+    size_t n, w = strlen(want);
+    const char *s = pair_value(p, &n);
+
+    return n == w && strncasecmp(s, want, w) == 0;
+}
+
+/* ---- oddities ---- */
+
+static const char *kind_of(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "something else";
+}
+
+/* "missing", or what v is instead of want: "an object, not an array". */
+static const char *not_a(const json_t *v, const char *want, char *buf, size_t n)
+{
+    if (!v)
+        return "missing";
+    snprintf(buf, n, "%s, not %s", kind_of(v), want);
+    return buf;
+}
+
+/* Counts one oddity of kind k; the first of each kind keeps its sentence. */
+static void odd(struct har_file *f, enum har_odd k, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void odd(struct har_file *f, enum har_odd k, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (f->odd[k].count++)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(f->odd[k].first, sizeof(f->odd[k].first), fmt, ap);
+    va_end(ap);
+}
+
+void brock__har_warn(const struct har_file *f, void (*on_warning)(void *arg, const char *msg),
+                     void *arg)
+{
+    static const char *const what[HAR_ODD_COUNT] = {
+        [HAR_ODD_ENTRY] = "skipped",           [HAR_ODD_REQUEST] = "skipped",
+        [HAR_ODD_URL] = "skipped",             [HAR_ODD_PAGEREF] = "read as none",
+        [HAR_ODD_HEADERS] = "read as none",    [HAR_ODD_COOKIES] = "read as none",
+        [HAR_ODD_PAIR] = "left out",           [HAR_ODD_RESPONSE] = "read as none",
+        [HAR_ODD_TIME] = "the entry keeps its place in the file",
+        [HAR_ODD_PAGES] = "read as none",      [HAR_ODD_PAGE] = "left out",
+    };
+    char msg[512];
+
+    if (!on_warning)
+        return;
+    for (int k = 0; k < HAR_ODD_COUNT; k++) {
+        const struct har_odd_seen *o = &f->odd[k];
+
+        if (!o->count)
+            continue;
+        if (o->count == 1)
+            snprintf(msg, sizeof(msg), "%s: %s; %s", f->name, o->first, what[k]);
+        else
+            snprintf(msg, sizeof(msg), "%s: %s; %s (and %zu more like it)", f->name, o->first,
+                     what[k], o->count - 1);
+        on_warning(arg, msg);
+    }
+}
+
+/* ---- one entry ---- */
+
+/* The array at parent.key, or NULL when absent, null or not an array (told as odd). The
+ * members that are not name/value pairs are counted here and left out where used. */
+static json_t *read_pairs(struct har_file *f, size_t i, json_t *parent, const char *where,
+                          const char *key)
+{
+    json_t *arr = json_object_get(parent, key), *p;
+    size_t j;
+
+    if (!arr || json_is_null(arr))
+        return NULL;
+    if (!json_is_array(arr)) {
+        odd(f, strcmp(key, "cookies") == 0 ? HAR_ODD_COOKIES : HAR_ODD_HEADERS,
+            "log.entries[%zu].%s.%s is %s, not an array", i, where, key,
+            kind_of(arr));
+        return NULL;
+    }
+    json_array_foreach(arr, j, p) {
+        if (!brock__har_pair_ok(p))
+            odd(f, HAR_ODD_PAIR,
+                "log.entries[%zu].%s.%s[%zu] is not an object with a string name and value",
+                i, where, key, j);
+    }
+    return json_array_size(arr) ? arr : NULL;
+}
+
+static enum har_dest dest_of(const json_t *p)
+{
+    static const char *const frames[] = {"iframe", "frame", "fencedframe", "embed", "object"};
+
+    if (value_is(p, "document"))
+        return HAR_DEST_DOC;
+    for (size_t k = 0; k < sizeof(frames) / sizeof(frames[0]); k++)
+        if (value_is(p, frames[k]))
+            return HAR_DEST_FRAME;
+    return HAR_DEST_OTHER;
+}
+
+/* What the request's headers and Chromium's _resourceType say the entry is. */
+static void classify(struct har_entry *h, const json_t *entry, const json_t *resp)
+{
+    const char *rtype = json_string_value(json_object_get(entry, "_resourceType"));
+    const char *mime, *redirect;
+    json_int_t status;
+    size_t j;
+    json_t *p;
+
+    json_array_foreach(h->req_headers, j, p) {
+        if (!brock__har_pair_ok(p))
+            continue;
+        if (brock__har_pair_is(p, "sec-fetch-dest"))
+            h->dest = dest_of(p);
+        else if (brock__har_pair_is(p, "referer") && !h->referer)
+            h->referer = json_string_value(json_object_get(p, "value"));
+        else if (brock__har_pair_is(p, "ping-to") ||
+                 (brock__har_pair_is(p, "content-type") && value_is(p, "text/ping")))
+            h->flags |= HAR_BEACON;
+    }
+    if (rtype && strcmp(rtype, "document") == 0)
+        h->flags |= HAR_RDOC;
+    if (rtype && (strcmp(rtype, "ping") == 0 || strcmp(rtype, "beacon") == 0))
+        h->flags |= HAR_BEACON;
+    redirect = json_string_value(json_object_get(resp, "redirectURL"));
+    status = json_integer_value(json_object_get(resp, "status"));
+    if ((redirect && *redirect) || (status >= 300 && status < 400 && status != 304))
+        h->flags |= HAR_REDIRECT;
+    mime = json_string_value(json_object_get(json_object_get(resp, "content"), "mimeType"));
+    if (mime && strncasecmp(mime, "text/html", 9) == 0 &&
+        (mime[9] == '\0' || mime[9] == ';' || mime[9] == ' '))
+        h->flags |= HAR_HTML;
+}
+
+/* ---- time ---- */
+
+static int digits(const char *s, int n, int *out)
+{
+    int v = 0;
+
+    for (int k = 0; k < n; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return -1;
+        v = v * 10 + (s[k] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (the civil-from-days inverse). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    int64_t era, yoe, doy, doe;
+
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = y - era * 400;
+    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)" in Unix milliseconds; 0 when it is not. */
+static int64_t parse_time(const char *s)
+{
+    int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0, ms = 0, scale = 100;
+
+    if (!s || strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) ||
+        s[7] != '-' || digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+        digits(s + 11, 2, &h) || s[13] != ':' || digits(s + 14, 2, &mi) || s[16] != ':' ||
+        digits(s + 17, 2, &sec))
+        return 0;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+        return 0;
+    s += 19;
+    if (*s == '.' || *s == ',') {
+        for (s++; *s >= '0' && *s <= '9'; s++) {
+            ms += (*s - '0') * scale;
+            scale /= 10;
+        }
+    }
+    if (*s == 'Z' || *s == 'z') {
+        s++;
+    } else if (*s == '+' || *s == '-') {
+        sign = *s == '-' ? -1 : 1;
+        if (digits(s + 1, 2, &oh))
+            return 0;
+        s += 3;
+        if (*s == ':')
+            s++;
+        if (digits(s, 2, &om) || oh > 23 || om > 59)
+            return 0;
+        s += 2;
+    } else {
+        return 0;
+    }
+    if (*s)
+        return 0;
+    return ((days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec) -
+            (int64_t)sign * (oh * 3600 + om * 60)) * 1000 + ms;
+}
+
+static void read_time(struct har_file *f, size_t i, struct har_entry *h, const json_t *v)
+{
+    if (!v || json_is_null(v))
+        return; /* left out by hand-made files: the place in the file is all there is */
+    h->started = parse_time(json_string_value(v));
+    if (!h->started)
+        odd(f, HAR_ODD_TIME,
+            "log.entries[%zu].startedDateTime is not a date and time (ISO 8601)",
+            i);
+}
+
+/* Reads entry i into f->ents[i]; an entry that cannot be used is flagged HAR_BAD. */
+static void read_entry(struct har_file *f, size_t i, json_t *entry)
+{
+    struct har_entry *h = &f->ents[i];
+    json_t *req, *resp, *url, *ref;
+    char why[64];
+
+    memset(h, 0, sizeof(*h));
+    h->flags = HAR_BAD;
+    if (!json_is_object(entry)) {
+        odd(f, HAR_ODD_ENTRY, "log.entries[%zu] is %s", i,
+            not_a(entry, "an object", why, sizeof(why)));
+        return;
+    }
+    req = json_object_get(entry, "request");
+    if (!json_is_object(req)) {
+        odd(f, HAR_ODD_REQUEST, "log.entries[%zu].request is %s", i,
+            not_a(req, "an object", why, sizeof(why)));
+        return;
+    }
+    url = json_object_get(req, "url");
+    if (!json_is_string(url)) {
+        odd(f, HAR_ODD_URL, "log.entries[%zu].request.url is %s", i,
+            not_a(url, "a string", why, sizeof(why)));
+        return;
+    }
+    h->flags = 0;
+    h->url = json_string_value(url);
+    ref = json_object_get(entry, "pageref");
+    if (ref && !json_is_null(ref) && !json_is_string(ref))
+        odd(f, HAR_ODD_PAGEREF, "log.entries[%zu].pageref is %s, not a string", i,
+            kind_of(ref));
+    h->pageref = json_string_value(ref);
+    if (h->pageref && !*h->pageref)
+        h->pageref = NULL;
+    h->frameref = json_string_value(json_object_get(entry, "_frameref"));
+    h->req_headers = read_pairs(f, i, req, "request", "headers");
+    h->req_cookies = read_pairs(f, i, req, "request", "cookies");
+    resp = json_object_get(entry, "response");
+    if (json_is_object(resp)) {
+        h->resp_headers = read_pairs(f, i, resp, "response", "headers");
+        h->resp_cookies = read_pairs(f, i, resp, "response", "cookies");
+    } else {
+        odd(f, HAR_ODD_RESPONSE, "log.entries[%zu].response is %s", i,
+            not_a(resp, "an object", why, sizeof(why)));
+        resp = NULL;
+    }
+    read_time(f, i, h, json_object_get(entry, "startedDateTime"));
+    classify(h, entry, resp);
+}
+
+/* ---- the document ---- */
+
+static void read_pages(struct har_file *f, json_t *pages)
+{
+    size_t i;
+    json_t *pg;
+
+    if (!pages || json_is_null(pages))
+        return;
+    if (!json_is_array(pages)) {
+        odd(f, HAR_ODD_PAGES, "log.pages is %s, not an array", kind_of(pages));
+        return;
+    }
+    json_array_foreach(pages, i, pg) {
+        if (!json_is_object(pg) || !json_is_string(json_object_get(pg, "id")))
+            odd(f, HAR_ODD_PAGE, "log.pages[%zu] is not an object with a string id",
+                i);
+    }
+    f->pages = pages;
+}
+
+int brock__har_read(struct brock_engine *e, struct har_file *f, json_t *root)
+{
+    json_t *log = json_object_get(root, "log"), *arr, *ent;
+    char why[64];
+    size_t i;
+
+    if (!json_is_object(root))
+        return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: the top level is not an object",
+                           f->name);
+    if (!json_is_object(log))
+        return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: no \"log\" object", f->name);
+    arr = json_object_get(log, "entries");
+    if (!json_is_array(arr))
+        return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: log.entries is %s", f->name,
+                           not_a(arr, "an array", why, sizeof(why)));
+    f->n = json_array_size(arr);
+    if (f->n == 0)
+        return brock__fail(e, BROCK_EFORMAT, "%s: log.entries is empty: nothing to learn",
+                           f->name);
+    f->ents = mem_calloc(f->n, sizeof(*f->ents));
+    if (!f->ents)
+        return brock__fail(e, BROCK_ENOMEM, "%s: out of memory for %zu entries", f->name,
+                           f->n);
+    json_array_foreach(arr, i, ent) {
+        read_entry(f, i, ent);
+        f->bad += (f->ents[i].flags & HAR_BAD) != 0;
+    }
+    if (f->bad == f->n) {
+        const struct har_odd_seen *o = &f->odd[HAR_ODD_ENTRY];
+
+        if (!o->count)
+            o = f->odd[HAR_ODD_REQUEST].count ? &f->odd[HAR_ODD_REQUEST] : &f->odd[HAR_ODD_URL];
+        return brock__fail(e, BROCK_EFORMAT,
+                           "%s: not a HAR: none of its %zu entries can be read: %s", f->name,
+                           f->n, o->first);
+    }
+    read_pages(f, json_object_get(log, "pages"));
+    return 0;
+}
+
+void brock__har_cleanup(struct har_file *f)
+{
+    mem_free(f->ents);
+    f->ents = NULL;
+    f->n = 0;
+}

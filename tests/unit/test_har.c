@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* HTTP Archives: whose first party each entry is (a tab's navigations under one page,
+ * frames, Referers, the order entries started in), odd fields read as absent with one
+ * warning per kind and file, what is not a HAR at all, and running out of memory. */
+#include "test.h"
+
+#include <string.h>
+
+#include "engine/engine.h"
+#include "util/alloc.h"
+#include "util/file.h"
+
+/* ---- an allocator that fails on demand ---- */
+
+static long alloc_countdown = -1; /* allocations left before one fails; -1: never */
+static long alloc_calls;          /* allocations asked for */
+
+static int alloc_fails(void)
+{
+    alloc_calls++;
+    if (alloc_countdown < 0)
+        return 0;
+    return alloc_countdown-- == 0;
+}
+
+static void *t_malloc(size_t n)
+{
+    return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *t_realloc(void *p, size_t n)
+{
+    return alloc_fails() ? NULL : realloc(p, n);
+}
+
+static void *t_calloc(size_t n, size_t sz)
+{
+    return alloc_fails() ? NULL : calloc(n, sz);
+}
+
+/* ---- writing HARs ---- */
+
+/* One entry, as a HAR writer would record it. */
+struct ent {
+    const char *page;    /* pageref; NULL: none */
+    int sec;             /* startedDateTime, seconds after 10:00; -1: none */
+    const char *url;
+    const char *dest;    /* Sec-Fetch-Dest; NULL: none */
+    const char *rtype;   /* Chromium's _resourceType; NULL: none */
+    const char *frame;   /* Playwright's _frameref; NULL: none */
+    const char *referer;
+    const char *cookie;  /* a Cookie header */
+    const char *set_cookie;
+    const char *location; /* a redirect's target; NULL: answered 200 */
+};
+
+static json_t *pair(const char *name, const char *value)
+{
+    return json_pack("{s:s, s:s}", "name", name, "value", value);
+}
+
+static json_t *entry(const struct ent *v)
+{
+    json_t *req_h = json_array(), *resp_h = json_array(), *o;
+    char when[64];
+
+    if (v->dest) {
+        int nav = strcmp(v->dest, "document") == 0 || strcmp(v->dest, "iframe") == 0;
+
+        json_array_append_new(req_h, pair("Sec-Fetch-Dest", v->dest));
+        json_array_append_new(req_h, pair("Sec-Fetch-Mode", nav ? "navigate" : "no-cors"));
+    }
+    if (v->referer)
+        json_array_append_new(req_h, pair("Referer", v->referer));
+    if (v->cookie)
+        json_array_append_new(req_h, pair("Cookie", v->cookie));
+    if (v->set_cookie)
+        json_array_append_new(resp_h, pair("Set-Cookie", v->set_cookie));
+    if (v->location)
+        json_array_append_new(resp_h, pair("Location", v->location));
+    o = json_pack("{s:{s:s, s:s, s:s, s:o, s:[], s:[], s:i, s:i}, "
+                  "s:{s:i, s:s, s:s, s:o, s:[], s:{s:i, s:s}, s:s, s:i, s:i}, "
+                  "s:{}, s:{s:i, s:i, s:i}}",
+                  "request", "method", "GET", "url", v->url, "httpVersion", "HTTP/1.1",
+                  "headers", req_h, "queryString", "cookies", "headersSize", -1, "bodySize", 0,
+                  "response", "status", v->location ? 302 : 200, "statusText",
+                  v->location ? "Found" : "OK", "httpVersion", "HTTP/1.1", "headers", resp_h,
+                  "cookies", "content", "size", 0, "mimeType",
+                  v->rtype && !strcmp(v->rtype, "document") ? "text/html" : "image/gif",
+                  "redirectURL", v->location ? v->location : "", "headersSize", -1, "bodySize", 0,
+                  "cache", "timings",
+                  "send", 0, "wait", 1, "receive", 0);
+    assert_non_null(o);
+    if (v->page)
+        json_object_set_new(o, "pageref", json_string(v->page));
+    if (v->sec >= 0) {
+        snprintf(when, sizeof(when), "2024-05-01T10:%02d:%02d.000Z", v->sec / 60, v->sec % 60);
+        json_object_set_new(o, "startedDateTime", json_string(when));
+    }
+    if (v->rtype)
+        json_object_set_new(o, "_resourceType", json_string(v->rtype));
+    if (v->frame)
+        json_object_set_new(o, "_frameref", json_string(v->frame));
+    return o;
+}
+
+/* A HAR of the n entries; pages are listed for every pageref used. */
+static json_t *har(const struct ent *v, size_t n)
+{
+    json_t *pages = json_array(), *entries = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+
+        for (size_t j = 0; j < i; j++)
+            seen |= v[j].page && v[i].page && !strcmp(v[j].page, v[i].page);
+        if (v[i].page && !seen)
+            json_array_append_new(pages, json_pack("{s:s, s:s, s:s}", "id", v[i].page, "title",
+                                                   "a page", "startedDateTime",
+                                                   "2024-05-01T10:00:00.000Z"));
+        json_array_append_new(entries, entry(&v[i]));
+    }
+    return json_pack("{s:{s:s, s:{s:s, s:s}, s:o, s:o}}", "log", "version", "1.2", "creator",
+                     "name", "test", "version", "1", "pages", pages, "entries", entries);
+}
+
+/* What one learning run said. */
+struct run {
+    struct brock_stats st;
+    int rc;
+    size_t n_warn;
+    char warn[8][512];
+    char errmsg[512];
+};
+
+static void on_warning(void *arg, const char *msg)
+{
+    struct run *r = arg;
+
+    if (r->n_warn < 8)
+        snprintf(r->warn[r->n_warn], sizeof(r->warn[0]), "%s", msg);
+    r->n_warn++;
+}
+
+static void learn_text(struct brock_engine *e, const char *text, size_t len, struct run *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->rc = brock_learn_har(e, "t.har", text, len, NULL, on_warning, r, &r->st);
+    snprintf(r->errmsg, sizeof(r->errmsg), "%s", brock_engine_errmsg(e));
+}
+
+/* Learns from doc (taken) into e. */
+static void learn(struct brock_engine *e, json_t *doc, struct run *r)
+{
+    char *text = json_dumps(doc, JSON_COMPACT);
+
+    assert_non_null(text);
+    learn_text(e, text, strlen(text), r);
+    free(text);
+    json_decref(doc);
+}
+
+static struct brock_engine *open_memory(void)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    char err[256];
+
+    cfg.no_seed = 1;
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    return e;
+}
+
+/* The sites tracker (a base domain) was seen on, comma-joined, in the order seen. */
+static const char *sites(struct brock_engine *e, const char *tracker)
+{
+    static char out[1024];
+    const struct snitch *s = brock__snitch_get(e, tracker);
+
+    out[0] = '\0';
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (i)
+            strncat(out, ",", sizeof(out) - strlen(out) - 1);
+        strncat(out, s->v[i].site, sizeof(out) - strlen(out) - 1);
+    }
+    return out;
+}
+
+static enum brock_action best(struct brock_engine *e, const char *d)
+{
+    return brock__best_action(e, d, NULL);
+}
+
+/* The entry at index i of doc's log.entries. */
+static json_t *nth(json_t *doc, size_t i)
+{
+    return json_array_get(json_object_get(json_object_get(doc, "log"), "entries"), i);
+}
+
+/* ---- first parties ---- */
+
+/* A real recording: Playwright's recordHar keeps one page for the tab's three navigations,
+ * over plain http (no Sec-Fetch-Dest), and site-two's frame from site-four loads the
+ * tracker too. */
+static void test_playwright_one_page(void **state)
+{
+    struct brock_engine *e = open_memory();
+    char *text = NULL;
+    size_t len = 0;
+    struct run r;
+
+    (void)state;
+    assert_int_equal(file_read(test_data("har/playwright-one-page.har"), 1 << 20, &text, &len), 0);
+    learn_text(e, text, len, &r);
+    mem_free(text);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.test"), "site-one.test,site-two.test,site-three.test");
+    assert_int_equal(best(e, "tracker.test"), BROCK_BLOCK);
+    assert_int_equal(r.st.blocked, 1);
+    assert_int_equal(r.st.entries, 9);
+    assert_int_equal(r.st.skipped, 0);
+    assert_int_equal(r.n_warn, 0);
+    assert_int_equal(r.st.warnings, 0);
+    brock_engine_free(e);
+}
+
+/* Over https every request says what it is for; entries are written out of order. */
+static void test_sec_fetch_one_page(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 20, "https://www.three.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 10, "https://www.two.com/", "document", NULL, NULL, "https://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 11, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/",
+         NULL, NULL, NULL},
+        {"p", 12, "https://px.tracker.net/f", "image", NULL, NULL, "https://ads.four.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 21, "https://px.tracker.net/c", "image", NULL, NULL, "https://www.three.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    struct run r;
+
+    (void)state;
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com,three.com");
+    assert_int_equal(best(e, "tracker.net"), BROCK_BLOCK);
+    brock_engine_free(e);
+}
+
+/* A request that started after the next navigation but names the page before it in its
+ * Referer was that page's: it is not counted on the new site, nor on a redirect between. */
+static void test_request_of_the_previous_page(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 4, "https://go.short.com/x", "document", NULL, NULL, "https://www.one.com/", NULL,
+         NULL, "https://www.two.com/"},
+        {"p", 5, "https://www.two.com/", "document", NULL, NULL, "https://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 6, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 7, "https://px.other.net/a", "image", NULL, NULL, "https://www.two.com/",
+         "uid=0a1b2c3d4e5f", NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    struct run r;
+
+    (void)state;
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com");
+    assert_string_equal(sites(e, "other.net"), "two.com");
+    brock_engine_free(e);
+}
+
+/* Playwright over http: documents in the page's first frame are navigations, documents in
+ * another frame are frames, whatever their Referer says. */
+static void test_frameref(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "http://www.one.com/", NULL, "document", "frame@1", NULL, NULL, NULL, NULL},
+        {"p", 1, "http://px.tracker.net/a", NULL, "image", "frame@1", "http://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 2, "http://ads.four.com/f.html", NULL, "document", "frame@2",
+         "http://www.one.com/", NULL, NULL, NULL},
+        {"p", 3, "http://ads.four.com/inner.html", NULL, "document", "frame@3",
+         "http://ads.four.com/f.html", NULL, NULL, NULL},
+        {"p", 4, "http://px.other.net/b", NULL, "image", "frame@3", "http://ads.four.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 9, "http://www.two.com/", NULL, "document", "frame@1", NULL, NULL, NULL, NULL},
+        {"p", 10, "http://px.tracker.net/b", NULL, "image", "frame@1", "http://www.two.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    struct run r;
+
+    (void)state;
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
+    assert_string_equal(sites(e, "other.net"), "one.com");
+    brock_engine_free(e);
+}
+
+/* Without pages the Referer names the first party, unless it names a frame: then the page
+ * the frame was in. */
+static void test_no_pages_frame_referer(void **state)
+{
+    static const struct ent v[] = {
+        {NULL, 0, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {NULL, 1, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/",
+         NULL, NULL, NULL},
+        {NULL, 2, "https://px.tracker.net/f", "image", NULL, NULL, "https://ads.four.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {NULL, 3, "https://px.other.net/r", "image", NULL, NULL, "https://www.five.com/x",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {NULL, 4, "https://px.other.net/n", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d",
+         NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    struct run r;
+
+    (void)state;
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "two.com");
+    assert_string_equal(sites(e, "other.net"), "five.com");
+    assert_int_equal(r.st.skipped, 1);
+    brock_engine_free(e);
+}
+
+/* Firefox's page per navigation: each page's navigation is its first party. */
+static void test_page_per_navigation(void **state)
+{
+    static const struct ent v[] = {
+        {"page_1", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"page_1", 1, "https://px.tracker.net/a", "image", NULL, NULL, NULL,
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"page_2", 5, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"page_2", 6, "https://ads.four.com/f.html", "iframe", NULL, NULL,
+         "https://www.two.com/", NULL, NULL, NULL},
+        {"page_2", 7, "https://px.tracker.net/b", "image", NULL, NULL, "https://ads.four.com/",
+         NULL, "id=77aa11bb22cc; Path=/", NULL},
+    };
+    struct brock_engine *e = open_memory();
+    struct run r;
+
+    (void)state;
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
+    brock_engine_free(e);
+}
+
+/* With neither Sec-Fetch-Dest nor _frameref a later document may be a frame: the page keeps
+ * its first document as first party. */
+static void test_untold_documents_keep_the_first(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", NULL, "document", NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://ads.four.com/f.html", NULL, "document", NULL, "https://www.one.com/",
+         NULL, NULL, NULL},
+        {"p", 2, "https://px.tracker.net/a", NULL, "image", NULL, "https://ads.four.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    struct run r;
+
+    (void)state;
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com");
+    assert_int_equal(r.st.third_party, 1);
+    brock_engine_free(e);
+}
+
+/* ---- odd fields ---- */
+
+static const struct ent plain[] = {
+    {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"p", 1, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.one.com/",
+     "uid=8f3a9c2e1b7d", NULL, NULL},
+    {"p", 2, "https://px.other.net/a", "image", NULL, NULL, "https://www.one.com/", NULL,
+     "id=77aa11bb22cc; Path=/", NULL},
+};
+
+/* IE11 writes "cookies": {}: read as none, the headers learned from, one warning. */
+static void test_ie11_cookies_object(void **state)
+{
+    struct brock_engine *e = open_memory();
+    json_t *doc = har(plain, 3);
+    struct run r;
+
+    (void)state;
+    for (size_t i = 0; i < 3; i++) {
+        json_object_set_new(json_object_get(nth(doc, i), "request"), "cookies", json_object());
+        json_object_set_new(json_object_get(nth(doc, i), "response"), "cookies", json_object());
+    }
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com");
+    assert_string_equal(sites(e, "other.net"), "one.com");
+    assert_int_equal(r.n_warn, 1);
+    assert_string_equal(r.warn[0], "t.har: log.entries[0].request.cookies is an object, not an "
+                                   "array; read as none (and 5 more like it)");
+    assert_int_equal(r.st.warnings, 6);
+    assert_int_equal(r.st.unreadable, 0);
+    brock_engine_free(e);
+}
+
+/* Headers, cookies and single pairs of the wrong shape are left out, the rest is read. */
+static void test_odd_lists_and_pairs(void **state)
+{
+    struct brock_engine *e = open_memory();
+    json_t *doc = har(plain, 3), *req = json_object_get(nth(doc, 1), "request");
+    json_t *hdrs = json_object_get(req, "headers");
+    struct run r;
+
+    (void)state;
+    /* a header with a number for a value, and one that is not an object, before the Cookie */
+    json_array_insert_new(hdrs, 0, json_pack("{s:s, s:i}", "name", "Cookie", "value", 5));
+    json_array_insert_new(hdrs, 0, json_string("Cookie: uid=1"));
+    json_object_set_new(req, "cookies", json_string("uid=8f3a9c2e1b7d"));
+    json_object_set_new(json_object_get(nth(doc, 2), "response"), "headers", json_object());
+    json_object_set_new(json_object_get(nth(doc, 2), "response"), "cookies",
+                        json_pack("[{s:s, s:s}]", "name", "id", "value", "77aa11bb22cc"));
+    /* fields brock does not read may be anything */
+    json_object_set_new(req, "queryString", json_string("a=1"));
+    json_object_set_new(nth(doc, 1), "timings", json_array());
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com");
+    assert_string_equal(sites(e, "other.net"), "one.com");
+    assert_int_equal(r.n_warn, 3);
+    assert_string_equal(r.warn[0], "t.har: log.entries[2].response.headers is an object, not an "
+                                   "array; read as none");
+    assert_string_equal(r.warn[1], "t.har: log.entries[1].request.cookies is a string, not an "
+                                   "array; read as none");
+    assert_string_equal(r.warn[2], "t.har: log.entries[1].request.headers[0] is not an object "
+                                   "with a string name and value; left out (and 1 more like it)");
+    assert_int_equal(r.st.warnings, 4);
+    brock_engine_free(e);
+}
+
+/* A missing response, a bad date and an odd pageref cost only that field. */
+static void test_odd_response_time_pageref(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 2, "https://px.tracker.net/a", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d",
+         NULL, NULL},
+        {"p", 3, "https://px.other.net/a", "image", NULL, NULL, "https://www.two.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    json_t *doc = har(v, 4);
+    struct run r;
+
+    (void)state;
+    /* entry 1 says it started yesterday in words: it stays after entry 0, so entry 2 is
+     * two.com's; entry 3 lost its pageref and falls back on its Referer */
+    json_object_set_new(nth(doc, 1), "startedDateTime", json_string("yesterday"));
+    json_object_del(nth(doc, 2), "response");
+    json_object_set_new(nth(doc, 3), "pageref", json_integer(7));
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "two.com");
+    assert_string_equal(sites(e, "other.net"), "two.com");
+    assert_int_equal(r.n_warn, 3);
+    assert_string_equal(r.warn[0], "t.har: log.entries[3].pageref is a number, not a string; "
+                                   "read as none");
+    assert_string_equal(r.warn[1], "t.har: log.entries[2].response is missing; read as none");
+    assert_string_equal(r.warn[2], "t.har: log.entries[1].startedDateTime is not a date and "
+                                   "time (ISO 8601); the entry keeps its place in the file");
+    brock_engine_free(e);
+}
+
+/* Unreadable entries are skipped and counted; the others are learned from. */
+static void test_unreadable_entries(void **state)
+{
+    struct brock_engine *e = open_memory();
+    json_t *doc = har(plain, 3), *entries;
+    struct run r;
+
+    (void)state;
+    entries = json_object_get(json_object_get(doc, "log"), "entries");
+    json_array_append_new(entries, json_string("just a string"));
+    json_array_append_new(entries, json_pack("{s:i}", "request", 1));
+    json_array_append_new(entries, json_pack("{s:{s:i}}", "request", "url", 42));
+    json_array_append_new(entries, json_pack("{s:{s:n}}", "request", "url"));
+    json_object_set_new(json_object_get(doc, "log"), "pages", json_string("none"));
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com");
+    assert_int_equal(r.st.entries, 3);
+    assert_int_equal(r.st.unreadable, 4);
+    assert_int_equal(r.n_warn, 4);
+    assert_string_equal(r.warn[0], "t.har: log.entries[3] is a string, not an object; skipped");
+    assert_string_equal(r.warn[1], "t.har: log.entries[4].request is a number, not an object; "
+                                   "skipped");
+    assert_string_equal(r.warn[2], "t.har: log.entries[5].request.url is a number, not a "
+                                   "string; skipped (and 1 more like it)");
+    assert_string_equal(r.warn[3], "t.har: log.pages is a string, not an array; read as none");
+    brock_engine_free(e);
+}
+
+/* What is not a HAR at all is refused, names the file and teaches nothing. */
+static void test_not_a_har(void **state)
+{
+    static const char *const bad[] = {
+        "this is not JSON",
+        "[1,2,3]",
+        "{\"log\":{\"version\":\"1.2\"}}",
+        "{\"log\":{\"entries\":{}}}",
+        "{\"log\":{\"entries\":[]}}",
+        "{\"log\":{\"entries\":[\"a\", {\"request\":{}}]}}",
+    };
+    struct brock_engine *e = open_memory();
+    size_t counts[8], n;
+    struct run r;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        learn_text(e, bad[i], strlen(bad[i]), &r);
+        assert_int_equal(r.rc, BROCK_EFORMAT);
+        assert_non_null(strstr(r.errmsg, "t.har: "));
+        assert_int_equal(r.n_warn, 0);
+    }
+    assert_non_null(strstr(r.errmsg, "none of its 2 entries can be read"));
+    brock_counts(e, counts, &n);
+    assert_int_equal(n, 0);
+    brock_engine_free(e);
+}
+
+/* Every allocation that can fail is survived: an error, or the same result. Of jansson's
+ * own allocations only the first is failed (it asserts on some of the others). */
+static void test_out_of_memory(void **state)
+{
+    char *text = NULL;
+    size_t len = 0;
+    long k, parse;
+    json_t *root;
+
+    (void)state;
+    assert_int_equal(file_read(test_data("har/playwright-one-page.har"), 1 << 20, &text, &len), 0);
+    parse = alloc_calls;
+    root = json_loadb(text, len, 0, NULL);
+    parse = alloc_calls - parse;
+    assert_non_null(root);
+    json_decref(root);
+    for (k = 0;; k = k ? k + 1 : parse) {
+        struct brock_engine *e = open_memory();
+        struct brock_stats st;
+        int rc;
+
+        alloc_countdown = k;
+        rc = brock_learn_har(e, "t.har", text, len, NULL, NULL, NULL, &st);
+        alloc_countdown = -1;
+        if (rc == 0) {
+            assert_string_equal(sites(e, "tracker.test"),
+                                "site-one.test,site-two.test,site-three.test");
+            brock_engine_free(e);
+            break;
+        }
+        if (rc != BROCK_ENOMEM)
+            fail_msg("allocation %ld: %s", k, brock_engine_errmsg(e));
+        brock_engine_free(e);
+    }
+    assert_true(k > parse);
+    mem_free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_playwright_one_page),
+        cmocka_unit_test(test_sec_fetch_one_page),
+        cmocka_unit_test(test_request_of_the_previous_page),
+        cmocka_unit_test(test_frameref),
+        cmocka_unit_test(test_no_pages_frame_referer),
+        cmocka_unit_test(test_page_per_navigation),
+        cmocka_unit_test(test_untold_documents_keep_the_first),
+        cmocka_unit_test(test_ie11_cookies_object),
+        cmocka_unit_test(test_odd_lists_and_pairs),
+        cmocka_unit_test(test_odd_response_time_pageref),
+        cmocka_unit_test(test_unreadable_entries),
+        cmocka_unit_test(test_not_a_har),
+        cmocka_unit_test(test_out_of_memory),
+    };
+
+    if (brock_replace_allocator(t_malloc, t_realloc, t_calloc, free) != 0)
+        return 1;
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
