@@ -8,9 +8,9 @@
 #include <stddef.h>
 
 enum log_level {
-    LOG_ERR = 0,   /* shown even with -q */
-    LOG_INFO = 1,  /* the default: blocks, cookieblocks, learning */
-    LOG_DEBUG = 2, /* -v: every request */
+    LOG_ERR = 0,   /* shown even with -q: brock's own failures (the state, memory, accept) */
+    LOG_INFO = 1,  /* the default: blocks, cookieblocks, learning, one line per refusal */
+    LOG_DEBUG = 2, /* -v: every request, and every connection's close */
 };
 
 /* The level at and below which lines are printed. */
