@@ -1000,6 +1000,14 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
         return;
     }
     if (what & BEV_EVENT_EOF) {
+        /* A close without close_notify arrives here too (tls.c): browsers end connections
+         * that way all the time, and where it happened says whether anything was lost. */
+        if (c->intercepted && !tls_handshake_done(bev)) {
+            conn_log_failure(c, LOG_INFO, 0,
+                             "the client closed the connection during the TLS handshake");
+            conn_close(c, NULL);
+            return;
+        }
         c->c_client.eof = 1;
         conn_run(c);
     }
