@@ -92,6 +92,40 @@ static void conn_touch(struct conn *c)
         conn_arm(c);
 }
 
+/* ---- the log ---- */
+
+/* The one line for an exchange brock refused or could not complete: who (the client's
+ * address), what (the method and host; never the path or anything after it, as the default
+ * log names domains only), the status answered (0: none) and why. */
+static void conn_log_failure(const struct conn *c, enum log_level level, int status,
+                             const char *why)
+{
+    char code[8] = "";
+
+    if (status)
+        snprintf(code, sizeof(code), "%d ", status);
+    log_msg(level, "%s %s%s%s: %s%s", c->c_peer, c->method[0] ? c->method : "-",
+            c->host[0] ? " " : "", c->host, code, why);
+}
+
+/* Whether the client is in the middle of sending a request: its head begun, or a body of
+ * which some is still to come. */
+static int conn_mid_request(const struct conn *c)
+{
+    switch (c->c_state) {
+    case CONN_REQ_HEAD: return 1;
+    case CONN_CONNECT:
+    case CONN_REQ_BODY: return c->req_has_body && !c->req_done;
+    case CONN_IDLE:
+    case CONN_RESP_HEAD:
+    case CONN_RESP_BODY:
+    case CONN_TUNNEL:
+    case CONN_FLUSH:
+    case CONN_CLOSED: return 0;
+    }
+    return 0;
+}
+
 /* ---- answers brock writes itself ---- */
 
 static void conn_flush_close(struct conn *c, const char *reason);
@@ -117,11 +151,27 @@ static void conn_reply(struct conn *c, int status, const char *text, int keep)
 /* An error that ends the connection: answered if nothing of a response went out yet. */
 static void conn_fail(struct conn *c, int status, const char *text)
 {
-    log_msg(LOG_INFO, "%s %s%s%s: %d %s", c->c_peer, c->method[0] ? c->method : "-",
-            c->host[0] ? " " : "", c->host, status, text);
+    conn_log_failure(c, LOG_INFO, status, text);
     if (!c->resp_final)
         conn_reply(c, status, text, 0);
-    conn_flush_close(c, text);
+    conn_flush_close(c, NULL);
+}
+
+/* The client went away in the middle of a request: nothing can be answered. A client that
+ * closes between requests is no news (conn_do_head). */
+static void conn_client_gone(struct conn *c)
+{
+    conn_log_failure(c, LOG_INFO, 0, "the client closed the connection mid-request");
+    conn_close(c, NULL);
+}
+
+/* The upstream closed before the end of a response whose end it had announced (a length or
+ * chunks): what came goes to the client, whose connection then closes, so that it sees the
+ * body cut short as well. */
+static void conn_upstream_cut(struct conn *c)
+{
+    conn_log_failure(c, LOG_INFO, 0, "the upstream closed the connection mid-response");
+    conn_flush_close(c, NULL);
 }
 
 /* Drops the exchange's upstream side: closed, or back into the pool. */
@@ -133,11 +183,13 @@ static void conn_drop_upstream(struct conn *c, int reusable)
     c->c_up.bev = NULL;
 }
 
+/* reason is for -v; NULL when a line said why already. */
 static void conn_flush_close(struct conn *c, const char *reason)
 {
     if (c->c_state == CONN_CLOSED || c->c_state == CONN_FLUSH)
         return;
-    log_msg(LOG_DEBUG, "%s: closing: %s", c->c_peer, reason);
+    if (reason)
+        log_msg(LOG_DEBUG, "%s: closing: %s", c->c_peer, reason);
     if (c->c_state != CONN_TUNNEL)
         conn_drop_upstream(c, 0);
     conn_set_state(c, CONN_FLUSH);
@@ -405,7 +457,8 @@ static void conn_start_intercept(struct conn *c)
     }
     ssl = tls_mitm_ssl_new(c->px->mitm, c->host);
     if (!ssl) {
-        conn_close(c, "out of memory for TLS with the client");
+        conn_log_failure(c, LOG_ERR, 0, "out of memory for TLS with the client");
+        conn_close(c, NULL);
         return;
     }
     /* The plain bufferevent lets go of the socket without closing it. */
@@ -418,7 +471,8 @@ static void conn_start_intercept(struct conn *c)
     bev = io_tls.open(c->px->base, fd, ssl);
     if (!bev) {
         evutil_closesocket(fd);
-        conn_close(c, "out of memory for TLS with the client");
+        conn_log_failure(c, LOG_ERR, 0, "out of memory for TLS with the client");
+        conn_close(c, NULL);
         return;
     }
     s->bev = bev;
@@ -659,7 +713,7 @@ static void conn_pump_response(struct conn *c)
         if (r == PUMP_FULL)
             return;
         if (u->raw && u->eof) {
-            conn_flush_close(c, "the upstream closed the connection mid-response");
+            conn_upstream_cut(c);
             return;
         }
         if (r == PUMP_ERROR) {
@@ -669,7 +723,7 @@ static void conn_pump_response(struct conn *c)
             else if (u->eof && !c->resp_final)
                 conn_fail(c, 502, "the upstream closed the connection before a whole response");
             else if (u->eof)
-                conn_flush_close(c, "the upstream closed the connection mid-response");
+                conn_upstream_cut(c);
             else if (u->head_err)
                 conn_fail(c, 502, "the upstream's response head is too large");
             else
@@ -689,7 +743,7 @@ static void conn_pump_response(struct conn *c)
             if (!c->resp_final)
                 conn_fail(c, 502, "the upstream closed the connection without a response");
             else
-                conn_flush_close(c, "the upstream closed the connection mid-response");
+                conn_upstream_cut(c);
         }
         return;
     }
@@ -721,7 +775,7 @@ static void conn_do_head(struct conn *c)
         if (s->eof && c->c_state == CONN_IDLE)
             conn_flush_close(c, "the client closed its idle connection");
         else if (s->eof)
-            conn_close(c, "the client closed mid-request");
+            conn_client_gone(c);
         return;
     }
     if (c->c_state == CONN_IDLE)
@@ -743,7 +797,7 @@ static void conn_do_head(struct conn *c)
         /* A whole message with no head callback cannot happen; treat as garbage. */
         conn_fail(c, 400, "malformed request");
     } else if (s->eof) {
-        conn_close(c, "the client closed mid-request");
+        conn_client_gone(c);
     }
 }
 
@@ -798,7 +852,7 @@ static void conn_do_req_body(struct conn *c)
         }
         conn_set_state(c, c->resp_final ? CONN_RESP_BODY : CONN_RESP_HEAD);
     } else if (r == PUMP_MORE && s->eof) {
-        conn_close(c, "the client closed mid-request");
+        conn_client_gone(c);
         return;
     }
     if (!c->is_local)
@@ -933,14 +987,27 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
 
         /* A client that does not trust brock's CA ends here: say so once. */
         if (c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why))) {
-            log_msg(LOG_INFO, "%s: %s", c->c_peer, why);
-            conn_close(c, why);
+            conn_log_failure(c, LOG_INFO, 0, why);
+            conn_close(c, NULL);
+            return;
+        }
+        /* A reset: as a close, news only in the middle of a request. */
+        if (conn_mid_request(c)) {
+            conn_client_gone(c);
             return;
         }
         conn_close(c, "client connection error");
         return;
     }
     if (what & BEV_EVENT_EOF) {
+        /* A close without close_notify arrives here too (tls.c): browsers end connections
+         * that way all the time, and where it happened says whether anything was lost. */
+        if (c->intercepted && !tls_handshake_done(bev)) {
+            conn_log_failure(c, LOG_INFO, 0,
+                             "the client closed the connection during the TLS handshake");
+            conn_close(c, NULL);
+            return;
+        }
         c->c_client.eof = 1;
         conn_run(c);
     }
@@ -998,7 +1065,12 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
                  c->px->t_response);
         conn_fail(c, 504, text);
         break;
-    case CONN_RESP_BODY: conn_close(c, "the response stalled"); break;
+    case CONN_RESP_BODY:
+        snprintf(text, sizeof(text), "the response stalled: nothing moved for %d s",
+                 TIMEOUT_BODY);
+        conn_log_failure(c, LOG_INFO, 0, text);
+        conn_close(c, NULL);
+        break;
     case CONN_TUNNEL: conn_close(c, "the tunnel was idle too long"); break;
     case CONN_FLUSH: conn_close(c, "the client did not take the last bytes in time"); break;
     case CONN_CLOSED: break;
@@ -1103,7 +1175,8 @@ void conn_close(struct conn *c, const char *reason)
 
     if (c->c_state == CONN_CLOSED)
         return;
-    log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
+    if (reason)
+        log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
     conn_set_state(c, CONN_CLOSED);
     evtimer_del(c->c_timer);
     conn_drop_upstream(c, 0);

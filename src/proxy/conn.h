@@ -165,6 +165,8 @@ struct conn {
 /* conn.c */
 const char *conn_state_name(enum conn_state s);
 struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa);
+/* Closes c at once (again: nothing); it is freed after this loop iteration. reason is logged
+ * with -v, and may be NULL when a line said why already. */
 void conn_close(struct conn *c, const char *reason);
 void conn_free(struct conn *c);
 

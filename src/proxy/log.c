@@ -1,33 +1,79 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Log lines to stderr, written with one call each so that lines never interleave. */
+/* Log lines to stderr, written with one call each so that lines never interleave, each
+ * stamped with the local time unless the journal stamps them itself. */
 #include "proxy/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int log_verbosity = LOG_INFO;
 
+/* systemd sets JOURNAL_STREAM for a service whose stderr goes to the journal, which records
+ * the time of every line: a second stamp would only repeat it. Read once, at the first line. */
+static int log_stamps(void)
+{
+    static int stamps = -1;
+
+    if (stamps < 0) {
+        const char *journal = getenv("JOURNAL_STREAM");
+
+        stamps = !journal || !journal[0];
+        /* The UTC offset follows the machine's zone from the first line on. */
+        tzset();
+    }
+    return stamps;
+}
+
+size_t log_stamp(char *out, size_t size)
+{
+    struct timespec ts;
+    struct tm tm;
+    char date[32], zone[8];
+    int n;
+
+    if (size == 0)
+        return 0;
+    out[0] = '\0';
+    if (!log_stamps() || clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
+        !localtime_r(&ts.tv_sec, &tm) ||
+        strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm) == 0 ||
+        strftime(zone, sizeof(zone), "%z", &tm) == 0)
+        return 0;
+    n = snprintf(out, size, "%s.%03ld %s ", date, (long)(ts.tv_nsec / 1000000), zone);
+    if (n < 0 || (size_t)n >= size) {
+        out[0] = '\0';
+        return 0;
+    }
+    return (size_t)n;
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
     char line[1024];
+    size_t used;
     va_list ap;
     int n;
 
     if (!log_enabled(level))
         return;
-    memcpy(line, "brock: ", 7);
+    used = log_stamp(line, sizeof(line));
+    memcpy(line + used, "brock: ", 7);
+    used += 7;
     va_start(ap, fmt);
-    n = vsnprintf(line + 7, sizeof(line) - 8, fmt, ap);
+    n = vsnprintf(line + used, sizeof(line) - used - 1, fmt, ap);
     va_end(ap);
     if (n < 0)
         return;
-    n += 7;
-    if ((size_t)n > sizeof(line) - 2)
-        n = (int)sizeof(line) - 2;
-    line[n++] = '\n';
+    /* A longer line is cut, and still ends with its line feed. */
+    if ((size_t)n > sizeof(line) - used - 2)
+        n = (int)(sizeof(line) - used - 2);
+    used += (size_t)n;
+    line[used++] = '\n';
     /* A log line lost to a full pipe is not worth stopping for. */
-    if (write(STDERR_FILENO, line, (size_t)n) < 0)
+    if (write(STDERR_FILENO, line, used) < 0)
         return;
 }

@@ -74,12 +74,12 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
                       void *arg)
 {
     struct proxy *px = arg;
+    char who[80];
 
     (void)l;
     (void)len;
+    /* One line per refusal, as for a request (conn.c): who, the status and why. */
     if (px->allow.n ? !access_allows(&px->allow, sa) : !access_is_loopback(sa)) {
-        char who[80];
-
         access_name(sa, who, sizeof(who));
         log_msg(LOG_INFO, "refused %s with 403: %s", who,
                 px->allow.n ? "not in --allow" : "not a loopback address (see --allow)");
@@ -87,7 +87,8 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
         return;
     }
     if (px->n_conns >= LIMIT_CONNECTIONS) {
-        log_msg(LOG_INFO, "refused a connection with 503: %d connections are open",
+        access_name(sa, who, sizeof(who));
+        log_msg(LOG_INFO, "refused %s with 503: %d connections are open", who,
                 LIMIT_CONNECTIONS);
         refuse(fd, refused_busy, sizeof(refused_busy) - 1);
         return;

@@ -469,7 +469,11 @@ struct tls_mitm *tls_mitm_new(const char *state_dir, const char *init_cmd, char 
         snprintf(err, errlen, "cannot set up TLS for interception: %s", why);
         goto fail;
     }
-    SSL_CTX_set_options(m->ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+    /* A peer closing without close_notify ends the stream like one that sends it, rather than
+     * failing with "unexpected eof": browsers close that way all the time, and whether
+     * anything was cut short is for the HTTP framing to say (conn.c). */
+    SSL_CTX_set_options(m->ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE |
+                                    SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_mode(m->ctx, SSL_MODE_RELEASE_BUFFERS);
     SSL_CTX_set_tlsext_servername_callback(m->ctx, on_servername);
     SSL_CTX_set_tlsext_servername_arg(m->ctx, m);
@@ -545,6 +549,8 @@ SSL_CTX *tls_upstream_ctx_new(const char *upstream_ca, char *err, size_t errlen)
         goto fail;
     }
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+    /* As for clients (tls_mitm_new): a response cut short is told by its framing. */
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
     return ctx;
 fail:
     SSL_CTX_free(ctx);
@@ -632,6 +638,13 @@ int tls_host_listed(const char *const *globs, size_t n, const char *host)
             return 1;
     }
     return 0;
+}
+
+int tls_handshake_done(struct bufferevent *bev)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+
+    return ssl && SSL_is_init_finished(ssl);
 }
 
 void tls_close_notify(struct bufferevent *bev)

@@ -90,6 +90,9 @@ struct bufferevent *tls_upstream_open(struct event_base *base, SSL_CTX *ctx,
  * OpenSSL's error queue either way. */
 int tls_error_describe(struct bufferevent *bev, const char *host, char *out, size_t size);
 
+/* Whether the TLS handshake on bev (an io_tls bufferevent) is complete. */
+int tls_handshake_done(struct bufferevent *bev);
+
 /* Sends TLS's close_notify on bev (an io_tls bufferevent whose output is empty) before its
  * socket is shut for writing. Does nothing before the handshake is done. */
 void tls_close_notify(struct bufferevent *bev);

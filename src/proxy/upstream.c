@@ -13,7 +13,6 @@
 #include <event2/buffer.h>
 
 #include "proxy/limits.h"
-#include "proxy/log.h"
 #include "proxy/tls.h"
 #include "util/alloc.h"
 
@@ -171,7 +170,6 @@ static void on_connect_event(struct bufferevent *bev, short what, void *arg)
             bufferevent_free(c->c_up.bev);
             c->c_up.bev = NULL;
             upstream_cancel(c);
-            log_msg(LOG_INFO, "refused %s: %s", c->authority, why);
             conn_upstream_failed(c, 502, why);
             return;
         }

@@ -251,3 +251,35 @@ function pickYellow() {
   throw new Error('no cookieblocked yellowlisted domain in the seed');
 }
 module.exports.pickYellow = pickYellow;
+
+// The time stamp that starts each line brock logs: local time with milliseconds and the UTC
+// offset. stampTime() reads one back as a Date (null when text does not start with one).
+const STAMP = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3}) ([+-])(\d\d)(\d\d) brock: /;
+function stampTime(text) {
+  const m = STAMP.exec(text);
+  if (!m) return null;
+  const [, y, mo, d, hh, mm, ss, ms, sign, oh, om] = m;
+  const offset = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  return new Date(Date.UTC(+y, +mo - 1, +d, +hh, +mm, +ss, +ms) - offset * 60000);
+}
+module.exports.STAMP = STAMP;
+module.exports.stampTime = stampTime;
+
+// The lines b (started with --allow leaving 127.0.0.2 out) logs because of what action does.
+// A client at 127.0.0.2 is refused after it, with a line of its own: brock writes its lines in
+// order, so what comes before that one is complete. settleMs lets what action started end.
+async function linesFrom(b, action, settleMs = 200) {
+  const complete = () => b.log().split('\n').slice(0, -1);
+  const isMarker = (l) => /refused 127\.0\.0\.2:\d+ with 403/.test(l);
+  const start = complete().length;
+  await action();
+  await new Promise((r) => setTimeout(r, settleMs));
+  const markers = complete().filter(isMarker).length;
+  await rawFrom('127.0.0.2', b.port, 'GET / HTTP/1.1\r\n\r\n');
+  await waitFor('the marker line', () => complete().filter(isMarker).length > markers, 5000);
+  const lines = complete();
+  let end = lines.length - 1;
+  while (!isMarker(lines[end])) end--;
+  return lines.slice(start, end);
+}
+module.exports.linesFrom = linesFrom;

@@ -327,7 +327,7 @@ check('past 4096 open connections, one more gets 503 and the rest are served', a
     assert.equal(extra.status, 503);
     assert.match(extra.body, /too many connections/);
     await waitFor('the 503 to be logged',
-                  () => /refused a connection with 503: 4096 connections are open/.test(b.log()),
+                  () => /refused 127\.0\.0\.1:\d+ with 503: 4096 connections are open/.test(b.log()),
                   5000);
     for (const s of socks.splice(0, 100)) s.destroy();
     const ok = await waitFor('a request after some closed', async () => {

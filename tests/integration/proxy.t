@@ -375,7 +375,7 @@ check('brock listens on IPv6 too, and reaches IPv6 origins', async (t) => {
   });
   const b = await startBrock(path.join(tmp, 'state-v6'), [], '[::1]:0');
   try {
-    assert.match(b.log(), /^brock: listening on \[::1\]:\d+$/m);
+    assert.match(b.log(), / brock: listening on \[::1\]:\d+$/m);
     const r = await run('curl', ['-s', '-g', '-x', `http://[::1]:${b.port}`,
                                  `http://[::1]:${v6port}/`]);
     assert.equal(r.stdout, 'v6');
@@ -398,9 +398,10 @@ check('the default log has one line per blocked request; -q only errors', async 
       const r = await b.stop('SIGTERM');
       assert.equal(r.code, 0);
       const lines = b.log().trim().split('\n');
-      assert.equal(lines[0], `brock: listening on 127.0.0.1:${b.port}`);
+      assert.match(lines[0], h.STAMP);
+      assert.equal(lines[0].replace(h.STAMP, ''), `listening on 127.0.0.1:${b.port}`);
       const blockLines = lines
-        .filter((l) => /^brock: block tracker9\.test on site-d\.test: /.test(l));
+        .filter((l) => / brock: block tracker9\.test on site-d\.test: /.test(l));
       assert.equal(blockLines.length, quiet ? 0 : 1, b.log());
       assert.equal(lines.filter((l) => /site-a\.test\/echo|GET site-a\.test/.test(l)).length, 0,
                    'a passed request is not logged by default');

@@ -28,6 +28,8 @@ const tmp = h.tmpdir('tls-t');
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
 const TRACKERS = ['tracker1.test', 'tracker2.test'];
+// Hosts of the origin that ends its responses in its own ways (startEndings).
+const ENDINGS = ['cut.test', 'cut-notify.test', 'whole.test', 'until-close.test'];
 
 // ---- certificates for the origins, made now ----
 
@@ -47,6 +49,11 @@ function leaf(name, sans, { days = 2, ca = 'tca' } = {}) {
   return { key: fs.readFileSync(f(`${name}.key`)), cert: fs.readFileSync(f(`${name}.pem`)) };
 }
 
+// The leaf of the origin that ends connections its own ways (made by makeCerts).
+function makeEndingsCert() {
+  return { key: fs.readFileSync(f('good.key')), cert: fs.readFileSync(f('good.pem')) };
+}
+
 function makeCerts(yellow) {
   // The CA brock is told to trust, and one it is not.
   for (const ca of ['tca', 'other-ca']) {
@@ -55,7 +62,7 @@ function makeCerts(yellow) {
           '-out', f(`${ca}.pem`), '-addext', 'basicConstraints=critical,CA:TRUE',
           '-addext', 'keyUsage=critical,keyCertSign']);
   }
-  const names = [...SITES, ...TRACKERS, 'lang.test', 'pinned.test', yellow];
+  const names = [...SITES, ...TRACKERS, 'lang.test', 'pinned.test', yellow, ...ENDINGS];
   return {
     good: leaf('good', [...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1']),
     selfsigned: (() => {
@@ -83,6 +90,39 @@ function startCounting(cert) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
     port: server.address().port, seen,
     close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  })));
+}
+
+// A TLS origin that ends each connection after one response, by Host: cut.test announces
+// 1000 bytes, sends 10 and drops the connection without close_notify (cut-notify.test: with
+// it); whole.test sends all it announced, until-close.test a body that runs until the close,
+// then both drop the connection without close_notify, as many servers do.
+function startEndings(cert) {
+  const server = tls.createServer(cert, (socket) => {
+    let got = '';
+    socket.on('error', () => {});
+    socket.on('data', (d) => {
+      got += d.toString('latin1');
+      if (!got.includes('\r\n\r\n')) return;
+      const host = (/^host:\s*([^:\r\n]+)/mi.exec(got) || [])[1];
+      const replies = {
+        'cut.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'drop'],
+        'cut-notify.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'end'],
+        'whole.test': ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n' +
+                       '0123456789', 'drop'],
+        'until-close.test': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n0123456789', 'drop'],
+      };
+      const [text, how] = replies[host] || ['HTTP/1.1 404 Not Found\r\n\r\n', 'end'];
+      if (how === 'end') {
+        socket.end(text);
+        return;
+      }
+      socket.write(text, () => setTimeout(() => socket.destroy(), 100));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: server.address().port,
+    close() { return new Promise((r) => server.close(r)); },
   })));
 }
 
@@ -436,6 +476,127 @@ check('--no-intercept hosts are tunnelled unseen; blocked hosts are still refuse
   assert.equal(withBrockCa.code, 60, 'the certificate is the origin\'s, not brock\'s');
   const refused = await curl(['https://tracker1.test/x'], { ca: f('tca.pem') });
   assert.equal(refused.connect, 403);
+});
+
+// ---- how connections end, in the default log ----
+
+// CONNECT to host through port, then TLS inside; write(t) sends what the client sends, and
+// resolves once it is done; then the client ends as `end` says: 'notify' (close_notify, then
+// the socket closes), 'drop' (the socket closes without close_notify) or 'reset'. Resolves with
+// what came back.
+function tlsClient(port, host, write, end) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('no answer')); }, 10000);
+    let got = '';
+    const finish = () => {
+      clearTimeout(timer);
+      if (end === 'notify') t.end();
+      else if (end === 'reset') s.resetAndDestroy();
+      else s.destroy();
+      setTimeout(() => resolve(got), 100);
+    };
+    let t = null;
+    s.once('data', (d) => {
+      if (!/^HTTP\/1\.1 200 /.test(d.toString('latin1'))) {
+        reject(new Error('CONNECT: ' + d));
+        return;
+      }
+      if (!write) {
+        finish();
+        return;
+      }
+      t = tls.connect({ socket: s, servername: host, ca: [fs.readFileSync(brockCa)] },
+                      () => write(t).then(finish, reject));
+      t.on('data', (c) => { got += c.toString('latin1'); });
+      t.on('error', () => {});
+    });
+    s.on('error', () => {});
+    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+  });
+}
+
+// Sends a GET and waits for its whole answer.
+function exchange(host) {
+  return (t) => new Promise((resolve) => {
+    let got = '';
+    t.on('data', (c) => {
+      got += c.toString('latin1');
+      const m = /content-length: (\d+)/i.exec(got);
+      const at = got.indexOf('\r\n\r\n');
+      if (m && at >= 0 && got.length - at - 4 >= Number(m[1])) resolve();
+    });
+    t.write(`GET /echo?n=end HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+  });
+}
+
+// Sends a POST's head and 10 bytes of the 100 it announced.
+function halfBody(host) {
+  return (t) => new Promise((resolve) => {
+    t.write(`POST /upload HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 100\r\n\r\n` +
+            '0123456789', () => setTimeout(resolve, 300));
+  });
+}
+
+check('ends of intercepted connections: normal closes are silent, cut ones one line each',
+      async () => {
+  const endings = await startEndings(makeEndingsCert());
+  // At the default level, serving 127.0.0.1 only (linesFrom's marker is a refused 127.0.0.2).
+  const b = await h.startBrock({ state, args: [
+    '--no-update', '--intercept', '--upstream-ca', f('tca.pem'), '--allow', '127.0.0.1/32',
+    ...ENDINGS.flatMap((host) => ['--resolve', `${host}=127.0.0.1:${endings.port}`]),
+    '--resolve', `*.test=127.0.0.1:${origin.port}`,
+  ] });
+  const lines = (action) => h.linesFrom(b, action, 300);
+  const ca = ['--cacert', brockCa];
+  try {
+    await lines(async () => {});
+    // Browsers and curl close between requests, with close_notify or without.
+    assert.deepEqual(await lines(async () => {
+      const r = await run('curl', ['-s', '-x', `http://127.0.0.1:${b.port}`, ...ca,
+                                   '-o', '/dev/null', '-o', '/dev/null',
+                                   'https://site1.test/echo?n=1', 'https://site1.test/echo?n=2']);
+      assert.equal(r.code, 0, r.stderr);
+    }), [], 'curl');
+    for (const end of ['notify', 'drop', 'reset']) {
+      assert.deepEqual(await lines(async () => {
+        const got = await tlsClient(b.port, 'site2.test', exchange('site2.test'), end);
+        assert.match(got, /^HTTP\/1\.1 200 /);
+      }), [], `a client that ends with ${end} after a whole exchange`);
+    }
+    // Ends in the middle of something are worth one line.
+    for (const end of ['drop', 'notify']) {
+      const got = await lines(() => tlsClient(b.port, 'site2.test', halfBody('site2.test'), end));
+      assert.equal(got.length, 1, got.join(' | '));
+      assert.match(got[0], /brock: 127\.0\.0\.1 POST site2\.test: the client closed the connection mid-request$/);
+    }
+    const early = await lines(() => tlsClient(b.port, 'site2.test', null, 'drop'));
+    assert.equal(early.length, 1, early.join(' | '));
+    assert.match(early[0], /brock: 127\.0\.0\.1 CONNECT site2\.test: the client closed the connection during the TLS handshake$/);
+    // Upstream: a response cut short is detected, with or without close_notify, and reaches the
+    // client cut short; whole ones are complete, however the connection ends.
+    for (const host of ['cut.test', 'cut-notify.test']) {
+      let r;
+      const got = await lines(async () => { r = await h.curl(b.port, [...ca, `https://${host}/`]); });
+      assert.notEqual(r.code, 0, 'curl sees the body cut short');
+      assert.equal(r.body.toString(), '0123456789');
+      assert.equal(got.length, 1, got.join(' | '));
+      assert.match(got[0], new RegExp(`brock: 127\\.0\\.0\\.1 GET ${host.replace(/\./g, '\\.')}: ` +
+                                      'the upstream closed the connection mid-response$'));
+    }
+    for (const host of ['whole.test', 'until-close.test']) {
+      let r;
+      assert.deepEqual(await lines(async () => {
+        r = await h.curl(b.port, [...ca, `https://${host}/`]);
+      }), [], host);
+      assert.equal(r.code, 0, `${host}: ${r.stderr}`);
+      assert.equal(r.body.toString(), '0123456789', host);
+    }
+    assert.doesNotMatch(b.log(), /unexpected eof/);
+  } finally {
+    await b.stop();
+    await endings.close();
+  }
 });
 
 check('brock stops cleanly after all of it, with nothing left behind', async () => {
