@@ -351,7 +351,7 @@ static int proxy_setup(struct proxy *px)
     if (!px->opts->no_update)
         px->refresh = refresh_new(&px->fetch_env, px->engine, FETCH_PBCONFIG_URL);
     if (!px->dnt || (!px->opts->no_update && !px->refresh)) {
-        fprintf(stderr, "brock: out of memory\n");
+        log_msg(LOG_ERR, "out of memory");
         return -1;
     }
     px->reaper = event_new(px->base, -1, 0, on_reap, px);
@@ -362,7 +362,7 @@ static int proxy_setup(struct proxy *px)
     if (!px->reaper || !px->accept_pause || !px->sig_int || !px->sig_term || !px->sync ||
         evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0 ||
         event_add(px->sync, &every) < 0) {
-        fprintf(stderr, "brock: could not set up the event loop\n");
+        log_msg(LOG_ERR, "could not set up the event loop");
         return -1;
     }
     return 0;
@@ -408,12 +408,12 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     /* STYLE.md section 6: the port is bound, the CA key and the state are open; root is no
      * longer needed. */
     if (privs_drop(&px->privs, px->opts->state_dir, err, sizeof(err)) < 0) {
-        fprintf(stderr, "brock: %s\n", err);
+        log_msg(LOG_ERR, "%s", err);
         goto out;
     }
     say_where(px);
     if (event_base_dispatch(px->base) < 0) {
-        fprintf(stderr, "brock: the event loop failed\n");
+        log_msg(LOG_ERR, "the event loop failed");
         goto out;
     }
     rc = 0;
@@ -426,7 +426,7 @@ out:
         conn_close(px->conns, "brock is stopping");
     on_reap(-1, 0, px);
     if (brock_sync(e) < 0) {
-        fprintf(stderr, "brock: writing the state failed: %s\n", brock_engine_errmsg(e));
+        log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(e));
         rc = 1;
     }
     return rc;
