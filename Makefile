@@ -29,15 +29,18 @@ ALL_CPPFLAGS := -D_GNU_SOURCE -DBROCK_BUILDING -Iinclude -Isrc $(PKG_CFLAGS) $(C
 ALL_CFLAGS   := -std=c11 $(OPT) $(WARN) -fvisibility=hidden -MMD -MP $(CFLAGS)
 ALL_LDFLAGS  := $(LDOPT) $(LDFLAGS)
 
-UTIL_SRC   := $(wildcard src/util/*.c)
+# The library's helpers; the log is the programs' only (the library prints nothing).
+UTIL_SRC   := $(filter-out src/util/log.c,$(wildcard src/util/*.c))
 ENGINE_SRC := $(wildcard src/engine/*.c)
-PROXY_SRC  := $(wildcard src/proxy/*.c)
+# The rooms of brock run around the library: transports and TLS, the proxy, the dashboard,
+# the background jobs (docs/design.md).
+RUN_SRC    := $(wildcard src/net/*.c src/proxy/*.c src/dash/*.c src/jobs/*.c) src/util/log.c
 CLI_SRC    := $(wildcard src/cli/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
 
 LIB_OBJ   := $(UTIL_SRC:%.c=$(BUILD)/%.o) $(ENGINE_SRC:%.c=$(BUILD)/%.o)
-PROXY_OBJ := $(PROXY_SRC:%.c=$(BUILD)/%.o)
+RUN_OBJ   := $(RUN_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -79,8 +82,8 @@ $(BUILD)/gen/web_files.c: $(BUILD)/gen/embed $(WEB_SRC)
 $(WEB_OBJ): $(BUILD)/gen/web_files.c
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN): $(CLI_OBJ) $(PROXY_OBJ) $(WEB_OBJ) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(PROXY_OBJ) $(WEB_OBJ) $(LIB) $(PKG_LIBS)
+$(BIN): $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(LIB) $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -123,7 +126,7 @@ FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig
-FUZZ_PROXY   := http rewrite firstparty resolve framing
+FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:
@@ -132,23 +135,23 @@ fuzz:
 		CFLAGS=-fsanitize=fuzzer-no-link $(FUZZ_BIN)
 	fuzz/run $(FUZZ_TIME) $(FUZZ_BUILD) $(FUZZ_TARGETS)
 
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_PROXY:%=$(BUILD)/src/proxy/%.o) $(LIB)
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_PURE:%=$(BUILD)/src/%.o) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ \
 		$(filter %.c %.o %.a,$^) $(PKG_LIBS)
 
--include $(FUZZ_BIN:=.d) $(FUZZ_PROXY:%=$(BUILD)/src/proxy/%.d)
+-include $(FUZZ_BIN:=.d) $(FUZZ_PURE:%=$(BUILD)/src/%.d)
 
 lint:
 	cppcheck --quiet --enable=warning,performance,portability --std=c11 -Iinclude -Isrc \
 		--suppress=missingIncludeSystem src
 	clang-tidy --quiet -checks='-*,clang-analyzer-*,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier' \
-		$(UTIL_SRC) $(ENGINE_SRC) $(PROXY_SRC) $(CLI_SRC) -- $(ALL_CPPFLAGS) -std=c11
-	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(PROXY_SRC) $(CLI_SRC) \
+		$(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) -- $(ALL_CPPFLAGS) -std=c11
+	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) \
 		| sort -nr | head -20 || true
 
 format:
-	clang-format -i $(UTIL_SRC) $(ENGINE_SRC) $(PROXY_SRC) $(CLI_SRC) include/*.h src/*/*.h
+	clang-format -i $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) include/*.h src/*/*.h
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -161,4 +164,4 @@ install: $(BIN)
 clean:
 	rm -rf build
 
--include $(LIB_OBJ:.o=.d) $(PROXY_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(RUN_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proxy/tls.h"
+#include "net/tls.h"
 
 static const char ca_help[] =
     "  init      create the CA in the state folder (ca/: an EC P-256 key readable only by\n"

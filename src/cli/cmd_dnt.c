@@ -8,7 +8,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "proxy/fetch.h"
+#include "jobs/fetch.h"
 #include "util/alloc.h"
 
 static const char dnt_help[] =

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "proxy/fetch.h"
+#include "jobs/fetch.h"
 #include "util/alloc.h"
 
 static const char update_help[] =

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proxy/fetch.h"
+#include "jobs/fetch.h"
 #include "proxy/proxy.h"
 #include "util/alloc.h"
 

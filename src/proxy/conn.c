@@ -17,12 +17,12 @@
 
 #include <event2/buffer.h>
 
-#include "proxy/dash.h"
-#include "proxy/dntcheck.h"
+#include "dash/dash.h"
+#include "jobs/dntcheck.h"
 #include "proxy/limits.h"
-#include "proxy/log.h"
+#include "util/log.h"
 #include "proxy/side.h"
-#include "proxy/tls.h"
+#include "net/tls.h"
 #include "util/alloc.h"
 
 /* ---- states ---- */

@@ -20,10 +20,10 @@
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
 #include "proxy/http.h"
-#include "proxy/fetch.h"
-#include "proxy/io.h"
+#include "jobs/fetch.h"
+#include "net/io.h"
 #include "proxy/privs.h"
-#include "proxy/resolve.h"
+#include "net/resolve.h"
 #include "proxy/rewrite.h"
 #include "util/buf.h"
 

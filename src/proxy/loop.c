@@ -27,12 +27,12 @@
 #include "brock.h"
 #include "proxy/access.h"
 #include "proxy/conn.h"
-#include "proxy/dntcheck.h"
+#include "jobs/dntcheck.h"
 #include "proxy/limits.h"
-#include "proxy/log.h"
+#include "util/log.h"
 #include "proxy/privs.h"
-#include "proxy/refresh.h"
-#include "proxy/tls.h"
+#include "jobs/refresh.h"
+#include "net/tls.h"
 #include "util/alloc.h"
 
 static void on_reap(evutil_socket_t fd, short what, void *arg)

@@ -13,7 +13,7 @@
 #include <event2/buffer.h>
 
 #include "proxy/limits.h"
-#include "proxy/tls.h"
+#include "net/tls.h"
 #include "util/alloc.h"
 
 struct pool_entry {

@@ -5,7 +5,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "proxy/resolve.c"
+#include "net/resolve.c"
 
 static void test_parse_and_match(void **state)
 {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proxy/tls.c"
+#include "net/tls.c"
 
 struct dirs {
     char a[4096], b[4096];

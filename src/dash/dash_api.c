@@ -3,7 +3,7 @@
  * in its state, the user's choices, the settings, export, import, reset and forgetting the
  * recent sites. Each handler
  * turns the engine's reports into JSON; the page (web/app.js) is a client of these. */
-#include "proxy/dash.h"
+#include "dash/dash.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Privacy Badger's configuration kept current while brock runs: pbconfig.json fetched from
  * EFF a day after the last update (section 6), applied, and fetched again a day later. */
-#ifndef BROCK_PROXY_REFRESH_H
-#define BROCK_PROXY_REFRESH_H
+#ifndef BROCK_JOBS_REFRESH_H
+#define BROCK_JOBS_REFRESH_H
 
-#include "proxy/fetch.h"
+#include "jobs/fetch.h"
 
 struct brock_engine;
 struct refresh;

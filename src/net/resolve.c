@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The --resolve table: specs parsed once at start, then matched per upstream connection. */
-#include "proxy/resolve.h"
+#include "net/resolve.h"
 
 #include <ctype.h>
 #include <fnmatch.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The daily refresh of Privacy Badger's configuration inside `brock run`: the same fetch and
  * the same all-or-nothing application as `brock update`, on a timer. */
-#include "proxy/refresh.h"
+#include "jobs/refresh.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 
 #include "brock.h"
-#include "proxy/log.h"
+#include "util/log.h"
 #include "util/alloc.h"
 
 struct refresh {

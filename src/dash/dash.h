@@ -2,8 +2,8 @@
 /* The dashboard: brock's own pages and its JSON API, answered for requests in origin form
  * (made to brock's address directly), with the rules that keep other web pages from
  * reading it through a rebound name or changing anything. */
-#ifndef BROCK_PROXY_DASH_H
-#define BROCK_PROXY_DASH_H
+#ifndef BROCK_DASH_H
+#define BROCK_DASH_H
 
 #include <stddef.h>
 

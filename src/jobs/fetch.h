@@ -3,8 +3,8 @@
  * the proxy's --resolve table and resolver, verified TLS, no cookies sent or kept, no
  * redirect followed, a size limit and one deadline, so that a slow or hostile server costs
  * a socket for a few seconds and nothing else. */
-#ifndef BROCK_PROXY_FETCH_H
-#define BROCK_PROXY_FETCH_H
+#ifndef BROCK_JOBS_FETCH_H
+#define BROCK_JOBS_FETCH_H
 
 #include <stddef.h>
 
@@ -12,7 +12,7 @@
 #include <event2/event.h>
 #include <openssl/ssl.h>
 
-#include "proxy/resolve.h"
+#include "net/resolve.h"
 
 /* A DNT policy text larger than this is not one (the EFF policy is about 10 KiB). */
 #define FETCH_DNT_MAX ((size_t)64 * 1024)

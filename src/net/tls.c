@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The local CA and its leaves, and verified upstream TLS. The CA's key stays inside this
  * file: connections only ever see an SSL whose certificate was chosen here. */
-#include "proxy/tls.h"
+#include "net/tls.h"
 
 #include <errno.h>
 #include <fnmatch.h>

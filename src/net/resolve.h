@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* --resolve HOSTGLOB[:PORT]=ADDR:PORT: fixed addresses for matching hosts, consulted before
  * DNS. Parsing and matching are pure. */
-#ifndef BROCK_PROXY_RESOLVE_H
-#define BROCK_PROXY_RESOLVE_H
+#ifndef BROCK_NET_RESOLVE_H
+#define BROCK_NET_RESOLVE_H
 
 #include <stddef.h>
 #include <sys/socket.h>

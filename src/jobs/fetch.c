@@ -2,7 +2,7 @@
 /* One GET, start to end: --resolve or the resolver, each address in turn, TLS verified
  * against the host name, a request that carries nothing of the user's, and a response read
  * under a size limit and a deadline. */
-#include "proxy/fetch.h"
+#include "jobs/fetch.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 #include <http_parser.h>
 
 #include "brock.h"
-#include "proxy/tls.h"
+#include "net/tls.h"
 #include "util/alloc.h"
 #include "util/buf.h"
 

@@ -2,12 +2,12 @@
 /* The DNT policy checks (PRIVACY-BADGER.md section 9): a host blocked by a heuristic block
  * is queued, when its check is due, for a fetch of its /.well-known/dnt-policy.txt; one
  * fetch starts per second at most, and the outcome is recorded in the engine. */
-#ifndef BROCK_PROXY_DNTCHECK_H
-#define BROCK_PROXY_DNTCHECK_H
+#ifndef BROCK_JOBS_DNTCHECK_H
+#define BROCK_JOBS_DNTCHECK_H
 
 #include <stdint.h>
 
-#include "proxy/fetch.h"
+#include "jobs/fetch.h"
 
 struct brock_engine;
 struct dntcheck;

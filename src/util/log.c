@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Log lines to stderr, written with one call each so that lines never interleave, each
  * stamped with the local time unless the journal stamps them itself. */
-#include "proxy/log.h"
+#include "util/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

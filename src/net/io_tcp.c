@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Plain TCP, the transport of every side until TLS arrives. */
-#include "proxy/io.h"
+#include "net/io.h"
 
 #include <errno.h>
 #include <netinet/in.h>

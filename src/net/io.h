@@ -2,8 +2,8 @@
 /* The transports a connection's side can run over. The HTTP handling only sees the
  * bufferevent a transport gives it, so TLS (interception, upstream https) is another entry
  * in this table rather than another copy of the state machine. */
-#ifndef BROCK_PROXY_IO_H
-#define BROCK_PROXY_IO_H
+#ifndef BROCK_NET_IO_H
+#define BROCK_NET_IO_H
 
 #include <sys/socket.h>
 

@@ -2,8 +2,8 @@
 /* The proxy's log: one line per event on stderr, filtered by the verbosity of `brock run`.
  * Each line is "2026-12-03 16:04:05.123 +0100 brock: " and the text: the local time with
  * milliseconds and the UTC offset, left out when JOURNAL_STREAM says the journal records it. */
-#ifndef BROCK_PROXY_LOG_H
-#define BROCK_PROXY_LOG_H
+#ifndef BROCK_UTIL_LOG_H
+#define BROCK_UTIL_LOG_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The DNT policy check queue: first in, first out, one fetch started per interval, each
  * fetch bounded by fetch.c's limits, so that the request path only ever appends a name. */
-#include "proxy/dntcheck.h"
+#include "jobs/dntcheck.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include <event2/util.h>
 
 #include "brock.h"
-#include "proxy/log.h"
+#include "util/log.h"
 #include "util/alloc.h"
 
 struct dnt_job {

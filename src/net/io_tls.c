@@ -2,7 +2,7 @@
 /* TLS, the transport of intercepted clients and of https:// upstreams: libevent's OpenSSL
  * bufferevent straight on the socket, so that an empty output means the bytes reached the
  * kernel, as with plain TCP, and the state machine above needs no change. */
-#include "proxy/io.h"
+#include "net/io.h"
 
 #include <event2/bufferevent_ssl.h>
 #include <openssl/ssl.h>

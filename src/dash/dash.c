@@ -3,7 +3,7 @@
  * routes below. Only brock's own names are answered (no DNS rebinding), a route that changes
  * state also needs the page's token and no foreign Origin, and every answer carries headers
  * that keep it out of other pages' frames and scripts. */
-#include "proxy/dash.h"
+#include "dash/dash.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,8 +2,8 @@
 /* TLS for the proxy: the local certificate authority (created by `brock ca init`), the leaf
  * certificates it issues for intercepted hosts, and the verified client side that every
  * upstream https:// connection goes through. */
-#ifndef BROCK_PROXY_TLS_H
-#define BROCK_PROXY_TLS_H
+#ifndef BROCK_NET_TLS_H
+#define BROCK_NET_TLS_H
 
 #include <stddef.h>
 #include <sys/socket.h>
