@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The SQLite store's insides, shared by its four files: store.c (schema, statements, opening,
+ * closing), store_load.c (rows into the maps), store_flush.c (writing a batch) and store_poll.c
+ * (picking up other processes' changes). The rest of the engine uses only engine.h's
+ * brock__store_* calls.
+ */
+#ifndef BROCK_ENGINE_STORE_H
+#define BROCK_ENGINE_STORE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "engine/engine.h"
+
+/* The prepared statements, by id; store.c holds their SQL. */
+enum {
+    ST_BEGIN_READ,
+    ST_BEGIN_WRITE,
+    ST_COMMIT,
+    ST_ACTION_PUT,
+    ST_ACTION_DEL,
+    ST_ACTION_GET,
+    ST_ACTION_ALL,
+    ST_SNITCH_PUT,
+    ST_SNITCH_GET,
+    ST_SNITCH_ALL,
+    ST_TRACKING_PUT,
+    ST_TRACKING_ALL,
+    ST_FP_PUT,
+    ST_FP_ALL,
+    ST_SETTING_CLEAR,
+    ST_SETTING_PUT,
+    ST_SETTING_ALL,
+    ST_META_PUT,
+    ST_META_GET,
+    ST_JOURNAL_ADD,
+    ST_JOURNAL_TRIM,
+    ST_JOURNAL_RANGE,
+    ST_JOURNAL_SINCE,
+    ST_DATA_VERSION,
+    ST_PAGE_PUT,
+    ST_PAGE_DEL_SITE,
+    ST_PAGE_ALL,
+    ST_COUNT
+};
+
+struct brock__store {
+    sqlite3 *db;
+    sqlite3_stmt *st[ST_COUNT];
+    int64_t last_seq;     /* the newest journal row this process has applied */
+    int64_t data_version; /* PRAGMA data_version when the journal was last read */
+    int64_t origin;       /* marks this connection's journal rows */
+    char path[PATH_MAX];
+    char sqlerr[256];     /* SQLite's message for the last failed statement */
+    int sqlcode;          /* and its (extended) result code */
+    int readonly;         /* opened read-only: brock__store_flush() writes nothing */
+    int created;          /* this open created path */
+    char made_dir[PATH_MAX]; /* the outermost folder this open created, or "" */
+    char doing[BROCK_HOST_MAX + 64]; /* what the last failed brock__store_fail() call was doing */
+};
+
+/* ---- statements (store.c) ---- */
+
+/* Steps st once. SQLITE_ROW and SQLITE_DONE are returned as they are; any error resets st,
+ * keeps SQLite's message in s->sqlerr and is returned. */
+int brock__store_step(struct brock__store *s, sqlite3_stmt *st) BROCK_NODISCARD_INTERNAL;
+
+/* Runs a statement that returns no rows; 0 or SQLite's error code. */
+int brock__store_run(struct brock__store *s, sqlite3_stmt *st) BROCK_NODISCARD_INTERNAL;
+
+/* Runs sql (no rows, no parameters); SQLITE_OK or SQLite's error code, kept in s->sqlerr. */
+int brock__store_exec(struct brock__store *s, const char *sql);
+
+/* Binds v to parameter i, borrowed until the statement is reset. */
+int brock__store_bind_text(sqlite3_stmt *st, int i, const char *v);
+
+/* Column i of the current row as text; "" for NULL. Valid until the next step or reset. */
+const char *brock__store_column_text(sqlite3_stmt *st, int i);
+
+/* An integer from column col of a one-row statement into *out. 0 or SQLite's error code. */
+int brock__store_query_int(struct brock__store *s, sqlite3_stmt *st, int col, int64_t *out)
+    BROCK_NODISCARD_INTERNAL;
+
+/* The oldest and newest journal rows (0 and 0 for an empty journal). 0 or SQLite's error. */
+int brock__store_journal_range(struct brock__store *s, int64_t *min, int64_t *max)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Records, for errmsg, that what (on name, which may be NULL) failed, in SQLite's words from
+ * the last failed statement, or as a corrupt file. Returns BROCK_ESTORE. */
+int brock__store_fail(struct brock_engine *e, const char *what, const char *name);
+
+/* ---- rows into the maps (store_load.c) ---- */
+
+/* Applies an action row (user_action, heuristic, dnt, next_update from column col on) to
+ * domain's entry, creating it; fields dirty in memory win. Returns 1 when memory changed, 0,
+ * or BROCK_ENOMEM. */
+int brock__store_action_apply(struct brock_engine *e, const char *domain, sqlite3_stmt *st,
+                              int col) BROCK_NODISCARD_INTERNAL;
+
+/* Appends the snitch row (site, host, detail, kind, time_ms from column col on) to tracker's
+ * list. With check, a site already listed is skipped. Returns 1 when added, 0, or
+ * BROCK_ENOMEM. */
+int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st,
+                              int col, int check) BROCK_NODISCARD_INTERNAL;
+
+/* Reads every setting row into e->settings (keys absent from the table keep their value).
+ * Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */
+int brock__store_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Reads every page view row into the engine's recent page views. Returns 0, BROCK_ESTORE or
+ * BROCK_ENOMEM. */
+int brock__store_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+#endif

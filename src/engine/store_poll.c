@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Picking up what other processes wrote to the state: the journal rows since the last poll,
+ * each name reread once, or everything when this process fell behind the journal's end.
+ */
+#include "engine/store.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+/* Rereads domain's row: a vanished row deletes an entry with nothing unwritten. */
+static int reload_action(struct brock_engine *e, const char *domain)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_ACTION_GET];
+    struct action_entry *a;
+    int rc;
+
+    brock__store_bind_text(st, 1, domain);
+    rc = brock__store_step(s, st);
+    if (rc == SQLITE_ROW) {
+        rc = brock__store_action_apply(e, domain, st, 0);
+        sqlite3_reset(st);
+        return rc < 0 ? brock__fail(e, rc, "out of memory") : rc;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return brock__store_fail(e, "read the action of", domain);
+    a = strmap_get(&e->actions, domain);
+    if (!a || a->dirty)
+        return 0;
+    strmap_del(&e->actions, domain);
+    mem_free(a);
+    return 1;
+}
+
+/* Appends the sites another process added to tracker's list; local ones stay. */
+static int reload_snitch(struct brock_engine *e, const char *tracker)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SNITCH_GET];
+    int rc, added = 0;
+
+    brock__store_bind_text(st, 1, tracker);
+    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
+        int r = brock__store_snitch_apply(e, tracker, st, 0, 1);
+        if (r < 0) {
+            sqlite3_reset(st);
+            return brock__fail(e, r, "out of memory");
+        }
+        added += r;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return brock__store_fail(e, "read the snitch map of", tracker);
+    return added > 0;
+}
+
+static int reload_settings(struct brock_engine *e)
+{
+    json_t *old;
+    int rc, changed;
+
+    if (e->settings_dirty)
+        return 0;
+    old = json_deep_copy(e->settings);
+    if (!old)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    rc = brock__store_settings_read(e);
+    changed = rc == 0 && !json_equal(old, e->settings);
+    json_decref(old);
+    if (rc < 0)
+        return rc;
+    if (changed)
+        brock__settings_changed(e);
+    return changed;
+}
+
+static int resync_all(struct brock_engine *e);
+
+/* Another process forgot page views: memory keeps only what it has not written yet. */
+static int reload_pages(struct brock_engine *e)
+{
+    int rc;
+
+    brock__pages_drop_clean(e);
+    rc = brock__store_pages_read(e);
+    return rc < 0 ? rc : 1;
+}
+
+/* Another process reset the state to the seed: snitch lists with nothing unwritten are
+ * dropped and everything is read again. */
+static int reload_reset(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->snitches, &it, &key, &val)) {
+        struct snitch *sn = val;
+        int dirty = 0;
+
+        for (size_t i = 0; i < sn->n && !dirty; i++)
+            dirty = sn->v[i].dirty != 0;
+        if (!dirty) {
+            strmap_del(&e->snitches, key);
+            brock__snitch_free(sn);
+        }
+    }
+    return resync_all(e);
+}
+
+/* Applies the journal rows after s->last_seq that other connections wrote, each name once. */
+static int journal_apply(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_JOURNAL_SINCE];
+    struct strmap seen;
+    int rc, n = 0, err = 0;
+
+    strmap_init(&seen);
+    sqlite3_bind_int64(st, 1, s->last_seq);
+    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
+        const char *kind = brock__store_column_text(st, 0), *name = brock__store_column_text(st, 1);
+        char key[BROCK_HOST_MAX + 16];
+        int r;
+
+        if (sqlite3_column_int64(st, 2) == s->origin)
+            continue;
+        if (snprintf(key, sizeof(key), "%s %s", kind, name) >= (int)sizeof(key) ||
+            strmap_get(&seen, key))
+            continue;
+        if (strmap_put(&seen, key, (void *)1) < 0) {
+            err = brock__fail(e, BROCK_ENOMEM, "out of memory");
+            goto out;
+        }
+        if (!strcmp(kind, "action"))
+            r = reload_action(e, name);
+        else if (!strcmp(kind, "snitch"))
+            r = reload_snitch(e, name);
+        else if (!strcmp(kind, "settings"))
+            r = reload_settings(e);
+        else if (!strcmp(kind, "reset"))
+            r = reload_reset(e);
+        else if (!strcmp(kind, "pages"))
+            r = reload_pages(e);
+        else
+            r = 0; /* a kind from a later version: nothing here reads it */
+        if (r < 0) {
+            err = r;
+            goto out;
+        }
+        n += r;
+    }
+    if (rc != SQLITE_DONE)
+        err = brock__store_fail(e, "read", "the journal");
+out:
+    sqlite3_reset(st);
+    strmap_cleanup(&seen, NULL);
+    return err < 0 ? err : n;
+}
+
+/* Reloads everything, for a reader whose journal rows were trimmed before it read them. */
+static int resync_all(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_ACTION_ALL];
+    const struct snitch *last = NULL;
+    const char *name;
+    void *val;
+    size_t it = 0;
+    int rc, r, n = 0;
+
+    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
+        if ((r = brock__store_action_apply(e, brock__store_column_text(st, 0), st, 1)) < 0)
+            goto nomem;
+        n += r;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return brock__store_fail(e, "read", "the actions");
+    while (strmap_next(&e->actions, &it, &name, &val)) {
+        if (((struct action_entry *)val)->dirty)
+            continue;
+        if ((r = reload_action(e, name)) < 0)
+            return r;
+        n += r;
+    }
+    st = s->st[ST_SNITCH_ALL];
+    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
+        const char *tracker = brock__store_column_text(st, 0);
+
+        if ((r = brock__store_snitch_apply(e, tracker, st, 1, 1)) < 0)
+            goto nomem;
+        if (r > 0 && strmap_get(&e->snitches, tracker) != last) {
+            last = strmap_get(&e->snitches, tracker);
+            n++;
+        }
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return brock__store_fail(e, "read", "the snitch map");
+    if ((r = reload_settings(e)) < 0)
+        return r;
+    return n + r;
+nomem:
+    sqlite3_reset(st);
+    return brock__fail(e, BROCK_ENOMEM, "out of memory");
+}
+
+int brock__store_poll(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    int64_t dv = 0, min = 0, max = 0;
+    int n = 0;
+
+    if (!s)
+        return 0;
+    /* The cheap test: data_version moves only when another connection commits. */
+    if (brock__store_query_int(s, s->st[ST_DATA_VERSION], 0, &dv) != 0)
+        return brock__store_fail(e, "check for changes to", "the state");
+    if (dv == s->data_version)
+        return 0;
+    if (brock__store_run(s, s->st[ST_BEGIN_READ]) != 0 ||
+        brock__store_journal_range(s, &min, &max) != 0) {
+        n = brock__store_fail(e, "read", "the journal");
+        goto out;
+    }
+    if (max > s->last_seq)
+        n = min > s->last_seq + 1 ? resync_all(e) : journal_apply(e);
+    if (n >= 0 && brock__store_run(s, s->st[ST_COMMIT]) != 0)
+        n = brock__store_fail(e, "read", "the journal");
+out:
+    if (n < 0) {
+        brock__store_exec(s, "ROLLBACK");
+        return n;
+    }
+    s->last_seq = max;
+    s->data_version = dv;
+    return n;
+}
