@@ -309,6 +309,18 @@ int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *
 int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text, size_t len)
     BROCK_NODISCARD_INTERNAL;
 
+/* Adds dom (n bytes) to group (counted from 0) of the groups being read into map, checking
+ * that it is a domain in no other group; name and line (0: none) say where, in errors.
+ * Returns 0, BROCK_EFORMAT or BROCK_ENOMEM. */
+int brock__mdfp_add(struct brock_engine *e, const char *name, struct strmap *map, const char *dom,
+                    size_t n, size_t group, unsigned line) BROCK_NODISCARD_INTERNAL;
+
+/* mdfp_js.c: reads the groups out of Debian's multiDomainFirstParties.js (len bytes of text,
+ * named name in errors) into map, with brock__mdfp_add(). Returns 0, BROCK_EFORMAT or
+ * BROCK_ENOMEM. */
+int brock__mdfp_js_read(struct brock_engine *e, const char *name, const char *text, size_t len,
+                        struct strmap *map) BROCK_NODISCARD_INTERNAL;
+
 /* Replaces the cookieblock list by list, applying section 6's rules for the domains added
  * and removed. Returns 0 or BROCK_ENOMEM. */
 int brock__yellowlist_apply(struct brock_engine *e, const struct strvec *list)

@@ -19,9 +19,6 @@
 /* The largest list file read (cname_domains.json is about 4 MB). */
 #define LISTS_FILE_MAX (64u << 20)
 
-/* The JavaScript variable that holds the groups in Debian's release. */
-#define MDFP_JS_NAME "multiDomainFirstPartiesArray"
-
 static const char *const DIRS_DATA[] = {"data/", "", NULL};
 static const char *const DIRS_JS[] = {"js/", "data/", "", NULL};
 
@@ -249,8 +246,8 @@ static int yellow_build(struct strmap *map, struct strvec *order, const struct s
 /* ---- multi-domain first parties ---- */
 
 /* line is 0 for JSON, which has no line to name; "%.0u" prints nothing for a 0. */
-static int mdfp_add(struct brock_engine *e, const char *name, struct strmap *map,
-                    const char *dom, size_t n, size_t group, unsigned line)
+int brock__mdfp_add(struct brock_engine *e, const char *name, struct strmap *map, const char *dom,
+                    size_t n, size_t group, unsigned line)
 {
     char key[BROCK_HOST_MAX];
     void *prev;
@@ -298,7 +295,8 @@ static int mdfp_json(struct brock_engine *e, const char *name, const char *text,
                                  name, gi + 1, di + 1);
                 goto out;
             }
-            rc = mdfp_add(e, name, map, json_string_value(d), json_string_length(d), gi, 0);
+            rc = brock__mdfp_add(e, name, map, json_string_value(d), json_string_length(d), gi,
+                                 0);
             if (rc < 0)
                 goto out;
         }
@@ -306,154 +304,6 @@ static int mdfp_json(struct brock_engine *e, const char *name, const char *text,
 out:
     json_decref(root);
     return rc;
-}
-
-/*
- * Debian's release keeps the groups in JavaScript. Only the array literal is read, with a
- * tokenizer that knows brackets, commas, double-quoted strings without escapes, comments and
- * the '=' and ';' around it: anything else is an error rather than a guess.
- */
-enum js_tok { JS_EOF, JS_BAD, JS_LBRACK, JS_RBRACK, JS_COMMA, JS_EQ, JS_SEMI, JS_STRING };
-
-struct js_lex {
-    const char *p, *end;
-    unsigned line;
-    const char *s; /* JS_STRING: the text between the quotes */
-    size_t n;
-};
-
-static enum js_tok js_next(struct js_lex *lx)
-{
-    for (;;) {
-        while (lx->p < lx->end && is_space(*lx->p)) {
-            if (*lx->p == '\n')
-                lx->line++;
-            lx->p++;
-        }
-        if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '/') {
-            while (lx->p < lx->end && *lx->p != '\n')
-                lx->p++;
-            continue;
-        }
-        if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
-            lx->p += 2;
-            for (;;) {
-                if (lx->end - lx->p < 2)
-                    return JS_BAD;
-                if (lx->p[0] == '*' && lx->p[1] == '/')
-                    break;
-                if (*lx->p++ == '\n')
-                    lx->line++;
-            }
-            lx->p += 2;
-            continue;
-        }
-        break;
-    }
-    if (lx->p >= lx->end)
-        return JS_EOF;
-    switch (*lx->p++) {
-    case '[':
-        return JS_LBRACK;
-    case ']':
-        return JS_RBRACK;
-    case ',':
-        return JS_COMMA;
-    case '=':
-        return JS_EQ;
-    case ';':
-        return JS_SEMI;
-    case '"':
-        lx->s = lx->p;
-        while (lx->p < lx->end && *lx->p != '"') {
-            if (*lx->p == '\\' || *lx->p == '\n' || (unsigned char)*lx->p < 0x20)
-                return JS_BAD;
-            lx->p++;
-        }
-        if (lx->p >= lx->end)
-            return JS_BAD;
-        lx->n = (size_t)(lx->p++ - lx->s);
-        return JS_STRING;
-    default:
-        return JS_BAD;
-    }
-}
-
-static int is_ident_char(char c)
-{
-    return is_lower_alnum(c) || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
-}
-
-/* Where the declaration's name is: the first whole-word occurrence, or NULL. */
-static const char *js_find_name(const char *text, size_t len)
-{
-    const char *p = text, *end = text + len;
-    size_t n = strlen(MDFP_JS_NAME);
-
-    while ((p = memmem(p, (size_t)(end - p), MDFP_JS_NAME, n))) {
-        if ((p == text || !is_ident_char(p[-1])) && (p + n == end || !is_ident_char(p[n])))
-            return p;
-        p += n;
-    }
-    return NULL;
-}
-
-static int js_fail(struct brock_engine *e, const char *name, const struct js_lex *lx,
-                   const char *what)
-{
-    return brock__fail(e, BROCK_EFORMAT, "%s line %u: %s in the " MDFP_JS_NAME " literal.", name,
-                       lx->line, what);
-}
-
-static int mdfp_js(struct brock_engine *e, const char *name, const char *text, size_t len,
-                   struct strmap *map)
-{
-    struct js_lex lx = {0};
-    const char *at = js_find_name(text, len);
-    size_t group = 0;
-    enum js_tok t;
-    int rc;
-
-    if (!at)
-        return brock__fail(e, BROCK_EFORMAT, "%s does not declare " MDFP_JS_NAME ".", name);
-    lx.p = at + strlen(MDFP_JS_NAME);
-    lx.end = text + len;
-    lx.line = 1;
-    for (const char *q = text; q < at; q++)
-        lx.line += *q == '\n';
-    if (js_next(&lx) != JS_EQ || js_next(&lx) != JS_LBRACK)
-        return js_fail(e, name, &lx, "expected '= ['");
-    for (;;) {
-        t = js_next(&lx);
-        if (t == JS_RBRACK)
-            break;
-        if (t != JS_LBRACK)
-            return js_fail(e, name, &lx, "expected a group ('[') or ']'");
-        for (;;) {
-            t = js_next(&lx);
-            if (t == JS_RBRACK)
-                break;
-            if (t != JS_STRING)
-                return js_fail(e, name, &lx, "expected a double-quoted domain or ']'");
-            rc = mdfp_add(e, name, map, lx.s, lx.n, group, lx.line);
-            if (rc < 0)
-                return rc;
-            t = js_next(&lx);
-            if (t == JS_RBRACK)
-                break;
-            if (t != JS_COMMA)
-                return js_fail(e, name, &lx, "expected ',' or ']' after a domain");
-        }
-        group++;
-        t = js_next(&lx);
-        if (t == JS_RBRACK)
-            break;
-        if (t != JS_COMMA)
-            return js_fail(e, name, &lx, "expected ',' or ']' after a group");
-    }
-    if (js_next(&lx) != JS_SEMI)
-        return js_fail(e, name, &lx, "expected ';' after the array");
-    return 0;
 }
 
 int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text, size_t len)
@@ -468,7 +318,7 @@ int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text
     if (i < len && text[i] == '[')
         rc = mdfp_json(e, name, text, len, &map);
     else
-        rc = mdfp_js(e, name, text, len, &map);
+        rc = brock__mdfp_js_read(e, name, text, len, &map);
     if (rc < 0) {
         strmap_cleanup(&map, NULL);
         return rc;
