@@ -76,6 +76,9 @@ enum brock_action {
     BROCK_USER_COOKIEBLOCK,
 };
 
+/* The number of actions: enum brock_action's values run from 0 to BROCK_ACTION_COUNT - 1. */
+#define BROCK_ACTION_COUNT 8
+
 /* "noaction", "allow", ... for an action; "noaction" for an unknown value. */
 BROCK_API const char *brock_action_name(enum brock_action a);
 
@@ -419,8 +422,10 @@ BROCK_API int brock_host_sites(struct brock_engine *e, const char *host,
  * Returns 0, BROCK_EIO, BROCK_EFORMAT (a broken seed: then nothing changed), BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_reset(struct brock_engine *e);
 
-/* Counts of the action map by resolved action, indexed by enum brock_action. */
-BROCK_API void brock_counts(struct brock_engine *e, size_t counts[8], size_t *entries);
+/* Counts of the action map by resolved action, indexed by enum brock_action; *entries (if
+ * entries is not NULL) gets the number of entries. */
+BROCK_API void brock_counts(struct brock_engine *e, size_t counts[BROCK_ACTION_COUNT],
+                            size_t *entries);
 
 /* What an import or a HAR taught. */
 struct brock_stats {

@@ -79,12 +79,12 @@ static json_t *exports_json(void)
 
 int dash_api_status(struct dash_call *x)
 {
-    size_t counts[8], entries = 0;
+    size_t counts[BROCK_ACTION_COUNT], entries = 0;
     struct proxy *px = x->px;
     json_t *by = json_object();
 
     brock_counts(x->e, counts, &entries);
-    for (int a = BROCK_NOACTION; by && a <= BROCK_USER_COOKIEBLOCK; a++)
+    for (int a = BROCK_NOACTION; by && a < BROCK_ACTION_COUNT; a++)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
@@ -472,7 +472,7 @@ int dash_api_import(struct dash_call *x)
 
 int dash_api_reset(struct dash_call *x)
 {
-    size_t counts[8], entries = 0;
+    size_t counts[BROCK_ACTION_COUNT], entries = 0;
     int rc = brock_reset(x->e);
 
     if (rc == BROCK_ENOMEM)

@@ -77,7 +77,7 @@ static struct brock__pages *pages_get(struct brock_engine *e)
 
 static int action_parse(const char *name)
 {
-    for (int a = BROCK_NOACTION; a <= BROCK_USER_COOKIEBLOCK; a++)
+    for (int a = BROCK_NOACTION; a < BROCK_ACTION_COUNT; a++)
         if (!strcmp(brock_action_name((enum brock_action)a), name))
             return a;
     return BROCK_NOACTION;
@@ -176,7 +176,7 @@ int brock_page_seen(struct brock_engine *e, const char *site, const char *host,
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site ? site : "(null)");
     if (!host || brock_host_normalize(host, strlen(host), name) < 0)
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
-    if ((unsigned)action > BROCK_USER_COOKIEBLOCK)
+    if ((unsigned)action >= BROCK_ACTION_COUNT)
         return brock__fail(e, BROCK_EINVAL, "%d is not an action", (int)action);
     if (brock_page_view_days(e) == 0)
         return 0; /* the user keeps none */

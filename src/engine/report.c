@@ -178,15 +178,18 @@ int brock_tracker(struct brock_engine *e, const char *domain,
     return rc;
 }
 
-void brock_counts(struct brock_engine *e, size_t counts[8], size_t *entries)
+_Static_assert(BROCK_USER_COOKIEBLOCK + 1 == BROCK_ACTION_COUNT,
+               "BROCK_ACTION_COUNT counts every enum brock_action value");
+
+void brock_counts(struct brock_engine *e, size_t counts[BROCK_ACTION_COUNT], size_t *entries)
 {
     size_t it = 0;
     struct action_entry *a;
 
-    memset(counts, 0, 8 * sizeof(counts[0]));
+    memset(counts, 0, BROCK_ACTION_COUNT * sizeof(counts[0]));
     while (strmap_next(&e->actions, &it, NULL, (void **)&a)) {
         enum brock_action best = brock__best_action(e, a->domain, NULL);
-        if ((unsigned)best < 8)
+        if ((unsigned)best < BROCK_ACTION_COUNT)
             counts[best]++;
     }
     if (entries)

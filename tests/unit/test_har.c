@@ -522,7 +522,7 @@ static void test_not_a_har(void **state)
         "{\"log\":{\"entries\":[\"a\", {\"request\":{}}]}}",
     };
     struct brock_engine *e = open_memory();
-    size_t counts[8], n;
+    size_t counts[BROCK_ACTION_COUNT], n;
     struct run r;
 
     (void)state;

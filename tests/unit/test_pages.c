@@ -361,7 +361,7 @@ static void test_tracker_and_reset(void **state)
 {
     struct fixture *f = *state;
     struct brock_engine *e = open_engine(f->dir, 1);
-    size_t counts[8], seeded = 0, after = 0;
+    size_t counts[BROCK_ACTION_COUNT], seeded = 0, after = 0;
     struct one o;
 
     brock_counts(e, counts, &seeded);

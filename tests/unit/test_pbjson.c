@@ -42,7 +42,7 @@ static enum brock_action best(struct brock_engine *e, const char *d)
 static void test_seed_system_psl(void **state)
 {
     struct brock_engine *e = open_engine(pb_dir(), 0);
-    size_t counts[8], entries;
+    size_t counts[BROCK_ACTION_COUNT], entries;
 
     (void)state;
     brock_counts(e, counts, &entries);
@@ -58,7 +58,7 @@ static void test_seed_debian(void **state)
 {
     const char *dir = BROCK_DEFAULT_DATA_DIR;
     struct brock_engine *e;
-    size_t counts[8], entries;
+    size_t counts[BROCK_ACTION_COUNT], entries;
     char path[4200];
 
     (void)state;
@@ -240,7 +240,7 @@ static void test_round_trip(void **state)
     struct brock_engine *e = open_engine(pb_dir(), 0), *f = open_engine(pb_dir(), 0);
     struct brock_stats st;
     struct compare c = {f, 0};
-    size_t ce[8], cf[8], ne, nf;
+    size_t ce[BROCK_ACTION_COUNT], cf[BROCK_ACTION_COUNT], ne, nf;
     char *text, *again;
     size_t len, len2;
 

@@ -88,7 +88,7 @@ static void test_pb_list_loaded(void **state)
 static void test_seed_counts(void **state)
 {
     struct brock_engine *e = open_engine(pb_dir(), 0);
-    size_t counts[8], entries;
+    size_t counts[BROCK_ACTION_COUNT], entries;
 
     (void)state;
     brock_counts(e, counts, &entries);
