@@ -39,17 +39,33 @@ extern "C" {
 #define BROCK_HOST_MAX 256
 
 /* Errors: every fallible call returns 0 (or a count) on success and one of these on failure.
- * brock_engine_errmsg() then holds a sentence naming the input and the problem. */
+ * brock_engine_errmsg() then holds a sentence naming the input and the problem. Each code has
+ * one meaning:
+ *
+ *   BROCK_ENOMEM     out of memory (an allocation failed; nothing else is wrong)
+ *   BROCK_EINVAL     a bad argument: a host or domain name, a site, an action, a setting, a
+ *                    format name, a value out of range, a folder name too long
+ *   BROCK_EIO        a file or folder exists (or must be made) but cannot be read or written
+ *   BROCK_EFORMAT    input data is malformed: not JSON, wrong shapes, bad values, too large
+ *   BROCK_ESTORE     the state database failed: SQLite's error, a damaged or newer database,
+ *                    or changes that a read-only state could not save
+ *   BROCK_ENOENT     a file brock needs is missing: Privacy Badger's data (the data folder,
+ *                    one of its lists, the seed) or the system's Public Suffix List
+ *   BROCK_ENOTFOUND  the engine has nothing recorded for what was asked about (a site with no
+ *                    recent page views); the arguments themselves are good
+ */
 enum brock_error {
-    BROCK_ENOMEM = -1,  /* out of memory */
-    BROCK_EINVAL = -2,  /* a bad argument: a domain, an action, a format name */
-    BROCK_EIO = -3,     /* a file could not be read or written */
-    BROCK_EFORMAT = -4, /* input data is malformed: not JSON, wrong shapes, bad values */
-    BROCK_ESTORE = -5,  /* the state database failed */
-    BROCK_ENOENT = -6,  /* a required data file is missing */
+    BROCK_ENOMEM = -1,
+    BROCK_EINVAL = -2,
+    BROCK_EIO = -3,
+    BROCK_EFORMAT = -4,
+    BROCK_ESTORE = -5,
+    BROCK_ENOENT = -6,
+    BROCK_ENOTFOUND = -7,
 };
 
-/* A short English description of an error code; never NULL, static storage. */
+/* A short English description of an error code, different for each; "unknown error" for a
+ * value that is not one. Never NULL, static storage. */
 BROCK_API const char *brock_strerror(int err);
 
 /* The library's version string, BROCK_VERSION when the header matches the library. */
@@ -388,7 +404,7 @@ struct brock_site_tracker {
 
 /* Calls cb for each host seen on site (a host or base domain), sorted as brock_trackers()
  * sorts (Privacy Badger's makeSortable). Returns 0, the callback's value, BROCK_EINVAL for
- * a bad site, BROCK_ENOENT when site has no recent page views, BROCK_ENOMEM. */
+ * a bad site, BROCK_ENOTFOUND when site has no recent page views, BROCK_ENOMEM. */
 BROCK_API int brock_site_trackers(struct brock_engine *e, const char *site,
                                   int (*cb)(void *arg, const struct brock_site_tracker *t),
                                   void *arg);
@@ -419,7 +435,8 @@ BROCK_API int brock_host_sites(struct brock_engine *e, const char *host,
 /* Resets what was learned to Privacy Badger's seed: the action, snitch, tracking and
  * fingerprinting maps are emptied, the user's choices kept, and the seed (if the data folder
  * has one) loaded again. Settings and page views stay. Reaches the state at brock_sync().
- * Returns 0, BROCK_EIO, BROCK_EFORMAT (a broken seed: then nothing changed), BROCK_ENOMEM. */
+ * Returns 0; BROCK_EIO, BROCK_ENOENT (the seed is gone) or BROCK_EFORMAT (a broken seed), all
+ * three with nothing changed; or BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_reset(struct brock_engine *e);
 
 /* Counts of the action map by resolved action, indexed by enum brock_action; *entries (if
@@ -480,7 +497,9 @@ BROCK_API int brock_host_normalize(const char *host, size_t len, char *out);
 BROCK_API int brock_url_host(const char *url, char *out);
 
 /* The base domain (eTLD+1) of a normalised host, Privacy Badger's way: an IP address or a
- * public suffix is its own base. Writes into out (BROCK_HOST_MAX bytes), returns length. */
+ * public suffix is its own base. Writes into out (BROCK_HOST_MAX bytes), returns its length,
+ * BROCK_EINVAL for an empty or overlong name, or BROCK_ENOENT when the system has no Public
+ * Suffix List. */
 BROCK_API int brock_base_domain(const char *host, char *out);
 
 /* Uses the Public Suffix List in file (publicsuffix.org's .dat format) for every base domain

@@ -169,7 +169,7 @@ int dash_api_site(struct dash_call *x)
     if (!(list = json_array()) || json_object_set_new(x->json, "trackers", list) < 0)
         return -1;
     rc = brock_site_trackers(x->e, base, on_site_tracker, list);
-    if (rc == BROCK_ENOENT)
+    if (rc == BROCK_ENOTFOUND)
         return dash_error(x, 404, "no page of that site was seen recently");
     if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0)
         return -1;

@@ -33,6 +33,8 @@ const char *brock_strerror(int err)
         return "state database error";
     case BROCK_ENOENT:
         return "required data file missing";
+    case BROCK_ENOTFOUND:
+        return "nothing recorded for that";
     default:
         return "unknown error";
     }

@@ -407,7 +407,7 @@ int brock_site_trackers(struct brock_engine *e, const char *site,
     if (!site || brock_url_host(site, site_host) < 0 || !*(base = brock__base(e, site_host)))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site ? site : "(null)");
     if (!e->pages || !(s = strmap_get(&e->pages->sites, base)))
-        return brock__fail(e, BROCK_ENOENT, "no page of %s was seen recently", base);
+        return brock__fail(e, BROCK_ENOTFOUND, "no page of %s was seen recently", base);
     if (!(rows = mem_calloc(s->n + 1, sizeof(*rows))))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     for (; n < s->n; n++) {

@@ -183,7 +183,8 @@ static void test_sites_and_hosts(void **state)
     assert_int_equal(brock_host_sites(e, "cdn.tracker.test", on_host_site, &sn), 0);
     assert_string_equal(sn.text, "news.example@2100");
 
-    assert_int_equal(brock_site_trackers(e, "never.example", on_host, &sn), BROCK_ENOENT);
+    assert_int_equal(brock_site_trackers(e, "never.example", on_host, &sn),
+                     BROCK_ENOTFOUND);
     assert_int_equal(brock_site_trackers(e, "not a site", on_host, &sn), BROCK_EINVAL);
     assert_int_equal(brock_page_seen(e, "news.example", "bad host!", BROCK_ALLOW, T(1)),
                      BROCK_EINVAL);
