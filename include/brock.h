@@ -177,16 +177,17 @@ BROCK_API int brock_setting_set(struct brock_engine *e, enum brock_setting s, in
 BROCK_API int brock_send_signals(const struct brock_engine *e, const char *site_host);
 
 /* Whether brock is disabled on site_host (a host name): then it changes nothing there. */
-BROCK_API int brock_site_disabled(const struct brock_engine *e, const char *site_host);
+BROCK_API int brock_site_is_disabled(const struct brock_engine *e, const char *site_host);
 
 /* Adds (disabled 1) or removes a site from the disabled sites. site is what a user types:
  * "example.com", "*.example.com" or a URL; it covers the host and its subdomains. Returns 0,
  * BROCK_EINVAL for something that is not a site, BROCK_ENOMEM. */
-BROCK_API int brock_site_disable(struct brock_engine *e, const char *site, int disabled);
+BROCK_API int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabled);
 
-/* Calls cb for each disabled site pattern, in order; cb returns non-zero to stop (returned). */
-BROCK_API int brock_disabled_sites(const struct brock_engine *e,
-                                   int (*cb)(void *arg, const char *site), void *arg);
+/* Calls cb for each disabled site pattern, in order; cb returns non-zero to stop (returned).
+ * Returns 0 or the callback's value: it cannot fail itself. */
+BROCK_API int brock_disabled_sites_each(const struct brock_engine *e,
+                                        int (*cb)(void *arg, const char *site), void *arg);
 
 /* Why a decision came out as it did. */
 enum brock_reason {
@@ -274,12 +275,13 @@ BROCK_API int brock_set_user_action(struct brock_engine *e, const char *domain,
  * return 0. */
 BROCK_API BROCK_NODISCARD int brock_sync(struct brock_engine *e);
 
-/* Whether fqdn's EFF DNT policy is due for a check at now_ms (Unix milliseconds): never
- * before the time the last check set, and never while policy checking is off. When due,
- * the next check is set to a uniformly random time 1 to 7 days later (rand: 32 random bits)
- * and 1 is returned; otherwise 0; BROCK_ENOMEM. */
-BROCK_API int brock_dnt_due(struct brock_engine *e, const char *fqdn, int64_t now_ms,
-                            uint32_t rand);
+/* Takes the check of fqdn's EFF DNT policy if it is due at now_ms (Unix milliseconds): never
+ * before the time the last check set, and never while policy checking is off. When due, the
+ * next check is set to a uniformly random time 1 to 7 days later (rand: 32 random bits; it
+ * reaches the state at brock_sync()), so that asking again says no, and 1 is returned;
+ * otherwise 0; BROCK_ENOMEM. */
+BROCK_API int brock_dnt_take_due(struct brock_engine *e, const char *fqdn, int64_t now_ms,
+                                 uint32_t rand);
 
 /* Whether body (len bytes, a leading UTF-8 byte order mark ignored) is an accepted DNT
  * policy: its SHA-1 is one of the known policies' hashes. 1 or 0. */
@@ -333,7 +335,7 @@ struct brock_evidence {
     int64_t time_ms;     /* when first seen; 0 if not recorded */
 };
 
-/* One domain with an action, as brock_trackers() reports it. All pointers are borrowed
+/* One domain with an action, as brock_trackers_each() reports it. All pointers are borrowed
  * from the engine and valid only during the callback. */
 struct brock_tracker {
     const char *domain;
@@ -355,14 +357,15 @@ enum brock_trackers_flags {
  * BROCK_TRACKERS_ALL), in Privacy Badger's display order. With site (a host or base) only
  * trackers seen on that site. cb returns 0 to go on, anything else to stop and have that
  * returned. Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
-                             int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
+BROCK_API int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags,
+                                  int (*cb)(void *arg, const struct brock_tracker *t),
+                                  void *arg);
 
-/* Calls cb once for domain (a host name) with what brock_trackers() would report for it,
+/* Calls cb once for domain (a host name) with what brock_trackers_each() would report for it,
  * whether or not the action map has an entry for exactly that name (heuristic and user are
  * then noaction). Returns 0, the callback's value, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
-BROCK_API int brock_tracker(struct brock_engine *e, const char *domain,
-                            int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
+BROCK_API int brock_tracker_get(struct brock_engine *e, const char *domain,
+                                int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
 
 /* Recent page views, as Privacy Badger's popup keeps them per tab: for each site (the first
  * party's base domain) the third-party hosts its pages requested, kept for the 500 newest
@@ -402,7 +405,7 @@ struct brock_site_tracker {
     int64_t time_ms;           /* the last one, Unix ms */
 };
 
-/* Calls cb for each host seen on site (a host or base domain), sorted as brock_trackers()
+/* Calls cb for each host seen on site (a host or base domain), sorted as brock_trackers_each()
  * sorts (Privacy Badger's makeSortable). Returns 0, the callback's value, BROCK_EINVAL for
  * a bad site, BROCK_ENOTFOUND when site has no recent page views, BROCK_ENOMEM. */
 BROCK_API int brock_site_trackers(struct brock_engine *e, const char *site,
@@ -507,6 +510,15 @@ BROCK_API int brock_base_domain(const char *host, char *out);
  * the system's, and for reproducing another program's decisions exactly. Not to be called
  * while other threads use brock. Returns 0, BROCK_EIO (unreadable) or BROCK_EFORMAT. */
 BROCK_API int brock_psl_load(const char *file);
+
+/* Names of brock 0.1, kept for programs written against it. brock_tracker takes its
+ * arguments so that struct brock_tracker keeps its name. */
+#define brock_tracker(e, domain, cb, arg) brock_tracker_get(e, domain, cb, arg)
+#define brock_trackers brock_trackers_each
+#define brock_site_disable brock_site_set_disabled
+#define brock_site_disabled brock_site_is_disabled
+#define brock_disabled_sites brock_disabled_sites_each
+#define brock_dnt_due brock_dnt_take_due
 
 #ifdef __cplusplus
 }

@@ -180,7 +180,7 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         rc = cli_error(self, "out of memory");
         goto out;
     }
-    err = brock_trackers(e, site_arg ? site : NULL, flags, on_tracker, &ctx);
+    err = brock_trackers_each(e, site_arg ? site : NULL, flags, on_tracker, &ctx);
     if (err < 0) {
         rc = cli_error(self, "cannot list the trackers: %s", brock_strerror(err));
         goto out;

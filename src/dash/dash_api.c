@@ -254,8 +254,8 @@ int dash_api_trackers(struct dash_call *x)
     if (!(x->json = l.list))
         return -1;
     (void)query_get(x->query, "all", all, sizeof(all));
-    return brock_trackers(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0, on_tracker,
-                          &l) < 0
+    return brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0,
+                               on_tracker, &l) < 0
                ? -1
                : 0;
 }
@@ -276,7 +276,7 @@ static int on_one(void *arg, const struct brock_tracker *t)
 static int tracker_answer(struct dash_call *x, int must_be_known)
 {
     struct one_tracker o = {x->e, NULL};
-    int rc = brock_tracker(x->e, x->arg, on_one, &o);
+    int rc = brock_tracker_get(x->e, x->arg, on_one, &o);
 
     if (rc == BROCK_EINVAL)
         return dash_error(x, 400, brock_engine_errmsg(x->e));
@@ -363,7 +363,7 @@ int dash_api_settings(struct dash_call *x)
         json_object_set_new(x->json, "page_view_days",
                             json_integer(brock_page_view_days(x->e))) < 0)
         return -1;
-    return brock_disabled_sites(x->e, on_disabled, sites) < 0 ? -1 : 0;
+    return brock_disabled_sites_each(x->e, on_disabled, sites) < 0 ? -1 : 0;
 }
 
 int dash_api_settings_put(struct dash_call *x)
@@ -411,7 +411,7 @@ int dash_api_settings_put(struct dash_call *x)
 
 static int disabled_change(struct dash_call *x, int disabled)
 {
-    int rc = brock_site_disable(x->e, x->arg, disabled);
+    int rc = brock_site_set_disabled(x->e, x->arg, disabled);
 
     if (rc == BROCK_EINVAL)
         return dash_error(x, 400, brock_engine_errmsg(x->e));

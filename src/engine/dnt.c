@@ -12,7 +12,7 @@
 
 #define DAY_MS ((int64_t)24 * 60 * 60 * 1000)
 
-int brock_dnt_due(struct brock_engine *e, const char *fqdn, int64_t now_ms, uint32_t rand)
+int brock_dnt_take_due(struct brock_engine *e, const char *fqdn, int64_t now_ms, uint32_t rand)
 {
     char name[BROCK_HOST_MAX];
     struct action_entry *a;

@@ -33,5 +33,5 @@ int brock__export_abp(struct brock_engine *e, struct buf *out)
     if (buf_printf(out, "[Adblock Plus 2.0]\n! Title: brock: trackers learned across sites\n"
                         "! Version: %s\n", BROCK_VERSION) < 0)
         return BROCK_ENOMEM;
-    return brock_trackers(e, NULL, 0, write_rule, out);
+    return brock_trackers_each(e, NULL, 0, write_rule, out);
 }

@@ -23,5 +23,5 @@ int brock__export_hosts(struct brock_engine *e, struct buf *out)
     if (buf_printf(out, "# brock %s: domains blocked as tracking across sites\n",
                    BROCK_VERSION) < 0)
         return BROCK_ENOMEM;
-    return brock_trackers(e, NULL, 0, write_host, out);
+    return brock_trackers_each(e, NULL, 0, write_host, out);
 }

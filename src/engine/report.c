@@ -73,8 +73,8 @@ static void evidence_fill(const struct snitch *s, struct brock_evidence *ev)
     }
 }
 
-int brock_trackers(struct brock_engine *e, const char *site, unsigned flags,
-                   int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags,
+                        int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
 {
     char site_base[BROCK_HOST_MAX] = "";
     struct row *rows = NULL;
@@ -145,8 +145,8 @@ out:
     return rc;
 }
 
-int brock_tracker(struct brock_engine *e, const char *domain,
-                  int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+int brock_tracker_get(struct brock_engine *e, const char *domain,
+                      int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
 {
     char name[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
     const struct action_entry *a;

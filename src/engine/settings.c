@@ -47,7 +47,7 @@ int brock_send_signals(const struct brock_engine *e, const char *site_host)
            !brock__sitefix_no_signals(e, site_host);
 }
 
-int brock_site_disabled(const struct brock_engine *e, const char *site_host)
+int brock_site_is_disabled(const struct brock_engine *e, const char *site_host)
 {
     return brock__site_disabled(e, site_host);
 }
@@ -64,7 +64,7 @@ static int site_pattern(const char *input, char *out)
     return 0;
 }
 
-int brock_site_disable(struct brock_engine *e, const char *site, int disabled)
+int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabled)
 {
     char host[BROCK_HOST_MAX];
     json_t *list = json_object_get(e->settings, "disabledSites");
@@ -95,8 +95,8 @@ int brock_site_disable(struct brock_engine *e, const char *site, int disabled)
     return 0;
 }
 
-int brock_disabled_sites(const struct brock_engine *e, int (*cb)(void *arg, const char *site),
-                         void *arg)
+int brock_disabled_sites_each(const struct brock_engine *e,
+                              int (*cb)(void *arg, const char *site), void *arg)
 {
     json_t *list = json_object_get(e->settings, "disabledSites");
     size_t i;

@@ -168,7 +168,7 @@ void dntcheck_blocked(struct dntcheck *q, const char *fqdn, int64_t now_ms)
         return;
     evutil_secure_rng_get_bytes(&r, sizeof(r));
     /* Sets the next check 1 to 7 days out whether or not this one is ever fetched. */
-    due = brock_dnt_due(q->engine, fqdn, now_ms, r);
+    due = brock_dnt_take_due(q->engine, fqdn, now_ms, r);
     if (due <= 0)
         return;
     snprintf(q->queue[(q->head + q->n) % DNTCHECK_QUEUE_MAX], BROCK_HOST_MAX, "%s", fqdn);

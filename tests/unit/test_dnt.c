@@ -40,20 +40,20 @@ static void test_schedule(void **state)
     int64_t now = 1700000000000;
 
     (void)state;
-    assert_int_equal(brock_dnt_due(e, "t.example", now, 0), 1);
+    assert_int_equal(brock_dnt_take_due(e, "t.example", now, 0), 1);
     a = brock__action_get(e, "t.example");
     assert_non_null(a);
     assert_int_equal(a->next_update, now + DAY);
-    assert_int_equal(brock_dnt_due(e, "t.example", now + DAY - 1, 0), 0);
-    assert_int_equal(brock_dnt_due(e, "t.example", now + DAY, 0xffffffffu), 1);
+    assert_int_equal(brock_dnt_take_due(e, "t.example", now + DAY - 1, 0), 0);
+    assert_int_equal(brock_dnt_take_due(e, "t.example", now + DAY, 0xffffffffu), 1);
     assert_true(a->next_update >= now + 2 * DAY && a->next_update <= now + 8 * DAY);
     /* the largest draw stays within 7 days */
-    assert_int_equal(brock_dnt_due(e, "u.example", now, (uint32_t)(6 * DAY)), 1);
+    assert_int_equal(brock_dnt_take_due(e, "u.example", now, (uint32_t)(6 * DAY)), 1);
     assert_int_equal(brock__action_get(e, "u.example")->next_update, now + 7 * DAY);
     /* checking turned off: never due */
     assert_int_equal(json_object_set_new(e->settings, "checkForDNTPolicy", json_false()), 0);
     brock__settings_changed(e);
-    assert_int_equal(brock_dnt_due(e, "v.example", now, 0), 0);
+    assert_int_equal(brock_dnt_take_due(e, "v.example", now, 0), 0);
     assert_null(brock__action_get(e, "v.example"));
     brock_engine_free(e);
 }

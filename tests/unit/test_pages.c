@@ -176,7 +176,7 @@ static void test_sites_and_hosts(void **state)
                         "cdn.tracker.test user_block(user_block) x3");
 
     /* Disabled since: what was done there before stays counted. */
-    assert_int_equal(brock_site_disable(e, "news.example", 1), 0);
+    assert_int_equal(brock_site_set_disabled(e, "news.example", 1), 0);
     assert_string_equal(sites_of(e, &sn), "news.example 3/1/1 off; shop.example 1/0/0");
 
     sn.text[0] = '\0';
@@ -369,24 +369,24 @@ static void test_tracker_and_reset(void **state)
     assert_true(seeded > 100);
     learn_three(e);
     memset(&o, 0, sizeof(o));
-    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "px.learned.test", on_tracker, &o), 0);
     assert_int_equal(o.calls, 1);
     assert_string_equal(o.action, "block");
     assert_string_equal(o.sites, "one.example two.example three.example");
     /* A name with no entry of its own reports what it resolves to. */
-    assert_int_equal(brock_tracker(e, "deep.px.learned.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "deep.px.learned.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "block");
     assert_int_equal(o.n_evidence, 3);
-    assert_int_equal(brock_tracker(e, "no such name", on_tracker, &o), BROCK_EINVAL);
+    assert_int_equal(brock_tracker_get(e, "no such name", on_tracker, &o), BROCK_EINVAL);
 
     assert_int_equal(brock_set_user_action(e, "mine.test", BROCK_USER_ALLOW), 0);
     assert_int_equal(brock_page_seen(e, "one.example", "px.learned.test", BROCK_ALLOW, T(9)), 0);
     assert_true(brock_sync(e) >= 0);
     assert_int_equal(brock_reset(e), 0);
-    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "px.learned.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "noaction");
     assert_int_equal(o.n_evidence, 0);
-    assert_int_equal(brock_tracker(e, "mine.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "mine.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "user_allow");
     brock_counts(e, counts, &after);
     assert_int_equal(after, seeded + 1);
@@ -395,10 +395,10 @@ static void test_tracker_and_reset(void **state)
 
     /* The deletions reached the state; the seed, the choice and the page views are there. */
     e = open_engine(f->dir, 1);
-    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "px.learned.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "noaction");
     assert_int_equal(o.n_evidence, 0);
-    assert_int_equal(brock_tracker(e, "mine.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "mine.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "user_allow");
     brock_counts(e, counts, &after);
     assert_int_equal(after, seeded + 1);
@@ -443,7 +443,7 @@ static void test_reset_broken_seed(void **state)
     fclose(fp);
     assert_int_equal(brock_reset(e), BROCK_EFORMAT);
     memset(&o, 0, sizeof(o));
-    assert_int_equal(brock_tracker(e, "px.learned.test", on_tracker, &o), 0);
+    assert_int_equal(brock_tracker_get(e, "px.learned.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "block");
     assert_int_equal(o.n_evidence, 3);
     brock_engine_free(e);

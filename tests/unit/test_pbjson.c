@@ -253,7 +253,7 @@ static void test_round_trip(void **state)
     brock_counts(f, cf, &nf);
     assert_int_equal(ne, nf);
     assert_memory_equal(ce, cf, sizeof(ce));
-    assert_int_equal(brock_trackers(e, NULL, BROCK_TRACKERS_ALL, same_action, &c), 0);
+    assert_int_equal(brock_trackers_each(e, NULL, BROCK_TRACKERS_ALL, same_action, &c), 0);
     assert_int_equal(c.n, ne);
     assert_int_equal(best(f, "doubleclick.net"), BROCK_USER_ALLOW);
     /* and the export of the copy is the export of the original */

@@ -258,16 +258,16 @@ static void test_settings(void **state)
     assert_false(brock_send_signals(e, "news.example"));
     assert_int_equal(brock_setting_set(e, BROCK_SETTING_SEND_DNT, 1), 0);
 
-    assert_int_equal(brock_site_disable(e, "*.Bank.example", 1), 0);
-    assert_int_equal(brock_site_disable(e, "https://shop.example/cart", 1), 0);
-    assert_int_equal(brock_site_disable(e, "bank.example", 1), 0); /* once only */
-    assert_int_equal(brock_disabled_sites(e, collect_site, all), 0);
+    assert_int_equal(brock_site_set_disabled(e, "*.Bank.example", 1), 0);
+    assert_int_equal(brock_site_set_disabled(e, "https://shop.example/cart", 1), 0);
+    assert_int_equal(brock_site_set_disabled(e, "bank.example", 1), 0); /* once only */
+    assert_int_equal(brock_disabled_sites_each(e, collect_site, all), 0);
     assert_string_equal(all, "bank.example shop.example ");
-    assert_true(brock_site_disabled(e, "www.bank.example"));
+    assert_true(brock_site_is_disabled(e, "www.bank.example"));
     assert_false(brock_send_signals(e, "www.bank.example"));
-    assert_int_equal(brock_site_disable(e, "bank.example", 0), 0);
-    assert_false(brock_site_disabled(e, "www.bank.example"));
-    assert_int_equal(brock_site_disable(e, "not a site", 1), BROCK_EINVAL);
+    assert_int_equal(brock_site_set_disabled(e, "bank.example", 0), 0);
+    assert_false(brock_site_is_disabled(e, "www.bank.example"));
+    assert_int_equal(brock_site_set_disabled(e, "not a site", 1), BROCK_EINVAL);
     brock_engine_free(e);
 }
 

@@ -119,7 +119,7 @@ static void test_signals(void **state)
     assert_int_equal(brock_send_signals(e, "gopro.com"), 0);
     assert_int_equal(brock_send_signals(e, "costco.com"), 1);
     assert_int_equal(brock_send_signals(e, "shop.www.costco.com"), 1);
-    assert_int_equal(brock_site_disable(e, "bank.example", 1), 0);
+    assert_int_equal(brock_site_set_disabled(e, "bank.example", 1), 0);
     assert_int_equal(brock_send_signals(e, "www.bank.example"), 0);
     assert_int_equal(brock_send_signals(e, "www.example.com"), 1);
     assert_int_equal(brock_setting_set(e, BROCK_SETTING_SEND_DNT, 0), 0);
