@@ -20,6 +20,7 @@ extern "C" {
 #define BROCK_API
 #endif
 
+/* Marks every call that can fail: a caller that drops its result is warned. */
 #if defined(__GNUC__)
 #define BROCK_NODISCARD __attribute__((warn_unused_result))
 #else
@@ -73,8 +74,10 @@ BROCK_API const char *brock_version(void);
 
 /* Replaces the allocator used by brock (and, for JSON, by jansson). Call before any other
  * brock function; all four must be given. Returns 0, or BROCK_EINVAL if one is NULL. */
-BROCK_API int brock_replace_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),
-                                      void *(*calloc_fn)(size_t, size_t), void (*free_fn)(void *));
+BROCK_API BROCK_NODISCARD int brock_replace_allocator(void *(*malloc_fn)(size_t),
+                                                      void *(*realloc_fn)(void *, size_t),
+                                                      void *(*calloc_fn)(size_t, size_t),
+                                                      void (*free_fn)(void *));
 
 /* Releases memory that brock handed over to the caller (exports, for instance). */
 BROCK_API void brock_free(void *p);
@@ -171,7 +174,8 @@ BROCK_API int brock_setting(const struct brock_engine *e, enum brock_setting s);
 
 /* Turns a setting on or off; reaches the state at brock_sync(). Returns 0, BROCK_EINVAL,
  * BROCK_ENOMEM. */
-BROCK_API int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on);
+BROCK_API BROCK_NODISCARD int brock_setting_set(struct brock_engine *e, enum brock_setting s,
+                                                int on);
 
 /* Whether requests made by pages of site_host (NULL: unknown) carry DNT and Sec-GPC. */
 BROCK_API int brock_send_signals(const struct brock_engine *e, const char *site_host);
@@ -182,7 +186,8 @@ BROCK_API int brock_site_is_disabled(const struct brock_engine *e, const char *s
 /* Adds (disabled 1) or removes a site from the disabled sites. site is what a user types:
  * "example.com", "*.example.com" or a URL; it covers the host and its subdomains. Returns 0,
  * BROCK_EINVAL for something that is not a site, BROCK_ENOMEM. */
-BROCK_API int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabled);
+BROCK_API BROCK_NODISCARD int brock_site_set_disabled(struct brock_engine *e, const char *site,
+                                                      int disabled);
 
 /* Calls cb for each disabled site pattern, in order; cb returns non-zero to stop (returned).
  * Returns 0 or the callback's value: it cannot fail itself. */
@@ -216,8 +221,8 @@ struct brock_decision {
 /* Decides a request to host made by a page of site_host (NULL or "": unknown page, which is
  * judged third party, as Privacy Badger does). Allocates nothing; pure lookups. Returns 0,
  * or BROCK_EINVAL when host is not a host name (d->effect is then BROCK_PASS). */
-BROCK_API int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
-                           struct brock_decision *d);
+BROCK_API BROCK_NODISCARD int brock_decide(struct brock_engine *e, const char *host,
+                                           const char *site_host, struct brock_decision *d);
 
 /* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
  * length it needed, like snprintf. */
@@ -258,14 +263,15 @@ struct brock_learned {
  * on a third-party exchange are evidence of tracking on that site; three sites block the
  * tracker. Does nothing while learning is off. learned may be NULL. Returns 0, or
  * BROCK_ENOMEM. Changes reach the state at the next brock_sync(). */
-BROCK_API int brock_observe(struct brock_engine *e, const struct brock_observation *o,
-                            struct brock_learned *learned);
+BROCK_API BROCK_NODISCARD int brock_observe(struct brock_engine *e,
+                                            const struct brock_observation *o,
+                                            struct brock_learned *learned);
 
 /* Sets the user's choice for exactly domain: BROCK_USER_ALLOW, BROCK_USER_BLOCK or
  * BROCK_USER_COOKIEBLOCK; BROCK_NOACTION reverts to what was learned. Returns 0,
  * BROCK_EINVAL for a bad domain or action, BROCK_ENOMEM. Reaches the state at brock_sync(). */
-BROCK_API int brock_set_user_action(struct brock_engine *e, const char *domain,
-                                    enum brock_action a);
+BROCK_API BROCK_NODISCARD int brock_set_user_action(struct brock_engine *e, const char *domain,
+                                                    enum brock_action a);
 
 /* Writes what changed in memory to the state in one transaction, and picks up changes that
  * other processes made (a `brock set` while a proxy runs). Returns the number of entries
@@ -280,8 +286,8 @@ BROCK_API BROCK_NODISCARD int brock_sync(struct brock_engine *e);
  * next check is set to a uniformly random time 1 to 7 days later (rand: 32 random bits; it
  * reaches the state at brock_sync()), so that asking again says no, and 1 is returned;
  * otherwise 0; BROCK_ENOMEM. */
-BROCK_API int brock_dnt_take_due(struct brock_engine *e, const char *fqdn, int64_t now_ms,
-                                 uint32_t rand);
+BROCK_API BROCK_NODISCARD int brock_dnt_take_due(struct brock_engine *e, const char *fqdn,
+                                                 int64_t now_ms, uint32_t rand);
 
 /* Whether body (len bytes, a leading UTF-8 byte order mark ignored) is an accepted DNT
  * policy: its SHA-1 is one of the known policies' hashes. 1 or 0. */
@@ -289,7 +295,8 @@ BROCK_API int brock_dnt_policy_accepted(struct brock_engine *e, const void *body
 
 /* Records the outcome of a policy check for exactly fqdn: a compliant name resolves to dnt
  * and passes untouched. Returns 0, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
-BROCK_API int brock_dnt_record(struct brock_engine *e, const char *fqdn, int compliant);
+BROCK_API BROCK_NODISCARD int brock_dnt_record(struct brock_engine *e, const char *fqdn,
+                                               int compliant);
 
 /* What applying a Privacy Badger configuration changed. */
 struct brock_update_stats {
@@ -357,15 +364,19 @@ enum brock_trackers_flags {
  * BROCK_TRACKERS_ALL), in Privacy Badger's display order. With site (a host or base) only
  * trackers seen on that site. cb returns 0 to go on, anything else to stop and have that
  * returned. Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags,
-                                  int (*cb)(void *arg, const struct brock_tracker *t),
-                                  void *arg);
+BROCK_API BROCK_NODISCARD int brock_trackers_each(struct brock_engine *e, const char *site,
+                                                  unsigned flags,
+                                                  int (*cb)(void *arg,
+                                                            const struct brock_tracker *t),
+                                                  void *arg);
 
 /* Calls cb once for domain (a host name) with what brock_trackers_each() would report for it,
  * whether or not the action map has an entry for exactly that name (heuristic and user are
  * then noaction). Returns 0, the callback's value, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
-BROCK_API int brock_tracker_get(struct brock_engine *e, const char *domain,
-                                int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
+BROCK_API BROCK_NODISCARD int brock_tracker_get(struct brock_engine *e, const char *domain,
+                                                int (*cb)(void *arg,
+                                                          const struct brock_tracker *t),
+                                                void *arg);
 
 /* Recent page views, as Privacy Badger's popup keeps them per tab: for each site (the first
  * party's base domain) the third-party hosts its pages requested, kept for the 500 newest
@@ -374,8 +385,9 @@ BROCK_API int brock_tracker_get(struct brock_engine *e, const char *domain,
 /* Records that a page of site (a host or URL) requested host (a third party), which was
  * given action, at time_ms (Unix ms). Returns 0, BROCK_EINVAL for a bad site or host,
  * BROCK_ENOMEM. */
-BROCK_API int brock_page_seen(struct brock_engine *e, const char *site, const char *host,
-                              enum brock_action action, int64_t time_ms);
+BROCK_API BROCK_NODISCARD int brock_page_seen(struct brock_engine *e, const char *site,
+                                              const char *host, enum brock_action action,
+                                              int64_t time_ms);
 
 /* One recent site. Pointers are borrowed, valid only during the callback. */
 struct brock_site {
@@ -389,8 +401,9 @@ struct brock_site {
 
 /* Calls cb for each recent site, newest first; cb returns non-zero to stop (returned).
  * Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API int brock_sites(struct brock_engine *e,
-                          int (*cb)(void *arg, const struct brock_site *s), void *arg);
+BROCK_API BROCK_NODISCARD int brock_sites(struct brock_engine *e,
+                                          int (*cb)(void *arg, const struct brock_site *s),
+                                          void *arg);
 
 /* One third-party host seen on a site. Pointers borrowed, valid during the callback. */
 struct brock_site_tracker {
@@ -408,9 +421,10 @@ struct brock_site_tracker {
 /* Calls cb for each host seen on site (a host or base domain), sorted as brock_trackers_each()
  * sorts (Privacy Badger's makeSortable). Returns 0, the callback's value, BROCK_EINVAL for
  * a bad site, BROCK_ENOTFOUND when site has no recent page views, BROCK_ENOMEM. */
-BROCK_API int brock_site_trackers(struct brock_engine *e, const char *site,
-                                  int (*cb)(void *arg, const struct brock_site_tracker *t),
-                                  void *arg);
+BROCK_API BROCK_NODISCARD int brock_site_trackers(struct brock_engine *e, const char *site,
+                                                  int (*cb)(void *arg,
+                                                            const struct brock_site_tracker *t),
+                                                  void *arg);
 
 /* How long recent page views are kept: the page-view-days setting, in days (0: none are
  * recorded). Older views are forgotten when the engine opens and, in brock_sync(), once a
@@ -431,9 +445,10 @@ BROCK_API BROCK_NODISCARD int brock_pages_forget(struct brock_engine *e, int64_t
 
 /* Calls cb with each recent site (base domain) whose pages requested exactly host, newest
  * first. Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API int brock_host_sites(struct brock_engine *e, const char *host,
-                               int (*cb)(void *arg, const char *site, int64_t time_ms),
-                               void *arg);
+BROCK_API BROCK_NODISCARD int brock_host_sites(struct brock_engine *e, const char *host,
+                                               int (*cb)(void *arg, const char *site,
+                                                         int64_t time_ms),
+                                               void *arg);
 
 /* Resets what was learned to Privacy Badger's seed: the action, snitch, tracking and
  * fingerprinting maps are emptied, the user's choices kept, and the seed (if the data folder
@@ -493,23 +508,23 @@ BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *f
 
 /* Normalises host into out (BROCK_HOST_MAX bytes): trailing dot and brackets removed,
  * lower-cased, IDNA-encoded. Returns its length, or BROCK_EINVAL. */
-BROCK_API int brock_host_normalize(const char *host, size_t len, char *out);
+BROCK_API BROCK_NODISCARD int brock_host_normalize(const char *host, size_t len, char *out);
 
 /* The host part of an http(s) URL (or of a bare host name), normalised, into out
  * (BROCK_HOST_MAX bytes). Returns its length, or BROCK_EINVAL. */
-BROCK_API int brock_url_host(const char *url, char *out);
+BROCK_API BROCK_NODISCARD int brock_url_host(const char *url, char *out);
 
 /* The base domain (eTLD+1) of a normalised host, Privacy Badger's way: an IP address or a
  * public suffix is its own base. Writes into out (BROCK_HOST_MAX bytes), returns its length,
  * BROCK_EINVAL for an empty or overlong name, or BROCK_ENOENT when the system has no Public
  * Suffix List. */
-BROCK_API int brock_base_domain(const char *host, char *out);
+BROCK_API BROCK_NODISCARD int brock_base_domain(const char *host, char *out);
 
 /* Uses the Public Suffix List in file (publicsuffix.org's .dat format) for every base domain
  * from now on, instead of the system's (Debian's publicsuffix package). For a list newer than
  * the system's, and for reproducing another program's decisions exactly. Not to be called
  * while other threads use brock. Returns 0, BROCK_EIO (unreadable) or BROCK_EFORMAT. */
-BROCK_API int brock_psl_load(const char *file);
+BROCK_API BROCK_NODISCARD int brock_psl_load(const char *file);
 
 /* Names of brock 0.1, kept for programs written against it. brock_tracker takes its
  * arguments so that struct brock_tracker keeps its name. */

@@ -419,6 +419,13 @@ int brock_base_domain(const char *host, char *out)
     return (int)len;
 }
 
+void brock__base_domain(const char *host, char *out)
+{
+    if (brock_base_domain(host, out) < 0) {
+        /* out holds what could be told: "" for no name, the name itself without a list. */
+    }
+}
+
 /* ---- third parties ---- */
 
 static size_t strip_dot(const char *s)

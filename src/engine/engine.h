@@ -176,6 +176,11 @@ int brock__is_third_party_domain(const struct brock_engine *e, const char *a, co
 /* The base domain of a normalised host (no trailing dot), as a pointer into host: the base
  * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
 const char *brock__base(const struct brock_engine *e, const char *host);
+
+/* brock_base_domain() for a name the engine already holds as valid (an action map key, a
+ * normalised host), where a failure can only leave out "" or, without a Public Suffix List,
+ * the name itself: the same as the public call, with nothing to check. */
+void brock__base_domain(const char *host, char *out);
 int brock__base_cache_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 void brock__base_cache_free(struct brock_engine *e);
 

@@ -433,7 +433,7 @@ int brock_site_trackers(struct brock_engine *e, const char *site,
             .time_ms = h->time_ms,
         };
 
-        brock_base_domain(h->host, hbase);
+        brock__base_domain(h->host, hbase);
         t.breakage = t.action == BROCK_USER_BLOCK && t.cookieblock_listed;
         rc = cb(arg, &t);
     }

@@ -193,7 +193,7 @@ static int merge_action_map(struct brock_engine *e, json_t *am, struct brock_sta
             }
             continue;
         }
-        brock_base_domain(name, base);
+        brock__base_domain(name, base);
         if (u <= 0 && !(dnt && json_is_true(dnt)) && !brock__snitch_get(e, base))
             continue;
         a = brock__action_ensure(e, name);
@@ -454,7 +454,7 @@ int brock__seed_apply(struct brock_engine *e, json_t *seed)
             d += 2;
         if (brock_host_normalize(d, strlen(d), host) < 0)
             continue;
-        brock_base_domain(host, base);
+        brock__base_domain(host, base);
         if ((rc = brock__blocklist_domain(e, base, host)) < 0)
             goto out;
     }

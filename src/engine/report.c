@@ -87,7 +87,7 @@ int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags
         char host[BROCK_HOST_MAX];
         if (brock_url_host(site, host) < 0)
             return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site);
-        brock_base_domain(host, site_base);
+        brock__base_domain(host, site_base);
     }
     rows = mem_calloc(e->actions.len + 1, sizeof(*rows));
     if (!rows)
@@ -98,7 +98,7 @@ int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags
             continue;
         if (site_base[0]) {
             char base[BROCK_HOST_MAX];
-            brock_base_domain(a->domain, base);
+            brock__base_domain(a->domain, base);
             if (!brock__snitch_has(brock__snitch_get(e, base), site_base))
                 continue;
         }
@@ -117,7 +117,7 @@ int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags
         struct brock_tracker t;
         const struct snitch *s;
 
-        brock_base_domain(rows[i].a->domain, base);
+        brock__base_domain(rows[i].a->domain, base);
         s = brock__snitch_get(e, base);
         if (s && mem_grow(&ev, &ev_cap, s->n, sizeof(*ev)) < 0) {
             rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -157,7 +157,7 @@ int brock_tracker_get(struct brock_engine *e, const char *domain,
 
     if (brock_host_normalize(domain, strlen(domain), name) < 0 || !brock__valid_domain(name))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain);
-    brock_base_domain(name, base);
+    brock__base_domain(name, base);
     a = brock__action_get(e, name);
     s = brock__snitch_get(e, base);
     if (s && s->n && !(ev = mem_calloc(s->n, sizeof(*ev))))
