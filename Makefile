@@ -6,6 +6,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
+LD      ?= ld
+OBJCOPY ?= objcopy
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith \
         -Wcast-qual -Wwrite-strings -Wformat=2 -Wundef -Wvla -Wimplicit-fallthrough
@@ -47,6 +49,10 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 LIB  := $(BUILD)/libbrock.a
 BIN  := $(BUILD)/brock
+# The library as other programs link it (make install); brock and the tests link $(LIB).
+PUBLIC_LIB := $(BUILD)/public/libbrock.a
+
+VERSION := $(shell sed -n 's/^\#define BROCK_VERSION "\(.*\)"$$/\1/p' include/brock.h)
 
 # Tests read real data (Privacy Badger's files, Public Suffix List vectors) from tests/data/
 # (its README says where each file comes from); override with TESTDATA=DIR.
@@ -54,7 +60,7 @@ TESTDATA ?= tests/data
 
 .PHONY: all check asan fuzz lint format bench install clean deps run unit integration
 
-all: $(BIN)
+all: $(BIN) $(PUBLIC_LIB)
 
 deps:
 	@scripts/deps
@@ -65,6 +71,20 @@ $(BUILD)/%.o: %.c
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+# The same objects linked into one, in which every symbol not marked BROCK_API (they are
+# built with -fvisibility=hidden) is made local: a program linking it sees only brock_*, never
+# the helpers (buf_*, strmap_*, ...) or the engine's brock__ internals, which the unit tests
+# reach through $(LIB).
+$(BUILD)/public/brock.o: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $@.tmp $^
+	$(OBJCOPY) --localize-hidden $@.tmp $@
+	rm -f $@.tmp
+
+$(PUBLIC_LIB): $(BUILD)/public/brock.o
 	rm -f $@
 	ar rcs $@ $^
 
@@ -103,9 +123,10 @@ TESTS = $(UNIT_BIN) $(wildcard tests/integration/*.t) $(wildcard tests/browser/*
 
 check:
 	@scripts/deps test
-	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(UNIT_BIN)
+	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(PUBLIC_LIB) $(UNIT_BIN)
 	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) CMOCKA_MESSAGE_OUTPUT=TAP \
 	BROCK_TEST_DEADLINE=$$(($(TEST_DEADLINE) - 30)) \
+	BROCK_MAKE="$(MAKE) --no-print-directory -C $(CURDIR) BUILD=$(BUILD) SANITIZE=$(SANITIZE)" \
 		prove -f --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS)
 
 asan:
@@ -153,13 +174,16 @@ lint:
 format:
 	clang-format -i $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) include/*.h src/*/*.h
 
-install: $(BIN)
+# brock.pc is made here, for the PREFIX of this installation.
+install: $(BIN) $(PUBLIC_LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/brock
 	install -m 644 man/brock.1 $(DESTDIR)$(PREFIX)/share/man/man1/brock.1
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libbrock.a
+	install -m 644 $(PUBLIC_LIB) $(DESTDIR)$(PREFIX)/lib/libbrock.a
 	install -m 644 include/brock.h $(DESTDIR)$(PREFIX)/include/brock.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' brock.pc.in > $(BUILD)/brock.pc
+	install -m 644 $(BUILD)/brock.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/brock.pc
 
 clean:
 	rm -rf build

@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# `make install` into a staging folder, from the build the suite uses: the program runs, the
+# installed libbrock.a defines no global symbol but the public API's brock_*, brock.pc is valid,
+# and a program written against the installed header links with `pkg-config --static` and runs,
+# even one that has functions of its own named like the library's helpers.
+# Needs $BROCK (the binary) and $BROCK_MAKE (make with the build's BUILD and SANITIZE, as
+# `make check` sets it; by default make in the repository with BUILD the folder of $BROCK);
+# prints TAP.
+set -u
+
+: "${BROCK:?set BROCK to the brock binary}"
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "$(dirname "$BROCK")" && pwd)
+if [ -z "${BROCK_MAKE:-}" ]; then
+    sanitize=
+    if nm "$BROCK" 2>/dev/null | grep -q __asan_init; then sanitize=1; fi
+    BROCK_MAKE="make --no-print-directory -C $TOP BUILD=$BUILD SANITIZE=$sanitize"
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/brock-install.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
+ROOT="$T/root"
+
+n=0
+failed=0
+
+ok() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        failed=$((failed + 1))
+        if [ -s "$T/err" ]; then sed 's/^/# /' "$T/err" | head -10; fi
+    fi
+}
+
+# is GOT WANT DESC
+is() {
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; fi
+}
+
+VERSION=$(sed -n 's/^#define BROCK_VERSION "\(.*\)"$/\1/p' "$TOP/include/brock.h")
+
+# ---- the installation ----
+: >"$T/stamp"
+sleep 1
+$BROCK_MAKE install DESTDIR="$ROOT" PREFIX=/usr >"$T/err" 2>&1
+ok $? "make install DESTDIR=... PREFIX=/usr"
+# Installing copies the build the suite tested: nothing is compiled or linked again (with
+# other flags), only the public library may be made when it was not yet.
+find "$BUILD" \( -name '*.o' -o -name '*.a' -o -path "$BUILD/brock" \) -newer "$T/stamp" \
+    ! -path "$BUILD/public/*" >"$T/err"
+[ ! -s "$T/err" ]
+ok $? "installing rebuilt nothing"
+for f in bin/brock include/brock.h lib/libbrock.a lib/pkgconfig/brock.pc share/man/man1/brock.1
+do
+    [ -f "$ROOT/usr/$f" ]
+    ok $? "installs /usr/$f"
+done
+
+"$ROOT/usr/bin/brock" --version >"$T/out" 2>"$T/err"
+ok $? "the installed brock runs"
+is "$(cat "$T/out")" "brock $VERSION" "... and says its version"
+
+# ---- the library's symbols ----
+nm -g --defined-only "$ROOT/usr/lib/libbrock.a" >"$T/nm" 2>"$T/err"
+ok $? "nm reads the installed libbrock.a"
+awk 'NF == 3 { print $3 }' "$T/nm" | sort >"$T/syms"
+grep -q '^brock_engine_open$' "$T/syms" && grep -q '^brock_version$' "$T/syms"
+ok $? "it defines the public API"
+grep -v '^brock_' "$T/syms" >"$T/err"
+[ ! -s "$T/err" ]
+ok $? "every global symbol it defines starts with brock_"
+grep '^brock__' "$T/syms" >"$T/err"
+[ ! -s "$T/err" ]
+ok $? "none is one of the engine's brock__ internals"
+
+# ---- pkg-config ----
+PC="$ROOT/usr/lib/pkgconfig/brock.pc"
+pkg-config --validate "$PC" >"$T/err" 2>&1
+ok $? "brock.pc is valid"
+PKG_CONFIG_SYSROOT_DIR="$ROOT"
+PKG_CONFIG_PATH="$ROOT/usr/lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH
+is "$(pkg-config --modversion brock 2>&1)" "$VERSION" "brock.pc has the version of brock.h"
+flags=$(pkg-config --cflags --libs --static brock 2>"$T/err")
+ok $? "pkg-config --cflags --libs --static brock"
+echo "# $flags"
+
+# A program of someone else's: the installed header and library only. Its own buf_init,
+# strmap_get and file_read would clash with the library's helpers if those were global.
+cat >"$T/prog.c" <<'EOF'
+#include <brock.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int buf_init(void);
+int strmap_get(int key);
+int file_read(const char *path);
+
+int buf_init(void)
+{
+    return 1;
+}
+
+int strmap_get(int key)
+{
+    return key + 1;
+}
+
+int file_read(const char *path)
+{
+    return path != NULL;
+}
+
+int main(void)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    struct brock_decision d;
+    char err[256];
+
+    if (strcmp(brock_version(), BROCK_VERSION) != 0)
+        return 1;
+    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    if (brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK) != 0 ||
+        brock_decide(e, "pixel.tracker.example", "news.example", &d) != 0) {
+        fprintf(stderr, "%s\n", brock_engine_errmsg(e));
+        brock_engine_free(e);
+        return 1;
+    }
+    printf("%s %s %s %d\n", brock_version(), d.base, brock_effect_name(d.effect),
+           buf_init() + strmap_get(1) + file_read("x"));
+    brock_engine_free(e);
+    return 0;
+}
+EOF
+san=
+if nm "$BROCK" 2>/dev/null | grep -q __asan_init; then san="-fsanitize=address,undefined"; fi
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$T/prog" "$T/prog.c" $flags >"$T/err" 2>&1
+ok $? "a program using brock.h compiles and links with pkg-config's flags${san:+ (sanitizers on)}"
+"$T/prog" >"$T/out" 2>"$T/err"
+ok $? "... and runs"
+is "$(cat "$T/out")" "$VERSION tracker.example block 4" "... opening an engine in memory and deciding"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
