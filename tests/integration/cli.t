@@ -365,6 +365,9 @@ is "$(action_of "$TR")" user_allow "set DOMAIN allow"
 run set "$TR" reset
 ok $? "set DOMAIN reset"
 is "$(action_of "$TR")" allow "after reset the learned action is back"
+run set "$TR" user_block
+is "$(action_of "$TR")" user_block "set takes Privacy Badger's name of a choice too"
+run set "$TR" reset
 run set "NEW.$TR" block
 is "$(action_of "new.$TR")" user_block "set normalises the domain's case"
 run set "new.$TR" reset
@@ -468,6 +471,8 @@ fails "a missing option argument" "--site" check --site
 
 run set "$TR" maybe
 is $? 2 "a bad action is a usage error (exit 2)"
+grep -Fq "'maybe' is not an action: use allow, cookieblock, block or reset" "$T/err"
+ok $? "a bad action is named, with the choices"
 run list --bogus
 is $? 2 "a bad flag is a usage error (exit 2)"
 run learn "$T/bad.har"
