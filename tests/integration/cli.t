@@ -473,6 +473,15 @@ run set "$TR" maybe
 is $? 2 "a bad action is a usage error (exit 2)"
 grep -Fq "'maybe' is not an action: use allow, cookieblock, block or reset" "$T/err"
 ok $? "a bad action is named, with the choices"
+run export --format xml
+formats=$(sed -n "s/.*--format 'xml' is not a format; the formats are //p" "$T/err")
+is "$formats" "pb, hosts, abp" "an unknown export format is named, with the formats"
+b export --help >"$T/out" 2>&1
+missing=""
+for f in $(echo "$formats" | tr -d ,); do
+    grep -q "^  $f " "$T/out" && grep -q "\[--format .*$f" "$T/out" || missing="$missing $f"
+done
+is "$missing" "" "export --help describes every format the error lists"
 run list --bogus
 is $? 2 "a bad flag is a usage error (exit 2)"
 run learn "$T/bad.har"
