@@ -114,6 +114,39 @@ check('the page, its files and the security headers', async () => {
   assert.equal((await api('DELETE', '/api/sites')).status, 405);
 });
 
+// The head of an answer as [status, [lower-cased name, value]...], and what followed it.
+function splitAnswer(text) {
+  const end = text.indexOf('\r\n\r\n');
+  assert.ok(end > 0, `a whole head: ${text.slice(0, 200)}`);
+  const [line, ...fields] = text.slice(0, end).split('\r\n');
+  const headers = fields.map((f) => [f.slice(0, f.indexOf(':')).toLowerCase(),
+                                     f.slice(f.indexOf(':') + 1).trim()]);
+  return { status: Number(line.split(' ')[1]), headers, rest: text.slice(end + 4) };
+}
+
+check('a request with two Host headers, or a list of hosts, is refused', async () => {
+  const own = `127.0.0.1:${brock.port}`;
+  for (const hosts of [[own, 'evil.test'], ['evil.test', own], [own, own],
+                       [`${own}, evil.test`], [`evil.test,${own}`]]) {
+    const lines = hosts.map((x) => `Host: ${x}\r\n`).join('');
+    const r = await h.raw(brock.port, `GET /api/settings HTTP/1.1\r\n${lines}\r\n`);
+    const a = splitAnswer(r.text);
+    assert.equal(a.status, 400, hosts.join(' | '));
+    assert.match(a.rest, hosts.length > 1 ? /more than one Host header/ : /a list of hosts/);
+    assert.ok(r.closed, 'and the connection is closed');
+  }
+  // Through the proxy alike: nothing reaches the origin.
+  const before = origin.to('twohosts.test').length;
+  const r = await h.raw(brock.port, 'GET http://twohosts.test/x HTTP/1.1\r\n' +
+                                    'Host: twohosts.test\r\nHost: other.test\r\n\r\n');
+  assert.equal(splitAnswer(r.text).status, 400);
+  assert.equal(origin.to('twohosts.test').length, before);
+  // One Host is fine, as before.
+  const one = await h.raw(brock.port, `GET /api/settings HTTP/1.1\r\nHost: ${own}\r\n` +
+                                      'Connection: close\r\n\r\n');
+  assert.equal(splitAnswer(one.text).status, 200);
+});
+
 check('only brock\'s own names are answered (DNS rebinding)', async () => {
   for (const host of ['evil.test', `evil.test:${brock.port}`, '127.0.0.1', '127.0.0.1:1',
                       `127.0.0.1.evil.test:${brock.port}`]) {
