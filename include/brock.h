@@ -101,6 +101,14 @@ enum brock_action {
 /* "noaction", "allow", ... for an action; "noaction" for an unknown value. */
 BROCK_API const char *brock_action_name(enum brock_action a);
 
+/* The user's choice a person types or sends: "allow", "cookieblock" and "block" give
+ * BROCK_USER_ALLOW, BROCK_USER_COOKIEBLOCK and BROCK_USER_BLOCK, as do Privacy Badger's names
+ * for them ("user_allow", ...: what brock reports can be sent back); "reset" gives
+ * BROCK_NOACTION, back to what was learned. Returns the action, or BROCK_EINVAL for any other
+ * word (NULL too) with a sentence naming it and the choices in err (errlen bytes; err may be
+ * NULL). */
+BROCK_API BROCK_NODISCARD int brock_action_parse(const char *word, char *err, size_t errlen);
+
 /* The action in words for people: "blocked", "allowed without cookies", "blocked, as you
  * chose", ... (a static string). */
 BROCK_API const char *brock_action_words(enum brock_action a);

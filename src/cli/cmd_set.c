@@ -11,29 +11,19 @@
 static const char set_help[] =
     "Sets the user's choice for exactly DOMAIN: allow, cookieblock (send requests without\n"
     "cookies) or block. A choice beats everything learned, and the most specific choice\n"
-    "wins. reset removes the choice. Prints the domain's action afterwards; a running proxy\n"
-    "picks the change up within two seconds.\n"
+    "wins. reset removes the choice. Privacy Badger's names of the choices (user_allow,\n"
+    "user_cookieblock, user_block) are taken too. Prints the domain's action afterwards; a\n"
+    "running proxy picks the change up within two seconds.\n"
     "\nOptions:\n"
     "  -h, --help    print this help\n";
-
-static const struct {
-    const char *word;
-    enum brock_action action;
-} set_actions[] = {
-    {"allow", BROCK_USER_ALLOW},
-    {"cookieblock", BROCK_USER_COOKIEBLOCK},
-    {"block", BROCK_USER_BLOCK},
-    {"reset", BROCK_NOACTION},
-};
 
 static int cmd_set_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     static const struct option opts[] = {CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
-    char domain[BROCK_HOST_MAX], line[3 * BROCK_HOST_MAX];
+    char domain[BROCK_HOST_MAX], line[3 * BROCK_HOST_MAX], why[256];
     struct brock_engine *e = NULL;
     struct brock_decision d;
-    enum brock_action action = BROCK_NOACTION;
-    size_t i;
+    enum brock_action action;
     int c, rc, err;
 
     cli_getopt_start();
@@ -42,14 +32,10 @@ static int cmd_set_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         return cli_getopt_other(self, c, argv);
     if (argc - optind != 2)
         return cli_usage(self, "expected DOMAIN and one of allow, cookieblock, block, reset");
-    for (i = 0; i < sizeof(set_actions) / sizeof(set_actions[0]); i++) {
-        if (strcmp(argv[optind + 1], set_actions[i].word) == 0)
-            break;
-    }
-    if (i == sizeof(set_actions) / sizeof(set_actions[0]))
-        return cli_usage(self, "'%s' is not an action: use allow, cookieblock, block or reset",
-                         argv[optind + 1]);
-    action = set_actions[i].action;
+    rc = brock_action_parse(argv[optind + 1], why, sizeof(why));
+    if (rc < 0)
+        return cli_usage(self, "%s", why);
+    action = (enum brock_action)rc;
     if (brock_host_normalize(argv[optind], strlen(argv[optind]), domain) < 0)
         return cli_error(self, "'%s' is not a domain name", argv[optind]);
 

@@ -5,6 +5,7 @@
  * that keep it out of other pages' frames and scripts. */
 #include "dash/dash.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -12,11 +13,11 @@
 
 #include <openssl/crypto.h>
 
-#include "proxy/conn.h"
+#include "dash/dash_api.h"
 #include "proxy/http.h"
 #include "proxy/limits.h"
+#include "util/alloc.h"
 
-#define TOKEN_BYTES 32
 #define TOKEN_PLACEHOLDER "@BROCK_TOKEN@"
 
 /* Sent with every answer: the page runs only its own script and style, loads nothing from
@@ -57,26 +58,62 @@ static const struct route routes[] = {
     {"POST", "/api/forget", CHANGES_STATE, dash_api_forget},
 };
 
-/* Random per run: a page that did not come from brock in this run cannot know it. */
-static char token[TOKEN_BYTES * 2 + 1];
+/* ---- the environment ---- */
 
-static int token_ready(void)
+/* Random per start: a page that did not come from brock in this start cannot know it. */
+static int token_make(char *out)
 {
-    unsigned char raw[TOKEN_BYTES];
+    unsigned char raw[DASH_TOKEN_BYTES];
     size_t got = 0;
 
-    if (token[0])
-        return 0;
     while (got < sizeof(raw)) {
         ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n < 0)
             return -1;
         got += (size_t)n;
     }
     for (size_t i = 0; i < sizeof(raw); i++)
-        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
     OPENSSL_cleanse(raw, sizeof(raw));
     return 0;
+}
+
+struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errlen)
+{
+    struct dash_env *env = NULL;
+    int n;
+
+    env = mem_calloc(1, sizeof(*env));
+    if (!env) {
+        snprintf(err, errlen, "out of memory for the dashboard");
+        goto fail;
+    }
+    env->host = *h;
+    n = snprintf(env->listen_name, sizeof(env->listen_name), "%s", h->listen_name);
+    if (n < 0 || (size_t)n >= sizeof(env->listen_name)) {
+        snprintf(err, errlen, "the dashboard's address %s is too long", h->listen_name);
+        goto fail;
+    }
+    env->host.listen_name = env->listen_name;
+    if (token_make(env->token) < 0) {
+        snprintf(err, errlen, "no random bytes for the dashboard's token: %s", strerror(errno));
+        goto fail;
+    }
+    return env;
+fail:
+    dash_env_free(env);
+    return NULL;
+}
+
+void dash_env_free(struct dash_env *env)
+{
+    if (!env)
+        return;
+    OPENSSL_cleanse(env->token, sizeof(env->token));
+    mem_free(env);
 }
 
 /* ---- the request ---- */
@@ -89,9 +126,9 @@ static const char *header(const struct dash_request *rq, const char *name)
 }
 
 /* The port brock listens on, out of "ADDR:PORT" or "[V6]:PORT". */
-static const char *listen_port(const struct proxy *px)
+static const char *listen_port(const struct dash_env *env)
 {
-    const char *colon = strrchr(px->listen_name, ':');
+    const char *colon = strrchr(env->listen_name, ':');
 
     return colon ? colon + 1 : "";
 }
@@ -100,16 +137,17 @@ static const char *listen_port(const struct proxy *px)
  * of the loopback names, the address it listens on, or the one this client reached it at
  * (on a wildcard listen), with its port (which may be left out only when it is 80). A name
  * that merely resolves to brock is not its own: that is what DNS rebinding looks like. */
-static int is_own_host(const struct proxy *px, const struct dash_request *rq, const char *host)
+static int is_own_host(const struct dash_env *env, const struct dash_request *rq,
+                       const char *host)
 {
     static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
-    const char *port = listen_port(px);
+    const char *port = listen_port(env);
     size_t hl = strlen(host), pl = strlen(port);
-    char addr[sizeof(px->listen_name)];
+    char addr[sizeof(env->listen_name)];
     const size_t nn = sizeof(names) / sizeof(names[0]);
 
-    snprintf(addr, sizeof(addr), "%.*s", (int)(strlen(px->listen_name) - (pl ? pl + 1 : 0)),
-             px->listen_name);
+    snprintf(addr, sizeof(addr), "%.*s", (int)(strlen(env->listen_name) - (pl ? pl + 1 : 0)),
+             env->listen_name);
     for (size_t i = 0; i <= nn + 1; i++) {
         const char *name = i < nn ? names[i] : i == nn ? addr : rq->local_host;
         size_t nl;
@@ -128,23 +166,24 @@ static int is_own_host(const struct proxy *px, const struct dash_request *rq, co
 }
 
 /* A state change is refused when another origin's page sent it. */
-static const char *foreign_origin(const struct proxy *px, const struct dash_request *rq)
+static const char *foreign_origin(const struct dash_env *env, const struct dash_request *rq)
 {
     const char *origin = header(rq, "origin");
     const char *site = header(rq, "sec-fetch-site");
 
-    if (origin && (strncasecmp(origin, "http://", 7) != 0 || !is_own_host(px, rq, origin + 7)))
+    if (origin && (strncasecmp(origin, "http://", 7) != 0 || !is_own_host(env, rq, origin + 7)))
         return "a page of another origin may not change brock";
     if (site && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0)
         return "a request from another site may not change brock";
     return NULL;
 }
 
-static int token_matches(const struct dash_request *rq)
+static int token_matches(const struct dash_env *env, const struct dash_request *rq)
 {
     const char *t = header(rq, "x-brock-token");
+    size_t len = strlen(env->token);
 
-    return t && strlen(t) == strlen(token) && CRYPTO_memcmp(t, token, strlen(token)) == 0;
+    return t && strlen(t) == len && CRYPTO_memcmp(t, env->token, len) == 0;
 }
 
 static int hex_value(char c)
@@ -220,8 +259,8 @@ static const struct dash_file *file_find(const char *name)
     return NULL;
 }
 
-/* A built-in file into body; index.html gets this run's token. */
-static int file_body(const struct dash_file *f, struct buf *body)
+/* A built-in file into body; index.html gets this start's token. */
+static int file_body(const struct dash_env *env, const struct dash_file *f, struct buf *body)
 {
     const char *at;
 
@@ -229,32 +268,42 @@ static int file_body(const struct dash_file *f, struct buf *body)
         !(at = memmem(f->data, f->len, TOKEN_PLACEHOLDER, strlen(TOKEN_PLACEHOLDER))))
         return buf_append(body, f->data, f->len);
     if (buf_append(body, f->data, (size_t)(at - (const char *)f->data)) < 0 ||
-        buf_puts(body, token) < 0)
+        buf_puts(body, env->token) < 0)
         return -1;
     at += strlen(TOKEN_PLACEHOLDER);
     return buf_append(body, at, f->len - (size_t)(at - (const char *)f->data));
 }
 
-static int write_response(struct buf *out, int status, const char *type, const char *filename,
-                          const char *extra, const struct buf *body, int keep_alive)
+/* Where an answer goes, and how: a HEAD gets the head alone, with the Content-Length a GET's
+ * body has; without keep-alive the answer says it closes. */
+struct answer {
+    struct buf *out;
+    int head;
+    int keep_alive;
+};
+
+/* Writes the answer. Returns status, or -1 when out of memory. */
+static int write_response(const struct answer *a, int status, const char *type,
+                          const char *filename, const struct buf *body)
 {
     char disposition[128] = "";
 
     if (filename && *filename)
         snprintf(disposition, sizeof(disposition),
                  "Content-Disposition: attachment; filename=\"%s\"\r\n", filename);
-    if (buf_printf(out,
+    if (buf_printf(a->out,
                    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n" SECURITY_HEADERS
-                   "%s%s%s\r\n",
-                   status, http_reason(status), type, body->len, disposition, extra ? extra : "",
-                   keep_alive ? "" : "Connection: close\r\n") < 0)
+                   "%s%s\r\n",
+                   status, http_reason(status), type, body->len, disposition,
+                   a->keep_alive ? "" : "Connection: close\r\n") < 0)
         return -1;
-    return buf_append(out, body->data ? body->data : "", body->len);
+    if (!a->head && body->len && buf_append(a->out, body->data, body->len) < 0)
+        return -1;
+    return status;
 }
 
-/* A refusal before any route ran, as the API's JSON. */
-static int refuse(struct buf *out, int status, const char *msg, const char *extra,
-                  int keep_alive)
+/* A refusal before any route ran, as the API's JSON. Returns status, or -1. */
+static int refuse(const struct answer *a, int status, const char *msg)
 {
     json_t *j = json_pack("{s:s}", "error", msg);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -263,20 +312,21 @@ static int refuse(struct buf *out, int status, const char *msg, const char *extr
 
     buf_init(&body, LIMIT_DASH_RESPONSE);
     if (text && buf_puts(&body, text) == 0 && buf_puts(&body, "\n") == 0)
-        rc = write_response(out, status, "application/json; charset=utf-8", NULL, extra, &body,
-                            keep_alive);
+        rc = write_response(a, status, "application/json; charset=utf-8", NULL, &body);
     buf_cleanup(&body);
     json_text_free(text);
     json_decref(j);
     return rc;
 }
 
-/* Runs a route's handler and writes what it answered. */
-static int run_route(struct proxy *px, const struct dash_request *rq, const struct route *r,
-                     const char *arg, const char *query, int keep_alive, struct buf *out)
+/* Runs a route's handler and writes what it answered. Returns the status, or -1. */
+static int run_route(const struct dash_env *env, const struct dash_request *rq,
+                     const struct route *r, const char *arg, const char *query,
+                     const struct answer *a)
 {
-    struct dash_call x = {.px = px, .e = px->engine, .rq = rq, .arg = arg, .query = query,
-                          .status = 200, .type = "application/json; charset=utf-8"};
+    struct dash_call x = {.env = env, .e = env->host.engine, .rq = rq, .arg = arg,
+                          .query = query, .status = 200,
+                          .type = "application/json; charset=utf-8"};
     char *text = NULL;
     int rc = -1;
 
@@ -290,7 +340,7 @@ static int run_route(struct proxy *px, const struct dash_request *rq, const stru
             goto out;
         x.type = "application/json; charset=utf-8";
     }
-    rc = write_response(out, x.status, x.type, x.filename, NULL, &x.text, keep_alive);
+    rc = write_response(a, x.status, x.type, x.filename, &x.text);
 out:
     json_text_free(text);
     json_decref(x.json);
@@ -298,24 +348,53 @@ out:
     return rc;
 }
 
-int dash_respond(struct proxy *px, const struct dash_request *rq, int keep_alive,
-                 struct buf *out)
+/* A GET of one of web/'s files, or 404. */
+static int serve_file(const struct dash_env *env, const struct dash_request *rq,
+                      size_t path_len, const struct answer *a)
 {
+    const struct dash_file *f = NULL;
+    char name[128];
+    struct buf body;
+    int rc;
+
+    if (path_len == 1)
+        f = file_find("index.html");
+    else if (segment_decode(rq->target + 1, path_len - 1, name, sizeof(name)) == 0)
+        f = file_find(name);
+    if (!f)
+        return refuse(a, 404, "brock has no such page");
+    buf_init(&body, LIMIT_DASH_RESPONSE);
+    rc = file_body(env, f, &body) < 0 ? -1
+                                      : write_response(a, 200, file_type(f->name), NULL, &body);
+    buf_cleanup(&body);
+    return rc;
+}
+
+/* Whether path (path_len bytes) is r's: exactly, or with one segment after a trailing '/'. */
+static int route_matches(const struct route *r, const char *path, size_t path_len)
+{
+    size_t pl = strlen(r->path);
+
+    if (r->path[pl - 1] == '/')
+        return path_len > pl && strncmp(path, r->path, pl) == 0;
+    return path_len == pl && strncmp(path, r->path, pl) == 0;
+}
+
+int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
+{
+    const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
     const char *host = header(rq, "host");
-    const char *method = !strcmp(rq->method, "HEAD") ? "GET" : rq->method;
+    const char *method = a.head ? "GET" : rq->method;
     const char *q = memchr(rq->target, '?', rq->target_len);
     size_t path_len = q ? (size_t)(q - rq->target) : rq->target_len;
     char query[2048], arg[BROCK_HOST_MAX * 3];
     const struct route *allowed = NULL;
     const char *why;
 
-    if (token_ready() < 0)
-        return refuse(out, 500, "brock could not make its dashboard token", NULL, 0);
-    if (!host || !is_own_host(px, rq, host))
-        return refuse(out, 403,
+    if (!host || !is_own_host(env, rq, host))
+        return refuse(&a, 403,
                       "brock's dashboard answers only to its own address (127.0.0.1, "
-                      "localhost, [::1] or the address brock listens at, with its port)",
-                      NULL, keep_alive);
+                      "localhost, [::1] or the address brock listens at, with its port)");
     snprintf(query, sizeof(query), "%.*s", q ? (int)(rq->target_len - path_len - 1) : 0,
              q ? q + 1 : "");
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
@@ -323,52 +402,28 @@ int dash_respond(struct proxy *px, const struct dash_request *rq, int keep_alive
         size_t pl = strlen(r->path);
         int segment = r->path[pl - 1] == '/';
 
-        if (segment ? path_len <= pl || strncmp(rq->target, r->path, pl) != 0
-                    : path_len != pl || strncmp(rq->target, r->path, pl) != 0)
+        if (!route_matches(r, rq->target, path_len))
             continue;
         if (segment && segment_decode(rq->target + pl, path_len - pl, arg, sizeof(arg)) < 0)
-            return refuse(out, 400, "the name in the path is malformed or too long", NULL,
-                          keep_alive);
+            return refuse(&a, 400, "the name in the path is malformed or too long");
         if (strcmp(r->method, method) != 0) {
             allowed = r;
             continue;
         }
         if (r->flags & CHANGES_STATE) {
-            if ((why = foreign_origin(px, rq)))
-                return refuse(out, 403, why, NULL, keep_alive);
-            if (!token_matches(rq))
-                return refuse(out, 403,
-                              "a change needs the dashboard's token (the X-Brock-Token header)",
-                              NULL, keep_alive);
+            if ((why = foreign_origin(env, rq)))
+                return refuse(&a, 403, why);
+            if (!token_matches(env, rq))
+                return refuse(&a, 403, "a change needs the dashboard's token (the "
+                                       "X-Brock-Token header)");
             if (rq->body_too_big)
-                return refuse(out, 413, "the request body is larger than the dashboard accepts",
-                              NULL, 0);
+                return refuse(&a, 413, "the request body is larger than the dashboard accepts");
         }
-        return run_route(px, rq, r, segment ? arg : "", query, keep_alive, out);
+        return run_route(env, rq, r, segment ? arg : "", query, &a);
     }
     if (allowed)
-        return refuse(out, 405, "this method is not allowed here", NULL, keep_alive);
-    if (!strcmp(method, "GET") && rq->target[0] == '/') {
-        char name[128];
-        const struct dash_file *f;
-
-        if (path_len == 1)
-            f = file_find("index.html");
-        else if (segment_decode(rq->target + 1, path_len - 1, name, sizeof(name)) == 0)
-            f = file_find(name);
-        else
-            f = NULL;
-        if (f) {
-            struct buf body;
-            int rc;
-
-            buf_init(&body, LIMIT_DASH_RESPONSE);
-            rc = file_body(f, &body) < 0 ? -1
-                                         : write_response(out, 200, file_type(f->name), NULL,
-                                                          NULL, &body, keep_alive);
-            buf_cleanup(&body);
-            return rc;
-        }
-    }
-    return refuse(out, 404, "brock has no such page", NULL, keep_alive);
+        return refuse(&a, 405, "this method is not allowed here");
+    if (!strcmp(method, "GET") && rq->target[0] == '/')
+        return serve_file(env, rq, path_len, &a);
+    return refuse(&a, 404, "brock has no such page");
 }

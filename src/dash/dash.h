@@ -1,22 +1,49 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The dashboard: brock's own pages and its JSON API, answered for requests in origin form
  * (made to brock's address directly), with the rules that keep other web pages from
- * reading it through a rebound name or changing anything. */
+ * reading it through a rebound name or changing anything. Its host (the proxy) reaches it
+ * through this header alone: an environment made once at start, then one call per request. */
 #ifndef BROCK_DASH_H
 #define BROCK_DASH_H
 
 #include <stddef.h>
-
-#include <jansson.h>
+#include <stdint.h>
 
 #include "brock.h"
 #include "util/buf.h"
 
-struct proxy;
+/* What /api/status reports of the running host since it started. */
+struct dash_counters {
+    uint64_t requests, blocked, cookieblocked, tunnels, learned;
+    size_t connections; /* open now */
+};
+
+/* What the dashboard needs from its host. */
+struct dash_host {
+    struct brock_engine *engine; /* borrowed: outlives the environment */
+    const char *listen_name;     /* where the host listens, "127.0.0.1:8119" or "[::1]:8119";
+                                    copied */
+    /* Fills out with the host's counters as they are now; arg is counters_arg. NULL: all
+     * are reported as 0. */
+    void (*counters)(void *arg, struct dash_counters *out);
+    void *counters_arg;
+};
+
+struct dash_env;
+
+/* Makes the dashboard's environment for one start of its host: h's engine, address and
+ * counters, and a new random token that only the dashboard's page served in this start holds
+ * (a change needs it). Returns the environment (free with dash_env_free()), or NULL with a
+ * sentence in err: out of memory, no random bytes, a listening name too long. */
+struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* Wipes the token and frees env; NULL is a no-op. */
+void dash_env_free(struct dash_env *env);
 
 /* One request to the dashboard. Everything is borrowed for the call. */
 struct dash_request {
-    const char *method;          /* "GET", "PUT", ... */
+    const char *method;          /* "GET", "HEAD", "PUT", ... */
     const char *target;          /* the origin-form target: path and query */
     size_t target_len;
     const struct brock_header *h;
@@ -26,12 +53,15 @@ struct dash_request {
     int body_too_big;            /* the body passed LIMIT_DASH_BODY and was dropped */
     const char *local_host;      /* the address the client reached brock at, as a URL's
                                     host ("192.0.2.1", "[::1]"); NULL when unknown */
+    int keep_alive;              /* the host keeps the connection open after the answer;
+                                    else the answer says Connection: close */
 };
 
-/* Writes the whole response to rq into out (status line, headers, body). Returns 0, or -1
- * when out of memory (out is then unusable). */
-int dash_respond(struct proxy *px, const struct dash_request *rq, int keep_alive,
-                 struct buf *out) __attribute__((warn_unused_result));
+/* Writes the whole answer to rq into out: the status line, the headers and the body; for a
+ * HEAD, the headers a GET would get (its Content-Length too) and no body. Returns the
+ * answer's status (200, 403, ...), or -1 when out of memory (out is then unusable). */
+int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
+    __attribute__((warn_unused_result));
 
 /* The files of web/, built into the binary (the generated web_files.c). */
 struct dash_file {
@@ -42,41 +72,5 @@ struct dash_file {
 
 extern const struct dash_file dash_files[];
 extern const size_t dash_n_files;
-
-/* ---- dash_api.c: the JSON API ---- */
-
-/* What a handler is given and fills in. */
-struct dash_call {
-    struct proxy *px;
-    struct brock_engine *e;
-    const struct dash_request *rq;
-    const char *arg;    /* the path segment after the route's prefix, decoded; "" if none */
-    const char *query;  /* after '?', not decoded; "" if none */
-    int status;         /* 200 unless the handler says otherwise */
-    json_t *json;       /* the answer (a new reference), or NULL with text below */
-    struct buf text;    /* a non-JSON answer (exports), with its type and file name */
-    const char *type;
-    char filename[64];
-};
-
-/* The handlers of the routes under /api/. Each returns 0, or -1 when out of memory; a refusal
- * is an answer (status and {"error": sentence}), not a failure. */
-int dash_api_status(struct dash_call *x);
-int dash_api_sites(struct dash_call *x);
-int dash_api_site(struct dash_call *x);
-int dash_api_trackers(struct dash_call *x);
-int dash_api_tracker(struct dash_call *x);
-int dash_api_tracker_put(struct dash_call *x);
-int dash_api_settings(struct dash_call *x);
-int dash_api_settings_put(struct dash_call *x);
-int dash_api_disabled_put(struct dash_call *x);
-int dash_api_disabled_delete(struct dash_call *x);
-int dash_api_export(struct dash_call *x);
-int dash_api_import(struct dash_call *x);
-int dash_api_reset(struct dash_call *x);
-int dash_api_forget(struct dash_call *x);
-
-/* Sets x's answer to status with {"error": msg}. Returns 0, or -1 when out of memory. */
-int dash_error(struct dash_call *x, int status, const char *msg);
 
 #endif

@@ -3,12 +3,10 @@
  * in its state, the user's choices, the settings, export, import, reset and forgetting the
  * recent sites. Each handler
  * turns the engine's reports into JSON; the page (web/app.js) is a client of these. */
-#include "dash/dash.h"
+#include "dash/dash_api.h"
 
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
-
-#include "proxy/conn.h"
 
 int dash_error(struct dash_call *x, int status, const char *msg)
 {
@@ -38,18 +36,20 @@ static int query_get(const char *query, const char *key, char *out, size_t size)
     return -1;
 }
 
-/* A JSON object body, or NULL after setting a 400 answer (check x->json). */
-static json_t *body_object(struct dash_call *x)
+/* The body as a JSON object into *out. Returns 0, with *out NULL when the answer is set to
+ * a 400 instead, or -1 when out of memory. */
+static int body_object(struct dash_call *x, json_t **out)
 {
     json_error_t jerr;
     json_t *j = json_loadb(x->rq->body, x->rq->body_len, 0, &jerr);
 
+    *out = NULL;
     if (!j || !json_is_object(j)) {
         json_decref(j);
-        dash_error(x, 400, "the request body is not a JSON object");
-        return NULL;
+        return dash_error(x, 400, "the request body is not a JSON object");
     }
-    return j;
+    *out = j;
+    return 0;
 }
 
 /* The name a download of an export in format is saved under. */
@@ -79,24 +79,26 @@ static json_t *exports_json(void)
 
 int dash_api_status(struct dash_call *x)
 {
+    const struct dash_host *h = &x->env->host;
+    struct dash_counters n = {0};
     size_t counts[BROCK_ACTION_COUNT], entries = 0;
-    struct proxy *px = x->px;
     json_t *by = json_object();
 
+    if (h->counters)
+        h->counters(h->counters_arg, &n);
     brock_counts(x->e, counts, &entries);
     for (int a = BROCK_NOACTION; by && a < BROCK_ACTION_COUNT; a++)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
     x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:o?, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
-                        "version", brock_version(), "listen", px->listen_name, "learning",
+                        "version", brock_version(), "listen", h->listen_name, "learning",
                         brock_engine_learning(x->e), "domains", (json_int_t)entries, "actions",
                         by, "exports", exports_json(), "since_start", "requests",
-                        (json_int_t)px->n_requests, "blocked",
-                        (json_int_t)px->n_blocked, "cookieblocked",
-                        (json_int_t)px->n_cookieblocked, "tunnels", (json_int_t)px->n_tunnels,
-                        "learned", (json_int_t)px->n_learned, "connections",
-                        (json_int_t)px->n_conns);
+                        (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
+                        "cookieblocked", (json_int_t)n.cookieblocked, "tunnels",
+                        (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,
+                        "connections", (json_int_t)n.connections);
     return x->json ? 0 : -1;
 }
 
@@ -301,34 +303,23 @@ int dash_api_tracker(struct dash_call *x)
 
 int dash_api_tracker_put(struct dash_call *x)
 {
-    static const struct {
-        const char *name;
-        enum brock_action a;
-    } choices[] = {
-        {"allow", BROCK_USER_ALLOW},    {"cookieblock", BROCK_USER_COOKIEBLOCK},
-        {"block", BROCK_USER_BLOCK},    {"user_allow", BROCK_USER_ALLOW},
-        {"user_cookieblock", BROCK_USER_COOKIEBLOCK}, {"user_block", BROCK_USER_BLOCK},
-        {"reset", BROCK_NOACTION},
-    };
-    json_t *body = body_object(x);
-    const char *name;
-    int rc;
+    json_t *body = NULL;
+    char err[256];
+    int action, rc;
 
+    if (body_object(x, &body) < 0)
+        return -1;
     if (!body)
-        return x->json ? 0 : -1;
-    name = json_string_value(json_object_get(body, "action"));
-    for (size_t i = 0; name && i < sizeof(choices) / sizeof(choices[0]); i++) {
-        if (strcmp(name, choices[i].name) != 0)
-            continue;
-        json_decref(body);
-        rc = brock_set_user_action(x->e, x->arg, choices[i].a);
-        if (rc == BROCK_EINVAL)
-            return dash_error(x, 400, brock_engine_errmsg(x->e));
-        return rc < 0 ? -1 : tracker_answer(x, 0);
-    }
+        return 0;
+    action = brock_action_parse(json_string_value(json_object_get(body, "action")), err,
+                                sizeof(err));
     json_decref(body);
-    return dash_error(x, 400, "\"action\" must be \"allow\", \"cookieblock\", \"block\" or "
-                              "\"reset\"");
+    if (action < 0)
+        return dash_error(x, 400, err);
+    rc = brock_set_user_action(x->e, x->arg, (enum brock_action)action);
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : tracker_answer(x, 0);
 }
 
 /* ---- settings ---- */
@@ -368,12 +359,14 @@ int dash_api_settings(struct dash_call *x)
 
 int dash_api_settings_put(struct dash_call *x)
 {
-    json_t *body = body_object(x), *v;
+    json_t *body = NULL, *v;
     const char *key;
     size_t i;
 
+    if (body_object(x, &body) < 0)
+        return -1;
     if (!body)
-        return x->json ? 0 : -1;
+        return 0;
     /* All of it is checked before anything changes. */
     json_object_foreach(body, key, v) {
         if (!strcmp(key, "page_view_days")) {
@@ -430,6 +423,23 @@ int dash_api_disabled_delete(struct dash_call *x)
 
 /* ---- export, import, reset, forget ---- */
 
+/* The refusal of a format brock does not write, naming those it does. */
+static int export_refuse(struct dash_call *x)
+{
+    char msg[256] = "format must be one of ";
+    size_t n = strlen(msg);
+    const char *sep = "";
+
+    for (const char *const *f = brock_export_formats(); *f; f++, sep = ", ") {
+        int w = snprintf(msg + n, sizeof(msg) - n, "%s%s", sep, *f);
+
+        if (w < 0 || (size_t)w >= sizeof(msg) - n)
+            break;
+        n += (size_t)w;
+    }
+    return dash_error(x, 400, msg);
+}
+
 int dash_api_export(struct dash_call *x)
 {
     char format[16] = "pb";
@@ -438,10 +448,10 @@ int dash_api_export(struct dash_call *x)
     int rc;
 
     if (x->query[0] && query_get(x->query, "format", format, sizeof(format)) < 0)
-        return dash_error(x, 400, "format must be one of pb, hosts, abp");
+        return export_refuse(x);
     rc = brock_export(x->e, format, &text, &len);
     if (rc == BROCK_EINVAL)
-        return dash_error(x, 400, "format must be one of pb, hosts, abp");
+        return export_refuse(x);
     if (rc < 0)
         return -1;
     rc = buf_append(&x->text, text, len);

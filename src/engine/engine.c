@@ -346,17 +346,37 @@ int brock_import(struct brock_engine *e, const char *name, const char *json, siz
     return rc;
 }
 
-static const struct brock__exporter exporters[] = {
-    {"pb", brock__export_pb},
-    {"hosts", brock__export_hosts},
-    {"abp", brock__export_abp},
-};
+/* The export formats, in the order they are offered: the one list of them. Each name is its
+ * writer's: FORMAT(pb) is written by brock__export_pb(). */
+#define EXPORT_FORMATS(FORMAT) FORMAT(pb) FORMAT(hosts) FORMAT(abp)
 
-static const char *const format_names[] = {"pb", "hosts", "abp", NULL};
+#define EXPORTER(name) {#name, brock__export_##name},
+static const struct brock__exporter exporters[] = {EXPORT_FORMATS(EXPORTER)};
+#undef EXPORTER
+
+#define FORMAT_NAME(name) #name,
+static const char *const format_names[] = {EXPORT_FORMATS(FORMAT_NAME) NULL};
+#undef FORMAT_NAME
 
 const char *const *brock_export_formats(void)
 {
     return format_names;
+}
+
+/* The refusal of a format brock does not write, naming those it does. */
+static int export_unknown(struct brock_engine *e, const char *format)
+{
+    char list[128] = "";
+    size_t n = 0;
+
+    for (const char *const *f = format_names; *f; f++) {
+        int w = snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", *f);
+
+        if (w < 0 || (size_t)w >= sizeof(list) - n)
+            break;
+        n += (size_t)w;
+    }
+    return brock__fail(e, BROCK_EINVAL, "'%s' is not an export format (%s)", format, list);
 }
 
 int brock_export(struct brock_engine *e, const char *format, char **out, size_t *len)
@@ -378,5 +398,5 @@ int brock_export(struct brock_engine *e, const char *format, char **out, size_t 
         *out = buf_detach(&b, len);
         return *out ? 0 : brock__fail(e, BROCK_ENOMEM, "out of memory");
     }
-    return brock__fail(e, BROCK_EINVAL, "'%s' is not an export format (pb, hosts, abp)", format);
+    return export_unknown(e, format);
 }

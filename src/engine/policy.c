@@ -29,6 +29,42 @@ const char *brock_action_name(enum brock_action a)
     return action_names[a];
 }
 
+/* The action whose Privacy Badger name is s, or -1. */
+static int action_find(const char *s)
+{
+    for (size_t a = 0; a < sizeof(action_names) / sizeof(action_names[0]); a++)
+        if (!strcmp(action_names[a], s))
+            return (int)a;
+    return -1;
+}
+
+int brock_action_parse(const char *word, char *err, size_t errlen)
+{
+    int a = word ? action_find(word) : -1;
+
+    switch (a) {
+    case BROCK_ALLOW:
+    case BROCK_USER_ALLOW:
+        return BROCK_USER_ALLOW;
+    case BROCK_COOKIEBLOCK:
+    case BROCK_USER_COOKIEBLOCK:
+        return BROCK_USER_COOKIEBLOCK;
+    case BROCK_BLOCK:
+    case BROCK_USER_BLOCK:
+        return BROCK_USER_BLOCK;
+    default:
+        break;
+    }
+    if (word && !strcmp(word, "reset"))
+        return BROCK_NOACTION;
+    if (err && errlen && word)
+        snprintf(err, errlen, "'%s' is not an action: use allow, cookieblock, block or reset",
+                 word);
+    else if (err && errlen)
+        snprintf(err, errlen, "no action was given: use allow, cookieblock, block or reset");
+    return BROCK_EINVAL;
+}
+
 const char *brock_action_words(enum brock_action a)
 {
     switch (a) {
@@ -85,26 +121,20 @@ enum brock_effect brock_action_effect(enum brock_action a)
 
 int brock__heur_parse(const char *s)
 {
+    int a = action_find(s);
+
     if (!*s)
         return BROCK_NOACTION;
-    if (!strcmp(s, "allow"))
-        return BROCK_ALLOW;
-    if (!strcmp(s, "block"))
-        return BROCK_BLOCK;
-    if (!strcmp(s, "cookieblock"))
-        return BROCK_COOKIEBLOCK;
-    return -1;
+    return a == BROCK_ALLOW || a == BROCK_BLOCK || a == BROCK_COOKIEBLOCK ? a : -1;
 }
 
 const char *brock__heur_name(int heur)
 {
     switch (heur) {
     case BROCK_ALLOW:
-        return "allow";
     case BROCK_BLOCK:
-        return "block";
     case BROCK_COOKIEBLOCK:
-        return "cookieblock";
+        return action_names[heur];
     default:
         return "";
     }
@@ -112,15 +142,12 @@ const char *brock__heur_name(int heur)
 
 int brock__user_parse(const char *s)
 {
+    int a = action_find(s);
+
     if (!*s)
         return BROCK_NOACTION;
-    if (!strcmp(s, "user_allow"))
-        return BROCK_USER_ALLOW;
-    if (!strcmp(s, "user_block"))
-        return BROCK_USER_BLOCK;
-    if (!strcmp(s, "user_cookieblock"))
-        return BROCK_USER_COOKIEBLOCK;
-    return -1;
+    return a == BROCK_USER_ALLOW || a == BROCK_USER_BLOCK || a == BROCK_USER_COOKIEBLOCK ? a
+                                                                                      : -1;
 }
 
 const char *brock__user_name(int user)

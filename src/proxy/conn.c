@@ -335,11 +335,13 @@ static int conn_local_write(struct conn *c, int keep)
         .body = c->c_body.data ? c->c_body.data : "",
         .body_len = c->c_body.len,
         .body_too_big = c->body_too_big,
+        .keep_alive = keep,
     };
     struct sockaddr_storage local;
     socklen_t local_len = sizeof(local);
     char local_host[INET6_ADDRSTRLEN + 2];
     struct buf out;
+    int status;
 
     /* On a wildcard listen the dashboard's own address is the one this client reached. */
     if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
@@ -352,17 +354,13 @@ static int conn_local_write(struct conn *c, int keep)
         rq.target_len = 1;
     }
     buf_init(&out, LIMIT_DASH_RESPONSE);
-    if (dash_respond(c->px, &rq, keep, &out) < 0 || !out.data) {
+    status = dash_respond(c->px->dash, &rq, &out);
+    if (status < 0) {
         buf_cleanup(&out);
         conn_fail(c, 500, "brock ran out of memory for its dashboard");
         return -1;
     }
-    c->status = atoi(out.data + 9);
-    if (c->is_head) {
-        const char *end = strstr(out.data, "\r\n\r\n");
-
-        out.len = end ? (size_t)(end - out.data) + 4 : out.len;
-    }
+    c->status = status;
     bufferevent_write(c->c_client.bev, out.data, out.len);
     buf_cleanup(&out);
     buf_reset(&c->c_body);

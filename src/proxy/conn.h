@@ -28,6 +28,7 @@
 #include "util/buf.h"
 
 struct conn;
+struct dash_env;
 struct dntcheck;
 struct pool_entry;
 struct proxy_options;
@@ -68,6 +69,7 @@ struct proxy {
 
     /* For the dashboard's /api/status. */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
+    struct dash_env *dash;    /* the dashboard's engine, address and token (dash.h) */
 
     /* loop.c: what proxy_new() readied for proxy_run(). */
     const struct proxy_options *opts;

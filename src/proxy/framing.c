@@ -412,11 +412,36 @@ static int check_transfer_encoding(const struct brock_header *h, size_t n, int *
     return 0;
 }
 
+/* One request names one host. Two Host headers, or one holding a list (what joining two
+ * makes), could be read one way by brock (the dashboard's own-address check) and another by
+ * whatever reads the request next (RFC 9112 3.2: answered 400). */
+static int check_host(const struct brock_header *h, size_t n, const char **reason)
+{
+    int seen = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (!name_is(&h[i], "Host"))
+            continue;
+        if (seen) {
+            *reason = "ambiguous host: more than one Host header";
+            return FRAMING_BAD;
+        }
+        if (memchr(h[i].value, ',', h[i].value_len)) {
+            *reason = "ambiguous host: a list of hosts in the Host header";
+            return FRAMING_BAD;
+        }
+        seen = 1;
+    }
+    return 0;
+}
+
 int framing_check_headers(const struct brock_header *h, size_t n, unsigned flags,
                           const char **reason)
 {
     int cl = 0, te = 0, chunked = 0;
 
+    if (!(flags & FRAMING_RESPONSE) && check_host(h, n, reason) < 0)
+        return FRAMING_BAD;
     if (check_content_length(h, n, &cl, reason) < 0 ||
         check_transfer_encoding(h, n, &te, &chunked, reason) < 0)
         return FRAMING_BAD;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unambiguous message framing, checked before http-parser (which is lenient in places) sees
- * the bytes: the raw head's syntax, the Content-Length and Transfer-Encoding headers, and the
- * chunked body's lines. A message that fails is refused whole. Pure: no sockets, no logging. */
+ * the bytes: the raw head's syntax, the Content-Length and Transfer-Encoding headers, a
+ * request's Host, and the chunked body's lines. A message that fails is refused whole. Pure:
+ * no sockets, no logging. */
 #ifndef BROCK_PROXY_FRAMING_H
 #define BROCK_PROXY_FRAMING_H
 
@@ -65,12 +66,13 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
 #define FRAMING_RESPONSE 1u /* the head is a response's */
 #define FRAMING_HTTP10 2u   /* the message is HTTP/1.0 */
 
-/* Checks a finished head's framing headers (h[0..n) borrowed): at most one Content-Length with
- * one plain decimal value (no sign, spaces inside, hex, list or overflow; a repeated value is
- * refused even when identical), never with Transfer-Encoding; a Transfer-Encoding ends in exactly
- * one "chunked" (case-insensitive), and is refused in HTTP/1.0 and, for responses, when it does
- * not end in chunked (such a body would end only at close). Returns 0, or FRAMING_BAD with
- * *reason a static string. */
+/* Checks a finished head's framing headers (h[0..n) borrowed): a request has at most one Host,
+ * and no list (a comma) in it; at most one Content-Length with one plain decimal value (no
+ * sign, spaces inside, hex, list or overflow; a repeated value is refused even when
+ * identical), never with Transfer-Encoding; a Transfer-Encoding ends in exactly one "chunked"
+ * (case-insensitive), and is refused in HTTP/1.0 and, for responses, when it does not end in
+ * chunked (such a body would end only at close). Returns 0, or FRAMING_BAD with *reason a
+ * static string. */
 int framing_check_headers(const struct brock_header *h, size_t n, unsigned flags,
                           const char **reason) __attribute__((warn_unused_result));
 

@@ -27,6 +27,7 @@
 #include "brock.h"
 #include "proxy/access.h"
 #include "proxy/conn.h"
+#include "dash/dash.h"
 #include "jobs/dntcheck.h"
 #include "proxy/limits.h"
 #include "util/log.h"
@@ -368,6 +369,19 @@ static int proxy_setup(struct proxy *px)
     return 0;
 }
 
+/* What the dashboard's /api/status reports of this run. */
+static void on_dash_counters(void *arg, struct dash_counters *out)
+{
+    const struct proxy *px = arg;
+
+    out->requests = px->n_requests;
+    out->blocked = px->n_blocked;
+    out->cookieblocked = px->n_cookieblocked;
+    out->tunnels = px->n_tunnels;
+    out->learned = px->n_learned;
+    out->connections = px->n_conns;
+}
+
 /* The first lines a person starting brock reads: where it is, and how to use it. The first
  * one is what tests wait for to learn the port. */
 static void say_where(const struct proxy *px)
@@ -396,6 +410,8 @@ static void say_where(const struct proxy *px)
 
 int proxy_run(struct proxy *px, struct brock_engine *e)
 {
+    const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
+                                   .counters = on_dash_counters, .counters_arg = px};
     char err[512];
     int rc = 1;
 
@@ -405,6 +421,11 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     signal(SIGPIPE, SIG_IGN);
     if (proxy_setup(px) < 0)
         goto out;
+    px->dash = dash_env_new(&dash, err, sizeof(err));
+    if (!px->dash) {
+        log_msg(LOG_ERR, "%s", err);
+        goto out;
+    }
     /* STYLE.md section 6: the port is bound, the CA key and the state are open; root is no
      * longer needed. */
     if (privs_drop(&px->privs, px->opts->state_dir, err, sizeof(err)) < 0) {
@@ -442,6 +463,7 @@ void proxy_free(struct proxy *px)
         conn_close(px->conns, "brock is stopping");
     on_reap(-1, 0, px);
     pool_cleanup(px);
+    dash_env_free(px->dash);
     dntcheck_free(px->dnt);
     refresh_free(px->refresh);
     if (px->sync)

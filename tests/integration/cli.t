@@ -365,6 +365,9 @@ is "$(action_of "$TR")" user_allow "set DOMAIN allow"
 run set "$TR" reset
 ok $? "set DOMAIN reset"
 is "$(action_of "$TR")" allow "after reset the learned action is back"
+run set "$TR" user_block
+is "$(action_of "$TR")" user_block "set takes Privacy Badger's name of a choice too"
+run set "$TR" reset
 run set "NEW.$TR" block
 is "$(action_of "new.$TR")" user_block "set normalises the domain's case"
 run set "new.$TR" reset
@@ -468,6 +471,17 @@ fails "a missing option argument" "--site" check --site
 
 run set "$TR" maybe
 is $? 2 "a bad action is a usage error (exit 2)"
+grep -Fq "'maybe' is not an action: use allow, cookieblock, block or reset" "$T/err"
+ok $? "a bad action is named, with the choices"
+run export --format xml
+formats=$(sed -n "s/.*--format 'xml' is not a format; the formats are //p" "$T/err")
+is "$formats" "pb, hosts, abp" "an unknown export format is named, with the formats"
+b export --help >"$T/out" 2>&1
+missing=""
+for f in $(echo "$formats" | tr -d ,); do
+    grep -q "^  $f " "$T/out" && grep -q "\[--format .*$f" "$T/out" || missing="$missing $f"
+done
+is "$missing" "" "export --help describes every format the error lists"
 run list --bogus
 is $? 2 "a bad flag is a usage error (exit 2)"
 run learn "$T/bad.har"

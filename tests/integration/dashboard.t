@@ -114,6 +114,64 @@ check('the page, its files and the security headers', async () => {
   assert.equal((await api('DELETE', '/api/sites')).status, 405);
 });
 
+// The head of an answer as [status, [lower-cased name, value]...], and what followed it.
+function splitAnswer(text) {
+  const end = text.indexOf('\r\n\r\n');
+  assert.ok(end > 0, `a whole head: ${text.slice(0, 200)}`);
+  const [line, ...fields] = text.slice(0, end).split('\r\n');
+  const headers = fields.map((f) => [f.slice(0, f.indexOf(':')).toLowerCase(),
+                                     f.slice(f.indexOf(':') + 1).trim()]);
+  return { status: Number(line.split(' ')[1]), headers, rest: text.slice(end + 4) };
+}
+
+check('HEAD answers with the head a GET gets, and nothing after it', async () => {
+  const host = `Host: 127.0.0.1:${brock.port}\r\n`;
+  for (const [target, status] of [['/', 200], ['/app.css', 200], ['/api/settings', 200],
+                                  ['/api/trackers/never-seen.test', 404], ['/nothing', 404],
+                                  ['/api/trackers/a%2Fb.test', 400]]) {
+    const get = splitAnswer((await h.raw(brock.port, `GET ${target} HTTP/1.1\r\n${host}` +
+                                         'Connection: close\r\n\r\n')).text);
+    // A HEAD on a kept connection, then a GET: a body after the HEAD's head would be read as
+    // the start of the next answer.
+    const r = await h.raw(brock.port, `HEAD ${target} HTTP/1.1\r\n${host}\r\n` +
+                                      `GET /app.css HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+    const head = splitAnswer(r.text);
+    assert.equal(head.status, status, target);
+    assert.equal(get.status, status, target);
+    assert.ok(get.rest.length > 0, `GET ${target} has a body`);
+    assert.deepEqual(head.headers.find(([k]) => k === 'content-length'),
+                     ['content-length', String(Buffer.byteLength(get.rest, 'latin1'))], target);
+    assert.deepEqual(head.headers.filter(([k]) => k !== 'connection'),
+                     get.headers.filter(([k]) => k !== 'connection'), target);
+    assert.equal(head.headers.find(([k]) => k === 'connection'), undefined,
+                 'the HEAD kept its connection');
+    assert.match(head.rest, /^HTTP\/1\.1 200 OK\r\n/, `HEAD ${target}: nothing after the head`);
+  }
+});
+
+check('a request with two Host headers, or a list of hosts, is refused', async () => {
+  const own = `127.0.0.1:${brock.port}`;
+  for (const hosts of [[own, 'evil.test'], ['evil.test', own], [own, own],
+                       [`${own}, evil.test`], [`evil.test,${own}`]]) {
+    const lines = hosts.map((x) => `Host: ${x}\r\n`).join('');
+    const r = await h.raw(brock.port, `GET /api/settings HTTP/1.1\r\n${lines}\r\n`);
+    const a = splitAnswer(r.text);
+    assert.equal(a.status, 400, hosts.join(' | '));
+    assert.match(a.rest, hosts.length > 1 ? /more than one Host header/ : /a list of hosts/);
+    assert.ok(r.closed, 'and the connection is closed');
+  }
+  // Through the proxy alike: nothing reaches the origin.
+  const before = origin.to('twohosts.test').length;
+  const r = await h.raw(brock.port, 'GET http://twohosts.test/x HTTP/1.1\r\n' +
+                                    'Host: twohosts.test\r\nHost: other.test\r\n\r\n');
+  assert.equal(splitAnswer(r.text).status, 400);
+  assert.equal(origin.to('twohosts.test').length, before);
+  // One Host is fine, as before.
+  const one = await h.raw(brock.port, `GET /api/settings HTTP/1.1\r\nHost: ${own}\r\n` +
+                                      'Connection: close\r\n\r\n');
+  assert.equal(splitAnswer(one.text).status, 200);
+});
+
 check('only brock\'s own names are answered (DNS rebinding)', async () => {
   for (const host of ['evil.test', `evil.test:${brock.port}`, '127.0.0.1', '127.0.0.1:1',
                       `127.0.0.1.evil.test:${brock.port}`]) {
@@ -216,9 +274,18 @@ check('a choice made in the dashboard applies to the next proxied request', asyn
   assert.equal((await browse('site-e.test', 'http://plain.test/x')).status, 403);
   await api('PUT', '/api/trackers/plain.test', { action: 'reset' });
   assert.equal((await browse('site-e.test', 'http://plain.test/x')).status, 200);
+  // Privacy Badger's names for the choices are taken too: what the API reports can go back.
+  const pbName = await api('PUT', '/api/trackers/tracker2.test', { action: 'user_allow' });
+  assert.equal(pbName.json.action, 'user_allow');
+  await api('PUT', '/api/trackers/tracker2.test', { action: 'user_cookieblock' });
   // Bad input changes nothing.
   const bad = await api('PUT', '/api/trackers/tracker2.test', { action: 'maybe' });
   assert.equal(bad.status, 400);
+  assert.equal(bad.json.error,
+               '\'maybe\' is not an action: use allow, cookieblock, block or reset');
+  for (const body of [{}, { action: 'dnt' }, { action: 3 }, { action: 'user_block ' }])
+    assert.equal((await api('PUT', '/api/trackers/tracker2.test', body)).status, 400,
+                 JSON.stringify(body));
   assert.equal((await api('PUT', '/api/trackers/tracker2.test', undefined,
                           ['-H', 'Content-Type: application/json', '--data-binary', '[1'])).status,
                400);
@@ -280,12 +347,18 @@ check('export, import, and reset to the seed', async () => {
   assert.match(hosts.headers['content-disposition'], /attachment; filename="brock-hosts\.txt"/);
   const pb = (await api('GET', '/api/export')).json;
   assert.equal(pb.action_map['tracker1.test'].heuristicAction, 'block');
-  assert.equal((await api('GET', '/api/export?format=nope')).status, 400);
   // The formats the page offers come from the status, each with the name it downloads as.
   const { exports } = (await api('GET', '/api/status')).json;
   assert.deepEqual(exports, [{ format: 'pb', file: 'brock-pb.json' },
                              { format: 'hosts', file: 'brock-hosts.txt' },
                              { format: 'abp', file: 'brock-abp.txt' }]);
+  // A refused format is told the same list.
+  const list = exports.map((x) => x.format).join(', ');
+  for (const q of ['format=nope', 'format=' + 'x'.repeat(40), 'other=1']) {
+    const r = await api('GET', `/api/export?${q}`);
+    assert.equal(r.status, 400, q);
+    assert.equal(r.json.error, `format must be one of ${list}`);
+  }
   for (const x of exports) {
     const r = await api('GET', `/api/export?format=${x.format}`);
     assert.equal(r.status, 200);

@@ -254,6 +254,38 @@ static void test_headers_bad(void **state)
     BAD(FRAMING_RESPONSE, "Transfer-Encoding", "gzip", NULL, NULL);
 }
 
+/* check() always sends one Host ("x") first. */
+static void test_headers_host(void **state)
+{
+    (void)state;
+    OK(0, "X-Host", "y", "Hosts", "z");
+    OK(0, "Host-Name", "a,b", NULL, NULL);
+    assert_string_equal(check(0, "Host", "y", NULL, NULL),
+                        "ambiguous host: more than one Host header");
+    BAD(0, "host", "x", NULL, NULL);
+    BAD(FRAMING_HTTP10, "HOST", "", NULL, NULL);
+    assert_string_equal(check(0, "Content-Length", "0", "Host", "x"),
+                        "ambiguous host: more than one Host header");
+    /* A response's Host is no one's business. */
+    OK(FRAMING_RESPONSE, "Host", "y", NULL, NULL);
+}
+
+static void test_headers_host_list(void **state)
+{
+    struct brock_header h[] = {{"Host", 4, "a.test, b.test", 14}};
+    struct brock_header one[] = {{"Host", 4, "[::1]:8119", 10}};
+    const char *reason = NULL;
+
+    (void)state;
+    assert_int_equal(framing_check_headers(h, 1, 0, &reason), FRAMING_BAD);
+    assert_string_equal(reason, "ambiguous host: a list of hosts in the Host header");
+    h[0].value = ",";
+    h[0].value_len = 1;
+    assert_int_equal(framing_check_headers(h, 1, 0, &reason), FRAMING_BAD);
+    assert_int_equal(framing_check_headers(one, 1, 0, &reason), 0);
+    assert_int_equal(framing_check_headers(h, 0, 0, &reason), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_chunks_bad),
         cmocka_unit_test(test_headers_good),
         cmocka_unit_test(test_headers_bad),
+        cmocka_unit_test(test_headers_host),
+        cmocka_unit_test(test_headers_host_list),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -283,6 +283,13 @@ static void test_other_exports(void **state)
     assert_non_null(strstr(abp, "\n@@||www.doubleclick.net^$third-party\n"));
     assert_int_equal(brock_export(e, "csv", &none, &len), BROCK_EINVAL);
     assert_null(none);
+    assert_string_equal(brock_engine_errmsg(e), "'csv' is not an export format (pb, hosts, abp)");
+    /* Every format listed is one brock writes. */
+    for (const char *const *f = brock_export_formats(); *f; f++) {
+        assert_int_equal(brock_export(e, *f, &none, &len), 0);
+        brock_free(none);
+        none = NULL;
+    }
     brock_free(hosts);
     brock_free(abp);
     brock_engine_free(e);

@@ -285,6 +285,58 @@ static void test_names(void **state)
     assert_string_equal(brock__heur_name(BROCK_NOACTION), "");
 }
 
+static void test_action_parse(void **state)
+{
+    static const struct {
+        const char *word;
+        int action;
+    } cases[] = {
+        {"allow", BROCK_USER_ALLOW},
+        {"cookieblock", BROCK_USER_COOKIEBLOCK},
+        {"block", BROCK_USER_BLOCK},
+        {"reset", BROCK_NOACTION},
+        /* Privacy Badger's names of the choices, as brock reports them. */
+        {"user_allow", BROCK_USER_ALLOW},
+        {"user_cookieblock", BROCK_USER_COOKIEBLOCK},
+        {"user_block", BROCK_USER_BLOCK},
+        /* Not choices a person makes. */
+        {"noaction", BROCK_EINVAL},
+        {"dnt", BROCK_EINVAL},
+        {"maybe", BROCK_EINVAL},
+        {"", BROCK_EINVAL},
+        {"Block", BROCK_EINVAL},
+        {"block ", BROCK_EINVAL},
+    };
+    char err[128];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        strcpy(err, "untouched");
+        assert_int_equal(brock_action_parse(cases[i].word, err, sizeof(err)), cases[i].action);
+        if (cases[i].action >= 0)
+            assert_string_equal(err, "untouched");
+    }
+    assert_int_equal(brock_action_parse("maybe", err, sizeof(err)), BROCK_EINVAL);
+    assert_string_equal(err, "'maybe' is not an action: use allow, cookieblock, block or reset");
+    assert_int_equal(brock_action_parse(NULL, err, sizeof(err)), BROCK_EINVAL);
+    assert_string_equal(err, "no action was given: use allow, cookieblock, block or reset");
+    /* err is optional, and a short one is cut, never overrun. */
+    assert_int_equal(brock_action_parse("maybe", NULL, 0), BROCK_EINVAL);
+    assert_int_equal(brock_action_parse("maybe", err, 8), BROCK_EINVAL);
+    assert_string_equal(err, "'maybe'");
+    /* The stored fields keep their own sets: a heuristic is never a user's, and back. */
+    assert_int_equal(brock__heur_parse("block"), BROCK_BLOCK);
+    assert_int_equal(brock__heur_parse(""), BROCK_NOACTION);
+    assert_int_equal(brock__heur_parse("noaction"), -1);
+    assert_int_equal(brock__heur_parse("user_block"), -1);
+    assert_int_equal(brock__user_parse("user_cookieblock"), BROCK_USER_COOKIEBLOCK);
+    assert_int_equal(brock__user_parse(""), BROCK_NOACTION);
+    assert_int_equal(brock__user_parse("noaction"), -1);
+    assert_string_equal(brock__user_name(BROCK_USER_ALLOW), "user_allow");
+    assert_string_equal(brock__user_name(BROCK_BLOCK), "");
+    assert_string_equal(brock__heur_name(BROCK_USER_BLOCK), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -298,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_set_and_revert),
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_action_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

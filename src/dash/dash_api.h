@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Inside the dashboard: its environment, and the JSON API's handlers as the door (dash.c)
+ * calls them. Nothing outside src/dash/ includes this. */
+#ifndef BROCK_DASH_API_H
+#define BROCK_DASH_API_H
+
+#include <jansson.h>
+
+#include "dash/dash.h"
+
+#define DASH_TOKEN_BYTES 32
+
+struct dash_env {
+    struct dash_host host;   /* listen_name points at listen_name below */
+    char listen_name[80];
+    char token[DASH_TOKEN_BYTES * 2 + 1]; /* hex, random per start */
+};
+
+/* What a handler is given and fills in. */
+struct dash_call {
+    const struct dash_env *env;
+    struct brock_engine *e;
+    const struct dash_request *rq;
+    const char *arg;    /* the path segment after the route's prefix, decoded; "" if none */
+    const char *query;  /* after '?', not decoded; "" if none */
+    int status;         /* 200 unless the handler says otherwise */
+    json_t *json;       /* the answer (a new reference), or NULL with text below */
+    struct buf text;    /* a non-JSON answer (exports), with its type and file name */
+    const char *type;
+    char filename[64];
+};
+
+/* The handlers of the routes under /api/. Each returns 0, or -1 when out of memory; a refusal
+ * is an answer (status and {"error": sentence}), not a failure. */
+int dash_api_status(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_sites(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_site(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_trackers(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_tracker(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_tracker_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_settings(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_export(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_import(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_reset(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* Sets x's answer to status with {"error": msg}. Returns 0, or -1 when out of memory. */
+int dash_error(struct dash_call *x, int status, const char *msg)
+    __attribute__((warn_unused_result));
+
+#endif
