@@ -58,14 +58,21 @@ VERSION := $(shell sed -n 's/^\#define BROCK_VERSION "\(.*\)"$$/\1/p' include/br
 # (its README says where each file comes from); override with TESTDATA=DIR.
 TESTDATA ?= tests/data
 
-.PHONY: all check asan fuzz lint format bench install clean deps run unit integration
+.PHONY: all check asan fuzz lint format bench install clean deps run unit integration pkgconfig
 
 all: $(BIN) $(PUBLIC_LIB)
 
 deps:
 	@scripts/deps
 
-$(BUILD)/%.o: %.c
+# Before anything is compiled, pkg-config's own words for a library it cannot find (the
+# flags above are read quietly: check, run, asan and fuzz install what is missing first, then
+# build in a second make that reads them again).
+pkgconfig:
+	@pkg-config --print-errors --exists $(PKGS) || { \
+		echo "brock: libraries are missing (above); scripts/deps installs them" >&2; exit 1; }
+
+$(BUILD)/%.o: %.c | pkgconfig
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
