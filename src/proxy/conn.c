@@ -905,7 +905,7 @@ static void conn_do_flush(struct conn *c)
     if (!c->shut_wr) {
         c->shut_wr = 1;
         /* Inside TLS, the end of a body read until close is a close_notify. */
-        if (s->io == &io_tls)
+        if (s->io->tls)
             tls_close_notify(s->bev);
         shutdown(bufferevent_getfd(s->bev), SHUT_WR);
         bufferevent_enable(s->bev, EV_READ);

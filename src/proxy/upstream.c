@@ -165,7 +165,7 @@ static void on_connect_event(struct bufferevent *bev, short what, void *arg)
         int err = EVUTIL_SOCKET_ERROR();
         char why[BROCK_HOST_MAX + 256];
 
-        if (c->c_up.io == &io_tls && tls_error_describe(bev, c->host, why, sizeof(why))) {
+        if (c->c_up.io->tls && tls_error_describe(bev, c->host, why, sizeof(why))) {
             /* A certificate that does not verify is the same on every address. */
             bufferevent_free(c->c_up.bev);
             c->c_up.bev = NULL;
