@@ -238,8 +238,6 @@ int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
     return access_same_endpoint(sa, l);
 }
 
-static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss, int *len);
-
 int upstream_names_self(const struct conn *c)
 {
     const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->host, c->port);
@@ -249,14 +247,14 @@ int upstream_names_self(const struct conn *c)
 
     if (rule)
         return upstream_is_self(c->px, (const struct sockaddr *)&rule->addr);
-    if (numeric_addr(c->host, c->port, &ss, &len))
+    if (resolve_literal(c->host, c->port, &ss, &len))
         return upstream_is_self(c->px, (const struct sockaddr *)&ss);
     /* localhost and its subdomains are loopback whatever DNS says (RFC 6761). */
     if (!strcasecmp(c->host, "localhost") ||
         (hl > 10 && !strcasecmp(c->host + hl - 10, ".localhost"))) {
-        return (numeric_addr("127.0.0.1", c->port, &ss, &len) &&
+        return (resolve_literal("127.0.0.1", c->port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss)) ||
-               (numeric_addr("::1", c->port, &ss, &len) &&
+               (resolve_literal("::1", c->port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss));
     }
     return 0;
@@ -341,28 +339,6 @@ static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
     try_next(c);
 }
 
-/* Whether host is an IPv4 or IPv6 literal; if so, its address with port in *ss. */
-static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss, int *len)
-{
-    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-
-    memset(ss, 0, sizeof(*ss));
-    if (evutil_inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        *len = (int)sizeof(*v4);
-        return 1;
-    }
-    if (evutil_inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        *len = (int)sizeof(*v6);
-        return 1;
-    }
-    return 0;
-}
-
 void upstream_start(struct conn *c)
 {
     struct proxy *px = c->px;
@@ -391,7 +367,7 @@ void upstream_start(struct conn *c)
             connect_failed(c);
         return;
     }
-    if (numeric_addr(c->host, c->port, &ss, &ss_len)) {
+    if (resolve_literal(c->host, c->port, &ss, &ss_len)) {
         /* An address literal needs no resolver, and must not be hidden by AI_ADDRCONFIG
          * (which drops ::1 on a machine without other IPv6 addresses). */
         if (connect_to(c, (const struct sockaddr *)&ss, ss_len) < 0)
