@@ -32,7 +32,7 @@ struct dntcheck;
 struct pool_entry;
 struct proxy_options;
 struct refresh;
-struct tls_mitm;
+struct intercept;
 
 struct proxy {
     struct event_base *base;
@@ -59,9 +59,9 @@ struct proxy {
 
     struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
 
-    /* TLS (tls.c): leaves for intercepted tunnels (NULL: no --intercept), the verifying
-     * context of https:// upstreams, and the --no-intercept host globs. */
-    struct tls_mitm *mitm;
+    /* TLS: leaves for intercepted tunnels (intercept.c; NULL: no --intercept), the verifying
+     * context of https:// upstreams (net/tls.c), and the --no-intercept host globs. */
+    struct intercept *mitm;
     struct ssl_ctx_st *tls_up;
     const char *const *no_intercept;
     size_t n_no_intercept;

@@ -33,6 +33,7 @@
 #include "proxy/privs.h"
 #include "jobs/refresh.h"
 #include "net/tls.h"
+#include "proxy/intercept.h"
 #include "util/alloc.h"
 
 static void on_reap(evutil_socket_t fd, short what, void *arg)
@@ -315,7 +316,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     if (!px->tls_up)
         goto fail;
     if (o->intercept) {
-        px->mitm = tls_mitm_new(o->state_dir, o->ca_init_cmd, err, errlen);
+        px->mitm = intercept_new(o->state_dir, o->ca_init_cmd, err, errlen);
         if (!px->mitm)
             goto fail;
         px->no_intercept = o->no_intercept;
@@ -454,7 +455,7 @@ void proxy_free(struct proxy *px)
         event_free(px->reaper);
     if (px->accept_pause)
         event_free(px->accept_pause);
-    tls_mitm_free(px->mitm);
+    intercept_free(px->mitm);
     SSL_CTX_free(px->tls_up);
     if (px->dns)
         evdns_base_free(px->dns, 1);
