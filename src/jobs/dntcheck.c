@@ -9,6 +9,7 @@
 #include <event2/util.h>
 
 #include "brock.h"
+#include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
 
@@ -40,13 +41,9 @@ static int64_t loop_now_ms(const struct dntcheck *q)
 
 static void arm(struct dntcheck *q, int64_t delay_ms)
 {
-    struct timeval tv;
-
-    if (delay_ms < 0)
-        delay_ms = 0;
-    tv.tv_sec = (time_t)(delay_ms / 1000);
-    tv.tv_usec = (suseconds_t)(delay_ms % 1000) * 1000;
-    evtimer_add(q->tick, &tv);
+    /* A tick that cannot be armed (out of memory) leaves the names for the next block. */
+    if (timer_arm(q->tick, delay_ms) < 0)
+        log_msg(LOG_ERR, "could not schedule the DNT policy checks");
 }
 
 static void job_unlink(struct dnt_job *j)

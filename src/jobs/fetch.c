@@ -16,6 +16,7 @@
 #include <http_parser.h>
 
 #include "brock.h"
+#include "net/timer.h"
 #include "net/tls.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -442,7 +443,6 @@ int fetch_start(const struct fetch_env *env, const char *url, size_t max,
                 void (*cb)(void *arg, const struct fetch_result *r), void *arg,
                 struct fetch **out)
 {
-    struct timeval deadline = {FETCH_TIMEOUT, 0};
     struct fetch *f;
     const char *path = NULL;
     size_t path_len = 0;
@@ -477,9 +477,9 @@ int fetch_start(const struct fetch_env *env, const char *url, size_t max,
         return -1;
     }
     f->kick = event_new(env->base, -1, 0, on_kick, f);
-    f->timer = evtimer_new(env->base, on_deadline, f);
+    f->timer = timer_start(env->base, (int64_t)FETCH_TIMEOUT * 1000, 0, on_deadline, f);
     f->reap = event_new(env->base, -1, 0, on_reap, f);
-    if (!f->kick || !f->timer || !f->reap || evtimer_add(f->timer, &deadline) < 0) {
+    if (!f->kick || !f->timer || !f->reap) {
         fetch_free(f);
         return -1;
     }

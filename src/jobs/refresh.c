@@ -8,6 +8,7 @@
 #include <sys/time.h>
 
 #include "brock.h"
+#include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
 
@@ -29,9 +30,8 @@ static int64_t wall_ms(void)
 
 static void arm(struct refresh *r, int64_t seconds)
 {
-    struct timeval tv = {(time_t)(seconds > 0 ? seconds : 1), 0};
-
-    evtimer_add(r->timer, &tv);
+    if (timer_arm(r->timer, (seconds > 0 ? seconds : 1) * 1000) < 0)
+        log_msg(LOG_ERR, "update: could not schedule the next refresh");
 }
 
 static void on_fetched(void *arg, const struct fetch_result *res)

@@ -32,6 +32,7 @@
 #include "util/log.h"
 #include "proxy/privs.h"
 #include "jobs/refresh.h"
+#include "net/timer.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
 #include "util/alloc.h"
@@ -341,8 +342,6 @@ fail:
  * the once-a-second sync; and its background jobs. Returns 0, or -1 with a message printed. */
 static int proxy_setup(struct proxy *px)
 {
-    struct timeval every = {SYNC_INTERVAL_MS / 1000, (SYNC_INTERVAL_MS % 1000) * 1000};
-
     /* brock's own fetches (DNT policies, pbconfig.json) share the resolver and --resolve. */
     px->fetch_env.base = px->base;
     px->fetch_env.dns = px->dns;
@@ -359,10 +358,9 @@ static int proxy_setup(struct proxy *px)
     px->accept_pause = evtimer_new(px->base, on_accept_resume, px);
     px->sig_int = evsignal_new(px->base, SIGINT, on_signal, px);
     px->sig_term = evsignal_new(px->base, SIGTERM, on_signal, px);
-    px->sync = event_new(px->base, -1, EV_PERSIST, on_sync, px);
+    px->sync = timer_start(px->base, SYNC_INTERVAL_MS, 1, on_sync, px);
     if (!px->reaper || !px->accept_pause || !px->sig_int || !px->sig_term || !px->sync ||
-        evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0 ||
-        event_add(px->sync, &every) < 0) {
+        evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0) {
         log_msg(LOG_ERR, "could not set up the event loop");
         return -1;
     }
