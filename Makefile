@@ -92,7 +92,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 
 # Unit tests of the rooms outside the library link the objects they test.
 NET_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/net/*.c))
-$(BUILD)/tests/test_ca $(BUILD)/tests/test_tls: $(NET_OBJ)
+$(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_OBJ)
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 
 $(BUILD)/bench/%: bench/%.c $(LIB)

@@ -9,6 +9,7 @@
 #include <event2/util.h>
 
 #include "brock.h"
+#include "jobs/fetch.h"
 #include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
@@ -21,7 +22,7 @@ struct dnt_job {
 };
 
 struct dntcheck {
-    struct fetch_env env;
+    struct dial_env env;
     struct brock_engine *engine;
     struct event *tick;
     char (*queue)[BROCK_HOST_MAX]; /* a ring of DNTCHECK_QUEUE_MAX names */
@@ -122,7 +123,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         arm(q, DNTCHECK_INTERVAL_MS);
 }
 
-struct dntcheck *dntcheck_new(const struct fetch_env *env, struct brock_engine *e)
+struct dntcheck *dntcheck_new(const struct dial_env *env, struct brock_engine *e)
 {
     struct dntcheck *q = mem_calloc(1, sizeof(*q));
 

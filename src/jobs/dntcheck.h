@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "jobs/fetch.h"
+#include "net/dial.h"
 
 struct brock_engine;
 struct dntcheck;
@@ -21,7 +21,7 @@ struct dntcheck;
 #define DNTCHECK_RUNNING_MAX 8
 
 /* A queue over env (borrowed, outliving the queue) and e. NULL when out of memory. */
-struct dntcheck *dntcheck_new(const struct fetch_env *env, struct brock_engine *e);
+struct dntcheck *dntcheck_new(const struct dial_env *env, struct brock_engine *e);
 
 /* Stops the queue; running fetches are cancelled, their outcome never recorded. */
 void dntcheck_free(struct dntcheck *q);

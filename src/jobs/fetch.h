@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* brock's own GET of one URL, for the DNT policy checks and Privacy Badger's configuration:
- * the proxy's --resolve table and resolver, verified TLS, no cookies sent or kept, no
- * redirect followed, a size limit and one deadline, so that a slow or hostile server costs
- * a socket for a few seconds and nothing else. */
+ * connected as the proxy's upstreams are (the dialer, with --resolve and verified TLS), no
+ * cookies sent or kept, no redirect followed, a size limit and one deadline, so that a slow
+ * or hostile server costs a socket for a few seconds and nothing else. */
 #ifndef BROCK_JOBS_FETCH_H
 #define BROCK_JOBS_FETCH_H
 
 #include <stddef.h>
 
-#include <event2/dns.h>
-#include <event2/event.h>
-#include <openssl/ssl.h>
-
-#include "net/resolve.h"
+#include "net/dial.h"
 
 /* A DNT policy text larger than this is not one (the EFF policy is about 10 KiB). */
 #define FETCH_DNT_MAX ((size_t)64 * 1024)
@@ -25,14 +21,6 @@
 
 /* Where Privacy Badger's current configuration is published. */
 #define FETCH_PBCONFIG_URL "https://www.eff.org/files/pbconfig.json"
-
-/* What every fetch borrows; it must outlive them all. */
-struct fetch_env {
-    struct event_base *base;
-    struct evdns_base *dns;              /* NULL: --resolve and address literals only */
-    const struct resolve_table *resolve;
-    SSL_CTX *tls;                        /* verifies peers (tls_upstream_ctx_new()) */
-};
 
 enum fetch_status {
     FETCH_OK = 0,      /* a 2xx response, all of its body read */
@@ -58,7 +46,7 @@ struct fetch;
  * cb is called exactly once, never before fetch_start() returns, unless the fetch is
  * cancelled; the fetch frees itself after cb. Returns 0 and the fetch in *out (may be
  * NULL), or -1 for a URL it cannot fetch or out of memory (cb is then never called). */
-int fetch_start(const struct fetch_env *env, const char *url, size_t max,
+int fetch_start(const struct dial_env *env, const char *url, size_t max,
                 void (*cb)(void *arg, const struct fetch_result *r), void *arg,
                 struct fetch **out) __attribute__((warn_unused_result));
 

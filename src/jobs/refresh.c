@@ -13,7 +13,7 @@
 #include "util/alloc.h"
 
 struct refresh {
-    struct fetch_env env;
+    struct dial_env env;
     struct brock_engine *engine;
     struct event *timer;
     struct fetch *f;
@@ -69,7 +69,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-struct refresh *refresh_new(const struct fetch_env *env, struct brock_engine *e,
+struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e,
                             const char *url)
 {
     struct refresh *r = mem_calloc(1, sizeof(*r));

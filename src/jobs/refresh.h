@@ -16,7 +16,7 @@ struct refresh;
 #define REFRESH_RETRY_S (60 * 60)
 
 /* Schedules the refreshes of url on env (borrowed) for e. NULL when out of memory. */
-struct refresh *refresh_new(const struct fetch_env *env, struct brock_engine *e,
+struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e,
                             const char *url);
 void refresh_free(struct refresh *r);
 

@@ -3,7 +3,6 @@
  * its handshake is done, a close_notify before the write half shuts. */
 #include "net/tls.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,34 +83,6 @@ SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host)
     /* No partial wildcards ("w*.example"): browsers do not accept them either. */
     SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
     return ssl;
-}
-
-struct bufferevent *tls_upstream_open(struct event_base *base, SSL_CTX *ctx,
-                                      const struct sockaddr *sa, int len, const char *host)
-{
-    SSL *ssl = tls_upstream_ssl_new(ctx, host);
-    struct bufferevent *bev;
-
-    if (!ssl) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    bev = bufferevent_openssl_socket_new(base, -1, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                         BEV_OPT_CLOSE_ON_FREE);
-    if (!bev) {
-        SSL_free(ssl);
-        errno = ENOMEM;
-        return NULL;
-    }
-    bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-    if (bufferevent_socket_connect(bev, sa, len) < 0) {
-        int e = errno;
-
-        bufferevent_free(bev);
-        errno = e;
-        return NULL;
-    }
-    return bev;
 }
 
 int tls_error_describe(struct bufferevent *bev, const char *host, char *out, size_t size)

@@ -30,15 +30,6 @@ SSL_CTX *tls_upstream_ctx_new(const char *upstream_ca, char *err, size_t errlen)
  * (a name, or an IP literal against its IP subjectAltName). NULL when out of memory. */
 SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host);
 
-/* Opens a verified TLS connection to sa (len bytes) for host, on base: a new bufferevent
- * (BEV_OPT_CLOSE_ON_FREE, dirty shutdowns allowed so a body's end is the parser's call)
- * whose connect and handshake have started. The caller sets its callbacks at once:
- * BEV_EVENT_CONNECTED arrives after the handshake and the certificate check succeeded,
- * BEV_EVENT_ERROR otherwise (tls_error_describe() says why). Returns NULL with errno set
- * when the connection cannot even start. Free with bufferevent_free(). */
-struct bufferevent *tls_upstream_open(struct event_base *base, SSL_CTX *ctx,
-                                      const struct sockaddr *sa, int len, const char *host);
-
 /* ---- a TLS bufferevent (an io_tls one) ---- */
 
 /* After BEV_EVENT_ERROR on a TLS bufferevent: writes why into out (a sentence naming host

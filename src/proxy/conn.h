@@ -20,7 +20,7 @@
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
 #include "proxy/http.h"
-#include "jobs/fetch.h"
+#include "net/dial.h"
 #include "net/io.h"
 #include "proxy/privs.h"
 #include "net/resolve.h"
@@ -72,7 +72,7 @@ struct proxy {
     /* loop.c: what proxy_new() readied for proxy_run(). */
     const struct proxy_options *opts;
     struct privs privs;
-    struct fetch_env fetch_env; /* brock's own fetches: DNT policies, pbconfig.json */
+    struct dial_env dial;       /* how upstreams and brock's own fetches connect out */
     struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
     struct event *sig_int, *sig_term, *sync;
 };
@@ -157,9 +157,7 @@ struct conn {
     int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
     struct rewrite_out rw;
 
-    struct evdns_getaddrinfo_request *dns_req;
-    struct evutil_addrinfo *ai, *ai_next;
-    char connect_err[128];
+    struct dial *dial;         /* upstream.c: the upstream connection being made */
 };
 
 /* conn.c */

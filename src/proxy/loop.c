@@ -32,6 +32,7 @@
 #include "util/log.h"
 #include "proxy/privs.h"
 #include "jobs/refresh.h"
+#include "net/dial.h"
 #include "net/timer.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
@@ -276,21 +277,6 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
     return 0;
 }
 
-/* The resolver: the system's name servers, or without resolv.conf, --resolve and
- * /etc/hosts alone. */
-static struct evdns_base *new_dns(struct event_base *base)
-{
-    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-                                                      EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-
-    if (!dns) {
-        dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-        if (dns)
-            evdns_base_load_hosts(dns, NULL);
-    }
-    return dns;
-}
-
 struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct proxy *px = mem_calloc(1, sizeof(*px));
@@ -325,11 +311,16 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     }
     raise_fd_limit();
     px->base = new_base();
-    px->dns = px->base ? new_dns(px->base) : NULL;
+    px->dns = px->base ? dial_dns_new(px->base) : NULL;
     if (!px->base || !px->dns) {
         snprintf(err, errlen, "could not create the event loop");
         goto fail;
     }
+    /* Upstreams and brock's own fetches (DNT policies, pbconfig.json) connect out alike. */
+    px->dial.base = px->base;
+    px->dial.dns = px->dns;
+    px->dial.resolve = &px->resolve;
+    px->dial.tls = px->tls_up;
     if (start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0)
         goto fail;
     return px;
@@ -342,14 +333,9 @@ fail:
  * the once-a-second sync; and its background jobs. Returns 0, or -1 with a message printed. */
 static int proxy_setup(struct proxy *px)
 {
-    /* brock's own fetches (DNT policies, pbconfig.json) share the resolver and --resolve. */
-    px->fetch_env.base = px->base;
-    px->fetch_env.dns = px->dns;
-    px->fetch_env.resolve = &px->resolve;
-    px->fetch_env.tls = px->tls_up;
-    px->dnt = dntcheck_new(&px->fetch_env, px->engine);
+    px->dnt = dntcheck_new(&px->dial, px->engine);
     if (!px->opts->no_update)
-        px->refresh = refresh_new(&px->fetch_env, px->engine, FETCH_PBCONFIG_URL);
+        px->refresh = refresh_new(&px->dial, px->engine, FETCH_PBCONFIG_URL);
     if (!px->dnt || (!px->opts->no_update && !px->refresh)) {
         log_msg(LOG_ERR, "out of memory");
         return -1;
