@@ -87,26 +87,29 @@ SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host)
 
 int tls_error_describe(struct bufferevent *bev, const char *host, char *out, size_t size)
 {
-    unsigned long e = bufferevent_get_openssl_error(bev);
     SSL *ssl = bufferevent_openssl_get_ssl(bev);
     long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
+    unsigned long e, tls = 0;
     char text[160];
 
-    if (!ssl || (!e && v == X509_V_OK)) {
-        ERR_clear_error();
-        return 0;
+    /* libevent files OpenSSL's queued errors, latest first, and also SSL_get_error()'s own
+     * code, which belongs to no library: SSL_ERROR_SYSCALL is a socket that failed (refused,
+     * reset), as are the system library's errors; only the others are TLS's. All are drained,
+     * so that a later failure does not report these. */
+    while ((e = bufferevent_get_openssl_error(bev)) != 0) {
+        if (!tls && ERR_GET_LIB(e) != 0 && ERR_GET_LIB(e) != ERR_LIB_SYS)
+            tls = e;
     }
+    ERR_clear_error();
+    if (!ssl || (!tls && v == X509_V_OK))
+        return 0;
     if (v != X509_V_OK) {
         snprintf(out, size, "the certificate of %s does not verify: %s", host,
                  X509_verify_cert_error_string(v));
     } else {
-        /* Drain the rest: a later failure must not report this one. */
-        while (bufferevent_get_openssl_error(bev))
-            ;
-        ERR_error_string_n(e, text, sizeof(text));
+        ERR_error_string_n(tls, text, sizeof(text));
         snprintf(out, size, "TLS with %s failed: %s", host, text);
     }
-    ERR_clear_error();
     return 1;
 }
 

@@ -17,6 +17,7 @@
 #include <event2/listener.h>
 
 #include "net/dial.h"
+#include "net/tls.h"
 
 struct world {
     struct event_base *base;
@@ -181,17 +182,18 @@ static void on_give_up(evutil_socket_t fd, short what, void *arg)
     event_base_loopbreak(arg);
 }
 
-/* Dials host:port and runs the loop until the dial's callback (5 s at most). */
-static void dial(struct world *w, struct evdns_base *dns, const char *host, struct outcome *o)
+/* Dials host:port over io and runs the loop until the dial's callback (5 s at most). */
+static void dial_over(struct world *w, struct evdns_base *dns, const char *host,
+                      const struct io_ops *io, SSL_CTX *tls, struct outcome *o)
 {
-    struct dial_env env = {w->base, dns, &w->resolve, NULL};
+    struct dial_env env = {w->base, dns, &w->resolve, tls};
     struct timeval five = {5, 0};
     struct event *give_up = evtimer_new(w->base, on_give_up, w->base);
     struct dial *d;
 
     assert_non_null(give_up);
     evtimer_add(give_up, &five);
-    assert_int_equal(dial_start(&env, host, w->port, &io_tcp, on_refuse, on_dialed, o, &d), 0);
+    assert_int_equal(dial_start(&env, host, w->port, io, on_refuse, on_dialed, o, &d), 0);
     assert_non_null(d);
     /* Never from inside dial_start(). */
     assert_int_equal(o->called, 0);
@@ -199,6 +201,11 @@ static void dial(struct world *w, struct evdns_base *dns, const char *host, stru
         event_base_loop(w->base, EVLOOP_ONCE);
     event_free(give_up);
     assert_int_equal(o->called, 1);
+}
+
+static void dial(struct world *w, struct evdns_base *dns, const char *host, struct outcome *o)
+{
+    dial_over(w, dns, host, &io_tcp, NULL, o);
 }
 
 /* The address bev is connected to. */
@@ -298,6 +305,26 @@ static void test_no_address_answers(void **state)
     assert_int_equal(w->accepted, 0);
 }
 
+/* Over TLS, an address that refuses is a failed connection like any other, not a TLS
+ * failure that would end the dial: the next address is tried. */
+static void test_tls_tries_each_address(void **state)
+{
+    struct world *w = *state;
+    struct outcome o = {0};
+    char err[256], want[512];
+    SSL_CTX *ctx = tls_upstream_ctx_new(NULL, err, sizeof(err));
+
+    assert_non_null(ctx);
+    dial_over(w, w->dns, "none.test", &io_tls, ctx, &o);
+    assert_null(o.bev);
+    assert_int_equal(o.n_tried, 2);
+    snprintf(want, sizeof(want), "brock could not connect to none.test: none of its 2 addresses "
+             "answered (127.0.0.3:%d: Connection refused; 127.0.0.2:%d: Connection refused)",
+             w->port, w->port);
+    assert_string_equal(o.why, want);
+    SSL_CTX_free(ctx);
+}
+
 static void test_refused_address(void **state)
 {
     struct world *w = *state;
@@ -392,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_literal_needs_no_resolver, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dns_tries_each_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_address_answers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tls_tries_each_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
