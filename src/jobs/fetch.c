@@ -14,6 +14,7 @@
 #include <http_parser.h>
 
 #include "brock.h"
+#include "jobs/jobs.h"
 #include "net/timer.h"
 #include "net/tls.h"
 #include "util/alloc.h"
@@ -362,10 +363,9 @@ int fetch_start(const struct dial_env *env, const char *url, size_t max,
 
 struct once {
     struct event_base *base;
-    struct fetch_result *r;
-    char **body;
-    char *why;
-    size_t whylen;
+    void (*cb)(void *arg, const struct fetch_result *r);
+    void *arg;
+    int called;
 };
 
 static void on_once(void *arg, const struct fetch_result *r)
@@ -374,44 +374,35 @@ static void on_once(void *arg, const struct fetch_result *r)
 
     /* The resolver's idle sockets would keep the loop alive; the reaper still runs. */
     event_base_loopbreak(o->base);
-    *o->r = *r;
-    snprintf(o->why, o->whylen, "%s", r->why);
-    o->r->why = o->why;
-    o->r->body = "";
-    if (o->body) {
-        *o->body = mem_malloc(r->len + 1);
-        if (*o->body) {
-            memcpy(*o->body, r->body, r->len);
-            (*o->body)[r->len] = '\0';
-            o->r->body = *o->body;
-        } else {
-            o->r->status = FETCH_FAILED;
-            snprintf(o->why, o->whylen, "out of memory for the response");
-        }
-    }
+    o->called = 1;
+    o->cb(o->arg, r);
 }
 
-int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n_resolve,
-               const char *upstream_ca, struct fetch_result *r, char **body, char *why,
-               size_t whylen, char *err, size_t errlen)
+int jobs_options_check(const struct jobs_options *o, char *err, size_t errlen)
+{
+    struct resolve_table t = {NULL, 0};
+    int rc = 0;
+
+    for (size_t i = 0; i < o->n_resolve && rc == 0; i++)
+        rc = resolve_add(&t, o->resolve[i], err, errlen);
+    resolve_cleanup(&t);
+    return rc;
+}
+
+int fetch_once(const struct jobs_options *o, const char *url, size_t max,
+               void (*cb)(void *arg, const struct fetch_result *r), void *arg, char *err,
+               size_t errlen)
 {
     struct resolve_table table = {NULL, 0};
     struct dial_env env = {0};
-    struct once o = {NULL, r, body, why, whylen};
+    struct once once = {NULL, cb, arg, 0};
     int rc = -1;
 
-    memset(r, 0, sizeof(*r));
-    r->status = FETCH_FAILED;
-    r->why = why;
-    r->body = "";
-    if (body)
-        *body = NULL;
-    snprintf(why, whylen, "not started");
-    for (size_t i = 0; i < n_resolve; i++)
-        if (resolve_add(&table, resolve[i], err, errlen) < 0)
+    for (size_t i = 0; i < o->n_resolve; i++)
+        if (resolve_add(&table, o->resolve[i], err, errlen) < 0)
             goto out;
     env.resolve = &table;
-    env.tls = tls_upstream_ctx_new(upstream_ca, err, errlen);
+    env.tls = tls_upstream_ctx_new(o->upstream_ca, err, errlen);
     if (!env.tls)
         goto out;
     env.base = event_base_new();
@@ -420,13 +411,18 @@ int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n
         goto out;
     }
     env.dns = dial_dns_new(env.base);
-    o.base = env.base;
-    if (fetch_start(&env, url, max, on_once, &o, NULL) < 0) {
+    once.base = env.base;
+    if (fetch_start(&env, url, max, on_once, &once, NULL) < 0) {
         snprintf(err, errlen, "cannot fetch '%s': not an http(s) URL, or out of memory", url);
         goto out;
     }
     event_base_dispatch(env.base);
     event_base_loop(env.base, EVLOOP_NONBLOCK);
+    /* The deadline ends every fetch; a loop that stopped first failed. */
+    if (!once.called) {
+        snprintf(err, errlen, "the event loop stopped before %s was fetched", url);
+        goto out;
+    }
     rc = 0;
 out:
     if (env.dns)

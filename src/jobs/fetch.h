@@ -19,9 +19,6 @@
 /* The whole fetch, from resolving to the last byte, in seconds. */
 #define FETCH_TIMEOUT 10
 
-/* Where Privacy Badger's current configuration is published. */
-#define FETCH_PBCONFIG_URL "https://www.eff.org/files/pbconfig.json"
-
 enum fetch_status {
     FETCH_OK = 0,      /* a 2xx response, all of its body read */
     FETCH_STATUS,      /* another status */
@@ -53,12 +50,15 @@ int fetch_start(const struct dial_env *env, const char *url, size_t max,
 /* Stops a fetch whose callback has not run; it never will. */
 void fetch_cancel(struct fetch *f);
 
-/* For commands that run one fetch and stop: its own loop, resolver, --resolve specs (as
- * given) and TLS context. Fills r as the callback would, with body (when not NULL) handed
- * over in *body (mem_free). Returns 0, or -1 with err set when it could not even start (a
- * bad --resolve spec or --upstream-ca file, a bad URL). */
-int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n_resolve,
-               const char *upstream_ca, struct fetch_result *r, char **body, char *why,
-               size_t whylen, char *err, size_t errlen) __attribute__((warn_unused_result));
+struct jobs_options;
+
+/* For commands that run one fetch and stop: fetch_start() on a loop of its own, with a
+ * resolver, o's --resolve specs and a context that trusts o's roots. cb runs once, on the
+ * loop, as fetch_start()'s does. Returns 0 once it has, or -1 with err set when the fetch
+ * could not even start (a bad --resolve spec or --upstream-ca file, a bad URL); cb is then
+ * never called. */
+int fetch_once(const struct jobs_options *o, const char *url, size_t max,
+               void (*cb)(void *arg, const struct fetch_result *r), void *arg, char *err,
+               size_t errlen) __attribute__((warn_unused_result));
 
 #endif

@@ -335,7 +335,7 @@ static int proxy_setup(struct proxy *px)
 {
     px->dnt = dntcheck_new(&px->dial, px->engine);
     if (!px->opts->no_update)
-        px->refresh = refresh_new(&px->dial, px->engine, FETCH_PBCONFIG_URL);
+        px->refresh = refresh_new(&px->dial, px->engine);
     if (!px->dnt || (!px->opts->no_update && !px->refresh)) {
         log_msg(LOG_ERR, "out of memory");
         return -1;
