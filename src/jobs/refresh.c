@@ -64,8 +64,8 @@ static void on_fetched(void *arg, const struct fetch_result *res)
         return;
     }
     log_msg(LOG_INFO, "update: applied %s: %zu cookieblock domains (%zu added, %zu removed), "
-            "%zu new DNT policies, %zu site fixes", JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed,
-            st.hashes_added, st.site_fixes);
+            "%zu new DNT policies, %zu site fixes", JOBS_PBCONFIG_URL, st.yellow, st.added,
+            st.removed, st.hashes_added, st.site_fixes);
     arm(r, REFRESH_EVERY_S);
 }
 
