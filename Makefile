@@ -114,8 +114,13 @@ $(BIN): $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(LIB)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS) \
-		$(shell pkg-config --libs cmocka 2>/dev/null)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(filter %.o,$^) $(LIB) \
+		$(PKG_LIBS) $(shell pkg-config --libs cmocka 2>/dev/null)
+
+# Unit tests of the rooms outside the library link the objects they test.
+NET_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/net/*.c))
+$(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_OBJ)
+$(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

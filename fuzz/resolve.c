@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* --resolve specs: each line of the input a spec added to one table (bad ones must leave it
- * unchanged and say why), then a few hosts and ports looked up in it. */
+ * unchanged and say why) and read as an address literal, then a few hosts and ports looked
+ * up in the table. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 
 #include "net/resolve.h"
 
@@ -18,6 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size + 1);
     char *line, *save = NULL;
     char err[512];
+    struct sockaddr_storage ss;
+    int len;
 
     if (!text)
         return 0;
@@ -26,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         size_t before = t.n;
 
+        /* A literal's address has the family its length says. */
+        if (resolve_literal(line, 443, &ss, &len) &&
+            !(ss.ss_family == AF_INET && len == (int)sizeof(struct sockaddr_in)) &&
+            !(ss.ss_family == AF_INET6 && len == (int)sizeof(struct sockaddr_in6)))
+            abort();
         err[0] = '\0';
         if (resolve_add(&t, line, err, sizeof(err)) < 0) {
             if (t.n != before || err[0] == '\0')

@@ -88,14 +88,13 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
  * Returns rc, or CLI_ERROR when the state could not be written. */
 int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
 
-struct fetch_result;
+struct jobs_options;
 
 /* The options of the commands that fetch one file (dnt, update), and their help lines. */
 struct cli_fetch {
     const char **resolve; /* --resolve specs, as given (owned array, borrowed strings) */
     size_t n_resolve;
     const char *upstream_ca; /* --upstream-ca, or NULL */
-    char why[512];           /* what a fetch result's why points into */
 };
 
 #define CLI_FETCH_HELP \
@@ -113,10 +112,13 @@ struct cli_fetch {
 int cli_fetch_parse(const struct cmd_entry *self, struct cli_fetch *f, int argc, char **argv,
                     int *done);
 
-/* fetch_once() with f's options; a failure to fetch at all is reported (CLI_ERROR). r->why
- * points into f, valid until the next fetch. */
-int cli_fetch(const struct cmd_entry *self, struct cli_fetch *f, const char *url,
-              size_t max, struct fetch_result *r, char **body);
+/* Opens the state, runs job (a jobs.h call, with f's options and arg) on it, and closes it,
+ * writing what job changed only when job succeeded. Returns CLI_OK, or CLI_ERROR with job's
+ * sentence (or the state's failure) printed. */
+int cli_fetch_run(struct cli *cli, const struct cmd_entry *self, const struct cli_fetch *f,
+                  int (*job)(struct brock_engine *e, const struct jobs_options *o, void *arg,
+                             char *err, size_t errlen),
+                  void *arg);
 
 void cli_fetch_cleanup(struct cli_fetch *f);
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net/tls.h"
+#include "net/ca.h"
 
 static const char ca_help[] =
     "  init      create the CA in the state folder (ca/: an EC P-256 key readable only by\n"
@@ -62,7 +62,7 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
     rc = cli_state(cli, self);
     if (rc != CLI_OK)
         return rc;
-    if (tls_ca_paths(cli->state_dir, cert, key, sizeof(cert)) < 0)
+    if (ca_paths(cli->state_dir, cert, key, sizeof(cert)) < 0)
         return cli_error(self, "%s: the state folder's path is too long", cli->state_dir);
     if (strcmp(what, "path") == 0) {
         if (access(cert, R_OK) != 0)
@@ -71,7 +71,7 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         print_path(cert);
         return CLI_OK;
     }
-    if (tls_ca_create(cli->state_dir, force, err, sizeof(err)) < 0)
+    if (ca_create(cli->state_dir, force, err, sizeof(err)) < 0)
         return cli_error(self, "%s", err);
     print_path(cert);
     fprintf(stderr, "brock ca: created a CA; trust %s in your browsers (see README), then "

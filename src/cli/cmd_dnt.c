@@ -8,8 +8,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "jobs/fetch.h"
-#include "util/alloc.h"
+#include "jobs/jobs.h"
 
 static const char dnt_help[] =
     "Fetches https://DOMAIN/.well-known/dnt-policy.txt (no cookies, no redirects, at most\n"
@@ -18,14 +17,25 @@ static const char dnt_help[] =
     "The outcome is recorded in the state. Exits 0 only when DOMAIN is compliant.\n"
     "\nOptions:\n" CLI_FETCH_HELP;
 
+struct dnt_job {
+    const char *domain;
+    struct jobs_dnt_result r;
+};
+
+static int dnt_job_run(struct brock_engine *e, const struct jobs_options *o, void *arg,
+                       char *err, size_t errlen)
+{
+    struct dnt_job *j = arg;
+
+    return jobs_dnt_check(e, o, j->domain, &j->r, err, errlen);
+}
+
 static int cmd_dnt_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     struct cli_fetch f;
-    struct brock_engine *e = NULL;
-    struct fetch_result r;
-    char domain[BROCK_HOST_MAX], url[BROCK_HOST_MAX + 64];
-    char *body = NULL;
-    int rc, done, compliant;
+    struct dnt_job j;
+    char domain[BROCK_HOST_MAX];
+    int rc, done;
 
     rc = cli_fetch_parse(self, &f, argc, argv, &done);
     if (done)
@@ -38,34 +48,19 @@ static int cmd_dnt_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         rc = cli_error(self, "'%s' is not a domain name", argv[optind]);
         goto out;
     }
-    rc = cli_open(cli, self, &e);
+    j.domain = domain;
+    rc = cli_fetch_run(cli, self, &f, dnt_job_run, &j);
     if (rc != CLI_OK)
         goto out;
-    snprintf(url, sizeof(url), "https://%s/.well-known/dnt-policy.txt", domain);
-    rc = cli_fetch(self, &f, url, FETCH_DNT_MAX, &r, &body);
-    if (rc != CLI_OK)
-        goto out;
-    compliant = r.status == FETCH_OK && brock_dnt_policy_accepted(e, r.body, r.len);
-    if (brock_dnt_record(e, domain, compliant) < 0) {
-        rc = cli_error(self, "%s", brock_engine_errmsg(e));
-        goto out;
-    }
-    rc = cli_close(self, e, CLI_OK);
-    e = NULL;
-    if (rc != CLI_OK)
-        goto out;
-    if (compliant)
-        printf("%s: compliant: %s posts an accepted EFF DNT policy\n", domain, url);
-    else if (r.status == FETCH_OK)
+    if (j.r.compliant)
+        printf("%s: compliant: %s posts an accepted EFF DNT policy\n", domain, j.r.url);
+    else if (j.r.fetched)
         printf("%s: not compliant: the text at %s (%zu bytes) is not an accepted EFF DNT "
-               "policy (hash not accepted)\n", domain, url, r.len);
+               "policy (hash not accepted)\n", domain, j.r.url, j.r.len);
     else
-        printf("%s: not compliant: %s\n", domain, r.why);
-    rc = compliant ? CLI_OK : CLI_ERROR;
+        printf("%s: not compliant: %s\n", domain, j.r.why);
+    rc = j.r.compliant ? CLI_OK : CLI_ERROR;
 out:
-    if (e)
-        rc = cli_close(self, e, rc);
-    mem_free(body);
     cli_fetch_cleanup(&f);
     return rc;
 }

@@ -7,28 +7,27 @@
 #include "cli/cli.h"
 
 #include <getopt.h>
-#include <string.h>
-#include <sys/time.h>
 
-#include "jobs/fetch.h"
-#include "util/alloc.h"
+#include "jobs/jobs.h"
 
 static const char update_help[] =
-    "Fetches " FETCH_PBCONFIG_URL " and applies it as Privacy Badger does:\n"
+    "Fetches " JOBS_PBCONFIG_URL " and applies it as Privacy Badger does:\n"
     "domains added to the cookieblock list are cookieblocked where their base is blocked,\n"
     "domains taken off it are blocked again, new DNT policy hashes are added (none are\n"
     "removed), and the site fixes are replaced. A list that fails validation changes\n"
     "nothing. `brock run` does the same once a day unless --no-update.\n"
     "\nOptions:\n" CLI_FETCH_HELP;
 
+static int update_job_run(struct brock_engine *e, const struct jobs_options *o, void *arg,
+                          char *err, size_t errlen)
+{
+    return jobs_update(e, o, arg, err, errlen);
+}
+
 static int cmd_update_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     struct cli_fetch f;
-    struct brock_engine *e = NULL;
     struct brock_update_stats st;
-    struct fetch_result r;
-    struct timeval now;
-    char *body = NULL;
     int rc, done;
 
     rc = cli_fetch_parse(self, &f, argc, argv, &done);
@@ -38,33 +37,13 @@ static int cmd_update_exec(struct cli *cli, const struct cmd_entry *self, int ar
         rc = cli_usage(self, "'%s': update takes no arguments", argv[optind]);
         goto out;
     }
-    rc = cli_open(cli, self, &e);
-    if (rc != CLI_OK)
-        goto out;
-    rc = cli_fetch(self, &f, FETCH_PBCONFIG_URL, FETCH_PBCONFIG_MAX, &r, &body);
-    if (rc != CLI_OK)
-        goto out;
-    if (r.status != FETCH_OK) {
-        rc = cli_error(self, "cannot fetch %s: %s; nothing changed", FETCH_PBCONFIG_URL, r.why);
-        goto out;
-    }
-    gettimeofday(&now, NULL);
-    if (brock_update_apply(e, FETCH_PBCONFIG_URL, r.body, r.len,
-                           (int64_t)now.tv_sec * 1000 + now.tv_usec / 1000, &st) < 0) {
-        rc = cli_error(self, "%s Nothing changed.", brock_engine_errmsg(e));
-        goto out;
-    }
-    rc = cli_close(self, e, CLI_OK);
-    e = NULL;
+    rc = cli_fetch_run(cli, self, &f, update_job_run, &st);
     if (rc == CLI_OK)
         printf("Applied %s: %zu cookieblock domains (%zu added, %zu removed), %zu new DNT "
                "policies, %zu site fixes.\n",
-               FETCH_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added,
+               JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added,
                st.site_fixes);
 out:
-    if (e)
-        rc = cli_close(self, e, rc);
-    mem_free(body);
     cli_fetch_cleanup(&f);
     return rc;
 }

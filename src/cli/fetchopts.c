@@ -2,7 +2,7 @@
 /*
  * The options of the commands that fetch one file and exit (`brock dnt`, `brock update`):
  * --resolve and --upstream-ca, parsed and checked the way `brock run` checks them, and the
- * fetch itself, with its failures reported in the command's name.
+ * run of the job around the state, with its failures reported in the command's name.
  */
 #include "cli/cli.h"
 
@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jobs/fetch.h"
-#include "proxy/proxy.h"
+#include "jobs/jobs.h"
 #include "util/alloc.h"
 
 int cli_fetch_parse(const struct cmd_entry *self, struct cli_fetch *f, int argc, char **argv,
@@ -24,7 +23,7 @@ int cli_fetch_parse(const struct cmd_entry *self, struct cli_fetch *f, int argc,
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    struct proxy_options o;
+    struct jobs_options o;
     char err[512];
     int c;
 
@@ -45,25 +44,30 @@ int cli_fetch_parse(const struct cmd_entry *self, struct cli_fetch *f, int argc,
             return cli_getopt_other(self, c, argv);
         }
     }
-    memset(&o, 0, sizeof(o));
     o.resolve = f->resolve;
     o.n_resolve = f->n_resolve;
     o.upstream_ca = f->upstream_ca;
-    if (proxy_options_check(&o, err, sizeof(err)) < 0)
+    if (jobs_options_check(&o, err, sizeof(err)) < 0)
         return cli_usage(self, "%s", err);
     *done = 0;
     return CLI_OK;
 }
 
-int cli_fetch(const struct cmd_entry *self, struct cli_fetch *f, const char *url,
-              size_t max, struct fetch_result *r, char **body)
+int cli_fetch_run(struct cli *cli, const struct cmd_entry *self, const struct cli_fetch *f,
+                  int (*job)(struct brock_engine *e, const struct jobs_options *o, void *arg,
+                             char *err, size_t errlen),
+                  void *arg)
 {
-    char err[512];
+    struct jobs_options o = {f->resolve, f->n_resolve, f->upstream_ca};
+    struct brock_engine *e = NULL;
+    char err[1536];
+    int rc = cli_open(cli, self, &e);
 
-    if (fetch_once(url, max, f->resolve, f->n_resolve, f->upstream_ca, r, body, f->why,
-                   sizeof(f->why), err, sizeof(err)) < 0)
-        return cli_error(self, "%s", err);
-    return CLI_OK;
+    if (rc != CLI_OK)
+        return rc;
+    if (job(e, &o, arg, err, sizeof(err)) < 0)
+        rc = cli_error(self, "%s", err);
+    return cli_close(self, e, rc);
 }
 
 void cli_fetch_cleanup(struct cli_fetch *f)

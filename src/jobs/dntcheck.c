@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The DNT policy check queue: first in, first out, one fetch started per interval, each
- * fetch bounded by fetch.c's limits, so that the request path only ever appends a name. */
+/* The DNT policy checks: the queue of `brock run` (first in, first out, one fetch started
+ * per interval, each bounded by fetch.c's limits, so that the request path only ever appends
+ * a name), and the check `brock dnt` runs at once; both record the outcome one way. */
 #include "jobs/dntcheck.h"
 
 #include <stdio.h>
@@ -9,6 +10,9 @@
 #include <event2/util.h>
 
 #include "brock.h"
+#include "jobs/fetch.h"
+#include "jobs/jobs.h"
+#include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
 
@@ -20,7 +24,7 @@ struct dnt_job {
 };
 
 struct dntcheck {
-    struct fetch_env env;
+    struct dial_env env;
     struct brock_engine *engine;
     struct event *tick;
     char (*queue)[BROCK_HOST_MAX]; /* a ring of DNTCHECK_QUEUE_MAX names */
@@ -40,13 +44,9 @@ static int64_t loop_now_ms(const struct dntcheck *q)
 
 static void arm(struct dntcheck *q, int64_t delay_ms)
 {
-    struct timeval tv;
-
-    if (delay_ms < 0)
-        delay_ms = 0;
-    tv.tv_sec = (time_t)(delay_ms / 1000);
-    tv.tv_usec = (suseconds_t)(delay_ms % 1000) * 1000;
-    evtimer_add(q->tick, &tv);
+    /* A tick that cannot be armed (out of memory) leaves the names for the next block. */
+    if (timer_arm(q->tick, delay_ms) < 0)
+        log_msg(LOG_ERR, "could not schedule the DNT policy checks");
 }
 
 static void job_unlink(struct dnt_job *j)
@@ -62,14 +62,32 @@ static void job_unlink(struct dnt_job *j)
     q->n_running--;
 }
 
+/* ---- a check's outcome ---- */
+
+static void policy_url(const char *fqdn, char *url, size_t size)
+{
+    snprintf(url, size, "https://%s/.well-known/dnt-policy.txt", fqdn);
+}
+
+/* Records what the fetch of fqdn's policy found: compliant when it is an accepted text.
+ * Returns 1 (compliant) or 0, or -1 when e could not record it. */
+static int record(struct brock_engine *e, const char *fqdn, const struct fetch_result *r)
+{
+    int compliant = r->status == FETCH_OK && brock_dnt_policy_accepted(e, r->body, r->len);
+
+    return brock_dnt_record(e, fqdn, compliant) < 0 ? -1 : compliant;
+}
+
+/* ---- the queue ---- */
+
 static void on_fetched(void *arg, const struct fetch_result *r)
 {
     struct dnt_job *j = arg;
     struct dntcheck *q = j->q;
-    int compliant = r->status == FETCH_OK && brock_dnt_policy_accepted(q->engine, r->body, r->len);
+    int compliant = record(q->engine, j->fqdn, r);
 
     job_unlink(j);
-    if (brock_dnt_record(q->engine, j->fqdn, compliant) < 0)
+    if (compliant < 0)
         log_msg(LOG_ERR, "recording the DNT policy check of %s failed: %s", j->fqdn,
                 brock_engine_errmsg(q->engine));
     else if (compliant)
@@ -94,7 +112,7 @@ static void start_one(struct dntcheck *q)
     q->head = (q->head + 1) % DNTCHECK_QUEUE_MAX;
     q->n--;
     j->q = q;
-    snprintf(url, sizeof(url), "https://%s/.well-known/dnt-policy.txt", j->fqdn);
+    policy_url(j->fqdn, url, sizeof(url));
     if (fetch_start(&q->env, url, FETCH_DNT_MAX, on_fetched, j, &j->f) < 0) {
         log_msg(LOG_ERR, "cannot check the DNT policy of %s", j->fqdn);
         mem_free(j);
@@ -125,7 +143,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         arm(q, DNTCHECK_INTERVAL_MS);
 }
 
-struct dntcheck *dntcheck_new(const struct fetch_env *env, struct brock_engine *e)
+struct dntcheck *dntcheck_new(const struct dial_env *env, struct brock_engine *e)
 {
     struct dntcheck *q = mem_calloc(1, sizeof(*q));
 
@@ -175,4 +193,40 @@ void dntcheck_blocked(struct dntcheck *q, const char *fqdn, int64_t now_ms)
     q->n++;
     if (!evtimer_pending(q->tick, NULL))
         arm(q, q->last_start_ms ? q->last_start_ms + DNTCHECK_INTERVAL_MS - now_ms : 0);
+}
+
+/* ---- one check now (brock dnt) ---- */
+
+struct dnt_once {
+    struct brock_engine *e;
+    const char *fqdn;
+    struct jobs_dnt_result *r;
+    int recorded; /* record()'s result */
+};
+
+static void on_checked(void *arg, const struct fetch_result *r)
+{
+    struct dnt_once *o = arg;
+
+    o->recorded = record(o->e, o->fqdn, r);
+    o->r->compliant = o->recorded == 1;
+    o->r->fetched = r->status == FETCH_OK;
+    o->r->len = r->len;
+    snprintf(o->r->why, sizeof(o->r->why), "%s", r->why);
+}
+
+int jobs_dnt_check(struct brock_engine *e, const struct jobs_options *o, const char *domain,
+                   struct jobs_dnt_result *r, char *err, size_t errlen)
+{
+    struct dnt_once once = {e, domain, r, -1};
+
+    memset(r, 0, sizeof(*r));
+    policy_url(domain, r->url, sizeof(r->url));
+    if (fetch_once(o, r->url, FETCH_DNT_MAX, on_checked, &once, err, errlen) < 0)
+        return -1;
+    if (once.recorded < 0) {
+        snprintf(err, errlen, "%s", brock_engine_errmsg(e));
+        return -1;
+    }
+    return 0;
 }

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "jobs/fetch.h"
+#include "net/dial.h"
 
 struct brock_engine;
 struct dntcheck;
@@ -20,8 +20,9 @@ struct dntcheck;
 #define DNTCHECK_QUEUE_MAX 1024
 #define DNTCHECK_RUNNING_MAX 8
 
-/* A queue over env (borrowed, outliving the queue) and e. NULL when out of memory. */
-struct dntcheck *dntcheck_new(const struct fetch_env *env, struct brock_engine *e);
+/* A queue over env (copied; what it points to outlives the queue) and e. NULL when out of
+ * memory. */
+struct dntcheck *dntcheck_new(const struct dial_env *env, struct brock_engine *e);
 
 /* Stops the queue; running fetches are cancelled, their outcome never recorded. */
 void dntcheck_free(struct dntcheck *q);

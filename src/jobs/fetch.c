@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One GET, start to end: --resolve or the resolver, each address in turn, TLS verified
- * against the host name, a request that carries nothing of the user's, and a response read
- * under a size limit and a deadline. */
+/* One GET, start to end: connected by the dialer as the proxy's upstreams are (--resolve, a
+ * literal or DNS, each address in turn, TLS verified against the host name), a request that
+ * carries nothing of the user's, and a response read under a size limit and a deadline. */
 #include "jobs/fetch.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <http_parser.h>
 
 #include "brock.h"
+#include "jobs/jobs.h"
+#include "net/timer.h"
 #include "net/tls.h"
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -24,17 +24,15 @@
 #define FETCH_READ_CHUNK ((size_t)16 * 1024)
 
 struct fetch {
-    struct fetch_env env;
     void (*cb)(void *arg, const struct fetch_result *r);
     void *arg;
     char host[BROCK_HOST_MAX];
     int port, tls;
+    const struct io_ops *io;
     struct buf req;
-    struct event *kick;  /* starts the work once fetch_start() has returned */
     struct event *timer; /* the deadline */
     struct event *reap;  /* frees a finished fetch */
-    struct evdns_getaddrinfo_request *dns_req;
-    struct evutil_addrinfo *ai, *ai_next;
+    struct dial *dial;   /* until connected */
     struct bufferevent *bev;
     http_parser parser;
     struct buf body;
@@ -49,24 +47,11 @@ struct fetch {
 /* Everything but the struct and its reaper goes, so that no callback can come back. */
 static void teardown(struct fetch *f)
 {
-    if (f->dns_req) {
-        struct evdns_getaddrinfo_request *q = f->dns_req;
-
-        /* Its callback, told EVUTIL_EAI_CANCEL, touches nothing of f. */
-        f->dns_req = NULL;
-        evdns_getaddrinfo_cancel(q);
-    }
-    if (f->ai) {
-        evutil_freeaddrinfo(f->ai);
-        f->ai = f->ai_next = NULL;
-    }
+    dial_cancel(f->dial);
+    f->dial = NULL;
     if (f->bev) {
         bufferevent_free(f->bev);
         f->bev = NULL;
-    }
-    if (f->kick) {
-        event_free(f->kick);
-        f->kick = NULL;
     }
     if (f->timer) {
         event_free(f->timer);
@@ -94,12 +79,12 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
 static void finish(struct fetch *f, enum fetch_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Callers up the stack (the resolver, a bufferevent) may still hold f: it is freed after
- * this loop iteration, by the reaper. */
+/* Callers up the stack (the dialer, a bufferevent) may still hold f: it is freed after this
+ * loop iteration, by the reaper. */
 static void finish(struct fetch *f, enum fetch_status st, const char *fmt, ...)
 {
     struct fetch_result r;
-    char why[512];
+    char why[1024];
     va_list ap;
 
     if (f->finished)
@@ -227,30 +212,21 @@ static void on_read(struct bufferevent *bev, void *arg)
     }
 }
 
-/* Why a connection failed, TLS's reasons first. */
+/* Why the connection failed once made, TLS's reasons first. */
 static void describe_error(struct fetch *f, struct bufferevent *bev)
 {
     int sock = EVUTIL_SOCKET_ERROR();
 
-    if (f->tls && tls_error_describe(bev, f->host, f->err, sizeof(f->err)))
+    if (f->io->tls && tls_error_describe(bev, f->host, f->err, sizeof(f->err)))
         return;
     snprintf(f->err, sizeof(f->err), "the connection to %s failed: %s", f->host,
              sock ? evutil_socket_error_to_string(sock) : "closed");
 }
 
-static void try_next(struct fetch *f);
-
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     struct fetch *f = arg;
 
-    if (what & BEV_EVENT_CONNECTED) {
-        if (f->ai) {
-            evutil_freeaddrinfo(f->ai);
-            f->ai = f->ai_next = NULL;
-        }
-        return;
-    }
     if (f->got_bytes && (what & BEV_EVENT_EOF)) {
         /* A body that runs until close ends here. */
         http_parser_execute(&f->parser, &response_settings, NULL, 0);
@@ -262,135 +238,30 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         return;
     }
     if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
-        int started = f->got_bytes;
-
         describe_error(f, bev);
-        bufferevent_free(f->bev);
-        f->bev = NULL;
-        if (started || !f->ai_next) {
-            finish(f, FETCH_FAILED, "%s", f->err);
-            return;
-        }
-        try_next(f);
+        finish(f, FETCH_FAILED, "%s", f->err);
     }
 }
 
 /* ---- connecting ---- */
 
-static int is_ip_literal(const char *host)
+static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
 {
-    unsigned char a[16];
+    struct fetch *f = arg;
 
-    return evutil_inet_pton(AF_INET, host, a) == 1 || evutil_inet_pton(AF_INET6, host, a) == 1;
-}
-
-/* Returns 0, or -1 with f->err set. */
-static int connect_to(struct fetch *f, const struct sockaddr *sa, int len)
-{
-    /* The proxy's own upstream TLS: the same context, checks and error texts. */
-    if (f->tls) {
-        f->bev = tls_upstream_open(f->env.base, f->env.tls, sa, len, f->host);
-        if (!f->bev) {
-            snprintf(f->err, sizeof(f->err), "cannot connect to %s: %s", f->host,
-                     strerror(errno));
-            return -1;
-        }
-    } else {
-        f->bev = bufferevent_socket_new(f->env.base, -1, BEV_OPT_CLOSE_ON_FREE);
-        if (!f->bev || bufferevent_socket_connect(f->bev, sa, len) < 0) {
-            snprintf(f->err, sizeof(f->err), "cannot connect to %s: %s", f->host,
-                     f->bev ? strerror(errno) : "out of memory");
-            if (f->bev)
-                bufferevent_free(f->bev);
-            f->bev = NULL;
-            return -1;
-        }
+    f->dial = NULL;
+    if (!bev) {
+        finish(f, FETCH_FAILED, "%s", why);
+        return;
     }
-    bufferevent_setcb(f->bev, on_read, NULL, on_event, f);
-    bufferevent_setwatermark(f->bev, EV_READ, 0, FETCH_READ_CHUNK);
+    f->bev = bev;
+    bufferevent_setcb(bev, on_read, NULL, on_event, f);
+    bufferevent_setwatermark(bev, EV_READ, 0, FETCH_READ_CHUNK);
     http_parser_init(&f->parser, HTTP_RESPONSE);
     f->parser.data = f;
-    /* Held in the output until the handshake is done. */
-    if (bufferevent_write(f->bev, f->req.data, f->req.len) < 0 ||
-        bufferevent_enable(f->bev, EV_READ | EV_WRITE) < 0) {
-        snprintf(f->err, sizeof(f->err), "out of memory for a connection to %s", f->host);
-        bufferevent_free(f->bev);
-        f->bev = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-static void try_next(struct fetch *f)
-{
-    while (f->ai_next) {
-        struct evutil_addrinfo *ai = f->ai_next;
-
-        f->ai_next = ai->ai_next;
-        if (connect_to(f, ai->ai_addr, (int)ai->ai_addrlen) == 0)
-            return;
-    }
-    finish(f, FETCH_FAILED, "%s", f->err[0] ? f->err : "no address to connect to");
-}
-
-static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
-{
-    struct fetch *f = arg;
-
-    if (err == EVUTIL_EAI_CANCEL) {
-        if (res)
-            evutil_freeaddrinfo(res);
-        return;
-    }
-    f->dns_req = NULL;
-    if (err || !res) {
-        if (res)
-            evutil_freeaddrinfo(res);
-        finish(f, FETCH_FAILED, "cannot resolve %s: %s", f->host,
-               err ? evutil_gai_strerror(err) : "no address");
-        return;
-    }
-    f->ai = f->ai_next = res;
-    try_next(f);
-}
-
-static void on_kick(evutil_socket_t fd, short what, void *arg)
-{
-    struct fetch *f = arg;
-    const struct resolve_rule *rule = resolve_find(f->env.resolve, f->host, f->port);
-    struct evutil_addrinfo hints;
-    char port[8];
-
-    (void)fd;
-    (void)what;
-    if (rule) {
-        if (connect_to(f, (const struct sockaddr *)&rule->addr, rule->addr_len) < 0)
-            finish(f, FETCH_FAILED, "%s", f->err);
-        return;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_protocol = IPPROTO_TCP;
-    snprintf(port, sizeof(port), "%d", f->port);
-    if (is_ip_literal(f->host)) {
-        /* No resolver needed, and none of AI_ADDRCONFIG's hiding of ::1. */
-        hints.ai_flags = EVUTIL_AI_NUMERICHOST;
-        if (evutil_getaddrinfo(f->host, port, &hints, &f->ai) != 0 || !f->ai) {
-            finish(f, FETCH_FAILED, "%s is not an address", f->host);
-            return;
-        }
-        f->ai_next = f->ai;
-        try_next(f);
-        return;
-    }
-    if (!f->env.dns) {
-        finish(f, FETCH_FAILED, "cannot resolve %s: brock has no DNS resolver", f->host);
-        return;
-    }
-    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
-    /* The callback may run before this returns. */
-    f->dns_req = evdns_getaddrinfo(f->env.dns, f->host, port, &hints, on_resolved, f);
+    if (bufferevent_write(bev, f->req.data, f->req.len) < 0 ||
+        bufferevent_enable(bev, EV_READ | EV_WRITE) < 0)
+        finish(f, FETCH_FAILED, "out of memory for a connection to %s", f->host);
 }
 
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
@@ -438,11 +309,10 @@ static int parse_url(struct fetch *f, const char *url, const char **path, size_t
     return 0;
 }
 
-int fetch_start(const struct fetch_env *env, const char *url, size_t max,
+int fetch_start(const struct dial_env *env, const char *url, size_t max,
                 void (*cb)(void *arg, const struct fetch_result *r), void *arg,
                 struct fetch **out)
 {
-    struct timeval deadline = {FETCH_TIMEOUT, 0};
     struct fetch *f;
     const char *path = NULL;
     size_t path_len = 0;
@@ -453,7 +323,6 @@ int fetch_start(const struct fetch_env *env, const char *url, size_t max,
     f = mem_calloc(1, sizeof(*f));
     if (!f)
         return -1;
-    f->env = *env;
     f->cb = cb;
     f->arg = arg;
     f->max = max;
@@ -476,14 +345,15 @@ int fetch_start(const struct fetch_env *env, const char *url, size_t max,
         fetch_free(f);
         return -1;
     }
-    f->kick = event_new(env->base, -1, 0, on_kick, f);
-    f->timer = evtimer_new(env->base, on_deadline, f);
+    f->io = f->tls ? &io_tls : &io_tcp;
+    f->timer = timer_start(env->base, (int64_t)FETCH_TIMEOUT * 1000, 0, on_deadline, f);
     f->reap = event_new(env->base, -1, 0, on_reap, f);
-    if (!f->kick || !f->timer || !f->reap || evtimer_add(f->timer, &deadline) < 0) {
+    /* The dialer calls back at the loop's next turn at the earliest, as fetch_start() must. */
+    if (!f->timer || !f->reap ||
+        dial_start(env, f->host, f->port, f->io, NULL, on_dialed, f, &f->dial) < 0) {
         fetch_free(f);
         return -1;
     }
-    event_active(f->kick, EV_TIMEOUT, 0);
     if (out)
         *out = f;
     return 0;
@@ -493,10 +363,9 @@ int fetch_start(const struct fetch_env *env, const char *url, size_t max,
 
 struct once {
     struct event_base *base;
-    struct fetch_result *r;
-    char **body;
-    char *why;
-    size_t whylen;
+    void (*cb)(void *arg, const struct fetch_result *r);
+    void *arg;
+    int called;
 };
 
 static void on_once(void *arg, const struct fetch_result *r)
@@ -505,44 +374,35 @@ static void on_once(void *arg, const struct fetch_result *r)
 
     /* The resolver's idle sockets would keep the loop alive; the reaper still runs. */
     event_base_loopbreak(o->base);
-    *o->r = *r;
-    snprintf(o->why, o->whylen, "%s", r->why);
-    o->r->why = o->why;
-    o->r->body = "";
-    if (o->body) {
-        *o->body = mem_malloc(r->len + 1);
-        if (*o->body) {
-            memcpy(*o->body, r->body, r->len);
-            (*o->body)[r->len] = '\0';
-            o->r->body = *o->body;
-        } else {
-            o->r->status = FETCH_FAILED;
-            snprintf(o->why, o->whylen, "out of memory for the response");
-        }
-    }
+    o->called = 1;
+    o->cb(o->arg, r);
 }
 
-int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n_resolve,
-               const char *upstream_ca, struct fetch_result *r, char **body, char *why,
-               size_t whylen, char *err, size_t errlen)
+int jobs_options_check(const struct jobs_options *o, char *err, size_t errlen)
+{
+    struct resolve_table t = {NULL, 0};
+    int rc = 0;
+
+    for (size_t i = 0; i < o->n_resolve && rc == 0; i++)
+        rc = resolve_add(&t, o->resolve[i], err, errlen);
+    resolve_cleanup(&t);
+    return rc;
+}
+
+int fetch_once(const struct jobs_options *o, const char *url, size_t max,
+               void (*cb)(void *arg, const struct fetch_result *r), void *arg, char *err,
+               size_t errlen)
 {
     struct resolve_table table = {NULL, 0};
-    struct fetch_env env = {0};
-    struct once o = {NULL, r, body, why, whylen};
+    struct dial_env env = {0};
+    struct once once = {NULL, cb, arg, 0};
     int rc = -1;
 
-    memset(r, 0, sizeof(*r));
-    r->status = FETCH_FAILED;
-    r->why = why;
-    r->body = "";
-    if (body)
-        *body = NULL;
-    snprintf(why, whylen, "not started");
-    for (size_t i = 0; i < n_resolve; i++)
-        if (resolve_add(&table, resolve[i], err, errlen) < 0)
+    for (size_t i = 0; i < o->n_resolve; i++)
+        if (resolve_add(&table, o->resolve[i], err, errlen) < 0)
             goto out;
     env.resolve = &table;
-    env.tls = tls_upstream_ctx_new(upstream_ca, err, errlen);
+    env.tls = tls_upstream_ctx_new(o->upstream_ca, err, errlen);
     if (!env.tls)
         goto out;
     env.base = event_base_new();
@@ -550,20 +410,19 @@ int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n
         snprintf(err, errlen, "cannot create an event loop");
         goto out;
     }
-    env.dns = evdns_base_new(env.base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-                                           EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-    if (!env.dns) {
-        env.dns = evdns_base_new(env.base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-        if (env.dns)
-            evdns_base_load_hosts(env.dns, NULL);
-    }
-    o.base = env.base;
-    if (fetch_start(&env, url, max, on_once, &o, NULL) < 0) {
+    env.dns = dial_dns_new(env.base);
+    once.base = env.base;
+    if (fetch_start(&env, url, max, on_once, &once, NULL) < 0) {
         snprintf(err, errlen, "cannot fetch '%s': not an http(s) URL, or out of memory", url);
         goto out;
     }
     event_base_dispatch(env.base);
     event_base_loop(env.base, EVLOOP_NONBLOCK);
+    /* The deadline ends every fetch; a loop that stopped first failed. */
+    if (!once.called) {
+        snprintf(err, errlen, "the event loop stopped before %s was fetched", url);
+        goto out;
+    }
     rc = 0;
 out:
     if (env.dns)

@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* brock's own GET of one URL, for the DNT policy checks and Privacy Badger's configuration:
- * the proxy's --resolve table and resolver, verified TLS, no cookies sent or kept, no
- * redirect followed, a size limit and one deadline, so that a slow or hostile server costs
- * a socket for a few seconds and nothing else. */
+ * connected as the proxy's upstreams are (the dialer, with --resolve and verified TLS), no
+ * cookies sent or kept, no redirect followed, a size limit and one deadline, so that a slow
+ * or hostile server costs a socket for a few seconds and nothing else. */
 #ifndef BROCK_JOBS_FETCH_H
 #define BROCK_JOBS_FETCH_H
 
 #include <stddef.h>
 
-#include <event2/dns.h>
-#include <event2/event.h>
-#include <openssl/ssl.h>
-
-#include "net/resolve.h"
+#include "net/dial.h"
 
 /* A DNT policy text larger than this is not one (the EFF policy is about 10 KiB). */
 #define FETCH_DNT_MAX ((size_t)64 * 1024)
@@ -22,17 +18,6 @@
 
 /* The whole fetch, from resolving to the last byte, in seconds. */
 #define FETCH_TIMEOUT 10
-
-/* Where Privacy Badger's current configuration is published. */
-#define FETCH_PBCONFIG_URL "https://www.eff.org/files/pbconfig.json"
-
-/* What every fetch borrows; it must outlive them all. */
-struct fetch_env {
-    struct event_base *base;
-    struct evdns_base *dns;              /* NULL: --resolve and address literals only */
-    const struct resolve_table *resolve;
-    SSL_CTX *tls;                        /* verifies peers (tls_upstream_ctx_new()) */
-};
 
 enum fetch_status {
     FETCH_OK = 0,      /* a 2xx response, all of its body read */
@@ -58,19 +43,22 @@ struct fetch;
  * cb is called exactly once, never before fetch_start() returns, unless the fetch is
  * cancelled; the fetch frees itself after cb. Returns 0 and the fetch in *out (may be
  * NULL), or -1 for a URL it cannot fetch or out of memory (cb is then never called). */
-int fetch_start(const struct fetch_env *env, const char *url, size_t max,
+int fetch_start(const struct dial_env *env, const char *url, size_t max,
                 void (*cb)(void *arg, const struct fetch_result *r), void *arg,
                 struct fetch **out) __attribute__((warn_unused_result));
 
 /* Stops a fetch whose callback has not run; it never will. */
 void fetch_cancel(struct fetch *f);
 
-/* For commands that run one fetch and stop: its own loop, resolver, --resolve specs (as
- * given) and TLS context. Fills r as the callback would, with body (when not NULL) handed
- * over in *body (mem_free). Returns 0, or -1 with err set when it could not even start (a
- * bad --resolve spec or --upstream-ca file, a bad URL). */
-int fetch_once(const char *url, size_t max, const char *const *resolve, size_t n_resolve,
-               const char *upstream_ca, struct fetch_result *r, char **body, char *why,
-               size_t whylen, char *err, size_t errlen) __attribute__((warn_unused_result));
+struct jobs_options;
+
+/* For commands that run one fetch and stop: fetch_start() on a loop of its own, with a
+ * resolver, o's --resolve specs and a context that trusts o's roots. cb runs once, on the
+ * loop, as fetch_start()'s does. Returns 0 once it has, or -1 with err set when the fetch
+ * could not even start (a bad --resolve spec or --upstream-ca file, a bad URL); cb is then
+ * never called. */
+int fetch_once(const struct jobs_options *o, const char *url, size_t max,
+               void (*cb)(void *arg, const struct fetch_result *r), void *arg, char *err,
+               size_t errlen) __attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The daily refresh of Privacy Badger's configuration inside `brock run`: the same fetch and
- * the same all-or-nothing application as `brock update`, on a timer. */
+/* Privacy Badger's configuration fetched and applied all or nothing: daily inside `brock
+ * run`, on a timer, and at once for `brock update`, one way. */
 #include "jobs/refresh.h"
 
 #include <stdio.h>
@@ -8,15 +8,17 @@
 #include <sys/time.h>
 
 #include "brock.h"
+#include "jobs/fetch.h"
+#include "jobs/jobs.h"
+#include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
 
 struct refresh {
-    struct fetch_env env;
+    struct dial_env env;
     struct brock_engine *engine;
     struct event *timer;
     struct fetch *f;
-    char url[512];
 };
 
 static int64_t wall_ms(void)
@@ -29,10 +31,19 @@ static int64_t wall_ms(void)
 
 static void arm(struct refresh *r, int64_t seconds)
 {
-    struct timeval tv = {(time_t)(seconds > 0 ? seconds : 1), 0};
-
-    evtimer_add(r->timer, &tv);
+    if (timer_arm(r->timer, (seconds > 0 ? seconds : 1) * 1000) < 0)
+        log_msg(LOG_ERR, "update: could not schedule the next refresh");
 }
+
+/* Applies a fetched configuration to e, whole or not at all. Returns 0, or -1 with e's
+ * message saying why (e unchanged). */
+static int apply(struct brock_engine *e, const struct fetch_result *res,
+                 struct brock_update_stats *st)
+{
+    return brock_update_apply(e, JOBS_PBCONFIG_URL, res->body, res->len, wall_ms(), st);
+}
+
+/* ---- daily, in brock run ---- */
 
 static void on_fetched(void *arg, const struct fetch_result *res)
 {
@@ -41,19 +52,20 @@ static void on_fetched(void *arg, const struct fetch_result *res)
 
     r->f = NULL;
     if (res->status != FETCH_OK) {
-        log_msg(LOG_ERR, "update: %s failed: %s; the lists stay as they were", r->url, res->why);
+        log_msg(LOG_ERR, "update: %s failed: %s; the lists stay as they were",
+                JOBS_PBCONFIG_URL, res->why);
         arm(r, REFRESH_RETRY_S);
         return;
     }
-    if (brock_update_apply(r->engine, r->url, res->body, res->len, wall_ms(), &st) < 0) {
+    if (apply(r->engine, res, &st) < 0) {
         log_msg(LOG_ERR, "update: %s; the lists stay as they were",
                 brock_engine_errmsg(r->engine));
         arm(r, REFRESH_RETRY_S);
         return;
     }
     log_msg(LOG_INFO, "update: applied %s: %zu cookieblock domains (%zu added, %zu removed), "
-            "%zu new DNT policies, %zu site fixes", r->url, st.yellow, st.added, st.removed,
-            st.hashes_added, st.site_fixes);
+            "%zu new DNT policies, %zu site fixes", JOBS_PBCONFIG_URL, st.yellow, st.added,
+            st.removed, st.hashes_added, st.site_fixes);
     arm(r, REFRESH_EVERY_S);
 }
 
@@ -63,14 +75,13 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    if (fetch_start(&r->env, r->url, FETCH_PBCONFIG_MAX, on_fetched, r, &r->f) < 0) {
-        log_msg(LOG_ERR, "update: cannot fetch %s", r->url);
+    if (fetch_start(&r->env, JOBS_PBCONFIG_URL, FETCH_PBCONFIG_MAX, on_fetched, r, &r->f) < 0) {
+        log_msg(LOG_ERR, "update: cannot fetch %s", JOBS_PBCONFIG_URL);
         arm(r, REFRESH_RETRY_S);
     }
 }
 
-struct refresh *refresh_new(const struct fetch_env *env, struct brock_engine *e,
-                            const char *url)
+struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e)
 {
     struct refresh *r = mem_calloc(1, sizeof(*r));
     int64_t last, wait;
@@ -79,7 +90,6 @@ struct refresh *refresh_new(const struct fetch_env *env, struct brock_engine *e,
         return NULL;
     r->env = *env;
     r->engine = e;
-    snprintf(r->url, sizeof(r->url), "%s", url);
     r->timer = evtimer_new(env->base, on_timer, r);
     if (!r->timer) {
         mem_free(r);
@@ -98,4 +108,40 @@ void refresh_free(struct refresh *r)
     fetch_cancel(r->f);
     event_free(r->timer);
     mem_free(r);
+}
+
+/* ---- at once (brock update) ---- */
+
+struct update_once {
+    struct brock_engine *e;
+    struct brock_update_stats *st;
+    char *err;
+    size_t errlen;
+    int rc;
+};
+
+static void on_updated(void *arg, const struct fetch_result *res)
+{
+    struct update_once *o = arg;
+
+    if (res->status != FETCH_OK) {
+        snprintf(o->err, o->errlen, "cannot fetch %s: %s; nothing changed", JOBS_PBCONFIG_URL,
+                 res->why);
+        return;
+    }
+    if (apply(o->e, res, o->st) < 0) {
+        snprintf(o->err, o->errlen, "%s Nothing changed.", brock_engine_errmsg(o->e));
+        return;
+    }
+    o->rc = 0;
+}
+
+int jobs_update(struct brock_engine *e, const struct jobs_options *o,
+                struct brock_update_stats *st, char *err, size_t errlen)
+{
+    struct update_once once = {e, st, err, errlen, -1};
+
+    if (fetch_once(o, JOBS_PBCONFIG_URL, FETCH_PBCONFIG_MAX, on_updated, &once, err, errlen) < 0)
+        return -1;
+    return once.rc;
 }

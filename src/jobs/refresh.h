@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Privacy Badger's configuration kept current while brock runs: pbconfig.json fetched from
- * EFF a day after the last update (section 6), applied, and fetched again a day later. */
+ * EFF (JOBS_PBCONFIG_URL) a day after the last update (section 6), applied, and fetched again
+ * a day later. `brock update` does the same at once (jobs.h). */
 #ifndef BROCK_JOBS_REFRESH_H
 #define BROCK_JOBS_REFRESH_H
 
-#include "jobs/fetch.h"
+#include "net/dial.h"
 
 struct brock_engine;
 struct refresh;
@@ -15,9 +16,8 @@ struct refresh;
 /* After a failure. */
 #define REFRESH_RETRY_S (60 * 60)
 
-/* Schedules the refreshes of url on env (borrowed) for e. NULL when out of memory. */
-struct refresh *refresh_new(const struct fetch_env *env, struct brock_engine *e,
-                            const char *url);
+/* Schedules the refreshes on env (copied) for e. NULL when out of memory. */
+struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e);
 void refresh_free(struct refresh *r);
 
 #endif

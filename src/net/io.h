@@ -12,6 +12,9 @@
 
 struct io_ops {
     const char *name;
+    /* 1: the bytes are TLS records, and tls.h's helpers (close_notify, the handshake's
+     * state, why it failed) apply to the bufferevent; 0: plain bytes. */
+    int tls;
     /* A bufferevent over fd: an accepted socket, or -1 for one connect() will open. The
      * bufferevent owns fd. NULL when out of memory. */
     struct bufferevent *(*open)(struct event_base *base, evutil_socket_t fd, void *arg);

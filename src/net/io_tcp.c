@@ -123,6 +123,7 @@ static int tcp_flush(struct bufferevent *bev)
 
 const struct io_ops io_tcp = {
     .name = "tcp",
+    .tls = 0,
     .open = tcp_open,
     .connect = io_socket_connect,
     .fill = tcp_fill,

@@ -9,8 +9,8 @@
 
 #include "proxy/limits.h"
 
-/* arg is the connection's SSL (from tls.c), handed over: a server SSL accepts on fd, a
- * client SSL connects once io_tls.connect() is called. */
+/* arg is the connection's SSL (tls_upstream_ssl_new(), or interception's), handed over: a
+ * server SSL accepts on fd, a client SSL connects once io_tls.connect() is called. */
 static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd, void *arg)
 {
     SSL *ssl = arg;
@@ -38,6 +38,7 @@ static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd,
  * reads as much as the limit allows each time. */
 const struct io_ops io_tls = {
     .name = "tls",
+    .tls = 1,
     .open = tls_open,
     .connect = io_socket_connect, /* the handshake follows, driven by the bufferevent */
     .fill = NULL,

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The --resolve table: specs parsed once at start, then matched per upstream connection. */
+/* The --resolve table: specs parsed once at start, then matched per upstream connection; and
+ * address literals, which need no resolver either. */
 #include "net/resolve.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +93,32 @@ void resolve_cleanup(struct resolve_table *t)
     mem_free(t->v);
     t->v = NULL;
     t->n = 0;
+}
+
+int resolve_literal(const char *host, int port, struct sockaddr_storage *ss, int *len)
+{
+    struct sockaddr_storage tmp;
+    struct sockaddr_in *v4;
+    struct sockaddr_in6 *v6;
+
+    if (!ss)
+        ss = &tmp;
+    v4 = (struct sockaddr_in *)ss;
+    v6 = (struct sockaddr_in6 *)ss;
+    memset(ss, 0, sizeof(*ss));
+    if (evutil_inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        if (len)
+            *len = (int)sizeof(*v4);
+        return 1;
+    }
+    if (evutil_inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        if (len)
+            *len = (int)sizeof(*v6);
+        return 1;
+    }
+    return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* --resolve HOSTGLOB[:PORT]=ADDR:PORT: fixed addresses for matching hosts, consulted before
- * DNS. Parsing and matching are pure. */
+/* How a host becomes an address without DNS: --resolve HOSTGLOB[:PORT]=ADDR:PORT rules, then
+ * an address literal. Parsing and matching are pure. */
 #ifndef BROCK_NET_RESOLVE_H
 #define BROCK_NET_RESOLVE_H
 
@@ -29,5 +29,9 @@ const struct resolve_rule *resolve_find(const struct resolve_table *t, const cha
                                         int port);
 
 void resolve_cleanup(struct resolve_table *t);
+
+/* Whether host is an IPv4 or IPv6 address literal (without brackets). If so, and ss is not
+ * NULL, writes the address with port into *ss and its length into *len. Returns 1 or 0. */
+int resolve_literal(const char *host, int port, struct sockaddr_storage *ss, int *len);
 
 #endif

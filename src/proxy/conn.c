@@ -23,6 +23,7 @@
 #include "util/log.h"
 #include "proxy/side.h"
 #include "net/tls.h"
+#include "proxy/intercept.h"
 #include "util/alloc.h"
 
 /* ---- states ---- */
@@ -425,7 +426,7 @@ static int conn_may_intercept(const struct conn *c)
     const struct proxy *px = c->px;
 
     return px->mitm && !c->intercepted &&
-           !tls_host_listed(px->no_intercept, px->n_no_intercept, c->host);
+           !intercept_host_listed(px->no_intercept, px->n_no_intercept, c->host);
 }
 
 /* Answers the CONNECT, then speaks TLS with the client on the same socket as the CONNECT
@@ -453,7 +454,7 @@ static void conn_start_intercept(struct conn *c)
         conn_close(c, "could not answer the CONNECT at once");
         return;
     }
-    ssl = tls_mitm_ssl_new(c->px->mitm, c->host);
+    ssl = intercept_ssl_new(c->px->mitm, c->host);
     if (!ssl) {
         conn_log_failure(c, LOG_ERR, 0, "out of memory for TLS with the client");
         conn_close(c, NULL);
@@ -903,7 +904,7 @@ static void conn_do_flush(struct conn *c)
     if (!c->shut_wr) {
         c->shut_wr = 1;
         /* Inside TLS, the end of a body read until close is a close_notify. */
-        if (s->io == &io_tls)
+        if (s->io->tls)
             tls_close_notify(s->bev);
         shutdown(bufferevent_getfd(s->bev), SHUT_WR);
         bufferevent_enable(s->bev, EV_READ);
@@ -998,7 +999,7 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
         return;
     }
     if (what & BEV_EVENT_EOF) {
-        /* A close without close_notify arrives here too (tls.c): browsers end connections
+        /* A close without close_notify arrives here too (intercept.c): browsers end connections
          * that way all the time, and where it happened says whether anything was lost. */
         if (c->intercepted && !tls_handshake_done(bev)) {
             conn_log_failure(c, LOG_INFO, 0,

@@ -20,7 +20,7 @@
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
 #include "proxy/http.h"
-#include "jobs/fetch.h"
+#include "net/dial.h"
 #include "net/io.h"
 #include "proxy/privs.h"
 #include "net/resolve.h"
@@ -33,7 +33,7 @@ struct dntcheck;
 struct pool_entry;
 struct proxy_options;
 struct refresh;
-struct tls_mitm;
+struct intercept;
 
 struct proxy {
     struct event_base *base;
@@ -60,9 +60,9 @@ struct proxy {
 
     struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
 
-    /* TLS (tls.c): leaves for intercepted tunnels (NULL: no --intercept), the verifying
-     * context of https:// upstreams, and the --no-intercept host globs. */
-    struct tls_mitm *mitm;
+    /* TLS: leaves for intercepted tunnels (intercept.c; NULL: no --intercept), the verifying
+     * context of https:// upstreams (net/tls.c), and the --no-intercept host globs. */
+    struct intercept *mitm;
     struct ssl_ctx_st *tls_up;
     const char *const *no_intercept;
     size_t n_no_intercept;
@@ -74,7 +74,7 @@ struct proxy {
     /* loop.c: what proxy_new() readied for proxy_run(). */
     const struct proxy_options *opts;
     struct privs privs;
-    struct fetch_env fetch_env; /* brock's own fetches: DNT policies, pbconfig.json */
+    struct dial_env dial;       /* how upstreams and brock's own fetches connect out */
     struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
     struct event *sig_int, *sig_term, *sync;
 };
@@ -159,9 +159,7 @@ struct conn {
     int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
     struct rewrite_out rw;
 
-    struct evdns_getaddrinfo_request *dns_req;
-    struct evutil_addrinfo *ai, *ai_next;
-    char connect_err[128];
+    struct dial *dial;         /* upstream.c: the upstream connection being made */
 };
 
 /* conn.c */

@@ -33,7 +33,10 @@
 #include "util/log.h"
 #include "proxy/privs.h"
 #include "jobs/refresh.h"
+#include "net/dial.h"
+#include "net/timer.h"
 #include "net/tls.h"
+#include "proxy/intercept.h"
 #include "util/alloc.h"
 
 static void on_reap(evutil_socket_t fd, short what, void *arg)
@@ -275,21 +278,6 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
     return 0;
 }
 
-/* The resolver: the system's name servers, or without resolv.conf, --resolve and
- * /etc/hosts alone. */
-static struct evdns_base *new_dns(struct event_base *base)
-{
-    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-                                                      EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-
-    if (!dns) {
-        dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-        if (dns)
-            evdns_base_load_hosts(dns, NULL);
-    }
-    return dns;
-}
-
 struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct proxy *px = mem_calloc(1, sizeof(*px));
@@ -316,7 +304,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     if (!px->tls_up)
         goto fail;
     if (o->intercept) {
-        px->mitm = tls_mitm_new(o->state_dir, o->ca_init_cmd, err, errlen);
+        px->mitm = intercept_new(o->state_dir, o->ca_init_cmd, err, errlen);
         if (!px->mitm)
             goto fail;
         px->no_intercept = o->no_intercept;
@@ -324,11 +312,16 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     }
     raise_fd_limit();
     px->base = new_base();
-    px->dns = px->base ? new_dns(px->base) : NULL;
+    px->dns = px->base ? dial_dns_new(px->base) : NULL;
     if (!px->base || !px->dns) {
         snprintf(err, errlen, "could not create the event loop");
         goto fail;
     }
+    /* Upstreams and brock's own fetches (DNT policies, pbconfig.json) connect out alike. */
+    px->dial.base = px->base;
+    px->dial.dns = px->dns;
+    px->dial.resolve = &px->resolve;
+    px->dial.tls = px->tls_up;
     if (start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0)
         goto fail;
     return px;
@@ -341,16 +334,9 @@ fail:
  * the once-a-second sync; and its background jobs. Returns 0, or -1 with a message printed. */
 static int proxy_setup(struct proxy *px)
 {
-    struct timeval every = {SYNC_INTERVAL_MS / 1000, (SYNC_INTERVAL_MS % 1000) * 1000};
-
-    /* brock's own fetches (DNT policies, pbconfig.json) share the resolver and --resolve. */
-    px->fetch_env.base = px->base;
-    px->fetch_env.dns = px->dns;
-    px->fetch_env.resolve = &px->resolve;
-    px->fetch_env.tls = px->tls_up;
-    px->dnt = dntcheck_new(&px->fetch_env, px->engine);
+    px->dnt = dntcheck_new(&px->dial, px->engine);
     if (!px->opts->no_update)
-        px->refresh = refresh_new(&px->fetch_env, px->engine, FETCH_PBCONFIG_URL);
+        px->refresh = refresh_new(&px->dial, px->engine);
     if (!px->dnt || (!px->opts->no_update && !px->refresh)) {
         log_msg(LOG_ERR, "out of memory");
         return -1;
@@ -359,10 +345,9 @@ static int proxy_setup(struct proxy *px)
     px->accept_pause = evtimer_new(px->base, on_accept_resume, px);
     px->sig_int = evsignal_new(px->base, SIGINT, on_signal, px);
     px->sig_term = evsignal_new(px->base, SIGTERM, on_signal, px);
-    px->sync = event_new(px->base, -1, EV_PERSIST, on_sync, px);
+    px->sync = timer_start(px->base, SYNC_INTERVAL_MS, 1, on_sync, px);
     if (!px->reaper || !px->accept_pause || !px->sig_int || !px->sig_term || !px->sync ||
-        evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0 ||
-        event_add(px->sync, &every) < 0) {
+        evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0) {
         log_msg(LOG_ERR, "could not set up the event loop");
         return -1;
     }
@@ -476,7 +461,7 @@ void proxy_free(struct proxy *px)
         event_free(px->reaper);
     if (px->accept_pause)
         event_free(px->accept_pause);
-    tls_mitm_free(px->mitm);
+    intercept_free(px->mitm);
     SSL_CTX_free(px->tls_up);
     if (px->dns)
         evdns_base_free(px->dns, 1);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Connections to origins: --resolve first, then asynchronous DNS, then each address in turn;
+/* Connections to origins, through the dialer (net/dial.h) with brock's own address refused;
  * and the pool of idle keep-alive connections, per host and port, that requests reuse. */
 #include "proxy/access.h"
 #include "proxy/conn.h"
 
-#include <errno.h>
 #include <ifaddrs.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +12,7 @@
 #include <event2/buffer.h>
 
 #include "proxy/limits.h"
-#include "net/tls.h"
+#include "net/dial.h"
 #include "util/alloc.h"
 
 struct pool_entry {
@@ -137,50 +136,6 @@ void upstream_release(struct conn *c, int reusable)
 
 /* ---- connecting ---- */
 
-static void try_next(struct conn *c);
-
-static void connect_failed(struct conn *c)
-{
-    char why[BROCK_HOST_MAX + 256];
-
-    snprintf(why, sizeof(why), "brock could not connect to %s: %s", c->authority,
-             c->connect_err[0] ? c->connect_err : "no address to connect to");
-    conn_upstream_failed(c, 502, why);
-}
-
-static void on_connect_event(struct bufferevent *bev, short what, void *arg)
-{
-    struct conn *c = arg;
-
-    (void)bev;
-    if (what & BEV_EVENT_CONNECTED) {
-        if (c->ai) {
-            evutil_freeaddrinfo(c->ai);
-            c->ai = c->ai_next = NULL;
-        }
-        conn_upstream_ready(c);
-        return;
-    }
-    if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)) {
-        int err = EVUTIL_SOCKET_ERROR();
-        char why[BROCK_HOST_MAX + 256];
-
-        if (c->c_up.io == &io_tls && tls_error_describe(bev, c->host, why, sizeof(why))) {
-            /* A certificate that does not verify is the same on every address. */
-            bufferevent_free(c->c_up.bev);
-            c->c_up.bev = NULL;
-            upstream_cancel(c);
-            conn_upstream_failed(c, 502, why);
-            return;
-        }
-        snprintf(c->connect_err, sizeof(c->connect_err), "%s",
-                 err ? evutil_socket_error_to_string(err) : "connection closed");
-        bufferevent_free(c->c_up.bev);
-        c->c_up.bev = NULL;
-        try_next(c);
-    }
-}
-
 /* ---- brock's own address ---- */
 
 /* Whether addr is one of this machine's interface addresses. Asked only for a target on
@@ -238,8 +193,6 @@ int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
     return access_same_endpoint(sa, l);
 }
 
-static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss, int *len);
-
 int upstream_names_self(const struct conn *c)
 {
     const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->host, c->port);
@@ -249,131 +202,51 @@ int upstream_names_self(const struct conn *c)
 
     if (rule)
         return upstream_is_self(c->px, (const struct sockaddr *)&rule->addr);
-    if (numeric_addr(c->host, c->port, &ss, &len))
+    if (resolve_literal(c->host, c->port, &ss, &len))
         return upstream_is_self(c->px, (const struct sockaddr *)&ss);
     /* localhost and its subdomains are loopback whatever DNS says (RFC 6761). */
     if (!strcasecmp(c->host, "localhost") ||
         (hl > 10 && !strcasecmp(c->host + hl - 10, ".localhost"))) {
-        return (numeric_addr("127.0.0.1", c->port, &ss, &len) &&
+        return (resolve_literal("127.0.0.1", c->port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss)) ||
-               (numeric_addr("::1", c->port, &ss, &len) &&
+               (resolve_literal("::1", c->port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss));
     }
     return 0;
 }
 
-/* Starts a connection to sa; 0, or -1 (connect_err says why). */
-static int connect_to(struct conn *c, const struct sockaddr *sa, int len)
-{
-    struct bufferevent *bev;
+/* ---- connecting ---- */
 
-    if (upstream_is_self(c->px, sa)) {
-        char where[64];
-
-        /* A name that resolved to brock itself: forwarding would loop. */
-        access_name(sa, where, sizeof(where));
-        snprintf(c->connect_err, sizeof(c->connect_err), "%s is brock itself (not forwarded)",
-                 where);
-        return -1;
-    }
-
-    c->c_up.io = c->is_https ? &io_tls : &io_tcp;
-    bev = c->c_up.io->open(c->px->base, -1,
-                           c->is_https ? tls_upstream_ssl_new(c->px->tls_up, c->host) : NULL);
-    if (!bev) {
-        snprintf(c->connect_err, sizeof(c->connect_err), "out of memory");
-        return -1;
-    }
-    bufferevent_setcb(bev, NULL, NULL, on_connect_event, c);
-    c->c_up.bev = bev;
-    if (c->c_up.io->connect(bev, sa, len) < 0) {
-        int err = errno;
-        char where[96];
-
-        access_name(sa, where, sizeof(where));
-        snprintf(c->connect_err, sizeof(c->connect_err), "%s: %s", where, strerror(err));
-        /* bufferevent_socket_connect() may already have freed nothing; the bev is ours. */
-        if (c->c_up.bev == bev) {
-            bufferevent_free(bev);
-            c->c_up.bev = NULL;
-        }
-        return -1;
-    }
-    return 0;
-}
-
-static void try_next(struct conn *c)
-{
-    while (c->ai_next) {
-        struct evutil_addrinfo *ai = c->ai_next;
-
-        c->ai_next = ai->ai_next;
-        if (connect_to(c, ai->ai_addr, (int)ai->ai_addrlen) == 0)
-            return;
-    }
-    if (c->ai) {
-        evutil_freeaddrinfo(c->ai);
-        c->ai = NULL;
-    }
-    connect_failed(c);
-}
-
-static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
+/* Asked by the dialer before each address: a name that resolves to brock itself would loop. */
+static int refuse_self(void *arg, const struct sockaddr *sa, char *why, size_t size)
 {
     struct conn *c = arg;
-    char why[BROCK_HOST_MAX + 128];
 
-    if (err == EVUTIL_EAI_CANCEL) {
-        if (res)
-            evutil_freeaddrinfo(res);
-        return;
-    }
-    c->dns_req = NULL;
-    if (err || !res) {
-        if (res)
-            evutil_freeaddrinfo(res);
-        snprintf(why, sizeof(why), "brock could not resolve %s: %s", c->host,
-                 err ? evutil_gai_strerror(err) : "no address");
+    if (!upstream_is_self(c->px, sa))
+        return 0;
+    snprintf(why, size, "it is brock itself (not forwarded)");
+    return 1;
+}
+
+static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
+{
+    struct conn *c = arg;
+
+    c->dial = NULL;
+    if (!bev) {
         conn_upstream_failed(c, 502, why);
         return;
     }
-    c->ai = c->ai_next = res;
-    try_next(c);
-}
-
-/* Whether host is an IPv4 or IPv6 literal; if so, its address with port in *ss. */
-static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss, int *len)
-{
-    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
-
-    memset(ss, 0, sizeof(*ss));
-    if (evutil_inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        *len = (int)sizeof(*v4);
-        return 1;
-    }
-    if (evutil_inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        *len = (int)sizeof(*v6);
-        return 1;
-    }
-    return 0;
+    c->c_up.bev = bev;
+    conn_upstream_ready(c);
 }
 
 void upstream_start(struct conn *c)
 {
     struct proxy *px = c->px;
-    const struct resolve_rule *rule = resolve_find(&px->resolve, c->host, c->port);
-    struct evutil_addrinfo hints;
     struct pool_entry *p;
-    struct sockaddr_storage ss;
-    int ss_len;
-    char key[BROCK_HOST_MAX + 16], port[8];
+    char key[BROCK_HOST_MAX + 16];
 
-    c->connect_err[0] = '\0';
     pool_key(c, key, sizeof(key));
     p = c->is_connect || c->retried ? NULL : pool_take(px, key);
     if (p) {
@@ -386,42 +259,14 @@ void upstream_start(struct conn *c)
         return;
     }
     c->reused = 0;
-    if (rule) {
-        if (connect_to(c, (const struct sockaddr *)&rule->addr, rule->addr_len) < 0)
-            connect_failed(c);
-        return;
-    }
-    if (numeric_addr(c->host, c->port, &ss, &ss_len)) {
-        /* An address literal needs no resolver, and must not be hidden by AI_ADDRCONFIG
-         * (which drops ::1 on a machine without other IPv6 addresses). */
-        if (connect_to(c, (const struct sockaddr *)&ss, ss_len) < 0)
-            connect_failed(c);
-        return;
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_protocol = IPPROTO_TCP;
-    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
-    snprintf(port, sizeof(port), "%d", c->port);
-    if (!px->dns) {
-        conn_upstream_failed(c, 502, "brock has no DNS resolver (no /etc/resolv.conf?)");
-        return;
-    }
-    /* The callback may run before this returns (numeric hosts, /etc/hosts). */
-    c->dns_req = evdns_getaddrinfo(px->dns, c->host, port, &hints, on_resolved, c);
+    c->c_up.io = c->is_https ? &io_tls : &io_tcp;
+    if (dial_start(&px->dial, c->host, c->port, c->c_up.io, refuse_self, on_dialed, c,
+                   &c->dial) < 0)
+        conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
 }
 
 void upstream_cancel(struct conn *c)
 {
-    if (c->dns_req) {
-        struct evdns_getaddrinfo_request *r = c->dns_req;
-
-        c->dns_req = NULL;
-        evdns_getaddrinfo_cancel(r);
-    }
-    if (c->ai) {
-        evutil_freeaddrinfo(c->ai);
-        c->ai = c->ai_next = NULL;
-    }
+    dial_cancel(c->dial);
+    c->dial = NULL;
 }

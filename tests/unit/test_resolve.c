@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* --resolve specs: parsing, refusals with a reason, and matching by glob and port. */
+/* --resolve specs: parsing, refusals with a reason, and matching by glob and port; address
+ * literals. */
 #include "test.h"
 
 #include <arpa/inet.h>
@@ -57,11 +58,36 @@ static void test_refusals(void **state)
     assert_int_equal(t.n, 0);
 }
 
+static void test_literals(void **state)
+{
+    struct sockaddr_storage ss;
+    int len = 0;
+
+    (void)state;
+    assert_int_equal(resolve_literal("127.0.0.1", 8080, &ss, &len), 1);
+    assert_int_equal(ss.ss_family, AF_INET);
+    assert_int_equal(len, (int)sizeof(struct sockaddr_in));
+    assert_int_equal(ntohs(((const struct sockaddr_in *)&ss)->sin_port), 8080);
+    assert_int_equal(ntohl(((const struct sockaddr_in *)&ss)->sin_addr.s_addr), 0x7f000001);
+    assert_int_equal(resolve_literal("::1", 443, &ss, &len), 1);
+    assert_int_equal(ss.ss_family, AF_INET6);
+    assert_int_equal(len, (int)sizeof(struct sockaddr_in6));
+    assert_int_equal(ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port), 443);
+    assert_int_equal(resolve_literal("2001:db8::1", 0, NULL, NULL), 1);
+    /* Names, bracketed forms and near misses are not literals. */
+    assert_int_equal(resolve_literal("example.com", 80, &ss, &len), 0);
+    assert_int_equal(resolve_literal("[::1]", 80, &ss, &len), 0);
+    assert_int_equal(resolve_literal("127.0.0.1.", 80, NULL, NULL), 0);
+    assert_int_equal(resolve_literal("127.0.0.256", 80, NULL, NULL), 0);
+    assert_int_equal(resolve_literal("", 80, NULL, NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_and_match),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_literals),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The local certificate authority that interception signs with: created by `brock ca init`,
+ * loaded by `brock run --intercept`. Its key never leaves ca.c: callers get certificates
+ * issued with it, never the key itself. */
+#ifndef BROCK_NET_CA_H
+#define BROCK_NET_CA_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* OpenSSL's X509 and EVP_PKEY, named without its headers. */
+struct x509_st;
+struct evp_pkey_st;
+
+/* The CA's files, under the state folder. */
+#define CA_DIR "ca"
+#define CA_CERT "ca.pem"
+#define CA_KEY "ca-key.pem"
+
+/* How long a CA lasts. */
+#define CA_DAYS (3 * 365)
+
+/* Writes the paths of the CA's certificate and key under state_dir into cert and key (each
+ * size bytes). Returns 0, or -1 when a path does not fit. */
+int ca_paths(const char *state_dir, char *cert, char *key, size_t size)
+    __attribute__((warn_unused_result));
+
+/* Creates a CA under state_dir/ca: an EC P-256 key (mode 0600) and a self-signed certificate
+ * naming brock and this machine. Both files are written to temporary files and renamed into
+ * place. An existing CA is kept unless force. Returns 0, or -1 with a sentence in err. */
+int ca_create(const char *state_dir, int force, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+struct ca;
+
+/* Loads the CA under state_dir. init_cmd is the command that makes one, as the user would
+ * type it for this state (NULL: "brock ca init"). Returns a new CA (free with ca_free), or
+ * NULL with a sentence in err: no CA (says to run init_cmd), a key readable by others, a
+ * key that does not belong to the certificate, a file that does not parse. */
+struct ca *ca_load(const char *state_dir, const char *init_cmd, char *err, size_t errlen);
+
+/* Frees ca and wipes its key; NULL is a no-op. */
+void ca_free(struct ca *ca);
+
+/* The CA's certificate, borrowed from ca. */
+struct x509_st *ca_cert(const struct ca *ca);
+
+/* Issues a server certificate for host (a DNS name or an IP literal, named in its
+ * subjectAltName) over the public half of key, valid from an hour before now for days days,
+ * with a random serial, signed by ca. Returns a new certificate (X509_free), or NULL when out
+ * of memory or host is empty or too long. */
+struct x509_st *ca_issue(struct ca *ca, const char *host, struct evp_pkey_st *key, int days,
+                         time_t now);
+
+#endif

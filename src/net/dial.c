@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Dialing: where a host is (a --resolve rule, a literal, DNS), then one connection attempt
+ * at a time down the list of its addresses, each failure kept for the sentence that ends a
+ * dial no address answered. */
+#include "net/dial.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/util.h>
+
+#include "brock.h"
+#include "net/tls.h"
+#include "util/alloc.h"
+
+struct dial {
+    struct dial_env env;
+    const struct io_ops *io;
+    int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size);
+    void (*cb)(void *arg, struct bufferevent *bev, const char *why);
+    void *arg;
+    char host[BROCK_HOST_MAX];
+    int port;
+    struct evdns_getaddrinfo_request *dns_req;
+    struct evutil_addrinfo *ai, *ai_next; /* DNS's answer, and the next address to try */
+    struct bufferevent *bev;              /* the attempt in progress */
+    char addr[64];                        /* its address, for messages */
+    struct event *later;                  /* reports a failure outside dial_start() */
+    unsigned n_failed, n_unlisted;
+    char last_why[128];                   /* why the last attempt failed */
+    char failures[512];                   /* "ADDR: why; ADDR: why" */
+    char why[BROCK_HOST_MAX + 768];
+};
+
+/* ---- the end ---- */
+
+static void dial_free(struct dial *d)
+{
+    if (d->dns_req) {
+        struct evdns_getaddrinfo_request *q = d->dns_req;
+
+        /* Its callback, told EVUTIL_EAI_CANCEL, touches nothing of d. */
+        d->dns_req = NULL;
+        evdns_getaddrinfo_cancel(q);
+    }
+    if (d->ai)
+        evutil_freeaddrinfo(d->ai);
+    if (d->bev)
+        bufferevent_free(d->bev);
+    if (d->later)
+        event_free(d->later);
+    mem_free(d);
+}
+
+void dial_cancel(struct dial *d)
+{
+    if (d)
+        dial_free(d);
+}
+
+static void on_later(evutil_socket_t fd, short what, void *arg)
+{
+    struct dial *d = arg;
+
+    (void)fd;
+    (void)what;
+    d->cb(d->arg, NULL, d->why);
+    dial_free(d);
+}
+
+static void fail(struct dial *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The caller may be inside dial_start() or the resolver: the callback runs at the loop's
+ * next turn. */
+static void fail(struct dial *d, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(d->why, sizeof(d->why), fmt, ap);
+    va_end(ap);
+    event_active(d->later, EV_TIMEOUT, 0);
+}
+
+/* No address answered: the one that failed, or each of them. */
+static void fail_connect(struct dial *d)
+{
+    if (d->n_failed == 0)
+        fail(d, "brock could not connect to %s: no address to connect to", d->host);
+    else if (d->n_failed == 1)
+        fail(d, "brock could not connect to %s (%s): %s", d->host, d->addr, d->last_why);
+    else
+        fail(d, "brock could not connect to %s: none of its %u addresses answered (%s%s)",
+             d->host, d->n_failed, d->failures, d->n_unlisted ? "; ..." : "");
+}
+
+static void note_failure(struct dial *d, const char *why)
+{
+    size_t have = strlen(d->failures);
+    int n;
+
+    snprintf(d->last_why, sizeof(d->last_why), "%s", why);
+    d->n_failed++;
+    n = snprintf(d->failures + have, sizeof(d->failures) - have, "%s%s: %s",
+                 have ? "; " : "", d->addr, why);
+    if (n < 0 || (size_t)n >= sizeof(d->failures) - have) {
+        /* Kept whole or not at all: the list ends with "..." instead. */
+        d->failures[have] = '\0';
+        d->n_unlisted++;
+    }
+}
+
+/* ---- connecting ---- */
+
+/* ADDR:PORT, [V6ADDR]:PORT, as messages name an address. */
+static void format_addr(const struct sockaddr *sa, char *out, size_t size)
+{
+    char ip[INET6_ADDRSTRLEN];
+
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)sa;
+
+        if (evutil_inet_ntop(AF_INET, &v4->sin_addr, ip, sizeof(ip))) {
+            snprintf(out, size, "%s:%d", ip, ntohs(v4->sin_port));
+            return;
+        }
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)sa;
+
+        if (evutil_inet_ntop(AF_INET6, &v6->sin6_addr, ip, sizeof(ip))) {
+            snprintf(out, size, "[%s]:%d", ip, ntohs(v6->sin6_port));
+            return;
+        }
+    }
+    snprintf(out, size, "an address");
+}
+
+static void try_next(struct dial *d);
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct dial *d = arg;
+    int err = EVUTIL_SOCKET_ERROR();
+
+    if (what & BEV_EVENT_CONNECTED) {
+        d->bev = NULL;
+        bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+        d->cb(d->arg, bev, NULL);
+        dial_free(d);
+        return;
+    }
+    if (!(what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)))
+        return;
+    if (d->io->tls && tls_error_describe(bev, d->host, d->why, sizeof(d->why))) {
+        bufferevent_free(bev);
+        d->bev = NULL;
+        event_active(d->later, EV_TIMEOUT, 0);
+        return;
+    }
+    note_failure(d, err ? evutil_socket_error_to_string(err) : "connection closed");
+    bufferevent_free(bev);
+    d->bev = NULL;
+    try_next(d);
+}
+
+/* Starts an attempt at sa. Returns 0, or -1 with the failure noted. */
+static int connect_one(struct dial *d, const struct sockaddr *sa, int len)
+{
+    char why[160];
+    void *open_arg = NULL;
+    struct bufferevent *bev;
+
+    format_addr(sa, d->addr, sizeof(d->addr));
+    if (d->refuse && d->refuse(d->arg, sa, why, sizeof(why))) {
+        note_failure(d, why);
+        return -1;
+    }
+    if (d->io->tls && !(open_arg = tls_upstream_ssl_new(d->env.tls, d->host))) {
+        note_failure(d, "out of memory");
+        return -1;
+    }
+    bev = d->io->open(d->env.base, -1, open_arg);
+    if (!bev) {
+        note_failure(d, "out of memory");
+        return -1;
+    }
+    bufferevent_setcb(bev, NULL, NULL, on_event, d);
+    if (d->io->connect(bev, sa, len) < 0) {
+        int e = errno;
+
+        /* Nothing was started: the bufferevent is still ours. */
+        bufferevent_free(bev);
+        note_failure(d, strerror(e));
+        return -1;
+    }
+    d->bev = bev;
+    return 0;
+}
+
+static void try_next(struct dial *d)
+{
+    while (d->ai_next) {
+        struct evutil_addrinfo *ai = d->ai_next;
+
+        d->ai_next = ai->ai_next;
+        if (connect_one(d, ai->ai_addr, (int)ai->ai_addrlen) == 0)
+            return;
+    }
+    fail_connect(d);
+}
+
+static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
+{
+    struct dial *d = arg;
+
+    if (err == EVUTIL_EAI_CANCEL) {
+        if (res)
+            evutil_freeaddrinfo(res);
+        return;
+    }
+    d->dns_req = NULL;
+    if (err || !res) {
+        if (res)
+            evutil_freeaddrinfo(res);
+        fail(d, "brock could not resolve %s: %s", d->host,
+             err ? dial_eai_text(err) : "no address");
+        return;
+    }
+    d->ai = d->ai_next = res;
+    try_next(d);
+}
+
+/* Where host is, in brock's order: a --resolve rule, a literal, DNS. */
+static void locate(struct dial *d)
+{
+    const struct resolve_rule *rule =
+        d->env.resolve ? resolve_find(d->env.resolve, d->host, d->port) : NULL;
+    struct sockaddr_storage ss;
+    struct evutil_addrinfo hints;
+    char port[8];
+    int len;
+
+    if (rule) {
+        if (connect_one(d, (const struct sockaddr *)&rule->addr, rule->addr_len) < 0)
+            fail_connect(d);
+        return;
+    }
+    /* A literal needs no resolver, and must not be hidden by AI_ADDRCONFIG (which drops ::1
+     * on a machine without other IPv6 addresses). */
+    if (resolve_literal(d->host, d->port, &ss, &len)) {
+        if (connect_one(d, (const struct sockaddr *)&ss, len) < 0)
+            fail_connect(d);
+        return;
+    }
+    if (!d->env.dns) {
+        fail(d, "brock could not resolve %s: it has no DNS resolver (no /etc/resolv.conf?)",
+             d->host);
+        return;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
+    snprintf(port, sizeof(port), "%d", d->port);
+    /* The callback may run before this returns (/etc/hosts); then it returns NULL. */
+    d->dns_req = evdns_getaddrinfo(d->env.dns, d->host, port, &hints, on_resolved, d);
+}
+
+int dial_start(const struct dial_env *env, const char *host, int port, const struct io_ops *io,
+               int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
+               void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
+               struct dial **out)
+{
+    struct dial *d;
+
+    if (out)
+        *out = NULL;
+    if (strlen(host) >= BROCK_HOST_MAX || (io->tls && !env->tls))
+        return -1;
+    d = mem_calloc(1, sizeof(*d));
+    if (!d)
+        return -1;
+    d->env = *env;
+    d->io = io;
+    d->refuse = refuse;
+    d->cb = cb;
+    d->arg = arg;
+    d->port = port;
+    snprintf(d->host, sizeof(d->host), "%s", host);
+    d->later = event_new(env->base, -1, 0, on_later, d);
+    if (!d->later) {
+        mem_free(d);
+        return -1;
+    }
+    locate(d);
+    if (out)
+        *out = d;
+    return 0;
+}
+
+/* ---- the resolver ---- */
+
+struct evdns_base *dial_dns_new(struct event_base *base)
+{
+    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
+                                                      EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+
+    if (!dns) {
+        dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+        if (dns)
+            evdns_base_load_hosts(dns, NULL);
+    }
+    return dns;
+}
+
+const char *dial_eai_text(int eai)
+{
+    /* libevent words these as the BSDs do ("nodename nor servname provided, or not known");
+     * brock runs on Linux, where every other program says what glibc says. */
+    switch (eai) {
+    case 0: return "Success";
+    case EVUTIL_EAI_NONAME: return "Name or service not known";
+    case EVUTIL_EAI_AGAIN: return "Temporary failure in name resolution";
+    case EVUTIL_EAI_FAIL: return "Non-recoverable failure in name resolution";
+    case EVUTIL_EAI_NODATA: return "No address associated with hostname";
+    case EVUTIL_EAI_ADDRFAMILY: return "Address family for hostname not supported";
+    case EVUTIL_EAI_FAMILY: return "ai_family not supported";
+    case EVUTIL_EAI_SOCKTYPE: return "ai_socktype not supported";
+    case EVUTIL_EAI_SERVICE: return "Servname not supported for ai_socktype";
+    case EVUTIL_EAI_BADFLAGS: return "Bad value for ai_flags";
+    case EVUTIL_EAI_MEMORY: return "Memory allocation failure";
+    case EVUTIL_EAI_SYSTEM: return "System error";
+    case EVUTIL_EAI_CANCEL: return "Request canceled";
+    default: return evutil_gai_strerror(eai);
+    }
+}

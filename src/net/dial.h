@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* One way to connect out, for the proxy's upstreams and brock's own fetches alike: a
+ * --resolve rule first, then an address literal, then DNS; then each address in turn until
+ * one connects, over the transport asked for. */
+#ifndef BROCK_NET_DIAL_H
+#define BROCK_NET_DIAL_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include <event2/bufferevent.h>
+#include <event2/dns.h>
+#include <event2/event.h>
+#include <openssl/ssl.h>
+
+#include "net/io.h"
+#include "net/resolve.h"
+
+/* What every dial borrows; it must outlive them all. */
+struct dial_env {
+    struct event_base *base;
+    struct evdns_base *dns;              /* NULL: --resolve rules and address literals only */
+    const struct resolve_table *resolve; /* the --resolve rules; NULL: none */
+    SSL_CTX *tls;                        /* verifies servers over io_tls (tls_upstream_ctx_new) */
+};
+
+struct dial;
+
+/* Starts connecting to host (normalised: a name, or an address literal without brackets) on
+ * port, over io: io_tcp, or io_tls, which verifies the server for host with env->tls. env is
+ * copied; host too. refuse, when not NULL, is asked before each address is tried: nonzero
+ * skips it, with a reason written into why (size bytes) that the failure sentence quotes.
+ * cb runs exactly once, never before dial_start() returns, unless the dial is cancelled:
+ * with a connected bufferevent (handed over: set its callbacks at once; for io_tls the
+ * handshake and the certificate check are done) and why NULL; or with bev NULL and why a
+ * sentence saying why not, borrowed for the call (the name did not resolve; no address
+ * answered, each named with its error; TLS failed, which ends the dial: another address of
+ * the same name would fail the same way). The dial frees itself after cb. Returns 0 and the
+ * dial in *out (out may be NULL), or -1 when out of memory (cb is then never called). */
+int dial_start(const struct dial_env *env, const char *host, int port, const struct io_ops *io,
+               int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
+               void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
+               struct dial **out) __attribute__((warn_unused_result));
+
+/* Stops a dial whose callback has not run; it never will. NULL is a no-op. */
+void dial_cancel(struct dial *d);
+
+/* The resolver dials use: the system's name servers and /etc/hosts, or, without a usable
+ * /etc/resolv.conf, /etc/hosts alone (--resolve rules and literals need none). Returns a new
+ * resolver on base (evdns_base_free()), or NULL when out of memory. */
+struct evdns_base *dial_dns_new(struct event_base *base);
+
+/* What a resolver error (an EVUTIL_EAI_* code, as evdns_getaddrinfo() reports it) means, in
+ * the C library's words on Linux ("Name or service not known"), whatever libevent's own
+ * texts say. A static string. */
+const char *dial_eai_text(int eai);
+
+#endif
