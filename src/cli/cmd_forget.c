@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "util/clock.h"
 
 static const char forget_help[] =
     "Forgets the recent page views: the sites visited and the third-party hosts their pages\n"
@@ -50,7 +51,6 @@ static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int ar
     struct brock_engine *e = NULL;
     long older = -1, keep = -1;
     int64_t before = INT64_MAX;
-    struct timespec ts;
     int c, rc, n;
 
     cli_getopt_start();
@@ -69,9 +69,8 @@ static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int ar
     /* The setting alone forgets what it no longer keeps. */
     if (older < 0 && keep > 0)
         older = keep;
-    clock_gettime(CLOCK_REALTIME, &ts);
     if (older >= 0)
-        before = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 - older * 86400000LL;
+        before = clock_now_ms() - older * 86400000LL;
 
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)

@@ -8,9 +8,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "util/alloc.h"
+#include "util/clock.h"
 
 #define PAGES_MAX_SITES 500
 #define PAGES_MAX_HOSTS 300
@@ -266,14 +266,6 @@ int brock_pages_forget(struct brock_engine *e, int64_t before_ms)
     return n;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int brock__pages_expire(struct brock_engine *e, int force)
 {
     struct brock__pages *p = e->pages;
@@ -282,7 +274,7 @@ int brock__pages_expire(struct brock_engine *e, int force)
 
     if (!p)
         return 0;
-    now = now_ms();
+    now = clock_now_ms();
     if (!force && days == p->expire_days && now < p->expire_next)
         return 0;
     n = brock_pages_forget(e, days ? now - days * DAY_MS : INT64_MAX);

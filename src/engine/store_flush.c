@@ -7,9 +7,9 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "util/alloc.h"
+#include "util/clock.h"
 
 #define JOURNAL_KEEP 10000
 
@@ -243,15 +243,12 @@ static int flush_seeded(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_META_PUT];
-    struct timespec ts;
     char when[32] = "none";
 
     if (e->seed_mark == BROCK__SEED_KEPT)
         return 0;
     if (e->seed_mark == BROCK__SEED_LOADED) {
-        clock_gettime(CLOCK_REALTIME, &ts);
-        snprintf(when, sizeof(when), "%lld",
-                 (long long)ts.tv_sec * 1000 + (long long)(ts.tv_nsec / 1000000));
+        snprintf(when, sizeof(when), "%lld", (long long)clock_now_ms());
     }
     brock__store_bind_text(st, 1, "seeded");
     brock__store_bind_text(st, 2, when);

@@ -15,6 +15,7 @@
 #include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 struct dnt_job {
     struct dnt_job *next, *prev;
@@ -39,7 +40,7 @@ static int64_t loop_now_ms(const struct dntcheck *q)
     struct timeval tv;
 
     event_base_gettimeofday_cached(q->env.base, &tv);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    return clock_tv_ms(&tv);
 }
 
 static void arm(struct dntcheck *q, int64_t delay_ms)

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include "brock.h"
 #include "jobs/fetch.h"
@@ -13,6 +12,7 @@
 #include "net/timer.h"
 #include "util/log.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 struct refresh {
     struct dial_env env;
@@ -20,14 +20,6 @@ struct refresh {
     struct event *timer;
     struct fetch *f;
 };
-
-static int64_t wall_ms(void)
-{
-    struct timeval tv;
-
-    gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
 
 static void arm(struct refresh *r, int64_t seconds)
 {
@@ -40,7 +32,7 @@ static void arm(struct refresh *r, int64_t seconds)
 static int apply(struct brock_engine *e, const struct fetch_result *res,
                  struct brock_update_stats *st)
 {
-    return brock_update_apply(e, JOBS_PBCONFIG_URL, res->body, res->len, wall_ms(), st);
+    return brock_update_apply(e, JOBS_PBCONFIG_URL, res->body, res->len, clock_now_ms(), st);
 }
 
 /* ---- daily, in brock run ---- */
@@ -96,7 +88,7 @@ struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e)
         return NULL;
     }
     last = brock_update_time(e);
-    wait = last ? (last + (int64_t)REFRESH_EVERY_S * 1000 - wall_ms()) / 1000 : REFRESH_FIRST_S;
+    wait = last ? (last + (int64_t)REFRESH_EVERY_S * 1000 - clock_now_ms()) / 1000 : REFRESH_FIRST_S;
     arm(r, wait < 60 ? 60 : wait);
     return r;
 }
