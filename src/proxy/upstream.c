@@ -63,7 +63,7 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
 static void pool_key(const struct conn *c, char *key, size_t size)
 {
     /* A TLS connection is never reused for plain requests, nor the other way. */
-    snprintf(key, size, "%s%s:%d", c->is_https ? "https:" : "", c->host, c->port);
+    snprintf(key, size, "%s%s:%d", c->c_ex.is_https ? "https:" : "", c->c_ex.host, c->c_ex.port);
 }
 
 static struct pool_entry *pool_take(struct proxy *px, const char *key)
@@ -143,7 +143,7 @@ static void connect_failed(struct conn *c)
 {
     char why[BROCK_HOST_MAX + 256];
 
-    snprintf(why, sizeof(why), "brock could not connect to %s: %s", c->authority,
+    snprintf(why, sizeof(why), "brock could not connect to %s: %s", c->c_ex.authority,
              c->connect_err[0] ? c->connect_err : "no address to connect to");
     conn_upstream_failed(c, 502, why);
 }
@@ -165,7 +165,7 @@ static void on_connect_event(struct bufferevent *bev, short what, void *arg)
         int err = EVUTIL_SOCKET_ERROR();
         char why[BROCK_HOST_MAX + 256];
 
-        if (c->c_up.io == &io_tls && tls_error_describe(bev, c->host, why, sizeof(why))) {
+        if (c->c_up.io == &io_tls && tls_error_describe(bev, c->c_ex.host, why, sizeof(why))) {
             /* A certificate that does not verify is the same on every address. */
             bufferevent_free(c->c_up.bev);
             c->c_up.bev = NULL;
@@ -242,21 +242,21 @@ static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss,
 
 int upstream_names_self(const struct conn *c)
 {
-    const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->host, c->port);
+    const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->c_ex.host, c->c_ex.port);
     struct sockaddr_storage ss;
-    size_t hl = strlen(c->host);
+    size_t hl = strlen(c->c_ex.host);
     int len;
 
     if (rule)
         return upstream_is_self(c->px, (const struct sockaddr *)&rule->addr);
-    if (numeric_addr(c->host, c->port, &ss, &len))
+    if (numeric_addr(c->c_ex.host, c->c_ex.port, &ss, &len))
         return upstream_is_self(c->px, (const struct sockaddr *)&ss);
     /* localhost and its subdomains are loopback whatever DNS says (RFC 6761). */
-    if (!strcasecmp(c->host, "localhost") ||
-        (hl > 10 && !strcasecmp(c->host + hl - 10, ".localhost"))) {
-        return (numeric_addr("127.0.0.1", c->port, &ss, &len) &&
+    if (!strcasecmp(c->c_ex.host, "localhost") ||
+        (hl > 10 && !strcasecmp(c->c_ex.host + hl - 10, ".localhost"))) {
+        return (numeric_addr("127.0.0.1", c->c_ex.port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss)) ||
-               (numeric_addr("::1", c->port, &ss, &len) &&
+               (numeric_addr("::1", c->c_ex.port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss));
     }
     return 0;
@@ -277,9 +277,10 @@ static int connect_to(struct conn *c, const struct sockaddr *sa, int len)
         return -1;
     }
 
-    c->c_up.io = c->is_https ? &io_tls : &io_tcp;
+    c->c_up.io = c->c_ex.is_https ? &io_tls : &io_tcp;
     bev = c->c_up.io->open(c->px->base, -1,
-                           c->is_https ? tls_upstream_ssl_new(c->px->tls_up, c->host) : NULL);
+                           c->c_ex.is_https ? tls_upstream_ssl_new(c->px->tls_up, c->c_ex.host)
+                                            : NULL);
     if (!bev) {
         snprintf(c->connect_err, sizeof(c->connect_err), "out of memory");
         return -1;
@@ -332,7 +333,7 @@ static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
     if (err || !res) {
         if (res)
             evutil_freeaddrinfo(res);
-        snprintf(why, sizeof(why), "brock could not resolve %s: %s", c->host,
+        snprintf(why, sizeof(why), "brock could not resolve %s: %s", c->c_ex.host,
                  err ? evutil_gai_strerror(err) : "no address");
         conn_upstream_failed(c, 502, why);
         return;
@@ -366,7 +367,7 @@ static int numeric_addr(const char *host, int port, struct sockaddr_storage *ss,
 void upstream_start(struct conn *c)
 {
     struct proxy *px = c->px;
-    const struct resolve_rule *rule = resolve_find(&px->resolve, c->host, c->port);
+    const struct resolve_rule *rule = resolve_find(&px->resolve, c->c_ex.host, c->c_ex.port);
     struct evutil_addrinfo hints;
     struct pool_entry *p;
     struct sockaddr_storage ss;
@@ -375,23 +376,23 @@ void upstream_start(struct conn *c)
 
     c->connect_err[0] = '\0';
     pool_key(c, key, sizeof(key));
-    p = c->is_connect || c->retried ? NULL : pool_take(px, key);
+    p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key);
     if (p) {
         c->c_up.bev = p->bev;
         c->c_up.io = p->io;
         bufferevent_set_timeouts(p->bev, NULL, NULL);
         mem_free(p);
-        c->reused = 1;
+        c->c_ex.reused = 1;
         conn_upstream_ready(c);
         return;
     }
-    c->reused = 0;
+    c->c_ex.reused = 0;
     if (rule) {
         if (connect_to(c, (const struct sockaddr *)&rule->addr, rule->addr_len) < 0)
             connect_failed(c);
         return;
     }
-    if (numeric_addr(c->host, c->port, &ss, &ss_len)) {
+    if (numeric_addr(c->c_ex.host, c->c_ex.port, &ss, &ss_len)) {
         /* An address literal needs no resolver, and must not be hidden by AI_ADDRCONFIG
          * (which drops ::1 on a machine without other IPv6 addresses). */
         if (connect_to(c, (const struct sockaddr *)&ss, ss_len) < 0)
@@ -403,13 +404,13 @@ void upstream_start(struct conn *c)
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_protocol = IPPROTO_TCP;
     hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
-    snprintf(port, sizeof(port), "%d", c->port);
+    snprintf(port, sizeof(port), "%d", c->c_ex.port);
     if (!px->dns) {
         conn_upstream_failed(c, 502, "brock has no DNS resolver (no /etc/resolv.conf?)");
         return;
     }
     /* The callback may run before this returns (numeric hosts, /etc/hosts). */
-    c->dns_req = evdns_getaddrinfo(px->dns, c->host, port, &hints, on_resolved, c);
+    c->dns_req = evdns_getaddrinfo(px->dns, c->c_ex.host, port, &hints, on_resolved, c);
 }
 
 void upstream_cancel(struct conn *c)
