@@ -161,7 +161,7 @@ void side_start(struct side *s, enum side_role role)
 }
 
 /* Ends the side with an error; every later call gets it again. */
-static size_t fail(struct side *s, enum side_error error, const char *reason,
+static size_t refuse(struct side *s, enum side_error error, const char *reason,
                    struct side_event *ev)
 {
     memset(&s->failed, 0, sizeof(s->failed));
@@ -176,10 +176,10 @@ static size_t fail(struct side *s, enum side_error error, const char *reason,
 static size_t parse_failed(struct side *s, struct side_event *ev)
 {
     if (s->frame_err)
-        return fail(s, SIDE_ERR_FRAMING, s->frame_err, ev);
+        return refuse(s, SIDE_ERR_FRAMING, s->frame_err, ev);
     if (s->head_err)
-        return fail(s, SIDE_ERR_HEAD, "the head is too large or has too many headers", ev);
-    return fail(s, SIDE_ERR_PARSE, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+        return refuse(s, SIDE_ERR_HEAD, "the head is too large or has too many headers", ev);
+    return refuse(s, SIDE_ERR_PARSE, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
 }
 
 /* Checks the bytes of p[0..len) the scanners have not seen yet: a head's, or a chunked body's
@@ -218,7 +218,7 @@ static size_t feed_raw(struct side *s, const char *p, size_t len, struct side_ev
             return 0;
         if (http_parser_execute(&s->parser, &side_settings, p, 1) != 1 ||
             HTTP_PARSER_ERRNO(&s->parser) != HPE_OK)
-            return fail(s, SIDE_ERR_PARSE, "malformed head: no line feed after it", ev);
+            return refuse(s, SIDE_ERR_PARSE, "malformed head: no line feed after it", ev);
         s->raw_lf = 0;
         s->scanned = 0;
         used = 1;
@@ -265,7 +265,7 @@ size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *e
         enum http_errno err;
 
         if (scan(s, p + used, len - used) < 0)
-            return used + fail(s, SIDE_ERR_FRAMING, s->frame_err, ev);
+            return used + refuse(s, SIDE_ERR_FRAMING, s->frame_err, ev);
         memset(&s->ev, 0, sizeof(s->ev));
         s->rearmed = 0;
         n = http_parser_execute(&s->parser, &side_settings, p + used, len - used);
@@ -283,7 +283,7 @@ size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *e
         /* Paused with no event: an interim response ended; the next head begins. */
         http_parser_pause(&s->parser, 0);
         if (n == 0)
-            return used + fail(s, SIDE_ERR_PARSE, "the parser stopped making progress", ev);
+            return used + refuse(s, SIDE_ERR_PARSE, "the parser stopped making progress", ev);
     }
     return used;
 }
@@ -301,7 +301,7 @@ enum side_event_type side_end(struct side *s, struct side_event *ev)
         return ev->type;
     }
     if (s->raw) {
-        fail(s, SIDE_ERR_END, "the stream ended within a body", ev);
+        refuse(s, SIDE_ERR_END, "the stream ended within a body", ev);
         return ev->type;
     }
     if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED)
@@ -313,7 +313,7 @@ enum side_event_type side_end(struct side *s, struct side_event *ev)
         return ev->type;
     }
     if (HTTP_PARSER_ERRNO(&s->parser) != HPE_OK && HTTP_PARSER_ERRNO(&s->parser) != HPE_PAUSED)
-        fail(s, SIDE_ERR_END, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+        refuse(s, SIDE_ERR_END, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
     return ev->type;
 }
 
