@@ -233,7 +233,8 @@ static void conn_do_flush(struct conn *c)
         if (s->io == &io_tls)
             tls_close_notify(s->bev);
         shutdown(bufferevent_getfd(s->bev), SHUT_WR);
-        bufferevent_enable(s->bev, EV_READ);
+        if (pump_reading(s, 1) < 0)
+            conn_out_of_memory(c, "reading the client's close");
     }
 }
 
@@ -261,7 +262,7 @@ static void conn_dispatch(struct conn *c)
 }
 
 /* Room made by writing lets the machine advance again. */
-void conn_run(struct conn *c)
+static void conn_advance(struct conn *c)
 {
     for (int round = 0; round < 8 && c->c_state != CONN_CLOSED; round++) {
         int a, b;
@@ -283,6 +284,16 @@ void conn_run(struct conn *c)
         if (!a && !b)
             return;
     }
+}
+
+/* Then each side reads only while its input has room: what one side sends waits there while
+ * the other is slow to take it. */
+void conn_run(struct conn *c)
+{
+    conn_advance(c);
+    if (c->c_state != CONN_CLOSED &&
+        (pump_limit(&c->c_client) < 0 || pump_limit(&c->c_up) < 0))
+        conn_out_of_memory(c, "pausing or resuming a read");
 }
 
 /* ---- events ---- */
@@ -340,11 +351,10 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
     }
 }
 
-void conn_client_events(struct conn *c)
+int conn_client_events(struct conn *c)
 {
     bufferevent_setcb(c->c_client.bev, on_client_read, on_client_write, on_client_event, c);
-    bufferevent_setwatermark(c->c_client.bev, EV_READ, 0, LIMIT_PENDING_BYTES);
-    pump_start(&c->c_client);
+    return pump_start(&c->c_client);
 }
 
 void conn_on_up_read(struct bufferevent *bev, void *arg)
@@ -420,8 +430,10 @@ void conn_upstream_ready(struct conn *c)
     struct side *u = &c->c_up;
 
     bufferevent_setcb(u->bev, conn_on_up_read, conn_on_up_write, conn_on_up_event, c);
-    bufferevent_setwatermark(u->bev, EV_READ, 0, LIMIT_PENDING_BYTES);
-    pump_start(u);
+    if (pump_start(u) < 0) {
+        conn_out_of_memory(c, "starting to read the upstream");
+        return;
+    }
     u->eof = u->eof_fed = 0;
     u->held = 0;
     c->c_ex.resp_bytes = 0;
@@ -465,16 +477,11 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     c->c_timer = evtimer_new(px->base, on_timeout, c);
     c->c_client.io = &io_tcp;
     c->c_client.bev = c->c_timer ? io_tcp.open(px->base, fd, NULL) : NULL;
-    if (!c->c_client.bev) {
-        if (c->c_timer)
-            event_free(c->c_timer);
-        evutil_closesocket(fd);
-        side_cleanup(&c->c_client);
-        side_cleanup(&c->c_up);
-        mem_free(c);
-        return NULL;
-    }
-    conn_client_events(c);
+    /* The bufferevent owns the socket from here on. */
+    if (c->c_client.bev)
+        fd = -1;
+    if (!c->c_client.bev || conn_client_events(c) < 0)
+        goto fail;
     c->next = px->conns;
     if (px->conns)
         px->conns->prev = c;
@@ -482,6 +489,14 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     px->n_conns++;
     conn_arm(c);
     return c;
+
+fail:
+    if (fd >= 0)
+        evutil_closesocket(fd);
+    if (c->c_client.bev)
+        bufferevent_free(c->c_client.bev);
+    conn_free(c);
+    return NULL;
 }
 
 void conn_close(struct conn *c, const char *reason)

@@ -47,8 +47,9 @@ void conn_drop_upstream(struct conn *c, int reusable);
  * said why already. Idempotent. */
 void conn_flush_close(struct conn *c, const char *reason);
 
-/* Sets the client bufferevent's callbacks and limits, and starts it reading. */
-void conn_client_events(struct conn *c);
+/* Sets the client bufferevent's callbacks and starts it reading. Returns 0, or -1 when out
+ * of memory. */
+int conn_client_events(struct conn *c) __attribute__((warn_unused_result));
 
 /* Advances the state machine as far as it goes, then writes what it produced. */
 void conn_run(struct conn *c);

@@ -211,8 +211,10 @@ void conn_do_req_body(struct conn *c)
             return;
         }
         /* The rest of the client's bytes wait for the answer to an upgrade. */
-        if (x->is_upgrade)
-            bufferevent_disable(s->bev, EV_READ);
+        if (x->is_upgrade && pump_reading(s, 0) < 0) {
+            conn_out_of_memory(c, "pausing the client for an upgrade");
+            return;
+        }
         conn_set_state(c, x->resp_final ? CONN_RESP_BODY : CONN_RESP_HEAD);
     } else if (r == PUMP_MORE && s->eof) {
         conn_client_gone(c);

@@ -71,7 +71,10 @@ static void conn_exchange_done(struct conn *c)
         conn_flush_close(c, "the exchange is over and the client connection does not persist");
         return;
     }
-    bufferevent_enable(c->c_client.bev, EV_READ);
+    if (pump_reading(&c->c_client, 1) < 0) {
+        conn_out_of_memory(c, "reading the client's next request");
+        return;
+    }
     conn_set_state(c, CONN_IDLE);
 }
 

@@ -65,7 +65,10 @@ static int conn_client_to_tls(struct conn *c)
     s->bev = bev;
     s->eof = s->eof_fed = 0;
     s->held = 0;
-    conn_client_events(c);
+    if (conn_client_events(c) < 0) {
+        conn_out_of_memory(c, "starting TLS with the client");
+        return -1;
+    }
     return 0;
 }
 
@@ -124,7 +127,10 @@ void conn_tunnel_ready(struct conn *c)
 void conn_start_tunnel(struct conn *c)
 {
     /* An upgrade stopped reading the client until the answer came. */
-    bufferevent_enable(c->c_client.bev, EV_READ);
+    if (pump_reading(&c->c_client, 1) < 0) {
+        conn_out_of_memory(c, "starting a tunnel");
+        return;
+    }
     conn_set_state(c, CONN_TUNNEL);
 }
 

@@ -145,11 +145,42 @@ int pump_move(struct side *from, struct side *to)
 
 /* A side reads from the start; it has the bufferevent write only if its transport cannot
  * write at once (see pump_flush). */
-void pump_start(struct side *s)
+int pump_start(struct side *s)
 {
-    if (s->io->flush)
-        bufferevent_disable(s->bev, EV_WRITE);
-    bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE);
+    s->want_read = 1;
+    s->in_full = 0;
+    if (s->io->flush && bufferevent_disable(s->bev, EV_WRITE) < 0)
+        return -1;
+    return bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE) < 0 ? -1 : 0;
+}
+
+/* The input's limit is brock's, not libevent's read watermark: setting one allocates, and
+ * libevent uses what it got without looking, so running out of memory there crashed. */
+static int apply_reading(struct side *s)
+{
+    int rc = s->want_read && !s->in_full ? bufferevent_enable(s->bev, EV_READ)
+                                         : bufferevent_disable(s->bev, EV_READ);
+
+    return rc < 0 ? -1 : 0;
+}
+
+int pump_reading(struct side *s, int on)
+{
+    s->want_read = on;
+    return apply_reading(s);
+}
+
+int pump_limit(struct side *s)
+{
+    int full;
+
+    if (!s->bev)
+        return 0;
+    full = evbuffer_get_length(bufferevent_get_input(s->bev)) >= LIMIT_PENDING_BYTES;
+    if (full == s->in_full)
+        return 0;
+    s->in_full = full;
+    return apply_reading(s);
 }
 
 /* Writes a side's pending output now. Returns 1 when that emptied it (what waited for room

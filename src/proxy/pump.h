@@ -41,8 +41,18 @@ int pump_printf(struct side *s, const char *fmt, ...)
 int pump_move(struct side *from, struct side *to) __attribute__((warn_unused_result));
 
 /* A new side reads; it has the bufferevent write only when its transport cannot write at
- * once (see pump_flush). */
-void pump_start(struct side *s);
+ * once (see pump_flush). Returns 0, or -1 when out of memory. */
+int pump_start(struct side *s) __attribute__((warn_unused_result));
+
+/* Whether the connection wants s read (on: 1) or not (0: an upgrade waits for its answer).
+ * Either way s does not read while its input holds LIMIT_PENDING_BYTES (pump_limit). Returns
+ * 0, or -1 when out of memory. */
+int pump_reading(struct side *s, int on) __attribute__((warn_unused_result));
+
+/* After the connection moved what it could: s stops reading while its input holds
+ * LIMIT_PENDING_BYTES, and reads again once it holds less. Returns 0, or -1 when out of
+ * memory. */
+int pump_limit(struct side *s) __attribute__((warn_unused_result));
 
 /* Writes s's pending output now. Returns 1 when that emptied it, 0 otherwise (the
  * bufferevent then writes the rest), -1 when the write failed. */

@@ -69,6 +69,8 @@ struct side {
     int eof_fed;              /* and side_end() was told */
     size_t held;              /* input side_feed() consumed that a caller still reads (a piece
                                * of body handed out): drained at the next pump_read() */
+    int want_read;            /* the connection wants the side read (pump_reading) */
+    int in_full;              /* its input holds LIMIT_PENDING_BYTES: reading waits */
 
     /* The reader: side.c's. */
     enum side_role role;
