@@ -78,7 +78,7 @@ static inline void side_stream_read(struct side_stream *st, enum side_role role,
         have = len - have < step ? len : have + step;
     }
     if (role == SIDE_UPSTREAM) {
-        side_end(&s, &ev);
+        side_end(&s, 0, &ev);
         side_stream_log(st, &s, &ev);
         st->failed = ev.type == SIDE_ERROR;
     }

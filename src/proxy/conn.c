@@ -278,7 +278,7 @@ static void conn_advance(struct conn *c)
         b = pump_flush(&c->c_up);
         if (b < 0) {
             /* Seen as the upstream closing: the state handlers know what that means. */
-            c->c_up.eof = 1;
+            c->c_up.eof = c->c_up.broken = 1;
             b = 1;
         }
         if (!a && !b)
@@ -383,6 +383,8 @@ void conn_on_up_event(struct bufferevent *bev, short what, void *arg)
     (void)bev;
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
         c->c_up.eof = 1;
+        if (what & BEV_EVENT_ERROR)
+            c->c_up.broken = 1;
         conn_run(c);
     }
 }
@@ -434,7 +436,7 @@ void conn_upstream_ready(struct conn *c)
         conn_out_of_memory(c, "starting to read the upstream");
         return;
     }
-    u->eof = u->eof_fed = 0;
+    u->eof = u->broken = u->eof_fed = 0;
     u->held = 0;
     c->c_ex.resp_bytes = 0;
     side_start(u, SIDE_UPSTREAM);

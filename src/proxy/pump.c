@@ -126,7 +126,7 @@ enum pump pump_read(struct side *s, struct side *to, enum frame f, struct side_e
             return PUMP_MORE;
         /* A response read until close ends here. */
         s->eof_fed = 1;
-        side_end(s, ev);
+        side_end(s, s->broken, ev);
         return message_ended(to, f, ev);
     }
 }

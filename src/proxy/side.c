@@ -288,7 +288,7 @@ size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *e
     return used;
 }
 
-enum side_event_type side_end(struct side *s, struct side_event *ev)
+enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
 {
     memset(ev, 0, sizeof(*ev));
     if (s->failed.type == SIDE_ERROR) {
@@ -308,6 +308,11 @@ enum side_event_type side_end(struct side *s, struct side_event *ev)
         http_parser_pause(&s->parser, 0);
     memset(&s->ev, 0, sizeof(s->ev));
     (void)http_parser_execute(&s->parser, &side_settings, NULL, 0);
+    /* Only a clean close ends a body read until close; a broken stream may have lost some. */
+    if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED && s->ev.type != SIDE_MORE && broken) {
+        refuse(s, SIDE_ERR_END, "the stream broke within a body read until its close", ev);
+        return ev->type;
+    }
     if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED && s->ev.type != SIDE_MORE) {
         *ev = s->ev;
         return ev->type;

@@ -66,6 +66,7 @@ struct side {
     struct bufferevent *bev;
     const struct io_ops *io;
     int eof;                  /* the peer closed its end */
+    int broken;               /* and not cleanly: a reset, or a read or write that failed */
     int eof_fed;              /* and side_end() was told */
     size_t held;              /* input side_feed() consumed that a caller still reads (a piece
                                * of body handed out): drained at the next pump_read() */
@@ -109,9 +110,10 @@ size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *e
     __attribute__((warn_unused_result));
 
 /* The peer closed its end, and every byte it sent was given to side_feed(): a response read
- * until close ends here (SIDE_DONE); between messages nothing happens (SIDE_MORE); in the
- * middle of one it is SIDE_ERROR. Returns ev->type. */
-enum side_event_type side_end(struct side *s, struct side_event *ev);
+ * until close ends here (SIDE_DONE), unless the stream broke (broken: a reset, a failed read),
+ * which cuts it (SIDE_ERROR); between messages nothing happens (SIDE_MORE); in the middle of
+ * one it is SIDE_ERROR. Returns ev->type. */
+enum side_event_type side_end(struct side *s, int broken, struct side_event *ev);
 
 /* What the request that a response answers says about the response's framing. */
 #define SIDE_REQ_HEAD 1u    /* it was HEAD */

@@ -137,7 +137,7 @@ static void feed(struct run *r, enum side_role role, int no_body, const char *te
         have = cuts[0] ? cuts[0] : len;
     }
     if (role == SIDE_UPSTREAM) {
-        (void)side_end(&s, &ev);
+        (void)side_end(&s, 0, &ev);
         log_event(r, &s, &ev);
     }
 out:
@@ -342,6 +342,33 @@ static void test_plain_body(void **state)
     side_cleanup(&s);
 }
 
+/* A body read until close ends when the upstream closes; when its connection breaks (a reset,
+ * a read that failed) some may be lost, and the body is cut instead. */
+static void test_broken_close(void **state)
+{
+    const char *in = "HTTP/1.1 200 OK\r\n\r\nsome";
+    struct side_event ev;
+    struct side s;
+
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    side_init(&s);
+    for (int broken = 0; broken <= 1; broken++) {
+        side_start(&s, SIDE_UPSTREAM);
+        assert_int_equal(side_feed(&s, in, strlen(in), &ev), strlen(in) - 5);
+        assert_int_equal(ev.type, SIDE_HEAD);
+        assert_int_equal(side_feed(&s, in + strlen(in) - 5, 5, &ev), 5);
+        assert_int_equal(ev.type, SIDE_BODY);
+        assert_int_equal(side_end(&s, broken, &ev), broken ? SIDE_ERROR : SIDE_DONE);
+        if (broken)
+            assert_int_equal(ev.error, SIDE_ERR_END);
+    }
+    /* Between messages a broken connection is no news either. */
+    side_start(&s, SIDE_UPSTREAM);
+    assert_int_equal(side_end(&s, 1, &ev), SIDE_MORE);
+    side_cleanup(&s);
+}
+
 /* After a refusal every call says so again and takes nothing. */
 static void test_error_stays(void **state)
 {
@@ -420,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_requests),
         cmocka_unit_test(test_responses),
         cmocka_unit_test(test_plain_body),
+        cmocka_unit_test(test_broken_close),
         cmocka_unit_test(test_error_stays),
         cmocka_unit_test(test_response_frame),
     };
