@@ -56,7 +56,7 @@ int pump_limit(struct side *s) __attribute__((warn_unused_result));
 
 /* Writes s's pending output now. Returns 1 when that emptied it, 0 otherwise (the
  * bufferevent then writes the rest), -1 when the write failed. */
-int pump_flush(struct side *s);
+int pump_flush(struct side *s) __attribute__((warn_unused_result));
 
 /* Reads what else s's socket holds now, within the input limit. */
 void pump_fill(struct side *s);
