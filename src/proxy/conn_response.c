@@ -101,16 +101,18 @@ static void conn_upstream_closed(struct conn *c)
  * is closed, never pooled (conn_fail drops it). */
 static void conn_bad_response(struct conn *c, const struct side_event *ev)
 {
-    if (ev->error == SIDE_ERR_FRAMING)
-        conn_fail(c, 502, ev->reason);
-    else if (c->c_up.eof && !c->c_ex.resp_final)
-        conn_fail(c, 502, "the upstream closed the connection before a whole response");
-    else if (c->c_up.eof)
-        conn_upstream_cut(c);
-    else if (ev->error == SIDE_ERR_HEAD)
-        conn_fail(c, 502, "the upstream's response head is too large");
-    else
-        conn_fail(c, 502, ev->reason);
+    const char *why = ev->reason;
+
+    if (ev->error != SIDE_ERR_FRAMING && c->c_up.eof) {
+        if (c->c_ex.resp_final) {
+            conn_upstream_cut(c);
+            return;
+        }
+        why = "the upstream closed the connection before a whole response";
+    } else if (ev->error == SIDE_ERR_HEAD) {
+        why = "the upstream's response head is too large";
+    }
+    conn_fail(c, 502, why);
 }
 
 void conn_do_response(struct conn *c)
