@@ -256,7 +256,8 @@ size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *e
         http_parser_pause(&s->parser, 0);
     if (s->raw) {
         used = feed_raw(s, p, len, ev);
-        /* An interim response's body ended: the real response follows. */
+        /* Only the end of an interim response's body is no event: the real response follows,
+         * parsed below. */
         if (ev->type != SIDE_MORE || s->raw || used == len)
             return used;
     }
