@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Requests as the proxy reads them (http_drive.h: framing checks, http-parser, heads
- * gathered), then for every head the target parsed as conn.c does (absolute form, CONNECT
- * authority, origin form inside an intercepted tunnel), the first party inferred, the cookies
- * looked at, and the headers rewritten and serialised. Bodies (chunked or by length) and
- * pipelined requests are read through. The first input byte picks the rewrite flags and the
- * mode; the rest is the stream. */
+/* Requests as the proxy reads them (side_feed(): framing checks, http-parser, heads gathered,
+ * bodies of known length handed out without the parser), read whole and again with the bytes
+ * arriving in pieces, which must agree; then for every head the target parsed as the proxy does
+ * (absolute form, CONNECT authority, origin form inside an intercepted tunnel), the first party
+ * inferred, the cookies looked at, and the headers rewritten and serialised. Bodies (chunked or
+ * by length) and pipelined requests are read through. The first input byte picks the rewrite
+ * flags, the mode and the size of the pieces; the rest is the stream. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,10 +16,10 @@
 
 #include "brock.h"
 #include "engine/engine.h"
-#include "http_drive.h"
 #include "proxy/firstparty.h"
 #include "proxy/http.h"
 #include "proxy/rewrite.h"
+#include "side_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,7 +41,7 @@ static const char *header_copy(const struct http_head *hh, const char *name, cha
     return buf;
 }
 
-/* The target as conn.c reads it: an origin-form path inside a tunnel is for the tunnel's
+/* The target as the proxy reads it: an origin-form path inside a tunnel is for the tunnel's
  * host; anything else goes through http_parse_target(). */
 static int parse_target(const char *url, size_t len, int is_connect, int intercepted,
                         char *host, char *authority, size_t asize, const char **path,
@@ -65,11 +66,11 @@ static int parse_target(const char *url, size_t len, int is_connect, int interce
 }
 
 /* What the proxy does with one finished request head. */
-static int handle_head(struct drive *d, void *arg)
+static int handle_head(struct side *s, void *arg)
 {
     struct req_ctx *ctx = arg;
-    http_parser *p = &d->parser;
-    const struct http_head *hh = &d->head;
+    const http_parser *p = &s->parser;
+    const struct http_head *hh = &s->head;
     unsigned flags = ctx->flags;
     int intercepted = ctx->intercepted;
     const char *url = http_head_text(hh);
@@ -115,17 +116,24 @@ static int handle_head(struct drive *d, void *arg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    struct side_stream whole, split;
     struct req_ctx ctx;
-    struct drive d;
+    size_t step;
 
     if (size < 1)
         return 0;
     ctx.flags = data[0] & (REWRITE_STRIP_COOKIES | REWRITE_NO_SIGNALS);
     ctx.intercepted = (data[0] & 0x80) != 0;
+    /* Bits 1 to 4: the pieces are 1, 2, 3 ... 16 bytes. */
+    step = ((data[0] >> 1) & 15) + 1;
     fp_memory_init(&ctx.fp);
-    drive_init(&d, HTTP_REQUEST, handle_head, &ctx);
-    drive_run(&d, (const char *)data + 1, size - 1);
-    drive_cleanup(&d);
+    side_stream_read(&whole, SIDE_CLIENT, 0, (const char *)data + 1, size - 1, size, handle_head,
+                     &ctx);
+    side_stream_read(&split, SIDE_CLIENT, 0, (const char *)data + 1, size - 1, step, handle_head,
+                     &ctx);
+    side_stream_compare(&whole, &split);
+    side_stream_cleanup(&whole);
+    side_stream_cleanup(&split);
     fp_memory_cleanup(&ctx.fp);
     return 0;
 }

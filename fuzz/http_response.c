@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Responses as the proxy reads them from an upstream (http_drive.h: framing checks,
- * http-parser, heads gathered), the framing chosen as conn.c chooses it (chunked, by length,
- * until close, none), the headers rewritten (Set-Cookie stripped when cookieblocked,
+/* Responses as the proxy reads them from an upstream (side_feed(): framing checks,
+ * http-parser, heads gathered, bodies of known length handed out without the parser, the end
+ * of the stream ending a body read until close), read whole and again with the bytes arriving
+ * in pieces, which must agree; the framing chosen as the proxy chooses it
+ * (side_response_frame()), the headers rewritten (Set-Cookie stripped when cookieblocked,
  * hop-by-hop headers dropped) and serialised, the cookies looked at; bodies and interim
  * responses read through. The first input byte picks the request it answers (HEAD or not,
- * HTTP/1.0 client, cookieblocked); the rest is the stream. */
-#include <limits.h>
+ * HTTP/1.0 client, cookieblocked, keep-alive) and the size of the pieces; the rest is the
+ * stream. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -14,57 +16,34 @@
 
 #include "brock.h"
 #include "engine/engine.h"
-#include "http_drive.h"
 #include "proxy/http.h"
 #include "proxy/rewrite.h"
+#include "side_stream.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct resp_ctx {
-    int cookieblocked, client_http10, keepalive;
+    int cookieblocked;
+    unsigned req; /* SIDE_REQ_* */
 };
 
-/* The flags conn.c's conn_response_head() gives the rewrite of this head. */
-static unsigned response_flags(const http_parser *p, int cookieblocked, int client_http10,
-                               int keepalive)
-{
-    int status = p->status_code;
-    unsigned flags = cookieblocked ? REWRITE_STRIP_COOKIES : 0;
-    int must_close = !keepalive;
-
-    if (status / 100 == 1 && status != 101)
-        return flags;
-    if (status == 101) {
-        flags |= REWRITE_UPGRADE;
-    } else if (status == 204 || status == 304 || (p->flags & F_SKIPBODY)) {
-        /* no body */
-    } else if (p->flags & F_CHUNKED) {
-        if (client_http10) {
-            flags |= REWRITE_UNCHUNKED;
-            must_close = 1;
-        }
-    } else if (p->content_length != ULLONG_MAX) {
-        /* by length */
-    } else if (client_http10) {
-        must_close = 1;
-    } else {
-        flags |= REWRITE_CHUNKED;
-    }
-    if (must_close && !(flags & REWRITE_UPGRADE))
-        flags |= REWRITE_CLOSE;
-    return flags;
-}
-
-static int handle_head(struct drive *d, void *arg)
+static int handle_head(struct side *s, void *arg)
 {
     const struct resp_ctx *ctx = arg;
-    http_parser *p = &d->parser;
-    const struct http_head *hh = &d->head;
-    unsigned flags = response_flags(p, ctx->cookieblocked, ctx->client_http10, ctx->keepalive);
+    const http_parser *p = &s->parser;
+    const struct http_head *hh = &s->head;
+    unsigned flags = 0;
+    int must_close = 0;
     char cookie_name[256];
     struct rewrite_out rw;
     struct buf out;
 
+    /* Interim responses go out as they are; a final one's framing is chosen. */
+    if (p->status_code / 100 != 1 || p->status_code == 101) {
+        (void)side_response_frame(s, ctx->req, &flags, &must_close);
+        if (ctx->cookieblocked)
+            flags |= REWRITE_STRIP_COOKIES;
+    }
     (void)brock__has_cookie_tracking(hh->h, hh->n, cookie_name, sizeof(cookie_name));
     rewrite_out_init(&rw);
     buf_init(&out, LIMIT_HEAD_BYTES + 4096);
@@ -79,17 +58,25 @@ static int handle_head(struct drive *d, void *arg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    struct side_stream whole, split;
     struct resp_ctx ctx;
-    struct drive d;
+    int is_head;
+    size_t step;
 
     if (size < 1)
         return 0;
+    is_head = data[0] & 1;
     ctx.cookieblocked = (data[0] & 2) != 0;
-    ctx.client_http10 = (data[0] & 4) != 0;
-    ctx.keepalive = (data[0] & 8) == 0;
-    drive_init(&d, HTTP_RESPONSE, handle_head, &ctx);
-    d.is_head = data[0] & 1;
-    drive_run(&d, (const char *)data + 1, size - 1);
-    drive_cleanup(&d);
+    ctx.req = (is_head ? SIDE_REQ_HEAD : 0) | ((data[0] & 4) ? SIDE_REQ_HTTP10 : 0) |
+              ((data[0] & 8) ? SIDE_REQ_CLOSE : 0) | SIDE_REQ_UPGRADE;
+    /* Bits 4 to 7: the pieces are 1, 2, 3 ... 16 bytes. */
+    step = (size_t)(data[0] >> 4) + 1;
+    side_stream_read(&whole, SIDE_UPSTREAM, is_head, (const char *)data + 1, size - 1, size,
+                     handle_head, &ctx);
+    side_stream_read(&split, SIDE_UPSTREAM, is_head, (const char *)data + 1, size - 1, step,
+                     handle_head, &ctx);
+    side_stream_compare(&whole, &split);
+    side_stream_cleanup(&whole);
+    side_stream_cleanup(&split);
     return 0;
 }

@@ -249,6 +249,12 @@ enum brock_observation_flags {
     BROCK_OBS_BEACON = 1, /* a beacon or <a ping>: evidence without cookies */
 };
 
+/* Whether a request's Content-Type value ct[0..len) (borrowed) marks a hyperlink-auditing ping,
+ * Privacy Badger's "ping" type: the media type text/ping in any case, alone or with parameters
+ * ("text/ping; charset=utf-8": parameters never change a media type), with optional whitespace
+ * around it; "text/pings", "text/ping-x" and "text/plain" are not. Returns 1 or 0. */
+BROCK_API int brock_is_beacon_type(const char *ct, size_t len);
+
 /* One third-party exchange seen on the wire: the request's headers, or the response's. Only
  * Cookie and Set-Cookie headers are read. All pointers are borrowed for the call. */
 struct brock_observation {

@@ -51,6 +51,14 @@ static int value_is(const json_t *p, const char *want)
     return n == w && strncasecmp(s, want, w) == 0;
 }
 
+static int is_beacon_type(const json_t *p)
+{
+    size_t n;
+    const char *s = pair_value(p, &n);
+
+    return brock_is_beacon_type(s, n);
+}
+
 /* ---- oddities ---- */
 
 static const char *kind_of(const json_t *v)
@@ -183,7 +191,7 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
         else if (brock__har_pair_is(p, "referer") && !h->referer)
             h->referer = json_string_value(json_object_get(p, "value"));
         else if (brock__har_pair_is(p, "ping-to") ||
-                 (brock__har_pair_is(p, "content-type") && value_is(p, "text/ping")))
+                 (brock__har_pair_is(p, "content-type") && is_beacon_type(p)))
             h->flags |= HAR_BEACON;
     }
     if (rtype && strcmp(rtype, "document") == 0)

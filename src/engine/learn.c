@@ -214,6 +214,27 @@ int brock__update_tracker_prevalence(struct brock_engine *e, const char *fqdn, c
     return brock__record_prevalence(e, fqdn, base, site, ev);
 }
 
+static int is_ows(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* An <a ping> is sent with Content-Type: text/ping (HTML's hyperlink auditing); a media type's
+ * parameters are no part of its type (RFC 9110 8.3.1), so they are allowed, and nothing else. */
+int brock_is_beacon_type(const char *ct, size_t len)
+{
+    static const char type[] = "text/ping";
+    size_t n = sizeof(type) - 1, i = 0;
+
+    while (i < len && is_ows(ct[i]))
+        i++;
+    if (len - i < n || strncasecmp(ct + i, type, n) != 0)
+        return 0;
+    for (i += n; i < len && is_ows(ct[i]); i++)
+        ;
+    return i == len || ct[i] == ';';
+}
+
 /* checkForTrackingCookies for one exchange (section 3.1). */
 int brock_observe(struct brock_engine *e, const struct brock_observation *o,
                   struct brock_learned *learned)

@@ -25,6 +25,7 @@
 #include "proxy/privs.h"
 #include "net/resolve.h"
 #include "proxy/rewrite.h"
+#include "proxy/side.h"
 #include "util/buf.h"
 
 struct conn;
@@ -91,35 +92,50 @@ enum conn_state {
     CONN_CLOSED,    /* waiting to be freed */
 };
 
-/* How a body is framed on its way out. */
-enum frame {
-    FRAME_NONE,    /* no body */
-    FRAME_LENGTH,  /* Content-Length: as received */
-    FRAME_CHUNKED, /* chunked: re-chunked as it streams */
-    FRAME_CLOSE,   /* until the connection closes */
-};
+/* The exchange in progress: one request and its response. All of it belongs to that request
+ * alone and is emptied in one place, conn_exchange_reset(), when the first byte of the next
+ * request arrives (with the contents of the connection's scratch buffers), so that nothing of
+ * one exchange colours the next, or an error logged for it. */
+struct exchange {
+    /* The request, as its head said. */
+    char method[24];
+    int is_head, is_connect;
+    int is_upgrade;            /* it asks to upgrade the connection (WebSocket) */
+    int client_keepalive, client_http10;
+    int req_has_body;
+    enum frame req_frame;      /* how its body goes upstream */
+    int req_done;              /* the whole request was read */
 
-enum side_pause {
-    PAUSE_NONE,
-    PAUSE_HEAD, /* the parser stopped after a head */
-    PAUSE_DONE, /* the parser stopped after a whole message */
-};
+    /* Where it goes: host and port, and whether the upstream speaks TLS. */
+    char host[BROCK_HOST_MAX];
+    int port;
+    char authority[BROCK_HOST_MAX + 8];
+    int is_https;
 
-struct side {
-    struct bufferevent *bev;
-    const struct io_ops *io;
-    http_parser parser;
-    struct http_head head;
-    enum side_pause pause;
-    int head_err;       /* an enum http_head_error from a callback */
-    int eof;            /* the peer closed its end */
-    int eof_fed;        /* the parser was told (responses end at close) */
-    enum frame out;     /* how this side's body is written to the other side */
-    int raw;            /* a body of known length is moving without the parser */
-    uint64_t body_left; /* of that body */
-    struct framing_head fh;   /* the head's bytes, checked before the parser sees them */
-    struct framing_chunks fc; /* and a chunked body's framing */
-    const char *frame_err;    /* why the framing was refused (static), or NULL */
+    /* What the engine made of it. */
+    char site[BROCK_HOST_MAX]; /* the first party, when site_known */
+    int site_known;
+    struct brock_decision d;
+    int observe;               /* a third-party exchange the engine learns from */
+
+    /* Answered by brock itself (blocked, or the dashboard) rather than sent upstream. */
+    int is_local;
+    int local_wait;            /* a dashboard request waits for its body */
+    size_t local_off;          /* where the dashboard's target starts in the request line's
+                                * target: past "http://ADDR:PORT" for one sent to brock's own
+                                * address through the proxy */
+    int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
+
+    /* The upstream connection (upstream.c sets these). */
+    int reused;                /* taken from the pool */
+    int retried;               /* sent again on a fresh one after a pooled one closed */
+
+    /* The response. */
+    int resp_bytes;            /* the upstream sent something */
+    int resp_final;            /* a final (not interim) head went to the client */
+    enum frame resp_frame;     /* how its body goes to the client */
+    int must_close;            /* the client's connection closes after it */
+    int status;                /* the status the client got (0: none yet) */
 };
 
 struct conn {
@@ -130,34 +146,18 @@ struct conn {
     struct event *c_timer;
     char c_peer[64];           /* the client's address, without port */
     struct side c_client, c_up;
+    struct exchange c_ex;
 
-    /* The exchange in progress. */
-    char method[24];
-    int is_head, is_connect, is_upgrade, is_local;
-    int client_keepalive, client_http10;
-    int req_has_body, req_done, resp_final, resp_bytes, must_close;
-    int reused, retried;
+    /* Scratch the exchanges reuse: their capacity stays, their contents are the exchange's. */
+    struct buf c_req_out;      /* the rewritten request head, kept for one retry */
+    struct buf c_body;         /* a dashboard request's body, read whole before the answer */
+    struct rewrite_out c_rw;   /* a head's rewritten headers */
+
+    /* The client connection itself. */
     int shut_wr;               /* closing: the client's write half is shut */
-    int is_https;              /* the exchange's upstream speaks TLS */
     int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
     char tunnel_host[BROCK_HOST_MAX];
     int tunnel_port;
-    char host[BROCK_HOST_MAX];
-    int port;
-    char authority[BROCK_HOST_MAX + 8];
-    char site[BROCK_HOST_MAX];
-    int site_known;
-    struct brock_decision d;
-    int observe;               /* a third-party exchange the engine learns from */
-    int status;
-    struct buf c_req_out;      /* the rewritten request head, kept for one retry */
-    struct buf c_body;         /* a dashboard request's body, read whole before the answer */
-    int local_wait;            /* a dashboard request waits for its body */
-    size_t local_off;          /* where the dashboard's target starts in the request line's
-                                * target: past "http://ADDR:PORT" for one sent to brock's own
-                                * address through the proxy */
-    int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
-    struct rewrite_out rw;
 
     struct dial *dial;         /* upstream.c: the upstream connection being made */
 };

@@ -191,6 +191,61 @@ static int chunks_bad(struct framing_chunks *fc, const char *reason)
     return FRAMING_BAD;
 }
 
+/* One byte of a chunk's size line: the size, whitespace, an extension, the line end. */
+static int chunk_size_byte(struct framing_chunks *fc, unsigned char ch)
+{
+    int d;
+
+    switch (fc->state) {
+    case C_SIZE0:
+    case C_SIZE:
+        d = hex_value(ch);
+        if (d >= 0) {
+            if (++fc->digits > CHUNK_SIZE_DIGITS)
+                return chunks_bad(fc, "invalid chunk size: too large");
+            fc->left = fc->left << 4 | (uint64_t)d;
+            fc->state = C_SIZE;
+        } else if (fc->state == C_SIZE0) {
+            return chunks_bad(fc, "invalid chunk size: not a hexadecimal number");
+        } else if (ch == '\r') {
+            fc->state = C_SIZE_LF;
+        } else if (ch == ';') {
+            fc->state = C_EXT;
+        } else if (ch == ' ' || ch == '\t') {
+            fc->state = C_SIZE_WS;
+        } else {
+            return chunks_bad(fc, "invalid chunk size: junk after the number");
+        }
+        return 0;
+    case C_SIZE_WS:
+        if (ch == ';')
+            fc->state = C_EXT;
+        else if (ch != ' ' && ch != '\t')
+            return chunks_bad(fc, "invalid chunk size: junk after the number");
+        return 0;
+    case C_EXT:
+        if (ch == '\r')
+            fc->state = C_SIZE_LF;
+        else if (ch == '\n')
+            return chunks_bad(fc, "invalid chunk: bare LF in the chunk size line");
+        else if (!is_text(ch, 1))
+            return chunks_bad(fc, "invalid chunk: control character in a chunk extension");
+        return 0;
+    case C_SIZE_LF:
+        if (ch != '\n')
+            return chunks_bad(fc, "invalid chunk: bare CR in the chunk size line");
+        if (fc->left == 0) {
+            fc->state = C_TRAILER;
+            head_start_fields(&fc->trailer);
+        } else {
+            fc->state = C_DATA;
+        }
+        return 0;
+    default:
+        return chunks_bad(fc, "invalid chunk");
+    }
+}
+
 int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, size_t *used)
 {
     const unsigned char *s = (const unsigned char *)p;
@@ -201,7 +256,6 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
         return FRAMING_BAD;
     while (i < len && fc->state != C_IDLE) {
         unsigned char ch = s[i];
-        int d;
 
         switch (fc->state) {
         case C_HEAD_LF:
@@ -211,47 +265,11 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
             break;
         case C_SIZE0:
         case C_SIZE:
-            d = hex_value(ch);
-            if (d >= 0) {
-                if (++fc->digits > CHUNK_SIZE_DIGITS)
-                    return chunks_bad(fc, "invalid chunk size: too large");
-                fc->left = fc->left << 4 | (uint64_t)d;
-                fc->state = C_SIZE;
-            } else if (fc->state == C_SIZE0) {
-                return chunks_bad(fc, "invalid chunk size: not a hexadecimal number");
-            } else if (ch == '\r') {
-                fc->state = C_SIZE_LF;
-            } else if (ch == ';') {
-                fc->state = C_EXT;
-            } else if (ch == ' ' || ch == '\t') {
-                fc->state = C_SIZE_WS;
-            } else {
-                return chunks_bad(fc, "invalid chunk size: junk after the number");
-            }
-            break;
         case C_SIZE_WS:
-            if (ch == ';')
-                fc->state = C_EXT;
-            else if (ch != ' ' && ch != '\t')
-                return chunks_bad(fc, "invalid chunk size: junk after the number");
-            break;
         case C_EXT:
-            if (ch == '\r')
-                fc->state = C_SIZE_LF;
-            else if (ch == '\n')
-                return chunks_bad(fc, "invalid chunk: bare LF in the chunk size line");
-            else if (!is_text(ch, 1))
-                return chunks_bad(fc, "invalid chunk: control character in a chunk extension");
-            break;
         case C_SIZE_LF:
-            if (ch != '\n')
-                return chunks_bad(fc, "invalid chunk: bare CR in the chunk size line");
-            if (fc->left == 0) {
-                fc->state = C_TRAILER;
-                head_start_fields(&fc->trailer);
-            } else {
-                fc->state = C_DATA;
-            }
+            if (chunk_size_byte(fc, ch) < 0)
+                return FRAMING_BAD;
             break;
         case C_DATA: {
             /* The data itself is not looked at: skip it whole. */

@@ -36,9 +36,12 @@ void http_head_reset(struct http_head *hh);
 
 /* Add a fragment of the start-line text, of a header name, of a header value. Return
  * HTTP_HEAD_OK or a negative enum http_head_error. */
-int http_head_line(struct http_head *hh, const char *at, size_t len);
-int http_head_field(struct http_head *hh, const char *at, size_t len);
-int http_head_value(struct http_head *hh, const char *at, size_t len);
+int http_head_line(struct http_head *hh, const char *at, size_t len)
+    __attribute__((warn_unused_result));
+int http_head_field(struct http_head *hh, const char *at, size_t len)
+    __attribute__((warn_unused_result));
+int http_head_value(struct http_head *hh, const char *at, size_t len)
+    __attribute__((warn_unused_result));
 
 /* Makes the views in hh->h (and the line) point into the gathered bytes; call once all
  * fragments are in. The views stay valid until the next reset. */
@@ -83,7 +86,8 @@ struct http_target {
 };
 
 /* Parses url[0..len) into t. Returns 0, or -1 when it is not such a target. */
-int http_parse_target(const char *url, size_t len, int is_connect, struct http_target *t);
+int http_parse_target(const char *url, size_t len, int is_connect, struct http_target *t)
+    __attribute__((warn_unused_result));
 
 /* "host[:port]" into out: brackets around an IPv6 host, the port left out when it is
  * default_port. */

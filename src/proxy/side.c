@@ -1,241 +1,198 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The parsing glue between a connection's sides and http-parser, and the moving of bytes:
- * heads gathered, bodies re-framed or moved whole, tunnels, and the transport's reads and
- * writes done at once where it can. */
+/* Reading one side of a connection: each piece of input checked by the strict framing scanners
+ * before http-parser sees it, heads gathered, and every head, piece of body and end of message
+ * handed out as an event. The parser stops at each; the caller acts and feeds on. */
 #include "proxy/side.h"
 
 #include <limits.h>
 #include <string.h>
 
-#include <event2/buffer.h>
+#include "proxy/rewrite.h"
 
-#include "proxy/conn.h"
-#include "proxy/limits.h"
+/* ---- http-parser's callbacks, one set for both roles ---- */
 
-/* ---- parsing glue ---- */
-
-static struct conn *conn_of(http_parser *p)
+static struct side *side_of(http_parser *p)
 {
     return p->data;
 }
 
-static int on_head_error(struct side *s, int err)
+static int head_failed(struct side *s, int rc)
 {
-    s->head_err = err;
+    if (rc == HTTP_HEAD_OK)
+        return 0;
+    s->head_err = rc;
     return -1;
 }
 
-static int req_on_begin(http_parser *p)
+static int on_begin(http_parser *p)
 {
-    struct side *s = &conn_of(p)->c_client;
+    struct side *s = side_of(p);
 
     http_head_reset(&s->head);
     s->head_err = 0;
     return 0;
 }
 
-static int req_on_url(http_parser *p, const char *at, size_t len)
+/* The request target or the reason phrase: the head's line either way. */
+static int on_line(http_parser *p, const char *at, size_t len)
 {
-    struct side *s = &conn_of(p)->c_client;
-    int rc = http_head_line(&s->head, at, len);
-
-    return rc ? on_head_error(s, rc) : 0;
+    return head_failed(side_of(p), http_head_line(&side_of(p)->head, at, len));
 }
 
-static int client_on_field(http_parser *p, const char *at, size_t len)
+static int on_field(http_parser *p, const char *at, size_t len)
 {
-    struct side *s = &conn_of(p)->c_client;
-    int rc = http_head_field(&s->head, at, len);
-
-    return rc ? on_head_error(s, rc) : 0;
+    return head_failed(side_of(p), http_head_field(&side_of(p)->head, at, len));
 }
 
-static int client_on_value(http_parser *p, const char *at, size_t len)
+static int on_value(http_parser *p, const char *at, size_t len)
 {
-    struct side *s = &conn_of(p)->c_client;
-    int rc = http_head_value(&s->head, at, len);
-
-    return rc ? on_head_error(s, rc) : 0;
+    return head_failed(side_of(p), http_head_value(&side_of(p)->head, at, len));
 }
 
-/* Whether the finished head's framing headers are unambiguous; arms the chunk scanner when the
- * parser is about to read a chunked body. */
-static int head_framing_ok(struct side *s, http_parser *p, unsigned flags, int skip_body)
+/* Whether http-parser would read a body of known length after this head: such a body needs no
+ * parsing and moves as it is (side_feed), the parser starting afresh after it. */
+static int has_plain_body(const http_parser *p, int skip)
 {
+    if (skip || (p->flags & F_CHUNKED))
+        return 0;
+    if (p->content_length == 0 || p->content_length == ULLONG_MAX)
+        return 0;
+    /* A CONNECT's head is followed by the tunnel, whatever it says. */
+    return !(p->upgrade && p->type == HTTP_REQUEST && p->method == HTTP_CONNECT);
+}
+
+/* The head is in: its framing headers must be unambiguous. A response to HEAD has no body,
+ * whatever its headers say (returning 1 tells http-parser so). */
+static int on_headers_complete(http_parser *p)
+{
+    struct side *s = side_of(p);
+    unsigned flags = s->role == SIDE_UPSTREAM ? FRAMING_RESPONSE : 0;
+    int skip = s->role == SIDE_UPSTREAM && s->no_body;
+
+    http_head_finish(&s->head);
     if (p->http_major < 1 || (p->http_major == 1 && p->http_minor == 0))
         flags |= FRAMING_HTTP10;
     if (framing_check_headers(s->head.h, s->head.n, flags, &s->frame_err) < 0)
-        return 0;
-    if ((p->flags & F_CHUNKED) && !skip_body)
+        return -1;
+    if ((p->flags & F_CHUNKED) && !skip) {
         framing_chunks_start(&s->fc);
-    return 1;
-}
-
-static int req_on_headers_complete(http_parser *p)
-{
-    struct side *s = &conn_of(p)->c_client;
-
-    http_head_finish(&s->head);
-    if (!head_framing_ok(s, p, 0, 0))
-        return -1;
-    s->pause = PAUSE_HEAD;
-    http_parser_pause(p, 1);
-    return 0;
-}
-
-/* Writes a piece of body to a side in the framing chosen for it. */
-static void write_body(struct side *to, enum frame f, const char *at, size_t len)
-{
-    struct evbuffer *out;
-
-    if (!to->bev || len == 0)
-        return;
-    out = bufferevent_get_output(to->bev);
-    if (f == FRAME_CHUNKED) {
-        evbuffer_add_printf(out, "%zx\r\n", len);
-        evbuffer_add(out, at, len);
-        evbuffer_add(out, "\r\n", 2);
-    } else {
-        evbuffer_add(out, at, len);
+        s->rearmed = 1;
     }
+    s->raw = has_plain_body(p, skip);
+    s->raw_lf = s->raw;
+    s->raw_left = s->raw ? p->content_length : 0;
+    s->ev.type = SIDE_HEAD;
+    http_parser_pause(p, 1);
+    return skip ? 1 : 0;
 }
 
-static int req_on_body(http_parser *p, const char *at, size_t len)
+static int on_body(http_parser *p, const char *at, size_t len)
 {
-    struct conn *c = conn_of(p);
+    struct side *s = side_of(p);
 
-    /* A request brock answered itself has its body read and dropped, unless the
-     * dashboard waits for it. */
-    if (!c->is_local)
-        write_body(&c->c_up, c->c_client.out, at, len);
-    else if (c->local_wait && !c->body_too_big && buf_append(&c->c_body, at, len) < 0)
-        c->body_too_big = 1;
-    return 0;
-}
-
-static int req_on_complete(http_parser *p)
-{
-    struct conn *c = conn_of(p);
-
-    if (!c->is_local && c->c_client.out == FRAME_CHUNKED && c->c_up.bev)
-        evbuffer_add(bufferevent_get_output(c->c_up.bev), "0\r\n\r\n", 5);
-    c->req_done = 1;
-    side_framing_reset(&c->c_client);
-    c->c_client.pause = PAUSE_DONE;
+    s->ev.type = SIDE_BODY;
+    s->ev.at = at;
+    s->ev.len = len;
     http_parser_pause(p, 1);
     return 0;
 }
 
-static int resp_on_begin(http_parser *p)
+/* A message ended, parsed or moved: the next one is checked afresh. An interim response
+ * (100 Continue) is no event: the real one follows, its head checked anew. */
+static void message_end(struct side *s)
 {
-    struct side *s = &conn_of(p)->c_up;
+    http_parser *p = &s->parser;
 
-    http_head_reset(&s->head);
-    s->head_err = 0;
-    return 0;
-}
-
-static int resp_on_status(http_parser *p, const char *at, size_t len)
-{
-    struct side *s = &conn_of(p)->c_up;
-    int rc = http_head_line(&s->head, at, len);
-
-    return rc ? on_head_error(s, rc) : 0;
-}
-
-static int up_on_field(http_parser *p, const char *at, size_t len)
-{
-    struct side *s = &conn_of(p)->c_up;
-    int rc = http_head_field(&s->head, at, len);
-
-    return rc ? on_head_error(s, rc) : 0;
-}
-
-static int up_on_value(http_parser *p, const char *at, size_t len)
-{
-    struct side *s = &conn_of(p)->c_up;
-    int rc = http_head_value(&s->head, at, len);
-
-    return rc ? on_head_error(s, rc) : 0;
-}
-
-static int resp_on_headers_complete(http_parser *p)
-{
-    struct conn *c = conn_of(p);
-
-    http_head_finish(&c->c_up.head);
-    if (!head_framing_ok(&c->c_up, p, FRAMING_RESPONSE, c->is_head))
-        return -1;
-    c->c_up.pause = PAUSE_HEAD;
-    http_parser_pause(p, 1);
-    /* 1: a response to HEAD has no body, whatever its headers say. */
-    return c->is_head ? 1 : 0;
-}
-
-static int resp_on_body(http_parser *p, const char *at, size_t len)
-{
-    struct conn *c = conn_of(p);
-
-    write_body(&c->c_client, c->c_up.out, at, len);
-    return 0;
-}
-
-static int resp_on_complete(http_parser *p)
-{
-    struct conn *c = conn_of(p);
-
-    side_framing_reset(&c->c_up);
-    /* An interim response (100 Continue) is followed by the real one, whose head is checked
-     * afresh: side_pump() goes on after this pause of its own. */
-    if (p->status_code / 100 == 1 && p->status_code != 101) {
-        http_parser_pause(p, 1);
-        return 0;
-    }
-    if (c->c_up.out == FRAME_CHUNKED && c->c_client.bev)
-        evbuffer_add(bufferevent_get_output(c->c_client.bev), "0\r\n\r\n", 5);
-    c->c_up.pause = PAUSE_DONE;
-    http_parser_pause(p, 1);
-    return 0;
-}
-
-const http_parser_settings side_request_settings = {
-    .on_message_begin = req_on_begin,
-    .on_url = req_on_url,
-    .on_header_field = client_on_field,
-    .on_header_value = client_on_value,
-    .on_headers_complete = req_on_headers_complete,
-    .on_body = req_on_body,
-    .on_message_complete = req_on_complete,
-};
-
-const http_parser_settings side_response_settings = {
-    .on_message_begin = resp_on_begin,
-    .on_status = resp_on_status,
-    .on_header_field = up_on_field,
-    .on_header_value = up_on_value,
-    .on_headers_complete = resp_on_headers_complete,
-    .on_body = resp_on_body,
-    .on_message_complete = resp_on_complete,
-};
-
-size_t side_pending(const struct side *s)
-{
-    return s->bev ? evbuffer_get_length(bufferevent_get_output(s->bev)) : 0;
-}
-
-void side_framing_reset(struct side *s)
-{
     framing_head_reset(&s->fh);
     memset(&s->fc, 0, sizeof(s->fc));
+    s->rearmed = 1;
+    if (s->role == SIDE_UPSTREAM && p->status_code / 100 == 1 && p->status_code != 101)
+        return;
+    s->keep_alive = http_should_keep_alive(p);
+    s->ev.type = p->upgrade ? SIDE_UPGRADE : SIDE_DONE;
 }
 
-/* Checks a piece of input before the parser sees it: a head's bytes, or a chunked body's
- * framing once its head is through. What follows the part checked is checked in a later piece,
- * as the parser stops there too (at the head, or at the end of the message). */
-static int side_scan(struct side *s, const char *p, size_t len)
+static int on_complete(http_parser *p)
+{
+    message_end(side_of(p));
+    http_parser_pause(p, 1);
+    return 0;
+}
+
+static const http_parser_settings side_settings = {
+    .on_message_begin = on_begin,
+    .on_url = on_line,
+    .on_status = on_line,
+    .on_header_field = on_field,
+    .on_header_value = on_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_complete,
+};
+
+/* ---- feeding ---- */
+
+void side_init(struct side *s)
+{
+    http_head_init(&s->head);
+}
+
+void side_cleanup(struct side *s)
+{
+    http_head_cleanup(&s->head);
+}
+
+void side_start(struct side *s, enum side_role role)
+{
+    s->role = role;
+    http_parser_init(&s->parser, role == SIDE_CLIENT ? HTTP_REQUEST : HTTP_RESPONSE);
+    s->parser.data = s;
+    framing_head_reset(&s->fh);
+    memset(&s->fc, 0, sizeof(s->fc));
+    s->scanned = 0;
+    s->rearmed = 0;
+    s->raw = s->raw_lf = 0;
+    s->raw_left = 0;
+    s->keep_alive = 0;
+    s->head_err = 0;
+    s->frame_err = NULL;
+    memset(&s->ev, 0, sizeof(s->ev));
+    memset(&s->failed, 0, sizeof(s->failed));
+}
+
+/* Ends the side with an error; every later call gets it again. */
+static size_t refuse(struct side *s, enum side_error error, const char *reason,
+                   struct side_event *ev)
+{
+    memset(&s->failed, 0, sizeof(s->failed));
+    s->failed.type = SIDE_ERROR;
+    s->failed.error = error;
+    s->failed.reason = reason;
+    *ev = s->failed;
+    return 0;
+}
+
+/* What an error of http-parser's means; a callback may have said why first. */
+static size_t parse_failed(struct side *s, struct side_event *ev)
+{
+    if (s->frame_err)
+        return refuse(s, SIDE_ERR_FRAMING, s->frame_err, ev);
+    if (s->head_err)
+        return refuse(s, SIDE_ERR_HEAD, "the head is too large or has too many headers", ev);
+    return refuse(s, SIDE_ERR_PARSE, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+}
+
+/* Checks the bytes of p[0..len) the scanners have not seen yet: a head's, or a chunked body's
+ * framing once its head is through. A scanner stops where its part ends, as the parser does
+ * (at the head, at the end of the message), so nothing is checked under the wrong rules. */
+static int scan(struct side *s, const char *p, size_t len)
 {
     size_t used;
 
+    if (s->scanned >= len)
+        return 0;
+    p += s->scanned;
+    len -= s->scanned;
     if (framing_chunks_active(&s->fc)) {
         if (framing_chunks_feed(&s->fc, p, len, &used) == FRAMING_BAD) {
             s->frame_err = s->fc.reason;
@@ -245,150 +202,158 @@ static int side_scan(struct side *s, const char *p, size_t len)
         s->frame_err = s->fh.reason;
         return -1;
     }
+    s->scanned += used;
     return 0;
 }
 
-/* Feeds a side's input to its parser, one contiguous piece at a time. */
-enum pump side_pump(struct side *s, const http_parser_settings *set, const struct side *to)
+/* A body of known length: the head's last line feed goes to the parser (which stopped before
+ * it), then the body's bytes are handed out as they are; at its end the parser starts afresh
+ * for the next message. */
+static size_t feed_raw(struct side *s, const char *p, size_t len, struct side_event *ev)
 {
-    struct evbuffer *in = bufferevent_get_input(s->bev);
+    size_t used = 0, n;
 
+    if (s->raw_lf) {
+        if (len == 0)
+            return 0;
+        if (http_parser_execute(&s->parser, &side_settings, p, 1) != 1 ||
+            HTTP_PARSER_ERRNO(&s->parser) != HPE_OK)
+            return refuse(s, SIDE_ERR_PARSE, "malformed head: no line feed after it", ev);
+        s->raw_lf = 0;
+        s->scanned = 0;
+        used = 1;
+    }
+    if (s->raw_left == 0) {
+        s->raw = 0;
+        s->ev.type = SIDE_MORE;
+        message_end(s);
+        http_parser_init(&s->parser, s->parser.type);
+        *ev = s->ev;
+        return used;
+    }
+    n = len - used < s->raw_left ? len - used : (size_t)s->raw_left;
+    s->raw_left -= n;
+    if (n == 0)
+        return used;
+    ev->type = SIDE_BODY;
+    ev->at = p + used;
+    ev->len = n;
+    /* The line feed goes with the first piece; it is not body. */
+    ev->plain = used == 0;
+    return used + n;
+}
+
+size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *ev)
+{
+    size_t used = 0;
+
+    memset(ev, 0, sizeof(*ev));
+    if (s->failed.type == SIDE_ERROR) {
+        *ev = s->failed;
+        return 0;
+    }
     if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED)
-        return PUMP_PAUSED;
-    for (;;) {
-        struct evbuffer_iovec v;
-        size_t used;
+        http_parser_pause(&s->parser, 0);
+    if (s->raw) {
+        used = feed_raw(s, p, len, ev);
+        /* Only the end of an interim response's body is no event: the real response follows,
+         * parsed below. */
+        if (ev->type != SIDE_MORE || s->raw || used == len)
+            return used;
+    }
+    while (used < len) {
+        size_t n;
         enum http_errno err;
 
-        if (to && side_pending(to) >= LIMIT_PENDING_BYTES)
-            return PUMP_FULL;
-        if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len == 0) {
-            if (!s->eof || s->eof_fed || set != &side_response_settings)
-                return PUMP_MORE;
-            /* A response read until close ends here. */
-            s->eof_fed = 1;
-            used = http_parser_execute(&s->parser, set, NULL, 0);
-        } else {
-            if (side_scan(s, v.iov_base, v.iov_len) < 0)
-                return PUMP_ERROR;
-            used = http_parser_execute(&s->parser, set, v.iov_base, v.iov_len);
-            evbuffer_drain(in, used);
-        }
+        if (scan(s, p + used, len - used) < 0)
+            return used + refuse(s, SIDE_ERR_FRAMING, s->frame_err, ev);
+        memset(&s->ev, 0, sizeof(s->ev));
+        s->rearmed = 0;
+        n = http_parser_execute(&s->parser, &side_settings, p + used, len - used);
+        used += n;
+        s->scanned = s->rearmed ? 0 : s->scanned > n ? s->scanned - n : 0;
         err = HTTP_PARSER_ERRNO(&s->parser);
-        if (err == HPE_PAUSED && s->pause == PAUSE_NONE) {
-            /* After an interim response: the next head begins. */
-            http_parser_pause(&s->parser, 0);
-            continue;
+        if (err != HPE_OK && err != HPE_PAUSED) {
+            used += parse_failed(s, ev);
+            return used;
         }
-        if (err == HPE_PAUSED)
-            return PUMP_PAUSED;
-        if (err != HPE_OK)
-            return PUMP_ERROR;
-        if (s->eof_fed)
-            return PUMP_MORE;
-    }
-}
-
-void side_resume(struct side *s)
-{
-    s->pause = PAUSE_NONE;
-    http_parser_pause(&s->parser, 0);
-}
-
-/* A body of known length needs no parsing: after the head's last line feed, its bytes move
- * between the buffers as they are, without a copy. Returns -1 if the parser refuses the line
- * feed it stopped before. */
-int side_start_raw(struct side *s, const http_parser_settings *set, uint64_t len)
-{
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-    char lf;
-
-    side_resume(s);
-    if (evbuffer_copyout(in, &lf, 1) != 1 || http_parser_execute(&s->parser, set, &lf, 1) != 1 ||
-        HTTP_PARSER_ERRNO(&s->parser) != HPE_OK)
-        return -1;
-    evbuffer_drain(in, 1);
-    s->raw = 1;
-    s->body_left = len;
-    return 0;
-}
-
-enum pump side_pump_raw(struct side *s, const struct side *to)
-{
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-
-    while (s->body_left) {
-        size_t have = evbuffer_get_length(in);
-        size_t pending = side_pending(to);
-        size_t n = s->body_left < have ? (size_t)s->body_left : have;
-
-        if (pending >= LIMIT_PENDING_BYTES)
-            return PUMP_FULL;
-        if (n > LIMIT_PENDING_BYTES - pending)
-            n = LIMIT_PENDING_BYTES - pending;
+        if (err == HPE_PAUSED && s->ev.type != SIDE_MORE) {
+            *ev = s->ev;
+            return used;
+        }
+        /* Paused with no event: an interim response ended; the next head begins. */
+        http_parser_pause(&s->parser, 0);
         if (n == 0)
-            return PUMP_MORE;
-        if (to->bev)
-            evbuffer_remove_buffer(in, bufferevent_get_output(to->bev), n);
-        else
-            evbuffer_drain(in, n);
-        s->body_left -= n;
+            return used + refuse(s, SIDE_ERR_PARSE, "the parser stopped making progress", ev);
     }
-    s->raw = 0;
-    side_framing_reset(s);
-    s->pause = PAUSE_DONE;
-    return PUMP_PAUSED;
+    return used;
 }
 
-/* Moves what one side of a tunnel received to the other, within the pending limit. */
-void side_move(struct side *from, struct side *to)
+enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
 {
-    struct evbuffer *in = bufferevent_get_input(from->bev);
-    size_t pending = side_pending(to);
-    size_t room = LIMIT_PENDING_BYTES > pending ? LIMIT_PENDING_BYTES - pending : 0;
-
-    if (room && evbuffer_get_length(in))
-        evbuffer_remove_buffer(in, bufferevent_get_output(to->bev), room);
+    memset(ev, 0, sizeof(*ev));
+    if (s->failed.type == SIDE_ERROR) {
+        *ev = s->failed;
+        return ev->type;
+    }
+    if (s->raw && !s->raw_lf && s->raw_left == 0) {
+        /* The body is through; its end was not asked for yet. */
+        (void)feed_raw(s, NULL, 0, ev);
+        return ev->type;
+    }
+    if (s->raw) {
+        refuse(s, SIDE_ERR_END, "the stream ended within a body", ev);
+        return ev->type;
+    }
+    if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED)
+        http_parser_pause(&s->parser, 0);
+    memset(&s->ev, 0, sizeof(s->ev));
+    (void)http_parser_execute(&s->parser, &side_settings, NULL, 0);
+    /* Only a clean close ends a body read until close; a broken stream may have lost some. */
+    if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED && s->ev.type != SIDE_MORE && broken) {
+        refuse(s, SIDE_ERR_END, "the stream broke within a body read until its close", ev);
+        return ev->type;
+    }
+    if (HTTP_PARSER_ERRNO(&s->parser) == HPE_PAUSED && s->ev.type != SIDE_MORE) {
+        *ev = s->ev;
+        return ev->type;
+    }
+    if (HTTP_PARSER_ERRNO(&s->parser) != HPE_OK && HTTP_PARSER_ERRNO(&s->parser) != HPE_PAUSED)
+        refuse(s, SIDE_ERR_END, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+    return ev->type;
 }
 
-/* A side reads from the start; it has the bufferevent write only if its transport cannot
- * write at once (see side_flush). */
-void side_start_events(struct side *s)
+/* ---- the response's framing towards the client ---- */
+
+enum frame side_response_frame(const struct side *u, unsigned req, unsigned *rewrite_flags,
+                               int *must_close)
 {
-    if (s->io->flush)
-        bufferevent_disable(s->bev, EV_WRITE);
-    bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE);
-}
+    const http_parser *p = &u->parser;
+    int status = p->status_code;
+    enum frame out;
 
-/* Writes a side's pending output now. Returns 1 when that emptied it (what waited for room
- * may go on), 0 otherwise, -1 when the write failed. */
-int side_flush(struct side *s)
-{
-    int rc;
-
-    if (!s->bev || evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-        return 0;
-    if (!s->io->flush)
-        return 0;
-    rc = s->io->flush(s->bev);
-    if (rc == 0)
-        bufferevent_enable(s->bev, EV_WRITE);
-    return rc;
-}
-
-/* Takes what else the socket holds now, within the side's input limit, so that a large body
- * moves in a few big reads rather than one loop iteration per 4 KiB. */
-void side_fill(struct side *s)
-{
-    size_t have = evbuffer_get_length(bufferevent_get_input(s->bev));
-
-    if (s->io->fill && have < LIMIT_PENDING_BYTES && have >= 4096)
-        (void)s->io->fill(s->bev, LIMIT_PENDING_BYTES - have);
-}
-
-/* The bufferevent wrote what side_flush() could not: writing goes back to side_flush(). */
-void side_write_drained(struct bufferevent *bev, const struct side *s)
-{
-    if (s->io->flush && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
-        bufferevent_disable(bev, EV_WRITE);
+    *rewrite_flags = 0;
+    if (status == 101 && (req & SIDE_REQ_UPGRADE)) {
+        *rewrite_flags |= REWRITE_UPGRADE;
+        out = FRAME_NONE;
+    } else if ((req & SIDE_REQ_HEAD) || status == 204 || status == 304 ||
+               (p->flags & F_SKIPBODY)) {
+        out = FRAME_NONE;
+    } else if (p->flags & F_CHUNKED) {
+        out = (req & SIDE_REQ_HTTP10) ? FRAME_CLOSE : FRAME_CHUNKED;
+        if (req & SIDE_REQ_HTTP10)
+            *rewrite_flags |= REWRITE_UNCHUNKED;
+    } else if (p->content_length != ULLONG_MAX) {
+        out = FRAME_LENGTH;
+    } else if (req & SIDE_REQ_HTTP10) {
+        out = FRAME_CLOSE;
+    } else {
+        /* Read until close upstream, chunked to the client: its connection lives on. */
+        out = FRAME_CHUNKED;
+        *rewrite_flags |= REWRITE_CHUNKED;
+    }
+    *must_close = out == FRAME_CLOSE || (req & SIDE_REQ_CLOSE);
+    if (*must_close && !(*rewrite_flags & REWRITE_UPGRADE))
+        *rewrite_flags |= REWRITE_CLOSE;
+    return out;
 }

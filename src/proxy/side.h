@@ -1,69 +1,130 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* One side of a connection (client or upstream): its bytes fed to http-parser, bodies moved
- * to the other side, and reads and writes through its transport. */
+/* One side of a connection read as HTTP/1.1: requests from the client, responses from the
+ * upstream. Its bytes pass the strict framing scanners (proxy/framing.h), then http-parser with
+ * one set of callbacks for both roles, and come out as events: a head with its headers, pieces
+ * of body, the end of a message. Pure: no sockets, no bufferevents, no clock; the transport's
+ * fields below are the connection's (proxy/pump.h) and side.c never touches them. */
 #ifndef BROCK_PROXY_SIDE_H
 #define BROCK_PROXY_SIDE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include <event2/bufferevent.h>
 #include <http_parser.h>
 
-struct side;
+#include "proxy/framing.h"
+#include "proxy/http.h"
 
-enum pump {
-    PUMP_MORE,   /* all input consumed; wait for more */
-    PUMP_PAUSED, /* the parser stopped at a head or at the end of a message */
-    PUMP_FULL,   /* the other side has too much waiting to be written */
-    PUMP_ERROR,  /* the bytes are not HTTP, or a limit was passed */
+struct bufferevent;
+struct io_ops;
+
+enum side_role {
+    SIDE_CLIENT,   /* reads requests */
+    SIDE_UPSTREAM, /* reads responses */
 };
 
-/* Parser callbacks for a connection's requests (client side) and responses (upstream). The
- * parser's data is the struct conn. Each stops the parser after a head and after a whole
- * message (PAUSE_HEAD, PAUSE_DONE); bodies go to the other side as they arrive. */
-extern const http_parser_settings side_request_settings;
-extern const http_parser_settings side_response_settings;
+enum side_event_type {
+    SIDE_MORE,    /* every byte given was taken; more are needed */
+    SIDE_HEAD,    /* a head ended: s->head holds it, s->parser its method or status, version,
+                   * flags and Content-Length */
+    SIDE_BODY,    /* a piece of body: at, len */
+    SIDE_DONE,    /* a message ended */
+    SIDE_UPGRADE, /* a message ended, and what follows may be another protocol: a CONNECT, a
+                   * request asking to upgrade, a 101 that agrees (side_feed() reads it as HTTP
+                   * only if given it) */
+    SIDE_ERROR,   /* the bytes are not HTTP, or a limit was passed: error, reason */
+};
 
-/* Bytes waiting to be written to s (0 without a bufferevent). */
-size_t side_pending(const struct side *s);
+enum side_error {
+    SIDE_ERR_NONE,
+    SIDE_ERR_FRAMING, /* the strict framing checks refused the message */
+    SIDE_ERR_HEAD,    /* the head passed LIMIT_HEAD_BYTES or LIMIT_HEADERS */
+    SIDE_ERR_PARSE,   /* http-parser refused it (its errno stays in s->parser) */
+    SIDE_ERR_END,     /* the stream ended in the middle of a message */
+};
 
-/* Feeds s's input to its parser until it pauses, errs, runs dry, or to has
- * LIMIT_PENDING_BYTES waiting. An upstream's end of stream is fed too (read-until-close). */
-enum pump side_pump(struct side *s, const http_parser_settings *set, const struct side *to);
+struct side_event {
+    enum side_event_type type;
+    const char *at;         /* SIDE_BODY: a view into the bytes given, valid as they are */
+    size_t len;
+    int plain;              /* SIDE_BODY: the piece is exactly the bytes consumed (a body of
+                             * known length, not parsed), so it may be moved as it is */
+    enum side_error error;  /* SIDE_ERROR */
+    const char *reason;     /* SIDE_ERROR: a static sentence */
+};
 
-/* Starts s's framing checks afresh, for a new message (done by the parser callbacks at the end of
- * each message; also for a parser set up anew). */
-void side_framing_reset(struct side *s);
+/* How a body is framed on its way out to the other side. */
+enum frame {
+    FRAME_NONE,    /* no body */
+    FRAME_LENGTH,  /* Content-Length: as received */
+    FRAME_CHUNKED, /* chunked: re-chunked as it streams */
+    FRAME_CLOSE,   /* until the connection closes */
+};
 
-/* Lets a paused parser go on. */
-void side_resume(struct side *s);
+struct side {
+    /* The transport: the connection's (pump.h, conn.c, upstream.c). */
+    struct bufferevent *bev;
+    const struct io_ops *io;
+    int eof;                  /* the peer closed its end */
+    int broken;               /* and not cleanly: a reset, or a read or write that failed */
+    int eof_fed;              /* and side_end() was told */
+    size_t held;              /* input side_feed() consumed that a caller still reads (a piece
+                               * of body handed out): drained at the next pump_read() */
+    int want_read;            /* the connection wants the side read (pump_reading) */
+    int in_full;              /* its input holds LIMIT_PENDING_BYTES: reading waits */
 
-/* After a head with a body of len bytes (len > 0): consumes the head's last line feed and
- * moves the body without parsing from then on (side_pump_raw). Returns 0, or -1 if the
- * parser refuses the line feed. */
-int side_start_raw(struct side *s, const http_parser_settings *set, uint64_t len)
+    /* The reader: side.c's. */
+    enum side_role role;
+    int no_body;              /* upstream: the request was HEAD, so the response has no body
+                               * whatever its head says (set before the response comes) */
+    http_parser parser;       /* its data is the side */
+    struct http_head head;
+    struct framing_head fh;   /* the head's bytes, checked before the parser sees them */
+    struct framing_chunks fc; /* and a chunked body's framing */
+    size_t scanned;           /* bytes past the parser's position already checked */
+    int rearmed;              /* a scanner started afresh at the parser's position */
+    int raw;                  /* a body of known length moves without the parser */
+    int raw_lf;               /* and the head's last line feed is still the parser's */
+    uint64_t raw_left;        /* of that body */
+    int keep_alive;           /* after SIDE_DONE: the message lets the connection persist */
+    int head_err;             /* an enum http_head_error from a callback */
+    const char *frame_err;    /* why the framing was refused (static), or NULL */
+    struct side_event ev;     /* what the callbacks made of the last bytes */
+    struct side_event failed; /* the error, once there was one; it stays */
+};
+
+/* Readies s's head (init) or releases it (cleanup); cleanup leaves s unusable. */
+void side_init(struct side *s);
+void side_cleanup(struct side *s);
+
+/* Starts s reading a new stream in role: the parser, the scanners and any error afresh. The
+ * transport's fields and no_body are left alone. */
+void side_start(struct side *s, enum side_role role);
+
+/* Reads what it can of p[0..len) (borrowed for the call) up to the next event, which it
+ * writes to *ev; returns the bytes consumed. The bytes not consumed must be given again, at the
+ * start of the next call, with any that came since; call again after every event but
+ * SIDE_MORE and SIDE_ERROR, even with no bytes (the end of a body may be due). After
+ * SIDE_ERROR every call returns it again and consumes nothing. */
+size_t side_feed(struct side *s, const char *p, size_t len, struct side_event *ev)
     __attribute__((warn_unused_result));
 
-/* Moves the rest of a raw body to to (dropped when to has no bufferevent); PUMP_PAUSED with
- * PAUSE_DONE once it is all through. */
-enum pump side_pump_raw(struct side *s, const struct side *to);
+/* The peer closed its end, and every byte it sent was given to side_feed(): a response read
+ * until close ends here (SIDE_DONE), unless the stream broke (broken: a reset, a failed read),
+ * which cuts it (SIDE_ERROR); between messages nothing happens (SIDE_MORE); in the middle of
+ * one it is SIDE_ERROR. Returns ev->type. */
+enum side_event_type side_end(struct side *s, int broken, struct side_event *ev);
 
-/* Tunnels: moves what from received to to, within the pending limit. */
-void side_move(struct side *from, struct side *to);
+/* What the request that a response answers says about the response's framing. */
+#define SIDE_REQ_HEAD 1u    /* it was HEAD */
+#define SIDE_REQ_UPGRADE 2u /* it asked to upgrade the connection */
+#define SIDE_REQ_HTTP10 4u  /* the client speaks HTTP/1.0 */
+#define SIDE_REQ_CLOSE 8u   /* the client's connection does not persist */
 
-/* A new side reads; it has the bufferevent write only when its transport cannot write at
- * once (see side_flush). */
-void side_start_events(struct side *s);
-
-/* Writes s's pending output now. Returns 1 when that emptied it, 0 otherwise (the
- * bufferevent then writes the rest), -1 when the write failed. */
-int side_flush(struct side *s);
-
-/* Reads what else s's socket holds now, within the input limit. */
-void side_fill(struct side *s);
-
-/* From a write callback: the bufferevent wrote what side_flush() could not. */
-void side_write_drained(struct bufferevent *bev, const struct side *s);
+/* After SIDE_HEAD of a final response (not 1xx, or 101): how its body goes to the client, and
+ * the rewrite flags (REWRITE_UPGRADE, _CHUNKED, _UNCHUNKED, _CLOSE) that make its head say so.
+ * *must_close is set when the client's connection must close after it. */
+enum frame side_response_frame(const struct side *u, unsigned req, unsigned *rewrite_flags,
+                               int *must_close);
 
 #endif

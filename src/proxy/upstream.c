@@ -62,7 +62,7 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
 static void pool_key(const struct conn *c, char *key, size_t size)
 {
     /* A TLS connection is never reused for plain requests, nor the other way. */
-    snprintf(key, size, "%s%s:%d", c->is_https ? "https:" : "", c->host, c->port);
+    snprintf(key, size, "%s%s:%d", c->c_ex.is_https ? "https:" : "", c->c_ex.host, c->c_ex.port);
 }
 
 static struct pool_entry *pool_take(struct proxy *px, const char *key)
@@ -195,21 +195,21 @@ int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
 
 int upstream_names_self(const struct conn *c)
 {
-    const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->host, c->port);
+    const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->c_ex.host, c->c_ex.port);
     struct sockaddr_storage ss;
-    size_t hl = strlen(c->host);
+    size_t hl = strlen(c->c_ex.host);
     int len;
 
     if (rule)
         return upstream_is_self(c->px, (const struct sockaddr *)&rule->addr);
-    if (resolve_literal(c->host, c->port, &ss, &len))
+    if (resolve_literal(c->c_ex.host, c->c_ex.port, &ss, &len))
         return upstream_is_self(c->px, (const struct sockaddr *)&ss);
     /* localhost and its subdomains are loopback whatever DNS says (RFC 6761). */
-    if (!strcasecmp(c->host, "localhost") ||
-        (hl > 10 && !strcasecmp(c->host + hl - 10, ".localhost"))) {
-        return (resolve_literal("127.0.0.1", c->port, &ss, &len) &&
+    if (!strcasecmp(c->c_ex.host, "localhost") ||
+        (hl > 10 && !strcasecmp(c->c_ex.host + hl - 10, ".localhost"))) {
+        return (resolve_literal("127.0.0.1", c->c_ex.port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss)) ||
-               (resolve_literal("::1", c->port, &ss, &len) &&
+               (resolve_literal("::1", c->c_ex.port, &ss, &len) &&
                 upstream_is_self(c->px, (const struct sockaddr *)&ss));
     }
     return 0;
@@ -248,19 +248,19 @@ void upstream_start(struct conn *c)
     char key[BROCK_HOST_MAX + 16];
 
     pool_key(c, key, sizeof(key));
-    p = c->is_connect || c->retried ? NULL : pool_take(px, key);
+    p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key);
     if (p) {
         c->c_up.bev = p->bev;
         c->c_up.io = p->io;
         bufferevent_set_timeouts(p->bev, NULL, NULL);
         mem_free(p);
-        c->reused = 1;
+        c->c_ex.reused = 1;
         conn_upstream_ready(c);
         return;
     }
-    c->reused = 0;
-    c->c_up.io = c->is_https ? &io_tls : &io_tcp;
-    if (dial_start(&px->dial, c->host, c->port, c->c_up.io, refuse_self, on_dialed, c,
+    c->c_ex.reused = 0;
+    c->c_up.io = c->c_ex.is_https ? &io_tls : &io_tcp;
+    if (dial_start(&px->dial, c->c_ex.host, c->c_ex.port, c->c_up.io, refuse_self, on_dialed, c,
                    &c->dial) < 0)
         conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
 }

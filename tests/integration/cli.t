@@ -231,14 +231,20 @@ is "$(action_of "$RA")" block "a response's cookies array stands in for stripped
 
 fresh
 BE=beacon-brock-test.com
+PT=pingtype-brock-test.com
+NP=pingback-brock-test.com
 for s in one two three; do
     har "$T/be$s.har" "$(doc p1 "https://www.site-$s.com/")" \
         "$(entry p1 "https://$BE/collect" "$(hdr Ping-To "https://www.site-$s.com/")" "")" \
-        "$(entry p1 "https://other-beacon.$BE.example/b" "" "" text/plain ',"_resourceType":"ping"')"
+        "$(entry p1 "https://other-beacon.$BE.example/b" "" "" text/plain ',"_resourceType":"ping"')" \
+        "$(entry p1 "https://$PT/p" "$(hdr Content-Type "text/ping; charset=UTF-8")" "")" \
+        "$(entry p1 "https://$NP/p" "$(hdr Content-Type "text/pingback")" "")"
     b learn "$T/be$s.har" >/dev/null 2>&1
 done
 is "$(action_of "$BE")" block "beacons count without cookies"
 is "$(action_of "other-beacon.$BE.example")" block "Chrome's _resourceType ping is a beacon"
+is "$(action_of "$PT")" block "Content-Type text/ping with a parameter is a ping"
+is "$(action_of "$NP")" none "Content-Type text/pingback is not a ping"
 
 # ---- the cookieblock list ----
 fresh

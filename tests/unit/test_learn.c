@@ -123,6 +123,41 @@ static void test_set_cookie_and_beacon(void **state)
     brock_engine_free(e);
 }
 
+/* Content-Type values: the media type text/ping, with or without parameters, is a ping. */
+static void test_beacon_type(void **state)
+{
+    static const struct {
+        const char *ct;
+        int beacon;
+    } cases[] = {
+        {"text/ping", 1},
+        {"TEXT/Ping", 1},
+        {"text/ping;charset=utf-8", 1},
+        {"text/ping; charset=UTF-8", 1},
+        {" text/ping ", 1},
+        {"text/ping\t; x=y", 1},
+        {"", 0},
+        {"text/pin", 0},
+        {"text/pingback", 0},
+        {"text/ping-x", 0},
+        {"text/ping,text/plain", 0},
+        {"text/plain", 0},
+        {"application/ping", 0},
+        {"xtext/ping", 0},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = strlen(cases[i].ct);
+
+        if (brock_is_beacon_type(cases[i].ct, n) != cases[i].beacon)
+            fail_msg("\"%s\": expected %d", cases[i].ct, cases[i].beacon);
+        /* Only the length given is read: a value cut short is judged as what is left. */
+        if (n > 9 && brock_is_beacon_type(cases[i].ct, 8))
+            fail_msg("\"%.8s\" (cut) is not text/ping", cases[i].ct);
+    }
+}
+
 static void test_learning_off(void **state)
 {
     struct brock_config cfg = {0};
@@ -234,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_three_sites_block),
         cmocka_unit_test(test_not_evidence),
         cmocka_unit_test(test_set_cookie_and_beacon),
+        cmocka_unit_test(test_beacon_type),
         cmocka_unit_test(test_learning_off),
         cmocka_unit_test(test_yellowlist_blocklist),
         cmocka_unit_test(test_learned_yellowlisted_tracker),

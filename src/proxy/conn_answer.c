@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The answers brock writes itself rather than fetching: its errors, a blocked request's 403,
+ * and the dashboard's pages for requests made to brock's own address. */
+#include "proxy/conn.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "dash/dash.h"
+#include "proxy/conn_internal.h"
+#include "proxy/limits.h"
+
+int conn_reply(struct conn *c, int status, const char *text, int keep)
+{
+    struct exchange *x = &c->c_ex;
+    size_t len = strlen(text);
+
+    x->status = status;
+    /* One write: all of it or nothing. */
+    if (pump_printf(&c->c_client,
+                    "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                    "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\n%s%s",
+                    status, http_reason(status), x->is_head ? 0 : len + 1,
+                    keep ? "" : "Connection: close\r\n", x->is_head ? "" : text,
+                    x->is_head ? "" : "\n") < 0) {
+        conn_out_of_memory(c, "writing an answer of brock's own");
+        return -1;
+    }
+    return 0;
+}
+
+void conn_answer_blocked(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    char why[512], text[BROCK_HOST_MAX + 600];
+    int keep = !x->is_connect && !x->req_has_body && x->client_keepalive;
+
+    x->is_local = 1;
+    brock_decision_explain(c->px->engine, &x->d, why, sizeof(why));
+    snprintf(text, sizeof(text), "brock blocked this request to %s. %s", x->host, why);
+    if (conn_reply(c, 403, text, keep) < 0)
+        return;
+    if (keep)
+        conn_set_state(c, CONN_REQ_BODY);
+    else
+        conn_flush_close(c, "blocked");
+}
+
+/* Writes the dashboard's answer to the request in origin form. Returns -1 when the
+ * connection failed instead. */
+static int conn_local_write(struct conn *c, int keep)
+{
+    struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    struct dash_request rq = {
+        .method = x->method,
+        .target = http_head_text(hh) + x->local_off,
+        .target_len = hh->line_len - x->local_off,
+        .h = hh->h,
+        .n = hh->n,
+        .body = c->c_body.data ? c->c_body.data : "",
+        .body_len = c->c_body.len,
+        .body_too_big = x->body_too_big,
+        .keep_alive = keep,
+    };
+    struct sockaddr_storage local;
+    socklen_t local_len = sizeof(local);
+    char local_host[INET6_ADDRSTRLEN + 2];
+    struct buf out;
+    int status;
+
+    /* On a wildcard listen the dashboard's own address is the one this client reached. */
+    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
+                    &local_len) == 0) {
+        access_host_text((const struct sockaddr *)&local, local_host, sizeof(local_host));
+        rq.local_host = local_host;
+    }
+    if (rq.target_len == 0) {
+        rq.target = "/";
+        rq.target_len = 1;
+    }
+    buf_init(&out, LIMIT_DASH_RESPONSE);
+    status = dash_respond(c->px->dash, &rq, &out);
+    if (status < 0) {
+        buf_cleanup(&out);
+        conn_fail(c, 500, "brock ran out of memory for its dashboard");
+        return -1;
+    }
+    x->status = status;
+    if (pump_write(&c->c_client, out.data, out.len) < 0) {
+        buf_cleanup(&out);
+        conn_out_of_memory(c, "writing the dashboard's answer");
+        return -1;
+    }
+    buf_cleanup(&out);
+    buf_reset(&c->c_body);
+    return 0;
+}
+
+/* A request in origin form is for brock itself: the dashboard. One with a body (a change)
+ * is answered once the body is in; one whose declared body is too large, at once. */
+void conn_answer_local(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    const char *expect = conn_header(&c->c_client.head, "expect");
+    uint64_t declared = c->c_client.parser.content_length;
+    int keep = x->client_keepalive && !x->req_has_body;
+
+    x->is_local = 1;
+    x->body_too_big = 0;
+    buf_reset(&c->c_body);
+    if (x->req_has_body && declared != ULLONG_MAX && declared > LIMIT_DASH_BODY) {
+        x->body_too_big = 1;
+    } else if (x->req_has_body) {
+        x->local_wait = 1;
+        if (expect && !strcasecmp(expect, "100-continue") && !x->client_http10 &&
+            pump_printf(&c->c_client, "HTTP/1.1 100 Continue\r\n\r\n") < 0) {
+            conn_out_of_memory(c, "writing 100 Continue");
+            return;
+        }
+        conn_set_state(c, CONN_REQ_BODY);
+        return;
+    }
+    if (conn_local_write(c, keep) < 0)
+        return;
+    if (keep)
+        conn_set_state(c, CONN_REQ_BODY);
+    else
+        conn_flush_close(c, "answered locally");
+}
+
+void conn_local_body(struct conn *c, const struct side_event *ev)
+{
+    struct exchange *x = &c->c_ex;
+
+    if (x->local_wait && !x->body_too_big && buf_append(&c->c_body, ev->at, ev->len) < 0)
+        x->body_too_big = 1;
+}
+
+void conn_local_done(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+
+    if (x->local_wait) {
+        x->local_wait = 0;
+        if (conn_local_write(c, x->client_keepalive) < 0)
+            return;
+        if (!x->client_keepalive) {
+            conn_flush_close(c, "answered locally");
+            return;
+        }
+    }
+    conn_log_request(c);
+    conn_set_state(c, CONN_IDLE);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the engine makes of an exchange: the request's first party and the decision for its
+ * host, and the learning from a third-party request and its response. */
+#include "proxy/conn.h"
+
+#include <string.h>
+
+#include "proxy/conn_internal.h"
+
+const char *conn_header(const struct http_head *hh, const char *name)
+{
+    const struct brock_header *h = http_header_find(hh->h, hh->n, name);
+
+    /* Values are NUL-terminated in the head's buffer. */
+    return h ? h->value : NULL;
+}
+
+void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
+{
+    const struct exchange *x = &c->c_ex;
+    struct brock_observation o = {
+        .host = x->host,
+        .site = x->site,
+        .headers = hh->h,
+        .n_headers = hh->n,
+        .flags = flags,
+        .time_ms = conn_now_ms(c),
+    };
+    struct brock_learned learned;
+
+    memset(&learned, 0, sizeof(learned));
+    if (brock_observe(c->px->engine, &o, &learned) < 0) {
+        log_msg(LOG_ERR, "learning from %s on %s failed: %s", x->host, x->site,
+                brock_engine_errmsg(c->px->engine));
+        return;
+    }
+    if (learned.blocked) {
+        c->px->n_learned++;
+        log_msg(LOG_INFO, "learned: %s tracks across sites (seen on %s); blocked from now on",
+                learned.tracker, x->site);
+    } else if (learned.recorded) {
+        log_msg(LOG_DEBUG, "learned: %s tracks on %s", learned.tracker, x->site);
+    }
+}
+
+/* <a ping> sends Ping-To (and Ping-From) with its text/ping body. */
+int conn_is_beacon(const struct http_head *hh)
+{
+    const struct brock_header *ct = http_header_find(hh->h, hh->n, "content-type");
+
+    return http_header_find(hh->h, hh->n, "ping-to") != NULL ||
+           (ct && brock_is_beacon_type(ct->value, ct->value_len));
+}
+
+void conn_decide(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    struct proxy *px = c->px;
+    char why[512];
+
+    x->site_known = 0;
+    x->site[0] = '\0';
+    if (!x->is_connect) {
+        struct fp_request r = {
+            .host = x->host,
+            .referer = conn_header(hh, "referer"),
+            .origin = conn_header(hh, "origin"),
+            .fetch_mode = conn_header(hh, "sec-fetch-mode"),
+            .fetch_dest = conn_header(hh, "sec-fetch-dest"),
+            .fetch_site = conn_header(hh, "sec-fetch-site"),
+        };
+
+        x->site_known = fp_infer(&px->fp, c->c_peer, &r, x->site) == FP_KNOWN;
+    }
+    /* Without interception a tunnel says nothing of its page: decided as third party. */
+    if (brock_decide(px->engine, x->host, x->site_known ? x->site : NULL, &x->d) < 0)
+        x->d.effect = BROCK_PASS;
+    x->observe = x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
+                 x->d.effect != BROCK_DENY;
+    if (x->d.effect == BROCK_DENY)
+        px->n_blocked++;
+    else if (x->d.effect == BROCK_STRIP_COOKIES)
+        px->n_cookieblocked++;
+    /* The dashboard's recent sites: what each page's third parties were given. */
+    if (x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
+        brock_page_seen(px->engine, x->site, x->d.tracker, x->d.action, conn_now_ms(c)) < 0)
+        log_msg(LOG_ERR, "recording %s on %s failed: %s", x->d.tracker, x->site,
+                brock_engine_errmsg(px->engine));
+    if (x->d.effect != BROCK_PASS && log_enabled(LOG_INFO)) {
+        brock_decision_explain(px->engine, &x->d, why, sizeof(why));
+        log_msg(LOG_INFO, "%s %s on %s: %s", brock_effect_name(x->d.effect), x->host,
+                x->site_known ? x->site : "an unknown page", why);
+    }
+}

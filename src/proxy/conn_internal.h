@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the files of one connection share among themselves, and nothing outside them includes:
+ * conn.c (states, events, closing), conn_request.c, conn_response.c, conn_tunnel.c (CONNECT
+ * and upgrades), conn_answer.c (answers brock writes itself), conn_decide.c (the engine). */
+#ifndef BROCK_PROXY_CONN_INTERNAL_H
+#define BROCK_PROXY_CONN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "proxy/conn.h"
+#include "proxy/pump.h"
+#include "util/log.h"
+
+/* ---- conn.c ---- */
+
+/* Every transition; logs "old -> new" in debug builds and arms the new state's timeout. */
+void conn_set_state(struct conn *c, enum conn_state s);
+
+/* The one line for an exchange brock refused or could not complete: who, the method and
+ * host (never the path), the status answered (0: none) and why. */
+void conn_log_failure(const struct conn *c, enum log_level level, int status, const char *why);
+
+/* The line for a finished exchange (-v). */
+void conn_log_request(const struct conn *c);
+
+/* Empties the exchange (and its scratch buffers) for the next request. */
+void conn_exchange_reset(struct conn *c);
+
+/* Ends the connection after an error: answered with status and text (a static or caller's
+ * sentence) if nothing of a response went out yet, then flushed and closed. */
+void conn_fail(struct conn *c, int status, const char *text);
+
+/* The client went away mid-request; the upstream went away mid-response (what came goes to
+ * the client, whose connection then closes so that it sees the body cut short too). */
+void conn_client_gone(struct conn *c);
+void conn_upstream_cut(struct conn *c);
+
+/* Writing failed for want of memory while doing what doing says ("writing the response
+ * head"): logged, and the connection closes at once, its unwritten output dropped so that the
+ * client never sees half a message framed as a whole one. */
+void conn_out_of_memory(struct conn *c, const char *doing);
+
+/* Drops the exchange's upstream side: closed, or back into the pool. */
+void conn_drop_upstream(struct conn *c, int reusable);
+
+/* Writes out what is pending, then closes (CONN_FLUSH). reason is for -v; NULL when a line
+ * said why already. Idempotent. */
+void conn_flush_close(struct conn *c, const char *reason);
+
+/* Sets the client bufferevent's callbacks and starts it reading. Returns 0, or -1 when out
+ * of memory. */
+int conn_client_events(struct conn *c) __attribute__((warn_unused_result));
+
+/* Advances the state machine as far as it goes, then writes what it produced. */
+void conn_run(struct conn *c);
+
+/* The loop's cached time, in milliseconds. */
+int64_t conn_now_ms(const struct conn *c);
+
+/* ---- conn_request.c ---- */
+
+/* CONN_IDLE and CONN_REQ_HEAD: reads a request head and starts it. */
+void conn_do_head(struct conn *c);
+
+/* CONN_REQ_BODY: the request's body to the upstream (or to the dashboard, or dropped). */
+void conn_do_req_body(struct conn *c);
+
+/* The upstream can take the request: its rewritten head goes out, then its body. */
+void conn_send_request(struct conn *c);
+
+/* ---- conn_response.c ---- */
+
+/* CONN_RESP_HEAD and CONN_RESP_BODY (and from CONN_REQ_BODY, for an early answer): reads
+ * the response and streams it to the client. */
+void conn_do_response(struct conn *c);
+
+/* ---- conn_tunnel.c ---- */
+
+/* Whether a CONNECT to c's host is intercepted (--intercept, and not --no-intercept). */
+int conn_may_intercept(const struct conn *c);
+
+/* Answers the CONNECT and speaks TLS with the client in place of the host. */
+void conn_start_intercept(struct conn *c);
+
+/* The upstream of a CONNECT is connected: the client hears so, and the tunnel starts. */
+void conn_tunnel_ready(struct conn *c);
+
+/* Turns the connection into a tunnel (CONNECT, or an upgrade the upstream agreed to). */
+void conn_start_tunnel(struct conn *c);
+
+/* CONN_TUNNEL: bytes both ways as they are. */
+void conn_do_tunnel(struct conn *c);
+
+/* ---- conn_answer.c ---- */
+
+/* Writes a whole response with a small text body (text: a sentence; a line feed is added).
+ * Returns 0, or -1 when out of memory, the connection then closed. */
+int conn_reply(struct conn *c, int status, const char *text, int keep)
+    __attribute__((warn_unused_result));
+
+/* A blocked request is answered here (403) and nothing goes upstream. */
+void conn_answer_blocked(struct conn *c);
+
+/* A request for brock itself: the dashboard answers, once the body (if any) is in. */
+void conn_answer_local(struct conn *c);
+
+/* A piece of a locally answered request's body: kept for the dashboard, or dropped. */
+void conn_local_body(struct conn *c, const struct side_event *ev);
+
+/* A locally answered request was read whole: the dashboard answers if it waited, then the
+ * client may go on. */
+void conn_local_done(struct conn *c);
+
+/* ---- conn_decide.c ---- */
+
+/* The value of the header called name in hh (NUL-terminated in its buffer), or NULL. */
+const char *conn_header(const struct http_head *hh, const char *name);
+
+/* The first party and the engine's decision for the request's host. */
+void conn_decide(struct conn *c);
+
+/* A request's head (flags BROCK_OBS_*) or its response's: the engine learns from it. */
+void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags);
+
+/* Whether the request is a beacon or an <a ping> (PRIVACY-BADGER.md section 3.1). */
+int conn_is_beacon(const struct http_head *hh);
+
+#endif

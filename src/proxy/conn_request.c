@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A connection's requests: each head read and routed (brock's own pages, a tunnel, blocked, or
+ * upstream rewritten), and its body streamed after it. */
+#include "proxy/conn.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "jobs/dntcheck.h"
+#include "proxy/conn_internal.h"
+#include "proxy/limits.h"
+
+/* The target: the host, port and path of an absolute-form URL (http:// or https://), a
+ * CONNECT authority, or an origin-form path inside an intercepted tunnel. */
+static int conn_parse_target(struct conn *c, const char *url, size_t len, const char **path,
+                             size_t *path_len)
+{
+    struct exchange *x = &c->c_ex;
+    struct http_target t;
+
+    x->is_https = 0;
+    if (c->intercepted && !x->is_connect && url[0] == '/') {
+        /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to. */
+        x->is_https = 1;
+        memcpy(x->host, c->tunnel_host, sizeof(x->host));
+        x->port = c->tunnel_port;
+        *path = url;
+        *path_len = len;
+        http_authority(x->host, x->port, 443, x->authority, sizeof(x->authority));
+        return 0;
+    }
+    if (http_parse_target(url, len, x->is_connect, &t) < 0)
+        return -1;
+    x->is_https = t.is_https;
+    memcpy(x->host, t.host, sizeof(x->host));
+    x->port = t.port;
+    memcpy(x->authority, t.authority, sizeof(x->authority));
+    if (!x->is_connect) {
+        *path = t.path;
+        *path_len = t.path_len;
+    }
+    return 0;
+}
+
+/* What the head says of the request, into the exchange. */
+static void conn_read_head(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    const http_parser *p = &c->c_client.parser;
+
+    snprintf(x->method, sizeof(x->method), "%s", http_method_str((enum http_method)p->method));
+    x->is_head = p->method == HTTP_HEAD;
+    x->is_connect = p->method == HTTP_CONNECT;
+    x->is_upgrade = p->upgrade && !x->is_connect;
+    x->client_keepalive = http_should_keep_alive(p);
+    x->client_http10 = p->http_major == 1 && p->http_minor == 0;
+    x->req_has_body = (p->flags & F_CHUNKED) ||
+                      (p->content_length > 0 && p->content_length != ULLONG_MAX);
+    x->req_frame = (p->flags & F_CHUNKED) ? FRAME_CHUNKED
+                   : x->req_has_body      ? FRAME_LENGTH
+                                          : FRAME_NONE;
+}
+
+/* The request goes upstream: learnt from, rewritten, and sent once connected. */
+static void conn_forward(struct conn *c, const char *path, size_t path_len)
+{
+    struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    unsigned flags = 0;
+
+    if (x->observe)
+        conn_observe(c, hh, conn_is_beacon(hh) ? BROCK_OBS_BEACON : 0);
+    if (x->d.effect == BROCK_STRIP_COOKIES)
+        flags |= REWRITE_STRIP_COOKIES;
+    if (x->is_upgrade)
+        flags |= REWRITE_UPGRADE;
+    if (!brock_send_signals(c->px->engine, x->site_known ? x->site : NULL))
+        flags |= REWRITE_NO_SIGNALS;
+    buf_reset(&c->c_req_out);
+    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->c_rw) < 0 ||
+        http_write_request(&c->c_req_out, x->method, path, path_len, c->c_rw.h, c->c_rw.n) < 0) {
+        conn_fail(c, 431, "the request head is too large once rewritten");
+        return;
+    }
+    conn_set_state(c, CONN_CONNECT);
+    upstream_start(c);
+}
+
+/* The head is in: a local page, a tunnel, blocked, or a request to send upstream. */
+static void conn_start_request(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    const char *url = http_head_text(hh);
+    const char *path = NULL;
+    size_t path_len = 0;
+    uint64_t declared = c->c_client.parser.content_length;
+
+    c->px->n_requests++;
+    conn_read_head(c);
+    if (declared != ULLONG_MAX && declared > LIMIT_REQUEST_BODY) {
+        conn_fail(c, 413, "the request body is larger than brock accepts");
+        return;
+    }
+    if (url[0] == '/' && !x->is_connect && !c->intercepted) {
+        conn_answer_local(c);
+        return;
+    }
+    if (conn_parse_target(c, url, hh->line_len, &path, &path_len) < 0) {
+        conn_fail(c, 400, "brock cannot parse the request's target (expected http://HOST/PATH "
+                          "or CONNECT HOST:PORT)");
+        return;
+    }
+    /* A request for brock's own address through brock is its own page, never forwarded:
+     * forwarding would loop. Names DNS resolves to it are caught when connecting. */
+    if (upstream_names_self(c)) {
+        if (x->is_connect) {
+            conn_fail(c, 403, "brock does not open a tunnel to itself; ask for its pages "
+                              "directly");
+            return;
+        }
+        x->local_off = path >= url && path <= url + hh->line_len ? (size_t)(path - url)
+                                                                 : hh->line_len;
+        conn_answer_local(c);
+        return;
+    }
+    conn_decide(c);
+    if (x->d.effect == BROCK_DENY) {
+        /* Only a learned block is worth a policy check (section 9), never a user's. */
+        if (x->d.action == BROCK_BLOCK)
+            dntcheck_blocked(c->px->dnt, x->d.tracker, conn_now_ms(c));
+        conn_answer_blocked(c);
+    } else if (x->is_connect && conn_may_intercept(c)) {
+        conn_start_intercept(c);
+    } else if (x->is_connect) {
+        c->px->n_tunnels++;
+        conn_set_state(c, CONN_CONNECT);
+        upstream_start(c);
+    } else {
+        conn_forward(c, path, path_len);
+    }
+}
+
+/* The client's bytes are not a request brock can read. */
+static void conn_bad_request(struct conn *c, const struct side_event *ev)
+{
+    if (ev->error == SIDE_ERR_HEAD ||
+        (ev->error == SIDE_ERR_PARSE &&
+         HTTP_PARSER_ERRNO(&c->c_client.parser) == HPE_HEADER_OVERFLOW))
+        conn_fail(c, 431, "the request head is too large or has too many headers");
+    else
+        conn_fail(c, 400, ev->reason);
+}
+
+void conn_do_head(struct conn *c)
+{
+    struct side *s = &c->c_client;
+    struct side_event ev;
+    enum pump r;
+
+    if (evbuffer_get_length(bufferevent_get_input(s->bev)) == 0) {
+        /* What is still being written to the client goes out first. */
+        if (s->eof && c->c_state == CONN_IDLE)
+            conn_flush_close(c, "the client closed its idle connection");
+        else if (s->eof)
+            conn_client_gone(c);
+        return;
+    }
+    /* The first byte of a request: nothing of the last exchange is left to colour it. */
+    if (c->c_state == CONN_IDLE)
+        conn_exchange_reset(c);
+    conn_set_state(c, CONN_REQ_HEAD);
+    r = pump_read(s, NULL, FRAME_NONE, &ev);
+    if (r == PUMP_EVENT && ev.type == SIDE_HEAD)
+        conn_start_request(c);
+    else if (r == PUMP_EVENT && ev.type == SIDE_ERROR)
+        conn_bad_request(c, &ev);
+    else if (r == PUMP_EVENT)
+        conn_fail(c, 400, "malformed request"); /* no head first: cannot happen */
+    else if (s->eof)
+        conn_client_gone(c);
+}
+
+void conn_do_req_body(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    struct side *s = &c->c_client;
+    struct side_event ev;
+    enum pump r;
+
+    /* A request brock answered itself has its body read: kept for the dashboard, or dropped. */
+    while ((r = pump_read(s, x->is_local ? NULL : &c->c_up, x->req_frame, &ev)) == PUMP_EVENT &&
+           ev.type == SIDE_BODY)
+        conn_local_body(c, &ev);
+    if (r == PUMP_NOMEM) {
+        conn_out_of_memory(c, "forwarding the request body");
+        return;
+    }
+    if (r == PUMP_EVENT && ev.type == SIDE_ERROR) {
+        conn_fail(c, 400,
+                  ev.error == SIDE_ERR_FRAMING ? ev.reason : "the request body is malformed");
+        return;
+    }
+    if (r == PUMP_EVENT) {
+        x->req_done = 1;
+        if (x->is_local) {
+            conn_local_done(c);
+            return;
+        }
+        /* The rest of the client's bytes wait for the answer to an upgrade. */
+        if (x->is_upgrade && pump_reading(s, 0) < 0) {
+            conn_out_of_memory(c, "pausing the client for an upgrade");
+            return;
+        }
+        conn_set_state(c, x->resp_final ? CONN_RESP_BODY : CONN_RESP_HEAD);
+    } else if (r == PUMP_MORE && s->eof) {
+        conn_client_gone(c);
+        return;
+    }
+    /* The upstream may answer before the request is through. */
+    if (!x->is_local)
+        conn_do_response(c);
+}
+
+void conn_send_request(struct conn *c)
+{
+    if (pump_write(&c->c_up, c->c_req_out.data, c->c_req_out.len) < 0) {
+        conn_out_of_memory(c, "sending the request head");
+        return;
+    }
+    conn_set_state(c, CONN_REQ_BODY);
+    conn_run(c);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* A connection's responses: the head read, learnt from and rewritten for the client (its
+ * framing chosen), the body streamed, and the exchange ended with the upstream pooled when it
+ * can be; a pooled upstream that closed before answering is tried once more, fresh. */
+#include "proxy/conn.h"
+
+#include <event2/buffer.h>
+
+#include "proxy/conn_internal.h"
+#include "proxy/limits.h"
+
+/* What the request says about its response's framing (side_response_frame). */
+static unsigned conn_request_kind(const struct exchange *x)
+{
+    return (x->is_head ? SIDE_REQ_HEAD : 0) | (x->is_upgrade ? SIDE_REQ_UPGRADE : 0) |
+           (x->client_http10 ? SIDE_REQ_HTTP10 : 0) | (x->client_keepalive ? 0 : SIDE_REQ_CLOSE);
+}
+
+static void conn_response_head(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    struct side *u = &c->c_up;
+    int status = u->parser.status_code;
+    int interim = status / 100 == 1 && status != 101;
+    unsigned flags = 0;
+    int must_close = 0;
+    struct buf head;
+
+    /* 1.0 clients know no interim responses; others than 100 are dropped too. */
+    if (interim && (x->client_http10 || status != 100))
+        return;
+    if (!interim) {
+        x->status = status;
+        if (x->observe)
+            conn_observe(c, &u->head, 0);
+        x->resp_frame = side_response_frame(u, conn_request_kind(x), &flags, &must_close);
+        if (x->d.effect == BROCK_STRIP_COOKIES)
+            flags |= REWRITE_STRIP_COOKIES;
+        x->must_close |= must_close;
+        x->resp_final = 1;
+    }
+    rewrite_response(u->head.h, u->head.n, flags, &c->c_rw);
+    buf_init(&head, LIMIT_HEAD_BYTES + 4096);
+    if (http_write_response(&head, status, http_head_text(&u->head), u->head.line_len,
+                            c->c_rw.h, c->c_rw.n) < 0) {
+        buf_cleanup(&head);
+        x->resp_final = 0;
+        conn_fail(c, 502, "the response head is too large");
+        return;
+    }
+    if (pump_write(&c->c_client, head.data, head.len) < 0) {
+        buf_cleanup(&head);
+        conn_out_of_memory(c, "writing a response head");
+        return;
+    }
+    buf_cleanup(&head);
+    if (!interim && c->c_state == CONN_RESP_HEAD)
+        conn_set_state(c, CONN_RESP_BODY);
+}
+
+/* The response is complete: the upstream goes back to the pool, the client may go on. */
+static void conn_exchange_done(struct conn *c)
+{
+    const struct exchange *x = &c->c_ex;
+    int up_reusable = c->c_up.bev && c->c_up.keep_alive && x->req_done &&
+                      x->resp_frame != FRAME_CLOSE && !c->c_up.eof;
+
+    conn_log_request(c);
+    conn_drop_upstream(c, up_reusable);
+    if (!x->req_done || x->must_close || !x->client_keepalive) {
+        conn_flush_close(c, "the exchange is over and the client connection does not persist");
+        return;
+    }
+    if (pump_reading(&c->c_client, 1) < 0) {
+        conn_out_of_memory(c, "reading the client's next request");
+        return;
+    }
+    conn_set_state(c, CONN_IDLE);
+}
+
+/* The upstream closed between messages. */
+static void conn_upstream_closed(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+
+    if (!x->resp_final && !x->resp_bytes && x->reused && !x->retried && !x->req_has_body) {
+        /* A pooled connection the origin closed meanwhile: once more, fresh. */
+        x->retried = 1;
+        conn_drop_upstream(c, 0);
+        conn_set_state(c, CONN_CONNECT);
+        upstream_start(c);
+        return;
+    }
+    if (!x->resp_final)
+        conn_fail(c, 502, "the upstream closed the connection without a response");
+    else
+        conn_upstream_cut(c);
+}
+
+/* The upstream's bytes are not a response brock can pass on. Framing refused: the upstream
+ * is closed, never pooled (conn_fail drops it). */
+static void conn_bad_response(struct conn *c, const struct side_event *ev)
+{
+    const char *why = ev->reason;
+
+    if (ev->error != SIDE_ERR_FRAMING && c->c_up.eof) {
+        if (c->c_ex.resp_final) {
+            conn_upstream_cut(c);
+            return;
+        }
+        why = "the upstream closed the connection before a whole response";
+    } else if (ev->error == SIDE_ERR_HEAD) {
+        why = "the upstream's response head is too large";
+    }
+    conn_fail(c, 502, why);
+}
+
+void conn_do_response(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    struct side *u = &c->c_up;
+
+    while (c->c_state != CONN_CLOSED && c->c_state != CONN_FLUSH && u->bev) {
+        struct side_event ev;
+        enum pump r = pump_read(u, &c->c_client, x->resp_frame, &ev);
+
+        if (r == PUMP_FULL)
+            return;
+        if (r == PUMP_NOMEM) {
+            conn_out_of_memory(c, "forwarding the response");
+            return;
+        }
+        if (r == PUMP_MORE) {
+            if (u->eof)
+                conn_upstream_closed(c);
+            return;
+        }
+        if (ev.type == SIDE_HEAD) {
+            conn_response_head(c);
+            continue;
+        }
+        if (ev.type == SIDE_ERROR)
+            conn_bad_response(c, &ev);
+        else if (x->status == 101 && x->is_upgrade)
+            conn_start_tunnel(c); /* upgrade bytes the upstream already sent are the tunnel's */
+        else
+            conn_exchange_done(c);
+        return;
+    }
+}
