@@ -21,7 +21,9 @@ const path = require('node:path');
 const { launch, GIF } = require('./chromium.js');
 const h = require('../integration/harness.js');
 
-const ARTIFACTS = process.env.BROCK_ARTIFACTS || path.join(os.tmpdir(), 'brock-artifacts');
+// One folder per user: another user's left-over folder of the same name is not writable.
+const ARTIFACTS = process.env.BROCK_ARTIFACTS ||
+  path.join(os.tmpdir(), `brock-artifacts-${process.getuid ? process.getuid() : 'any'}`);
 const SITES = ['news-a.test', 'shop-b.test', 'blog-c.test', 'forum-d.test'];
 const TRACKER = 'pixel.tracker.test';
 // A tracker whose name is longer than a narrow screen's column, its labels short.
