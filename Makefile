@@ -121,6 +121,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 NET_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/net/*.c))
 $(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_OBJ)
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
+$(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
+$(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
+$(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
+$(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
+$(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o
+$(BUILD)/tests/test_rewrite: $(BUILD)/src/proxy/http.o $(BUILD)/src/proxy/rewrite.o
+$(BUILD)/tests/test_side: $(BUILD)/src/proxy/framing.o $(BUILD)/src/proxy/http.o \
+	$(BUILD)/src/proxy/side.o
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -5,7 +5,9 @@
 
 #include <string.h>
 
-#include "proxy/firstparty.c"
+#include "proxy/firstparty.h"
+#include "proxy/limits.h"
+#include "util/alloc.h"
 
 struct step {
     const char *client;

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "proxy/framing.c"
+#include "proxy/framing.h"
 
 /* Scans text as a head in pieces of at most step bytes; returns the result and sets *end to
  * the offset just past the head when done. */

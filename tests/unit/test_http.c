@@ -6,7 +6,7 @@
 #include <http_parser.h>
 #include <string.h>
 
-#include "proxy/http.c"
+#include "proxy/http.h"
 
 struct ctx {
     struct http_head hh;

@@ -6,7 +6,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "net/resolve.c"
+#include "net/resolve.h"
 
 static void test_parse_and_match(void **state)
 {

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "proxy/http.c"
-#include "proxy/rewrite.c"
+#include "proxy/http.h"
+#include "proxy/rewrite.h"
 
 #define MAXH 16
 

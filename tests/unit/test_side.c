@@ -8,9 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "proxy/framing.c"
-#include "proxy/http.c"
-#include "proxy/side.c"
+#include "proxy/framing.h"
+#include "proxy/http.h"
+#include "proxy/rewrite.h"
+#include "proxy/side.h"
 
 /* ---- bytes that end at a guard page ---- */
 
