@@ -13,6 +13,7 @@
 
 #include "proxy/proxy.h"
 #include "util/alloc.h"
+#include "util/log.h"
 
 static const char run_help[] =
     "Options:\n"
@@ -42,6 +43,11 @@ static const char run_help[] =
     "  -q, --quiet           log errors only\n"
     "  -h, --help            print this help\n";
 
+enum {
+    OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
+    OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT,
+};
+
 /* A timeout option's value: whole seconds, 1..3600. Returns 0, or -1 leaving *out alone. */
 static int run_seconds(const char *text, int *out)
 {
@@ -58,11 +64,60 @@ static int run_seconds(const char *text, int *out)
     return 0;
 }
 
-static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+/* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
+struct run_args {
+    struct proxy_options o;
+    const char **resolve, **no_intercept, **allow;
+    int done; /* --help was printed: nothing more to do */
+};
+
+static void run_args_cleanup(struct run_args *a)
 {
-    enum { OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
-           OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER,
-           OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT };
+    mem_free(a->resolve);
+    mem_free(a->no_intercept);
+    mem_free(a->allow);
+}
+
+/* One option of run's (c, from getopt_long, with optarg). Returns CLI_OK, or the command's
+ * result after a message (or after --help, with a->done set). */
+static int run_option(const struct cmd_entry *self, struct run_args *a, int c, char **argv)
+{
+    struct proxy_options *o = &a->o;
+
+    switch (c) {
+    case OPT_LISTEN: o->listen = optarg; break;
+    case OPT_INTERCEPT: o->intercept = 1; break;
+    case OPT_NO_INTERCEPT: a->no_intercept[o->n_no_intercept++] = optarg; break;
+    case OPT_RESOLVE: a->resolve[o->n_resolve++] = optarg; break;
+    case OPT_NO_UPDATE: o->no_update = 1; break;
+    case OPT_ALLOW: a->allow[o->n_allow++] = optarg; break;
+    case OPT_USER: o->user = optarg; break;
+    case 'v': o->verbosity = 2; break;
+    case 'q': o->verbosity = 0; break;
+    case OPT_UPSTREAM_CA:
+        if (access(optarg, R_OK) != 0)
+            return cli_error(self, "--upstream-ca '%s': cannot read the file", optarg);
+        o->upstream_ca = optarg;
+        break;
+    case OPT_HEADER_TIMEOUT:
+    case OPT_UPSTREAM_TIMEOUT:
+        if (run_seconds(optarg, c == OPT_HEADER_TIMEOUT ? &o->header_timeout
+                                                         : &o->upstream_timeout) < 0)
+            return cli_usage(self, "--%s '%s': expected whole seconds from 1 to 3600",
+                             c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
+                             optarg);
+        break;
+    default:
+        a->done = 1;
+        return cli_getopt_other(self, c, argv);
+    }
+    return CLI_OK;
+}
+
+/* Parses run's arguments into a (cleaned up by run_args_cleanup() whatever happens) and checks
+ * the specs' shape. Returns CLI_OK with a->done 0 to go on, else the command's result. */
+static int run_parse(const struct cmd_entry *self, struct run_args *a, int argc, char **argv)
+{
     static const struct option opts[] = {
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"intercept", no_argument, NULL, OPT_INTERCEPT},
@@ -79,94 +134,50 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    struct proxy_options o;
+    char err[512];
+    int c, rc;
+
+    memset(a, 0, sizeof(*a));
+    a->o.verbosity = 1;
+    /* Each repeatable option can appear at most once an argument. */
+    a->resolve = mem_calloc((size_t)argc, sizeof(*a->resolve));
+    a->no_intercept = mem_calloc((size_t)argc, sizeof(*a->no_intercept));
+    a->allow = mem_calloc((size_t)argc, sizeof(*a->allow));
+    if (!a->resolve || !a->no_intercept || !a->allow)
+        return cli_error(self, "out of memory");
+    a->o.resolve = a->resolve;
+    a->o.no_intercept = a->no_intercept;
+    a->o.allow = a->allow;
+    cli_getopt_start();
+    while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1)
+        if ((rc = run_option(self, a, c, argv)) != CLI_OK || a->done)
+            return rc;
+    if (optind < argc)
+        return cli_usage(self, "'%s': run takes no arguments", argv[optind]);
+    if (proxy_options_check(&a->o, err, sizeof(err)) < 0)
+        return cli_usage(self, "%s", err);
+    return CLI_OK;
+}
+
+static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    struct run_args a;
     struct proxy *px = NULL;
     struct brock_engine *e = NULL;
-    const char **resolve = NULL, **no_intercept = NULL, **allow = NULL;
     char err[4096 + 512], ca_init[4096 + 64];
-    int c, rc = CLI_OK;
+    const char *why;
+    int rc;
 
-    memset(&o, 0, sizeof(o));
-    o.verbosity = 1;
-    resolve = mem_calloc((size_t)argc, sizeof(*resolve));
-    no_intercept = mem_calloc((size_t)argc, sizeof(*no_intercept));
-    allow = mem_calloc((size_t)argc, sizeof(*allow));
-    if (!resolve || !no_intercept || !allow) {
-        mem_free(resolve);
-        mem_free(no_intercept);
-        mem_free(allow);
-        return cli_error(self, "out of memory");
-    }
-    cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_LISTEN:
-            o.listen = optarg;
-            break;
-        case OPT_INTERCEPT:
-            o.intercept = 1;
-            break;
-        case OPT_NO_INTERCEPT:
-            no_intercept[o.n_no_intercept++] = optarg;
-            break;
-        case OPT_RESOLVE:
-            resolve[o.n_resolve++] = optarg;
-            break;
-        case OPT_UPSTREAM_CA:
-            if (access(optarg, R_OK) != 0) {
-                rc = cli_error(self, "--upstream-ca '%s': cannot read the file", optarg);
-                goto out;
-            }
-            o.upstream_ca = optarg;
-            break;
-        case OPT_NO_UPDATE:
-            o.no_update = 1;
-            break;
-        case OPT_ALLOW:
-            allow[o.n_allow++] = optarg;
-            break;
-        case OPT_USER:
-            o.user = optarg;
-            break;
-        case OPT_HEADER_TIMEOUT:
-        case OPT_UPSTREAM_TIMEOUT:
-            if (run_seconds(optarg, c == OPT_HEADER_TIMEOUT ? &o.header_timeout
-                                                             : &o.upstream_timeout) < 0) {
-                rc = cli_usage(self, "--%s '%s': expected whole seconds from 1 to 3600",
-                               c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
-                               optarg);
-                goto out;
-            }
-            break;
-        case 'v':
-            o.verbosity = 2;
-            break;
-        case 'q':
-            o.verbosity = 0;
-            break;
-        default:
-            rc = cli_getopt_other(self, c, argv);
-            goto out;
-        }
-    }
-    if (optind < argc) {
-        rc = cli_usage(self, "'%s': run takes no arguments", argv[optind]);
+    rc = run_parse(self, &a, argc, argv);
+    if (rc != CLI_OK || a.done)
         goto out;
-    }
-    o.resolve = resolve;
-    o.no_intercept = no_intercept;
-    o.allow = allow;
-    if (proxy_options_check(&o, err, sizeof(err)) < 0) {
-        rc = cli_usage(self, "%s", err);
-        goto out;
-    }
     if ((rc = cli_state(cli, self)) != CLI_OK)
         goto out;
-    o.state_dir = cli->state_dir;
-    o.ca_init_cmd = cli_again(cli, "ca init", ca_init, sizeof(ca_init));
+    a.o.state_dir = cli->state_dir;
+    a.o.ca_init_cmd = cli_again(cli, "ca init", ca_init, sizeof(ca_init));
     /* Everything that can fail for a reason outside the state (a port in use, no CA) fails
      * before the state is created or seeded. */
-    px = proxy_new(&o, err, sizeof(err));
+    px = proxy_new(&a.o, err, sizeof(err));
     if (!px) {
         rc = cli_error(self, "%s", err);
         goto out;
@@ -174,20 +185,13 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         goto out;
-    {
-        const char *why;
-
-        if (brock_engine_readonly(e, &why))
-            fprintf(stderr, "brock run: warning: %s; brock proxies, but what it learns is not "
-                            "saved\n", why);
-    }
+    if (brock_engine_readonly(e, &why))
+        log_msg(LOG_ERR, "warning: %s; brock proxies, but what it learns is not saved", why);
     rc = proxy_run(px, e) == 0 ? CLI_OK : CLI_ERROR;
 out:
     proxy_free(px);
     rc = cli_close(self, e, rc);
-    mem_free(resolve);
-    mem_free(no_intercept);
-    mem_free(allow);
+    run_args_cleanup(&a);
     return rc;
 }
 

@@ -154,8 +154,8 @@ int cli_state(struct cli *cli, const struct cmd_entry *cmd)
     int rc = cli->state_dir ? CLI_OK : default_state(cli, cmd);
     struct stat st;
 
-    if (rc != CLI_OK)
-        return rc;
+    if (rc != CLI_OK || !cli->state_dir)
+        return rc != CLI_OK ? rc : cli_error(cmd, "no state folder; give --state DIR");
     if (stat(cli->state_dir, &st) == 0 && !S_ISDIR(st.st_mode))
         return cli_error(cmd, "%s%s is not a folder", cli->state_given ? "--state " : "",
                          cli->state_dir);

@@ -142,7 +142,9 @@ int brock__cookie_value_bits(const char *val, size_t vlen)
         char c = val[i];
         if (c == '\0')
             return -1;
-        lower[i] = c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        lower[i] = c;
     }
     lower[vlen] = '\0';
     hit = bsearch(lower, low_entropy, sizeof(low_entropy) / sizeof(low_entropy[0]),

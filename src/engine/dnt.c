@@ -48,10 +48,10 @@ int brock_dnt_policy_accepted(struct brock_engine *e, const void *body, size_t l
     if (!EVP_Digest(p, len, md, &mdlen, EVP_sha1(), NULL))
         return 0;
     for (unsigned int i = 0; i < mdlen; i++) {
-        text[2 * i] = hex[md[i] >> 4];
-        text[2 * i + 1] = hex[md[i] & 15];
+        text[2 * (size_t)i] = hex[md[i] >> 4];
+        text[2 * (size_t)i + 1] = hex[md[i] & 15];
     }
-    text[2 * mdlen] = '\0';
+    text[2 * (size_t)mdlen] = '\0';
     return strmap_get(&e->lists.dnt_hashes, text) != NULL;
 }
 

@@ -387,7 +387,7 @@ int brock_export(struct brock_engine *e, const char *format, char **out, size_t 
     *len = 0;
     for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++) {
         int rc;
-        if (strcmp(format, exporters[i].name))
+        if (strcmp(format, exporters[i].name) != 0)
             continue;
         buf_init(&b, (size_t)1 << 30);
         rc = exporters[i].write(e, &b);

@@ -499,7 +499,7 @@ static int load_yellow_hashes(struct brock_engine *e, const char *dir)
     json_t *pb_hashes = NULL, *file_hashes = NULL;
     char path[4096], *text = NULL;
     json_error_t jerr;
-    size_t len;
+    size_t len = 0;
     int rc;
 
     rc = find_read(e, dir, DIRS_DATA, "pbconfig.json", path, &text, &len);

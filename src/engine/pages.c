@@ -336,12 +336,13 @@ static struct page_site **sites_sorted(struct brock_engine *e, size_t *n)
     size_t it = 0;
 
     *n = 0;
-    v = mem_calloc(e->pages ? e->pages->sites.len + 1 : 1, sizeof(*v));
+    /* An array of pointers to the sites, sorted. */
+    v = mem_calloc(e->pages ? e->pages->sites.len + 1 : 1, sizeof(struct page_site *));
     if (!v || !e->pages)
         return v;
     while (strmap_next(&e->pages->sites, &it, NULL, (void **)&s))
         v[(*n)++] = s;
-    qsort(v, *n, sizeof(*v), site_cmp);
+    qsort(v, *n, sizeof(struct page_site *), site_cmp);
     return v;
 }
 

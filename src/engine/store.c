@@ -374,7 +374,7 @@ static int path_uri(const struct brock__store *s, int how, char *out, size_t siz
 
     if (size < 6)
         return -1;
-    memcpy(out, "file:", 5);
+    memcpy(out, "file:", 6);
     n = 5;
     for (const unsigned char *p = (const unsigned char *)s->path; *p; p++) {
         if (n + 4 >= size)

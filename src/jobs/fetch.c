@@ -115,7 +115,7 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
 {
     struct fetch *f = p->data;
 
-    f->in_location = len == 8 && !strncasecmp(at, "location", 8);
+    f->in_location = len == 8 && strncasecmp(at, "location", 8) == 0;
     return 0;
 }
 
@@ -289,9 +289,9 @@ static int parse_url(struct fetch *f, const char *url, const char **path, size_t
         return -1;
     scheme = url + u.field_data[UF_SCHEMA].off;
     slen = u.field_data[UF_SCHEMA].len;
-    if (slen == 5 && !strncasecmp(scheme, "https", 5))
+    if (slen == 5 && strncasecmp(scheme, "https", 5) == 0)
         f->tls = 1;
-    else if (slen != 4 || strncasecmp(scheme, "http", 4))
+    else if (slen != 4 || strncasecmp(scheme, "http", 4) != 0)
         return -1;
     if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len,
                              f->host) < 0)

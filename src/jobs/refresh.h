@@ -10,11 +10,11 @@
 struct brock_engine;
 struct refresh;
 
-#define REFRESH_EVERY_S (24 * 60 * 60)
+#define REFRESH_EVERY_S ((int64_t)24 * 60 * 60)
 /* A state never updated waits this long after start, so that short runs stay offline. */
-#define REFRESH_FIRST_S (10 * 60)
+#define REFRESH_FIRST_S ((int64_t)10 * 60)
 /* After a failure. */
-#define REFRESH_RETRY_S (60 * 60)
+#define REFRESH_RETRY_S ((int64_t)60 * 60)
 
 /* Schedules the refreshes on env (copied) for e. NULL when out of memory. */
 struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e);

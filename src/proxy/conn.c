@@ -18,6 +18,7 @@
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 /* ---- states ---- */
 
@@ -99,7 +100,7 @@ int64_t conn_now_ms(const struct conn *c)
     struct timeval tv;
 
     event_base_gettimeofday_cached(c->px->base, &tv);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    return clock_tv_ms(&tv);
 }
 
 /* ---- the log ---- */

@@ -101,7 +101,7 @@ X509 *intercept_leaf(struct intercept *m, const char *host, time_t now)
         return NULL;
     l->host = mem_strdup(host);
     l->cert = l->host ? ca_issue(m->ca, host, m->leaf_key, INTERCEPT_LEAF_DAYS, now) : NULL;
-    l->renew_at = now + (INTERCEPT_LEAF_DAYS - 1) * 86400;
+    l->renew_at = now + (time_t)(INTERCEPT_LEAF_DAYS - 1) * 86400;
     if (!l->cert || strmap_put(&m->leaves, l->host, l) < 0) {
         leaf_free(l);
         return NULL;
