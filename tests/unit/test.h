@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What every unit test includes: cmocka, and where the shared test data is. */
+/* What every unit test includes: cmocka, where the shared test data is, temporary folders, and
+ * an engine opened or the test failed. */
 #ifndef BROCK_TEST_H
 #define BROCK_TEST_H
 
@@ -10,8 +11,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ftw.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
+
+#include "brock.h"
 
 /* The path of a file under the test data folder ($BROCK_TESTDATA, default tests/data from the
  * repository's top), in a static buffer. */
@@ -26,6 +31,47 @@ static inline const char *test_data(const char *rel)
     if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
         path[0] = '\0';
     return path;
+}
+
+/* A new folder $TMPDIR/brock-NAME-XXXXXX (default /tmp), its name into dir; fails the test when
+ * it cannot be made. */
+static inline void test_mkdtemp(const char *name, char *dir, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    if (snprintf(dir, size, "%s/brock-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name) >= (int)size)
+        fail_msg("the temporary folder's name is too long");
+    if (!mkdtemp(dir))
+        fail_msg("cannot make %s", dir);
+}
+
+static inline int test_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes path and everything below it. Returns 0, or -1 when something stayed. */
+static inline int test_rmtree(const char *path)
+{
+    return nftw(path, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* An engine on state_dir (NULL: memory only) with data_dir's lists (NULL: none), seeded or not;
+ * the test fails with the engine's words when it cannot be opened. */
+static inline struct brock_engine *test_engine_open(const char *state_dir, const char *data_dir,
+                                                    int no_seed)
+{
+    struct brock_config cfg = {.state_dir = state_dir, .data_dir = data_dir, .no_seed = no_seed};
+    struct brock_engine *e = NULL;
+    char err[512] = "";
+
+    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
+        fail_msg("open %s on %s: %s", state_dir ? state_dir : "(memory)",
+                 data_dir ? data_dir : "(no data)", err);
+    return e;
 }
 
 #endif

@@ -51,14 +51,6 @@ static void engine_free(struct brock_engine *e)
 
 static char *tmpdirs[4];
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     *state = engine_new();
@@ -71,7 +63,7 @@ static int teardown(void **state)
 
     engine_free(*state);
     for (size_t i = 0; i < sizeof(tmpdirs) / sizeof(*tmpdirs); i++) {
-        if (tmpdirs[i] && nftw(tmpdirs[i], rm_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        if (tmpdirs[i] && test_rmtree(tmpdirs[i]) != 0)
             rc = -1;
         free(tmpdirs[i]);
         tmpdirs[i] = NULL;
@@ -81,15 +73,13 @@ static int teardown(void **state)
 
 static char *tmpdir_new(void)
 {
-    const char *base = getenv("TMPDIR");
     char tmpl[4096];
     size_t i = 0;
 
     while (tmpdirs[i])
         i++;
     assert_true(i < sizeof(tmpdirs) / sizeof(*tmpdirs));
-    snprintf(tmpl, sizeof(tmpl), "%s/brock-lists-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(tmpl));
+    test_mkdtemp("lists", tmpl, sizeof(tmpl));
     tmpdirs[i] = strdup(tmpl);
     assert_non_null(tmpdirs[i]);
     return tmpdirs[i];

@@ -27,22 +27,12 @@ struct fixture {
     char dir[300];
 };
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    const char *tmp = getenv("TMPDIR");
 
     assert_non_null(f);
-    snprintf(f->tmp, sizeof(f->tmp), "%s/brock-pages-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(f->tmp));
+    test_mkdtemp("pages", f->tmp, sizeof(f->tmp));
     snprintf(f->dir, sizeof(f->dir), "%s/state", f->tmp);
     *state = f;
     return 0;
@@ -52,7 +42,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
-    nftw(f->tmp, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    test_rmtree(f->tmp);
     free(f);
     return 0;
 }
@@ -60,17 +50,7 @@ static int teardown(void **state)
 /* An engine on dir (NULL: memory only), with Privacy Badger's data when data is set. */
 static struct brock_engine *open_engine(const char *dir, int data)
 {
-    struct brock_config cfg = {.state_dir = dir};
-    struct brock_engine *e = NULL;
-    char err[512] = "";
-
-    if (data)
-        cfg.data_dir = test_data("privacybadger");
-    else
-        cfg.no_seed = 1;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
-        fail_msg("open: %s", err);
-    return e;
+    return test_engine_open(dir, data ? test_data("privacybadger") : NULL, !data);
 }
 
 /* ---- collecting what the callbacks report ---- */

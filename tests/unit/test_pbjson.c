@@ -18,17 +18,7 @@ static const char *pb_dir(void)
 
 static struct brock_engine *open_engine(const char *data, int no_seed)
 {
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[512];
-    int rc;
-
-    cfg.data_dir = data;
-    cfg.no_seed = no_seed;
-    rc = brock_engine_open(&cfg, &e, err, sizeof(err));
-    if (rc)
-        fail_msg("open %s: %s", data ? data : "(none)", err);
-    return e;
+    return test_engine_open(NULL, data, no_seed);
 }
 
 static enum brock_action best(struct brock_engine *e, const char *d)

@@ -63,15 +63,7 @@ static enum brock_action best(struct brock_engine *e, const char *d)
 
 static struct brock_engine *open_engine(const char *data, int no_seed)
 {
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[512];
-
-    cfg.data_dir = data;
-    cfg.no_seed = no_seed;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)))
-        fail_msg("open %s: %s", data, err);
-    return e;
+    return test_engine_open(NULL, data, no_seed);
 }
 
 static void test_pb_list_loaded(void **state)

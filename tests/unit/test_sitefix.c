@@ -10,15 +10,7 @@
 
 static struct brock_engine *open_engine(void)
 {
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[512];
-
-    cfg.data_dir = test_data("privacybadger");
-    cfg.no_seed = 1;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)))
-        fail_msg("%s", err);
-    return e;
+    return test_engine_open(NULL, test_data("privacybadger"), 1);
 }
 
 static void set_heur(struct brock_engine *e, const char *domain, int heur)

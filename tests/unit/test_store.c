@@ -23,22 +23,12 @@ struct fixture {
     char db[300];
 };
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    const char *tmp = getenv("TMPDIR");
 
     assert_non_null(f);
-    snprintf(f->dir, sizeof(f->dir), "%s/brock-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(f->dir));
+    test_mkdtemp("store", f->dir, sizeof(f->dir));
     /* The state folder itself is created by the store, below the temporary one. */
     strcat(f->dir, "/state");
     snprintf(f->db, sizeof(f->db), "%s/brock.db", f->dir);
@@ -52,7 +42,7 @@ static int teardown(void **state)
     char *slash = strrchr(f->dir, '/');
 
     *slash = '\0';
-    nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    test_rmtree(f->dir);
     free(f);
     return 0;
 }

@@ -47,14 +47,11 @@ static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     char src[8192], dst[512], real[4096];
-    const char *tmpdir = getenv("TMPDIR");
     struct dirent *de;
     DIR *d;
 
     assert_non_null(f);
-    snprintf(f->tmp, sizeof(f->tmp), "%s/brock-update-XXXXXX",
-             tmpdir && *tmpdir == '/' && strlen(tmpdir) < 32 ? tmpdir : "/tmp");
-    assert_non_null(mkdtemp(f->tmp));
+    test_mkdtemp("update", f->tmp, sizeof(f->tmp));
     snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
     snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
     assert_int_equal(mkdir(f->data, 0700), 0);
@@ -122,16 +119,7 @@ static void write_data_pbconfig(const struct fixture *f, const char *add)
 
 static struct brock_engine *open_at(const char *state_dir, const char *data_dir)
 {
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[512];
-
-    cfg.state_dir = state_dir;
-    cfg.data_dir = data_dir;
-    cfg.no_seed = 1;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)))
-        fail_msg("%s", err);
-    return e;
+    return test_engine_open(state_dir, data_dir, 1);
 }
 
 static void set_heur(struct brock_engine *e, const char *domain, int heur)
