@@ -18,24 +18,7 @@ XDG_STATE_HOME="$T/xdg"
 export HOME XDG_STATE_HOME
 unset http_proxy https_proxy
 
-n=0
-failed=0
-
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-        if [ -s "$T/err" ]; then sed 's/^/# stderr: /' "$T/err" | head -5; fi
-    fi
-}
-
-# is GOT WANT DESC
-is() {
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # A fresh state folder for each case; S is the current one.
 states=0
@@ -578,5 +561,4 @@ perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{tracker} eq $AR
     "${C#* }" <"$T/out"
 ok $? "check names the CNAME target as tracker when it differs from the host"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -22,24 +22,7 @@ trap 'rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 ROOT="$T/root"
 
-n=0
-failed=0
-
-ok() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        failed=$((failed + 1))
-        if [ -s "$T/err" ]; then sed 's/^/# /' "$T/err" | head -10; fi
-    fi
-}
-
-# is GOT WANT DESC
-is() {
-    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got: '$1'"; echo "#  want: '$2'"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 VERSION=$(sed -n 's/^#define BROCK_VERSION "\(.*\)"$/\1/p' "$TOP/include/brock.h")
 
@@ -150,5 +133,4 @@ ok $? "a program using brock.h compiles and links with pkg-config's flags${san:+
 ok $? "... and runs"
 is "$(cat "$T/out")" "$VERSION tracker.example block 4" "... opening an engine in memory and deciding"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing
