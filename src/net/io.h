@@ -10,6 +10,9 @@
 #include <event2/bufferevent.h>
 #include <event2/util.h>
 
+/* The most a transport reads or writes in one call (libevent's default is 4 KiB for reads). */
+#define IO_MAX_SINGLE ((size_t)256 * 1024)
+
 struct io_ops {
     const char *name;
     /* 1: the bytes are TLS records, and tls.h's helpers (close_notify, the handshake's

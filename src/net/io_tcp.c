@@ -10,10 +10,6 @@
 
 #include <event2/buffer.h>
 
-#include "proxy/limits.h"
-
-#define IO_MAX_SINGLE LIMIT_PENDING_BYTES
-
 void io_nodelay(evutil_socket_t fd)
 {
     int one = 1;

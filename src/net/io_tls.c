@@ -7,7 +7,6 @@
 #include <event2/bufferevent_ssl.h>
 #include <openssl/ssl.h>
 
-#include "proxy/limits.h"
 
 /* arg is the connection's SSL (tls_upstream_ssl_new(), or interception's), handed over: a
  * server SSL accepts on fd, a client SSL connects once io_tls.connect() is called. */
@@ -29,8 +28,8 @@ static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd,
     }
     /* Where a body ends is the HTTP parser's call; peers that skip close_notify are many. */
     bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-    bufferevent_set_max_single_read(bev, LIMIT_PENDING_BYTES);
-    bufferevent_set_max_single_write(bev, LIMIT_PENDING_BYTES);
+    bufferevent_set_max_single_read(bev, IO_MAX_SINGLE);
+    bufferevent_set_max_single_write(bev, IO_MAX_SINGLE);
     return bev;
 }
 
