@@ -292,8 +292,40 @@ BROCK_API BROCK_NODISCARD int brock_set_user_action(struct brock_engine *e, cons
  * picked up, or BROCK_ESTORE. When the write fails (a full disk) the state keeps its last
  * commit and memory keeps every change, to be written by a later call. A state that cannot be
  * written keeps changes in memory with cfg->readonly_ok, else fails. Memory-only engines
- * return 0. */
+ * return 0. First it checks the database file: deleted since the last call, a new one is made
+ * (mode 0600) and everything memory holds is written to it; replaced by another file (a backup
+ * copied or moved over it), that file is reloaded, its user choices and settings kept, and
+ * what memory learned that it lacks is added. brock_store_status() tells of both. */
 BROCK_API BROCK_NODISCARD int brock_sync(struct brock_engine *e);
+
+/* Where the engine keeps its state, as brock_store_status() reports it. */
+enum brock_store_kind {
+    BROCK_STORE_FILE = 0, /* a database that brock_sync() writes */
+    BROCK_STORE_READONLY, /* a database or folder that cannot be written, or an engine opened
+                             with cfg->read_only: changes stay in memory */
+    BROCK_STORE_MEMORY,   /* no state folder: memory only */
+};
+
+/* How writing the state fares. The strings are the engine's, valid until the next
+ * brock_sync() or brock_engine_free(). */
+struct brock_store_status {
+    enum brock_store_kind kind;
+    const char *path;        /* the database's name; "" for memory only */
+    const char *why;         /* BROCK_STORE_READONLY: why, a sentence; else "" */
+    int64_t last_write_ms;   /* Unix ms of the last successful write since the open; 0: none */
+    int failing;             /* 1 when the last brock_sync() failed: memory keeps the changes,
+                                and the next call tries again */
+    const char *last_error;  /* the last failure's sentence since the open; "" if none */
+    int64_t last_error_ms;   /* and when (Unix ms); 0: none */
+    unsigned recreated;      /* times the database was found deleted and written anew, whole */
+    unsigned reloaded;       /* times it was found replaced by another file, and reloaded */
+    const char *event;       /* a sentence on the last of those two; "" if none */
+    int64_t event_ms;        /* and when (Unix ms); 0: none */
+};
+
+/* Fills *st with how writing e's state fares (a log line for each new event, the
+ * dashboard's status). Cannot fail. */
+BROCK_API void brock_store_status(const struct brock_engine *e, struct brock_store_status *st);
 
 /* Takes the check of fqdn's EFF DNT policy if it is due at now_ms (Unix milliseconds): never
  * before the time the last check set, and never while policy checking is off. When due, the

@@ -155,7 +155,7 @@ void brock__fp_free(void *p)
 
 /* Privacy Badger's defaultSettings (section 13), except that brock learns by default: that is
  * what it is for (see PRIVACY-BADGER.md, "Where brock chooses differently"). */
-static json_t *default_settings(void)
+json_t *brock__settings_default(void)
 {
     return json_pack("{s:b, s:[], s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, s:b, "
                      "s:b, s:b, s:[], s:{}}",
@@ -219,7 +219,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     e->no_learn = cfg->no_learn;
     e->readonly_ok = cfg->readonly_ok;
     e->read_only = cfg->read_only;
-    e->settings = default_settings();
+    e->settings = brock__settings_default();
     if (!e->settings || brock__base_cache_init(e) < 0) {
         rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
         goto fail;
@@ -279,6 +279,22 @@ int brock_engine_readonly(const struct brock_engine *e, const char **why)
     return e->readonly_why[0] != '\0';
 }
 
+/* The file first: one deleted or replaced since the last sync is dealt with before anything
+ * is read from it or written to it. */
+static int sync_store(struct brock_engine *e)
+{
+    int picked, rc;
+
+    if ((rc = brock__store_check(e)) < 0)
+        return rc;
+    picked = brock__store_poll(e);
+    if (picked < 0)
+        return picked;
+    if (has_unsaved(e) && (rc = brock__store_flush(e)) < 0)
+        return rc;
+    return picked;
+}
+
 int brock_sync(struct brock_engine *e)
 {
     int picked;
@@ -301,14 +317,8 @@ int brock_sync(struct brock_engine *e)
         e->dirty = 0;
         return 0;
     }
-    picked = brock__store_poll(e);
-    if (picked < 0)
-        return picked;
-    if (has_unsaved(e)) {
-        int rc = brock__store_flush(e);
-        if (rc < 0)
-            return rc;
-    }
+    picked = sync_store(e);
+    brock__store_note_result(e, picked);
     return picked;
 }
 

@@ -358,6 +358,10 @@ int brock__seed_apply(struct brock_engine *e, json_t *seed) BROCK_NODISCARD_INTE
 /* Settings: reads the cached flags out of e->settings after it changed. */
 void brock__settings_changed(struct brock_engine *e);
 
+/* A new settings object with Privacy Badger's defaults (brock's, where it differs), or NULL
+ * when out of memory. */
+json_t *brock__settings_default(void);
+
 /* ---- export.c and export_*.c ---- */
 
 struct buf;
@@ -426,6 +430,9 @@ int brock__pages_flush(struct brock_engine *e,
 /* After a commit: the page views in memory are all in the store. */
 void brock__pages_clean(struct brock_engine *e);
 
+/* Every page view in memory is written at the next flush (the store's file is new). */
+void brock__pages_mark_all(struct brock_engine *e);
+
 /* Forgets the page views older than the page-view-days setting, when force, when the setting
  * changed, or once a minute. Returns how many sites lost views, or BROCK_ENOMEM. */
 int brock__pages_expire(struct brock_engine *e, int force);
@@ -464,7 +471,20 @@ int brock__store_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
  * dirty in memory are kept (they are written at the next flush). */
 int brock__store_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
+/* Closes the store. A database this engine created and never managed to write (the first
+ * write of a new state failed), which no other process wrote either, is removed with the
+ * folders its open made: nothing half-made stays, and the next open starts the state afresh. */
 void brock__store_close(struct brock_engine *e);
+
+/* At brock_sync(), before anything is read or written: notices that the database file was
+ * deleted or replaced (renamed over, or copied over in place) since this process last wrote.
+ * Deleted: a new one is made and everything memory holds is marked for writing. Replaced: it
+ * is opened and merged with memory (brock__store_merge()). Returns 0 (also when nothing
+ * changed) or a negative error; the next call tries again. */
+int brock__store_check(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Records the outcome rc of a brock_sync() for brock_store_status(). */
+void brock__store_note_result(struct brock_engine *e, int rc);
 
 /* Clears every dirty mark: what memory holds is taken as written (after a commit, or for a
  * state that cannot be written, the changes made while opening it). */

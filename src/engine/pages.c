@@ -507,3 +507,15 @@ void brock__pages_clean(struct brock_engine *e)
             s->v[i].dirty = 0;
     }
 }
+
+void brock__pages_mark_all(struct brock_engine *e)
+{
+    struct brock__pages *p = e->pages;
+    struct page_site *s;
+    size_t it = 0;
+
+    if (!p)
+        return;
+    while (strmap_next(&p->sites, &it, NULL, (void **)&s))
+        s->rewrite = 1;
+}

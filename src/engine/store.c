@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * brock's state in SQLite (DIR/brock.db, WAL mode): the schema, the statements the store runs,
- * and opening and closing the database, discarding what a failed open created. Loading the
- * maps is store_load.c, writing what changed store_flush.c, picking up what other processes
- * wrote store_poll.c.
+ * and opening and closing the database, discarding what a failed open (or a failed first
+ * write) created; opening it again when the file was deleted or replaced. Loading the maps is
+ * store_load.c, writing what changed store_flush.c, picking up what other processes wrote
+ * store_poll.c, noticing that the file changed under the connection store_watch.c.
  */
 #include "engine/store.h"
 
@@ -37,6 +38,9 @@
  *       'seeded': Unix ms when the seed was loaded; absent on a state never seeded.
  *       'pbconfig', 'pbconfig_time': the last configuration `brock update` applied, and when;
  *       'yellowlist': the cookieblock list the learned actions follow, one domain a line.
+ *       'instance': a random name the database gets at its first write, kept by copies of it.
+ *       'generation': counts the writes, one more at each; with 'instance' it tells a file
+ *       copied back over brock.db from one that other processes wrote (store_watch.c).
  *   page_view(site, host, action TEXT, count INT, time_ms INT; PK(site, host))
  *       recent page views: the third-party hosts a site's pages requested, the action the
  *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
@@ -136,6 +140,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                     " time_ms = excluded.time_ms",
     [ST_PAGE_DEL_SITE] = "DELETE FROM page_view WHERE site = ?1",
     [ST_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM page_view",
+    [ST_INSTANCE_PUT] = "INSERT INTO meta (key, value) VALUES ('instance', ?1)"
+                        " ON CONFLICT (key) DO NOTHING",
+    [ST_GENERATION_BUMP] = "INSERT INTO meta (key, value) VALUES ('generation', 1)"
+                           " ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                           " RETURNING CAST(value AS INTEGER)",
 };
 
 /* Keeps SQLite's words for the failure rc of the last call on s->db, with the system's
@@ -421,6 +430,33 @@ static int quick_check(struct brock__store *s, char *out, size_t size)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rc;
 }
 
+/* Reads the meta rows the store keeps at hand: 'seeded' (absent: *fresh, a new state) and
+ * 'instance' (absent: "", until the first flush names the database). */
+static int setup_meta(struct brock_engine *e, int *fresh)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_META_GET];
+    static const char *const keys[] = {"seeded", "instance"};
+    char *const vals[] = {s->seeded, s->instance};
+    const size_t sizes[] = {sizeof(s->seeded), sizeof(s->instance)};
+
+    for (size_t i = 0; i < 2; i++) {
+        int rc;
+
+        vals[i][0] = '\0';
+        brock__store_bind_text(st, 1, keys[i]);
+        rc = brock__store_step(s, st);
+        if (rc == SQLITE_ROW)
+            snprintf(vals[i], sizes[i], "%s", brock__store_column_text(st, 0));
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return brock__store_fail(e, "read the state's meta data", NULL);
+        if (i == 0)
+            *fresh = rc == SQLITE_DONE;
+    }
+    return 0;
+}
+
 /* Opens the connection as how says, checks the file is a sound brock database of a version
  * known here and sets it up. Nothing is written to a file that fails the checks. Returns 0,
  * STORE_CANT_WRITE (s->sqlerr saying why) or a negative error. */
@@ -429,7 +465,6 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
     struct brock__store *s = e->store;
     int64_t version = 0;
     char uri[PATH_MAX * 3 + 32], damage[256];
-    sqlite3_stmt *st;
     int rc;
 
     s->sqlerr[0] = '\0';
@@ -491,13 +526,8 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
             return brock__store_fail(e, "prepare a statement for", "the state database");
         }
     }
-    st = s->st[ST_META_GET];
-    brock__store_bind_text(st, 1, "seeded");
-    rc = brock__store_step(s, st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return brock__store_fail(e, "read the state's meta data", NULL);
-    *fresh = rc == SQLITE_DONE;
+    if ((rc = setup_meta(e, fresh)) < 0)
+        return rc;
     s->readonly = how != OPEN_RW;
     sqlite3_randomness(sizeof(s->origin), &s->origin);
     return 0;
@@ -586,6 +616,8 @@ static void first_missing(const char *dir, char *made, size_t size)
     }
 }
 
+static void note_opened(struct brock__store *s);
+
 /* Opening for a read-only engine: an existing database read-only, else no store at all (the
  * engine is then a new state in memory). */
 static int store_open_read(struct brock_engine *e, struct brock__store *s, const char *dir,
@@ -671,16 +703,173 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
     if (rc < 0) {
         e->readonly_why[0] = '\0';
         brock__store_discard(e);
+        return rc;
     }
-    return rc;
+    if (!s->readonly)
+        note_opened(s);
+    return 0;
+}
+
+/* ---- the files under the connection, for store_watch.c ---- */
+
+static void file_id(const char *path, const char *suffix, dev_t *dev, ino_t *ino)
+{
+    char p[PATH_MAX + 8];
+    struct stat st;
+
+    *dev = 0;
+    *ino = 0;
+    snprintf(p, sizeof(p), "%s%s", path, suffix);
+    if (stat(p, &st) == 0) {
+        *dev = st.st_dev;
+        *ino = st.st_ino;
+    }
+}
+
+void brock__store_note_files(struct brock__store *s)
+{
+    if (stat(s->path, &s->file) < 0)
+        memset(&s->file, 0, sizeof(s->file));
+    file_id(s->path, "-wal", &s->wal_dev, &s->wal_ino);
+    file_id(s->path, "-shm", &s->shm_dev, &s->shm_ino);
+}
+
+static const char identity_sql[] =
+    "SELECT key, value FROM meta WHERE key IN ('instance', 'generation')";
+
+int brock__store_file_identity(const struct brock__store *s, char instance[33], int64_t *gen)
+{
+    char uri[PATH_MAX * 3 + 32];
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc, out = -1;
+
+    instance[0] = '\0';
+    *gen = 0;
+    if (path_uri(s, OPEN_IMMUTABLE, uri, sizeof(uri)) < 0)
+        return -1;
+    /* Immutable: the file alone, without the -wal, locks or a -shm of its own. */
+    if (sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+        goto out;
+    rc = sqlite3_prepare_v2(db, identity_sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        /* No meta table in the file itself: a new state whose tables are still in the -wal
+         * only, or another program's database; generation 0 either way. */
+        if (rc == SQLITE_ERROR)
+            out = 0;
+        goto out;
+    }
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *key = brock__store_column_text(st, 0);
+
+        if (!strcmp(key, "instance"))
+            snprintf(instance, 33, "%s", brock__store_column_text(st, 1));
+        else
+            *gen = sqlite3_column_int64(st, 1);
+    }
+    out = rc == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
+/* After an open for writing: the files as they are, and the generation the file holds. */
+static void note_opened(struct brock__store *s)
+{
+    char instance[33];
+    int64_t gen = 0;
+
+    brock__store_note_files(s);
+    s->file_gen = brock__store_file_identity(s, instance, &gen) == 0 && gen > 0 ? gen : 0;
+    s->generation = s->file_gen;
+}
+
+int brock__store_attach(struct brock_engine *e, int create)
+{
+    struct brock__store *s = e->store;
+    char dir[PATH_MAX], *slash;
+    int fresh = 0, created = 0, rc;
+
+    memcpy(dir, s->path, sizeof(dir));
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (create) {
+        rc = file_mkdirs(dir, 0700);
+        if (rc < 0)
+            return brock__fail(e, BROCK_EIO, "cannot create the state folder %s again: %s", dir,
+                               strerror(-rc));
+        if ((rc = db_file_create(e, dir, s->path, &created)) < 0)
+            return rc;
+    }
+    rc = store_setup(e, &fresh, OPEN_RW);
+    if (rc == STORE_CANT_WRITE)
+        rc = brock__fail(e, BROCK_ESTORE, "the state database %s cannot be written (%s)",
+                         s->path, s->sqlerr);
+    if (rc < 0) {
+        store_disconnect(s);
+        return rc;
+    }
+    /* What brock__store_close() may remove is only what this attach made. */
+    s->created = created;
+    s->made_dir[0] = '\0';
+    s->committed = 0;
+    note_opened(s);
+    return 0;
+}
+
+void brock__store_detach(struct brock__store *s)
+{
+    char p[PATH_MAX + 8];
+    dev_t dev;
+    ino_t ino;
+
+    /* Checkpointing would copy the -wal's pages into whatever is at the path now. */
+    if (s->db)
+        sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+    store_disconnect(s);
+    file_id(s->path, "-wal", &dev, &ino);
+    if (ino && dev == s->wal_dev && ino == s->wal_ino) {
+        snprintf(p, sizeof(p), "%s-wal", s->path);
+        unlink(p);
+    }
+    file_id(s->path, "-shm", &dev, &ino);
+    if (ino && dev == s->shm_dev && ino == s->shm_ino) {
+        snprintf(p, sizeof(p), "%s-shm", s->path);
+        unlink(p);
+    }
+    s->wal_ino = s->shm_ino = 0;
 }
 
 /* ---- closing ---- */
+
+/* A database this open created and never wrote to, and that no other process has given a
+ * state either (the first write of any records whether it is seeded): the first write of a
+ * new state failed (a full disk), and closing leaves nothing half-made. */
+static int is_unwritten(struct brock__store *s)
+{
+    sqlite3_stmt *st = s->st[ST_META_GET];
+    struct stat sb;
+    int rc;
+
+    if (!s->created || s->committed || !s->db || s->readonly || stat(s->path, &sb) < 0 ||
+        sb.st_dev != s->file.st_dev || sb.st_ino != s->file.st_ino)
+        return 0;
+    brock__store_bind_text(st, 1, "seeded");
+    rc = brock__store_step(s, st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE;
+}
 
 void brock__store_close(struct brock_engine *e)
 {
     if (!e || !e->store)
         return;
+    if (is_unwritten(e->store)) {
+        brock__store_discard(e);
+        return;
+    }
     store_free(e->store);
     e->store = NULL;
 }

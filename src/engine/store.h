@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The SQLite store's insides, shared by its four files: store.c (schema, statements, opening,
- * closing), store_load.c (rows into the maps), store_flush.c (writing a batch) and store_poll.c
- * (picking up other processes' changes). The rest of the engine uses only engine.h's
- * brock__store_* calls.
+ * The SQLite store's insides, shared by its files: store.c (schema, statements, opening,
+ * closing), store_load.c (rows into the maps), store_flush.c (writing a batch), store_poll.c
+ * (picking up other processes' changes), store_watch.c (noticing that the file was deleted or
+ * replaced) and store_merge.c (memory into a new file, or into a restored one). The rest of
+ * the engine uses only engine.h's brock__store_* calls.
  */
 #ifndef BROCK_ENGINE_STORE_H
 #define BROCK_ENGINE_STORE_H
 
 #include <limits.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -44,6 +46,8 @@ enum {
     ST_PAGE_PUT,
     ST_PAGE_DEL_SITE,
     ST_PAGE_ALL,
+    ST_INSTANCE_PUT,
+    ST_GENERATION_BUMP,
     ST_COUNT
 };
 
@@ -60,6 +64,26 @@ struct brock__store {
     int created;          /* this open created path */
     char made_dir[PATH_MAX]; /* the outermost folder this open created, or "" */
     char doing[BROCK_HOST_MAX + 64]; /* what the last failed brock__store_fail() call was doing */
+
+    /* store_watch.c: the file as this process last knew it, to notice that it was deleted or
+     * replaced (a backup restored) under the open connection. */
+    struct stat file;     /* brock.db after the last open or write: device, inode, size, times */
+    dev_t wal_dev, shm_dev; /* the -wal and -shm files this connection uses (0: none seen) */
+    ino_t wal_ino, shm_ino;
+    char instance[33];    /* meta 'instance': a random name given to the database once; "" until
+                             this process has read or written it */
+    int64_t generation;   /* meta 'generation' as this process last committed it */
+    int64_t file_gen;     /* the generation known to be in brock.db itself (checkpointed) */
+    char seeded[32];      /* meta 'seeded' as last read or written; "" when unknown */
+    int lost;             /* the connection was closed on a deleted or replaced file */
+    int committed;        /* a write succeeded since the open */
+
+    /* What brock_store_status() reports. */
+    int64_t last_write_ms, last_error_ms, event_ms;
+    int failing;
+    unsigned recreated, reloaded;
+    char last_error[512];
+    char event[PATH_MAX + 160];
 };
 
 /* ---- statements (store.c) ---- */
@@ -92,6 +116,26 @@ int brock__store_journal_range(struct brock__store *s, int64_t *min, int64_t *ma
  * the last failed statement, or as a corrupt file. Returns BROCK_ESTORE. */
 int brock__store_fail(struct brock_engine *e, const char *what, const char *name);
 
+/* ---- opening again (store.c) ---- */
+
+/* Opens s->path read-write for the watcher: with create, makes the folder and the file first
+ * (mode 0600, the folder's owner's when root makes it). Sets up the connection as an open does
+ * and notes the files. Returns 0, or a negative error with errmsg set and no connection. */
+int brock__store_attach(struct brock_engine *e, int create) BROCK_NODISCARD_INTERNAL;
+
+/* Closes the connection without checkpointing: its -wal may not belong to what is at the
+ * path now. Then removes the -wal and -shm files at the path if they are the ones it used. */
+void brock__store_detach(struct brock__store *s);
+
+/* Records brock.db's identity and times, and which -wal and -shm files are in use, as they
+ * are now: after an open or a write by this process. */
+void brock__store_note_files(struct brock__store *s);
+
+/* Reads the instance name and generation that brock.db itself holds, without the -wal, on a
+ * connection of its own. Returns 0, or -1 when the file cannot be read now. */
+int brock__store_file_identity(const struct brock__store *s, char instance[33], int64_t *gen)
+    BROCK_NODISCARD_INTERNAL;
+
 /* ---- rows into the maps (store_load.c) ---- */
 
 /* Applies an action row (user_action, heuristic, dnt, next_update from column col on) to
@@ -113,5 +157,15 @@ int brock__store_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 /* Reads every page view row into the engine's recent page views. Returns 0, BROCK_ESTORE or
  * BROCK_ENOMEM. */
 int brock__store_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* ---- memory into a new or restored file (store_merge.c) ---- */
+
+/* Marks everything memory holds for the next flush: a new, empty database gets it all. */
+void brock__store_mark_all(struct brock_engine *e);
+
+/* Brings a replaced database and memory together: the file's choices and settings win, what
+ * memory learned that the file lacks is marked for the next flush. Returns 0, BROCK_ESTORE or
+ * BROCK_ENOMEM. */
+int brock__store_merge(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 #endif

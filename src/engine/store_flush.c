@@ -238,7 +238,8 @@ static int flush_settings(struct brock_engine *e)
     return 0;
 }
 
-/* 'seeded' is when the seed was loaded (Unix ms), or "none" for a state made without it. */
+/* 'seeded' is when the seed was loaded (Unix ms), or "none" for a state made without it. A
+ * state written anew (its file was deleted) keeps the time it had. */
 static int flush_seeded(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
@@ -247,14 +248,72 @@ static int flush_seeded(struct brock_engine *e)
 
     if (e->seed_mark == BROCK__SEED_KEPT)
         return 0;
-    if (e->seed_mark == BROCK__SEED_LOADED) {
+    if (e->seed_mark == BROCK__SEED_LOADED && s->seeded[0] && strcmp(s->seeded, "none") != 0)
+        snprintf(when, sizeof(when), "%s", s->seeded);
+    else if (e->seed_mark == BROCK__SEED_LOADED)
         snprintf(when, sizeof(when), "%lld", (long long)clock_now_ms());
-    }
     brock__store_bind_text(st, 1, "seeded");
     brock__store_bind_text(st, 2, when);
     if (brock__store_run(s, st) != 0)
         return brock__store_fail(e, "record", "whether the state is seeded");
+    memcpy(s->seeded, when, sizeof(s->seeded));
     return 0;
+}
+
+/* Every write gives the database its instance name (once) and a generation one higher, into
+ * *gen: what tells a copy put back over the file from the file others wrote (store_watch.c). */
+static int flush_identity(struct brock_engine *e, int64_t *gen)
+{
+    static const char hex[] = "0123456789abcdef";
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_INSTANCE_PUT];
+    unsigned char r[16];
+    char name[2 * sizeof(r) + 1];
+    int rc;
+
+    /* A name for a database that has none yet; another process may give it one first. */
+    sqlite3_randomness(sizeof(r), r);
+    for (size_t i = 0; i < sizeof(r); i++) {
+        name[2 * i] = hex[r[i] >> 4];
+        name[2 * i + 1] = hex[r[i] & 15];
+    }
+    name[2 * sizeof(r)] = '\0';
+    brock__store_bind_text(st, 1, name);
+    if (brock__store_run(s, st) != 0)
+        return brock__store_fail(e, "write", "the state's instance name");
+    st = s->st[ST_META_GET];
+    brock__store_bind_text(st, 1, "instance");
+    rc = brock__store_step(s, st);
+    if (rc == SQLITE_ROW)
+        snprintf(s->instance, sizeof(s->instance), "%s", brock__store_column_text(st, 0));
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return brock__store_fail(e, "read", "the state's instance name");
+    st = s->st[ST_GENERATION_BUMP];
+    rc = brock__store_step(s, st);
+    if (rc == SQLITE_ROW)
+        *gen = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW)
+        return brock__store_fail(e, "write", "the state's generation");
+    return 0;
+}
+
+/* After a commit: the pages go into brock.db itself when no reader holds them back, so that
+ * the file on disk is the whole state and its generation is known (store_watch.c compares it
+ * with a copy put back over it). A checkpoint that fails loses nothing: the -wal holds it. */
+static void after_commit(struct brock__store *s, int64_t gen)
+{
+    int log = -1, done = -2;
+
+    s->committed = 1;
+    s->generation = gen;
+    s->last_write_ms = clock_now_ms();
+    if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) ==
+            SQLITE_OK &&
+        log == done)
+        s->file_gen = gen;
+    brock__store_note_files(s);
 }
 
 static int meta_put(struct brock_engine *e, const char *key, const char *value)
@@ -338,7 +397,7 @@ void brock__store_marks_clear(struct brock_engine *e)
 int brock__store_flush(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
-    int64_t min = 0, before = 0, after = 0;
+    int64_t min = 0, before = 0, after = 0, gen = 0;
     int rc;
 
     if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
@@ -363,7 +422,7 @@ int brock__store_flush(struct brock_engine *e)
         (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
         (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (brock__pages_forgot(e) && (rc = journal_page_views(e)) < 0) ||
-        (rc = flush_seeded(e)) < 0)
+        (rc = flush_seeded(e)) < 0 || (rc = flush_identity(e, &gen)) < 0)
         goto fail;
     sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);
     if (brock__store_run(s, s->st[ST_JOURNAL_TRIM]) != 0 ||
@@ -379,6 +438,7 @@ int brock__store_flush(struct brock_engine *e)
     /* With no one else's rows in between, the journal is read up to our own last row. */
     if (before == s->last_seq)
         s->last_seq = after;
+    after_commit(s, gen);
     return 0;
 fail:
     /* One sentence naming the file and SQLite's (and the system's) words for the cause. */

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Memory and a database brought together after the file changed under brock (store_watch.c):
+ * everything memory holds into a new, empty database; or a database put in the old one's place
+ * (a backup restored) merged with memory, the file's choices and settings winning and what
+ * brock learned that the file lacks added to it.
+ */
+#include "engine/store.h"
+
+#include <string.h>
+
+#include "util/alloc.h"
+
+/* Every snitch site, tracking site and fingerprinting script in memory is written again. The
+ * store's statements for them only add (INSERT OR IGNORE, kinds OR-ed), so what the file
+ * already holds stays as it is. */
+static void mark_learned(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
+        struct snitch *sn = val;
+        for (size_t i = 0; i < sn->n; i++)
+            sn->v[i].dirty = BROCK__DIRTY_NEW;
+    }
+    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
+        struct tracking *t = val;
+        for (size_t i = 0; i < t->n; i++)
+            t->v[i].dirty = BROCK__DIRTY_NEW;
+    }
+    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
+        ((struct fp_host *)val)->dirty = BROCK__DIRTY_NEW;
+}
+
+void brock__store_mark_all(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
+        ((struct action_entry *)val)->dirty |=
+            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
+    mark_learned(e);
+    e->settings_dirty = 1;
+    e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
+    brock__pages_mark_all(e);
+    e->dirty++;
+}
+
+/* ---- a restored file ---- */
+
+static int is_blocking(int heur)
+{
+    return heur == BROCK_BLOCK || heur == BROCK_COOKIEBLOCK;
+}
+
+/* An action row of the file: its columns replace memory's, but for the columns memory changed
+ * since its last write (newer than any file), and a block learned in memory stays: evidence
+ * seen is never unlearned by a restore. */
+static int merge_action(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+{
+    struct strmap *seen = arg;
+    const char *domain = brock__store_column_text(st, 0);
+    struct action_entry *a = strmap_get(&e->actions, domain);
+    int heur = a ? a->heur : BROCK_NOACTION;
+    int rc;
+
+    if (strmap_put(seen, domain, (void *)1) < 0)
+        return BROCK_ENOMEM;
+    if ((rc = brock__store_action_apply(e, domain, st, 1)) < 0)
+        return rc;
+    a = strmap_get(&e->actions, domain);
+    if (a && is_blocking(heur) && !is_blocking(a->heur)) {
+        a->heur = (uint8_t)heur;
+        a->dirty |= BROCK__DIRTY_HEUR;
+    }
+    return 0;
+}
+
+static int merge_snitch(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+{
+    (void)arg;
+    return brock__store_snitch_apply(e, brock__store_column_text(st, 0), st, 1, 1);
+}
+
+static int merge_tracking(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+{
+    (void)arg;
+    return brock__tracking_add(e, brock__store_column_text(st, 0),
+                               brock__store_column_text(st, 1),
+                               (unsigned)sqlite3_column_int(st, 2));
+}
+
+static int merge_fp(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+{
+    (void)arg;
+    return brock__fp_add(e, brock__store_column_text(st, 0), brock__store_column_text(st, 1));
+}
+
+/* Applies every row of statement idx with apply; what names the table in errors. */
+static int merge_rows(struct brock_engine *e, int idx, const char *what,
+                      int (*apply)(struct brock_engine *e, sqlite3_stmt *st, void *arg),
+                      void *arg)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[idx];
+    int rc;
+
+    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
+        if (apply(e, st, arg) < 0) {
+            sqlite3_reset(st);
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        }
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : brock__store_fail(e, "read", what);
+}
+
+/* The file's settings replace memory's, unless memory changed them since its last write. A
+ * file without setting rows never had them changed: it has Privacy Badger's defaults. */
+static int merge_settings(struct brock_engine *e)
+{
+    json_t *old = e->settings;
+    int rc;
+
+    if (e->settings_dirty)
+        return 0;
+    if (!(e->settings = brock__settings_default())) {
+        e->settings = old;
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    }
+    if ((rc = brock__store_settings_read(e)) < 0) {
+        json_decref(e->settings);
+        e->settings = old;
+        return rc;
+    }
+    json_decref(old);
+    return 0;
+}
+
+/* Memory's action entries the file does not have: what was learned is written to it; a
+ * choice is not, unless made since the last write. The restored file says what the user
+ * chose, and stale memory must not bring back a choice the user went back on. */
+static void merge_unseen(struct brock_engine *e, const struct strmap *seen)
+{
+    const char *key;
+    void *val;
+    size_t it = 0;
+
+    while (strmap_next(&e->actions, &it, &key, &val)) {
+        struct action_entry *a = val;
+
+        if (strmap_get(seen, key))
+            continue;
+        if (!(a->dirty & BROCK__DIRTY_USER))
+            a->user = BROCK_NOACTION;
+        if (!a->dirty && a->heur == BROCK_NOACTION && !a->dnt && !a->next_update) {
+            strmap_del(&e->actions, key);
+            mem_free(a);
+            continue;
+        }
+        /* A new row takes every column. */
+        a->dirty |= BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
+    }
+}
+
+int brock__store_merge(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    struct strmap seen;
+    int64_t dv = 0, min = 0, max = 0;
+    int rc;
+
+    strmap_init(&seen);
+    /* Before the file's rows come in: those memory lacked need no writing back. */
+    mark_learned(e);
+    brock__pages_drop_clean(e);
+    if (brock__store_query_int(s, s->st[ST_DATA_VERSION], 0, &dv) != 0 ||
+        brock__store_run(s, s->st[ST_BEGIN_READ]) != 0) {
+        rc = brock__store_fail(e, "read", "the state");
+        goto out;
+    }
+    if ((rc = merge_rows(e, ST_ACTION_ALL, "the actions", merge_action, &seen)) < 0 ||
+        (rc = merge_rows(e, ST_SNITCH_ALL, "the snitch map", merge_snitch, NULL)) < 0 ||
+        (rc = merge_rows(e, ST_TRACKING_ALL, "the tracking map", merge_tracking, NULL)) < 0 ||
+        (rc = merge_rows(e, ST_FP_ALL, "the fingerprinting scripts", merge_fp, NULL)) < 0 ||
+        (rc = brock__store_pages_read(e)) < 0 ||
+        (rc = merge_settings(e)) < 0)
+        goto out;
+    if (brock__store_journal_range(s, &min, &max) != 0 ||
+        brock__store_run(s, s->st[ST_COMMIT]) != 0) {
+        rc = brock__store_fail(e, "read", "the journal");
+        goto out;
+    }
+    merge_unseen(e, &seen);
+    brock__settings_changed(e);
+    /* Privacy Badger's lists as brock last fetched them are not a choice: memory's stay. */
+    e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
+    s->data_version = dv;
+    s->last_seq = max;
+    e->dirty++;
+out:
+    if (rc < 0 && s->db && !sqlite3_get_autocommit(s->db))
+        brock__store_exec(s, "ROLLBACK");
+    strmap_cleanup(&seen, NULL);
+    return rc;
+}

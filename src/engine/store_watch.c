@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Noticing, at each brock_sync(), that the database file was deleted or replaced under the
+ * open connection, which SQLite does not: it would go on writing to a file no one can see, or
+ * lay its -wal over someone else's pages. Deleted, the state is written whole to a new file;
+ * replaced (a backup put back), the file is opened again and merged with memory
+ * (store_merge.c). Also how writing fares, for brock_store_status().
+ */
+#include "engine/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/clock.h"
+
+enum { WATCH_SAME, WATCH_GONE, WATCH_REPLACED };
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* What became of brock.db since this process last wrote it. Only a checkpoint writes to the
+ * file itself, and this process checkpoints after each write, so a file that changed since was
+ * written by another process or copied over. The file's own generation tells which: a
+ * checkpoint only moves it on, a copy from before (or of another state) does not. A file that
+ * cannot be read now (a checkpoint half done) is looked at again at the next sync. */
+static int watch_look(struct brock__store *s)
+{
+    struct stat st;
+    char instance[33];
+    int64_t gen = 0;
+
+    if (stat(s->path, &st) < 0)
+        return errno == ENOENT || errno == ENOTDIR ? WATCH_GONE : WATCH_SAME;
+    if (st.st_dev != s->file.st_dev || st.st_ino != s->file.st_ino)
+        return WATCH_REPLACED;
+    if (st.st_size == s->file.st_size && same_time(&st.st_mtim, &s->file.st_mtim) &&
+        same_time(&st.st_ctim, &s->file.st_ctim))
+        return WATCH_SAME;
+    if (brock__store_file_identity(s, instance, &gen) < 0)
+        return WATCH_SAME;
+    if ((instance[0] && s->instance[0] && strcmp(instance, s->instance) != 0) ||
+        gen < s->file_gen)
+        return WATCH_REPLACED;
+    s->file = st;
+    s->file_gen = gen;
+    return WATCH_SAME;
+}
+
+static void note_event(struct brock_engine *e, int gone)
+{
+    struct brock__store *s = e->store;
+
+    if (gone) {
+        s->recreated++;
+        snprintf(s->event, sizeof(s->event),
+                 "the state database %s was deleted; writing the whole state to a new one",
+                 s->path);
+    } else {
+        s->reloaded++;
+        snprintf(s->event, sizeof(s->event),
+                 "the state database %s was replaced; reloaded it, keeping its choices and "
+                 "settings and adding what brock learned that it lacks",
+                 s->path);
+    }
+    s->event_ms = clock_now_ms();
+}
+
+/* Opens what is at the path now: a new database when there is nothing, written whole at the
+ * flush that follows; else the file that took the old one's place, merged with memory. */
+static int reattach(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    char seeded[sizeof(s->seeded)];
+    struct stat st;
+    int gone, rc;
+
+    memcpy(seeded, s->seeded, sizeof(seeded));
+    gone = stat(s->path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
+    if ((rc = brock__store_attach(e, gone)) < 0) {
+        char why[sizeof(e->errmsg)];
+
+        if (!gone)
+            return rc;
+        memcpy(why, e->errmsg, sizeof(why));
+        return brock__fail(e, rc, "the state database %s was deleted and cannot be made again: %s",
+                           s->path, why);
+    }
+    /* A file that does not say whether the state was seeded is told what memory knows. */
+    if (!s->seeded[0] && seeded[0]) {
+        memcpy(s->seeded, seeded, sizeof(seeded));
+        e->seed_mark = strcmp(seeded, "none") != 0 ? BROCK__SEED_LOADED : BROCK__SEED_NONE;
+    }
+    if (gone) {
+        brock__store_mark_all(e);
+    } else if ((rc = brock__store_merge(e)) < 0) {
+        brock__store_detach(s);
+        return rc;
+    }
+    s->lost = 0;
+    note_event(e, gone);
+    return 0;
+}
+
+int brock__store_check(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+
+    if (!s || s->readonly)
+        return 0;
+    if (!s->lost) {
+        if (watch_look(s) == WATCH_SAME)
+            return 0;
+        brock__store_detach(s);
+        s->lost = 1;
+    }
+    return reattach(e);
+}
+
+/* ---- status ---- */
+
+void brock__store_note_result(struct brock_engine *e, int rc)
+{
+    struct brock__store *s = e->store;
+
+    if (!s)
+        return;
+    s->failing = rc < 0;
+    if (rc < 0) {
+        snprintf(s->last_error, sizeof(s->last_error), "%s",
+                 e->errmsg[0] ? e->errmsg : brock_strerror(rc));
+        s->last_error_ms = clock_now_ms();
+    }
+}
+
+void brock_store_status(const struct brock_engine *e, struct brock_store_status *st)
+{
+    const struct brock__store *s = e->store;
+
+    memset(st, 0, sizeof(*st));
+    st->kind = BROCK_STORE_FILE;
+    st->path = s ? s->path : "";
+    st->why = "";
+    st->last_error = "";
+    st->event = "";
+    if (e->read_only) {
+        st->kind = BROCK_STORE_READONLY;
+        st->why = "opened only to read";
+    } else if (e->readonly_why[0]) {
+        st->kind = BROCK_STORE_READONLY;
+        st->why = e->readonly_why;
+    } else if (!s) {
+        st->kind = BROCK_STORE_MEMORY;
+    }
+    if (!s)
+        return;
+    st->last_write_ms = s->last_write_ms;
+    st->failing = s->failing;
+    st->last_error = s->last_error;
+    st->last_error_ms = s->last_error_ms;
+    st->recreated = s->recreated;
+    st->reloaded = s->reloaded;
+    st->event = s->event;
+    st->event_ms = s->event_ms;
+}
