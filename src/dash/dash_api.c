@@ -77,6 +77,35 @@ static json_t *exports_json(void)
 
 /* ---- status ---- */
 
+static const char *store_kind_name(enum brock_store_kind k)
+{
+    switch (k) {
+    case BROCK_STORE_FILE:
+        return "file";
+    case BROCK_STORE_READONLY:
+        return "read-only";
+    case BROCK_STORE_MEMORY:
+        return "memory";
+    }
+    return "file";
+}
+
+/* {kind, path, why, writing, last_write_ms, last_error, last_error_ms, recreated, reloaded,
+ * event, event_ms}: how writing the state fares; NULL when out of memory. */
+static json_t *store_json(const struct brock_engine *e)
+{
+    struct brock_store_status st;
+
+    brock_store_status(e, &st);
+    return json_pack("{s:s, s:s, s:s, s:b, s:I, s:s, s:I, s:I, s:I, s:s, s:I}", "kind",
+                     store_kind_name(st.kind), "path", st.path, "why", st.why, "writing",
+                     st.kind == BROCK_STORE_FILE && !st.failing, "last_write_ms",
+                     (json_int_t)st.last_write_ms, "last_error", st.last_error,
+                     "last_error_ms", (json_int_t)st.last_error_ms, "recreated",
+                     (json_int_t)st.recreated, "reloaded", (json_int_t)st.reloaded, "event",
+                     st.event, "event_ms", (json_int_t)st.event_ms);
+}
+
 int dash_api_status(struct dash_call *x)
 {
     const struct dash_host *h = &x->env->host;
@@ -91,10 +120,12 @@ int dash_api_status(struct dash_call *x)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
-    x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:o?, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+    x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:o?, s:o?, s:{s:I, s:I, s:I, s:I, s:I, "
+                        "s:I}}",
                         "version", brock_version(), "listen", h->listen_name, "learning",
                         brock_engine_learning(x->e), "domains", (json_int_t)entries, "actions",
-                        by, "exports", exports_json(), "since_start", "requests",
+                        by, "exports", exports_json(), "store", store_json(x->e),
+                        "since_start", "requests",
                         (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
                         "cookieblocked", (json_int_t)n.cookieblocked, "tunnels",
                         (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,

@@ -144,12 +144,19 @@ static void raise_fd_limit(void)
 static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
     static unsigned failed; /* syncs failed in a row; one loop per process */
+    static unsigned events; /* the state's file deleted or replaced, as last logged */
+    struct brock_store_status st;
     struct proxy *px = arg;
     int n;
 
     (void)fd;
     (void)what;
     n = brock_sync(px->engine);
+    brock_store_status(px->engine, &st);
+    if (st.recreated + st.reloaded != events) {
+        events = st.recreated + st.reloaded;
+        log_msg(LOG_ERR, "%s", st.event);
+    }
     if (n < 0) {
         if (failed++ % SYNC_FAIL_REPEAT == 0)
             log_msg(LOG_ERR, "%s; learning is kept in memory and retried%s",
