@@ -41,6 +41,18 @@ function hit(agent, port, tracker, site) {
   });
 }
 
+// GET /api/status, parsed.
+function status(port) {
+  return new Promise((done, fail) => {
+    http.get({ host: '127.0.0.1', port, path: '/api/status', agent: false, timeout: 10000 },
+             (res) => {
+               let body = '';
+               res.on('data', (d) => { body += d; });
+               res.on('end', () => done(JSON.parse(body)));
+             }).on('error', fail);
+  });
+}
+
 function sha(file) {
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
@@ -155,11 +167,16 @@ check('a write failure is logged once, proxying goes on, and the batch is writte
     assert.match(shown[0], new RegExp(`${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/brock\\.db`));
     const plain = await curl(b.port, ['http://site-x.test/echo']);
     assert.equal(plain.status, 200);
+    const failing = (await status(b.port)).store;
+    assert.equal(failing.writing, false);
+    assert.match(failing.last_error, /^writing the state to .*brock\.db failed: /);
+    assert.ok(failing.last_error_ms > 0);
     // The disk has room again: the pending batch goes out and brock says so.
     const [lc, ...la] = [...user.wrap, 'prlimit'];
     const lift = await run(lc, [...la, '--pid', String(b.proc.pid), '--fsize=unlimited:unlimited']);
     assert.equal(lift.code, 0, lift.stderr);
     await waitFor('the recovery line', () => /writing the state works again/.test(b.log()), 10000);
+    assert.equal((await status(b.port)).store.writing, true);
     await learnSome(5);
     await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
@@ -206,6 +223,10 @@ check('a read-only state folder: run proxies and learns in memory, set fails', a
   if (ro.skip) { t.skip(ro.skip); return; }
   const b = await startBrock({ state, args: ['-q', ...resolve()], wrap: ro.wrap });
   assert.match(b.log(), /warning: the state database .*brock\.db is read-only \(Permission denied\); brock proxies, but what it learns is not saved/);
+  const { store } = await status(b.port);
+  assert.equal(store.kind, 'read-only');
+  assert.match(store.why, /brock\.db is read-only \(Permission denied\)/);
+  assert.equal(store.writing, false);
   const agent = new http.Agent({ keepAlive: true });
   // Decisions still come from memory: three sites of cookies, then blocked.
   for (const site of ['ro-a.test', 'ro-b.test', 'ro-c.test'])
