@@ -285,8 +285,8 @@ static int sync_store(struct brock_engine *e)
 {
     int picked, rc;
 
-    if ((rc = brock__store_check(e)) < 0)
-        return rc;
+    if ((rc = brock__store_check(e)) != 0)
+        return rc < 0 ? rc : 0;
     picked = brock__store_poll(e);
     if (picked < 0)
         return picked;

@@ -480,7 +480,8 @@ void brock__store_close(struct brock_engine *e);
  * deleted or replaced (renamed over, or copied over in place) since this process last wrote.
  * Deleted: a new one is made and everything memory holds is marked for writing. Replaced: it
  * is opened and merged with memory (brock__store_merge()). Returns 0 (also when nothing
- * changed) or a negative error; the next call tries again. */
+ * changed); 1 when the file must be looked at again at the next call before anything is read
+ * from it or written to it; or a negative error, and the next call tries again. */
 int brock__store_check(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* Records the outcome rc of a brock_sync() for brock_store_status(). */

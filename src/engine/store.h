@@ -76,6 +76,8 @@ struct brock__store {
     int64_t file_gen;     /* the generation known to be in brock.db itself (checkpointed) */
     char seeded[32];      /* meta 'seeded' as last read or written; "" when unknown */
     int lost;             /* the connection was closed on a deleted or replaced file */
+    int doubt;            /* brock.db seemed replaced at the last sync, when it was doubt_at */
+    struct stat doubt_at;
     int committed;        /* a write succeeded since the open */
 
     /* What brock_store_status() reports. */

@@ -15,18 +15,27 @@
 
 #include "util/clock.h"
 
-enum { WATCH_SAME, WATCH_GONE, WATCH_REPLACED };
+enum { WATCH_SAME, WATCH_GONE, WATCH_REPLACED, WATCH_WAIT };
 
 static int same_time(const struct timespec *a, const struct timespec *b)
 {
     return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
+static int same_contents(const struct stat *a, const struct stat *b)
+{
+    return a->st_size == b->st_size && same_time(&a->st_mtim, &b->st_mtim) &&
+           same_time(&a->st_ctim, &b->st_ctim);
+}
+
 /* What became of brock.db since this process last wrote it. Only a checkpoint writes to the
  * file itself, and this process checkpoints after each write, so a file that changed since was
  * written by another process or copied over. The file's own generation tells which: a
- * checkpoint only moves it on, a copy from before (or of another state) does not. A file that
- * cannot be read now (a checkpoint half done) is looked at again at the next sync. */
+ * checkpoint only moves it on, a copy from before (or of another state) does not. A read in
+ * the middle of another process's checkpoint can see pages of two generations, so a file
+ * that seems replaced (or cannot be read) is only taken for replaced when it looks so again
+ * after a sync during which it did not change; until then nothing is read from it or
+ * written to it (WATCH_WAIT). */
 static int watch_look(struct brock__store *s)
 {
     struct stat st;
@@ -37,17 +46,23 @@ static int watch_look(struct brock__store *s)
         return errno == ENOENT || errno == ENOTDIR ? WATCH_GONE : WATCH_SAME;
     if (st.st_dev != s->file.st_dev || st.st_ino != s->file.st_ino)
         return WATCH_REPLACED;
-    if (st.st_size == s->file.st_size && same_time(&st.st_mtim, &s->file.st_mtim) &&
-        same_time(&st.st_ctim, &s->file.st_ctim))
+    if (same_contents(&st, &s->file)) {
+        s->doubt = 0;
         return WATCH_SAME;
-    if (brock__store_file_identity(s, instance, &gen) < 0)
+    }
+    if (brock__store_file_identity(s, instance, &gen) == 0 &&
+        !(instance[0] && s->instance[0] && strcmp(instance, s->instance) != 0) &&
+        gen >= s->file_gen) {
+        s->file = st;
+        s->file_gen = gen;
+        s->doubt = 0;
         return WATCH_SAME;
-    if ((instance[0] && s->instance[0] && strcmp(instance, s->instance) != 0) ||
-        gen < s->file_gen)
+    }
+    if (s->doubt && same_contents(&st, &s->doubt_at))
         return WATCH_REPLACED;
-    s->file = st;
-    s->file_gen = gen;
-    return WATCH_SAME;
+    s->doubt = 1;
+    s->doubt_at = st;
+    return WATCH_WAIT;
 }
 
 static void note_event(struct brock_engine *e, int gone)
@@ -112,10 +127,15 @@ int brock__store_check(struct brock_engine *e)
     if (!s || s->readonly)
         return 0;
     if (!s->lost) {
-        if (watch_look(s) == WATCH_SAME)
+        int how = watch_look(s);
+
+        if (how == WATCH_SAME)
             return 0;
+        if (how == WATCH_WAIT)
+            return 1;
         brock__store_detach(s);
         s->lost = 1;
+        s->doubt = 0;
     }
     return reattach(e);
 }

@@ -353,6 +353,12 @@ static void restore(void **state, int in_place)
         assert_int_equal(rename(f->aside, f->db), 0);
     choose(a, "unsynced.example", BROCK_USER_BLOCK);
     sync_ok(a);
+    /* Copied in place, the file must look replaced at two syncs in a row, between which it did
+     * not change: a read during another process's checkpoint could look so once. */
+    if (in_place) {
+        assert_int_equal(status(a).reloaded, 0);
+        sync_ok(a);
+    }
     st = status(a);
     assert_int_equal(st.reloaded, 1);
     assert_int_equal(st.recreated, 0);
@@ -391,6 +397,78 @@ static void test_replaced_by_rename(void **state)
 static void test_replaced_in_place(void **state)
 {
     restore(state, 1);
+}
+
+/* Bytes that are no database, copied over it and then put back as they were before the next
+ * sync (as a read during a checkpoint may see): nothing is read or written meanwhile, and
+ * nothing is reloaded. Left there, they are a corrupt file, reported and not changed; moved
+ * away, the state is written anew. */
+static void test_garbage_in_place(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = open_state(f), *b;
+    struct brock_store_status st;
+    char junk[8192];
+    int64_t written;
+    FILE *fp;
+    int rc;
+
+    choose(a, "kept.example", BROCK_USER_BLOCK);
+    sync_ok(a);
+    backup_to(f, f->aside);
+    memset(junk, 'x', sizeof(junk));
+    snprintf(junk + sizeof(junk) - 64, 64, "not a database");
+    written = status(a).last_write_ms;
+    fp = fopen(f->db, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(junk, 1, sizeof(junk), fp), sizeof(junk));
+    assert_int_equal(fclose(fp), 0);
+
+    choose(a, "meanwhile.example", BROCK_USER_ALLOW);
+    assert_int_equal(brock_sync(a), 0);
+    st = status(a);
+    assert_int_equal(st.reloaded + st.recreated, 0);
+    assert_int_equal(st.last_write_ms, written);
+    copy_in_place(f->aside, f->db);
+    sync_ok(a);
+    st = status(a);
+    assert_int_equal(st.reloaded + st.recreated, 0);
+    b = open_state(f);
+    assert_same_state(a, b);
+    assert_int_equal(tracker(b, "meanwhile.example").user, BROCK_USER_ALLOW);
+    brock_engine_free(b);
+
+    /* Garbage to stay: corrupt, said, left as it is. */
+    fp = fopen(f->db, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(junk, 1, sizeof(junk), fp), sizeof(junk));
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(brock_sync(a), 0);
+    rc = brock_sync(a);
+    assert_int_equal(rc, BROCK_ESTORE);
+    assert_non_null(strstr(brock_engine_errmsg(a), "is corrupt"));
+    st = status(a);
+    assert_int_equal(st.failing, 1);
+    assert_non_null(strstr(st.last_error, "is corrupt"));
+    assert_int_equal(brock_sync(a), BROCK_ESTORE);
+    {
+        char back[sizeof(junk)];
+        FILE *in = fopen(f->db, "rb");
+
+        assert_non_null(in);
+        assert_int_equal(fread(back, 1, sizeof(back), in), sizeof(back));
+        fclose(in);
+        assert_memory_equal(back, junk, sizeof(junk));
+    }
+    rm_suffix(f, "");
+    sync_ok(a);
+    st = status(a);
+    assert_int_equal(st.recreated, 1);
+    assert_int_equal(st.failing, 0);
+    b = open_state(f);
+    assert_same_state(a, b);
+    brock_engine_free(b);
+    brock_engine_free(a);
 }
 
 /* Another process writing the same state (and checkpointing into the file) is no
@@ -511,6 +589,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_folder_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaced_by_rename, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replaced_in_place, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_garbage_in_place, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_write_fails, setup, teardown),
