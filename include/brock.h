@@ -154,7 +154,9 @@ BROCK_API BROCK_NODISCARD int brock_engine_open(const struct brock_config *cfg,
                                                 size_t errlen);
 
 /* Frees the engine. Changes not yet written by brock_sync() are dropped, so that a command
- * that fails half-way leaves the state as it was. NULL is a no-op. */
+ * that fails half-way leaves the state as it was; a state that brock_engine_open() created
+ * and no brock_sync() ever managed to write (a full disk) is removed, as a failed open
+ * removes it. NULL is a no-op. */
 BROCK_API void brock_engine_free(struct brock_engine *e);
 
 /* A sentence describing the last failure of a call on e; "" if none. Valid until the next

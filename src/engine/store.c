@@ -782,7 +782,6 @@ static void note_opened(struct brock__store *s)
 
     brock__store_note_files(s);
     s->file_gen = brock__store_file_identity(s, instance, &gen) == 0 && gen > 0 ? gen : 0;
-    s->generation = s->file_gen;
 }
 
 int brock__store_attach(struct brock_engine *e, int create)

@@ -72,7 +72,6 @@ struct brock__store {
     ino_t wal_ino, shm_ino;
     char instance[33];    /* meta 'instance': a random name given to the database once; "" until
                              this process has read or written it */
-    int64_t generation;   /* meta 'generation' as this process last committed it */
     int64_t file_gen;     /* the generation known to be in brock.db itself (checkpointed) */
     char seeded[32];      /* meta 'seeded' as last read or written; "" when unknown */
     int lost;             /* the connection was closed on a deleted or replaced file */

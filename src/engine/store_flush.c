@@ -307,7 +307,6 @@ static void after_commit(struct brock__store *s, int64_t gen)
     int log = -1, done = -2;
 
     s->committed = 1;
-    s->generation = gen;
     s->last_write_ms = clock_now_ms();
     if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) ==
             SQLITE_OK &&
