@@ -172,6 +172,37 @@ static size_t refuse(struct side *s, enum side_error error, const char *reason,
     return 0;
 }
 
+/* An error of http-parser's in words a person reads (its own are its internals': "invalid
+ * constant string"). The callbacks' errors are brock's own refusals, said before this. */
+static const char *parse_error_text(enum http_errno e)
+{
+    switch (e) {
+    case HPE_INVALID_EOF_STATE: return "the stream ended in the middle of a message";
+    case HPE_HEADER_OVERFLOW: return "the head is too large";
+    case HPE_CLOSED_CONNECTION: return "bytes came after a message that closed the connection";
+    case HPE_INVALID_VERSION: return "the HTTP version is not valid";
+    case HPE_INVALID_STATUS: return "the status code is not valid";
+    case HPE_INVALID_METHOD: return "the request method is not one brock knows";
+    case HPE_INVALID_URL:
+    case HPE_INVALID_HOST:
+    case HPE_INVALID_PORT:
+    case HPE_INVALID_PATH:
+    case HPE_INVALID_QUERY_STRING:
+    case HPE_INVALID_FRAGMENT: return "the request target is not a valid URL";
+    case HPE_LF_EXPECTED: return "a line does not end with CRLF";
+    case HPE_INVALID_HEADER_TOKEN: return "a header line is malformed";
+    case HPE_INVALID_CONTENT_LENGTH: return "ambiguous framing: invalid Content-Length";
+    case HPE_UNEXPECTED_CONTENT_LENGTH:
+        return "ambiguous framing: a second Content-Length, or one with Transfer-Encoding";
+    case HPE_INVALID_CHUNK_SIZE: return "invalid chunk size";
+    case HPE_INVALID_CONSTANT: return "the start line is not valid HTTP";
+    case HPE_STRICT: return "the message breaks HTTP's syntax";
+    case HPE_INVALID_TRANSFER_ENCODING:
+        return "ambiguous framing: Transfer-Encoding does not end with chunked";
+    default: return "the message is not valid HTTP";
+    }
+}
+
 /* What an error of http-parser's means; a callback may have said why first. */
 static size_t parse_failed(struct side *s, struct side_event *ev)
 {
@@ -179,7 +210,7 @@ static size_t parse_failed(struct side *s, struct side_event *ev)
         return refuse(s, SIDE_ERR_FRAMING, s->frame_err, ev);
     if (s->head_err)
         return refuse(s, SIDE_ERR_HEAD, "the head is too large or has too many headers", ev);
-    return refuse(s, SIDE_ERR_PARSE, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+    return refuse(s, SIDE_ERR_PARSE, parse_error_text(HTTP_PARSER_ERRNO(&s->parser)), ev);
 }
 
 /* Checks the bytes of p[0..len) the scanners have not seen yet: a head's, or a chunked body's
@@ -319,7 +350,7 @@ enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
         return ev->type;
     }
     if (HTTP_PARSER_ERRNO(&s->parser) != HPE_OK && HTTP_PARSER_ERRNO(&s->parser) != HPE_PAUSED)
-        refuse(s, SIDE_ERR_END, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+        refuse(s, SIDE_ERR_END, parse_error_text(HTTP_PARSER_ERRNO(&s->parser)), ev);
     return ev->type;
 }
 

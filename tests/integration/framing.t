@@ -206,6 +206,18 @@ for (const [what, body, marker] of BAD_CHUNKS) {
   });
 }
 
+check('a malformed request gets a sentence, not the parser\'s words', async () => {
+  for (const [head, words] of [
+    ['GET http://req.test/x FOO/1.1\r\nHost: req.test\r\n\r\n', /the start line is not valid/],
+    ['FETCH http://req.test/x HTTP/1.1\r\nHost: req.test\r\n\r\n', /method is not one brock/],
+  ]) {
+    const r = await refused(head, head);
+    const body = r.text.split('\r\n\r\n')[1];
+    assert.match(body, words, r.text);
+    assert.doesNotMatch(body, /invalid constant|invalid HTTP method|HPE_/, r.text);
+  }
+});
+
 // ---- accepted forms ----
 
 check('good framing passes: chunked (with an extension), gzip then chunked, Content-Length',
