@@ -40,6 +40,7 @@ static void conn_response_head(struct conn *c)
         x->resp_final = 1;
     }
     rewrite_response(u->head.h, u->head.n, flags, &c->c_rw);
+    side_rewrite_framing(u, &c->c_rw);
     buf_init(&head, LIMIT_HEAD_BYTES + 4096);
     if (http_write_response(&head, status, http_head_text(&u->head), u->head.line_len,
                             c->c_rw.h, c->c_rw.n) < 0) {
@@ -58,7 +59,9 @@ static void conn_response_head(struct conn *c)
         conn_set_state(c, CONN_RESP_BODY);
 }
 
-/* The response is complete: the upstream goes back to the pool, the client may go on. */
+/* The response is complete: the upstream goes back to the pool, the client may go on. An
+ * upstream that sent bytes after the response (after a 304 that announced a body, say) is
+ * closed by upstream_release(): they belong to no message, and are never forwarded. */
 static void conn_exchange_done(struct conn *c)
 {
     const struct exchange *x = &c->c_ex;

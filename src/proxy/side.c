@@ -61,13 +61,21 @@ static int has_plain_body(const http_parser *p, int skip)
     return !(p->upgrade && p->type == HTTP_REQUEST && p->method == HTTP_CONNECT);
 }
 
-/* The head is in: its framing headers must be unambiguous. A response to HEAD has no body,
- * whatever its headers say (returning 1 tells http-parser so). */
+/* Whether a response with this status has no body, whatever its head says (RFC 9112 6.3):
+ * a 1xx, a 204 or a 304 ends at its empty line. */
+static int is_bodiless_status(int status)
+{
+    return status / 100 == 1 || status == 204 || status == 304;
+}
+
+/* The head is in: its framing headers must be unambiguous. A response to HEAD, and one whose
+ * status has no body, ends here whatever its headers say (returning 1 tells http-parser so);
+ * the bytes an upstream sends after it belong to no message. */
 static int on_headers_complete(http_parser *p)
 {
     struct side *s = side_of(p);
     unsigned flags = s->role == SIDE_UPSTREAM ? FRAMING_RESPONSE : 0;
-    int skip = s->role == SIDE_UPSTREAM && s->no_body;
+    int skip = s->role == SIDE_UPSTREAM && (s->no_body || is_bodiless_status(p->status_code));
 
     http_head_finish(&s->head);
     if (p->http_major < 1 || (p->http_major == 1 && p->http_minor == 0))
@@ -354,7 +362,25 @@ enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
     return ev->type;
 }
 
-/* ---- the response's framing towards the client ---- */
+/* ---- the framing towards the other side ---- */
+
+void side_rewrite_framing(const struct side *s, struct rewrite_out *o)
+{
+    size_t k = 0;
+
+    if (s->role != SIDE_UPSTREAM ||
+        (s->parser.status_code / 100 != 1 && s->parser.status_code != 204))
+        return;
+    for (size_t i = 0; i < o->n; i++) {
+        const struct brock_header *h = &o->h[i];
+
+        if (http_name_is(h->name, h->name_len, "transfer-encoding") ||
+            http_name_is(h->name, h->name_len, "content-length"))
+            continue;
+        o->h[k++] = *h;
+    }
+    o->n = k;
+}
 
 enum frame side_response_frame(const struct side *u, unsigned req, unsigned *rewrite_flags,
                                int *must_close)

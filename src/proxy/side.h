@@ -14,6 +14,7 @@
 
 #include "proxy/framing.h"
 #include "proxy/http.h"
+#include "proxy/rewrite.h"
 
 struct bufferevent;
 struct io_ops;
@@ -120,6 +121,13 @@ enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
 #define SIDE_REQ_UPGRADE 2u /* it asked to upgrade the connection */
 #define SIDE_REQ_HTTP10 4u  /* the client speaks HTTP/1.0 */
 #define SIDE_REQ_CLOSE 8u   /* the client's connection does not persist */
+
+/* After SIDE_HEAD, with o the head's headers as rewrite_request() or rewrite_response() made
+ * them: the framing headers as brock forwards them. A 1xx or 204 response, which has no body,
+ * loses any Content-Length or Transfer-Encoding (RFC 9110 8.6, RFC 9112 6.1), lest a lenient
+ * client wait for a body brock never sends. HEAD and 304 keep theirs: there they say what a
+ * GET would get. */
+void side_rewrite_framing(const struct side *s, struct rewrite_out *o);
 
 /* After SIDE_HEAD of a final response (not 1xx, or 101): how its body goes to the client, and
  * the rewrite flags (REWRITE_UPGRADE, _CHUNKED, _UNCHUNKED, _CLOSE) that make its head say so.

@@ -52,11 +52,20 @@ function targets(from) {
     .map((h) => h.head.split(' ')[1]);
 }
 
+// Responses that have no body (RFC 9112 6.3) but announce one, and send its bytes anyway.
+const NO_BODY = {
+  '304': 'HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello',
+  '204': 'HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello',
+  'head': 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello',
+};
+
 function reply(head) {
   if (!isRequest(head)) return null;
   const path = head.split(' ')[1] || '';
   const m = /^\/bad\/(.+)$/.exec(path);
   if (m) return BAD_RESPONSES[m[1]] || BAD_CHUNKED[m[1]];
+  const nb = /^\/nobody\/(.+)$/.exec(path);
+  if (nb) return NO_BODY[nb[1]];
   if (path === '/chunked')
     return 'HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2;x=y\r\nok\r\n0\r\n\r\n';
   if (path === '/slow') return null;
@@ -313,6 +322,28 @@ for (const name of Object.keys(BAD_CHUNKED)) {
               JSON.stringify(r.text));
     assert.ok(!r.text.includes('\r\nab\r\n'), JSON.stringify(r.text));
     await nextIsFresh(name, connOf(`/bad/${name}`));
+  });
+}
+
+// RFC 9112 6.3: a 304, a 204 and a response to HEAD end at their head whatever it says. The
+// bytes the upstream sends after it belong to nothing: never forwarded, and that connection
+// is never used again.
+for (const [what, method] of [['304', 'GET'], ['204', 'GET'], ['head', 'HEAD']]) {
+  check(`a ${what} with Content-Length and bytes after it: no body, upstream not reused`,
+        async () => {
+    // A good exchange first, so that a pooled connection exists to be (wrongly) reused.
+    await raw(proxy.port, 'GET http://resp.test/warm HTTP/1.1\r\nHost: resp.test\r\n' +
+              'Connection: close\r\n\r\n', closedAfterAnswer);
+    const r = await raw(proxy.port, `${method} http://resp.test/nobody/${what} HTTP/1.1\r\n` +
+                        'Host: resp.test\r\nConnection: close\r\n\r\n', closedAfterAnswer);
+    assert.match(r.text, /^HTTP\/1\.1 (304|204|200) /, r.text);
+    assert.ok(r.text.endsWith('\r\n\r\n'), `${what}: a body went out: ${JSON.stringify(r.text)}`);
+    assert.ok(!r.text.includes('hello'), JSON.stringify(r.text));
+    // A 204 may not announce a body (RFC 9110 8.6); a 304 and a HEAD's answer say what a GET
+    // would get.
+    if (what === '204') assert.doesNotMatch(r.text, /content-length/i, r.text);
+    else assert.match(r.text, /\r\nContent-Length: 5\r\n/, r.text);
+    await nextIsFresh(what, connOf(`/nobody/${what}`));
   });
 }
 

@@ -303,6 +303,23 @@ static const struct side_case response_cases[] = {
     {"Transfer-Encoding that is not chunked", SIDE_UPSTREAM, 0,
      "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nabc",
      "E:ambiguous framing: Transfer-Encoding does not end with chunked|"},
+    /* No body after a 1xx, 204 or 304, whatever the head announces (RFC 9112 6.3): what
+     * follows is read as the next message. */
+    {"304 with a Content-Length", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n"
+     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+     "H:Not Modified;Content-Length=5;|Dk|H:OK;Content-Length=2;|b:ok|Dk|"},
+    {"204 with chunked", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n"
+     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+     "H:No Content;Transfer-Encoding=chunked;|Dk|H:OK;Content-Length=2;|b:ok|Dk|"},
+    {"100 with a Content-Length", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 100 Continue\r\nContent-Length: 3\r\n\r\n"
+     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+     "H:Continue;Content-Length=3;|H:OK;Content-Length=2;|b:ok|Dk|"},
+    {"304 followed by bytes that belong to nothing", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello",
+     "H:Not Modified;Content-Length=5;|Dk|E:the start line is not valid HTTP|"},
     {"chunk data longer than its size", SIDE_UPSTREAM, 0,
      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
      "H:OK;Transfer-Encoding=chunked;|E:invalid chunk: data longer than its size|"},
@@ -400,6 +417,68 @@ static void test_error_stays(void **state)
     side_cleanup(&s);
 }
 
+/* ---- what a head's framing says to the connection ---- */
+
+/* Reads head (whole) into s as role until its SIDE_HEAD. */
+static void read_head(struct side *s, enum side_role role, int no_body, const char *head)
+{
+    struct side_event ev;
+
+    memset(s, 0, sizeof(*s));
+    side_init(s);
+    side_start(s, role);
+    s->no_body = no_body;
+    if (side_feed(s, head, strlen(head), &ev) != strlen(head) - 1 || ev.type != SIDE_HEAD)
+        fail_msg("no head: %s (%s)", head, ev.type == SIDE_ERROR ? ev.reason : "more");
+}
+
+/* The framing headers as brock forwards them: headers in (as rewritten), headers out. */
+static void test_rewrite_framing(void **state)
+{
+    static const struct {
+        enum side_role role;
+        int no_body;
+        const char *head, *out;
+    } cases[] = {
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX: 1\r\n\r\n",
+         "Transfer-Encoding=chunked;X=1;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nX: 1\r\n\r\n",
+         "X=1;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nTransfer-Encoding: gzip, chunked\r\n"
+         "\r\n", ""},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 101 Switching Protocols\r\nContent-Length: 5\r\n"
+         "Upgrade: x\r\nConnection: upgrade\r\n\r\n", "Upgrade=x;Connection=upgrade;"},
+        /* HEAD and 304 keep theirs: they say what a GET would get. */
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n",
+         "Content-Length=5;"},
+        {SIDE_UPSTREAM, 1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+         "Content-Length=5;"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct side s;
+        struct rewrite_out o;
+        struct run r;
+
+        read_head(&s, cases[i].role, cases[i].no_body, cases[i].head);
+        /* The head's own headers stand for rewrite_request()'s or rewrite_response()'s. */
+        memset(&r, 0, sizeof(r));
+        o.n = s.head.n;
+        memcpy(o.h, s.head.h, s.head.n * sizeof(o.h[0]));
+        side_rewrite_framing(&s, &o);
+        for (size_t k = 0; k < o.n; k++) {
+            put(&r, o.h[k].name, o.h[k].name_len);
+            put_str(&r, "=");
+            put(&r, o.h[k].value, o.h[k].value_len);
+            put_str(&r, ";");
+        }
+        if (strcmp(r.log, cases[i].out) != 0)
+            fail_msg("%s:\n got  %s\n want %s", cases[i].head, r.log, cases[i].out);
+        side_cleanup(&s);
+    }
+}
+
 /* ---- the response's framing towards the client ---- */
 
 static void test_response_frame(void **state)
@@ -456,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_broken_close),
         cmocka_unit_test(test_error_stays),
         cmocka_unit_test(test_response_frame),
+        cmocka_unit_test(test_rewrite_framing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
