@@ -62,6 +62,7 @@ static void conn_read_head(struct conn *c)
     x->req_frame = (p->flags & F_CHUNKED) ? FRAME_CHUNKED
                    : x->req_has_body      ? FRAME_LENGTH
                                           : FRAME_NONE;
+    x->up_doubtful = c->c_client.doubtful;
 }
 
 /* The request goes upstream: learnt from, rewritten, and sent once connected. */
@@ -77,11 +78,18 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
         flags |= REWRITE_STRIP_COOKIES;
     if (x->is_upgrade)
         flags |= REWRITE_UPGRADE;
+    /* The origin must not read what may follow as another request (RFC 9112 9.6). */
+    if (x->up_doubtful)
+        flags |= REWRITE_CLOSE;
     if (!brock_send_signals(c->px->engine, x->site_known ? x->site : NULL))
         flags |= REWRITE_NO_SIGNALS;
     buf_reset(&c->c_req_out);
-    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->c_rw) < 0 ||
-        http_write_request(&c->c_req_out, x->method, path, path_len, c->c_rw.h, c->c_rw.n) < 0) {
+    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->c_rw) < 0) {
+        conn_fail(c, 431, "the request head is too large once rewritten");
+        return;
+    }
+    side_rewrite_framing(&c->c_client, &c->c_rw);
+    if (http_write_request(&c->c_req_out, x->method, path, path_len, c->c_rw.h, c->c_rw.n) < 0) {
         conn_fail(c, 431, "the request head is too large once rewritten");
         return;
     }

@@ -26,6 +26,7 @@ static void conn_response_head(struct conn *c)
     int must_close = 0;
     struct buf head;
 
+    x->up_doubtful |= u->doubtful;
     /* 1.0 clients know no interim responses; others than 100 are dropped too. */
     if (interim && (x->client_http10 || status != 100))
         return;
@@ -66,7 +67,7 @@ static void conn_exchange_done(struct conn *c)
 {
     const struct exchange *x = &c->c_ex;
     int up_reusable = c->c_up.bev && c->c_up.keep_alive && x->req_done &&
-                      x->resp_frame != FRAME_CLOSE && !c->c_up.eof;
+                      x->resp_frame != FRAME_CLOSE && !c->c_up.eof && !x->up_doubtful;
 
     conn_log_request(c);
     conn_drop_upstream(c, up_reusable);

@@ -68,6 +68,30 @@ static int is_bodiless_status(int status)
     return status / 100 == 1 || status == 204 || status == 304;
 }
 
+/* A request method that gives a body no meaning (RFC 9110 9.3): one that carries one anyway
+ * may be read with it by brock and without it by the origin. */
+static int is_bodiless_method(unsigned method)
+{
+    return method == HTTP_GET || method == HTTP_HEAD || method == HTTP_DELETE ||
+           method == HTTP_OPTIONS || method == HTTP_TRACE;
+}
+
+/* Whether a checked head's framing is one brock passes on but bets no connection on: an
+ * unusual Transfer-Encoding, a body announced where it means nothing (a request whose method
+ * has no use for one) or cannot be (a 1xx or 204; a 304 and a HEAD's answer may say what a GET
+ * would get). */
+static int is_doubtful(const struct side *s)
+{
+    const http_parser *p = &s->parser;
+    int announced = s->te.seen || (p->content_length > 0 && p->content_length != ULLONG_MAX);
+
+    if (s->te.unusual)
+        return 1;
+    if (s->role == SIDE_CLIENT)
+        return announced && is_bodiless_method(p->method);
+    return announced && (p->status_code / 100 == 1 || p->status_code == 204);
+}
+
 /* The head is in: its framing headers must be unambiguous. A response to HEAD, and one whose
  * status has no body, ends here whatever its headers say (returning 1 tells http-parser so);
  * the bytes an upstream sends after it belong to no message. */
@@ -80,8 +104,13 @@ static int on_headers_complete(http_parser *p)
     http_head_finish(&s->head);
     if (p->http_major < 1 || (p->http_major == 1 && p->http_minor == 0))
         flags |= FRAMING_HTTP10;
-    if (framing_check_headers(s->head.h, s->head.n, flags, &s->frame_err) < 0)
+    if (framing_check_headers(s->head.h, s->head.n, flags, &s->te, &s->frame_err) < 0)
         return -1;
+    /* http-parser knows chunked only as the bare word; the body is chunked whenever the
+     * check says so (a list, parameters, whitespace), so that both read it alike. */
+    if (s->te.chunked && !skip)
+        p->flags |= F_CHUNKED;
+    s->doubtful = is_doubtful(s);
     if ((p->flags & F_CHUNKED) && !skip) {
         framing_chunks_start(&s->fc);
         s->rearmed = 1;
@@ -164,6 +193,8 @@ void side_start(struct side *s, enum side_role role)
     s->keep_alive = 0;
     s->head_err = 0;
     s->frame_err = NULL;
+    memset(&s->te, 0, sizeof(s->te));
+    s->doubtful = 0;
     memset(&s->ev, 0, sizeof(s->ev));
     memset(&s->failed, 0, sizeof(s->failed));
 }
@@ -366,18 +397,28 @@ enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
 
 void side_rewrite_framing(const struct side *s, struct rewrite_out *o)
 {
+    int bodiless = s->role == SIDE_UPSTREAM &&
+                   (s->parser.status_code / 100 == 1 || s->parser.status_code == 204);
+    int put = 0;
     size_t k = 0;
 
-    if (s->role != SIDE_UPSTREAM ||
-        (s->parser.status_code / 100 != 1 && s->parser.status_code != 204))
+    if (!bodiless && !s->te.unusual)
         return;
     for (size_t i = 0; i < o->n; i++) {
-        const struct brock_header *h = &o->h[i];
+        struct brock_header h = o->h[i];
+        int is_te = http_name_is(h.name, h.name_len, "transfer-encoding");
 
-        if (http_name_is(h->name, h->name_len, "transfer-encoding") ||
-            http_name_is(h->name, h->name_len, "content-length"))
+        if (bodiless && (is_te || http_name_is(h.name, h.name_len, "content-length")))
             continue;
-        o->h[k++] = *h;
+        if (is_te && put)
+            continue;
+        if (is_te) {
+            /* One field where the first was, in plain words. */
+            h.value = s->te.normal;
+            h.value_len = s->te.normal_len;
+            put = 1;
+        }
+        o->h[k++] = h;
     }
     o->n = k;
 }

@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const { before, after } = require('node:test');
 const tls = require('node:tls');
 const net = require('node:net');
-const { check, startBrock, brock, raw, tmpdir } = require('./harness.js');
+const { check, startBrock, brock, raw, tmpdir, waitFor } = require('./harness.js');
 const { startRecordingOrigin } = require('./origin.js');
 
 // Responses the origin gives for GET /bad/NAME.
@@ -66,6 +66,8 @@ function reply(head) {
   if (m) return BAD_RESPONSES[m[1]] || BAD_CHUNKED[m[1]];
   const nb = /^\/nobody\/(.+)$/.exec(path);
   if (nb) return NO_BODY[nb[1]];
+  if (path === '/te-param')
+    return 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked;foo=bar\r\n\r\n2\r\nok\r\n0\r\n\r\n';
   if (path === '/chunked')
     return 'HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2;x=y\r\nok\r\n0\r\n\r\n';
   if (path === '/slow') return null;
@@ -246,6 +248,48 @@ check('good framing passes: chunked (with an extension), gzip then chunked, Cont
   assert.match(r.text, /^HTTP\/1\.1 200 /, r.text);
 });
 
+// RFC 9110 5.6.1 and 10.1.4: optional whitespace (spaces, tabs) around the commas and
+// semicolons of a list, and parameters on a coding, are valid. brock passes them on in plain
+// words, and closes the origin's connection after such a request.
+const GOOD_LISTS = [
+  ['tabs around the comma', 'gzip\t,\tchunked', 'gzip, chunked'],
+  ['chunked with a parameter', 'chunked;foo=bar', 'chunked'],
+  ['whitespace around semicolon, equals and comma', 'gzip ; level=1 , chunked',
+   'gzip;level=1, chunked'],
+];
+
+for (const [what, te, plain] of GOOD_LISTS) {
+  check(`a valid Transfer-Encoding list passes: ${what}`, async () => {
+    const from = origin.seen.heads.length;
+    const path = `/list-${from}`;
+    const r = await raw(proxy.port, `POST http://list.test${path} HTTP/1.1\r\n` +
+                        `Host: list.test\r\nTransfer-Encoding: ${te}\r\n\r\n` +
+                        '2\r\nhi\r\n3\r\nyou\r\n0\r\n\r\n',
+                        { until: (t) => /\r\n\r\nok$/.test(t) });
+    assert.match(r.text, /^HTTP\/1\.1 200 /, `${what}: ${JSON.stringify(r.text)}`);
+    const h = origin.seen.heads.slice(from).find((x) => x.head.split(' ')[1] === path);
+    assert.ok(h, `${what}: the origin never saw it`);
+    assert.match(h.head, new RegExp(`\r\nTransfer-Encoding: ${plain}(\r\n|$)`), h.head);
+    assert.equal((h.head.match(/transfer-encoding/gi) || []).length, 1, h.head);
+    assert.match(h.head, /\r\nConnection: close(\r\n|$)/, h.head);
+    // The body came through whole, chunked by brock (the origin splits it like a head).
+    const at = origin.seen.heads.indexOf(h) + 1;
+    const body = await waitFor('the body upstream', () => origin.seen.heads[at], 10000);
+    assert.ok(/^\d+\r\nhi/.test(body.head) && /you\r\n0$/.test(body.head),
+              JSON.stringify(body));
+    await nextIsFresh(what, h.conn);
+  });
+}
+
+check('a response chunked with a parameter reaches the client as plain chunked', async () => {
+  const r = await raw(proxy.port, 'GET http://resp.test/te-param HTTP/1.1\r\n' +
+                      'Host: resp.test\r\nConnection: close\r\n\r\n', closedAfterAnswer);
+  assert.match(r.text, /^HTTP\/1\.1 200 /, r.text);
+  assert.match(r.text, /\r\nTransfer-Encoding: chunked\r\n/, r.text);
+  assert.match(r.text, /\r\n\r\n2\r\nok\r\n0\r\n\r\n$/, JSON.stringify(r.text));
+  await nextIsFresh('te-param', connOf('/te-param'));
+});
+
 check('a chunked response with "Chunked" and an extension passes', async () => {
   const r = await raw(proxy.port, 'GET http://good.test/chunked HTTP/1.1\r\nHost: good.test\r\n' +
                       'Connection: close\r\n\r\n', closedAfterAnswer);
@@ -346,6 +390,20 @@ for (const [what, method] of [['304', 'GET'], ['204', 'GET'], ['head', 'HEAD']])
     await nextIsFresh(what, connOf(`/nobody/${what}`));
   });
 }
+
+// A request framed so that brock reads it one way and an origin might read it another: after
+// its response the origin's connection is closed, never reused, and the origin is told so.
+check('a GET with a body: its upstream connection closes after the response', async () => {
+  await raw(proxy.port, 'GET http://resp.test/warm HTTP/1.1\r\nHost: resp.test\r\n' +
+            'Connection: close\r\n\r\n', closedAfterAnswer);
+  const r = await raw(proxy.port, 'GET http://resp.test/get-body HTTP/1.1\r\n' +
+                      'Host: resp.test\r\nContent-Length: 4\r\nConnection: close\r\n\r\n' +
+                      'abcd', closedAfterAnswer);
+  assert.match(r.text, /^HTTP\/1\.1 200 [^]*\r\n\r\nok$/, r.text);
+  const h = origin.seen.heads.filter((x) => x.head.split(' ')[1] === '/get-body').pop();
+  assert.match(h.head, /\r\nConnection: close(\r\n|$)/, h.head);
+  await nextIsFresh('GET with a body', h.conn);
+});
 
 // ---- inside intercepted TLS ----
 

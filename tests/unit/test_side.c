@@ -254,6 +254,22 @@ static const struct side_case request_cases[] = {
      "E:the start line is not valid HTTP|"},
     {"an unknown method", SIDE_CLIENT, 0, "FETCH http://a.test/ HTTP/1.1\r\n\r\n",
      "E:the request method is not one brock knows|"},
+    /* Transfer-Encoding lists that are valid (RFC 9110 5.6.1, 10.1.4) read as chunked. */
+    {"Transfer-Encoding with tabs around the comma", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip\t,\tchunked\r\n\r\n"
+     "2\r\nhi\r\n0\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+     "H:http://a.test/;Transfer-Encoding=gzip\t,\tchunked;|b:hi|Dk|H:/;|Dk|"},
+    {"chunked with a parameter", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;foo=bar\r\n\r\n"
+     "2\r\nhi\r\n0\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+     "H:http://a.test/;Transfer-Encoding=chunked;foo=bar;|b:hi|Dk|H:/;|Dk|"},
+    {"chunked with whitespace after it", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding:\tchunked\t\r\n\r\n"
+     "2\r\nhi\r\n0\r\n\r\n",
+     "H:http://a.test/;Transfer-Encoding=chunked\t;|b:hi|Dk|"},
+    {"a parameter without a value", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;foo\r\n\r\n0\r\n\r\n",
+     "E:ambiguous framing: invalid Transfer-Encoding parameter|"},
 };
 
 static void test_requests(void **state)
@@ -320,6 +336,10 @@ static const struct side_case response_cases[] = {
     {"304 followed by bytes that belong to nothing", SIDE_UPSTREAM, 0,
      "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello",
      "H:Not Modified;Content-Length=5;|Dk|E:the start line is not valid HTTP|"},
+    {"a list with parameters and whitespace", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip ; level=1 ,\tchunked\r\n\r\n"
+     "3\r\nabc\r\n0\r\n\r\n",
+     "H:OK;Transfer-Encoding=gzip ; level=1 ,\tchunked;|b:abc|Dk|"},
     {"chunk data longer than its size", SIDE_UPSTREAM, 0,
      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
      "H:OK;Transfer-Encoding=chunked;|E:invalid chunk: data longer than its size|"},
@@ -432,6 +452,48 @@ static void read_head(struct side *s, enum side_role role, int no_body, const ch
         fail_msg("no head: %s (%s)", head, ev.type == SIDE_ERROR ? ev.reason : "more");
 }
 
+/* Framing brock reads and passes on, but bets no connection on. */
+static void test_doubtful(void **state)
+{
+    static const struct {
+        enum side_role role;
+        int no_body;
+        const char *head;
+        int doubtful;
+    } cases[] = {
+        {SIDE_CLIENT, 0, "GET http://a.test/ HTTP/1.1\r\n\r\n", 0},
+        {SIDE_CLIENT, 0, "GET http://a.test/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 0},
+        {SIDE_CLIENT, 0, "GET http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "HEAD http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "DELETE http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "OPTIONS * HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 0},
+        {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+         0},
+        {SIDE_CLIENT, 0, "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
+         "\r\n", 1},
+        {SIDE_CLIENT, 0, "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;a=b\r\n"
+         "\r\n", 1},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,chunked\r\n\r\n", 1},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", 1},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 100 Continue\r\nTransfer-Encoding: chunked\r\n\r\n", 1},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct side s;
+
+        read_head(&s, cases[i].role, cases[i].no_body, cases[i].head);
+        if (s.doubtful != cases[i].doubtful)
+            fail_msg("%s: doubtful is %d", cases[i].head, s.doubtful);
+        side_cleanup(&s);
+    }
+}
+
 /* The framing headers as brock forwards them: headers in (as rewritten), headers out. */
 static void test_rewrite_framing(void **state)
 {
@@ -440,8 +502,15 @@ static void test_rewrite_framing(void **state)
         int no_body;
         const char *head, *out;
     } cases[] = {
-        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX: 1\r\n\r\n",
+        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nX: 1\r\n\r\n",
          "Transfer-Encoding=chunked;X=1;"},
+        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nA: 1\r\nTransfer-Encoding: gzip\t,\tchunked\r\n"
+         "X: 1\r\n\r\n", "A=1;Transfer-Encoding=gzip, chunked;X=1;"},
+        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nTransfer-Encoding: gzip;level=1\r\nX: 1\r\n"
+         "Transfer-Encoding: chunked ; foo=bar\r\n\r\n",
+         "Transfer-Encoding=gzip;level=1, chunked;X=1;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked;x=y\r\n\r\n",
+         "Transfer-Encoding=chunked;"},
         {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nX: 1\r\n\r\n",
          "X=1;"},
         {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nTransfer-Encoding: gzip, chunked\r\n"
@@ -535,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_broken_close),
         cmocka_unit_test(test_error_stays),
         cmocka_unit_test(test_response_frame),
+        cmocka_unit_test(test_doubtful),
         cmocka_unit_test(test_rewrite_framing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
