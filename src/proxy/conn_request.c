@@ -65,6 +65,19 @@ static void conn_read_head(struct conn *c)
     x->up_doubtful = c->c_client.doubtful;
 }
 
+/* A chunked body whose bytes came with its head is checked before anything goes upstream,
+ * so that a bad chunk there is answered 400 with nothing sent. Bytes that come later are
+ * checked as they stream: at a bad one the rest is never sent and the upstream is closed. */
+static int conn_body_refused(struct conn *c)
+{
+    const char *why;
+
+    if (c->c_ex.req_frame != FRAME_CHUNKED || pump_check_ahead(&c->c_client, &why) == 0)
+        return 0;
+    conn_fail(c, 400, why);
+    return 1;
+}
+
 /* The request goes upstream: learnt from, rewritten, and sent once connected. */
 static void conn_forward(struct conn *c, const char *path, size_t path_len)
 {
@@ -72,6 +85,8 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     const struct http_head *hh = &c->c_client.head;
     unsigned flags = 0;
 
+    if (conn_body_refused(c))
+        return;
     if (x->observe)
         conn_observe(c, hh, conn_is_beacon(hh) ? BROCK_OBS_BEACON : 0);
     if (x->d.effect == BROCK_STRIP_COOKIES)
@@ -235,6 +250,11 @@ void conn_do_req_body(struct conn *c)
 
 void conn_send_request(struct conn *c)
 {
+    /* What came while connecting is checked too. */
+    if (conn_body_refused(c)) {
+        conn_run(c);
+        return;
+    }
     if (pump_write(&c->c_up, c->c_req_out.data, c->c_req_out.len) < 0) {
         conn_out_of_memory(c, "sending the request head");
         return;
