@@ -377,12 +377,20 @@ for (const name of Object.keys(BAD_RESPONSES)) {
   });
 }
 
+// The one line a bad chunk after the response's head leaves in the log.
+const CUT_LINE = new RegExp('GET resp\\.test: the upstream\'s response body is malformed ' +
+                            '\\(invalid chunk[^)]*\\): the response was cut short and the ' +
+                            'client\'s connection closed\n', 'g');
+const cutLines = () => (proxy.log().match(CUT_LINE) || []).length;
+
 for (const name of Object.keys(BAD_CHUNKED)) {
   check(`response with a bad chunk: the client cut, the upstream not reused: ${name}`,
         async () => {
+    const lines = cutLines();
     const r = await raw(proxy.port, `GET http://resp.test/bad/${name} HTTP/1.1\r\n` +
                         'Host: resp.test\r\n\r\n', closedAfterAnswer);
     assert.equal(r.closed, true, name);
+    await waitFor('the line saying why', () => cutLines() === lines + 1, 10000);
     // Either refused before the head went out, or cut: never a complete chunked body.
     assert.ok(/^HTTP\/1\.1 502 /.test(r.text) || !/0\r\n\r\n$/.test(r.text),
               JSON.stringify(r.text));
@@ -390,6 +398,23 @@ for (const name of Object.keys(BAD_CHUNKED)) {
     await nextIsFresh(name, connOf(`/bad/${name}`));
   });
 }
+
+// An HTTP/1.0 client reads the body until the connection closes: a clean close after a bad
+// chunk would pass for the body's end, so the connection is reset instead.
+check('a bad chunk for an HTTP/1.0 client: its connection is reset, not closed', async () => {
+  const lines = cutLines();
+  const s = net.connect(proxy.port, '127.0.0.1');
+  const how = new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('no end'), 10000);
+    s.on('data', () => {});
+    s.on('end', () => { clearTimeout(timer); resolve('a clean close'); });
+    s.on('error', (e) => { clearTimeout(timer); resolve(e.code); });
+  });
+  s.write('GET http://resp.test/bad/chunk-junk HTTP/1.0\r\nHost: resp.test\r\n\r\n');
+  assert.equal(await how, 'ECONNRESET');
+  s.destroy();
+  await waitFor('the line saying why', () => cutLines() === lines + 1, 10000);
+});
 
 // RFC 9112 6.3: a 304, a 204 and a response to HEAD end at their head whatever it says. The
 // bytes the upstream sends after it belong to nothing: never forwarded, and that connection
