@@ -3,8 +3,10 @@
  * bodies of known length handed out without the parser), read whole and again with the bytes
  * arriving in pieces, which must agree; then for every head the target parsed as the proxy does
  * (absolute form, CONNECT authority, origin form inside an intercepted tunnel), the first party
- * inferred, the cookies looked at, and the headers rewritten and serialised. Bodies (chunked or
- * by length) and pipelined requests are read through. The first input byte picks the rewrite
+ * inferred, the cookies looked at, and the headers rewritten and serialised (the framing
+ * headers as brock forwards them); a chunked body checked ahead as the proxy does before the
+ * head goes upstream, which must refuse no body the reading takes. Bodies (chunked or by
+ * length) and pipelined requests are read through. The first input byte picks the rewrite
  * flags, the mode and the size of the pieces; the rest is the stream. */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,7 +29,21 @@ struct req_ctx {
     unsigned flags;
     int intercepted;
     struct fp_memory fp;
+    int ahead_bad;  /* a chunked body the proxy checks ahead (pump_check_ahead) was refused */
 };
+
+/* What the proxy checks of a chunked body before its head goes upstream, run on the whole
+ * rest of the stream: a body it refuses there must be refused by the reading too. */
+static void check_ahead(struct req_ctx *ctx, const struct side *s, const char *rest,
+                        size_t rest_len)
+{
+    struct framing_chunks fc = s->fc;
+    size_t used;
+
+    if (framing_chunks_active(&fc) && framing_chunks_feed(&fc, rest, rest_len, &used) ==
+                                           FRAMING_BAD)
+        ctx->ahead_bad = 1;
+}
 
 /* A header's value as a NUL-terminated copy in buf, or NULL when absent. */
 static const char *header_copy(const struct http_head *hh, const char *name, char *buf,
@@ -66,7 +82,7 @@ static int parse_target(const char *url, size_t len, int is_connect, int interce
 }
 
 /* What the proxy does with one finished request head. */
-static int handle_head(struct side *s, void *arg)
+static int handle_head(struct side *s, const char *rest, size_t rest_len, void *arg)
 {
     struct req_ctx *ctx = arg;
     const http_parser *p = &s->parser;
@@ -104,14 +120,21 @@ static int handle_head(struct side *s, void *arg)
     (void)brock__has_cookie_tracking(hh->h, hh->n, cookie_name, sizeof(cookie_name));
     if (p->upgrade && !is_connect)
         flags |= REWRITE_UPGRADE;
+    if (s->doubtful)
+        flags |= REWRITE_CLOSE;
     rewrite_out_init(&rw);
     buf_init(&out, LIMIT_HEAD_BYTES + 4096);
-    if (rewrite_request(hh->h, hh->n, method, authority, flags, &rw) == 0 && path)
+    if (rewrite_request(hh->h, hh->n, method, authority, flags, &rw) == 0 && path) {
+        side_rewrite_framing(s, &rw);
         (void)http_write_request(&out, method, path, path_len, rw.h, rw.n);
+    }
     buf_cleanup(&out);
     rewrite_out_cleanup(&rw);
     /* After a CONNECT or an upgrade the rest is a tunnel's bytes. */
-    return is_connect || p->upgrade ? -1 : 0;
+    if (is_connect || p->upgrade)
+        return -1;
+    check_ahead(ctx, s, rest, rest_len);
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -126,12 +149,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx.intercepted = (data[0] & 0x80) != 0;
     /* Bits 1 to 4: the pieces are 1, 2, 3 ... 16 bytes. */
     step = ((data[0] >> 1) & 15) + 1;
+    ctx.ahead_bad = 0;
     fp_memory_init(&ctx.fp);
     side_stream_read(&whole, SIDE_CLIENT, 0, (const char *)data + 1, size - 1, size, handle_head,
                      &ctx);
     side_stream_read(&split, SIDE_CLIENT, 0, (const char *)data + 1, size - 1, step, handle_head,
                      &ctx);
     side_stream_compare(&whole, &split);
+    if (ctx.ahead_bad && !whole.failed) {
+        fprintf(stderr, "the check ahead refused a chunked body that the reading took\n");
+        abort();
+    }
     side_stream_cleanup(&whole);
     side_stream_cleanup(&split);
     fp_memory_cleanup(&ctx.fp);

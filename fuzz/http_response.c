@@ -27,7 +27,7 @@ struct resp_ctx {
     unsigned req; /* SIDE_REQ_* */
 };
 
-static int handle_head(struct side *s, void *arg)
+static int handle_head(struct side *s, const char *rest, size_t rest_len, void *arg)
 {
     const struct resp_ctx *ctx = arg;
     const http_parser *p = &s->parser;
@@ -47,7 +47,10 @@ static int handle_head(struct side *s, void *arg)
     (void)brock__has_cookie_tracking(hh->h, hh->n, cookie_name, sizeof(cookie_name));
     rewrite_out_init(&rw);
     buf_init(&out, LIMIT_HEAD_BYTES + 4096);
+    (void)rest;
+    (void)rest_len;
     (void)rewrite_response(hh->h, hh->n, flags, &rw);
+    side_rewrite_framing(s, &rw);
     (void)http_write_response(&out, p->status_code, http_head_text(hh), hh->line_len, rw.h,
                               rw.n);
     buf_cleanup(&out);

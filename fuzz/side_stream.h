@@ -47,10 +47,13 @@ static inline void side_stream_log(struct side_stream *st, const struct side *s,
 
 /* Reads in[0..len) as one side in role, bytes arriving step at a time; the end of the stream
  * is told as the pump tells it (responses only). on_head is what the target does with a
- * finished head: it returns 0 to read on, -1 to stop (a tunnel follows). */
+ * finished head, given the rest of the stream (rest[0..rest_len), whether it arrived yet or
+ * not): it returns 0 to read on, -1 to stop (a tunnel follows). */
 static inline void side_stream_read(struct side_stream *st, enum side_role role, int no_body,
                                     const char *in, size_t len, size_t step,
-                                    int (*on_head)(struct side *s, void *arg), void *arg)
+                                    int (*on_head)(struct side *s, const char *rest,
+                                                   size_t rest_len, void *arg),
+                                    void *arg)
 {
     struct side s;
     struct side_event ev;
@@ -69,7 +72,7 @@ static inline void side_stream_read(struct side_stream *st, enum side_role role,
             st->failed = 1;
             goto out;
         }
-        if (ev.type == SIDE_HEAD && on_head(&s, arg) < 0)
+        if (ev.type == SIDE_HEAD && on_head(&s, in + off, len - off, arg) < 0)
             goto out;
         if (ev.type != SIDE_MORE)
             continue;

@@ -129,6 +129,9 @@ struct exchange {
     /* The upstream connection (upstream.c sets these). */
     int reused;                /* taken from the pool */
     int retried;               /* sent again on a fresh one after a pooled one closed */
+    int up_doubtful;           /* the request or its response was framed in a way brock passes
+                                * on but bets no connection on (struct side's doubtful): the
+                                * upstream connection closes after the response */
 
     /* The response. */
     int resp_bytes;            /* the upstream sent something */

@@ -62,6 +62,20 @@ static void conn_read_head(struct conn *c)
     x->req_frame = (p->flags & F_CHUNKED) ? FRAME_CHUNKED
                    : x->req_has_body      ? FRAME_LENGTH
                                           : FRAME_NONE;
+    x->up_doubtful = c->c_client.doubtful;
+}
+
+/* A chunked body whose bytes came with its head is checked before anything goes upstream,
+ * so that a bad chunk there is answered 400 with nothing sent. Bytes that come later are
+ * checked as they stream: at a bad one the rest is never sent and the upstream is closed. */
+static int conn_body_refused(struct conn *c)
+{
+    const char *why;
+
+    if (c->c_ex.req_frame != FRAME_CHUNKED || pump_check_ahead(&c->c_client, &why) == 0)
+        return 0;
+    conn_fail(c, 400, why);
+    return 1;
 }
 
 /* The request goes upstream: learnt from, rewritten, and sent once connected. */
@@ -71,17 +85,26 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     const struct http_head *hh = &c->c_client.head;
     unsigned flags = 0;
 
+    if (conn_body_refused(c))
+        return;
     if (x->observe)
         conn_observe(c, hh, conn_is_beacon(hh) ? BROCK_OBS_BEACON : 0);
     if (x->d.effect == BROCK_STRIP_COOKIES)
         flags |= REWRITE_STRIP_COOKIES;
     if (x->is_upgrade)
         flags |= REWRITE_UPGRADE;
+    /* The origin must not read what may follow as another request (RFC 9112 9.6). */
+    if (x->up_doubtful)
+        flags |= REWRITE_CLOSE;
     if (!brock_send_signals(c->px->engine, x->site_known ? x->site : NULL))
         flags |= REWRITE_NO_SIGNALS;
     buf_reset(&c->c_req_out);
-    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->c_rw) < 0 ||
-        http_write_request(&c->c_req_out, x->method, path, path_len, c->c_rw.h, c->c_rw.n) < 0) {
+    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->c_rw) < 0) {
+        conn_fail(c, 431, "the request head is too large once rewritten");
+        return;
+    }
+    side_rewrite_framing(&c->c_client, &c->c_rw);
+    if (http_write_request(&c->c_req_out, x->method, path, path_len, c->c_rw.h, c->c_rw.n) < 0) {
         conn_fail(c, 431, "the request head is too large once rewritten");
         return;
     }
@@ -227,6 +250,11 @@ void conn_do_req_body(struct conn *c)
 
 void conn_send_request(struct conn *c)
 {
+    /* What came while connecting is checked too. */
+    if (conn_body_refused(c)) {
+        conn_run(c);
+        return;
+    }
     if (pump_write(&c->c_up, c->c_req_out.data, c->c_req_out.len) < 0) {
         conn_out_of_memory(c, "sending the request head");
         return;

@@ -4,6 +4,9 @@
  * can be; a pooled upstream that closed before answering is tried once more, fresh. */
 #include "proxy/conn.h"
 
+#include <stdio.h>
+#include <sys/socket.h>
+
 #include <event2/buffer.h>
 
 #include "proxy/conn_internal.h"
@@ -26,6 +29,7 @@ static void conn_response_head(struct conn *c)
     int must_close = 0;
     struct buf head;
 
+    x->up_doubtful |= u->doubtful;
     /* 1.0 clients know no interim responses; others than 100 are dropped too. */
     if (interim && (x->client_http10 || status != 100))
         return;
@@ -40,6 +44,7 @@ static void conn_response_head(struct conn *c)
         x->resp_final = 1;
     }
     rewrite_response(u->head.h, u->head.n, flags, &c->c_rw);
+    side_rewrite_framing(u, &c->c_rw);
     buf_init(&head, LIMIT_HEAD_BYTES + 4096);
     if (http_write_response(&head, status, http_head_text(&u->head), u->head.line_len,
                             c->c_rw.h, c->c_rw.n) < 0) {
@@ -58,12 +63,14 @@ static void conn_response_head(struct conn *c)
         conn_set_state(c, CONN_RESP_BODY);
 }
 
-/* The response is complete: the upstream goes back to the pool, the client may go on. */
+/* The response is complete: the upstream goes back to the pool, the client may go on. An
+ * upstream that sent bytes after the response (after a 304 that announced a body, say) is
+ * closed by upstream_release(): they belong to no message, and are never forwarded. */
 static void conn_exchange_done(struct conn *c)
 {
     const struct exchange *x = &c->c_ex;
     int up_reusable = c->c_up.bev && c->c_up.keep_alive && x->req_done &&
-                      x->resp_frame != FRAME_CLOSE && !c->c_up.eof;
+                      x->resp_frame != FRAME_CLOSE && !c->c_up.eof && !x->up_doubtful;
 
     conn_log_request(c);
     conn_drop_upstream(c, up_reusable);
@@ -97,6 +104,27 @@ static void conn_upstream_closed(struct conn *c)
         conn_upstream_cut(c);
 }
 
+/* The body of a response whose head went out is malformed: the client cannot be told with a
+ * status any more, so its connection closes (the upstream's too, never pooled), the body cut
+ * short where it went wrong. Chunked to the client, the missing last chunk says so; a body
+ * that ends at close (an HTTP/1.0 client) is cut with a reset, since a clean close would
+ * pass for its end. */
+static void conn_bad_body(struct conn *c, const char *reason)
+{
+    char why[256];
+
+    snprintf(why, sizeof(why), "the upstream's response body is malformed (%s): the "
+             "response was cut short and the client's connection closed", reason);
+    conn_log_failure(c, LOG_INFO, 0, why);
+    if (c->c_ex.resp_frame != FRAME_CLOSE) {
+        conn_flush_close(c, NULL);
+        return;
+    }
+    (void)setsockopt(bufferevent_getfd(c->c_client.bev), SOL_SOCKET, SO_LINGER,
+                     &(struct linger){1, 0}, sizeof(struct linger));
+    conn_close(c, NULL);
+}
+
 /* The upstream's bytes are not a response brock can pass on. Framing refused: the upstream
  * is closed, never pooled (conn_fail drops it). */
 static void conn_bad_response(struct conn *c, const struct side_event *ev)
@@ -109,6 +137,9 @@ static void conn_bad_response(struct conn *c, const struct side_event *ev)
             return;
         }
         why = "the upstream closed the connection before a whole response";
+    } else if (c->c_ex.resp_final) {
+        conn_bad_body(c, why);
+        return;
     } else if (ev->error == SIDE_ERR_HEAD) {
         why = "the upstream's response head is too large";
     }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Framing checks (RFC 9112 sections 2, 5, 6 and 7.1) stricter than http-parser: whatever two
- * HTTP implementations could read as different message boundaries is refused. */
+ * HTTP implementations could read as different message boundaries is refused. A
+ * Transfer-Encoding is read by the RFCs' grammar, which http-parser reads more narrowly; what
+ * the grammar allows and readers differ on is passed on in plain words (framing_te.normal). */
 #include "proxy/framing.h"
 
 #include <string.h>
@@ -318,7 +320,7 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
     return FRAMING_MORE;
 }
 
-/* ---- Content-Length and Transfer-Encoding ---- */
+/* ---- header values, Content-Length ---- */
 
 static int name_is(const struct brock_header *h, const char *name)
 {
@@ -396,37 +398,165 @@ static int check_content_length(const struct brock_header *h, size_t n, int *see
     return 0;
 }
 
-/* Walks every coding of every Transfer-Encoding in order: *seen when there is one, *chunked
- * when the last is chunked. */
-static int check_transfer_encoding(const struct brock_header *h, size_t n, int *seen,
-                                   int *chunked, const char **reason)
-{
-    size_t i, k;
+/* ---- Transfer-Encoding ---- */
 
-    for (i = 0; i < n; i++) {
-        size_t pos = 0, el_len;
-        const char *el;
+/* Walking one Transfer-Encoding value: where it is, and what the codings so far made of te. */
+struct te_walk {
+    const char *v;
+    size_t len, i;
+    struct framing_te *te;
+    const char *reason;
+};
+
+static int te_bad(struct te_walk *w, const char *reason)
+{
+    w->reason = reason;
+    return -1;
+}
+
+static void te_skip_ows(struct te_walk *w)
+{
+    while (w->i < w->len && is_ows(w->v[w->i]))
+        w->i++;
+}
+
+/* A token at the walk's position: its length (0: none), the walk moved past it. */
+static size_t te_token(struct te_walk *w)
+{
+    size_t from = w->i;
+
+    while (w->i < w->len && is_tchar((unsigned char)w->v[w->i]))
+        w->i++;
+    return w->i - from;
+}
+
+/* A quoted-string (RFC 9110 5.6.4) at the walk's position: its length with the quotes (0: not
+ * one, or not closed), the walk moved past it. */
+static size_t te_quoted(struct te_walk *w)
+{
+    size_t from = w->i;
+
+    if (w->i >= w->len || w->v[w->i] != '"')
+        return 0;
+    for (w->i++; w->i < w->len; w->i++) {
+        unsigned char ch = (unsigned char)w->v[w->i];
+
+        if (ch == '"')
+            return ++w->i - from;
+        if (ch == '\\' && ++w->i == w->len)
+            break;
+        if (!is_text((unsigned char)w->v[w->i], 1))
+            break;
+    }
+    w->i = from;
+    return 0;
+}
+
+/* Appends p[0..len) to the plain form; one that does not fit is refused. */
+static int te_put(struct te_walk *w, const char *p, size_t len)
+{
+    struct framing_te *te = w->te;
+
+    if (len >= sizeof(te->normal) - te->normal_len)
+        return te_bad(w, "ambiguous framing: Transfer-Encoding longer than brock forwards");
+    memcpy(te->normal + te->normal_len, p, len);
+    te->normal_len += len;
+    te->normal[te->normal_len] = '\0';
+    return 0;
+}
+
+/* The parameters after a coding: *( OWS ";" OWS name BWS "=" BWS ( token / quoted-string ) ),
+ * kept in the plain form unless the coding is chunked, which defines none: there they mean
+ * nothing to brock, and whoever reads the message next sees a plain chunked. */
+static int te_params(struct te_walk *w, int keep)
+{
+    for (;;) {
+        size_t name, name_len, value, value_len;
+
+        te_skip_ows(w);
+        if (w->i == w->len || w->v[w->i] != ';')
+            return 0;
+        w->i++;
+        te_skip_ows(w);
+        name = w->i;
+        name_len = te_token(w);
+        te_skip_ows(w);
+        if (name_len == 0 || w->i == w->len || w->v[w->i] != '=')
+            return te_bad(w, "ambiguous framing: invalid Transfer-Encoding parameter");
+        w->i++;
+        te_skip_ows(w);
+        value = w->i;
+        value_len = te_token(w);
+        if (value_len == 0)
+            value_len = te_quoted(w);
+        if (value_len == 0)
+            return te_bad(w, "ambiguous framing: invalid Transfer-Encoding parameter");
+        w->te->unusual = 1;
+        if (keep && (te_put(w, ";", 1) < 0 || te_put(w, w->v + name, name_len) < 0 ||
+                     te_put(w, "=", 1) < 0 || te_put(w, w->v + value, value_len) < 0))
+            return -1;
+    }
+}
+
+/* One Transfer-Encoding field value, coding by coding, in order after those of the fields
+ * before it. An empty element is valid (RFC 9110 5.6.1) but refused: parsers disagree on it. */
+static int te_field(struct te_walk *w)
+{
+    struct framing_te *te = w->te;
+
+    for (;;) {
+        size_t name, name_len;
+        int chunked;
+
+        te_skip_ows(w);
+        if (w->i == w->len || w->v[w->i] == ',')
+            return te_bad(w, "ambiguous framing: empty Transfer-Encoding element");
+        if (te->chunked)
+            return te_bad(w, "ambiguous framing: chunked is not the last Transfer-Encoding");
+        name = w->i;
+        name_len = te_token(w);
+        if (name_len == 0)
+            return te_bad(w, "ambiguous framing: invalid Transfer-Encoding");
+        chunked = name_len == 7 && strncasecmp(w->v + name, "chunked", 7) == 0;
+        if ((te->seen && te_put(w, ", ", 2) < 0) ||
+            te_put(w, chunked ? "chunked" : w->v + name, name_len) < 0)
+            return -1;
+        te->seen = 1;
+        if (te_params(w, !chunked) < 0)
+            return -1;
+        te->chunked = chunked;
+        if (w->i == w->len)
+            return 0;
+        if (w->v[w->i] != ',')
+            return te_bad(w, "ambiguous framing: invalid Transfer-Encoding");
+        w->i++;
+    }
+}
+
+/* Walks every coding of every Transfer-Encoding in order into *te. */
+static int check_transfer_encoding(const struct brock_header *h, size_t n,
+                                   struct framing_te *te, const char **reason)
+{
+    size_t fields = 0;
+
+    memset(te, 0, sizeof(*te));
+    for (size_t i = 0; i < n; i++) {
+        struct te_walk w = {h[i].value, h[i].value_len, 0, te, NULL};
 
         if (!name_is(&h[i], "Transfer-Encoding"))
             continue;
-        while (next_element(h[i].value, h[i].value_len, &pos, &el, &el_len)) {
-            if (*chunked) {
-                *reason = "ambiguous framing: chunked is not the last Transfer-Encoding";
-                return FRAMING_BAD;
-            }
-            if (el_len == 0) {
-                *reason = "ambiguous framing: empty Transfer-Encoding element";
-                return FRAMING_BAD;
-            }
-            for (k = 0; k < el_len; k++)
-                if (!is_tchar((unsigned char)el[k])) {
-                    *reason = "ambiguous framing: invalid Transfer-Encoding";
-                    return FRAMING_BAD;
-                }
-            *seen = 1;
-            *chunked = el_len == 7 && strncasecmp(el, "chunked", 7) == 0;
+        if (te_field(&w) < 0) {
+            *reason = w.reason;
+            return FRAMING_BAD;
         }
+        fields++;
     }
+    /* Only one field with the bare word is what every reader reads alike. */
+    if (te->seen && (fields > 1 || te->normal_len != 7))
+        te->unusual = 1;
+    for (size_t i = 0; te->seen && !te->unusual && i < n; i++)
+        if (name_is(&h[i], "Transfer-Encoding") && h[i].value_len != 7)
+            te->unusual = 1;
     return 0;
 }
 
@@ -454,24 +584,25 @@ static int check_host(const struct brock_header *h, size_t n, const char **reaso
 }
 
 int framing_check_headers(const struct brock_header *h, size_t n, unsigned flags,
-                          const char **reason)
+                          struct framing_te *te, const char **reason)
 {
-    int cl = 0, te = 0, chunked = 0;
+    int cl = 0;
 
+    memset(te, 0, sizeof(*te));
     if (!(flags & FRAMING_RESPONSE) && check_host(h, n, reason) < 0)
         return FRAMING_BAD;
     if (check_content_length(h, n, &cl, reason) < 0 ||
-        check_transfer_encoding(h, n, &te, &chunked, reason) < 0)
+        check_transfer_encoding(h, n, te, reason) < 0)
         return FRAMING_BAD;
-    if (cl && te) {
+    if (cl && te->seen) {
         *reason = "ambiguous framing: Content-Length with Transfer-Encoding";
         return FRAMING_BAD;
     }
-    if (te && (flags & FRAMING_HTTP10)) {
+    if (te->seen && (flags & FRAMING_HTTP10)) {
         *reason = "ambiguous framing: Transfer-Encoding in an HTTP/1.0 message";
         return FRAMING_BAD;
     }
-    if (te && !chunked) {
+    if (te->seen && !te->chunked) {
         /* A request's body length would be unknown (RFC 9112 6.3); a response's would end at
          * close, which a proxy cannot tell from a cut connection. */
         *reason = "ambiguous framing: Transfer-Encoding does not end with chunked";

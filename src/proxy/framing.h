@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "brock.h"
+#include "proxy/limits.h"
 
 enum framing_result {
     FRAMING_BAD = -1, /* refused; the scanner's reason says why */
@@ -66,14 +67,28 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
 #define FRAMING_RESPONSE 1u /* the head is a response's */
 #define FRAMING_HTTP10 2u   /* the message is HTTP/1.0 */
 
-/* Checks a finished head's framing headers (h[0..n) borrowed): a request has at most one Host,
- * and no list (a comma) in it; at most one Content-Length with one plain decimal value (no
- * sign, spaces inside, hex, list or overflow; a repeated value is refused even when
- * identical), never with Transfer-Encoding; a Transfer-Encoding ends in exactly one "chunked"
- * (case-insensitive), and is refused in HTTP/1.0 and, for responses, when it does not end in
- * chunked (such a body would end only at close). Returns 0, or FRAMING_BAD with *reason a
- * static string. */
+/* What framing_check_headers() made of a head's Transfer-Encoding. */
+struct framing_te {
+    int seen;     /* there is one */
+    int chunked;  /* its last coding is chunked: the body is chunked */
+    int unusual;  /* it is not exactly one field saying "chunked": a list, parameters or
+                   * whitespace; valid, but read differently by some (normal says it plainly) */
+    char normal[LIMIT_TE_BYTES]; /* when seen: the codings in order, ", " between them, each
+                   * with its parameters (";name=value", no whitespace), chunked with none */
+    size_t normal_len;
+};
+
+/* Checks a finished head's framing headers (h[0..n) borrowed) and says what its
+ * Transfer-Encoding is in *te: a request has at most one Host, and no list (a comma) in it; at
+ * most one Content-Length with one plain decimal value (no sign, spaces inside, hex, list or
+ * overflow; a repeated value is refused even when identical), never with Transfer-Encoding; a
+ * Transfer-Encoding is a list of codings (RFC 9110 10.1.4: a token, then parameters
+ * ";name=value" with a token or quoted-string value, optional whitespace around commas and
+ * semicolons) that ends in exactly one "chunked" (case-insensitive), with no empty element,
+ * and is refused in HTTP/1.0 and, for responses, when it does not end in chunked (such a body
+ * would end only at close). Returns 0, or FRAMING_BAD with *reason a static string. */
 int framing_check_headers(const struct brock_header *h, size_t n, unsigned flags,
-                          const char **reason) __attribute__((warn_unused_result));
+                          struct framing_te *te, const char **reason)
+    __attribute__((warn_unused_result));
 
 #endif

@@ -12,6 +12,11 @@
 /* Headers in one head: past it, 431. */
 #define LIMIT_HEADERS 128
 
+/* A Transfer-Encoding that brock accepts but does not forward as it came (a list, parameters,
+ * whitespace) goes on in brock's own words, which must fit in this many bytes; a longer one is
+ * refused. Real ones are a few words ("gzip, chunked"). */
+#define LIMIT_TE_BYTES 128
+
 /* A declared request body (Content-Length) larger than this is refused with 413. */
 #define LIMIT_REQUEST_BODY (16ULL * 1024 * 1024 * 1024)
 

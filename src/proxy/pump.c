@@ -131,6 +131,31 @@ enum pump pump_read(struct side *s, struct side *to, enum frame f, struct side_e
     }
 }
 
+int pump_check_ahead(const struct side *s, const char **reason)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct framing_chunks fc = s->fc;
+    struct evbuffer_ptr at;
+
+    if (!framing_chunks_active(&fc) || evbuffer_ptr_set(in, &at, 0, EVBUFFER_PTR_SET) < 0)
+        return 0;
+    for (;;) {
+        struct evbuffer_iovec v;
+        size_t used;
+        int rc;
+
+        if (evbuffer_peek(in, -1, &at, &v, 1) < 1 || v.iov_len == 0)
+            return 0;
+        rc = framing_chunks_feed(&fc, v.iov_base, v.iov_len, &used);
+        if (rc == FRAMING_BAD) {
+            *reason = fc.reason;
+            return -1;
+        }
+        if (rc == FRAMING_DONE || evbuffer_ptr_set(in, &at, v.iov_len, EVBUFFER_PTR_ADD) < 0)
+            return 0;
+    }
+}
+
 /* Moves what one side of a tunnel received to the other, within the pending limit. */
 int pump_move(struct side *from, struct side *to)
 {

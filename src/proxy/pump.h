@@ -30,6 +30,13 @@ size_t pump_pending(const struct side *s);
 enum pump pump_read(struct side *s, struct side *to, enum frame f, struct side_event *ev)
     __attribute__((warn_unused_result));
 
+/* Checks, without reading them, what s's input holds of a chunked body whose head side_feed()
+ * just gave (SIDE_HEAD): the framing scanner side_feed() will run, run ahead on a copy. Returns
+ * 0 when those bytes are fine so far (or the body is not chunked), -1 with *reason (a static
+ * sentence) when side_feed() will refuse them. */
+int pump_check_ahead(const struct side *s, const char **reason)
+    __attribute__((warn_unused_result));
+
 /* Appends len bytes, or a formatted text, to s's output. Return 0, or -1 when out of memory
  * (then nothing or part of it was added: the connection must close, unflushed). */
 int pump_write(struct side *s, const void *p, size_t len) __attribute__((warn_unused_result));

@@ -134,6 +134,8 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
     }
     if (flags & REWRITE_UPGRADE)
         put(o, "Connection", "Upgrade", 7);
+    else if (flags & REWRITE_CLOSE)
+        put(o, "Connection", "close", 5);
     if (!(flags & REWRITE_NO_SIGNALS)) {
         put(o, "DNT", "1", 1);
         put(o, "Sec-GPC", "1", 1);

@@ -18,7 +18,7 @@ enum rewrite_flags {
     REWRITE_UPGRADE = 2,       /* keep Upgrade and say Connection: upgrade (WebSocket) */
     REWRITE_CHUNKED = 4,       /* responses: the client gets Transfer-Encoding: chunked */
     REWRITE_UNCHUNKED = 8,     /* responses: the client gets the body without chunking */
-    REWRITE_CLOSE = 16,        /* responses: Connection: close */
+    REWRITE_CLOSE = 16,        /* Connection: close (for a request: unless an upgrade) */
     REWRITE_NO_SIGNALS = 32,   /* requests: no DNT or Sec-GPC of brock's; the client's stay */
 };
 

@@ -61,19 +61,56 @@ static int has_plain_body(const http_parser *p, int skip)
     return !(p->upgrade && p->type == HTTP_REQUEST && p->method == HTTP_CONNECT);
 }
 
-/* The head is in: its framing headers must be unambiguous. A response to HEAD has no body,
- * whatever its headers say (returning 1 tells http-parser so). */
+/* Whether a response with this status has no body, whatever its head says (RFC 9112 6.3):
+ * a 1xx, a 204 or a 304 ends at its empty line. */
+static int is_bodiless_status(int status)
+{
+    return status / 100 == 1 || status == 204 || status == 304;
+}
+
+/* A request method that gives a body no meaning (RFC 9110 9.3): one that carries one anyway
+ * may be read with it by brock and without it by the origin. */
+static int is_bodiless_method(unsigned method)
+{
+    return method == HTTP_GET || method == HTTP_HEAD || method == HTTP_DELETE ||
+           method == HTTP_OPTIONS || method == HTTP_TRACE;
+}
+
+/* Whether a checked head's framing is one brock passes on but bets no connection on: an
+ * unusual Transfer-Encoding, a body announced where it means nothing (a request whose method
+ * has no use for one) or cannot be (a 1xx or 204; a 304 and a HEAD's answer may say what a GET
+ * would get). */
+static int is_doubtful(const struct side *s)
+{
+    const http_parser *p = &s->parser;
+    int announced = s->te.seen || (p->content_length > 0 && p->content_length != ULLONG_MAX);
+
+    if (s->te.unusual)
+        return 1;
+    if (s->role == SIDE_CLIENT)
+        return announced && is_bodiless_method(p->method);
+    return announced && (p->status_code / 100 == 1 || p->status_code == 204);
+}
+
+/* The head is in: its framing headers must be unambiguous. A response to HEAD, and one whose
+ * status has no body, ends here whatever its headers say (returning 1 tells http-parser so);
+ * the bytes an upstream sends after it belong to no message. */
 static int on_headers_complete(http_parser *p)
 {
     struct side *s = side_of(p);
     unsigned flags = s->role == SIDE_UPSTREAM ? FRAMING_RESPONSE : 0;
-    int skip = s->role == SIDE_UPSTREAM && s->no_body;
+    int skip = s->role == SIDE_UPSTREAM && (s->no_body || is_bodiless_status(p->status_code));
 
     http_head_finish(&s->head);
     if (p->http_major < 1 || (p->http_major == 1 && p->http_minor == 0))
         flags |= FRAMING_HTTP10;
-    if (framing_check_headers(s->head.h, s->head.n, flags, &s->frame_err) < 0)
+    if (framing_check_headers(s->head.h, s->head.n, flags, &s->te, &s->frame_err) < 0)
         return -1;
+    /* http-parser knows chunked only as the bare word; the body is chunked whenever the
+     * check says so (a list, parameters, whitespace), so that both read it alike. */
+    if (s->te.chunked && !skip)
+        p->flags |= F_CHUNKED;
+    s->doubtful = is_doubtful(s);
     if ((p->flags & F_CHUNKED) && !skip) {
         framing_chunks_start(&s->fc);
         s->rearmed = 1;
@@ -156,6 +193,8 @@ void side_start(struct side *s, enum side_role role)
     s->keep_alive = 0;
     s->head_err = 0;
     s->frame_err = NULL;
+    memset(&s->te, 0, sizeof(s->te));
+    s->doubtful = 0;
     memset(&s->ev, 0, sizeof(s->ev));
     memset(&s->failed, 0, sizeof(s->failed));
 }
@@ -172,6 +211,37 @@ static size_t refuse(struct side *s, enum side_error error, const char *reason,
     return 0;
 }
 
+/* An error of http-parser's in words a person reads (its own are its internals': "invalid
+ * constant string"). The callbacks' errors are brock's own refusals, said before this. */
+static const char *parse_error_text(enum http_errno e)
+{
+    switch (e) {
+    case HPE_INVALID_EOF_STATE: return "the stream ended in the middle of a message";
+    case HPE_HEADER_OVERFLOW: return "the head is too large";
+    case HPE_CLOSED_CONNECTION: return "bytes came after a message that closed the connection";
+    case HPE_INVALID_VERSION: return "the HTTP version is not valid";
+    case HPE_INVALID_STATUS: return "the status code is not valid";
+    case HPE_INVALID_METHOD: return "the request method is not one brock knows";
+    case HPE_INVALID_URL:
+    case HPE_INVALID_HOST:
+    case HPE_INVALID_PORT:
+    case HPE_INVALID_PATH:
+    case HPE_INVALID_QUERY_STRING:
+    case HPE_INVALID_FRAGMENT: return "the request target is not a valid URL";
+    case HPE_LF_EXPECTED: return "a line does not end with CRLF";
+    case HPE_INVALID_HEADER_TOKEN: return "a header line is malformed";
+    case HPE_INVALID_CONTENT_LENGTH: return "ambiguous framing: invalid Content-Length";
+    case HPE_UNEXPECTED_CONTENT_LENGTH:
+        return "ambiguous framing: a second Content-Length, or one with Transfer-Encoding";
+    case HPE_INVALID_CHUNK_SIZE: return "invalid chunk size";
+    case HPE_INVALID_CONSTANT: return "the start line is not valid HTTP";
+    case HPE_STRICT: return "the message breaks HTTP's syntax";
+    case HPE_INVALID_TRANSFER_ENCODING:
+        return "ambiguous framing: Transfer-Encoding does not end with chunked";
+    default: return "the message is not valid HTTP";
+    }
+}
+
 /* What an error of http-parser's means; a callback may have said why first. */
 static size_t parse_failed(struct side *s, struct side_event *ev)
 {
@@ -179,7 +249,7 @@ static size_t parse_failed(struct side *s, struct side_event *ev)
         return refuse(s, SIDE_ERR_FRAMING, s->frame_err, ev);
     if (s->head_err)
         return refuse(s, SIDE_ERR_HEAD, "the head is too large or has too many headers", ev);
-    return refuse(s, SIDE_ERR_PARSE, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+    return refuse(s, SIDE_ERR_PARSE, parse_error_text(HTTP_PARSER_ERRNO(&s->parser)), ev);
 }
 
 /* Checks the bytes of p[0..len) the scanners have not seen yet: a head's, or a chunked body's
@@ -319,11 +389,39 @@ enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
         return ev->type;
     }
     if (HTTP_PARSER_ERRNO(&s->parser) != HPE_OK && HTTP_PARSER_ERRNO(&s->parser) != HPE_PAUSED)
-        refuse(s, SIDE_ERR_END, http_errno_description(HTTP_PARSER_ERRNO(&s->parser)), ev);
+        refuse(s, SIDE_ERR_END, parse_error_text(HTTP_PARSER_ERRNO(&s->parser)), ev);
     return ev->type;
 }
 
-/* ---- the response's framing towards the client ---- */
+/* ---- the framing towards the other side ---- */
+
+void side_rewrite_framing(const struct side *s, struct rewrite_out *o)
+{
+    int bodiless = s->role == SIDE_UPSTREAM &&
+                   (s->parser.status_code / 100 == 1 || s->parser.status_code == 204);
+    int put = 0;
+    size_t k = 0;
+
+    if (!bodiless && !s->te.unusual)
+        return;
+    for (size_t i = 0; i < o->n; i++) {
+        struct brock_header h = o->h[i];
+        int is_te = http_name_is(h.name, h.name_len, "transfer-encoding");
+
+        if (bodiless && (is_te || http_name_is(h.name, h.name_len, "content-length")))
+            continue;
+        if (is_te && put)
+            continue;
+        if (is_te) {
+            /* One field where the first was, in plain words. */
+            h.value = s->te.normal;
+            h.value_len = s->te.normal_len;
+            put = 1;
+        }
+        o->h[k++] = h;
+    }
+    o->n = k;
+}
 
 enum frame side_response_frame(const struct side *u, unsigned req, unsigned *rewrite_flags,
                                int *must_close)

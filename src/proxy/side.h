@@ -14,6 +14,7 @@
 
 #include "proxy/framing.h"
 #include "proxy/http.h"
+#include "proxy/rewrite.h"
 
 struct bufferevent;
 struct io_ops;
@@ -79,6 +80,12 @@ struct side {
                                * whatever its head says (set before the response comes) */
     http_parser parser;       /* its data is the side */
     struct http_head head;
+    struct framing_te te;     /* the head's Transfer-Encoding, as the framing check read it */
+    int doubtful;             /* the head's framing is one brock reads, and passes on, but would
+                               * not bet a connection on (side_feed sets it at each SIDE_HEAD):
+                               * a Transfer-Encoding other than one plain chunked; a request
+                               * whose method has no use for a body (GET, HEAD, DELETE,
+                               * OPTIONS, TRACE) with one; a 1xx or 204 announcing a body */
     struct framing_head fh;   /* the head's bytes, checked before the parser sees them */
     struct framing_chunks fc; /* and a chunked body's framing */
     size_t scanned;           /* bytes past the parser's position already checked */
@@ -120,6 +127,15 @@ enum side_event_type side_end(struct side *s, int broken, struct side_event *ev)
 #define SIDE_REQ_UPGRADE 2u /* it asked to upgrade the connection */
 #define SIDE_REQ_HTTP10 4u  /* the client speaks HTTP/1.0 */
 #define SIDE_REQ_CLOSE 8u   /* the client's connection does not persist */
+
+/* After SIDE_HEAD, with o the head's headers as rewrite_request() or rewrite_response() made
+ * them: the framing headers as brock forwards them. A Transfer-Encoding brock accepted but
+ * others may read differently (framing_te.unusual) becomes one in plain words (s->te.normal,
+ * which the views then point to: valid while s's head is); a 1xx or 204 response, which has
+ * no body, loses any Content-Length or Transfer-Encoding (RFC 9110 8.6, RFC 9112 6.1), lest a
+ * lenient client wait for a body brock never sends. HEAD and 304 keep theirs: there they say
+ * what a GET would get. */
+void side_rewrite_framing(const struct side *s, struct rewrite_out *o);
 
 /* After SIDE_HEAD of a final response (not 1xx, or 101): how its body goes to the client, and
  * the rewrite flags (REWRITE_UPGRADE, _CHUNKED, _UNCHUNKED, _CLOSE) that make its head say so.

@@ -10,7 +10,7 @@ const assert = require('node:assert/strict');
 const { before, after } = require('node:test');
 const tls = require('node:tls');
 const net = require('node:net');
-const { check, startBrock, brock, raw, tmpdir } = require('./harness.js');
+const { check, startBrock, brock, raw, tmpdir, waitFor } = require('./harness.js');
 const { startRecordingOrigin } = require('./origin.js');
 
 // Responses the origin gives for GET /bad/NAME.
@@ -52,11 +52,22 @@ function targets(from) {
     .map((h) => h.head.split(' ')[1]);
 }
 
+// Responses that have no body (RFC 9112 6.3) but announce one, and send its bytes anyway.
+const NO_BODY = {
+  '304': 'HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello',
+  '204': 'HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello',
+  'head': 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello',
+};
+
 function reply(head) {
   if (!isRequest(head)) return null;
   const path = head.split(' ')[1] || '';
   const m = /^\/bad\/(.+)$/.exec(path);
   if (m) return BAD_RESPONSES[m[1]] || BAD_CHUNKED[m[1]];
+  const nb = /^\/nobody\/(.+)$/.exec(path);
+  if (nb) return NO_BODY[nb[1]];
+  if (path === '/te-param')
+    return 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked;foo=bar\r\n\r\n2\r\nok\r\n0\r\n\r\n';
   if (path === '/chunked')
     return 'HTTP/1.1 200 OK\r\nTransfer-Encoding: Chunked\r\n\r\n2;x=y\r\nok\r\n0\r\n\r\n';
   if (path === '/slow') return null;
@@ -180,9 +191,8 @@ check('a head split across many writes is checked as one', async () => {
   assert.equal(origin.seen.connections, before);
 });
 
-// Chunked request bodies: the head goes upstream before the body is read, so a bad chunk
-// cannot be kept from the origin's connection; it is kept from its bytes, and that connection
-// is closed.
+// Chunked request bodies: what came with the head is checked before anything goes upstream,
+// so a bad chunk there is answered 400 and the origin sees nothing, not even a connection.
 const BAD_CHUNKS = [
   ['a chunk size with junk', '2x\r\nab\r\n0\r\n\r\n', '2x'],
   ['a chunk size that is not hex', 'zz\r\nab\r\n0\r\n\r\n', 'zz'],
@@ -190,21 +200,56 @@ const BAD_CHUNKS = [
   ['a chunk size line without CR', '2\nab\r\n0\r\n\r\n', 'ab'],
   ['a chunk extension with a bare CR', '2;a\rb\r\nab\r\n0\r\n\r\n', 'ab'],
   ['chunk data longer than its size', '2\r\nabc\r\n0\r\n\r\n', 'abc'],
+  ['a bad chunk after good ones', '2\r\nok\r\n3\r\nyes\r\nzz\r\n', 'zz'],
 ];
 
-for (const [what, body, marker] of BAD_CHUNKS) {
-  check(`request with ${what}: 400, the connection closed, the bad chunk not forwarded`,
-        async () => {
-    const from = origin.seen.bytes.length;
-    const r = await raw(proxy.port, 'POST http://chunk.test/x HTTP/1.1\r\nHost: chunk.test\r\n' +
-                        'Transfer-Encoding: chunked\r\n\r\n' + body, closedAfterAnswer);
-    assert.match(r.text, /^HTTP\/1\.1 400 /, r.text);
+for (const [what, body] of BAD_CHUNKS) {
+  check(`request with ${what}: 400, nothing sent upstream`, async () => {
+    const r = await refused(what, 'POST http://chunk.test/x HTTP/1.1\r\nHost: chunk.test\r\n' +
+                            'Transfer-Encoding: chunked\r\n\r\n', body);
     assert.match(r.text, /chunk/, r.text);
-    assert.equal(r.closed, true);
-    assert.ok(!origin.seen.bytes.slice(from).includes(marker),
-              JSON.stringify(origin.seen.bytes.slice(from)));
   });
 }
+
+// A bad chunk that comes after the head went upstream cannot be kept from the origin's
+// connection; it is kept from its bytes, and that connection is closed.
+check('a bad chunk after the head went upstream: 400, not forwarded, upstream closed',
+      async () => {
+  const from = { heads: origin.seen.heads.length, bytes: origin.seen.bytes.length };
+  const s = net.connect(proxy.port, '127.0.0.1');
+  let got = '';
+  const closed = new Promise((resolve) => {
+    s.on('data', (d) => { got += d.toString('latin1'); });
+    s.on('end', resolve);
+    s.on('error', resolve);
+  });
+  await new Promise((r) => s.on('connect', r));
+  s.write('POST http://chunk.test/slow HTTP/1.1\r\nHost: chunk.test\r\n' +
+          'Transfer-Encoding: chunked\r\n\r\n2\r\nok\r\n');
+  await waitFor('the head upstream', () => targets(from.heads).includes('/slow'), 10000);
+  s.write('zz\r\nab\r\n0\r\n\r\n');
+  await Promise.race([closed, new Promise((r) => setTimeout(r, 10000))]);
+  s.destroy();
+  assert.match(got, /^HTTP\/1\.1 400 [^]*chunk/, got);
+  const up = origin.seen.bytes.slice(from.bytes);
+  assert.ok(up.includes('2\r\nok\r\n') && !up.includes('zz'), JSON.stringify(up));
+  const r = await raw(proxy.port, 'GET http://chunk.test/after HTTP/1.1\r\nHost: chunk.test\r\n' +
+                      'Connection: close\r\n\r\n', closedAfterAnswer);
+  assert.match(r.text, /^HTTP\/1\.1 200 /, r.text);
+  assert.notEqual(connOf('/after'), connOf('/slow'));
+});
+
+check('a malformed request gets a sentence, not the parser\'s words', async () => {
+  for (const [head, words] of [
+    ['GET http://req.test/x FOO/1.1\r\nHost: req.test\r\n\r\n', /the start line is not valid/],
+    ['FETCH http://req.test/x HTTP/1.1\r\nHost: req.test\r\n\r\n', /method is not one brock/],
+  ]) {
+    const r = await refused(head, head);
+    const body = r.text.split('\r\n\r\n')[1];
+    assert.match(body, words, r.text);
+    assert.doesNotMatch(body, /invalid constant|invalid HTTP method|HPE_/, r.text);
+  }
+});
 
 // ---- accepted forms ----
 
@@ -223,6 +268,48 @@ check('good framing passes: chunked (with an extension), gzip then chunked, Cont
                       'Content-Length:  2 \r\nX-Tab: a\tb\r\nConnection: close\r\n\r\nhi',
                       closedAfterAnswer);
   assert.match(r.text, /^HTTP\/1\.1 200 /, r.text);
+});
+
+// RFC 9110 5.6.1 and 10.1.4: optional whitespace (spaces, tabs) around the commas and
+// semicolons of a list, and parameters on a coding, are valid. brock passes them on in plain
+// words, and closes the origin's connection after such a request.
+const GOOD_LISTS = [
+  ['tabs around the comma', 'gzip\t,\tchunked', 'gzip, chunked'],
+  ['chunked with a parameter', 'chunked;foo=bar', 'chunked'],
+  ['whitespace around semicolon, equals and comma', 'gzip ; level=1 , chunked',
+   'gzip;level=1, chunked'],
+];
+
+for (const [what, te, plain] of GOOD_LISTS) {
+  check(`a valid Transfer-Encoding list passes: ${what}`, async () => {
+    const from = origin.seen.heads.length;
+    const path = `/list-${from}`;
+    const r = await raw(proxy.port, `POST http://list.test${path} HTTP/1.1\r\n` +
+                        `Host: list.test\r\nTransfer-Encoding: ${te}\r\n\r\n` +
+                        '2\r\nhi\r\n3\r\nyou\r\n0\r\n\r\n',
+                        { until: (t) => /\r\n\r\nok$/.test(t) });
+    assert.match(r.text, /^HTTP\/1\.1 200 /, `${what}: ${JSON.stringify(r.text)}`);
+    const h = origin.seen.heads.slice(from).find((x) => x.head.split(' ')[1] === path);
+    assert.ok(h, `${what}: the origin never saw it`);
+    assert.match(h.head, new RegExp(`\r\nTransfer-Encoding: ${plain}(\r\n|$)`), h.head);
+    assert.equal((h.head.match(/transfer-encoding/gi) || []).length, 1, h.head);
+    assert.match(h.head, /\r\nConnection: close(\r\n|$)/, h.head);
+    // The body came through whole, chunked by brock (the origin splits it like a head).
+    const at = origin.seen.heads.indexOf(h) + 1;
+    const body = await waitFor('the body upstream', () => origin.seen.heads[at], 10000);
+    assert.ok(/^\d+\r\nhi/.test(body.head) && /you\r\n0$/.test(body.head),
+              JSON.stringify(body));
+    await nextIsFresh(what, h.conn);
+  });
+}
+
+check('a response chunked with a parameter reaches the client as plain chunked', async () => {
+  const r = await raw(proxy.port, 'GET http://resp.test/te-param HTTP/1.1\r\n' +
+                      'Host: resp.test\r\nConnection: close\r\n\r\n', closedAfterAnswer);
+  assert.match(r.text, /^HTTP\/1\.1 200 /, r.text);
+  assert.match(r.text, /\r\nTransfer-Encoding: chunked\r\n/, r.text);
+  assert.match(r.text, /\r\n\r\n2\r\nok\r\n0\r\n\r\n$/, JSON.stringify(r.text));
+  await nextIsFresh('te-param', connOf('/te-param'));
 });
 
 check('a chunked response with "Chunked" and an extension passes', async () => {
@@ -290,12 +377,20 @@ for (const name of Object.keys(BAD_RESPONSES)) {
   });
 }
 
+// The one line a bad chunk after the response's head leaves in the log.
+const CUT_LINE = new RegExp('GET resp\\.test: the upstream\'s response body is malformed ' +
+                            '\\(invalid chunk[^)]*\\): the response was cut short and the ' +
+                            'client\'s connection closed\n', 'g');
+const cutLines = () => (proxy.log().match(CUT_LINE) || []).length;
+
 for (const name of Object.keys(BAD_CHUNKED)) {
   check(`response with a bad chunk: the client cut, the upstream not reused: ${name}`,
         async () => {
+    const lines = cutLines();
     const r = await raw(proxy.port, `GET http://resp.test/bad/${name} HTTP/1.1\r\n` +
                         'Host: resp.test\r\n\r\n', closedAfterAnswer);
     assert.equal(r.closed, true, name);
+    await waitFor('the line saying why', () => cutLines() === lines + 1, 10000);
     // Either refused before the head went out, or cut: never a complete chunked body.
     assert.ok(/^HTTP\/1\.1 502 /.test(r.text) || !/0\r\n\r\n$/.test(r.text),
               JSON.stringify(r.text));
@@ -303,6 +398,59 @@ for (const name of Object.keys(BAD_CHUNKED)) {
     await nextIsFresh(name, connOf(`/bad/${name}`));
   });
 }
+
+// An HTTP/1.0 client reads the body until the connection closes: a clean close after a bad
+// chunk would pass for the body's end, so the connection is reset instead.
+check('a bad chunk for an HTTP/1.0 client: its connection is reset, not closed', async () => {
+  const lines = cutLines();
+  const s = net.connect(proxy.port, '127.0.0.1');
+  const how = new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('no end'), 10000);
+    s.on('data', () => {});
+    s.on('end', () => { clearTimeout(timer); resolve('a clean close'); });
+    s.on('error', (e) => { clearTimeout(timer); resolve(e.code); });
+  });
+  s.write('GET http://resp.test/bad/chunk-junk HTTP/1.0\r\nHost: resp.test\r\n\r\n');
+  assert.equal(await how, 'ECONNRESET');
+  s.destroy();
+  await waitFor('the line saying why', () => cutLines() === lines + 1, 10000);
+});
+
+// RFC 9112 6.3: a 304, a 204 and a response to HEAD end at their head whatever it says. The
+// bytes the upstream sends after it belong to nothing: never forwarded, and that connection
+// is never used again.
+for (const [what, method] of [['304', 'GET'], ['204', 'GET'], ['head', 'HEAD']]) {
+  check(`a ${what} with Content-Length and bytes after it: no body, upstream not reused`,
+        async () => {
+    // A good exchange first, so that a pooled connection exists to be (wrongly) reused.
+    await raw(proxy.port, 'GET http://resp.test/warm HTTP/1.1\r\nHost: resp.test\r\n' +
+              'Connection: close\r\n\r\n', closedAfterAnswer);
+    const r = await raw(proxy.port, `${method} http://resp.test/nobody/${what} HTTP/1.1\r\n` +
+                        'Host: resp.test\r\nConnection: close\r\n\r\n', closedAfterAnswer);
+    assert.match(r.text, /^HTTP\/1\.1 (304|204|200) /, r.text);
+    assert.ok(r.text.endsWith('\r\n\r\n'), `${what}: a body went out: ${JSON.stringify(r.text)}`);
+    assert.ok(!r.text.includes('hello'), JSON.stringify(r.text));
+    // A 204 may not announce a body (RFC 9110 8.6); a 304 and a HEAD's answer say what a GET
+    // would get.
+    if (what === '204') assert.doesNotMatch(r.text, /content-length/i, r.text);
+    else assert.match(r.text, /\r\nContent-Length: 5\r\n/, r.text);
+    await nextIsFresh(what, connOf(`/nobody/${what}`));
+  });
+}
+
+// A request framed so that brock reads it one way and an origin might read it another: after
+// its response the origin's connection is closed, never reused, and the origin is told so.
+check('a GET with a body: its upstream connection closes after the response', async () => {
+  await raw(proxy.port, 'GET http://resp.test/warm HTTP/1.1\r\nHost: resp.test\r\n' +
+            'Connection: close\r\n\r\n', closedAfterAnswer);
+  const r = await raw(proxy.port, 'GET http://resp.test/get-body HTTP/1.1\r\n' +
+                      'Host: resp.test\r\nContent-Length: 4\r\nConnection: close\r\n\r\n' +
+                      'abcd', closedAfterAnswer);
+  assert.match(r.text, /^HTTP\/1\.1 200 [^]*\r\n\r\nok$/, r.text);
+  const h = origin.seen.heads.filter((x) => x.head.split(' ')[1] === '/get-body').pop();
+  assert.match(h.head, /\r\nConnection: close(\r\n|$)/, h.head);
+  await nextIsFresh('GET with a body', h.conn);
+});
 
 // ---- inside intercepted TLS ----
 

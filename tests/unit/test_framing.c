@@ -192,8 +192,9 @@ static const char *check(unsigned flags, const char *a, const char *va, const ch
     };
     const char *reason = NULL;
     size_t n = b ? 3 : a ? 2 : 1;
+    struct framing_te te;
 
-    if (framing_check_headers(h, n, flags, &reason) == 0)
+    if (framing_check_headers(h, n, flags, &te, &reason) == 0)
         return NULL;
     assert_non_null(reason);
     return reason;
@@ -249,6 +250,9 @@ static void test_headers_bad(void **state)
     BAD(0, "Transfer-Encoding", "identity", NULL, NULL);
     BAD(0, "Transfer-Encoding", "", NULL, NULL);
     BAD(0, "Transfer-Encoding", "\"chunked\"", NULL, NULL);
+    BAD(0, "Transfer-Encoding", "gzip chunked", NULL, NULL);
+    BAD(0, "Transfer-Encoding", "gzip,,chunked", NULL, NULL);
+    BAD(0, "Transfer-Encoding", "chunked;a=1, gzip", NULL, NULL);
     BAD(FRAMING_HTTP10, "Transfer-Encoding", "chunked", NULL, NULL);
     /* A response that would end only at close is refused as ambiguous too. */
     BAD(FRAMING_RESPONSE, "Transfer-Encoding", "gzip", NULL, NULL);
@@ -275,15 +279,116 @@ static void test_headers_host_list(void **state)
     struct brock_header h[] = {{"Host", 4, "a.test, b.test", 14}};
     struct brock_header one[] = {{"Host", 4, "[::1]:8119", 10}};
     const char *reason = NULL;
+    struct framing_te te;
 
     (void)state;
-    assert_int_equal(framing_check_headers(h, 1, 0, &reason), FRAMING_BAD);
+    assert_int_equal(framing_check_headers(h, 1, 0, &te, &reason), FRAMING_BAD);
     assert_string_equal(reason, "ambiguous host: a list of hosts in the Host header");
     h[0].value = ",";
     h[0].value_len = 1;
-    assert_int_equal(framing_check_headers(h, 1, 0, &reason), FRAMING_BAD);
-    assert_int_equal(framing_check_headers(one, 1, 0, &reason), 0);
-    assert_int_equal(framing_check_headers(h, 0, 0, &reason), 0);
+    assert_int_equal(framing_check_headers(h, 1, 0, &te, &reason), FRAMING_BAD);
+    assert_int_equal(framing_check_headers(one, 1, 0, &te, &reason), 0);
+    assert_int_equal(framing_check_headers(h, 0, 0, &te, &reason), 0);
+}
+
+/* ---- Transfer-Encoding lists ---- */
+
+/* The Transfer-Encoding of one field with value v (and a second field v2 unless NULL), as
+ * framing_check_headers() reads it: NULL when accepted, *te then filled. */
+static const char *te_check(const char *v, const char *v2, unsigned flags, struct framing_te *te)
+{
+    struct brock_header h[2] = {
+        {"Transfer-Encoding", 17, v, strlen(v)},
+        {"Transfer-Encoding", 17, v2, v2 ? strlen(v2) : 0},
+    };
+    const char *reason = NULL;
+
+    if (framing_check_headers(h, v2 ? 2 : 1, flags | FRAMING_RESPONSE, te, &reason) == 0)
+        return NULL;
+    assert_non_null(reason);
+    return reason;
+}
+
+/* RFC 9110 10.1.4 and 5.6.1: lists with optional whitespace (spaces or tabs) around commas
+ * and semicolons, and codings with parameters, are valid; brock forwards any but one bare
+ * "chunked" in its own plain words. */
+static void test_te_lists_good(void **state)
+{
+    static const struct {
+        const char *v, *v2, *normal;
+        int unusual;
+    } cases[] = {
+        {"chunked", NULL, "chunked", 0},
+        {"CHUNKED", NULL, "chunked", 0},
+        {"gzip, chunked", NULL, "gzip, chunked", 1},
+        {"gzip\t,\tchunked", NULL, "gzip, chunked", 1},
+        {"gzip ,chunked", NULL, "gzip, chunked", 1},
+        {"gzip   ,  \t chunked", NULL, "gzip, chunked", 1},
+        {"chunked\t", NULL, "chunked", 1},
+        {"chunked;foo=bar", NULL, "chunked", 1},
+        {"chunked ; foo = bar ;x=\"y\"", NULL, "chunked", 1},
+        {"gzip;level=1, chunked", NULL, "gzip;level=1, chunked", 1},
+        {"gzip ;\tlevel = 1 ,chunked", NULL, "gzip;level=1, chunked", 1},
+        {"x-zip;a=\"1, 2\";b=\"q\\\"t\", Chunked", NULL,
+         "x-zip;a=\"1, 2\";b=\"q\\\"t\", chunked", 1},
+        {"gzip", "chunked", "gzip, chunked", 1},
+        {"gzip, deflate", "chunked;x=1", "gzip, deflate, chunked", 1},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct framing_te te;
+        const char *r = te_check(cases[i].v, cases[i].v2, 0, &te);
+
+        if (r)
+            fail_msg("'%s': refused: %s", cases[i].v, r);
+        assert_true(te.seen);
+        assert_true(te.chunked);
+        assert_string_equal(te.normal, cases[i].normal);
+        assert_int_equal(te.normal_len, strlen(cases[i].normal));
+        if (te.unusual != cases[i].unusual)
+            fail_msg("'%s': unusual is %d", cases[i].v, te.unusual);
+    }
+}
+
+static void test_te_lists_bad(void **state)
+{
+    static const struct {
+        const char *v, *v2, *reason;
+    } cases[] = {
+        {"chunked;", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;foo", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;foo=", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;=bar", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;foo=\"bar", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;foo=\"bar\\\"", NULL,
+         "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;foo=b@r", NULL, "ambiguous framing: invalid Transfer-Encoding"},
+        {"chunked;foo=bar baz", NULL, "ambiguous framing: invalid Transfer-Encoding"},
+        {"gzip chunked", NULL, "ambiguous framing: invalid Transfer-Encoding"},
+        {"gzip;chunked", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"gzip, , chunked", NULL, "ambiguous framing: empty Transfer-Encoding element"},
+        {"gzip,chunked,", NULL, "ambiguous framing: empty Transfer-Encoding element"},
+        {",chunked", NULL, "ambiguous framing: empty Transfer-Encoding element"},
+        {"chunked", "", "ambiguous framing: empty Transfer-Encoding element"},
+        {"", "chunked", "ambiguous framing: empty Transfer-Encoding element"},
+        {"chunked;a=1", "chunked", "ambiguous framing: chunked is not the last Transfer-Encoding"},
+        {"chunked, gzip;a=1", NULL,
+         "ambiguous framing: chunked is not the last Transfer-Encoding"},
+        {"gzip;a=1", NULL, "ambiguous framing: Transfer-Encoding does not end with chunked"},
+        {"gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, "
+         "gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, chunked", NULL,
+         "ambiguous framing: Transfer-Encoding longer than brock forwards"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct framing_te te;
+        const char *r = te_check(cases[i].v, cases[i].v2, 0, &te);
+
+        if (!r || strcmp(r, cases[i].reason) != 0)
+            fail_msg("'%s': %s, not %s", cases[i].v, r ? r : "accepted", cases[i].reason);
+    }
 }
 
 int main(void)
@@ -298,6 +403,8 @@ int main(void)
         cmocka_unit_test(test_headers_bad),
         cmocka_unit_test(test_headers_host),
         cmocka_unit_test(test_headers_host_list),
+        cmocka_unit_test(test_te_lists_good),
+        cmocka_unit_test(test_te_lists_bad),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

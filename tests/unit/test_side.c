@@ -235,7 +235,7 @@ static const struct side_case request_cases[] = {
     {"Content-Length with Transfer-Encoding", SIDE_CLIENT, 0,
      "POST http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
      "0\r\n\r\n",
-     "E:unexpected content-length header|"},
+     "E:ambiguous framing: a second Content-Length, or one with Transfer-Encoding|"},
     {"Transfer-Encoding in HTTP/1.0", SIDE_CLIENT, 0,
      "POST http://a.test/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
      "E:ambiguous framing: Transfer-Encoding in an HTTP/1.0 message|"},
@@ -249,6 +249,27 @@ static const struct side_case request_cases[] = {
      "E:invalid chunk size: not a hexadecimal number|"},
     {"not HTTP", SIDE_CLIENT, 0, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
      "E:malformed head: control character or space in the start line|"},
+    /* http-parser's refusals in words, not its own ("invalid constant string"). */
+    {"not a version", SIDE_CLIENT, 0, "GET http://a.test/ FOO/1.1\r\n\r\n",
+     "E:the start line is not valid HTTP|"},
+    {"an unknown method", SIDE_CLIENT, 0, "FETCH http://a.test/ HTTP/1.1\r\n\r\n",
+     "E:the request method is not one brock knows|"},
+    /* Transfer-Encoding lists that are valid (RFC 9110 5.6.1, 10.1.4) read as chunked. */
+    {"Transfer-Encoding with tabs around the comma", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip\t,\tchunked\r\n\r\n"
+     "2\r\nhi\r\n0\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+     "H:http://a.test/;Transfer-Encoding=gzip\t,\tchunked;|b:hi|Dk|H:/;|Dk|"},
+    {"chunked with a parameter", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;foo=bar\r\n\r\n"
+     "2\r\nhi\r\n0\r\n\r\nGET / HTTP/1.1\r\n\r\n",
+     "H:http://a.test/;Transfer-Encoding=chunked;foo=bar;|b:hi|Dk|H:/;|Dk|"},
+    {"chunked with whitespace after it", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding:\tchunked\t\r\n\r\n"
+     "2\r\nhi\r\n0\r\n\r\n",
+     "H:http://a.test/;Transfer-Encoding=chunked\t;|b:hi|Dk|"},
+    {"a parameter without a value", SIDE_CLIENT, 0,
+     "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;foo\r\n\r\n0\r\n\r\n",
+     "E:ambiguous framing: invalid Transfer-Encoding parameter|"},
 };
 
 static void test_requests(void **state)
@@ -292,12 +313,33 @@ static const struct side_case response_cases[] = {
      "H:OK;Content-Length=10;|b:half|E:the stream ended within a body|"},
     {"cut within a chunked body", SIDE_UPSTREAM, 0,
      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
-     "H:OK;Transfer-Encoding=chunked;|b:ab|E:stream ended at an unexpected time|"},
+     "H:OK;Transfer-Encoding=chunked;|b:ab|E:the stream ended in the middle of a message|"},
     {"cut within the head", SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nX-A: 1",
-     "E:stream ended at an unexpected time|"},
+     "E:the stream ended in the middle of a message|"},
     {"Transfer-Encoding that is not chunked", SIDE_UPSTREAM, 0,
      "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nabc",
      "E:ambiguous framing: Transfer-Encoding does not end with chunked|"},
+    /* No body after a 1xx, 204 or 304, whatever the head announces (RFC 9112 6.3): what
+     * follows is read as the next message. */
+    {"304 with a Content-Length", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n"
+     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+     "H:Not Modified;Content-Length=5;|Dk|H:OK;Content-Length=2;|b:ok|Dk|"},
+    {"204 with chunked", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n"
+     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+     "H:No Content;Transfer-Encoding=chunked;|Dk|H:OK;Content-Length=2;|b:ok|Dk|"},
+    {"100 with a Content-Length", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 100 Continue\r\nContent-Length: 3\r\n\r\n"
+     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+     "H:Continue;Content-Length=3;|H:OK;Content-Length=2;|b:ok|Dk|"},
+    {"304 followed by bytes that belong to nothing", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello",
+     "H:Not Modified;Content-Length=5;|Dk|E:the start line is not valid HTTP|"},
+    {"a list with parameters and whitespace", SIDE_UPSTREAM, 0,
+     "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip ; level=1 ,\tchunked\r\n\r\n"
+     "3\r\nabc\r\n0\r\n\r\n",
+     "H:OK;Transfer-Encoding=gzip ; level=1 ,\tchunked;|b:abc|Dk|"},
     {"chunk data longer than its size", SIDE_UPSTREAM, 0,
      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
      "H:OK;Transfer-Encoding=chunked;|E:invalid chunk: data longer than its size|"},
@@ -395,6 +437,117 @@ static void test_error_stays(void **state)
     side_cleanup(&s);
 }
 
+/* ---- what a head's framing says to the connection ---- */
+
+/* Reads head (whole) into s as role until its SIDE_HEAD. */
+static void read_head(struct side *s, enum side_role role, int no_body, const char *head)
+{
+    struct side_event ev;
+
+    memset(s, 0, sizeof(*s));
+    side_init(s);
+    side_start(s, role);
+    s->no_body = no_body;
+    if (side_feed(s, head, strlen(head), &ev) != strlen(head) - 1 || ev.type != SIDE_HEAD)
+        fail_msg("no head: %s (%s)", head, ev.type == SIDE_ERROR ? ev.reason : "more");
+}
+
+/* Framing brock reads and passes on, but bets no connection on. */
+static void test_doubtful(void **state)
+{
+    static const struct {
+        enum side_role role;
+        int no_body;
+        const char *head;
+        int doubtful;
+    } cases[] = {
+        {SIDE_CLIENT, 0, "GET http://a.test/ HTTP/1.1\r\n\r\n", 0},
+        {SIDE_CLIENT, 0, "GET http://a.test/ HTTP/1.1\r\nContent-Length: 0\r\n\r\n", 0},
+        {SIDE_CLIENT, 0, "GET http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "HEAD http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "DELETE http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "OPTIONS * HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 1},
+        {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 0},
+        {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+         0},
+        {SIDE_CLIENT, 0, "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
+         "\r\n", 1},
+        {SIDE_CLIENT, 0, "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;a=b\r\n"
+         "\r\n", 1},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,chunked\r\n\r\n", 1},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n", 0},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", 1},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 100 Continue\r\nTransfer-Encoding: chunked\r\n\r\n", 1},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct side s;
+
+        read_head(&s, cases[i].role, cases[i].no_body, cases[i].head);
+        if (s.doubtful != cases[i].doubtful)
+            fail_msg("%s: doubtful is %d", cases[i].head, s.doubtful);
+        side_cleanup(&s);
+    }
+}
+
+/* The framing headers as brock forwards them: headers in (as rewritten), headers out. */
+static void test_rewrite_framing(void **state)
+{
+    static const struct {
+        enum side_role role;
+        int no_body;
+        const char *head, *out;
+    } cases[] = {
+        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nX: 1\r\n\r\n",
+         "Transfer-Encoding=chunked;X=1;"},
+        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nA: 1\r\nTransfer-Encoding: gzip\t,\tchunked\r\n"
+         "X: 1\r\n\r\n", "A=1;Transfer-Encoding=gzip, chunked;X=1;"},
+        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nTransfer-Encoding: gzip;level=1\r\nX: 1\r\n"
+         "Transfer-Encoding: chunked ; foo=bar\r\n\r\n",
+         "Transfer-Encoding=gzip;level=1, chunked;X=1;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked;x=y\r\n\r\n",
+         "Transfer-Encoding=chunked;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nX: 1\r\n\r\n",
+         "X=1;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nTransfer-Encoding: gzip, chunked\r\n"
+         "\r\n", ""},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 101 Switching Protocols\r\nContent-Length: 5\r\n"
+         "Upgrade: x\r\nConnection: upgrade\r\n\r\n", "Upgrade=x;Connection=upgrade;"},
+        /* HEAD and 304 keep theirs: they say what a GET would get. */
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n",
+         "Content-Length=5;"},
+        {SIDE_UPSTREAM, 1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
+         "Content-Length=5;"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct side s;
+        struct rewrite_out o;
+        struct run r;
+
+        read_head(&s, cases[i].role, cases[i].no_body, cases[i].head);
+        /* The head's own headers stand for rewrite_request()'s or rewrite_response()'s. */
+        memset(&r, 0, sizeof(r));
+        o.n = s.head.n;
+        memcpy(o.h, s.head.h, s.head.n * sizeof(o.h[0]));
+        side_rewrite_framing(&s, &o);
+        for (size_t k = 0; k < o.n; k++) {
+            put(&r, o.h[k].name, o.h[k].name_len);
+            put_str(&r, "=");
+            put(&r, o.h[k].value, o.h[k].value_len);
+            put_str(&r, ";");
+        }
+        if (strcmp(r.log, cases[i].out) != 0)
+            fail_msg("%s:\n got  %s\n want %s", cases[i].head, r.log, cases[i].out);
+        side_cleanup(&s);
+    }
+}
+
 /* ---- the response's framing towards the client ---- */
 
 static void test_response_frame(void **state)
@@ -451,6 +604,8 @@ int main(void)
         cmocka_unit_test(test_broken_close),
         cmocka_unit_test(test_error_stays),
         cmocka_unit_test(test_response_frame),
+        cmocka_unit_test(test_doubtful),
+        cmocka_unit_test(test_rewrite_framing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
