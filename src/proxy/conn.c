@@ -250,6 +250,12 @@ static void conn_dispatch(struct conn *c)
         before = c->c_state;
         switch (c->c_state) {
         case CONN_IDLE:
+            /* Stopping: an exchange just completed, and no other starts. */
+            if (c->px->draining)
+                conn_flush_close(c, "brock is stopping");
+            else
+                conn_do_head(c);
+            break;
         case CONN_REQ_HEAD: conn_do_head(c); break;
         case CONN_CONNECT: break;
         case CONN_REQ_BODY: conn_do_req_body(c); break;
@@ -528,6 +534,17 @@ void conn_close(struct conn *c, const char *reason)
     c->next = px->closing;
     px->closing = c;
     event_active(px->reaper, EV_TIMEOUT, 0);
+}
+
+void conn_stop(struct conn *c)
+{
+    if (c->c_state != CONN_IDLE && c->c_state != CONN_REQ_HEAD)
+        return;
+    /* Half a request head is no exchange in flight: it is not answered. */
+    if (pump_pending(&c->c_client))
+        conn_flush_close(c, "brock is stopping");
+    else
+        conn_close(c, "brock is stopping");
 }
 
 void conn_free(struct conn *c)

@@ -77,7 +77,13 @@ struct proxy {
     struct privs privs;
     struct dial_env dial;       /* how upstreams and brock's own fetches connect out */
     struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
-    struct event *sig_int, *sig_term, *sync;
+    struct event *signals[4];   /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
+    struct event *sync;
+
+    /* Stopping (loop.c): no longer accepting, the exchanges in flight finish within the grace
+     * period, then brock exits. */
+    int draining;
+    struct event *grace;        /* ends the grace period */
 };
 
 enum conn_state {
@@ -168,6 +174,11 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
 /* Closes c at once (again: nothing); it is freed after this loop iteration. reason is logged
  * with -v, and may be NULL when a line said why already. */
 void conn_close(struct conn *c, const char *reason);
+
+/* brock is stopping (px->draining set): a connection with no request in flight closes now,
+ * once what is still being written to it is out; a busy one goes on, and closes when its
+ * exchange completes instead of waiting for another request. */
+void conn_stop(struct conn *c);
 void conn_free(struct conn *c);
 
 /* Called by upstream.c once the upstream side can take the request, or could not. */

@@ -115,5 +115,10 @@ int log_open(const char *path)
 
 int log_reopen(void)
 {
-    return log_path[0] ? log_point_stderr(log_path) : 0;
+    int rc;
+
+    if (!log_path[0])
+        return 0;
+    rc = log_point_stderr(log_path);
+    return rc < 0 ? rc : 1;
 }

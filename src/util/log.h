@@ -29,8 +29,8 @@ size_t log_stamp(char *out, size_t size);
 int log_open(const char *path) __attribute__((warn_unused_result));
 
 /* Opens the file log_open() named again under its name, for the lines that follow: after a
- * log rotation moved it away (SIGHUP). While lines go to the stderr brock was given it does
- * nothing. Returns 0, or -errno with lines still going where they went. */
+ * log rotation moved it away (SIGHUP). Returns 1 when it did; 0 while lines go to the stderr
+ * brock was given, which it leaves alone; or -errno with lines still going where they went. */
 int log_reopen(void) __attribute__((warn_unused_result));
 
 static inline int log_enabled(enum log_level level) { return (int)level <= log_verbosity; }
