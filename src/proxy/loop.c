@@ -18,7 +18,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -107,15 +106,32 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
         refuse(fd, refused_forbidden, sizeof(refused_forbidden) - 1);
         return;
     }
-    if (px->n_conns >= LIMIT_CONNECTIONS) {
-        access_name(sa, who, sizeof(who));
-        log_msg(LOG_INFO, "refused %s with 503: %d connections are open", who,
-                LIMIT_CONNECTIONS);
+    /* A flood would make one line a refusal a flood too: admit.c counts them, and says how
+     * many once a second. */
+    admit_address(sa, who, sizeof(who));
+    if (!admit_room(px, who)) {
         refuse(fd, refused_busy, sizeof(refused_busy) - 1);
         return;
     }
     if (!conn_new(px, fd, sa))
         log_msg(LOG_ERR, "out of memory for a new connection; closed it");
+    /* libevent accepts until none is pending: past a burst the connections already accepted
+     * get their turn first. */
+    if (++px->accept_burst >= LIMIT_ACCEPT_BURST && px->listener) {
+        evconnlistener_disable(px->listener);
+        event_active(px->accept_more, EV_TIMEOUT, 0);
+    }
+}
+
+static void on_accept_more(evutil_socket_t fd, short what, void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)fd;
+    (void)what;
+    px->accept_burst = 0;
+    if (px->listener && !evtimer_pending(px->accept_pause, NULL))
+        evconnlistener_enable(px->listener);
 }
 
 static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
@@ -140,17 +156,6 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
     if (px->accept_pause) {
         evconnlistener_disable(l);
         evtimer_add(px->accept_pause, &pause);
-    }
-}
-
-/* Each client can take two descriptors (its own and its upstream's). */
-static void raise_fd_limit(void)
-{
-    struct rlimit rl;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
     }
 }
 
@@ -364,7 +369,7 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
     px->listener = evconnlistener_new_bind(px->base, on_accept, px,
                                            LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
                                                LEV_OPT_CLOSE_ON_EXEC,
-                                           511, (struct sockaddr *)&ss, slen);
+                                           LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss, slen);
     if (!px->listener) {
         int e = EVUTIL_SOCKET_ERROR();
 
@@ -413,10 +418,10 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         px->no_intercept = o->no_intercept;
         px->n_no_intercept = o->n_no_intercept;
     }
-    raise_fd_limit();
     px->base = new_base();
     px->dns = px->base ? dial_dns_new(px->base) : NULL;
-    if (!px->base || !px->dns) {
+    if (!px->base || !px->dns ||
+        admit_init(&px->admit, px->base, admit_size(&px->nofile), o->max_client_connections) < 0) {
         snprintf(err, errlen, "could not create the event loop");
         goto fail;
     }
@@ -446,9 +451,10 @@ static int proxy_setup(struct proxy *px)
     }
     px->reaper = event_new(px->base, -1, 0, on_reap, px);
     px->accept_pause = evtimer_new(px->base, on_accept_resume, px);
+    px->accept_more = event_new(px->base, -1, 0, on_accept_more, px);
     px->grace = evtimer_new(px->base, on_grace_over, px);
     px->sync = timer_start(px->base, SYNC_INTERVAL_MS, 1, on_sync, px);
-    if (!px->reaper || !px->accept_pause || !px->grace || !px->sync)
+    if (!px->reaper || !px->accept_pause || !px->accept_more || !px->grace || !px->sync)
         goto fail;
     for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
         px->signals[i] = evsignal_new(px->base, handled[i], on_signal, px);
@@ -498,6 +504,12 @@ static void say_where(const struct proxy *px)
     if (px->privs.drop)
         log_msg(LOG_INFO, "running as the user %s (uid %u)", px->privs.user,
                 (unsigned)px->privs.uid);
+    if (px->admit.per_client)
+        log_msg(LOG_INFO, "serving up to %zu connections at once (%zu descriptors), %zu from "
+                "one address", px->admit.max, px->nofile, px->admit.per_client);
+    else
+        log_msg(LOG_INFO, "serving up to %zu connections at once (%zu descriptors), any number "
+                "from one address", px->admit.max, px->nofile);
 }
 
 int proxy_run(struct proxy *px, struct brock_engine *e)
@@ -557,6 +569,7 @@ void proxy_free(struct proxy *px)
         conn_close(px->conns, "brock is stopping");
     on_reap(-1, 0, px);
     pool_cleanup(px);
+    admit_cleanup(&px->admit);
     dash_env_free(px->dash);
     dntcheck_free(px->dnt);
     refresh_free(px->refresh);
@@ -571,6 +584,8 @@ void proxy_free(struct proxy *px)
         event_free(px->reaper);
     if (px->accept_pause)
         event_free(px->accept_pause);
+    if (px->accept_more)
+        event_free(px->accept_more);
     intercept_free(px->mitm);
     SSL_CTX_free(px->tls_up);
     if (px->dns)

@@ -28,10 +28,18 @@ struct proxy_options {
                                        * messages; NULL: "brock ca init" */
     int grace;                        /* --grace seconds for exchanges in flight to finish
                                        * once told to stop; 0: none */
+    size_t max_client_connections;   /* at once from one client address; 0: no cap */
 };
 
 #define PROXY_DEFAULT_LISTEN "127.0.0.1:8119"
 #define PROXY_DEFAULT_GRACE 10
+
+/* Connections one client address may hold at once, by default: past it, that client's own
+ * oldest idle connection makes room. Browsers hold at most 32 to a proxy (Chromium and Firefox
+ * alike), so a few of them and other programs on one machine stay well below it, while one
+ * address cannot take more than a small share of the thousands of connections brock serves. */
+#define PROXY_DEFAULT_CLIENT_CONNECTIONS 256
+#define PROXY_MAX_CLIENT_CONNECTIONS 1048576
 
 /* Checks the shape of o's --listen and --resolve specs without opening anything, so that a
  * typo is a usage error. Returns 0, or -1 with a sentence naming the spec in err. */
