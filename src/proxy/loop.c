@@ -394,6 +394,9 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    /* A reload asked for while brock starts (opening and seeding a state takes a while) must
+     * not end it: the loop's handler takes over from this. */
+    signal(SIGHUP, SIG_IGN);
     px->opts = o;
     px->t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
