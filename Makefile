@@ -123,6 +123,7 @@ $(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_O
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
 $(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
+$(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
 $(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o

@@ -28,7 +28,9 @@ wait_port() {
 
 # ---- the proxies; each start_NAME sets port (they run in this shell, to keep their pids) ----
 start_brock() {
-    "$BROCK" --state "$tmp/brock-state" --no-seed run -q --listen 127.0.0.1:0 2>"$tmp/brock.log" &
+    # Thousands of connections from one address, as the peers are measured: no cap per address.
+    "$BROCK" --state "$tmp/brock-state" --no-seed run -q --listen 127.0.0.1:0 \
+        --max-client-connections 0 2>"$tmp/brock.log" &
     pids+=($!)
     echo $! >"$tmp/pid.brock"
     for _ in $(seq 100); do

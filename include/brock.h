@@ -370,6 +370,19 @@ BROCK_API BROCK_NODISCARD int brock_update_apply(struct brock_engine *e, const c
 /* When brock_update_apply() last succeeded on this state (Unix ms), or 0 if never. */
 BROCK_API int64_t brock_update_time(const struct brock_engine *e);
 
+/* Reads Privacy Badger's data again from the folder e was opened on (the folder opened then,
+ * so that it still works after a process gave up the rights to open it): the cookieblock
+ * list, the DNT policy hashes, the multi-domain first parties, the CNAME and widget lists and
+ * the site fixes. Every file is read and checked before anything changes: when one is missing
+ * or malformed nothing changes and errmsg names the file and the fault. A cookieblock list
+ * that differs from the one in force is applied to what was learned as brock_update_apply()
+ * applies one, and recorded at brock_sync(); hashes are only ever added. While a
+ * configuration applied by brock_update_apply() is in force, its cookieblock list and site
+ * fixes stay, as at open. stats (may be NULL) says what changed. Returns 0; BROCK_EINVAL when
+ * e was opened without a data folder; BROCK_EIO, BROCK_ENOENT, BROCK_EFORMAT; BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_engine_reload(struct brock_engine *e,
+                                                  struct brock_update_stats *stats);
+
 /* The kinds of evidence behind a tracker's site. */
 enum brock_evidence_kind {
     BROCK_EVIDENCE_IMPORTED = 0, /* from the seed or an import: the kind was not recorded */

@@ -39,17 +39,25 @@ static const char run_help[] =
     "  --upstream-timeout SECONDS\n"
     "                        answer 504 when connecting to a server, or its response head,\n"
     "                        takes longer (1-3600, default 10 to connect, 60 to answer)\n"
+    "  --max-client-connections N\n"
+    "                        connections one client address may hold at once (0-1048576,\n"
+    "                        default 256; 0: no cap); past it, that client's oldest idle one\n"
+    "                        is closed to make room, or 503 when none is idle\n"
+    "  --grace SECONDS       once told to stop (SIGTERM, SIGINT, SIGQUIT), give exchanges in\n"
+    "                        flight this long to finish (0-3600, default 10; 0: stop at once;\n"
+    "                        a second signal stops at once)\n"
     "  -v, --verbose         log every request\n"
     "  -q, --quiet           log errors only\n"
     "  -h, --help            print this help\n";
 
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
-    OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT,
+    OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
+    OPT_MAX_CLIENT,
 };
 
-/* A timeout option's value: whole seconds, 1..3600. Returns 0, or -1 leaving *out alone. */
-static int run_seconds(const char *text, int *out)
+/* A whole number from min to max. Returns 0, or -1 leaving *out alone. */
+static int run_number(const char *text, long min, long max, long *out)
 {
     char *end;
     long v;
@@ -58,7 +66,18 @@ static int run_seconds(const char *text, int *out)
         return -1;
     errno = 0;
     v = strtol(text, &end, 10);
-    if (errno || *end || v < 1 || v > 3600)
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A timeout option's value: whole seconds, 1..3600. Returns 0, or -1 leaving *out alone. */
+static int run_seconds(const char *text, int *out)
+{
+    long v;
+
+    if (run_number(text, 1, 3600, &v) < 0)
         return -1;
     *out = (int)v;
     return 0;
@@ -107,6 +126,23 @@ static int run_option(const struct cmd_entry *self, struct run_args *a, int c, c
                              c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
                              optarg);
         break;
+    case OPT_GRACE: {
+        long v;
+
+        if (run_number(optarg, 0, 3600, &v) < 0)
+            return cli_usage(self, "--grace '%s': expected whole seconds from 0 to 3600", optarg);
+        o->grace = (int)v;
+        break;
+    }
+    case OPT_MAX_CLIENT: {
+        long v;
+
+        if (run_number(optarg, 0, PROXY_MAX_CLIENT_CONNECTIONS, &v) < 0)
+            return cli_usage(self, "--max-client-connections '%s': expected a whole number "
+                             "from 0 (no cap) to %d", optarg, PROXY_MAX_CLIENT_CONNECTIONS);
+        o->max_client_connections = (size_t)v;
+        break;
+    }
     default:
         a->done = 1;
         return cli_getopt_other(self, c, argv);
@@ -129,6 +165,8 @@ static int run_parse(const struct cmd_entry *self, struct run_args *a, int argc,
         {"user", required_argument, NULL, OPT_USER},
         {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
         {"upstream-timeout", required_argument, NULL, OPT_UPSTREAM_TIMEOUT},
+        {"grace", required_argument, NULL, OPT_GRACE},
+        {"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT},
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         CLI_HELP_OPTION,
@@ -139,6 +177,8 @@ static int run_parse(const struct cmd_entry *self, struct run_args *a, int argc,
 
     memset(a, 0, sizeof(*a));
     a->o.verbosity = 1;
+    a->o.grace = PROXY_DEFAULT_GRACE;
+    a->o.max_client_connections = PROXY_DEFAULT_CLIENT_CONNECTIONS;
     /* Each repeatable option can appear at most once an argument. */
     a->resolve = mem_calloc((size_t)argc, sizeof(*a->resolve));
     a->no_intercept = mem_calloc((size_t)argc, sizeof(*a->no_intercept));
@@ -200,7 +240,8 @@ const struct cmd_entry cmd_run_entry = {
     .usage = "[--listen ADDR:PORT] [--intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
              "[--upstream-ca FILE] [--no-update] [--allow CIDR]... [--user NAME] "
-             "[--header-timeout SECONDS] [--upstream-timeout SECONDS] [-v|-q]",
+             "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
+             "[--max-client-connections N] [--grace SECONDS] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

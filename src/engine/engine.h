@@ -294,6 +294,14 @@ int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
  * current files). Returns 0, BROCK_ENOENT or BROCK_EFORMAT with errmsg naming the file. */
 int brock__lists_load(struct brock_engine *e, const char *dir) BROCK_NODISCARD_INTERNAL;
 
+/* Reads every list again, as brock__lists_load() did, from the data folder the lists in force
+ * came from (the folder opened then), into *fresh (emptied first; clean up with
+ * brock__lists_cleanup()); the lists in force are left alone. Returns 0; BROCK_EINVAL without
+ * a data folder; BROCK_EIO, BROCK_ENOENT, BROCK_EFORMAT with errmsg naming the file; or
+ * BROCK_ENOMEM, *fresh then empty. */
+int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh)
+    BROCK_NODISCARD_INTERNAL;
+
 /* Empty lists, with no data folder. */
 void brock__lists_init(struct brock_lists *l);
 
@@ -406,6 +414,18 @@ int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
  * BROCK_ESTORE. */
 int brock__pbconfig_restore(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 void brock__pbconfig_cleanup(struct brock_engine *e);
+
+/* Makes list the cookieblock list in force by brock__yellowlist_apply()'s rules, and the one
+ * the state follows (recorded at the next flush when it changed); st's yellow, added and
+ * removed say what changed. Returns 0 or BROCK_ENOMEM. */
+int brock__yellowlist_follow(struct brock_engine *e, const struct strvec *list,
+                             struct brock_update_stats *st) BROCK_NODISCARD_INTERNAL;
+
+/* The site fixes of the data folder's pbconfig.json into *out (NULL when it has none; free
+ * with brock__sitefixes_free()), nothing else changed. Returns 0, BROCK_EIO, BROCK_EFORMAT,
+ * BROCK_ENOMEM. */
+int brock__data_sitefixes_read(struct brock_engine *e, struct brock__sitefixes **out)
+    BROCK_NODISCARD_INTERNAL;
 
 /* ---- pages.c: recent page views ---- */
 

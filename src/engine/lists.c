@@ -615,6 +615,23 @@ static int open_data_dir(struct brock_engine *e, const char *dir)
     return 0;
 }
 
+/* Every list, from the folder e->lists.data_fd holds open (dir names it in messages), into the
+ * empty e->lists. */
+static int lists_read(struct brock_engine *e, const char *dir)
+{
+    int rc = load_yellow_hashes(e, dir);
+
+    if (rc == 0)
+        rc = load_mdfp(e, dir);
+    if (rc == 0)
+        rc = load_optional(e, dir, "socialwidgets.json", parse_widgets);
+    if (rc == 0)
+        rc = load_optional(e, dir, "cname_domains.json", parse_cname);
+    if (rc == 0)
+        rc = find_seed(e, dir);
+    return rc;
+}
+
 int brock__lists_load(struct brock_engine *e, const char *dir)
 {
     struct brock_lists old = e->lists;
@@ -624,15 +641,7 @@ int brock__lists_load(struct brock_engine *e, const char *dir)
     brock__lists_init(&e->lists);
     rc = open_data_dir(e, dir);
     if (rc == 0)
-        rc = load_yellow_hashes(e, dir);
-    if (rc == 0)
-        rc = load_mdfp(e, dir);
-    if (rc == 0)
-        rc = load_optional(e, dir, "socialwidgets.json", parse_widgets);
-    if (rc == 0)
-        rc = load_optional(e, dir, "cname_domains.json", parse_cname);
-    if (rc == 0)
-        rc = find_seed(e, dir);
+        rc = lists_read(e, dir);
     if (rc < 0) {
         brock__lists_cleanup(&e->lists);
         e->lists = old;
@@ -640,6 +649,33 @@ int brock__lists_load(struct brock_engine *e, const char *dir)
     }
     brock__lists_cleanup(&old);
     return 0;
+}
+
+int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh)
+{
+    struct brock_lists old = e->lists;
+    int fd, rc;
+
+    brock__lists_init(fresh);
+    if (old.data_fd < 0)
+        return brock__fail(e, BROCK_EINVAL, "brock was started without Privacy Badger's data: "
+                                            "there is nothing to read again.");
+    /* The folder opened at start, whatever its name leads to now: after giving up root brock
+     * may no longer be able to open it by name. */
+    fd = fcntl(old.data_fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return brock__fail(e, BROCK_EIO, "%s cannot be opened again: %s.", old.data_dir,
+                           strerror(errno));
+    /* The loaders fill e->lists: the lists in force step aside meanwhile. */
+    brock__lists_init(&e->lists);
+    e->lists.data_fd = fd;
+    memcpy(e->lists.data_dir, old.data_dir, sizeof(old.data_dir));
+    rc = lists_read(e, e->lists.data_dir);
+    *fresh = e->lists;
+    e->lists = old;
+    if (rc < 0)
+        brock__lists_cleanup(fresh);
+    return rc;
 }
 
 void brock__lists_cleanup(struct brock_lists *l)

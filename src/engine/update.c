@@ -151,12 +151,57 @@ static void replace_str(char **slot, char *s)
     *slot = s;
 }
 
+/* How many domains of list are not on the cookieblock list in force (*added), and how many on
+ * it are not in list (*removed). Returns 0 or BROCK_ENOMEM. */
+static int count_changes(const struct brock_engine *e, const struct strvec *list, size_t *added,
+                         size_t *removed)
+{
+    struct strmap next;
+
+    *added = *removed = 0;
+    strmap_init(&next);
+    for (size_t i = 0; i < list->n; i++) {
+        *added += !brock__yellowlisted(e, list->v[i]) && !strmap_get(&next, list->v[i]);
+        if (strmap_put(&next, list->v[i], (void *)1) < 0) {
+            strmap_cleanup(&next, NULL);
+            return BROCK_ENOMEM;
+        }
+    }
+    for (size_t i = 0; i < e->lists.yellow_order.n; i++)
+        *removed += !strmap_get(&next, e->lists.yellow_order.v[i]);
+    strmap_cleanup(&next, NULL);
+    return 0;
+}
+
+int brock__yellowlist_follow(struct brock_engine *e, const struct strvec *list,
+                             struct brock_update_stats *st)
+{
+    char *joined = NULL;
+    int rc;
+
+    if (count_changes(e, list, &st->added, &st->removed) < 0 || list_join(list, &joined) < 0)
+        return oom(e);
+    rc = brock__yellowlist_apply(e, list);
+    if (rc < 0) {
+        mem_free(joined);
+        return rc;
+    }
+    st->yellow = e->lists.yellow_order.n;
+    if (e->yellow_applied && strcmp(e->yellow_applied, joined) == 0) {
+        mem_free(joined);
+        return 0;
+    }
+    replace_str(&e->yellow_applied, joined);
+    e->pbconfig_dirty = 1;
+    return 0;
+}
+
 int brock_update_apply(struct brock_engine *e, const char *name, const char *text, size_t len,
                        int64_t now_ms, struct brock_update_stats *stats)
 {
     struct brock_update_stats st;
     struct parsed p;
-    char *copy = NULL, *joined = NULL;
+    char *copy = NULL;
     int rc;
 
     memset(&st, 0, sizeof(st));
@@ -168,31 +213,14 @@ int brock_update_apply(struct brock_engine *e, const char *name, const char *tex
     if (rc < 0)
         goto out;
     copy = mem_strndup(text, len);
-    if (!copy || list_join(&p.yellow, &joined) < 0) {
+    if (!copy) {
         rc = oom(e);
         goto out;
     }
     /* Everything that can be refused has been checked: from here on it applies. */
-    for (size_t i = 0; i < p.yellow.n; i++)
-        st.added += !brock__yellowlisted(e, p.yellow.v[i]);
-    {
-        struct strmap next;
-
-        strmap_init(&next);
-        for (size_t i = 0; i < p.yellow.n; i++)
-            if (strmap_put(&next, p.yellow.v[i], (void *)1) < 0) {
-                strmap_cleanup(&next, NULL);
-                rc = oom(e);
-                goto out;
-            }
-        for (size_t i = 0; i < e->lists.yellow_order.n; i++)
-            st.removed += !strmap_get(&next, e->lists.yellow_order.v[i]);
-        strmap_cleanup(&next, NULL);
-    }
-    rc = brock__yellowlist_apply(e, &p.yellow);
+    rc = brock__yellowlist_follow(e, &p.yellow, &st);
     if (rc < 0)
         goto out;
-    st.yellow = e->lists.yellow_order.n;
     if (hashes_merge(e, p.hashes, &st.hashes_added) < 0) {
         rc = oom(e);
         goto out;
@@ -202,8 +230,7 @@ int brock_update_apply(struct brock_engine *e, const char *name, const char *tex
     p.fixes = NULL;
     st.site_fixes = brock__sitefixes_count(e->sitefixes);
     replace_str(&e->pbconfig, copy);
-    replace_str(&e->yellow_applied, joined);
-    copy = joined = NULL;
+    copy = NULL;
     e->pbconfig_time = now_ms;
     e->pbconfig_dirty = 1;
     if (stats)
@@ -211,7 +238,6 @@ int brock_update_apply(struct brock_engine *e, const char *name, const char *tex
 out:
     parsed_cleanup(&p);
     mem_free(copy);
-    mem_free(joined);
     return rc;
 }
 
@@ -222,8 +248,7 @@ int64_t brock_update_time(const struct brock_engine *e)
 
 /* ---- at open ---- */
 
-/* The data folder's own pbconfig.json, for its site fixes: Debian's older release has none. */
-static int data_sitefixes(struct brock_engine *e)
+int brock__data_sitefixes_read(struct brock_engine *e, struct brock__sitefixes **out)
 {
     char path[4096], *text = NULL;
     size_t len = 0;
@@ -231,20 +256,35 @@ static int data_sitefixes(struct brock_engine *e)
     json_t *root;
     int rc;
 
+    *out = NULL;
     if ((rc = brock__data_read(e, "pbconfig.json", path, &text, &len)) < 0)
         return rc;
     if (!text)
         return 0;
-    /* The lists were read from this file already, so it is JSON. */
     root = json_loadb(text, len, 0, &jerr);
     mem_free(text);
+    /* The lists were read from this file already, so it is JSON; unless it changed since. */
+    if (!root && json_error_code(&jerr) != json_error_out_of_memory && jerr.text[0])
+        return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.",
+                           path, jerr.line, jerr.column, jerr.text);
     if (!root)
         return oom(e);
-    brock__sitefixes_free(e->sitefixes);
-    e->sitefixes = NULL;
-    rc = brock__sitefixes_parse(e, path, json_object_get(root, "sitefixes"), &e->sitefixes);
+    rc = brock__sitefixes_parse(e, path, json_object_get(root, "sitefixes"), out);
     json_decref(root);
     return rc;
+}
+
+/* The data folder's own pbconfig.json, for its site fixes: Debian's older release has none. */
+static int data_sitefixes(struct brock_engine *e)
+{
+    struct brock__sitefixes *fixes = NULL;
+    int rc = brock__data_sitefixes_read(e, &fixes);
+
+    if (rc < 0)
+        return rc;
+    brock__sitefixes_free(e->sitefixes);
+    e->sitefixes = fixes;
+    return 0;
 }
 
 /* The configuration `brock update` left in the state, when it still reads back whole. */

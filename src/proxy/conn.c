@@ -6,9 +6,9 @@
  * files beside this one. */
 #include "proxy/conn.h"
 
-#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -77,6 +77,7 @@ void conn_set_state(struct conn *c, enum conn_state s)
 #endif
     c->c_state = s;
     conn_arm(c);
+    admit_update(c);
 }
 
 /* Progress in a streaming state restarts its timeout. */
@@ -250,6 +251,12 @@ static void conn_dispatch(struct conn *c)
         before = c->c_state;
         switch (c->c_state) {
         case CONN_IDLE:
+            /* Stopping: an exchange just completed, and no other starts. */
+            if (c->px->draining)
+                conn_flush_close(c, "brock is stopping");
+            else
+                conn_do_head(c);
+            break;
         case CONN_REQ_HEAD: conn_do_head(c); break;
         case CONN_CONNECT: break;
         case CONN_REQ_BODY: conn_do_req_body(c); break;
@@ -295,6 +302,8 @@ void conn_run(struct conn *c)
     if (c->c_state != CONN_CLOSED &&
         (pump_limit(&c->c_client) < 0 || pump_limit(&c->c_up) < 0))
         conn_out_of_memory(c, "pausing or resuming a read");
+    /* A response written out whole leaves an idle connection that may now be cut. */
+    admit_update(c);
 }
 
 /* ---- events ---- */
@@ -471,19 +480,15 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
     buf_init(&c->c_body, LIMIT_DASH_BODY);
     rewrite_out_init(&c->c_rw);
-    if (sa->sa_family == AF_INET6)
-        evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, c->c_peer,
-                         sizeof(c->c_peer));
-    else
-        evutil_inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, c->c_peer,
-                         sizeof(c->c_peer));
+    c->a_tier = -1;
+    admit_address(sa, c->c_peer, sizeof(c->c_peer));
     c->c_timer = evtimer_new(px->base, on_timeout, c);
     c->c_client.io = &io_tcp;
     c->c_client.bev = c->c_timer ? io_tcp.open(px->base, fd, NULL) : NULL;
     /* The bufferevent owns the socket from here on. */
     if (c->c_client.bev)
         fd = -1;
-    if (!c->c_client.bev || conn_client_events(c) < 0)
+    if (!c->c_client.bev || conn_client_events(c) < 0 || admit_join(px, c) < 0)
         goto fail;
     c->next = px->conns;
     if (px->conns)
@@ -511,6 +516,7 @@ void conn_close(struct conn *c, const char *reason)
     if (reason)
         log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
     conn_set_state(c, CONN_CLOSED);
+    admit_leave(c);
     evtimer_del(c->c_timer);
     conn_drop_upstream(c, 0);
     if (c->c_client.bev) {
@@ -528,6 +534,37 @@ void conn_close(struct conn *c, const char *reason)
     c->next = px->closing;
     px->closing = c;
     event_active(px->reaper, EV_TIMEOUT, 0);
+}
+
+int conn_wake(struct conn *c)
+{
+    struct side *s = &c->c_client;
+    size_t have = evbuffer_get_length(bufferevent_get_input(s->bev));
+    int waiting = 0;
+
+    /* TLS has no such read: its records arrive through the bufferevent alone. Asked first,
+     * as a read makes room for what it might get, and a flood asks for every connection. */
+    if (!s->io->fill || have >= LIMIT_PENDING_BYTES ||
+        ioctl(bufferevent_getfd(s->bev), FIONREAD, &waiting) < 0 || waiting <= 0)
+        return 0;
+    if (s->io->fill(s->bev, (size_t)waiting < LIMIT_PENDING_BYTES - have
+                                ? (size_t)waiting
+                                : LIMIT_PENDING_BYTES - have) <= 0)
+        return 0;
+    conn_touch(c);
+    conn_run(c);
+    return 1;
+}
+
+void conn_stop(struct conn *c)
+{
+    if (c->c_state != CONN_IDLE && c->c_state != CONN_REQ_HEAD)
+        return;
+    /* Half a request head is no exchange in flight: it is not answered. */
+    if (pump_pending(&c->c_client))
+        conn_flush_close(c, "brock is stopping");
+    else
+        conn_close(c, "brock is stopping");
 }
 
 void conn_free(struct conn *c)

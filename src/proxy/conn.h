@@ -17,6 +17,7 @@
 
 #include "brock.h"
 #include "proxy/access.h"
+#include "proxy/admit.h"
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
 #include "proxy/http.h"
@@ -51,8 +52,12 @@ struct proxy {
     struct conn *closing;     /* closed, freed by the reaper after this loop iteration */
     struct event *reaper;
     struct event *accept_pause; /* re-enables accepting after running out of descriptors */
+    struct event *accept_more;  /* re-enables it after a burst, once the others had a turn */
+    int accept_burst;           /* accepted since accepting was last enabled */
     size_t n_conns;
     uint64_t next_id;
+    struct admit admit;       /* the limits, each client's share, what may be cut (admit.c) */
+    size_t nofile;            /* the descriptors brock may have open (RLIMIT_NOFILE) */
 
     struct pool_entry *pool;  /* idle upstream connections, most recent first */
     size_t n_pool;
@@ -77,7 +82,13 @@ struct proxy {
     struct privs privs;
     struct dial_env dial;       /* how upstreams and brock's own fetches connect out */
     struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
-    struct event *sig_int, *sig_term, *sync;
+    struct event *signals[4];   /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
+    struct event *sync;
+
+    /* Stopping (loop.c): no longer accepting, the exchanges in flight finish within the grace
+     * period, then brock exits. */
+    int draining;
+    struct event *grace;        /* ends the grace period */
 };
 
 enum conn_state {
@@ -163,6 +174,11 @@ struct conn {
     int tunnel_port;
 
     struct dial *dial;         /* upstream.c: the upstream connection being made */
+
+    /* admit.c: the client's share, and c's place among the connections that may be cut. */
+    struct admit_client *a_client; /* NULL: not counted (closed) */
+    struct admit_node a_all, a_mine; /* in px->admit's lists, in its client's */
+    int a_tier;                /* ADMIT_IDLE, ADMIT_HEAD, or -1: never cut */
 };
 
 /* conn.c */
@@ -171,6 +187,16 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
 /* Closes c at once (again: nothing); it is freed after this loop iteration. reason is logged
  * with -v, and may be NULL when a line said why already. */
 void conn_close(struct conn *c, const char *reason);
+
+/* Reads what c's client sent that is still waiting in its socket, and lets c act on it (a
+ * request head completed, an end seen), before c would be closed as silent (admit.c). Returns
+ * 1 when there were such bytes (c may have moved on, or closed), 0 when c is silent. */
+int conn_wake(struct conn *c);
+
+/* brock is stopping (px->draining set): a connection with no request in flight closes now,
+ * once what is still being written to it is out; a busy one goes on, and closes when its
+ * exchange completes instead of waiting for another request. */
+void conn_stop(struct conn *c);
 void conn_free(struct conn *c);
 
 /* Called by upstream.c once the upstream side can take the request, or could not. */

@@ -27,8 +27,24 @@
 /* Bytes waiting to be written to one side before brock stops reading the other. */
 #define LIMIT_PENDING_BYTES ((size_t)256 * 1024)
 
-/* Client connections at once; one more gets 503 and is closed. */
-#define LIMIT_CONNECTIONS 4096
+/* Client connections at once: as many as the descriptors allow (each client may take two,
+ * beside the upstream pool and LIMIT_FD_RESERVE of brock's own), within these bounds; the upper
+ * one bounds memory (some 10 KiB an idle connection). When all are taken, the oldest idle
+ * connection is closed to make room; when none is idle, one more gets 503. One address holds
+ * at most --max-client-connections of them (proxy.h). */
+#define LIMIT_CONNECTIONS 16384
+#define LIMIT_CONNECTIONS_MIN 16
+#define LIMIT_FD_RESERVE 64
+
+/* Connections the kernel holds for brock to accept (the system caps it at
+ * net.core.somaxconn): room for a burst, so that a flood's connections do not crowd others'
+ * out of the queue before brock gets to them. */
+#define LIMIT_LISTEN_BACKLOG 4096
+
+/* Connections accepted in one turn of the loop: a flood arriving faster than brock accepts
+ * would otherwise keep the loop accepting while the clients already in wait. */
+#define LIMIT_ACCEPT_BURST 32
+
 
 /* Idle upstream connections kept per host:port, and in all. */
 #define LIMIT_POOL_PER_HOST 256

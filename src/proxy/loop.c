@@ -6,7 +6,11 @@
  * timeouts; once a second write learning to the state and pick up changes others made
  * (brock_sync); start the DNT policy check due (at most one a second) and, once a day, the
  * pbconfig.json refresh; and last free the connections closed during the iteration (the
- * reaper), so that nothing up the stack still holds one. SIGINT and SIGTERM end the loop.
+ * reaper), so that nothing up the stack still holds one. SIGHUP reads Privacy Badger's data and
+ * opens the log again. SIGTERM, SIGINT and SIGQUIT stop brock: the listener closes, idle
+ * connections close, busy ones close as their exchanges complete, and the loop ends when the
+ * last one is gone or the grace period is over (or at a second such signal); learning is then
+ * written to the state.
  */
 #include "proxy/proxy.h"
 
@@ -14,7 +18,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -39,17 +42,30 @@
 #include "proxy/intercept.h"
 #include "util/alloc.h"
 
+/* The loop ends; proxy_run() then closes what is left and writes learning to the state. */
+static void stop_now(struct proxy *px)
+{
+    if (px->grace)
+        evtimer_del(px->grace);
+    event_base_loopbreak(px->base);
+}
+
 static void on_reap(evutil_socket_t fd, short what, void *arg)
 {
     struct proxy *px = arg;
 
     (void)fd;
-    (void)what;
     while (px->closing) {
         struct conn *c = px->closing;
 
         px->closing = c->next;
         conn_free(c);
+    }
+    /* Stopping, the last exchange in flight is done (what is 0 when proxy_run() itself reaps,
+     * once the loop is over). */
+    if (px->draining && !px->n_conns && what) {
+        log_msg(LOG_INFO, "every exchange in flight is done");
+        stop_now(px);
     }
 }
 
@@ -90,15 +106,32 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
         refuse(fd, refused_forbidden, sizeof(refused_forbidden) - 1);
         return;
     }
-    if (px->n_conns >= LIMIT_CONNECTIONS) {
-        access_name(sa, who, sizeof(who));
-        log_msg(LOG_INFO, "refused %s with 503: %d connections are open", who,
-                LIMIT_CONNECTIONS);
+    /* A flood would make one line a refusal a flood too: admit.c counts them, and says how
+     * many once a second. */
+    admit_address(sa, who, sizeof(who));
+    if (!admit_room(px, who)) {
         refuse(fd, refused_busy, sizeof(refused_busy) - 1);
         return;
     }
     if (!conn_new(px, fd, sa))
         log_msg(LOG_ERR, "out of memory for a new connection; closed it");
+    /* libevent accepts until none is pending: past a burst the connections already accepted
+     * get their turn first. */
+    if (++px->accept_burst >= LIMIT_ACCEPT_BURST && px->listener) {
+        evconnlistener_disable(px->listener);
+        event_active(px->accept_more, EV_TIMEOUT, 0);
+    }
+}
+
+static void on_accept_more(evutil_socket_t fd, short what, void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)fd;
+    (void)what;
+    px->accept_burst = 0;
+    if (px->listener && !evtimer_pending(px->accept_pause, NULL))
+        evconnlistener_enable(px->listener);
 }
 
 static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
@@ -123,17 +156,6 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
     if (px->accept_pause) {
         evconnlistener_disable(l);
         evtimer_add(px->accept_pause, &pause);
-    }
-}
-
-/* Each client can take two descriptors (its own and its upstream's). */
-static void raise_fd_limit(void)
-{
-    struct rlimit rl;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
     }
 }
 
@@ -171,15 +193,101 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
         log_msg(LOG_DEBUG, "picked up %d changes made outside brock", n);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+/* ---- signals ---- */
+
+/* The signals brock handles, in the order of px->signals. */
+static const int handled[] = {SIGINT, SIGTERM, SIGQUIT, SIGHUP};
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+    }
+}
+
+/* SIGHUP (logrotate, a service manager's reload): Privacy Badger's data read again, the log
+ * opened again; never an exit. */
+static void reload(struct proxy *px)
+{
+    struct brock_update_stats st;
+    int rc = log_reopen();
+
+    if (rc < 0)
+        log_msg(LOG_ERR, "SIGHUP: could not open the log file again (%s); lines go on to the "
+                "old one", strerror(-rc));
+    if (brock_engine_reload(px->engine, &st) < 0) {
+        log_msg(LOG_ERR, "SIGHUP: Privacy Badger's data was not read again, the lists in force "
+                "stay: %s", brock_engine_errmsg(px->engine));
+        return;
+    }
+    log_msg(LOG_INFO, "SIGHUP: read Privacy Badger's data again: %zu domains on the "
+            "cookieblock list (%zu added, %zu removed), %zu new DNT policy hashes, %zu site "
+            "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
+            rc == 1 ? "; opened the log file again" : "");
+}
+
+static void on_grace_over(evutil_socket_t fd, short what, void *arg)
 {
     struct proxy *px = arg;
 
+    (void)fd;
     (void)what;
-    log_msg(LOG_DEBUG, "%s: stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    if (px->listener)
-        evconnlistener_disable(px->listener);
-    event_base_loopbreak(px->base);
+    log_msg(LOG_INFO, "the grace period is over: closing the %zu connections still busy",
+            px->n_conns);
+    stop_now(px);
+}
+
+/* The first stopping signal: no new connection, nothing new answered; the exchanges in flight
+ * finish within --grace, after which (or once the last one is done) the loop ends. */
+static void drain(struct proxy *px, const char *name)
+{
+    struct timeval tv = {px->opts->grace, 0};
+    struct conn *c, *next;
+
+    px->draining = 1;
+    if (px->listener) {
+        evconnlistener_free(px->listener);
+        px->listener = NULL;
+    }
+    for (c = px->conns; c; c = next) {
+        next = c->next;
+        conn_stop(c);
+    }
+    if (!px->n_conns) {
+        log_msg(LOG_INFO, "%s: stopping; no exchange is in flight", name);
+        stop_now(px);
+        return;
+    }
+    if (px->opts->grace <= 0) {
+        log_msg(LOG_INFO, "%s: stopping at once (--grace 0): closing %zu busy connections",
+                name, px->n_conns);
+        stop_now(px);
+        return;
+    }
+    log_msg(LOG_INFO, "%s: stopping: no new connections; %zu busy connections get %d s to "
+            "finish (%s again stops at once)", name, px->n_conns, px->opts->grace, name);
+    evtimer_add(px->grace, &tv);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct proxy *px = arg;
+    const char *name = signal_name(sig);
+
+    (void)what;
+    if (sig == SIGHUP) {
+        reload(px);
+    } else if (px->draining) {
+        log_msg(LOG_INFO, "%s again: stopping at once, closing %zu busy connections", name,
+                px->n_conns);
+        stop_now(px);
+    } else {
+        drain(px, name);
+    }
 }
 
 /* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. */
@@ -268,7 +376,7 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
     px->listener = evconnlistener_new_bind(px->base, on_accept, px,
                                            LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
                                                LEV_OPT_CLOSE_ON_EXEC,
-                                           511, (struct sockaddr *)&ss, slen);
+                                           LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss, slen);
     if (!px->listener) {
         int e = EVUTIL_SOCKET_ERROR();
 
@@ -293,6 +401,9 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    /* A reload asked for while brock starts (opening and seeding a state takes a while) must
+     * not end it: the loop's handler takes over from this. */
+    signal(SIGHUP, SIG_IGN);
     px->opts = o;
     px->t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
@@ -317,10 +428,10 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         px->no_intercept = o->no_intercept;
         px->n_no_intercept = o->n_no_intercept;
     }
-    raise_fd_limit();
     px->base = new_base();
     px->dns = px->base ? dial_dns_new(px->base) : NULL;
-    if (!px->base || !px->dns) {
+    if (!px->base || !px->dns ||
+        admit_init(&px->admit, px->base, admit_size(&px->nofile), o->max_client_connections) < 0) {
         snprintf(err, errlen, "could not create the event loop");
         goto fail;
     }
@@ -350,15 +461,20 @@ static int proxy_setup(struct proxy *px)
     }
     px->reaper = event_new(px->base, -1, 0, on_reap, px);
     px->accept_pause = evtimer_new(px->base, on_accept_resume, px);
-    px->sig_int = evsignal_new(px->base, SIGINT, on_signal, px);
-    px->sig_term = evsignal_new(px->base, SIGTERM, on_signal, px);
+    px->accept_more = event_new(px->base, -1, 0, on_accept_more, px);
+    px->grace = evtimer_new(px->base, on_grace_over, px);
     px->sync = timer_start(px->base, SYNC_INTERVAL_MS, 1, on_sync, px);
-    if (!px->reaper || !px->accept_pause || !px->sig_int || !px->sig_term || !px->sync ||
-        evsignal_add(px->sig_int, NULL) < 0 || evsignal_add(px->sig_term, NULL) < 0) {
-        log_msg(LOG_ERR, "could not set up the event loop");
-        return -1;
+    if (!px->reaper || !px->accept_pause || !px->accept_more || !px->grace || !px->sync)
+        goto fail;
+    for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+        px->signals[i] = evsignal_new(px->base, handled[i], on_signal, px);
+        if (!px->signals[i] || evsignal_add(px->signals[i], NULL) < 0)
+            goto fail;
     }
     return 0;
+fail:
+    log_msg(LOG_ERR, "could not set up the event loop");
+    return -1;
 }
 
 /* What the dashboard's /api/status reports of this run. */
@@ -398,6 +514,12 @@ static void say_where(const struct proxy *px)
     if (px->privs.drop)
         log_msg(LOG_INFO, "running as the user %s (uid %u)", px->privs.user,
                 (unsigned)px->privs.uid);
+    if (px->admit.per_client)
+        log_msg(LOG_INFO, "serving up to %zu connections at once (%zu descriptors), %zu from "
+                "one address", px->admit.max, px->nofile, px->admit.per_client);
+    else
+        log_msg(LOG_INFO, "serving up to %zu connections at once (%zu descriptors), any number "
+                "from one address", px->admit.max, px->nofile);
 }
 
 int proxy_run(struct proxy *px, struct brock_engine *e)
@@ -441,6 +563,8 @@ out:
     if (brock_sync(e) < 0) {
         log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(e));
         rc = 1;
+    } else if (rc == 0) {
+        log_msg(LOG_INFO, "learning is written to the state; stopped");
     }
     return rc;
 }
@@ -455,19 +579,23 @@ void proxy_free(struct proxy *px)
         conn_close(px->conns, "brock is stopping");
     on_reap(-1, 0, px);
     pool_cleanup(px);
+    admit_cleanup(&px->admit);
     dash_env_free(px->dash);
     dntcheck_free(px->dnt);
     refresh_free(px->refresh);
     if (px->sync)
         event_free(px->sync);
-    if (px->sig_int)
-        event_free(px->sig_int);
-    if (px->sig_term)
-        event_free(px->sig_term);
+    for (size_t i = 0; i < sizeof(px->signals) / sizeof(px->signals[0]); i++)
+        if (px->signals[i])
+            event_free(px->signals[i]);
+    if (px->grace)
+        event_free(px->grace);
     if (px->reaper)
         event_free(px->reaper);
     if (px->accept_pause)
         event_free(px->accept_pause);
+    if (px->accept_more)
+        event_free(px->accept_more);
     intercept_free(px->mitm);
     SSL_CTX_free(px->tls_up);
     if (px->dns)

@@ -26,9 +26,20 @@ struct proxy_options {
                                        * before a response head); 0: limits.h's */
     const char *ca_init_cmd;          /* the command that makes this state's CA, for
                                        * messages; NULL: "brock ca init" */
+    int grace;                        /* --grace seconds for exchanges in flight to finish
+                                       * once told to stop; 0: none */
+    size_t max_client_connections;   /* at once from one client address; 0: no cap */
 };
 
 #define PROXY_DEFAULT_LISTEN "127.0.0.1:8119"
+#define PROXY_DEFAULT_GRACE 10
+
+/* Connections one client address may hold at once, by default: past it, that client's own
+ * oldest idle connection makes room. Browsers hold at most 32 to a proxy (Chromium and Firefox
+ * alike), so a few of them and other programs on one machine stay well below it, while one
+ * address cannot take more than a small share of the thousands of connections brock serves. */
+#define PROXY_DEFAULT_CLIENT_CONNECTIONS 256
+#define PROXY_MAX_CLIENT_CONNECTIONS 1048576
 
 /* Checks the shape of o's --listen and --resolve specs without opening anything, so that a
  * typo is a usage error. Returns 0, or -1 with a sentence naming the spec in err. */
@@ -43,10 +54,12 @@ struct proxy;
  * NULL with a sentence in err: a bad spec, a port in use, no CA. */
 struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen);
 
-/* Runs the proxy and dashboard on e until SIGINT or SIGTERM: gives up root (handing the state
- * to the user), says where it listens and how to use it, serves, then flushes the state.
- * Returns the process exit status: 0 after a clean stop, 1 when it could not go on (a message
- * on stderr says why). */
+/* Runs the proxy and dashboard on e: gives up root (handing the state to the user), says where
+ * it listens and how to use it, and serves. SIGHUP reads Privacy Badger's data again and
+ * opens the log again. SIGTERM, SIGINT or SIGQUIT stop it: no new connection is accepted,
+ * the exchanges in flight get o->grace seconds to finish (a second signal ends them at once),
+ * then the state is flushed. Returns the process exit status: 0 after a clean stop, 1 when it
+ * could not go on (a message on stderr says why). */
 int proxy_run(struct proxy *px, struct brock_engine *e);
 
 /* Closes what proxy_new() opened; NULL is a no-op. */

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Log lines to stderr, written with one call each so that lines never interleave, each
- * stamped with the local time unless the journal stamps them itself. */
+ * stamped with the local time unless the journal stamps them itself; stderr may be a file,
+ * opened again under its name after a log rotation. */
 #include "util/log.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,9 @@
 #include <unistd.h>
 
 int log_verbosity = LOG_INFO;
+
+/* The file stderr was pointed at by log_open(); "" while stderr is what brock was given. */
+static char log_path[4096];
 
 /* systemd sets JOURNAL_STREAM for a service whose stderr goes to the journal, which records
  * the time of every line: a second stamp would only repeat it. Read once, at the first line. */
@@ -76,4 +82,43 @@ void log_msg(enum log_level level, const char *fmt, ...)
     /* A log line lost to a full pipe is not worth stopping for. */
     if (write(STDERR_FILENO, line, used) < 0)
         return;
+}
+
+/* The file goes over stderr, so that whatever else writes there (libevent's own warnings)
+ * lands in it too. */
+static int log_point_stderr(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600), err;
+
+    if (fd < 0)
+        return -errno;
+    if (dup2(fd, STDERR_FILENO) < 0) {
+        err = errno;
+        close(fd);
+        return -err;
+    }
+    close(fd);
+    return 0;
+}
+
+int log_open(const char *path)
+{
+    int rc;
+
+    if (strlen(path) >= sizeof(log_path))
+        return -ENAMETOOLONG;
+    rc = log_point_stderr(path);
+    if (rc == 0)
+        memcpy(log_path, path, strlen(path) + 1);
+    return rc;
+}
+
+int log_reopen(void)
+{
+    int rc;
+
+    if (!log_path[0])
+        return 0;
+    rc = log_point_stderr(log_path);
+    return rc < 0 ? rc : 1;
 }

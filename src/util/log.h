@@ -24,6 +24,15 @@ void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(p
  * when lines go unstamped (JOURNAL_STREAM is set) or out is too small. */
 size_t log_stamp(char *out, size_t size);
 
+/* Points stderr, and so every line, at the file path (appended to, created mode 0600), for
+ * log_reopen() to open again later. Returns 0, or -errno with stderr unchanged. */
+int log_open(const char *path) __attribute__((warn_unused_result));
+
+/* Opens the file log_open() named again under its name, for the lines that follow: after a
+ * log rotation moved it away (SIGHUP). Returns 1 when it did; 0 while lines go to the stderr
+ * brock was given, which it leaves alone; or -errno with lines still going where they went. */
+int log_reopen(void) __attribute__((warn_unused_result));
+
 static inline int log_enabled(enum log_level level) { return (int)level <= log_verbosity; }
 
 #endif

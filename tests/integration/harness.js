@@ -141,7 +141,9 @@ async function startBrock(opts) {
   return {
     proc, port, exited,
     log: () => log,
-    async stop(sig = 'SIGTERM', ms = 10000) {
+    // SIGTERM lets exchanges in flight finish for brock's grace period (10 s): the kill
+    // comes later than that.
+    async stop(sig = 'SIGTERM', ms = 20000) {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig);
       const timer = setTimeout(() => proc.kill('SIGKILL'), ms);
       const r = await exited;
