@@ -540,6 +540,9 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
         log_msg(LOG_ERR, "%s", err);
         goto out;
     }
+    /* The first write holds the whole seed (megabytes, a second or more on a slow disk): made
+     * before anyone is served, it delays no request. */
+    on_sync(-1, 0, px);
     /* STYLE.md section 6: the port is bound, the CA key and the state are open; root is no
      * longer needed. */
     if (privs_drop(&px->privs, px->opts->state_dir, err, sizeof(err)) < 0) {
