@@ -212,6 +212,53 @@ enum brock_reason {
     BROCK_WHY_DISABLED,     /* brock is disabled on the site */
     BROCK_WHY_ACTION,       /* a third party: the resolved action applies */
     BROCK_WHY_IGNORED,      /* a site fix (sitefixes.ignore) leaves the host alone there */
+    BROCK_WHY_FP_SCRIPT,    /* a script seen fingerprinting (fp_scripts) on a cookieblocked
+                               host: that script alone is denied, the rest of the host loads */
+};
+
+/* What a request fetches, in Privacy Badger's (webRequest's) words. */
+enum brock_resource_type {
+    BROCK_RESOURCE_OTHER = 0,  /* "other": not known */
+    BROCK_RESOURCE_MAIN_FRAME, /* "main_frame": a top-level document */
+    BROCK_RESOURCE_SUB_FRAME,  /* "sub_frame": a document in a frame */
+    BROCK_RESOURCE_SCRIPT,     /* "script" (workers too) */
+    BROCK_RESOURCE_STYLESHEET, /* "stylesheet" */
+    BROCK_RESOURCE_IMAGE,      /* "image" */
+    BROCK_RESOURCE_FONT,       /* "font" */
+    BROCK_RESOURCE_MEDIA,      /* "media": audio, video, tracks */
+    BROCK_RESOURCE_XHR,        /* "xmlhttprequest": fetch() and XMLHttpRequest */
+    BROCK_RESOURCE_PING,       /* "ping": navigator.sendBeacon() and <a ping> */
+    BROCK_RESOURCE_WEBSOCKET,  /* "websocket" */
+    BROCK_RESOURCE_OBJECT,     /* "object": <object> and <embed> */
+};
+#define BROCK_RESOURCE_COUNT 12
+
+/* "other", "main_frame", "sub_frame", "script", ... for a type; "other" for an unknown
+ * value. */
+BROCK_API const char *brock_resource_type_name(enum brock_resource_type t);
+
+/* The type a name gives: one of brock_resource_type_name()'s words. Returns the type, or
+ * BROCK_EINVAL for any other word (NULL too). */
+BROCK_API BROCK_NODISCARD int brock_resource_type_parse(const char *word);
+
+/* What a request fetches, from what its headers say (each NULL when absent):
+ * Sec-Fetch-Dest first (document, iframe/frame, script/worker/sharedworker/serviceworker/
+ * audioworklet/paintworklet, style, image, font, audio/video/track, object/embed, websocket;
+ * "empty" is fetch() or XMLHttpRequest), then a text/ping Content-Type or a Ping-To header
+ * (ping), an Upgrade: websocket, then Accept (text/html: main_frame; text/css: stylesheet;
+ * image/ before anything else: image; a JavaScript type: script). Whatever is left is
+ * BROCK_RESOURCE_OTHER. Pure. */
+BROCK_API enum brock_resource_type
+brock_resource_type_guess(const char *fetch_dest, const char *accept, const char *content_type,
+                          const char *upgrade, const char *ping_to);
+
+/* A request to decide: its URL (or, without one, its host), the page it was made for, and
+ * what it fetches. All pointers are borrowed for the call. */
+struct brock_request {
+    const char *url;                 /* "http(s)://host[:port]/path?query"; NULL: host alone */
+    const char *host;                /* used when url is NULL */
+    const char *site;                /* the first party's host or URL; NULL or "": unknown */
+    enum brock_resource_type type;   /* BROCK_RESOURCE_OTHER when not known */
 };
 
 /* One decision. Strings are NUL-terminated copies, valid as long as the struct. */
@@ -226,6 +273,15 @@ struct brock_decision {
     enum brock_action action;     /* the resolved action (noaction unless reason is ACTION) */
     enum brock_effect effect;
     int site_fix;                 /* 1 when a site fix (sitefixes.yellowlist) set the action */
+    /* A denied script (or stylesheet) that Privacy Badger has a surrogate for: the body to
+     * answer with instead (a JavaScript or CSS text of surrogate_len bytes, borrowed from the
+     * engine until brock_engine_reload() or brock_engine_free()), and the rule's token
+     * ("/analytics.js", "noopjs"); NULL and "" otherwise. Set only by
+     * brock_decide_request(), only when effect is BROCK_DENY. */
+    const char *surrogate;
+    size_t surrogate_len;
+    char surrogate_token[128];
+    enum brock_resource_type type; /* the request's type, as given */
 };
 
 /* Decides a request to host made by a page of site_host (NULL or "": unknown page, which is
@@ -233,6 +289,17 @@ struct brock_decision {
  * or BROCK_EINVAL when host is not a host name (d->effect is then BROCK_PASS). */
 BROCK_API BROCK_NODISCARD int brock_decide(struct brock_engine *e, const char *host,
                                            const char *site_host, struct brock_decision *d);
+
+/* Decides one request as Privacy Badger's onBeforeRequest does: brock_decide() on its host and
+ * site, then, with the URL and type, the two rules that look past the host: a script on a
+ * cookieblocked host whose path was seen fingerprinting (fp_scripts) is denied alone
+ * (reason BROCK_WHY_FP_SCRIPT), and a denied script or stylesheet that a surrogate rule
+ * matches carries the surrogate's body (d->surrogate). A first-party request never gets a
+ * surrogate. Allocates nothing. Returns 0, or BROCK_EINVAL when the URL or host is not one
+ * (d->effect is then BROCK_PASS). */
+BROCK_API BROCK_NODISCARD int brock_decide_request(struct brock_engine *e,
+                                                   const struct brock_request *r,
+                                                   struct brock_decision *d);
 
 /* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
  * length it needed, like snprintf. */

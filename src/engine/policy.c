@@ -332,6 +332,21 @@ static void copy_host(char *dst, const char *src)
     dst[n] = '\0';
 }
 
+/* An invalid request's decision: nothing known, passed. */
+static void decision_clear(struct brock_decision *d)
+{
+    d->host[0] = d->tracker[0] = d->base[0] = d->site[0] = d->source[0] = '\0';
+    d->third_party = 0;
+    d->site_fix = 0;
+    d->reason = BROCK_WHY_INVALID;
+    d->action = BROCK_NOACTION;
+    d->effect = BROCK_PASS;
+    d->surrogate = NULL;
+    d->surrogate_len = 0;
+    d->surrogate_token[0] = '\0';
+    d->type = BROCK_RESOURCE_OTHER;
+}
+
 int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
                  struct brock_decision *d)
 {
@@ -339,12 +354,7 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
     const char *site = NULL, *cname;
     const struct action_entry *src;
 
-    d->host[0] = d->tracker[0] = d->base[0] = d->site[0] = d->source[0] = '\0';
-    d->third_party = 0;
-    d->site_fix = 0;
-    d->reason = BROCK_WHY_INVALID;
-    d->action = BROCK_NOACTION;
-    d->effect = BROCK_PASS;
+    decision_clear(d);
 
     if (!host || brock_host_normalize(host, strlen(host), d->host) < 0)
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
@@ -388,6 +398,26 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
     return 0;
 }
 
+int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
+                         struct brock_decision *d)
+{
+    char host[BROCK_HOST_MAX];
+    const char *h = r->host;
+    int rc;
+
+    if (r->url) {
+        if (brock_url_host(r->url, host) < 0) {
+            decision_clear(d);
+            d->type = r->type;
+            return brock__fail(e, BROCK_EINVAL, "'%s' is not a URL with a host", r->url);
+        }
+        h = host;
+    }
+    rc = brock_decide(e, h, r->site, d);
+    d->type = r->type;
+    return rc;
+}
+
 size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,
                               size_t len)
 {
@@ -418,6 +448,11 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
     case BROCK_WHY_IGNORED:
         n = snprintf(buf, len, "Privacy Badger's site fixes leave %s alone on this site.",
                      d->tracker);
+        return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_FP_SCRIPT:
+        n = snprintf(buf, len, "This script on %s was seen fingerprinting: it alone is blocked%s; "
+                     "the rest of %s loads without cookies.", d->tracker,
+                     d->surrogate ? " (a harmless stand-in is served)" : "", d->tracker);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_ACTION:
         break;

@@ -94,6 +94,7 @@ void conn_exchange_reset(struct conn *c)
     c->c_ex.d.effect = BROCK_PASS;
     buf_reset(&c->c_req_out);
     buf_reset(&c->c_body);
+    buf_reset(&c->c_url);
 }
 
 int64_t conn_now_ms(const struct conn *c)
@@ -479,6 +480,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     side_start(&c->c_client, SIDE_CLIENT);
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
     buf_init(&c->c_body, LIMIT_DASH_BODY);
+    buf_init(&c->c_url, LIMIT_HEAD_BYTES + sizeof(c->c_ex.authority) + 16);
     rewrite_out_init(&c->c_rw);
     c->a_tier = -1;
     admit_address(sa, c->c_peer, sizeof(c->c_peer));
@@ -577,6 +579,7 @@ void conn_free(struct conn *c)
     side_cleanup(&c->c_up);
     buf_cleanup(&c->c_req_out);
     buf_cleanup(&c->c_body);
+    buf_cleanup(&c->c_url);
     rewrite_out_cleanup(&c->c_rw);
     mem_free(c);
 }

@@ -125,6 +125,7 @@ struct exchange {
 
     /* What the engine made of it. */
     char site[BROCK_HOST_MAX]; /* the first party, when site_known */
+    enum brock_resource_type type; /* what it fetches, from its headers */
     int site_known;
     struct brock_decision d;
     int observe;               /* a third-party exchange the engine learns from */
@@ -165,6 +166,8 @@ struct conn {
     /* Scratch the exchanges reuse: their capacity stays, their contents are the exchange's. */
     struct buf c_req_out;      /* the rewritten request head, kept for one retry */
     struct buf c_body;         /* a dashboard request's body, read whole before the answer */
+    struct buf c_url;          /* the request's URL as the engine is given it:
+                                * scheme://authority/path?query */
     struct rewrite_out c_rw;   /* a head's rewritten headers */
 
     /* The client connection itself. */

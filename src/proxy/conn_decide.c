@@ -43,20 +43,27 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
     }
 }
 
-/* <a ping> sends Ping-To (and Ping-From) with its text/ping body. */
-int conn_is_beacon(const struct http_head *hh)
+/* The URL the engine is given: scheme, authority and the request's path; for a CONNECT, the
+ * authority alone (its host is all a tunnel says). "" when it does not fit. */
+static const char *conn_url(struct conn *c, const char *path, size_t path_len)
 {
-    const struct brock_header *ct = http_header_find(hh->h, hh->n, "content-type");
+    const struct exchange *x = &c->c_ex;
 
-    return http_header_find(hh->h, hh->n, "ping-to") != NULL ||
-           (ct && brock_is_beacon_type(ct->value, ct->value_len));
+    buf_reset(&c->c_url);
+    if (x->is_connect || !path)
+        return x->authority;
+    if (buf_printf(&c->c_url, "%s://%s", x->is_https ? "https" : "http", x->authority) < 0 ||
+        buf_append(&c->c_url, path, path_len) < 0)
+        return "";
+    return c->c_url.data;
 }
 
-void conn_decide(struct conn *c)
+void conn_decide(struct conn *c, const char *path, size_t path_len)
 {
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     struct proxy *px = c->px;
+    struct brock_request req;
     char why[512];
 
     x->site_known = 0;
@@ -73,8 +80,19 @@ void conn_decide(struct conn *c)
 
         x->site_known = fp_infer(&px->fp, c->c_peer, &r, x->site) == FP_KNOWN;
     }
+    x->type = x->is_connect ? BROCK_RESOURCE_OTHER
+                            : brock_resource_type_guess(
+                                  conn_header(hh, "sec-fetch-dest"), conn_header(hh, "accept"),
+                                  conn_header(hh, "content-type"), conn_header(hh, "upgrade"),
+                                  conn_header(hh, "ping-to"));
     /* Without interception a tunnel says nothing of its page: decided as third party. */
-    if (brock_decide(px->engine, x->host, x->site_known ? x->site : NULL, &x->d) < 0)
+    req.url = conn_url(c, path, path_len);
+    req.host = x->host;
+    req.site = x->site_known ? x->site : NULL;
+    req.type = x->type;
+    if (!*req.url)
+        req.url = NULL; /* too long to copy: decided on its host */
+    if (brock_decide_request(px->engine, &req, &x->d) < 0)
         x->d.effect = BROCK_PASS;
     x->observe = x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
                  x->d.effect != BROCK_DENY;

@@ -116,13 +116,11 @@ void conn_local_done(struct conn *c);
 /* The value of the header called name in hh (NUL-terminated in its buffer), or NULL. */
 const char *conn_header(const struct http_head *hh, const char *name);
 
-/* The first party and the engine's decision for the request's host. */
-void conn_decide(struct conn *c);
+/* The first party, what the request fetches, and the engine's decision on its URL (path[0..
+ * path_len) on the exchange's host; a CONNECT has none). */
+void conn_decide(struct conn *c, const char *path, size_t path_len);
 
 /* A request's head (flags BROCK_OBS_*) or its response's: the engine learns from it. */
 void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags);
-
-/* Whether the request is a beacon or an <a ping> (PRIVACY-BADGER.md section 3.1). */
-int conn_is_beacon(const struct http_head *hh);
 
 #endif

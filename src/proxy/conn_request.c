@@ -88,7 +88,7 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     if (conn_body_refused(c))
         return;
     if (x->observe)
-        conn_observe(c, hh, conn_is_beacon(hh) ? BROCK_OBS_BEACON : 0);
+        conn_observe(c, hh, x->type == BROCK_RESOURCE_PING ? BROCK_OBS_BEACON : 0);
     if (x->d.effect == BROCK_STRIP_COOKIES)
         flags |= REWRITE_STRIP_COOKIES;
     if (x->is_upgrade)
@@ -150,7 +150,7 @@ static void conn_start_request(struct conn *c)
         conn_answer_local(c);
         return;
     }
-    conn_decide(c);
+    conn_decide(c, path, path_len);
     if (x->d.effect == BROCK_DENY) {
         /* Only a learned block is worth a policy check (section 9), never a user's. */
         if (x->d.action == BROCK_BLOCK)

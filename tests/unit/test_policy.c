@@ -337,6 +337,80 @@ static void test_action_parse(void **state)
     assert_string_equal(brock__heur_name(BROCK_USER_BLOCK), "");
 }
 
+/* What a request fetches, from its headers; each type's name and back. */
+static void test_resource_types(void **state)
+{
+    (void)state;
+    for (int t = 0; t < BROCK_RESOURCE_COUNT; t++)
+        assert_int_equal(brock_resource_type_parse(brock_resource_type_name(t)), t);
+    assert_string_equal(brock_resource_type_name(BROCK_RESOURCE_XHR), "xmlhttprequest");
+    assert_string_equal(brock_resource_type_name(BROCK_RESOURCE_COUNT), "other");
+    assert_int_equal(brock_resource_type_parse("img"), BROCK_EINVAL);
+    assert_int_equal(brock_resource_type_parse(NULL), BROCK_EINVAL);
+
+    assert_int_equal(brock_resource_type_guess("Image", NULL, NULL, NULL, NULL),
+                     BROCK_RESOURCE_IMAGE);
+    assert_int_equal(brock_resource_type_guess("iframe", "text/html", NULL, NULL, NULL),
+                     BROCK_RESOURCE_SUB_FRAME);
+    assert_int_equal(brock_resource_type_guess("document", NULL, NULL, NULL, NULL),
+                     BROCK_RESOURCE_MAIN_FRAME);
+    assert_int_equal(brock_resource_type_guess("serviceworker", NULL, NULL, NULL, NULL),
+                     BROCK_RESOURCE_SCRIPT);
+    assert_int_equal(brock_resource_type_guess("empty", "*/*", NULL, NULL, NULL),
+                     BROCK_RESOURCE_XHR);
+    /* A beacon's destination is "empty" too. */
+    assert_int_equal(brock_resource_type_guess("empty", NULL, "text/ping", NULL, NULL),
+                     BROCK_RESOURCE_PING);
+    assert_int_equal(brock_resource_type_guess(NULL, NULL, NULL, NULL, "https://a.example/"),
+                     BROCK_RESOURCE_PING);
+    assert_int_equal(brock_resource_type_guess(NULL, NULL, NULL, "WebSocket", NULL),
+                     BROCK_RESOURCE_WEBSOCKET);
+    /* Without Sec-Fetch-Dest, Accept as browsers send it. */
+    assert_int_equal(brock_resource_type_guess(NULL, "text/html,application/xhtml+xml;q=0.9",
+                                               NULL, NULL, NULL),
+                     BROCK_RESOURCE_MAIN_FRAME);
+    assert_int_equal(brock_resource_type_guess(NULL, "image/avif,image/webp,*/*", NULL, NULL,
+                                               NULL),
+                     BROCK_RESOURCE_IMAGE);
+    assert_int_equal(brock_resource_type_guess(NULL, "text/css,*/*;q=0.1", NULL, NULL, NULL),
+                     BROCK_RESOURCE_STYLESHEET);
+    assert_int_equal(brock_resource_type_guess(NULL, "application/javascript, */*;q=0.8", NULL,
+                                               NULL, NULL),
+                     BROCK_RESOURCE_SCRIPT);
+    assert_int_equal(brock_resource_type_guess(NULL, "application/javascripts", NULL, NULL, NULL),
+                     BROCK_RESOURCE_OTHER);
+    assert_int_equal(brock_resource_type_guess(NULL, "*/*", NULL, NULL, NULL),
+                     BROCK_RESOURCE_OTHER);
+    assert_int_equal(brock_resource_type_guess("nonsense", NULL, NULL, NULL, NULL),
+                     BROCK_RESOURCE_OTHER);
+}
+
+/* brock_decide_request() decides on the URL's host, and says what type it was given. */
+static void test_decide_request(void **state)
+{
+    struct brock_engine *e = open_memory();
+    struct brock_request r = {.url = "https://Tracker.Example:8443/a.js?x=1",
+                              .site = "news.example",
+                              .type = BROCK_RESOURCE_SCRIPT};
+    struct brock_decision d;
+
+    (void)state;
+    set(e, "tracker.example", BROCK_BLOCK, BROCK_NOACTION, 0);
+    assert_int_equal(brock_decide_request(e, &r, &d), 0);
+    assert_string_equal(d.host, "tracker.example");
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_int_equal(d.type, BROCK_RESOURCE_SCRIPT);
+    assert_null(d.surrogate);
+    r.url = NULL;
+    r.host = "tracker.example";
+    assert_int_equal(brock_decide_request(e, &r, &d), 0);
+    assert_int_equal(d.effect, BROCK_DENY);
+    r.url = "no host here";
+    assert_int_equal(brock_decide_request(e, &r, &d), BROCK_EINVAL);
+    assert_int_equal(d.effect, BROCK_PASS);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +425,8 @@ int main(void)
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_action_parse),
+        cmocka_unit_test(test_resource_types),
+        cmocka_unit_test(test_decide_request),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
