@@ -142,7 +142,7 @@ function percentile(sorted, p) {
 
 // A sanitizer build accepts and closes connections some three times slower, and the suite
 // runs it on loaded machines: its p99 (measured 30 to 60 ms where the plain build's is 10 to
-// 20 ms) gets a bound of 200 ms.
+// 20 ms, over 200 ms with the machine's two cores busy elsewhere) gets a bound of 400 ms.
 function isAsan(pid) {
   return /libasan|libclang_rt\.asan/.test(fs.readFileSync(`/proc/${pid}/maps`, 'utf8'));
 }
@@ -169,7 +169,7 @@ function report(what, served, b) {
   console.log(`# ${what}: ${served.length} requests, p50 ${p50.toFixed(1)} ms, ` +
               `p99 ${p99.toFixed(1)} ms, max ${ms[ms.length - 1].toFixed(1)} ms`);
   for (const r of served) assert.equal(r.status, 200, r.body.toString());
-  const bound = isAsan(b.proc.pid) ? 200 : 100;
+  const bound = isAsan(b.proc.pid) ? 400 : 100;
   assert.ok(p99 < bound, `p99 ${p99.toFixed(1)} ms (bound ${bound} ms)`);
 }
 
