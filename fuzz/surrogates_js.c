@@ -29,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
             (void)brock__surrogates_find(s, hosts[i], "https://x/a.js?b=c", BROCK_RESOURCE_SCRIPT,
                                          NULL, NULL, &len, &token);
-            (void)brock__surrogates_find(s, hosts[i], NULL, BROCK_RESOURCE_SCRIPT, NULL, NULL,
-                                         &len, &token);
+            (void)brock__surrogates_find(s, hosts[i], NULL, BROCK_RESOURCE_SCRIPT, NULL, NULL, &len,
+                                         &token);
         }
     } else if (!brock_engine_errmsg(e)[0]) {
         abort(); /* every refusal names the file and the fault */

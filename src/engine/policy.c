@@ -402,9 +402,15 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
 /* Privacy Badger's FP_CDN_DOMAINS (constants.js): CDNs that are cookieblocked because sites
  * need them, where a script seen fingerprinting is blocked alone. */
 static const char *const fp_cdn_domains[] = {
-    "d.alicdn.com",          "s3.us-west-2.amazonaws.com",    "fp-cdn.azureedge.net",
-    "sdtagging.azureedge.net", "cdnjs.cloudflare.com",        "d1af033869koo7.cloudfront.net",
-    "d38xvr37kwwhcm.cloudfront.net", "dlthst9q2beh8.cloudfront.net", "cdn.jsdelivr.net",
+    "d.alicdn.com",
+    "s3.us-west-2.amazonaws.com",
+    "fp-cdn.azureedge.net",
+    "sdtagging.azureedge.net",
+    "cdnjs.cloudflare.com",
+    "d1af033869koo7.cloudfront.net",
+    "d38xvr37kwwhcm.cloudfront.net",
+    "dlthst9q2beh8.cloudfront.net",
+    "cdn.jsdelivr.net",
     "gadasource.storage.googleapis.com",
 };
 

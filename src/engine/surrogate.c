@@ -18,8 +18,8 @@ struct sg_param {
 
 struct sg_rule {
     enum brock__sg_match match;
-    int stylesheet;  /* resourceType "stylesheet": answers stylesheets only */
-    char *widget;    /* widgetName, or NULL */
+    int stylesheet; /* resourceType "stylesheet": answers stylesheets only */
+    char *widget;   /* widgetName, or NULL */
     struct strvec tokens;
     size_t n_params;
     struct sg_param *params;
@@ -307,9 +307,8 @@ static int token_valid(const char *t)
     return n > 0 && n <= BROCK__SURROGATE_TOKEN_MAX;
 }
 
-static int rule_tokens(struct brock_engine *e, const char *name, const char *key,
-                       const char *host, json_t *v, enum brock__sg_match match,
-                       struct brock__surrogates *s)
+static int rule_tokens(struct brock_engine *e, const char *name, const char *key, const char *host,
+                       json_t *v, enum brock__sg_match match, struct brock__surrogates *s)
 {
     json_t *tokens = json_object_get(v, match == BROCK__SG_ANY ? "token" : "tokens");
     const char *bad = match == BROCK__SG_ANY ? "has no \"token\" of 1 to 127 characters"
@@ -335,8 +334,8 @@ static int rule_tokens(struct brock_engine *e, const char *name, const char *key
     return 0;
 }
 
-static int rule_params(struct brock_engine *e, const char *name, const char *key,
-                       struct sg_rule *r, json_t *params)
+static int rule_params(struct brock_engine *e, const char *name, const char *key, struct sg_rule *r,
+                       json_t *params)
 {
     const char *pname;
     json_t *pv;
@@ -346,7 +345,7 @@ static int rule_params(struct brock_engine *e, const char *name, const char *key
     r->params = mem_calloc(json_object_size(params), sizeof(*r->params));
     if (!r->params)
         return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
-    json_object_foreach(params, pname, pv) {
+    json_object_foreach (params, pname, pv) {
         struct sg_param *p = &r->params[r->n_params];
 
         if (!json_is_true(pv) && !json_is_string(pv))
@@ -387,8 +386,9 @@ static int read_rule(struct brock_engine *e, const char *name, const char *key, 
     rt = json_object_get(v, "resourceType");
     wn = json_object_get(v, "widgetName");
     if ((rt && !json_is_string(rt)) || (wn && !json_is_string(wn)))
-        return rule_fail(e, name, key, "has a \"resourceType\" or \"widgetName\" that is not a "
-                                      "string");
+        return rule_fail(e, name, key,
+                         "has a \"resourceType\" or \"widgetName\" that is not a "
+                         "string");
     r->stylesheet = rt && !strcmp(json_string_value(rt), "stylesheet");
     if (wn && !r->widget && !(r->widget = mem_strdup(json_string_value(wn))))
         return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
@@ -421,18 +421,22 @@ static int read_bodies(struct brock_engine *e, const char *name, json_t *tokens,
     const char *token;
     json_t *v;
 
-    json_object_foreach(tokens, token, v) {
+    json_object_foreach (tokens, token, v) {
         const char *file = json_is_string(v) ? resource_file(json_string_value(v)) : NULL;
         char path[4096], *text = NULL;
         size_t len;
         int rc;
 
         if (!file)
-            return brock__fail(e, BROCK_EFORMAT, "%s: the resource of token \"%.80s\" is not "
-                               "a file of web_accessible_resources/.", name, token);
+            return brock__fail(e, BROCK_EFORMAT,
+                               "%s: the resource of token \"%.80s\" is not "
+                               "a file of web_accessible_resources/.",
+                               name, token);
         if (!token_valid(token))
-            return brock__fail(e, BROCK_EFORMAT, "%s: token \"%.80s\" is empty or longer than "
-                               "%d characters.", name, token, BROCK__SURROGATE_TOKEN_MAX);
+            return brock__fail(e, BROCK_EFORMAT,
+                               "%s: token \"%.80s\" is empty or longer than "
+                               "%d characters.",
+                               name, token, BROCK__SURROGATE_TOKEN_MAX);
         rc = brock__data_read(e, file, path, &text, &len);
         if (rc == 1)
             rc = brock__surrogates_set_body(s, token, text, len) < 0
@@ -456,17 +460,17 @@ static int read_rules_json(struct brock_engine *e, const char *name, const char 
     if (!root) {
         if (json_error_code(&jerr) == json_error_out_of_memory || !jerr.text[0])
             return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
-        return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.",
-                           name, jerr.line, jerr.column, jerr.text);
+        return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.", name,
+                           jerr.line, jerr.column, jerr.text);
     }
     hosts = json_object_get(root, "hostnames");
     tokens = json_object_get(root, "tokens");
     if (!json_is_object(hosts) || !json_is_object(tokens)) {
-        rc = brock__fail(e, BROCK_EFORMAT,
-                         "%s: \"hostnames\" and \"tokens\" must both be objects.", name);
+        rc = brock__fail(e, BROCK_EFORMAT, "%s: \"hostnames\" and \"tokens\" must both be objects.",
+                         name);
         goto out;
     }
-    json_object_foreach(hosts, key, v) {
+    json_object_foreach (hosts, key, v) {
         if ((rc = read_rule(e, name, key, v, s)) < 0)
             goto out;
     }

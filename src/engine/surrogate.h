@@ -36,15 +36,15 @@ void brock__surrogates_free(struct brock__surrogates *s);
  * Debian's surrogates.js. *out is NULL when the folder has neither. A token whose body file
  * is missing has no surrogate. Returns 0; BROCK_EIO, BROCK_EFORMAT (errmsg names the file and
  * the fault, with its line in surrogates.js); BROCK_ENOMEM. */
-int brock__surrogates_load(struct brock_engine *e, struct brock__surrogates **out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__surrogates_load(struct brock_engine *e,
+                           struct brock__surrogates **out) BROCK_NODISCARD_INTERNAL;
 
 /* Adds token to host's rule, made with match when host has none (for surrogates.js: an array
  * of suffix tokens, or one wildcard string). Returns 0, BROCK_EFORMAT (a host with another
  * kind of rule; errmsg not set) or BROCK_ENOMEM. */
 int brock__surrogates_add_token(struct brock__surrogates *s, const char *host,
-                                enum brock__sg_match match, const char *token)
-    BROCK_NODISCARD_INTERNAL;
+                                enum brock__sg_match match,
+                                const char *token) BROCK_NODISCARD_INTERNAL;
 
 /* Sets token's body to a copy of text (len bytes), replacing any. Returns 0 or BROCK_ENOMEM. */
 int brock__surrogates_set_body(struct brock__surrogates *s, const char *token, const char *text,

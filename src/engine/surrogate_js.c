@@ -214,8 +214,7 @@ static int read_string(struct lex *lx, struct buf *out)
                 return rc;
             continue;
         }
-        while (lx->p < lx->end && *lx->p != q && *lx->p != '\\' && *lx->p != '\n' &&
-               *lx->p != '\r')
+        while (lx->p < lx->end && *lx->p != q && *lx->p != '\\' && *lx->p != '\n' && *lx->p != '\r')
             lx->p++;
         if (out && buf_append(out, run, (size_t)(lx->p - run)) < 0)
             return lx_oom(lx);
@@ -289,9 +288,9 @@ static int skip_template(struct lex *lx)
 /* Words after which an expression, so a regular expression, may follow. */
 static int word_before_expr(const char *w, size_t n)
 {
-    static const char *const words[] = {"return", "typeof", "case", "do", "else", "in", "of",
-                                        "new", "delete", "void", "throw", "instanceof", "yield",
-                                        "await"};
+    static const char *const words[] = {"return", "typeof",     "case",  "do",     "else",
+                                        "in",     "of",         "new",   "delete", "void",
+                                        "throw",  "instanceof", "yield", "await"};
 
     for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
         if (strlen(words[i]) == n && !memcmp(words[i], w, n))
@@ -463,8 +462,8 @@ static int read_hostnames(struct lex *lx)
                 if ((rc = read_token(lx, &tok)) == 0 &&
                     (rc = add_token(lx, key.data ? key.data : "", BROCK__SG_SUFFIX, tok.data)) ==
                         0 &&
-                    !next_char(lx, ',') && (skip_space(lx) < 0 || lx->p >= lx->end ||
-                                            *lx->p != ']'))
+                    !next_char(lx, ',') &&
+                    (skip_space(lx) < 0 || lx->p >= lx->end || *lx->p != ']'))
                     rc = lx_fail(lx, "a ',' or ']' is expected in a host's tokens");
             }
         } else if ((rc = read_token(lx, &tok)) == 0) {
@@ -551,8 +550,7 @@ static int read_surrogates(struct lex *lx)
             break;
         }
         if ((rc = read_value(lx, &body)) < 0 ||
-            (rc = set_body(lx, key.data ? key.data : "", &body)) < 0 ||
-            (rc = member_end(lx)) < 0)
+            (rc = set_body(lx, key.data ? key.data : "", &body)) < 0 || (rc = member_end(lx)) < 0)
             break;
     }
     buf_cleanup(&key);

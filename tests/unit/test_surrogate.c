@@ -110,8 +110,7 @@ static void decide(struct brock_engine *e, const char *url, const char *site,
 }
 
 /* The token of the surrogate a blocked script gets, "" for none. */
-static const char *token_of(struct brock_engine *e, const char *url,
-                            enum brock_resource_type type)
+static const char *token_of(struct brock_engine *e, const char *url, enum brock_resource_type type)
 {
     static struct brock_decision d;
 
@@ -172,15 +171,15 @@ static void test_debian_layout(void **state)
     assert_int_equal(d.effect, BROCK_DENY);
     assert_string_equal(d.surrogate_token, "/analytics.js");
     assert_int_equal(d.surrogate_len, 1066);
-    assert_string_equal(token_of(e, "https://www.google-analytics.com/x/ga.js",
-                                 BROCK_RESOURCE_SCRIPT), "/ga.js");
-    assert_string_equal(token_of(e, "https://www.google-analytics.com/ga.jsx",
-                                 BROCK_RESOURCE_SCRIPT), "");
+    assert_string_equal(
+        token_of(e, "https://www.google-analytics.com/x/ga.js", BROCK_RESOURCE_SCRIPT), "/ga.js");
+    assert_string_equal(
+        token_of(e, "https://www.google-analytics.com/ga.jsx", BROCK_RESOURCE_SCRIPT), "");
     /* A string is a wildcard: any script of the host. */
     assert_string_equal(token_of(e, "https://cdn.krxd.net/anything.js", BROCK_RESOURCE_SCRIPT),
                         "noopjs");
-    assert_string_equal(token_of(e, "https://widgets.outbrain.com/x/y.js?z",
-                                 BROCK_RESOURCE_SCRIPT), "/outbrain.js");
+    assert_string_equal(token_of(e, "https://widgets.outbrain.com/x/y.js?z", BROCK_RESOURCE_SCRIPT),
+                        "/outbrain.js");
     /* Not a script, not blocked, or first party: no surrogate. */
     assert_string_equal(token_of(e, "https://cdn.krxd.net/a.js", BROCK_RESOURCE_STYLESHEET), "");
     assert_string_equal(token_of(e, "https://cdn.krxd.net/a.js", BROCK_RESOURCE_OTHER), "");
@@ -201,7 +200,7 @@ static void test_current_layout(void **state)
     struct brock_decision d;
     size_t hosts, bodies;
     static const char *const blocked[] = {
-        "www.google-analytics.com", "cdn.krxd.net", "www.google.com", "p.typekit.net",
+        "www.google-analytics.com",      "cdn.krxd.net", "www.google.com", "p.typekit.net",
         "pagead2.googlesyndication.com", "rumble.com"};
 
     (void)state;
@@ -215,10 +214,11 @@ static void test_current_layout(void **state)
     assert_string_equal(d.surrogate_token, "/analytics.js");
     assert_non_null(strstr(d.surrogate, "window.ga"));
     /* A token whose body file is missing has no surrogate: the request is denied alone. */
-    assert_string_equal(token_of(e, "https://www.google-analytics.com/ga.js",
-                                 BROCK_RESOURCE_SCRIPT), "");
+    assert_string_equal(
+        token_of(e, "https://www.google-analytics.com/ga.js", BROCK_RESOURCE_SCRIPT), "");
     assert_string_equal(token_of(e, "https://pagead2.googlesyndication.com/x/omweb-v1.js?a=1",
-                                 BROCK_RESOURCE_SCRIPT), "/omweb-v1.js");
+                                 BROCK_RESOURCE_SCRIPT),
+                        "/omweb-v1.js");
     assert_string_equal(token_of(e, "https://cdn.krxd.net/", BROCK_RESOURCE_SCRIPT), "noopjs");
     /* prefix: the path starts with the token. */
     assert_string_equal(token_of(e, "https://rumble.com/embedJS/u3", BROCK_RESOURCE_SCRIPT), "");
@@ -230,22 +230,27 @@ static void test_current_layout(void **state)
                         "");
     /* prefix_params: each parameter present with a value. */
     assert_string_equal(token_of(e, "https://www.google.com/recaptcha/api.js?onload=f&render=x",
-                                 BROCK_RESOURCE_SCRIPT), "/recaptcha/api.js");
+                                 BROCK_RESOURCE_SCRIPT),
+                        "/recaptcha/api.js");
     assert_string_equal(token_of(e, "https://www.google.com/recaptcha/api.js?on%6Coad=f&render=x",
-                                 BROCK_RESOURCE_SCRIPT), "/recaptcha/api.js");
-    assert_string_equal(token_of(e, "https://www.google.com/recaptcha/api.js?onload=f",
-                                 BROCK_RESOURCE_SCRIPT), "");
+                                 BROCK_RESOURCE_SCRIPT),
+                        "/recaptcha/api.js");
+    assert_string_equal(
+        token_of(e, "https://www.google.com/recaptcha/api.js?onload=f", BROCK_RESOURCE_SCRIPT), "");
     assert_string_equal(token_of(e, "https://www.google.com/recaptcha/api.js?onload=f&render=",
-                                 BROCK_RESOURCE_SCRIPT), "");
+                                 BROCK_RESOURCE_SCRIPT),
+                        "");
     assert_string_equal(token_of(e, "https://www.google.com/recaptcha/api.js?onload=f#render=x",
-                                 BROCK_RESOURCE_SCRIPT), "");
+                                 BROCK_RESOURCE_SCRIPT),
+                        "");
     /* A widget the user excluded keeps no surrogate. */
     {
         json_t *ex = json_object_get(e->settings, "widgetReplacementExceptions");
         assert_int_equal(json_array_append_new(ex, json_string("Google reCAPTCHA")), 0);
     }
     assert_string_equal(token_of(e, "https://www.google.com/recaptcha/api.js?onload=f&render=x",
-                                 BROCK_RESOURCE_SCRIPT), "");
+                                 BROCK_RESOURCE_SCRIPT),
+                        "");
     brock_engine_free(e);
 }
 
@@ -302,10 +307,11 @@ static void test_fp_scripts(void **state)
     assert_int_equal(brock_set_user_action(e, "cdn.jsdelivr.net", BROCK_USER_ALLOW), 0);
     decide(e, fp2, "news.example", BROCK_RESOURCE_SCRIPT, &d);
     assert_int_equal(d.effect, BROCK_PASS);
-    assert_int_equal(brock_set_user_action(e, "storage.googleapis.com", BROCK_USER_COOKIEBLOCK),
-                     0);
-    decide(e, "https://storage.googleapis.com/kna-genesys-cloud-widget/scripts/"
-              "genesys-latest.min.js", "news.example", BROCK_RESOURCE_SCRIPT, &d);
+    assert_int_equal(brock_set_user_action(e, "storage.googleapis.com", BROCK_USER_COOKIEBLOCK), 0);
+    decide(e,
+           "https://storage.googleapis.com/kna-genesys-cloud-widget/scripts/"
+           "genesys-latest.min.js",
+           "news.example", BROCK_RESOURCE_SCRIPT, &d);
     assert_int_equal(d.effect, BROCK_STRIP_COOKIES);
     brock_engine_free(e);
 }
@@ -344,19 +350,18 @@ static int read_js(struct brock_engine *e, const char *text, struct brock__surro
 
 static void test_tokenizer(void **state)
 {
-    static const char js[] =
-        "/* a { comment */ const x = a / 2 / b; // not a regex {\n"
-        "const hostnames = {\n  \"a.example\": ['/a.js', \"/b\\x2ejs\",],\n"
-        "  b: 'any' ,\n};\n"
-        "const surrogates = {\n"
-        "  '/a.js': '(' + function named(p = ')') {\n"
-        "    var r = /[{'\"]\\/}/g, t = `${ {k: '}'}.k }`; // }\n"
-        "    return r.test(t) ? 1 : 0 / 2; /* } */\n"
-        "  } + ')();',\n"
-        "  'any': 'caf\\u00e9\\u{1F600}\\\n',\n"
-        "};\n"
-        "surrogates['/b.js'] = surrogates['/a.js'];\n"
-        "surrogates[key] = surrogates[key].replace(/^x/, '');\n";
+    static const char js[] = "/* a { comment */ const x = a / 2 / b; // not a regex {\n"
+                             "const hostnames = {\n  \"a.example\": ['/a.js', \"/b\\x2ejs\",],\n"
+                             "  b: 'any' ,\n};\n"
+                             "const surrogates = {\n"
+                             "  '/a.js': '(' + function named(p = ')') {\n"
+                             "    var r = /[{'\"]\\/}/g, t = `${ {k: '}'}.k }`; // }\n"
+                             "    return r.test(t) ? 1 : 0 / 2; /* } */\n"
+                             "  } + ')();',\n"
+                             "  'any': 'caf\\u00e9\\u{1F600}\\\n',\n"
+                             "};\n"
+                             "surrogates['/b.js'] = surrogates['/a.js'];\n"
+                             "surrogates[key] = surrogates[key].replace(/^x/, '');\n";
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct brock__surrogates *s;
     const char *body;
@@ -419,8 +424,9 @@ static void test_malformed_rules(void **state)
     struct brock_decision d;
     char err[512];
 
-    put(f, "surrogate-rules.json", "{\"hostnames\": {\"a.example\": {\"match\": \"sometimes\"}},"
-                                   " \"tokens\": {}}");
+    put(f, "surrogate-rules.json",
+        "{\"hostnames\": {\"a.example\": {\"match\": \"sometimes\"}},"
+        " \"tokens\": {}}");
     assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), BROCK_EFORMAT);
     assert_non_null(strstr(err, "surrogate-rules.json: the rule of \"a.example\" has no "
                                 "\"match\""));
@@ -428,9 +434,10 @@ static void test_malformed_rules(void **state)
     assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), BROCK_EFORMAT);
     assert_non_null(strstr(err, "is not a file of web_accessible_resources/"));
 
-    put(f, "surrogate-rules.json", "{\"hostnames\": {\"a.example\": {\"match\": \"any\", "
-                                   "\"token\": \"t\"}}, \"tokens\": {\"t\": "
-                                   "\"/data/web_accessible_resources/t.js\"}}");
+    put(f, "surrogate-rules.json",
+        "{\"hostnames\": {\"a.example\": {\"match\": \"any\", "
+        "\"token\": \"t\"}}, \"tokens\": {\"t\": "
+        "\"/data/web_accessible_resources/t.js\"}}");
     assert_int_equal(mkdir(strcat(strcpy(err, f->data), "/web_accessible_resources"), 0700), 0);
     put(f, "web_accessible_resources/t.js", "first");
     e = test_engine_open(NULL, f->data, 1);
@@ -443,9 +450,10 @@ static void test_malformed_rules(void **state)
     assert_non_null(strstr(brock_engine_errmsg(e), "surrogate-rules.json"));
     decide(e, "https://a.example/x.js", NULL, BROCK_RESOURCE_SCRIPT, &d);
     assert_string_equal(d.surrogate, "first");
-    put(f, "surrogate-rules.json", "{\"hostnames\": {\"a.example\": {\"match\": \"any\", "
-                                   "\"token\": \"t\"}}, \"tokens\": {\"t\": "
-                                   "\"/data/web_accessible_resources/t.js\"}}");
+    put(f, "surrogate-rules.json",
+        "{\"hostnames\": {\"a.example\": {\"match\": \"any\", "
+        "\"token\": \"t\"}}, \"tokens\": {\"t\": "
+        "\"/data/web_accessible_resources/t.js\"}}");
     assert_int_equal(brock_engine_reload(e, NULL), 0);
     decide(e, "https://a.example/x.js", NULL, BROCK_RESOURCE_SCRIPT, &d);
     assert_string_equal(d.surrogate, "second");
