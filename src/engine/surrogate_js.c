@@ -181,7 +181,9 @@ static int string_escape(struct lex *lx, struct buf *out)
     }
     lx->p++;
     if (m && c) {
-        char v = c == '0' ? '\0' : to[m - from];
+        char v = '\0';
+        if (c != '0')
+            v = to[m - from];
         return out && buf_append(out, &v, 1) < 0 ? lx_oom(lx) : 0;
     }
     if (c == 'x' || c == 'u') {
