@@ -167,7 +167,7 @@ bench: $(BIN) $(BENCH_BIN)
 FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig
+FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js
 FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 

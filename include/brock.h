@@ -143,7 +143,8 @@ struct brock_config {
 struct brock_engine;
 
 /* Opens the engine: loads Privacy Badger's lists from cfg->data_dir (Debian's release layout
- * or the current one), opens or creates the state and, on a new state, loads the seed (which
+ * or the current one; surrogates from data/surrogates.js or surrogate-rules.json with its
+ * web_accessible_resources/, none when the folder has neither), opens or creates the state and, on a new state, loads the seed (which
  * reaches the state, with the record that it is seeded, at the first brock_sync()). On
  * success stores a new engine in *out (free with brock_engine_free()) and returns 0. On
  * failure *out is NULL, err (if not NULL) holds a sentence naming the file and the problem,
@@ -291,11 +292,15 @@ BROCK_API BROCK_NODISCARD int brock_decide(struct brock_engine *e, const char *h
                                            const char *site_host, struct brock_decision *d);
 
 /* Decides one request as Privacy Badger's onBeforeRequest does: brock_decide() on its host and
- * site, then, with the URL and type, the two rules that look past the host: a script on a
- * cookieblocked host whose path was seen fingerprinting (fp_scripts) is denied alone
- * (reason BROCK_WHY_FP_SCRIPT), and a denied script or stylesheet that a surrogate rule
- * matches carries the surrogate's body (d->surrogate). A first-party request never gets a
- * surrogate. Allocates nothing. Returns 0, or BROCK_EINVAL when the URL or host is not one
+ * site, then, with the URL and type, the two rules that look past the host: a script to one of
+ * Privacy Badger's fingerprinting CDNs (FP_CDN_DOMAINS), third party and resolved to
+ * cookieblock or user_cookieblock, whose path without query is in fp_scripts[host] is denied
+ * alone (reason BROCK_WHY_FP_SCRIPT); and a denied third-party script or stylesheet that a
+ * surrogate rule of its host matches (suffix, prefix, prefix with parameters, any; stylesheet
+ * rules for stylesheets only, the others for scripts; none for a widget the user excluded
+ * from replacement) carries the surrogate's body (d->surrogate). Without a URL only a rule
+ * matching any URL can match. A first-party request never gets a surrogate. Allocates
+ * nothing. Returns 0, or BROCK_EINVAL when the URL or host is not one
  * (d->effect is then BROCK_PASS). */
 BROCK_API BROCK_NODISCARD int brock_decide_request(struct brock_engine *e,
                                                    const struct brock_request *r,
@@ -439,8 +444,8 @@ BROCK_API int64_t brock_update_time(const struct brock_engine *e);
 
 /* Reads Privacy Badger's data again from the folder e was opened on (the folder opened then,
  * so that it still works after a process gave up the rights to open it): the cookieblock
- * list, the DNT policy hashes, the multi-domain first parties, the CNAME and widget lists and
- * the site fixes. Every file is read and checked before anything changes: when one is missing
+ * list, the DNT policy hashes, the multi-domain first parties, the CNAME and widget lists, the
+ * surrogates and the site fixes. Surrogate bodies of earlier decisions are freed. Every file is read and checked before anything changes: when one is missing
  * or malformed nothing changes and errmsg names the file and the fault. A cookieblock list
  * that differs from the one in force is applied to what was learned as brock_update_apply()
  * applies one, and recorded at brock_sync(); hashes are only ever added. While a
@@ -578,9 +583,11 @@ BROCK_API BROCK_NODISCARD int brock_host_sites(struct brock_engine *e, const cha
                                                          int64_t time_ms),
                                                void *arg);
 
-/* Resets what was learned to Privacy Badger's seed: the action, snitch, tracking and
- * fingerprinting maps are emptied, the user's choices kept, and the seed (if the data folder
- * has one) loaded again. Settings and page views stay. Reaches the state at brock_sync().
+/* Resets what was learned to Privacy Badger's seed, as its update does: the user's choices are
+ * set aside, the action, snitch, tracking and fingerprinting maps emptied, the seed (if the
+ * data folder has one) merged again, and the choices put back, so that a domain the user had
+ * set gets the seed's heuristic action and sites under its choice. Settings and page views
+ * stay. Reaches the state at brock_sync().
  * Returns 0; BROCK_EIO, BROCK_ENOENT (the seed is gone) or BROCK_EFORMAT (a broken seed), all
  * three with nothing changed; or BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_reset(struct brock_engine *e);
@@ -639,7 +646,8 @@ BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *f
 BROCK_API BROCK_NODISCARD int brock_host_normalize(const char *host, size_t len, char *out);
 
 /* The host part of an http(s) URL (or of a bare host name), normalised, into out
- * (BROCK_HOST_MAX bytes). Returns its length, or BROCK_EINVAL. */
+ * (BROCK_HOST_MAX bytes). Returns its length, or BROCK_EINVAL, also for a scheme with no host
+ * ("http:", "https:?x", "http://", "http:///x"). */
 BROCK_API BROCK_NODISCARD int brock_url_host(const char *url, char *out);
 
 /* The base domain (eTLD+1) of a normalised host, Privacy Badger's way: an IP address or a

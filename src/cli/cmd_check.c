@@ -13,12 +13,41 @@
 #include "util/alloc.h"
 
 static const char check_help[] =
-    "Prints one JSON object: url, host, tracker (when CNAME uncloaking changed the host),\n"
-    "base, site, third_party, action, effect and why.\n"
+    "URL is a full http(s) URL or a host name. Prints one JSON object: url, host, tracker\n"
+    "(when CNAME uncloaking changed the host), base, site, third_party, type, action,\n"
+    "effect, reason, surrogate (the token of the stand-in served instead, when there is\n"
+    "one) and why.\n"
     "\nOptions:\n"
     "  --site URL    the page that makes the request (URL or host); without it the page\n"
     "                is unknown, which is judged third party\n"
+    "  --type TYPE   what the request fetches: other (the default), main_frame, sub_frame,\n"
+    "                script, stylesheet, image, font, media, xmlhttprequest, ping,\n"
+    "                websocket or object; a script can be a fingerprinting script of a\n"
+    "                cookieblocked CDN, and a blocked script or stylesheet can have a\n"
+    "                surrogate\n"
     "  -h, --help    print this help\n";
+
+/* The words "reason" takes, one per enum brock_reason. */
+static const char *reason_word(enum brock_reason r)
+{
+    switch (r) {
+    case BROCK_WHY_INVALID:
+        return "invalid";
+    case BROCK_WHY_FIRST_PARTY:
+        return "first_party";
+    case BROCK_WHY_PRIVATE:
+        return "private";
+    case BROCK_WHY_DISABLED:
+        return "disabled";
+    case BROCK_WHY_ACTION:
+        return "action";
+    case BROCK_WHY_IGNORED:
+        return "ignored";
+    case BROCK_WHY_FP_SCRIPT:
+        return "fp_script";
+    }
+    return "action";
+}
 
 /* brock_url_host() reads the host out of any scheme; requests the proxy decides on are web
  * requests (or bare hosts, as CONNECT names them), so anything else is a bad URL here. */
@@ -43,6 +72,26 @@ static int set_str(json_t *o, const char *key, const char *val)
     return json_object_set_new(o, key, json_string(val));
 }
 
+/* The explanation, and the surrogate served in the request's place. */
+static int set_why(json_t *o, const char *why, const struct brock_decision *d)
+{
+    char *text;
+    int rc;
+
+    if (!d->surrogate || d->reason == BROCK_WHY_FP_SCRIPT)
+        return set_str(o, "why", why);
+    size_t size = strlen(why) + sizeof(d->surrogate_token) + 80;
+
+    text = mem_malloc(size);
+    if (!text)
+        return -1;
+    snprintf(text, size, "%s A harmless stand-in (surrogate %s) is answered instead.", why,
+             d->surrogate_token);
+    rc = set_str(o, "why", text);
+    mem_free(text);
+    return rc;
+}
+
 static json_t *decision_json(struct brock_engine *e, const char *url,
                              const struct brock_decision *d)
 {
@@ -64,9 +113,13 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
         bad |= set_str(o, "tracker", d->tracker);
     bad |= set_str(o, "base", d->base) | set_str(o, "site", d->site) |
            json_object_set_new(o, "third_party", json_boolean(d->third_party)) |
+           set_str(o, "type", brock_resource_type_name(d->type)) |
            set_str(o, "action", brock_action_name(d->action)) |
            set_str(o, "effect", brock_effect_name(d->effect)) |
-           set_str(o, "why", big ? big : why);
+           set_str(o, "reason", reason_word(d->reason));
+    if (d->surrogate)
+        bad |= set_str(o, "surrogate", d->surrogate_token);
+    bad |= set_why(o, big ? big : why, d);
     mem_free(big);
     if (bad) {
         json_decref(o);
@@ -79,21 +132,32 @@ static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int arg
 {
     static const struct option opts[] = {
         {"site", required_argument, NULL, 's'},
+        {"type", required_argument, NULL, 't'},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
     char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
     const char *site_url = NULL, *url;
+    struct brock_request req = {.type = BROCK_RESOURCE_OTHER};
     struct brock_engine *e = NULL;
     struct brock_decision d;
     json_t *o = NULL;
     int c, rc;
 
     cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":s:h", opts, NULL)) != -1) {
-        if (c != 's')
+    while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
+        if (c == 's') {
+            site_url = optarg;
+        } else if (c == 't') {
+            int t = brock_resource_type_parse(optarg);
+            if (t < 0)
+                return cli_usage(self, "--type: use other, main_frame, sub_frame, script, "
+                                       "stylesheet, image, font, media, xmlhttprequest, ping, "
+                                       "websocket or object");
+            req.type = (enum brock_resource_type)t;
+        } else {
             return cli_getopt_other(self, c, argv);
-        site_url = optarg;
+        }
     }
     if (argc - optind != 1)
         return cli_usage(self, argc == optind ? "a URL is needed" : "one URL only, please");
@@ -106,7 +170,13 @@ static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int arg
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
-    if (brock_decide(e, host, site_url ? site : NULL, &d) < 0) {
+    /* A URL with a scheme is decided on whole (its path can matter); a bare host alone. */
+    if (strstr(url, "://"))
+        req.url = url;
+    else
+        req.host = host;
+    req.site = site_url ? site : NULL;
+    if (brock_decide_request(e, &req, &d) < 0) {
         rc = cli_error(self, "'%s': %s", url, brock_engine_errmsg(e));
         goto out;
     }
@@ -124,7 +194,7 @@ out:
 
 const struct cmd_entry cmd_check_entry = {
     .name = "check",
-    .usage = "[--site URL] URL",
+    .usage = "[--site URL] [--type TYPE] URL",
     .summary = "Print the decision for a request to URL made by a page of SITE (JSON)",
     .help = check_help,
     .exec = cmd_check_exec,

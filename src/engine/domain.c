@@ -267,6 +267,10 @@ int brock_url_host(const char *url, char *out)
         const char *c = memchr(p, ':', (size_t)(end - p));
         if (p[0] != '[' && c && memchr(c + 1, ':', (size_t)(end - c - 1)))
             return brock_host_normalize(p, (size_t)(end - p), out);
+        /* Only a URL's authority may end in an empty port ("http://host:/"): a bare
+         * "http:" or "https:?x" is a scheme with nothing after it, not a host. */
+        if (c && c + 1 == end)
+            return BROCK_EINVAL;
         return authority_host(p, (size_t)(end - p), out);
     }
     /* The last '@' ends the userinfo, as browsers read it: a password may hold an '@'. */

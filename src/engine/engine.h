@@ -100,6 +100,7 @@ struct brock_lists {
     struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
     struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
     struct strvec widget_domains;
+    struct brock__surrogates *surrogates; /* surrogate.h; NULL: none */
     int data_fd;                /* the data folder, open (O_PATH) while the lists last; or -1 */
     char data_dir[4096];        /* its name, for messages */
     char seed_path[4096];       /* "" when there is no seed */
@@ -108,6 +109,7 @@ struct brock_lists {
 
 struct brock__store;
 struct brock__base_slot;
+struct brock__surrogates;
 
 struct brock_engine {
     struct strmap actions;    /* FQDN → struct action_entry */

@@ -5,6 +5,7 @@
  * read from Debian's release layout or from a flat folder of the current files.
  */
 #include "engine/engine.h"
+#include "engine/surrogate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -628,6 +629,8 @@ static int lists_read(struct brock_engine *e, const char *dir)
     if (rc == 0)
         rc = load_optional(e, dir, "cname_domains.json", parse_cname);
     if (rc == 0)
+        rc = brock__surrogates_load(e, &e->lists.surrogates);
+    if (rc == 0)
         rc = find_seed(e, dir);
     return rc;
 }
@@ -686,6 +689,8 @@ void brock__lists_cleanup(struct brock_lists *l)
     strmap_cleanup(&l->mdfp, NULL);
     strmap_cleanup(&l->cname, mem_free);
     brock__strvec_cleanup(&l->widget_domains);
+    brock__surrogates_free(l->surrogates);
+    l->surrogates = NULL;
     if (l->data_fd >= 0)
         close(l->data_fd);
     l->data_fd = -1;

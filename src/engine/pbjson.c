@@ -329,13 +329,16 @@ static int merge_fp_scripts(struct brock_engine *e, json_t *fp)
     json_t *paths;
 
     json_object_foreach(fp, host, paths) {
-        char base[BROCK_HOST_MAX];
+        char name[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
         const char *path;
         json_t *one;
-        if (brock_base_domain(host, base) < 0 || !brock__snitch_get(e, base))
+        /* Only for a script host whose base was seen tracking; named as decisions name
+         * hosts, so that a request finds it. */
+        if (brock_host_normalize(host, strlen(host), name) < 0 ||
+            brock_base_domain(name, base) < 0 || !brock__snitch_get(e, base))
             continue;
         json_object_foreach(paths, path, one) {
-            int rc = brock__fp_add(e, host, path);
+            int rc = brock__fp_add(e, name, path);
             if (rc < 0)
                 return rc;
         }

@@ -5,6 +5,7 @@
  * and getBestAction), then the decision for a request and the user's choices.
  */
 #include "engine/engine.h"
+#include "engine/surrogate.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -398,6 +399,88 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
     return 0;
 }
 
+/* Privacy Badger's FP_CDN_DOMAINS (constants.js): CDNs that are cookieblocked because sites
+ * need them, where a script seen fingerprinting is blocked alone. */
+static const char *const fp_cdn_domains[] = {
+    "d.alicdn.com",
+    "s3.us-west-2.amazonaws.com",
+    "fp-cdn.azureedge.net",
+    "sdtagging.azureedge.net",
+    "cdnjs.cloudflare.com",
+    "d1af033869koo7.cloudfront.net",
+    "d38xvr37kwwhcm.cloudfront.net",
+    "dlthst9q2beh8.cloudfront.net",
+    "cdn.jsdelivr.net",
+    "gadasource.storage.googleapis.com",
+};
+
+static int is_fp_cdn(const char *host)
+{
+    for (size_t i = 0; i < sizeof(fp_cdn_domains) / sizeof(fp_cdn_domains[0]); i++)
+        if (!strcmp(host, fp_cdn_domains[i]))
+            return 1;
+    return 0;
+}
+
+/* Whether the path of url, without its query and fragment, is one of fp_scripts[host]. */
+static int fp_script_listed(const struct brock_engine *e, const char *host, const char *url)
+{
+    const struct fp_host *f = strmap_get(&e->fp_scripts, host);
+    const char *auth = strstr(url, "//"), *path;
+    size_t end = strcspn(url, "?#"), len;
+
+    if (!f)
+        return 0;
+    path = auth && (size_t)(auth - url) < end ? auth + 2 : url;
+    path += strcspn(path, "/?#");
+    len = strcspn(path, "?#");
+    for (size_t i = 0; i < f->n; i++)
+        if (strlen(f->paths[i]) == len && !memcmp(f->paths[i], path, len))
+            return 1;
+    return 0;
+}
+
+/* The widgetReplacementExceptions setting: widgets the user wants left as they are, whose
+ * surrogates are then not served either. */
+static int widget_excluded(void *arg, const char *widget)
+{
+    const struct brock_engine *e = arg;
+    json_t *list = json_object_get(e->settings, "widgetReplacementExceptions"), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), widget))
+            return 1;
+    }
+    return 0;
+}
+
+/* The two rules that look past the host (onBeforeRequest's steps 6 and 7). */
+static void decide_url(struct brock_engine *e, const struct brock_request *r,
+                       struct brock_decision *d)
+{
+    const char *body, *token;
+    size_t len;
+
+    if (d->reason != BROCK_WHY_ACTION || !d->third_party)
+        return;
+    if (r->type == BROCK_RESOURCE_SCRIPT && r->url &&
+        (d->action == BROCK_COOKIEBLOCK || d->action == BROCK_USER_COOKIEBLOCK) &&
+        is_fp_cdn(d->tracker) && fp_script_listed(e, d->tracker, r->url)) {
+        d->reason = BROCK_WHY_FP_SCRIPT;
+        d->effect = BROCK_DENY;
+    }
+    if (d->effect != BROCK_DENY)
+        return;
+    body = brock__surrogates_find(e->lists.surrogates, d->tracker, r->url, r->type,
+                                  widget_excluded, e, &len, &token);
+    if (!body)
+        return;
+    d->surrogate = body;
+    d->surrogate_len = len;
+    snprintf(d->surrogate_token, sizeof(d->surrogate_token), "%s", token);
+}
+
 int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
                          struct brock_decision *d)
 {
@@ -415,6 +498,8 @@ int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
     }
     rc = brock_decide(e, h, r->site, d);
     d->type = r->type;
+    if (rc == 0)
+        decide_url(e, r, d);
     return rc;
 }
 

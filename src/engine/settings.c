@@ -72,7 +72,10 @@ int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabl
     json_t *v;
 
     if (!site || site_pattern(site, host) < 0)
-        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site ? site : "");
+        return brock__fail(e, BROCK_EINVAL,
+                           "'%s' is not a site: give a host name (example.com) or a URL with "
+                           "one (https://example.com/)",
+                           site ? site : "");
     if (!json_is_array(list)) {
         if (json_object_set_new(e->settings, "disabledSites", json_array()) < 0)
             return brock__fail(e, BROCK_ENOMEM, "out of memory");

@@ -457,6 +457,7 @@ fails "import of a missing file" nosuch.json import "$T/nosuch.json"
 fails "run with a bad --listen" "nowhere" run --listen nowhere
 fails "run with a bad --resolve" "example.com" run --resolve example.com
 fails "a missing option argument" "--site" check --site
+fails "check with an unknown --type" "--type: use other, main_frame" check --type bogus example.com
 
 run set "$TR" maybe
 is $? 2 "a bad action is a usage error (exit 2)"
@@ -560,5 +561,45 @@ run check --site https://www.site-one.com/ "https://${C% *}/t.js"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{tracker} eq $ARGV[0] or exit 1' \
     "${C#* }" <"$T/out"
 ok $? "check names the CNAME target as tracker when it differs from the host"
+
+# ---- check: the type, fingerprinting scripts, surrogates ----
+# A value of the JSON object check printed: json KEY (an absent key prints "none").
+json() {
+    perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+        my $v = $d->{$ARGV[0]}; print defined $v ? $v : "none"' "$1" <"$T/out"
+}
+FP="https://cdn.jsdelivr.net/npm/fingerprintjs2@2.1.0/dist/fingerprint2.min.js?v=1"
+"$BROCK" --state "$S" --data "$DATA" check --type script --site https://news.example/ "$FP" \
+    >"$T/out" 2>"$T/err"
+ok $? "check --type script of a fingerprinting script on a cookieblocked CDN"
+is "$(json type) $(json action) $(json effect) $(json reason)" "script cookieblock block fp_script" \
+    "... denies it alone, for the fp_scripts reason"
+case $(json why) in
+*"seen fingerprinting"*) ok 0 "... and says why" ;;
+*) ok 1 "... and says why" ;;
+esac
+"$BROCK" --state "$S" --data "$DATA" check --site https://news.example/ "$FP" >"$T/out" 2>"$T/err"
+is "$(json type) $(json effect) $(json reason)" "other cookieblock action" \
+    "without --type the request is of type other: the host's cookieblock applies"
+"$BROCK" --state "$S" --data "$DATA" check --type script \
+    "https://cdn.jsdelivr.net/npm/@fingerprintjs/fingerprintjs@3.3.2/dist/fp.js" >"$T/out" 2>&1
+is "$(json reason) $(json surrogate)" "fp_script /npm/@fingerprintjs/fingerprintjs@3.3.2/dist/fp.js" \
+    "a fingerprinting script with a surrogate rule names its token"
+"$BROCK" --state "$S" --data "$DATA" check --type script \
+    "https://www.google-analytics.com/x/analytics.js?id=7" >"$T/out" 2>&1
+is "$(json effect) $(json surrogate)" "block /analytics.js" \
+    "a blocked script that a surrogate rule matches names the surrogate"
+case $(json why) in
+*"surrogate /analytics.js"*) ok 0 "... in the explanation too" ;;
+*) ok 1 "... in the explanation too" ;;
+esac
+"$BROCK" --state "$S" --data "$DATA" check --type stylesheet \
+    "https://www.google-analytics.com/x/analytics.js" >"$T/out" 2>&1
+is "$(json type) $(json surrogate)" "stylesheet none" "a stylesheet gets no script's surrogate"
+"$BROCK" --state "$S" --data "$DATA" check --type script --site https://www.google-analytics.com/ \
+    "https://www.google-analytics.com/analytics.js" >"$T/out" 2>&1
+is "$(json effect) $(json surrogate)" "pass none" "a first-party script gets no surrogate"
+"$BROCK" --state "$S" --data "$DATA" check --type script www.google-analytics.com >"$T/out" 2>&1
+is "$(json effect) $(json surrogate)" "block none" "a host alone is decided, with no URL to match"
 
 done_testing

@@ -233,6 +233,14 @@ static void test_url_host_bad(void **state)
     check_url("mailto:someone@example.com", NULL);
     check_url("http:example.com", NULL);
     check_url("example.com:443:1", NULL);
+    /* A scheme with nothing after it is not a host named like the scheme. */
+    check_url("http:", NULL);
+    check_url("https:", NULL);
+    check_url("HTTP:", NULL);
+    check_url("http:?x", NULL);
+    check_url("https:#top", NULL);
+    check_url("http:/", NULL);
+    check_url("localhost:", NULL);
     assert_int_equal(brock_url_host("http://example.com/", NULL), BROCK_EINVAL);
 }
 

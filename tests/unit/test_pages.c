@@ -389,6 +389,36 @@ static void test_tracker_and_reset(void **state)
     brock_engine_free(e);
 }
 
+/* A name the user had set gets the seed's heuristic action and sites back at a reset, as
+ * Privacy Badger's update re-applies the user's choices after merging the seed: undoing the
+ * choice afterwards leaves what the seed says, not noaction. */
+static void test_reset_keeps_seed_under_choices(void **state)
+{
+    struct brock_engine *e = open_engine(NULL, 1);
+    struct one o;
+
+    (void)state;
+    memset(&o, 0, sizeof(o));
+    assert_int_equal(brock_tracker_get(e, "youtube.com", on_tracker, &o), 0);
+    assert_string_equal(o.action, "cookieblock");
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "doubleclick.net", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_reset(e), 0);
+    assert_int_equal(brock_tracker_get(e, "youtube.com", on_tracker, &o), 0);
+    assert_string_equal(o.action, "user_block");
+    assert_int_equal(brock_tracker_get(e, "doubleclick.net", on_tracker, &o), 0);
+    assert_string_equal(o.action, "user_allow");
+    assert_string_equal(o.sites, "biblehub.com eonline.com chess-results.com");
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_NOACTION), 0);
+    assert_int_equal(brock_set_user_action(e, "doubleclick.net", BROCK_NOACTION), 0);
+    assert_int_equal(brock_tracker_get(e, "youtube.com", on_tracker, &o), 0);
+    assert_string_equal(o.action, "cookieblock");
+    assert_int_equal(brock_tracker_get(e, "doubleclick.net", on_tracker, &o), 0);
+    assert_string_equal(o.action, "block");
+    assert_int_equal(o.n_evidence, 3);
+    brock_engine_free(e);
+}
+
 /* A reset whose seed cannot be loaded changes nothing: what was learned stays. */
 static void test_reset_broken_seed(void **state)
 {
@@ -544,6 +574,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tracker_and_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset_broken_seed, setup, teardown),
+        cmocka_unit_test(test_reset_keeps_seed_under_choices),
         cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
     };

@@ -167,6 +167,50 @@ static void test_merge_settings_tracking_fp(void **state)
     brock_engine_free(e);
 }
 
+/* fp_scripts go in as Privacy Badger's merge takes them (only hosts whose base is in the
+ * snitch map), keyed by the host as requests name it, and come out as it exports them. */
+static void test_fp_scripts_round_trip(void **state)
+{
+    struct brock_engine *e = open_engine(NULL, 1), *f = open_engine(NULL, 1);
+    struct brock_decision d;
+    struct brock_request r = {.url = "https://cdn.jsdelivr.net/npm/fp.js?x=1",
+                              .site = "news.example",
+                              .type = BROCK_RESOURCE_SCRIPT};
+    char *out, *again;
+    size_t len, len2;
+    json_t *root, *fp, *want;
+
+    (void)state;
+    assert_int_equal(import_text(e, "{\"action_map\": {\"jsdelivr.net\": {\"heuristicAction\":"
+                                    " \"cookieblock\"}}, \"snitch_map\": {\"jsdelivr.net\": "
+                                    "[\"a.com\", \"b.com\", \"c.com\"]}, \"fp_scripts\": "
+                                    "{\"CDN.jsdelivr.NET\": {\"/npm/fp.js\": 1, \"/npm/b.js\": "
+                                    "1}, \"x.org\": {\"/a.js\": 1}}}"),
+                     0);
+    /* Learning replayed blocks jsdelivr.net (no cookieblock list here): the user's
+     * cookieblock lets the host load, all but the fingerprinting script. */
+    assert_int_equal(brock_set_user_action(e, "cdn.jsdelivr.net", BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(brock_decide_request(e, &r, &d), 0);
+    assert_int_equal(d.reason, BROCK_WHY_FP_SCRIPT);
+    assert_int_equal(brock_export(e, "pb", &out, &len), 0);
+    root = json_loads(out, 0, NULL);
+    assert_non_null(root);
+    fp = json_object_get(root, "fp_scripts");
+    assert_int_equal(json_object_size(fp), 1);
+    want = json_pack("{s:i, s:i}", "/npm/fp.js", 1, "/npm/b.js", 1);
+    assert_true(json_equal(json_object_get(fp, "cdn.jsdelivr.net"), want));
+    json_decref(want);
+    json_decref(root);
+    /* An export imports back to the same export. */
+    assert_int_equal(brock_import(f, "export", out, len, NULL), 0);
+    assert_int_equal(brock_export(f, "pb", &again, &len2), 0);
+    assert_string_equal(out, again);
+    brock_free(out);
+    brock_free(again);
+    brock_engine_free(e);
+    brock_engine_free(f);
+}
+
 static void test_bad_imports_change_nothing(void **state)
 {
     static const char *const bad[] = {
@@ -292,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_seed_debian),
         cmocka_unit_test(test_merge_examples),
         cmocka_unit_test(test_merge_settings_tracking_fp),
+        cmocka_unit_test(test_fp_scripts_round_trip),
         cmocka_unit_test(test_bad_imports_change_nothing),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_other_exports),

@@ -268,6 +268,16 @@ static void test_settings(void **state)
     assert_int_equal(brock_site_set_disabled(e, "bank.example", 0), 0);
     assert_false(brock_site_is_disabled(e, "www.bank.example"));
     assert_int_equal(brock_site_set_disabled(e, "not a site", 1), BROCK_EINVAL);
+    assert_int_equal(brock_site_set_disabled(e, "http:", 1), BROCK_EINVAL);
+    assert_non_null(strstr(brock_engine_errmsg(e), "'http:' is not a site"));
+    assert_int_equal(brock_site_set_disabled(e, "https:", 1), BROCK_EINVAL);
+    assert_int_equal(brock_site_set_disabled(e, "http://", 1), BROCK_EINVAL);
+    assert_int_equal(brock_site_set_disabled(e, "http:///x", 1), BROCK_EINVAL);
+    assert_int_equal(brock_site_set_disabled(e, "http:?x", 1), BROCK_EINVAL);
+    assert_int_equal(brock_site_set_disabled(e, "*.http:", 1), BROCK_EINVAL);
+    all[0] = '\0';
+    assert_int_equal(brock_disabled_sites_each(e, collect_site, all), 0);
+    assert_string_equal(all, "shop.example ");
     brock_engine_free(e);
 }
 

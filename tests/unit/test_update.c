@@ -24,24 +24,6 @@ struct fixture {
     char data[128]; /* a data folder whose pbconfig.json the test writes */
 };
 
-static int rm_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *de;
-    char sub[512];
-
-    if (!d)
-        return unlink(path);
-    while ((de = readdir(d))) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-        rm_tree(sub);
-    }
-    closedir(d);
-    return rmdir(path);
-}
-
 /* The shared data folder's files, linked, but for pbconfig.json. */
 static int setup(void **state)
 {
@@ -75,7 +57,8 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
-    rm_tree(f->tmp);
+    /* Never through the links: they lead to the shared test data. */
+    test_rmtree(f->tmp);
     free(f);
     return 0;
 }

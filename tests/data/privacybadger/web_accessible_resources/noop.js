@@ -1,0 +1,2 @@
+/* brock test data: a stand-in script that does nothing. */
+(function () {})();
