@@ -70,6 +70,12 @@ check('a first-party cookie copied into an image URL on three sites blocks the i
     const r = await image(b, 'site-d.test', 'http://pixel.test/p.gif?x=1');
     assert.equal(r.status, 403, 'blocked on a fourth site');
     assert.equal(origin.to('pixel.test').length, 3, 'the blocked request never left brock');
+    // The dashboard's tracker page names the cookie and the parameter.
+    const d = await h.run('curl', ['-s', '--max-time', '10',
+                                   `http://127.0.0.1:${b.port}/api/trackers/pixel.test`]);
+    assert.deepEqual(JSON.parse(d.stdout).evidence.map((e) => [e.kind, e.detail, e.param]),
+                     [['pixelcookieshare', 'uid', 'u'], ['pixelcookieshare', 'visitor', 'u'],
+                      ['pixelcookieshare', '_id', 'u']]);
     await new Promise((res) => setTimeout(res, 1500)); /* a sync tick writes the state */
   } finally {
     await b.stop();
