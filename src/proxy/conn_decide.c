@@ -42,7 +42,7 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
         .time_ms = conn_now_ms(c),
     };
     struct brock_learned learned;
-    char cookies[LIMIT_SC_BYTES + 2 * LIMIT_SC_COOKIES + 1];
+    char cookies[LIMIT_SC_BYTES + 3 * LIMIT_SC_COOKIES + 1]; /* "; " and '=' each */
 
     memset(&learned, 0, sizeof(learned));
     /* The request's side carries what pixel cookie sharing reads: once an exchange. */
@@ -146,9 +146,9 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
     x->observe = x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
                  x->d.effect != BROCK_DENY;
     /* The page's own site (its base domain, not another of one owner's): what its pages'
-     * scripts can read is among these cookies. */
+     * scripts can read is among these cookies. Only kept while learning needs them. */
     x->site_cookies = x->site_known && x->d.reason == BROCK_WHY_FIRST_PARTY && *x->d.site &&
-                      strcmp(x->d.base, x->d.site) == 0;
+                      strcmp(x->d.base, x->d.site) == 0 && brock_engine_learning(px->engine);
     if (x->site_cookies)
         conn_site_cookies_request(c, hh);
     if (x->d.effect == BROCK_DENY)
