@@ -55,8 +55,14 @@ static void pixel(const char *s, size_t size)
     if (size >= sizeof(copy))
         return;
     lines(s, size, copy, l, 3);
-    in = (struct brock__pixel_in){l[0], strlen(l[0]), l[1], strlen(l[1]), "Mozilla/5.0", 11,
-                                  l[2], strlen(l[2])};
+    in.url = l[0];
+    in.url_len = strlen(l[0]);
+    in.tab_url = l[1];
+    in.tab_url_len = strlen(l[1]);
+    in.ua = "Mozilla/5.0";
+    in.ua_len = 11;
+    in.cookies = l[2];
+    in.cookies_len = strlen(l[2]);
     (void)brock__pixel_share(&in, &hit);
     (void)brock_max_entropy(l[2]);
     half = strlen(l[2]) / 2;

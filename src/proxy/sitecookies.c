@@ -218,9 +218,12 @@ void sc_request_cookies(struct sc_memory *m, const char *client, const char *sit
  * Max-Age at all (then ignored). */
 static int max_age_expired(const char *v, size_t n)
 {
-    size_t i = v && n && v[0] == '-' ? 1 : 0;
+    size_t i;
     int nonzero = 0;
 
+    if (!v || !n)
+        return -1;
+    i = v[0] == '-';
     if (i == n)
         return -1;
     for (; i < n; i++) {
@@ -344,9 +347,9 @@ static int month_of(const char *t, size_t n)
 {
     static const char names[] = "janfebmaraprmayjunjulaugsepoctnovdec";
 
-    for (int i = 0; n >= 3 && i < 12; i++)
+    for (size_t i = 0; n >= 3 && i < 12; i++)
         if (!strncasecmp(t, names + 3 * i, 3))
-            return i + 1;
+            return (int)i + 1;
     return 0;
 }
 
@@ -399,5 +402,6 @@ int64_t sc_parse_date(const char *s, size_t len)
     if (!have_time || !have_day || !month || !have_year || day < 1 || day > 31 || year < 1601 ||
         hms[0] > 23 || hms[1] > 59 || hms[2] > 59)
         return -1;
-    return days_from_civil(year, month, day) * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2];
+    return days_from_civil(year, month, day) * 86400 + (int64_t)hms[0] * 3600 +
+           (int64_t)hms[1] * 60 + hms[2];
 }
