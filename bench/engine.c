@@ -83,7 +83,8 @@ int main(int argc, char **argv)
         size_t nobs = 1000000, recorded = 0;
         char host[64], site[64], cookie[40];
         struct brock_header h = {"Cookie", 6, cookie, 0};
-        struct brock_observation o = {host, site, &h, 1, 0, 1};
+        struct brock_observation o = {
+            .host = host, .site = site, .headers = &h, .n_headers = 1, .flags = 0, .time_ms = 1};
         struct brock_learned l;
 
         t0 = now_s();

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Cookie and Set-Cookie values as the engine reads them when it learns: the pairs split
  * (Privacy Badger's parseCookie), each value's entropy looked up, and hasCookieTracking
- * over the input given as a Cookie header and as Set-Cookie headers (one a line). */
+ * over the input given as a Cookie header and as Set-Cookie headers (one a line). Then pixel
+ * cookie sharing: the first line as an image URL, the second as the page's URL, the rest as
+ * the site's cookies; the entropy estimate and the common substrings of the two halves; and
+ * the proxy's memory of a site's cookies, fed the lines as Cookie and Set-Cookie values. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "brock.h"
 #include "engine/engine.h"
+#include "proxy/sitecookies.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,6 +23,62 @@ static int on_pair(void *arg, const char *name, size_t nlen, const char *val, si
     (void)brock__cookie_value_bits(val, vlen);
     *bytes += nlen + vlen;
     return 0;
+}
+
+/* The lines of the input (a copy, NUL-terminated); missing ones are "". */
+static void lines(const char *s, size_t size, char *copy, const char **line, size_t nline)
+{
+    size_t k = 0;
+
+    memcpy(copy, s, size);
+    copy[size] = '\0';
+    for (size_t i = 0; i < nline; i++)
+        line[i] = "";
+    line[k++] = copy;
+    for (size_t i = 0; i < size && k < nline; i++) {
+        if (copy[i] == '\n') {
+            copy[i] = '\0';
+            line[k++] = copy + i + 1;
+        }
+    }
+}
+
+static void pixel(const char *s, size_t size)
+{
+    char copy[4097], name[128];
+    const char *l[3];
+    struct brock__pixel_in in;
+    struct brock__pixel_hit hit;
+    struct sc_memory m;
+    size_t half;
+
+    if (size >= sizeof(copy))
+        return;
+    lines(s, size, copy, l, 3);
+    in.url = l[0];
+    in.url_len = strlen(l[0]);
+    in.tab_url = l[1];
+    in.tab_url_len = strlen(l[1]);
+    in.ua = "Mozilla/5.0";
+    in.ua_len = 11;
+    in.cookies = l[2];
+    in.cookies_len = strlen(l[2]);
+    (void)brock__pixel_share(&in, &hit);
+    (void)brock_max_entropy(l[2]);
+    half = strlen(l[2]) / 2;
+    if (half < 256) {
+        char a[256];
+        memcpy(a, l[2], half);
+        a[half] = '\0';
+        (void)brock_common_substrings(a, l[2] + half, NULL, NULL);
+    }
+    sc_memory_init(&m);
+    sc_request_cookies(&m, "c", "s", l[0], strlen(l[0]));
+    sc_response_cookie(&m, "c", "s", l[1], strlen(l[1]), 1700000000);
+    sc_response_cookie(&m, "c", "s", l[2], strlen(l[2]), 1700000000);
+    (void)sc_get(&m, "c", "s", name, sizeof(name));
+    (void)sc_parse_date(l[1], strlen(l[1]));
+    sc_memory_cleanup(&m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -39,5 +99,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     (void)brock__has_cookie_tracking(h, n, name, sizeof(name));
     (void)brock__has_cookie_tracking(h + 1, n - 1, NULL, 0);
+    pixel(s, size);
     return 0;
 }

@@ -330,7 +330,10 @@ enum brock_observation_flags {
 BROCK_API int brock_is_beacon_type(const char *ct, size_t len);
 
 /* One third-party exchange seen on the wire: the request's headers, or the response's. Only
- * Cookie and Set-Cookie headers are read. All pointers are borrowed for the call. */
+ * Cookie, Set-Cookie and User-Agent headers are read. All pointers are borrowed for the call.
+ * The fields after time_ms are for pixel cookie sharing (brock_observe()); a caller that
+ * zero-initialises the struct and leaves them alone gets the cookie rules alone. Give them
+ * with the request's headers, once an exchange. */
 struct brock_observation {
     const char *host;                   /* the request host */
     const char *site;                   /* first-party host or URL; NULL: unknown, not learned */
@@ -338,6 +341,15 @@ struct brock_observation {
     size_t n_headers;
     unsigned flags;                     /* BROCK_OBS_* */
     int64_t time_ms;                    /* when it happened, Unix milliseconds */
+    const char *url;                    /* the request's URL, "http(s)://host/path?query";
+                                           NULL: not known */
+    enum brock_resource_type type;      /* what it fetches; BROCK_RESOURCE_OTHER: not known */
+    const char *site_url;               /* the top-level page's URL (Privacy Badger's tab URL);
+                                           NULL: not known, then site when it is a URL, else
+                                           "https://" site "/" stands for it */
+    const char *site_cookies;           /* the first party's cookies that its pages' scripts
+                                           can read (not HttpOnly), as a Cookie header value
+                                           "a=1; b=2"; NULL: none known */
 };
 
 /* What an observation taught. */
@@ -350,7 +362,19 @@ struct brock_learned {
 /* Learns from one exchange (Privacy Badger's checkForTrackingCookies): identifying cookies
  * on a third-party exchange are evidence of tracking on that site; three sites block the
  * tracker. Does nothing while learning is off. learned may be NULL. Returns 0, or
- * BROCK_ENOMEM. Changes reach the state at the next brock_sync(). */
+ * BROCK_ENOMEM. Changes reach the state at the next brock_sync().
+ *
+ * Without such cookies, an image (type BROCK_RESOURCE_IMAGE) whose url has a query is
+ * checked for pixel cookie sharing (checkForPixelCookieSharing), past the same checks (a
+ * third party, a site known, not yet recorded there, not yet decided): a query parameter
+ * value and a site_cookies value, each 8 UTF-16 units or more, with a common substring
+ * (brock_common_substrings()) that, once it is not part of the page's URL or the
+ * User-Agent, and the page's URL and Privacy Badger's low-entropy words are cut out of it,
+ * is still 8 units long and carries more than 33 bits (brock_max_entropy()). That is
+ * evidence of kind BROCK_EVIDENCE_PIXEL (with the cookie's and the parameter's names) and
+ * "pixelcookieshare" in the tracking map. Parameters are read as URLSearchParams reads them.
+ * A check stops, finding nothing, past 2^24 cells of the substring tables (an image URL and
+ * a page's cookies of a few kilobytes each). */
 BROCK_API BROCK_NODISCARD int brock_observe(struct brock_engine *e,
                                             const struct brock_observation *o,
                                             struct brock_learned *learned);
@@ -461,9 +485,10 @@ enum brock_evidence_kind {
     BROCK_EVIDENCE_COOKIE,       /* an identifying Cookie on a request */
     BROCK_EVIDENCE_SET_COOKIE,   /* an identifying Set-Cookie on a response */
     BROCK_EVIDENCE_BEACON,       /* a beacon or ping */
+    BROCK_EVIDENCE_PIXEL,        /* a first-party cookie's value in an image's URL */
 };
 
-/* "imported", "cookie", "set-cookie" or "beacon". */
+/* "imported", "cookie", "set-cookie", "beacon" or "pixelcookieshare". */
 BROCK_API const char *brock_evidence_kind_name(enum brock_evidence_kind k);
 
 /* Why a tracker is a tracker on one site. Strings borrowed from the engine. */
@@ -473,6 +498,8 @@ struct brock_evidence {
     const char *detail;  /* the name of the identifying cookie; "" if none */
     enum brock_evidence_kind kind;
     int64_t time_ms;     /* when first seen; 0 if not recorded */
+    const char *param;   /* BROCK_EVIDENCE_PIXEL: the URL parameter that carried the
+                            cookie's value; "" otherwise */
 };
 
 /* One domain with an action, as brock_trackers_each() reports it. All pointers are borrowed
@@ -638,6 +665,31 @@ BROCK_API const char *const *brock_export_formats(void);
  * brock_free()) and *len. Returns 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *format,
                                            char **out, size_t *len);
+
+/* Privacy Badger's string measures, as its JavaScript computes them: over UTF-16 code units
+ * (the UTF-8 input is decoded as a browser decodes it, each malformed sequence one U+FFFD). */
+
+/* Privacy Badger's estimateMaxEntropy: the bits a string could carry at most. A string
+ * longer than 256 units gives its length. A string with no lower-case letter, or none
+ * upper-case, is lower-cased first (as JavaScript does for the letters of ASCII, Latin-1,
+ * Latin Extended-A, Greek and Cyrillic; other characters count as having no case). Then
+ * the first of these classes, with the separators "._-x", that holds every character gives
+ * the symbols: "01" (2), digits (10), lower-case hex (16), a-z (26), a-z0-9 (36),
+ * a-zA-Z0-9/+ (64), a-zA-Z0-9~% (64); else the span between the lowest and the highest code
+ * unit. Returns log2(symbols) times the length in units; 0 for "" or NULL. Pure. */
+BROCK_API double brock_max_entropy(const char *s);
+
+/* Privacy Badger's findCommonSubstrings(a, b): walks the table of common suffix lengths, a's
+ * units outer, b's inner; a run reaching 8 units appends its text, and one growing longer
+ * replaces the text appended last, whichever run that was (so runs on two diagonals growing
+ * in the same rows overwrite each other, as in Privacy Badger). Calls cb (if not NULL) with
+ * each substring of the result in order, as UTF-8 (len bytes, NUL-terminated, valid during
+ * the call; a surrogate pair cut at an end becomes U+FFFD); cb returns non-zero to stop.
+ * Returns the number of substrings, the callback's value, or BROCK_ENOMEM. Time is the
+ * product of the lengths. */
+BROCK_API BROCK_NODISCARD int
+brock_common_substrings(const char *a, const char *b,
+                        int (*cb)(void *arg, const char *s, size_t len), void *arg);
 
 /* Host name helpers, usable without an engine opened on data (they need libpsl only). */
 

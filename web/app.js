@@ -105,8 +105,17 @@ const EVIDENCE_WORDS = {
   cookie: 'Sent an identifying cookie',
   'set-cookie': 'Set an identifying cookie',
   beacon: 'Sent a tracking beacon',
+  pixelcookieshare: 'Carried a site cookie in an image URL',
   imported: 'From Privacy Badger\'s pre-trained list or an import',
 };
+
+// What identified the tracker: the cookie's name; for pixel sharing, the cookie and the URL
+// parameter that carried its value.
+function evidenceDetail(e) {
+  if (e.kind === 'pixelcookieshare' && (e.detail || e.param))
+    return ` (cookie ${e.detail || '(no name)'} in parameter ${e.param || '(no name)'})`;
+  return e.detail ? ` (${e.detail})` : '';
+}
 
 function when(ms) {
   return ms ? new Date(ms).toLocaleString() : 'not recorded';
@@ -322,7 +331,7 @@ async function viewTracker(name) {
                         h('th', { scope: 'col' }, 'Host'), h('th', { scope: 'col' }, 'When'))),
       h('tbody', {}, t.evidence.map((e) => h('tr', {},
         h('td', {}, domain(e.site)),
-        h('td', {}, (EVIDENCE_WORDS[e.kind] || e.kind) + (e.detail ? ` (${e.detail})` : '')),
+        h('td', {}, (EVIDENCE_WORDS[e.kind] || e.kind) + evidenceDetail(e)),
         h('td', {}, e.host ? domain(e.host) : '-'), h('td', {}, when(e.time_ms)))))));
   }
   if (t.seen_on.length) {

@@ -47,6 +47,7 @@ static json_t *evidence_json(const struct brock_evidence *ev)
         json_object_set_new(o, "host", json_string(ev->host ? ev->host : "")) ||
         json_object_set_new(o, "kind", json_string(brock_evidence_kind_name(ev->kind))) ||
         json_object_set_new(o, "detail", json_string(ev->detail ? ev->detail : "")) ||
+        json_object_set_new(o, "param", json_string(ev->param ? ev->param : "")) ||
         json_object_set_new(o, "time", json_integer((json_int_t)ev->time_ms))) {
         json_decref(o);
         return NULL;

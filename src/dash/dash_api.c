@@ -234,9 +234,10 @@ static json_t *tracker_json(struct brock_engine *e, const struct brock_tracker *
         if (v->time_ms > last)
             last = v->time_ms;
         if (ev && json_array_append_new(
-                      ev, json_pack("{s:s, s:s, s:s, s:s, s:I}", "site", v->site, "host", v->host,
-                                    "kind", brock_evidence_kind_name(v->kind), "detail",
-                                    v->detail, "time_ms", (json_int_t)v->time_ms)) < 0)
+                      ev, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "site", v->site, "host",
+                                    v->host, "kind", brock_evidence_kind_name(v->kind), "detail",
+                                    v->detail, "param", v->param ? v->param : "", "time_ms",
+                                    (json_int_t)v->time_ms)) < 0)
             goto fail;
     }
     j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o}", "domain", t->domain, "base",

@@ -122,6 +122,7 @@ void brock__snitch_free(void *p)
         mem_free(s->v[i].site);
         mem_free(s->v[i].host);
         mem_free(s->v[i].detail);
+        mem_free(s->v[i].param);
     }
     mem_free(s->v);
     mem_free(s);

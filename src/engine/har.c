@@ -331,7 +331,14 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int on
 static int observe(struct har_ctx *c, const char *host, const char *site, size_t n,
                    unsigned flags, int64_t t, struct brock_stats *st)
 {
-    struct brock_observation o = {host, site, c->hdrs, n, flags, t};
+    struct brock_observation o = {
+        .host = host,
+        .site = site,
+        .headers = c->hdrs,
+        .n_headers = n,
+        .flags = flags,
+        .time_ms = t,
+    };
     struct brock_learned l;
     int err;
 

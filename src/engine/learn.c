@@ -57,6 +57,8 @@ int brock__snitch_add(struct brock_engine *e, const char *base, const char *site
             goto nomem_site;
         if (ev->detail && *ev->detail && !(ss->detail = mem_strdup(ev->detail)))
             goto nomem_site;
+        if (ev->param && *ev->param && !(ss->param = mem_strdup(ev->param)))
+            goto nomem_site;
         ss->kind = (uint8_t)ev->kind;
         ss->time_ms = ev->time_ms;
     }
@@ -67,6 +69,7 @@ int brock__snitch_add(struct brock_engine *e, const char *base, const char *site
 nomem_site:
     mem_free(ss->site);
     mem_free(ss->host);
+    mem_free(ss->detail);
 nomem:
     if (created)
         brock__snitch_free(strmap_del(&e->snitches, base));
@@ -235,7 +238,48 @@ int brock_is_beacon_type(const char *ct, size_t len)
     return i == len || ct[i] == ';';
 }
 
-/* checkForTrackingCookies for one exchange (section 3.1). */
+/* The User-Agent among h, or NULL. */
+static const struct brock_header *user_agent(const struct brock_header *h, size_t n)
+{
+    for (size_t i = 0; h && i < n; i++)
+        if (h[i].name && h[i].value && h[i].name_len == 10 &&
+            !strncasecmp(h[i].name, "user-agent", 10))
+            return &h[i];
+    return NULL;
+}
+
+/* checkForPixelCookieSharing's test (section 3.7) for an exchange that passed the checks
+ * every kind of evidence shares. Returns 1 with hit filled, 0, or BROCK_ENOMEM. */
+static int pixel_shared(const struct brock_observation *o, const char *site_host,
+                        struct brock__pixel_hit *hit)
+{
+    const struct brock_header *ua = user_agent(o->headers, o->n_headers);
+    char tab[BROCK_HOST_MAX + 16];
+    struct brock__pixel_in in;
+
+    if (o->type != BROCK_RESOURCE_IMAGE || !o->url || !strchr(o->url, '?') || !o->site_cookies ||
+        !*o->site_cookies)
+        return 0;
+    if (o->site_url && *o->site_url)
+        in.tab_url = o->site_url;
+    else if (strstr(o->site, "://"))
+        in.tab_url = o->site;
+    else {
+        snprintf(tab, sizeof(tab), "https://%s/", site_host);
+        in.tab_url = tab;
+    }
+    in.tab_url_len = strlen(in.tab_url);
+    in.url = o->url;
+    in.url_len = strlen(o->url);
+    in.ua = ua ? ua->value : NULL;
+    in.ua_len = ua ? ua->value_len : 0;
+    in.cookies = o->site_cookies;
+    in.cookies_len = strlen(o->site_cookies);
+    return brock__pixel_share(&in, hit);
+}
+
+/* checkForTrackingCookies for one exchange (section 3.1), then checkForPixelCookieSharing
+ * (section 3.7). */
 int brock_observe(struct brock_engine *e, const struct brock_observation *o,
                   struct brock_learned *learned)
 {
@@ -273,15 +317,26 @@ int brock_observe(struct brock_engine *e, const struct brock_observation *o,
 
     ev.host = fqdn;
     ev.time_ms = o->time_ms;
+    ev.param = NULL;
     if (o->flags & BROCK_OBS_BEACON) {
         ev.kind = BROCK_EVIDENCE_BEACON;
         ev.detail = NULL;
         r = brock__record_prevalence(e, fqdn, base, site, &ev);
         if (r >= 0 && brock__tracking_add(e, base, site, BROCK__TRACK_BEACON) < 0)
             r = BROCK_ENOMEM;
+    } else if (!brock__has_cookie_tracking(o->headers, o->n_headers, cookie, sizeof(cookie))) {
+        struct brock__pixel_hit hit;
+
+        r = pixel_shared(o, site_host, &hit);
+        if (r <= 0)
+            return r < 0 ? brock__fail(e, r, "out of memory while learning") : 0;
+        ev.kind = BROCK_EVIDENCE_PIXEL;
+        ev.detail = hit.cookie;
+        ev.param = hit.param;
+        r = brock__record_prevalence(e, fqdn, base, site, &ev);
+        if (r >= 0 && brock__tracking_add(e, base, site, BROCK__TRACK_PIXEL) < 0)
+            r = BROCK_ENOMEM;
     } else {
-        if (!brock__has_cookie_tracking(o->headers, o->n_headers, cookie, sizeof(cookie)))
-            return 0;
         ev.kind = BROCK_EVIDENCE_COOKIE;
         for (size_t i = 0; i < o->n_headers; i++) {
             if (o->headers[i].name_len == 10 &&

@@ -132,7 +132,7 @@ static int validate(struct brock_engine *e, const char *name, json_t *data)
 
 static int merge_snitch_map(struct brock_engine *e, json_t *sm, struct brock_stats *st)
 {
-    struct brock__evidence_in ev = {NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0};
+    struct brock__evidence_in ev = {NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0, NULL};
     const char *key;
     json_t *sites;
 

@@ -70,6 +70,7 @@ static void evidence_fill(const struct snitch *s, struct brock_evidence *ev)
         ev[j].detail = s->v[j].detail ? s->v[j].detail : "";
         ev[j].kind = (enum brock_evidence_kind)s->v[j].kind;
         ev[j].time_ms = s->v[j].time_ms;
+        ev[j].param = s->v[j].param ? s->v[j].param : "";
     }
 }
 
@@ -207,6 +208,7 @@ const char *brock_evidence_kind_name(enum brock_evidence_kind k)
         return "set-cookie";
     case BROCK_EVIDENCE_BEACON:
         return "beacon";
+    case BROCK_EVIDENCE_PIXEL: return "pixelcookieshare";
     }
     return "imported";
 }

@@ -128,6 +128,27 @@ static int flush_actions(struct brock_engine *e)
     return 0;
 }
 
+/* The detail column holds the cookie's name; for pixel sharing, "cookie=parameter" (a
+ * cookie's name never holds '=', so the first one parts them). */
+static int bind_detail(sqlite3_stmt *st, int i, const struct snitch_site *ss)
+{
+    size_t dlen, plen;
+    char *both;
+
+    if (!ss->param)
+        return brock__store_bind_text(st, i, ss->detail) == SQLITE_OK ? 0 : BROCK_ENOMEM;
+    dlen = ss->detail ? strlen(ss->detail) : 0;
+    plen = strlen(ss->param);
+    both = mem_malloc(dlen + plen + 2);
+    if (!both)
+        return BROCK_ENOMEM;
+    if (dlen)
+        memcpy(both, ss->detail, dlen);
+    both[dlen] = '=';
+    memcpy(both + dlen + 1, ss->param, plen + 1);
+    return sqlite3_bind_text(st, i, both, -1, mem_funcs.free_fn) == SQLITE_OK ? 0 : BROCK_ENOMEM;
+}
+
 static int flush_snitches(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
@@ -148,7 +169,8 @@ static int flush_snitches(struct brock_engine *e)
             brock__store_bind_text(st, 1, tracker);
             brock__store_bind_text(st, 2, ss->site);
             brock__store_bind_text(st, 3, ss->host);
-            brock__store_bind_text(st, 4, ss->detail);
+            if (bind_detail(st, 4, ss) < 0)
+                return brock__fail(e, BROCK_ENOMEM, "out of memory");
             sqlite3_bind_int(st, 5, ss->kind);
             sqlite3_bind_int64(st, 6, ss->time_ms);
             if (brock__store_run(s, st) != 0)

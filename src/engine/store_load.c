@@ -86,6 +86,22 @@ static int strdup_or_null(char **out, sqlite3_stmt *st, int col)
     return *out ? 0 : BROCK_ENOMEM;
 }
 
+/* Pixel sharing's detail, "cookie=parameter", into its two parts (store_flush.c). */
+static int split_detail(struct snitch_site *ss)
+{
+    char *eq = strchr(ss->detail, '=');
+
+    ss->param = mem_strdup(eq + 1);
+    if (!ss->param)
+        return BROCK_ENOMEM;
+    *eq = '\0';
+    if (!*ss->detail) {
+        mem_free(ss->detail);
+        ss->detail = NULL;
+    }
+    return 0;
+}
+
 int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st,
                               int col, int check)
 {
@@ -117,6 +133,13 @@ int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, sqlit
     }
     ss->kind = (uint8_t)sqlite3_column_int(st, col + 3);
     ss->time_ms = sqlite3_column_int64(st, col + 4);
+    if (ss->kind == BROCK_EVIDENCE_PIXEL && ss->detail && strchr(ss->detail, '=') &&
+        split_detail(ss) < 0) {
+        mem_free(ss->site);
+        mem_free(ss->host);
+        mem_free(ss->detail);
+        return BROCK_ENOMEM;
+    }
     sn->n++;
     return 1;
 }

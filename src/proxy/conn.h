@@ -26,6 +26,7 @@
 #include "proxy/privs.h"
 #include "net/resolve.h"
 #include "proxy/rewrite.h"
+#include "proxy/sitecookies.h"
 #include "proxy/side.h"
 #include "util/buf.h"
 
@@ -63,6 +64,7 @@ struct proxy {
     size_t n_pool;
 
     struct fp_memory fp;
+    struct sc_memory sc;      /* the first parties' cookies, for pixel cookie sharing */
 
     struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
 
@@ -129,6 +131,8 @@ struct exchange {
     int site_known;
     struct brock_decision d;
     int observe;               /* a third-party exchange the engine learns from */
+    int site_cookies;          /* a request to the first party's own site: its cookies are
+                                * remembered (sitecookies.c) */
 
     /* Answered by brock itself (blocked, or the dashboard) rather than sent upstream. */
     int is_local;

@@ -4,8 +4,10 @@
 #include "proxy/conn.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "proxy/conn_internal.h"
+#include "proxy/limits.h"
 
 const char *conn_header(const struct http_head *hh, const char *name)
 {
@@ -13,6 +15,19 @@ const char *conn_header(const struct http_head *hh, const char *name)
 
     /* Values are NUL-terminated in the head's buffer. */
     return h ? h->value : NULL;
+}
+
+/* The page's URL, as far as the request tells it: its Referer when that names the page's
+ * own host (a page's Referer is its address, or its origin under the usual referrer
+ * policy); NULL otherwise, and the engine stands the site's address in for it. */
+static const char *conn_page_url(const struct exchange *x, const struct http_head *hh)
+{
+    const char *ref = conn_header(hh, "referer");
+    char host[BROCK_HOST_MAX];
+
+    if (!ref || brock_url_host(ref, host) < 0 || strcmp(host, x->site) != 0)
+        return NULL;
+    return ref;
 }
 
 void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
@@ -27,8 +42,17 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
         .time_ms = conn_now_ms(c),
     };
     struct brock_learned learned;
+    char cookies[LIMIT_SC_BYTES + 3 * LIMIT_SC_COOKIES + 1]; /* "; " and '=' each */
 
     memset(&learned, 0, sizeof(learned));
+    /* The request's side carries what pixel cookie sharing reads: once an exchange. */
+    if (hh == &c->c_client.head) {
+        o.url = c->c_url.len ? c->c_url.data : NULL;
+        o.type = x->type;
+        o.site_url = conn_page_url(x, hh);
+        if (sc_get(&c->px->sc, c->c_peer, x->d.site, cookies, sizeof(cookies)))
+            o.site_cookies = cookies;
+    }
     if (brock_observe(c->px->engine, &o, &learned) < 0) {
         log_msg(LOG_ERR, "learning from %s on %s failed: %s", x->host, x->site,
                 brock_engine_errmsg(c->px->engine));
@@ -43,6 +67,29 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
     }
 }
 
+/* A first-party request to its own site: its cookies are the site's. */
+static void conn_site_cookies_request(struct conn *c, const struct http_head *hh)
+{
+    const struct exchange *x = &c->c_ex;
+
+    for (size_t i = 0; i < hh->n; i++)
+        if (hh->h[i].name_len == 6 && !strncasecmp(hh->h[i].name, "cookie", 6))
+            sc_request_cookies(&c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
+                               hh->h[i].value_len);
+}
+
+void conn_site_cookies_response(struct conn *c, const struct http_head *hh)
+{
+    const struct exchange *x = &c->c_ex;
+
+    if (!x->site_cookies)
+        return;
+    for (size_t i = 0; i < hh->n; i++)
+        if (hh->h[i].name_len == 10 && !strncasecmp(hh->h[i].name, "set-cookie", 10))
+            sc_response_cookie(&c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
+                               hh->h[i].value_len, conn_now_ms(c) / 1000);
+}
+
 /* The URL the engine is given: scheme, authority and the request's path; for a CONNECT, the
  * authority alone (its host is all a tunnel says). "" when it does not fit. */
 static const char *conn_url(struct conn *c, const char *path, size_t path_len)
@@ -53,8 +100,10 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
     if (x->is_connect || !path)
         return x->authority;
     if (buf_printf(&c->c_url, "%s://%s", x->is_https ? "https" : "http", x->authority) < 0 ||
-        buf_append(&c->c_url, path, path_len) < 0)
+        buf_append(&c->c_url, path, path_len) < 0) {
+        buf_reset(&c->c_url); /* no URL half made: conn_observe() reads it */
         return "";
+    }
     return c->c_url.data;
 }
 
@@ -96,6 +145,12 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
         x->d.effect = BROCK_PASS;
     x->observe = x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
                  x->d.effect != BROCK_DENY;
+    /* The page's own site (its base domain, not another of one owner's): what its pages'
+     * scripts can read is among these cookies. Only kept while learning needs them. */
+    x->site_cookies = x->site_known && x->d.reason == BROCK_WHY_FIRST_PARTY && *x->d.site &&
+                      strcmp(x->d.base, x->d.site) == 0 && brock_engine_learning(px->engine);
+    if (x->site_cookies)
+        conn_site_cookies_request(c, hh);
     if (x->d.effect == BROCK_DENY)
         px->n_blocked++;
     else if (x->d.effect == BROCK_STRIP_COOKIES)

@@ -123,4 +123,8 @@ void conn_decide(struct conn *c, const char *path, size_t path_len);
 /* A request's head (flags BROCK_OBS_*) or its response's: the engine learns from it. */
 void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags);
 
+/* A response's head: when the request went to the first party's own site, its Set-Cookie
+ * headers change the site's remembered cookies. */
+void conn_site_cookies_response(struct conn *c, const struct http_head *hh);
+
 #endif

@@ -37,6 +37,7 @@ static void conn_response_head(struct conn *c)
         x->status = status;
         if (x->observe)
             conn_observe(c, &u->head, 0);
+        conn_site_cookies_response(c, &u->head);
         x->resp_frame = side_response_frame(u, conn_request_kind(x), &flags, &must_close);
         if (x->d.effect == BROCK_STRIP_COOKIES)
             flags |= REWRITE_STRIP_COOKIES;

@@ -2,7 +2,8 @@
 // A small origin server for the integration tests: several virtual hosts on one loopback
 // port, chosen by the Host header, recording every request it receives. Hosts whose name
 // starts with "tracker" set an identifying cookie, "lang" hosts set lang=en, the host given
-// as `cookieHost` sets an identifying cookie too; every other host is a plain site.
+// as `cookieHost` sets an identifying cookie too, any host sets what ?setcookie= asks;
+// every other host is a plain site.
 'use strict';
 
 const http = require('node:http');
@@ -55,6 +56,8 @@ function startOrigin({ cookieHost, tls } = {}) {
       if (host.startsWith('tracker') || host === cookieHost)
         cookies.push(`uid=${crypto.randomBytes(16).toString('hex')}; Path=/`);
       if (host.startsWith('lang')) cookies.push('lang=en; Path=/');
+      // A page asks for the cookies it sets: ?setcookie=<a Set-Cookie value>, repeatable.
+      for (const v of url.searchParams.getAll('setcookie')) cookies.push(v);
       if (cookies.length) res.setHeader('Set-Cookie', cookies);
       if (url.pathname === '/status') {
         // A response without a body: 204 and 304 say so by their status alone.

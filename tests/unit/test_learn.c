@@ -28,7 +28,12 @@ static int seen(struct brock_engine *e, const char *host, const char *site, cons
                 struct brock_learned *l)
 {
     struct brock_header h = {"Cookie", 6, cookie, strlen(cookie)};
-    struct brock_observation o = {host, site, &h, 1, 0, 1700000000000};
+    struct brock_observation o = {.host = host,
+                                  .site = site,
+                                  .headers = &h,
+                                  .n_headers = 1,
+                                  .flags = 0,
+                                  .time_ms = 1700000000000};
 
     assert_int_equal(brock_observe(e, &o, l), 0);
     return l->recorded;
@@ -77,7 +82,12 @@ static void test_not_evidence(void **state)
 {
     struct brock_engine *e = open_memory();
     struct brock_learned l;
-    struct brock_observation o = {"img.eff.org", "news.example", NULL, 0, 0, 0};
+    struct brock_observation o = {.host = "img.eff.org",
+                                  .site = "news.example",
+                                  .headers = NULL,
+                                  .n_headers = 0,
+                                  .flags = 0,
+                                  .time_ms = 0};
 
     (void)state;
     /* low-entropy cookies */
@@ -104,8 +114,18 @@ static void test_set_cookie_and_beacon(void **state)
 {
     struct brock_engine *e = open_memory();
     struct brock_header h = {"Set-Cookie", 10, "id=Zm9vYmFy; Path=/; HttpOnly", 29};
-    struct brock_observation o = {"ads.example", "a.com", &h, 1, 0, 5};
-    struct brock_observation b = {"ping.example", "a.com", NULL, 0, BROCK_OBS_BEACON, 6};
+    struct brock_observation o = {.host = "ads.example",
+                                  .site = "a.com",
+                                  .headers = &h,
+                                  .n_headers = 1,
+                                  .flags = 0,
+                                  .time_ms = 5};
+    struct brock_observation b = {.host = "ping.example",
+                                  .site = "a.com",
+                                  .headers = NULL,
+                                  .n_headers = 0,
+                                  .flags = BROCK_OBS_BEACON,
+                                  .time_ms = 6};
     struct brock_learned l;
     struct tracking *t;
 

@@ -68,7 +68,12 @@ static void learn(struct brock_engine *e, const char *host, const char *site)
 {
     static const char cookie[] = "uid=8f3a9b2c1d7e";
     struct brock_header h = {"Cookie", 6, cookie, sizeof(cookie) - 1};
-    struct brock_observation o = {host, site, &h, 1, 0, 1700000000000};
+    struct brock_observation o = {.host = host,
+                                  .site = site,
+                                  .headers = &h,
+                                  .n_headers = 1,
+                                  .flags = 0,
+                                  .time_ms = 1700000000000};
 
     assert_int_equal(brock_observe(e, &o, NULL), 0);
 }
