@@ -187,6 +187,12 @@ function handshake(target, servername, alpn = ['http/1.1']) {
   });
 }
 
+// Opens each site's page as a browser navigates to it: its requests are then evidence.
+async function openPages(sites) {
+  for (const site of sites)
+    assert.equal((await curl([...h.NAVIGATE_ARGS, `https://${site}/page`])).status, 200, site);
+}
+
 // Raw bytes to brock; resolves with all that came back once brock closes.
 async function raw(data) {
   return (await h.raw(brock.port, data, { wait: 15000 })).text;
@@ -336,6 +342,7 @@ check('DNT and Sec-GPC arrive inside intercepted TLS', async () => {
 
 check('a tracker learned inside TLS is blocked there', async () => {
   const t = 'tracker1.test';
+  await openPages(SITES);
   // One curl, one tunnel: three sites' pages embed it, then a fourth.
   const args = [];
   SITES.forEach((site, i) => {
@@ -362,6 +369,7 @@ check('a tracker learned inside TLS is blocked there', async () => {
 
 check('the first party inside TLS comes from Origin too', async () => {
   const t = 'tracker2.test';
+  await openPages(SITES);
   for (const site of SITES.slice(0, 3)) {
     const r = await curl(['-H', `Origin: https://${site}`, '-b', `uid=${sha256(site).slice(0, 24)}`,
                           `https://${t}/api`]);
@@ -507,7 +515,8 @@ for (const scheme of ['https', 'http']) {
       assert.equal(headerOf(r, 'cache-control'), 'no-store', n);
       if (status === 204) assert.equal(headerOf(r, 'content-length'), null, n);
       if (status === 200) assert.equal(headerOf(r, 'content-length'), '0', n);
-      if (status === 403) assert.match(r.body.toString(), /brock blocked this request to adnet\.test/);
+      if (status === 403)
+        assert.match(r.body.toString(), /brock blocked this request to adnet\.test/);
       else assert.equal(r.body.length, 0, n);
       assert.equal(lines(), before + 1, `${n}: one line`);
     }
@@ -540,7 +549,8 @@ check('without interception, a CONNECT to a blocked host is refused as before', 
   try {
     const r = await h.curl(b.port, ['--cacert', f('tca.pem'), `https://${ADNET}/echo?n=plain`]);
     assert.equal(r.connect, 403);
-    const site = await h.curl(b.port, ['--cacert', f('tca.pem'), 'https://site1.test/echo?n=plain']);
+    const site = await h.curl(b.port, ['--cacert', f('tca.pem'),
+                                       'https://site1.test/echo?n=plain']);
     assert.equal(site.status, 200, 'other hosts tunnel');
   } finally {
     await b.stop();
