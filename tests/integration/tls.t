@@ -553,7 +553,9 @@ check('without interception, a CONNECT to a blocked host is refused as before', 
                                        'https://site1.test/echo?n=plain']);
     assert.equal(site.status, 200, 'other hosts tunnel');
   } finally {
-    await b.stop();
+    const r = await b.stop();
+    assert.deepEqual(r, { code: 0, signal: null }, b.log().slice(-2000));
+    assert.doesNotMatch(b.log(), /Sanitizer|runtime error/);
   }
   assert.equal(sent(ADNET).filter((x) => x.path === '/echo?n=plain').length, 0);
 });
