@@ -30,8 +30,7 @@ void blocked_answer(const struct brock_decision *d, struct blocked_answer *a)
     case BROCK_RESOURCE_SCRIPT:
     case BROCK_RESOURCE_STYLESHEET:
         a->status = 200;
-        a->content_type = d->type == BROCK_RESOURCE_SCRIPT ? "application/javascript"
-                                                           : "text/css";
+        a->content_type = d->type == BROCK_RESOURCE_SCRIPT ? "application/javascript" : "text/css";
         a->body = d->surrogate ? d->surrogate : "";
         a->body_len = d->surrogate ? d->surrogate_len : 0;
         return;
@@ -47,8 +46,7 @@ void blocked_answer(const struct brock_decision *d, struct blocked_answer *a)
     case BROCK_RESOURCE_MAIN_FRAME:
     case BROCK_RESOURCE_SUB_FRAME:
     case BROCK_RESOURCE_WEBSOCKET:
-    case BROCK_RESOURCE_OBJECT:
-        break;
+    case BROCK_RESOURCE_OBJECT: break;
     }
     a->status = 403;
 }
