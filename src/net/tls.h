@@ -32,6 +32,12 @@ SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host);
 
 /* ---- a TLS bufferevent (an io_tls one) ---- */
 
+/* Makes ssl, before io_tls.open() takes it over on fd, read data (len bytes, copied) first and
+ * then from fd: what the peer sent on fd before TLS began there (tls_early.c). Returns 0, or
+ * -1 when out of memory (ssl is then unchanged). */
+int tls_early_bytes(SSL *ssl, evutil_socket_t fd, const void *data, size_t len)
+    __attribute__((warn_unused_result));
+
 /* After BEV_EVENT_ERROR on a TLS bufferevent: writes why into out (a sentence naming host
  * and, for a certificate, the reason it does not verify). Returns 1 when the failure was
  * TLS's (out is set), 0 when it was not (out untouched; the socket error applies). Clears

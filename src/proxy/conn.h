@@ -129,6 +129,8 @@ struct exchange {
     char site[BROCK_HOST_MAX]; /* the first party, when site_known */
     enum brock_resource_type type; /* what it fetches, from its headers */
     int site_known;
+    int site_sure;             /* and the record of the client's pages vouches for it: what
+                                * the exchange shows is evidence (firstparty.h) */
     struct brock_decision d;
     int observe;               /* a third-party exchange the engine learns from */
     int site_cookies;          /* a request to the first party's own site: its cookies are

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "dash/dash.h"
+#include "proxy/blocked.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 
@@ -33,17 +34,43 @@ int conn_reply(struct conn *c, int status, const char *text, int keep)
     return 0;
 }
 
+/* A typed answer (blocked.c): a script's empty body or surrogate, an image's 204. */
+static int conn_answer_typed(struct conn *c, const struct blocked_answer *a, int keep)
+{
+    struct exchange *x = &c->c_ex;
+    struct buf out;
+    int r;
+
+    x->status = a->status;
+    /* One write: all of it or nothing. */
+    buf_init(&out, a->body_len + 512);
+    r = blocked_write(&out, a, x->is_head, keep);
+    if (r == 0)
+        r = pump_write(&c->c_client, out.data, out.len);
+    buf_cleanup(&out);
+    if (r < 0)
+        conn_out_of_memory(c, "answering a blocked request");
+    return r;
+}
+
 void conn_answer_blocked(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
+    struct blocked_answer a;
     char why[512], text[BROCK_HOST_MAX + 600];
     int keep = !x->is_connect && !x->req_has_body && x->client_keepalive;
 
     x->is_local = 1;
-    brock_decision_explain(c->px->engine, &x->d, why, sizeof(why));
-    snprintf(text, sizeof(text), "brock blocked this request to %s. %s", x->host, why);
-    if (conn_reply(c, 403, text, keep) < 0)
-        return;
+    blocked_answer(&x->d, &a);
+    if (a.body) {
+        if (conn_answer_typed(c, &a, keep) < 0)
+            return;
+    } else {
+        brock_decision_explain(c->px->engine, &x->d, why, sizeof(why));
+        snprintf(text, sizeof(text), "brock blocked this request to %s. %s", x->host, why);
+        if (conn_reply(c, 403, text, keep) < 0)
+            return;
+    }
     if (keep)
         conn_set_state(c, CONN_REQ_BODY);
     else

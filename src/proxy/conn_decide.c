@@ -115,7 +115,7 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
     struct brock_request req;
     char why[512];
 
-    x->site_known = 0;
+    x->site_known = x->site_sure = 0;
     x->site[0] = '\0';
     if (!x->is_connect) {
         struct fp_request r = {
@@ -127,7 +127,10 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
             .fetch_site = conn_header(hh, "sec-fetch-site"),
         };
 
-        x->site_known = fp_infer(&px->fp, c->c_peer, &r, x->site) == FP_KNOWN;
+        enum fp_result fr = fp_infer(&px->fp, c->c_peer, &r, x->site);
+
+        x->site_known = fr != FP_UNKNOWN;
+        x->site_sure = fr == FP_KNOWN;
     }
     x->type = x->is_connect ? BROCK_RESOURCE_OTHER
                             : brock_resource_type_guess(
@@ -143,7 +146,8 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
         req.url = NULL; /* too long to copy: decided on its host */
     if (brock_decide_request(px->engine, &req, &x->d) < 0)
         x->d.effect = BROCK_PASS;
-    x->observe = x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
+    /* A guessed page is decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
+    x->observe = x->site_sure && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
                  x->d.effect != BROCK_DENY;
     /* The page's own site (its base domain, not another of one owner's): what its pages'
      * scripts can read is among these cookies. Only kept while learning needs them. */

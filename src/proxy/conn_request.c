@@ -150,14 +150,18 @@ static void conn_start_request(struct conn *c)
         conn_answer_local(c);
         return;
     }
+    /* An intercepted tunnel is opened to any host: each request inside is decided on its own
+     * first party, so that a blocked host's own site loads as Privacy Badger lets it load. */
+    if (x->is_connect && conn_may_intercept(c)) {
+        conn_start_intercept(c);
+        return;
+    }
     conn_decide(c, path, path_len);
     if (x->d.effect == BROCK_DENY) {
         /* Only a learned block is worth a policy check (section 9), never a user's. */
         if (x->d.action == BROCK_BLOCK)
             dntcheck_blocked(c->px->dnt, x->d.tracker, conn_now_ms(c));
         conn_answer_blocked(c);
-    } else if (x->is_connect && conn_may_intercept(c)) {
-        conn_start_intercept(c);
     } else if (x->is_connect) {
         c->px->n_tunnels++;
         conn_set_state(c, CONN_CONNECT);

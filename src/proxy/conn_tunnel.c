@@ -42,10 +42,15 @@ static int conn_client_to_tls(struct conn *c)
 {
     struct side *s = &c->c_client;
     evutil_socket_t fd = bufferevent_getfd(s->bev);
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    size_t early = evbuffer_get_length(in);
     struct bufferevent *bev;
     SSL *ssl = intercept_ssl_new(c->px->mitm, c->c_ex.host);
+    const unsigned char *hello = early ? evbuffer_pullup(in, -1) : NULL;
 
-    if (!ssl) {
+    /* A client that did not wait for the CONNECT's answer sent its hello already. */
+    if (!ssl || (early && (!hello || tls_early_bytes(ssl, fd, hello, early) < 0))) {
+        SSL_free(ssl);
         conn_log_failure(c, LOG_ERR, 0, "out of memory for TLS with the client");
         conn_close(c, NULL);
         return -1;
@@ -83,10 +88,6 @@ void conn_start_intercept(struct conn *c)
 
     if (conn_connect_done(c) < 0)
         return;
-    if (evbuffer_get_length(bufferevent_get_input(s->bev)) != 0) {
-        conn_fail(c, 400, "the client sent bytes before the CONNECT was answered");
-        return;
-    }
     if (pump_printf(s, CONNECT_ANSWER, REWRITE_VIA) < 0) {
         conn_out_of_memory(c, "answering a CONNECT");
         return;

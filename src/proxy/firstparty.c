@@ -12,6 +12,8 @@ _Static_assert(LIMIT_FP_CLIENTS <= 256, "fp_memory holds at most 256 clients");
 struct fp_frame {
     char host[BROCK_HOST_MAX]; /* a frame's host */
     char site[BROCK_HOST_MAX]; /* the top-level page that opened it */
+    int sure;                  /* that page was one of the client's top-level pages, not a
+                                  Referer's guess */
 };
 
 struct fp_client {
@@ -20,6 +22,8 @@ struct fp_client {
     uint64_t used;
     struct fp_frame frames[LIMIT_FP_FRAMES];
     size_t n_frames, next_frame;
+    char tops[LIMIT_FP_TOPS][BROCK_HOST_MAX]; /* recent top-level pages, a ring */
+    size_t n_tops, next_top;
 };
 
 void fp_memory_init(struct fp_memory *m)
@@ -89,7 +93,27 @@ static void frame_forget(struct fp_client *c, const char *host)
         f->host[0] = '\0';
 }
 
-static void frame_remember(struct fp_client *c, const char *host, const char *site)
+static int top_known(const struct fp_client *c, const char *host)
+{
+    for (size_t i = 0; i < c->n_tops; i++)
+        if (strcmp(c->tops[i], host) == 0)
+            return 1;
+    return 0;
+}
+
+static void top_remember(struct fp_client *c, const char *host)
+{
+    copy_host(c->top, host);
+    if (top_known(c, host))
+        return;
+    /* A ring: the oldest page makes room. */
+    copy_host(c->tops[c->next_top], host);
+    c->next_top = (c->next_top + 1) % LIMIT_FP_TOPS;
+    if (c->n_tops < LIMIT_FP_TOPS)
+        c->n_tops++;
+}
+
+static void frame_remember(struct fp_client *c, const char *host, const char *site, int sure)
 {
     struct fp_frame *f = frame_find(c, host);
 
@@ -104,6 +128,7 @@ static void frame_remember(struct fp_client *c, const char *host, const char *si
         copy_host(f->host, host);
     }
     copy_host(f->site, site);
+    f->sure = sure;
 }
 
 /* The host of a Referer or Origin value (scheme://[user@]host[:port][/...]), normalised. */
@@ -139,12 +164,20 @@ static int is(const char *v, const char *s)
     return v && strcmp(v, s) == 0;
 }
 
-/* The page behind a referring host: the top-level page when that host is a frame. */
-static void page_of(struct fp_client *c, const char *ref_host, char *site)
+/* The page behind a referring host: the top-level page when that host is a frame, the host
+ * itself when it is one of the client's top-level pages. Anything else is a guess: the
+ * Referer's host may be a frame whose document brock never saw (an ad's, loaded before brock
+ * ran, from a cache, or by a client that sends no fetch metadata). */
+static enum fp_result page_of(struct fp_client *c, const char *ref_host, char *site)
 {
     const struct fp_frame *f = c ? frame_find(c, ref_host) : NULL;
 
-    copy_host(site, f ? f->site : ref_host);
+    if (f) {
+        copy_host(site, f->site);
+        return f->sure ? FP_KNOWN : FP_GUESS;
+    }
+    copy_host(site, ref_host);
+    return c && top_known(c, ref_host) ? FP_KNOWN : FP_GUESS;
 }
 
 enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp_request *r,
@@ -154,13 +187,14 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
     int navigate = is(r->fetch_mode, "navigate");
     int top = navigate && is(r->fetch_dest, "document");
     int frame = navigate && (is(r->fetch_dest, "iframe") || is(r->fetch_dest, "frame"));
+    enum fp_result res;
     struct fp_client *c;
 
     site[0] = '\0';
     if (top) {
         c = client_get(m, client, 1);
         if (c) {
-            copy_host(c->top, r->host);
+            top_remember(c, r->host);
             frame_forget(c, r->host);
         }
         copy_host(site, r->host);
@@ -177,19 +211,22 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
     }
     c = client_get(m, client, frame);
     if (!ref_host[0]) {
-        /* Fetch metadata saying cross-site with no referrer at all: a page hid its
-         * address; the client's last top-level page is the best guess there is. */
+        /* Fetch metadata saying cross-site with no referrer at all: a page hid its address;
+         * the client's last top-level page is the best guess there is, and only a guess (it
+         * may have other tabs). */
         if (is(r->fetch_site, "cross-site")) {
             if (!c || !c->top[0])
                 return FP_UNKNOWN;
             copy_host(site, c->top);
+            res = FP_GUESS;
         } else {
             copy_host(site, r->host);
+            res = FP_KNOWN;
         }
     } else {
-        page_of(c, ref_host, site);
+        res = page_of(c, ref_host, site);
     }
     if (frame && c)
-        frame_remember(c, r->host, site);
-    return FP_KNOWN;
+        frame_remember(c, r->host, site, res == FP_KNOWN);
+    return res;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Which page a request was made for (DESIGN.md, step 2): the host of the Referer, else of
- * the Origin; a top-level navigation, or a request with neither header, is its own first
- * party. Per client, brock remembers the frames top-level pages opened, so that a request
- * from inside a third-party frame is judged against the top-level page. Pure: no sockets,
- * clock or logging; memory is bounded (LIMIT_FP_CLIENTS, LIMIT_FP_FRAMES). */
+/* Which page a request was made for (DESIGN.md, step 2): the top-level page the client shows,
+ * never a frame inside it (PRIVACY-BADGER.md 1.5). Per client, brock remembers the top-level
+ * pages it navigated to (Sec-Fetch-Mode: navigate, Sec-Fetch-Dest: document) and the frames
+ * they opened; a request whose Referer (else Origin) names one of them belongs to that page.
+ * A Referer the record does not know is taken as the page, but only as a guess: it is
+ * decided on and never learned from. A request with neither header is its own first party.
+ * Pure: no sockets, clock or logging; memory is bounded (LIMIT_FP_CLIENTS, LIMIT_FP_FRAMES,
+ * LIMIT_FP_TOPS). */
 #ifndef BROCK_PROXY_FIRSTPARTY_H
 #define BROCK_PROXY_FIRSTPARTY_H
 
@@ -35,12 +38,14 @@ void fp_memory_cleanup(struct fp_memory *m);
 
 enum fp_result {
     FP_UNKNOWN = 0, /* the page cannot be told: decide as third party, do not learn */
-    FP_KNOWN = 1,   /* site holds the first party's host */
+    FP_KNOWN = 1,   /* site holds the first party's host: decide, and learn */
+    FP_GUESS = 2,   /* site holds the Referer's (or Origin's) host, which the record does not
+                       know as a top-level page: decide on it, never learn from it */
 };
 
 /* Infers the first party of r, made by client (an address, any string), into site
  * (BROCK_HOST_MAX bytes; "" when unknown), and records navigations and frames in m. Out of
- * memory only loses what would have been remembered. */
+ * memory only loses what would have been remembered (later requests are then guesses). */
 enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp_request *r,
                         char *site);
 

@@ -50,9 +50,12 @@
 #define LIMIT_POOL_PER_HOST 256
 #define LIMIT_POOL_TOTAL 1024
 
-/* Per-client memory of top-level pages and the frames they opened (first-party inference). */
+/* Per-client memory of top-level pages and the frames they opened (first-party inference):
+ * a page older than the last LIMIT_FP_TOPS navigations (other tabs) is no longer known, and
+ * its requests are no longer learned from. */
 #define LIMIT_FP_CLIENTS 256
 #define LIMIT_FP_FRAMES 32
+#define LIMIT_FP_TOPS 16
 
 /* The first parties' cookies remembered for pixel cookie sharing (sitecookies.c): sites (a
  * client address and a site each, least recently used first out), and per site, cookies and

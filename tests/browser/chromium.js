@@ -33,7 +33,10 @@ function allowThirdPartyCookies(dir) {
 
 // Starts Chromium with its traffic going through the proxy at proxy ("127.0.0.1:PORT").
 // options.ca: a CA certificate (PEM file) to trust; options.thirdPartyCookies: let
-// third-party cookies be kept and sent. Returns { context, close }: a browser context
+// third-party cookies be kept and sent; options.secureOrigins: http origins ("http://site.test")
+// the browser treats as secure, so that it sends them fetch metadata (Sec-Fetch-*) as it
+// does over HTTPS, which brock needs to tell the pages it learns on. Returns
+// { context, close }: a browser context
 // (context.newPage() opens a tab).
 async function launch(proxy, options = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-chromium-'));
@@ -43,6 +46,9 @@ async function launch(proxy, options = {}) {
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
   ];
+  if (options.secureOrigins) {
+    args.push(`--unsafely-treat-insecure-origin-as-secure=${options.secureOrigins.join(',')}`);
+  }
   if (proxy) {
     // Loopback is sent to the proxy too, so that local test sites go through it.
     args.push(`--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');

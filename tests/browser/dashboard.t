@@ -102,7 +102,10 @@ async function sitePage(site) {
 before(async () => {
   origin = await startOrigin();
   brock = await startBrock(origin.port);
-  browsing = await launch(brock.listen);
+  // The sites it visits are plain http: treated as secure, Chromium tells brock its
+  // navigations (fetch metadata), as it does over HTTPS.
+  const visited = [...SITES, 'extra-e.test', 'extra-f.test', 'solo-h.test', 'long-g.test'];
+  browsing = await launch(brock.listen, { secureOrigins: visited.map((s) => `http://${s}`) });
   viewing = await launch(null);
   tab = await browsing.context.newPage();
   dash = await viewing.context.newPage();

@@ -5,7 +5,10 @@
 // that embed the same tracker image and a yellowlisted one. The tracker arrives with a
 // Referer and DNT/GPC while brock learns, is blocked after the third site, and the fourth
 // site's request for it never reaches the origin; the yellowlisted image loads without
-// cookies either way. The origin's certificates are made here with the openssl CLI.
+// cookies either way. Then the tracker's own site, typed in the address bar, loads as a first
+// party inside the intercepted tunnel, while the fourth site's requests for its script and
+// stylesheet are answered empty inside TLS and the page goes on. The origin's certificates
+// are made here with the openssl CLI.
 'use strict';
 
 const { test, before, after } = require('node:test');
@@ -50,14 +53,35 @@ function startOrigin(certs, yellow) {
     const host = (req.headers.host || '').replace(/:\d+$/, '');
     requests.push({ host, path: req.url, headers: req.headers });
     res.setHeader('Cache-Control', 'no-store');
-    if (host === TRACKER || host === yellow) {
+    if ((host === TRACKER && req.url.startsWith('/pixel.gif')) || host === yellow) {
       res.setHeader('Set-Cookie',
                     `uid=${crypto.randomBytes(16).toString('hex')}; Path=/; SameSite=None; Secure`);
       res.setHeader('Content-Type', 'image/gif');
       res.end(GIF);
       return;
     }
+    if (host === TRACKER && req.url === '/') {
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end(`<!doctype html><title>${TRACKER}</title><h1>the tracker's own page</h1>`);
+      return;
+    }
+    if (host === TRACKER) {
+      const js = req.url.startsWith('/t.js');
+      res.setHeader('Content-Type', js ? 'application/javascript' : 'text/css');
+      res.end(js ? 'window.tracked = true;\n' : 'h1 { color: red; }\n');
+      return;
+    }
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    if (req.url === '/with-script') {
+      // A page that loads the tracker's script and stylesheet, and says what happened.
+      res.end(`<!doctype html><title>with script</title>
+        <link rel="stylesheet" href="https://${TRACKER}/t.css">
+        <script>window.loaded = [];</script>
+        <script src="https://${TRACKER}/t.js" onload="loaded.push('js')"
+                onerror="loaded.push('js error')"></script>
+        <h1>${host}</h1>`);
+      return;
+    }
     res.end(`<!doctype html><title>${host}</title><h1>${host}</h1>` +
             `<img id="t" src="https://${TRACKER}/pixel.gif?on=${host}">` +
             `<img id="y" src="https://${yellow}/pixel.gif?on=${host}">`);
@@ -162,4 +186,31 @@ test('the yellowlisted tracker loads without cookies', { timeout: 60000 }, flat(
   assert.equal(last.headers.cookie, undefined, 'and brock kept it home');
   const cookies = await browser.context.cookies(`https://${yellow}/`);
   assert.deepEqual(cookies.map((c) => c.name), ['yid'], 'no Set-Cookie reached the browser');
+}));
+
+test('the blocked tracker\'s own site loads as a first party; its scripts elsewhere are emptied',
+     { timeout: 60000 }, flat(async () => {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`https://${TRACKER}/`, { waitUntil: 'load', timeout: 20000 });
+    assert.equal(await page.title(), TRACKER, 'the blocked tracker\'s own page loaded');
+    const own = origin.to(TRACKER).filter((r) => r.path === '/');
+    assert.equal(own.length, 1, 'and came from its origin');
+    assert.equal(own[0].headers['sec-fetch-dest'], 'document');
+    // The fourth site's page loads the tracker's script and stylesheet: both answered by
+    // brock, empty and of their type, so the page runs on and says so.
+    await page.goto(`https://${SITES[3]}/with-script`, { waitUntil: 'load', timeout: 20000 });
+    const got = await page.evaluate(() => ({
+      loaded: window.loaded, tracked: window.tracked === true,
+      sheets: [...document.styleSheets].length,
+      colour: getComputedStyle(document.querySelector('h1')).color,
+    }));
+    assert.deepEqual(got.loaded, ['js'], 'the script element loaded, without error');
+    assert.equal(got.tracked, false, 'and ran nothing of the tracker\'s');
+    assert.equal(got.colour, 'rgb(0, 0, 0)', 'the tracker\'s stylesheet did not apply');
+    assert.equal(origin.to(TRACKER).filter((r) => /^\/t\.(js|css)/.test(r.path)).length, 0,
+                 'neither reached the tracker');
+  } finally {
+    await page.close();
+  }
 }));

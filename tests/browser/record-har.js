@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Records tests/data/har/playwright-one-page.har: one tab of Debian's Chromium, driven by
-// playwright-core with recordHar, browses three sites that each load an image from
-// tracker.test, which sets an identifying cookie on the first and gets it back on the others.
-// site-two.test also embeds a frame from site-four.test that loads the same image. All
-// names resolve to a local server. Playwright keeps the tab's navigations under one page.
-// Usage: node tests/browser/record-har.js OUT.har
+// Records the HTTP Archives under tests/data/har/ with one tab of Debian's Chromium, driven by
+// playwright-core with recordHar. Every name resolves to a local server. Playwright keeps the
+// tab's navigations under one page.
+//
+// playwright-one-page.har (the default): three sites each load an image from tracker.test,
+// which sets an identifying cookie on the first and gets it back on the others; site-two.test
+// also embeds a frame from site-four.test that loads the same image. Only tracker.test is
+// treated as a secure origin, so the documents carry no fetch metadata.
+//
+// browsing.har (--browsing): five sites, every origin treated as secure, so that every request
+// carries Sec-Fetch-* as over HTTPS. Each page loads pixel.test's image; news, shop and blog
+// embed an ad frame from adx.test (which sets a cookie itself) whose own requests go to
+// sync.test and pixel.test; video and news fetch() from social.test with credentials; blog's
+// frame nests a second frame. The tab goes by typed addresses, link clicks and a redirect.
+// Usage: node tests/browser/record-har.js [--browsing] OUT.har
 'use strict';
 
 const fs = require('node:fs');
@@ -15,6 +24,8 @@ const { chromium } = require('playwright-core');
 const { EXECUTABLE, GIF } = require('./chromium.js');
 
 const TRACKER_ID = 'tid=6c1f0e9a3b7d4c52';
+
+// ---- playwright-one-page.har ----
 
 function page(host) {
   let body = `<!doctype html><title>${host}</title>` +
@@ -49,8 +60,107 @@ function serve(req, res) {
   }
 }
 
-async function record(out) {
-  const server = http.createServer(serve);
+async function onePage(tab) {
+  await tab.goto('http://site-one.test/', { waitUntil: 'load' });
+  await Promise.all([tab.waitForURL('http://site-two.test/'), tab.click('#next')]);
+  await tab.waitForLoadState('load');
+  await tab.goto('http://site-three.test/start', { waitUntil: 'load' });
+}
+
+// ---- browsing.har ----
+
+const SITES = ['news.test', 'shop.test', 'blog.test', 'video.test', 'mail.test'];
+const THIRD = ['pixel.test', 'adx.test', 'sync.test', 'social.test', 'cdn.test'];
+
+// An identifying cookie per third party, set once, sent back after.
+function cookieFor(host, req, h) {
+  const name = host.split('.')[0];
+  const id = `${name}=${Buffer.from(host).toString('hex').padEnd(20, '7')}`;
+  if (!(req.headers.cookie || '').includes(`${name}=`))
+    h['Set-Cookie'] = `${id}; Path=/; Max-Age=86400; SameSite=None; Secure`;
+}
+
+function sitePage(host) {
+  const links = { 'news.test': 'shop.test', 'blog.test': 'video.test' };
+  let body = `<!doctype html><title>${host}</title><script src="http://cdn.test/lib.js"></script>` +
+    `<img src="http://pixel.test/p.gif?on=${host}">`;
+  if (['news.test', 'shop.test', 'blog.test'].includes(host))
+    body += `<iframe src="http://adx.test/slot.html?on=${host}"></iframe>`;
+  if (['news.test', 'video.test'].includes(host)) {
+    body += '<script>fetch("http://social.test/count", {credentials: "include"})' +
+      '.catch(() => {});</script>';
+  }
+  if (links[host]) body += `<a id="next" href="http://${links[host]}/">next</a>`;
+  return body;
+}
+
+function slotPage(url) {
+  const on = url.searchParams.get('on');
+  let body = '<!doctype html><title>ad</title>' +
+    `<img src="http://sync.test/sync.gif?from=adx">` +
+    `<img src="http://pixel.test/p.gif?in=adx">`;
+  if (on === 'blog.test') body += '<iframe src="http://adx.test/inner.html"></iframe>';
+  return body;
+}
+
+function serveBrowsing(req, res) {
+  const host = (req.headers.host || '').split(':')[0];
+  const url = new URL(req.url, `http://${host}`);
+  const h = { 'Cache-Control': 'no-store' };
+  if (THIRD.includes(host) && host !== 'cdn.test') cookieFor(host, req, h);
+  if (host === 'social.test') {
+    h['Access-Control-Allow-Origin'] = req.headers.origin || '*';
+    h['Access-Control-Allow-Credentials'] = 'true';
+    h['Content-Type'] = 'application/json';
+    res.writeHead(200, h);
+    res.end('{"count":1}');
+  } else if (host === 'adx.test' && url.pathname === '/slot.html') {
+    res.writeHead(200, { ...h, 'Content-Type': 'text/html' });
+    res.end(slotPage(url));
+  } else if (host === 'adx.test' && url.pathname === '/inner.html') {
+    res.writeHead(200, { ...h, 'Content-Type': 'text/html' });
+    res.end('<!doctype html><title>inner</title><img src="http://sync.test/sync.gif?from=inner">');
+  } else if (host === 'cdn.test') {
+    res.writeHead(200, { ...h, 'Content-Type': 'application/javascript' });
+    res.end('window.lib = 1;\n');
+  } else if (THIRD.includes(host)) {
+    res.writeHead(200, { ...h, 'Content-Type': 'image/gif' });
+    res.end(GIF);
+  } else if (host === 'mail.test' && url.pathname === '/go') {
+    res.writeHead(302, { ...h, Location: 'http://mail.test/' });
+    res.end();
+  } else if (SITES.includes(host) && url.pathname === '/') {
+    res.writeHead(200, { ...h, 'Content-Type': 'text/html' });
+    res.end(sitePage(host));
+  } else {
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    res.end('not found\n');
+  }
+}
+
+async function browsing(tab) {
+  // Each page settles (its fetch() answered) before the next navigation.
+  const settle = async () => {
+    await tab.waitForLoadState('load');
+    await tab.waitForTimeout(500);
+  };
+  await tab.goto('http://news.test/');
+  await settle();
+  await Promise.all([tab.waitForURL('http://shop.test/'), tab.click('#next')]);
+  await settle();
+  await tab.goto('http://blog.test/');
+  await settle();
+  await Promise.all([tab.waitForURL('http://video.test/'), tab.click('#next')]);
+  await settle();
+  await tab.goto('http://mail.test/go');
+  await settle();
+}
+
+// ---- recording ----
+
+async function record(out, scenario) {
+  const browse = scenario === 'browsing' ? browsing : onePage;
+  const server = http.createServer(scenario === 'browsing' ? serveBrowsing : serve);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = server.address().port;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-record-'));
@@ -60,11 +170,12 @@ async function record(out) {
   fs.writeFileSync(path.join(profile, 'Default', 'Preferences'), JSON.stringify({
     profile: { cookie_controls_mode: 0, block_third_party_cookies: false },
   }));
+  const secure = scenario === 'browsing' ? [...SITES, ...THIRD] : ['tracker.test'];
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
     `--host-resolver-rules=MAP * 127.0.0.1:${port}`,
-    '--unsafely-treat-insecure-origin-as-secure=http://tracker.test',
+    `--unsafely-treat-insecure-origin-as-secure=${secure.map((h) => `http://${h}`).join(',')}`,
   ];
   let context;
   try {
@@ -76,10 +187,7 @@ async function record(out) {
       recordHar: { path: out, content: 'omit' },
     });
     const tab = context.pages()[0] || await context.newPage();
-    await tab.goto('http://site-one.test/', { waitUntil: 'load' });
-    await Promise.all([tab.waitForURL('http://site-two.test/'), tab.click('#next')]);
-    await tab.waitForLoadState('load');
-    await tab.goto('http://site-three.test/start', { waitUntil: 'load' });
+    await browse(tab);
   } finally {
     if (context) await context.close();
     server.close();
@@ -87,11 +195,13 @@ async function record(out) {
   }
 }
 
-if (process.argv.length !== 3) {
-  console.error('usage: node tests/browser/record-har.js OUT.har');
+const argv = process.argv.slice(2);
+const scenario = argv[0] === '--browsing' ? (argv.shift(), 'browsing') : 'one-page';
+if (argv.length !== 1) {
+  console.error('usage: node tests/browser/record-har.js [--browsing] OUT.har');
   process.exit(2);
 }
-record(process.argv[2]).catch((err) => {
+record(argv[0], scenario).catch((err) => {
   console.error(err);
   process.exit(1);
 });

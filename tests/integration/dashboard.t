@@ -53,8 +53,9 @@ async function api(method, p, body, extra = []) {
   return { ...r, json };
 }
 
-// A request through the proxy made by a page of site.
-function browse(site, url, cookie) {
+// A request through the proxy made by a page of site, opened first.
+async function browse(site, url, cookie) {
+  await curl(['-x', base(), ...h.NAVIGATE_ARGS, `http://${site}/`]);
   const args = ['-x', base(), '-e', `http://${site}/`];
   if (cookie) args.push('-b', cookie);
   return curl([...args, url]);

@@ -163,6 +163,7 @@ after(async () => {
 check('trackers blocked after three sites have their DNT policy checked', async () => {
   for (const t of ALL) {
     for (const site of ['site-a.test', 'site-b.test', 'site-c.test']) {
+      await h.navigate(brock.port, `http://${site}/`);
       const r = await curl(['-e', `http://${site}/`, '-b', `uid=${sha256(site + t).slice(0, 24)}`,
                             `http://${t}/pixel.gif`]);
       assert.equal(r.status, 200, `${t} on ${site} passes while learning`);

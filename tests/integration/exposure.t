@@ -15,7 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const {
-  BROCK, DATA, check, tmpdir, track, startBrock, run, brock, curl, raw, rawFrom, waitFor,
+  BROCK, DATA, check, tmpdir, track, startBrock, run, brock, curl, raw, rawFrom, waitFor, navigate,
 } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
@@ -270,6 +270,7 @@ if (!isRoot) {
       assert.equal(fs.statSync(path.join(state, 'brock.db')).uid, Number(nobody));
       // Learning is still written: a tracker's cookies on three sites turn it to block.
       for (const site of ['site-a.test', 'site-b.test', 'site-c.test']) {
+        await navigate(b.port, `http://${site}/`);
         const r = await curl(b.port, ['-H', `Referer: http://${site}/`,
                                       'http://tracker-expo.test/pixel']);
         assert.equal(r.status, 200, r.stderr);

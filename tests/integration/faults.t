@@ -12,7 +12,9 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { DATA, check, tmpdir, startBrock, run, brock, curl, waitFor } = require('./harness.js');
+const {
+  DATA, check, tmpdir, startBrock, run, brock, curl, waitFor, navigate,
+} = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 let origin;
@@ -22,9 +24,10 @@ after(async () => { if (origin) await origin.close(); });
 
 const resolve = () => ['--resolve', `*.test=127.0.0.1:${origin.port}`];
 
-// One request through the proxy as a tracker embedded on site, with an identifying cookie;
-// resolves with the status once the whole answer has arrived.
-function hit(agent, port, tracker, site) {
+// One request through the proxy as a tracker embedded on site (opened first), with an
+// identifying cookie; resolves with the status once the whole answer has arrived.
+async function hit(agent, port, tracker, site) {
+  await navigate(port, `http://${site}/`, agent);
   return new Promise((done, fail) => {
     const uid = crypto.createHash('sha256').update(tracker + site).digest('hex').slice(0, 24);
     const req = http.request({

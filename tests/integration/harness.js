@@ -7,6 +7,7 @@
 const { test, after } = require('node:test');
 const { spawn, execFile, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
@@ -211,8 +212,32 @@ function rssKiB(pid) {
   return m ? Number(m[1]) : 0;
 }
 
+// The fetch metadata a browser sends on a top-level navigation. brock learns only from the
+// requests of pages it saw the client navigate to (src/proxy/firstparty.c): a test that
+// browses with a Referer opens the page with these first, as a browser would.
+const NAVIGATE = { 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document',
+                   'Sec-Fetch-Site': 'none' };
+const NAVIGATE_ARGS = Object.entries(NAVIGATE).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+
+// Opens url as a top-level page through brock on port; resolves with the status (0 when the
+// request failed). agent: node's http agent (default: a connection of its own).
+function navigate(port, url, agent = false) {
+  return new Promise((resolve) => {
+    const u = new URL(url);
+    const req = http.request({ host: '127.0.0.1', port, path: url, agent, timeout: 10000,
+                               headers: { Host: u.host, ...NAVIGATE } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
 module.exports = {
   BROCK, DATA, flat, check, tmpdir, track, startBrock, run, brock, curl, raw, waitFor, rssKiB,
+  NAVIGATE, NAVIGATE_ARGS, navigate,
 };
 
 // Like raw(), from a chosen local address (net.connect's localAddress: '127.0.0.2' is a

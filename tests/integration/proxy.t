@@ -46,6 +46,7 @@ async function raw(data, until, b = brock, wait = 10000) {
 // Three sites' worth of identifying cookies: the tracker is then blocked.
 async function learnTracker(tracker, sites) {
   for (const site of sites) {
+    await h.navigate(brock.port, `http://${site}/`);
     const uid = sha256(site + tracker).slice(0, 24);
     const r = await curl(['-e', `http://${site}/`, '-b', `uid=${uid}`,
                           `http://${tracker}/pixel.gif`]);
@@ -396,9 +397,11 @@ check('the default log has one line per blocked request; -q only errors', async 
   for (const [flags, quiet] of [[[], false], [['-q'], true]]) {
     const b = await startBrock(path.join(tmp, `state-log-${quiet}`), flags);
     try {
-      for (const site of ['site-a.test', 'site-b.test', 'site-c.test'])
+      for (const site of ['site-a.test', 'site-b.test', 'site-c.test']) {
+        await h.navigate(b.port, `http://${site}/`);
         await curl(['-e', `http://${site}/`, '-b', 'uid=5f2c9a1e7d3b4c6a8e0f',
                     'http://tracker9.test/p'], b);
+      }
       await curl(['http://site-a.test/echo?n=plain'], b);
       const blocked = await curl(['-e', 'http://site-d.test/', 'http://tracker9.test/p'], b);
       assert.equal(blocked.status, 403);

@@ -85,8 +85,9 @@ function start(state, data, args = []) {
                                '--resolve', `*.test=127.0.0.1:${origin.port}`, ...args] });
 }
 
-// A page of site requests tracker through b, with an identifying cookie.
+// A page of site (opened first) requests tracker through b, with an identifying cookie.
 async function visit(b, tracker, site) {
+  await h.navigate(b.port, `http://${site}/`);
   return h.curl(b.port, ['-H', `Referer: http://${site}/`, '-b',
                          `uid=${sha256(site + tracker).slice(0, 24)}`,
                          `http://${tracker}/pixel.gif`]);

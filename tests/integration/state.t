@@ -12,7 +12,9 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { DATA, BROCK, check, tmpdir, startBrock, run, brock, waitFor } = require('./harness.js');
+const {
+  DATA, BROCK, check, tmpdir, startBrock, run, brock, waitFor, navigate,
+} = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 let origin;
@@ -23,9 +25,10 @@ after(async () => { if (origin) await origin.close(); });
 const resolve = () => ['--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`];
 const isRoot = process.getuid() === 0;
 
-// One request through the proxy from a page of site to tracker, with an identifying cookie;
-// resolves with the status once the answer has arrived.
-function hit(port, tracker, site) {
+// One request through the proxy from a page of site (opened first) to tracker, with an
+// identifying cookie; resolves with the status once the answer has arrived.
+async function hit(port, tracker, site) {
+  await navigate(port, `http://${site}/`);
   return new Promise((done, fail) => {
     const uid = crypto.createHash('sha256').update(tracker + site).digest('hex').slice(0, 24);
     const req = http.request({

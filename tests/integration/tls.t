@@ -15,6 +15,7 @@ const https = require('node:https');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { Duplex } = require('node:stream');
 const tls = require('node:tls');
 const { startOrigin, bytes, sha256 } = require('./origin.js');
 const h = require('./harness.js');
@@ -28,6 +29,10 @@ const tmp = h.tmpdir('tls-t');
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
 const TRACKERS = ['tracker1.test', 'tracker2.test'];
+// Blocked by the user from the start: an ad network with a site of its own, and one that is
+// never intercepted.
+const ADNET = 'adnet.test';
+const PINNED_ADS = 'pinned-ads.test';
 // Hosts of the origin that ends its responses in its own ways (startEndings).
 const ENDINGS = ['cut.test', 'cut-notify.test', 'whole.test', 'until-close.test'];
 
@@ -62,7 +67,8 @@ function makeCerts(yellow) {
           '-out', f(`${ca}.pem`), '-addext', 'basicConstraints=critical,CA:TRUE',
           '-addext', 'keyUsage=critical,keyCertSign']);
   }
-  const names = [...SITES, ...TRACKERS, 'lang.test', 'pinned.test', yellow, ...ENDINGS];
+  const names = [...SITES, ...TRACKERS, ADNET, PINNED_ADS, 'lang.test', 'pinned.test', yellow,
+                 ...ENDINGS];
   return {
     good: leaf('good', [...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1']),
     selfsigned: (() => {
@@ -181,6 +187,12 @@ function handshake(target, servername, alpn = ['http/1.1']) {
   });
 }
 
+// Opens each site's page as a browser navigates to it: its requests are then evidence.
+async function openPages(sites) {
+  for (const site of sites)
+    assert.equal((await curl([...h.NAVIGATE_ARGS, `https://${site}/page`])).status, 200, site);
+}
+
 // Raw bytes to brock; resolves with all that came back once brock closes.
 async function raw(data) {
   return (await h.raw(brock.port, data, { wait: 15000 })).text;
@@ -196,6 +208,10 @@ before(flat(async () => {
   const init = await h.brock(state, ['ca', 'init']);
   assert.equal(init.code, 0, init.stderr);
   brockCa = init.stdout.trim();
+  for (const host of [ADNET, PINNED_ADS]) {
+    const set = await h.brock(state, ['set', host, 'block']);
+    assert.equal(set.code, 0, set.stderr);
+  }
   brock = await startBrock(state, [
     '--intercept', '--no-intercept', 'pinned*.test',
     '--resolve', `selfsigned.test=127.0.0.1:${bad.selfsigned.port}`,
@@ -326,8 +342,9 @@ check('DNT and Sec-GPC arrive inside intercepted TLS', async () => {
   assert.match(r.headers, /^Via: .*brock/mi);
 });
 
-check('a tracker learned inside TLS is blocked there, and refused at CONNECT after', async () => {
+check('a tracker learned inside TLS is blocked there', async () => {
   const t = 'tracker1.test';
+  await openPages(SITES);
   // One curl, one tunnel: three sites' pages embed it, then a fourth.
   const args = [];
   SITES.forEach((site, i) => {
@@ -345,20 +362,24 @@ check('a tracker learned inside TLS is blocked there, and refused at CONNECT aft
                    SITES.slice(0, 3).map((s) => `https://${s}/page`));
   assert.match(brock.log(), /learned: tracker1\.test tracks across sites/);
   assert.match(brock.log(), /block tracker1\.test on site4\.test/);
-  const refused = await curl([`https://${t}/pixel.gif?again`]);
-  assert.equal(refused.connect, 403);
+  // Another page's request for it is answered inside the tunnel; nothing reaches it.
+  const again = await curl(['-e', 'https://site4.test/page', `https://${t}/pixel.gif?again`]);
+  assert.equal(again.connect, 200, 'the tunnel is intercepted, not refused');
+  assert.equal(again.status, 403);
   assert.equal(sent(t).length, 3);
 });
 
 check('the first party inside TLS comes from Origin too', async () => {
   const t = 'tracker2.test';
+  await openPages(SITES);
   for (const site of SITES.slice(0, 3)) {
     const r = await curl(['-H', `Origin: https://${site}`, '-b', `uid=${sha256(site).slice(0, 24)}`,
                           `https://${t}/api`]);
     assert.equal(r.status, 200);
   }
   const r = await curl(['-H', 'Origin: https://site4.test', `https://${t}/api`]);
-  assert.equal(r.connect, 403, 'blocked once three sites saw it');
+  assert.equal(r.connect, 200);
+  assert.equal(r.status, 403, 'blocked once three sites saw it');
   assert.equal(sent(t).length, 3);
 });
 
@@ -444,6 +465,158 @@ check('a WebSocket upgrade inside intercepted TLS becomes a tunnel both ways', a
   assert.deepEqual(header(rec, 'dnt'), ['1']);
 });
 
+// ---- blocked hosts inside TLS: decided per request ----
+
+check('a blocked host\'s own site loads as a first party through an intercepted CONNECT',
+      async () => {
+  const navigate = ['-H', 'Sec-Fetch-Mode: navigate', '-H', 'Sec-Fetch-Dest: document',
+                    '-H', 'Sec-Fetch-Site: none'];
+  for (const [n, args] of [['typed', []], ['navigation', navigate],
+                           ['own-script', ['-e', `https://${ADNET}/`, '-H',
+                                           'Sec-Fetch-Dest: script']]]) {
+    const r = await curl([...args, `https://${ADNET}/echo?n=${n}`]);
+    assert.equal(r.connect, 200, `${n}: the CONNECT is intercepted, not refused`);
+    assert.equal(r.status, 200, `${n}: ${r.body}`);
+    assert.ok(sent(ADNET).find((x) => x.path === `/echo?n=${n}`), `${n} reached the origin`);
+  }
+});
+
+// What a page's request to a blocked third party gets, by what it fetches: [Sec-Fetch-Dest,
+// status, Content-Type]. Documents get brock's page; the rest, what a page takes best.
+const TYPED = [
+  ['script', 200, 'application/javascript'],
+  ['style', 200, 'text/css'],
+  ['image', 204, null],
+  ['font', 204, null],
+  ['video', 204, null],
+  ['empty', 204, null],
+  ['iframe', 403, 'text/plain; charset=utf-8'],
+  [null, 403, 'text/plain; charset=utf-8'],
+];
+
+function headerOf(r, name) {
+  const m = new RegExp(`^${name}: *(.*?)\r?$`, 'mi').exec(r.headers);
+  return m ? m[1] : null;
+}
+
+for (const scheme of ['https', 'http']) {
+  check(`blocked third-party requests over ${scheme} get typed answers, one line each`,
+        async () => {
+    const site = `${scheme}://site4.test/page`;
+    const lines = () => (brock.log().match(/block adnet\.test on site4\.test: /g) || []).length;
+    for (const [dest, status, type] of TYPED) {
+      const n = `${scheme}-${dest}`;
+      const before = lines();
+      const r = await curl(['-e', site, ...(dest ? ['-H', `Sec-Fetch-Dest: ${dest}`,
+                                                    '-H', 'Sec-Fetch-Site: cross-site'] : []),
+                            `${scheme}://${ADNET}/thing?n=${n}`]);
+      assert.equal(r.code, 0, `${n}: ${r.stderr}`);
+      if (scheme === 'https') assert.equal(r.connect, 200, n);
+      assert.equal(r.status, status, n);
+      assert.equal(headerOf(r, 'content-type'), type, n);
+      assert.equal(headerOf(r, 'cache-control'), 'no-store', n);
+      if (status === 204) assert.equal(headerOf(r, 'content-length'), null, n);
+      if (status === 200) assert.equal(headerOf(r, 'content-length'), '0', n);
+      if (status === 403)
+        assert.match(r.body.toString(), /brock blocked this request to adnet\.test/);
+      else assert.equal(r.body.length, 0, n);
+      assert.equal(lines(), before + 1, `${n}: one line`);
+    }
+    // A ping (a POST of text/ping) and a beacon are told delivered.
+    const ping = await curl(['-e', site, '-H', 'Content-Type: text/ping', '--data-binary', 'PING',
+                             `${scheme}://${ADNET}/ping?n=${scheme}`]);
+    assert.equal(ping.status, 204);
+    assert.deepEqual(sent(ADNET).filter((x) => /^\/(thing|ping)\?/.test(x.path)), [],
+                     'nothing reached the blocked host');
+  });
+}
+
+check('typed answers keep the connection (and the tunnel) open', async () => {
+  const r = await run('curl', ['-s', '-x', `http://127.0.0.1:${brock.port}`, '--cacert', brockCa,
+                               '-e', 'https://site4.test/', '-H', 'Sec-Fetch-Dest: script',
+                               '-o', '/dev/null', '-o', '/dev/null', '-o', '/dev/null',
+                               '-w', '%{http_code}:%{num_connects} ',
+                               `https://${ADNET}/a.js`, `https://${ADNET}/b.js`,
+                               `https://${ADNET}/c.js`]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.stdout.trim().split(' '), ['200:1', '200:0', '200:0']);
+});
+
+check('without interception, a CONNECT to a blocked host is refused as before', async () => {
+  const plain = f('state-plain');
+  assert.equal((await h.brock(plain, ['set', ADNET, 'block'])).code, 0);
+  const b = await h.startBrock({ state: plain, args: [
+    '--no-update', '--upstream-ca', f('tca.pem'), '--resolve', `*.test=127.0.0.1:${origin.port}`,
+  ] });
+  try {
+    const r = await h.curl(b.port, ['--cacert', f('tca.pem'), `https://${ADNET}/echo?n=plain`]);
+    assert.equal(r.connect, 403);
+    const site = await h.curl(b.port, ['--cacert', f('tca.pem'),
+                                       'https://site1.test/echo?n=plain']);
+    assert.equal(site.status, 200, 'other hosts tunnel');
+  } finally {
+    const r = await b.stop();
+    assert.deepEqual(r, { code: 0, signal: null }, b.log().slice(-2000));
+    assert.doesNotMatch(b.log(), /Sanitizer|runtime error/);
+  }
+  assert.equal(sent(ADNET).filter((x) => x.path === '/echo?n=plain').length, 0);
+});
+
+// CONNECT and the TLS ClientHello in one write, before any answer (some clients do so), then
+// a GET inside; resolves with the CONNECT answer's head and what came back inside TLS.
+function pipelined(port, target, servername, ca) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    let head = Buffer.alloc(0), answer = null, got = '';
+    const timer = setTimeout(() => { s.destroy(); reject(new Error(`no answer: ${answer}`)); },
+                             10000);
+    const d = new Duplex({
+      read() {},
+      write(chunk, enc, cb) { s.write(chunk, cb); },
+      final(cb) { s.end(); cb(); },
+    });
+    s.on('data', (b) => {
+      if (answer !== null) { d.push(b); return; }
+      head = Buffer.concat([head, b]);
+      const at = head.indexOf('\r\n\r\n');
+      if (at < 0) return;
+      answer = head.subarray(0, at).toString('latin1');
+      if (head.length > at + 4) d.push(head.subarray(at + 4));
+    });
+    s.on('end', () => d.push(null));
+    s.on('error', () => {});
+    s.cork();
+    s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+    const t = tls.connect({ socket: d, servername, ca: [fs.readFileSync(ca)] }, () => {
+      t.write(`GET /echo?n=pipelined HTTP/1.1\r\nHost: ${servername}\r\n` +
+              'Connection: close\r\n\r\n');
+    });
+    // The ClientHello is written on a later tick: both leave together.
+    setTimeout(() => s.uncork(), 100);
+    t.on('data', (c) => { got += c.toString('latin1'); });
+    t.on('end', () => { clearTimeout(timer); s.destroy(); resolve({ answer, got }); });
+    t.on('error', (e) => {
+      clearTimeout(timer);
+      s.destroy();
+      reject(new Error(`${e.message}; the CONNECT's answer: ${answer}`));
+    });
+  });
+}
+
+check('a ClientHello sent before the CONNECT is answered is served, intercepted or not',
+      async () => {
+  const tunnel = await pipelined(brock.port, 'pinned.test:443', 'pinned.test', f('tca.pem'));
+  assert.match(tunnel.answer, /^HTTP\/1\.1 200 /);
+  assert.match(tunnel.got, /^HTTP\/1\.1 200 /);
+  const rec = sent('pinned.test').find((x) => x.path === '/echo?n=pipelined');
+  assert.ok(rec, 'the tunnelled request reached the origin');
+  assert.deepEqual(header(rec, 'via'), [], 'unseen by brock');
+  const mitm = await pipelined(brock.port, 'site1.test:443', 'site1.test', brockCa);
+  assert.match(mitm.answer, /^HTTP\/1\.1 200 /);
+  assert.match(mitm.got, /^HTTP\/1\.1 200 /);
+  assert.ok(sent('site1.test').find((x) => x.path === '/echo?n=pipelined'));
+});
+
 // ---- upstream verification ----
 
 for (const [name, reason] of [['selfsigned', /self.signed certificate/],
@@ -476,8 +649,9 @@ check('--no-intercept hosts are tunnelled unseen; blocked hosts are still refuse
   assert.deepEqual(header(rec, 'dnt'), []);
   const withBrockCa = await curl(['https://pinned.test/echo?n=pinned2']);
   assert.equal(withBrockCa.code, 60, 'the certificate is the origin\'s, not brock\'s');
-  const refused = await curl(['https://tracker1.test/x'], { ca: f('tca.pem') });
+  const refused = await curl([`https://${PINNED_ADS}/x`], { ca: f('tca.pem') });
   assert.equal(refused.connect, 403);
+  assert.equal(sent(PINNED_ADS).length, 0);
 });
 
 // ---- how connections end, in the default log ----

@@ -11,10 +11,13 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { BROCK, DATA, check, tmpdir, startBrock, run, curl, pickYellow } = require('./harness.js');
+const { BROCK, DATA, check, tmpdir, startBrock, run, curl, pickYellow,
+        navigate } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
-function get(agent, port, host, site, cookie) {
+// A request to host, made by a page of site (opened first) when site is given.
+async function get(agent, port, host, site, cookie) {
+  if (site) await navigate(port, `http://${site}/`, agent);
   return new Promise((done, fail) => {
     const headers = { Host: host };
     if (site) headers.Referer = `http://${site}/`;

@@ -44,22 +44,31 @@ static void test_headers(void **state)
     static const struct step steps[] = {
         /* Neither header (curl, a typed URL): its own first party. */
         {"c", "a.test", NULL, NULL, NULL, NULL, NULL, FP_KNOWN, "a.test"},
-        /* The Referer's host, normalised. */
-        {"c", "t.test", "http://WWW.Site.TEST:8080/p?q#f", NULL, NULL, NULL, NULL, FP_KNOWN,
+        /* The Referer's host, normalised: a page the client was never seen to navigate to is
+         * a guess. */
+        {"c", "t.test", "http://WWW.Site.TEST:8080/p?q#f", NULL, NULL, NULL, NULL, FP_GUESS,
          "www.site.test"},
-        {"c", "t.test", "https://user:pw@site.test/", NULL, NULL, NULL, NULL, FP_KNOWN,
+        {"c", "t.test", "https://user:pw@site.test/", NULL, NULL, NULL, NULL, FP_GUESS,
          "site.test"},
-        {"c", "t.test", "http://[::1]:81/x", NULL, NULL, NULL, NULL, FP_KNOWN, "::1"},
+        {"c", "t.test", "http://[::1]:81/x", NULL, NULL, NULL, NULL, FP_GUESS, "::1"},
         /* The Origin when there is no Referer; "null" cannot be told. */
-        {"c", "t.test", NULL, "https://shop.test", NULL, NULL, NULL, FP_KNOWN, "shop.test"},
+        {"c", "t.test", NULL, "https://shop.test", NULL, NULL, NULL, FP_GUESS, "shop.test"},
         {"c", "t.test", NULL, "null", NULL, NULL, NULL, FP_UNKNOWN, ""},
         /* The Referer wins over the Origin. */
-        {"c", "t.test", "http://r.test/", "http://o.test", NULL, NULL, NULL, FP_KNOWN, "r.test"},
+        {"c", "t.test", "http://r.test/", "http://o.test", NULL, NULL, NULL, FP_GUESS, "r.test"},
         /* A Referer that is not a URL: unknown. */
         {"c", "t.test", "garbage", NULL, NULL, NULL, NULL, FP_UNKNOWN, ""},
-        /* A top-level navigation is its own page, whatever its Referer. */
+        /* A top-level navigation is its own page, whatever its Referer... */
         {"c", "b.test", "http://a.test/", NULL, "navigate", "document", "cross-site", FP_KNOWN,
          "b.test"},
+        /* ...and from then on a page the record knows, by Referer or by Origin. */
+        {"c", "t.test", "https://b.test/story", NULL, "no-cors", "image", "cross-site",
+         FP_KNOWN, "b.test"},
+        {"c", "t.test", NULL, "https://b.test", "cors", "empty", "cross-site", FP_KNOWN,
+         "b.test"},
+        /* Another client's pages are not this one's. */
+        {"d", "t.test", "https://b.test/story", NULL, "no-cors", "image", "cross-site",
+         FP_GUESS, "b.test"},
     };
 
     (void)state;
@@ -81,16 +90,27 @@ static void test_frames(void **state)
          FP_KNOWN, "news.test"},
         {"c1", "tracker.test", "http://inner.test/", NULL, "no-cors", "script", "cross-site",
          FP_KNOWN, "news.test"},
+        /* A frame whose document brock never saw (an ad's, from a cache) is only a guess. */
+        {"c1", "tracker.test", "http://adframe.test/", NULL, "no-cors", "image", "cross-site",
+         FP_GUESS, "adframe.test"},
         /* Another client has no such frames. */
-        {"c2", "tracker.test", "http://widget.test/embed", NULL, NULL, NULL, NULL, FP_KNOWN,
+        {"c2", "tracker.test", "http://widget.test/embed", NULL, NULL, NULL, NULL, FP_GUESS,
          "widget.test"},
+        /* A frame opened by a page the record does not know stays a guess, inside too. */
+        {"c2", "ads.test", "http://blog.test/", NULL, "navigate", "iframe", "cross-site",
+         FP_GUESS, "blog.test"},
+        {"c2", "tracker.test", "http://ads.test/slot", NULL, "no-cors", "image", "cross-site",
+         FP_GUESS, "blog.test"},
         /* Visiting the frame's site at top level makes it a page of its own again. */
         {"c1", "widget.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN,
          "widget.test"},
         {"c1", "tracker.test", "http://widget.test/", NULL, "no-cors", "image", "cross-site",
          FP_KNOWN, "widget.test"},
-        /* A cross-site request with no referrer at all: the client's last page. */
-        {"c1", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_KNOWN,
+        /* The earlier page is still known (another tab, or the back button). */
+        {"c1", "tracker.test", "http://news.test/", NULL, "no-cors", "image", "cross-site",
+         FP_KNOWN, "news.test"},
+        /* A cross-site request with no referrer at all: the client's last page, a guess. */
+        {"c1", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_GUESS,
          "widget.test"},
         {"c3", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, ""},
     };
@@ -115,6 +135,12 @@ static void test_bounds(void **state)
         assert_int_equal(fp_infer(m, client, &top, site), FP_KNOWN);
     }
     assert_int_equal(m->n, LIMIT_FP_CLIENTS);
+    {
+        /* 10.0.0.1 was among the first, forgotten: it navigates again. */
+        struct fp_request top = {"page.test", NULL, NULL, "navigate", "document", NULL};
+
+        assert_int_equal(fp_infer(m, "10.0.0.1", &top, site), FP_KNOWN);
+    }
     for (int i = 0; i < LIMIT_FP_FRAMES + 5; i++) {
         struct fp_request frame = {host, "http://page.test/", NULL, "navigate", "iframe", NULL};
 
@@ -127,10 +153,25 @@ static void test_bounds(void **state)
         struct fp_request old = {"t.test", "http://frame0.test/", NULL, NULL, NULL, NULL};
         struct fp_request recent = {"t.test", "http://frame36.test/", NULL, NULL, NULL, NULL};
 
-        assert_int_equal(fp_infer(m, "10.0.0.1", &old, site), FP_KNOWN);
+        assert_int_equal(fp_infer(m, "10.0.0.1", &old, site), FP_GUESS);
         assert_string_equal(site, "frame0.test");
         assert_int_equal(fp_infer(m, "10.0.0.1", &recent, site), FP_KNOWN);
         assert_string_equal(site, "page.test");
+    }
+    /* So did the first top-level pages. */
+    for (int i = 0; i < LIMIT_FP_TOPS + 1; i++) {
+        struct fp_request top = {host, NULL, NULL, "navigate", "document", NULL};
+
+        snprintf(host, sizeof(host), "top%d.test", i);
+        assert_int_equal(fp_infer(m, "10.0.0.2", &top, site), FP_KNOWN);
+    }
+    {
+        struct fp_request old = {"t.test", "http://top0.test/", NULL, NULL, NULL, NULL};
+        struct fp_request recent = {"t.test", "http://top1.test/", NULL, NULL, NULL, NULL};
+
+        assert_int_equal(fp_infer(m, "10.0.0.2", &old, site), FP_GUESS);
+        assert_int_equal(fp_infer(m, "10.0.0.2", &recent, site), FP_KNOWN);
+        assert_string_equal(site, "top1.test");
     }
     fp_memory_cleanup(m);
     mem_free(m);
