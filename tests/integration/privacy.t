@@ -26,7 +26,10 @@ function start(state, opts = {}) {
 }
 
 // A page of site requests url through b, with a cookie.
-function browse(b, site, url, cookie) {
+// The page is opened first, as a browser would: a Referer alone is not evidence of the page a
+// request was made for (src/proxy/firstparty.c).
+async function browse(b, site, url, cookie) {
+  await h.navigate(b.port, `http://${site}/`);
   const args = ['-H', `Referer: http://${site}/`];
   if (cookie) args.push('-b', cookie);
   return h.curl(b.port, [...args, url]);
