@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "util/alloc.h"
+#include "util/clock.h"
 
 /* ---- pairs and headers ---- */
 
@@ -223,19 +224,6 @@ static int digits(const char *s, int n, int *out)
     return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (the civil-from-days inverse). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    int64_t era, yoe, doy, doe;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)" in Unix milliseconds; 0 when it is not. */
 static int64_t parse_time(const char *s)
 {
@@ -272,7 +260,7 @@ static int64_t parse_time(const char *s)
     }
     if (*s)
         return 0;
-    return ((days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec) -
+    return ((clock_days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec) -
             (int64_t)sign * (oh * 3600 + om * 60)) * 1000 + ms;
 }
 

@@ -7,6 +7,7 @@
 
 #include "brock.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 _Static_assert(LIMIT_SC_SITES <= 4096, "sc_memory holds its sites in an array");
 
@@ -353,19 +354,6 @@ static int month_of(const char *t, size_t n)
     return 0;
 }
 
-/* Days from 1970-01-01 to a date of the proleptic Gregorian calendar. */
-static int64_t days_from_civil(int64_t y, int mo, int d)
-{
-    int64_t era, yoe, doy, doe;
-
-    y -= mo <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = y - era * 400;
-    doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
 int64_t sc_parse_date(const char *s, size_t len)
 {
     int hms[3] = {0}, day = 0, month = 0, year = 0, have_time = 0, have_day = 0, have_year = 0;
@@ -402,6 +390,6 @@ int64_t sc_parse_date(const char *s, size_t len)
     if (!have_time || !have_day || !month || !have_year || day < 1 || day > 31 || year < 1601 ||
         hms[0] > 23 || hms[1] > 59 || hms[2] > 59)
         return -1;
-    return days_from_civil(year, month, day) * 86400 + (int64_t)hms[0] * 3600 +
+    return clock_days_from_civil(year, month, day) * 86400 + (int64_t)hms[0] * 3600 +
            (int64_t)hms[1] * 60 + hms[2];
 }

@@ -14,48 +14,15 @@ const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { startOrigin, bytes, sha256 } = require('./origin.js');
+const { startOrigin, startSlowOrigin, bytes, sha256 } = require('./origin.js');
 const h = require('./harness.js');
 const { check, tmpdir, track, waitFor } = h;
 
 let origin, slow;
 
-// An origin whose /slow?ms=MS&n=N sends N KiB over MS milliseconds (Content-Length first).
-function startSlowOrigin() {
-  const timers = new Set();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    const n = Number(url.searchParams.get('n')), ms = Number(url.searchParams.get('ms'));
-    const data = bytes(n * 1024, 'flood');
-    let i = 0;
-    res.setHeader('Content-Length', data.length);
-    res.flushHeaders();
-    const t = setInterval(() => {
-      if (res.destroyed || i >= n) {
-        clearInterval(t);
-        timers.delete(t);
-        if (!res.destroyed) res.end();
-        return;
-      }
-      res.write(data.subarray(i * 1024, ++i * 1024));
-    }, ms / n);
-    timers.add(t);
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({
-      port: server.address().port,
-      close() {
-        for (const t of timers) clearInterval(t);
-        server.closeAllConnections();
-        return new Promise((r) => server.close(r));
-      },
-    }));
-  });
-}
-
 before(async () => {
   origin = await startOrigin();
-  slow = await startSlowOrigin();
+  slow = await startSlowOrigin('flood');
 });
 after(async () => {
   if (origin) await origin.close();

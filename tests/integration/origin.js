@@ -206,4 +206,49 @@ function startRecordingOrigin(reply) {
   });
 }
 
-module.exports = { startOrigin, startRawOrigin, startRecordingOrigin, bytes, sha256 };
+// An origin that sends /slow?ms=MS&n=N as N pieces of 1 KiB spread over MS milliseconds
+// (Content-Length given first), and says when each such request arrived.
+function startSlowOrigin(tag = 'slow') {
+  const arrived = [];
+  const waiting = [];
+  const timers = new Set();
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const n = Number(url.searchParams.get('n')), ms = Number(url.searchParams.get('ms'));
+    const data = bytes(n * 1024, tag);
+    let i = 0;
+    res.setHeader('Content-Length', data.length);
+    res.flushHeaders();
+    const t = setInterval(() => {
+      if (res.destroyed || i >= n) {
+        clearInterval(t);
+        timers.delete(t);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(data.subarray(i * 1024, ++i * 1024));
+    }, ms / n);
+    timers.add(t);
+    arrived.push(req.url);
+    while (waiting.length) waiting.shift()();
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      // Resolves once a request has arrived (at once when one already has since `since`).
+      arrival(since) {
+        return new Promise((r) => (arrived.length > since ? r() : waiting.push(r)));
+      },
+      count: () => arrived.length,
+      close() {
+        for (const t of timers) clearInterval(t);
+        server.closeAllConnections();
+        return new Promise((r) => server.close(r));
+      },
+    }));
+  });
+}
+
+module.exports = {
+  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, sha256,
+};
