@@ -7,7 +7,8 @@
 // site's request for it never reaches the origin; the yellowlisted image loads without
 // cookies either way. Then the tracker's own site, typed in the address bar, loads as a first
 // party inside the intercepted tunnel, while the fourth site's requests for its script and
-// stylesheet are answered empty inside TLS and the page goes on. The origin's certificates
+// stylesheet are answered empty inside TLS and the page goes on; a blocked analytics.js is
+// answered with its surrogate, so that the page's ga() calls work. The origin's certificates
 // are made here with the openssl CLI.
 'use strict';
 
@@ -24,6 +25,9 @@ const { flat } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
 const TRACKER = 'pixel-tracker.test';
+// Blocked by the seed, with a surrogate for its analytics.js (the test data's
+// surrogate-rules.json and web_accessible_resources/google_analytics.js).
+const ANALYTICS = 'www.google-analytics.com';
 
 const tmp = h.tmpdir('https-t');
 
@@ -72,6 +76,27 @@ function startOrigin(certs, yellow) {
       return;
     }
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    if (host === ANALYTICS) {
+      res.setHeader('Content-Type', 'application/javascript');
+      res.end('window.realAnalytics = true;\n');
+      return;
+    }
+    if (req.url === '/with-analytics') {
+      // A page that calls ga() as sites do, with a callback it waits for.
+      res.end(`<!doctype html><title>with analytics</title>
+        <script src="https://${ANALYTICS}/analytics.js"></script>
+        <script>
+          window.result = { error: null, called: false };
+          try {
+            ga('create', 'UA-00000-1', 'auto');
+            ga('send', 'pageview', { hitCallback: () => { window.result.called = true; } });
+          } catch (e) {
+            window.result.error = String(e);
+          }
+        </script>
+        <h1>${host}</h1>`);
+      return;
+    }
     if (req.url === '/with-script') {
       // A page that loads the tracker's script and stylesheet, and says what happened.
       res.end(`<!doctype html><title>with script</title>
@@ -104,11 +129,12 @@ const state = path.join(tmp, 'state');
 
 before(flat(async () => {
   yellow = h.pickYellow();
-  const certs = makeCerts([...SITES, TRACKER, yellow]);
+  const certs = makeCerts([...SITES, TRACKER, yellow, ANALYTICS]);
   origin = await startOrigin(certs, yellow);
   brock = await startBrock(state, ['--intercept', '--upstream-ca', certs.ca,
                                    '--resolve', `*.test=127.0.0.1:${origin.port}`,
-                                   '--resolve', `${yellow}=127.0.0.1:${origin.port}`]);
+                                   '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
+                                   '--resolve', `${ANALYTICS}=127.0.0.1:${origin.port}`]);
   browser = await launch(`127.0.0.1:${brock.port}`, { ca: path.join(state, 'ca', 'ca.pem'),
                                                      thirdPartyCookies: true });
   // A cookie the browser already holds for the yellowlisted domain: brock must keep it home.
@@ -210,6 +236,25 @@ test('the blocked tracker\'s own site loads as a first party; its scripts elsewh
     assert.equal(got.colour, 'rgb(0, 0, 0)', 'the tracker\'s stylesheet did not apply');
     assert.equal(origin.to(TRACKER).filter((r) => /^\/t\.(js|css)/.test(r.path)).length, 0,
                  'neither reached the tracker');
+  } finally {
+    await page.close();
+  }
+}));
+
+test('a blocked analytics.js is answered with its surrogate, and the page\'s ga() works',
+     { timeout: 60000 }, flat(async () => {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`https://${SITES[0]}/with-analytics`, { waitUntil: 'load', timeout: 20000 });
+    const got = await page.evaluate(() => ({ ...window.result, real: window.realAnalytics }));
+    assert.equal(got.error, null, 'ga() did not throw');
+    assert.equal(got.called, true, 'the surrogate called the page back');
+    assert.equal(got.real, undefined, 'the real script never ran');
+    // Only brock's own check of the host's DNT policy may reach it (a learned block).
+    assert.deepEqual(origin.to(ANALYTICS).map((r) => r.path)
+                       .filter((p) => p !== '/.well-known/dnt-policy.txt'), [],
+                     'the script was never fetched');
+    assert.match(brock.log(), /www\.google-analytics\.com/);
   } finally {
     await page.close();
   }
