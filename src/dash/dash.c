@@ -17,6 +17,7 @@
 #include "proxy/http.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
+#include "util/hex.h"
 
 #define TOKEN_PLACEHOLDER "@BROCK_TOKEN@"
 
@@ -186,14 +187,6 @@ static int token_matches(const struct dash_env *env, const struct dash_request *
     return t && strlen(t) == len && CRYPTO_memcmp(t, env->token, len) == 0;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Percent-decodes one path segment into out (size bytes). Returns -1 for a bad escape, a NUL,
  * a '/' or a segment too long. */
 static int segment_decode(const char *s, size_t len, char *out, size_t size)
@@ -206,8 +199,8 @@ static int segment_decode(const char *s, size_t len, char *out, size_t size)
         if (c == '/')
             return -1;
         if (c == '%') {
-            int hi = i + 2 < len ? hex_value(s[i + 1]) : -1;
-            int lo = i + 2 < len ? hex_value(s[i + 2]) : -1;
+            int hi = i + 2 < len ? hex_digit(s[i + 1]) : -1;
+            int lo = i + 2 < len ? hex_digit(s[i + 2]) : -1;
 
             if (hi < 0 || lo < 0)
                 return -1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/hex.h"
 
 /* Privacy Badger's TRACKER_ENTROPY_THRESHOLD: more bits than this identify. */
 #define PIXEL_BITS 33
@@ -60,17 +61,6 @@ static size_t add_utf8(struct pixel *p, const char *s, size_t len)
     return off;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* application/x-www-form-urlencoded's byte decoding: '+' is a space, %XX a byte, a '%' not
  * followed by two hex digits itself. out holds len bytes. Returns the bytes written. */
 static size_t form_decode(const char *s, size_t len, char *out)
@@ -82,8 +72,8 @@ static size_t form_decode(const char *s, size_t len, char *out)
 
         if (s[i] == '+') {
             out[n++] = ' ';
-        } else if (s[i] == '%' && i + 2 < len && (hi = hexval(s[i + 1])) >= 0 &&
-                   (lo = hexval(s[i + 2])) >= 0) {
+        } else if (s[i] == '%' && i + 2 < len && (hi = hex_digit(s[i + 1])) >= 0 &&
+                   (lo = hex_digit(s[i + 2])) >= 0) {
             out[n++] = (char)(hi << 4 | lo);
             i += 2;
         } else {

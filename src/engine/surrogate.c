@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/hex.h"
 
 struct sg_param {
     char *name;
@@ -164,17 +165,6 @@ static void url_split(const char *url, struct url_parts *u)
     u->query_len = strcspn(u->query, "#");
 }
 
-static int hex(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Whether the form-encoded text s (n bytes) decodes to exactly want, as URLSearchParams
  * decodes: '+' is a space, %XX a byte, a bad escape itself. */
 static int form_equal(const char *s, size_t n, const char *want)
@@ -185,8 +175,8 @@ static int form_equal(const char *s, size_t n, const char *want)
         int c = (unsigned char)s[i];
         if (c == '+')
             c = ' ';
-        else if (c == '%' && i + 2 < n && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
-            c = hex(s[i + 1]) * 16 + hex(s[i + 2]);
+        else if (c == '%' && i + 2 < n && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
+            c = hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]);
             i += 2;
         }
         if (!want[j] || (unsigned char)want[j] != c)

@@ -13,6 +13,7 @@
 
 #include "util/alloc.h"
 #include "util/buf.h"
+#include "util/hex.h"
 
 /* A body is at most the file's size; the buffer's limit only guards the arithmetic. */
 #define BODY_MAX ((size_t)64 << 20)
@@ -86,26 +87,15 @@ static int skip_space(struct lex *lx)
 
 /* ---- string literals ---- */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* n hex digits at p, or -1. */
 static long hex_digits(const char *p, const char *end, int n)
 {
     long v = 0;
 
     for (int i = 0; i < n; i++) {
-        if (p + i >= end || hexval(p[i]) < 0)
+        if (p + i >= end || hex_digit(p[i]) < 0)
             return -1;
-        v = v * 16 + hexval(p[i]);
+        v = v * 16 + hex_digit(p[i]);
     }
     return v;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/hex.h"
+
 /* ---- characters ---- */
 
 /* RFC 9110 5.6.2 tchar. */
@@ -22,17 +24,6 @@ static int is_tchar(unsigned char ch)
 static int is_text(unsigned char ch, int tab_ok)
 {
     return (ch >= 0x20 && ch != 0x7f) || (tab_ok && ch == '\t');
-}
-
-static int hex_value(unsigned char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
 }
 
 /* ---- the head ---- */
@@ -201,7 +192,7 @@ static int chunk_size_byte(struct framing_chunks *fc, unsigned char ch)
     switch (fc->state) {
     case C_SIZE0:
     case C_SIZE:
-        d = hex_value(ch);
+        d = hex_digit(ch);
         if (d >= 0) {
             if (++fc->digits > CHUNK_SIZE_DIGITS)
                 return chunks_bad(fc, "invalid chunk size: too large");
