@@ -12,7 +12,7 @@
 // are made here with the openssl CLI.
 'use strict';
 
-const { test, before, after } = require('node:test');
+const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -21,7 +21,7 @@ const https = require('node:https');
 const path = require('node:path');
 const { launch, GIF } = require('./chromium.js');
 const h = require('../integration/harness.js');
-const { flat } = h;
+const { flat, check } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
 const TRACKER = 'pixel-tracker.test';
@@ -127,7 +127,7 @@ async function startBrock(state, args) {
 let origin, brock, browser, yellow;
 const state = path.join(tmp, 'state');
 
-before(flat(async () => {
+before(flat('setting up', async () => {
   yellow = h.pickYellow();
   const certs = makeCerts([...SITES, TRACKER, yellow, ANALYTICS]);
   origin = await startOrigin(certs, yellow);
@@ -173,8 +173,7 @@ function trackerFrom(site) {
   return origin.to(TRACKER).filter((r) => r.path === `/pixel.gif?on=${site}`);
 }
 
-test('Chromium learns a tracker over HTTPS through brock, then blocks it', { timeout: 120000 },
-     flat(async () => {
+check('Chromium learns a tracker over HTTPS through brock, then blocks it', async () => {
   for (const site of SITES.slice(0, 3)) {
     const v = await visit(site);
     assert.equal(v.title, site, `${site} loads through brock, its certificate trusted`);
@@ -194,9 +193,9 @@ test('Chromium learns a tracker over HTTPS through brock, then blocks it', { tim
   assert.equal(trackerFrom(SITES[3]).length, 0, 'and its request never reached the origin');
   assert.match(brock.log(), new RegExp(`block ${TRACKER.replace(/\./g, '\\.')}`),
                'brock saw the request and blocked it');
-}));
+}, 120000);
 
-test('the yellowlisted tracker loads without cookies', { timeout: 60000 }, flat(async () => {
+check('the yellowlisted tracker loads without cookies', async () => {
   const seen = origin.to(yellow);
   assert.ok(seen.length >= SITES.length, `loaded on every site (${seen.length})`);
   for (const r of seen) {
@@ -212,10 +211,10 @@ test('the yellowlisted tracker loads without cookies', { timeout: 60000 }, flat(
   assert.equal(last.headers.cookie, undefined, 'and brock kept it home');
   const cookies = await browser.context.cookies(`https://${yellow}/`);
   assert.deepEqual(cookies.map((c) => c.name), ['yid'], 'no Set-Cookie reached the browser');
-}));
+}, 60000);
 
-test('the blocked tracker\'s own site loads as a first party; its scripts elsewhere are emptied',
-     { timeout: 60000 }, flat(async () => {
+check('the blocked tracker\'s own site loads as a first party; its scripts elsewhere are emptied',
+      async () => {
   const page = await browser.context.newPage();
   try {
     await page.goto(`https://${TRACKER}/`, { waitUntil: 'load', timeout: 20000 });
@@ -239,10 +238,10 @@ test('the blocked tracker\'s own site loads as a first party; its scripts elsewh
   } finally {
     await page.close();
   }
-}));
+}, 60000);
 
-test('a blocked analytics.js is answered with its surrogate, and the page\'s ga() works',
-     { timeout: 60000 }, flat(async () => {
+check('a blocked analytics.js is answered with its surrogate, and the page\'s ga() works',
+      async () => {
   const page = await browser.context.newPage();
   try {
     await page.goto(`https://${SITES[0]}/with-analytics`, { waitUntil: 'load', timeout: 20000 });
@@ -258,4 +257,4 @@ test('a blocked analytics.js is answered with its surrogate, and the page\'s ga(
   } finally {
     await page.close();
   }
-}));
+}, 60000);

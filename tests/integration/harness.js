@@ -36,13 +36,16 @@ function reachable(binary, data) {
 }
 
 // prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that it
-// shows as a failed test rather than as a parse error that hides the rest.
-function flat(fn) {
+// shows as a failed test rather than as a parse error that hides the rest. prove shows only
+// "not ok" of it, so the reason also goes to standard error, which prove passes on.
+function flat(name, fn) {
   return async (...args) => {
     try {
       await fn(...args);
     } catch (e) {
-      const one = new Error(String(e && e.message).replace(/\s*\n\s*/g, ' | '));
+      const text = String(e && e.message);
+      process.stderr.write(`# failed: ${name}\n${text.replace(/^/gm, '#   ')}\n`);
+      const one = new Error(text.replace(/\s*\n\s*/g, ' | '));
       one.stack = '';
       throw one;
     }
@@ -50,7 +53,7 @@ function flat(fn) {
 }
 
 function check(name, fn, timeout = 30000) {
-  test(name, { timeout }, flat(fn));
+  test(name, { timeout }, flat(name, fn));
 }
 
 // Whatever happens to this process, nothing it started outlives it, and its folders go.
