@@ -127,7 +127,7 @@ async function startBrock(state, args) {
 let origin, brock, browser, yellow;
 const state = path.join(tmp, 'state');
 
-before(flat('setting up', async () => {
+before(flat(async () => {
   yellow = h.pickYellow();
   const certs = makeCerts([...SITES, TRACKER, yellow, ANALYTICS]);
   origin = await startOrigin(certs, yellow);
