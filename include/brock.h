@@ -379,6 +379,51 @@ BROCK_API BROCK_NODISCARD int brock_observe(struct brock_engine *e,
                                             const struct brock_observation *o,
                                             struct brock_learned *learned);
 
+/* What a script brock runs inside pages saw (PRIVACY-BADGER.md 3.5, 3.6). */
+enum brock_page_signal_kind {
+    BROCK_PAGE_CANVAS = 1, /* a script wrote text to a canvas, then read more than 16x16
+                              pixels of it back (fillText/strokeText, then getImageData or
+                              toDataURL): canvas fingerprinting */
+    BROCK_PAGE_SUPERCOOKIE, /* a frame's localStorage items */
+};
+
+/* "canvas", "supercookie"; NULL for another value. */
+BROCK_API const char *brock_page_signal_name(enum brock_page_signal_kind k);
+
+/* The kind named name (as brock_page_signal_name() gives it) into *out. Returns 0, or
+ * BROCK_EINVAL for another name. */
+BROCK_API BROCK_NODISCARD int brock_page_signal_parse(const char *name,
+                                                      enum brock_page_signal_kind *out);
+
+/* One report from inside a page. All pointers are borrowed for the call. */
+struct brock_page_signal {
+    enum brock_page_signal_kind kind;
+    const char *site;                 /* the top-level page's URL or host */
+    const char *url;                  /* CANVAS: the script's URL; SUPERCOOKIE: the frame's
+                                         document URL */
+    const struct brock_header *items; /* SUPERCOOKIE: the frame's localStorage, name = key */
+    size_t n_items;
+    int64_t time_ms;                  /* when, Unix milliseconds */
+};
+
+/* Learns from what a page's script saw, as Privacy Badger does with its content scripts.
+ * A CANVAS report is fingerprinting by the script's host: updateTrackerPrevalence(script
+ * host, its base, the site's base), the site marked "canvas" in the tracking map, and the
+ * script's path (without query) added to fp_scripts[script host]. A SUPERCOOKIE report counts
+ * when estimateMaxEntropy(key + value) (brock_max_entropy()) summed over the items passes 33
+ * bits: updateTrackerPrevalence(frame host, its base, the site's base), nothing in the
+ * tracking map. Either is evidence on the tracker's site (BROCK_EVIDENCE_CANVAS,
+ * BROCK_EVIDENCE_SUPERCOOKIE) toward the three sites, like cookies. Nothing is learned when
+ * learning is off, the site is disabled, the URL names no host (data:, blob:), the host
+ * (CNAME-uncloaked) is private or not a third party to the site, or its action is already
+ * more than allow. The caller vouches that the report came from its own script in a page of
+ * that site, and (for canvas) that the script's host was seen as a third party there.
+ * learned may be NULL. Returns 0, BROCK_EINVAL (s, its kind, url or site missing), or
+ * BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_observe_page(struct brock_engine *e,
+                                                 const struct brock_page_signal *s,
+                                                 struct brock_learned *learned);
+
 /* Sets the user's choice for exactly domain: BROCK_USER_ALLOW, BROCK_USER_BLOCK or
  * BROCK_USER_COOKIEBLOCK; BROCK_NOACTION reverts to what was learned. Returns 0,
  * BROCK_EINVAL for a bad domain or action, BROCK_ENOMEM. Reaches the state at brock_sync(). */
@@ -486,9 +531,12 @@ enum brock_evidence_kind {
     BROCK_EVIDENCE_SET_COOKIE,   /* an identifying Set-Cookie on a response */
     BROCK_EVIDENCE_BEACON,       /* a beacon or ping */
     BROCK_EVIDENCE_PIXEL,        /* a first-party cookie's value in an image's URL */
+    BROCK_EVIDENCE_CANVAS,       /* canvas fingerprinting by a script (brock_observe_page()) */
+    BROCK_EVIDENCE_SUPERCOOKIE,  /* a frame's localStorage supercookie (brock_observe_page()) */
 };
 
-/* "imported", "cookie", "set-cookie", "beacon" or "pixelcookieshare". */
+/* "imported", "cookie", "set-cookie", "beacon", "pixelcookieshare", "canvas" or
+ * "supercookie". */
 BROCK_API const char *brock_evidence_kind_name(enum brock_evidence_kind k);
 
 /* Why a tracker is a tracker on one site. Strings borrowed from the engine. */

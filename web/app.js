@@ -106,6 +106,8 @@ const EVIDENCE_WORDS = {
   'set-cookie': 'Set an identifying cookie',
   beacon: 'Sent a tracking beacon',
   pixelcookieshare: 'Carried a site cookie in an image URL',
+  canvas: 'Fingerprinted the browser by reading back a canvas it drew on',
+  supercookie: 'Kept a unique value in its frame\'s local storage',
   imported: 'From Privacy Badger\'s pre-trained list or an import',
 };
 
@@ -114,6 +116,7 @@ const EVIDENCE_WORDS = {
 function evidenceDetail(e) {
   if (e.kind === 'pixelcookieshare' && (e.detail || e.param))
     return ` (cookie ${e.detail || '(no name)'} in parameter ${e.param || '(no name)'})`;
+  if (e.kind === 'canvas' && e.detail) return ` (script ${e.detail})`;
   return e.detail ? ` (${e.detail})` : '';
 }
 

@@ -208,7 +208,12 @@ const char *brock_evidence_kind_name(enum brock_evidence_kind k)
         return "set-cookie";
     case BROCK_EVIDENCE_BEACON:
         return "beacon";
-    case BROCK_EVIDENCE_PIXEL: return "pixelcookieshare";
+    case BROCK_EVIDENCE_PIXEL:
+        return "pixelcookieshare";
+    case BROCK_EVIDENCE_CANVAS:
+        return "canvas";
+    case BROCK_EVIDENCE_SUPERCOOKIE:
+        return "supercookie";
     }
     return "imported";
 }
