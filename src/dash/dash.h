@@ -16,6 +16,8 @@
 struct dash_counters {
     uint64_t requests, blocked, cookieblocked, tunnels, learned;
     size_t connections; /* open now */
+    uint64_t cut, refused; /* connections closed to make room for others; refused with 503
+                              as none could be */
 };
 
 /* What the dashboard needs from its host. */

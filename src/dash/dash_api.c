@@ -121,7 +121,7 @@ int dash_api_status(struct dash_call *x)
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
     x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:o?, s:o?, s:{s:I, s:I, s:I, s:I, s:I, "
-                        "s:I}}",
+                        "s:I, s:I, s:I}}",
                         "version", brock_version(), "listen", h->listen_name, "learning",
                         brock_engine_learning(x->e), "domains", (json_int_t)entries, "actions",
                         by, "exports", exports_json(), "store", store_json(x->e),
@@ -129,7 +129,8 @@ int dash_api_status(struct dash_call *x)
                         (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
                         "cookieblocked", (json_int_t)n.cookieblocked, "tunnels",
                         (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,
-                        "connections", (json_int_t)n.connections);
+                        "connections", (json_int_t)n.connections, "connections_cut",
+                        (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused);
     return x->json ? 0 : -1;
 }
 

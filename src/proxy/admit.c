@@ -222,15 +222,18 @@ int admit_room(struct proxy *px, const char *address)
         if (capped) {
             snprintf(a->over, sizeof(a->over), "%s", address);
             a->n_cut_client++;
+            a->total_cut++;
             conn_close(victim, "its client holds its share of connections: the oldest idle one "
                                "made room");
         } else {
             a->n_cut_full++;
+            a->total_cut++;
             conn_close(victim, "every slot is taken: the oldest idle connection made room");
         }
         summary_due(a);
     }
     a->n_refused++;
+    a->total_refused++;
     summary_due(a);
     return 0;
 }

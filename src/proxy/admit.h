@@ -9,6 +9,7 @@
 #define BROCK_PROXY_ADMIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 #include "util/strmap.h"
@@ -49,6 +50,7 @@ struct admit {
      * their client held its share, refused with 503 (nothing could be cut), the last client
      * over its share, and the timer that writes the line. */
     size_t n_cut_full, n_cut_client, n_refused;
+    uint64_t total_cut, total_refused; /* the same since the start, for /api/status */
     char over[64];
     struct event *summary;
 };

@@ -489,6 +489,8 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
     out->tunnels = px->n_tunnels;
     out->learned = px->n_learned;
     out->connections = px->n_conns;
+    out->cut = px->admit.total_cut;
+    out->refused = px->admit.total_refused;
 }
 
 /* The first lines a person starting brock reads: where it is, and how to use it. The first

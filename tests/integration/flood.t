@@ -140,6 +140,12 @@ function report(what, served, b) {
   assert.ok(p99 < bound, `p99 ${p99.toFixed(1)} ms (bound ${bound} ms)`);
 }
 
+// What the dashboard's /api/status says of the run so far.
+async function status(b) {
+  const r = await h.run('curl', ['-s', '--max-time', '10', `http://127.0.0.1:${b.port}/api/status`]);
+  return JSON.parse(r.stdout).since_start;
+}
+
 check('5,000 silent connections from one address: another address is served, p99 under ' +
       '100 ms; the flood only displaces its own idle connections', async () => {
   const b = await start('flood-client');
@@ -158,6 +164,10 @@ check('5,000 silent connections from one address: another address is served, p99
     const summaries = b.log().split('\n').filter((l) => /in the last second:/.test(l));
     assert.ok(summaries.length <= 15, `${summaries.length} summary lines`);
     assert.ok(!/refused .* with 503/.test(b.log()), 'a connection was refused');
+    // The dashboard's status counts them since the start.
+    const st = await status(b);
+    assert.ok(st.connections_cut >= 5000 - 256 - 100, JSON.stringify(st));
+    assert.equal(st.connections_refused, 0);
   } finally {
     await b.stop();
   }
@@ -207,6 +217,7 @@ check('503 only when every slot holds a request in flight; it is said once a sec
     await waitFor('the summary line', () => /in the last second: refused 2 connections with 503, as none could be closed/.test(b.log()), 5000);
     // The downloads done, a new client is served.
     assert.equal((await request(b.port, 'http://site.test/?after=1')).status, 200);
+    assert.equal((await status(b)).connections_refused, 2);
   } finally {
     await Promise.allSettled(busy);
     await b.stop();
