@@ -57,13 +57,6 @@
 #define LIMIT_FP_FRAMES 32
 #define LIMIT_FP_TOPS 16
 
-/* The first parties' cookies remembered for pixel cookie sharing (sitecookies.c): sites (a
- * client address and a site each, least recently used first out), and per site, cookies and
- * the bytes of their names and values (oldest first out). */
-#define LIMIT_SC_SITES 256
-#define LIMIT_SC_COOKIES 64
-#define LIMIT_SC_BYTES 8192
-
 /* Timeouts, in seconds. */
 #define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */
 #define TIMEOUT_IDLE 60          /* a client's idle keep-alive connection */
