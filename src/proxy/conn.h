@@ -142,6 +142,9 @@ struct exchange {
                                 * target: past "http://ADDR:PORT" for one sent to brock's own
                                 * address through the proxy */
     int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
+    int drain;                 /* a blocked request whose body is read and dropped before
+                                * its answer, so that the connection stays open */
+    uint64_t drained;          /* and the bytes of it read so far */
 
     /* The upstream connection (upstream.c sets these). */
     int reused;                /* taken from the pool */

@@ -24,6 +24,10 @@
 #define LIMIT_DASH_BODY ((size_t)64 * 1024 * 1024)
 #define LIMIT_DASH_RESPONSE ((size_t)256 * 1024 * 1024)
 
+/* The body of a blocked request that brock reads and drops to keep its connection open (a
+ * beacon's POST); a larger one is answered at once and its connection closed. */
+#define LIMIT_BLOCKED_BODY (64ULL * 1024)
+
 /* Bytes waiting to be written to one side before brock stops reading the other. */
 #define LIMIT_PENDING_BYTES ((size_t)256 * 1024)
 
