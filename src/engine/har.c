@@ -390,7 +390,7 @@ static int learn_cookies(struct har_ctx *c, const struct har_entry *h, const cha
         if (ua < 0)
             return ua;
         o.headers = c->hdrs;
-        o.n_headers = (size_t)(n + ua);
+        o.n_headers = (size_t)n + (size_t)ua;
         o.url = h->url;
         o.type = h->type;
         o.site_url = page_url(h, site);
