@@ -11,7 +11,7 @@
 
 #include "brock.h"
 #include "engine/engine.h"
-#include "proxy/sitecookies.h"
+#include "engine/sitecookies.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,7 +49,7 @@ static void pixel(const char *s, size_t size)
     const char *l[3];
     struct brock__pixel_in in;
     struct brock__pixel_hit hit;
-    struct sc_memory m;
+    struct brock_site_cookies *m;
     size_t half;
 
     if (size >= sizeof(copy))
@@ -72,13 +72,15 @@ static void pixel(const char *s, size_t size)
         a[half] = '\0';
         (void)brock_common_substrings(a, l[2] + half, NULL, NULL);
     }
-    sc_memory_init(&m);
-    sc_request_cookies(&m, "c", "s", l[0], strlen(l[0]));
-    sc_response_cookie(&m, "c", "s", l[1], strlen(l[1]), 1700000000);
-    sc_response_cookie(&m, "c", "s", l[2], strlen(l[2]), 1700000000);
-    (void)sc_get(&m, "c", "s", name, sizeof(name));
-    (void)sc_parse_date(l[1], strlen(l[1]));
-    sc_memory_cleanup(&m);
+    (void)brock__cookie_date(l[1], strlen(l[1]));
+    m = brock_site_cookies_new();
+    if (!m)
+        return;
+    brock_site_cookies_request(m, "c", "s", l[0], strlen(l[0]));
+    brock_site_cookies_response(m, "c", "s", l[1], strlen(l[1]), 1700000000);
+    brock_site_cookies_response(m, "c", "s", l[2], strlen(l[2]), 1700000000);
+    (void)brock_site_cookies_get(m, "c", "s", name, sizeof(name));
+    brock_site_cookies_free(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -352,6 +352,46 @@ struct brock_observation {
                                            "a=1; b=2"; NULL: none known */
 };
 
+/* The first parties' cookies that their pages' scripts can read, for site_cookies above: per
+ * client (any string, an address for a proxy) and site (the page's base domain), the cookies
+ * its first-party requests sent and its first-party responses set, each HttpOnly one marked
+ * unreadable. Pure; memory is bounded: BROCK_SC_SITES sites (least recently used first out),
+ * and per site BROCK_SC_COOKIES cookies and BROCK_SC_BYTES bytes of names and values (oldest
+ * first out). BROCK_SC_TEXT_MAX bytes hold all of a site's cookies as one Cookie value. */
+#define BROCK_SC_SITES 256
+#define BROCK_SC_COOKIES 64
+#define BROCK_SC_BYTES 8192
+#define BROCK_SC_TEXT_MAX (BROCK_SC_BYTES + 3 * BROCK_SC_COOKIES + 1) /* "; " and '=' each */
+
+struct brock_site_cookies;
+
+/* A new, empty memory of first parties' cookies, or NULL when out of memory. Free with
+ * brock_site_cookies_free() (NULL is a no-op). */
+BROCK_API struct brock_site_cookies *brock_site_cookies_new(void);
+BROCK_API void brock_site_cookies_free(struct brock_site_cookies *m);
+
+/* A first-party request of client on site sent this Cookie header value (len bytes,
+ * borrowed): each name=value pair is remembered, a later value replacing an earlier one of
+ * the same name; a name a response set HttpOnly stays so (a Cookie header does not say). Out
+ * of memory only loses what would have been remembered. */
+BROCK_API void brock_site_cookies_request(struct brock_site_cookies *m, const char *client,
+                                          const char *site, const char *value, size_t len);
+
+/* A first-party response to client on site set this Set-Cookie header value (len bytes),
+ * at now_s (Unix seconds, to read Expires): the cookie is remembered with whether it is
+ * HttpOnly, replacing one of the same name; a Max-Age of 0 or less, or an Expires not after
+ * now_s (Max-Age wins when both are there), removes it. */
+BROCK_API void brock_site_cookies_response(struct brock_site_cookies *m, const char *client,
+                                           const char *site, const char *value, size_t len,
+                                           int64_t now_s);
+
+/* The cookies of site remembered for client that scripts can read (not HttpOnly), as a
+ * Cookie header value "a=1; b=2" in the order first seen, into out (size bytes, always
+ * NUL-terminated; cookies that do not fit are left out). Returns the length, 0 when there
+ * are none. */
+BROCK_API size_t brock_site_cookies_get(struct brock_site_cookies *m, const char *client,
+                                        const char *site, char *out, size_t size);
+
 /* What an observation taught. */
 struct brock_learned {
     int recorded;                  /* a new site was added to the tracker's sites */

@@ -3,7 +3,10 @@
  * Learning from HTTP Archives (HAR 1.2, as Chromium, Firefox, Safari, Playwright, Charles and
  * Fiddler write them): the file is read (har_read.c), its entries are put in the order they
  * started (startedDateTime; entries without one keep their place), and each entry's cookies
- * are fed to brock_observe() with its first party, as a proxy would.
+ * are fed to brock_observe() with its first party, as a proxy would. The first party's own
+ * cookies that its scripts can read are kept as the proxy keeps them (brock_site_cookies_*,
+ * one client): from the requests to the page's own site and their answers, in entry order,
+ * so that an image carrying one of them in its URL is pixel cookie sharing.
  *
  * The first party is the top-level page shown when the request was made, never a frame
  * inside it (PRIVACY-BADGER.md 1.5). Firefox writes a page (pageref) per navigation; Chromium's
@@ -77,6 +80,8 @@ struct har_ctx {
     struct brock_header *hdrs;  /* scratch views for one observation */
     size_t hdrs_cap;
     struct buf cookies;         /* scratch: cookies arrays rendered as header values */
+    struct buf line;            /* scratch: one response cookie rendered as a Set-Cookie */
+    struct brock_site_cookies *sc; /* the first parties' cookies scripts can read */
     size_t *offs;               /* scratch: where each rendered value starts in cookies */
     size_t offs_cap;
 };
@@ -257,13 +262,15 @@ static int hdrs_reserve(struct har_ctx *c, size_t n)
     return 0;
 }
 
-/* Views of the headers in arr named name. Returns their count or a negative BROCK_E*. */
-static int collect(struct har_ctx *c, const json_t *arr, const char *name)
+/* Views of the headers in arr named name, from c->hdrs[at] on (at most max of them). Returns
+ * their count or a negative BROCK_E*. */
+static int collect(struct har_ctx *c, const json_t *arr, const char *name, size_t at,
+                   size_t max)
 {
-    size_t j, n = 0;
+    size_t j, n = at;
     json_t *p;
 
-    if (hdrs_reserve(c, json_array_size(arr)) < 0)
+    if (hdrs_reserve(c, at + json_array_size(arr)) < 0)
         return BROCK_ENOMEM;
     json_array_foreach(arr, j, p) {
         json_t *v;
@@ -275,18 +282,19 @@ static int collect(struct har_ctx *c, const json_t *arr, const char *name)
         c->hdrs[n].name_len = strlen(name);
         c->hdrs[n].value = json_string_value(v);
         c->hdrs[n].value_len = json_string_length(v);
-        n++;
+        if (++n - at == max)
+            break;
     }
-    return (int)n;
+    return (int)(n - at);
 }
 
-static int render_pair(struct har_ctx *c, const json_t *p)
+static int render_pair(struct buf *b, const json_t *p)
 {
     const json_t *k = json_object_get(p, "name"), *v = json_object_get(p, "value");
 
-    if (buf_append(&c->cookies, json_string_value(k), json_string_length(k)) < 0 ||
-        buf_append(&c->cookies, "=", 1) < 0 ||
-        buf_append(&c->cookies, json_string_value(v), json_string_length(v)) < 0)
+    if (buf_append(b, json_string_value(k), json_string_length(k)) < 0 ||
+        buf_append(b, "=", 1) < 0 ||
+        buf_append(b, json_string_value(v), json_string_length(v)) < 0)
         return -1;
     return 0;
 }
@@ -309,7 +317,7 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int on
             continue;
         if (one_header && start && buf_append(&c->cookies, "; ", 2) < 0)
             break;
-        if (render_pair(c, p) < 0) {
+        if (render_pair(&c->cookies, p) < 0) {
             c->cookies.len = start;
             break;
         }
@@ -328,22 +336,13 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int on
 }
 
 /* Returns 1 when the observation recorded a site, 0 when not, or a negative BROCK_E*. */
-static int observe(struct har_ctx *c, const char *host, const char *site, size_t n,
-                   unsigned flags, int64_t t, struct brock_stats *st)
+static int observe(struct har_ctx *c, const struct brock_observation *o, struct brock_stats *st)
 {
-    struct brock_observation o = {
-        .host = host,
-        .site = site,
-        .headers = c->hdrs,
-        .n_headers = n,
-        .flags = flags,
-        .time_ms = t,
-    };
     struct brock_learned l;
     int err;
 
     memset(&l, 0, sizeof(l));
-    err = brock_observe(c->e, &o, &l);
+    err = brock_observe(c->e, o, &l);
     if (err < 0)
         return brock__fail(c->e, err, "%s: learning failed: %s", c->f.name,
                            brock_strerror(err));
@@ -352,37 +351,124 @@ static int observe(struct har_ctx *c, const char *host, const char *site, size_t
     return l.recorded != 0;
 }
 
-/* Learns from the cookies of entry h, a request to host made by a page of site. */
+/* The page's URL as the proxy knows it: the Referer when it names the page's host. */
+static const char *page_url(const struct har_entry *h, const char *site)
+{
+    char ref[BROCK_HOST_MAX];
+
+    if (!h->referer || brock_url_host(h->referer, ref) < 0 || strcmp(ref, site) != 0)
+        return NULL;
+    return h->referer;
+}
+
+/* Learns from the cookies of entry h, a request to host made by a page of site, and from the
+ * page's cookies in its URL when it is an image. */
 static int learn_cookies(struct har_ctx *c, const struct har_entry *h, const char *host,
                          const char *site, struct brock_stats *st)
 {
+    struct brock_observation o = {.host = host, .site = site, .time_ms = h->started};
     struct brock_decision d;
-    int n, beacon;
+    char cookies[BROCK_SC_TEXT_MAX];
+    int n, ua;
 
     if (brock_decide(c->e, host, site, &d) < 0 || !d.third_party)
         return 0;
     st->third_party++;
 
-    n = collect(c, h->req_headers, "Cookie");
+    n = collect(c, h->req_headers, "Cookie", 0, SIZE_MAX);
     if (n == 0 && h->req_cookies)
         n = render(c, h->req_cookies, "Cookie", 1);
     if (n < 0)
         return n;
-    beacon = (h->flags & HAR_BEACON) != 0;
-    if (beacon || n > 0) {
-        n = observe(c, host, site, (size_t)n, beacon ? BROCK_OBS_BEACON : 0, h->started, st);
+    /* The request side carries what pixel cookie sharing reads, as the proxy gives it. */
+    if (h->type == BROCK_RESOURCE_IMAGE &&
+        brock_site_cookies_get(c->sc, "", d.site, cookies, sizeof(cookies)))
+        o.site_cookies = cookies;
+    o.flags = (h->flags & HAR_BEACON) ? BROCK_OBS_BEACON : 0;
+    if (o.flags || n > 0 || o.site_cookies) {
+        ua = collect(c, h->req_headers, "User-Agent", (size_t)n, 1);
+        if (ua < 0)
+            return ua;
+        o.headers = c->hdrs;
+        o.n_headers = (size_t)n + (size_t)ua;
+        o.url = h->url;
+        o.type = h->type;
+        o.site_url = page_url(h, site);
+        n = observe(c, &o, st);
         if (n != 0)
             return n < 0 ? n : 0; /* recorded: the response cannot add the site again */
     }
 
-    n = collect(c, h->resp_headers, "Set-Cookie");
+    n = collect(c, h->resp_headers, "Set-Cookie", 0, SIZE_MAX);
     if (n == 0 && h->resp_cookies)
         n = render(c, h->resp_cookies, "Set-Cookie", 0);
     if (n < 0)
         return n;
+    memset(&o, 0, sizeof(o));
+    o.host = host;
+    o.site = site;
+    o.headers = c->hdrs;
+    o.n_headers = (size_t)n;
+    o.time_ms = h->started;
     if (n > 0)
-        n = observe(c, host, site, (size_t)n, 0, h->started, st);
+        n = observe(c, &o, st);
     return n < 0 ? n : 0;
+}
+
+/* A response's cookies array, where a HAR lists no Set-Cookie header, as Set-Cookie values
+ * for the page's cookies (site, a base domain): HttpOnly as it says, and an expiry not after
+ * the entry's start as a removal. */
+static void remember_set_cookies(struct har_ctx *c, const struct har_entry *h, const char *site)
+{
+    size_t j;
+    json_t *p;
+
+    json_array_foreach(h->resp_cookies, j, p) {
+        int64_t exp = brock__har_time(json_string_value(json_object_get(p, "expires")));
+
+        if (!brock__har_pair_ok(p))
+            continue;
+        buf_reset(&c->line);
+        if (render_pair(&c->line, p) < 0 ||
+            (json_is_true(json_object_get(p, "httpOnly")) &&
+             buf_append(&c->line, "; HttpOnly", 10) < 0) ||
+            (exp && h->started && exp <= h->started && buf_append(&c->line, "; Max-Age=0", 11) < 0))
+            continue;
+        brock_site_cookies_response(c->sc, "", site, c->line.data, c->line.len,
+                                    h->started / 1000);
+    }
+}
+
+/* Entry h is a request to host made by a page of site: when it is to the page's own site
+ * (its base domain, not another of one owner's), the cookies it sent and was given are the
+ * page's, as the proxy keeps them: the Cookie headers (else the cookies array) and the
+ * Set-Cookie headers (else the cookies array), read at the entry's start. */
+static int remember_cookies(struct har_ctx *c, const struct har_entry *h, const char *host,
+                            const char *site)
+{
+    struct brock_decision d;
+    int n;
+
+    if (!*host || !*site || !brock_engine_learning(c->e) ||
+        brock_decide(c->e, host, site, &d) < 0 || d.reason != BROCK_WHY_FIRST_PARTY ||
+        !*d.site || strcmp(d.base, d.site) != 0)
+        return 0;
+    n = collect(c, h->req_headers, "Cookie", 0, SIZE_MAX);
+    if (n == 0 && h->req_cookies)
+        n = render(c, h->req_cookies, "Cookie", 1);
+    if (n < 0)
+        return n;
+    for (int k = 0; k < n; k++)
+        brock_site_cookies_request(c->sc, "", d.site, c->hdrs[k].value, c->hdrs[k].value_len);
+    n = collect(c, h->resp_headers, "Set-Cookie", 0, SIZE_MAX);
+    if (n < 0)
+        return n;
+    for (int k = 0; k < n; k++)
+        brock_site_cookies_response(c->sc, "", d.site, c->hdrs[k].value, c->hdrs[k].value_len,
+                                    h->started / 1000);
+    if (n == 0)
+        remember_set_cookies(c, h, d.site);
+    return 0;
 }
 
 /* ---- the first party of each entry, in order ---- */
@@ -432,12 +518,18 @@ static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
     if (p) {
         if (!page_site(c, p, i, host, site)) {
             /* A Referer naming a top-level document names its own first party. */
-            if (i == p->first || (lv == HAR_TOP && *host))
-                return frame_put(c, host, host);
-            return 0;
+            if (i == p->first || (lv == HAR_TOP && *host)) {
+                err = frame_put(c, host, host);
+                return err < 0 ? err : remember_cookies(c, h, host, host);
+            }
+            /* A document of the page or in a frame: its cookies are the page's if its own. */
+            return remember_cookies(c, h, host, p->top);
         }
     } else if (lv == HAR_TOP || lv == HAR_DOC) {
-        return lv == HAR_TOP && *host ? frame_put(c, host, host) : 0;
+        if (lv == HAR_DOC || !*host)
+            return 0;
+        err = frame_put(c, host, host);
+        return err < 0 ? err : remember_cookies(c, h, host, host);
     } else if (!referer_site(c, h, site)) {
         st->skipped++;
         return 0;
@@ -451,7 +543,8 @@ static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
         if (err < 0)
             return err;
     }
-    return learn_cookies(c, h, host, site, st);
+    err = learn_cookies(c, h, host, site, st);
+    return err < 0 ? err : remember_cookies(c, h, host, site);
 }
 
 int brock_learn_har(struct brock_engine *e, const char *name, const char *json, size_t len,
@@ -472,10 +565,16 @@ int brock_learn_har(struct brock_engine *e, const char *name, const char *json, 
     strmap_init(&c.pages);
     strmap_init(&c.frames);
     buf_init(&c.cookies, HAR_COOKIE_BUF_MAX);
+    buf_init(&c.line, HAR_COOKIE_BUF_MAX);
     if (stats)
         memset(stats, 0, sizeof(*stats));
     if (!json) {
         err = brock__fail(e, BROCK_EINVAL, "%s: no text given", c.f.name);
+        goto out;
+    }
+    c.sc = brock_site_cookies_new();
+    if (!c.sc) {
+        err = brock__fail(e, BROCK_ENOMEM, "%s: out of memory", c.f.name);
         goto out;
     }
     if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
@@ -528,6 +627,8 @@ out:
     strmap_cleanup(&c.pages, mem_free);
     strmap_cleanup(&c.frames, mem_free);
     buf_cleanup(&c.cookies);
+    buf_cleanup(&c.line);
+    brock_site_cookies_free(c.sc);
     brock__har_cleanup(&c.f);
     mem_free(c.order);
     mem_free(c.hdrs);

@@ -40,6 +40,8 @@ struct har_entry {
     json_t *resp_cookies;
     int64_t started;       /* startedDateTime in Unix ms; 0 when missing or bad */
     enum har_dest dest;
+    enum brock_resource_type type; /* what it fetches (Chromium's _resourceType, else its
+                                      headers as the proxy reads them) */
     unsigned flags;
 };
 
@@ -84,6 +86,10 @@ struct har_file {
 int brock__har_read(struct brock_engine *e, struct har_file *f, json_t *root)
     BROCK_NODISCARD_INTERNAL;
 void brock__har_cleanup(struct har_file *f);
+
+/* A HAR date and time ("YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)", ISO 8601) in Unix
+ * milliseconds; 0 when s is NULL or not one. */
+int64_t brock__har_time(const char *s);
 
 /* Whether p is a header or cookie as HAR writes them: a string name and value. */
 int brock__har_pair_ok(const json_t *p);

@@ -175,11 +175,60 @@ static enum har_dest dest_of(const json_t *p)
     return HAR_DEST_OTHER;
 }
 
+/* Chromium's _resourceType (DevTools' names; a few of webRequest's too) as a type, or -1
+ * for one that says nothing more than the headers do. */
+static int rtype_of(const char *rtype, enum har_dest dest)
+{
+    static const struct {
+        const char *name;
+        enum brock_resource_type type;
+    } types[] = {
+        {"document", BROCK_RESOURCE_MAIN_FRAME}, {"main_frame", BROCK_RESOURCE_MAIN_FRAME},
+        {"sub_frame", BROCK_RESOURCE_SUB_FRAME},  {"iframe", BROCK_RESOURCE_SUB_FRAME},
+        {"stylesheet", BROCK_RESOURCE_STYLESHEET}, {"script", BROCK_RESOURCE_SCRIPT},
+        {"image", BROCK_RESOURCE_IMAGE},          {"imageset", BROCK_RESOURCE_IMAGE},
+        {"font", BROCK_RESOURCE_FONT},            {"media", BROCK_RESOURCE_MEDIA},
+        {"texttrack", BROCK_RESOURCE_MEDIA},      {"xhr", BROCK_RESOURCE_XHR},
+        {"fetch", BROCK_RESOURCE_XHR},            {"xmlhttprequest", BROCK_RESOURCE_XHR},
+        {"ping", BROCK_RESOURCE_PING},            {"beacon", BROCK_RESOURCE_PING},
+        {"websocket", BROCK_RESOURCE_WEBSOCKET},
+        {"object", BROCK_RESOURCE_OBJECT},        {"embed", BROCK_RESOURCE_OBJECT},
+    };
+
+    for (size_t k = 0; rtype && k < sizeof(types) / sizeof(types[0]); k++) {
+        if (strcasecmp(rtype, types[k].name) != 0)
+            continue;
+        /* A document in a frame is the frame's, whatever DevTools calls it. */
+        if (types[k].type == BROCK_RESOURCE_MAIN_FRAME && dest == HAR_DEST_FRAME)
+            return BROCK_RESOURCE_SUB_FRAME;
+        return (int)types[k].type;
+    }
+    return -1;
+}
+
+/* What the entry fetches: its _resourceType, else what the proxy would read in its request
+ * headers, else an image when it was answered with one (a HAR knows the answer before the
+ * question: a request without an Accept for images is one the proxy cannot tell). */
+static enum brock_resource_type type_of(const char *rtype, enum har_dest dest,
+                                        const char *const req[5], const char *mime)
+{
+    int t = rtype_of(rtype, dest);
+
+    if (t >= 0)
+        return (enum brock_resource_type)t;
+    t = brock_resource_type_guess(req[0], req[1], req[2], req[3], req[4]);
+    if (t == BROCK_RESOURCE_OTHER && mime && strncasecmp(mime, "image/", 6) == 0)
+        t = BROCK_RESOURCE_IMAGE;
+    return (enum brock_resource_type)t;
+}
+
 /* What the request's headers and Chromium's _resourceType say the entry is. */
 static void classify(struct har_entry *h, const json_t *entry, const json_t *resp)
 {
+    static const char *const names[5] = {"sec-fetch-dest", "accept", "content-type", "upgrade",
+                                         "ping-to"};
     const char *rtype = json_string_value(json_object_get(entry, "_resourceType"));
-    const char *mime, *redirect;
+    const char *mime, *redirect, *req[5] = {NULL};
     json_int_t status;
     size_t j;
     json_t *p;
@@ -187,6 +236,9 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     json_array_foreach(h->req_headers, j, p) {
         if (!brock__har_pair_ok(p))
             continue;
+        for (int k = 0; k < 5; k++)
+            if (!req[k] && brock__har_pair_is(p, names[k]))
+                req[k] = json_string_value(json_object_get(p, "value"));
         if (brock__har_pair_is(p, "sec-fetch-dest"))
             h->dest = dest_of(p);
         else if (brock__har_pair_is(p, "referer") && !h->referer)
@@ -207,6 +259,7 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     if (mime && strncasecmp(mime, "text/html", 9) == 0 &&
         (mime[9] == '\0' || mime[9] == ';' || mime[9] == ' '))
         h->flags |= HAR_HTML;
+    h->type = type_of(rtype, h->dest, req, mime);
 }
 
 /* ---- time ---- */
@@ -224,8 +277,7 @@ static int digits(const char *s, int n, int *out)
     return 0;
 }
 
-/* "YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)" in Unix milliseconds; 0 when it is not. */
-static int64_t parse_time(const char *s)
+int64_t brock__har_time(const char *s)
 {
     int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0, ms = 0, scale = 100;
 
@@ -268,7 +320,7 @@ static void read_time(struct har_file *f, size_t i, struct har_entry *h, const j
 {
     if (!v || json_is_null(v))
         return; /* left out by hand-made files: the place in the file is all there is */
-    h->started = parse_time(json_string_value(v));
+    h->started = brock__har_time(json_string_value(v));
     if (!h->started)
         odd(f, HAR_ODD_TIME,
             "log.entries[%zu].startedDateTime is not a date and time (ISO 8601)",

@@ -26,7 +26,6 @@
 #include "proxy/privs.h"
 #include "net/resolve.h"
 #include "proxy/rewrite.h"
-#include "proxy/sitecookies.h"
 #include "proxy/side.h"
 #include "util/buf.h"
 
@@ -64,7 +63,7 @@ struct proxy {
     size_t n_pool;
 
     struct fp_memory fp;
-    struct sc_memory sc;      /* the first parties' cookies, for pixel cookie sharing */
+    struct brock_site_cookies *sc; /* the first parties' cookies, for pixel cookie sharing */
 
     struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
 
@@ -134,7 +133,7 @@ struct exchange {
     struct brock_decision d;
     int observe;               /* a third-party exchange the engine learns from */
     int site_cookies;          /* a request to the first party's own site: its cookies are
-                                * remembered (sitecookies.c) */
+                                * remembered (brock_site_cookies_*) */
 
     /* Answered by brock itself (blocked, or the dashboard) rather than sent upstream. */
     int is_local;
@@ -143,6 +142,9 @@ struct exchange {
                                 * target: past "http://ADDR:PORT" for one sent to brock's own
                                 * address through the proxy */
     int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
+    int drain;                 /* a blocked request whose body is read and dropped before
+                                * its answer, so that the connection stays open */
+    uint64_t drained;          /* and the bytes of it read so far */
 
     /* The upstream connection (upstream.c sets these). */
     int reused;                /* taken from the pool */

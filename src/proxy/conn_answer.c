@@ -53,24 +53,52 @@ static int conn_answer_typed(struct conn *c, const struct blocked_answer *a, int
     return r;
 }
 
-void conn_answer_blocked(struct conn *c)
+/* Writes a blocked request's answer; keep: the connection stays open after it. Returns -1
+ * when the connection failed instead. */
+static int conn_blocked_write(struct conn *c, int keep)
 {
     struct exchange *x = &c->c_ex;
     struct blocked_answer a;
     char why[512], text[BROCK_HOST_MAX + 600];
+
+    blocked_answer(&x->d, &a);
+    if (a.body)
+        return conn_answer_typed(c, &a, keep);
+    brock_decision_explain(c->px->engine, &x->d, why, sizeof(why));
+    snprintf(text, sizeof(text), "brock blocked this request to %s. %s", x->host, why);
+    return conn_reply(c, 403, text, keep);
+}
+
+/* Whether a blocked request's body is read and dropped so that its connection stays open (a
+ * beacon's POST among a page's requests): one the client keeps open and sends without
+ * waiting for brock (no Expect), declared no longer than LIMIT_BLOCKED_BODY, or chunked,
+ * counted as it comes. Any other is answered at once and its connection closed. */
+static int conn_blocked_drains(const struct conn *c)
+{
+    const struct exchange *x = &c->c_ex;
+
+    if (!x->req_has_body || x->is_connect || !x->client_keepalive ||
+        conn_header(&c->c_client.head, "expect"))
+        return 0;
+    return x->req_frame == FRAME_CHUNKED ||
+           c->c_client.parser.content_length <= LIMIT_BLOCKED_BODY;
+}
+
+void conn_answer_blocked(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
     int keep = !x->is_connect && !x->req_has_body && x->client_keepalive;
 
     x->is_local = 1;
-    blocked_answer(&x->d, &a);
-    if (a.body) {
-        if (conn_answer_typed(c, &a, keep) < 0)
-            return;
-    } else {
-        brock_decision_explain(c->px->engine, &x->d, why, sizeof(why));
-        snprintf(text, sizeof(text), "brock blocked this request to %s. %s", x->host, why);
-        if (conn_reply(c, 403, text, keep) < 0)
-            return;
+    if (conn_blocked_drains(c)) {
+        /* Answered once the body is in (conn_local_done): a chunked one may still pass the
+         * limit, and then the answer says the connection closes. */
+        x->drain = 1;
+        conn_set_state(c, CONN_REQ_BODY);
+        return;
     }
+    if (conn_blocked_write(c, keep) < 0)
+        return;
     if (keep)
         conn_set_state(c, CONN_REQ_BODY);
     else
@@ -160,19 +188,34 @@ void conn_answer_local(struct conn *c)
         conn_flush_close(c, "answered locally");
 }
 
-void conn_local_body(struct conn *c, const struct side_event *ev)
+int conn_local_body(struct conn *c, const struct side_event *ev)
 {
     struct exchange *x = &c->c_ex;
 
+    if (x->drain) {
+        x->drained += ev->len;
+        if (x->drained <= LIMIT_BLOCKED_BODY)
+            return 0;
+        /* Past the limit the rest is not read: answered now, and closed. */
+        x->drain = 0;
+        if (conn_blocked_write(c, 0) == 0)
+            conn_flush_close(c, "blocked; its body passed the limit brock reads");
+        return -1;
+    }
     if (x->local_wait && !x->body_too_big && buf_append(&c->c_body, ev->at, ev->len) < 0)
         x->body_too_big = 1;
+    return 0;
 }
 
 void conn_local_done(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
 
-    if (x->local_wait) {
+    if (x->drain) {
+        x->drain = 0;
+        if (conn_blocked_write(c, 1) < 0)
+            return;
+    } else if (x->local_wait) {
         x->local_wait = 0;
         if (conn_local_write(c, x->client_keepalive) < 0)
             return;

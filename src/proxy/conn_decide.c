@@ -42,7 +42,7 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
         .time_ms = conn_now_ms(c),
     };
     struct brock_learned learned;
-    char cookies[LIMIT_SC_BYTES + 3 * LIMIT_SC_COOKIES + 1]; /* "; " and '=' each */
+    char cookies[BROCK_SC_TEXT_MAX];
 
     memset(&learned, 0, sizeof(learned));
     /* The request's side carries what pixel cookie sharing reads: once an exchange. */
@@ -50,7 +50,7 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
         o.url = c->c_url.len ? c->c_url.data : NULL;
         o.type = x->type;
         o.site_url = conn_page_url(x, hh);
-        if (sc_get(&c->px->sc, c->c_peer, x->d.site, cookies, sizeof(cookies)))
+        if (brock_site_cookies_get(c->px->sc, c->c_peer, x->d.site, cookies, sizeof(cookies)))
             o.site_cookies = cookies;
     }
     if (brock_observe(c->px->engine, &o, &learned) < 0) {
@@ -74,8 +74,8 @@ static void conn_site_cookies_request(struct conn *c, const struct http_head *hh
 
     for (size_t i = 0; i < hh->n; i++)
         if (hh->h[i].name_len == 6 && !strncasecmp(hh->h[i].name, "cookie", 6))
-            sc_request_cookies(&c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
-                               hh->h[i].value_len);
+            brock_site_cookies_request(c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
+                                       hh->h[i].value_len);
 }
 
 void conn_site_cookies_response(struct conn *c, const struct http_head *hh)
@@ -86,8 +86,8 @@ void conn_site_cookies_response(struct conn *c, const struct http_head *hh)
         return;
     for (size_t i = 0; i < hh->n; i++)
         if (hh->h[i].name_len == 10 && !strncasecmp(hh->h[i].name, "set-cookie", 10))
-            sc_response_cookie(&c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
-                               hh->h[i].value_len, conn_now_ms(c) / 1000);
+            brock_site_cookies_response(c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
+                                        hh->h[i].value_len, conn_now_ms(c) / 1000);
 }
 
 /* The URL the engine is given: scheme, authority and the request's path; for a CONNECT, the

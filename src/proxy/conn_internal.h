@@ -98,17 +98,19 @@ void conn_do_tunnel(struct conn *c);
 int conn_reply(struct conn *c, int status, const char *text, int keep)
     __attribute__((warn_unused_result));
 
-/* A blocked request is answered here (403) and nothing goes upstream. */
+/* A blocked request is answered here (by what it fetches) and nothing goes upstream; one with
+ * a body, once that is read and dropped, if it is small enough to keep the connection. */
 void conn_answer_blocked(struct conn *c);
 
 /* A request for brock itself: the dashboard answers, once the body (if any) is in. */
 void conn_answer_local(struct conn *c);
 
-/* A piece of a locally answered request's body: kept for the dashboard, or dropped. */
-void conn_local_body(struct conn *c, const struct side_event *ev);
+/* A piece of a locally answered request's body: kept for the dashboard, or dropped. Returns
+ * -1 when the connection was closed instead (a blocked request's body past its limit). */
+int conn_local_body(struct conn *c, const struct side_event *ev);
 
-/* A locally answered request was read whole: the dashboard answers if it waited, then the
- * client may go on. */
+/* A locally answered request was read whole: the dashboard or a blocked request's answer is
+ * written if it waited, then the client may go on. */
 void conn_local_done(struct conn *c);
 
 /* ---- conn_decide.c ---- */

@@ -221,7 +221,8 @@ void conn_do_req_body(struct conn *c)
     /* A request brock answered itself has its body read: kept for the dashboard, or dropped. */
     while ((r = pump_read(s, x->is_local ? NULL : &c->c_up, x->req_frame, &ev)) == PUMP_EVENT &&
            ev.type == SIDE_BODY)
-        conn_local_body(c, &ev);
+        if (conn_local_body(c, &ev) < 0)
+            return;
     if (r == PUMP_NOMEM) {
         conn_out_of_memory(c, "forwarding the request body");
         return;

@@ -24,6 +24,10 @@
 #define LIMIT_DASH_BODY ((size_t)64 * 1024 * 1024)
 #define LIMIT_DASH_RESPONSE ((size_t)256 * 1024 * 1024)
 
+/* The body of a blocked request that brock reads and drops to keep its connection open (a
+ * beacon's POST); a larger one is answered at once and its connection closed. */
+#define LIMIT_BLOCKED_BODY (64ULL * 1024)
+
 /* Bytes waiting to be written to one side before brock stops reading the other. */
 #define LIMIT_PENDING_BYTES ((size_t)256 * 1024)
 
@@ -56,13 +60,6 @@
 #define LIMIT_FP_CLIENTS 256
 #define LIMIT_FP_FRAMES 32
 #define LIMIT_FP_TOPS 16
-
-/* The first parties' cookies remembered for pixel cookie sharing (sitecookies.c): sites (a
- * client address and a site each, least recently used first out), and per site, cookies and
- * the bytes of their names and values (oldest first out). */
-#define LIMIT_SC_SITES 256
-#define LIMIT_SC_COOKIES 64
-#define LIMIT_SC_BYTES 8192
 
 /* Timeouts, in seconds. */
 #define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */

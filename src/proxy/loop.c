@@ -409,7 +409,11 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     fp_memory_init(&px->fp);
-    sc_memory_init(&px->sc);
+    px->sc = brock_site_cookies_new();
+    if (!px->sc) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     for (size_t i = 0; i < o->n_resolve; i++)
         if (resolve_add(&px->resolve, o->resolve[i], err, errlen) < 0)
             goto fail;
@@ -611,6 +615,6 @@ void proxy_free(struct proxy *px)
     resolve_cleanup(&px->resolve);
     access_cleanup(&px->allow);
     fp_memory_cleanup(&px->fp);
-    sc_memory_cleanup(&px->sc);
+    brock_site_cookies_free(px->sc);
     mem_free(px);
 }

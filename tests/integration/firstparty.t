@@ -10,7 +10,9 @@
 // bytes), so it learns nothing it cannot vouch for: never a site `brock learn` does not
 // count, and no block `brock learn` does not make. playwright-one-page.har, recorded over
 // plain http where Chromium sends no fetch metadata with documents, is replayed as recorded:
-// its frame's pixel is not counted on the frame's site either.
+// its frame's pixel is not counted on the frame's site either. pixel-cookie-share.har, where
+// an image carries each site's own cookie value in its URL, is learned alike both ways: by
+// pixel cookie sharing, from the cookies the sites' pages could read.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -148,16 +150,17 @@ function extra(run, learn) {
   return out;
 }
 
-let browsing, onePage, byLearn;
+let browsing, onePage, pixelShare, byLearn;
 
 before(flat(async () => {
   browsing = await loadHar('browsing.har');
   onePage = await loadHar('playwright-one-page.har');
+  pixelShare = await loadHar('pixel-cookie-share.har');
   byLearn = browsing.learned;
 }));
 
 after(async () => {
-  for (const har of [browsing, onePage])
+  for (const har of [browsing, onePage, pixelShare])
     if (har) await har.origin.close();
 });
 
@@ -206,4 +209,15 @@ check('playwright-one-page.har as recorded: the frame\'s site is never counted',
                    ['site-one.test', 'site-two.test', 'site-three.test']);
   assert.deepEqual(extra(run.map, onePage.learned), [], 'evidence brock learn does not have');
   for (const d of blocked(run.map)) assert.ok(blocked(onePage.learned).includes(d), d);
+});
+
+check('pixel cookie sharing: brock run learns from a HAR what brock learn learns', async (t) => {
+  const run = await replay(pixelShare, 'run-pixel-share', false);
+  t.diagnostic(`learn: ${JSON.stringify(pixelShare.learned)}; run: ${JSON.stringify(run.map)}`);
+  assert.deepEqual(pixelShare.learned, {
+    'pixel-share.test': { action: 'block', sites: ['site-a.test', 'site-b.test', 'site-c.test'] },
+  });
+  assert.deepEqual(run.map, pixelShare.learned);
+  // The image on the fourth site never left brock.
+  assert.equal(run.statuses[run.statuses.length - 1], 204);
 });

@@ -4,6 +4,8 @@
 // copied into a third-party image's URL is tracking, with no third-party cookie at all. The
 // site's cookies come from what its pages set (Set-Cookie) and send (Cookie); an HttpOnly
 // cookie, which the page's scripts cannot read, and a low-entropy value are no evidence.
+// `brock learn` finds the same in a recorded browsing (tests/data/har/pixel-cookie-share.har;
+// tests/integration/firstparty.t replays it through `brock run` too).
 'use strict';
 
 const { before, after } = require('node:test');
@@ -118,4 +120,28 @@ check('low-entropy values and HttpOnly cookies are no evidence', async () => {
   }
   assert.deepEqual(await evidence(state, 'lowpix.test'), []);
   assert.deepEqual(await evidence(state, 'hopix.test'), []);
+});
+
+check('brock learn finds a site\'s cookie copied into an image URL in a HAR', async () => {
+  const har = path.join(process.env.BROCK_TESTDATA || path.join(__dirname, '..', 'data'),
+                        'har', 'pixel-cookie-share.har');
+  const state = path.join(tmpdir('pixel-har'), 'state');
+  const r = await brock(state, ['learn', har]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /1 trackers newly blocked/);
+  const l = await brock(state, ['list', '--json', '--all']);
+  assert.equal(l.code, 0, l.stderr);
+  const t = JSON.parse(l.stdout).find((x) => x.domain === 'pixel-share.test');
+  assert.equal(t && t.action, 'block', l.stdout);
+  // Set by the page, sent by the browser, set by the page's own fetch().
+  assert.deepEqual(t.evidence.map((e) => [e.site, e.kind, e.detail, e.param]),
+                   [['site-a.test', 'pixelcookieshare', 'uid', 'u'],
+                    ['site-b.test', 'pixelcookieshare', 'visitor', 'u'],
+                    ['site-c.test', 'pixelcookieshare', '_id', 'u']]);
+  // "en", "true", eight digits; and an identifier only an HttpOnly cookie holds.
+  assert.deepEqual(await evidence(state, 'lowpix.test'), []);
+  assert.deepEqual(await evidence(state, 'hopix.test'), []);
+  const c = await brock(state, ['check', '--site', 'site-d.test', 'pixel-share.test']);
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(JSON.parse(c.stdout).effect, 'block', c.stdout);
 });

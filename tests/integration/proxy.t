@@ -127,6 +127,91 @@ check('blocked requests never reach the origin, whatever their method', async ()
   assert.equal(origin.to('tracker2.test').length, before);
 });
 
+// Whether text holds a whole answer: its head, then its Content-Length's bytes, or a last
+// chunk; one without either (a 204) ends at its head.
+function answerComplete(text) {
+  const end = text.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const head = text.slice(0, end);
+  const len = /^content-length:\s*(\d+)/mi.exec(head);
+  if (len) return text.length >= end + 4 + Number(len[1]);
+  if (/^transfer-encoding:\s*chunked/mi.test(head)) return text.endsWith('0\r\n\r\n');
+  return true;
+}
+
+// Requests written on one connection to brock, each once the answer to the one before is
+// whole; resolves with the answers and whether brock closed the connection.
+function oneConnection(reqs, wait = 15000) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    const answers = [];
+    let got = '';
+    let settled = false;
+    const finish = (closed, err) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      s.destroy();
+      if (err) reject(err);
+      else resolve({ answers, closed });
+    };
+    const timer = setTimeout(() => finish(false, new Error(
+      `no whole answer to request ${answers.length + 1} in time: ${got.slice(0, 300)}`)), wait);
+    s.on('data', (d) => {
+      got += d.toString('latin1');
+      if (!answerComplete(got)) return;
+      answers.push(got);
+      got = '';
+      if (answers.length === reqs.length) finish(false);
+      else s.write(reqs[answers.length]);
+    });
+    s.on('end', () => {
+      if (got) answers.push(got);
+      finish(true);
+    });
+    s.on('error', () => finish(true));
+    s.write(reqs[0]);
+  });
+}
+
+check('a blocked request with a body keeps its connection; one too large closes it',
+      async () => {
+  await learnTracker('tracker5.test', ['site-a.test', 'site-b.test', 'site-c.test']);
+  const before = origin.to('tracker5.test').length;
+  const to = (method, more) => `${method} http://tracker5.test/collect HTTP/1.1\r\n` +
+    'Host: tracker5.test\r\nReferer: http://site-e.test/\r\n' + more;
+  const beacon = 'v=1&t=event&cid=12345';
+  const r = await oneConnection([
+    // A beacon (its Content-Type says so): 204.
+    to('POST', `Content-Type: text/ping\r\nContent-Length: ${beacon.length}\r\n\r\n${beacon}`),
+    // A form's POST, chunked: the 403 page.
+    to('POST', 'Content-Type: application/x-www-form-urlencoded\r\n' +
+       'Transfer-Encoding: chunked\r\n\r\n5\r\na=1&b\r\n3\r\n=22\r\n0\r\n\r\n'),
+    'GET http://site-a.test/echo?n=after-blocked-bodies HTTP/1.1\r\nHost: site-a.test\r\n\r\n',
+  ]);
+  assert.equal(r.closed, false, 'the connection stayed open');
+  assert.match(r.answers[0], /^HTTP\/1\.1 204 /);
+  assert.match(r.answers[1], /^HTTP\/1\.1 403 /);
+  for (const a of r.answers.slice(0, 2)) assert.doesNotMatch(a, /^connection: close/mi);
+  assert.match(r.answers[2], /^HTTP\/1\.1 200 /);
+  assert.match(r.answers[2], /"n":"after-blocked-bodies"/);
+  assert.equal(origin.to('tracker5.test').length, before, 'nothing blocked left brock');
+
+  // Past 64 KiB, declared or chunked, the answer says the connection closes, and it does.
+  const big = 'x'.repeat(70 * 1024);
+  const chunks = `${(40 * 1024).toString(16)}\r\n${big.slice(0, 40 * 1024)}\r\n`.repeat(2);
+  for (const req of [to('POST', `Content-Length: ${big.length}\r\n\r\n${big}`),
+                     to('POST', `Transfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`)]) {
+    const o = await oneConnection([req, 'GET http://site-a.test/echo HTTP/1.1\r\n' +
+                                         'Host: site-a.test\r\n\r\n']);
+    assert.equal(o.closed, true, 'closed after an oversized body');
+    assert.equal(o.answers.length, 1, o.answers.join('\n----\n'));
+    assert.match(o.answers[0], /^HTTP\/1\.1 403 /);
+    assert.match(o.answers[0], /^connection: close/mi);
+  }
+  assert.equal(origin.to('tracker5.test').length, before);
+});
+
 check('a host that sets only low-entropy cookies is never blocked', async () => {
   for (const site of ['site-a.test', 'site-b.test', 'site-c.test', 'site-d.test', 'site-e.test']) {
     const r = await curl(['-e', `http://${site}/`, '-b', 'lang=en', 'http://lang.test/strings.js']);

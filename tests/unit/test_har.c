@@ -413,6 +413,49 @@ static void test_ie11_cookies_object(void **state)
     brock_engine_free(e);
 }
 
+/* Pixel cookie sharing: the page's cookies come from the entries to its own site, from the
+ * cookies arrays too when a HAR lists no Cookie or Set-Cookie header; one marked httpOnly, or
+ * expired, is not the page's scripts' to copy. An image told only by its answer's type. */
+static void test_pixel_cookie_arrays(void **state)
+{
+#define UID "5d41402abc4b2a76b9719d911017c592"
+#define VID "7d793037a0760186574b0282f2f435e7"
+#define SID "0cc175b9c0f1b6a831c399e269772661"
+#define OLD "92eb5ffee6ae2fec3ad71c777531578f"
+    static const struct ent v[] = {
+        {"a", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"a", 1, "https://px.share.net/p.gif?u=" UID, NULL, NULL, NULL,
+         "https://www.one.com/", NULL, NULL, NULL},
+        {"b", 2, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"b", 3, "https://px.share.net/p.gif?v=" VID, NULL, NULL, NULL,
+         "https://www.two.com/", NULL, NULL, NULL},
+        {"c", 4, "https://www.three.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"c", 5, "https://px.share.net/p.gif?s=" SID "&o=" OLD, NULL, NULL, NULL,
+         "https://www.three.com/", NULL, NULL, NULL},
+    };
+    struct brock_engine *e = open_memory();
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
+    struct run r;
+
+    (void)state;
+    json_object_set_new(json_object_get(nth(doc, 0), "response"), "cookies",
+                        json_pack("[{s:s, s:s}]", "name", "uid", "value", UID));
+    json_object_set_new(json_object_get(nth(doc, 2), "request"), "cookies",
+                        json_pack("[{s:s, s:s}]", "name", "vid", "value", VID));
+    json_object_set_new(json_object_get(nth(doc, 4), "response"), "cookies",
+                        json_pack("[{s:s, s:s, s:b}, {s:s, s:s, s:s}]", "name", "sid", "value",
+                                  SID, "httpOnly", 1, "name", "old", "value", OLD, "expires",
+                                  "2000-01-01T00:00:00.000Z"));
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "share.net"), "one.com,two.com");
+    brock_engine_free(e);
+#undef UID
+#undef VID
+#undef SID
+#undef OLD
+}
+
 /* Headers, cookies and single pairs of the wrong shape are left out, the rest is read. */
 static void test_odd_lists_and_pairs(void **state)
 {
@@ -587,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_page_per_navigation),
         cmocka_unit_test(test_untold_documents_keep_the_first),
         cmocka_unit_test(test_ie11_cookies_object),
+        cmocka_unit_test(test_pixel_cookie_arrays),
         cmocka_unit_test(test_odd_lists_and_pairs),
         cmocka_unit_test(test_odd_response_time_pageref),
         cmocka_unit_test(test_unreadable_entries),

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The first parties' cookies per client and site, for pixel cookie sharing. */
-#include "proxy/sitecookies.h"
+#include "engine/sitecookies.h"
 
 #include <string.h>
 #include <strings.h>
 
-#include "brock.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
-_Static_assert(LIMIT_SC_SITES <= 4096, "sc_memory holds its sites in an array");
+_Static_assert(BROCK_SC_SITES <= 4096, "brock_site_cookies holds its sites in an array");
 
 struct sc_cookie {
     char *name;
@@ -22,12 +21,12 @@ struct sc_site {
     char site[BROCK_HOST_MAX];
     uint64_t used;
     size_t n, bytes; /* cookies, and the bytes of their names and values */
-    struct sc_cookie v[LIMIT_SC_COOKIES];
+    struct sc_cookie v[BROCK_SC_COOKIES];
 };
 
-void sc_memory_init(struct sc_memory *m)
+struct brock_site_cookies *brock_site_cookies_new(void)
 {
-    memset(m, 0, sizeof(*m));
+    return mem_calloc(1, sizeof(struct brock_site_cookies));
 }
 
 static void site_clear(struct sc_site *s)
@@ -39,17 +38,19 @@ static void site_clear(struct sc_site *s)
     memset(s, 0, sizeof(*s));
 }
 
-void sc_memory_cleanup(struct sc_memory *m)
+void brock_site_cookies_free(struct brock_site_cookies *m)
 {
+    if (!m)
+        return;
     for (size_t i = 0; i < m->n; i++) {
         site_clear(m->sites[i]);
         mem_free(m->sites[i]);
     }
-    sc_memory_init(m);
+    mem_free(m);
 }
 
-static struct sc_site *site_get(struct sc_memory *m, const char *client, const char *site,
-                                int create)
+static struct sc_site *site_get(struct brock_site_cookies *m, const char *client,
+                                const char *site, int create)
 {
     struct sc_site *s = NULL;
     size_t oldest = 0;
@@ -65,7 +66,7 @@ static struct sc_site *site_get(struct sc_memory *m, const char *client, const c
     }
     if (!create || strlen(client) >= sizeof(s->client) || strlen(site) >= sizeof(s->site))
         return NULL;
-    if (m->n < LIMIT_SC_SITES) {
+    if (m->n < BROCK_SC_SITES) {
         s = mem_calloc(1, sizeof(*s));
         if (!s)
             return NULL;
@@ -114,7 +115,7 @@ static size_t make_room(struct sc_site *s, size_t need, int add, size_t keep)
     for (;;) {
         size_t victim = keep == 0 ? 1 : 0;
 
-        if (s->bytes + need <= LIMIT_SC_BYTES && (!add || s->n < LIMIT_SC_COOKIES))
+        if (s->bytes + need <= BROCK_SC_BYTES && (!add || s->n < BROCK_SC_COOKIES))
             return keep;
         if (victim >= s->n)
             return keep;
@@ -135,7 +136,7 @@ static void cookie_set(struct sc_site *s, const char *name, size_t nlen, const c
 
     if (http_only)
         vlen = 0;
-    if (nlen + vlen > LIMIT_SC_BYTES || (!nlen && !vlen))
+    if (nlen + vlen > BROCK_SC_BYTES || (!nlen && !vlen))
         return;
     c = cookie_find(s, name, nlen);
     if (c && c->http_only == http_only && strlen(c->value) == vlen && !memcmp(c->value, val, vlen))
@@ -153,7 +154,7 @@ static void cookie_set(struct sc_site *s, const char *name, size_t nlen, const c
         c->http_only = http_only;
         i = make_room(s, vlen, 0, i);
         s->bytes += vlen;
-        if (s->bytes > LIMIT_SC_BYTES) /* it alone is too large with its name */
+        if (s->bytes > BROCK_SC_BYTES) /* it alone is too large with its name */
             cookie_drop(s, i);
         return;
     }
@@ -195,8 +196,8 @@ static void split_pair(const char *p, size_t len, const char **name, size_t *nle
     trim(val, vlen);
 }
 
-void sc_request_cookies(struct sc_memory *m, const char *client, const char *site,
-                        const char *value, size_t len)
+void brock_site_cookies_request(struct brock_site_cookies *m, const char *client,
+                                const char *site, const char *value, size_t len)
 {
     const char *end = value + len;
     struct sc_site *s = site_get(m, client, site, 1);
@@ -235,8 +236,8 @@ static int max_age_expired(const char *v, size_t n)
     return v[0] == '-' || !nonzero;
 }
 
-void sc_response_cookie(struct sc_memory *m, const char *client, const char *site,
-                        const char *value, size_t len, int64_t now_s)
+void brock_site_cookies_response(struct brock_site_cookies *m, const char *client,
+                                 const char *site, const char *value, size_t len, int64_t now_s)
 {
     const char *end = value + len, *semi = memchr(value, ';', len), *name, *val;
     size_t nlen, vlen;
@@ -256,7 +257,7 @@ void sc_response_cookie(struct sc_memory *m, const char *client, const char *sit
         else if (anl == 7 && !strncasecmp(an, "max-age", 7) && max_age_expired(av, avl) >= 0)
             gone = max_age_expired(av, avl);
         else if (anl == 7 && !strncasecmp(an, "expires", 7)) {
-            int64_t t = sc_parse_date(av, avl);
+            int64_t t = brock__cookie_date(av, avl);
             if (t >= 0)
                 expired = t <= now_s;
         }
@@ -271,7 +272,8 @@ void sc_response_cookie(struct sc_memory *m, const char *client, const char *sit
         cookie_set(s, name, nlen, val, vlen, http_only);
 }
 
-size_t sc_get(struct sc_memory *m, const char *client, const char *site, char *out, size_t size)
+size_t brock_site_cookies_get(struct brock_site_cookies *m, const char *client, const char *site,
+                              char *out, size_t size)
 {
     struct sc_site *s = site_get(m, client, site, 0);
     size_t w = 0;
@@ -354,7 +356,7 @@ static int month_of(const char *t, size_t n)
     return 0;
 }
 
-int64_t sc_parse_date(const char *s, size_t len)
+int64_t brock__cookie_date(const char *s, size_t len)
 {
     int hms[3] = {0}, day = 0, month = 0, year = 0, have_time = 0, have_day = 0, have_year = 0;
     size_t i = 0;
