@@ -128,6 +128,7 @@ $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_sitecookies: $(BUILD)/src/proxy/sitecookies.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
 $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
+$(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o
 $(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_rewrite: $(BUILD)/src/proxy/http.o $(BUILD)/src/proxy/rewrite.o
