@@ -23,7 +23,7 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 LDOPT := -pie -Wl,-z,relro,-z,now
 endif
 
-PKGS := libpsl sqlite3 jansson libidn2 libevent libevent_openssl openssl
+PKGS := libpsl sqlite3 jansson libidn2 libevent libevent_openssl openssl zlib libbrotlidec
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 
@@ -129,6 +129,8 @@ $(BUILD)/tests/test_sitecookies: $(BUILD)/src/proxy/sitecookies.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
 $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
 $(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o
+$(BUILD)/tests/test_decode: $(BUILD)/src/proxy/decode.o
+$(BUILD)/tests/test_decode: PKG_LIBS += -lbrotlienc
 $(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_rewrite: $(BUILD)/src/proxy/http.o $(BUILD)/src/proxy/rewrite.o
