@@ -173,9 +173,10 @@ bench: $(BIN) $(BENCH_BIN)
 FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js
+FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
+                inject
 FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/sitecookies
+                proxy/sitecookies proxy/inject proxy/csp
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:
