@@ -23,7 +23,7 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 LDOPT := -pie -Wl,-z,relro,-z,now
 endif
 
-PKGS := libpsl sqlite3 jansson libidn2 libevent libevent_openssl openssl
+PKGS := libpsl sqlite3 jansson libidn2 libevent libevent_openssl openssl zlib libbrotlidec
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 
@@ -126,6 +126,10 @@ $(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
+$(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
+$(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o
+$(BUILD)/tests/test_decode: $(BUILD)/src/proxy/decode.o
+$(BUILD)/tests/test_decode: PKG_LIBS += -lbrotlienc
 $(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_rewrite: $(BUILD)/src/proxy/http.o $(BUILD)/src/proxy/rewrite.o
@@ -168,8 +172,10 @@ bench: $(BIN) $(BENCH_BIN)
 FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
-FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js
-FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side
+FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
+                inject
+FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
+                proxy/inject proxy/csp
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:

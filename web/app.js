@@ -374,6 +374,10 @@ async function viewSettings() {
            'DNT: 1 and Sec-GPC: 1 on every request.'),
     toggle('check_dnt', 'Check and honour DNT policies',
            'A domain that posts EFF\'s DNT policy is not blocked.'),
+    h('p', { class: 'note', id: 'run-options' },
+      `HTTPS: ${status.intercept ? 'seen inside (--intercept)' : 'tunnelled unseen'}. ` +
+      `Pages: ${status.inject ? 'brock\'s script goes in each page'
+                              : 'passed as they come (--no-inject)'}.`),
     h('form', { class: 'inline setting', onsubmit: async (ev) => {
       ev.preventDefault();
       const days = Number(keep.value);

@@ -23,6 +23,8 @@ static const char run_help[] =
     "  --no-intercept HOSTGLOB\n"
     "                        tunnel matching hosts unseen even with --intercept (pinned\n"
     "                        apps, banking); may be repeated\n"
+    "  --no-inject           pass HTML pages as they come, without brock's script (which\n"
+    "                        makes navigator.globalPrivacyControl true in the page)\n"
     "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n"
     "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n"
     "                        may be repeated (the first that matches wins)\n"
@@ -53,7 +55,7 @@ static const char run_help[] =
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
     OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
-    OPT_MAX_CLIENT,
+    OPT_MAX_CLIENT, OPT_NO_INJECT,
 };
 
 /* A whole number from min to max. Returns 0, or -1 leaving *out alone. */
@@ -109,6 +111,7 @@ static int run_option(const struct cmd_entry *self, struct run_args *a, int c, c
     case OPT_NO_INTERCEPT: a->no_intercept[o->n_no_intercept++] = optarg; break;
     case OPT_RESOLVE: a->resolve[o->n_resolve++] = optarg; break;
     case OPT_NO_UPDATE: o->no_update = 1; break;
+    case OPT_NO_INJECT: o->no_inject = 1; break;
     case OPT_ALLOW: a->allow[o->n_allow++] = optarg; break;
     case OPT_USER: o->user = optarg; break;
     case 'v': o->verbosity = 2; break;
@@ -161,6 +164,7 @@ static int run_parse(const struct cmd_entry *self, struct run_args *a, int argc,
         {"resolve", required_argument, NULL, OPT_RESOLVE},
         {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
         {"no-update", no_argument, NULL, OPT_NO_UPDATE},
+        {"no-inject", no_argument, NULL, OPT_NO_INJECT},
         {"allow", required_argument, NULL, OPT_ALLOW},
         {"user", required_argument, NULL, OPT_USER},
         {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
@@ -239,7 +243,7 @@ const struct cmd_entry cmd_run_entry = {
     .name = "run",
     .usage = "[--listen ADDR:PORT] [--intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
-             "[--upstream-ca FILE] [--no-update] [--allow CIDR]... [--user NAME] "
+             "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
              "[--max-client-connections N] [--grace SECONDS] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",

@@ -29,6 +29,8 @@ struct dash_host {
      * are reported as 0. */
     void (*counters)(void *arg, struct dash_counters *out);
     void *counters_arg;
+    int intercept;               /* the host sees inside HTTPS (--intercept) */
+    int inject;                  /* the host puts its script in HTML pages (not --no-inject) */
 };
 
 struct dash_env;

@@ -120,10 +120,11 @@ int dash_api_status(struct dash_call *x)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
-    x->json = json_pack("{s:s, s:s, s:b, s:I, s:o?, s:o?, s:o?, s:{s:I, s:I, s:I, s:I, s:I, "
-                        "s:I, s:I, s:I}}",
+    x->json = json_pack("{s:s, s:s, s:b, s:b, s:b, s:I, s:o?, s:o?, s:o?, s:{s:I, s:I, s:I, "
+                        "s:I, s:I, s:I, s:I, s:I}}",
                         "version", brock_version(), "listen", h->listen_name, "learning",
-                        brock_engine_learning(x->e), "domains", (json_int_t)entries, "actions",
+                        brock_engine_learning(x->e), "intercept", h->intercept, "inject",
+                        h->inject, "domains", (json_int_t)entries, "actions",
                         by, "exports", exports_json(), "store", store_json(x->e),
                         "since_start", "requests",
                         (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,

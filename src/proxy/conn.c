@@ -90,6 +90,7 @@ static void conn_touch(struct conn *c)
 
 void conn_exchange_reset(struct conn *c)
 {
+    conn_inject_free(c->c_ex.inj);
     memset(&c->c_ex, 0, sizeof(c->c_ex));
     c->c_ex.d.effect = BROCK_PASS;
     buf_reset(&c->c_req_out);
@@ -293,6 +294,12 @@ static void conn_advance(struct conn *c)
         if (!a && !b)
             return;
     }
+    /* Each round emptied an output and there may be more to move: the rest is for the loop's
+     * next turn, once other connections had theirs. An output written empty raises no event,
+     * and a body whose input is all in (a page being decoded) raises none either: the client's
+     * write callback is called then, deferred. */
+    if (c->c_state != CONN_CLOSED && c->c_client.bev)
+        bufferevent_trigger(c->c_client.bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
 }
 
 /* Then each side reads only while its input has room: what one side sends waits there while
@@ -581,5 +588,6 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_body);
     buf_cleanup(&c->c_url);
     rewrite_out_cleanup(&c->c_rw);
+    conn_inject_free(c->c_ex.inj);
     mem_free(c);
 }

@@ -30,6 +30,7 @@
 #include "util/buf.h"
 
 struct conn;
+struct conn_inject;
 struct dash_env;
 struct dntcheck;
 struct pool_entry;
@@ -73,6 +74,12 @@ struct proxy {
     struct ssl_ctx_st *tls_up;
     const char *const *no_intercept;
     size_t n_no_intercept;
+
+    /* brock's script in HTML documents (conn_inject.c): "<script>...</script>" (NULL with
+     * --no-inject) and its hash as a Content-Security-Policy source, "'sha256-...'". */
+    char *inject_tag;
+    size_t inject_tag_len;
+    char inject_hash[128];
 
     /* For the dashboard's /api/status. */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
@@ -159,6 +166,7 @@ struct exchange {
     enum frame resp_frame;     /* how its body goes to the client */
     int must_close;            /* the client's connection closes after it */
     int status;                /* the status the client got (0: none yet) */
+    struct conn_inject *inj;   /* the body gets brock's script (conn_inject.c); NULL: not */
 };
 
 struct conn {
@@ -191,6 +199,13 @@ struct conn {
     struct admit_node a_all, a_mine; /* in px->admit's lists, in its client's */
     int a_tier;                /* ADMIT_IDLE, ADMIT_HEAD, or -1: never cut */
 };
+
+/* conn_inject.c: brock's script made ready once (px->inject_tag and inject_hash); returns 0,
+ * or -1 with a sentence in err. An exchange's part is freed with conn_inject_free() (NULL is a
+ * no-op). */
+int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+void conn_inject_free(struct conn_inject *j);
 
 /* conn.c */
 const char *conn_state_name(enum conn_state s);

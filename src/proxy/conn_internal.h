@@ -74,6 +74,32 @@ void conn_send_request(struct conn *c);
  * the response and streams it to the client. */
 void conn_do_response(struct conn *c);
 
+/* The body of a response whose head went out is malformed (reason: a static phrase): logged,
+ * the body cut short and the client's connection closed. */
+void conn_bad_body(struct conn *c, const char *reason);
+
+/* ---- conn_inject.c ---- */
+
+/* At a final response's head, before its headers are rewritten: when the body gets brock's
+ * script, readies the exchange's part (x->inj) and changes the framing that
+ * side_response_frame() chose (f, flags, must_close) to one for a body of unknown length.
+ * Returns 0 (injecting or not), or -1 when out of memory. */
+int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_close)
+    __attribute__((warn_unused_result));
+
+/* The rewritten headers (o) of a response that gets the script: those that describe the
+ * origin's bytes dropped, Content-Security-Policy amended. Returns 0, or -1 when out of
+ * memory. */
+int conn_inject_head(struct conn *c, struct rewrite_out *o) __attribute__((warn_unused_result));
+
+/* A piece of body (from pump_read() to NULL), its rest left in the upstream's input while the
+ * client has no room, and the end of the body. Each returns 0 when done, 1 (body, resume)
+ * when the rest waits for the client, -1 when the connection ended (said why). */
+int conn_inject_body(struct conn *c, const struct side_event *ev)
+    __attribute__((warn_unused_result));
+int conn_inject_resume(struct conn *c) __attribute__((warn_unused_result));
+int conn_inject_end(struct conn *c) __attribute__((warn_unused_result));
+
 /* ---- conn_tunnel.c ---- */
 
 /* Whether a CONNECT to c's host is intercepted (--intercept, and not --no-intercept). */

@@ -39,6 +39,10 @@ static void conn_response_head(struct conn *c)
             conn_observe(c, &u->head, 0);
         conn_site_cookies_response(c, &u->head);
         x->resp_frame = side_response_frame(u, conn_request_kind(x), &flags, &must_close);
+        if (conn_inject_start(c, &x->resp_frame, &flags, &must_close) < 0) {
+            conn_fail(c, 502, "out of memory");
+            return;
+        }
         if (x->d.effect == BROCK_STRIP_COOKIES)
             flags |= REWRITE_STRIP_COOKIES;
         x->must_close |= must_close;
@@ -46,6 +50,11 @@ static void conn_response_head(struct conn *c)
     }
     rewrite_response(u->head.h, u->head.n, flags, &c->c_rw);
     side_rewrite_framing(u, &c->c_rw);
+    if (!interim && conn_inject_head(c, &c->c_rw) < 0) {
+        x->resp_final = 0;
+        conn_fail(c, 502, "the response head is too large once brock's script is let in");
+        return;
+    }
     buf_init(&head, LIMIT_HEAD_BYTES + 4096);
     if (http_write_response(&head, status, http_head_text(&u->head), u->head.line_len,
                             c->c_rw.h, c->c_rw.n) < 0) {
@@ -110,7 +119,7 @@ static void conn_upstream_closed(struct conn *c)
  * short where it went wrong. Chunked to the client, the missing last chunk says so; a body
  * that ends at close (an HTTP/1.0 client) is cut with a reset, since a clean close would
  * pass for its end. */
-static void conn_bad_body(struct conn *c, const char *reason)
+void conn_bad_body(struct conn *c, const char *reason)
 {
     char why[256];
 
@@ -154,7 +163,14 @@ void conn_do_response(struct conn *c)
 
     while (c->c_state != CONN_CLOSED && c->c_state != CONN_FLUSH && u->bev) {
         struct side_event ev;
-        enum pump r = pump_read(u, &c->c_client, x->resp_frame, &ev);
+        enum pump r;
+
+        /* A body that gets brock's script comes here piece by piece (pump_read to NULL),
+         * each piece done before the next is read. */
+        if (x->inj && (conn_inject_resume(c) != 0 ||
+                       pump_pending(&c->c_client) >= LIMIT_PENDING_BYTES))
+            return;
+        r = pump_read(u, x->inj ? NULL : &c->c_client, x->resp_frame, &ev);
 
         if (r == PUMP_FULL)
             return;
@@ -171,6 +187,13 @@ void conn_do_response(struct conn *c)
             conn_response_head(c);
             continue;
         }
+        if (ev.type == SIDE_BODY) {
+            if (conn_inject_body(c, &ev) < 0)
+                return;
+            continue;
+        }
+        if (ev.type == SIDE_DONE && x->inj && conn_inject_end(c) < 0)
+            return;
         if (ev.type == SIDE_ERROR)
             conn_bad_response(c, &ev);
         else if (x->status == 101 && x->is_upgrade)

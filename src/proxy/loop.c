@@ -433,6 +433,8 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         px->no_intercept = o->no_intercept;
         px->n_no_intercept = o->n_no_intercept;
     }
+    if (!o->no_inject && conn_inject_prepare(px, err, errlen) < 0)
+        goto fail;
     px->base = new_base();
     px->dns = px->base ? dial_dns_new(px->base) : NULL;
     if (!px->base || !px->dns ||
@@ -532,7 +534,9 @@ static void say_where(const struct proxy *px)
 int proxy_run(struct proxy *px, struct brock_engine *e)
 {
     const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
-                                   .counters = on_dash_counters, .counters_arg = px};
+                                   .counters = on_dash_counters, .counters_arg = px,
+                                   .intercept = px->mitm != NULL,
+                                   .inject = px->inject_tag != NULL};
     char err[512];
     int rc = 1;
 
@@ -607,6 +611,7 @@ void proxy_free(struct proxy *px)
     if (px->accept_more)
         event_free(px->accept_more);
     intercept_free(px->mitm);
+    mem_free(px->inject_tag);
     SSL_CTX_free(px->tls_up);
     if (px->dns)
         evdns_base_free(px->dns, 1);

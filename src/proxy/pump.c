@@ -131,6 +131,28 @@ enum pump pump_read(struct side *s, struct side *to, enum frame f, struct side_e
     }
 }
 
+size_t pump_piece_offset(const struct side *s, const char *at)
+{
+    struct evbuffer_iovec v;
+
+    /* pump_read() feeds side_feed() the first chain: the piece is in it. */
+    if (evbuffer_peek(bufferevent_get_input(s->bev), -1, NULL, &v, 1) < 1)
+        return 0;
+    return (size_t)(at - (const char *)v.iov_base);
+}
+
+const char *pump_piece(const struct side *s, size_t off, size_t len)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct evbuffer_ptr at;
+    struct evbuffer_iovec v;
+
+    if (evbuffer_ptr_set(in, &at, off, EVBUFFER_PTR_SET) < 0 ||
+        evbuffer_peek(in, -1, &at, &v, 1) < 1 || v.iov_len < len)
+        return NULL;
+    return v.iov_base;
+}
+
 int pump_check_ahead(const struct side *s, const char **reason)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);

@@ -30,6 +30,13 @@ size_t pump_pending(const struct side *s);
 enum pump pump_read(struct side *s, struct side *to, enum frame f, struct side_event *ev)
     __attribute__((warn_unused_result));
 
+/* A piece of body that pump_read() handed out (to NULL) stays in s's input until the next
+ * pump_read(), but libevent may move its bytes meanwhile (more input arrives): its offset in
+ * the input finds it again. pump_piece_offset() says where the piece at starts;
+ * pump_piece() gives back len bytes at off, or NULL when the input does not hold them. */
+size_t pump_piece_offset(const struct side *s, const char *at);
+const char *pump_piece(const struct side *s, size_t off, size_t len);
+
 /* Checks, without reading them, what s's input holds of a chunked body whose head side_feed()
  * just gave (SIDE_HEAD): the framing scanner side_feed() will run, run ahead on a copy. Returns
  * 0 when those bytes are fine so far (or the body is not chunked), -1 with *reason (a static

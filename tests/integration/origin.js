@@ -3,13 +3,14 @@
 // port, chosen by the Host header, recording every request it receives. Hosts whose name
 // starts with "tracker" set an identifying cookie, "lang" hosts set lang=en, the host given
 // as `cookieHost` sets an identifying cookie too, any host sets what ?setcookie= asks;
-// every other host is a plain site.
+// every other host is a plain site. /html serves an HTML document (htmlPage).
 'use strict';
 
 const http = require('node:http');
 const https = require('node:https');
 const net = require('node:net');
 const crypto = require('node:crypto');
+const zlib = require('node:zlib');
 
 // Deterministic bytes: the tests compute the same stream to compare what arrived.
 function bytes(n, seed = 'brock') {
@@ -30,6 +31,59 @@ function headerPairs(raw) {
   const pairs = [];
   for (let i = 0; i < raw.length; i += 2) pairs.push([raw[i].toLowerCase(), raw[i + 1]]);
   return pairs;
+}
+
+// The HTML document /html serves: a small page, or with n, one of n bytes (a head, then
+// numbered paragraphs up to the size), or with spaces, one whose body is that many spaces (a
+// gzip of it is a thousandth of its size).
+function htmlText(n, spaces = 0) {
+  const head = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+               '<title>A page</title>\n</head>\n<body>\n';
+  if (spaces) return Buffer.concat([Buffer.from(head), Buffer.alloc(spaces, ' '),
+                                     Buffer.from('</body>\n</html>\n')]);
+  if (!n) return Buffer.from(head + '<p>Hello.</p>\n</body>\n</html>\n');
+  const parts = [head];
+  let len = head.length;
+  for (let i = 0; len < n; i++) {
+    const p = `<p>Paragraph ${i} of a long page.</p>\n`;
+    parts.push(p);
+    len += p.length;
+  }
+  return Buffer.from(parts.join('')).subarray(0, n);
+}
+
+// Content codings as node makes them; deflate-raw is deflate without zlib's wrapper, which
+// some servers send as "deflate".
+const ENCODERS = {
+  gzip: ['gzip', zlib.gzipSync], deflate: ['deflate', zlib.deflateSync],
+  'deflate-raw': ['deflate', zlib.deflateRawSync], br: ['br', zlib.brotliCompressSync],
+};
+
+// /html?n=&spaces=&enc=&ce=&mode=chunked&type=&csp=&cspro=&status=&corrupt=1: htmlText(n), encoded
+// (Content-Encoding set), with a Content-Encoding header whatever the bytes, in pieces without a length, with another Content-Type, with
+// Content-Security-Policy (repeatable) or -Report-Only headers, another status; corrupt spoils
+// the encoded bytes after their first 20.
+function htmlPage(q, res) {
+  let data = htmlText(Number(q.get('n')), Number(q.get('spaces')));
+  const enc = ENCODERS[q.get('enc')];
+  if (enc) {
+    data = enc[1](data);
+    res.setHeader('Content-Encoding', enc[0]);
+  }
+  if (q.get('ce')) res.setHeader('Content-Encoding', q.get('ce'));
+  if (q.get('corrupt')) data.fill(0x55, 20);
+  res.statusCode = Number(q.get('status') || 200);
+  res.setHeader('Content-Type', q.get('type') || 'text/html; charset=utf-8');
+  if (q.getAll('csp').length) res.setHeader('Content-Security-Policy', q.getAll('csp'));
+  if (q.get('cspro')) res.setHeader('Content-Security-Policy-Report-Only', q.get('cspro'));
+  res.setHeader('Content-MD5', crypto.createHash('md5').update(data).digest('base64'));
+  if (q.get('mode') === 'chunked') {
+    for (let off = 0; off < data.length; off += 7919) res.write(data.subarray(off, off + 7919));
+    res.end();
+    return;
+  }
+  res.setHeader('Content-Length', data.length);
+  res.end(data);
 }
 
 // With tls ({ key, cert }), the same origin speaks HTTPS.
@@ -77,6 +131,10 @@ function startOrigin({ cookieHost, tls } = {}) {
           res.setHeader('Content-Length', n);
           res.end(data);
         }
+        return;
+      }
+      if (url.pathname === '/html') {
+        htmlPage(url.searchParams, res);
         return;
       }
       res.setHeader('Content-Type', 'application/json');
@@ -250,5 +308,6 @@ function startSlowOrigin(tag = 'slow') {
 }
 
 module.exports = {
-  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, sha256,
+  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, sha256, htmlText,
+  ENCODERS,
 };

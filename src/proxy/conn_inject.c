@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* brock's own script in the HTML documents it passes (web/inject.js, built in): which
+ * responses get it, their heads changed to say what the client now gets (no Content-Length or
+ * Content-Encoding, chunked or until close, the Content-Security-Policy letting the script
+ * run), and their bodies decoded, given to the injector and written out, as fast as the client
+ * takes them. */
+#include "proxy/conn.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include <event2/buffer.h>
+#include <openssl/evp.h>
+
+#include "dash/dash.h"
+#include "proxy/conn_internal.h"
+#include "proxy/csp.h"
+#include "proxy/decode.h"
+#include "proxy/inject.h"
+#include "proxy/limits.h"
+#include "util/alloc.h"
+
+/* Decoded bytes per step: what one step may add to the client's output past its limit. */
+#define INJECT_STEP_BYTES ((size_t)16 * 1024)
+
+struct conn_inject {
+    struct inject in;
+    struct decoder *dec;     /* NULL: the body is not encoded */
+    struct conn *c;
+    size_t left_off;         /* a piece of body not done yet: where it is in the upstream's */
+    size_t left_len;         /* input (pump_piece), and how much of it is left */
+    int waiting;             /* the client had no room: the piece (or the decoder) waits */
+    struct buf csp;          /* the amended Content-Security-Policy values */
+    char out[INJECT_STEP_BYTES];
+};
+
+int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
+{
+    const struct dash_file *f = NULL;
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned md_len = 0;
+    char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
+    struct buf tag;
+
+    for (size_t i = 0; i < dash_n_files && !f; i++)
+        if (!strcmp(dash_files[i].name, "inject.js"))
+            f = &dash_files[i];
+    if (!f || !EVP_Digest(f->data, f->len, md, &md_len, EVP_sha256(), NULL)) {
+        snprintf(err, errlen, "could not ready brock's page script");
+        return -1;
+    }
+    EVP_EncodeBlock((unsigned char *)b64, md, (int)md_len);
+    snprintf(px->inject_hash, sizeof(px->inject_hash), "'sha256-%s'", b64);
+    buf_init(&tag, f->len + 64);
+    if (buf_puts(&tag, "<script>") < 0 || buf_append(&tag, f->data, f->len) < 0 ||
+        buf_puts(&tag, "</script>") < 0) {
+        buf_cleanup(&tag);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    px->inject_tag = buf_detach(&tag, &px->inject_tag_len);
+    return px->inject_tag ? 0 : -1;
+}
+
+void conn_inject_free(struct conn_inject *j)
+{
+    if (!j)
+        return;
+    decoder_free(j->dec);
+    buf_cleanup(&j->csp);
+    mem_free(j);
+}
+
+/* Whether a Content-Type is an HTML document's: text/html or application/xhtml+xml, with any
+ * parameters. */
+static int is_html(const char *v)
+{
+    size_t n;
+
+    if (!v)
+        return 0;
+    v += strspn(v, " \t");
+    n = strcspn(v, "; \t");
+    return (n == 9 && !strncasecmp(v, "text/html", n)) ||
+           (n == 21 && !strncasecmp(v, "application/xhtml+xml", n));
+}
+
+/* The coding of the response's body, or -1 when brock cannot undo it (another, a list of
+ * several, more than one header). */
+static int body_coding(const struct http_head *hh)
+{
+    int coding = DECODE_IDENTITY, seen = 0;
+
+    for (size_t i = 0; i < hh->n; i++) {
+        if (!http_name_is(hh->h[i].name, hh->h[i].name_len, "content-encoding"))
+            continue;
+        if (seen++)
+            return -1;
+        coding = decode_coding_parse(hh->h[i].value, hh->h[i].value_len);
+    }
+    return coding;
+}
+
+/* Whether the final response whose head c's upstream side holds gets brock's script: a
+ * document (a page or a frame) in HTML, with a body brock can read, going to a page where
+ * brock sends its signals (the script's one job so far is to say them in the page too). A
+ * 206 is a part of a document, whose bytes must match the rest the client has. */
+static int wants_script(const struct conn *c)
+{
+    const struct exchange *x = &c->c_ex;
+    const struct side *u = &c->c_up;
+    int status = u->parser.status_code;
+
+    if (!c->px->inject_tag || x->is_local || x->is_head)
+        return 0;
+    if (x->type != BROCK_RESOURCE_MAIN_FRAME && x->type != BROCK_RESOURCE_SUB_FRAME)
+        return 0;
+    if (status / 100 == 1 || status == 204 || status == 206 || status == 304 ||
+        (u->parser.flags & F_SKIPBODY))
+        return 0;
+    if (u->te.seen && strcmp(u->te.normal, "chunked") != 0)
+        return 0;
+    if (!is_html(conn_header(&u->head, "content-type")) || body_coding(&u->head) < 0)
+        return 0;
+    if (x->d.reason == BROCK_WHY_DISABLED)
+        return 0;
+    return brock_send_signals(c->px->engine, x->site_known ? x->site : NULL);
+}
+
+int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_close)
+{
+    struct exchange *x = &c->c_ex;
+    struct conn_inject *j;
+    int coding;
+
+    if (!wants_script(c))
+        return 0;
+    coding = body_coding(&c->c_up.head);
+    j = mem_calloc(1, sizeof(*j));
+    if (!j || (coding != DECODE_IDENTITY && !(j->dec = decoder_new((enum decode_coding)coding)))) {
+        mem_free(j);
+        return -1;
+    }
+    j->c = c;
+    buf_init(&j->csp, LIMIT_HEAD_BYTES);
+    x->inj = j;
+    /* The body's length changes: chunked to a client that reads it, until close to one that
+     * does not. */
+    if (x->client_http10) {
+        *f = FRAME_CLOSE;
+        *flags = (*flags & ~(unsigned)REWRITE_CHUNKED) | REWRITE_UNCHUNKED | REWRITE_CLOSE;
+        *must_close = 1;
+    } else {
+        *f = FRAME_CHUNKED;
+        *flags = (*flags & ~(unsigned)REWRITE_UNCHUNKED) | REWRITE_CHUNKED;
+    }
+    return 0;
+}
+
+/* Headers that describe the bytes as the origin sent them, which the client no longer gets:
+ * their length, coding and digests; and Accept-Ranges, since a range of the origin's bytes
+ * would not fit the document the client holds. */
+static int describes_bytes(const struct brock_header *h, int decoded)
+{
+    static const char *const names[] = {
+        "content-length", "content-md5", "digest", "content-digest", "repr-digest",
+        "accept-ranges",
+    };
+
+    if (decoded && http_name_is(h->name, h->name_len, "content-encoding"))
+        return 1;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (http_name_is(h->name, h->name_len, names[i]))
+            return 1;
+    return 0;
+}
+
+/* Each Content-Security-Policy header lets brock's script run (csp.h). Report-Only ones are
+ * left alone: they refuse nothing. A policy in a <meta http-equiv> element needs nothing: it
+ * applies only to what follows it in the document, and brock's script comes first in the
+ * head, before any such element can. */
+static int amend_policies(struct conn_inject *j, struct rewrite_out *o)
+{
+    size_t off[sizeof(o->h) / sizeof(o->h[0])], len[sizeof(o->h) / sizeof(o->h[0])];
+    struct buf one;
+    int rc = 0;
+
+    buf_init(&one, LIMIT_HEAD_BYTES);
+    buf_reset(&j->csp);
+    for (size_t i = 0; i < o->n && rc == 0; i++) {
+        int amended;
+
+        off[i] = len[i] = 0;
+        if (!http_name_is(o->h[i].name, o->h[i].name_len, "content-security-policy"))
+            continue;
+        amended = csp_amend(o->h[i].value, o->h[i].value_len, j->c->px->inject_hash, &one);
+        if (amended < 0 || (amended > 0 && buf_append(&j->csp, one.data, one.len) < 0)) {
+            rc = -1;
+            break;
+        }
+        off[i] = j->csp.len - one.len;
+        len[i] = amended > 0 ? one.len : 0;
+    }
+    buf_cleanup(&one);
+    /* The views are set once the buffer stops growing. */
+    for (size_t i = 0; i < o->n && rc == 0; i++) {
+        if (len[i] == 0)
+            continue;
+        o->h[i].value = j->csp.data + off[i];
+        o->h[i].value_len = len[i];
+    }
+    return rc;
+}
+
+int conn_inject_head(struct conn *c, struct rewrite_out *o)
+{
+    struct conn_inject *j = c->c_ex.inj;
+    size_t k = 0;
+
+    if (!j)
+        return 0;
+    for (size_t i = 0; i < o->n; i++)
+        if (!describes_bytes(&o->h[i], j->dec != NULL))
+            o->h[k++] = o->h[i];
+    o->n = k;
+    return amend_policies(j, o);
+}
+
+/* The injector's output to the client, in the response's framing. */
+static int on_emit(void *arg, const char *p, size_t len)
+{
+    struct conn_inject *j = arg;
+    struct side *to = &j->c->c_client;
+
+    if (j->c->c_ex.resp_frame != FRAME_CHUNKED)
+        return pump_write(to, p, len);
+    return pump_printf(to, "%zx\r\n", len) < 0 || pump_write(to, p, len) < 0 ||
+                   pump_write(to, "\r\n", 2) < 0
+               ? -1
+               : 0;
+}
+
+/* Decodes and injects p[0..len) while the client has room; what is left waits (1). Returns 0
+ * when all of it went, 1 when it waits, -1 when the connection ended. */
+static int run_piece(struct conn *c, struct conn_inject *j, const char *p, size_t len)
+{
+    const char *start = p;
+
+    j->waiting = 0;
+    if (!j->dec) {
+        /* Undecoded, a piece grows by the script at most. */
+        if (inject_feed(&j->in, p, len) == 0)
+            return 0;
+        conn_out_of_memory(c, "writing a page with brock's script");
+        return -1;
+    }
+    while (len > 0 || decoder_has_more(j->dec)) {
+        const char *why = NULL;
+        long n;
+
+        if (pump_pending(&c->c_client) >= LIMIT_PENDING_BYTES) {
+            j->left_off += (size_t)(p - start);
+            j->left_len = len;
+            j->waiting = 1;
+            return 1;
+        }
+        n = decoder_run(j->dec, &p, &len, j->out, sizeof(j->out), &why);
+        if (n < 0) {
+            conn_bad_body(c, why);
+            return -1;
+        }
+        if (n > 0 && inject_feed(&j->in, j->out, (size_t)n) < 0) {
+            conn_out_of_memory(c, "writing a page with brock's script");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int conn_inject_body(struct conn *c, const struct side_event *ev)
+{
+    struct conn_inject *j = c->c_ex.inj;
+
+    if (j->in.emit == NULL)
+        inject_init(&j->in, c->px->inject_tag, c->px->inject_tag_len, on_emit, j);
+    j->left_off = pump_piece_offset(&c->c_up, ev->at);
+    return run_piece(c, j, ev->at, ev->len);
+}
+
+int conn_inject_resume(struct conn *c)
+{
+    struct conn_inject *j = c->c_ex.inj;
+    const char *p = "";
+
+    if (!j || !j->waiting)
+        return 0;
+    if (j->left_len > 0 && !(p = pump_piece(&c->c_up, j->left_off, j->left_len))) {
+        conn_bad_body(c, "a piece of it was lost");
+        return -1;
+    }
+    return run_piece(c, j, p, j->left_len);
+}
+
+int conn_inject_end(struct conn *c)
+{
+    struct conn_inject *j = c->c_ex.inj;
+    const char *why = NULL;
+
+    if (j->in.emit == NULL)
+        inject_init(&j->in, c->px->inject_tag, c->px->inject_tag_len, on_emit, j);
+    if (j->dec && decoder_finish(j->dec, &why) < 0) {
+        conn_bad_body(c, why);
+        return -1;
+    }
+    if (inject_end(&j->in) < 0 ||
+        (c->c_ex.resp_frame == FRAME_CHUNKED && pump_write(&c->c_client, "0\r\n\r\n", 5) < 0)) {
+        conn_out_of_memory(c, "writing a page with brock's script");
+        return -1;
+    }
+    return 0;
+}

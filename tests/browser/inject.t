@@ -1,0 +1,151 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brock's script in pages, in a real browser: Chromium through `brock run --intercept` opens
+// local HTTPS pages and reads navigator.globalPrivacyControl and navigator.doNotTrack as
+// brock's script set them. A page whose Content-Security-Policy says script-src 'self' still
+// runs its own external script and still has its own inline script refused (brock added its
+// script's hash, not 'unsafe-inline'); a <meta> policy that refuses every script comes after
+// brock's script, which runs; a gzip page gets it too; with --no-inject nothing changes.
+'use strict';
+
+const { before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const https = require('node:https');
+const path = require('node:path');
+const zlib = require('node:zlib');
+const { launch } = require('./chromium.js');
+const h = require('../integration/harness.js');
+const { flat, check } = h;
+
+const tmp = h.tmpdir('inject-browser-t');
+
+function makeCerts(names) {
+  const f = (n) => path.join(tmp, n);
+  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-days', '2', '-subj', '/CN=brock inject test CA', '-keyout', f('ca.key'),
+        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
+        '-addext', 'keyUsage=critical,keyCertSign']);
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-subj', '/CN=brock inject test origin', '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
+  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
+                   'extendedKeyUsage=serverAuth\n');
+  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
+        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', '2',
+        '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
+  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
+           cert: fs.readFileSync(f('leaf.pem')) };
+}
+
+// What each page says about itself once loaded.
+const REPORT = '<script src="/report.js"></script>';
+
+// The pages: /csp (a policy of script-src 'self', an external script and an inline one of
+// its own), /meta (a <meta> policy refusing every script), /gzip (a plain page, gzip).
+function startOrigin(certs) {
+  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    res.setHeader('Cache-Control', 'no-store');
+    if (req.url === '/own.js' || req.url === '/report.js') {
+      res.setHeader('Content-Type', 'text/javascript');
+      res.end(req.url === '/own.js' ? 'window.ownRan = true;'
+        : 'document.title = JSON.stringify({ gpc: navigator.globalPrivacyControl, ' +
+          'dnt: navigator.doNotTrack, own: window.ownRan === true, ' +
+          'inline: window.inlineRan === true });');
+      return;
+    }
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    if (req.url === '/csp') {
+      res.setHeader('Content-Security-Policy', "script-src 'self'");
+      res.end('<!DOCTYPE html><html><head><title>x</title>' +
+              '<script src="/own.js"></script><script>window.inlineRan = true;</script>' +
+              `</head><body>${REPORT}</body></html>`);
+      return;
+    }
+    if (req.url === '/meta') {
+      // Nothing of the page's may run: its title says what brock's script set, read back by
+      // the test.
+      res.end('<!DOCTYPE html><html><head>' +
+              '<meta http-equiv="Content-Security-Policy" content="script-src \'none\'">' +
+              '<title>meta</title></head><body></body></html>');
+      return;
+    }
+    res.setHeader('Content-Encoding', 'gzip');
+    res.end(zlib.gzipSync('<!DOCTYPE html><html><head><title>x</title></head>' +
+                          `<body>${REPORT}</body></html>`));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: server.address().port,
+    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  })));
+}
+
+let origin, brock, plain, browser, plainBrowser;
+
+async function startBrock(name, args) {
+  const state = path.join(tmp, name);
+  const init = await h.brock(state, ['ca', 'init']);
+  assert.equal(init.code, 0, init.stderr);
+  const b = await h.startBrock({ state, args: ['-v', '--no-update', '--intercept',
+                                               '--upstream-ca', path.join(tmp, 'ca.pem'),
+                                               '--resolve', `*.test=127.0.0.1:${origin.port}`,
+                                               ...args] });
+  return [b, await launch(`127.0.0.1:${b.port}`, { ca: path.join(state, 'ca', 'ca.pem') })];
+}
+
+before(flat('setting up', async () => {
+  origin = await startOrigin(makeCerts(['site.test']));
+  [brock, browser] = await startBrock('state', []);
+  [plain, plainBrowser] = await startBrock('plain', ['--no-inject']);
+}));
+
+after(async () => {
+  for (const b of [browser, plainBrowser]) if (b) await b.close();
+  for (const b of [brock, plain]) if (b) await b.stop();
+  if (origin) await origin.close();
+});
+
+// Opens url and returns what the page's report (its title) says.
+async function report(b, url) {
+  const page = await b.context.newPage();
+  try {
+    await page.goto(url, { waitUntil: 'load', timeout: 20000 });
+    await h.waitFor('the report', async () => (await page.title()).startsWith('{'), 10000);
+    return JSON.parse(await page.title());
+  } finally {
+    await page.close();
+  }
+}
+
+check('under script-src \'self\', brock\'s script runs, the page\'s own external one too, ' +
+      'its inline one is still refused', async () => {
+  const r = await report(browser, 'https://site.test/csp');
+  assert.deepEqual(r, { gpc: true, dnt: '1', own: true, inline: false });
+}, 60000);
+
+check('a gzip page gets the script', async () => {
+  const r = await report(browser, 'https://site.test/gzip');
+  assert.equal(r.gpc, true);
+  assert.equal(r.dnt, '1');
+}, 60000);
+
+check('a <meta> policy comes after brock\'s script, which runs', async () => {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto('https://site.test/meta', { waitUntil: 'load', timeout: 20000 });
+    // The test's own evaluation is not the page's script: CSP does not refuse it.
+    const gpc = await page.evaluate(() => navigator.globalPrivacyControl);
+    assert.equal(gpc, true);
+  } finally {
+    await page.close();
+  }
+}, 60000);
+
+check('--no-inject: the page reads what Chromium says itself', async () => {
+  const r = await report(plainBrowser, 'https://site.test/csp');
+  assert.equal(r.own, true);
+  assert.equal(r.inline, false);
+  assert.notEqual(r.gpc, true);
+}, 60000);
