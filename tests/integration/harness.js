@@ -38,7 +38,9 @@ function reachable(binary, data) {
 // prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that it
 // shows as a failed test rather than as a parse error that hides the rest. prove shows only
 // "not ok" of it, so the reason also goes to standard error, which prove passes on.
-function flat(fn, name = 'setting up') {
+// flat(fn) or flat(name, fn): the name says which step failed.
+function flat(a, b) {
+  const [name, fn] = typeof a === 'string' ? [a, b] : ['setting up', a];
   return async (...args) => {
     try {
       await fn(...args);
@@ -53,7 +55,7 @@ function flat(fn, name = 'setting up') {
 }
 
 function check(name, fn, timeout = 30000) {
-  test(name, { timeout }, flat(fn, name));
+  test(name, { timeout }, flat(name, fn));
 }
 
 // Whatever happens to this process, nothing it started outlives it, and its folders go.
