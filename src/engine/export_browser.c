@@ -85,12 +85,12 @@ int brock__export_dnr(struct brock_engine *e, unsigned flags, struct buf *out)
     for (size_t i = 0; i < p.n && rc == 0; i++) {
         const struct brock__rule *r = &p.rules[i], *next = i + 1 < p.n ? r + 1 : NULL;
 
-        if (!domains && !(domains = json_array()))
+        if ((!domains && !(domains = json_array())) ||
+            json_array_append_new(domains, json_string(r->name)) < 0) {
             rc = BROCK_ENOMEM;
-        else if (json_array_append_new(domains, json_string(r->name)) < 0)
-            rc = BROCK_ENOMEM;
-        else if (!next || next->depth != r->depth || next->effect != r->effect ||
-                 next->context != r->context) {
+        } else if (!next || next->depth != r->depth || next->effect != r->effect ||
+                   next->context != r->context) {
+            /* The last name of a group of rules alike: the group's rules go out. */
             rc = dnr_group(out, &first, &id, r, domains);
             json_decref(domains);
             domains = NULL;

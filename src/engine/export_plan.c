@@ -170,7 +170,8 @@ static int make_rules(struct collect *c, struct strmap *m)
         c->v[i].name = NULL;
     }
     qsort(p->rules, p->n, sizeof(*p->rules), rule_cmp);
-    qsort(p->left_out, p->n_left_out, sizeof(*p->left_out), str_cmp);
+    if (p->n_left_out) /* qsort() takes no NULL array, even empty */
+        qsort(p->left_out, p->n_left_out, sizeof(*p->left_out), str_cmp);
     return 0;
 }
 

@@ -38,10 +38,9 @@ int brock__export_privoxy(struct brock_engine *e, unsigned flags, struct buf *ou
         int new_section = !prev || prev->depth != r->depth || prev->effect != r->effect ||
                           prev->context != r->context;
 
-        if (new_section && buf_printf(out, "\n%s\n", heading(r->effect, r->context)) < 0)
-            rc = BROCK_ENOMEM;
         /* ".name" matches the name and every name below it. */
-        else if (buf_printf(out, ".%s\n", r->name) < 0)
+        if ((new_section && buf_printf(out, "\n%s\n", heading(r->effect, r->context)) < 0) ||
+            buf_printf(out, ".%s\n", r->name) < 0)
             rc = BROCK_ENOMEM;
     }
     if (rc == 0)
