@@ -746,13 +746,44 @@ BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char
                                               void (*on_warning)(void *arg, const char *msg),
                                               void *arg, struct brock_stats *stats);
 
-/* The export formats, a NULL-terminated array of names ("pb", "hosts", "abp"). */
+/* The export formats, a NULL-terminated array of names: "pb" (Privacy Badger's JSON), then
+ * the block lists "hosts", "abp", "dnsmasq", "unbound", "rpz", "privoxy", "ubo", "adguard",
+ * "dnr" (Chromium's declarativeNetRequest) and "safari" (a WebKit content blocker). */
 BROCK_API const char *const *brock_export_formats(void);
 
+/* What a block list takes in (brock_export_with()). */
+enum brock_export_flags {
+    BROCK_EXPORT_BLOCK = 1,        /* blocked names (block, user_block) */
+    BROCK_EXPORT_COOKIEBLOCK = 2,  /* names whose cookies are stripped, in the formats that
+                                      can strip them (privoxy, dnr, safari); the others let
+                                      them load */
+    BROCK_EXPORT_LEARNED_ONLY = 4, /* only names learned here: a name whose base's sites all
+                                      came from the seed or an import is left out, unless the
+                                      user chose its action */
+};
+#define BROCK_EXPORT_DEFAULT (BROCK_EXPORT_BLOCK | BROCK_EXPORT_COOKIEBLOCK)
+
+/* Reads a list of effects as people type it ("block", "cookieblock" or both, separated by
+ * commas) into *flags (BROCK_EXPORT_BLOCK, BROCK_EXPORT_COOKIEBLOCK). Returns 0, or
+ * BROCK_EINVAL with a sentence naming the bad word and the choices in err (errlen bytes; err
+ * may be NULL), *flags then unchanged. */
+BROCK_API BROCK_NODISCARD int brock_export_actions_parse(const char *list, unsigned *flags,
+                                                         char *err, size_t errlen);
+
 /* Writes the state in format into a new buffer: *out (NUL-terminated, free with
- * brock_free()) and *len. Returns 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
+ * brock_free()) and *len. The same as brock_export_with(e, format, BROCK_EXPORT_DEFAULT, ...).
+ * Returns 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *format,
                                            char **out, size_t *len);
+
+/* brock_export() with flags (enum brock_export_flags) choosing what a block list takes in.
+ * Block lists block a base with the names below it where the format's rules reach them, and
+ * let the names below it that must load (cookieblocked, allowed by the user, posting the DNT
+ * policy) through with exceptions; output is sorted and the same for the same state. Returns
+ * 0, BROCK_EINVAL (unknown format, no effect chosen, or flags other than the default for pb:
+ * errmsg says which), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_export_with(struct brock_engine *e, const char *format,
+                                                unsigned flags, char **out, size_t *len);
 
 /* Privacy Badger's string measures, as its JavaScript computes them: over UTF-16 code units
  * (the UTF-8 input is decoded as a browser decodes it, each malformed sequence one U+FFFD). */

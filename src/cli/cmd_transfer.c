@@ -26,8 +26,23 @@ static const char export_help[] =
     "           fp_scripts), which Privacy Badger and `brock import` read back\n"
     "  hosts    a hosts file sending blocked domains to 0.0.0.0\n"
     "  abp      an Adblock Plus filter list of the blocked domains\n"
+    "  dnsmasq  dnsmasq configuration: blocked domains answer NXDOMAIN (conf-file=)\n"
+    "  unbound  Unbound local zones: blocked domains answer NXDOMAIN (include:)\n"
+    "  rpz      a DNS response policy zone (BIND, Knot Resolver, PowerDNS Recursor)\n"
+    "  privoxy  a Privoxy actions file that blocks, and strips cookies where brock does\n"
+    "  ubo      uBlock Origin dynamic filtering rules (\"My rules\")\n"
+    "  adguard  DNS filtering rules for AdGuard Home and Pi-hole\n"
+    "  dnr      a Chromium declarativeNetRequest static ruleset (JSON)\n"
+    "  safari   a WebKit (Safari) content blocker list (JSON)\n"
+    "Block lists block a domain with the names below it, and let through the names below it\n"
+    "that must load (cookieblocked, allowed by you, posting the DNT policy); cookies are\n"
+    "stripped where the format can (privoxy, dnr, safari), elsewhere such names load.\n"
     "\nOptions:\n"
     "  --format FORMAT   the format (default pb)\n"
+    "  --action LIST     block lists: what to include, block, cookieblock or both (default\n"
+    "                    block,cookieblock)\n"
+    "  --learned-only    block lists: leave out domains known only from the seed or an\n"
+    "                    import (your own choices stay)\n"
     "  -o, --output FILE write to FILE (replaced atomically, mode 0644) instead of standard\n"
     "                    output\n"
     "  -h, --help        print this help\n";
@@ -126,24 +141,36 @@ static int write_out(const struct cmd_entry *self, const char *path, const char 
 
 static int cmd_export_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256 };
+    enum { OPT_FORMAT = 256, OPT_ACTION, OPT_LEARNED_ONLY };
     static const struct option opts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"action", required_argument, NULL, OPT_ACTION},
+        {"learned-only", no_argument, NULL, OPT_LEARNED_ONLY},
         {"output", required_argument, NULL, 'o'},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
     const char *format = "pb", *output = NULL;
     struct brock_engine *e = NULL;
-    char *out = NULL;
+    unsigned flags = BROCK_EXPORT_DEFAULT, learned = 0;
+    char *out = NULL, why[160];
     size_t len = 0;
-    int c, rc, err;
+    int c, rc, err, filtered = 0;
 
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
         case OPT_FORMAT:
             format = optarg;
+            break;
+        case OPT_ACTION:
+            if (brock_export_actions_parse(optarg, &flags, why, sizeof(why)) < 0)
+                return cli_usage(self, "--action: %s", why);
+            filtered = 1;
+            break;
+        case OPT_LEARNED_ONLY:
+            learned = BROCK_EXPORT_LEARNED_ONLY;
+            filtered = 1;
             break;
         case 'o':
             output = optarg;
@@ -156,13 +183,16 @@ static int cmd_export_exec(struct cli *cli, const struct cmd_entry *self, int ar
         return cli_usage(self, "'%s': export takes no arguments", argv[optind]);
     if (!format_known(format))
         return format_unknown(self, format);
+    if (filtered && strcmp(format, "pb") == 0)
+        return cli_usage(self, "--action and --learned-only are for block lists, not pb (the "
+                               "whole state)");
     if (output && !*output)
         return cli_usage(self, "-o needs a file name");
 
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
-    err = brock_export(e, format, &out, &len);
+    err = brock_export_with(e, format, flags | learned, &out, &len);
     if (err < 0) {
         rc = cli_error(self, "cannot export as %s: %s", format, brock_engine_errmsg(e));
         goto out;
@@ -175,8 +205,9 @@ out:
 
 const struct cmd_entry cmd_export_entry = {
     .name = "export",
-    .usage = "[--format pb|hosts|abp] [-o FILE]",
-    .summary = "Write the state as Privacy Badger JSON, a hosts file or an Adblock Plus list",
+    .usage = "[--format pb|hosts|abp|dnsmasq|unbound|rpz|privoxy|ubo|adguard|dnr|safari]\n"
+             "       [--action block,cookieblock] [--learned-only] [-o FILE]",
+    .summary = "Write the state as Privacy Badger JSON or as a block list for another tool",
     .help = export_help,
     .exec = cmd_export_exec,
     .read_only = 1,

@@ -359,7 +359,9 @@ int brock_import(struct brock_engine *e, const char *name, const char *json, siz
 
 /* The export formats, in the order they are offered: the one list of them. Each name is its
  * writer's: FORMAT(pb) is written by brock__export_pb(). */
-#define EXPORT_FORMATS(FORMAT) FORMAT(pb) FORMAT(hosts) FORMAT(abp)
+#define EXPORT_FORMATS(FORMAT) \
+    FORMAT(pb) FORMAT(hosts) FORMAT(abp) FORMAT(dnsmasq) FORMAT(unbound) FORMAT(rpz) \
+    FORMAT(privoxy) FORMAT(ubo) FORMAT(adguard) FORMAT(dnr) FORMAT(safari)
 
 #define EXPORTER(name) {#name, brock__export_##name},
 static const struct brock__exporter exporters[] = {EXPORT_FORMATS(EXPORTER)};
@@ -377,7 +379,7 @@ const char *const *brock_export_formats(void)
 /* The refusal of a format brock does not write, naming those it does. */
 static int export_unknown(struct brock_engine *e, const char *format)
 {
-    char list[128] = "";
+    char list[256] = "";
     size_t n = 0;
 
     for (const char *const *f = format_names; *f; f++) {
@@ -390,7 +392,41 @@ static int export_unknown(struct brock_engine *e, const char *format)
     return brock__fail(e, BROCK_EINVAL, "'%s' is not an export format (%s)", format, list);
 }
 
+int brock_export_actions_parse(const char *list, unsigned *flags, char *err, size_t errlen)
+{
+    unsigned got = 0;
+    const char *p = list;
+
+    if (err && errlen)
+        err[0] = '\0';
+    for (;;) {
+        size_t n = p ? strcspn(p, ",") : 0;
+
+        if (n == 5 && !strncmp(p, "block", n)) {
+            got |= BROCK_EXPORT_BLOCK;
+        } else if (n == 11 && !strncmp(p, "cookieblock", n)) {
+            got |= BROCK_EXPORT_COOKIEBLOCK;
+        } else {
+            if (err && errlen)
+                snprintf(err, errlen, "'%.*s' is not an action to export (block, cookieblock)",
+                         (int)(n > 64 ? 64 : n), p ? p : "");
+            return BROCK_EINVAL;
+        }
+        if (p[n] == '\0')
+            break;
+        p += n + 1;
+    }
+    *flags = got;
+    return 0;
+}
+
 int brock_export(struct brock_engine *e, const char *format, char **out, size_t *len)
+{
+    return brock_export_with(e, format, BROCK_EXPORT_DEFAULT, out, len);
+}
+
+int brock_export_with(struct brock_engine *e, const char *format, unsigned flags, char **out,
+                      size_t *len)
 {
     struct buf b;
 
@@ -400,8 +436,20 @@ int brock_export(struct brock_engine *e, const char *format, char **out, size_t 
         int rc;
         if (strcmp(format, exporters[i].name) != 0)
             continue;
+        if (flags & ~(unsigned)(BROCK_EXPORT_DEFAULT | BROCK_EXPORT_LEARNED_ONLY))
+            return brock__fail(e, BROCK_EINVAL, "export as %s: unknown flags %#x", format,
+                               flags);
+        if (!(flags & BROCK_EXPORT_DEFAULT))
+            return brock__fail(e, BROCK_EINVAL, "export as %s: no action chosen to export",
+                               format);
+        /* Privacy Badger's JSON is the whole state, to be read back: a part of it would
+         * import as a state that forgot the rest. */
+        if (exporters[i].write == brock__export_pb && flags != BROCK_EXPORT_DEFAULT)
+            return brock__fail(e, BROCK_EINVAL,
+                               "export as pb: the whole state only (choosing actions or "
+                               "learned names is for block lists)");
         buf_init(&b, (size_t)1 << 30);
-        rc = exporters[i].write(e, &b);
+        rc = exporters[i].write(e, flags, &b);
         if (rc < 0) {
             buf_cleanup(&b);
             return brock__fail(e, rc, "export as %s: %s", format, brock_strerror(rc));

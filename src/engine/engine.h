@@ -448,14 +448,69 @@ json_t *brock__settings_default(void);
 
 struct buf;
 
+/* A writer gets the engine, the export's flags (enum brock_export_flags) and the buffer to
+ * append to; returns 0, BROCK_ENOMEM. */
 struct brock__exporter {
     const char *name;
-    int (*write)(struct brock_engine *e, struct buf *out);
+    int (*write)(struct brock_engine *e, unsigned flags, struct buf *out);
 };
 
-int brock__export_pb(struct brock_engine *e, struct buf *out);
-int brock__export_hosts(struct brock_engine *e, struct buf *out);
-int brock__export_abp(struct brock_engine *e, struct buf *out);
+#define BROCK__EXPORTER(name) \
+    int brock__export_##name(struct brock_engine *e, unsigned flags, struct buf *out) \
+        BROCK_NODISCARD_INTERNAL;
+BROCK__EXPORTER(pb)
+BROCK__EXPORTER(hosts)
+BROCK__EXPORTER(abp)
+BROCK__EXPORTER(adguard)
+BROCK__EXPORTER(ubo)
+BROCK__EXPORTER(dnsmasq)
+BROCK__EXPORTER(unbound)
+BROCK__EXPORTER(rpz)
+BROCK__EXPORTER(privoxy)
+BROCK__EXPORTER(dnr)
+BROCK__EXPORTER(safari)
+#undef BROCK__EXPORTER
+
+/* export_plan.c: what a block list must say, computed once for every format. A rule names
+ * a domain and what the format must do there; unless the format names hosts one by one, the
+ * rule reaches the names below it too, except where a deeper rule says otherwise. */
+struct brock__rule {
+    char *name;
+    enum brock_effect effect;  /* what the rule does at name and below */
+    enum brock_effect context; /* what the rules above it do there: BROCK_PASS when none */
+    unsigned depth;            /* rules above it */
+};
+
+struct brock__plan {
+    struct brock__rule *rules; /* by depth, context, effect, then name */
+    size_t n;
+    size_t counts[BROCK_DENY + 1]; /* rules per effect */
+    char **left_out;           /* names no domain rule can name (IP addresses), sorted */
+    size_t n_left_out;
+};
+
+enum brock__plan_flags {
+    BROCK__PLAN_STRIP = 1, /* the format strips cookies: cookieblock is a rule of its own */
+    BROCK__PLAN_EACH = 2,  /* the format's rules name one host each (a hosts file): every
+                              blocked name is a rule, and nothing needs an exception */
+};
+
+/* Computes the plan for an export with flags (enum brock_export_flags) in a format that can
+ * do plan_flags (enum brock__plan_flags) into *p (brock__plan_cleanup() it, even on
+ * failure). Returns 0, BROCK_ENOMEM. */
+int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flags,
+                      struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
+void brock__plan_cleanup(struct brock__plan *p);
+
+/* The comment lines that open a block list: brock's version, what the list is (about) and
+ * how many rules of each kind it holds, each line started with mark ("#", "!", ";"). Returns
+ * 0, BROCK_ENOMEM. */
+int brock__plan_header(struct buf *out, const char *mark, const char *about,
+                       const struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
+
+/* One comment line per name left out of p, started with mark. Returns 0, BROCK_ENOMEM. */
+int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__plan *p)
+    BROCK_NODISCARD_INTERNAL;
 
 /* ---- sitefix.c: Privacy Badger's site fixes (pbconfig.json "sitefixes") ---- */
 

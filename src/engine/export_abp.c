@@ -1,37 +1,88 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Export as an Adblock Plus filter list: blocked names as third-party blocking rules, and
- * names the user (or a DNT policy) allowed beneath a blocked base as exceptions. Adblock Plus
- * has no rule that strips cookies only, so cookieblocked names appear as comments.
+ * Export as filter lists that block a domain with the names below it and let names below it
+ * through with exceptions: Adblock Plus, AdGuard Home's (and Pi-hole's) DNS rules, and uBlock
+ * Origin's dynamic filtering rules. None of them strips cookies alone, so cookieblocked names
+ * are let through, as they must load.
  */
 #include "engine/engine.h"
 
 #include "util/buf.h"
 
-static int write_rule(void *arg, const struct brock_tracker *t)
-{
-    struct buf *out = arg;
-    int r = 0;
+/* One format: the line of a rule at each depth it can say (an exception in Adblock Plus
+ * wins over any block, so a name blocked again below an exception cannot be said there). */
+struct list_format {
+    const char *mark; /* starts a comment; NULL: the format has none */
+    const char *about;
+    struct {
+        const char *pre, *post; /* around the name, for a rule at depth 0, 1, ... */
+    } lines[4];                 /* pre NULL: past what the format can say */
+};
 
-    switch (brock_action_effect(t->action)) {
-    case BROCK_DENY:
-        r = buf_printf(out, "||%s^$third-party\n", t->domain);
-        break;
-    case BROCK_STRIP_COOKIES:
-        r = buf_printf(out, "! cookieblock: %s\n", t->domain);
-        break;
-    case BROCK_PASS:
-        if (t->action == BROCK_USER_ALLOW || t->action == BROCK_DNT)
-            r = buf_printf(out, "@@||%s^$third-party\n", t->domain);
-        break;
+static const struct list_format abp = {
+    "!", "an Adblock Plus filter list",
+    {{"||", "^$third-party"}, {"@@||", "^$third-party"}, {NULL, NULL}, {NULL, NULL}},
+};
+
+/* AdGuard's $important wins over exceptions without it, which gives two more depths. */
+static const struct list_format adguard = {
+    "!", "DNS filtering rules for AdGuard Home and Pi-hole",
+    {{"||", "^"}, {"@@||", "^"}, {"||", "^$important"}, {"@@||", "^$important"}},
+};
+
+static int write_list(struct brock_engine *e, unsigned flags, struct buf *out,
+                      const struct list_format *f)
+{
+    struct brock__plan p;
+    int rc = brock__plan_build(e, flags, 0, &p);
+
+    if (rc == 0)
+        rc = brock__plan_header(out, f->mark, f->about, &p);
+    for (size_t i = 0; i < p.n && rc == 0; i++) {
+        const struct brock__rule *r = &p.rules[i];
+
+        if (r->depth < sizeof(f->lines) / sizeof(f->lines[0]) && f->lines[r->depth].pre) {
+            if (buf_printf(out, "%s%s%s\n", f->lines[r->depth].pre, r->name,
+                           f->lines[r->depth].post) < 0)
+                rc = BROCK_ENOMEM;
+        } else if (buf_printf(out, "%s left out: %s %s (an exception above it wins here)\n",
+                              f->mark, r->effect == BROCK_DENY ? "block" : "exception",
+                              r->name) < 0) {
+            rc = BROCK_ENOMEM;
+        }
     }
-    return r < 0 ? BROCK_ENOMEM : 0;
+    if (rc == 0)
+        rc = brock__plan_left_out(out, f->mark, &p);
+    brock__plan_cleanup(&p);
+    return rc;
 }
 
-int brock__export_abp(struct brock_engine *e, struct buf *out)
+int brock__export_abp(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    if (buf_printf(out, "[Adblock Plus 2.0]\n! Title: brock: trackers learned across sites\n"
-                        "! Version: %s\n", BROCK_VERSION) < 0)
+    if (buf_puts(out, "[Adblock Plus 2.0]\n! Title: brock: trackers learned across sites\n") <
+        0)
         return BROCK_ENOMEM;
-    return brock_trackers_each(e, NULL, 0, write_rule, out);
+    return write_list(e, flags, out, &abp);
+}
+
+int brock__export_adguard(struct brock_engine *e, unsigned flags, struct buf *out)
+{
+    return write_list(e, flags, out, &adguard);
+}
+
+/* uBlock Origin's rules have no comments (its "My rules" pane keeps only rules), and the
+ * most specific host's rule wins, so every depth can be said: "noop" hands a name back to the
+ * filter lists, as if no rule of brock's named it. */
+int brock__export_ubo(struct brock_engine *e, unsigned flags, struct buf *out)
+{
+    struct brock__plan p;
+    int rc = brock__plan_build(e, flags, 0, &p);
+
+    for (size_t i = 0; i < p.n && rc == 0; i++) {
+        if (buf_printf(out, "* %s * %s\n", p.rules[i].name,
+                       p.rules[i].effect == BROCK_DENY ? "block" : "noop") < 0)
+            rc = BROCK_ENOMEM;
+    }
+    brock__plan_cleanup(&p);
+    return rc;
 }

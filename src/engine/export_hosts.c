@@ -1,27 +1,27 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Export as a hosts file: every name whose resolved action blocks it, pointed at 0.0.0.0.
- * Cookieblocked names must still load, so they are left out (a hosts file cannot strip
- * cookies); user-allowed names under a blocked base cannot be expressed and are listed as
- * comments.
+ * Export as a hosts file: every name whose resolved action blocks it, pointed at 0.0.0.0. A
+ * hosts line names one host, never the names below it, so a cookieblocked or allowed name
+ * below a blocked base loads as it should by not being listed.
  */
 #include "engine/engine.h"
 
 #include "util/buf.h"
 
-static int write_host(void *arg, const struct brock_tracker *t)
+int brock__export_hosts(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct buf *out = arg;
+    struct brock__plan p;
+    int rc = brock__plan_build(e, flags, BROCK__PLAN_EACH, &p);
 
-    if (brock_action_effect(t->action) == BROCK_DENY)
-        return buf_printf(out, "0.0.0.0 %s\n", t->domain) < 0 ? BROCK_ENOMEM : 0;
-    return 0;
-}
-
-int brock__export_hosts(struct brock_engine *e, struct buf *out)
-{
-    if (buf_printf(out, "# brock %s: domains blocked as tracking across sites\n",
-                   BROCK_VERSION) < 0)
-        return BROCK_ENOMEM;
-    return brock_trackers_each(e, NULL, 0, write_host, out);
+    if (rc == 0)
+        rc = brock__plan_header(out, "#", "domains blocked as tracking across sites", &p);
+    for (size_t i = 0; i < p.n && rc == 0; i++) {
+        if (p.rules[i].effect == BROCK_DENY &&
+            buf_printf(out, "0.0.0.0 %s\n", p.rules[i].name) < 0)
+            rc = BROCK_ENOMEM;
+    }
+    if (rc == 0)
+        rc = brock__plan_left_out(out, "#", &p);
+    brock__plan_cleanup(&p);
+    return rc;
 }

@@ -544,11 +544,12 @@ static int dump_cb(const char *p, size_t n, void *arg)
     return buf_append(arg, p, n) < 0 ? -1 : 0;
 }
 
-int brock__export_pb(struct brock_engine *e, struct buf *out)
+int brock__export_pb(struct brock_engine *e, unsigned flags, struct buf *out)
 {
     json_t *root = brock__export_pb_json(e);
     int rc;
 
+    (void)flags; /* brock_export_with() lets only the default through */
     if (!root)
         return BROCK_ENOMEM;
     rc = json_dump_callback(root, dump_cb, out, JSON_INDENT(2) | JSON_SORT_KEYS);

@@ -465,7 +465,8 @@ grep -Fq "'maybe' is not an action: use allow, cookieblock, block or reset" "$T/
 ok $? "a bad action is named, with the choices"
 run export --format xml
 formats=$(sed -n "s/.*--format 'xml' is not a format; the formats are //p" "$T/err")
-is "$formats" "pb, hosts, abp" "an unknown export format is named, with the formats"
+is "$formats" "pb, hosts, abp, dnsmasq, unbound, rpz, privoxy, ubo, adguard, dnr, safari" \
+    "an unknown export format is named, with the formats"
 b export --help >"$T/out" 2>&1
 missing=""
 for f in $(echo "$formats" | tr -d ,); do

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * What a block list says, whatever its format: the names to block, the names below them that
+ * must still load (Privacy Badger's point: a plain list of tracking domains breaks the sites
+ * that need a cookieblocked or allowed name of the same base), and the names whose cookies
+ * go. Computed once from the resolved actions, so that every format writes the same choices.
+ */
+#include "engine/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/buf.h"
+
+/* A name the export takes in, with what the export does there. */
+struct name {
+    char *name;
+    enum brock_effect effect;
+    int is_rule;
+};
+
+struct collect {
+    unsigned flags, plan_flags;
+    struct name *v;
+    size_t n, cap;
+    struct brock__plan *p;
+    size_t left_cap;
+};
+
+/* Whether a site of t's base was seen here rather than read from the seed or an import. */
+static int is_learned(const struct brock_tracker *t)
+{
+    for (size_t i = 0; i < t->n_evidence; i++) {
+        if (t->evidence[i].kind != BROCK_EVIDENCE_IMPORTED)
+            return 1;
+    }
+    return 0;
+}
+
+/* What the export does at t: its effect, less what the flags leave out or the format cannot
+ * do. A name left so is allowed, which is what a format without cookie stripping must do
+ * with a cookieblocked name. */
+static enum brock_effect wanted(const struct collect *c, const struct brock_tracker *t)
+{
+    enum brock_effect x = brock_action_effect(t->action);
+
+    if (x == BROCK_DENY && !(c->flags & BROCK_EXPORT_BLOCK))
+        return BROCK_PASS;
+    if (x == BROCK_STRIP_COOKIES &&
+        (!(c->flags & BROCK_EXPORT_COOKIEBLOCK) || !(c->plan_flags & BROCK__PLAN_STRIP)))
+        return BROCK_PASS;
+    return x;
+}
+
+/* A name that DNS and filter rules can name: a domain, not an IPv4 address (IPv6 addresses
+ * are no domains already). */
+static int is_domain(const char *name)
+{
+    const char *last = strrchr(name, '.');
+
+    last = last ? last + 1 : name;
+    return brock__valid_domain(name) && last[strspn(last, "0123456789")] != '\0';
+}
+
+static int on_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct collect *c = arg;
+    struct brock__plan *p = c->p;
+    enum brock_effect x = wanted(c, t);
+    char *name;
+
+    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !is_learned(t))
+        return 0;
+    if (!is_domain(t->domain)) {
+        if (x == BROCK_PASS)
+            return 0;
+        if (mem_grow(&p->left_out, &c->left_cap, p->n_left_out + 1, sizeof(char *)) < 0 ||
+            !(p->left_out[p->n_left_out] = mem_strdup(t->domain)))
+            return BROCK_ENOMEM;
+        p->n_left_out++;
+        return 0;
+    }
+    if (mem_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0 || !(name = mem_strdup(t->domain)))
+        return BROCK_ENOMEM;
+    c->v[c->n].name = name;
+    c->v[c->n].effect = x;
+    c->v[c->n].is_rule = 0;
+    c->n++;
+    return 0;
+}
+
+/* The nearest name above name that the export takes in, or NULL. */
+static const struct name *above(const struct strmap *m, const char *name)
+{
+    for (const char *d = strchr(name, '.'); d; d = strchr(d + 1, '.')) {
+        const struct name *x = strmap_get(m, d + 1);
+        if (x)
+            return x;
+    }
+    return NULL;
+}
+
+static unsigned rules_above(const struct strmap *m, const char *name)
+{
+    unsigned n = 0;
+
+    for (const struct name *x = above(m, name); x; x = above(m, x->name))
+        n += x->is_rule != 0;
+    return n;
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+    const struct brock__rule *x = a, *y = b;
+
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    if (x->context != y->context)
+        return x->context < y->context ? -1 : 1;
+    if (x->effect != y->effect)
+        return x->effect < y->effect ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Turns the names taken in into rules: a name is a rule where its effect differs from the one
+ * the rules above it give it (any name not passed, for a format that names hosts one by
+ * one). The names become the rules'. */
+static int make_rules(struct collect *c, struct strmap *m)
+{
+    struct brock__plan *p = c->p;
+
+    for (size_t i = 0; i < c->n; i++) {
+        if (strmap_put(m, c->v[i].name, &c->v[i]) < 0)
+            return BROCK_ENOMEM;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        const struct name *up = (c->plan_flags & BROCK__PLAN_EACH) ? NULL : above(m, c->v[i].name);
+        c->v[i].is_rule = c->v[i].effect != (up ? up->effect : BROCK_PASS);
+        p->n += c->v[i].is_rule != 0;
+    }
+    p->rules = mem_calloc(p->n, sizeof(*p->rules));
+    if (!p->rules)
+        return BROCK_ENOMEM;
+    p->n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        struct brock__rule *r = &p->rules[p->n];
+        const struct name *up;
+
+        if (!c->v[i].is_rule)
+            continue;
+        up = (c->plan_flags & BROCK__PLAN_EACH) ? NULL : above(m, c->v[i].name);
+        r->effect = c->v[i].effect;
+        r->context = up ? up->effect : BROCK_PASS;
+        r->depth = (c->plan_flags & BROCK__PLAN_EACH) ? 0 : rules_above(m, c->v[i].name);
+        p->counts[r->effect]++;
+        p->n++;
+    }
+    /* The names move to the rules only now: rules_above() read them through the map. */
+    p->n = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!c->v[i].is_rule)
+            continue;
+        p->rules[p->n++].name = c->v[i].name;
+        c->v[i].name = NULL;
+    }
+    qsort(p->rules, p->n, sizeof(*p->rules), rule_cmp);
+    if (p->n_left_out) /* qsort() takes no NULL array, even empty */
+        qsort(p->left_out, p->n_left_out, sizeof(*p->left_out), str_cmp);
+    return 0;
+}
+
+int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flags,
+                      struct brock__plan *p)
+{
+    struct collect c = {.flags = flags, .plan_flags = plan_flags, .p = p};
+    struct strmap m;
+    int rc;
+
+    memset(p, 0, sizeof(*p));
+    strmap_init(&m);
+    rc = brock_trackers_each(e, NULL, 0, on_tracker, &c);
+    if (rc == 0)
+        rc = make_rules(&c, &m);
+    strmap_cleanup(&m, NULL);
+    for (size_t i = 0; i < c.n; i++)
+        mem_free(c.v[i].name);
+    mem_free(c.v);
+    return rc < 0 ? rc : 0;
+}
+
+void brock__plan_cleanup(struct brock__plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        mem_free(p->rules[i].name);
+    for (size_t i = 0; i < p->n_left_out; i++)
+        mem_free(p->left_out[i]);
+    mem_free(p->rules);
+    mem_free(p->left_out);
+    memset(p, 0, sizeof(*p));
+}
+
+int brock__plan_header(struct buf *out, const char *mark, const char *about,
+                       const struct brock__plan *p)
+{
+    int r = buf_printf(out, "%s brock %s: %s\n%s blocked: %zu, cookies stripped: %zu, "
+                            "exceptions: %zu\n",
+                       mark, BROCK_VERSION, about, mark, p->counts[BROCK_DENY],
+                       p->counts[BROCK_STRIP_COOKIES], p->counts[BROCK_PASS]);
+
+    return r < 0 ? BROCK_ENOMEM : 0;
+}
+
+int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__plan *p)
+{
+    for (size_t i = 0; i < p->n_left_out; i++) {
+        if (buf_printf(out, "%s left out: %s (an address, not a domain name)\n", mark,
+                       p->left_out[i]) < 0)
+            return BROCK_ENOMEM;
+    }
+    return 0;
+}

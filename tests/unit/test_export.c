@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Golden tests of the block list exports: one state holding every case a list must get right
+ * (a blocked base with a cookieblocked and a DNT name below it, a user-allowed name below
+ * another blocked base with a name blocked again below that, a cookieblocked base, the
+ * user's blocks, an address, a base known from an import only) and the exact text of each
+ * format, with its filters. */
+#include "test.h"
+
+#include <string.h>
+
+#include "engine/engine.h"
+
+static void yellowlist(struct brock_engine *e, const char *d)
+{
+    assert_int_equal(strmap_put(&e->lists.yellow, d, (void *)1), 0);
+    assert_int_equal(brock__strvec_push(&e->lists.yellow_order, d), 0);
+}
+
+/* host seen with an identifying cookie on three sites: learned here, and blocked (or
+ * cookieblocked, when yellowlisted). */
+static void learn(struct brock_engine *e, const char *host)
+{
+    static const char *const sites[] = {"news.example", "shop.example", "mail.example"};
+    struct brock_header h = {"Cookie", 6, "uid=8f3a9b2c1d7e", 16};
+
+    for (size_t i = 0; i < 3; i++) {
+        struct brock_observation o = {.host = host, .site = sites[i], .headers = &h,
+                                      .n_headers = 1, .time_ms = 1700000000000};
+        assert_int_equal(brock_observe(e, &o, NULL), 0);
+    }
+}
+
+static struct brock_engine *state(void)
+{
+    static const char seed[] =
+        "{\"action_map\": {}, \"snitch_map\": "
+        "{\"seeded.example\": [\"news.example\", \"shop.example\", \"mail.example\"]}}";
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    char err[256];
+
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    yellowlist(e, "cdn.tracker.example");
+    yellowlist(e, "yellow.example");
+    learn(e, "px.tracker.example");
+    learn(e, "static.yellow.example");
+    learn(e, "ads.other.example");
+    assert_int_equal(brock_import(e, "seed", seed, strlen(seed), NULL), 0);
+    assert_int_equal(brock_dnt_record(e, "dnt.tracker.example", 1), 0);
+    assert_int_equal(brock_set_user_action(e, "login.other.example", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_set_user_action(e, "x.login.other.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "evil.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "203.0.113.7", BROCK_USER_BLOCK), 0);
+    return e;
+}
+
+static void expect(struct brock_engine *e, const char *format, unsigned flags, const char *want)
+{
+    char *out = NULL, *again = NULL;
+    size_t len = 0, len2 = 0;
+
+    assert_int_equal(brock_export_with(e, format, flags, &out, &len), 0);
+    assert_int_equal(strlen(out), len);
+    if (strcmp(out, want) != 0)
+        print_message("# %s got:\n%s", format, out);
+    assert_string_equal(out, want);
+    /* The same state writes the same bytes. */
+    assert_int_equal(brock_export_with(e, format, flags, &again, &len2), 0);
+    assert_string_equal(again, out);
+    brock_free(out);
+    brock_free(again);
+}
+
+/* Filter lists and hosts files: cookieblocked names load, as none of them can strip cookies. */
+static void test_filter_lists(void **unused)
+{
+    struct brock_engine *e = state();
+
+    (void)unused;
+    /* One host a line: every blocked name, and nothing below it that must load, which
+     * therefore loads. */
+    expect(e, "hosts", BROCK_EXPORT_DEFAULT,
+           "# brock " BROCK_VERSION ": domains blocked as tracking across sites\n"
+           "# blocked: 7, cookies stripped: 0, exceptions: 0\n"
+           "0.0.0.0 ads.other.example\n"
+           "0.0.0.0 evil.example\n"
+           "0.0.0.0 other.example\n"
+           "0.0.0.0 px.tracker.example\n"
+           "0.0.0.0 seeded.example\n"
+           "0.0.0.0 tracker.example\n"
+           "0.0.0.0 x.login.other.example\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    /* An exception in Adblock Plus wins over every block: the name blocked again below
+     * one cannot be said. */
+    expect(e, "abp", BROCK_EXPORT_DEFAULT,
+           "[Adblock Plus 2.0]\n"
+           "! Title: brock: trackers learned across sites\n"
+           "! brock " BROCK_VERSION ": an Adblock Plus filter list\n"
+           "! blocked: 5, cookies stripped: 0, exceptions: 3\n"
+           "||evil.example^$third-party\n"
+           "||other.example^$third-party\n"
+           "||seeded.example^$third-party\n"
+           "||tracker.example^$third-party\n"
+           "@@||cdn.tracker.example^$third-party\n"
+           "@@||dnt.tracker.example^$third-party\n"
+           "@@||login.other.example^$third-party\n"
+           "! left out: block x.login.other.example (an exception above it wins here)\n"
+           "! left out: 203.0.113.7 (an address, not a domain name)\n");
+    /* $important says it. */
+    expect(e, "adguard", BROCK_EXPORT_DEFAULT,
+           "! brock " BROCK_VERSION ": DNS filtering rules for AdGuard Home and Pi-hole\n"
+           "! blocked: 5, cookies stripped: 0, exceptions: 3\n"
+           "||evil.example^\n"
+           "||other.example^\n"
+           "||seeded.example^\n"
+           "||tracker.example^\n"
+           "@@||cdn.tracker.example^\n"
+           "@@||dnt.tracker.example^\n"
+           "@@||login.other.example^\n"
+           "||x.login.other.example^$important\n"
+           "! left out: 203.0.113.7 (an address, not a domain name)\n");
+    /* The most specific host wins; no comments. */
+    expect(e, "ubo", BROCK_EXPORT_DEFAULT,
+           "* evil.example * block\n"
+           "* other.example * block\n"
+           "* seeded.example * block\n"
+           "* tracker.example * block\n"
+           "* cdn.tracker.example * noop\n"
+           "* dnt.tracker.example * noop\n"
+           "* login.other.example * noop\n"
+           "* x.login.other.example * block\n");
+    brock_engine_free(e);
+}
+
+/* DNS: a block answers NXDOMAIN below the name too; the more specific rule wins. */
+static void test_dns(void **unused)
+{
+    struct brock_engine *e = state();
+
+    (void)unused;
+    expect(e, "dnsmasq", BROCK_EXPORT_DEFAULT,
+           "# brock " BROCK_VERSION ": dnsmasq configuration (conf-file=)\n"
+           "# blocked: 5, cookies stripped: 0, exceptions: 3\n"
+           "address=/evil.example/\n"
+           "address=/other.example/\n"
+           "address=/seeded.example/\n"
+           "address=/tracker.example/\n"
+           "server=/cdn.tracker.example/#\n"
+           "server=/dnt.tracker.example/#\n"
+           "server=/login.other.example/#\n"
+           "address=/x.login.other.example/\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    expect(e, "unbound", BROCK_EXPORT_DEFAULT,
+           "# brock " BROCK_VERSION ": Unbound configuration (include:)\n"
+           "# blocked: 5, cookies stripped: 0, exceptions: 3\n"
+           "server:\n"
+           "local-zone: \"evil.example.\" always_nxdomain\n"
+           "local-zone: \"other.example.\" always_nxdomain\n"
+           "local-zone: \"seeded.example.\" always_nxdomain\n"
+           "local-zone: \"tracker.example.\" always_nxdomain\n"
+           "local-zone: \"cdn.tracker.example.\" transparent\n"
+           "local-zone: \"dnt.tracker.example.\" transparent\n"
+           "local-zone: \"login.other.example.\" transparent\n"
+           "local-zone: \"x.login.other.example.\" always_nxdomain\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    expect(e, "rpz", BROCK_EXPORT_DEFAULT,
+           "; brock " BROCK_VERSION ": a response policy zone (RPZ), under any zone name\n"
+           "; blocked: 5, cookies stripped: 0, exceptions: 3\n"
+           "$TTL 300\n"
+           "@ IN SOA localhost. root.localhost. 1 3600 600 86400 300\n"
+           "@ IN NS localhost.\n"
+           "evil.example CNAME .\n"
+           "*.evil.example CNAME .\n"
+           "other.example CNAME .\n"
+           "*.other.example CNAME .\n"
+           "seeded.example CNAME .\n"
+           "*.seeded.example CNAME .\n"
+           "tracker.example CNAME .\n"
+           "*.tracker.example CNAME .\n"
+           "cdn.tracker.example CNAME rpz-passthru.\n"
+           "*.cdn.tracker.example CNAME rpz-passthru.\n"
+           "dnt.tracker.example CNAME rpz-passthru.\n"
+           "*.dnt.tracker.example CNAME rpz-passthru.\n"
+           "login.other.example CNAME rpz-passthru.\n"
+           "*.login.other.example CNAME rpz-passthru.\n"
+           "x.login.other.example CNAME .\n"
+           "*.x.login.other.example CNAME .\n"
+           "; left out: 203.0.113.7 (an address, not a domain name)\n");
+    brock_engine_free(e);
+}
+
+/* The formats that strip cookies: cookieblock is a rule of its own, at the base and
+ * below a block. */
+static void test_strip(void **unused)
+{
+    struct brock_engine *e = state();
+
+    (void)unused;
+    /* The last section that matches wins: sections go from the least specific. */
+    expect(e, "privoxy", BROCK_EXPORT_DEFAULT,
+           "# brock " BROCK_VERSION ": a Privoxy actions file (actionsfile)\n"
+           "# blocked: 5, cookies stripped: 2, exceptions: 2\n"
+           "\n"
+           "{ +crunch-incoming-cookies +crunch-outgoing-cookies }\n"
+           ".yellow.example\n"
+           "\n"
+           "{ +block{brock: tracker learned across sites} +handle-as-image }\n"
+           ".evil.example\n"
+           ".other.example\n"
+           ".seeded.example\n"
+           ".tracker.example\n"
+           "\n"
+           "{ -block }\n"
+           ".dnt.tracker.example\n"
+           ".login.other.example\n"
+           "\n"
+           "{ -block +crunch-incoming-cookies +crunch-outgoing-cookies }\n"
+           ".cdn.tracker.example\n"
+           "\n"
+           "{ +block{brock: tracker learned across sites} +handle-as-image }\n"
+           ".x.login.other.example\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    expect(e, "dnr", BROCK_EXPORT_DEFAULT,
+           "[\n"
+           "{\"id\": 1, \"priority\": 2, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
+           "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
+           "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
+           "Domains\": [\"yellow.example\"], \"domainType\": \"thirdParty\"}},\n"
+           "{\"id\": 2, \"priority\": 1, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
+           "questDomains\": [\"evil.example\", \"other.example\", \"seeded.example\", \"tracker."
+           "example\"], \"domainType\": \"thirdParty\"}},\n"
+           "{\"id\": 3, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
+           "questDomains\": [\"dnt.tracker.example\", \"login.other.example\"], \"domainType\": "
+           "\"thirdParty\"}},\n"
+           "{\"id\": 4, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
+           "questDomains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
+           "{\"id\": 5, \"priority\": 4, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
+           "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
+           "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
+           "Domains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
+           "{\"id\": 6, \"priority\": 5, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
+           "questDomains\": [\"x.login.other.example\"], \"domainType\": \"thirdParty\"}}\n"
+           "]\n");
+    expect(e, "safari", BROCK_EXPORT_DEFAULT,
+           "[\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?yellow\\\\.example[:/]\", "
+           "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block-cookies\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?evil\\\\.example[:/]\", \"l"
+           "oad-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?other\\\\.example[:/]\", \""
+           "load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?seeded\\\\.example[:/]\", "
+           "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?tracker\\\\.example[:/]\", "
+           "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?dnt\\\\.tracker\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
+           "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?login\\\\.other\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
+           "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?cdn\\\\.tracker\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
+           "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?cdn\\\\.tracker\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block-cookies\"}"
+           "},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?x\\\\.login\\\\.other\\\\.e"
+           "xample[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}}"
+           "\n"
+           "]\n");
+    brock_engine_free(e);
+}
+
+/* --action and --learned-only. */
+static void test_filters(void **unused)
+{
+    struct brock_engine *e = state();
+
+    (void)unused;
+    /* Blocks alone: a cookieblocked name below a block is let through all the same. */
+    expect(e, "privoxy", BROCK_EXPORT_BLOCK,
+           "# brock " BROCK_VERSION ": a Privoxy actions file (actionsfile)\n"
+           "# blocked: 5, cookies stripped: 0, exceptions: 3\n"
+           "\n"
+           "{ +block{brock: tracker learned across sites} +handle-as-image }\n"
+           ".evil.example\n"
+           ".other.example\n"
+           ".seeded.example\n"
+           ".tracker.example\n"
+           "\n"
+           "{ -block }\n"
+           ".cdn.tracker.example\n"
+           ".dnt.tracker.example\n"
+           ".login.other.example\n"
+           "\n"
+           "{ +block{brock: tracker learned across sites} +handle-as-image }\n"
+           ".x.login.other.example\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    expect(e, "safari", BROCK_EXPORT_BLOCK,
+           "[\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?evil\\\\.example[:/]\", \"l"
+           "oad-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?other\\\\.example[:/]\", \""
+           "load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?seeded\\\\.example[:/]\", "
+           "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?tracker\\\\.example[:/]\", "
+           "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?cdn\\\\.tracker\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
+           "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?dnt\\\\.tracker\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
+           "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?login\\\\.other\\\\.example"
+           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
+           "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?x\\\\.login\\\\.other\\\\.e"
+           "xample[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}}"
+           "\n"
+           "]\n");
+    /* Cookieblocks alone: below a block that is not written, they stand on their own. */
+    expect(e, "privoxy", BROCK_EXPORT_COOKIEBLOCK,
+           "# brock " BROCK_VERSION ": a Privoxy actions file (actionsfile)\n"
+           "# blocked: 0, cookies stripped: 2, exceptions: 0\n"
+           "\n"
+           "{ +crunch-incoming-cookies +crunch-outgoing-cookies }\n"
+           ".cdn.tracker.example\n"
+           ".yellow.example\n");
+    expect(e, "dnr", BROCK_EXPORT_COOKIEBLOCK,
+           "[\n"
+           "{\"id\": 1, \"priority\": 2, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
+           "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
+           "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
+           "Domains\": [\"cdn.tracker.example\", \"yellow.example\"], \"domainType\": \"thirdPar"
+           "ty\"}}\n"
+           "]\n");
+    /* Learned only: the base known from an import goes; the user's choices stay. */
+    expect(e, "dnsmasq", BROCK_EXPORT_DEFAULT | BROCK_EXPORT_LEARNED_ONLY,
+           "# brock " BROCK_VERSION ": dnsmasq configuration (conf-file=)\n"
+           "# blocked: 4, cookies stripped: 0, exceptions: 3\n"
+           "address=/evil.example/\n"
+           "address=/other.example/\n"
+           "address=/tracker.example/\n"
+           "server=/cdn.tracker.example/#\n"
+           "server=/dnt.tracker.example/#\n"
+           "server=/login.other.example/#\n"
+           "address=/x.login.other.example/\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    expect(e, "hosts", BROCK_EXPORT_BLOCK | BROCK_EXPORT_LEARNED_ONLY,
+           "# brock " BROCK_VERSION ": domains blocked as tracking across sites\n"
+           "# blocked: 6, cookies stripped: 0, exceptions: 0\n"
+           "0.0.0.0 ads.other.example\n"
+           "0.0.0.0 evil.example\n"
+           "0.0.0.0 other.example\n"
+           "0.0.0.0 px.tracker.example\n"
+           "0.0.0.0 tracker.example\n"
+           "0.0.0.0 x.login.other.example\n"
+           "# left out: 203.0.113.7 (an address, not a domain name)\n");
+    brock_engine_free(e);
+}
+
+/* Bad requests fail with a sentence and hand nothing out. */
+static void test_refusals(void **unused)
+{
+    struct brock_engine *e = state();
+    unsigned flags = 99;
+    char *out = NULL, err[160];
+    size_t len = 7;
+
+    (void)unused;
+    assert_int_equal(brock_export_with(e, "bind", BROCK_EXPORT_DEFAULT, &out, &len),
+                     BROCK_EINVAL);
+    assert_null(out);
+    assert_int_equal(len, 0);
+    assert_string_equal(brock_engine_errmsg(e),
+                        "'bind' is not an export format (pb, hosts, abp, dnsmasq, unbound, rpz, "
+                        "privoxy, ubo, adguard, dnr, safari)");
+    assert_int_equal(brock_export_with(e, "dnsmasq", BROCK_EXPORT_LEARNED_ONLY, &out, &len),
+                     BROCK_EINVAL);
+    assert_string_equal(brock_engine_errmsg(e), "export as dnsmasq: no action chosen to export");
+    assert_int_equal(brock_export_with(e, "pb", BROCK_EXPORT_BLOCK, &out, &len), BROCK_EINVAL);
+    assert_null(out);
+    assert_int_equal(brock_export_with(e, "hosts", 64, &out, &len), BROCK_EINVAL);
+    assert_null(out);
+
+    assert_int_equal(brock_export_actions_parse("block", &flags, err, sizeof(err)), 0);
+    assert_int_equal(flags, BROCK_EXPORT_BLOCK);
+    assert_int_equal(brock_export_actions_parse("cookieblock,block", &flags, NULL, 0), 0);
+    assert_int_equal(flags, BROCK_EXPORT_DEFAULT);
+    static const char *const bad[] = {"", "allow", "block,", ",block", "block,,cookieblock",
+                                      "Block", "block cookieblock"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        flags = 99;
+        assert_int_equal(brock_export_actions_parse(bad[i], &flags, err, sizeof(err)),
+                         BROCK_EINVAL);
+        assert_int_equal(flags, 99);
+        assert_non_null(strstr(err, "is not an action to export (block, cookieblock)"));
+    }
+    assert_int_equal(brock_export_actions_parse(NULL, &flags, err, sizeof(err)), BROCK_EINVAL);
+    assert_string_equal(err, "'' is not an action to export (block, cookieblock)");
+    brock_engine_free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_filter_lists),
+        cmocka_unit_test(test_dns),
+        cmocka_unit_test(test_strip),
+        cmocka_unit_test(test_filters),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
