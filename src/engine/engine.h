@@ -338,6 +338,12 @@ struct brock__evidence_in {
 int brock__record_prevalence(struct brock_engine *e, const char *fqdn, const char *base,
                              const char *site, const struct brock__evidence_in *ev);
 
+/* Ends an observation: r as brock__record_prevalence() returned it (0 for nothing) told in
+ * learned (may be NULL) for the tracker base. Returns 0, or r failed (out of memory) with the
+ * engine's message set. */
+int brock__learned_tell(struct brock_engine *e, struct brock_learned *learned, int r,
+                        const char *base);
+
 /* updateTrackerPrevalence: record only if the best action is noaction or allow. */
 int brock__update_tracker_prevalence(struct brock_engine *e, const char *fqdn, const char *base,
                                      const char *site, const struct brock__evidence_in *ev);

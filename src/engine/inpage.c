@@ -101,10 +101,7 @@ int brock_observe_page(struct brock_engine *e, const struct brock_page_signal *s
     const char *fqdn, *cname;
     int r;
 
-    if (learned) {
-        learned->recorded = learned->blocked = 0;
-        learned->tracker[0] = '\0';
-    }
+    brock__learned_tell(e, learned, 0, NULL);
     if (!s || (s->kind != BROCK_PAGE_CANVAS && s->kind != BROCK_PAGE_SUPERCOOKIE) || !s->url ||
         !s->site || (s->n_items && !s->items))
         return BROCK_EINVAL;
@@ -124,12 +121,5 @@ int brock_observe_page(struct brock_engine *e, const struct brock_page_signal *s
     if (!*base || !*site || !brock__is_third_party_domain(e, base, site))
         return 0;
     r = record(e, s, fqdn, base, site);
-    if (r < 0)
-        return brock__fail(e, r, "out of memory while learning");
-    if (learned && r > 0) {
-        learned->recorded = 1;
-        learned->blocked = r == 2;
-        memcpy(learned->tracker, base, strlen(base) + 1);
-    }
-    return 0;
+    return brock__learned_tell(e, learned, r, base);
 }

@@ -217,6 +217,19 @@ int brock__update_tracker_prevalence(struct brock_engine *e, const char *fqdn, c
     return brock__record_prevalence(e, fqdn, base, site, ev);
 }
 
+int brock__learned_tell(struct brock_engine *e, struct brock_learned *learned, int r,
+                        const char *base)
+{
+    if (r < 0)
+        return brock__fail(e, r, "out of memory while learning");
+    if (learned) {
+        learned->recorded = r > 0;
+        learned->blocked = r == 2;
+        snprintf(learned->tracker, sizeof(learned->tracker), "%s", r > 0 ? base : "");
+    }
+    return 0;
+}
+
 static int is_ows(char ch)
 {
     return ch == ' ' || ch == '\t';
@@ -290,10 +303,7 @@ int brock_observe(struct brock_engine *e, const struct brock_observation *o,
     enum brock_action a;
     int r;
 
-    if (learned) {
-        learned->recorded = learned->blocked = 0;
-        learned->tracker[0] = '\0';
-    }
+    brock__learned_tell(e, learned, 0, NULL);
     if (!e->learn || !o->host || !o->site || !*o->site)
         return 0;
     if (brock_host_normalize(o->host, strlen(o->host), host) < 0 ||
@@ -348,12 +358,5 @@ int brock_observe(struct brock_engine *e, const struct brock_observation *o,
         ev.detail = cookie;
         r = brock__record_prevalence(e, fqdn, base, site, &ev);
     }
-    if (r < 0)
-        return brock__fail(e, r, "out of memory while learning");
-    if (learned && r > 0) {
-        learned->recorded = 1;
-        learned->blocked = r == 2;
-        memcpy(learned->tracker, base, strlen(base) + 1);
-    }
-    return 0;
+    return brock__learned_tell(e, learned, r, base);
 }

@@ -160,17 +160,6 @@ static void learn(struct brock_engine *e, json_t *doc, struct run *r)
     json_decref(doc);
 }
 
-static struct brock_engine *open_memory(void)
-{
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[256];
-
-    cfg.no_seed = 1;
-    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
-    return e;
-}
-
 /* The sites tracker (a base domain) was seen on, comma-joined, in the order seen. */
 static const char *sites(struct brock_engine *e, const char *tracker)
 {
@@ -204,7 +193,7 @@ static json_t *nth(json_t *doc, size_t i)
  * tracker too. */
 static void test_playwright_one_page(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     char *text = NULL;
     size_t len = 0;
     struct run r;
@@ -241,7 +230,7 @@ static void test_sec_fetch_one_page(void **state)
         {"p", 21, "https://px.tracker.net/c", "image", NULL, NULL, "https://www.three.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
 
     (void)state;
@@ -267,7 +256,7 @@ static void test_request_of_the_previous_page(void **state)
         {"p", 7, "https://px.other.net/a", "image", NULL, NULL, "https://www.two.com/",
          "uid=0a1b2c3d4e5f", NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
 
     (void)state;
@@ -296,7 +285,7 @@ static void test_frameref(void **state)
         {"p", 10, "http://px.tracker.net/b", NULL, "image", "frame@1", "http://www.two.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
 
     (void)state;
@@ -322,7 +311,7 @@ static void test_no_pages_frame_referer(void **state)
         {NULL, 4, "https://px.other.net/n", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d",
          NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
 
     (void)state;
@@ -347,7 +336,7 @@ static void test_page_per_navigation(void **state)
         {"page_2", 7, "https://px.tracker.net/b", "image", NULL, NULL, "https://ads.four.com/",
          NULL, "id=77aa11bb22cc; Path=/", NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
 
     (void)state;
@@ -368,7 +357,7 @@ static void test_untold_documents_keep_the_first(void **state)
         {"p", 2, "https://px.tracker.net/a", NULL, "image", NULL, "https://ads.four.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
 
     (void)state;
@@ -392,7 +381,7 @@ static const struct ent plain[] = {
 /* IE11 writes "cookies": {}: read as none, the headers learned from, one warning. */
 static void test_ie11_cookies_object(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *doc = har(plain, 3);
     struct run r;
 
@@ -433,7 +422,7 @@ static void test_pixel_cookie_arrays(void **state)
         {"c", 5, "https://px.share.net/p.gif?s=" SID "&o=" OLD, NULL, NULL, NULL,
          "https://www.three.com/", NULL, NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
     struct run r;
 
@@ -459,7 +448,7 @@ static void test_pixel_cookie_arrays(void **state)
 /* Headers, cookies and single pairs of the wrong shape are left out, the rest is read. */
 static void test_odd_lists_and_pairs(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *doc = har(plain, 3), *req = json_object_get(nth(doc, 1), "request");
     json_t *hdrs = json_object_get(req, "headers");
     struct run r;
@@ -501,7 +490,7 @@ static void test_odd_response_time_pageref(void **state)
         {"p", 3, "https://px.other.net/a", "image", NULL, NULL, "https://www.two.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *doc = har(v, 4);
     struct run r;
 
@@ -527,7 +516,7 @@ static void test_odd_response_time_pageref(void **state)
 /* Unreadable entries are skipped and counted; the others are learned from. */
 static void test_unreadable_entries(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *doc = har(plain, 3), *entries;
     struct run r;
 
@@ -564,7 +553,7 @@ static void test_not_a_har(void **state)
         "{\"log\":{\"entries\":[]}}",
         "{\"log\":{\"entries\":[\"a\", {\"request\":{}}]}}",
     };
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     size_t counts[BROCK_ACTION_COUNT], n;
     struct run r;
 
@@ -598,7 +587,7 @@ static void test_out_of_memory(void **state)
     assert_non_null(root);
     json_decref(root);
     for (k = 0;; k = k ? k + 1 : parse) {
-        struct brock_engine *e = open_memory();
+        struct brock_engine *e = test_engine_open(NULL, NULL, 1);
         struct brock_stats st;
         int rc;
 

@@ -9,16 +9,6 @@
 
 #include "engine/engine.h"
 
-static struct brock_engine *open_memory(void)
-{
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[256];
-
-    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
-    return e;
-}
-
 static int canvas(struct brock_engine *e, const char *script, const char *site)
 {
     struct brock_page_signal s = {.kind = BROCK_PAGE_CANVAS, .site = site, .url = script,
@@ -43,7 +33,7 @@ static int storage(struct brock_engine *e, const char *frame, const char *site, 
 
 static void test_canvas(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     const struct snitch *s;
     const struct tracking *t;
     const struct fp_host *f;
@@ -83,7 +73,7 @@ static void test_canvas(void **state)
 
 static void test_supercookie(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     const struct snitch *s;
 
     (void)state;
@@ -118,7 +108,7 @@ static void test_supercookie(void **state)
 
 static void test_bad_input(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_page_signal s = {.kind = BROCK_PAGE_CANVAS, .site = "a.example"};
     enum brock_page_signal_kind k;
 

@@ -7,16 +7,6 @@
 
 #include "engine/engine.h"
 
-static struct brock_engine *open_memory(void)
-{
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[256];
-
-    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
-    return e;
-}
-
 static void yellowlist(struct brock_engine *e, const char *d)
 {
     assert_int_equal(strmap_put(&e->lists.yellow, d, (void *)1), 0);
@@ -46,7 +36,7 @@ static enum brock_action best(struct brock_engine *e, const char *d)
 
 static void test_three_sites_block(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_learned l;
     struct snitch *s;
 
@@ -80,7 +70,7 @@ static void test_three_sites_block(void **state)
 
 static void test_not_evidence(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_learned l;
     struct brock_observation o = {.host = "img.eff.org",
                                   .site = "news.example",
@@ -112,7 +102,7 @@ static void test_not_evidence(void **state)
 
 static void test_set_cookie_and_beacon(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_header h = {"Set-Cookie", 10, "id=Zm9vYmFy; Path=/; HttpOnly", 29};
     struct brock_observation o = {.host = "ads.example",
                                   .site = "a.com",
@@ -191,7 +181,7 @@ static void test_learning_off(void **state)
     assert_false(seen(e, "t.example", "a.com", "uid=8f3a9b2c1d", &l));
     brock_engine_free(e);
 
-    e = open_memory();
+    e = test_engine_open(NULL, NULL, 0);
     assert_true(brock_engine_learning(e));
     assert_int_equal(json_object_set_new(e->settings, "learnLocally", json_false()), 0);
     brock__settings_changed(e);
@@ -202,7 +192,7 @@ static void test_learning_off(void **state)
 
 static void test_yellowlist_blocklist(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     /* the base itself listed: cookieblock */
@@ -229,7 +219,7 @@ static void test_yellowlist_blocklist(void **state)
 
 static void test_learned_yellowlisted_tracker(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_learned l;
 
     (void)state;
@@ -244,7 +234,7 @@ static void test_learned_yellowlisted_tracker(void **state)
 
 static void test_cname_uncloaked(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_decision d;
     struct brock_learned l;
     char *target = strdup("site-tracker.affex.example");
@@ -265,7 +255,7 @@ static void test_cname_uncloaked(void **state)
 
 static void test_threshold_via_update_prevalence(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     /* updateTrackerPrevalence records nothing once a user decided */

@@ -275,16 +275,6 @@ static void test_rule_names(void **state)
 
 /* ---- through brock_observe() ---- */
 
-static struct brock_engine *open_memory(void)
-{
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[256];
-
-    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
-    return e;
-}
-
 static int pixel_seen(struct brock_engine *e, const char *site, const char *url,
                       enum brock_resource_type type, const char *cookies)
 {
@@ -307,7 +297,7 @@ static int pixel_seen(struct brock_engine *e, const char *site, const char *url,
 
 static void test_observe(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     const struct tracking *t;
     const struct snitch *s;
 
@@ -353,7 +343,7 @@ static void test_observe(void **state)
 /* The page's URL: given, or the site when it is one, or "https://site/". */
 static void test_observe_site_url(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_header h = {"User-Agent", 10, UA, strlen(UA)};
     struct brock_observation o = {.host = "px.pixel.test",
                                   .site = "a.example",

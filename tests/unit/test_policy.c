@@ -6,16 +6,6 @@
 
 #include "engine/engine.h"
 
-static struct brock_engine *open_memory(void)
-{
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
-    char err[256];
-
-    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
-    return e;
-}
-
 static void set(struct brock_engine *e, const char *d, int heur, int user, int dnt)
 {
     struct action_entry *a = brock__action_ensure(e, d);
@@ -33,7 +23,7 @@ static enum brock_action best(struct brock_engine *e, const char *d)
 
 static void test_base_block_cascades_down_not_up(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     set(e, "example.com", BROCK_BLOCK, 0, 0);
@@ -41,7 +31,7 @@ static void test_base_block_cascades_down_not_up(void **state)
     assert_int_equal(best(e, "example.com"), BROCK_BLOCK);
     brock_engine_free(e);
 
-    e = open_memory();
+    e = test_engine_open(NULL, NULL, 0);
     set(e, "cdn.widgets.example.com", BROCK_BLOCK, 0, 0);
     assert_int_equal(best(e, "example.com"), BROCK_NOACTION);
     assert_int_equal(best(e, "widgets.example.com"), BROCK_NOACTION);
@@ -50,7 +40,7 @@ static void test_base_block_cascades_down_not_up(void **state)
 
 static void test_scores_and_ties(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     /* base block + child allow -> block */
@@ -88,7 +78,7 @@ static void test_scores_and_ties(void **state)
 
 static void test_dnt_exact_only(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     set(e, "dnt.com", BROCK_NOACTION, 0, 1);
@@ -112,7 +102,7 @@ static void test_dnt_exact_only(void **state)
 
 static void test_user_actions_win(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     set(e, "u.com", BROCK_COOKIEBLOCK, BROCK_USER_BLOCK, 0);
@@ -127,7 +117,7 @@ static void test_user_actions_win(void **state)
 
 static void test_unknown_ignored_and_walk_stops_at_base(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     assert_int_equal(brock__heur_parse("foo"), -1);
@@ -143,7 +133,7 @@ static void test_unknown_ignored_and_walk_stops_at_base(void **state)
 
 static void test_decide(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_decision d;
     char why[512];
 
@@ -188,7 +178,7 @@ static void test_decide(void **state)
 
 static void test_disabled_sites(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_decision d;
     json_t *list = json_pack("[s, s, s]", "example.com", "*.other.org", "*third.net");
 
@@ -210,7 +200,7 @@ static void test_disabled_sites(void **state)
 
 static void test_set_and_revert(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
     assert_int_equal(brock_set_user_action(e, "Ads.Example.COM", BROCK_USER_BLOCK), 0);
@@ -243,7 +233,7 @@ static int collect_site(void *arg, const char *site)
 
 static void test_settings(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     char all[256] = "";
 
     (void)state;
@@ -398,7 +388,7 @@ static void test_resource_types(void **state)
 /* brock_decide_request() decides on the URL's host, and says what type it was given. */
 static void test_decide_request(void **state)
 {
-    struct brock_engine *e = open_memory();
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
     struct brock_request r = {.url = "https://Tracker.Example:8443/a.js?x=1",
                               .site = "news.example",
                               .type = BROCK_RESOURCE_SCRIPT};
