@@ -150,10 +150,13 @@ TESTS = $(UNIT_BIN) $(wildcard tests/integration/*.t) $(wildcard tests/browser/*
 check:
 	@scripts/deps test
 	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(PUBLIC_LIB) $(UNIT_BIN)
+	@rm -f $(BUILD)/test-failures.txt
 	BROCK=$(abspath $(BIN)) BROCK_TESTDATA=$(abspath $(TESTDATA)) CMOCKA_MESSAGE_OUTPUT=TAP \
 	BROCK_TEST_DEADLINE=$$(($(TEST_DEADLINE) - 30)) \
 	BROCK_MAKE="$(MAKE) --no-print-directory -C $(CURDIR) BUILD=$(BUILD) SANITIZE=$(SANITIZE)" \
-		prove -f --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS)
+	BROCK_TEST_FAILURES=$(abspath $(BUILD))/test-failures.txt \
+		prove -f --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS) || { \
+		st=$$?; [ ! -s $(BUILD)/test-failures.txt ] || cat $(BUILD)/test-failures.txt; exit $$st; }
 
 asan:
 	@scripts/deps test

@@ -14,7 +14,6 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const https = require('node:https');
@@ -30,24 +29,6 @@ const TRACKER = 'pixel-tracker.test';
 const ANALYTICS = 'www.google-analytics.com';
 
 const tmp = h.tmpdir('https-t');
-
-function makeCerts(names) {
-  const f = (n) => path.join(tmp, n);
-  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-days', '2', '-subj', '/CN=brock browser test CA', '-keyout', f('ca.key'),
-        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign']);
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-subj', '/CN=brock browser test origin', '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
-  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
-                   'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
-        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', '2',
-        '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
-  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
-           cert: fs.readFileSync(f('leaf.pem')) };
-}
 
 // The sites: each page embeds the tracker's image (a fresh URL per page, never cached)
 // and the yellowlisted one; both images set an identifying cookie.
@@ -129,7 +110,8 @@ const state = path.join(tmp, 'state');
 
 before(flat(async () => {
   yellow = h.pickYellow();
-  const certs = makeCerts([...SITES, TRACKER, yellow, ANALYTICS]);
+  const certs = h.originCerts(tmp, [...SITES, TRACKER, yellow, ANALYTICS],
+                              'brock browser test');
   origin = await startOrigin(certs, yellow);
   brock = await startBrock(state, ['--intercept', '--upstream-ca', certs.ca,
                                    '--resolve', `*.test=127.0.0.1:${origin.port}`,

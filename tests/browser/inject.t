@@ -10,8 +10,6 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const https = require('node:https');
 const path = require('node:path');
@@ -21,24 +19,6 @@ const h = require('../integration/harness.js');
 const { flat, check } = h;
 
 const tmp = h.tmpdir('inject-browser-t');
-
-function makeCerts(names) {
-  const f = (n) => path.join(tmp, n);
-  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-days', '2', '-subj', '/CN=brock inject test CA', '-keyout', f('ca.key'),
-        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign']);
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-subj', '/CN=brock inject test origin', '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
-  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
-                   'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
-        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', '2',
-        '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
-  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
-           cert: fs.readFileSync(f('leaf.pem')) };
-}
 
 // What each page says about itself once loaded.
 const REPORT = '<script src="/report.js"></script>';
@@ -96,7 +76,7 @@ async function startBrock(name, args) {
 }
 
 before(flat('setting up', async () => {
-  origin = await startOrigin(makeCerts(['site.test']));
+  origin = await startOrigin(h.originCerts(tmp, ['site.test'], 'brock inject test'));
   [brock, browser] = await startBrock('state', []);
   [plain, plainBrowser] = await startBrock('plain', ['--no-inject']);
 }));

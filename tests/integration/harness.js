@@ -37,7 +37,7 @@ function reachable(binary, data) {
 
 // prove's TAP parser reads only one-line YAML: a failure is reported as one line, so that it
 // shows as a failed test rather than as a parse error that hides the rest. prove shows only
-// "not ok" of it, so the reason also goes to standard error, which prove passes on.
+// "not ok" of it, so the reason is also written where make check prints it.
 // flat(fn) or flat(name, fn): the name says which step failed.
 function flat(a, b) {
   const [name, fn] = typeof a === 'string' ? [a, b] : ['setting up', a];
@@ -46,8 +46,18 @@ function flat(a, b) {
       await fn(...args);
     } catch (e) {
       const text = String(e && e.message);
-      process.stderr.write(`# failed: ${name}\n${text.replace(/^/gm, '#   ')}\n`);
-      const one = new Error(text.replace(/\s*\n\s*/g, ' | '));
+      const why = `# failed: ${path.basename(process.argv[1] || '?')}: ${name}\n` +
+                  `${text.replace(/^/gm, '#   ')}\n`;
+      process.stderr.write(why);
+      // prove shows a node test file's standard error only as hidden comments: make check
+      // prints this file after prove's summary when something failed.
+      if (process.env.BROCK_TEST_FAILURES) {
+        try {
+          fs.appendFileSync(process.env.BROCK_TEST_FAILURES, why.slice(0, 4000));
+        } catch { /* the reason is on standard error too */ }
+      }
+      // Cut long, so that the reporter's quoting of it stays whole.
+      const one = new Error(text.replace(/\s*\n\s*/g, ' | ').slice(0, 2000));
       one.stack = '';
       throw one;
     }
@@ -315,3 +325,24 @@ async function linesFrom(b, action, settleMs = 200) {
   return lines.slice(start, end);
 }
 module.exports.linesFrom = linesFrom;
+
+// A throw-away CA in dir and one leaf it signed for names (an origin's TLS certificate):
+// { ca: the CA's PEM file, key, cert: the leaf's PEM bytes }.
+function originCerts(dir, names, label = 'brock test') {
+  const f = (n) => path.join(dir, n);
+  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-days', '2', '-subj', `/CN=${label} CA`, '-keyout', f('ca.key'),
+        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
+        '-addext', 'keyUsage=critical,keyCertSign']);
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-subj', `/CN=${label} origin`, '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
+  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
+                   'extendedKeyUsage=serverAuth\n');
+  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
+        '-set_serial', '0x' + require('node:crypto').randomBytes(8).toString('hex'),
+        '-days', '2', '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
+  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
+           cert: fs.readFileSync(f('leaf.pem')) };
+}
+module.exports.originCerts = originCerts;
