@@ -52,10 +52,27 @@ static int body_object(struct dash_call *x, json_t **out)
     return 0;
 }
 
-/* The name a download of an export in format is saved under. */
+/* The JSON formats: pb, and the DNR and Safari rule lists. */
+static int export_is_json(const char *format)
+{
+    return !strcmp(format, "pb") || !strcmp(format, "dnr") || !strcmp(format, "safari");
+}
+
+/* The name a download of an export in format is saved under, with the extension its reader
+ * expects: .json, dnsmasq's and unbound's .conf, the RPZ .zone, Privoxy's .action, else .txt. */
 static void export_file(const char *format, char *out, size_t size)
 {
-    snprintf(out, size, "brock-%s.%s", format, !strcmp(format, "pb") ? "json" : "txt");
+    const char *ext = "txt";
+
+    if (export_is_json(format))
+        ext = "json";
+    else if (!strcmp(format, "dnsmasq") || !strcmp(format, "unbound"))
+        ext = "conf";
+    else if (!strcmp(format, "rpz"))
+        ext = "zone";
+    else if (!strcmp(format, "privoxy"))
+        ext = "action";
+    snprintf(out, size, "brock-%s.%s", format, ext);
 }
 
 /* [{format, file}] for every export format the engine writes; NULL when out of memory. */
@@ -492,8 +509,8 @@ int dash_api_export(struct dash_call *x)
     brock_free(text);
     if (rc < 0)
         return -1;
-    x->type = !strcmp(format, "pb") ? "application/json; charset=utf-8"
-                                     : "text/plain; charset=utf-8";
+    x->type = export_is_json(format) ? "application/json; charset=utf-8"
+                                      : "text/plain; charset=utf-8";
     export_file(format, x->filename, sizeof(x->filename));
     return 0;
 }

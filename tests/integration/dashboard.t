@@ -353,9 +353,13 @@ check('export, import, and reset to the seed', async () => {
   assert.deepEqual(exports.slice(0, 3), [{ format: 'pb', file: 'brock-pb.json' },
                                         { format: 'hosts', file: 'brock-hosts.txt' },
                                         { format: 'abp', file: 'brock-abp.txt' }]);
-  assert.deepEqual(exports.map((x) => x.format),
-                   ['pb', 'hosts', 'abp', 'dnsmasq', 'unbound', 'rpz', 'privoxy', 'ubo',
-                    'adguard', 'dnr', 'safari']);
+  assert.deepEqual(exports.map((x) => x.file),
+                   ['brock-pb.json', 'brock-hosts.txt', 'brock-abp.txt', 'brock-dnsmasq.conf',
+                    'brock-unbound.conf', 'brock-rpz.zone', 'brock-privoxy.action',
+                    'brock-ubo.txt', 'brock-adguard.txt', 'brock-dnr.json', 'brock-safari.json']);
+  const dnr = await api('GET', '/api/export?format=dnr');
+  assert.match(dnr.headers['content-type'], /^application\/json/);
+  assert.ok(Array.isArray(JSON.parse(dnr.text)), 'a DNR ruleset is a JSON array');
   // A refused format is told the same list.
   const list = exports.map((x) => x.format).join(', ');
   for (const q of ['format=nope', 'format=' + 'x'.repeat(40), 'other=1']) {
