@@ -143,7 +143,6 @@ before(flat('setting up', async () => {
 }));
 
 after(async () => {
-  if (process.env.DUMP) fs.writeFileSync(process.env.DUMP, brock.log());
   for (const b of [browser, plainBrowser]) if (b) await b.close();
   for (const b of [brock, plain]) if (b) await b.stop();
   if (origin) await origin.close();
