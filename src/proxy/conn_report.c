@@ -27,7 +27,7 @@ static void report_refused(struct conn *c, int status, const char *why)
     int64_t now = conn_now_ms(c);
 
     px->report_unsaid++;
-    if (px->report_said_ms && now - px->report_said_ms < REPORT_LOG_INTERVAL_S * 1000)
+    if (px->report_said_ms && now - px->report_said_ms < (int64_t)REPORT_LOG_INTERVAL_S * 1000)
         return;
     log_msg(LOG_INFO,
             "refused %" PRIu64 " report%s of brock's page script, the last for %s from %s "
