@@ -174,9 +174,9 @@ FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
-                inject
+                inject report
 FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/inject proxy/csp
+                proxy/inject proxy/csp proxy/report
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:
