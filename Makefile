@@ -125,6 +125,7 @@ $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
 $(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
+$(BUILD)/tests/test_report: $(BUILD)/src/proxy/report.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
 $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
 $(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o
@@ -176,9 +177,9 @@ FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
-                inject
+                inject report
 FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/inject proxy/csp
+                proxy/inject proxy/csp proxy/report
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:

@@ -3,10 +3,21 @@
 // and leaves no name behind. Being inline in XHTML documents too, it has no less-than sign and
 // no ampersand.
 //
-// For now, the page reads the signals brock's requests carry in their headers (DNT: 1 and
-// Sec-GPC: 1): navigator.doNotTrack and navigator.globalPrivacyControl.
+// Its element's data-brock attribute says, for this document: the token that lets it report
+// to brock for this document's host, the path brock takes reports on, and its jobs ("s": say
+// the signals brock's requests carry; "r": watch and report). The text stays the same in every
+// document, so that one hash lets it run under any Content-Security-Policy.
 (function () {
   'use strict';
+  const me = document.currentScript;
+  const conf = String((me ? me.getAttribute('data-brock') : '') || '').split(' ');
+  if (me) me.removeAttribute('data-brock');
+  const token = conf[0];
+  const endpoint = conf[1];
+  const jobs = conf[2] || '';
+
+  // The signals: navigator.doNotTrack and navigator.globalPrivacyControl say what brock's
+  // requests say in their headers (DNT: 1 and Sec-GPC: 1).
   const say = (name, value) => {
     try {
       Object.defineProperty(Navigator.prototype, name, {
@@ -19,6 +30,200 @@
       // may have, and then the page keeps what it has.
     }
   };
-  say('globalPrivacyControl', true);
-  say('doNotTrack', '1');
+  if (jobs.indexOf('s') !== -1) {
+    say('globalPrivacyControl', true);
+    say('doNotTrack', '1');
+  }
+  if (jobs.indexOf('r') === -1 || !token || !endpoint) return;
+
+  // What the page may replace later is taken now.
+  const apply = Reflect.apply;
+  const WeakMapOf = WeakMap;
+  const originalOf = WeakMap.prototype.get;
+  const WeakSetOf = WeakSet;
+  const ErrorOf = Error;
+  const stringify = JSON.stringify;
+  const beacon = Navigator.prototype.sendBeacon;
+  const listen = EventTarget.prototype.addEventListener;
+  const idle = window.requestIdleCallback;
+  const later = window.setTimeout;
+  const canvasOf = Object.getOwnPropertyDescriptor(CanvasRenderingContext2D.prototype,
+                                                   'canvas').get;
+  const widthOf = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, 'width').get;
+  const heightOf = Object.getOwnPropertyDescriptor(HTMLCanvasElement.prototype, 'height').get;
+  // The report goes to this document's own origin (no mixed content; connect-src 'self'
+  // allows it), by an absolute address so that a base element cannot send it elsewhere.
+  const target = location.protocol + '//' + location.host + endpoint;
+  const isTop = window === window.top;
+  const ancestors = [];
+  try {
+    const list = location.ancestorOrigins;
+    for (let i = 0; list ? list.length > i : false; i++) ancestors.push(String(list[i]));
+  } catch (e) {
+    // Not every browser has it: brock then knows the frame's page from its own record.
+  }
+
+  const send = (report) => {
+    try {
+      report.token = token;
+      report.top = isTop;
+      report.ancestors = ancestors;
+      apply(beacon, navigator, [target, stringify(report)]);
+    } catch (e) {
+      // Reporting is best effort: the page must never notice it.
+    }
+  };
+
+  // A frame tells brock which page it is in, before it loads anything else, so that brock
+  // knows the page of its requests even from a client that sends no fetch metadata.
+  if (!isTop) {
+    const last = ancestors.length ? ancestors[ancestors.length - 1] : '';
+    if (last !== '' ? last !== location.protocol + '//' + location.host : false) {
+      send({ kind: 'frame' });
+    }
+  }
+
+  // The wrappers look like the functions they wrap: toString() tells the original's source.
+  const originals = new WeakMapOf();
+  const wrap = (proto, name, after) => {
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (!d || typeof d.value !== 'function') return;
+    const f = d.value;
+    const w = new Proxy(f, {
+      apply: function brockCanvasCall(fn, self, args) {
+        // The call itself first, untouched: what it returns or throws is the page's.
+        const out = apply(fn, self, args);
+        try {
+          after(self, args);
+        } catch (e) {
+          // Watching never breaks the page.
+        }
+        return out;
+      },
+    });
+    originals.set(w, f);
+    d.value = w;
+    Object.defineProperty(proto, name, d);
+  };
+  const fnToString = Function.prototype.toString;
+  const masked = new Proxy(fnToString, {
+    apply: function (fn, self, args) {
+      return apply(fn, apply(originalOf, originals, [self]) || self, args);
+    },
+  });
+  originals.set(masked, fnToString);
+  try {
+    Object.defineProperty(Function.prototype, 'toString', {
+      value: masked, writable: true, configurable: true, enumerable: false,
+    });
+  } catch (e) {
+    // Frozen: the wrappers' toString shows a proxy, nothing worse.
+  }
+
+  // The URL of the script that made the call: in a stack trace, the first frame after
+  // brock's own (the trap above) that names a script.
+  const caller = () => {
+    let stack = '';
+    let limit;
+    try {
+      limit = ErrorOf.stackTraceLimit;
+      ErrorOf.stackTraceLimit = 50;
+    } catch (e) {
+      // Not V8, or locked: take the stack as it comes.
+    }
+    try {
+      throw new ErrorOf();
+    } catch (e) {
+      stack = String(e.stack || '');
+    }
+    try {
+      ErrorOf.stackTraceLimit = limit;
+    } catch (e) {
+      // As above.
+    }
+    const lines = stack.split('\n');
+    let after = -1;
+    for (let i = 0; lines.length > i; i++) {
+      if (lines[i].indexOf('brockCanvasCall') !== -1) after = i;
+    }
+    for (let i = after + 1; after !== -1 ? lines.length > i : false; i++) {
+      // "    at f (https://x/a.js:1:2)", "    at https://x/a.js:1:2", "f@https://x/a.js:1:2"
+      let s = lines[i].trim();
+      if (s.endsWith(')')) s = s.slice(s.lastIndexOf('(') + 1, -1);
+      else if (s.indexOf('@') !== -1) s = s.slice(s.lastIndexOf('@') + 1);
+      else if (s.startsWith('at ')) s = s.slice(3);
+      s = s.replace(/(:\d+){1,2}$/, '');
+      if (/^(https?|data|blob|file):/.test(s)) return s;
+    }
+    return '';
+  };
+  const hostOf = (url) => {
+    const m = /^[a-z]+:\/\/([^/?#]*)/i.exec(url);
+    return m ? m[1].toLowerCase() : '';
+  };
+
+  // Canvas fingerprinting (Privacy Badger's fingerprinting.js): a script writes text of 5
+  // characters or more to a context (only a context's first such write counts), then reads
+  // back an area wider and taller than 16 pixels. Privacy Badger matches the writer and the
+  // reader by their script's base domain, which brock computes: each reader is reported once
+  // with the writers so far.
+  const written = new WeakSetOf();
+  const writers = [];
+  const reported = {};
+  const onWrite = (ctx, args) => {
+    if (written.has(ctx) || !args.length || 5 > String(args[0]).length) return;
+    written.add(ctx);
+    const url = caller();
+    if (url === '' || url.startsWith('data:') || writers.indexOf(url) !== -1) return;
+    if (writers.length !== 16) writers.push(url);
+  };
+  const onRead = (w, h) => {
+    if (!(w > 16) || !(h > 16) || !writers.length) return;
+    const url = caller();
+    if (url === '' || url.startsWith('data:')) return;
+    const host = hostOf(url);
+    if (reported[host] === true) return;
+    reported[host] = true;
+    send({ kind: 'canvas', script: url, writers: writers.slice() });
+  };
+  const ctx2d = CanvasRenderingContext2D.prototype;
+  wrap(ctx2d, 'fillText', (self, args) => onWrite(self, args));
+  wrap(ctx2d, 'strokeText', (self, args) => onWrite(self, args));
+  wrap(ctx2d, 'getImageData', (self, args) => {
+    const c = apply(canvasOf, self, []);
+    onRead(args.length > 2 ? Number(args[2]) : apply(widthOf, c, []),
+           args.length > 3 ? Number(args[3]) : apply(heightOf, c, []));
+  });
+  wrap(HTMLCanvasElement.prototype, 'toDataURL',
+       (self) => onRead(apply(widthOf, self, []), apply(heightOf, self, [])));
+
+  // localStorage "supercookies" (Privacy Badger's supercookie.js): in a frame, once the page
+  // is idle, its localStorage goes to brock, which weighs it. Bounded: the first 64 items,
+  // values cut at 1 KiB (past 256 characters one is a supercookie by its length alone), 12 KiB
+  // in all.
+  if (isTop) return;
+  const look = () => {
+    try {
+      const ls = window.localStorage;
+      const items = {};
+      let n = 0;
+      let size = 0;
+      for (let i = 0; ls.length > i; i++) {
+        const key = ls.key(i);
+        const k = String(key).slice(0, 256);
+        const v = String(ls.getItem(key)).slice(0, 1024);
+        size += k.length + v.length;
+        if (n === 64 || size > 12288) break;
+        items[k] = v;
+        n++;
+      }
+      if (n) send({ kind: 'supercookie', items: items });
+    } catch (e) {
+      // Storage refused to this frame (third-party storage blocked): nothing to see.
+    }
+  };
+  apply(listen, window, ['load', () => {
+    if (typeof idle === 'function') apply(idle, window, [look, { timeout: 5000 }]);
+    else apply(later, window, [look, 1000]);
+  }]);
 }());

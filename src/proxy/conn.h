@@ -37,6 +37,7 @@ struct pool_entry;
 struct proxy_options;
 struct refresh;
 struct intercept;
+struct report_keys;
 
 struct proxy {
     struct event_base *base;
@@ -75,11 +76,18 @@ struct proxy {
     const char *const *no_intercept;
     size_t n_no_intercept;
 
-    /* brock's script in HTML documents (conn_inject.c): "<script>...</script>" (NULL with
-     * --no-inject) and its hash as a Content-Security-Policy source, "'sha256-...'". */
-    char *inject_tag;
-    size_t inject_tag_len;
+    /* brock's script in HTML documents (conn_inject.c): its text (NULL with --no-inject),
+     * the same in every document, and its hash as a Content-Security-Policy source,
+     * "'sha256-...'". */
+    const char *inject_js;
+    size_t inject_js_len;
     char inject_hash[128];
+
+    /* The channel of the script's reports (conn_report.c; NULL with --no-inject), and the
+     * refused reports not yet said in the log, with when the last line said them. */
+    struct report_keys *report;
+    uint64_t report_unsaid;
+    int64_t report_said_ms;
 
     /* For the dashboard's /api/status. */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
@@ -148,7 +156,8 @@ struct exchange {
     size_t local_off;          /* where the dashboard's target starts in the request line's
                                 * target: past "http://ADDR:PORT" for one sent to brock's own
                                 * address through the proxy */
-    int body_too_big;          /* and the body passed LIMIT_DASH_BODY */
+    int body_too_big;          /* and the body passed LIMIT_DASH_BODY (REPORT_BODY_MAX) */
+    int report;                /* a report from brock's script in a page (conn_report.c) */
     int drain;                 /* a blocked request whose body is read and dropped before
                                 * its answer, so that the connection stays open */
     uint64_t drained;          /* and the bytes of it read so far */
@@ -200,11 +209,12 @@ struct conn {
     int a_tier;                /* ADMIT_IDLE, ADMIT_HEAD, or -1: never cut */
 };
 
-/* conn_inject.c: brock's script made ready once (px->inject_tag and inject_hash); returns 0,
- * or -1 with a sentence in err. An exchange's part is freed with conn_inject_free() (NULL is a
- * no-op). */
+/* conn_inject.c: brock's script made ready once (px->inject_js and inject_hash) with the keys
+ * of its reports (px->report); returns 0, or -1 with a sentence in err. conn_inject_cleanup()
+ * wipes the keys. An exchange's part is freed with conn_inject_free() (NULL is a no-op). */
 int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
     __attribute__((warn_unused_result));
+void conn_inject_cleanup(struct proxy *px);
 void conn_inject_free(struct conn_inject *j);
 
 /* conn.c */

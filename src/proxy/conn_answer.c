@@ -202,6 +202,8 @@ int conn_local_body(struct conn *c, const struct side_event *ev)
             conn_flush_close(c, "blocked; its body passed the limit brock reads");
         return -1;
     }
+    if (x->report)
+        return x->local_wait ? conn_report_body(c, ev) : 0;
     if (x->local_wait && !x->body_too_big && buf_append(&c->c_body, ev->at, ev->len) < 0)
         x->body_too_big = 1;
     return 0;
@@ -217,7 +219,8 @@ void conn_local_done(struct conn *c)
             return;
     } else if (x->local_wait) {
         x->local_wait = 0;
-        if (conn_local_write(c, x->client_keepalive) < 0)
+        if ((x->report ? conn_report_write(c, x->client_keepalive)
+                       : conn_local_write(c, x->client_keepalive)) < 0)
             return;
         if (!x->client_keepalive) {
             conn_flush_close(c, "answered locally");

@@ -155,6 +155,10 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
                       strcmp(x->d.base, x->d.site) == 0 && brock_engine_learning(px->engine);
     if (x->site_cookies)
         conn_site_cookies_request(c, hh);
+    /* What the client's pages loaded as third parties: a page's canvas report counts only for
+     * a script seen there, a frame's word on its page only for a frame seen there. */
+    if (x->site_known && x->d.third_party)
+        fp_saw(&px->fp, c->c_peer, x->site, x->host);
     if (x->d.effect == BROCK_DENY)
         px->n_blocked++;
     else if (x->d.effect == BROCK_STRIP_COOKIES)

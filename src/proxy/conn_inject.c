@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include <event2/buffer.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "dash/dash.h"
@@ -18,6 +19,7 @@
 #include "proxy/decode.h"
 #include "proxy/inject.h"
 #include "proxy/limits.h"
+#include "proxy/report.h"
 #include "util/alloc.h"
 
 /* Decoded bytes per step: what one step may add to the client's output past its limit. */
@@ -31,6 +33,7 @@ struct conn_inject {
     size_t left_len;         /* input (pump_piece), and how much of it is left */
     int waiting;             /* the client had no room: the piece (or the decoder) waits */
     struct buf csp;          /* the amended Content-Security-Policy values */
+    struct buf tag;          /* the script element for this document */
     char out[INJECT_STEP_BYTES];
 };
 
@@ -40,7 +43,6 @@ int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned md_len = 0;
     char b64[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
-    struct buf tag;
 
     for (size_t i = 0; i < dash_n_files && !f; i++)
         if (!strcmp(dash_files[i].name, "inject.js"))
@@ -49,17 +51,31 @@ int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
         snprintf(err, errlen, "could not ready brock's page script");
         return -1;
     }
+    /* The script's text is the same in every document, so one hash lets it run everywhere;
+     * what differs per document (its token) rides in an attribute, which the hash does not
+     * cover. */
     EVP_EncodeBlock((unsigned char *)b64, md, (int)md_len);
     snprintf(px->inject_hash, sizeof(px->inject_hash), "'sha256-%s'", b64);
-    buf_init(&tag, f->len + 64);
-    if (buf_puts(&tag, "<script>") < 0 || buf_append(&tag, f->data, f->len) < 0 ||
-        buf_puts(&tag, "</script>") < 0) {
-        buf_cleanup(&tag);
-        snprintf(err, errlen, "out of memory");
+    px->report = mem_malloc(sizeof(*px->report));
+    if (!px->report || report_keys_init(px->report) < 0) {
+        mem_free(px->report);
+        px->report = NULL;
+        snprintf(err, errlen, "could not draw the random keys of brock's page script");
         return -1;
     }
-    px->inject_tag = buf_detach(&tag, &px->inject_tag_len);
-    return px->inject_tag ? 0 : -1;
+    px->inject_js = (const char *)f->data;
+    px->inject_js_len = f->len;
+    return 0;
+}
+
+void conn_inject_cleanup(struct proxy *px)
+{
+    if (px->report) {
+        report_keys_cleanup(px->report);
+        mem_free(px->report);
+        px->report = NULL;
+    }
+    px->inject_js = NULL;
 }
 
 void conn_inject_free(struct conn_inject *j)
@@ -68,6 +84,7 @@ void conn_inject_free(struct conn_inject *j)
         return;
     decoder_free(j->dec);
     buf_cleanup(&j->csp);
+    buf_cleanup(&j->tag);
     mem_free(j);
 }
 
@@ -101,17 +118,28 @@ static int body_coding(const struct http_head *hh)
     return coding;
 }
 
-/* Whether the final response whose head c's upstream side holds gets brock's script: a
- * document (a page or a frame) in HTML, with a body brock can read, going to a page where
- * brock sends its signals (the script's one job so far is to say them in the page too). A
- * 206 is a part of a document, whose bytes must match the rest the client has. */
-static int wants_script(const struct conn *c)
+/* What brock's script does in a page: say brock's signals (navigator.globalPrivacyControl
+ * and doNotTrack, where brock sends DNT and Sec-GPC), and watch for what Privacy Badger's
+ * content scripts watch for (canvas fingerprinting, supercookies), reporting it to brock,
+ * while brock learns on the page's site. */
+enum {
+    SCRIPT_SIGNALS = 1,
+    SCRIPT_REPORTS = 2,
+};
+
+/* The jobs of brock's script in the final response whose head c's upstream side holds
+ * (0: it gets no script): a document (a page or a frame) in HTML, with a body brock can read,
+ * on a site where brock is not disabled. A 206 is a part of a document, whose bytes must
+ * match the rest the client has. */
+static unsigned script_jobs(const struct conn *c)
 {
     const struct exchange *x = &c->c_ex;
     const struct side *u = &c->c_up;
+    const char *site = x->site_known ? x->site : NULL;
     int status = u->parser.status_code;
+    unsigned jobs = 0;
 
-    if (!c->px->inject_tag || x->is_local || x->is_head)
+    if (!c->px->inject_js || x->is_local || x->is_head)
         return 0;
     if (x->type != BROCK_RESOURCE_MAIN_FRAME && x->type != BROCK_RESOURCE_SUB_FRAME)
         return 0;
@@ -122,18 +150,44 @@ static int wants_script(const struct conn *c)
         return 0;
     if (!is_html(conn_header(&u->head, "content-type")) || body_coding(&u->head) < 0)
         return 0;
-    if (x->d.reason == BROCK_WHY_DISABLED)
+    if (x->d.reason == BROCK_WHY_DISABLED || (site && brock_site_is_disabled(c->px->engine, site)))
         return 0;
-    return brock_send_signals(c->px->engine, x->site_known ? x->site : NULL);
+    if (brock_send_signals(c->px->engine, site))
+        jobs |= SCRIPT_SIGNALS;
+    if (brock_engine_learning(c->px->engine))
+        jobs |= SCRIPT_REPORTS;
+    return jobs;
+}
+
+/* The script element for this document: its text, and in an attribute what it needs to know
+ * here (the text stays the same, and so its hash): the token of the document's host, the
+ * channel's path, and its jobs. The attribute is hexadecimal digits, a path and letters:
+ * nothing to escape, in HTML or XHTML. */
+static int script_tag(struct conn *c, struct buf *tag, unsigned jobs)
+{
+    char token[REPORT_TOKEN_LEN + 1];
+    int r;
+
+    if (report_token(c->px->report, c->c_ex.host, token) < 0)
+        return -1;
+    r = buf_printf(tag, "<script data-brock=\"%s %s %s%s\">", token, c->px->report->path,
+                   jobs & SCRIPT_SIGNALS ? "s" : "", jobs & SCRIPT_REPORTS ? "r" : "");
+    if (r == 0)
+        r = buf_append(tag, c->px->inject_js, c->px->inject_js_len);
+    if (r == 0)
+        r = buf_puts(tag, "</script>");
+    OPENSSL_cleanse(token, sizeof(token));
+    return r;
 }
 
 int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_close)
 {
     struct exchange *x = &c->c_ex;
     struct conn_inject *j;
+    unsigned jobs = script_jobs(c);
     int coding;
 
-    if (!wants_script(c))
+    if (!jobs)
         return 0;
     coding = body_coding(&c->c_up.head);
     j = mem_calloc(1, sizeof(*j));
@@ -143,7 +197,10 @@ int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_
     }
     j->c = c;
     buf_init(&j->csp, LIMIT_HEAD_BYTES);
+    buf_init(&j->tag, c->px->inject_js_len + 256);
     x->inj = j;
+    if (script_tag(c, &j->tag, jobs) < 0)
+        return -1;
     /* The body's length changes: chunked to a client that reads it, until close to one that
      * does not. */
     if (x->client_http10) {
@@ -282,7 +339,7 @@ int conn_inject_body(struct conn *c, const struct side_event *ev)
     struct conn_inject *j = c->c_ex.inj;
 
     if (j->in.emit == NULL)
-        inject_init(&j->in, c->px->inject_tag, c->px->inject_tag_len, on_emit, j);
+        inject_init(&j->in, j->tag.data, j->tag.len, on_emit, j);
     j->left_off = pump_piece_offset(&c->c_up, ev->at);
     return run_piece(c, j, ev->at, ev->len);
 }
@@ -307,7 +364,7 @@ int conn_inject_end(struct conn *c)
     const char *why = NULL;
 
     if (j->in.emit == NULL)
-        inject_init(&j->in, c->px->inject_tag, c->px->inject_tag_len, on_emit, j);
+        inject_init(&j->in, j->tag.data, j->tag.len, on_emit, j);
     if (j->dec && decoder_finish(j->dec, &why) < 0) {
         conn_bad_body(c, why);
         return -1;

@@ -139,6 +139,23 @@ int conn_local_body(struct conn *c, const struct side_event *ev);
  * written if it waited, then the client may go on. */
 void conn_local_done(struct conn *c);
 
+/* ---- conn_report.c ---- */
+
+/* Whether a request (path[0..path_len): its path and query) is a report of brock's script to
+ * the channel (report.h), which brock answers itself and never forwards. */
+int conn_is_report(const struct conn *c, const char *path, size_t path_len);
+
+/* Answers a report: at once when it is refused on its head, else once its body is in. */
+void conn_answer_report(struct conn *c);
+
+/* A piece of a report's body, kept up to REPORT_BODY_MAX. Returns 0, or -1 when the
+ * connection was closed instead (past the limit: 413). */
+int conn_report_body(struct conn *c, const struct side_event *ev);
+
+/* The report read whole: checked, learned from, answered (204, 400, 403, 413); keep: the
+ * connection stays open. Returns -1 when the connection failed instead. */
+int conn_report_write(struct conn *c, int keep) __attribute__((warn_unused_result));
+
 /* ---- conn_decide.c ---- */
 
 /* The value of the header called name in hh (NUL-terminated in its buffer), or NULL. */

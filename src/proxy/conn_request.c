@@ -150,6 +150,12 @@ static void conn_start_request(struct conn *c)
         conn_answer_local(c);
         return;
     }
+    /* A report of brock's script in a page goes to the page's own origin, on a path no site
+     * has: brock answers it, whatever the host's action, and it never reaches the origin. */
+    if (conn_is_report(c, path, path_len)) {
+        conn_answer_report(c);
+        return;
+    }
     /* An intercepted tunnel is opened to any host: each request inside is decided on its own
      * first party, so that a blocked host's own site loads as Privacy Badger lets it load. */
     if (x->is_connect && conn_may_intercept(c)) {

@@ -24,6 +24,8 @@ struct fp_client {
     size_t n_frames, next_frame;
     char tops[LIMIT_FP_TOPS][BROCK_HOST_MAX]; /* recent top-level pages, a ring */
     size_t n_tops, next_top;
+    char *seen[LIMIT_FP_SEEN]; /* "site host": third parties its pages loaded, a ring */
+    size_t n_seen, next_seen;
 };
 
 void fp_memory_init(struct fp_memory *m)
@@ -31,10 +33,18 @@ void fp_memory_init(struct fp_memory *m)
     memset(m, 0, sizeof(*m));
 }
 
+static void seen_free(struct fp_client *c)
+{
+    for (size_t i = 0; i < c->n_seen; i++)
+        mem_free(c->seen[i]);
+}
+
 void fp_memory_cleanup(struct fp_memory *m)
 {
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; i < m->n; i++) {
+        seen_free(m->clients[i]);
         mem_free(m->clients[i]);
+    }
     fp_memory_init(m);
 }
 
@@ -60,6 +70,7 @@ static struct fp_client *client_get(struct fp_memory *m, const char *addr, int c
         m->clients[m->n++] = c;
     } else {
         c = m->clients[oldest];
+        seen_free(c);
     }
     memset(c, 0, sizeof(*c));
     strncpy(c->addr, addr, sizeof(c->addr) - 1);
@@ -229,4 +240,63 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
     if (frame && c)
         frame_remember(c, r->host, site, res == FP_KNOWN);
     return res;
+}
+
+enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host,
+                          char *site)
+{
+    return page_of(client_get(m, client, 0), host, site);
+}
+
+/* The seen pair's index in c's ring, or -1. */
+static int seen_find(const struct fp_client *c, const char *site, const char *host)
+{
+    size_t n = strlen(site);
+
+    for (size_t i = 0; i < c->n_seen; i++)
+        if (strncmp(c->seen[i], site, n) == 0 && c->seen[i][n] == ' ' &&
+            strcmp(c->seen[i] + n + 1, host) == 0)
+            return (int)i;
+    return -1;
+}
+
+void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host)
+{
+    struct fp_client *c = client_get(m, client, 1);
+    size_t ns = strnlen(site, BROCK_HOST_MAX - 1), nh = strnlen(host, BROCK_HOST_MAX - 1);
+    char *pair;
+
+    if (!c || seen_find(c, site, host) >= 0)
+        return;
+    pair = mem_malloc(ns + nh + 2);
+    if (!pair)
+        return;
+    memcpy(pair, site, ns);
+    pair[ns] = ' ';
+    memcpy(pair + ns + 1, host, nh);
+    pair[ns + 1 + nh] = '\0';
+    /* A ring: the oldest pair makes room. */
+    if (c->n_seen < LIMIT_FP_SEEN)
+        c->n_seen++;
+    else
+        mem_free(c->seen[c->next_seen]);
+    c->seen[c->next_seen] = pair;
+    c->next_seen = (c->next_seen + 1) % LIMIT_FP_SEEN;
+}
+
+int fp_has_seen(struct fp_memory *m, const char *client, const char *site, const char *host)
+{
+    const struct fp_client *c = client_get(m, client, 0);
+
+    return c && seen_find(c, site, host) >= 0;
+}
+
+int fp_frame_vouch(struct fp_memory *m, const char *client, const char *host, const char *site)
+{
+    struct fp_client *c = client_get(m, client, 0);
+
+    if (!c || seen_find(c, site, host) < 0)
+        return 0;
+    frame_remember(c, host, site, 1);
+    return 1;
 }

@@ -61,6 +61,14 @@
 #define LIMIT_FP_FRAMES 32
 #define LIMIT_FP_TOPS 16
 
+/* Per client, the (page, third-party host) pairs its pages loaded lately: a canvas report
+ * from a page counts only for a script whose host the page was seen loading. */
+#define LIMIT_FP_SEEN 128
+
+/* Reports from brock's script in pages that brock refused (a wrong token, a malformed body)
+ * are said at most once in this many seconds, with their count: a page cannot flood the log. */
+#define REPORT_LOG_INTERVAL_S 60
+
 /* Timeouts, in seconds. */
 #define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */
 #define TIMEOUT_IDLE 60          /* a client's idle keep-alive connection */

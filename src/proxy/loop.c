@@ -536,7 +536,7 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
                                    .counters = on_dash_counters, .counters_arg = px,
                                    .intercept = px->mitm != NULL,
-                                   .inject = px->inject_tag != NULL};
+                                   .inject = px->inject_js != NULL};
     char err[512];
     int rc = 1;
 
@@ -611,7 +611,7 @@ void proxy_free(struct proxy *px)
     if (px->accept_more)
         event_free(px->accept_more);
     intercept_free(px->mitm);
-    mem_free(px->inject_tag);
+    conn_inject_cleanup(px);
     SSL_CTX_free(px->tls_up);
     if (px->dns)
         evdns_base_free(px->dns, 1);

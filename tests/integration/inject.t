@@ -19,10 +19,12 @@ const { startOrigin, htmlText, ENCODERS } = require('./origin.js');
 
 const { check, flat, NAVIGATE_ARGS } = h;
 const JS = fs.readFileSync(path.join(__dirname, '../../web/inject.js'));
-const TAG = `<script>${JS}</script>`;
 const HASH = `'sha256-${crypto.createHash('sha256').update(JS).digest('base64')}'`;
 const PAGE = htmlText(0).toString();
-const WITH = PAGE.replace('<head>', '<head>' + TAG);
+// The script's element carries the token of the document's host (site.test here, random for
+// each start), the path of brock's reports and the script's jobs: read from a first page.
+const ATTR = /^<script data-brock="([0-9a-f]{32} \/\.well-known\/brock-[0-9a-f]{16}\/report sr)">/;
+let TAG, WITH;
 
 let origin, brock, plain;
 const tmp = h.tmpdir('inject-t');
@@ -46,6 +48,11 @@ before(flat('start the origin and brock', async () => {
   origin = await startOrigin();
   brock = await start(path.join(tmp, 'state'));
   plain = await start(path.join(tmp, 'plain'), ['--no-inject']);
+  const first = (await open('http://site.test/html')).body.toString();
+  const m = ATTR.exec(first.slice(first.indexOf('<head>') + 6));
+  assert.ok(m, 'the script element says its token, path and jobs');
+  TAG = `<script data-brock="${m[1]}">${JS}</script>`;
+  WITH = PAGE.replace('<head>', '<head>' + TAG);
 }));
 
 after(async () => {

@@ -3,6 +3,7 @@
  * top-level pages and their frames. */
 #include "test.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proxy/firstparty.h"
@@ -177,12 +178,56 @@ static void test_bounds(void **state)
     mem_free(m);
 }
 
+/* What the client's pages loaded as third parties, and a frame's word on its page: taken only
+ * for a page that was seen loading the frame's host. */
+static void test_seen_and_vouch(void **state)
+{
+    struct fp_memory *m = mem_malloc(sizeof(*m));
+    struct fp_request r = {.host = "t.test", .referer = "http://frame.test/x"};
+    char site[BROCK_HOST_MAX], host[64];
+
+    (void)state;
+    assert_non_null(m);
+    fp_memory_init(m);
+    assert_false(fp_has_seen(m, "c", "site.test", "frame.test"));
+    fp_saw(m, "c", "site.test", "frame.test");
+    fp_saw(m, "c", "site.test", "frame.test");
+    assert_true(fp_has_seen(m, "c", "site.test", "frame.test"));
+    assert_false(fp_has_seen(m, "other", "site.test", "frame.test"));
+    assert_false(fp_has_seen(m, "c", "site.tes", "frame.test"));
+    assert_false(fp_has_seen(m, "c", "site.test", "frame.tes"));
+    assert_false(fp_has_seen(m, "c", "frame.test", "site.test"));
+    /* Unknown frame: its requests are a guess on its own host. */
+    assert_int_equal(fp_infer(m, "c", &r, site), FP_GUESS);
+    assert_string_equal(site, "frame.test");
+    /* A frame naming a page that never loaded it is not taken; one that did is. */
+    assert_int_equal(fp_frame_vouch(m, "c", "frame.test", "victim.test"), 0);
+    assert_int_equal(fp_frame_vouch(m, "other", "frame.test", "site.test"), 0);
+    assert_int_equal(fp_frame_vouch(m, "c", "frame.test", "site.test"), 1);
+    assert_int_equal(fp_infer(m, "c", &r, site), FP_KNOWN);
+    assert_string_equal(site, "site.test");
+    assert_int_equal(fp_page_of(m, "c", "frame.test", site), FP_KNOWN);
+    assert_string_equal(site, "site.test");
+    assert_int_equal(fp_page_of(m, "c", "nowhere.test", site), FP_GUESS);
+    assert_string_equal(site, "nowhere.test");
+    /* The ring keeps the newest LIMIT_FP_SEEN pairs. */
+    for (int i = 0; i < LIMIT_FP_SEEN; i++) {
+        snprintf(host, sizeof(host), "h%d.test", i);
+        fp_saw(m, "c", "site.test", host);
+    }
+    assert_false(fp_has_seen(m, "c", "site.test", "frame.test"));
+    assert_true(fp_has_seen(m, "c", "site.test", "h0.test"));
+    fp_memory_cleanup(m);
+    mem_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_headers),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_seen_and_vouch),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

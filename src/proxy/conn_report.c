@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Reports from brock's script in pages (report.h): recognised on any host brock proxies,
+ * answered by brock and never forwarded; what a report says is checked against what brock
+ * saw this client load, then learned from (PRIVACY-BADGER.md 3.5, 3.6). */
+#include "proxy/conn.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "proxy/conn_internal.h"
+#include "proxy/report.h"
+
+int conn_is_report(const struct conn *c, const char *path, size_t path_len)
+{
+    return c->px->report && !c->c_ex.is_connect && path &&
+           report_is_path(c->px->report, path, path_len);
+}
+
+/* A refused report is said in the log at most once in REPORT_LOG_INTERVAL_S, with the count
+ * of those refused since the last line: a page can send as many as it likes. */
+static void report_refused(struct conn *c, int status, const char *why)
+{
+    struct proxy *px = c->px;
+    int64_t now = conn_now_ms(c);
+
+    px->report_unsaid++;
+    if (px->report_said_ms && now - px->report_said_ms < (int64_t)REPORT_LOG_INTERVAL_S * 1000)
+        return;
+    log_msg(LOG_INFO,
+            "refused %" PRIu64 " report%s of brock's page script, the last for %s from %s "
+            "(%d: %s); the next are said at most once a minute",
+            px->report_unsaid, px->report_unsaid == 1 ? "" : "s", c->c_ex.host, c->c_peer,
+            status, why);
+    px->report_unsaid = 0;
+    px->report_said_ms = now;
+}
+
+/* The answer: 204 for a report taken (whatever it taught), else the status and why. */
+static int report_answer(struct conn *c, int status, const char *why, int keep)
+{
+    struct exchange *x = &c->c_ex;
+
+    if (status != 204) {
+        report_refused(c, status, why);
+        return conn_reply(c, status, why, keep);
+    }
+    x->status = 204;
+    if (pump_printf(&c->c_client, "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\n%s\r\n",
+                    keep ? "" : "Connection: close\r\n") < 0) {
+        conn_out_of_memory(c, "answering a page's report");
+        return -1;
+    }
+    return 0;
+}
+
+/* The top-level page of the document that sent r, into site: the document itself when it
+ * says it is the top-level page; the page its ancestors name when the client was seen loading
+ * the document's host there (the frame is then known as that page's from now on, for the
+ * requests it makes too); else the page the record of the client's pages knows for its host.
+ * The token binds the report to its document's host, so a page says this of itself only.
+ * Returns 1 when known, 0 when not (nothing is learned then). */
+static int report_site(struct conn *c, const struct report *r, char *site)
+{
+    struct proxy *px = c->px;
+    const char *host = c->c_ex.host;
+    char top[BROCK_HOST_MAX];
+
+    if (r->top) {
+        snprintf(site, BROCK_HOST_MAX, "%s", host);
+        return 1;
+    }
+    if (r->ancestor && brock_url_host(r->ancestor, top) >= 0 &&
+        fp_frame_vouch(&px->fp, c->c_peer, host, top)) {
+        memcpy(site, top, sizeof(top));
+        return 1;
+    }
+    return fp_page_of(&px->fp, c->c_peer, host, site) == FP_KNOWN;
+}
+
+/* Whether a script that read a canvas back also wrote text to one first: Privacy Badger
+ * counts the write and the read per script base (its eTLD+1), which the page cannot tell. */
+static int canvas_written(const struct report *r, const char *script_host)
+{
+    char host[BROCK_HOST_MAX], base[BROCK_HOST_MAX], wbase[BROCK_HOST_MAX];
+
+    if (brock_base_domain(script_host, base) < 0)
+        return 0;
+    for (size_t i = 0; i < r->n_writers; i++)
+        if (brock_url_host(r->writers[i], host) >= 0 && brock_base_domain(host, wbase) >= 0 &&
+            strcmp(base, wbase) == 0)
+            return 1;
+    return 0;
+}
+
+/* Learns from a report that was read and checked; nothing when it does not hold. */
+static void report_learn(struct conn *c, const struct report *r)
+{
+    struct proxy *px = c->px;
+    struct brock_page_signal s = {.time_ms = conn_now_ms(c)};
+    struct brock_learned learned;
+    char site[BROCK_HOST_MAX], script_host[BROCK_HOST_MAX];
+    char url[sizeof(c->c_ex.authority) + 16];
+
+    if (!report_site(c, r, site) || r->kind == REPORT_FRAME)
+        return;
+    s.site = site;
+    if (r->kind == REPORT_CANVAS) {
+        /* A script that this client was seen loading on the page as a third party (PB: seen
+         * in the tab's requests); a data: script names no host and is ignored. */
+        if (brock_url_host(r->script, script_host) < 0 || !canvas_written(r, script_host) ||
+            !fp_has_seen(&px->fp, c->c_peer, site, script_host))
+            return;
+        s.kind = BROCK_PAGE_CANVAS;
+        s.url = r->script;
+    } else {
+        /* Only a frame's localStorage (PB: third-party frames); its origin is its URL. */
+        if (r->top)
+            return;
+        snprintf(url, sizeof(url), "%s://%s/", c->c_ex.is_https ? "https" : "http",
+                 c->c_ex.authority);
+        s.kind = BROCK_PAGE_SUPERCOOKIE;
+        s.url = url;
+        s.items = r->items;
+        s.n_items = r->n_items;
+    }
+    if (brock_observe_page(px->engine, &s, &learned) < 0) {
+        log_msg(LOG_ERR, "learning from a page's report on %s failed: %s", site,
+                brock_engine_errmsg(px->engine));
+        return;
+    }
+    if (learned.blocked) {
+        px->n_learned++;
+        log_msg(LOG_INFO, "learned: %s tracks across sites (%s seen on %s); blocked from now on",
+                learned.tracker, brock_page_signal_name(s.kind), site);
+    } else if (learned.recorded) {
+        log_msg(LOG_DEBUG, "learned: %s tracks on %s (%s)", learned.tracker, site,
+                brock_page_signal_name(s.kind));
+    }
+}
+
+int conn_report_write(struct conn *c, int keep)
+{
+    struct exchange *x = &c->c_ex;
+    struct report r;
+    const char *why = "taken";
+    int status;
+
+    if (x->body_too_big)
+        return report_answer(c, 413, "a report is at most 16 KiB", keep);
+    status = report_read(c->px->report, x->host, c->c_body.data ? c->c_body.data : "",
+                         c->c_body.len, &r, &why);
+    if (status == 0) {
+        report_learn(c, &r);
+        status = 204;
+    }
+    report_cleanup(&r);
+    buf_reset(&c->c_body);
+    return report_answer(c, status, why, keep);
+}
+
+void conn_answer_report(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    const char *expect = conn_header(&c->c_client.head, "expect");
+    uint64_t declared = c->c_client.parser.content_length;
+    int keep = x->client_keepalive && !x->req_has_body;
+
+    x->is_local = 1;
+    x->report = 1;
+    buf_reset(&c->c_body);
+    if (strcmp(x->method, "POST") != 0) {
+        if (report_answer(c, 400, "reports are POSTed", keep) < 0)
+            return;
+        if (keep)
+            conn_set_state(c, CONN_REQ_BODY);
+        else
+            conn_flush_close(c, "refused a report");
+        return;
+    }
+    if (x->req_has_body && declared != ULLONG_MAX && declared > REPORT_BODY_MAX) {
+        /* Its body is never read: the connection ends with the answer. */
+        if (report_answer(c, 413, "a report is at most 16 KiB", 0) == 0)
+            conn_flush_close(c, "refused a report");
+        return;
+    }
+    if (!x->req_has_body) {
+        if (conn_report_write(c, keep) < 0)
+            return;
+        if (keep)
+            conn_set_state(c, CONN_REQ_BODY);
+        else
+            conn_flush_close(c, "answered a report");
+        return;
+    }
+    x->local_wait = 1;
+    if (expect && !strcasecmp(expect, "100-continue") && !x->client_http10 &&
+        pump_printf(&c->c_client, "HTTP/1.1 100 Continue\r\n\r\n") < 0) {
+        conn_out_of_memory(c, "writing 100 Continue");
+        return;
+    }
+    conn_set_state(c, CONN_REQ_BODY);
+}
+
+int conn_report_body(struct conn *c, const struct side_event *ev)
+{
+    struct exchange *x = &c->c_ex;
+
+    if (c->c_body.len + ev->len <= REPORT_BODY_MAX) {
+        if (buf_append(&c->c_body, ev->at, ev->len) == 0)
+            return 0;
+        conn_out_of_memory(c, "reading a page's report");
+        return -1;
+    }
+    /* A chunked body past the limit: answered now, the rest never read. */
+    x->local_wait = 0;
+    x->body_too_big = 1;
+    if (conn_report_write(c, 0) == 0)
+        conn_flush_close(c, "refused a report");
+    return -1;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The channel by which brock's script in a page tells brock what it saw (docs/design.md,
+ * "Reports from pages"): a path no site has, random for each start, on the page's own origin;
+ * a token that binds a report to the host of the document that sent it; and the report's
+ * JSON, read into what the proxy acts on. Pure but for the random bytes drawn at start. */
+#ifndef BROCK_PROXY_REPORT_H
+#define BROCK_PROXY_REPORT_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "brock.h"
+
+/* A report's body: past it, 413. */
+#define REPORT_BODY_MAX ((size_t)16 * 1024)
+
+/* What one report may carry: a frame's localStorage items (the first ones), the scripts that
+ * wrote text to a canvas, and the origins above a frame. */
+#define REPORT_ITEMS_MAX 64
+#define REPORT_WRITERS_MAX 16
+#define REPORT_ANCESTORS_MAX 16
+
+/* The token is this many hexadecimal digits: half of an HMAC-SHA256. */
+#define REPORT_TOKEN_LEN 32
+
+/* Drawn once a start, never written anywhere: the key of the tokens, and the path. */
+struct report_keys {
+    unsigned char secret[32];
+    char path[64]; /* "/.well-known/brock-<16 hex digits>/report" */
+};
+
+/* Draws the keys. Returns 0, or -1 when the system gives no random bytes. */
+int report_keys_init(struct report_keys *k) __attribute__((warn_unused_result));
+
+/* Wipes the secret. */
+void report_keys_cleanup(struct report_keys *k);
+
+/* The token of documents of host (normalised) into out (REPORT_TOKEN_LEN + 1 bytes). Returns
+ * 0, or -1 when the HMAC fails. */
+int report_token(const struct report_keys *k, const char *host, char *out)
+    __attribute__((warn_unused_result));
+
+/* Whether a request's path (path[0..len), the request target's path and query) is the
+ * channel's. */
+int report_is_path(const struct report_keys *k, const char *path, size_t len);
+
+enum report_kind {
+    REPORT_FRAME = 1, /* a frame says which pages are above it, nothing else */
+    REPORT_CANVAS,
+    REPORT_SUPERCOOKIE,
+};
+
+/* A report read. Its strings are views into root, valid until report_cleanup(). */
+struct report {
+    json_t *root;
+    enum report_kind kind;
+    int top;                 /* the document is the top-level page (window === top) */
+    const char *ancestor;    /* the top-level page's origin as location.ancestorOrigins says,
+                                or NULL (a top-level page, or a browser without it) */
+    const char *script;      /* CANVAS: the URL of the script that read the canvas back */
+    const char *writers[REPORT_WRITERS_MAX]; /* CANVAS: URLs of scripts that wrote text first */
+    size_t n_writers;
+    struct brock_header items[REPORT_ITEMS_MAX]; /* SUPERCOOKIE: key = name */
+    size_t n_items;
+};
+
+/* Reads a report (body[0..len), borrowed) sent to a document of host (normalised) into r, and
+ * checks its token. Returns 0; or an HTTP status with a static sentence in *why: 400 for a
+ * body that is not such a report (JSON, fields, an unknown kind), 403 for a token that is not
+ * host's. r needs report_cleanup() either way. */
+int report_read(const struct report_keys *k, const char *host, const char *body, size_t len,
+                struct report *r, const char **why);
+
+void report_cleanup(struct report *r);
+
+#endif

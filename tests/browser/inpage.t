@@ -1,0 +1,224 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What brock's script sees in pages, in a real browser: Chromium through `brock run
+// --intercept` opens four local HTTPS sites. Each page loads a third-party script that writes
+// text to a canvas and reads it back (canvas fingerprinting), one that only reads a small
+// canvas, and two third-party frames: one keeps a high-entropy value in its localStorage (a
+// supercookie), the other a low-entropy one. The fingerprinter and the supercookie frame are
+// learned on three sites, with their evidence, and blocked on the fourth, never reaching the
+// origin there; the others are not learned. The page's own canvas gives the same data as
+// without brock, and the wrapped functions look like the browser's own.
+'use strict';
+
+const { before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const https = require('node:https');
+const path = require('node:path');
+const { launch } = require('./chromium.js');
+const h = require('../integration/harness.js');
+const { flat, check } = h;
+
+const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
+const FP = 'fp-tracker.test';        // draws text and reads the canvas back
+const SMALL = 'small-canvas.test';   // draws text, reads back 10x10 pixels only
+const SC = 'frame-tracker.test';     // a frame with a high-entropy localStorage value
+const LO = 'quiet-frame.test';       // a frame with a low-entropy one
+
+const tmp = h.tmpdir('inpage-browser-t');
+
+function makeCerts(names) {
+  const f = (n) => path.join(tmp, n);
+  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-days', '2', '-subj', '/CN=brock inpage test CA', '-keyout', f('ca.key'),
+        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
+        '-addext', 'keyUsage=critical,keyCertSign']);
+  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-subj', '/CN=brock inpage test origin', '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
+  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
+                   'extendedKeyUsage=serverAuth\n');
+  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
+        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', '2',
+        '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
+  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
+           cert: fs.readFileSync(f('leaf.pem')) };
+}
+
+const FP_JS = `(function () {
+  const c = document.createElement('canvas');
+  c.width = 220; c.height = 30;
+  const x = c.getContext('2d');
+  x.textBaseline = 'top'; x.font = '14px Arial';
+  x.fillText('Cwm fjordbank glyphs vext quiz', 2, 2);
+  window.fp = c.toDataURL().length;
+}());`;
+const SMALL_JS = `(function () {
+  const c = document.createElement('canvas');
+  c.width = 10; c.height = 10;
+  const x = c.getContext('2d');
+  x.fillText('hello world', 0, 0);
+  window.small = x.getImageData(0, 0, 10, 10).data.length;
+}());`;
+// The page's own drawing: its data, and how the functions brock wraps look.
+const OWN_JS = `(function () {
+  const c = document.createElement('canvas');
+  c.width = 64; c.height = 32;
+  const x = c.getContext('2d');
+  x.fillStyle = '#c33'; x.fillRect(0, 0, 64, 32);
+  x.fillStyle = '#fff'; x.font = '12px monospace'; x.fillText('own text', 2, 12);
+  x.strokeText('more text', 2, 28);
+  let threw = '';
+  try { x.getImageData(0, 0, 0, 1); } catch (e) { threw = e.name; }
+  const P = CanvasRenderingContext2D.prototype;
+  window.own = {
+    url: c.toDataURL(),
+    sum: Array.from(x.getImageData(0, 0, 64, 32).data).reduce((a, b) => (a * 31 + b) % 1000003, 0),
+    threw,
+    strings: [P.fillText, P.strokeText, P.getImageData, HTMLCanvasElement.prototype.toDataURL,
+              Function.prototype.toString].map((f) => f.toString() + '/' + f.name + '/' + f.length),
+  };
+}());`;
+
+function startOrigin(certs) {
+  const requests = [];
+  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url, headers: req.headers });
+    res.setHeader('Cache-Control', 'no-store');
+    const js = (body) => { res.setHeader('Content-Type', 'text/javascript'); res.end(body); };
+    const html = (body) => {
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end(body);
+    };
+    if (host === FP) return js(FP_JS);
+    if (host === SMALL) return js(SMALL_JS);
+    if (host === SC || host === LO) {
+      const value = host === SC ? 'ABCDEF0123456789' : 'ab';
+      return html(`<!doctype html><html><head><title>frame</title></head><body>
+        <script>localStorage.setItem(${JSON.stringify(host === SC ? 'frameId' : 'ab')},
+                                     ${JSON.stringify(value)});</script></body></html>`);
+    }
+    if (req.url === '/own.js') return js(OWN_JS);
+    if (req.url === '/own') {
+      return html('<!doctype html><html><head><title>own</title></head><body>' +
+                  '<script src="/own.js"></script></body></html>');
+    }
+    return html(`<!doctype html><html><head><title>${host}</title></head><body>
+      <script src="https://${FP}/fp.js?on=${host}"></script>
+      <script src="https://${SMALL}/small.js?on=${host}"></script>
+      <iframe src="https://${SC}/frame?on=${host}"></iframe>
+      <iframe src="https://${LO}/frame?on=${host}"></iframe>
+      </body></html>`);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: server.address().port, requests,
+    to(hst) { return requests.filter((r) => r.host === hst); },
+    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  })));
+}
+
+let origin, brock, plain, browser, plainBrowser;
+
+async function startBrock(name, certs, args) {
+  const state = path.join(tmp, name);
+  const init = await h.brock(state, ['ca', 'init']);
+  assert.equal(init.code, 0, init.stderr);
+  const b = await h.startBrock({ state, args: ['-v', '--no-update', '--intercept',
+                                               '--upstream-ca', certs.ca,
+                                               '--resolve', `*.test=127.0.0.1:${origin.port}`,
+                                               ...args] });
+  // Third-party frames get storage only where third-party cookies are allowed.
+  return [b, await launch(`127.0.0.1:${b.port}`, { ca: path.join(state, 'ca', 'ca.pem'),
+                                                   thirdPartyCookies: true })];
+}
+
+before(flat('setting up', async () => {
+  const certs = makeCerts([...SITES, FP, SMALL, SC, LO]);
+  origin = await startOrigin(certs);
+  [brock, browser] = await startBrock('state', certs, []);
+  [plain, plainBrowser] = await startBrock('plain', certs, ['--no-inject']);
+}));
+
+after(async () => {
+  for (const b of [browser, plainBrowser]) if (b) await b.close();
+  for (const b of [brock, plain]) if (b) await b.stop();
+  if (origin) await origin.close();
+});
+
+// The dashboard's view of a tracker: its action and evidence.
+async function tracker(domain) {
+  const r = await h.run('curl', ['-s', `http://127.0.0.1:${brock.port}/api/trackers/${domain}`]);
+  return JSON.parse(r.stdout);
+}
+
+function kinds(t, kind) {
+  return [...new Set((t.evidence || []).filter((e) => e.kind === kind).map((e) => e.site))].sort();
+}
+
+check('a canvas fingerprinter and a supercookie frame are learned on three sites and blocked ' +
+      'on the fourth; a small canvas read and a low-entropy frame are not', async () => {
+  for (const [i, site] of SITES.slice(0, 3).entries()) {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`https://${site}/`, { waitUntil: 'load', timeout: 20000 });
+      assert.ok(await page.evaluate(() => window.fp > 100), `the fingerprinter ran on ${site}`);
+      assert.equal(await page.evaluate(() => window.small), 400);
+      await h.waitFor(`canvas and supercookie evidence on ${site}`, async () =>
+        kinds(await tracker(FP), 'canvas').length === i + 1 &&
+        kinds(await tracker(SC), 'supercookie').length === i + 1, 20000);
+      assert.deepEqual(kinds(await tracker(FP), 'canvas'), SITES.slice(0, i + 1));
+    } finally {
+      await page.close();
+    }
+  }
+  assert.equal((await tracker(FP)).action, 'block');
+  assert.equal((await tracker(SC)).action, 'block');
+  assert.match(brock.log(), /learned: fp-tracker\.test tracks across sites \(canvas seen on/);
+  assert.match(brock.log(), /learned: frame-tracker\.test tracks across sites \(supercookie/);
+  // brock's own check of a newly blocked host's DNT policy may reach it; nothing else may.
+  const fetched = (d) => origin.to(d).filter((r) => r.path !== '/.well-known/dnt-policy.txt');
+  const fpBefore = fetched(FP).length;
+  const scBefore = fetched(SC).length;
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`https://${SITES[3]}/`, { waitUntil: 'load', timeout: 20000 });
+    assert.equal(await page.evaluate(() => window.fp), undefined, 'the fingerprinter is blocked');
+  } finally {
+    await page.close();
+  }
+  assert.equal(fetched(FP).length, fpBefore, 'its request never reached the origin');
+  assert.equal(fetched(SC).length, scBefore, 'nor the supercookie frame\'s');
+  // Neither the reader of a small canvas nor the quiet frame was learned.
+  for (const d of [SMALL, LO]) {
+    const t = await tracker(d);
+    assert.deepEqual(t.evidence || [], [], `${d} has no evidence`);
+    assert.notEqual(t.action, 'block', `${d} is not blocked`);
+  }
+  // The reports went to brock alone.
+  assert.equal(origin.requests.filter((r) => r.path.startsWith('/.well-known/brock-')).length,
+               0, 'no report reached an origin');
+}, 180000);
+
+check('the page\'s own canvas gives what it gives without brock; the wrappers look native',
+      async () => {
+  const read = async (b) => {
+    const page = await b.context.newPage();
+    try {
+      await page.goto(`https://${SITES[0]}/own`, { waitUntil: 'load', timeout: 20000 });
+      await h.waitFor('the page\'s drawing', () => page.evaluate(() => !!window.own), 10000);
+      return await page.evaluate(() => window.own);
+    } finally {
+      await page.close();
+    }
+  };
+  const [withBrock, without] = [await read(browser), await read(plainBrowser)];
+  assert.equal(withBrock.url, without.url);
+  assert.equal(withBrock.sum, without.sum);
+  assert.equal(withBrock.threw, 'IndexSizeError');
+  assert.deepEqual(withBrock.strings, without.strings);
+  // Its canvas writes were the site's own: nothing learned about the site.
+  assert.deepEqual((await tracker(SITES[0])).evidence || [], []);
+}, 60000);
