@@ -156,12 +156,24 @@ static int conn_local_write(struct conn *c, int keep)
     return 0;
 }
 
+void conn_await_local_body(struct conn *c)
+{
+    const char *expect = conn_header(&c->c_client.head, "expect");
+
+    c->c_ex.local_wait = 1;
+    if (expect && !strcasecmp(expect, "100-continue") && !c->c_ex.client_http10 &&
+        pump_printf(&c->c_client, "HTTP/1.1 100 Continue\r\n\r\n") < 0) {
+        conn_out_of_memory(c, "writing 100 Continue");
+        return;
+    }
+    conn_set_state(c, CONN_REQ_BODY);
+}
+
 /* A request in origin form is for brock itself: the dashboard. One with a body (a change)
  * is answered once the body is in; one whose declared body is too large, at once. */
 void conn_answer_local(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
-    const char *expect = conn_header(&c->c_client.head, "expect");
     uint64_t declared = c->c_client.parser.content_length;
     int keep = x->client_keepalive && !x->req_has_body;
 
@@ -171,13 +183,7 @@ void conn_answer_local(struct conn *c)
     if (x->req_has_body && declared != ULLONG_MAX && declared > LIMIT_DASH_BODY) {
         x->body_too_big = 1;
     } else if (x->req_has_body) {
-        x->local_wait = 1;
-        if (expect && !strcasecmp(expect, "100-continue") && !x->client_http10 &&
-            pump_printf(&c->c_client, "HTTP/1.1 100 Continue\r\n\r\n") < 0) {
-            conn_out_of_memory(c, "writing 100 Continue");
-            return;
-        }
-        conn_set_state(c, CONN_REQ_BODY);
+        conn_await_local_body(c);
         return;
     }
     if (conn_local_write(c, keep) < 0)

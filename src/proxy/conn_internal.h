@@ -129,6 +129,11 @@ int conn_reply(struct conn *c, int status, const char *text, int keep)
 void conn_answer_blocked(struct conn *c);
 
 /* A request for brock itself: the dashboard answers, once the body (if any) is in. */
+/* A request brock answers itself once its body is in (the dashboard's changes, a page's
+ * report): 100 Continue when asked for, then the body is read (conn_local_body(),
+ * conn_report_body()). */
+void conn_await_local_body(struct conn *c);
+
 void conn_answer_local(struct conn *c);
 
 /* A piece of a locally answered request's body: kept for the dashboard, or dropped. Returns

@@ -164,7 +164,6 @@ int conn_report_write(struct conn *c, int keep)
 void conn_answer_report(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
-    const char *expect = conn_header(&c->c_client.head, "expect");
     uint64_t declared = c->c_client.parser.content_length;
     int keep = x->client_keepalive && !x->req_has_body;
 
@@ -195,13 +194,7 @@ void conn_answer_report(struct conn *c)
             conn_flush_close(c, "answered a report");
         return;
     }
-    x->local_wait = 1;
-    if (expect && !strcasecmp(expect, "100-continue") && !x->client_http10 &&
-        pump_printf(&c->c_client, "HTTP/1.1 100 Continue\r\n\r\n") < 0) {
-        conn_out_of_memory(c, "writing 100 Continue");
-        return;
-    }
-    conn_set_state(c, CONN_REQ_BODY);
+    conn_await_local_body(c);
 }
 
 int conn_report_body(struct conn *c, const struct side_event *ev)
