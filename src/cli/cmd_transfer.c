@@ -37,6 +37,7 @@ static const char export_help[] =
     "Block lists block a domain with the names below it, and let through the names below it\n"
     "that must load (cookieblocked, allowed by you, posting the DNT policy); cookies are\n"
     "stripped where the format can (privoxy, dnr, safari), elsewhere such names load.\n"
+    "Public suffixes below a domain (s3.amazonaws.com) are other sites: excepted.\n"
     "\nOptions:\n"
     "  --format FORMAT   the format (default pb)\n"
     "  --action LIST     block lists: what to include, block, cookieblock or both (default\n"

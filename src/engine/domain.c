@@ -7,9 +7,12 @@
 #include "engine/engine.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -28,6 +31,7 @@
 
 static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
 static const psl_ctx_t *psl_ctx;
+static char psl_path[PATH_MAX]; /* the file brock_psl_load() read; "" for the system's list */
 
 /* Debian's list (private section included) when it loads, else libpsl's built-in copy. The
  * context lives as long as the process: every engine and helper shares it. */
@@ -62,7 +66,72 @@ int brock_psl_load(const char *file)
     if (psl_ctx != psl_builtin())
         psl_free((psl_ctx_t *)(uintptr_t)psl_ctx);
     psl_ctx = ctx;
+    if ((size_t)snprintf(psl_path, sizeof(psl_path), "%s", file) >= sizeof(psl_path))
+        psl_path[0] = '\0'; /* too long to name again: the system's text is read instead */
     return 0;
+}
+
+int brock__is_public_suffix(const char *host)
+{
+    const psl_ctx_t *psl = psl_get();
+
+    return psl && strchr(host, '.') && !brock__is_ip(host) && !psl_registrable_domain(psl, host);
+}
+
+/* The text of the list in use: the file brock_psl_load() read, else the system's, which
+ * Debian keeps as public_suffix_list.dat beside the compiled form libpsl loads. */
+static FILE *psl_text_open(char *path, size_t n)
+{
+    const char *dist = psl_dist_filename();
+    size_t len;
+
+    pthread_once(&psl_once, psl_setup);
+    if (psl_path[0])
+        snprintf(path, n, "%s", psl_path);
+    else if (dist && (len = strlen(dist)) > 6 && !strcmp(dist + len - 6, ".dafsa"))
+        snprintf(path, n, "%.*s.dat", (int)(len - 6), dist);
+    else
+        snprintf(path, n, "%s", dist ? dist : "");
+    if (!path[0]) {
+        snprintf(path, n, "the Public Suffix List");
+        errno = ENOENT;
+        return NULL;
+    }
+    return fopen(path, "r");
+}
+
+int brock__psl_each(int (*fn)(void *arg, const char *suffix), void *arg, char *why, size_t n)
+{
+    char path[PATH_MAX], line[1024], host[BROCK_HOST_MAX];
+    FILE *f = psl_text_open(path, sizeof(path));
+    int rc = 0;
+
+    if (!f) {
+        snprintf(why, n, "%s: %s", path, strerror(errno));
+        return BROCK_EIO;
+    }
+    while (rc == 0 && fgets(line, sizeof(line), f)) {
+        /* A rule is a line's first word; "//" opens a comment. A "*." rule makes every name
+         * one label below its rest a suffix: the rest stands for them. A "!" rule takes a
+         * name out, which a rule of the rest already covers. */
+        char *r = line + strspn(line, " \t");
+        size_t len = strcspn(r, " \t\r\n");
+
+        if (len == 0 || !strncmp(r, "//", 2) || r[0] == '!')
+            continue;
+        if (!strncmp(r, "*.", 2)) {
+            r += 2;
+            len -= 2;
+        }
+        if (brock_host_normalize(r, len, host) > 0 && strchr(host, '.'))
+            rc = fn(arg, host);
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(why, n, "%s: read error", path);
+        rc = BROCK_EIO;
+    }
+    fclose(f);
+    return rc;
 }
 
 /* ---- normalisation ---- */

@@ -190,6 +190,16 @@ void brock__base_cache_free(struct brock_engine *e);
 /* isMultiDomainFirstParty(base_a, base_b). */
 int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b);
 
+/* Whether a normalised name of two labels or more is a public suffix, which Privacy Badger
+ * makes its own base: no rule above it applies to it or below it. */
+int brock__is_public_suffix(const char *host);
+
+/* Calls fn with each name of the Public Suffix List in use whose children are other sites
+ * (normalised; for a "*." rule the name after it), read from the list's text, until fn
+ * returns other than 0. Returns 0, fn's value, or BROCK_EIO with why (n bytes) naming the
+ * file and the failure when the text cannot be read. */
+int brock__psl_each(int (*fn)(void *arg, const char *suffix), void *arg, char *why, size_t n);
+
 /* The parent of a name: the text after its first dot, or NULL at the last label. */
 const char *brock__parent(const char *name);
 
@@ -491,8 +501,11 @@ struct brock__plan {
     struct brock__rule *rules; /* by depth, context, effect, then name */
     size_t n;
     size_t counts[BROCK_DENY + 1]; /* rules per effect */
-    char **left_out;           /* names no domain rule can name (IP addresses), sorted */
+    char **left_out;           /* names no rule can name rightly, each with why: "name (why)",
+                                  sorted */
     size_t n_left_out;
+    /* Why the public suffixes below the rules could not be excepted; "" when they were. */
+    char psl_note[300];
 };
 
 enum brock__plan_flags {

@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,31 +64,43 @@ static int is_domain(const char *name)
     return brock__valid_domain(name) && last[strspn(last, "0123456789")] != '\0';
 }
 
-static int on_tracker(void *arg, const struct brock_tracker *t)
+static int leave_out(struct collect *c, const char *name, const char *why)
 {
-    struct collect *c = arg;
     struct brock__plan *p = c->p;
-    enum brock_effect x = wanted(c, t);
+    size_t n = strlen(name) + strlen(why) + 4;
+    char *text;
+
+    if (mem_grow(&p->left_out, &c->left_cap, p->n_left_out + 1, sizeof(char *)) < 0 ||
+        !(text = mem_malloc(n)))
+        return BROCK_ENOMEM;
+    snprintf(text, n, "%s (%s)", name, why);
+    p->left_out[p->n_left_out++] = text;
+    return 0;
+}
+
+static int take(struct collect *c, const char *domain, enum brock_effect x)
+{
     char *name;
 
-    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !is_learned(t))
-        return 0;
-    if (!is_domain(t->domain)) {
-        if (x == BROCK_PASS)
-            return 0;
-        if (mem_grow(&p->left_out, &c->left_cap, p->n_left_out + 1, sizeof(char *)) < 0 ||
-            !(p->left_out[p->n_left_out] = mem_strdup(t->domain)))
-            return BROCK_ENOMEM;
-        p->n_left_out++;
-        return 0;
-    }
-    if (mem_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0 || !(name = mem_strdup(t->domain)))
+    if (mem_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0 || !(name = mem_strdup(domain)))
         return BROCK_ENOMEM;
     c->v[c->n].name = name;
     c->v[c->n].effect = x;
     c->v[c->n].is_rule = 0;
     c->n++;
     return 0;
+}
+
+static int on_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct collect *c = arg;
+    enum brock_effect x = wanted(c, t);
+
+    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !is_learned(t))
+        return 0;
+    if (!is_domain(t->domain))
+        return x == BROCK_PASS ? 0 : leave_out(c, t->domain, "an address, not a domain name");
+    return take(c, t->domain, x);
 }
 
 /* The nearest name above name that the export takes in, or NULL. */
@@ -110,6 +123,56 @@ static unsigned rules_above(const struct strmap *m, const char *name)
     return n;
 }
 
+/* Public suffixes (PRIVACY-BADGER.md 5): a name above a public suffix is another site's,
+ * and its action applies neither to the suffix nor below it, where every name is a site of
+ * its own. A rule of a format reaches every name below it, so below a rule that is not a
+ * pass, each public suffix gets a pass of its own; and a public suffix's own action, which
+ * applies to that one name only, can only be left out. */
+struct suffixes {
+    struct collect *c;
+    struct strmap *m; /* the names taken in from the trackers */
+    struct strmap added;
+};
+
+static int on_suffix(void *arg, const char *suffix)
+{
+    struct suffixes *s = arg;
+    const struct name *up = above(s->m, suffix);
+
+    if (!up || up->effect == BROCK_PASS || strmap_get(s->m, suffix) ||
+        strmap_get(&s->added, suffix))
+        return 0;
+    if (strmap_put(&s->added, suffix, (void *)1) < 0)
+        return BROCK_ENOMEM;
+    return take(s->c, suffix, BROCK_PASS);
+}
+
+static int except_suffixes(struct collect *c, struct strmap *m)
+{
+    struct suffixes s = {.c = c, .m = m};
+    size_t n = c->n;
+    int rc = 0;
+
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (c->v[i].effect != BROCK_PASS && brock__is_public_suffix(c->v[i].name)) {
+            rc = leave_out(c, c->v[i].name, "a public suffix: a rule would reach every site "
+                                            "below it");
+            c->v[i].effect = BROCK_PASS;
+        }
+    }
+    /* The names found from here are added to c->v, which the map points into: the map
+     * stays as it is until they are all found, and make_rules() builds its own. */
+    strmap_init(&s.added);
+    if (rc == 0)
+        rc = brock__psl_each(on_suffix, &s, c->p->psl_note, sizeof(c->p->psl_note));
+    strmap_cleanup(&s.added, NULL);
+    if (rc == BROCK_EIO)
+        rc = 0; /* the note says so in the list */
+    else
+        c->p->psl_note[0] = '\0';
+    return rc;
+}
+
 static int rule_cmp(const void *a, const void *b)
 {
     const struct brock__rule *x = a, *y = b;
@@ -128,6 +191,15 @@ static int str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int index_names(struct collect *c, struct strmap *m)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (strmap_put(m, c->v[i].name, &c->v[i]) < 0)
+            return BROCK_ENOMEM;
+    }
+    return 0;
+}
+
 /* Turns the names taken in into rules: a name is a rule where its effect differs from the one
  * the rules above it give it (any name not passed, for a format that names hosts one by
  * one). The names become the rules'. */
@@ -135,10 +207,8 @@ static int make_rules(struct collect *c, struct strmap *m)
 {
     struct brock__plan *p = c->p;
 
-    for (size_t i = 0; i < c->n; i++) {
-        if (strmap_put(m, c->v[i].name, &c->v[i]) < 0)
-            return BROCK_ENOMEM;
-    }
+    if (index_names(c, m) < 0)
+        return BROCK_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
         const struct name *up = (c->plan_flags & BROCK__PLAN_EACH) ? NULL : above(m, c->v[i].name);
         c->v[i].is_rule = c->v[i].effect != (up ? up->effect : BROCK_PASS);
@@ -185,6 +255,12 @@ int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flag
     memset(p, 0, sizeof(*p));
     strmap_init(&m);
     rc = brock_trackers_each(e, NULL, 0, on_tracker, &c);
+    if (rc == 0 && !(plan_flags & BROCK__PLAN_EACH))
+        rc = index_names(&c, &m);
+    if (rc == 0 && !(plan_flags & BROCK__PLAN_EACH))
+        rc = except_suffixes(&c, &m);
+    strmap_cleanup(&m, NULL);
+    strmap_init(&m);
     if (rc == 0)
         rc = make_rules(&c, &m);
     strmap_cleanup(&m, NULL);
@@ -219,9 +295,12 @@ int brock__plan_header(struct buf *out, const char *mark, const char *about,
 int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__plan *p)
 {
     for (size_t i = 0; i < p->n_left_out; i++) {
-        if (buf_printf(out, "%s left out: %s (an address, not a domain name)\n", mark,
-                       p->left_out[i]) < 0)
+        if (buf_printf(out, "%s left out: %s\n", mark, p->left_out[i]) < 0)
             return BROCK_ENOMEM;
     }
+    if (p->psl_note[0] && buf_printf(out, "%s the public suffixes below these rules, which are "
+                                          "other sites, are not excepted: %s\n",
+                                     mark, p->psl_note) < 0)
+        return BROCK_ENOMEM;
     return 0;
 }

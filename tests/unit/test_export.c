@@ -403,6 +403,72 @@ static void test_refusals(void **unused)
     brock_engine_free(e);
 }
 
+static int has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+
+    for (const char *p = strstr(text, line); p; p = strstr(p + 1, line)) {
+        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+static char *export(struct brock_engine *e, const char *format)
+{
+    char *out = NULL;
+    size_t len = 0;
+
+    assert_int_equal(brock_export_with(e, format, BROCK_EXPORT_DEFAULT, &out, &len), 0);
+    return out;
+}
+
+/* Privacy Badger applies no action above a public suffix to the names at or below it, each
+ * of them a site of its own (the system's Public Suffix List: s3.amazonaws.com,
+ * googleapis.com). A list's rule reaches every name below it, so it gets exceptions there;
+ * and the action of a name that is itself a public suffix cannot be said for that name
+ * alone, so it is left out, where the format names hosts by subtree. */
+static void test_public_suffixes(void **unused)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    struct brock_decision d;
+    char err[256], *out;
+
+    (void)unused;
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    assert_int_equal(brock_set_user_action(e, "amazonaws.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "googleapis.com", BROCK_USER_BLOCK), 0);
+    /* What the engine decides, which the lists must say too. */
+    assert_int_equal(brock_decide(e, "x.amazonaws.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_int_equal(brock_decide(e, "bucket.s3.amazonaws.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_PASS);
+    assert_int_equal(brock_decide(e, "fonts.googleapis.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_PASS);
+    assert_int_equal(brock_decide(e, "googleapis.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_DENY);
+
+    out = export(e, "dnsmasq");
+    assert_true(has_line(out, "address=/amazonaws.com/"));
+    assert_true(has_line(out, "server=/s3.amazonaws.com/#"));
+    assert_true(has_line(out, "server=/compute.amazonaws.com/#")); /* from *.compute.amazonaws.com */
+    assert_false(has_line(out, "address=/googleapis.com/"));
+    assert_true(has_line(out, "# left out: googleapis.com (a public suffix: a rule would reach "
+                              "every site below it)"));
+    brock_free(out);
+    out = export(e, "privoxy");
+    assert_true(has_line(out, ".s3.amazonaws.com"));
+    assert_false(has_line(out, ".googleapis.com"));
+    brock_free(out);
+    /* A hosts file names each host alone: the suffix's own action is said exactly. */
+    out = export(e, "hosts");
+    assert_true(has_line(out, "0.0.0.0 googleapis.com"));
+    assert_null(strstr(out, "s3.amazonaws.com"));
+    brock_free(out);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_strip),
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_public_suffixes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
