@@ -129,9 +129,9 @@ static unsigned rules_above(const struct strmap *m, const char *name)
  * pass, each public suffix gets a pass of its own; and a public suffix's own action, which
  * applies to that one name only, can only be left out. */
 struct suffixes {
-    struct collect *c;
-    struct strmap *m; /* the names taken in from the trackers */
-    struct strmap added;
+    struct strmap *m; /* the names taken in, pointing into the collection's array */
+    struct strmap seen;
+    struct strvec found; /* the suffixes to except, in the list's order */
 };
 
 static int on_suffix(void *arg, const char *suffix)
@@ -140,16 +140,17 @@ static int on_suffix(void *arg, const char *suffix)
     const struct name *up = above(s->m, suffix);
 
     if (!up || up->effect == BROCK_PASS || strmap_get(s->m, suffix) ||
-        strmap_get(&s->added, suffix))
+        strmap_get(&s->seen, suffix))
         return 0;
-    if (strmap_put(&s->added, suffix, (void *)1) < 0)
+    if (strmap_put(&s->seen, suffix, (void *)1) < 0 ||
+        brock__strvec_push(&s->found, suffix) < 0)
         return BROCK_ENOMEM;
-    return take(s->c, suffix, BROCK_PASS);
+    return 0;
 }
 
 static int except_suffixes(struct collect *c, struct strmap *m)
 {
-    struct suffixes s = {.c = c, .m = m};
+    struct suffixes s = {.m = m};
     size_t n = c->n;
     int rc = 0;
 
@@ -160,16 +161,19 @@ static int except_suffixes(struct collect *c, struct strmap *m)
             c->v[i].effect = BROCK_PASS;
         }
     }
-    /* The names found from here are added to c->v, which the map points into: the map
-     * stays as it is until they are all found, and make_rules() builds its own. */
-    strmap_init(&s.added);
+    /* The suffixes join c->v, which the map points into, only once all are found; then
+     * make_rules() indexes the names again. */
+    strmap_init(&s.seen);
     if (rc == 0)
         rc = brock__psl_each(on_suffix, &s, c->p->psl_note, sizeof(c->p->psl_note));
-    strmap_cleanup(&s.added, NULL);
     if (rc == BROCK_EIO)
         rc = 0; /* the note says so in the list */
     else
         c->p->psl_note[0] = '\0';
+    for (size_t i = 0; i < s.found.n && rc == 0; i++)
+        rc = take(c, s.found.v[i], BROCK_PASS);
+    strmap_cleanup(&s.seen, NULL);
+    brock__strvec_cleanup(&s.found);
     return rc;
 }
 
