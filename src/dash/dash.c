@@ -30,8 +30,7 @@
     "X-Frame-Options: DENY\r\n"                                                               \
     "Referrer-Policy: no-referrer\r\n"                                                        \
     "X-Content-Type-Options: nosniff\r\n"                                                     \
-    "Cross-Origin-Resource-Policy: same-origin\r\n"                                           \
-    "Cache-Control: no-store\r\n"
+    "Cross-Origin-Resource-Policy: same-origin\r\n"
 
 enum { CHANGES_STATE = 1 };
 
@@ -54,6 +53,7 @@ static const struct route routes[] = {
     {"PUT", "/api/disabled/", CHANGES_STATE, dash_api_disabled_put},
     {"DELETE", "/api/disabled/", CHANGES_STATE, dash_api_disabled_delete},
     {"GET", "/api/export", 0, dash_api_export},
+    {"GET", "/lists/", 0, dash_api_list},
     {"POST", "/api/import", CHANGES_STATE, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, dash_api_forget},
@@ -93,6 +93,11 @@ struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errle
         goto fail;
     }
     env->host = *h;
+    env->lists = mem_calloc(1, sizeof(*env->lists));
+    if (!env->lists) {
+        snprintf(err, errlen, "out of memory for the dashboard");
+        goto fail;
+    }
     n = snprintf(env->listen_name, sizeof(env->listen_name), "%s", h->listen_name);
     if (n < 0 || (size_t)n >= sizeof(env->listen_name)) {
         snprintf(err, errlen, "the dashboard's address %s is too long", h->listen_name);
@@ -114,6 +119,7 @@ void dash_env_free(struct dash_env *env)
     if (!env)
         return;
     OPENSSL_cleanse(env->token, sizeof(env->token));
+    mem_free(env->lists);
     mem_free(env);
 }
 
@@ -275,22 +281,29 @@ struct answer {
     int keep_alive;
 };
 
-/* Writes the answer. Returns status, or -1 when out of memory. */
+/* Writes the answer: status, and for any status but 304 the body of type, saved as filename
+ * when not NULL or "". The answer is never stored by a cache unless validators (its header
+ * lines: ETag, Last-Modified) say how to ask again. Returns status, or -1 when out of
+ * memory. */
 static int write_response(const struct answer *a, int status, const char *type,
-                          const char *filename, const struct buf *body)
+                          const char *filename, const char *validators, const struct buf *body)
 {
-    char disposition[128] = "";
+    char disposition[128] = "", entity[160] = "";
 
     if (filename && *filename)
         snprintf(disposition, sizeof(disposition),
                  "Content-Disposition: attachment; filename=\"%s\"\r\n", filename);
+    if (status != 304)
+        snprintf(entity, sizeof(entity), "Content-Type: %s\r\nContent-Length: %zu\r\n", type,
+                 body->len);
     if (buf_printf(a->out,
-                   "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n" SECURITY_HEADERS
-                   "%s%s\r\n",
-                   status, http_reason(status), type, body->len, disposition,
+                   "HTTP/1.1 %d %s\r\n%s" SECURITY_HEADERS "Cache-Control: %s\r\n%s%s%s\r\n",
+                   status, http_reason(status), entity,
+                   validators && *validators ? "no-cache" : "no-store",
+                   validators ? validators : "", disposition,
                    a->keep_alive ? "" : "Connection: close\r\n") < 0)
         return -1;
-    if (!a->head && body->len && buf_append(a->out, body->data, body->len) < 0)
+    if (status != 304 && !a->head && body->len && buf_append(a->out, body->data, body->len) < 0)
         return -1;
     return status;
 }
@@ -305,7 +318,7 @@ static int refuse(const struct answer *a, int status, const char *msg)
 
     buf_init(&body, LIMIT_DASH_RESPONSE);
     if (text && buf_puts(&body, text) == 0 && buf_puts(&body, "\n") == 0)
-        rc = write_response(a, status, "application/json; charset=utf-8", NULL, &body);
+        rc = write_response(a, status, "application/json; charset=utf-8", NULL, NULL, &body);
     buf_cleanup(&body);
     json_text_free(text);
     json_decref(j);
@@ -333,7 +346,7 @@ static int run_route(const struct dash_env *env, const struct dash_request *rq,
             goto out;
         x.type = "application/json; charset=utf-8";
     }
-    rc = write_response(a, x.status, x.type, x.filename, &x.text);
+    rc = write_response(a, x.status, x.type, x.filename, x.validators, &x.text);
 out:
     json_text_free(text);
     json_decref(x.json);
@@ -358,7 +371,7 @@ static int serve_file(const struct dash_env *env, const struct dash_request *rq,
         return refuse(a, 404, "brock has no such page");
     buf_init(&body, LIMIT_DASH_RESPONSE);
     rc = file_body(env, f, &body) < 0 ? -1
-                                      : write_response(a, 200, file_type(f->name), NULL, &body);
+                                      : write_response(a, 200, file_type(f->name), NULL, NULL, &body);
     buf_cleanup(&body);
     return rc;
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The dashboard's JSON API: the recent sites and their trackers, every tracker and why it is
- * in its state, the user's choices, the settings, export, import, reset and forgetting the
- * recent sites. Each handler
- * turns the engine's reports into JSON; the page (web/app.js) is a client of these. */
+ * in its state, the user's choices, the settings, export and the live lists, import, reset and
+ * forgetting the recent sites. Each handler turns the engine's reports into JSON; the page
+ * (web/app.js) is a client of these. */
 #include "dash/dash_api.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "proxy/http.h"
 
 int dash_error(struct dash_call *x, int status, const char *msg)
 {
@@ -512,6 +514,39 @@ int dash_api_export(struct dash_call *x)
     x->type = export_is_json(format) ? "application/json; charset=utf-8"
                                       : "text/plain; charset=utf-8";
     export_file(format, x->filename, sizeof(x->filename));
+    return 0;
+}
+
+/* A live list: the export in format x->arg with every action, revalidated by its ETag. */
+int dash_api_list(struct dash_call *x)
+{
+    const struct brock_header *inm = http_header_find(x->rq->h, x->rq->n, "if-none-match");
+    const struct brock_header *ims = http_header_find(x->rq->h, x->rq->n, "if-modified-since");
+    struct dash_list_answer a;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = brock_export(x->e, x->arg, &text, &len);
+
+    if (rc == BROCK_EINVAL) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "brock has no list named '%.40s' (see /api/status: exports)",
+                 x->arg);
+        return dash_error(x, 404, msg);
+    }
+    if (rc < 0)
+        return -1;
+    rc = dash_list_answer(x->env->lists, x->arg, text, len, inm ? inm->value : NULL,
+                          ims ? ims->value : NULL, &a);
+    if (rc == 0 && !a.not_modified)
+        rc = buf_append(&x->text, text, len);
+    brock_free(text);
+    if (rc < 0)
+        return -1;
+    snprintf(x->validators, sizeof(x->validators), "ETag: %s\r\nLast-Modified: %s\r\n",
+             a.etag, a.last_modified);
+    x->status = a.not_modified ? 304 : 200;
+    x->type = export_is_json(x->arg) ? "application/json; charset=utf-8"
+                                     : "text/plain; charset=utf-8";
     return 0;
 }
 

@@ -7,11 +7,13 @@
 #include <jansson.h>
 
 #include "dash/dash.h"
+#include "dash/dash_lists.h"
 
 #define DASH_TOKEN_BYTES 32
 
 struct dash_env {
     struct dash_host host;   /* listen_name points at listen_name below */
+    struct dash_lists *lists; /* what the live lists served, in this start */
     char listen_name[80];
     char token[DASH_TOKEN_BYTES * 2 + 1]; /* hex, random per start */
 };
@@ -28,6 +30,7 @@ struct dash_call {
     struct buf text;    /* a non-JSON answer (exports), with its type and file name */
     const char *type;
     char filename[64];
+    char validators[160]; /* ETag and Last-Modified header lines of a cacheable answer */
 };
 
 /* The handlers of the routes under /api/. Each returns 0, or -1 when out of memory; a refusal
@@ -43,6 +46,7 @@ int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_export(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_list(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_import(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_reset(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));

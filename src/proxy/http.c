@@ -209,6 +209,7 @@ const char *http_reason(int status)
     switch (status) {
     case 200: return "OK";
     case 204: return "No Content";
+    case 304: return "Not Modified";
     case 400: return "Bad Request";
     case 403: return "Forbidden";
     case 404: return "Not Found";

@@ -341,6 +341,54 @@ check('settings and disabled sites', async () => {
   assert.equal((await api('PUT', '/api/disabled/not%20a%20site')).status, 400);
 });
 
+check('live lists: /lists/NAME for subscribers, revalidated by ETag and Last-Modified',
+      async () => {
+  const r = await api('GET', '/lists/hosts');
+  assert.equal(r.status, 200);
+  assert.match(r.text, /^0\.0\.0\.0 tracker1\.test$/m);
+  assert.match(r.headers['content-type'], /^text\/plain/);
+  assert.equal(r.headers['cache-control'], 'no-cache', 'stored, but asked again each time');
+  assert.equal(r.headers['content-disposition'], undefined);
+  const etag = r.headers.etag, since = r.headers['last-modified'];
+  assert.match(etag, /^"[0-9a-f]{32}"$/);
+  assert.ok(Date.parse(since) <= Date.now() && Date.parse(since) > Date.now() - 3600e3, since);
+  assert.equal((await api('GET', '/lists/hosts')).headers.etag, etag, 'the same list, the same tag');
+  // A conditional request for what the subscriber holds: 304, no body.
+  for (const inm of [etag, `W/${etag}`, `"x", ${etag}`, '*']) {
+    const c = await api('GET', '/lists/hosts', undefined, ['-H', `If-None-Match: ${inm}`]);
+    assert.equal(c.status, 304, inm);
+    assert.equal(c.text, '');
+    assert.equal(c.headers.etag, etag);
+  }
+  assert.equal((await api('GET', '/lists/hosts', undefined,
+                          ['-H', 'If-None-Match: "0123"'])).status, 200);
+  assert.equal((await api('GET', '/lists/hosts', undefined,
+                          ['-H', `If-Modified-Since: ${since}`])).status, 304);
+  for (const ims of ['Thu, 01 Jan 1970 00:00:00 GMT', 'yesterday', `${since} x`])
+    assert.equal((await api('GET', '/lists/hosts', undefined,
+                            ['-H', `If-Modified-Since: ${ims}`])).status, 200, ims);
+  // If-None-Match decides alone when both are sent.
+  assert.equal((await api('GET', '/lists/hosts', undefined,
+                          ['-H', 'If-None-Match: "0123"', '-H',
+                           `If-Modified-Since: ${since}`])).status, 200);
+  // A change to what brock blocks is a new list, with a new tag.
+  assert.equal((await api('PUT', '/api/trackers/listed.test', { action: 'block' })).status, 200);
+  const changed = await api('GET', '/lists/hosts', undefined, ['-H', `If-None-Match: ${etag}`]);
+  assert.equal(changed.status, 200);
+  assert.match(changed.text, /^0\.0\.0\.0 listed\.test$/m);
+  assert.notEqual(changed.headers.etag, etag);
+  const dnr = await api('GET', '/lists/dnr');
+  assert.match(dnr.headers['content-type'], /^application\/json/);
+  assert.ok(Array.isArray(JSON.parse(dnr.text)));
+  const none = await api('GET', '/lists/nope');
+  assert.equal(none.status, 404);
+  assert.match(none.json.error, /no list named 'nope'/);
+  assert.equal((await api('POST', '/lists/hosts')).status, 405, 'nothing there changes state');
+  // Like the rest of the dashboard, only for brock's own address (no DNS rebinding).
+  const rebound = await curl(['-H', 'Host: lists.example', base() + '/lists/hosts']);
+  assert.equal(rebound.status, 403);
+});
+
 check('export, import, and reset to the seed', async () => {
   const hosts = await api('GET', '/api/export?format=hosts');
   assert.equal(hosts.status, 200);
