@@ -47,6 +47,9 @@ extern const struct cmd_entry cmd_dnt_entry;
 extern const struct cmd_entry cmd_update_entry;
 extern const struct cmd_entry cmd_ca_entry;
 extern const struct cmd_entry cmd_forget_entry;
+extern const struct cmd_entry cmd_settings_entry;
+extern const struct cmd_entry cmd_disable_entry;
+extern const struct cmd_entry cmd_enable_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */
@@ -87,6 +90,12 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
 /* Ends a command: with rc CLI_OK writes its changes (brock_sync(), once); then frees e.
  * Returns rc, or CLI_ERROR when the state could not be written. */
 int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
+
+/* cli_close() but for the freeing: for a command that prints what is written. */
+int cli_sync(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
+
+/* DAYS: a whole number from 0 to BROCK_PAGE_VIEW_DAYS_MAX into *out. Returns 0, or -1. */
+int cli_days_parse(const char *s, long *out);
 
 struct jobs_options;
 

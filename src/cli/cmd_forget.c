@@ -25,20 +25,6 @@ static const char forget_help[] =
     "                         without --older-than nothing newer is forgotten\n"
     "  -h, --help             print this help\n";
 
-/* DAYS: a whole number from 0 to BROCK_PAGE_VIEW_DAYS_MAX. */
-static int days_parse(const char *s, long *out)
-{
-    char *end;
-    long v;
-
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno || end == s || *end || *s == '-' || *s == '+' || v > BROCK_PAGE_VIEW_DAYS_MAX)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     enum { OPT_OLDER = 256, OPT_DAYS };
@@ -55,9 +41,9 @@ static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int ar
 
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == OPT_OLDER && days_parse(optarg, &older) == 0)
+        if (c == OPT_OLDER && cli_days_parse(optarg, &older) == 0)
             continue;
-        if (c == OPT_DAYS && days_parse(optarg, &keep) == 0)
+        if (c == OPT_DAYS && cli_days_parse(optarg, &keep) == 0)
             continue;
         if (c == OPT_OLDER || c == OPT_DAYS)
             return cli_usage(self, "'%s' is not a number of days from 0 to %d", optarg,

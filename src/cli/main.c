@@ -18,6 +18,7 @@
 static const struct cmd_entry *const cmd_table[] = {
     &cmd_run_entry,  &cmd_check_entry,  &cmd_learn_entry,  &cmd_list_entry,
     &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_dnt_entry,
+    &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry,
     &cmd_update_entry, &cmd_ca_entry,   &cmd_forget_entry, &cmd_help_entry,
     NULL,
 };
@@ -223,12 +224,31 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
     return CLI_OK;
 }
 
-int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc)
+int cli_sync(const struct cmd_entry *cmd, struct brock_engine *e, int rc)
 {
     if (e && rc == CLI_OK && brock_sync(e) < 0)
         rc = cli_error(cmd, "cannot write the state: %s", brock_engine_errmsg(e));
+    return rc;
+}
+
+int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc)
+{
+    rc = cli_sync(cmd, e, rc);
     brock_engine_free(e);
     return rc;
+}
+
+int cli_days_parse(const char *s, long *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end || *s == '-' || *s == '+' || v > BROCK_PAGE_VIEW_DAYS_MAX)
+        return -1;
+    *out = v;
+    return 0;
 }
 
 static const struct cmd_entry *cmd_find(const char *name)

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * `brock settings`, `brock disable`, `brock enable`: the dashboard's settings on the command
+ * line, under the names /api/settings uses.
+ */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static const char settings_help[] =
+    "Prints brock's settings, one a line, or the one named; with a value, sets it first:\n"
+    "  learn           on|off  learn from what passes (Privacy Badger's learnLocally)\n"
+    "  send_dnt        on|off  send DNT: 1 and Sec-GPC: 1 (sendDNTSignal)\n"
+    "  check_dnt       on|off  honour, and check for, EFF's DNT policy (checkForDNTPolicy)\n"
+    "  page_view_days  DAYS    keep recent page views DAYS days (0 to 3650; default 7)\n"
+    "  disabled_sites          the sites brock is off on (brock disable, brock enable)\n"
+    "A running proxy picks a change up within two seconds.\n"
+    "\nOptions:\n"
+    "  --json        print the settings as the dashboard's /api/settings does\n"
+    "  -h, --help    print this help\n";
+
+static const struct {
+    const char *name;
+    enum brock_setting s;
+} switches[] = {
+    {"learn", BROCK_SETTING_LEARN},
+    {"send_dnt", BROCK_SETTING_SEND_DNT},
+    {"check_dnt", BROCK_SETTING_CHECK_DNT},
+};
+
+#define N_SWITCHES (sizeof(switches) / sizeof(switches[0]))
+
+static int on_site_json(void *arg, const char *site)
+{
+    return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
+}
+
+static int on_site_line(void *arg, const char *site)
+{
+    int *n = arg;
+
+    printf("%s%s", (*n)++ ? ", " : "", site);
+    return 0;
+}
+
+/* The settings as /api/settings answers them. Returns NULL when out of memory. */
+static json_t *settings_json(struct brock_engine *e)
+{
+    json_t *o = json_object(), *sites = json_array();
+    int bad = !o || !sites;
+
+    for (size_t i = 0; i < N_SWITCHES && !bad; i++)
+        bad = json_object_set_new(o, switches[i].name,
+                                  json_boolean(brock_setting(e, switches[i].s))) < 0;
+    if (!bad)
+        bad = json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
+              json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) <
+                  0 ||
+              brock_disabled_sites_each(e, on_site_json, sites) < 0 ||
+              json_object_set(o, "disabled_sites", sites) < 0;
+    json_decref(sites);
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* One setting's line, or every line for NULL. */
+static void settings_print(struct brock_engine *e, const char *only)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < N_SWITCHES; i++) {
+        if (!only || !strcmp(only, switches[i].name))
+            printf("%-15s %s%s\n", switches[i].name, brock_setting(e, switches[i].s) ? "on" : "off",
+                   switches[i].s == BROCK_SETTING_LEARN && brock_setting(e, switches[i].s) &&
+                           !brock_engine_learning(e)
+                       ? " (not learning now: --no-learn)"
+                       : "");
+    }
+    if (!only || !strcmp(only, "page_view_days"))
+        printf("%-15s %d\n", "page_view_days", brock_page_view_days(e));
+    if (!only || !strcmp(only, "disabled_sites")) {
+        printf("%-15s ", "disabled_sites");
+        if (brock_disabled_sites_each(e, on_site_line, &n) < 0 || n == 0)
+            printf("(none)");
+        printf("\n");
+    }
+}
+
+/* Checks NAME [VALUE] before anything is opened. Returns the switch's index, N_SWITCHES for
+ * page_view_days, N_SWITCHES + 1 for disabled_sites, or -1 after a usage message. */
+static int setting_check(const struct cmd_entry *self, const char *name, const char *value,
+                         long *set)
+{
+    size_t i;
+
+    for (i = 0; i < N_SWITCHES; i++)
+        if (!strcmp(name, switches[i].name))
+            break;
+    if (i == N_SWITCHES && strcmp(name, "page_view_days") != 0 &&
+        strcmp(name, "disabled_sites") != 0) {
+        cli_usage(self, "'%s' is not a setting (learn, send_dnt, check_dnt, page_view_days, "
+                        "disabled_sites)", name);
+        return -1;
+    }
+    if (i == N_SWITCHES && !strcmp(name, "disabled_sites"))
+        i = N_SWITCHES + 1;
+    if (!value)
+        return (int)i;
+    if (i < N_SWITCHES && (!strcmp(value, "on") || !strcmp(value, "off"))) {
+        *set = !strcmp(value, "on");
+        return (int)i;
+    }
+    if (i == N_SWITCHES && cli_days_parse(value, set) == 0)
+        return (int)i;
+    if (i < N_SWITCHES)
+        cli_usage(self, "%s is on or off, not '%s'", name, value);
+    else if (i == N_SWITCHES)
+        cli_usage(self, "'%s' is not a number of days from 0 to %d", value,
+                  BROCK_PAGE_VIEW_DAYS_MAX);
+    else
+        cli_usage(self, "disabled_sites changes with brock disable SITE and brock enable SITE");
+    return -1;
+}
+
+static int cmd_settings_exec(struct cli *cli, const struct cmd_entry *self, int argc,
+                             char **argv)
+{
+    enum { OPT_JSON = 256 };
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, OPT_JSON}, CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
+    struct cmd_entry reader = *self;
+    struct brock_engine *e = NULL;
+    const char *name = NULL, *value = NULL;
+    int c, rc, which = -1, json = 0, err = 0;
+    long set = -1;
+
+    cli_getopt_start();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c != OPT_JSON)
+            return cli_getopt_other(self, c, argv);
+        json = 1;
+    }
+    if (argc - optind > 2)
+        return cli_usage(self, "unexpected argument '%s'", argv[optind + 2]);
+    name = optind < argc ? argv[optind] : NULL;
+    value = optind + 1 < argc ? argv[optind + 1] : NULL;
+    if (name && (which = setting_check(self, name, value, &set)) < 0)
+        return CLI_USAGE;
+    /* Only a value changes the state; reading creates nothing. */
+    reader.read_only = !value;
+    rc = cli_open(cli, &reader, &e);
+    if (rc != CLI_OK)
+        return rc;
+    if (value && which < (int)N_SWITCHES)
+        err = brock_setting_set(e, switches[which].s, (int)set);
+    else if (value)
+        err = brock_page_view_days_set(e, set);
+    if (err < 0)
+        rc = cli_error(self, "%s", brock_engine_errmsg(e));
+    rc = cli_sync(self, e, rc);
+    if (rc == CLI_OK && json) {
+        json_t *o = settings_json(e);
+        if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
+            rc = cli_error(self, "out of memory");
+        else
+            printf("\n");
+        json_decref(o);
+    } else if (rc == CLI_OK) {
+        settings_print(e, name);
+    }
+    brock_engine_free(e);
+    return rc;
+}
+
+const struct cmd_entry cmd_settings_entry = {
+    .name = "settings",
+    .usage = "[--json] [NAME [VALUE]]",
+    .summary = "Show the settings, or change one (learning, DNT signals, ...)",
+    .help = settings_help,
+    .exec = cmd_settings_exec,
+};
+
+/* ---- disable, enable ---- */
+
+static const char disable_help[] =
+    "Turns brock off on SITE (a host name or a URL; it covers the host's subdomains too), as\n"
+    "Privacy Badger's \"disable on this site\": pages of SITE get nothing blocked, no cookie\n"
+    "stripped, no DNT signal added, and nothing is learned there. `brock enable SITE` turns it\n"
+    "on again.\n"
+    "Prints the disabled sites afterwards; a running proxy picks the change up within two\n"
+    "seconds.\n"
+    "\nOptions:\n"
+    "  -h, --help    print this help\n";
+
+static int site_switch(struct cli *cli, const struct cmd_entry *self, int argc, char **argv,
+                       int disabled)
+{
+    static const struct option opts[] = {CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
+    struct brock_engine *e = NULL;
+    int c, rc;
+
+    cli_getopt_start();
+    c = getopt_long(argc, argv, ":h", opts, NULL);
+    if (c != -1)
+        return cli_getopt_other(self, c, argv);
+    if (argc - optind != 1)
+        return cli_usage(self, "expected one SITE");
+    rc = cli_open(cli, self, &e);
+    if (rc != CLI_OK)
+        return rc;
+    if (brock_site_set_disabled(e, argv[optind], disabled) < 0)
+        rc = cli_error(self, "%s", brock_engine_errmsg(e));
+    rc = cli_sync(self, e, rc);
+    if (rc == CLI_OK)
+        settings_print(e, "disabled_sites");
+    brock_engine_free(e);
+    return rc;
+}
+
+static int cmd_disable_exec(struct cli *cli, const struct cmd_entry *self, int argc,
+                            char **argv)
+{
+    return site_switch(cli, self, argc, argv, 1);
+}
+
+static int cmd_enable_exec(struct cli *cli, const struct cmd_entry *self, int argc,
+                           char **argv)
+{
+    return site_switch(cli, self, argc, argv, 0);
+}
+
+const struct cmd_entry cmd_disable_entry = {
+    .name = "disable",
+    .usage = "SITE",
+    .summary = "Turn brock off on a site (Privacy Badger's disabled sites)",
+    .help = disable_help,
+    .exec = cmd_disable_exec,
+};
+
+const struct cmd_entry cmd_enable_entry = {
+    .name = "enable",
+    .usage = "SITE",
+    .summary = "Turn brock on again on a site it was disabled on",
+    .help = disable_help,
+    .exec = cmd_enable_exec,
+};
