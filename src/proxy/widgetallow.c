@@ -2,6 +2,7 @@
 /* The temporary widget allowances: a ring of fixed slots, searched whole (it is small). */
 #include "proxy/widgetallow.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proxy/limits.h"
@@ -53,9 +54,9 @@ int widget_allows_add(struct widget_allows *m, const char *client, const char *s
     if (!a) {
         a = &m->v[m->next];
         m->next = (m->next + 1) % LIMIT_WIDGET_ALLOWS;
-        strcpy(a->client, client);
-        strcpy(a->site, site);
-        strcpy(a->pattern, pattern);
+        snprintf(a->client, sizeof(a->client), "%s", client);
+        snprintf(a->site, sizeof(a->site), "%s", site);
+        snprintf(a->pattern, sizeof(a->pattern), "%s", pattern);
     }
     a->until_ms = now_ms + LIMIT_WIDGET_ALLOW_MS;
     return 0;
