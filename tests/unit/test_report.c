@@ -235,10 +235,10 @@ static void test_widget_requests(void **state)
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
                                         strlen(body), &w, &why), 400);
     report_widget_cleanup(&w);
-    memset(name, 'x', 129);
-    name[129] = '\0';
-    snprintf(body, sizeof(body), "\"widget\":\"%s\",\"always\":false", name);
-    snprintf(name, sizeof(name), "%s", body);
+    memset(name, 'x', sizeof(name));
+    memcpy(name, "\"widget\":\"", 10);
+    memcpy(name + 10 + 129, "\",\"always\":false", 16);
+    name[10 + 129 + 16] = '\0';
     body_for("site.test", name, body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
                                         strlen(body), &w, &why), 400);
