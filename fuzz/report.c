@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A report from brock's page script (proxy/report.c), read twice: as it comes, and after a
- * good token for its host, so that the fields past the token check are reached. Whatever the
- * bytes, the reading answers 0, 400 or 403 with a sentence for a refusal, and every view it
- * gives points into the parsed document. */
+ * good token for its host, so that the fields past the token check are reached; and the same
+ * bytes as the script's widget requests (the list, an allowance). Whatever the bytes, the
+ * reading answers 0, 400 or 403 with a sentence for a refusal, and every view it gives points
+ * into the parsed document. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +30,24 @@ static void read_one(const char *body, size_t len)
     report_cleanup(&r);
 }
 
+static void read_widget(const char *body, size_t len)
+{
+    static const enum report_path kinds[] = {REPORT_PATH_WIDGETS, REPORT_PATH_ALLOW};
+
+    for (size_t k = 0; k < 2; k++) {
+        struct report_widget w;
+        const char *why = NULL;
+        int st = report_read_widget(&keys, kinds[k], "site.test", body, len, &w, &why);
+
+        if ((st != 0 && st != 400 && st != 403) || (st && !why))
+            abort();
+        if (st == 0 && kinds[k] == REPORT_PATH_ALLOW &&
+            (!w.widget || !*w.widget || strlen(w.widget) > REPORT_WIDGET_NAME_MAX))
+            abort();
+        report_widget_cleanup(&w);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char token[REPORT_TOKEN_LEN + 1], *body;
@@ -42,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > REPORT_BODY_MAX)
         return 0;
     read_one((const char *)data, size);
+    read_widget((const char *)data, size);
     if (report_token(&keys, "site.test", token) < 0)
         abort();
     body = malloc(size + 64);
@@ -50,6 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     n = (size_t)snprintf(body, 64, "{\"token\":\"%s\",", token);
     memcpy(body + n, data, size);
     read_one(body, n + size);
+    read_widget(body, n + size);
     free(body);
     return 0;
 }

@@ -215,6 +215,8 @@ enum brock_reason {
     BROCK_WHY_IGNORED,      /* a site fix (sitefixes.ignore) leaves the host alone there */
     BROCK_WHY_FP_SCRIPT,    /* a script seen fingerprinting (fp_scripts) on a cookieblocked
                                host: that script alone is denied, the rest of the host loads */
+    BROCK_WHY_WIDGET,       /* a widget the user let load on the page (once, or always on the
+                               site): the host is left alone there (checkAction's "ignore") */
 };
 
 /* What a request fetches, in Privacy Badger's (webRequest's) words. */
@@ -260,6 +262,13 @@ struct brock_request {
     const char *host;                /* used when url is NULL */
     const char *site;                /* the first party's host or URL; NULL or "": unknown */
     enum brock_resource_type type;   /* BROCK_RESOURCE_OTHER when not known */
+    const char *frame_host;          /* the host of the document that made the request (its
+                                        Referer's), normalised; NULL: not known */
+    /* The page's temporary widget allowances (a click on "Allow once"): host patterns, exact
+     * or "*."-prefixed (any name under the rest), as socialwidgets.json's unblockDomains
+     * write them; n_widget_allow of them, or none. */
+    const char *const *widget_allow;
+    size_t n_widget_allow;
 };
 
 /* One decision. Strings are NUL-terminated copies, valid as long as the struct. */
@@ -298,13 +307,60 @@ BROCK_API BROCK_NODISCARD int brock_decide(struct brock_engine *e, const char *h
  * alone (reason BROCK_WHY_FP_SCRIPT); and a denied third-party script or stylesheet that a
  * surrogate rule of its host matches (suffix, prefix, prefix with parameters, any; stylesheet
  * rules for stylesheets only, the others for scripts; none for a widget the user excluded
- * from replacement) carries the surrogate's body (d->surrogate). Without a URL only a rule
+ * from replacement) carries the surrogate's body (d->surrogate). Before those, checkAction's
+ * first line: a third party whose host (or r->frame_host) a widget allowance matches (r's
+ * temporary ones, or the unblockDomains of a widget the site's exact host always allows, the
+ * widgetSiteAllowlist setting) is left alone (reason BROCK_WHY_WIDGET, effect BROCK_PASS).
+ * Without a URL only a rule
  * matching any URL can match. A first-party request never gets a surrogate. Allocates
  * nothing. Returns 0, or BROCK_EINVAL when the URL or host is not one
  * (d->effect is then BROCK_PASS). */
 BROCK_API BROCK_NODISCARD int brock_decide_request(struct brock_engine *e,
                                                    const struct brock_request *r,
                                                    struct brock_decision *d);
+
+/* ---- social widgets (Privacy Badger's socialwidgets.json, PRIVACY-BADGER.md 4) ---- */
+
+/* Whether pattern (an unblockDomains entry: "name" matches name alone, "*.name" any name under
+ * name) matches host (normalised). Pure. */
+BROCK_API int brock_widget_pattern_match(const char *pattern, const char *host);
+
+/* The widgets a page of site_host shows in their place as a placeholder: each one whose
+ * domains (one of them is enough; "*.x" stands for x) resolve to block or user_block for the
+ * site (brock_decide(), so never on the widget's own site or where brock is disabled), that
+ * the user did not exclude (the widgetReplacementExceptions setting), did not allow on
+ * site_host (widgetSiteAllowlist), and whose blocked domains are not all matched by
+ * allow[0..n_allow) (the page's temporary allowances). Writes into *out a new JSON text (free
+ * with brock_free()): an array of {"name", "selectors": CSS selectors (buttonSelectors),
+ * "elements": [{"elm": tag, "urls": URL prefixes}] (selectors)}. Returns how many, or
+ * BROCK_EINVAL (site_host is not a host name), BROCK_ENOMEM; *out is NULL on failure. */
+BROCK_API BROCK_NODISCARD int brock_widgets_blocked(struct brock_engine *e,
+                                                    const char *site_host,
+                                                    const char *const *allow, size_t n_allow,
+                                                    char **out);
+
+/* Calls cb with each of the widget name's unblockDomains (exact names or "*."-prefixed), in
+ * the file's order; cb returns non-zero to stop (returned). Returns 0, the callback's value,
+ * or BROCK_ENOTFOUND when no widget has that name (or it allows nothing). */
+BROCK_API BROCK_NODISCARD int brock_widget_unblock_each(const struct brock_engine *e,
+                                                        const char *name,
+                                                        int (*cb)(void *arg, const char *pattern),
+                                                        void *arg);
+
+/* Adds (allow 1) or removes the widget name from the widgetSiteAllowlist setting of site (a
+ * host name, normalised here): on that site the widget is never replaced and its
+ * unblockDomains load. Reaches the state at brock_sync(). Returns 0; BROCK_EINVAL for a site
+ * that is not a host name; BROCK_ENOTFOUND to add a widget no list names, or to remove one
+ * the site does not allow; BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_widget_site_allow(struct brock_engine *e, const char *site,
+                                                      const char *name, int allow);
+
+/* Calls cb for each (site, widget name) of the widgetSiteAllowlist setting; cb returns
+ * non-zero to stop (returned). Returns 0 or the callback's value. */
+BROCK_API int brock_widget_site_allowlist_each(const struct brock_engine *e,
+                                               int (*cb)(void *arg, const char *site,
+                                                         const char *name),
+                                               void *arg);
 
 /* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
  * length it needed, like snprintf. */

@@ -406,6 +406,22 @@ async function viewSettings() {
       } catch (e) { say(e.message); }
       await route();
     } }, site, h('button', { type: 'submit' }, 'Disable brock there')),
+    h('h2', {}, 'Widgets allowed on sites'),
+    h('p', { class: 'note' }, 'Social widgets (videos, posts, comments) that you chose to ' +
+      'always allow on a site, from the placeholder brock shows in their place.'),
+    s.widget_allowlist.length
+      ? h('ul', { id: 'widget-allowlist' }, s.widget_allowlist.map((w) => h('li', {},
+        w.widget, ' on ', domain(w.site), ' ',
+        h('button', { type: 'button', class: 'link',
+                      'aria-label': `Stop allowing ${w.widget} on ${w.site}`,
+                      onclick: async () => {
+                        try {
+                          await api('DELETE', `/api/widgets/${enc(w.site)}`, { widget: w.widget });
+                          say(`${w.widget} is replaced again on ${w.site}`);
+                        } catch (e) { say(e.message); }
+                        await route();
+                      } }, 'remove'))))
+      : h('p', { class: 'muted', id: 'widget-allowlist' }, 'None.'),
     h('h2', {}, 'Export'),
     h('ul', { id: 'exports', 'aria-label': 'Export' }, status.exports.map((x) => h('li', {},
       h('a', { href: `/api/export?format=${enc(x.format)}`, download: x.file },

@@ -5,7 +5,8 @@
 //
 // Its element's data-brock attribute says, for this document: the token that lets it report
 // to brock for this document's host, the path brock takes reports on, and its jobs ("s": say
-// the signals brock's requests carry; "r": watch and report). The text stays the same in every
+// the signals brock's requests carry; "r": watch and report; "w": replace blocked social
+// widgets with placeholders). The text stays the same in every
 // document, so that one hash lets it run under any Content-Security-Policy.
 (function () {
   'use strict';
@@ -34,6 +35,141 @@
     say('globalPrivacyControl', true);
     say('doNotTrack', '1');
   }
+  // Social widget placeholders (Privacy Badger's socialwidgets.js), in a top-level page
+  // ("w"): brock says which widgets it blocks here (the list comes from the page's own origin,
+  // on the path beside the reports'), and each one found in the page gives way to a
+  // placeholder naming it, with two buttons. "Allow once" lets the widget load on this page,
+  // "Always allow on this site" on every visit; either puts the widget back at once, without
+  // a reload. Only a click of the user's (a trusted event) counts.
+  if (jobs.indexOf('w') !== -1 ? (token ? endpoint : '') : '') {
+    const call = Reflect.apply;
+    const post = window.fetch;
+    const toJson = JSON.stringify;
+    const Observer = window.MutationObserver;
+    const wait = window.setTimeout;
+    const attach = Element.prototype.attachShadow;
+    const swap = Element.prototype.replaceWith;
+    const findAll = Document.prototype.querySelectorAll;
+    const byTag = Document.prototype.getElementsByTagName;
+    const folder = location.protocol + '//' + location.host +
+      endpoint.slice(0, endpoint.lastIndexOf('/') + 1);
+    const ask = (what, body) => {
+      body.token = token;
+      return call(post, window, [folder + what, {
+        method: 'POST', body: toJson(body), credentials: 'omit', cache: 'no-store',
+      }]);
+    };
+    const done = new WeakSet();
+    const holders = [];
+    const allowed = {};
+    let widgets = [];
+
+    const css = (el, props) => {
+      for (const k of Object.keys(props)) el.style.setProperty(k, props[k], 'important');
+    };
+    const matches = (el, urls) => {
+      const src = String(el.getAttribute('src') || el.getAttribute('data-src') || '');
+      const bare = src.replace(/^https?:/i, '');
+      for (const u of urls) {
+        if (src.startsWith(u) ? true : (u.startsWith('//') ? bare.startsWith(u) : false)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    const found = (w) => {
+      const out = [];
+      for (const sel of w.selectors || []) {
+        try {
+          for (const el of call(findAll, document, [sel])) out.push(el);
+        } catch (e) {
+          // A selector this browser does not read finds nothing.
+        }
+      }
+      for (const e of w.elements || []) {
+        for (const el of call(byTag, document, [String(e.elm)])) {
+          if (matches(el, e.urls || [])) out.push(el);
+        }
+      }
+      return out;
+    };
+
+    const allow = (w, always) => {
+      ask('allow', { widget: w.name, always: always }).then((r) => {
+        if (!r.ok) return;
+        allowed[w.name] = true;
+        for (const one of holders) {
+          // Back in the document, a frame loads its address now.
+          if (one.name === w.name) call(swap, one.holder, [one.el]);
+        }
+      }).catch(() => {});
+    };
+    const button = (label, w, always) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      css(b, { margin: '0.3em', padding: '0.4em 0.9em', font: '14px sans-serif',
+               color: '#fff', background: '#2c5d8a', border: '0', 'border-radius': '4px',
+               cursor: 'pointer', display: 'inline-block', visibility: 'visible' });
+      b.addEventListener('click', (ev) => {
+        if (ev.isTrusted) allow(w, always);
+      });
+      return b;
+    };
+    // The placeholder: an element of its own whose shadow root (open, so that it can be
+    // looked into) holds the text and buttons, styled here, out of the page's style sheets.
+    const replace = (w, el) => {
+      const holder = document.createElement('div');
+      holder.setAttribute('data-brock-widget', w.name);
+      const box = el.getBoundingClientRect();
+      const width = box.width || Number(el.getAttribute('width')) || 0;
+      const height = box.height || Number(el.getAttribute('height')) || 0;
+      css(holder, { display: 'block', visibility: 'visible', opacity: '1',
+                    width: width > 0 ? width + 'px' : 'auto',
+                    'min-height': height > 0 ? height + 'px' : '6em' });
+      const root = call(attach, holder, [{ mode: 'open' }]);
+      const inner = document.createElement('div');
+      css(inner, { display: 'block', 'box-sizing': 'border-box', height: '100%',
+                   'min-height': 'inherit', padding: '1em', border: '1px solid #999',
+                   background: '#f4f4f4', color: '#222', font: '15px sans-serif',
+                   'text-align': 'center', visibility: 'visible' });
+      const p = document.createElement('p');
+      p.textContent = 'brock has blocked ' + w.name + ' on this page';
+      css(p, { margin: '0 0 0.6em', color: '#222', display: 'block' });
+      inner.append(p, button('Allow once', w, false),
+                   button('Always allow on this site', w, true));
+      root.append(inner);
+      done.add(el);
+      holders.push({ name: w.name, holder: holder, el: el });
+      call(swap, el, [holder]);
+    };
+    const scan = () => {
+      for (const w of widgets) {
+        if (allowed[w.name] === true) continue;
+        for (const el of found(w)) {
+          if (!done.has(el)) replace(w, el);
+        }
+      }
+    };
+    let queued = false;
+    const later = () => {
+      if (queued) return;
+      queued = true;
+      call(wait, window, [() => { queued = false; scan(); }, 50]);
+    };
+    const start = (list) => {
+      if (!Array.isArray(list) || !list.length) return;
+      widgets = list;
+      scan();
+      // Widgets that scripts add later are replaced too.
+      new Observer(later).observe(document.documentElement, { childList: true, subtree: true });
+    };
+    ask('widgets', {}).then((r) => (r.ok ? r.json() : [])).then((list) => {
+      if (document.readyState !== 'loading') start(list);
+      else document.addEventListener('DOMContentLoaded', () => start(list));
+    }).catch(() => {});
+  }
+
   if (jobs.indexOf('r') === -1 || !token || !endpoint) return;
 
   // What the page may replace later is taken now.

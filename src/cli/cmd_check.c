@@ -45,6 +45,8 @@ static const char *reason_word(enum brock_reason r)
         return "ignored";
     case BROCK_WHY_FP_SCRIPT:
         return "fp_script";
+    case BROCK_WHY_WIDGET:
+        return "widget";
     }
     return "action";
 }

@@ -52,6 +52,8 @@ static const struct route routes[] = {
     {"PUT", "/api/settings", CHANGES_STATE, dash_api_settings_put},
     {"PUT", "/api/disabled/", CHANGES_STATE, dash_api_disabled_put},
     {"DELETE", "/api/disabled/", CHANGES_STATE, dash_api_disabled_delete},
+    {"PUT", "/api/widgets/", CHANGES_STATE, dash_api_widget_put},
+    {"DELETE", "/api/widgets/", CHANGES_STATE, dash_api_widget_delete},
     {"GET", "/api/export", 0, dash_api_export},
     {"GET", "/lists/", 0, dash_api_list},
     {"POST", "/api/import", CHANGES_STATE, dash_api_import},

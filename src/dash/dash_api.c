@@ -391,13 +391,25 @@ static int on_disabled(void *arg, const char *site)
     return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
 }
 
+static int on_widget_allowed(void *arg, const char *site, const char *name)
+{
+    json_t *one = json_pack("{s:s, s:s}", "site", site, "widget", name);
+
+    return !one || json_array_append_new(arg, one) < 0 ? BROCK_ENOMEM : 0;
+}
+
 int dash_api_settings(struct dash_call *x)
 {
-    json_t *sites = json_array();
+    json_t *sites = json_array(), *widgets = json_array();
 
     json_decref(x->json);
     if (!(x->json = json_object()) || !sites ||
-        json_object_set_new(x->json, "disabled_sites", sites) < 0)
+        json_object_set_new(x->json, "disabled_sites", sites) < 0) {
+        json_decref(widgets);
+        return -1;
+    }
+    if (!widgets || json_object_set_new(x->json, "widget_allowlist", widgets) < 0 ||
+        brock_widget_site_allowlist_each(x->e, on_widget_allowed, widgets) < 0)
         return -1;
     for (size_t i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++)
         if (json_object_set_new(x->json, setting_keys[i].key,
@@ -472,6 +484,42 @@ int dash_api_disabled_put(struct dash_call *x)
 int dash_api_disabled_delete(struct dash_call *x)
 {
     return disabled_change(x, 0);
+}
+
+/* The widgets a site always lets load (widgetSiteAllowlist): PUT and DELETE
+ * /api/widgets/SITE with {"widget": NAME}. */
+static int widget_change(struct dash_call *x, int allow)
+{
+    json_t *body = NULL;
+    const char *name;
+    int rc;
+
+    if (body_object(x, &body) < 0)
+        return -1;
+    if (!body)
+        return 0;
+    name = json_string_value(json_object_get(body, "widget"));
+    if (!name) {
+        json_decref(body);
+        return dash_error(x, 400, "the body names the widget: {\"widget\": NAME}");
+    }
+    rc = brock_widget_site_allow(x->e, x->arg, name, allow);
+    json_decref(body);
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc == BROCK_ENOTFOUND)
+        return dash_error(x, 404, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : dash_api_settings(x);
+}
+
+int dash_api_widget_put(struct dash_call *x)
+{
+    return widget_change(x, 1);
+}
+
+int dash_api_widget_delete(struct dash_call *x)
+{
+    return widget_change(x, 0);
 }
 
 /* ---- export, import, reset, forget ---- */

@@ -45,6 +45,8 @@ int dash_api_settings(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_widget_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_widget_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_export(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_list(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_import(struct dash_call *x) __attribute__((warn_unused_result));

@@ -101,6 +101,8 @@ struct brock_lists {
     struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
     struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
     struct strvec widget_domains;
+    json_t *widgets;            /* socialwidgets.json as read (widget name → object); NULL:
+                                   none (widgets.c reads it) */
     struct brock__surrogates *surrogates; /* surrogate.h; NULL: none */
     int data_fd;                /* the data folder, open (O_PATH) while the lists last; or -1 */
     char data_dir[4096];        /* its name, for messages */
@@ -377,6 +379,15 @@ int brock__tracking_add(struct brock_engine *e, const char *base, const char *si
 /* Adds path to fp_scripts[host]. Returns 0 or BROCK_ENOMEM. */
 int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
     BROCK_NODISCARD_INTERNAL;
+
+/* ---- widgets.c ---- */
+
+/* checkAction's first line: whether host (a request's, normalised) is let through on the
+ * page of site (its exact host, normalised; NULL: unknown) because of a widget the user
+ * allowed: r's temporary allowances, or a widget the site always allows (widgetSiteAllowlist),
+ * matched against host or the requesting frame's host. */
+int brock__widget_allowed(const struct brock_engine *e, const struct brock_request *r,
+                          const char *site, const char *host);
 
 /* ---- lists.c: the cookieblock list, DNT hashes, MDFP, CNAMEs, widgets ---- */
 

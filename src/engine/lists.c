@@ -426,6 +426,10 @@ static int parse_widgets(struct brock_engine *e, const char *name, const char *t
                 goto out;
         }
     }
+    /* The rest of each widget (its selectors, the domains a click allows) is read where it is
+     * used (widgets.c), leniently: a widget with odd fields is only never replaced. */
+    json_decref(e->lists.widgets);
+    e->lists.widgets = json_incref(root);
 out:
     strmap_cleanup(&seen, NULL);
     json_decref(root);
@@ -689,6 +693,8 @@ void brock__lists_cleanup(struct brock_lists *l)
     strmap_cleanup(&l->mdfp, NULL);
     strmap_cleanup(&l->cname, mem_free);
     brock__strvec_cleanup(&l->widget_domains);
+    json_decref(l->widgets);
+    l->widgets = NULL;
     brock__surrogates_free(l->surrogates);
     l->surrogates = NULL;
     if (l->data_fd >= 0)

@@ -481,6 +481,27 @@ static void decide_url(struct brock_engine *e, const struct brock_request *r,
     snprintf(d->surrogate_token, sizeof(d->surrogate_token), "%s", token);
 }
 
+/* A widget the user allowed on the page (checkAction's first line): its requests are
+ * "ignore", passed untouched and never learned from. Widget allowances are keyed by the page's
+ * exact host, as Privacy Badger keys widgetSiteAllowlist by the tab's host. */
+static int widget_ignored(const struct brock_engine *e, const struct brock_request *r,
+                          struct brock_decision *d)
+{
+    char site[BROCK_HOST_MAX];
+    const char *s = NULL;
+
+    if (r->site && *r->site && brock_url_host(r->site, site) >= 0)
+        s = site;
+    if (!brock__widget_allowed(e, r, s, d->host) &&
+        (!strcmp(d->host, d->tracker) || !brock__widget_allowed(e, r, s, d->tracker)))
+        return 0;
+    d->reason = BROCK_WHY_WIDGET;
+    d->action = BROCK_NOACTION;
+    d->effect = BROCK_PASS;
+    d->source[0] = '\0';
+    return 1;
+}
+
 int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
                          struct brock_decision *d)
 {
@@ -498,6 +519,8 @@ int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
     }
     rc = brock_decide(e, h, r->site, d);
     d->type = r->type;
+    if (rc == 0 && d->reason == BROCK_WHY_ACTION && widget_ignored(e, r, d))
+        return 0;
     if (rc == 0)
         decide_url(e, r, d);
     return rc;
@@ -538,6 +561,10 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
         n = snprintf(buf, len, "This script on %s was seen fingerprinting: it alone is blocked%s; "
                      "the rest of %s loads without cookies.", d->tracker,
                      d->surrogate ? " (a harmless stand-in is served)" : "", d->tracker);
+        return n < 0 ? 0 : (size_t)n;
+    case BROCK_WHY_WIDGET:
+        n = snprintf(buf, len, "You let a widget load on this page: %s is left alone here.",
+                     d->host);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_ACTION:
         break;

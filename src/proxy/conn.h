@@ -27,6 +27,7 @@
 #include "net/resolve.h"
 #include "proxy/rewrite.h"
 #include "proxy/side.h"
+#include "proxy/widgetallow.h"
 #include "util/buf.h"
 
 struct conn;
@@ -65,6 +66,7 @@ struct proxy {
     size_t n_pool;
 
     struct fp_memory fp;
+    struct widget_allows widgets; /* "Allow once" on widget placeholders (widgetallow.h) */
     struct brock_site_cookies *sc; /* the first parties' cookies, for pixel cookie sharing */
 
     struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
@@ -157,7 +159,8 @@ struct exchange {
                                 * target: past "http://ADDR:PORT" for one sent to brock's own
                                 * address through the proxy */
     int body_too_big;          /* and the body passed LIMIT_DASH_BODY (REPORT_BODY_MAX) */
-    int report;                /* a report from brock's script in a page (conn_report.c) */
+    int report;                /* a request of brock's script in a page (conn_report.c): which
+                                * of the channel's paths (enum report_path); 0: none */
     int drain;                 /* a blocked request whose body is read and dropped before
                                 * its answer, so that the connection stays open */
     uint64_t drained;          /* and the bytes of it read so far */

@@ -112,8 +112,10 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     struct proxy *px = c->px;
-    struct brock_request req;
-    char why[512];
+    struct brock_request req = {0};
+    const char *allow[LIMIT_WIDGET_ALLOWS];
+    char why[512], frame[BROCK_HOST_MAX];
+    const char *ref;
 
     x->site_known = x->site_sure = 0;
     x->site[0] = '\0';
@@ -144,6 +146,16 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
     req.type = x->type;
     if (!*req.url)
         req.url = NULL; /* too long to copy: decided on its host */
+    /* The widgets the user let load on this page (checkAction's first line): matched against
+     * the request's host or its frame's, which its Referer names. */
+    if (x->site_known) {
+        req.n_widget_allow = widget_allows_get(&px->widgets, c->c_peer, x->site,
+                                               conn_now_ms(c), allow, LIMIT_WIDGET_ALLOWS);
+        req.widget_allow = allow;
+        ref = conn_header(hh, "referer");
+        if (ref && brock_url_host(ref, frame) >= 0)
+            req.frame_host = frame;
+    }
     if (brock_decide_request(px->engine, &req, &x->d) < 0)
         x->d.effect = BROCK_PASS;
     /* A guessed page is decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */

@@ -119,12 +119,14 @@ static int body_coding(const struct http_head *hh)
 }
 
 /* What brock's script does in a page: say brock's signals (navigator.globalPrivacyControl
- * and doNotTrack, where brock sends DNT and Sec-GPC), and watch for what Privacy Badger's
+ * and doNotTrack, where brock sends DNT and Sec-GPC), watch for what Privacy Badger's
  * content scripts watch for (canvas fingerprinting, supercookies), reporting it to brock,
- * while brock learns on the page's site. */
+ * while brock learns on the page's site, and, in a top-level page, put placeholders where
+ * blocked social widgets were. */
 enum {
     SCRIPT_SIGNALS = 1,
     SCRIPT_REPORTS = 2,
+    SCRIPT_WIDGETS = 4,
 };
 
 /* The jobs of brock's script in the final response whose head c's upstream side holds
@@ -156,6 +158,8 @@ static unsigned script_jobs(const struct conn *c)
         jobs |= SCRIPT_SIGNALS;
     if (brock_engine_learning(c->px->engine))
         jobs |= SCRIPT_REPORTS;
+    if (x->type == BROCK_RESOURCE_MAIN_FRAME)
+        jobs |= SCRIPT_WIDGETS;
     return jobs;
 }
 
@@ -170,8 +174,9 @@ static int script_tag(struct conn *c, struct buf *tag, unsigned jobs)
 
     if (report_token(c->px->report, c->c_ex.host, token) < 0)
         return -1;
-    r = buf_printf(tag, "<script data-brock=\"%s %s %s%s\">", token, c->px->report->path,
-                   jobs & SCRIPT_SIGNALS ? "s" : "", jobs & SCRIPT_REPORTS ? "r" : "");
+    r = buf_printf(tag, "<script data-brock=\"%s %s %s%s%s\">", token, c->px->report->path,
+                   jobs & SCRIPT_SIGNALS ? "s" : "", jobs & SCRIPT_REPORTS ? "r" : "",
+                   jobs & SCRIPT_WIDGETS ? "w" : "");
     if (r == 0)
         r = buf_append(tag, c->px->inject_js, c->px->inject_js_len);
     if (r == 0)

@@ -146,20 +146,36 @@ void conn_local_done(struct conn *c);
 
 /* ---- conn_report.c ---- */
 
-/* Whether a request (path[0..path_len): its path and query) is a report of brock's script to
- * the channel (report.h), which brock answers itself and never forwards. */
+/* Which of the channel's paths (report.h: a report, the widgets to replace, a widget
+ * allowed) a request (path[0..path_len): its path and query) of brock's script goes to; 0
+ * for none. brock answers these itself and never forwards them. */
 int conn_is_report(const struct conn *c, const char *path, size_t path_len);
 
-/* Answers a report: at once when it is refused on its head, else once its body is in. */
-void conn_answer_report(struct conn *c);
+/* Answers a request to the channel's path kind (conn_is_report()): at once when it is refused
+ * on its head, else once its body is in. */
+void conn_answer_report(struct conn *c, int kind);
 
 /* A piece of a report's body, kept up to REPORT_BODY_MAX. Returns 0, or -1 when the
  * connection was closed instead (past the limit: 413). */
 int conn_report_body(struct conn *c, const struct side_event *ev);
 
-/* The report read whole: checked, learned from, answered (204, 400, 403, 413); keep: the
- * connection stays open. Returns -1 when the connection failed instead. */
+/* The request read whole: checked, then a report learned from (204), the widgets listed
+ * (200), a widget allowed (204); or refused (400, 403, 413); keep: the connection stays
+ * open. Returns -1 when the connection failed instead. */
 int conn_report_write(struct conn *c, int keep) __attribute__((warn_unused_result));
+
+/* The answer to a request of the channel with no body: 204, or status and why (a static
+ * sentence; refusals are said in the log at most once a minute). Returns 0, or -1 when the
+ * connection failed instead. */
+int conn_report_answer(struct conn *c, int status, const char *why, int keep)
+    __attribute__((warn_unused_result));
+
+/* ---- conn_widget.c ---- */
+
+/* A widget request read whole (x->report REPORT_PATH_WIDGETS or REPORT_PATH_ALLOW): checked,
+ * answered with the widgets the page replaces (200, JSON) or the allowance recorded (204);
+ * or refused (400, 403). Returns -1 when the connection failed instead. */
+int conn_widget_write(struct conn *c, int keep) __attribute__((warn_unused_result));
 
 /* ---- conn_decide.c ---- */
 

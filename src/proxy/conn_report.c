@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Reports from brock's script in pages (report.h): recognised on any host brock proxies,
- * answered by brock and never forwarded; what a report says is checked against what brock
- * saw this client load, then learned from (PRIVACY-BADGER.md 3.5, 3.6). */
+/* Requests of brock's script in pages (report.h): recognised on any host brock proxies,
+ * answered by brock and never forwarded. What a report says is checked against what brock
+ * saw this client load, then learned from (PRIVACY-BADGER.md 3.5, 3.6); a page asks which
+ * social widgets to replace with a placeholder, and says when its user let one load
+ * (PRIVACY-BADGER.md 4). */
 #include "proxy/conn.h"
 
 #include <inttypes.h>
@@ -15,8 +17,9 @@
 
 int conn_is_report(const struct conn *c, const char *path, size_t path_len)
 {
-    return c->px->report && !c->c_ex.is_connect && path &&
-           report_is_path(c->px->report, path, path_len);
+    if (!c->px->report || c->c_ex.is_connect || !path)
+        return 0;
+    return (int)report_path_of(c->px->report, path, path_len);
 }
 
 /* A refused report is said in the log at most once in REPORT_LOG_INTERVAL_S, with the count
@@ -39,7 +42,7 @@ static void report_refused(struct conn *c, int status, const char *why)
 }
 
 /* The answer: 204 for a report taken (whatever it taught), else the status and why. */
-static int report_answer(struct conn *c, int status, const char *why, int keep)
+int conn_report_answer(struct conn *c, int status, const char *why, int keep)
 {
     struct exchange *x = &c->c_ex;
 
@@ -149,7 +152,9 @@ int conn_report_write(struct conn *c, int keep)
     int status;
 
     if (x->body_too_big)
-        return report_answer(c, 413, "a report is at most 16 KiB", keep);
+        return conn_report_answer(c, 413, "a report is at most 16 KiB", keep);
+    if (x->report == REPORT_PATH_WIDGETS || x->report == REPORT_PATH_ALLOW)
+        return conn_widget_write(c, keep);
     status = report_read(c->px->report, x->host, c->c_body.data ? c->c_body.data : "",
                          c->c_body.len, &r, &why);
     if (status == 0) {
@@ -158,20 +163,20 @@ int conn_report_write(struct conn *c, int keep)
     }
     report_cleanup(&r);
     buf_reset(&c->c_body);
-    return report_answer(c, status, why, keep);
+    return conn_report_answer(c, status, why, keep);
 }
 
-void conn_answer_report(struct conn *c)
+void conn_answer_report(struct conn *c, int kind)
 {
     struct exchange *x = &c->c_ex;
     uint64_t declared = c->c_client.parser.content_length;
     int keep = x->client_keepalive && !x->req_has_body;
 
     x->is_local = 1;
-    x->report = 1;
+    x->report = kind;
     buf_reset(&c->c_body);
     if (strcmp(x->method, "POST") != 0) {
-        if (report_answer(c, 400, "reports are POSTed", keep) < 0)
+        if (conn_report_answer(c, 400, "reports are POSTed", keep) < 0)
             return;
         if (keep)
             conn_set_state(c, CONN_REQ_BODY);
@@ -181,7 +186,7 @@ void conn_answer_report(struct conn *c)
     }
     if (x->req_has_body && declared != ULLONG_MAX && declared > REPORT_BODY_MAX) {
         /* Its body is never read: the connection ends with the answer. */
-        if (report_answer(c, 413, "a report is at most 16 KiB", 0) == 0)
+        if (conn_report_answer(c, 413, "a report is at most 16 KiB", 0) == 0)
             conn_flush_close(c, "refused a report");
         return;
     }

@@ -121,6 +121,7 @@ static void conn_start_request(struct conn *c)
     const char *path = NULL;
     size_t path_len = 0;
     uint64_t declared = c->c_client.parser.content_length;
+    int kind;
 
     c->px->n_requests++;
     conn_read_head(c);
@@ -152,8 +153,8 @@ static void conn_start_request(struct conn *c)
     }
     /* A report of brock's script in a page goes to the page's own origin, on a path no site
      * has: brock answers it, whatever the host's action, and it never reaches the origin. */
-    if (conn_is_report(c, path, path_len)) {
-        conn_answer_report(c);
+    if ((kind = conn_is_report(c, path, path_len)) != 0) {
+        conn_answer_report(c, kind);
         return;
     }
     /* An intercepted tunnel is opened to any host: each request inside is decided on its own

@@ -5,6 +5,7 @@
 #define BROCK_PROXY_LIMITS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A request or response head (request line or status line plus headers): past it, 431. */
 #define LIMIT_HEAD_BYTES ((size_t)64 * 1024)
@@ -64,6 +65,13 @@
 /* Per client, the (page, third-party host) pairs its pages loaded lately: a canvas report
  * from a page counts only for a script whose host the page was seen loading. */
 #define LIMIT_FP_SEEN 128
+
+/* Widgets a user let load with "Allow once" (widgetallow.h): the allowances kept in all (one
+ * per unblocked domain, per client and page; past it the oldest goes), and how long one lasts
+ * after its click. A proxy sees no tabs, so an allowance cannot end with its tab: it ends
+ * with time, and lasts across reloads of the page as Privacy Badger's does. */
+#define LIMIT_WIDGET_ALLOWS 256
+#define LIMIT_WIDGET_ALLOW_MS ((int64_t)60 * 60 * 1000)
 
 /* Reports from brock's script in pages that brock refused (a wrong token, a malformed body)
  * are said at most once in this many seconds, with their count: a page cannot flood the log. */

@@ -409,6 +409,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     fp_memory_init(&px->fp);
+    widget_allows_init(&px->widgets);
     px->sc = brock_site_cookies_new();
     if (!px->sc) {
         snprintf(err, errlen, "out of memory");
@@ -620,6 +621,7 @@ void proxy_free(struct proxy *px)
     resolve_cleanup(&px->resolve);
     access_cleanup(&px->allow);
     fp_memory_cleanup(&px->fp);
+    widget_allows_cleanup(&px->widgets);
     brock_site_cookies_free(px->sc);
     mem_free(px);
 }

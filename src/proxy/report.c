@@ -24,6 +24,8 @@ int report_keys_init(struct report_keys *k)
     for (size_t i = 0; i < sizeof(id); i++)
         n += snprintf(k->path + n, sizeof(k->path) - (size_t)n, "%02x", id[i]);
     snprintf(k->path + n, sizeof(k->path) - (size_t)n, "/report");
+    snprintf(k->widgets_path, sizeof(k->widgets_path), "%.*swidgets", n + 1, k->path);
+    snprintf(k->allow_path, sizeof(k->allow_path), "%.*sallow", n + 1, k->path);
     return 0;
 }
 
@@ -50,6 +52,17 @@ int report_token(const struct report_keys *k, const char *host, char *out)
 int report_is_path(const struct report_keys *k, const char *path, size_t len)
 {
     return len == strlen(k->path) && memcmp(path, k->path, len) == 0;
+}
+
+enum report_path report_path_of(const struct report_keys *k, const char *path, size_t len)
+{
+    if (report_is_path(k, path, len))
+        return REPORT_PATH_REPORT;
+    if (len == strlen(k->widgets_path) && memcmp(path, k->widgets_path, len) == 0)
+        return REPORT_PATH_WIDGETS;
+    if (len == strlen(k->allow_path) && memcmp(path, k->allow_path, len) == 0)
+        return REPORT_PATH_ALLOW;
+    return REPORT_PATH_NONE;
 }
 
 static int token_ok(const struct report_keys *k, const char *host, const char *token)
@@ -194,4 +207,44 @@ void report_cleanup(struct report *r)
 {
     json_decref(r->root);
     r->root = NULL;
+}
+
+int report_read_widget(const struct report_keys *k, enum report_path kind, const char *host,
+                       const char *body, size_t len, struct report_widget *w, const char **why)
+{
+    json_t *token, *name, *always;
+
+    memset(w, 0, sizeof(*w));
+    w->root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(w->root)) {
+        *why = "a widget request is a JSON object";
+        return 400;
+    }
+    token = json_object_get(w->root, "token");
+    if (!json_is_string(token)) {
+        *why = "a widget request carries its page's token";
+        return 400;
+    }
+    if (!token_ok(k, host, json_string_value(token))) {
+        *why = "the widget request's token is not its host's";
+        return 403;
+    }
+    if (kind != REPORT_PATH_ALLOW)
+        return 0;
+    name = json_object_get(w->root, "widget");
+    always = json_object_get(w->root, "always");
+    if (!json_is_string(name) || json_string_length(name) == 0 ||
+        json_string_length(name) > REPORT_WIDGET_NAME_MAX || !json_is_boolean(always)) {
+        *why = "an allowance names its widget (1 to 128 bytes) and says always (true or false)";
+        return 400;
+    }
+    w->widget = json_string_value(name);
+    w->always = json_is_true(always);
+    return 0;
+}
+
+void report_widget_cleanup(struct report_widget *w)
+{
+    json_decref(w->root);
+    w->root = NULL;
 }

@@ -24,10 +24,12 @@
 /* The token is this many hexadecimal digits: half of an HMAC-SHA256. */
 #define REPORT_TOKEN_LEN 32
 
-/* Drawn once a start, never written anywhere: the key of the tokens, and the path. */
+/* Drawn once a start, never written anywhere: the key of the tokens, and the paths. */
 struct report_keys {
     unsigned char secret[32];
-    char path[64]; /* "/.well-known/brock-<16 hex digits>/report" */
+    char path[64];         /* "/.well-known/brock-<16 hex digits>/report" */
+    char widgets_path[64]; /* the same folder's "widgets": which widgets a page replaces */
+    char allow_path[64];   /* and "allow": a click on a placeholder's button */
 };
 
 /* Draws the keys. Returns 0, or -1 when the system gives no random bytes. */
@@ -44,6 +46,35 @@ int report_token(const struct report_keys *k, const char *host, char *out)
 /* Whether a request's path (path[0..len), the request target's path and query) is the
  * channel's. */
 int report_is_path(const struct report_keys *k, const char *path, size_t len);
+
+/* Which of the channel's paths a request's path (path[0..len)) is. */
+enum report_path {
+    REPORT_PATH_NONE = 0,
+    REPORT_PATH_REPORT,  /* what the script saw */
+    REPORT_PATH_WIDGETS, /* the widgets to replace on the page */
+    REPORT_PATH_ALLOW,   /* a user let a widget load */
+};
+
+enum report_path report_path_of(const struct report_keys *k, const char *path, size_t len);
+
+/* A widget request's body: {"token"} for REPORT_PATH_WIDGETS; {"token", "widget": its name
+ * (1 to REPORT_WIDGET_NAME_MAX bytes), "always": true or false} for REPORT_PATH_ALLOW. */
+#define REPORT_WIDGET_NAME_MAX 128
+
+struct report_widget {
+    json_t *root;
+    const char *widget; /* ALLOW: the widget's name, a view into root */
+    int always;         /* ALLOW: "Always allow on this site" */
+};
+
+/* Reads a widget request of kind (REPORT_PATH_WIDGETS or REPORT_PATH_ALLOW) sent to a
+ * document of host (normalised) into w, and checks its token as report_read() does. Returns
+ * 0, or 400 or 403 with a static sentence in *why. w needs report_widget_cleanup() either
+ * way. */
+int report_read_widget(const struct report_keys *k, enum report_path kind, const char *host,
+                       const char *body, size_t len, struct report_widget *w, const char **why);
+
+void report_widget_cleanup(struct report_widget *w);
 
 enum report_kind {
     REPORT_FRAME = 1, /* a frame says which pages are above it, nothing else */

@@ -72,7 +72,7 @@ check('the script is told its host\'s token, one path per start, and its jobs', 
   assert.equal(a.token, b.token);
   assert.notEqual(a.token, c.token, 'each host has its own token');
   assert.equal(a.path, c.path);
-  assert.equal(a.jobs, 'sr');
+  assert.equal(a.jobs, 'srw');
 });
 
 check('a canvas report with a good token is taken, never forwarded, and learned from ' +

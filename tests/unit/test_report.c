@@ -191,10 +191,72 @@ static void test_token_for_another_host(void **state)
     }
 }
 
+/* The widget requests: the paths beside the report's, the token, the allowance's fields. */
+static void test_widget_requests(void **state)
+{
+    struct report_widget w;
+    const char *why = NULL;
+    char body[1024], name[200];
+    const char *dir_end = strrchr(keys.path, '/');
+    size_t dir = (size_t)(dir_end - keys.path) + 1;
+
+    (void)state;
+    assert_int_equal(report_path_of(&keys, keys.path, strlen(keys.path)), REPORT_PATH_REPORT);
+    assert_int_equal(strncmp(keys.widgets_path, keys.path, dir), 0);
+    assert_string_equal(keys.widgets_path + dir, "widgets");
+    assert_string_equal(keys.allow_path + dir, "allow");
+    assert_int_equal(report_path_of(&keys, keys.widgets_path, strlen(keys.widgets_path)),
+                     REPORT_PATH_WIDGETS);
+    assert_int_equal(report_path_of(&keys, keys.allow_path, strlen(keys.allow_path)),
+                     REPORT_PATH_ALLOW);
+    assert_int_equal(report_path_of(&keys, keys.allow_path, strlen(keys.allow_path) - 1),
+                     REPORT_PATH_NONE);
+    assert_int_equal(report_path_of(&keys, "/allow", 6), REPORT_PATH_NONE);
+
+    body_for("site.test", "", body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", body,
+                                        strlen(body), &w, &why), 0);
+    report_widget_cleanup(&w);
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "other.test", body,
+                                        strlen(body), &w, &why), 403);
+    report_widget_cleanup(&w);
+    /* An allowance needs its widget and always. */
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
+                                        strlen(body), &w, &why), 400);
+    assert_non_null(strstr(why, "widget"));
+    report_widget_cleanup(&w);
+    body_for("site.test", "\"widget\":\"YouTube\",\"always\":true", body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
+                                        strlen(body), &w, &why), 0);
+    assert_string_equal(w.widget, "YouTube");
+    assert_int_equal(w.always, 1);
+    report_widget_cleanup(&w);
+    body_for("site.test", "\"widget\":\"\",\"always\":false", body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
+                                        strlen(body), &w, &why), 400);
+    report_widget_cleanup(&w);
+    memset(name, 'x', sizeof(name));
+    memcpy(name, "\"widget\":\"", 10);
+    memcpy(name + 10 + 129, "\",\"always\":false", 16);
+    name[10 + 129 + 16] = '\0';
+    body_for("site.test", name, body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
+                                        strlen(body), &w, &why), 400);
+    report_widget_cleanup(&w);
+    body_for("site.test", "\"widget\":\"YouTube\",\"always\":1", body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", body,
+                                        strlen(body), &w, &why), 400);
+    report_widget_cleanup(&w);
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", "{", 1, &w, &why),
+                     400);
+    report_widget_cleanup(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_and_token),
+        cmocka_unit_test(test_widget_requests),
         cmocka_unit_test(test_good),
         cmocka_unit_test(test_bad),
         cmocka_unit_test(test_token_for_another_host),

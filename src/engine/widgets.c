@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Social widgets (PRIVACY-BADGER.md 4): which of socialwidgets.json's widgets a page shows as
+ * a placeholder, the domains a click on one lets load, and the widgetSiteAllowlist setting
+ * (the widgets the user always allows on a site). The rule that lets an allowed widget's
+ * requests through is checkAction's first line, in policy.c.
+ */
+#include "engine/engine.h"
+
+#include <string.h>
+
+int brock_widget_pattern_match(const char *pattern, const char *host)
+{
+    size_t pl, hl;
+
+    if (!pattern || !host)
+        return 0;
+    if (strncmp(pattern, "*.", 2) != 0)
+        return strcmp(pattern, host) == 0;
+    /* "*.disqus.com": a name under disqus.com, on a label boundary. */
+    pattern += 1;
+    pl = strlen(pattern);
+    hl = strlen(host);
+    return hl > pl && strcmp(host + hl - pl, pattern) == 0;
+}
+
+static int any_match(const char *const *allow, size_t n, const char *host)
+{
+    for (size_t i = 0; host && *host && i < n; i++)
+        if (brock_widget_pattern_match(allow[i], host))
+            return 1;
+    return 0;
+}
+
+static json_t *widget_get(const struct brock_engine *e, const char *name)
+{
+    json_t *w = name ? json_object_get(e->lists.widgets, name) : NULL;
+
+    return json_is_object(w) ? w : NULL;
+}
+
+static int in_strings(json_t *list, const char *s)
+{
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), s))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the user excluded the widget from replacement (widgetReplacementExceptions). */
+static int excluded(const struct brock_engine *e, const char *name)
+{
+    return in_strings(json_object_get(e->settings, "widgetReplacementExceptions"), name);
+}
+
+/* Whether the user always allows the widget on the page's exact host (widgetSiteAllowlist). */
+static int site_allows(const struct brock_engine *e, const char *site, const char *name)
+{
+    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist");
+
+    return site && json_is_object(all) && in_strings(json_object_get(all, site), name);
+}
+
+/* The widget's replacementButton.unblockDomains, or NULL. */
+static json_t *unblock_domains(json_t *w)
+{
+    json_t *rb = json_object_get(w, "replacementButton");
+    json_t *list = json_is_object(rb) ? json_object_get(rb, "unblockDomains") : NULL;
+
+    return json_is_array(list) ? list : NULL;
+}
+
+/* Whether one of the widget's domains ("domain", "domains") is blocked on site, and not
+ * allowed on the page for now. */
+static int widget_blocked(struct brock_engine *e, json_t *w, const char *site,
+                          const char *const *allow, size_t n_allow)
+{
+    json_t *many = json_object_get(w, "domains"), *one = json_object_get(w, "domain"), *v;
+    json_t *each[2] = {one, many};
+
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = json_is_array(each[k]) ? json_array_size(each[k]) : 1;
+
+        for (size_t i = 0; i < n; i++) {
+            struct brock_decision d;
+            const char *dom;
+
+            v = json_is_array(each[k]) ? json_array_get(each[k], i) : each[k];
+            if (!json_is_string(v))
+                continue;
+            dom = json_string_value(v);
+            if (!strncmp(dom, "*.", 2))
+                dom += 2;
+            if (brock_decide(e, dom, site, &d) < 0)
+                continue;
+            if (d.effect == BROCK_DENY && d.reason == BROCK_WHY_ACTION &&
+                !any_match(allow, n_allow, d.host))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The strings of list (an array; anything else: none) appended to a new array, or NULL when
+ * out of memory. */
+static json_t *strings_copy(json_t *list)
+{
+    json_t *out = json_array(), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && out && json_array_append(out, v) < 0) {
+            json_decref(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+/* The widget as the page's script finds it: its name, its CSS selectors, and the elements
+ * whose src starts with one of their URLs. NULL when out of memory. */
+static json_t *widget_item(const char *name, json_t *w)
+{
+    json_t *item = json_object(), *elements = json_array(), *sel = json_object_get(w, "selectors");
+    json_t *v;
+    size_t i;
+
+    if (!item || !elements || json_object_set_new(item, "name", json_string(name)) < 0 ||
+        json_object_set_new(item, "selectors",
+                            strings_copy(json_object_get(w, "buttonSelectors"))) < 0)
+        goto fail;
+    json_array_foreach(sel, i, v) {
+        json_t *elm = json_is_object(v) ? json_object_get(v, "elm") : NULL, *one, *urls;
+
+        if (!json_is_string(elm))
+            continue;
+        one = json_pack("{s:O}", "elm", elm);
+        urls = strings_copy(json_object_get(v, "urls"));
+        if (!one || !urls || json_object_set_new(one, "urls", urls) < 0 ||
+            json_array_append_new(elements, one) < 0) {
+            json_decref(one);
+            goto fail;
+        }
+    }
+    if (json_object_set_new(item, "elements", elements) < 0)
+        goto fail_item;
+    return item;
+fail:
+    json_decref(elements);
+fail_item:
+    json_decref(item);
+    return NULL;
+}
+
+int brock_widgets_blocked(struct brock_engine *e, const char *site_host,
+                          const char *const *allow, size_t n_allow, char **out)
+{
+    char site[BROCK_HOST_MAX];
+    json_t *list, *w;
+    const char *name;
+    int n = 0;
+
+    *out = NULL;
+    if (!site_host || brock_host_normalize(site_host, strlen(site_host), site) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name",
+                           site_host ? site_host : "(null)");
+    if (!(list = json_array()))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    json_object_foreach(e->lists.widgets, name, w) {
+        json_t *item;
+
+        if (!json_is_object(w) || excluded(e, name) || site_allows(e, site, name) ||
+            !widget_blocked(e, w, site, allow, n_allow))
+            continue;
+        if (!(item = widget_item(name, w)) || json_array_append_new(list, item) < 0) {
+            json_decref(list);
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        }
+        n++;
+    }
+    *out = json_dumps(list, JSON_COMPACT);
+    json_decref(list);
+    if (!*out)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    return n;
+}
+
+int brock_widget_unblock_each(const struct brock_engine *e, const char *name,
+                              int (*cb)(void *arg, const char *pattern), void *arg)
+{
+    json_t *list = unblock_domains(widget_get(e, name)), *v;
+    size_t i, n = 0;
+    int rc;
+
+    json_array_foreach(list, i, v) {
+        if (!json_is_string(v) || !json_string_length(v))
+            continue;
+        n++;
+        if ((rc = cb(arg, json_string_value(v))) != 0)
+            return rc;
+    }
+    return n ? 0 : BROCK_ENOTFOUND;
+}
+
+/* ---- widgetSiteAllowlist ---- */
+
+int brock_widget_site_allow(struct brock_engine *e, const char *site, const char *name,
+                            int allow)
+{
+    char host[BROCK_HOST_MAX];
+    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *list, *v;
+    size_t i;
+
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 ||
+        !brock__valid_domain(host))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
+                           site ? site : "(null)");
+    if (!name)
+        name = "";
+    if (allow && !widget_get(e, name))
+        return brock__fail(e, BROCK_ENOTFOUND, "no widget is called '%.80s'", name);
+    if (!json_is_object(all)) {
+        if (!allow)
+            return brock__fail(e, BROCK_ENOTFOUND, "%s allows no widget", host);
+        if (json_object_set_new(e->settings, "widgetSiteAllowlist", json_object()) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        all = json_object_get(e->settings, "widgetSiteAllowlist");
+    }
+    list = json_object_get(all, host);
+    json_array_foreach(list, i, v) {
+        if (!json_is_string(v) || strcmp(json_string_value(v), name) != 0)
+            continue;
+        if (allow)
+            return 0;
+        if (json_array_remove(list, i) < 0 ||
+            (!json_array_size(list) && json_object_del(all, host) < 0))
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        e->settings_dirty = 1;
+        return 0;
+    }
+    if (!allow)
+        return brock__fail(e, BROCK_ENOTFOUND, "%s does not allow the widget '%.80s'", host,
+                           name);
+    if (!json_is_array(list)) {
+        if (json_object_set_new(all, host, json_array()) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        list = json_object_get(all, host);
+    }
+    if (json_array_append_new(list, json_string(name)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    e->settings_dirty = 1;
+    return 0;
+}
+
+int brock_widget_site_allowlist_each(const struct brock_engine *e,
+                                     int (*cb)(void *arg, const char *site, const char *name),
+                                     void *arg)
+{
+    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *list, *v;
+    const char *site;
+    size_t i;
+    int rc;
+
+    json_object_foreach(all, site, list) {
+        json_array_foreach(list, i, v) {
+            if (json_is_string(v) && (rc = cb(arg, site, json_string_value(v))) != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- checkAction's first line ---- */
+
+/* Whether a widget the site always allows has unblockDomains matching host. */
+static int site_allowed_host(const struct brock_engine *e, const char *site, const char *host)
+{
+    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *names, *n, *v;
+    size_t i, j;
+
+    names = site && json_is_object(all) ? json_object_get(all, site) : NULL;
+    json_array_foreach(names, i, n) {
+        json_t *list = json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n)))
+                                         : NULL;
+
+        json_array_foreach(list, j, v) {
+            if (json_is_string(v) && brock_widget_pattern_match(json_string_value(v), host))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int brock__widget_allowed(const struct brock_engine *e, const struct brock_request *r,
+                          const char *site, const char *host)
+{
+    const char *frame = r->frame_host && *r->frame_host ? r->frame_host : NULL;
+
+    if (any_match(r->widget_allow, r->n_widget_allow, host) ||
+        (frame && any_match(r->widget_allow, r->n_widget_allow, frame)))
+        return 1;
+    return site_allowed_host(e, site, host) || (frame && site_allowed_host(e, site, frame));
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Social widget placeholders (PRIVACY-BADGER.md 4), brock's side: brock's script in a page
+ * asks which widgets to replace there, and says when its user clicked "Allow once" or "Always
+ * allow on this site". The token binds each request to the host of the page that sent it, so
+ * a page lists, and allows, widgets for its own host only. */
+#include "proxy/conn.h"
+
+#include <string.h>
+
+#include "proxy/conn_internal.h"
+#include "proxy/limits.h"
+#include "proxy/report.h"
+
+/* At most this many allowances of a page are given to the engine per request. */
+#define WIDGET_ALLOW_GIVEN 64
+
+/* The answer to a page's question: the widgets, as the engine wrote them. */
+static int widgets_answer(struct conn *c, const char *json, int keep)
+{
+    size_t len = strlen(json);
+
+    c->c_ex.status = 200;
+    if (pump_printf(&c->c_client,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+                    "X-Content-Type-Options: nosniff\r\n%s\r\n",
+                    len, keep ? "" : "Connection: close\r\n") < 0 ||
+        pump_write(&c->c_client, json, len) < 0) {
+        conn_out_of_memory(c, "answering a page's widget request");
+        return -1;
+    }
+    return 0;
+}
+
+/* The widgets to replace on the page: blocked there, and neither excluded, nor allowed on the
+ * site, nor let load on this client's page for now. */
+static int widgets_list(struct conn *c, int keep)
+{
+    struct proxy *px = c->px;
+    const char *allow[WIDGET_ALLOW_GIVEN];
+    size_t n = widget_allows_get(&px->widgets, c->c_peer, c->c_ex.host, conn_now_ms(c), allow,
+                                 WIDGET_ALLOW_GIVEN);
+    char *json = NULL;
+    int rc = brock_widgets_blocked(px->engine, c->c_ex.host, allow, n, &json);
+
+    if (rc == BROCK_ENOMEM) {
+        conn_out_of_memory(c, "listing a page's widgets");
+        return -1;
+    }
+    if (rc < 0)
+        return conn_report_answer(c, 400, "the page's host is not a host name", keep);
+    rc = widgets_answer(c, json, keep);
+    brock_free(json);
+    return rc;
+}
+
+struct allow_ctx {
+    struct conn *c;
+    int failed;
+};
+
+static int count_one(void *arg, const char *pattern)
+{
+    (void)arg;
+    (void)pattern;
+    return 0;
+}
+
+static int allow_one(void *arg, const char *pattern)
+{
+    struct allow_ctx *a = arg;
+    struct conn *c = a->c;
+
+    if (widget_allows_add(&c->px->widgets, c->c_peer, c->c_ex.host, pattern, conn_now_ms(c)) < 0)
+        a->failed = 1;
+    return 0;
+}
+
+/* A click on a placeholder's button: the widget's unblockDomains load on this client's page
+ * from now on (for LIMIT_WIDGET_ALLOW_MS), and with "always" on every later visit to the
+ * site too (the widgetSiteAllowlist setting). Nothing changes unless all of it is good. */
+static int widget_allow(struct conn *c, const struct report_widget *w, int keep)
+{
+    struct proxy *px = c->px;
+    struct allow_ctx a = {.c = c};
+    int rc;
+
+    if (brock_widget_unblock_each(px->engine, w->widget, count_one, NULL) < 0)
+        return conn_report_answer(c, 400, "no widget of that name lets anything load", keep);
+    if (w->always) {
+        rc = brock_widget_site_allow(px->engine, c->c_ex.host, w->widget, 1);
+        if (rc == BROCK_ENOMEM) {
+            conn_out_of_memory(c, "allowing a widget on a site");
+            return -1;
+        }
+        if (rc < 0)
+            return conn_report_answer(c, 400, "widgets are allowed on sites named by a host",
+                                      keep);
+    }
+    if (brock_widget_unblock_each(px->engine, w->widget, allow_one, &a) < 0 || a.failed) {
+        conn_out_of_memory(c, "allowing a widget on a page");
+        return -1;
+    }
+    log_msg(LOG_INFO, "%s: widget %s allowed on %s%s", c->c_peer, w->widget, c->c_ex.host,
+            w->always ? " from now on" : " for now");
+    return conn_report_answer(c, 204, "taken", keep);
+}
+
+int conn_widget_write(struct conn *c, int keep)
+{
+    struct exchange *x = &c->c_ex;
+    struct report_widget w;
+    const char *why = "taken";
+    int status, rc;
+
+    status = report_read_widget(c->px->report, (enum report_path)x->report, x->host,
+                                c->c_body.data ? c->c_body.data : "", c->c_body.len, &w, &why);
+    if (status != 0)
+        rc = conn_report_answer(c, status, why, keep);
+    else if (x->report == REPORT_PATH_WIDGETS)
+        rc = widgets_list(c, keep);
+    else
+        rc = widget_allow(c, &w, keep);
+    report_widget_cleanup(&w);
+    buf_reset(&c->c_body);
+    return rc;
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Social widget placeholders in a real browser: Chromium through `brock run --intercept` opens
+// local HTTPS pages that embed a YouTube frame (www.youtube.com served locally). With
+// youtube.com blocked, the frame gives way to brock's placeholder, which names it and has two
+// buttons; "Allow once" brings the frame back and it loads, without a reload of the page;
+// "Always allow on this site" does too, is kept in the settings, and the next visit loads the
+// frame directly. Cookieblocked, or excluded from replacement (widgetReplacementExceptions),
+// YouTube gets no placeholder; with --no-inject there is none either.
+'use strict';
+
+const { before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const https = require('node:https');
+const path = require('node:path');
+const { launch } = require('./chromium.js');
+const h = require('../integration/harness.js');
+const { flat, check } = h;
+
+const YT = 'www.youtube.com';
+const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test', 'site5.test'];
+const tmp = h.tmpdir('widgets-browser-t');
+const HOLDER = '[data-brock-widget="YouTube"]';
+
+function startOrigin(certs) {
+  const requests = [];
+  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url });
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    if (host === YT) {
+      res.end('<!doctype html><html><head><title>video</title></head><body>a video</body></html>');
+      return;
+    }
+    // The page's style sheet hides every button and paragraph it can reach.
+    res.end(`<!doctype html><html><head><title>${host}</title>
+      <style>button, p { display: none !important; } div { color: transparent; }</style>
+      </head><body><h1>${host}</h1>
+      <iframe id="yt" width="560" height="315" src="https://${YT}/embed/abc?on=${host}"></iframe>
+      </body></html>`);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: server.address().port, requests,
+    embeds(site) { return requests.filter((r) => r.host === YT && r.path.endsWith(`on=${site}`)); },
+    pages(site) { return requests.filter((r) => r.host === site && r.path === '/'); },
+    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+  })));
+}
+
+let origin;
+const running = [];
+
+// brock with youtube.com blocked, and a browser through it.
+async function startBrock(name, args) {
+  const state = path.join(tmp, name);
+  for (const cmd of [['ca', 'init'], ['set', 'youtube.com', 'block']]) {
+    const r = await h.brock(state, cmd);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const b = await h.startBrock({ state, args: ['-v', '--no-update', '--intercept',
+                                               '--upstream-ca', path.join(tmp, 'ca.pem'),
+                                               '--resolve', `*.test=127.0.0.1:${origin.port}`,
+                                               '--resolve', `${YT}=127.0.0.1:${origin.port}`,
+                                               ...args] });
+  b.state = state;
+  b.ca = path.join(state, 'ca', 'ca.pem');
+  b.browser = await launch(`127.0.0.1:${b.port}`, { ca: b.ca });
+  running.push(b);
+  return b;
+}
+
+before(flat('setting up', async () => {
+  origin = await startOrigin(h.originCerts(tmp, [...SITES, YT], 'brock widgets test'));
+}));
+
+after(async () => {
+  for (const b of running) {
+    await b.browser.close();
+    await b.stop();
+  }
+  if (origin) await origin.close();
+});
+
+// Opens site's page in a new tab of b's browser.
+async function open(b, site) {
+  const page = await b.browser.context.newPage();
+  await page.goto(`https://${site}/`, { waitUntil: 'load', timeout: 20000 });
+  return page;
+}
+
+// What the placeholder shows, read from the page's DOM (its open shadow root).
+function placeholder(page) {
+  return page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    if (!el) return null;
+    const root = el.shadowRoot;
+    return {
+      text: root.querySelector('p').textContent,
+      shown: root.querySelector('p').getBoundingClientRect().height > 0,
+      buttons: [...root.querySelectorAll('button')].map((x) => x.textContent),
+      buttonsShown: [...root.querySelectorAll('button')].every((x) => x.offsetHeight > 0),
+      frame: document.getElementById('yt') !== null,
+    };
+  }, HOLDER);
+}
+
+// The widgets brock tells a page of site to replace, asked as the page's script asks.
+async function widgetNames(b, site) {
+  const page = await h.curl(b.port, ['--cacert', b.ca, ...h.NAVIGATE_ARGS, `https://${site}/`]);
+  const m = /data-brock="([0-9a-f]{32}) (\/\.well-known\/brock-[0-9a-f]{16}\/)report/
+    .exec(page.body.toString());
+  assert.ok(m, 'the page has brock\'s script');
+  const r = await h.curl(b.port, ['--cacert', b.ca, '-X', 'POST', '--data-binary',
+                                  JSON.stringify({ token: m[1] }),
+                                  `https://${site}${m[2]}widgets`]);
+  assert.equal(r.status, 200);
+  return JSON.parse(r.body.toString()).map((w) => w.name);
+}
+
+async function api(b, p) {
+  const r = await h.run('curl', ['-s', `http://127.0.0.1:${b.port}${p}`]);
+  return JSON.parse(r.stdout);
+}
+
+let brock;
+
+check('a blocked YouTube frame gives way to a placeholder; "Allow once" loads it without a ' +
+      'reload', async () => {
+  brock = await startBrock('state', []);
+  const site = SITES[0];
+  const page = await open(brock, site);
+  try {
+    await page.waitForSelector(HOLDER, { state: 'attached', timeout: 10000 });
+    const p = await placeholder(page);
+    assert.deepEqual(p, { text: 'brock has blocked YouTube on this page', shown: true,
+                          buttons: ['Allow once', 'Always allow on this site'],
+                          buttonsShown: true, frame: false });
+    assert.equal(origin.embeds(site).length, 0, 'the frame was blocked');
+    await page.evaluate(() => { window.stayed = true; });
+    await page.getByRole('button', { name: 'Allow once' }).click();
+    await h.waitFor('the frame to reach its origin', async () =>
+      origin.embeds(site).length === 1, 10000);
+    assert.equal(await page.evaluate(() => window.stayed), true, 'the page was not reloaded');
+    assert.equal(origin.pages(site).length, 1);
+    assert.equal(await page.evaluate((sel) => document.querySelector(sel), HOLDER), null);
+    await h.waitFor('the frame\'s document', async () => {
+      const frame = page.frames().find((f) => f.url().startsWith(`https://${YT}/`));
+      const text = frame ? await frame.evaluate(() => (document.body ? document.body.textContent
+                                                                       : '')).catch(() => '')
+                         : '';
+      return text === 'a video';
+    }, 10000);
+    assert.deepEqual((await api(brock, '/api/settings')).widget_allowlist, []);
+  } finally {
+    await page.close();
+  }
+}, 90000);
+
+check('a click that is not the user\'s allows nothing', async () => {
+  const site = SITES[3];
+  const page = await open(brock, site);
+  try {
+    await page.waitForSelector(HOLDER, { state: 'attached', timeout: 10000 });
+    await page.evaluate((sel) => {
+      for (const b of document.querySelector(sel).shadowRoot.querySelectorAll('button')) b.click();
+    }, HOLDER);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.notEqual(await placeholder(page), null);
+    assert.equal(origin.embeds(site).length, 0);
+    assert.deepEqual((await api(brock, '/api/settings')).widget_allowlist, []);
+  } finally {
+    await page.close();
+  }
+}, 60000);
+
+check('"Always allow on this site" is kept; the next visit loads the frame directly',
+      async () => {
+  const site = SITES[2];
+  let page = await open(brock, site);
+  try {
+    await page.waitForSelector(HOLDER, { state: 'attached', timeout: 10000 });
+    await page.getByRole('button', { name: 'Always allow on this site' }).click();
+    await h.waitFor('the frame to reach its origin', async () =>
+      origin.embeds(site).length === 1, 10000);
+  } finally {
+    await page.close();
+  }
+  assert.deepEqual((await api(brock, '/api/settings')).widget_allowlist,
+                   [{ site, widget: 'YouTube' }]);
+  page = await open(brock, site);
+  try {
+    await h.waitFor('the frame to reach its origin again', async () =>
+      origin.embeds(site).length === 2, 10000);
+    assert.equal(await placeholder(page), null);
+  } finally {
+    await page.close();
+  }
+}, 60000);
+
+check('cookieblocked, or excluded from replacement, YouTube gets no placeholder', async () => {
+  let r = await h.brock(brock.state, ['set', 'youtube.com', 'cookieblock']);
+  assert.equal(r.code, 0, r.stderr);
+  await h.waitFor('brock to see the choice', async () =>
+    !(await widgetNames(brock, SITES[1])).includes('YouTube'), 10000);
+  let page = await open(brock, SITES[1]);
+  try {
+    await h.waitFor('the frame to reach its origin', async () =>
+      origin.embeds(SITES[1]).length === 1, 10000);
+    await new Promise((res) => setTimeout(res, 500));
+    assert.equal(await placeholder(page), null);
+  } finally {
+    await page.close();
+  }
+  r = await h.brock(brock.state, ['set', 'youtube.com', 'block']);
+  assert.equal(r.code, 0, r.stderr);
+  const file = path.join(tmp, 'exceptions.json');
+  fs.writeFileSync(file, JSON.stringify({ action_map: {}, snitch_map: {},
+                                          settings_map: { widgetReplacementExceptions: ['YouTube'] } }));
+  r = await h.brock(brock.state, ['import', file]);
+  assert.equal(r.code, 0, r.stderr);
+  await h.waitFor('brock to see the exception', async () => {
+    const names = await widgetNames(brock, SITES[4]);
+    return !names.includes('YouTube') && names.includes('X (Twitter)');
+  }, 10000);
+  page = await open(brock, SITES[4]);
+  try {
+    await new Promise((res) => setTimeout(res, 1000));
+    assert.equal(await placeholder(page), null);
+    assert.equal(await page.evaluate(() => document.getElementById('yt') !== null), true);
+    assert.equal(origin.embeds(SITES[4]).length, 0, 'the frame itself stays blocked');
+  } finally {
+    await page.close();
+  }
+}, 90000);
+
+check('--no-inject: no placeholder', async () => {
+  const plain = await startBrock('plain', ['--no-inject']);
+  const page = await open(plain, SITES[0]);
+  try {
+    await new Promise((res) => setTimeout(res, 1000));
+    assert.equal(await placeholder(page), null);
+    assert.equal(await page.evaluate(() => document.getElementById('yt') !== null), true);
+  } finally {
+    await page.close();
+  }
+}, 90000);

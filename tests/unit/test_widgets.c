@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Social widgets over Privacy Badger's own socialwidgets.json: which a page replaces, what a
+ * click allows, the widgetSiteAllowlist setting, and checkAction's first line. */
+#include "test.h"
+
+#include <string.h>
+
+#include "engine/engine.h"
+
+static struct brock_engine *open_engine(const char *state)
+{
+    return test_engine_open(state, test_data("privacybadger"), 1);
+}
+
+static void test_pattern(void **state)
+{
+    (void)state;
+    assert_true(brock_widget_pattern_match("www.youtube.com", "www.youtube.com"));
+    assert_false(brock_widget_pattern_match("www.youtube.com", "youtube.com"));
+    assert_false(brock_widget_pattern_match("youtube.com", "www.youtube.com"));
+    assert_true(brock_widget_pattern_match("*.disqus.com", "a.disqus.com"));
+    assert_true(brock_widget_pattern_match("*.disqus.com", "a.b.disqus.com"));
+    assert_false(brock_widget_pattern_match("*.disqus.com", "disqus.com"));
+    assert_false(brock_widget_pattern_match("*.disqus.com", "notdisqus.com"));
+    assert_false(brock_widget_pattern_match(NULL, "a.com"));
+    assert_false(brock_widget_pattern_match("a.com", NULL));
+}
+
+/* The names in a brock_widgets_blocked() answer, one string. */
+static void blocked_names(struct brock_engine *e, const char *site, const char *const *allow,
+                          size_t n, char *names, size_t size)
+{
+    char *text = NULL;
+    json_t *root, *v;
+    size_t i;
+    int count = brock_widgets_blocked(e, site, allow, n, &text);
+
+    assert_true(count >= 0);
+    root = json_loads(text, 0, NULL);
+    assert_true(json_is_array(root));
+    assert_int_equal(json_array_size(root), (size_t)count);
+    names[0] = '\0';
+    json_array_foreach(root, i, v) {
+        strncat(names, json_string_value(json_object_get(v, "name")), size - strlen(names) - 2);
+        strncat(names, ";", size - strlen(names) - 1);
+    }
+    json_decref(root);
+    brock_free(text);
+}
+
+static void test_blocked(void **state)
+{
+    struct brock_engine *e = open_engine(NULL);
+    static const char *const yt[] = {"youtube.com", "www.youtube.com",
+                                     "www.youtube-nocookie.com"};
+    char names[512], *text = NULL;
+    json_t *root, *w;
+
+    (void)state;
+    blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
+    assert_string_equal(names, "");
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
+    blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
+    assert_string_equal(names, "YouTube;");
+    /* The widget's own site shows it as it is: first party. */
+    blocked_names(e, "www.youtube.com", NULL, 0, names, sizeof(names));
+    assert_string_equal(names, "");
+    /* Allowed on the page for now: every blocked domain matched. */
+    blocked_names(e, "site.example", yt, 3, names, sizeof(names));
+    assert_string_equal(names, "");
+    blocked_names(e, "site.example", yt, 1, names, sizeof(names));
+    assert_string_equal(names, "YouTube;");
+    /* What the page's script is given: its selectors as the file writes them. */
+    assert_int_equal(brock_widgets_blocked(e, "Site.Example.", NULL, 0, &text), 1);
+    root = json_loads(text, 0, NULL);
+    w = json_array_get(root, 0);
+    assert_int_equal(json_array_size(json_object_get(w, "selectors")), 0);
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(w, "elements"), 0), "elm")),
+                        "iframe");
+    assert_int_equal(json_array_size(json_object_get(
+                         json_array_get(json_object_get(w, "elements"), 0), "urls")),
+                     8);
+    json_decref(root);
+    brock_free(text);
+    /* A cookieblock is no block: the widget loads without cookies. */
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_COOKIEBLOCK), 0);
+    blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
+    assert_string_equal(names, "");
+    /* "*.disqus.com" stands for disqus.com; buttonSelectors are given as they are. */
+    assert_int_equal(brock_set_user_action(e, "disqus.com", BROCK_USER_BLOCK), 0);
+    blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
+    assert_string_equal(names, "Disqus;");
+    /* Excluded by the user: never replaced. */
+    assert_int_equal(json_array_append_new(json_object_get(e->settings,
+                                                           "widgetReplacementExceptions"),
+                                           json_string("Disqus")),
+                     0);
+    blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
+    assert_string_equal(names, "");
+    assert_int_equal(brock_widgets_blocked(e, "not a host", NULL, 0, &text), BROCK_EINVAL);
+    assert_null(text);
+    brock_engine_free(e);
+}
+
+static int collect(void *arg, const char *pattern)
+{
+    strcat(arg, pattern);
+    strcat(arg, ";");
+    return 0;
+}
+
+static void test_unblock(void **state)
+{
+    struct brock_engine *e = open_engine(NULL);
+    char got[256] = "";
+
+    (void)state;
+    assert_int_equal(brock_widget_unblock_each(e, "Disqus", collect, got), 0);
+    assert_string_equal(got, "*.disqus.com;disqus.com;");
+    assert_int_equal(brock_widget_unblock_each(e, "No Such Widget", collect, got),
+                     BROCK_ENOTFOUND);
+    /* LinkedIn's button allows nothing. */
+    assert_int_equal(brock_widget_unblock_each(e, "LinkedIn", collect, got), BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_unblock_each(e, NULL, collect, got), BROCK_ENOTFOUND);
+    brock_engine_free(e);
+}
+
+static void decide(struct brock_engine *e, const char *url, const char *site, const char *frame,
+                   const char *const *allow, size_t n, struct brock_decision *d)
+{
+    struct brock_request r = {.url = url, .site = site, .type = BROCK_RESOURCE_SUB_FRAME,
+                              .frame_host = frame, .widget_allow = allow, .n_widget_allow = n};
+
+    assert_int_equal(brock_decide_request(e, &r, d), 0);
+}
+
+static void test_decide(void **state)
+{
+    struct brock_engine *e = open_engine(NULL);
+    static const char *const yt[] = {"youtube.com", "www.youtube.com"};
+    static const char *const dq[] = {"*.disqus.com"};
+    struct brock_decision d;
+    char why[256];
+
+    (void)state;
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "ytimg.com", BROCK_USER_BLOCK), 0);
+    decide(e, "https://www.youtube.com/embed/x", "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    decide(e, "https://www.youtube.com/embed/x", "site.example", NULL, yt, 2, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    assert_int_equal(d.effect, BROCK_PASS);
+    assert_int_equal(d.action, BROCK_NOACTION);
+    brock_decision_explain(e, &d, why, sizeof(why));
+    assert_non_null(strstr(why, "widget"));
+    /* What the allowed frame loads is allowed by the frame's host. */
+    decide(e, "https://i.ytimg.com/a.jpg", "site.example", "www.youtube.com", yt, 2, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    decide(e, "https://i.ytimg.com/a.jpg", "site.example", "other.example", yt, 2, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    /* "*." patterns: names under the rest only. */
+    assert_int_equal(brock_set_user_action(e, "disqus.com", BROCK_USER_BLOCK), 0);
+    decide(e, "https://c.disqus.com/embed.js", "site.example", NULL, dq, 1, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    decide(e, "https://disqus.com/embed.js", "site.example", NULL, dq, 1, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    /* First parties stay first parties. */
+    decide(e, "https://www.youtube.com/", "www.youtube.com", NULL, yt, 2, &d);
+    assert_int_equal(d.reason, BROCK_WHY_FIRST_PARTY);
+    brock_engine_free(e);
+}
+
+static int collect_pairs(void *arg, const char *site, const char *name)
+{
+    strcat(arg, site);
+    strcat(arg, "=");
+    strcat(arg, name);
+    strcat(arg, ";");
+    return 0;
+}
+
+static void test_site_allowlist(void **state)
+{
+    char dir[PATH_MAX], got[512] = "";
+    struct brock_engine *e;
+    struct brock_decision d;
+
+    (void)state;
+    test_mkdtemp("widgets", dir, sizeof(dir));
+    e = open_engine(dir);
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_widget_site_allow(e, "Site.Example", "YouTube", 1), 0);
+    assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 1), 0);
+    assert_int_equal(brock_widget_site_allow(e, "site.example", "Nope", 1), BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_site_allow(e, "not a site", "YouTube", 1), BROCK_EINVAL);
+    assert_int_equal(brock_widget_site_allow(e, "other.example", "YouTube", 0), BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_site_allowlist_each(e, collect_pairs, got), 0);
+    assert_string_equal(got, "site.example=YouTube;");
+    decide(e, "https://www.youtube.com/embed/x", "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    /* Keyed by the exact host. */
+    decide(e, "https://www.youtube.com/embed/x", "www.site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_int_equal(brock_sync(e), 0);
+    brock_engine_free(e);
+
+    /* It lasts: the setting is in the state. */
+    e = open_engine(dir);
+    got[0] = '\0';
+    assert_int_equal(brock_widget_site_allowlist_each(e, collect_pairs, got), 0);
+    assert_string_equal(got, "site.example=YouTube;");
+    decide(e, "https://www.youtube.com/embed/x", "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 0), 0);
+    assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 0), BROCK_ENOTFOUND);
+    decide(e, "https://www.youtube.com/embed/x", "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    got[0] = '\0';
+    assert_int_equal(brock_widget_site_allowlist_each(e, collect_pairs, got), 0);
+    assert_string_equal(got, "");
+    assert_int_equal(brock_sync(e), 0);
+    brock_engine_free(e);
+    test_rmtree(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pattern),
+        cmocka_unit_test(test_blocked),
+        cmocka_unit_test(test_unblock),
+        cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_site_allowlist),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
