@@ -205,6 +205,14 @@ BROCK_API BROCK_NODISCARD int brock_site_set_disabled(struct brock_engine *e, co
 BROCK_API int brock_disabled_sites_each(const struct brock_engine *e,
                                         int (*cb)(void *arg, const char *site), void *arg);
 
+/* The settings as one JSON object, as the dashboard's /api/settings and `brock settings
+ * --json` show them: {"learn", "send_dnt", "check_dnt": bool, "learning": bool (learn, and
+ * not cfg->no_learn), "page_view_days": int, "disabled_sites": [site], "widget_allowlist":
+ * [{"site", "widget"}]}, keys sorted, into *out (free with brock_free()) and *len. Returns
+ * 0, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_settings_json(struct brock_engine *e, char **out,
+                                                  size_t *len);
+
 /* Why a decision came out as it did. */
 enum brock_reason {
     BROCK_WHY_INVALID = 0,  /* the host is not a valid host name */

@@ -8,8 +8,6 @@
 #include <getopt.h>
 #include <string.h>
 
-#include <jansson.h>
-
 static const char settings_help[] =
     "Prints brock's settings, one a line, or the one named; with a value, sets it first:\n"
     "  learn           on|off  learn from what passes (Privacy Badger's learnLocally)\n"
@@ -17,6 +15,8 @@ static const char settings_help[] =
     "  check_dnt       on|off  honour, and check for, EFF's DNT policy (checkForDNTPolicy)\n"
     "  page_view_days  DAYS    keep recent page views DAYS days (0 to 3650; default 7)\n"
     "  disabled_sites          the sites brock is off on (brock disable, brock enable)\n"
+    "  widget_allowlist        the widgets always allowed on a site (the placeholders'\n"
+    "                          \"Always allow on this site\"; the dashboard removes them)\n"
     "A running proxy picks a change up within two seconds.\n"
     "\nOptions:\n"
     "  --json        print the settings as the dashboard's /api/settings does\n"
@@ -33,11 +33,6 @@ static const struct {
 
 #define N_SWITCHES (sizeof(switches) / sizeof(switches[0]))
 
-static int on_site_json(void *arg, const char *site)
-{
-    return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
-}
-
 static int on_site_line(void *arg, const char *site)
 {
     int *n = arg;
@@ -46,27 +41,12 @@ static int on_site_line(void *arg, const char *site)
     return 0;
 }
 
-/* The settings as /api/settings answers them. Returns NULL when out of memory. */
-static json_t *settings_json(struct brock_engine *e)
+static int on_widget_line(void *arg, const char *site, const char *name)
 {
-    json_t *o = json_object(), *sites = json_array();
-    int bad = !o || !sites;
+    int *n = arg;
 
-    for (size_t i = 0; i < N_SWITCHES && !bad; i++)
-        bad = json_object_set_new(o, switches[i].name,
-                                  json_boolean(brock_setting(e, switches[i].s))) < 0;
-    if (!bad)
-        bad = json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
-              json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) <
-                  0 ||
-              brock_disabled_sites_each(e, on_site_json, sites) < 0 ||
-              json_object_set(o, "disabled_sites", sites) < 0;
-    json_decref(sites);
-    if (bad) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    printf("%s%s: %s", (*n)++ ? ", " : "", site, name);
+    return 0;
 }
 
 /* One setting's line, or every line for NULL. */
@@ -76,40 +56,50 @@ static void settings_print(struct brock_engine *e, const char *only)
 
     for (size_t i = 0; i < N_SWITCHES; i++) {
         if (!only || !strcmp(only, switches[i].name))
-            printf("%-15s %s%s\n", switches[i].name, brock_setting(e, switches[i].s) ? "on" : "off",
+            printf("%-17s %s%s\n", switches[i].name, brock_setting(e, switches[i].s) ? "on" : "off",
                    switches[i].s == BROCK_SETTING_LEARN && brock_setting(e, switches[i].s) &&
                            !brock_engine_learning(e)
                        ? " (not learning now: --no-learn)"
                        : "");
     }
     if (!only || !strcmp(only, "page_view_days"))
-        printf("%-15s %d\n", "page_view_days", brock_page_view_days(e));
+        printf("%-17s %d\n", "page_view_days", brock_page_view_days(e));
     if (!only || !strcmp(only, "disabled_sites")) {
-        printf("%-15s ", "disabled_sites");
+        printf("%-17s ", "disabled_sites");
         if (brock_disabled_sites_each(e, on_site_line, &n) < 0 || n == 0)
+            printf("(none)");
+        printf("\n");
+    }
+    if (!only || !strcmp(only, "widget_allowlist")) {
+        n = 0;
+        printf("%-17s ", "widget_allowlist");
+        if (brock_widget_site_allowlist_each(e, on_widget_line, &n) < 0 || n == 0)
             printf("(none)");
         printf("\n");
     }
 }
 
-/* Checks NAME [VALUE] before anything is opened. Returns the switch's index, N_SWITCHES for
- * page_view_days, N_SWITCHES + 1 for disabled_sites, or -1 after a usage message. */
+/* The names past the switches: index N_SWITCHES + i. */
+static const char *const others[] = {"page_view_days", "disabled_sites", "widget_allowlist"};
+
+/* Checks NAME [VALUE] before anything is opened: a value only for a switch (on, off) or
+ * page_view_days (DAYS) into *set. Returns the switch's index, N_SWITCHES + the index in
+ * others[], or -1 after a usage message. */
 static int setting_check(const struct cmd_entry *self, const char *name, const char *value,
                          long *set)
 {
     size_t i;
 
-    for (i = 0; i < N_SWITCHES; i++)
-        if (!strcmp(name, switches[i].name))
-            break;
-    if (i == N_SWITCHES && strcmp(name, "page_view_days") != 0 &&
-        strcmp(name, "disabled_sites") != 0) {
+    for (i = 0; i < N_SWITCHES && strcmp(name, switches[i].name) != 0; i++)
+        ;
+    for (size_t j = 0; i == N_SWITCHES && j < sizeof(others) / sizeof(others[0]); j++)
+        if (!strcmp(name, others[j]))
+            i = N_SWITCHES + j;
+    if (i == N_SWITCHES && strcmp(name, others[0]) != 0) {
         cli_usage(self, "'%s' is not a setting (learn, send_dnt, check_dnt, page_view_days, "
-                        "disabled_sites)", name);
+                        "disabled_sites, widget_allowlist)", name);
         return -1;
     }
-    if (i == N_SWITCHES && !strcmp(name, "disabled_sites"))
-        i = N_SWITCHES + 1;
     if (!value)
         return (int)i;
     if (i < N_SWITCHES && (!strcmp(value, "on") || !strcmp(value, "off"))) {
@@ -123,8 +113,10 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
     else if (i == N_SWITCHES)
         cli_usage(self, "'%s' is not a number of days from 0 to %d", value,
                   BROCK_PAGE_VIEW_DAYS_MAX);
-    else
+    else if (i == N_SWITCHES + 1)
         cli_usage(self, "disabled_sites changes with brock disable SITE and brock enable SITE");
+    else
+        cli_usage(self, "widget_allowlist changes on the pages' placeholders and the dashboard");
     return -1;
 }
 
@@ -165,12 +157,13 @@ static int cmd_settings_exec(struct cli *cli, const struct cmd_entry *self, int 
         rc = cli_error(self, "%s", brock_engine_errmsg(e));
     rc = cli_sync(self, e, rc);
     if (rc == CLI_OK && json) {
-        json_t *o = settings_json(e);
-        if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-            rc = cli_error(self, "out of memory");
+        char *text = NULL;
+        size_t len = 0;
+        if (brock_settings_json(e, &text, &len) < 0)
+            rc = cli_error(self, "%s", brock_engine_errmsg(e));
         else
-            printf("\n");
-        json_decref(o);
+            printf("%s\n", text);
+        brock_free(text);
     } else if (rc == CLI_OK) {
         settings_print(e, name);
     }

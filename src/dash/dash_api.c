@@ -386,40 +386,17 @@ static const struct {
     {"check_dnt", BROCK_SETTING_CHECK_DNT},
 };
 
-static int on_disabled(void *arg, const char *site)
-{
-    return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
-}
-
-static int on_widget_allowed(void *arg, const char *site, const char *name)
-{
-    json_t *one = json_pack("{s:s, s:s}", "site", site, "widget", name);
-
-    return !one || json_array_append_new(arg, one) < 0 ? BROCK_ENOMEM : 0;
-}
-
 int dash_api_settings(struct dash_call *x)
 {
-    json_t *sites = json_array(), *widgets = json_array();
+    char *text = NULL;
+    size_t len = 0;
 
+    if (brock_settings_json(x->e, &text, &len) < 0)
+        return -1;
     json_decref(x->json);
-    if (!(x->json = json_object()) || !sites ||
-        json_object_set_new(x->json, "disabled_sites", sites) < 0) {
-        json_decref(widgets);
-        return -1;
-    }
-    if (!widgets || json_object_set_new(x->json, "widget_allowlist", widgets) < 0 ||
-        brock_widget_site_allowlist_each(x->e, on_widget_allowed, widgets) < 0)
-        return -1;
-    for (size_t i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++)
-        if (json_object_set_new(x->json, setting_keys[i].key,
-                                json_boolean(brock_setting(x->e, setting_keys[i].s))) < 0)
-            return -1;
-    if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0 ||
-        json_object_set_new(x->json, "page_view_days",
-                            json_integer(brock_page_view_days(x->e))) < 0)
-        return -1;
-    return brock_disabled_sites_each(x->e, on_disabled, sites) < 0 ? -1 : 0;
+    x->json = json_loadb(text, len, 0, NULL);
+    brock_free(text);
+    return x->json ? 0 : -1;
 }
 
 int dash_api_settings_put(struct dash_call *x)

@@ -112,3 +112,47 @@ int brock_disabled_sites_each(const struct brock_engine *e,
     }
     return 0;
 }
+
+/* ---- the settings as the dashboard and the command line show them ---- */
+
+static int on_site(void *arg, const char *site)
+{
+    return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
+}
+
+static int on_widget(void *arg, const char *site, const char *name)
+{
+    json_t *one = json_pack("{s:s, s:s}", "site", site, "widget", name);
+
+    return !one || json_array_append_new(arg, one) < 0 ? BROCK_ENOMEM : 0;
+}
+
+int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
+{
+    json_t *o = json_object(), *sites = json_array(), *widgets = json_array();
+    int bad = !o || !sites || !widgets;
+
+    *out = NULL;
+    *len = 0;
+    bad = bad ||
+          json_object_set_new(o, "learn", json_boolean(brock_setting(e, BROCK_SETTING_LEARN))) <
+              0 ||
+          json_object_set_new(o, "send_dnt",
+                              json_boolean(brock_setting(e, BROCK_SETTING_SEND_DNT))) < 0 ||
+          json_object_set_new(o, "check_dnt",
+                              json_boolean(brock_setting(e, BROCK_SETTING_CHECK_DNT))) < 0 ||
+          json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
+          json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) < 0 ||
+          json_object_set(o, "disabled_sites", sites) < 0 ||
+          json_object_set(o, "widget_allowlist", widgets) < 0 ||
+          brock_disabled_sites_each(e, on_site, sites) < 0 ||
+          brock_widget_site_allowlist_each(e, on_widget, widgets) < 0 ||
+          !(*out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII));
+    json_decref(sites);
+    json_decref(widgets);
+    json_decref(o);
+    if (bad)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    *len = strlen(*out);
+    return 0;
+}

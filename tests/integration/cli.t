@@ -606,32 +606,33 @@ is "$(json effect) $(json surrogate)" "block none" "a host alone is decided, wit
 # ---- settings, disable, enable ----
 fresh
 run settings
-is "$?:$(cat "$T/out")" "0:learn           on
-send_dnt        on
-check_dnt       on
-page_view_days  7
-disabled_sites  (none)" "settings prints each setting, under the dashboard's names"
+is "$?:$(cat "$T/out")" "0:learn             on
+send_dnt          on
+check_dnt         on
+page_view_days    7
+disabled_sites    (none)
+widget_allowlist  (none)" "settings prints each setting, under the dashboard's names"
 [ ! -e "$S" ]
 ok $? "... and reading them creates no state"
 run settings send_dnt off
-is "$?:$(cat "$T/out")" "0:send_dnt        off" "settings NAME off sets it and prints it"
+is "$?:$(cat "$T/out")" "0:send_dnt          off" "settings NAME off sets it and prints it"
 run settings page_view_days 30
-is "$?:$(cat "$T/out")" "0:page_view_days  30" "settings page_view_days DAYS"
+is "$?:$(cat "$T/out")" "0:page_view_days    30" "settings page_view_days DAYS"
 run disable bank.example
-is "$?:$(cat "$T/out")" "0:disabled_sites  bank.example" "disable SITE adds it to the disabled sites"
+is "$?:$(cat "$T/out")" "0:disabled_sites    bank.example" "disable SITE adds it to the disabled sites"
 run disable https://shop.example/cart
-is "$(cat "$T/out")" "disabled_sites  bank.example, shop.example" "... a URL names its host"
+is "$(cat "$T/out")" "disabled_sites    bank.example, shop.example" "... a URL names its host"
 b check --site https://bank.example/ https://www.google-analytics.com/collect >"$T/out" 2>&1
 is "$(json effect) $(json reason)" "pass disabled" "a disabled site gets nothing blocked"
 run enable bank.example
-is "$?:$(cat "$T/out")" "0:disabled_sites  shop.example" "enable SITE removes it"
+is "$?:$(cat "$T/out")" "0:disabled_sites    shop.example" "enable SITE removes it"
 run settings --json
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     ($d->{send_dnt} ? 1 : 0) == 0 && $d->{learn} && $d->{page_view_days} == 30 &&
     join(",", @{$d->{disabled_sites}}) eq "shop.example" or exit 1' <"$T/out"
 ok $? "settings --json: the dashboard's /api/settings object"
 for bad in "colour" "learn maybe" "page_view_days 3651" "page_view_days x" \
-    "disabled_sites x.example" "learn on extra"; do
+    "disabled_sites x.example" "widget_allowlist x" "learn on extra"; do
     # shellcheck disable=SC2086
     run settings $bad
     st=$?
@@ -642,10 +643,11 @@ run disable "not a site"
 is "$?:$(cat "$T/err")" "1:brock disable: 'not a site' is not a site: give a host name \
 (example.com) or a URL with one (https://example.com/)" "disable of something not a site says so"
 run settings
-is "$(cat "$T/out")" "learn           on
-send_dnt        off
-check_dnt       on
-page_view_days  30
-disabled_sites  shop.example" "... and no bad input changed anything"
+is "$(cat "$T/out")" "learn             on
+send_dnt          off
+check_dnt         on
+page_view_days    30
+disabled_sites    shop.example
+widget_allowlist  (none)" "... and no bad input changed anything"
 
 done_testing
