@@ -303,8 +303,10 @@ struct brock_decision {
 };
 
 /* Decides a request to host made by a page of site_host (NULL or "": unknown page, which is
- * judged third party, as Privacy Badger does). Allocates nothing; pure lookups. Returns 0,
- * or BROCK_EINVAL when host is not a host name (d->effect is then BROCK_PASS). */
+ * judged third party, as Privacy Badger does). Allocates nothing; pure lookups, the answers
+ * for recent (host, site) pairs kept until anything they depend on changes. Like every call
+ * on an engine, not to be made from two threads on one engine at once. Returns 0, or
+ * BROCK_EINVAL when host is not a host name (d->effect is then BROCK_PASS). */
 BROCK_API BROCK_NODISCARD int brock_decide(struct brock_engine *e, const char *host,
                                            const char *site_host, struct brock_decision *d);
 

@@ -32,6 +32,7 @@
 static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
 static const psl_ctx_t *psl_ctx;
 static char psl_path[PATH_MAX]; /* the file brock_psl_load() read; "" for the system's list */
+static uint64_t psl_generation = 1; /* brock_psl_load() is called before other threads run */
 
 /* Debian's list (private section included) when it loads, else libpsl's built-in copy. The
  * context lives as long as the process: every engine and helper shares it. */
@@ -68,7 +69,13 @@ int brock_psl_load(const char *file)
     psl_ctx = ctx;
     if ((size_t)snprintf(psl_path, sizeof(psl_path), "%s", file) >= sizeof(psl_path))
         psl_path[0] = '\0'; /* too long to name again: the system's text is read instead */
+    psl_generation++;
     return 0;
+}
+
+uint64_t brock__psl_generation(void)
+{
+    return psl_generation;
 }
 
 int brock__is_public_suffix(const char *host)
@@ -220,6 +227,36 @@ static bool has_non_ascii(const char *s, size_t len)
     return false;
 }
 
+/* The common case in one pass: letters, digits, '-', '_' and dots between non-empty labels,
+ * nothing else. Returns the length, or -1 for anything else (brackets, a colon, a trailing
+ * dot, non-ASCII, an error), which the full path then decides. */
+static int normalize_plain(const char *s, size_t len, char *out)
+{
+    size_t label = 0;
+
+    if (len == 0 || len > HOST_LEN_MAX)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((unsigned)(c - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '-' || c == '_') {
+            out[i] = (char)c;
+            label++;
+        } else if ((unsigned)(c - 'A') < 26) {
+            out[i] = (char)(c + ('a' - 'A'));
+            label++;
+        } else if (c == '.' && label) {
+            out[i] = '.';
+            label = 0;
+        } else {
+            return -1;
+        }
+    }
+    if (label == 0)
+        return -1;
+    out[len] = '\0';
+    return (int)len;
+}
+
 int brock_host_normalize(const char *host, size_t len, char *out)
 {
     int n;
@@ -229,6 +266,9 @@ int brock_host_normalize(const char *host, size_t len, char *out)
     out[0] = '\0';
     if (!host)
         return BROCK_EINVAL;
+    if ((n = normalize_plain(host, len, out)) >= 0)
+        return n;
+    out[0] = '\0';
     if (len > 0 && host[0] == '[') {
         if (len < 2 || host[len - 1] != ']')
             return BROCK_EINVAL;
@@ -588,7 +628,18 @@ struct brock__base_slot {
 int brock__base_cache_init(struct brock_engine *e)
 {
     e->base_cache = mem_calloc(BASE_CACHE_SLOTS, sizeof(*e->base_cache));
+    e->psl_gen = psl_generation;
     return e->base_cache ? 0 : BROCK_ENOMEM;
+}
+
+void brock__psl_check(struct brock_engine *e)
+{
+    if (e->psl_gen == psl_generation)
+        return;
+    if (e->base_cache)
+        memset(e->base_cache, 0, BASE_CACHE_SLOTS * sizeof(*e->base_cache));
+    e->psl_gen = psl_generation;
+    brock__answers_forget(e);
 }
 
 void brock__base_cache_free(struct brock_engine *e)

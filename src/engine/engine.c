@@ -177,6 +177,8 @@ void brock__settings_changed(struct brock_engine *e)
     e->learn = !e->no_learn && (!v || json_is_true(v));
     v = json_object_get(e->settings, "checkForDNTPolicy");
     e->check_dnt = !v || json_is_true(v);
+    /* checkForDNTPolicy and disabledSites change decisions. */
+    brock__answers_forget(e);
 }
 
 /* ---- opening and closing ---- */
@@ -190,6 +192,7 @@ static void engine_free(struct brock_engine *e)
     brock__strvec_cleanup(&e->deleted);
     brock__lists_cleanup(&e->lists);
     brock__base_cache_free(e);
+    brock__answers_free(e);
     brock__pbconfig_cleanup(e);
     brock__pages_free(e->pages);
     json_decref(e->settings);
@@ -221,7 +224,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     e->readonly_ok = cfg->readonly_ok;
     e->read_only = cfg->read_only;
     e->settings = brock__settings_default();
-    if (!e->settings || brock__base_cache_init(e) < 0) {
+    if (!e->settings || brock__base_cache_init(e) < 0 || brock__answers_init(e) < 0) {
         rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
         goto fail;
     }

@@ -112,6 +112,7 @@ struct brock_lists {
 
 struct brock__store;
 struct brock__base_slot;
+struct brock__answer;
 struct brock__surrogates;
 
 struct brock_engine {
@@ -132,6 +133,14 @@ struct brock_engine {
     struct brock_lists lists;
     struct brock__store *store; /* NULL: memory only */
     struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
+    uint64_t psl_gen;         /* brock__psl_generation() the base cache was filled under */
+
+    /* answers.c: recent decisions, valid while answers_gen is what they were kept under. */
+    struct brock__answer *answers;
+    uint64_t *answer_tags;    /* each answer's hash */
+    uint64_t answers_gen;
+    uint64_t answers_seed;
+    int answers_off;          /* unit tests: decide everything afresh */
     struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
     int reset_pending;        /* brock_reset(): the store empties its tables at the next flush */
 
@@ -189,6 +198,12 @@ void brock__base_domain(const char *host, char *out);
 int brock__base_cache_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 void brock__base_cache_free(struct brock_engine *e);
 
+/* A number brock_psl_load() changes: base domains computed under another may differ. */
+uint64_t brock__psl_generation(void);
+
+/* After brock_psl_load(): forgets the base domains and answers e computed with the old list. */
+void brock__psl_check(struct brock_engine *e);
+
 /* isMultiDomainFirstParty(base_a, base_b). */
 int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b);
 
@@ -207,6 +222,28 @@ const char *brock__parent(const char *name);
 
 /* A name is valid for an action: normalised host syntax, labels of [a-z0-9_-]. */
 int brock__valid_domain(const char *name);
+
+/* ---- answers.c: recent decisions ---- */
+
+/* The answers kept, allocated at open so that a decision allocates nothing. */
+int brock__answers_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+void brock__answers_free(struct brock_engine *e);
+
+/* Makes every kept answer stale. Called by everything that changes what brock_decide() can
+ * answer: the action map, the settings, the lists, the site fixes, the Public Suffix List.
+ * Once between a change and the next decision is enough, before or after it. */
+void brock__answers_forget(struct brock_engine *e);
+
+/* The kept answer for d->host (hlen bytes, normalised) on site (slen bytes, normalised; ""
+ * for none) into d's other fields but type and the surrogate's. Returns 1, or 0 when there
+ * is none (d unchanged). */
+int brock__answer_get(struct brock_engine *e, const char *site, size_t slen,
+                      struct brock_decision *d, size_t hlen);
+
+/* Keeps brock_decide()'s decision d for d->host (hlen bytes) on site (slen bytes); cname is
+ * the lists' string d->tracker was copied from, or NULL when the tracker is the host. */
+void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
+                       const struct brock_decision *d, size_t hlen, const char *cname);
 
 /* ---- cookie.c: Cookie and Set-Cookie ---- */
 

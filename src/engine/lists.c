@@ -655,6 +655,7 @@ int brock__lists_load(struct brock_engine *e, const char *dir)
         return rc;
     }
     brock__lists_cleanup(&old);
+    brock__answers_forget(e);
     return 0;
 }
 

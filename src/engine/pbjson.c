@@ -235,6 +235,8 @@ static int merge_settings(struct brock_engine *e, json_t *in)
     const char *key;
     json_t *v;
 
+    /* disabledSites may grow before a later setting fails. */
+    brock__answers_forget(e);
     json_object_foreach(in, key, v) {
         json_t *cur = json_object_get(e->settings, key);
         if (!cur)

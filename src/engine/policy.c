@@ -196,6 +196,7 @@ void brock__action_touch(struct brock_engine *e, struct action_entry *a, unsigne
 {
     a->dirty |= (uint8_t)bits;
     e->dirty++;
+    brock__answers_forget(e);
 }
 
 int brock__action_delete(struct brock_engine *e, const char *domain)
@@ -209,6 +210,7 @@ int brock__action_delete(struct brock_engine *e, const char *domain)
     strmap_del(&e->actions, domain);
     mem_free(a);
     e->dirty++;
+    brock__answers_forget(e);
     return 0;
 }
 
@@ -348,44 +350,36 @@ static void decision_clear(struct brock_decision *d)
     d->type = BROCK_RESOURCE_OTHER;
 }
 
-int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
-                 struct brock_decision *d)
+/* The decision for d->host on site (normalised; NULL: unknown page): Privacy Badger's checks
+ * in order. Returns the CNAME target copied into d->tracker, or NULL when it is the host. */
+static const char *decide_host(struct brock_engine *e, const char *site, struct brock_decision *d)
 {
-    char site_norm[BROCK_HOST_MAX];
-    const char *site = NULL, *cname;
+    const char *cname;
     const struct action_entry *src;
 
-    decision_clear(d);
-
-    if (!host || brock_host_normalize(host, strlen(host), d->host) < 0)
-        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
-    if (site_host && *site_host) {
-        if (brock_host_normalize(site_host, strlen(site_host), site_norm) < 0)
-            return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
-        site = site_norm;
+    if (site)
         copy_host(d->site, brock__base(e, site));
-    }
     cname = brock__cname(e, d->host);
     copy_host(d->tracker, cname ? cname : d->host);
     copy_host(d->base, brock__base(e, d->tracker));
 
     if (site && !brock__is_third_party_domain(e, d->tracker, site)) {
         d->reason = BROCK_WHY_FIRST_PARTY;
-        return 0;
+        return cname;
     }
     d->third_party = 1;
     if (brock__is_private(d->tracker)) {
         d->reason = BROCK_WHY_PRIVATE;
-        return 0;
+        return cname;
     }
     if (brock__site_disabled(e, site)) {
         d->reason = BROCK_WHY_DISABLED;
-        return 0;
+        return cname;
     }
     /* Site fixes are keyed by the page's exact host, not its base (checkAction). */
     if (brock__sitefix_ignored(e, site, d->tracker)) {
         d->reason = BROCK_WHY_IGNORED;
-        return 0;
+        return cname;
     }
     d->reason = BROCK_WHY_ACTION;
     d->action = brock__best_action(e, d->tracker, &src);
@@ -396,7 +390,39 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
     d->effect = brock_action_effect(d->action);
     if (src)
         copy_host(d->source, src->domain);
+    return cname;
+}
+
+/* The decision for d->host (hlen bytes, normalised) on site_host. An answer kept for the pair
+ * is given back as it is: answers.c keeps it only until something it depends on changes. */
+static int decide_normalized(struct brock_engine *e, const char *site_host,
+                             struct brock_decision *d, size_t hlen)
+{
+    char site[BROCK_HOST_MAX];
+    const char *cname;
+    int slen = 0;
+
+    site[0] = '\0';
+    if (site_host && *site_host &&
+        (slen = brock_host_normalize(site_host, strlen(site_host), site)) < 0)
+        return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
+    brock__psl_check(e);
+    if (brock__answer_get(e, site, (size_t)slen, d, hlen))
+        return 0;
+    cname = decide_host(e, slen ? site : NULL, d);
+    brock__answer_put(e, site, (size_t)slen, d, hlen, cname);
     return 0;
+}
+
+int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
+                 struct brock_decision *d)
+{
+    int hlen;
+
+    decision_clear(d);
+    if (!host || (hlen = brock_host_normalize(host, strlen(host), d->host)) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
+    return decide_normalized(e, site_host, d, (size_t)hlen);
 }
 
 /* Privacy Badger's FP_CDN_DOMAINS (constants.js): CDNs that are cookieblocked because sites
@@ -505,20 +531,20 @@ static int widget_ignored(const struct brock_engine *e, const struct brock_reque
 int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
                          struct brock_decision *d)
 {
-    char host[BROCK_HOST_MAX];
-    const char *h = r->host;
-    int rc;
+    int hlen, rc;
 
-    if (r->url) {
-        if (brock_url_host(r->url, host) < 0) {
-            decision_clear(d);
-            d->type = r->type;
-            return brock__fail(e, BROCK_EINVAL, "'%s' is not a URL with a host", r->url);
-        }
-        h = host;
-    }
-    rc = brock_decide(e, h, r->site, d);
+    decision_clear(d);
     d->type = r->type;
+    /* The URL's host comes out normalised: no second pass over it. */
+    if (r->url) {
+        if ((hlen = brock_url_host(r->url, d->host)) < 0)
+            return brock__fail(e, BROCK_EINVAL, "'%s' is not a URL with a host", r->url);
+    } else if (!r->host || (hlen = brock_host_normalize(r->host, strlen(r->host), d->host)) < 0) {
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name",
+                           r->host ? r->host : "(null)");
+    }
+    rc = decide_normalized(e, r->site, d, (size_t)hlen);
+    /* After the decision kept for (host, site): the page's allowances are the request's. */
     if (rc == 0 && d->reason == BROCK_WHY_ACTION && widget_ignored(e, r, d))
         return 0;
     if (rc == 0)

@@ -71,6 +71,7 @@ int brock_engine_reload(struct brock_engine *e, struct brock_update_stats *stats
     st.yellow = e->lists.yellow_order.n;
     st.hashes_added = fresh.dnt_hashes.len - e->lists.dnt_hashes.len;
     swap_yellow(&fresh, &e->lists);
+    brock__answers_forget(e);
     {
         struct brock_lists old = e->lists;
 

@@ -59,6 +59,7 @@ int brock_reset(struct brock_engine *e)
     }
     strmap_cleanup(&e->actions, mem_free);
     strmap_init(&e->actions);
+    brock__answers_forget(e);
     strmap_cleanup(&e->snitches, brock__snitch_free);
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);

@@ -86,6 +86,7 @@ int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabl
             if (!disabled) {
                 json_array_remove(list, i);
                 e->settings_dirty = 1;
+                brock__answers_forget(e);
             }
             return 0;
         }
@@ -94,6 +95,7 @@ int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabl
         if (json_array_append_new(list, json_string(host)) < 0)
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         e->settings_dirty = 1;
+        brock__answers_forget(e);
     }
     return 0;
 }

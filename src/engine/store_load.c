@@ -34,6 +34,7 @@ int brock__store_action_apply(struct brock_engine *e, const char *domain, sqlite
         user = BROCK_NOACTION;
     if (heur < 0)
         heur = BROCK__HEUR_UNKNOWN;
+    brock__answers_forget(e);
     if (!a) {
         size_t n = strlen(domain);
 
@@ -202,6 +203,8 @@ int brock__store_settings_read(struct brock_engine *e)
 
     if (!e->settings && !(e->settings = json_object()))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    /* Even a read that fails half-way may have changed disabledSites. */
+    brock__answers_forget(e);
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
         const char *key = brock__store_column_text(st, 0);
         json_error_t jerr;

@@ -175,6 +175,8 @@ int brock__store_merge(struct brock_engine *e)
     int rc;
 
     strmap_init(&seen);
+    /* Whatever part of the file comes in, answers kept before may be wrong. */
+    brock__answers_forget(e);
     /* Before the file's rows come in: those memory lacked need no writing back. */
     mark_learned(e);
     brock__pages_drop_clean(e);

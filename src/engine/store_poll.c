@@ -33,6 +33,7 @@ static int reload_action(struct brock_engine *e, const char *domain)
         return 0;
     strmap_del(&e->actions, domain);
     mem_free(a);
+    brock__answers_forget(e);
     return 1;
 }
 

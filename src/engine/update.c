@@ -228,6 +228,7 @@ int brock_update_apply(struct brock_engine *e, const char *name, const char *tex
     brock__sitefixes_free(e->sitefixes);
     e->sitefixes = p.fixes;
     p.fixes = NULL;
+    brock__answers_forget(e);
     st.site_fixes = brock__sitefixes_count(e->sitefixes);
     replace_str(&e->pbconfig, copy);
     copy = NULL;
@@ -284,6 +285,7 @@ static int data_sitefixes(struct brock_engine *e)
         return rc;
     brock__sitefixes_free(e->sitefixes);
     e->sitefixes = fixes;
+    brock__answers_forget(e);
     return 0;
 }
 
@@ -313,6 +315,7 @@ static int stored_config(struct brock_engine *e, struct strvec *target)
         brock__sitefixes_free(e->sitefixes);
         e->sitefixes = p.fixes;
         p.fixes = NULL;
+        brock__answers_forget(e);
         brock__strvec_cleanup(target);
         *target = p.yellow;
         memset(&p.yellow, 0, sizeof(p.yellow));

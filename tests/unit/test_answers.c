@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Recent decisions kept (answers.c): an answer given back is the one brock_decide() makes
+ * afresh, field by field, for a large mix of hosts and sites; and after every kind of change
+ * that can alter an answer, the next decision is the new one, never the kept one. */
+#include "test.h"
+
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "engine/engine.h"
+
+/* ---- helpers ---- */
+
+static void assert_same(const struct brock_decision *a, const struct brock_decision *b,
+                        const char *host, const char *site)
+{
+    if (strcmp(a->host, b->host) || strcmp(a->tracker, b->tracker) || strcmp(a->base, b->base) ||
+        strcmp(a->site, b->site) || strcmp(a->source, b->source) ||
+        a->third_party != b->third_party || a->reason != b->reason || a->action != b->action ||
+        a->effect != b->effect || a->site_fix != b->site_fix || a->surrogate != b->surrogate ||
+        a->surrogate_len != b->surrogate_len || strcmp(a->surrogate_token, b->surrogate_token) ||
+        a->type != b->type)
+        fail_msg("%s on %s: kept %s/%s/%s/%s/%s %d %d %d %d %d, afresh %s/%s/%s/%s/%s %d %d %d %d "
+                 "%d",
+                 host ? host : "(null)", site ? site : "(null)", a->host, a->tracker, a->base,
+                 a->site, a->source, a->third_party, a->reason, a->action, a->effect, a->site_fix,
+                 b->host, b->tracker, b->base, b->site, b->source, b->third_party, b->reason,
+                 b->action, b->effect, b->site_fix);
+}
+
+/* Decides host on site afresh, then twice with the answers (the second one kept), checks the
+ * three agree and returns the decision. */
+static struct brock_decision decide(struct brock_engine *e, const char *host, const char *site)
+{
+    struct brock_decision fresh, d;
+    int rc;
+
+    e->answers_off = 1;
+    rc = brock_decide(e, host, site, &fresh);
+    e->answers_off = 0;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(brock_decide(e, host, site, &d), rc);
+        assert_same(&d, &fresh, host, site);
+    }
+    return d;
+}
+
+/* The same for brock_decide_request() on a script at url. */
+static void decide_url(struct brock_engine *e, const char *url, const char *site)
+{
+    struct brock_request r = {url, NULL, site, BROCK_RESOURCE_SCRIPT};
+    struct brock_decision fresh, d;
+    int rc;
+
+    e->answers_off = 1;
+    rc = brock_decide_request(e, &r, &fresh);
+    e->answers_off = 0;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(brock_decide_request(e, &r, &d), rc);
+        assert_same(&d, &fresh, url, site);
+    }
+}
+
+static const char *pb_data(void)
+{
+    static char dir[4096];
+
+    snprintf(dir, sizeof(dir), "%s", test_data("privacybadger"));
+    return dir;
+}
+
+/* One request from a page of site to host with an identifying cookie. */
+static void seen(struct brock_engine *e, const char *host, const char *site)
+{
+    struct brock_header h = {"Cookie", 6, "uid=8f3a9b2c7d1e4f60a5b3", 24};
+    struct brock_observation o = {.host = host, .site = site, .headers = &h, .n_headers = 1,
+                                  .time_ms = 1700000000000};
+    struct brock_learned l;
+
+    assert_int_equal(brock_observe(e, &o, &l), 0);
+}
+
+/* ---- the same answers ---- */
+
+/* Every nth key of map, and a subdomain of it, as hosts. */
+static size_t keys_of(const struct strmap *map, size_t every, char (*out)[BROCK_HOST_MAX],
+                      size_t n, size_t max)
+{
+    size_t it = 0, i = 0;
+    const char *key;
+
+    while (n + 2 <= max && strmap_next(map, &it, &key, NULL)) {
+        if (i++ % every)
+            continue;
+        snprintf(out[n++], BROCK_HOST_MAX, "%s", key);
+        snprintf(out[n++], BROCK_HOST_MAX, "x%zu.%.200s", i % 3, key);
+    }
+    return n;
+}
+
+static void test_same_answers(void **state)
+{
+    static const char *const odd[] = {
+        "localhost", "10.1.2.3", "127.0.0.1", "8.8.8.8", "[::1]", "2001:db8::7", "0x7f000001",
+        "WWW.Google-Analytics.COM", "doubleclick.net.", "bücher.example", "a..b", "", "-",
+        "xn--bcher-kva.example", "www.metro.cz", "1gr.cz", "ads.1gr.cz", "2mdn.net",
+        "s0.2mdn.net", "www.crunchyroll.com", "cdn.jsdelivr.net", "a.b.c.d.e.f.g.h.example.co.uk",
+        "very-long-label-to-go-past-what-one-kept-answer-holds.for-names.tracker.example.com",
+    };
+    static const char *const sites[] = {
+        NULL, "", "www.metro.cz", "www.crunchyroll.com", "www.news.example", "news.bbc.co.uk",
+        "disabled.example", "shop.disabled.example", "google.com", "youtube.com", "127.0.0.1",
+        "[::1]", "Bad Site", "WWW.NEWS.EXAMPLE.", "amazon.co.jp", "site-with-a-long-name.so-that"
+        ".the-pair-is-too-long-to-keep.example.org",
+    };
+    struct brock_engine *e = test_engine_open(NULL, pb_data(), 0);
+    size_t max = 40000, n = 0, nsites = sizeof(sites) / sizeof(sites[0]);
+    char(*hosts)[BROCK_HOST_MAX] = calloc(max, BROCK_HOST_MAX);
+    char url[BROCK_HOST_MAX + 32];
+
+    (void)state;
+    assert_non_null(hosts);
+    assert_int_equal(brock_site_set_disabled(e, "disabled.example", 1), 0);
+    assert_int_equal(brock_set_user_action(e, "google-analytics.com", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_dnt_record(e, "dnt.tracker.example", 1), 0);
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+        snprintf(hosts[n++], BROCK_HOST_MAX, "%s", odd[i]);
+    snprintf(hosts[n++], BROCK_HOST_MAX, "dnt.tracker.example");
+    n = keys_of(&e->actions, 3, hosts, n, max - 200);
+    n = keys_of(&e->lists.cname, 20, hosts, n, max - 100);
+    n = keys_of(&e->lists.mdfp, 1, hosts, n, max);
+    assert_true(n > 5000);
+    for (size_t i = 0; i < n; i++) {
+        /* Each host on a few sites: fixed ones, and the hosts around it as pages. */
+        const char *s[4] = {sites[i % nsites], sites[(i * 7 + 3) % nsites], hosts[(i + 1) % n],
+                            hosts[(i * 13) % n]};
+        for (size_t j = 0; j < 4; j++)
+            decide(e, hosts[i], s[j]);
+        snprintf(url, sizeof(url), "https://%s/analytics.js", hosts[i]);
+        decide_url(e, url, sites[i % nsites]);
+    }
+    free(hosts);
+    brock_engine_free(e);
+}
+
+/* The answers are used: a pair asked again comes from them, not from the maps. */
+static void test_answers_kept(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct brock_decision d;
+
+    (void)state;
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_decide(e, "ads.tracker.example", "www.news.example", &d), 0);
+    assert_int_equal(d.action, BROCK_USER_BLOCK);
+    /* Behind the engine's back (no real change goes this way): the kept answer stays. */
+    brock__action_get(e, "tracker.example")->user = BROCK_USER_ALLOW;
+    assert_int_equal(brock_decide(e, "ads.tracker.example", "www.news.example", &d), 0);
+    assert_int_equal(d.action, BROCK_USER_BLOCK);
+    assert_string_equal(d.source, "tracker.example");
+    assert_string_equal(d.site, "news.example");
+    e->answers_off = 1;
+    assert_int_equal(brock_decide(e, "ads.tracker.example", "www.news.example", &d), 0);
+    assert_int_equal(d.action, BROCK_USER_ALLOW);
+    brock_engine_free(e);
+}
+
+/* ---- every change makes kept answers stale ---- */
+
+#define HOST "ads.tracker.example"
+#define SITE "www.news.example"
+
+static void test_user_action(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+
+    (void)state;
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_NOACTION);
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_USER_BLOCK);
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(decide(e, HOST, SITE).effect, BROCK_STRIP_COOKIES);
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_NOACTION), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_NOACTION);
+    assert_string_equal(decide(e, HOST, SITE).source, "");
+    brock_engine_free(e);
+}
+
+static void test_learning_and_reset(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, pb_data(), 1);
+
+    (void)state;
+    seen(e, HOST, "site-a.example");
+    seen(e, HOST, "site-b.example");
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_ALLOW);
+    seen(e, HOST, "site-c.example");
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_BLOCK);
+    assert_int_equal(brock_reset(e), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_NOACTION);
+    brock_engine_free(e);
+}
+
+static void test_settings(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+
+    (void)state;
+    assert_int_equal(brock_dnt_record(e, HOST, 1), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_DNT);
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_CHECK_DNT, 0), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_NOACTION);
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_CHECK_DNT, 1), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_DNT);
+    assert_int_equal(brock_dnt_record(e, HOST, 0), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_NOACTION);
+
+    assert_int_equal(brock_site_set_disabled(e, "news.example", 1), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_DISABLED);
+    assert_int_equal(brock_site_set_disabled(e, "news.example", 0), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_ACTION);
+    brock_engine_free(e);
+}
+
+static void test_import(void **state)
+{
+    static const char actions[] =
+        "{\"action_map\": {\"tracker.example\": {\"userAction\": \"user_block\"}}, "
+        "\"snitch_map\": {}}";
+    static const char settings[] =
+        "{\"action_map\": {}, \"snitch_map\": {}, \"settings_map\": {\"disabledSites\": "
+        "[\"www.news.example\"]}}";
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+
+    (void)state;
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_NOACTION);
+    assert_int_equal(brock_import(e, "actions", actions, strlen(actions), NULL), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_USER_BLOCK);
+    assert_int_equal(brock_import(e, "settings", settings, strlen(settings), NULL), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_DISABLED);
+    brock_engine_free(e);
+}
+
+/* pbconfig.json of the test data with a site fix leaving HOST alone on SITE. */
+static char *pbconfig_ignoring(void)
+{
+    json_t *root = json_load_file(test_data("privacybadger/pbconfig.json"), 0, NULL), *ignore;
+    char *text;
+
+    assert_non_null(root);
+    ignore = json_object_get(json_object_get(root, "sitefixes"), "ignore");
+    assert_non_null(ignore);
+    assert_int_equal(json_object_set_new(ignore, "tracker.example", json_pack("[s]", SITE)), 0);
+    text = json_dumps(root, 0);
+    json_decref(root);
+    assert_non_null(text);
+    return text;
+}
+
+static void test_update(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, pb_data(), 1);
+    char *text = pbconfig_ignoring();
+
+    (void)state;
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_ACTION);
+    assert_int_equal(brock_update_apply(e, "pbconfig.json", text, strlen(text), 1, NULL), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_IGNORED);
+    free(text);
+    brock_engine_free(e);
+}
+
+/* ---- changes from files and other processes ---- */
+
+struct fixture {
+    char tmp[256], data[300], state[300], db[320], aside[320];
+};
+
+/* A data folder of links to the test data's files, but for its own CNAME list. */
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof(*f));
+    char src[8192], dst[600], real[4096];
+    struct dirent *de;
+    DIR *d;
+
+    assert_non_null(f);
+    test_mkdtemp("answers", f->tmp, sizeof(f->tmp));
+    snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
+    snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
+    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->state);
+    snprintf(f->aside, sizeof(f->aside), "%s/aside.db", f->tmp);
+    assert_int_equal(mkdir(f->data, 0700), 0);
+    assert_non_null(realpath(test_data("privacybadger"), real));
+    d = opendir(real);
+    assert_non_null(d);
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "cname_domains.json"))
+            continue;
+        snprintf(src, sizeof(src), "%s/%s", real, de->d_name);
+        snprintf(dst, sizeof(dst), "%s/%s", f->data, de->d_name);
+        assert_int_equal(symlink(src, dst), 0);
+    }
+    closedir(d);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    int rc = test_rmtree(f->tmp);
+
+    free(f);
+    return rc;
+}
+
+static void write_cname(const struct fixture *f, const char *json)
+{
+    char path[400];
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/cname_domains.json", f->data);
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(json, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void test_reload(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e;
+
+    write_cname(f, "{\"cdn.news.example\": \"px.cloaked.example\"}");
+    e = test_engine_open(NULL, f->data, 1);
+    assert_string_equal(decide(e, "cdn.news.example", SITE).tracker, "px.cloaked.example");
+    assert_int_equal(decide(e, "cdn.news.example", SITE).third_party, 1);
+    write_cname(f, "{\"cdn.news.example\": \"px.other.example\"}");
+    assert_int_equal(brock_engine_reload(e, NULL), 0);
+    assert_string_equal(decide(e, "cdn.news.example", SITE).tracker, "px.other.example");
+    write_cname(f, "{}");
+    assert_int_equal(brock_engine_reload(e, NULL), 0);
+    assert_string_equal(decide(e, "cdn.news.example", SITE).tracker, "cdn.news.example");
+    assert_int_equal(decide(e, "cdn.news.example", SITE).reason, BROCK_WHY_FIRST_PARTY);
+    brock_engine_free(e);
+}
+
+/* Another process's change, read from the state's journal at brock_sync(). */
+static void test_other_process(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = test_engine_open(f->state, NULL, 1);
+    struct brock_engine *b = test_engine_open(f->state, NULL, 1);
+
+    assert_int_equal(decide(b, HOST, SITE).action, BROCK_NOACTION);
+    assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_sync(a), 0);
+    assert_true(brock_sync(b) > 0);
+    assert_int_equal(decide(b, HOST, SITE).action, BROCK_USER_BLOCK);
+
+    assert_int_equal(brock_site_set_disabled(a, "news.example", 1), 0);
+    assert_int_equal(brock_sync(a), 0);
+    assert_true(brock_sync(b) > 0);
+    assert_int_equal(decide(b, HOST, SITE).reason, BROCK_WHY_DISABLED);
+
+    assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_NOACTION), 0);
+    assert_int_equal(brock_site_set_disabled(a, "news.example", 0), 0);
+    assert_int_equal(brock_sync(a), 0);
+    assert_true(brock_sync(b) > 0);
+    assert_int_equal(decide(b, HOST, SITE).action, BROCK_NOACTION);
+    brock_engine_free(b);
+    brock_engine_free(a);
+}
+
+/* A backup of the state put back under an open engine: merged at its next brock_sync(). */
+static void test_state_replaced(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = test_engine_open(f->state, NULL, 1);
+    sqlite3 *src = NULL, *dst = NULL;
+    sqlite3_backup *bk;
+
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_sync(e), 0);
+    assert_int_equal(sqlite3_open_v2(f->db, &src, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_open(f->aside, &dst), SQLITE_OK);
+    bk = sqlite3_backup_init(dst, "main", src, "main");
+    assert_non_null(bk);
+    assert_int_equal(sqlite3_backup_step(bk, -1), SQLITE_DONE);
+    assert_int_equal(sqlite3_backup_finish(bk), SQLITE_OK);
+    sqlite3_close(dst);
+    sqlite3_close(src);
+
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_sync(e), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_USER_ALLOW);
+    assert_int_equal(rename(f->aside, f->db), 0);
+    assert_int_equal(brock_sync(e), 0);
+    assert_int_equal(decide(e, HOST, SITE).action, BROCK_USER_BLOCK);
+    brock_engine_free(e);
+}
+
+/* Another Public Suffix List: base domains, and so answers, change. Last: the list stays. */
+static void test_psl_load(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    char path[400];
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/list.dat", f->tmp);
+    assert_string_equal(decide(e, "px.a.sites.example", NULL).base, "sites.example");
+    fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("com\nexample\nsites.example\n", fp);
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(brock_psl_load(path), 0);
+    assert_string_equal(decide(e, "px.a.sites.example", NULL).base, "a.sites.example");
+    brock_engine_free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_answers),
+        cmocka_unit_test(test_answers_kept),
+        cmocka_unit_test(test_user_action),
+        cmocka_unit_test(test_learning_and_reset),
+        cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_import),
+        cmocka_unit_test(test_update),
+        cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_process, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_state_replaced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_psl_load, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
