@@ -321,7 +321,6 @@ static void on_client_read(struct bufferevent *bev, void *arg)
     struct conn *c = arg;
 
     (void)bev;
-    pump_fill(&c->c_client);
     conn_touch(c);
     conn_run(c);
 }
@@ -381,7 +380,6 @@ void conn_on_up_read(struct bufferevent *bev, void *arg)
 
     (void)bev;
     c->c_ex.resp_bytes = 1;
-    pump_fill(&c->c_up);
     conn_touch(c);
     conn_run(c);
 }
@@ -528,6 +526,7 @@ void conn_close(struct conn *c, const char *reason)
     admit_leave(c);
     evtimer_del(c->c_timer);
     conn_drop_upstream(c, 0);
+    pump_stop(&c->c_client);
     if (c->c_client.bev) {
         bufferevent_free(c->c_client.bev);
         c->c_client.bev = NULL;
@@ -582,6 +581,8 @@ void conn_free(struct conn *c)
         return;
     if (c->c_timer)
         event_free(c->c_timer);
+    pump_stop(&c->c_client);
+    pump_stop(&c->c_up);
     side_cleanup(&c->c_client);
     side_cleanup(&c->c_up);
     buf_cleanup(&c->c_req_out);

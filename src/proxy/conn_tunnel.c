@@ -55,6 +55,7 @@ static int conn_client_to_tls(struct conn *c)
         conn_close(c, NULL);
         return -1;
     }
+    pump_stop(s);
     bufferevent_setcb(s->bev, NULL, NULL, NULL, NULL);
     bufferevent_disable(s->bev, EV_READ | EV_WRITE);
     bufferevent_setfd(s->bev, -1);
