@@ -22,6 +22,9 @@ struct io_ops {
     /* 1: the bytes are TLS records, and tls.h's helpers (close_notify, the handshake's
      * state, why it failed) apply to the bufferevent; 0: plain bytes. */
     int tls;
+    /* 1: a plain socket, whose bytes may move to another such socket with splice(2)
+     * (net/splice.h) when nothing needs to see them. */
+    int splice;
     /* A bufferevent over fd: an accepted socket, or -1 for one connect() will open. The
      * bufferevent owns fd. NULL when out of memory. */
     struct bufferevent *(*open)(struct event_base *base, evutil_socket_t fd, void *arg);

@@ -156,6 +156,7 @@ static int tcp_flush(struct bufferevent *bev)
 const struct io_ops io_tcp = {
     .name = "tcp",
     .tls = 0,
+    .splice = 1,
     .open = tcp_open,
     .connect = io_socket_connect,
     .fill = tcp_fill,

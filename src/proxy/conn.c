@@ -80,8 +80,7 @@ void conn_set_state(struct conn *c, enum conn_state s)
     admit_update(c);
 }
 
-/* Progress in a streaming state restarts its timeout. */
-static void conn_touch(struct conn *c)
+void conn_touch(struct conn *c)
 {
     if (c->c_state == CONN_REQ_BODY || c->c_state == CONN_RESP_BODY ||
         c->c_state == CONN_TUNNEL)
@@ -216,10 +215,14 @@ static void conn_do_flush(struct conn *c)
 
     if (c->c_up.bev && c->c_up.eof == 0 && pump_pending(&c->c_up))
         return;
-    if (c->c_up.bev && c->c_up.eof && evbuffer_get_length(bufferevent_get_input(c->c_up.bev)) &&
-        pump_move(&c->c_up, s) < 0) {
-        conn_out_of_memory(c, "moving a tunnel's last bytes");
-        return;
+    if (c->c_up.bev && c->c_up.eof && evbuffer_get_length(bufferevent_get_input(c->c_up.bev))) {
+        long n = pump_move(&c->c_up, s);
+
+        if (n < 0) {
+            conn_out_of_memory(c, "moving a tunnel's last bytes");
+            return;
+        }
+        c->tunnel_copied[1] += (uint64_t)n;
     }
     if (pump_pending(s))
         return;
@@ -522,6 +525,7 @@ void conn_close(struct conn *c, const char *reason)
         return;
     if (reason)
         log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
+    conn_tunnel_end(c);
     conn_set_state(c, CONN_CLOSED);
     admit_leave(c);
     evtimer_del(c->c_timer);

@@ -179,15 +179,16 @@ int pump_check_ahead(const struct side *s, const char **reason)
 }
 
 /* Moves what one side of a tunnel received to the other, within the pending limit. */
-int pump_move(struct side *from, struct side *to)
+long pump_move(struct side *from, struct side *to)
 {
     struct evbuffer *in = bufferevent_get_input(from->bev);
     size_t pending = pump_pending(to), have = evbuffer_get_length(in);
     size_t room = LIMIT_PENDING_BYTES > pending ? LIMIT_PENDING_BYTES - pending : 0;
+    size_t n = have < room ? have : room;
 
-    if (room == 0 || have == 0)
+    if (n == 0)
         return 0;
-    return move_bytes(in, bufferevent_get_output(to->bev), have < room ? have : room);
+    return move_bytes(in, bufferevent_get_output(to->bev), n) < 0 ? -1 : (long)n;
 }
 
 /* A transport with fill() is read here rather than by the bufferevent (net/io.h says why):

@@ -50,9 +50,9 @@ int pump_write(struct side *s, const void *p, size_t len) __attribute__((warn_un
 int pump_printf(struct side *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), warn_unused_result));
 
-/* Tunnels: moves what from received to to, within the pending limit. Returns 0, or -1 when
- * out of memory. */
-int pump_move(struct side *from, struct side *to) __attribute__((warn_unused_result));
+/* Tunnels: moves what from received to to, within the pending limit. Returns the bytes moved,
+ * or -1 when out of memory. */
+long pump_move(struct side *from, struct side *to) __attribute__((warn_unused_result));
 
 /* A new side reads (by itself, on a read event of its own, when its transport has fill());
  * it has the bufferevent write only when its transport cannot write at once (see pump_flush).
