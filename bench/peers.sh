@@ -26,6 +26,32 @@ wait_port() {
     return 1
 }
 
+# ---- the origin: nginx on a free loopback port (origin_port), serving 1k, 100k and 1m ----
+start_origin() {
+    mkdir -p "$tmp/www" "$tmp/nginx"
+    head -c 1024 /dev/urandom >"$tmp/www/1k"
+    head -c 102400 /dev/urandom >"$tmp/www/100k"
+    head -c 1048576 /dev/urandom >"$tmp/www/1m"
+    origin_port=$(free_port)
+    cat >"$tmp/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+error_log $tmp/nginx/error.log;
+pid $tmp/nginx/nginx.pid;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $tmp/nginx; proxy_temp_path $tmp/nginx;
+    fastcgi_temp_path $tmp/nginx; uwsgi_temp_path $tmp/nginx; scgi_temp_path $tmp/nginx;
+    keepalive_requests 10000000;
+    server { listen 127.0.0.1:$origin_port; root $tmp/www; }
+}
+EOF
+    nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" &
+    pids+=($!)
+    wait_port "$origin_port"
+}
+
 # ---- the proxies; each start_NAME sets port (they run in this shell, to keep their pids) ----
 start_brock() {
     # Thousands of connections from one address, as the peers are measured: no cap per address.
@@ -34,7 +60,7 @@ start_brock() {
     pids+=($!)
     echo $! >"$tmp/pid.brock"
     for _ in $(seq 100); do
-        port=$(sed -n 's/^brock: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/brock.log")
+        port=$(sed -n 's/^.*brock: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$tmp/brock.log")
         [ -n "$port" ] && return 0
         sleep 0.1
     done

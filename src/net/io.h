@@ -13,21 +13,31 @@
 /* The most a transport reads or writes in one call (libevent's default is 4 KiB for reads). */
 #define IO_MAX_SINGLE ((size_t)256 * 1024)
 
+/* What fill() returns at the end of the stream, and when reading failed. */
+#define IO_EOF (-1)
+#define IO_ERROR (-2)
+
 struct io_ops {
     const char *name;
     /* 1: the bytes are TLS records, and tls.h's helpers (close_notify, the handshake's
      * state, why it failed) apply to the bufferevent; 0: plain bytes. */
     int tls;
+    /* 1: a plain socket, whose bytes may move to another such socket with splice(2)
+     * (net/splice.h) when nothing needs to see them. */
+    int splice;
     /* A bufferevent over fd: an accepted socket, or -1 for one connect() will open. The
      * bufferevent owns fd. NULL when out of memory. */
     struct bufferevent *(*open)(struct event_base *base, evutil_socket_t fd, void *arg);
     /* Starts connecting bev (from open with -1) to sa. Returns 0, or -1 with errno set;
      * the result arrives as BEV_EVENT_CONNECTED or BEV_EVENT_ERROR. */
     int (*connect)(struct bufferevent *bev, const struct sockaddr *sa, int len);
-    /* Reads what the transport has ready beyond what the bufferevent took (libevent 2.1
-     * takes at most 4 KiB a wakeup), up to max bytes, into its input. Returns the bytes
-     * read; 0 when nothing is ready; -1 at end of stream or on an error, which the
-     * bufferevent reports as usual at its next read. */
+    /* Reads what the transport has ready, up to max bytes, into the bufferevent's input, in
+     * as few system calls as it can. Returns the bytes read; 0 when nothing is ready;
+     * IO_EOF at end of stream; IO_ERROR with errno set when the read failed or the input
+     * could not grow (ENOMEM). A transport with fill is read by its owner on a read event of
+     * its own (proxy/pump.c), never by the bufferevent, whose reader asks the socket how much
+     * it holds (ioctl FIONREAD) before every read and takes 4 KiB at most (libevent 2.1).
+     * NULL: the bufferevent reads. */
     long (*fill)(struct bufferevent *bev, size_t max);
     /* Writes what the output holds now rather than at the loop's next turn, which saves
      * enabling and disabling the write event for every small response. Returns 1 when the

@@ -43,41 +43,59 @@ static struct bufferevent *tcp_open(struct event_base *base, evutil_socket_t fd,
     return bev;
 }
 
-static long tcp_read_into(struct evbuffer *in, evutil_socket_t fd, size_t max);
+/* The room the first read of a wakeup asks for: a request head or a small response fits, and
+ * an input that holds a few bytes (a head arriving slowly) does not hold a large block with
+ * them. Just under 16 KiB, as libevent counts its chain header in the block. A read that fills
+ * it goes on with room for the rest of what the caller allows. */
+#define TCP_READ_FIRST ((size_t)16 * 1024 - 128)
 
-static long tcp_fill(struct bufferevent *bev, size_t max)
+/* Cuts the reserved room v[0..n) to at most max bytes; returns how many vectors remain. */
+static int clip(struct evbuffer_iovec *v, int n, size_t max)
 {
-    struct evbuffer *in = bufferevent_get_input(bev);
-    long total;
-
-    /* A bufferevent keeps the end of its input frozen outside its own reads. */
-    evbuffer_unfreeze(in, 0);
-    total = tcp_read_into(in, bufferevent_getfd(bev), max);
-    evbuffer_freeze(in, 0);
-    return total;
+    if (v[0].iov_len >= max) {
+        v[0].iov_len = max;
+        return 1;
+    }
+    if (n == 2 && v[0].iov_len + v[1].iov_len > max)
+        v[1].iov_len = max - v[0].iov_len;
+    return n;
 }
 
+/* readv(2) straight into the input's free room: one system call a read, where libevent's
+ * evbuffer_read() asks FIONREAD first. */
 static long tcp_read_into(struct evbuffer *in, evutil_socket_t fd, size_t max)
 {
-    struct evbuffer_iovec v[2];
-    long total = 0;
+    size_t total = 0;
 
-    while (fd >= 0 && (size_t)total < max) {
-        size_t want = max - (size_t)total;
-        int n = evbuffer_reserve_space(in, (ev_ssize_t)want, v, 2);
+    if (fd < 0) {
+        errno = EBADF;
+        return IO_ERROR;
+    }
+    while (total < max) {
+        struct evbuffer_iovec v[2];
+        size_t want = max - total, room;
         ssize_t got;
+        int n, err;
 
-        if (n <= 0)
-            break;
-        if (v[0].iov_len > want)
-            v[0].iov_len = want;
-        if (n == 2 && v[0].iov_len + v[1].iov_len > want)
-            v[1].iov_len = want - v[0].iov_len;
+        n = evbuffer_reserve_space(
+            in, (ev_ssize_t)(total == 0 && want > TCP_READ_FIRST ? TCP_READ_FIRST : want), v, 2);
+        if (n <= 0) {
+            errno = ENOMEM;
+            return total ? (long)total : IO_ERROR;
+        }
+        n = clip(v, n, want);
+        room = v[0].iov_len + (n == 2 ? v[1].iov_len : 0);
         got = readv(fd, v, n);
+        err = errno;
         if (got <= 0) {
             evbuffer_commit_space(in, v, 0);
-            /* EOF and errors are left for the bufferevent to find and report. */
-            return total ? total : (got == 0 || (errno != EAGAIN && errno != EINTR)) ? -1 : 0;
+            /* What was read goes first; an end or an error is found again at the next read. */
+            if (total)
+                return (long)total;
+            if (got == 0)
+                return IO_EOF;
+            errno = err;
+            return err == EAGAIN || err == EWOULDBLOCK || err == EINTR ? 0 : IO_ERROR;
         }
         if ((size_t)got <= v[0].iov_len) {
             v[0].iov_len = (size_t)got;
@@ -85,11 +103,29 @@ static long tcp_read_into(struct evbuffer *in, evutil_socket_t fd, size_t max)
         } else {
             v[1].iov_len = (size_t)got - v[0].iov_len;
         }
-        evbuffer_commit_space(in, v, n);
-        total += got;
-        if ((size_t)got < want)
+        if (evbuffer_commit_space(in, v, n) < 0) {
+            errno = ENOMEM;
+            return IO_ERROR;
+        }
+        total += (size_t)got;
+        if ((size_t)got < room)
             break;
     }
+    return (long)total;
+}
+
+static long tcp_fill(struct bufferevent *bev, size_t max)
+{
+    struct evbuffer *in = bufferevent_get_input(bev);
+    long total;
+    int err;
+
+    /* A bufferevent keeps the end of its input frozen outside its own reads. */
+    evbuffer_unfreeze(in, 0);
+    total = tcp_read_into(in, bufferevent_getfd(bev), max);
+    err = errno;
+    evbuffer_freeze(in, 0);
+    errno = err;
     return total;
 }
 
@@ -120,6 +156,7 @@ static int tcp_flush(struct bufferevent *bev)
 const struct io_ops io_tcp = {
     .name = "tcp",
     .tls = 0,
+    .splice = 1,
     .open = tcp_open,
     .connect = io_socket_connect,
     .fill = tcp_fill,

@@ -38,6 +38,7 @@ static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd,
 const struct io_ops io_tls = {
     .name = "tls",
     .tls = 1,
+    .splice = 0,
     .open = tls_open,
     .connect = io_socket_connect, /* the handshake follows, driven by the bufferevent */
     .fill = NULL,

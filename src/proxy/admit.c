@@ -23,7 +23,7 @@
 
 /* ---- the limits ---- */
 
-size_t admit_size(size_t *nofile)
+size_t admit_size(size_t *nofile, size_t *spliced)
 {
     struct rlimit rl;
     size_t n, pool;
@@ -38,6 +38,8 @@ size_t admit_size(size_t *nofile)
     n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > SIZE_MAX ? SIZE_MAX : (size_t)rl.rlim_cur;
     *nofile = n;
     n = n > LIMIT_FD_RESERVE ? n - LIMIT_FD_RESERVE : 0;
+    *spliced = n / LIMIT_SPLICE_SHARE / 4;
+    n -= *spliced * 4;
     /* Idle upstream connections in the pool hold descriptors of no client's. */
     pool = LIMIT_POOL_TOTAL < n / 2 ? LIMIT_POOL_TOTAL : n / 2;
     n = (n - pool) / 2;

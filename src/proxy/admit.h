@@ -56,10 +56,12 @@ struct admit {
 };
 
 /* The limits brock serves by, from its descriptors: the soft RLIMIT_NOFILE limit is raised to
- * the hard one first. *nofile gets the descriptors there are. Returns the connections to serve
- * at once: each client may take two descriptors (its own and its upstream's), beside the
- * upstream pool and brock's own files. */
-size_t admit_size(size_t *nofile);
+ * the hard one first. *nofile gets the descriptors there are, *spliced the tunnels that may
+ * move their bytes with splice(2) at once (two pipes each: LIMIT_SPLICE_SHARE of the
+ * descriptors). Returns the connections to serve at once: each client may take two
+ * descriptors (its own and its upstream's), beside the pipes, the upstream pool and brock's
+ * own files. */
+size_t admit_size(size_t *nofile, size_t *spliced);
 
 /* Readies a (max connections at once, per_client from one address, 0: no cap) on base.
  * Returns 0, or -1 when out of memory. Clean up with admit_cleanup() in any case. */

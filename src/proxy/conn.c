@@ -80,8 +80,7 @@ void conn_set_state(struct conn *c, enum conn_state s)
     admit_update(c);
 }
 
-/* Progress in a streaming state restarts its timeout. */
-static void conn_touch(struct conn *c)
+void conn_touch(struct conn *c)
 {
     if (c->c_state == CONN_REQ_BODY || c->c_state == CONN_RESP_BODY ||
         c->c_state == CONN_TUNNEL)
@@ -216,10 +215,14 @@ static void conn_do_flush(struct conn *c)
 
     if (c->c_up.bev && c->c_up.eof == 0 && pump_pending(&c->c_up))
         return;
-    if (c->c_up.bev && c->c_up.eof && evbuffer_get_length(bufferevent_get_input(c->c_up.bev)) &&
-        pump_move(&c->c_up, s) < 0) {
-        conn_out_of_memory(c, "moving a tunnel's last bytes");
-        return;
+    if (c->c_up.bev && c->c_up.eof && evbuffer_get_length(bufferevent_get_input(c->c_up.bev))) {
+        long n = pump_move(&c->c_up, s);
+
+        if (n < 0) {
+            conn_out_of_memory(c, "moving a tunnel's last bytes");
+            return;
+        }
+        c->tunnel_copied[1] += (uint64_t)n;
     }
     if (pump_pending(s))
         return;
@@ -321,7 +324,6 @@ static void on_client_read(struct bufferevent *bev, void *arg)
     struct conn *c = arg;
 
     (void)bev;
-    pump_fill(&c->c_client);
     conn_touch(c);
     conn_run(c);
 }
@@ -381,7 +383,6 @@ void conn_on_up_read(struct bufferevent *bev, void *arg)
 
     (void)bev;
     c->c_ex.resp_bytes = 1;
-    pump_fill(&c->c_up);
     conn_touch(c);
     conn_run(c);
 }
@@ -524,10 +525,12 @@ void conn_close(struct conn *c, const char *reason)
         return;
     if (reason)
         log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
+    conn_tunnel_end(c);
     conn_set_state(c, CONN_CLOSED);
     admit_leave(c);
     evtimer_del(c->c_timer);
     conn_drop_upstream(c, 0);
+    pump_stop(&c->c_client);
     if (c->c_client.bev) {
         bufferevent_free(c->c_client.bev);
         c->c_client.bev = NULL;
@@ -582,6 +585,8 @@ void conn_free(struct conn *c)
         return;
     if (c->c_timer)
         event_free(c->c_timer);
+    pump_stop(&c->c_client);
+    pump_stop(&c->c_up);
     side_cleanup(&c->c_client);
     side_cleanup(&c->c_up);
     buf_cleanup(&c->c_req_out);

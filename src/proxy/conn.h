@@ -93,6 +93,10 @@ struct proxy {
 
     /* For the dashboard's /api/status. */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
+
+    /* Tunnels moved by splice(2) now, and how many may be: each holds two pipes, four
+     * descriptors set aside for them (admit_size). */
+    size_t n_spliced, splice_max;
     struct dash_env *dash;    /* the dashboard's engine, address and token (dash.h) */
 
     /* loop.c: what proxy_new() readied for proxy_run(). */
@@ -203,6 +207,14 @@ struct conn {
     int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
     char tunnel_host[BROCK_HOST_MAX];
     int tunnel_port;
+
+    /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
+    int tunnel_on;             /* from the tunnel's start to the connection's close */
+    struct splice_pair *spl;   /* moved by the kernel (net/splice.h); NULL: through brock */
+    int no_splice;             /* copied through brock: splicing failed, or it is not for
+                                * this tunnel */
+    uint64_t tunnel_copied[2]; /* bytes copied client to upstream, and upstream to client */
+    int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
     struct dial *dial;         /* upstream.c: the upstream connection being made */
 

@@ -114,8 +114,15 @@ void conn_tunnel_ready(struct conn *c);
 /* Turns the connection into a tunnel (CONNECT, or an upgrade the upstream agreed to). */
 void conn_start_tunnel(struct conn *c);
 
-/* CONN_TUNNEL: bytes both ways as they are. */
+/* CONN_TUNNEL: bytes both ways as they are, copied through the sides' buffers or moved by
+ * the kernel (splice) once nothing is buffered. */
 void conn_do_tunnel(struct conn *c);
+
+/* The connection closes: a tunnel's splicing stops, and its byte counts go to the log (-v). */
+void conn_tunnel_end(struct conn *c);
+
+/* Progress in a streaming state restarts its timeout (conn.c). */
+void conn_touch(struct conn *c);
 
 /* ---- conn_answer.c ---- */
 

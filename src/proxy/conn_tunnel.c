@@ -4,13 +4,18 @@
  * upstream agreed to; then bytes both ways as they are. */
 #include "proxy/conn.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 
+#include "net/splice.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
 #include "proxy/conn_internal.h"
+#include "proxy/limits.h"
 
 #define CONNECT_ANSWER "HTTP/1.1 200 Connection established\r\nVia: %s\r\n\r\n"
 
@@ -55,6 +60,7 @@ static int conn_client_to_tls(struct conn *c)
         conn_close(c, NULL);
         return -1;
     }
+    pump_stop(s);
     bufferevent_setcb(s->bev, NULL, NULL, NULL, NULL);
     bufferevent_disable(s->bev, EV_READ | EV_WRITE);
     bufferevent_setfd(s->bev, -1);
@@ -133,22 +139,145 @@ void conn_start_tunnel(struct conn *c)
         conn_out_of_memory(c, "starting a tunnel");
         return;
     }
+    c->tunnel_on = 1;
     conn_set_state(c, CONN_TUNNEL);
+}
+
+/* ---- splicing ---- */
+
+static void on_splice(void *arg, enum splice_news news);
+
+/* Whether the kernel may move the tunnel's bytes from now on: both sides plain sockets, with
+ * nothing buffered in brock either way nor an end seen, and descriptors to spare for pipes. */
+static int tunnel_may_splice(const struct conn *c)
+{
+    const struct side *a = &c->c_client, *b = &c->c_up;
+
+    return !c->spl && !c->no_splice && a->io->splice && b->io->splice &&
+           c->px->n_spliced < c->px->splice_max && !a->eof && !b->eof &&
+           evbuffer_get_length(bufferevent_get_input(a->bev)) == 0 &&
+           evbuffer_get_length(bufferevent_get_input(b->bev)) == 0 && pump_pending(a) == 0 &&
+           pump_pending(b) == 0;
+}
+
+/* The sides stop reading (the pipes' events watch their sockets first, so that the switch
+ * costs no epoll_ctl). Pipes or memory lacking, the tunnel goes on copying. */
+static void tunnel_splice(struct conn *c)
+{
+    struct splice_pair *p;
+
+    p = splice_pair_new(c->px->base, bufferevent_getfd(c->c_client.bev),
+                        bufferevent_getfd(c->c_up.bev), LIMIT_PENDING_BYTES, on_splice, c);
+    if (!p) {
+        log_msg(LOG_DEBUG, "%s: tunnel to %s copied: no pipes for splice (%s)", c->c_peer,
+                c->c_ex.host, strerror(errno));
+        c->no_splice = 1;
+        return;
+    }
+    c->spl = p;
+    c->px->n_spliced++;
+    if (pump_reading(&c->c_client, 0) < 0 || pump_reading(&c->c_up, 0) < 0)
+        conn_out_of_memory(c, "splicing a tunnel");
+}
+
+/* Back to copying, when splice(2) refused the sockets before reading a byte of them. */
+static void tunnel_unsplice(struct conn *c)
+{
+    splice_pair_free(c->spl);
+    c->spl = NULL;
+    c->px->n_spliced--;
+    c->no_splice = 1;
+    if (pump_reading(&c->c_client, 1) < 0 || pump_reading(&c->c_up, 1) < 0)
+        conn_out_of_memory(c, "resuming a tunnel's copy");
+}
+
+static void on_splice(void *arg, enum splice_news news)
+{
+    struct conn *c = arg;
+    char why[160];
+    int err;
+
+    switch (news) {
+    case SPLICE_MOVED: conn_touch(c); return;
+    case SPLICE_DONE: conn_close(c, "the tunnel ended both ways"); return;
+    case SPLICE_FAILED:
+        err = splice_pair_errno(c->spl);
+        if (splice_pair_untouched(c->spl) && (err == EINVAL || err == ENOSYS)) {
+            log_msg(LOG_DEBUG, "%s: tunnel to %s copied: splice refused (%s)", c->c_peer,
+                    c->c_ex.host, strerror(err));
+            tunnel_unsplice(c);
+            conn_run(c);
+            return;
+        }
+        snprintf(why, sizeof(why), "the tunnel broke: %s", strerror(err));
+        conn_close(c, why);
+        return;
+    }
+}
+
+void conn_tunnel_end(struct conn *c)
+{
+    uint64_t up = c->tunnel_copied[0], down = c->tunnel_copied[1];
+    const char *how = c->spl ? "spliced" : "copied";
+
+    if (!c->tunnel_on)
+        return;
+    c->tunnel_on = 0;
+    if (c->spl) {
+        up += splice_pair_moved(c->spl, 0);
+        down += splice_pair_moved(c->spl, 1);
+        splice_pair_free(c->spl);
+        c->spl = NULL;
+        c->px->n_spliced--;
+    }
+    log_msg(LOG_DEBUG, "%s: tunnel to %s ended: %llu bytes up, %llu down, %s", c->c_peer,
+            c->c_ex.host, (unsigned long long)up, (unsigned long long)down, how);
+}
+
+/* from's end came, and every byte of it was moved (way: 0 client to upstream, 1 back). Plain
+ * sockets pass it on as a shutdown of to's write half, once to took those bytes, and the other
+ * way goes on until its end; over TLS, or after a reset, the connection ends (CONN_FLUSH).
+ * Returns 1 when the tunnel is done with its turn. */
+static int tunnel_ended(struct conn *c, struct side *from, struct side *to, int way)
+{
+    if (!from->eof || evbuffer_get_length(bufferevent_get_input(from->bev)) > 0)
+        return 0;
+    if (!from->io->splice || !to->io->splice || from->broken || to->broken ||
+        (to->eof && evbuffer_get_length(bufferevent_get_input(to->bev)) == 0)) {
+        conn_set_state(c, CONN_FLUSH);
+        return 1;
+    }
+    if (!c->tunnel_shut[way] && pump_pending(to) == 0) {
+        c->tunnel_shut[way] = 1;
+        /* The peer may be gone already; its own end comes next, or the tunnel's timeout. */
+        (void)shutdown(bufferevent_getfd(to->bev), SHUT_WR);
+    }
+    return 0;
 }
 
 void conn_do_tunnel(struct conn *c)
 {
     struct side *a = &c->c_client, *b = &c->c_up;
+    long n;
 
+    if (c->spl)
+        return;
     if (!b->bev) {
         conn_close(c, "the tunnel lost its upstream");
         return;
     }
-    if (pump_move(a, b) < 0 || pump_move(b, a) < 0) {
+    if ((n = pump_move(a, b)) < 0) {
         conn_out_of_memory(c, "moving a tunnel's bytes");
         return;
     }
-    if ((a->eof && evbuffer_get_length(bufferevent_get_input(a->bev)) == 0) ||
-        (b->eof && evbuffer_get_length(bufferevent_get_input(b->bev)) == 0))
-        conn_set_state(c, CONN_FLUSH);
+    c->tunnel_copied[0] += (uint64_t)n;
+    if ((n = pump_move(b, a)) < 0) {
+        conn_out_of_memory(c, "moving a tunnel's bytes");
+        return;
+    }
+    c->tunnel_copied[1] += (uint64_t)n;
+    if (tunnel_ended(c, a, b, 0) || tunnel_ended(c, b, a, 1))
+        return;
+    if (tunnel_may_splice(c))
+        tunnel_splice(c);
 }

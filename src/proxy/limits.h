@@ -41,6 +41,10 @@
 #define LIMIT_CONNECTIONS_MIN 16
 #define LIMIT_FD_RESERVE 64
 
+/* Tunnels not intercepted move their bytes with splice(2) through two pipes each (four
+ * descriptors): one descriptor in this many is set aside for them. Beyond, tunnels copy. */
+#define LIMIT_SPLICE_SHARE 16
+
 /* Connections the kernel holds for brock to accept (the system caps it at
  * net.core.somaxconn): room for a burst, so that a flood's connections do not crowd others'
  * out of the queue before brock gets to them. */

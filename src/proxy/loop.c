@@ -439,7 +439,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->base = new_base();
     px->dns = px->base ? dial_dns_new(px->base) : NULL;
     if (!px->base || !px->dns ||
-        admit_init(&px->admit, px->base, admit_size(&px->nofile), o->max_client_connections) < 0) {
+        admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max), o->max_client_connections) < 0) {
         snprintf(err, errlen, "could not create the event loop");
         goto fail;
     }

@@ -179,35 +179,90 @@ int pump_check_ahead(const struct side *s, const char **reason)
 }
 
 /* Moves what one side of a tunnel received to the other, within the pending limit. */
-int pump_move(struct side *from, struct side *to)
+long pump_move(struct side *from, struct side *to)
 {
     struct evbuffer *in = bufferevent_get_input(from->bev);
     size_t pending = pump_pending(to), have = evbuffer_get_length(in);
     size_t room = LIMIT_PENDING_BYTES > pending ? LIMIT_PENDING_BYTES - pending : 0;
+    size_t n = have < room ? have : room;
 
-    if (room == 0 || have == 0)
+    if (n == 0)
         return 0;
-    return move_bytes(in, bufferevent_get_output(to->bev), have < room ? have : room);
+    return move_bytes(in, bufferevent_get_output(to->bev), n) < 0 ? -1 : (long)n;
 }
 
-/* A side reads from the start; it has the bufferevent write only if its transport cannot
- * write at once (see pump_flush). */
+/* A transport with fill() is read here rather than by the bufferevent (net/io.h says why):
+ * what it reads goes to the bufferevent's read callback, and its end or error to its event
+ * callback, as the bufferevent would report them. The input never passes LIMIT_PENDING_BYTES. */
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+    struct side *s = arg;
+    struct bufferevent *bev = s->bev;
+    size_t have = evbuffer_get_length(bufferevent_get_input(bev));
+    long n;
+
+    (void)fd;
+    (void)what;
+    if (have >= LIMIT_PENDING_BYTES) {
+        /* pump_limit() resumes it. */
+        s->in_full = 1;
+        event_del(s->rd);
+        return;
+    }
+    n = s->io->fill(bev, LIMIT_PENDING_BYTES - have);
+    if (n > 0) {
+        bufferevent_trigger(bev, EV_READ, 0);
+        return;
+    }
+    if (n == 0)
+        return;
+    /* The callback may close the connection and free the event: done with it first. */
+    s->rd_end = 1;
+    event_del(s->rd);
+    bufferevent_trigger_event(bev, BEV_EVENT_READING |
+                              (n == IO_EOF ? BEV_EVENT_EOF : BEV_EVENT_ERROR), 0);
+}
+
+/* A side reads from the start, by itself when its transport can (on_readable); it has the
+ * bufferevent write only if its transport cannot write at once (see pump_flush). */
 int pump_start(struct side *s)
 {
     s->want_read = 1;
     s->in_full = 0;
+    s->rd_end = 0;
     if (s->io->flush && bufferevent_disable(s->bev, EV_WRITE) < 0)
         return -1;
-    return bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE) < 0 ? -1 : 0;
+    if (!s->io->fill)
+        return bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE) < 0 ? -1
+                                                                                          : 0;
+    if (!s->rd)
+        s->rd = event_new(bufferevent_get_base(s->bev), bufferevent_getfd(s->bev),
+                          EV_READ | EV_PERSIST, on_readable, s);
+    /* In this order, the socket stays watched throughout, which costs no epoll_ctl(2). */
+    if (!s->rd || event_add(s->rd, NULL) < 0)
+        return -1;
+    return bufferevent_disable(s->bev, EV_READ) < 0 ? -1 : 0;
+}
+
+void pump_stop(struct side *s)
+{
+    if (s->rd)
+        event_free(s->rd);
+    s->rd = NULL;
+    s->rd_end = 0;
 }
 
 /* The input's limit is brock's, not libevent's read watermark: setting one allocates, and
  * libevent uses what it got without looking, so running out of memory there crashed. */
 static int apply_reading(struct side *s)
 {
-    int rc = s->want_read && !s->in_full ? bufferevent_enable(s->bev, EV_READ)
-                                         : bufferevent_disable(s->bev, EV_READ);
+    int on = s->want_read && !s->in_full;
+    int rc;
 
+    if (s->rd)
+        rc = on && !s->rd_end ? event_add(s->rd, NULL) : event_del(s->rd);
+    else
+        rc = on ? bufferevent_enable(s->bev, EV_READ) : bufferevent_disable(s->bev, EV_READ);
     return rc < 0 ? -1 : 0;
 }
 
@@ -244,16 +299,6 @@ int pump_flush(struct side *s)
     if (rc == 0)
         bufferevent_enable(s->bev, EV_WRITE);
     return rc;
-}
-
-/* Takes what else the socket holds now, within the side's input limit, so that a large body
- * moves in a few big reads rather than one loop iteration per 4 KiB. */
-void pump_fill(struct side *s)
-{
-    size_t have = evbuffer_get_length(bufferevent_get_input(s->bev));
-
-    if (s->io->fill && have < LIMIT_PENDING_BYTES && have >= 4096)
-        (void)s->io->fill(s->bev, LIMIT_PENDING_BYTES - have);
 }
 
 /* The bufferevent wrote what pump_flush() could not: writing goes back to pump_flush(). */

@@ -50,13 +50,19 @@ int pump_write(struct side *s, const void *p, size_t len) __attribute__((warn_un
 int pump_printf(struct side *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), warn_unused_result));
 
-/* Tunnels: moves what from received to to, within the pending limit. Returns 0, or -1 when
- * out of memory. */
-int pump_move(struct side *from, struct side *to) __attribute__((warn_unused_result));
+/* Tunnels: moves what from received to to, within the pending limit. Returns the bytes moved,
+ * or -1 when out of memory. */
+long pump_move(struct side *from, struct side *to) __attribute__((warn_unused_result));
 
-/* A new side reads; it has the bufferevent write only when its transport cannot write at
- * once (see pump_flush). Returns 0, or -1 when out of memory. */
+/* A new side reads (by itself, on a read event of its own, when its transport has fill());
+ * it has the bufferevent write only when its transport cannot write at once (see pump_flush).
+ * Returns 0, or -1 when out of memory. */
 int pump_start(struct side *s) __attribute__((warn_unused_result));
+
+/* s lets go of its bufferevent (freed, pooled, or handed to another transport): its own read
+ * event goes. Call before the bufferevent's socket closes or changes hands, and after whatever
+ * reads it next (the pool) starts, so that the socket stays watched; again: nothing. */
+void pump_stop(struct side *s);
 
 /* Whether the connection wants s read (on: 1) or not (0: an upgrade waits for its answer).
  * Either way s does not read while its input holds LIMIT_PENDING_BYTES (pump_limit). Returns
@@ -71,9 +77,6 @@ int pump_limit(struct side *s) __attribute__((warn_unused_result));
 /* Writes s's pending output now. Returns 1 when that emptied it, 0 otherwise (the
  * bufferevent then writes the rest), -1 when the write failed. */
 int pump_flush(struct side *s) __attribute__((warn_unused_result));
-
-/* Reads what else s's socket holds now, within the input limit. */
-void pump_fill(struct side *s);
 
 /* From a write callback: the bufferevent wrote what pump_flush() could not. */
 void pump_drained(struct bufferevent *bev, const struct side *s);

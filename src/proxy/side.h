@@ -17,6 +17,7 @@
 #include "proxy/rewrite.h"
 
 struct bufferevent;
+struct event;
 struct io_ops;
 
 enum side_role {
@@ -73,6 +74,9 @@ struct side {
                                * of body handed out): drained at the next pump_read() */
     int want_read;            /* the connection wants the side read (pump_reading) */
     int in_full;              /* its input holds LIMIT_PENDING_BYTES: reading waits */
+    struct event *rd;         /* a transport with fill(): the read event on its socket, as
+                               * the side reads it itself; NULL: the bufferevent reads */
+    int rd_end;               /* and it found the end of the stream, or an error: no more */
 
     /* The reader: side.c's. */
     enum side_role role;

@@ -12,6 +12,7 @@
 #include <event2/buffer.h>
 
 #include "proxy/limits.h"
+#include "proxy/pump.h"
 #include "net/dial.h"
 #include "util/alloc.h"
 
@@ -85,6 +86,7 @@ static void pool_put(struct conn *c)
 
     p = mem_calloc(1, sizeof(*p));
     if (!p) {
+        pump_stop(&c->c_up);
         bufferevent_free(c->c_up.bev);
         return;
     }
@@ -123,12 +125,16 @@ void upstream_release(struct conn *c, int reusable)
 {
     struct bufferevent *bev = c->c_up.bev;
 
-    if (!bev)
+    if (!bev) {
+        pump_stop(&c->c_up);
         return;
+    }
     if (reusable && evbuffer_get_length(bufferevent_get_input(bev)) == 0 &&
         evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
         pool_put(c);
+        pump_stop(&c->c_up);
     } else {
+        pump_stop(&c->c_up);
         bufferevent_free(bev);
     }
     c->c_up.bev = NULL;
