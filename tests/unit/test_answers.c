@@ -52,7 +52,7 @@ static struct brock_decision decide(struct brock_engine *e, const char *host, co
 /* The same for brock_decide_request() on a script at url. */
 static void decide_url(struct brock_engine *e, const char *url, const char *site)
 {
-    struct brock_request r = {url, NULL, site, BROCK_RESOURCE_SCRIPT};
+    struct brock_request r = {.url = url, .site = site, .type = BROCK_RESOURCE_SCRIPT};
     struct brock_decision fresh, d;
     int rc;
 
