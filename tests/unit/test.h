@@ -11,8 +11,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -57,6 +60,32 @@ static inline int test_rm_one(const char *path, const struct stat *st, int flag,
 static inline int test_rmtree(const char *path)
 {
     return nftw(path, test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Makes the folder dir (mode 0700) of links to each of the test data's Privacy Badger files
+ * but those named in skip (NULL-terminated), which the test writes or leaves out. */
+static inline void test_link_data(const char *dir, const char *const *skip)
+{
+    char src[PATH_MAX + 256], dst[PATH_MAX + 256], real[PATH_MAX];
+    struct dirent *de;
+    DIR *d;
+
+    if (mkdir(dir, 0700) != 0 || !realpath(test_data("privacybadger"), real) ||
+        !(d = opendir(real)))
+        fail_msg("cannot make %s of the test data's links", dir);
+    while ((de = readdir(d))) {
+        const char *const *k = skip;
+
+        while (k && *k && strcmp(*k, de->d_name) != 0)
+            k++;
+        if (de->d_name[0] == '.' || (k && *k))
+            continue;
+        snprintf(src, sizeof(src), "%s/%s", real, de->d_name);
+        snprintf(dst, sizeof(dst), "%s/%s", dir, de->d_name);
+        if (symlink(src, dst) != 0)
+            fail_msg("cannot link %s", dst);
+    }
+    closedir(d);
 }
 
 /* An engine on state_dir (NULL: memory only) with data_dir's lists (NULL: none), seeded or not;

@@ -4,7 +4,6 @@
  * that can alter an answer, the next decision is the new one, never the kept one. */
 #include "test.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -284,9 +283,6 @@ struct fixture {
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    char src[8192], dst[600], real[4096];
-    struct dirent *de;
-    DIR *d;
 
     assert_non_null(f);
     test_mkdtemp("answers", f->tmp, sizeof(f->tmp));
@@ -294,18 +290,7 @@ static int setup(void **state)
     snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
     snprintf(f->db, sizeof(f->db), "%s/brock.db", f->state);
     snprintf(f->aside, sizeof(f->aside), "%s/aside.db", f->tmp);
-    assert_int_equal(mkdir(f->data, 0700), 0);
-    assert_non_null(realpath(test_data("privacybadger"), real));
-    d = opendir(real);
-    assert_non_null(d);
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "cname_domains.json"))
-            continue;
-        snprintf(src, sizeof(src), "%s/%s", real, de->d_name);
-        snprintf(dst, sizeof(dst), "%s/%s", f->data, de->d_name);
-        assert_int_equal(symlink(src, dst), 0);
-    }
-    closedir(d);
+    test_link_data(f->data, (const char *const[]){"cname_domains.json", NULL});
     *state = f;
     return 0;
 }

@@ -5,7 +5,6 @@
  * and every allocation failing in turn. */
 #include "test.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,26 +24,12 @@ struct fixture {
 static int setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    char src[8192], dst[512], real[4096];
-    struct dirent *de;
-    DIR *d;
 
     assert_non_null(f);
     test_mkdtemp("reload", f->tmp, sizeof(f->tmp));
     snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
     snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
-    assert_int_equal(mkdir(f->data, 0700), 0);
-    assert_non_null(realpath(test_data("privacybadger"), real));
-    d = opendir(real);
-    assert_non_null(d);
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' || !strcmp(de->d_name, "pbconfig.json"))
-            continue;
-        snprintf(src, sizeof(src), "%s/%s", real, de->d_name);
-        snprintf(dst, sizeof(dst), "%s/%s", f->data, de->d_name);
-        assert_int_equal(symlink(src, dst), 0);
-    }
-    closedir(d);
+    test_link_data(f->data, (const char *const[]){"pbconfig.json", NULL});
     *state = f;
     return 0;
 }

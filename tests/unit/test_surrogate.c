@@ -8,7 +8,6 @@
  */
 #include "test.h"
 
-#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,26 +27,13 @@ struct fixture {
 static int setup_dir(void **state, int with_rules)
 {
     struct fixture *f = calloc(1, sizeof(*f));
-    char src[8192], dst[512], real[4096];
-    struct dirent *de;
-    DIR *d;
 
     assert_non_null(f);
     test_mkdtemp("surrogate", f->tmp, sizeof(f->tmp));
     snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
-    assert_int_equal(mkdir(f->data, 0700), 0);
-    assert_non_null(realpath(test_data("privacybadger"), real));
-    assert_non_null(d = opendir(real));
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' ||
-            (!with_rules && (!strcmp(de->d_name, "surrogate-rules.json") ||
-                             !strcmp(de->d_name, "web_accessible_resources"))))
-            continue;
-        snprintf(src, sizeof(src), "%s/%s", real, de->d_name);
-        snprintf(dst, sizeof(dst), "%s/%s", f->data, de->d_name);
-        assert_int_equal(symlink(src, dst), 0);
-    }
-    closedir(d);
+    test_link_data(f->data, with_rules ? NULL
+                                       : (const char *const[]){"surrogate-rules.json",
+                                                               "web_accessible_resources", NULL});
     *state = f;
     return 0;
 }
