@@ -215,6 +215,9 @@ check('cookieblocked, or excluded from replacement, YouTube gets no placeholder'
   }
   r = await h.brock(brock.state, ['set', 'youtube.com', 'block']);
   assert.equal(r.code, 0, r.stderr);
+  // Seen blocked again first: only then does YouTube's absence below say the exception is in.
+  await h.waitFor('brock to see youtube.com blocked again', async () =>
+    (await widgetNames(brock, SITES[4])).includes('YouTube'), 10000);
   const file = path.join(tmp, 'exceptions.json');
   fs.writeFileSync(file, JSON.stringify({ action_map: {}, snitch_map: {},
                                           settings_map: { widgetReplacementExceptions: ['YouTube'] } }));
