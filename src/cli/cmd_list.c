@@ -22,6 +22,13 @@ static const char list_help[] =
     "  --json           print a JSON array of objects: domain, action, base, sites, dnt,\n"
     "                   cookieblock_listed and evidence\n"
     "  --site DOMAIN    only trackers seen on DOMAIN (a host or base domain)\n"
+    "  --action LIST    only domains with these actions, comma-separated: block,\n"
+    "                   cookieblock, allow (each with your choice of it too: user_block,\n"
+    "                   ...), dnt, noaction (implies --all), or one of Privacy Badger's\n"
+    "                   names alone (user_block: your choices only)\n"
+    "  --learned-only   leave out domains known only from the seed or an import (your own\n"
+    "                   choices stay), as brock export --learned-only does\n"
+    "  --count          print only how many domains the list has\n"
     "  --all            include domains whose action is noaction\n"
     "  -h, --help       print this help\n";
 
@@ -35,7 +42,56 @@ struct list_ctx {
     json_t *json; /* --json: the array being built */
     struct list_row *rows;
     size_t n, cap;
+    unsigned actions; /* --action: a bit per enum brock_action; 0: all */
+    int learned_only;
+    int count;        /* --count: only counted, in n */
 };
+
+/* --action's words: each of brock's colours takes your choice of it along. */
+static const struct {
+    const char *word;
+    unsigned bits;
+} action_words[] = {
+    {"block", 1u << BROCK_BLOCK | 1u << BROCK_USER_BLOCK},
+    {"cookieblock", 1u << BROCK_COOKIEBLOCK | 1u << BROCK_USER_COOKIEBLOCK},
+    {"allow", 1u << BROCK_ALLOW | 1u << BROCK_USER_ALLOW},
+    {"dnt", 1u << BROCK_DNT},
+    {"noaction", 1u << BROCK_NOACTION},
+    {"user_block", 1u << BROCK_USER_BLOCK},
+    {"user_cookieblock", 1u << BROCK_USER_COOKIEBLOCK},
+    {"user_allow", 1u << BROCK_USER_ALLOW},
+};
+
+/* Parses --action's comma-separated words into bits. Returns 0, or -1 with the word. */
+static int actions_parse(const char *list, unsigned *bits, char *bad, size_t n)
+{
+    *bits = 0;
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, ","), i;
+
+        for (i = 0; i < sizeof(action_words) / sizeof(action_words[0]); i++)
+            if (strlen(action_words[i].word) == len && !strncmp(p, action_words[i].word, len))
+                break;
+        if (i == sizeof(action_words) / sizeof(action_words[0])) {
+            snprintf(bad, n, "%.*s", (int)(len < 64 ? len : 64), p);
+            return -1;
+        }
+        *bits |= action_words[i].bits;
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
+/* Whether a site of t's base was seen here rather than read from the seed or an import. */
+static int is_learned(const struct brock_tracker *t)
+{
+    for (size_t i = 0; i < t->n_evidence; i++) {
+        if (t->evidence[i].kind != BROCK_EVIDENCE_IMPORTED)
+            return 1;
+    }
+    return 0;
+}
 
 static json_t *evidence_json(const struct brock_evidence *ev)
 {
@@ -48,7 +104,7 @@ static json_t *evidence_json(const struct brock_evidence *ev)
         json_object_set_new(o, "kind", json_string(brock_evidence_kind_name(ev->kind))) ||
         json_object_set_new(o, "detail", json_string(ev->detail ? ev->detail : "")) ||
         json_object_set_new(o, "param", json_string(ev->param ? ev->param : "")) ||
-        json_object_set_new(o, "time", json_integer((json_int_t)ev->time_ms))) {
+        json_object_set_new(o, "time_ms", json_integer((json_int_t)ev->time_ms))) {
         json_decref(o);
         return NULL;
     }
@@ -112,6 +168,14 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
 {
     struct list_ctx *c = arg;
 
+    if (c->actions && !(c->actions & 1u << t->action))
+        return 0;
+    if (c->learned_only && t->user == BROCK_NOACTION && !is_learned(t))
+        return 0;
+    if (c->count) {
+        c->n++;
+        return 0;
+    }
     if (!c->json)
         return add_row(c, t);
     return json_array_append_new(c->json, tracker_json(t)) ? BROCK_ENOMEM : 0;
@@ -137,15 +201,18 @@ static void print_rows(const struct list_ctx *c)
 
 static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_SITE, OPT_ALL };
+    enum { OPT_JSON = 256, OPT_SITE, OPT_ALL, OPT_ACTION, OPT_LEARNED, OPT_COUNT };
     static const struct option opts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"site", required_argument, NULL, OPT_SITE},
         {"all", no_argument, NULL, OPT_ALL},
+        {"action", required_argument, NULL, OPT_ACTION},
+        {"learned-only", no_argument, NULL, OPT_LEARNED},
+        {"count", no_argument, NULL, OPT_COUNT},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    char site[BROCK_HOST_MAX];
+    char site[BROCK_HOST_MAX], bad[80];
     const char *site_arg = NULL;
     struct brock_engine *e = NULL;
     struct list_ctx ctx;
@@ -165,6 +232,18 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         case OPT_ALL:
             flags |= BROCK_TRACKERS_ALL;
             break;
+        case OPT_ACTION:
+            if (actions_parse(optarg, &ctx.actions, bad, sizeof(bad)) < 0)
+                return cli_usage(self, "--action: '%s' is not one of block, cookieblock, allow, "
+                                       "dnt, noaction, user_block, user_cookieblock, user_allow",
+                                 bad);
+            break;
+        case OPT_LEARNED:
+            ctx.learned_only = 1;
+            break;
+        case OPT_COUNT:
+            ctx.count = 1;
+            break;
         default:
             return cli_getopt_other(self, c, argv);
         }
@@ -173,6 +252,10 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         return cli_usage(self, "'%s': list takes no arguments", argv[optind]);
     if (site_arg && brock_host_normalize(site_arg, strlen(site_arg), site) < 0)
         return cli_error(self, "--site '%s' is not a domain name", site_arg);
+    if (ctx.count && json)
+        return cli_usage(self, "--count and --json do not go together");
+    if (ctx.actions & 1u << BROCK_NOACTION)
+        flags |= BROCK_TRACKERS_ALL;
 
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
@@ -186,12 +269,14 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         rc = cli_error(self, "cannot list the trackers: %s", brock_strerror(err));
         goto out;
     }
-    if (!json)
+    if (ctx.count)
+        printf("%zu\n", ctx.n);
+    else if (!json)
         print_rows(&ctx);
     else if (json_dumpf(ctx.json, stdout, JSON_INDENT(2)) < 0 || fputc('\n', stdout) == EOF)
         rc = cli_error(self, "cannot write to standard output");
 out:
-    for (size_t i = 0; i < ctx.n; i++) {
+    for (size_t i = 0; i < ctx.n && ctx.rows; i++) {
         mem_free(ctx.rows[i].domain);
         mem_free(ctx.rows[i].sites);
     }
@@ -202,7 +287,7 @@ out:
 
 const struct cmd_entry cmd_list_entry = {
     .name = "list",
-    .usage = "[--json] [--site DOMAIN] [--all]",
+    .usage = "[--json | --count] [--site DOMAIN] [--action LIST] [--learned-only] [--all]",
     .summary = "List trackers, their action, and the sites they were seen on",
     .help = list_help,
     .exec = cmd_list_exec,

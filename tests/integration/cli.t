@@ -147,12 +147,37 @@ perl -MJSON::PP -e '
     $e->{site} eq "site-one.com" && $e->{kind} eq "cookie" && $e->{host} eq "px.'"$TR"'"
         or die "evidence $e->{kind} $e->{host}\n";
     $e->{detail} eq "uid" or die "detail $e->{detail}\n";
-    $e->{time} == 1714550400000 or die "time $e->{time}\n";
+    $e->{time_ms} == 1714550400000 or die "time_ms $e->{time_ms}\n";
+    !exists $e->{time} or die "one name for the time, as in the API\n";
 ' <"$T/out" 2>"$T/err"
 ok $? "list --json has domain, action, base, sites, dnt, cookieblock_listed and evidence"
 run list --site site-two.com
 awk -v d="$TR" '$1 == d { f = 1 } END { exit !f }' "$T/out"
 ok $? "list --site shows the trackers seen on that site"
+b set mine.example block >/dev/null 2>&1
+b set friend.example allow >/dev/null 2>&1
+run list --action block
+is "$?:$(awk 'NR > 1 { print $1 ":" $2 }' "$T/out" | sort | tr '\n' ' ')" \
+    "0:mine.example:user_block px.$TR:block $TR:block " \
+    "list --action block: blocked, by learning or by you"
+run list --action user_block,allow
+is "$(awk 'NR > 1 { print $1 }' "$T/out" | sort | tr '\n' ' ')" "friend.example mine.example " \
+    "list --action takes a list, and Privacy Badger's names alone"
+run list --count
+is "$?:$(cat "$T/out")" "0:$(b list | awk 'NR > 1' | wc -l)" "list --count counts the list"
+run list --action cookieblock --count
+is "$(cat "$T/out")" "0" "... of the actions asked for"
+for bad in "--action blocked" "--action block," "--action" "--count --json"; do
+    # shellcheck disable=SC2086
+    run list $bad
+    st=$?
+    [ "$st" -eq 2 ] && [ -s "$T/err" ] && [ ! -s "$T/out" ]
+    ok $? "list $bad: a usage error naming it"
+done
+b import "$DATA/seed.json" >/dev/null 2>&1
+run list --learned-only
+is "$(awk 'NR > 1 { print $1 }' "$T/out" | sort | tr '\n' ' ')" \
+    "friend.example mine.example px.$TR $TR " "list --learned-only leaves out what the seed brought"
 run list --site site-nine.com
 is "$(cat "$T/out")" "" "list --site of a site with no trackers shows none"
 
