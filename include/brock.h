@@ -180,6 +180,17 @@ enum brock_setting {
     BROCK_SETTING_CHECK_DNT, /* checkForDNTPolicy: honour (and check) DNT policies */
 };
 
+/* The switches are 0 to BROCK_SETTING_COUNT - 1. */
+#define BROCK_SETTING_COUNT 3
+
+/* A switch's name as the dashboard's /api/settings and `brock settings` write it: "learn",
+ * "send_dnt", "check_dnt"; NULL for a value that is not a switch. */
+BROCK_API const char *brock_setting_name(enum brock_setting s);
+
+/* The switch named name (as brock_setting_name() gives it) into *s. Returns 0, or BROCK_EINVAL
+ * for a name that is not a switch's. */
+BROCK_API BROCK_NODISCARD int brock_setting_parse(const char *name, enum brock_setting *s);
+
 /* A setting's value, 1 or 0. */
 BROCK_API int brock_setting(const struct brock_engine *e, enum brock_setting s);
 

@@ -22,16 +22,8 @@ static const char settings_help[] =
     "  --json        print the settings as the dashboard's /api/settings does\n"
     "  -h, --help    print this help\n";
 
-static const struct {
-    const char *name;
-    enum brock_setting s;
-} switches[] = {
-    {"learn", BROCK_SETTING_LEARN},
-    {"send_dnt", BROCK_SETTING_SEND_DNT},
-    {"check_dnt", BROCK_SETTING_CHECK_DNT},
-};
-
-#define N_SWITCHES (sizeof(switches) / sizeof(switches[0]))
+/* The switches are brock_setting's values, 0 to N_SWITCHES - 1, by brock_setting_name(). */
+#define N_SWITCHES BROCK_SETTING_COUNT
 
 static int on_site_line(void *arg, const char *site)
 {
@@ -54,10 +46,11 @@ static void settings_print(struct brock_engine *e, const char *only)
 {
     int n = 0;
 
-    for (size_t i = 0; i < N_SWITCHES; i++) {
-        if (!only || !strcmp(only, switches[i].name))
-            printf("%-17s %s%s\n", switches[i].name, brock_setting(e, switches[i].s) ? "on" : "off",
-                   switches[i].s == BROCK_SETTING_LEARN && brock_setting(e, switches[i].s) &&
+    for (unsigned i = 0; i < N_SWITCHES; i++) {
+        enum brock_setting s = (enum brock_setting)i;
+        if (!only || !strcmp(only, brock_setting_name(s)))
+            printf("%-17s %s%s\n", brock_setting_name(s), brock_setting(e, s) ? "on" : "off",
+                   s == BROCK_SETTING_LEARN && brock_setting(e, s) &&
                            !brock_engine_learning(e)
                        ? " (not learning now: --no-learn)"
                        : "");
@@ -88,10 +81,9 @@ static const char *const others[] = {"page_view_days", "disabled_sites", "widget
 static int setting_check(const struct cmd_entry *self, const char *name, const char *value,
                          long *set)
 {
-    size_t i;
+    enum brock_setting s;
+    size_t i = brock_setting_parse(name, &s) == 0 ? (size_t)s : N_SWITCHES;
 
-    for (i = 0; i < N_SWITCHES && strcmp(name, switches[i].name) != 0; i++)
-        ;
     for (size_t j = 0; i == N_SWITCHES && j < sizeof(others) / sizeof(others[0]); j++)
         if (!strcmp(name, others[j]))
             i = N_SWITCHES + j;
@@ -150,7 +142,7 @@ static int cmd_settings_exec(struct cli *cli, const struct cmd_entry *self, int 
     if (rc != CLI_OK)
         return rc;
     if (value && which < (int)N_SWITCHES)
-        err = brock_setting_set(e, switches[which].s, (int)set);
+        err = brock_setting_set(e, (enum brock_setting)which, (int)set);
     else if (value)
         err = brock_page_view_days_set(e, set);
     if (err < 0)

@@ -377,15 +377,6 @@ int dash_api_tracker_put(struct dash_call *x)
 
 /* ---- settings ---- */
 
-static const struct {
-    const char *key;
-    enum brock_setting s;
-} setting_keys[] = {
-    {"learn", BROCK_SETTING_LEARN},
-    {"send_dnt", BROCK_SETTING_SEND_DNT},
-    {"check_dnt", BROCK_SETTING_CHECK_DNT},
-};
-
 int dash_api_settings(struct dash_call *x)
 {
     char *text = NULL;
@@ -403,7 +394,7 @@ int dash_api_settings_put(struct dash_call *x)
 {
     json_t *body = NULL, *v;
     const char *key;
-    size_t i;
+    enum brock_setting s;
 
     if (body_object(x, &body) < 0)
         return -1;
@@ -419,10 +410,7 @@ int dash_api_settings_put(struct dash_call *x)
             return dash_error(x, 400, "\"page_view_days\" must be a whole number of days "
                                       "from 0 to 3650");
         }
-        for (i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++)
-            if (!strcmp(key, setting_keys[i].key))
-                break;
-        if (i == sizeof(setting_keys) / sizeof(setting_keys[0]) || !json_is_boolean(v)) {
+        if (brock_setting_parse(key, &s) != 0 || !json_is_boolean(v)) {
             json_decref(body);
             return dash_error(x, 400, "settings are \"learn\", \"send_dnt\" and \"check_dnt\", "
                                       "each true or false, and \"page_view_days\"");
@@ -433,9 +421,10 @@ int dash_api_settings_put(struct dash_call *x)
         json_decref(body);
         return -1;
     }
-    for (i = 0; i < sizeof(setting_keys) / sizeof(setting_keys[0]); i++) {
-        v = json_object_get(body, setting_keys[i].key);
-        if (v && brock_setting_set(x->e, setting_keys[i].s, json_is_true(v)) < 0) {
+    for (unsigned i = 0; i < BROCK_SETTING_COUNT; i++) {
+        s = (enum brock_setting)i;
+        v = json_object_get(body, brock_setting_name(s));
+        if (v && brock_setting_set(x->e, s, json_is_true(v)) < 0) {
             json_decref(body);
             return -1;
         }

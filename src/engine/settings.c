@@ -7,17 +7,33 @@
 
 #include <string.h>
 
+/* Each switch's name in brock and its key in Privacy Badger's settings_map, by its value. */
+static const struct {
+    const char *name, *key;
+} switches[BROCK_SETTING_COUNT] = {
+    [BROCK_SETTING_LEARN] = {"learn", "learnLocally"},
+    [BROCK_SETTING_SEND_DNT] = {"send_dnt", "sendDNTSignal"},
+    [BROCK_SETTING_CHECK_DNT] = {"check_dnt", "checkForDNTPolicy"},
+};
+
 static const char *setting_key(enum brock_setting s)
 {
-    switch (s) {
-    case BROCK_SETTING_LEARN:
-        return "learnLocally";
-    case BROCK_SETTING_SEND_DNT:
-        return "sendDNTSignal";
-    case BROCK_SETTING_CHECK_DNT:
-        return "checkForDNTPolicy";
-    }
-    return NULL;
+    return (unsigned)s < BROCK_SETTING_COUNT ? switches[s].key : NULL;
+}
+
+const char *brock_setting_name(enum brock_setting s)
+{
+    return (unsigned)s < BROCK_SETTING_COUNT ? switches[s].name : NULL;
+}
+
+int brock_setting_parse(const char *name, enum brock_setting *s)
+{
+    for (unsigned i = 0; name && i < BROCK_SETTING_COUNT; i++)
+        if (!strcmp(name, switches[i].name)) {
+            *s = (enum brock_setting)i;
+            return 0;
+        }
+    return BROCK_EINVAL;
 }
 
 int brock_setting(const struct brock_engine *e, enum brock_setting s)
@@ -136,13 +152,10 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
 
     *out = NULL;
     *len = 0;
+    for (unsigned i = 0; !bad && i < BROCK_SETTING_COUNT; i++)
+        bad = json_object_set_new(o, switches[i].name,
+                                  json_boolean(brock_setting(e, (enum brock_setting)i))) < 0;
     bad = bad ||
-          json_object_set_new(o, "learn", json_boolean(brock_setting(e, BROCK_SETTING_LEARN))) <
-              0 ||
-          json_object_set_new(o, "send_dnt",
-                              json_boolean(brock_setting(e, BROCK_SETTING_SEND_DNT))) < 0 ||
-          json_object_set_new(o, "check_dnt",
-                              json_boolean(brock_setting(e, BROCK_SETTING_CHECK_DNT))) < 0 ||
           json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
           json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) < 0 ||
           json_object_set(o, "disabled_sites", sites) < 0 ||

@@ -285,6 +285,25 @@ static void test_names(void **state)
     assert_string_equal(brock__heur_name(BROCK_NOACTION), "");
 }
 
+static void test_setting_names(void **state)
+{
+    enum brock_setting s = BROCK_SETTING_LEARN;
+
+    (void)state;
+    assert_string_equal(brock_setting_name(BROCK_SETTING_SEND_DNT), "send_dnt");
+    assert_null(brock_setting_name((enum brock_setting)BROCK_SETTING_COUNT));
+    for (unsigned i = 0; i < BROCK_SETTING_COUNT; i++) {
+        assert_int_equal(brock_setting_parse(brock_setting_name((enum brock_setting)i), &s), 0);
+        assert_int_equal(s, i);
+    }
+    assert_int_equal(brock_setting_parse("check_dnt", &s), 0);
+    assert_int_equal(s, BROCK_SETTING_CHECK_DNT);
+    assert_int_equal(brock_setting_parse("checkForDNTPolicy", &s), BROCK_EINVAL);
+    assert_int_equal(brock_setting_parse("", &s), BROCK_EINVAL);
+    assert_int_equal(brock_setting_parse(NULL, &s), BROCK_EINVAL);
+    assert_int_equal(s, BROCK_SETTING_CHECK_DNT);
+}
+
 static void test_action_parse(void **state)
 {
     static const struct {
@@ -424,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_set_and_revert),
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_setting_names),
         cmocka_unit_test(test_action_parse),
         cmocka_unit_test(test_resource_types),
         cmocka_unit_test(test_decide_request),
