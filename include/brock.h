@@ -695,6 +695,10 @@ BROCK_API BROCK_NODISCARD int brock_trackers_each(struct brock_engine *e, const 
                                                             const struct brock_tracker *t),
                                                   void *arg);
 
+/* Whether t's base was seen tracking here, rather than known only from the seed or an import
+ * (all its evidence BROCK_EVIDENCE_IMPORTED): what `--learned-only` keeps. */
+BROCK_API int brock_tracker_learned(const struct brock_tracker *t);
+
 /* Calls cb once for domain (a host name) with what brock_trackers_each() would report for it,
  * whether or not the action map has an entry for exactly that name (heuristic and user are
  * then noaction). Returns 0, the callback's value, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */

@@ -83,16 +83,6 @@ static int actions_parse(const char *list, unsigned *bits, char *bad, size_t n)
     }
 }
 
-/* Whether a site of t's base was seen here rather than read from the seed or an import. */
-static int is_learned(const struct brock_tracker *t)
-{
-    for (size_t i = 0; i < t->n_evidence; i++) {
-        if (t->evidence[i].kind != BROCK_EVIDENCE_IMPORTED)
-            return 1;
-    }
-    return 0;
-}
-
 static json_t *evidence_json(const struct brock_evidence *ev)
 {
     json_t *o = json_object();
@@ -170,7 +160,7 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
 
     if (c->actions && !(c->actions & 1u << t->action))
         return 0;
-    if (c->learned_only && t->user == BROCK_NOACTION && !is_learned(t))
+    if (c->learned_only && t->user == BROCK_NOACTION && !brock_tracker_learned(t))
         return 0;
     if (c->count) {
         c->n++;

@@ -29,16 +29,6 @@ struct collect {
     size_t left_cap;
 };
 
-/* Whether a site of t's base was seen here rather than read from the seed or an import. */
-static int is_learned(const struct brock_tracker *t)
-{
-    for (size_t i = 0; i < t->n_evidence; i++) {
-        if (t->evidence[i].kind != BROCK_EVIDENCE_IMPORTED)
-            return 1;
-    }
-    return 0;
-}
-
 /* What the export does at t: its effect, less what the flags leave out or the format cannot
  * do. A name left so is allowed, which is what a format without cookie stripping must do
  * with a cookieblocked name. */
@@ -96,7 +86,7 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
     struct collect *c = arg;
     enum brock_effect x = wanted(c, t);
 
-    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !is_learned(t))
+    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !brock_tracker_learned(t))
         return 0;
     if (!is_domain(t->domain))
         return x == BROCK_PASS ? 0 : leave_out(c, t->domain, "an address, not a domain name");

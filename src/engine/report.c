@@ -146,6 +146,15 @@ out:
     return rc;
 }
 
+int brock_tracker_learned(const struct brock_tracker *t)
+{
+    for (size_t i = 0; i < t->n_evidence; i++) {
+        if (t->evidence[i].kind != BROCK_EVIDENCE_IMPORTED)
+            return 1;
+    }
+    return 0;
+}
+
 int brock_tracker_get(struct brock_engine *e, const char *domain,
                       int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
 {

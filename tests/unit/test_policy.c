@@ -285,6 +285,22 @@ static void test_names(void **state)
     assert_string_equal(brock__heur_name(BROCK_NOACTION), "");
 }
 
+static void test_tracker_learned(void **state)
+{
+    struct brock_evidence ev[2] = {
+        {.site = "a.example", .kind = BROCK_EVIDENCE_IMPORTED},
+        {.site = "b.example", .kind = BROCK_EVIDENCE_COOKIE},
+    };
+    struct brock_tracker t = {.domain = "t.example", .evidence = ev, .n_evidence = 1};
+
+    (void)state;
+    assert_false(brock_tracker_learned(&t));
+    t.n_evidence = 2;
+    assert_true(brock_tracker_learned(&t));
+    t.n_evidence = 0;
+    assert_false(brock_tracker_learned(&t));
+}
+
 static void test_setting_names(void **state)
 {
     enum brock_setting s = BROCK_SETTING_LEARN;
@@ -444,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_setting_names),
+        cmocka_unit_test(test_tracker_learned),
         cmocka_unit_test(test_action_parse),
         cmocka_unit_test(test_resource_types),
         cmocka_unit_test(test_decide_request),
