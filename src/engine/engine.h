@@ -382,6 +382,19 @@ struct brock__evidence_in {
     const char *param; /* pixel sharing: the URL parameter; NULL otherwise */
 };
 
+/* Who an observation is about: host (a normalized host name the request went to) on a page of
+ * site_host. The tracker's name is fqdn (its CNAME target when one is known, else host,
+ * borrowed), its base domain base and the page's site. Returns 1 when host is a third party
+ * on that site that learning may look at; 0 for a private address, a name without a base, or
+ * the first party. */
+struct brock__parties {
+    const char *fqdn;
+    char base[BROCK_HOST_MAX];
+    char site[BROCK_HOST_MAX];
+};
+int brock__learn_parties(struct brock_engine *e, const char *host, const char *site_host,
+                         struct brock__parties *p);
+
 /* _recordPrevalence(fqdn, base, site). Returns 1 when the site was added, 2 when it was
  * added and blocked the tracker, 0 when nothing changed, BROCK_ENOMEM. */
 int brock__record_prevalence(struct brock_engine *e, const char *fqdn, const char *base,

@@ -96,9 +96,8 @@ static int record(struct brock_engine *e, const struct brock_page_signal *s, con
 int brock_observe_page(struct brock_engine *e, const struct brock_page_signal *s,
                        struct brock_learned *learned)
 {
-    char host[BROCK_HOST_MAX], site_host[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
-    char site[BROCK_HOST_MAX];
-    const char *fqdn, *cname;
+    char host[BROCK_HOST_MAX], site_host[BROCK_HOST_MAX];
+    struct brock__parties p;
     int r;
 
     brock__learned_tell(e, learned, 0, NULL);
@@ -112,14 +111,8 @@ int brock_observe_page(struct brock_engine *e, const struct brock_page_signal *s
         return 0;
     if (s->kind == BROCK_PAGE_SUPERCOOKIE && !is_supercookie(s->items, s->n_items))
         return 0;
-    cname = brock__cname(e, host);
-    fqdn = cname ? cname : host;
-    if (brock__is_private(fqdn))
+    if (!brock__learn_parties(e, host, site_host, &p))
         return 0;
-    snprintf(base, sizeof(base), "%s", brock__base(e, fqdn));
-    snprintf(site, sizeof(site), "%s", brock__base(e, site_host));
-    if (!*base || !*site || !brock__is_third_party_domain(e, base, site))
-        return 0;
-    r = record(e, s, fqdn, base, site);
-    return brock__learned_tell(e, learned, r, base);
+    r = record(e, s, p.fqdn, p.base, p.site);
+    return brock__learned_tell(e, learned, r, p.base);
 }

@@ -291,14 +291,27 @@ static int pixel_shared(const struct brock_observation *o, const char *site_host
     return brock__pixel_share(&in, hit);
 }
 
+int brock__learn_parties(struct brock_engine *e, const char *host, const char *site_host,
+                         struct brock__parties *p)
+{
+    const char *cname = brock__cname(e, host);
+
+    p->fqdn = cname ? cname : host;
+    if (brock__is_private(p->fqdn))
+        return 0;
+    snprintf(p->base, sizeof(p->base), "%s", brock__base(e, p->fqdn));
+    snprintf(p->site, sizeof(p->site), "%s", brock__base(e, site_host));
+    return *p->base && *p->site && brock__is_third_party_domain(e, p->base, p->site);
+}
+
 /* checkForTrackingCookies for one exchange (section 3.1), then checkForPixelCookieSharing
  * (section 3.7). */
 int brock_observe(struct brock_engine *e, const struct brock_observation *o,
                   struct brock_learned *learned)
 {
-    char host[BROCK_HOST_MAX], site_host[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
-    char site[BROCK_HOST_MAX], cookie[128] = "";
-    const char *fqdn, *cname;
+    char host[BROCK_HOST_MAX], site_host[BROCK_HOST_MAX], cookie[128] = "";
+    struct brock__parties p;
+    const char *fqdn, *base, *site;
     struct brock__evidence_in ev;
     enum brock_action a;
     int r;
@@ -307,18 +320,11 @@ int brock_observe(struct brock_engine *e, const struct brock_observation *o,
     if (!e->learn || !o->host || !o->site || !*o->site)
         return 0;
     if (brock_host_normalize(o->host, strlen(o->host), host) < 0 ||
-        brock_url_host(o->site, site_host) < 0)
+        brock_url_host(o->site, site_host) < 0 || !brock__learn_parties(e, host, site_host, &p))
         return 0;
-    cname = brock__cname(e, host);
-    fqdn = cname ? cname : host;
-    if (brock__is_private(fqdn))
-        return 0;
-    snprintf(base, sizeof(base), "%s", brock__base(e, fqdn));
-    snprintf(site, sizeof(site), "%s", brock__base(e, site_host));
-    if (!*base || !*site)
-        return 0;
-    if (!brock__is_third_party_domain(e, base, site))
-        return 0;
+    fqdn = p.fqdn;
+    base = p.base;
+    site = p.site;
     if (brock__snitch_has(brock__snitch_get(e, base), site))
         return 0;
     a = brock__best_action(e, fqdn, NULL);
