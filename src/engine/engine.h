@@ -582,6 +582,23 @@ int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flag
                       struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
 void brock__plan_cleanup(struct brock__plan *p);
 
+/* A block list written as text, rule by rule. */
+struct brock__text_list {
+    unsigned plan_flags;  /* enum brock__plan_flags */
+    const char *mark;     /* starts a comment line; NULL: the format has no comments, and
+                             neither the header nor the names left out are written */
+    const char *about;    /* what the list is, for the header */
+    const char *preamble; /* written after the header; NULL: nothing */
+    /* Writes rule i of p (the rules before it are written). Returns 0, BROCK_ENOMEM. */
+    int (*rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
+    const void *arg;
+};
+
+/* Writes the whole list for an export with flags: the header, the preamble, each rule, the
+ * names left out. Returns 0, BROCK_ENOMEM. */
+int brock__plan_write(struct brock_engine *e, unsigned flags, const struct brock__text_list *f,
+                      struct buf *out) BROCK_NODISCARD_INTERNAL;
+
 /* The comment lines that open a block list: brock's version, what the list is (about) and
  * how many rules of each kind it holds, each line started with mark ("#", "!", ";"). Returns
  * 0, BROCK_ENOMEM. */

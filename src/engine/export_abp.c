@@ -30,31 +30,29 @@ static const struct list_format adguard = {
     {{"||", "^"}, {"@@||", "^"}, {"||", "^$important"}, {"@@||", "^$important"}},
 };
 
+static int write_line(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
+{
+    const struct list_format *f = arg;
+    const struct brock__rule *r = &p->rules[i];
+
+    if (r->depth < sizeof(f->lines) / sizeof(f->lines[0]) && f->lines[r->depth].pre)
+        return buf_printf(out, "%s%s%s\n", f->lines[r->depth].pre, r->name,
+                          f->lines[r->depth].post) < 0
+                   ? BROCK_ENOMEM
+                   : 0;
+    return buf_printf(out, "%s left out: %s %s (an exception above it wins here)\n", f->mark,
+                      r->effect == BROCK_DENY ? "block" : "exception", r->name) < 0
+               ? BROCK_ENOMEM
+               : 0;
+}
+
 static int write_list(struct brock_engine *e, unsigned flags, struct buf *out,
                       const struct list_format *f)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, 0, &p);
+    const struct brock__text_list t = {
+        .mark = f->mark, .about = f->about, .rule = write_line, .arg = f};
 
-    if (rc == 0)
-        rc = brock__plan_header(out, f->mark, f->about, &p);
-    for (size_t i = 0; i < p.n && rc == 0; i++) {
-        const struct brock__rule *r = &p.rules[i];
-
-        if (r->depth < sizeof(f->lines) / sizeof(f->lines[0]) && f->lines[r->depth].pre) {
-            if (buf_printf(out, "%s%s%s\n", f->lines[r->depth].pre, r->name,
-                           f->lines[r->depth].post) < 0)
-                rc = BROCK_ENOMEM;
-        } else if (buf_printf(out, "%s left out: %s %s (an exception above it wins here)\n",
-                              f->mark, r->effect == BROCK_DENY ? "block" : "exception",
-                              r->name) < 0) {
-            rc = BROCK_ENOMEM;
-        }
-    }
-    if (rc == 0)
-        rc = brock__plan_left_out(out, f->mark, &p);
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &t, out);
 }
 
 int brock__export_abp(struct brock_engine *e, unsigned flags, struct buf *out)
@@ -73,16 +71,18 @@ int brock__export_adguard(struct brock_engine *e, unsigned flags, struct buf *ou
 /* uBlock Origin's rules have no comments (its "My rules" pane keeps only rules), and the
  * most specific host's rule wins, so every depth can be said: "noop" hands a name back to the
  * filter lists, as if no rule of brock's named it. */
+static int write_ubo(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
+{
+    (void)arg;
+    return buf_printf(out, "* %s * %s\n", p->rules[i].name,
+                      p->rules[i].effect == BROCK_DENY ? "block" : "noop") < 0
+               ? BROCK_ENOMEM
+               : 0;
+}
+
 int brock__export_ubo(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, 0, &p);
+    static const struct brock__text_list f = {.rule = write_ubo};
 
-    for (size_t i = 0; i < p.n && rc == 0; i++) {
-        if (buf_printf(out, "* %s * %s\n", p.rules[i].name,
-                       p.rules[i].effect == BROCK_DENY ? "block" : "noop") < 0)
-            rc = BROCK_ENOMEM;
-    }
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &f, out);
 }

@@ -9,56 +9,60 @@
 
 #include "util/buf.h"
 
-/* Writes each rule of p with the text around its name for a block or an exception. The rule
- * that is more specific wins in all three, whatever the order. */
-static int write_rules(struct buf *out, const struct brock__plan *p, const char *block_pre,
-                       const char *block_post, const char *pass_pre, const char *pass_post)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        const struct brock__rule *r = &p->rules[i];
-        int deny = r->effect == BROCK_DENY;
+/* The text around a rule's name for a block or an exception. The rule that is more specific
+ * wins in dnsmasq and Unbound, whatever the order. */
+struct around {
+    const char *block_pre, *block_post, *pass_pre, *pass_post;
+};
 
-        if (buf_printf(out, "%s%s%s", deny ? block_pre : pass_pre, r->name,
-                       deny ? block_post : pass_post) < 0)
-            return BROCK_ENOMEM;
-    }
-    return 0;
+static int write_around(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
+{
+    const struct around *a = arg;
+    const struct brock__rule *r = &p->rules[i];
+    int deny = r->effect == BROCK_DENY;
+
+    return buf_printf(out, "%s%s%s", deny ? a->block_pre : a->pass_pre, r->name,
+                      deny ? a->block_post : a->pass_post) < 0
+               ? BROCK_ENOMEM
+               : 0;
 }
 
 /* address=/NAME/ without an address answers NXDOMAIN (dnsmasq(8)); "#" would answer 0.0.0.0,
  * which sends a program to its own machine. server=/NAME/# asks the usual servers again. */
 int brock__export_dnsmasq(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, 0, &p);
+    static const struct around a = {"address=/", "/\n", "server=/", "/#\n"};
+    static const struct brock__text_list f = {
+        .mark = "#", .about = "dnsmasq configuration (conf-file=)", .rule = write_around,
+        .arg = &a};
 
-    if (rc == 0)
-        rc = brock__plan_header(out, "#", "dnsmasq configuration (conf-file=)", &p);
-    if (rc == 0)
-        rc = write_rules(out, &p, "address=/", "/\n", "server=/", "/#\n");
-    if (rc == 0)
-        rc = brock__plan_left_out(out, "#", &p);
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &f, out);
 }
 
 /* A "server:" clause of its own, so that the file can be included anywhere in unbound.conf. */
 int brock__export_unbound(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, 0, &p);
+    static const struct around a = {"local-zone: \"", ".\" always_nxdomain\n", "local-zone: \"",
+                                    ".\" transparent\n"};
+    static const struct brock__text_list f = {.mark = "#",
+                                              .about = "Unbound configuration (include:)",
+                                              .preamble = "server:\n",
+                                              .rule = write_around,
+                                              .arg = &a};
 
-    if (rc == 0)
-        rc = brock__plan_header(out, "#", "Unbound configuration (include:)", &p);
-    if (rc == 0 && buf_puts(out, "server:\n") < 0)
-        rc = BROCK_ENOMEM;
-    if (rc == 0)
-        rc = write_rules(out, &p, "local-zone: \"", ".\" always_nxdomain\n", "local-zone: \"",
-                         ".\" transparent\n");
-    if (rc == 0)
-        rc = brock__plan_left_out(out, "#", &p);
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &f, out);
+}
+
+/* The name and the names below it, to NXDOMAIN (CNAME .) or answered as usual. */
+static int write_rpz(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
+{
+    const char *target = p->rules[i].effect == BROCK_DENY ? "." : "rpz-passthru.";
+
+    (void)arg;
+    return buf_printf(out, "%s CNAME %s\n*.%s CNAME %s\n", p->rules[i].name, target,
+                      p->rules[i].name, target) < 0
+               ? BROCK_ENOMEM
+               : 0;
 }
 
 /* Owner names are relative, so that the zone can be served under any name. The serial stays
@@ -66,24 +70,13 @@ int brock__export_unbound(struct brock_engine *e, unsigned flags, struct buf *ou
  * raised by whoever serves it. */
 int brock__export_rpz(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, 0, &p);
+    static const struct brock__text_list f = {
+        .mark = ";",
+        .about = "a response policy zone (RPZ), under any zone name",
+        .preamble = "$TTL 300\n"
+                    "@ IN SOA localhost. root.localhost. 1 3600 600 86400 300\n"
+                    "@ IN NS localhost.\n",
+        .rule = write_rpz};
 
-    if (rc == 0)
-        rc = brock__plan_header(out, ";", "a response policy zone (RPZ), under any zone name", &p);
-    if (rc == 0 && buf_puts(out, "$TTL 300\n"
-                                 "@ IN SOA localhost. root.localhost. 1 3600 600 86400 300\n"
-                                 "@ IN NS localhost.\n") < 0)
-        rc = BROCK_ENOMEM;
-    for (size_t i = 0; i < p.n && rc == 0; i++) {
-        const char *target = p.rules[i].effect == BROCK_DENY ? "." : "rpz-passthru.";
-
-        if (buf_printf(out, "%s CNAME %s\n*.%s CNAME %s\n", p.rules[i].name, target,
-                       p.rules[i].name, target) < 0)
-            rc = BROCK_ENOMEM;
-    }
-    if (rc == 0)
-        rc = brock__plan_left_out(out, ";", &p);
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &f, out);
 }

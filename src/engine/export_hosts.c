@@ -8,20 +8,20 @@
 
 #include "util/buf.h"
 
+static int write_host(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
+{
+    (void)arg;
+    if (p->rules[i].effect != BROCK_DENY)
+        return 0;
+    return buf_printf(out, "0.0.0.0 %s\n", p->rules[i].name) < 0 ? BROCK_ENOMEM : 0;
+}
+
 int brock__export_hosts(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, BROCK__PLAN_EACH, &p);
+    static const struct brock__text_list f = {.plan_flags = BROCK__PLAN_EACH,
+                                              .mark = "#",
+                                              .about = "domains blocked as tracking across sites",
+                                              .rule = write_host};
 
-    if (rc == 0)
-        rc = brock__plan_header(out, "#", "domains blocked as tracking across sites", &p);
-    for (size_t i = 0; i < p.n && rc == 0; i++) {
-        if (p.rules[i].effect == BROCK_DENY &&
-            buf_printf(out, "0.0.0.0 %s\n", p.rules[i].name) < 0)
-            rc = BROCK_ENOMEM;
-    }
-    if (rc == 0)
-        rc = brock__plan_left_out(out, "#", &p);
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &f, out);
 }

@@ -298,3 +298,21 @@ int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__
         return BROCK_ENOMEM;
     return 0;
 }
+
+int brock__plan_write(struct brock_engine *e, unsigned flags, const struct brock__text_list *f,
+                      struct buf *out)
+{
+    struct brock__plan p;
+    int rc = brock__plan_build(e, flags, f->plan_flags, &p);
+
+    if (rc == 0 && f->mark)
+        rc = brock__plan_header(out, f->mark, f->about, &p);
+    if (rc == 0 && f->preamble && buf_puts(out, f->preamble) < 0)
+        rc = BROCK_ENOMEM;
+    for (size_t i = 0; i < p.n && rc == 0; i++)
+        rc = f->rule(out, &p, i, f->arg);
+    if (rc == 0 && f->mark)
+        rc = brock__plan_left_out(out, f->mark, &p);
+    brock__plan_cleanup(&p);
+    return rc;
+}

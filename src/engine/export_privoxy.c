@@ -26,25 +26,28 @@ static const char *heading(enum brock_effect effect, enum brock_effect context)
                                  : "{ -crunch-incoming-cookies -crunch-outgoing-cookies }";
 }
 
+/* A section's heading where the rules change, then ".name", which matches the name and
+ * every name below it. */
+static int write_section(struct buf *out, const struct brock__plan *p, size_t i,
+                         const void *arg)
+{
+    const struct brock__rule *r = &p->rules[i];
+    int new_section = i == 0 || p->rules[i - 1].depth != r->depth ||
+                      p->rules[i - 1].effect != r->effect || p->rules[i - 1].context != r->context;
+
+    (void)arg;
+    if ((new_section && buf_printf(out, "\n%s\n", heading(r->effect, r->context)) < 0) ||
+        buf_printf(out, ".%s\n", r->name) < 0)
+        return BROCK_ENOMEM;
+    return 0;
+}
+
 int brock__export_privoxy(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    struct brock__plan p;
-    int rc = brock__plan_build(e, flags, BROCK__PLAN_STRIP, &p);
+    static const struct brock__text_list f = {.plan_flags = BROCK__PLAN_STRIP,
+                                              .mark = "#",
+                                              .about = "a Privoxy actions file (actionsfile)",
+                                              .rule = write_section};
 
-    if (rc == 0)
-        rc = brock__plan_header(out, "#", "a Privoxy actions file (actionsfile)", &p);
-    for (size_t i = 0; i < p.n && rc == 0; i++) {
-        const struct brock__rule *r = &p.rules[i], *prev = i ? r - 1 : NULL;
-        int new_section = !prev || prev->depth != r->depth || prev->effect != r->effect ||
-                          prev->context != r->context;
-
-        /* ".name" matches the name and every name below it. */
-        if ((new_section && buf_printf(out, "\n%s\n", heading(r->effect, r->context)) < 0) ||
-            buf_printf(out, ".%s\n", r->name) < 0)
-            rc = BROCK_ENOMEM;
-    }
-    if (rc == 0)
-        rc = brock__plan_left_out(out, "#", &p);
-    brock__plan_cleanup(&p);
-    return rc;
+    return brock__plan_write(e, flags, &f, out);
 }
