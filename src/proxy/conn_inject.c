@@ -20,6 +20,7 @@
 #include "proxy/inject.h"
 #include "proxy/limits.h"
 #include "proxy/report.h"
+#include "proxy/scriptjobs.h"
 #include "util/alloc.h"
 
 /* Decoded bytes per step: what one step may add to the client's output past its limit. */
@@ -118,28 +119,17 @@ static int body_coding(const struct http_head *hh)
     return coding;
 }
 
-/* What brock's script does in a page: say brock's signals (navigator.globalPrivacyControl
- * and doNotTrack, where brock sends DNT and Sec-GPC), watch for what Privacy Badger's
- * content scripts watch for (canvas fingerprinting, supercookies), reporting it to brock,
- * while brock learns on the page's site, and, in a top-level page, put placeholders where
- * blocked social widgets were. */
-enum {
-    SCRIPT_SIGNALS = 1,
-    SCRIPT_REPORTS = 2,
-    SCRIPT_WIDGETS = 4,
-};
-
 /* The jobs of brock's script in the final response whose head c's upstream side holds
  * (0: it gets no script): a document (a page or a frame) in HTML, with a body brock can read,
- * on a site where brock is not disabled. A 206 is a part of a document, whose bytes must
- * match the rest the client has. */
+ * on a site where brock is not disabled (scriptjobs.h says what it does there). A 206 is a
+ * part of a document, whose bytes must match the rest the client has. */
 static unsigned script_jobs(const struct conn *c)
 {
     const struct exchange *x = &c->c_ex;
     const struct side *u = &c->c_up;
     const char *site = x->site_known ? x->site : NULL;
     int status = u->parser.status_code;
-    unsigned jobs = 0;
+    struct script_doc doc;
 
     if (!c->px->inject_js || x->is_local || x->is_head)
         return 0;
@@ -154,13 +144,11 @@ static unsigned script_jobs(const struct conn *c)
         return 0;
     if (x->d.reason == BROCK_WHY_DISABLED || (site && brock_site_is_disabled(c->px->engine, site)))
         return 0;
-    if (brock_send_signals(c->px->engine, site))
-        jobs |= SCRIPT_SIGNALS;
-    if (brock_engine_learning(c->px->engine))
-        jobs |= SCRIPT_REPORTS;
-    if (x->type == BROCK_RESOURCE_MAIN_FRAME)
-        jobs |= SCRIPT_WIDGETS;
-    return jobs;
+    doc.host = x->host;
+    doc.top = x->type == BROCK_RESOURCE_MAIN_FRAME;
+    doc.signals = brock_send_signals(c->px->engine, site);
+    doc.learning = brock_engine_learning(c->px->engine);
+    return script_jobs_choose(&doc);
 }
 
 /* The script element for this document: its text, and in an attribute what it needs to know
@@ -169,14 +157,13 @@ static unsigned script_jobs(const struct conn *c)
  * nothing to escape, in HTML or XHTML. */
 static int script_tag(struct conn *c, struct buf *tag, unsigned jobs)
 {
-    char token[REPORT_TOKEN_LEN + 1];
+    char token[REPORT_TOKEN_LEN + 1], letters[8];
     int r;
 
     if (report_token(c->px->report, c->c_ex.host, token) < 0)
         return -1;
-    r = buf_printf(tag, "<script data-brock=\"%s %s %s%s%s\">", token, c->px->report->path,
-                   jobs & SCRIPT_SIGNALS ? "s" : "", jobs & SCRIPT_REPORTS ? "r" : "",
-                   jobs & SCRIPT_WIDGETS ? "w" : "");
+    script_jobs_letters(jobs, letters);
+    r = buf_printf(tag, "<script data-brock=\"%s %s %s\">", token, c->px->report->path, letters);
     if (r == 0)
         r = buf_append(tag, c->px->inject_js, c->px->inject_js_len);
     if (r == 0)
