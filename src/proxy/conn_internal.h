@@ -88,8 +88,8 @@ int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_
     __attribute__((warn_unused_result));
 
 /* The rewritten headers (o) of a response that gets the script: those that describe the
- * origin's bytes dropped, Content-Security-Policy amended. Returns 0, or -1 when out of
- * memory. */
+ * origin's bytes dropped, ETag made weak, Content-Security-Policy amended; of a 304 to a
+ * document that would get it, ETag made weak. Returns 0, or -1 when out of memory. */
 int conn_inject_head(struct conn *c, struct rewrite_out *o) __attribute__((warn_unused_result));
 
 /* A piece of body (from pump_read() to NULL), its rest left in the upstream's input while the
