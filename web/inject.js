@@ -5,10 +5,10 @@
 //
 // Its element's data-brock attribute says, for this document: the token that lets it report
 // to brock for this document's host, the path brock takes reports on, and its jobs ("s": say
-// the signals brock's requests carry; "r": watch and report; "w": replace blocked social
-// widgets with placeholders; "g", "f": unwrap the links of Google's and Facebook's pages). The
-// text stays the same in every document, so that one hash lets it run under any
-// Content-Security-Policy.
+// the signals brock's requests carry; "r": watch and report; "w": replace social widgets
+// blocked on the top-level page with placeholders; "g", "f": unwrap the links of Google's and
+// Facebook's pages). The text stays the same in every document, so that one hash lets it run
+// under any Content-Security-Policy.
 (function () {
   'use strict';
   const me = document.currentScript;
@@ -36,12 +36,13 @@
     say('globalPrivacyControl', true);
     say('doNotTrack', '1');
   }
-  // Social widget placeholders (Privacy Badger's socialwidgets.js), in a top-level page
-  // ("w"): brock says which widgets it blocks here (the list comes from the page's own origin,
-  // on the path beside the reports'), and each one found in the page gives way to a
-  // placeholder naming it, with two buttons. "Allow once" lets the widget load on this page,
-  // "Always allow on this site" on every visit; either puts the widget back at once, without
-  // a reload. Only a click of the user's (a trusted event) counts.
+  // Social widget placeholders (Privacy Badger's socialwidgets.js), in a page or a frame
+  // ("w"): brock says which widgets it blocks on the top-level page (the list comes from the
+  // document's own origin, on the path beside the reports'; a frame says which page it is in,
+  // as its reports do), and each one found in the document gives way to a placeholder naming
+  // it, with two buttons. "Allow once" lets the widget load on that page, "Always allow on
+  // this site" on every visit; either puts the widget back at once, without a reload. Only a
+  // click of the user's (a trusted event) counts.
   if (jobs.indexOf('w') !== -1 ? (token ? endpoint : '') : '') {
     const call = Reflect.apply;
     const post = window.fetch;
@@ -54,8 +55,17 @@
     const byTag = Document.prototype.getElementsByTagName;
     const folder = location.protocol + '//' + location.host +
       endpoint.slice(0, endpoint.lastIndexOf('/') + 1);
+    const where = { top: window === window.top, ancestors: [] };
+    try {
+      const list = location.ancestorOrigins;
+      for (let i = 0; list ? list.length > i : false; i++) where.ancestors.push(String(list[i]));
+    } catch (e) {
+      // Not every browser has it: brock then knows the frame's page from its own record.
+    }
     const ask = (what, body) => {
       body.token = token;
+      body.top = where.top;
+      body.ancestors = where.ancestors;
       return call(post, window, [folder + what, {
         method: 'POST', body: toJson(body), credentials: 'omit', cache: 'no-store',
       }]);

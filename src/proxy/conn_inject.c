@@ -158,7 +158,6 @@ static unsigned script_jobs(const struct conn *c)
     if (!is_html(conn_header(&u->head, "content-type")) || body_coding(&u->head) < 0)
         return 0;
     doc.host = x->host;
-    doc.top = x->type == BROCK_RESOURCE_MAIN_FRAME;
     doc.signals = brock_send_signals(c->px->engine, site);
     doc.learning = brock_engine_learning(c->px->engine);
     return script_jobs_choose(&doc);

@@ -100,11 +100,10 @@ unsigned script_jobs_choose(const struct script_doc *d)
         jobs |= SCRIPT_SIGNALS;
     if (d->learning)
         jobs |= SCRIPT_REPORTS;
-    if (d->top)
-        jobs |= SCRIPT_WIDGETS;
-    /* A page's links, and a frame's: Facebook's page plugin, a document of Google's in a
-     * frame, show the same wrapped links as their pages. */
-    return jobs | script_jobs_unwrap(d->host);
+    /* Widgets are replaced in frames too, as Privacy Badger's content script does (it runs in
+     * all frames): those blocked on the frame's top-level page. The same goes for links: a
+     * frame of Google's or Facebook's shows the same wrapped links as their pages. */
+    return jobs | SCRIPT_WIDGETS | script_jobs_unwrap(d->host);
 }
 
 void script_jobs_letters(unsigned jobs, char *out)

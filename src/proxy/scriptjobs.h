@@ -12,7 +12,7 @@
 enum script_job {
     SCRIPT_SIGNALS = 1,         /* "s": navigator.globalPrivacyControl and doNotTrack */
     SCRIPT_REPORTS = 2,         /* "r": canvas fingerprinting and supercookies, reported */
-    SCRIPT_WIDGETS = 4,         /* "w": placeholders for blocked social widgets */
+    SCRIPT_WIDGETS = 4,         /* "w": placeholders for blocked social widgets (the page's) */
     SCRIPT_UNWRAP_GOOGLE = 8,   /* "g": Google's /url?q= links lead where they say */
     SCRIPT_UNWRAP_FACEBOOK = 16 /* "f": Facebook's l.php?u= links too, and fbclid goes */
 };
@@ -20,7 +20,6 @@ enum script_job {
 /* One document that gets the script, as brock knows it. */
 struct script_doc {
     const char *host; /* the document's own host, normalised (brock_host_normalize) */
-    int top;          /* a top-level page (else a frame) */
     int signals;      /* brock sends DNT and Sec-GPC for its site */
     int learning;     /* brock learns */
 };

@@ -73,22 +73,20 @@ static const char *letters(const struct script_doc *d)
 
 static void test_choose(void **state)
 {
-    struct script_doc d = {.host = "site.test", .top = 1, .signals = 1, .learning = 1};
+    struct script_doc d = {.host = "site.test", .signals = 1, .learning = 1};
 
     (void)state;
+    /* Pages and frames alike: a frame replaces the widgets of its page, which brock knows. */
     assert_string_equal(letters(&d), "srw");
-    d.top = 0;
-    assert_string_equal(letters(&d), "sr");
     d.signals = d.learning = 0;
-    assert_string_equal(letters(&d), "");
-    assert_int_equal(script_jobs_choose(&d), 0);
-    /* Unwrapping depends on the document's own host only, page or frame. */
+    assert_string_equal(letters(&d), "w");
+    d.learning = 1;
+    assert_string_equal(letters(&d), "rw");
+    /* Unwrapping depends on the document's own host. */
     d.host = "www.google.fr";
-    assert_string_equal(letters(&d), "g");
-    d.top = 1;
-    assert_string_equal(letters(&d), "wg");
+    assert_string_equal(letters(&d), "rwg");
     d.host = "www.facebook.com";
-    d.signals = d.learning = 1;
+    d.signals = 1;
     assert_string_equal(letters(&d), "srwf");
     d.host = "";
     assert_string_equal(letters(&d), "srw");
