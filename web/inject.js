@@ -5,9 +5,10 @@
 //
 // Its element's data-brock attribute says, for this document: the token that lets it report
 // to brock for this document's host, the path brock takes reports on, and its jobs ("s": say
-// the signals brock's requests carry; "r": watch and report; "w": replace blocked social
-// widgets with placeholders). The text stays the same in every
-// document, so that one hash lets it run under any Content-Security-Policy.
+// the signals brock's requests carry; "r": watch and report; "w": replace social widgets
+// blocked on the top-level page with placeholders; "g", "f": unwrap the links of Google's and
+// Facebook's pages). The text stays the same in every document, so that one hash lets it run
+// under any Content-Security-Policy.
 (function () {
   'use strict';
   const me = document.currentScript;
@@ -35,12 +36,13 @@
     say('globalPrivacyControl', true);
     say('doNotTrack', '1');
   }
-  // Social widget placeholders (Privacy Badger's socialwidgets.js), in a top-level page
-  // ("w"): brock says which widgets it blocks here (the list comes from the page's own origin,
-  // on the path beside the reports'), and each one found in the page gives way to a
-  // placeholder naming it, with two buttons. "Allow once" lets the widget load on this page,
-  // "Always allow on this site" on every visit; either puts the widget back at once, without
-  // a reload. Only a click of the user's (a trusted event) counts.
+  // Social widget placeholders (Privacy Badger's socialwidgets.js), in a page or a frame
+  // ("w"): brock says which widgets it blocks on the top-level page (the list comes from the
+  // document's own origin, on the path beside the reports'; a frame says which page it is in,
+  // as its reports do), and each one found in the document gives way to a placeholder naming
+  // it, with two buttons. "Allow once" lets the widget load on that page, "Always allow on
+  // this site" on every visit; either puts the widget back at once, without a reload. Only a
+  // click of the user's (a trusted event) counts.
   if (jobs.indexOf('w') !== -1 ? (token ? endpoint : '') : '') {
     const call = Reflect.apply;
     const post = window.fetch;
@@ -53,8 +55,17 @@
     const byTag = Document.prototype.getElementsByTagName;
     const folder = location.protocol + '//' + location.host +
       endpoint.slice(0, endpoint.lastIndexOf('/') + 1);
+    const where = { top: window === window.top, ancestors: [] };
+    try {
+      const list = location.ancestorOrigins;
+      for (let i = 0; list ? list.length > i : false; i++) where.ancestors.push(String(list[i]));
+    } catch (e) {
+      // Not every browser has it: brock then knows the frame's page from its own record.
+    }
     const ask = (what, body) => {
       body.token = token;
+      body.top = where.top;
+      body.ancestors = where.ancestors;
       return call(post, window, [folder + what, {
         method: 'POST', body: toJson(body), credentials: 'omit', cache: 'no-store',
       }]);
@@ -168,6 +179,111 @@
       if (document.readyState !== 'loading') start(list);
       else document.addEventListener('DOMContentLoaded', () => start(list));
     }).catch(() => {});
+  }
+
+  // Links on Google's and Facebook's own pages (Privacy Badger's first-party protections):
+  // brock chose the job by the document's host ("g": Google's, "f": Facebook's). A link that
+  // goes through the site's redirector to record the click leads where it says instead, with
+  // no Referer; links the page adds later are handled as they come (a mutation observer).
+  const unwrap = jobs.indexOf('g') !== -1 ? 'g' : (jobs.indexOf('f') !== -1 ? 'f' : '');
+  if (unwrap !== '') {
+    const call = Reflect.apply;
+    const URLOf = URL;
+    const Anchor = HTMLAnchorElement;
+    const Observer = window.MutationObserver;
+    const findIn = Element.prototype.querySelectorAll;
+    const findAll = Document.prototype.querySelectorAll;
+    const listen = EventTarget.prototype.addEventListener;
+    const isWeb = (s) => /^https?:\/\//i.test(s);
+    const parse = (s) => {
+      try {
+        return new URLOf(s, location.href);
+      } catch (e) {
+        return null;
+      }
+    };
+    const seen = new WeakSet();
+    const mine = new WeakMap(); // a link's href as brock last set it
+
+    // Google: https://www.google.com/url?... or this origin's /url?..., whose url (else q)
+    // parameter names the address, when it is a web one. A target wrapped twice is unwrapped
+    // once more.
+    const googleTarget = (href) => {
+      const u = parse(href);
+      if (!u || u.pathname !== '/url') return '';
+      if (u.origin !== 'https://www.google.com' ? u.origin !== location.origin : false) return '';
+      const to = u.searchParams.get('url') || u.searchParams.get('q') || '';
+      return isWeb(to) ? to : '';
+    };
+    const google = (a) => {
+      const to = googleTarget(a.href);
+      if (to === '') return;
+      a.href = googleTarget(to) || to;
+      a.rel = 'noreferrer noopener';
+    };
+
+    // Facebook: l.php?u=ADDRESS on the site's own names leads to ADDRESS (a web one), without
+    // its fbclid; the link keeps only its href, class and aria-* attributes, opens a new tab,
+    // and the page's click and mouse handlers never hear of it. Any other link to a web
+    // address just loses its fbclid. A javascript: link is left as it is.
+    const site = location.hostname.split('.').slice(-2).join('.');
+    const stop = (ev) => {
+      ev.stopImmediatePropagation();
+      ev.stopPropagation();
+    };
+    const facebook = (a) => {
+      const u = parse(a.href);
+      if (!u || !isWeb(u.href)) return;
+      const own = u.hostname === site || u.hostname.endsWith('.' + site);
+      if (!(own ? u.pathname === '/l.php' : false)) {
+        if (!u.searchParams.has('fbclid')) return;
+        u.searchParams.delete('fbclid');
+        a.href = u.href;
+        return;
+      }
+      const to = parse(u.searchParams.get('u') || '');
+      if (!to || !isWeb(to.href)) return;
+      to.searchParams.delete('fbclid');
+      for (const attr of Array.from(a.attributes)) {
+        const name = attr.name;
+        if (name !== 'href' ? (name !== 'class' ? !name.startsWith('aria-') : false) : false) {
+          a.removeAttribute(name);
+        }
+      }
+      a.href = to.href;
+      a.rel = 'noreferrer noopener';
+      a.target = '_blank';
+      if (seen.has(a)) return;
+      seen.add(a);
+      for (const type of ['click', 'mousedown', 'mouseup', 'mouseover']) {
+        call(listen, a, [type, stop, true]);
+      }
+    };
+
+    const clean = unwrap === 'g' ? google : facebook;
+    const one = (a) => {
+      try {
+        if (!(a instanceof Anchor) || mine.get(a) === a.getAttribute('href')) return;
+        clean(a);
+        mine.set(a, a.getAttribute('href'));
+      } catch (e) {
+        // A link brock cannot read stays as it is.
+      }
+    };
+    const under = (node) => {
+      if (!(node instanceof Element)) return;
+      one(node);
+      for (const a of call(findIn, node, ['a[href]'])) one(a);
+    };
+    // From the first element on, as the parser adds them; an href changed later is read again.
+    new Observer((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes') one(r.target);
+        else for (const node of r.addedNodes) under(node);
+      }
+    }).observe(document, { childList: true, subtree: true, attributes: true,
+                           attributeFilter: ['href'] });
+    for (const a of call(findAll, document, ['a[href]'])) one(a);
   }
 
   if (jobs.indexOf('r') === -1 || !token || !endpoint) return;

@@ -6,6 +6,7 @@
  * takes them. */
 #include "proxy/conn.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,6 +21,7 @@
 #include "proxy/inject.h"
 #include "proxy/limits.h"
 #include "proxy/report.h"
+#include "proxy/scriptjobs.h"
 #include "util/alloc.h"
 
 /* Decoded bytes per step: what one step may add to the client's output past its limit. */
@@ -118,20 +120,25 @@ static int body_coding(const struct http_head *hh)
     return coding;
 }
 
-/* What brock's script does in a page: say brock's signals (navigator.globalPrivacyControl
- * and doNotTrack, where brock sends DNT and Sec-GPC), watch for what Privacy Badger's
- * content scripts watch for (canvas fingerprinting, supercookies), reporting it to brock,
- * while brock learns on the page's site, and, in a top-level page, put placeholders where
- * blocked social widgets were. */
-enum {
-    SCRIPT_SIGNALS = 1,
-    SCRIPT_REPORTS = 2,
-    SCRIPT_WIDGETS = 4,
-};
+/* Whether the exchange is a document brock's script goes into, when its answer has a body to
+ * put it in: a page or a frame, not HEAD, not answered by brock, not on a site where brock is
+ * disabled. */
+static int is_for_script(const struct conn *c)
+{
+    const struct exchange *x = &c->c_ex;
+    const char *site = x->site_known ? x->site : NULL;
+
+    if (!c->px->inject_js || x->is_local || x->is_head)
+        return 0;
+    if (x->type != BROCK_RESOURCE_MAIN_FRAME && x->type != BROCK_RESOURCE_SUB_FRAME)
+        return 0;
+    return x->d.reason != BROCK_WHY_DISABLED &&
+           !(site && brock_site_is_disabled(c->px->engine, site));
+}
 
 /* The jobs of brock's script in the final response whose head c's upstream side holds
- * (0: it gets no script): a document (a page or a frame) in HTML, with a body brock can read,
- * on a site where brock is not disabled. A 206 is a part of a document, whose bytes must
+ * (0: it gets no script): a document (is_for_script()) in HTML, with a body brock can read
+ * (scriptjobs.h says what it does there). A 206 is a part of a document, whose bytes must
  * match the rest the client has. */
 static unsigned script_jobs(const struct conn *c)
 {
@@ -139,11 +146,9 @@ static unsigned script_jobs(const struct conn *c)
     const struct side *u = &c->c_up;
     const char *site = x->site_known ? x->site : NULL;
     int status = u->parser.status_code;
-    unsigned jobs = 0;
+    struct script_doc doc;
 
-    if (!c->px->inject_js || x->is_local || x->is_head)
-        return 0;
-    if (x->type != BROCK_RESOURCE_MAIN_FRAME && x->type != BROCK_RESOURCE_SUB_FRAME)
+    if (!is_for_script(c))
         return 0;
     if (status / 100 == 1 || status == 204 || status == 206 || status == 304 ||
         (u->parser.flags & F_SKIPBODY))
@@ -152,15 +157,10 @@ static unsigned script_jobs(const struct conn *c)
         return 0;
     if (!is_html(conn_header(&u->head, "content-type")) || body_coding(&u->head) < 0)
         return 0;
-    if (x->d.reason == BROCK_WHY_DISABLED || (site && brock_site_is_disabled(c->px->engine, site)))
-        return 0;
-    if (brock_send_signals(c->px->engine, site))
-        jobs |= SCRIPT_SIGNALS;
-    if (brock_engine_learning(c->px->engine))
-        jobs |= SCRIPT_REPORTS;
-    if (x->type == BROCK_RESOURCE_MAIN_FRAME)
-        jobs |= SCRIPT_WIDGETS;
-    return jobs;
+    doc.host = x->host;
+    doc.signals = brock_send_signals(c->px->engine, site);
+    doc.learning = brock_engine_learning(c->px->engine);
+    return script_jobs_choose(&doc);
 }
 
 /* The script element for this document: its text, and in an attribute what it needs to know
@@ -169,14 +169,13 @@ static unsigned script_jobs(const struct conn *c)
  * nothing to escape, in HTML or XHTML. */
 static int script_tag(struct conn *c, struct buf *tag, unsigned jobs)
 {
-    char token[REPORT_TOKEN_LEN + 1];
+    char token[REPORT_TOKEN_LEN + 1], letters[8];
     int r;
 
     if (report_token(c->px->report, c->c_ex.host, token) < 0)
         return -1;
-    r = buf_printf(tag, "<script data-brock=\"%s %s %s%s%s\">", token, c->px->report->path,
-                   jobs & SCRIPT_SIGNALS ? "s" : "", jobs & SCRIPT_REPORTS ? "r" : "",
-                   jobs & SCRIPT_WIDGETS ? "w" : "");
+    script_jobs_letters(jobs, letters);
+    r = buf_printf(tag, "<script data-brock=\"%s %s %s\">", token, c->px->report->path, letters);
     if (r == 0)
         r = buf_append(tag, c->px->inject_js, c->px->inject_js_len);
     if (r == 0)
@@ -274,17 +273,72 @@ static int amend_policies(struct conn_inject *j, struct rewrite_out *o)
     return rc;
 }
 
+/* Each ETag in o made weak (RFC 9110 8.8.1): the client no longer gets the origin's bytes,
+ * only a document that means the same, so a strong validator would wrongly vouch for them
+ * (a range of the origin's bytes asked with If-Range would be spliced into it). A weak one
+ * stays as it is; one that is not an entity tag is dropped. The new values are kept in o's
+ * scratch, which rewrite_response() left empty. Returns 0, or -1 when out of memory. */
+static int weaken_etags(struct rewrite_out *o)
+{
+    size_t off[sizeof(o->h) / sizeof(o->h[0])], k = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < o->n; i++) {
+        const struct brock_header *h = &o->h[i];
+        const char *v = h->value;
+        size_t n = h->value_len;
+
+        off[k] = SIZE_MAX;
+        if (!http_name_is(h->name, h->name_len, "etag")) {
+            o->h[k++] = *h;
+            continue;
+        }
+        for (; n > 0 && (*v == ' ' || *v == '\t'); v++, n--)
+            ;
+        for (; n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'); n--)
+            ;
+        if (n >= 4 && v[0] == 'W' && v[1] == '/' && v[2] == '"' && v[n - 1] == '"') {
+            o->h[k++] = *h;
+            continue;
+        }
+        if (n < 2 || v[0] != '"' || v[n - 1] != '"')
+            continue;
+        off[k] = o->scratch.len;
+        if (buf_append(&o->scratch, "W/", 2) < 0 || buf_append(&o->scratch, v, n) < 0) {
+            rc = -1;
+            break;
+        }
+        o->h[k] = *h;
+        o->h[k++].value_len = n + 2;
+    }
+    if (rc < 0)
+        return rc;
+    o->n = k;
+    /* The views are set once the scratch stops growing. */
+    for (size_t i = 0; i < k; i++)
+        if (off[i] != SIZE_MAX)
+            o->h[i].value = o->scratch.data + off[i];
+    return 0;
+}
+
 int conn_inject_head(struct conn *c, struct rewrite_out *o)
 {
     struct conn_inject *j = c->c_ex.inj;
     size_t k = 0;
 
-    if (!j)
+    if (!j) {
+        /* A 304 to a document brock would have put its script in updates the copy the client
+         * keeps, whose ETag brock made weak: the 304's must not make it strong again. */
+        if (c->c_up.parser.status_code == 304 && is_for_script(c))
+            return weaken_etags(o);
         return 0;
+    }
     for (size_t i = 0; i < o->n; i++)
         if (!describes_bytes(&o->h[i], j->dec != NULL))
             o->h[k++] = o->h[i];
     o->n = k;
+    if (weaken_etags(o) < 0)
+        return -1;
     return amend_policies(j, o);
 }
 

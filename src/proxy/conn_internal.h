@@ -88,8 +88,8 @@ int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_
     __attribute__((warn_unused_result));
 
 /* The rewritten headers (o) of a response that gets the script: those that describe the
- * origin's bytes dropped, Content-Security-Policy amended. Returns 0, or -1 when out of
- * memory. */
+ * origin's bytes dropped, ETag made weak, Content-Security-Policy amended; of a 304 to a
+ * document that would get it, ETag made weak. Returns 0, or -1 when out of memory. */
 int conn_inject_head(struct conn *c, struct rewrite_out *o) __attribute__((warn_unused_result));
 
 /* A piece of body (from pump_read() to NULL), its rest left in the upstream's input while the
@@ -176,6 +176,15 @@ int conn_report_write(struct conn *c, int keep) __attribute__((warn_unused_resul
  * connection failed instead. */
 int conn_report_answer(struct conn *c, int status, const char *why, int keep)
     __attribute__((warn_unused_result));
+
+/* The top-level page of the document of c's host that sent a request of the channel, into site
+ * (BROCK_HOST_MAX bytes): the document itself when it says it is the top-level page (top);
+ * the page its ancestors name (ancestor, an origin, or NULL) when the client was seen loading
+ * the document's host there (the frame is then known as that page's from now on, for the
+ * requests it makes too); else the page the record of the client's pages knows for its host.
+ * The token binds the request to its document's host, so a document says this of itself only.
+ * Returns 1 when known, 0 when not. */
+int conn_report_site(struct conn *c, int top, const char *ancestor, char *site);
 
 /* ---- conn_widget.c ---- */
 

@@ -59,25 +59,19 @@ int conn_report_answer(struct conn *c, int status, const char *why, int keep)
     return 0;
 }
 
-/* The top-level page of the document that sent r, into site: the document itself when it
- * says it is the top-level page; the page its ancestors name when the client was seen loading
- * the document's host there (the frame is then known as that page's from now on, for the
- * requests it makes too); else the page the record of the client's pages knows for its host.
- * The token binds the report to its document's host, so a page says this of itself only.
- * Returns 1 when known, 0 when not (nothing is learned then). */
-static int report_site(struct conn *c, const struct report *r, char *site)
+int conn_report_site(struct conn *c, int top, const char *ancestor, char *site)
 {
     struct proxy *px = c->px;
     const char *host = c->c_ex.host;
-    char top[BROCK_HOST_MAX];
+    char page[BROCK_HOST_MAX];
 
-    if (r->top) {
+    if (top) {
         snprintf(site, BROCK_HOST_MAX, "%s", host);
         return 1;
     }
-    if (r->ancestor && brock_url_host(r->ancestor, top) >= 0 &&
-        fp_frame_vouch(&px->fp, c->c_peer, host, top)) {
-        memcpy(site, top, sizeof(top));
+    if (ancestor && brock_url_host(ancestor, page) >= 0 &&
+        fp_frame_vouch(&px->fp, c->c_peer, host, page)) {
+        memcpy(site, page, sizeof(page));
         return 1;
     }
     return fp_page_of(&px->fp, c->c_peer, host, site) == FP_KNOWN;
@@ -107,7 +101,7 @@ static void report_learn(struct conn *c, const struct report *r)
     char site[BROCK_HOST_MAX], script_host[BROCK_HOST_MAX];
     char url[sizeof(c->c_ex.authority) + 16];
 
-    if (!report_site(c, r, site) || r->kind == REPORT_FRAME)
+    if (!conn_report_site(c, r->top, r->ancestor, site) || r->kind == REPORT_FRAME)
         return;
     s.site = site;
     if (r->kind == REPORT_CANVAS) {

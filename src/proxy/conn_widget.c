@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Social widget placeholders (PRIVACY-BADGER.md 4), brock's side: brock's script in a page
- * asks which widgets to replace there, and says when its user clicked "Allow once" or "Always
- * allow on this site". The token binds each request to the host of the page that sent it, so
- * a page lists, and allows, widgets for its own host only. */
+/* Social widget placeholders (PRIVACY-BADGER.md 4), brock's side: brock's script in a page or
+ * a frame asks which widgets to replace there, and says when its user clicked "Allow once" or
+ * "Always allow on this site". The widgets are the top-level page's: a page's own, a frame's
+ * those of the page it is in (conn_report_site(), as for reports). The token binds each
+ * request to the host of the document that sent it, so a page lists, and allows, widgets for
+ * its own host only, and a frame for a page that was seen loading it. */
 #include "proxy/conn.h"
 
 #include <string.h>
@@ -32,16 +34,16 @@ static int widgets_answer(struct conn *c, const char *json, int keep)
     return 0;
 }
 
-/* The widgets to replace on the page: blocked there, and neither excluded, nor allowed on the
- * site, nor let load on this client's page for now. */
-static int widgets_list(struct conn *c, int keep)
+/* The widgets to replace on the page (site, a host): blocked there, and neither excluded, nor
+ * allowed on the site, nor let load on this client's page for now. */
+static int widgets_list(struct conn *c, const char *site, int keep)
 {
     struct proxy *px = c->px;
     const char *allow[WIDGET_ALLOW_GIVEN];
-    size_t n = widget_allows_get(&px->widgets, c->c_peer, c->c_ex.host, conn_now_ms(c), allow,
-                                 WIDGET_ALLOW_GIVEN);
+    size_t n =
+        widget_allows_get(&px->widgets, c->c_peer, site, conn_now_ms(c), allow, WIDGET_ALLOW_GIVEN);
     char *json = NULL;
-    int rc = brock_widgets_blocked(px->engine, c->c_ex.host, allow, n, &json);
+    int rc = brock_widgets_blocked(px->engine, site, allow, n, &json);
 
     if (rc == BROCK_ENOMEM) {
         conn_out_of_memory(c, "listing a page's widgets");
@@ -56,6 +58,7 @@ static int widgets_list(struct conn *c, int keep)
 
 struct allow_ctx {
     struct conn *c;
+    const char *site;
     int failed;
 };
 
@@ -71,7 +74,7 @@ static int allow_one(void *arg, const char *pattern)
     struct allow_ctx *a = arg;
     struct conn *c = a->c;
 
-    if (widget_allows_add(&c->px->widgets, c->c_peer, c->c_ex.host, pattern, conn_now_ms(c)) < 0)
+    if (widget_allows_add(&c->px->widgets, c->c_peer, a->site, pattern, conn_now_ms(c)) < 0)
         a->failed = 1;
     return 0;
 }
@@ -79,16 +82,16 @@ static int allow_one(void *arg, const char *pattern)
 /* A click on a placeholder's button: the widget's unblockDomains load on this client's page
  * from now on (for LIMIT_WIDGET_ALLOW_MS), and with "always" on every later visit to the
  * site too (the widgetSiteAllowlist setting). Nothing changes unless all of it is good. */
-static int widget_allow(struct conn *c, const struct report_widget *w, int keep)
+static int widget_allow(struct conn *c, const char *site, const struct report_widget *w, int keep)
 {
     struct proxy *px = c->px;
-    struct allow_ctx a = {.c = c};
+    struct allow_ctx a = {.c = c, .site = site};
     int rc;
 
     if (brock_widget_unblock_each(px->engine, w->widget, count_one, NULL) < 0)
         return conn_report_answer(c, 400, "no widget of that name lets anything load", keep);
     if (w->always) {
-        rc = brock_widget_site_allow(px->engine, c->c_ex.host, w->widget, 1);
+        rc = brock_widget_site_allow(px->engine, site, w->widget, 1);
         if (rc == BROCK_ENOMEM) {
             conn_out_of_memory(c, "allowing a widget on a site");
             return -1;
@@ -101,7 +104,7 @@ static int widget_allow(struct conn *c, const struct report_widget *w, int keep)
         conn_out_of_memory(c, "allowing a widget on a page");
         return -1;
     }
-    log_msg(LOG_INFO, "%s: widget %s allowed on %s%s", c->c_peer, w->widget, c->c_ex.host,
+    log_msg(LOG_INFO, "%s: widget %s allowed on %s%s", c->c_peer, w->widget, site,
             w->always ? " from now on" : " for now");
     return conn_report_answer(c, 204, "taken", keep);
 }
@@ -110,17 +113,25 @@ int conn_widget_write(struct conn *c, int keep)
 {
     struct exchange *x = &c->c_ex;
     struct report_widget w;
+    char site[BROCK_HOST_MAX];
     const char *why = "taken";
     int status, rc;
 
     status = report_read_widget(c->px->report, (enum report_path)x->report, x->host,
                                 c->c_body.data ? c->c_body.data : "", c->c_body.len, &w, &why);
-    if (status != 0)
+    if (status == 0 && !conn_report_site(c, w.top, w.ancestor, site)) {
+        /* A frame whose page brock does not know: nothing to replace, nothing to allow. */
+        if (x->report == REPORT_PATH_WIDGETS)
+            rc = widgets_answer(c, "[]", keep);
+        else
+            rc = conn_report_answer(c, 403, "the frame's page was not seen loading it", keep);
+    } else if (status != 0) {
         rc = conn_report_answer(c, status, why, keep);
-    else if (x->report == REPORT_PATH_WIDGETS)
-        rc = widgets_list(c, keep);
-    else
-        rc = widget_allow(c, &w, keep);
+    } else if (x->report == REPORT_PATH_WIDGETS) {
+        rc = widgets_list(c, site, keep);
+    } else {
+        rc = widget_allow(c, site, &w, keep);
+    }
     report_widget_cleanup(&w);
     buf_reset(&c->c_body);
     return rc;

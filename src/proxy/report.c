@@ -113,20 +113,30 @@ static int strings(json_t *a, const char **out, size_t max)
     return (int)json_array_size(a);
 }
 
+/* Where a document sits: top, whether it is the top-level page (absent: it is, when
+ * optional), and the top-level page's origin that its ancestors name (NULL: none). Returns 0,
+ * or -1 when the fields are not such. */
+static int place_read(json_t *root, int optional, int *is_top, const char **ancestor)
+{
+    const char *anc[REPORT_ANCESTORS_MAX];
+    json_t *top = json_object_get(root, "top");
+    int n = strings(json_object_get(root, "ancestors"), anc, REPORT_ANCESTORS_MAX);
+
+    if (n < 0 || (top ? !json_is_boolean(top) : !optional))
+        return -1;
+    *is_top = !top || json_is_true(top);
+    /* location.ancestorOrigins lists the parent first and the top-level page last. */
+    *ancestor = n > 0 && !*is_top ? anc[n - 1] : NULL;
+    return 0;
+}
+
 /* The fields every report has: where its document sits. */
 static int read_place(struct report *r, const char **why)
 {
-    const char *anc[REPORT_ANCESTORS_MAX];
-    json_t *top = json_object_get(r->root, "top");
-    int n = strings(json_object_get(r->root, "ancestors"), anc, REPORT_ANCESTORS_MAX);
-
-    if (!json_is_boolean(top) || n < 0) {
+    if (place_read(r->root, 0, &r->top, &r->ancestor) < 0) {
         *why = "a report says top (true or false) and at most 16 ancestors (strings)";
         return 400;
     }
-    r->top = json_is_true(top);
-    /* location.ancestorOrigins lists the parent first and the top-level page last. */
-    r->ancestor = n > 0 && !r->top ? anc[n - 1] : NULL;
     return 0;
 }
 
@@ -228,6 +238,10 @@ int report_read_widget(const struct report_keys *k, enum report_path kind, const
     if (!token_ok(k, host, json_string_value(token))) {
         *why = "the widget request's token is not its host's";
         return 403;
+    }
+    if (place_read(w->root, 1, &w->top, &w->ancestor) < 0) {
+        *why = "a widget request may say top (true or false) and at most 16 ancestors (strings)";
+        return 400;
     }
     if (kind != REPORT_PATH_ALLOW)
         return 0;

@@ -58,13 +58,17 @@ enum report_path {
 enum report_path report_path_of(const struct report_keys *k, const char *path, size_t len);
 
 /* A widget request's body: {"token"} for REPORT_PATH_WIDGETS; {"token", "widget": its name
- * (1 to REPORT_WIDGET_NAME_MAX bytes), "always": true or false} for REPORT_PATH_ALLOW. */
+ * (1 to REPORT_WIDGET_NAME_MAX bytes), "always": true or false} for REPORT_PATH_ALLOW; either
+ * may say where its document sits, as a report does ("top", "ancestors"): without "top", it is
+ * the top-level page. */
 #define REPORT_WIDGET_NAME_MAX 128
 
 struct report_widget {
     json_t *root;
-    const char *widget; /* ALLOW: the widget's name, a view into root */
-    int always;         /* ALLOW: "Always allow on this site" */
+    int top;              /* the document is the top-level page */
+    const char *ancestor; /* a frame's top-level page's origin, as a report's (or NULL) */
+    const char *widget;   /* ALLOW: the widget's name, a view into root */
+    int always;           /* ALLOW: "Always allow on this site" */
 };
 
 /* Reads a widget request of kind (REPORT_PATH_WIDGETS or REPORT_PATH_ALLOW) sent to a

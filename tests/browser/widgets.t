@@ -6,7 +6,8 @@
 // buttons; "Allow once" brings the frame back and it loads, without a reload of the page;
 // "Always allow on this site" does too, is kept in the settings, and the next visit loads the
 // frame directly. Cookieblocked, or excluded from replacement (widgetReplacementExceptions),
-// YouTube gets no placeholder; with --no-inject there is none either.
+// YouTube gets no placeholder; with --no-inject there is none either. A frame of another site
+// replaces the YouTube frame it embeds as well, and "Allow once" there loads it.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -22,6 +23,9 @@ const YT = 'www.youtube.com';
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test', 'site5.test'];
 const tmp = h.tmpdir('widgets-browser-t');
 const HOLDER = '[data-brock-widget="YouTube"]';
+// A page whose frame (another site's) embeds the YouTube frame.
+const OUTER = 'outer.test';
+const INNER = 'inner.test';
 
 function startOrigin(certs) {
   const requests = [];
@@ -32,6 +36,12 @@ function startOrigin(certs) {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     if (host === YT) {
       res.end('<!doctype html><html><head><title>video</title></head><body>a video</body></html>');
+      return;
+    }
+    if (host === OUTER) {
+      res.end(`<!doctype html><html><head><title>${host}</title></head><body>
+        <iframe id="inner" width="640" height="400" src="https://${INNER}/"></iframe>
+        </body></html>`);
       return;
     }
     // The page's style sheet hides every button and paragraph it can reach.
@@ -72,7 +82,8 @@ async function startBrock(name, args) {
 }
 
 before(flat('setting up', async () => {
-  origin = await startOrigin(h.originCerts(tmp, [...SITES, YT], 'brock widgets test'));
+  origin = await startOrigin(h.originCerts(tmp, [...SITES, OUTER, INNER, YT],
+                                           'brock widgets test'));
 }));
 
 after(async () => {
@@ -157,6 +168,29 @@ check('a blocked YouTube frame gives way to a placeholder; "Allow once" loads it
     await page.close();
   }
 }, 90000);
+
+check('in a frame, the YouTube frame gives way to a placeholder too; "Allow once" loads it ' +
+      'there', async () => {
+  const page = await open(brock, OUTER);
+  try {
+    const inner = await h.waitFor('the inner frame', async () =>
+      page.frames().find((f) => f.url().startsWith(`https://${INNER}/`)), 10000);
+    await inner.waitForSelector(HOLDER, { state: 'attached', timeout: 10000 });
+    const p = await placeholder(inner);
+    assert.deepEqual(p, { text: 'brock has blocked YouTube on this page', shown: true,
+                          buttons: ['Allow once', 'Always allow on this site'],
+                          buttonsShown: true, frame: false });
+    assert.equal(origin.embeds(INNER).length, 0, 'the frame was blocked');
+    await inner.getByRole('button', { name: 'Allow once' }).click();
+    await h.waitFor('the YouTube frame to reach its origin', async () =>
+      origin.embeds(INNER).length === 1, 10000);
+    assert.equal(await placeholder(inner), null);
+    assert.match(brock.log(), /widget YouTube allowed on outer\.test for now/);
+    assert.deepEqual((await api(brock, '/api/settings')).widget_allowlist, []);
+  } finally {
+    await page.close();
+  }
+}, 60000);
 
 check('a click that is not the user\'s allows nothing', async () => {
   const site = SITES[3];

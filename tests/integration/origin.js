@@ -62,8 +62,21 @@ const ENCODERS = {
 // /html?n=&spaces=&enc=&ce=&mode=chunked&type=&csp=&cspro=&status=&corrupt=1: htmlText(n), encoded
 // (Content-Encoding set), with a Content-Encoding header whatever the bytes, in pieces without a length, with another Content-Type, with
 // Content-Security-Policy (repeatable) or -Report-Only headers, another status; corrupt spoils
-// the encoded bytes after their first 20.
-function htmlPage(q, res) {
+// the encoded bytes after their first 20. &etag=: that ETag, and a 304 to a request whose
+// If-None-Match names it (compared weakly, as RFC 9110 13.1.2 says); &digests=1: Digest,
+// Content-Digest and Repr-Digest headers.
+function htmlPage(q, req, res) {
+  const etag = q.get('etag');
+  if (etag) {
+    res.setHeader('ETag', etag);
+    const bare = (t) => t.trim().replace(/^W\//, '');
+    const asked = (req.headers['if-none-match'] || '').split(',').map(bare);
+    if (asked.includes(bare(etag)) || asked.includes('*')) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+  }
   let data = htmlText(Number(q.get('n')), Number(q.get('spaces')));
   const enc = ENCODERS[q.get('enc')];
   if (enc) {
@@ -77,6 +90,12 @@ function htmlPage(q, res) {
   if (q.getAll('csp').length) res.setHeader('Content-Security-Policy', q.getAll('csp'));
   if (q.get('cspro')) res.setHeader('Content-Security-Policy-Report-Only', q.get('cspro'));
   res.setHeader('Content-MD5', crypto.createHash('md5').update(data).digest('base64'));
+  if (q.get('digests')) {
+    const sha = crypto.createHash('sha256').update(data).digest('base64');
+    res.setHeader('Digest', `sha-256=${sha}`);
+    res.setHeader('Content-Digest', `sha-256=:${sha}:`);
+    res.setHeader('Repr-Digest', `sha-256=:${sha}:`);
+  }
   if (q.get('mode') === 'chunked') {
     for (let off = 0; off < data.length; off += 7919) res.write(data.subarray(off, off + 7919));
     res.end();
@@ -134,7 +153,7 @@ function startOrigin({ cookieHost, tls } = {}) {
         return;
       }
       if (url.pathname === '/html') {
-        htmlPage(url.searchParams, res);
+        htmlPage(url.searchParams, req, res);
         return;
       }
       res.setHeader('Content-Type', 'application/json');

@@ -7,7 +7,8 @@
 // another site is untouched. "Always allow on this site" is kept in the settings, the
 // dashboard shows it and removes it, and it outlasts a restart while "Allow once" does not.
 // Bad tokens, bad JSON, unknown widgets, oversized bodies and GETs are refused
-// (403, 400, 413) and change nothing; with --no-inject the paths go to the origin.
+// (403, 400, 413) and change nothing; with --no-inject the paths go to the origin. A frame is
+// told the widgets of the page brock saw open it, and allows them on that page.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -187,6 +188,55 @@ check('"Always allow on this site" is kept, shown and removed by the dashboard, 
   assert.equal(await dash('PUT', '/api/widgets/other.test', { widget: 'Nope' }), 404);
   assert.equal(await dash('PUT', '/api/widgets/other.test', { widget: 'Vimeo' }), 200);
   assert.deepEqual((await settings()).widget_allowlist, [{ site: 'other.test', widget: 'Vimeo' }]);
+});
+
+check('a frame is told the widgets of the page it is in, and allows them there', async () => {
+  // The page, then the frame as that page opens it: brock knows the frame is the page's.
+  await conf('page3.test');
+  const r = await h.curl(brock.port, ['-H', 'Sec-Fetch-Mode: navigate', '-H', 'Sec-Fetch-Dest: iframe',
+                                      '-H', 'Referer: http://page3.test/html',
+                                      'http://frames.test/html']);
+  const m = /<script data-brock="([0-9a-f]{32}) (\/\.well-known\/brock-[0-9a-f]{16}\/)report ([a-z]*)">/
+    .exec(r.body.toString());
+  assert.ok(m, 'the frame got brock\'s script');
+  assert.equal(m[3], 'srw', 'frames replace widgets too');
+  const [token, dir] = [m[1], m[2]];
+  const where = { top: false, ancestors: ['http://page3.test'] };
+  const list = async (body) => {
+    const res = await post('frames.test', dir + 'widgets', { token, ...body });
+    assert.equal(res.status, 200);
+    return JSON.parse(res.body.toString()).map((w) => w.name);
+  };
+  assert.ok((await list(where)).includes('YouTube'), 'the page\'s widgets');
+  assert.equal((await post('frames.test', dir + 'widgets', { token, top: 'no' })).status, 400);
+  // A frame brock never saw a page open names no page it believes: nothing to replace or
+  // allow.
+  const alone = await h.curl(brock.port, ['-H', 'Sec-Fetch-Dest: iframe', 'http://lone.test/html']);
+  const lone = { token: /data-brock="([0-9a-f]{32}) /.exec(alone.body.toString())[1], dir };
+  const lonely = { token: lone.token, top: false, ancestors: ['http://page3.test'] };
+  let res = await post('lone.test', lone.dir + 'widgets', lonely);
+  assert.equal(res.status, 200);
+  assert.deepEqual(JSON.parse(res.body.toString()), []);
+  res = await post('lone.test', lone.dir + 'allow', { ...lonely, widget: 'YouTube', always: true });
+  assert.equal(res.status, 403);
+  // "Allow once" in the frame: the widget loads in the frame, on that page.
+  res = await post('frames.test', dir + 'allow', { token, ...where, widget: 'YouTube',
+                                                   always: false });
+  assert.equal(res.status, 204);
+  const embed = await h.curl(brock.port, ['-H', 'Sec-Fetch-Mode: navigate', '-H', 'Sec-Fetch-Dest: iframe',
+                                          '-H', 'Referer: http://frames.test/html',
+                                          'http://www.youtube.com/embed/abc?on=frames']);
+  assert.equal(embed.status, 200);
+  assert.ok(!(await list(where)).includes('YouTube'));
+  assert.ok(!await youtube('page3.test'), 'the page\'s own list too');
+  assert.ok(await youtube('frames.test'), 'frames.test as a page of its own is another page');
+  assert.match(brock.log(), /widget YouTube allowed on page3\.test for now/);
+  const ofPage = async () => (await settings()).widget_allowlist.filter((w) => w.site !== 'other.test');
+  assert.deepEqual(await ofPage(), [], 'nothing kept');
+  // "Always allow on this site" in the frame: kept for the page's site.
+  res = await post('frames.test', dir + 'allow', { token, ...where, widget: 'Vimeo', always: true });
+  assert.equal(res.status, 204);
+  assert.deepEqual(await ofPage(), [{ site: 'page3.test', widget: 'Vimeo' }]);
 });
 
 check('--no-inject: no channel, the widget paths go to the origin', async () => {

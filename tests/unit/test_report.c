@@ -216,6 +216,32 @@ static void test_widget_requests(void **state)
     body_for("site.test", "", body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", body,
                                         strlen(body), &w, &why), 0);
+    /* Saying nothing of where it sits, a document is a top-level page. */
+    assert_int_equal(w.top, 1);
+    assert_null(w.ancestor);
+    report_widget_cleanup(&w);
+    /* A frame names its top-level page: the last of its ancestors. */
+    body_for("site.test", "\"top\":false,\"ancestors\":[\"https://mid.test\",\"https://page.test\"]",
+             body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", body,
+                                        strlen(body), &w, &why), 0);
+    assert_int_equal(w.top, 0);
+    assert_string_equal(w.ancestor, "https://page.test");
+    report_widget_cleanup(&w);
+    body_for("site.test", "\"top\":true,\"ancestors\":[\"https://page.test\"]", body,
+             sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", body,
+                                        strlen(body), &w, &why), 0);
+    assert_int_equal(w.top, 1);
+    assert_null(w.ancestor);
+    report_widget_cleanup(&w);
+    body_for("site.test", "\"top\":\"no\"", body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", body,
+                                        strlen(body), &w, &why), 400);
+    report_widget_cleanup(&w);
+    body_for("site.test", "\"top\":false,\"ancestors\":[1]", body, sizeof(body));
+    assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", body,
+                                        strlen(body), &w, &why), 400);
     report_widget_cleanup(&w);
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "other.test", body,
                                         strlen(body), &w, &why), 403);
