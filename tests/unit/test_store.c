@@ -83,7 +83,7 @@ static struct brock_engine *engine_on(const struct fixture *f, int *fresh)
     struct brock_engine *e = engine_new();
     int is_fresh = -1;
 
-    assert_int_equal(brock__store_open(e, f->dir, &is_fresh), 0);
+    assert_int_equal(brock__sqlite_open(e, f->dir, &is_fresh), 0);
     assert_non_null(e->store);
     assert_int_equal(brock__store_load(e), 0);
     if (fresh)
@@ -421,7 +421,7 @@ static void test_roundtrip(void **state)
     /* And once more after the first engine is gone. */
     engine_free(a);
     a = engine_new();
-    assert_int_equal(brock__store_open(a, f->dir, &fresh), 0);
+    assert_int_equal(brock__sqlite_open(a, f->dir, &fresh), 0);
     assert_int_equal(fresh, 0);
     assert_int_equal(brock__store_load(a), 0);
     assert_int_equal(a->actions.len, 5);
@@ -661,7 +661,7 @@ static void test_not_a_database(void **state)
     assert_int_equal(file_mkdirs(f->dir, 0700), 0);
     assert_int_equal(file_write_atomic(f->db, text, sizeof(text), 0600), 0);
 
-    assert_int_equal(brock__store_open(e, f->dir, &fresh), BROCK_ESTORE);
+    assert_int_equal(brock__sqlite_open(e, f->dir, &fresh), BROCK_ESTORE);
     assert_null(e->store);
     assert_non_null(strstr(e->errmsg, f->db));
     assert_non_null(strstr(e->errmsg, "file is not a database"));
@@ -688,7 +688,7 @@ static void test_newer_schema(void **state)
     raw_exec(raw, "CREATE TABLE future (x); PRAGMA user_version = 99;");
     sqlite3_close(raw);
 
-    assert_int_equal(brock__store_open(e, f->dir, &fresh), BROCK_ESTORE);
+    assert_int_equal(brock__sqlite_open(e, f->dir, &fresh), BROCK_ESTORE);
     assert_null(e->store);
     assert_non_null(strstr(e->errmsg, f->db));
     assert_non_null(strstr(e->errmsg, "version 99"));
@@ -823,7 +823,7 @@ static void test_damaged_page(void **state)
     assert_int_equal(fclose(fp), 0);
     assert_int_equal(file_read(f->db, 1 << 24, &before, &len), 0);
 
-    assert_int_equal(brock__store_open(b, f->dir, &fresh), BROCK_ESTORE);
+    assert_int_equal(brock__sqlite_open(b, f->dir, &fresh), BROCK_ESTORE);
     assert_null(b->store);
     assert_non_null(strstr(b->errmsg, f->db));
     assert_non_null(strstr(b->errmsg, "is corrupt ("));
