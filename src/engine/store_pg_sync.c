@@ -411,22 +411,42 @@ static int apply_all_snitches(struct brock_engine *e, const PGresult *r)
     return added;
 }
 
+/* Sites another instance saw may bring tracker to the threshold, which neither instance
+ * reached alone: it is blocked then as learning here would have blocked it (on the base; the
+ * instance that saw a subdomain writes that one). */
+static int settle_tracker(struct brock_engine *e, const char *tracker)
+{
+    const struct snitch *sn = brock__snitch_get(e, tracker);
+    enum brock_action a;
+
+    if (!e->learn || !sn || sn->n < e->threshold)
+        return 0;
+    a = brock__best_action(e, tracker, NULL);
+    if (a != BROCK_NOACTION && a != BROCK_ALLOW)
+        return 0;
+    return brock__blocklist_domain(e, tracker, tracker) < 0
+               ? brock__fail(e, BROCK_ENOMEM, "out of memory while learning")
+               : 0;
+}
+
 static int reload_snitch(struct brock_engine *e, const char *tracker)
 {
     PGresult *r = brock__pg_run(e->store, PG_SNITCH_GET, 1, &tracker);
-    int added = 0;
+    int added = 0, rc = 0;
 
     if (!r)
         return brock__pg_fail(e, "read the snitch map of", tracker);
     for (int i = 0, n = PQntuples(r); i < n && added >= 0; i++) {
-        int rc = brock__store_snitch_apply(e, tracker, PQgetvalue(r, i, 0),
-                                           brock__pg_text_or_null(r, i, 1),
-                                           brock__pg_text_or_null(r, i, 2),
-                                           (int)brock__pg_int(r, i, 3), brock__pg_int(r, i, 4), 1);
+        rc = brock__store_snitch_apply(e, tracker, PQgetvalue(r, i, 0),
+                                       brock__pg_text_or_null(r, i, 1),
+                                       brock__pg_text_or_null(r, i, 2), (int)brock__pg_int(r, i, 3),
+                                       brock__pg_int(r, i, 4), 1);
 
         added = rc < 0 ? brock__fail(e, rc, "out of memory") : added + rc;
     }
     PQclear(r);
+    if (added > 0 && (rc = settle_tracker(e, tracker)) < 0)
+        return rc;
     return added < 0 ? added : added > 0;
 }
 
