@@ -55,6 +55,11 @@ struct brock__pg {
     char seeded[32];  /* meta 'seeded' as last read or written; "" when unknown */
     char where[320];  /* "PostgreSQL database NAME on HOST:PORT", for messages */
     char pgerr[512];  /* the server's (or libpq's) words for the last failure */
+    /* store_pg_sync.c: a flush sends its statements in pipeline mode, reading their results
+     * every PIPE_BATCH statements and at the end. */
+    int pipelined;   /* in pipeline mode */
+    int queued;      /* statements sent whose results are not read yet */
+    int pipe_failed; /* one of them failed (pgerr says why): the flush fails */
 };
 
 /* Runs prepared statement id with n text parameters (NULL: SQL NULL). Returns the result on

@@ -16,17 +16,102 @@
 
 #define JOURNAL_KEEP "10000"
 
+/* Statements a flush sends before it reads their results: few enough that the results never
+ * fill the socket's buffers while the server waits for them to be read (a deadlock). */
+#define PIPE_BATCH 256
+
 /* A reset to the seed empties what was learned; memory is then written back whole. */
 static const char reset_sql[] = "DELETE FROM brock_action; DELETE FROM brock_snitch;"
                                 " DELETE FROM brock_tracking; DELETE FROM brock_fp_script;";
 
-/* Runs a statement that returns nothing the caller wants. 0 or -1. */
+/* ---- pipelining ---- */
+
+/* Reads the results of the statements sent since the last sync point. The first failure is
+ * kept in p->pgerr and marks the flush failed (the statements after it were skipped by the
+ * server). Returns 0, or -1 when a result cannot be read at all. */
+static int pipe_drain(struct brock__pg *p)
+{
+    if (!p->queued)
+        return 0;
+    if (PQpipelineSync(p->conn) != 1) {
+        brock__pg_note_err(p, PQerrorMessage(p->conn));
+        p->pipe_failed = 1;
+        return -1;
+    }
+    for (;;) {
+        PGresult *r = PQgetResult(p->conn);
+        ExecStatusType st;
+
+        if (!r) {
+            if (PQstatus(p->conn) != CONNECTION_OK) {
+                brock__pg_note_err(p, PQerrorMessage(p->conn));
+                p->pipe_failed = 1;
+                return -1;
+            }
+            continue; /* the end of one statement's results */
+        }
+        st = PQresultStatus(r);
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_PIPELINE_SYNC &&
+            st != PGRES_PIPELINE_ABORTED && !p->pipe_failed) {
+            brock__pg_note_err(p, PQresultErrorMessage(r));
+            p->pipe_failed = 1;
+        }
+        PQclear(r);
+        if (st == PGRES_PIPELINE_SYNC)
+            break;
+    }
+    p->queued = 0;
+    return 0;
+}
+
+/* Every statement from here to pipe_end() is sent without waiting for its result. */
+static int pipe_begin(struct brock__pg *p)
+{
+    if (PQenterPipelineMode(p->conn) != 1) {
+        brock__pg_note_err(p, PQerrorMessage(p->conn));
+        return -1;
+    }
+    p->pipelined = 1;
+    p->queued = 0;
+    p->pipe_failed = 0;
+    return 0;
+}
+
+/* Reads what is left and leaves pipeline mode. 0, or -1 when a statement failed. */
+static int pipe_end(struct brock__pg *p)
+{
+    if (!p->pipelined)
+        return 0;
+    (void)pipe_drain(p);
+    if (PQexitPipelineMode(p->conn) != 1 && !p->pipe_failed) {
+        brock__pg_note_err(p, PQerrorMessage(p->conn));
+        p->pipe_failed = 1;
+    }
+    p->pipelined = 0;
+    return p->pipe_failed ? -1 : 0;
+}
+
+/* Runs a statement whose result the caller does not need: in pipeline mode, sends it. 0 or
+ * -1. */
 static int run(struct brock__pg *p, int id, int n, const char *const *vals)
 {
-    PGresult *r = brock__pg_run(p, id, n, vals);
+    char name[32];
+    PGresult *r;
 
-    PQclear(r);
-    return r ? 0 : -1;
+    if (!p->pipelined) {
+        r = brock__pg_run(p, id, n, vals);
+        PQclear(r);
+        return r ? 0 : -1;
+    }
+    if (p->pipe_failed)
+        return -1;
+    snprintf(name, sizeof(name), "brock_%d", id);
+    if (PQsendQueryPrepared(p->conn, name, n, vals, NULL, NULL, 0) != 1) {
+        brock__pg_note_err(p, PQerrorMessage(p->conn));
+        p->pipe_failed = 1;
+        return -1;
+    }
+    return ++p->queued >= PIPE_BATCH && pipe_drain(p) < 0 ? -1 : 0;
 }
 
 static int journal_add(struct brock__pg *p, const char *kind, const char *name)
@@ -139,13 +224,12 @@ static int flush_actions(struct brock_engine *e)
     return 0;
 }
 
-/* Writes one snitch site: 1 when the row is new, 0 when another instance had it, < 0. */
+/* Writes one snitch site (a site another instance recorded first keeps its row). 0 or < 0. */
 static int snitch_put(struct brock_engine *e, const char *tracker, const struct snitch_site *ss)
 {
     char kind[8], when[24];
     const char *v[6] = {tracker, ss->site, ss->host, NULL, kind, when};
-    PGresult *r;
-    int nomem, added;
+    int nomem, rc;
     char *detail = brock__store_detail_text(ss, &nomem);
 
     if (nomem)
@@ -153,13 +237,9 @@ static int snitch_put(struct brock_engine *e, const char *tracker, const struct 
     snprintf(kind, sizeof(kind), "%d", ss->kind);
     snprintf(when, sizeof(when), "%" PRId64, ss->time_ms);
     v[3] = detail;
-    r = brock__pg_run(e->store, PG_SNITCH_PUT, 6, v);
+    rc = run(e->store, PG_SNITCH_PUT, 6, v);
     mem_free(detail);
-    if (!r)
-        return brock__pg_fail(e, "write the snitch map of", tracker);
-    added = strcmp(PQcmdTuples(r), "0") != 0;
-    PQclear(r);
-    return added;
+    return rc < 0 ? brock__pg_fail(e, "write the snitch map of", tracker) : 0;
 }
 
 static int flush_snitches(struct brock_engine *e)
@@ -170,7 +250,7 @@ static int flush_snitches(struct brock_engine *e)
 
     while (strmap_next(&e->snitches, &it, &tracker, &val)) {
         const struct snitch *sn = val;
-        int grew = 0;
+        int wrote = 0;
 
         for (size_t i = 0; i < sn->n; i++) {
             int r;
@@ -179,9 +259,11 @@ static int flush_snitches(struct brock_engine *e)
                 continue;
             if ((r = snitch_put(e, tracker, &sn->v[i])) < 0)
                 return r;
-            grew |= r;
+            wrote = 1;
         }
-        if (grew && journal_add(e->store, "snitch", tracker) < 0)
+        /* Journaled whether or not the rows were new (their results are not waited for):
+         * a reader then finds nothing new, at the cost of one read. */
+        if (wrote && journal_add(e->store, "snitch", tracker) < 0)
             return brock__pg_fail(e, "write the snitch map of", tracker);
     }
     return 0;
@@ -315,20 +397,35 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
     return 0;
 }
 
-/* The journal's end, trimmed, and the notification the other instances wait for. */
-static int flush_journal_end(struct brock_engine *e, int64_t *after)
+/* The journal trimmed, and the notification the other instances wait for. */
+static int flush_journal_end(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
     const char *keep = JOURNAL_KEEP;
     char origin[24];
     const char *v[1] = {origin};
-    int64_t min = 0;
 
     snprintf(origin, sizeof(origin), "%" PRId64, p->origin);
     if ((brock__pages_forgot(e) && journal_add(p, "pages", "") < 0) ||
-        run(p, PG_JOURNAL_TRIM, 1, &keep) < 0 || brock__pg_journal_range(p, &min, after) < 0 ||
-        run(p, PG_NOTIFY, 1, v) < 0)
+        run(p, PG_JOURNAL_TRIM, 1, &keep) < 0 || run(p, PG_NOTIFY, 1, v) < 0)
         return brock__pg_fail(e, "write", "the journal");
+    return 0;
+}
+
+/* Sends every marked change; their results are read by pipe_end(). */
+static int flush_marked(struct brock_engine *e)
+{
+    int rc;
+
+    if ((rc = pipe_begin(e->store)) < 0)
+        return brock__pg_fail(e, "start writing", "the state");
+    /* Deletions first: a name deleted and then set again since the last flush is set. */
+    if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
+        (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
+        (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
+        (rc = brock__pages_flush(e, page_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
+        (rc = flush_journal_end(e)) < 0)
+        return rc;
     return 0;
 }
 
@@ -350,14 +447,13 @@ int brock__pg_flush(struct brock_engine *e)
         rc = brock__pg_fail(e, "start writing", "the state");
         goto fail;
     }
-    /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
-        (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
-        (rc = brock__pages_flush(e, page_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
-        (rc = flush_journal_end(e, &after)) < 0)
+    if ((rc = flush_reset(e)) < 0 || (rc = flush_marked(e)) < 0)
         goto fail;
-    if (brock__pg_exec(p, "COMMIT") < 0) {
+    if (pipe_end(p) < 0) {
+        rc = brock__pg_fail(e, "write", "the state");
+        goto fail;
+    }
+    if (brock__pg_journal_range(p, &min, &after) < 0 || brock__pg_exec(p, "COMMIT") < 0) {
         rc = brock__pg_fail(e, "commit changes to", "the state");
         goto fail;
     }
@@ -368,6 +464,10 @@ int brock__pg_flush(struct brock_engine *e)
     e->health.last_write_ms = clock_now_ms();
     return 0;
 fail:
+    /* A statement that failed in the pipeline is the cause, whichever call noticed it. */
+    if (pipe_end(p) < 0 || p->pipe_failed)
+        rc = brock__pg_fail(e, "write", "the state");
+    p->pipe_failed = 0;
     brock__pg_rollback(p);
     return rc;
 }

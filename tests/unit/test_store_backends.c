@@ -340,6 +340,43 @@ static void test_pg_newer_schema(void **state)
     engine_free(e);
 }
 
+/* A statement that fails in the middle of a batch (sent without waiting, read later) fails
+ * the whole flush: nothing of the batch is written, every mark stays, and the next flush,
+ * once the cause is gone, writes it all. */
+static void test_pg_failed_batch(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b;
+    char name[32];
+
+    skip_unless_ready(f);
+    a = engine_on(f, NULL);
+    pg_sql(f->conninfo, "ALTER TABLE brock_setting ADD CONSTRAINT no_bad CHECK (key <> 'bad')");
+    /* More than one round of results before the failing statement. */
+    for (int i = 0; i < 600; i++) {
+        snprintf(name, sizeof(name), "d%d.example", i);
+        put_action(a, name, 0, BROCK_ALLOW, 0, 0, BROCK__DIRTY_HEUR);
+    }
+    json_object_set_new(a->settings, "bad", json_true());
+    a->settings_dirty = 1;
+    assert_int_equal(brock__store_flush(a), BROCK_ESTORE);
+    assert_non_null(strstr(a->errmsg, "no_bad"));
+    assert_int_equal(a->settings_dirty, 1);
+    assert_int_equal(((struct action_entry *)strmap_get(&a->actions, "d7.example"))->dirty,
+                     BROCK__DIRTY_HEUR);
+    b = engine_on(f, NULL);
+    assert_int_equal(b->actions.len, 0);
+    engine_free(b);
+
+    pg_sql(f->conninfo, "ALTER TABLE brock_setting DROP CONSTRAINT no_bad");
+    flush(a);
+    b = engine_on(f, NULL);
+    assert_same_maps(a, b);
+    assert_int_equal(b->actions.len, 600);
+    engine_free(a);
+    engine_free(b);
+}
+
 int main(void)
 {
     static enum backend sqlite = SQLITE, pg = POSTGRESQL;
@@ -355,6 +392,7 @@ int main(void)
         BOTH(test_dirty_wins),
         cmocka_unit_test_prestate_setup_teardown(test_pg_password_refused, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_newer_schema, setup, teardown, &pg),
+        cmocka_unit_test_prestate_setup_teardown(test_pg_failed_batch, setup, teardown, &pg),
     };
 #undef BOTH
 
