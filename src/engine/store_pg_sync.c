@@ -417,7 +417,7 @@ static int flush_marked(struct brock_engine *e)
 {
     int rc;
 
-    if ((rc = pipe_begin(e->store)) < 0)
+    if (pipe_begin(e->store) < 0)
         return brock__pg_fail(e, "start writing", "the state");
     /* Deletions first: a name deleted and then set again since the last flush is set. */
     if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
