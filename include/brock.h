@@ -138,6 +138,11 @@ struct brock_config {
     int read_only;         /* only read: nothing is created or written, not even the seed or
                               a schema upgrade; a state that does not exist reads as a new one
                               would (seeded in memory), and brock_sync() writes nothing */
+    const char *store;     /* a PostgreSQL database for the state instead of state_dir's
+                              brock.db: a libpq connection string (postgresql://... or
+                              key=value words such as service=NAME), shared by every engine
+                              given it; one holding a password is refused (BROCK_EINVAL).
+                              NULL: SQLite in state_dir */
 };
 
 struct brock_engine;

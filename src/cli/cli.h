@@ -20,6 +20,7 @@ enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 struct cli {
     const char *state_dir; /* --state, or NULL for the default */
     int state_given;       /* --state was given: hints repeat it */
+    const char *store;     /* --store: a PostgreSQL connection string, or NULL for SQLite */
     const char *data_dir;  /* --data, or NULL for BROCK_DEFAULT_DATA_DIR */
     int no_seed;
     int no_learn;

@@ -27,6 +27,10 @@ static const char global_help[] =
     "Global options (before the command):\n"
     "  --state DIR   the state folder (default $XDG_STATE_HOME/brock, else\n"
     "                ~/.local/state/brock; for root " BROCK_SYSTEM_STATE_DIR ")\n"
+    "  --store CONNINFO  keep the learned state in a PostgreSQL database shared by\n"
+    "                several brock instances: postgresql://HOST/DB or service=NAME (a\n"
+    "                libpq connection string; passwords from ~/.pgpass, a service file\n"
+    "                or PGPASSWORD, never on the command line)\n"
     "  --data DIR    Privacy Badger's data (default " BROCK_DEFAULT_DATA_DIR ")\n"
     "  --no-seed     make a new state without Privacy Badger's seed (it stays so)\n"
     "  --no-learn    never learn, whatever the state's setting says\n"
@@ -212,6 +216,7 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
     if (cli_state(cli, cmd) != CLI_OK)
         return CLI_ERROR;
     cfg.state_dir = cli->state_dir;
+    cfg.store = cli->store;
     cfg.data_dir = cli->data_dir ? cli->data_dir : BROCK_DEFAULT_DATA_DIR;
     cfg.no_seed = cli->no_seed;
     cfg.no_learn = cli->no_learn;
@@ -296,9 +301,10 @@ const struct cmd_entry cmd_help_entry = {
 
 int main(int argc, char **argv)
 {
-    enum { OPT_STATE = 256, OPT_DATA, OPT_NO_SEED, OPT_NO_LEARN };
+    enum { OPT_STATE = 256, OPT_STORE, OPT_DATA, OPT_NO_SEED, OPT_NO_LEARN };
     static const struct option opts[] = {
         {"state", required_argument, NULL, OPT_STATE},
+        {"store", required_argument, NULL, OPT_STORE},
         {"data", required_argument, NULL, OPT_DATA},
         {"no-seed", no_argument, NULL, OPT_NO_SEED},
         {"no-learn", no_argument, NULL, OPT_NO_LEARN},
@@ -327,6 +333,11 @@ int main(int argc, char **argv)
                 return cli_usage(NULL, "--state needs a folder");
             cli.state_dir = optarg;
             cli.state_given = 1;
+            break;
+        case OPT_STORE:
+            if (!*optarg)
+                return cli_usage(NULL, "--store needs a PostgreSQL connection string");
+            cli.store = optarg;
             break;
         case OPT_DATA:
             if (!*optarg)

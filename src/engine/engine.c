@@ -232,10 +232,10 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
 
     if (cfg->data_dir && (rc = brock__lists_load(e, cfg->data_dir)) < 0)
         goto fail;
-    if (cfg->state_dir) {
-        if ((rc = brock__store_open(e, cfg->state_dir, &fresh)) < 0)
-            goto fail;
-        if ((rc = brock__store_load(e)) < 0)
+    if (cfg->store || cfg->state_dir) {
+        rc = cfg->store ? brock__pg_open(e, cfg->store, &fresh)
+                        : brock__sqlite_open(e, cfg->state_dir, &fresh);
+        if (rc < 0 || (rc = brock__store_load(e)) < 0)
             goto fail;
     } else {
         fresh = 1;

@@ -4,7 +4,8 @@
  * and opening and closing the database, discarding what a failed open (or a failed first
  * write) created; opening it again when the file was deleted or replaced. Loading the maps is
  * store_load.c, writing what changed store_flush.c, picking up what other processes wrote
- * store_poll.c, noticing that the file changed under the connection store_watch.c.
+ * store_poll.c, noticing that the file changed under the connection store_watch.c. It is the
+ * default back end of engine.h's store interface; its table is at the end of this file.
  */
 #include "engine/store.h"
 
@@ -146,6 +147,8 @@ static const char *const stmt_sql[ST_COUNT] = {
                            " ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
                            " RETURNING CAST(value AS INTEGER)",
 };
+
+static const struct brock__store_ops sqlite_ops;
 
 /* Keeps SQLite's words for the failure rc of the last call on s->db, with the system's
  * words when a system call failed (a full disk, a file size limit), for the messages. */
@@ -578,7 +581,7 @@ static void store_discard_files(struct brock__store *s)
     }
 }
 
-void brock__store_discard(struct brock_engine *e)
+static void sqlite_discard(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
 
@@ -638,6 +641,7 @@ static int store_open_read(struct brock_engine *e, struct brock__store *s, const
                            strerror(err));
     }
     e->store = s;
+    e->store_ops = &sqlite_ops;
     rc = store_setup(e, fresh, OPEN_RO);
     if (rc == STORE_CANT_WRITE) {
         store_disconnect(s);
@@ -650,7 +654,7 @@ static int store_open_read(struct brock_engine *e, struct brock__store *s, const
     return rc;
 }
 
-int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
+int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
 {
     struct brock__store *s;
     struct stat st;
@@ -679,6 +683,7 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
                            strerror(-rc));
     }
     e->store = s;
+    e->store_ops = &sqlite_ops;
     if ((rc = db_file_create(e, dir, s->path, &s->created)) < 0) {
         int err = errno;
 
@@ -702,7 +707,7 @@ int brock__store_open(struct brock_engine *e, const char *dir, int *fresh)
     }
     if (rc < 0) {
         e->readonly_why[0] = '\0';
-        brock__store_discard(e);
+        sqlite_discard(e);
         return rc;
     }
     if (!s->readonly)
@@ -861,14 +866,35 @@ static int is_unwritten(struct brock__store *s)
     return rc == SQLITE_DONE;
 }
 
-void brock__store_close(struct brock_engine *e)
+static void sqlite_close(struct brock_engine *e)
 {
     if (!e || !e->store)
         return;
     if (is_unwritten(e->store)) {
-        brock__store_discard(e);
+        sqlite_discard(e);
         return;
     }
     store_free(e->store);
     e->store = NULL;
 }
+
+static const char *sqlite_where(const struct brock_engine *e)
+{
+    const struct brock__store *s = e->store;
+
+    return s->path;
+}
+
+/* ---- the back end's table ---- */
+
+static const struct brock__store_ops sqlite_ops = {
+    .name = "sqlite",
+    .load = brock__sqlite_load,
+    .flush = brock__sqlite_flush,
+    .poll = brock__sqlite_poll,
+    .check = brock__sqlite_check,
+    .meta_get = brock__sqlite_meta_get,
+    .where = sqlite_where,
+    .close = sqlite_close,
+    .discard = sqlite_discard,
+};

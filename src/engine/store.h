@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * The SQLite store's insides, shared by its files: store.c (schema, statements, opening,
- * closing), store_load.c (rows into the maps), store_flush.c (writing a batch), store_poll.c
- * (picking up other processes' changes), store_watch.c (noticing that the file was deleted or
- * replaced) and store_merge.c (memory into a new file, or into a restored one). The rest of
- * the engine uses only engine.h's brock__store_* calls.
+ * closing, the back end's table), store_load.c (rows into the maps), store_flush.c (writing a
+ * batch), store_poll.c (picking up other processes' changes), store_watch.c (noticing that the
+ * file was deleted or replaced) and store_merge.c (memory into a new file, or into a restored
+ * one). The rest of the engine reaches it only through engine.h's store interface.
  */
 #ifndef BROCK_ENGINE_STORE_H
 #define BROCK_ENGINE_STORE_H
@@ -78,14 +78,16 @@ struct brock__store {
     int doubt;            /* brock.db seemed replaced at the last sync, when it was doubt_at */
     struct stat doubt_at;
     int committed;        /* a write succeeded since the open */
-
-    /* What brock_store_status() reports. */
-    int64_t last_write_ms, last_error_ms, event_ms;
-    int failing;
-    unsigned recreated, reloaded;
-    char last_error[512];
-    char event[PATH_MAX + 160];
 };
+
+/* ---- the back end's calls (engine.h's struct brock__store_ops) ---- */
+
+int brock__sqlite_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__sqlite_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__sqlite_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__sqlite_check(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__sqlite_meta_get(struct brock_engine *e, const char *key, char **out)
+    BROCK_NODISCARD_INTERNAL;
 
 /* ---- statements (store.c) ---- */
 
@@ -139,17 +141,15 @@ int brock__store_file_identity(const struct brock__store *s, char instance[33], 
 
 /* ---- rows into the maps (store_load.c) ---- */
 
-/* Applies an action row (user_action, heuristic, dnt, next_update from column col on) to
- * domain's entry, creating it; fields dirty in memory win. Returns 1 when memory changed, 0,
- * or BROCK_ENOMEM. */
-int brock__store_action_apply(struct brock_engine *e, const char *domain, sqlite3_stmt *st,
-                              int col) BROCK_NODISCARD_INTERNAL;
+/* brock__store_action_apply() for the row of st whose user_action, heuristic, dnt and
+ * next_update are columns col on. */
+int brock__sqlite_action_apply(struct brock_engine *e, const char *domain, sqlite3_stmt *st,
+                               int col) BROCK_NODISCARD_INTERNAL;
 
-/* Appends the snitch row (site, host, detail, kind, time_ms from column col on) to tracker's
- * list. With check, a site already listed is skipped. Returns 1 when added, 0, or
- * BROCK_ENOMEM. */
-int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st,
-                              int col, int check) BROCK_NODISCARD_INTERNAL;
+/* brock__store_snitch_apply() for the row of st whose site, host, detail, kind and time_ms
+ * are columns col on. */
+int brock__sqlite_snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st,
+                               int col, int check) BROCK_NODISCARD_INTERNAL;
 
 /* Reads every setting row into e->settings (keys absent from the table keep their value).
  * Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */

@@ -13,10 +13,6 @@
 
 #define JOURNAL_KEEP 10000
 
-/* Written for BROCK__HEUR_UNKNOWN, which has no name: any string brock__heur_parse() rejects
- * reads back as unknown. */
-#define HEUR_UNKNOWN_TEXT "unknown"
-
 /* A reset to the seed empties what was learned; memory is then written back whole. */
 static const char reset_sql[] =
     "DELETE FROM action; DELETE FROM snitch; DELETE FROM tracking; DELETE FROM fp_script;";
@@ -115,8 +111,7 @@ static int flush_actions(struct brock_engine *e)
             continue;
         brock__store_bind_text(st, 1, a->domain);
         brock__store_bind_text(st, 2, brock__user_name(a->user));
-        brock__store_bind_text(st, 3, a->heur == BROCK__HEUR_UNKNOWN ? HEUR_UNKNOWN_TEXT
-                                                        : brock__heur_name(a->heur));
+        brock__store_bind_text(st, 3, brock__store_heur_text(a->heur));
         sqlite3_bind_int(st, 4, a->dnt != 0);
         sqlite3_bind_int64(st, 5, a->next_update);
         sqlite3_bind_int(st, 6, (a->dirty & BROCK__DIRTY_USER) != 0);
@@ -128,25 +123,17 @@ static int flush_actions(struct brock_engine *e)
     return 0;
 }
 
-/* The detail column holds the cookie's name; for pixel sharing, "cookie=parameter" (a
- * cookie's name never holds '=', so the first one parts them). */
+/* The detail column: store_rows.c words it. */
 static int bind_detail(sqlite3_stmt *st, int i, const struct snitch_site *ss)
 {
-    size_t dlen, plen;
-    char *both;
+    int nomem;
+    char *text = brock__store_detail_text(ss, &nomem);
 
-    if (!ss->param)
-        return brock__store_bind_text(st, i, ss->detail) == SQLITE_OK ? 0 : BROCK_ENOMEM;
-    dlen = ss->detail ? strlen(ss->detail) : 0;
-    plen = strlen(ss->param);
-    both = mem_malloc(dlen + plen + 2);
-    if (!both)
+    if (nomem)
         return BROCK_ENOMEM;
-    if (dlen)
-        memcpy(both, ss->detail, dlen);
-    both[dlen] = '=';
-    memcpy(both + dlen + 1, ss->param, plen + 1);
-    return sqlite3_bind_text(st, i, both, -1, mem_funcs.free_fn) == SQLITE_OK ? 0 : BROCK_ENOMEM;
+    if (!text)
+        return sqlite3_bind_null(st, i) == SQLITE_OK ? 0 : BROCK_ENOMEM;
+    return sqlite3_bind_text(st, i, text, -1, mem_funcs.free_fn) == SQLITE_OK ? 0 : BROCK_ENOMEM;
 }
 
 static int flush_snitches(struct brock_engine *e)
@@ -324,12 +311,13 @@ static int flush_identity(struct brock_engine *e, int64_t *gen)
 /* After a commit: the pages go into brock.db itself when no reader holds them back, so that
  * the file on disk is the whole state and its generation is known (store_watch.c compares it
  * with a copy put back over it). A checkpoint that fails loses nothing: the -wal holds it. */
-static void after_commit(struct brock__store *s, int64_t gen)
+static void after_commit(struct brock_engine *e, int64_t gen)
 {
+    struct brock__store *s = e->store;
     int log = -1, done = -2;
 
     s->committed = 1;
-    s->last_write_ms = clock_now_ms();
+    e->health.last_write_ms = clock_now_ms();
     if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) ==
             SQLITE_OK &&
         log == done)
@@ -365,7 +353,7 @@ static int flush_pbconfig(struct brock_engine *e)
     return rc;
 }
 
-int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
+int brock__sqlite_meta_get(struct brock_engine *e, const char *key, char **out)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_META_GET];
@@ -385,37 +373,7 @@ int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
     return 0;
 }
 
-/* After a commit: everything in memory is now in the database. */
-void brock__store_marks_clear(struct brock_engine *e)
-{
-    const char *key;
-    void *val;
-    size_t it;
-
-    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
-        ((struct action_entry *)val)->dirty = 0;
-    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
-        struct snitch *sn = val;
-        for (size_t i = 0; i < sn->n; i++)
-            sn->v[i].dirty = 0;
-    }
-    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
-        struct tracking *t = val;
-        for (size_t i = 0; i < t->n; i++)
-            t->v[i].dirty = 0;
-    }
-    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
-        ((struct fp_host *)val)->dirty = 0;
-    brock__strvec_cleanup(&e->deleted);
-    e->settings_dirty = 0;
-    e->pbconfig_dirty = 0;
-    e->reset_pending = 0;
-    e->seed_mark = BROCK__SEED_KEPT;
-    brock__pages_clean(e);
-    e->dirty = 0;
-}
-
-int brock__store_flush(struct brock_engine *e)
+int brock__sqlite_flush(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
     int64_t min = 0, before = 0, after = 0, gen = 0;
@@ -459,7 +417,7 @@ int brock__store_flush(struct brock_engine *e)
     /* With no one else's rows in between, the journal is read up to our own last row. */
     if (before == s->last_seq)
         s->last_seq = after;
-    after_commit(s, gen);
+    after_commit(e, gen);
     return 0;
 fail:
     /* One sentence naming the file and SQLite's (and the system's) words for the cause. */

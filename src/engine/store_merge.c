@@ -70,7 +70,7 @@ static int merge_action(struct brock_engine *e, sqlite3_stmt *st, void *arg)
 
     if (strmap_put(seen, domain, (void *)1) < 0)
         return BROCK_ENOMEM;
-    if ((rc = brock__store_action_apply(e, domain, st, 1)) < 0)
+    if ((rc = brock__sqlite_action_apply(e, domain, st, 1)) < 0)
         return rc;
     a = strmap_get(&e->actions, domain);
     if (a && is_blocking(heur) && !is_blocking(a->heur)) {
@@ -83,7 +83,7 @@ static int merge_action(struct brock_engine *e, sqlite3_stmt *st, void *arg)
 static int merge_snitch(struct brock_engine *e, sqlite3_stmt *st, void *arg)
 {
     (void)arg;
-    return brock__store_snitch_apply(e, brock__store_column_text(st, 0), st, 1, 1);
+    return brock__sqlite_snitch_apply(e, brock__store_column_text(st, 0), st, 1, 1);
 }
 
 static int merge_tracking(struct brock_engine *e, sqlite3_stmt *st, void *arg)

@@ -8,33 +8,25 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/alloc.h"
 
 /* Rereads domain's row: a vanished row deletes an entry with nothing unwritten. */
 static int reload_action(struct brock_engine *e, const char *domain)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_ACTION_GET];
-    struct action_entry *a;
     int rc;
 
     brock__store_bind_text(st, 1, domain);
     rc = brock__store_step(s, st);
     if (rc == SQLITE_ROW) {
-        rc = brock__store_action_apply(e, domain, st, 0);
+        rc = brock__sqlite_action_apply(e, domain, st, 0);
         sqlite3_reset(st);
         return rc < 0 ? brock__fail(e, rc, "out of memory") : rc;
     }
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return brock__store_fail(e, "read the action of", domain);
-    a = strmap_get(&e->actions, domain);
-    if (!a || a->dirty)
-        return 0;
-    strmap_del(&e->actions, domain);
-    mem_free(a);
-    brock__answers_forget(e);
-    return 1;
+    return brock__store_action_gone(e, domain);
 }
 
 /* Appends the sites another process added to tracker's list; local ones stay. */
@@ -46,7 +38,7 @@ static int reload_snitch(struct brock_engine *e, const char *tracker)
 
     brock__store_bind_text(st, 1, tracker);
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
-        int r = brock__store_snitch_apply(e, tracker, st, 0, 1);
+        int r = brock__sqlite_snitch_apply(e, tracker, st, 0, 1);
         if (r < 0) {
             sqlite3_reset(st);
             return brock__fail(e, r, "out of memory");
@@ -95,21 +87,7 @@ static int reload_pages(struct brock_engine *e)
  * dropped and everything is read again. */
 static int reload_reset(struct brock_engine *e)
 {
-    const char *key;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->snitches, &it, &key, &val)) {
-        struct snitch *sn = val;
-        int dirty = 0;
-
-        for (size_t i = 0; i < sn->n && !dirty; i++)
-            dirty = sn->v[i].dirty != 0;
-        if (!dirty) {
-            strmap_del(&e->snitches, key);
-            brock__snitch_free(sn);
-        }
-    }
+    brock__store_snitches_drop_clean(e);
     return resync_all(e);
 }
 
@@ -175,7 +153,7 @@ static int resync_all(struct brock_engine *e)
     int rc, r, n = 0;
 
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
-        if ((r = brock__store_action_apply(e, brock__store_column_text(st, 0), st, 1)) < 0)
+        if ((r = brock__sqlite_action_apply(e, brock__store_column_text(st, 0), st, 1)) < 0)
             goto nomem;
         n += r;
     }
@@ -193,7 +171,7 @@ static int resync_all(struct brock_engine *e)
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
         const char *tracker = brock__store_column_text(st, 0);
 
-        if ((r = brock__store_snitch_apply(e, tracker, st, 1, 1)) < 0)
+        if ((r = brock__sqlite_snitch_apply(e, tracker, st, 1, 1)) < 0)
             goto nomem;
         if (r > 0 && strmap_get(&e->snitches, tracker) != last) {
             last = strmap_get(&e->snitches, tracker);
@@ -211,7 +189,7 @@ nomem:
     return brock__fail(e, BROCK_ENOMEM, "out of memory");
 }
 
-int brock__store_poll(struct brock_engine *e)
+int brock__sqlite_poll(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
     int64_t dv = 0, min = 0, max = 0;

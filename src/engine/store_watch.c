@@ -4,7 +4,7 @@
  * open connection, which SQLite does not: it would go on writing to a file no one can see, or
  * lay its -wal over someone else's pages. Deleted, the state is written whole to a new file;
  * replaced (a backup put back), the file is opened again and merged with memory
- * (store_merge.c). Also how writing fares, for brock_store_status().
+ * (store_merge.c).
  */
 #include "engine/store.h"
 
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util/clock.h"
 
 enum { WATCH_SAME, WATCH_GONE, WATCH_REPLACED, WATCH_WAIT };
 
@@ -70,18 +69,18 @@ static void note_event(struct brock_engine *e, int gone)
     struct brock__store *s = e->store;
 
     if (gone) {
-        s->recreated++;
-        snprintf(s->event, sizeof(s->event),
-                 "the state database %s was deleted; writing the whole state to a new one",
-                 s->path);
+        e->health.recreated++;
+        brock__store_note_event(
+            e, "the state database %s was deleted; writing the whole state to a new one",
+            s->path);
     } else {
-        s->reloaded++;
-        snprintf(s->event, sizeof(s->event),
-                 "the state database %s was replaced; reloaded it, keeping its choices and "
-                 "settings and adding what brock learned that it lacks",
-                 s->path);
+        e->health.reloaded++;
+        brock__store_note_event(e,
+                                "the state database %s was replaced; reloaded it, keeping its "
+                                "choices and settings and adding what brock learned that it "
+                                "lacks",
+                                s->path);
     }
-    s->event_ms = clock_now_ms();
 }
 
 /* Opens what is at the path now: a new database when there is nothing, written whole at the
@@ -120,7 +119,7 @@ static int reattach(struct brock_engine *e)
     return 0;
 }
 
-int brock__store_check(struct brock_engine *e)
+int brock__sqlite_check(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
 
@@ -138,51 +137,4 @@ int brock__store_check(struct brock_engine *e)
         s->doubt = 0;
     }
     return reattach(e);
-}
-
-/* ---- status ---- */
-
-void brock__store_note_result(struct brock_engine *e, int rc)
-{
-    struct brock__store *s = e->store;
-
-    if (!s)
-        return;
-    s->failing = rc < 0;
-    if (rc < 0) {
-        snprintf(s->last_error, sizeof(s->last_error), "%s",
-                 e->errmsg[0] ? e->errmsg : brock_strerror(rc));
-        s->last_error_ms = clock_now_ms();
-    }
-}
-
-void brock_store_status(const struct brock_engine *e, struct brock_store_status *st)
-{
-    const struct brock__store *s = e->store;
-
-    memset(st, 0, sizeof(*st));
-    st->kind = BROCK_STORE_FILE;
-    st->path = s ? s->path : "";
-    st->why = "";
-    st->last_error = "";
-    st->event = "";
-    if (e->read_only) {
-        st->kind = BROCK_STORE_READONLY;
-        st->why = "opened only to read";
-    } else if (e->readonly_why[0]) {
-        st->kind = BROCK_STORE_READONLY;
-        st->why = e->readonly_why;
-    } else if (!s) {
-        st->kind = BROCK_STORE_MEMORY;
-    }
-    if (!s)
-        return;
-    st->last_write_ms = s->last_write_ms;
-    st->failing = s->failing;
-    st->last_error = s->last_error;
-    st->last_error_ms = s->last_error_ms;
-    st->recreated = s->recreated;
-    st->reloaded = s->reloaded;
-    st->event = s->event;
-    st->event_ms = s->event_ms;
 }

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * The engine's side of the store: its calls go through the back end's table (engine.h), and
+ * how writing fares is kept here, the same for every back end, for brock_store_status().
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "util/clock.h"
+
+int brock__store_load(struct brock_engine *e)
+{
+    return e->store ? e->store_ops->load(e) : 0;
+}
+
+int brock__store_flush(struct brock_engine *e)
+{
+    return e->store ? e->store_ops->flush(e) : 0;
+}
+
+int brock__store_poll(struct brock_engine *e)
+{
+    return e->store ? e->store_ops->poll(e) : 0;
+}
+
+int brock__store_check(struct brock_engine *e)
+{
+    return e->store && e->store_ops->check ? e->store_ops->check(e) : 0;
+}
+
+int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
+{
+    *out = NULL;
+    return e->store ? e->store_ops->meta_get(e, key, out) : 0;
+}
+
+void brock__store_close(struct brock_engine *e)
+{
+    if (e && e->store)
+        e->store_ops->close(e);
+}
+
+void brock__store_discard(struct brock_engine *e)
+{
+    if (e && e->store)
+        e->store_ops->discard(e);
+}
+
+/* ---- status ---- */
+
+void brock__store_note_result(struct brock_engine *e, int rc)
+{
+    struct brock__store_health *h = &e->health;
+
+    if (!e->store)
+        return;
+    h->failing = rc < 0;
+    if (rc < 0) {
+        snprintf(h->last_error, sizeof(h->last_error), "%s",
+                 e->errmsg[0] ? e->errmsg : brock_strerror(rc));
+        h->last_error_ms = clock_now_ms();
+    }
+}
+
+void brock__store_note_event(struct brock_engine *e, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(e->health.event, sizeof(e->health.event), fmt, ap);
+    va_end(ap);
+    e->health.event_ms = clock_now_ms();
+}
+
+void brock_store_status(const struct brock_engine *e, struct brock_store_status *st)
+{
+    const struct brock__store_health *h = &e->health;
+
+    memset(st, 0, sizeof(*st));
+    st->kind = BROCK_STORE_FILE;
+    st->path = e->store ? e->store_ops->where(e) : "";
+    st->why = "";
+    st->last_error = "";
+    st->event = "";
+    if (e->read_only) {
+        st->kind = BROCK_STORE_READONLY;
+        st->why = "opened only to read";
+    } else if (e->readonly_why[0]) {
+        st->kind = BROCK_STORE_READONLY;
+        st->why = e->readonly_why;
+    } else if (!e->store) {
+        st->kind = BROCK_STORE_MEMORY;
+    }
+    if (!e->store)
+        return;
+    st->last_write_ms = h->last_write_ms;
+    st->failing = h->failing;
+    st->last_error = h->last_error;
+    st->last_error_ms = h->last_error_ms;
+    st->recreated = h->recreated;
+    st->reloaded = h->reloaded;
+    st->event = h->event;
+    st->event_ms = h->event_ms;
+}

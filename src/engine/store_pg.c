@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * brock's state in a PostgreSQL database, shared by every instance pointed at it: the
+ * connection (a libpq connection string that never holds a password), the schema (created on
+ * first use, versioned, migrated forward in one transaction), the statements, loading the
+ * maps, closing, and the back end's table. Writing a batch and picking up what other instances
+ * wrote is store_pg_sync.c.
+ */
+#include "engine/store_pg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+/*
+ * Schema, version 1 (the meta row 'schema_version'). The tables are SQLite's (store.c), named
+ * brock_* so that they can share a database with others:
+ *
+ *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view   as in SQLite;
+ *   brock_tracking, brock_fp_script   with ord (bigserial) keeping the order rows came in,
+ *       which SQLite's rowid keeps;
+ *   brock_journal(seq bigserial, kind, name, origin)   the change sequence: one row per name
+ *       written, as in SQLite. Writers take one advisory lock per transaction, so that
+ *       sequence numbers are handed out in the order transactions commit and a reader that
+ *       read up to seq N never sees a row below N appear later. Each write also sends
+ *       NOTIFY brock_journal (payload: the writer's origin), delivered at commit, so that the
+ *       other instances know there is something to read without asking.
+ */
+#define SCHEMA_VERSION 1
+
+/* pg_advisory_xact_lock()'s key for writers: "brock" in ASCII. */
+#define WRITE_LOCK_KEY "422827204459"
+
+static const char meta_sql[] =
+    "CREATE TABLE IF NOT EXISTS brock_meta (key text PRIMARY KEY, value text)";
+
+static const char schema_v1_sql[] =
+    "CREATE TABLE brock_action ("
+    " domain text PRIMARY KEY,"
+    " user_action text NOT NULL DEFAULT '',"
+    " heuristic text NOT NULL DEFAULT '',"
+    " dnt integer NOT NULL DEFAULT 0,"
+    " next_update bigint NOT NULL DEFAULT 0);"
+    "CREATE TABLE brock_snitch ("
+    " tracker text NOT NULL, site text NOT NULL, seq bigint NOT NULL,"
+    " host text, detail text,"
+    " kind integer NOT NULL DEFAULT 0, time_ms bigint NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (tracker, site));"
+    "CREATE INDEX brock_snitch_order ON brock_snitch (tracker, seq);"
+    "CREATE TABLE brock_tracking ("
+    " tracker text NOT NULL, site text NOT NULL, kinds integer NOT NULL,"
+    " ord bigserial, PRIMARY KEY (tracker, site));"
+    "CREATE TABLE brock_fp_script ("
+    " host text NOT NULL, path text NOT NULL, ord bigserial, PRIMARY KEY (host, path));"
+    "CREATE TABLE brock_setting (key text PRIMARY KEY, value text NOT NULL);"
+    "CREATE TABLE brock_journal ("
+    " seq bigserial PRIMARY KEY,"
+    " kind text NOT NULL, name text NOT NULL, origin bigint NOT NULL DEFAULT 0);"
+    "CREATE TABLE brock_page_view ("
+    " site text NOT NULL, host text NOT NULL, action text NOT NULL,"
+    " count bigint NOT NULL, time_ms bigint NOT NULL,"
+    " PRIMARY KEY (site, host));";
+
+/* Each version's step from the one before: migrations[v] brings version v to v + 1, in the
+ * same transaction as the rest. Version 0 is a database without brock's tables. */
+static const char *const migrations[SCHEMA_VERSION] = {
+    [0] = schema_v1_sql,
+};
+
+static const char *const stmt_sql[PG_COUNT] = {
+    /* $6..$8 say which columns this instance changed: only those overwrite an existing row,
+     * so two instances changing different columns of one domain both win. */
+    [PG_ACTION_PUT] = "INSERT INTO brock_action (domain, user_action, heuristic, dnt, next_update)"
+                      " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (domain) DO UPDATE SET"
+                      " user_action = CASE WHEN $6::boolean THEN excluded.user_action"
+                      " ELSE brock_action.user_action END,"
+                      " heuristic = CASE WHEN $7::boolean THEN excluded.heuristic"
+                      " ELSE brock_action.heuristic END,"
+                      " dnt = CASE WHEN $8::boolean THEN excluded.dnt ELSE brock_action.dnt END,"
+                      " next_update = CASE WHEN $8::boolean THEN excluded.next_update"
+                      " ELSE brock_action.next_update END",
+    [PG_ACTION_DEL] = "DELETE FROM brock_action WHERE domain = $1",
+    [PG_ACTION_GET] = "SELECT user_action, heuristic, dnt, next_update FROM brock_action"
+                      " WHERE domain = $1",
+    [PG_ACTION_ALL] = "SELECT domain, user_action, heuristic, dnt, next_update FROM brock_action",
+    /* A site another instance already recorded keeps its place and evidence. */
+    [PG_SNITCH_PUT] = "INSERT INTO brock_snitch (tracker, site, seq, host, detail, kind, time_ms)"
+                      " VALUES ($1, $2, (SELECT coalesce(max(seq), -1) + 1 FROM brock_snitch"
+                      " WHERE tracker = $1), $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+    [PG_SNITCH_GET] = "SELECT site, host, detail, kind, time_ms FROM brock_snitch"
+                      " WHERE tracker = $1 ORDER BY seq",
+    [PG_SNITCH_ALL] = "SELECT tracker, site, host, detail, kind, time_ms FROM brock_snitch"
+                      " ORDER BY tracker, seq",
+    [PG_TRACKING_PUT] = "INSERT INTO brock_tracking (tracker, site, kinds) VALUES ($1, $2, $3)"
+                        " ON CONFLICT (tracker, site) DO UPDATE"
+                        " SET kinds = brock_tracking.kinds | excluded.kinds",
+    [PG_TRACKING_ALL] = "SELECT tracker, site, kinds FROM brock_tracking ORDER BY ord",
+    [PG_FP_PUT] = "INSERT INTO brock_fp_script (host, path) VALUES ($1, $2)"
+                  " ON CONFLICT DO NOTHING",
+    [PG_FP_ALL] = "SELECT host, path FROM brock_fp_script ORDER BY ord",
+    [PG_SETTING_CLEAR] = "DELETE FROM brock_setting",
+    [PG_SETTING_PUT] = "INSERT INTO brock_setting (key, value) VALUES ($1, $2)",
+    [PG_SETTING_ALL] = "SELECT key, value FROM brock_setting",
+    [PG_META_PUT] = "INSERT INTO brock_meta (key, value) VALUES ($1, $2)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [PG_META_GET] = "SELECT value FROM brock_meta WHERE key = $1",
+    [PG_JOURNAL_ADD] = "INSERT INTO brock_journal (kind, name, origin) VALUES ($1, $2, $3)",
+    [PG_JOURNAL_TRIM] = "DELETE FROM brock_journal"
+                        " WHERE seq <= (SELECT max(seq) FROM brock_journal) - $1::bigint",
+    [PG_JOURNAL_RANGE] = "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM brock_journal",
+    [PG_JOURNAL_SINCE] = "SELECT kind, name, origin FROM brock_journal WHERE seq > $1"
+                         " ORDER BY seq",
+    [PG_PAGE_PUT] = "INSERT INTO brock_page_view (site, host, action, count, time_ms)"
+                    " VALUES ($1, $2, $3, $4, $5) ON CONFLICT (site, host) DO UPDATE SET"
+                    " action = excluded.action, count = excluded.count,"
+                    " time_ms = excluded.time_ms",
+    [PG_PAGE_DEL_SITE] = "DELETE FROM brock_page_view WHERE site = $1",
+    [PG_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM brock_page_view",
+    [PG_WRITE_LOCK] = "SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")",
+    [PG_NOTIFY] = "SELECT pg_notify('" PG_CHANNEL "', $1)",
+};
+
+static const struct brock__store_ops pg_ops;
+
+/* ---- statements ---- */
+
+void brock__pg_note_err(struct brock__pg *p, const char *msg)
+{
+    size_t n;
+
+    snprintf(p->pgerr, sizeof(p->pgerr), "%s", msg && *msg ? msg : "unknown error");
+    n = strlen(p->pgerr);
+    while (n && (p->pgerr[n - 1] == '\n' || p->pgerr[n - 1] == ' '))
+        p->pgerr[--n] = '\0';
+    for (char *c = p->pgerr; *c; c++)
+        if (*c == '\n' || *c == '\t')
+            *c = ' ';
+}
+
+static int result_ok(struct brock__pg *p, PGresult *r)
+{
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+        return 1;
+    brock__pg_note_err(p, r ? PQresultErrorMessage(r) : PQerrorMessage(p->conn));
+    return 0;
+}
+
+PGresult *brock__pg_run(struct brock__pg *p, int id, int n, const char *const *vals)
+{
+    char name[32];
+    PGresult *r;
+
+    snprintf(name, sizeof(name), "brock_%d", id);
+    r = PQexecPrepared(p->conn, name, n, vals, NULL, NULL, 0);
+    if (result_ok(p, r))
+        return r;
+    PQclear(r);
+    return NULL;
+}
+
+int brock__pg_exec(struct brock__pg *p, const char *sql)
+{
+    PGresult *r = PQexec(p->conn, sql);
+    int ok = result_ok(p, r);
+
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+void brock__pg_rollback(struct brock__pg *p)
+{
+    if (p->conn && PQtransactionStatus(p->conn) != PQTRANS_IDLE)
+        PQclear(PQexec(p->conn, "ROLLBACK"));
+}
+
+int brock__pg_fail(struct brock_engine *e, const char *what, const char *name)
+{
+    struct brock__pg *p = e->store;
+
+    return brock__fail(e, BROCK_ESTORE, "%s: cannot %s%s%s: %s", p->where, what, name ? " " : "",
+                       name ? name : "", p->pgerr);
+}
+
+int64_t brock__pg_int(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+const char *brock__pg_text_or_null(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+}
+
+int brock__pg_journal_range(struct brock__pg *p, int64_t *min, int64_t *max)
+{
+    PGresult *r = brock__pg_run(p, PG_JOURNAL_RANGE, 0, NULL);
+
+    if (!r)
+        return -1;
+    *min = brock__pg_int(r, 0, 0);
+    *max = brock__pg_int(r, 0, 1);
+    PQclear(r);
+    return 0;
+}
+
+/* ---- connecting ---- */
+
+/* A connection string is parsed (not used) to refuse one that carries a password: a command
+ * line is seen by every user of the machine (ps) and kept in shell histories. */
+static int conninfo_check(struct brock_engine *e, const char *conninfo)
+{
+    char *err = NULL;
+    PQconninfoOption *opts = PQconninfoParse(conninfo, &err);
+    int rc = 0;
+
+    if (!opts) {
+        rc = brock__fail(e, BROCK_EINVAL, "--store '%s' is not a PostgreSQL connection string: %s",
+                         conninfo, err ? err : "out of memory");
+        PQfreemem(err);
+        return rc;
+    }
+    for (const PQconninfoOption *o = opts; o->keyword; o++)
+        if (!strcmp(o->keyword, "password") && o->val && o->val[0])
+            rc = brock__fail(e, BROCK_EINVAL,
+                             "the --store connection string holds a password; brock refuses "
+                             "it, as a command line is visible to other users: put it in "
+                             "~/.pgpass, a service file (service=NAME) or PGPASSWORD");
+    PQconninfoFree(opts);
+    return rc;
+}
+
+/* The server's notices (a table that already exists) are not the library's to print. */
+static void on_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+static int pg_connect(struct brock_engine *e, struct brock__pg *p, const char *conninfo)
+{
+    static const char *const keys[] = {"dbname", "fallback_application_name", NULL};
+    const char *const vals[] = {conninfo, "brock", NULL};
+
+    p->conn = PQconnectdbParams(keys, vals, 1);
+    if (!p->conn)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (PQstatus(p->conn) != CONNECTION_OK) {
+        brock__pg_note_err(p, PQerrorMessage(p->conn));
+        return brock__fail(e, BROCK_ESTORE, "cannot connect to the PostgreSQL database (%s): %s",
+                           conninfo, p->pgerr);
+    }
+    PQsetNoticeProcessor(p->conn, on_notice, NULL);
+    snprintf(p->where, sizeof(p->where), "the PostgreSQL database %s on %s port %s", PQdb(p->conn),
+             PQhost(p->conn), PQport(p->conn));
+    if (getrandom(&p->origin, sizeof(p->origin), GRND_NONBLOCK) != (ssize_t)sizeof(p->origin))
+        p->origin = (int64_t)(uintptr_t)p ^ (int64_t)getpid();
+    return 0;
+}
+
+/* ---- the schema ---- */
+
+/* The schema version the database says, 0 when it has no brock tables. With create, the meta
+ * table is made first (the caller's transaction). */
+static int schema_version(struct brock_engine *e, int create, int64_t *version)
+{
+    struct brock__pg *p = e->store;
+    PGresult *r;
+
+    *version = 0;
+    if (create && brock__pg_exec(p, meta_sql) < 0)
+        return brock__pg_fail(e, "create", "brock's tables");
+    r = PQexec(p->conn, "SELECT to_regclass('brock_meta') IS NOT NULL");
+    if (!result_ok(p, r)) {
+        PQclear(r);
+        return brock__pg_fail(e, "read", "the schema version");
+    }
+    if (strcmp(PQgetvalue(r, 0, 0), "t") != 0) {
+        PQclear(r);
+        return 0;
+    }
+    PQclear(r);
+    r = PQexec(p->conn, "SELECT value FROM brock_meta WHERE key = 'schema_version'");
+    if (!result_ok(p, r)) {
+        PQclear(r);
+        return brock__pg_fail(e, "read", "the schema version");
+    }
+    if (PQntuples(r) > 0)
+        *version = brock__pg_int(r, 0, 0);
+    PQclear(r);
+    return 0;
+}
+
+static int schema_newer(struct brock_engine *e, int64_t version)
+{
+    struct brock__pg *p = e->store;
+
+    return brock__fail(e, BROCK_ESTORE,
+                       "%s has brock's schema version %lld, newer than this brock knows (%d); "
+                       "brock did not change it - use a newer brock",
+                       p->where, (long long)version, SCHEMA_VERSION);
+}
+
+/* Creates the tables, or brings them up to date, in one transaction under the writers' lock,
+ * so that instances starting together do it once. */
+static int schema_setup(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+    char sql[160];
+    int64_t version = 0;
+    int rc;
+
+    if (brock__pg_exec(p, "BEGIN") < 0 ||
+        brock__pg_exec(p, "SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")") < 0) {
+        rc = brock__pg_fail(e, "create", "brock's tables");
+        goto fail;
+    }
+    if ((rc = schema_version(e, 1, &version)) < 0)
+        goto fail;
+    if (version > SCHEMA_VERSION) {
+        rc = schema_newer(e, version);
+        goto fail;
+    }
+    for (int64_t v = version; v < SCHEMA_VERSION; v++) {
+        if (brock__pg_exec(p, migrations[v]) < 0) {
+            rc = brock__pg_fail(e, "create", "brock's tables");
+            goto fail;
+        }
+    }
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO brock_meta VALUES ('schema_version', '%d')"
+             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+             SCHEMA_VERSION);
+    if (brock__pg_exec(p, sql) < 0 || brock__pg_exec(p, "COMMIT") < 0) {
+        rc = brock__pg_fail(e, "create", "brock's tables");
+        goto fail;
+    }
+    return 0;
+fail:
+    brock__pg_rollback(p);
+    return rc;
+}
+
+/* Only to read: a database without brock's tables is a new state, with no store kept (1). */
+static int schema_read_only(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+    int64_t version = 0;
+    int rc;
+
+    if ((rc = schema_version(e, 0, &version)) < 0)
+        return rc;
+    if (version == 0)
+        return 1;
+    if (version > SCHEMA_VERSION)
+        return schema_newer(e, version);
+    if (version < SCHEMA_VERSION)
+        return brock__fail(e, BROCK_ESTORE,
+                           "%s has brock's schema version %lld; a command that only reads "
+                           "cannot bring it up to date: run one that writes first",
+                           p->where, (long long)version);
+    return 0;
+}
+
+int brock__pg_session(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+
+    for (int i = 0; i < PG_COUNT; i++) {
+        char name[32];
+        PGresult *r;
+        int ok;
+
+        snprintf(name, sizeof(name), "brock_%d", i);
+        r = PQprepare(p->conn, name, stmt_sql[i], 0, NULL);
+        ok = result_ok(p, r);
+        PQclear(r);
+        if (!ok)
+            return brock__pg_fail(e, "prepare a statement for", "brock's tables");
+    }
+    /* Listening before the load: a write committed after the load's snapshot is then
+     * always announced. */
+    if (!e->read_only && brock__pg_exec(p, "LISTEN " PG_CHANNEL) < 0)
+        return brock__pg_fail(e, "listen for", "other instances' changes");
+    return 0;
+}
+
+/* Reads 'seeded': absent, the state is new. */
+static int read_seeded(struct brock_engine *e, int *fresh)
+{
+    struct brock__pg *p = e->store;
+    const char *key = "seeded";
+    PGresult *r = brock__pg_run(p, PG_META_GET, 1, &key);
+
+    if (!r)
+        return brock__pg_fail(e, "read", "the state's meta data");
+    *fresh = PQntuples(r) == 0;
+    p->seeded[0] = '\0';
+    if (PQntuples(r) > 0)
+        snprintf(p->seeded, sizeof(p->seeded), "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return 0;
+}
+
+static void pg_free(struct brock__pg *p)
+{
+    if (!p)
+        return;
+    PQfinish(p->conn);
+    mem_free(p);
+}
+
+int brock__pg_open(struct brock_engine *e, const char *conninfo, int *fresh)
+{
+    struct brock__pg *p;
+    int rc;
+
+    *fresh = 0;
+    e->readonly_why[0] = '\0';
+    if ((rc = conninfo_check(e, conninfo)) < 0)
+        return rc;
+    p = mem_calloc(1, sizeof(*p));
+    if (!p)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    e->store = p;
+    e->store_ops = &pg_ops;
+    if ((rc = pg_connect(e, p, conninfo)) < 0)
+        goto fail;
+    rc = e->read_only ? schema_read_only(e) : schema_setup(e);
+    if (rc == 1) {
+        *fresh = 1;
+        e->store = NULL;
+        pg_free(p);
+        return 0;
+    }
+    if (rc < 0 || (rc = brock__pg_session(e)) < 0)
+        goto fail;
+    if ((rc = read_seeded(e, fresh)) < 0)
+        goto fail;
+    return 0;
+fail:
+    e->store = NULL;
+    pg_free(p);
+    return rc;
+}
+
+/* ---- loading ---- */
+
+static int load_action(struct brock_engine *e, const PGresult *r, int i)
+{
+    return brock__store_action_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                                     PQgetvalue(r, i, 2), brock__pg_int(r, i, 3) != 0,
+                                     brock__pg_int(r, i, 4));
+}
+
+static int load_snitch(struct brock_engine *e, const PGresult *r, int i)
+{
+    return brock__store_snitch_apply(
+        e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), brock__pg_text_or_null(r, i, 2),
+        brock__pg_text_or_null(r, i, 3), (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 0);
+}
+
+static int load_tracking(struct brock_engine *e, const PGresult *r, int i)
+{
+    return brock__store_tracking_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                                      (unsigned)brock__pg_int(r, i, 2));
+}
+
+static int load_fp(struct brock_engine *e, const PGresult *r, int i)
+{
+    return brock__store_fp_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+}
+
+static int load_page(struct brock_engine *e, const PGresult *r, int i)
+{
+    return brock__pages_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
+                             brock__pg_int(r, i, 3), brock__pg_int(r, i, 4));
+}
+
+static int load_setting(struct brock_engine *e, const PGresult *r, int i)
+{
+    const struct brock__pg *p = e->store;
+
+    return brock__store_setting_apply(e, p->where, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+}
+
+/* Applies every row of statement id; what names the table in errors. */
+static int load_rows(struct brock_engine *e, int id, const char *what,
+                     int (*apply)(struct brock_engine *e, const PGresult *r, int i))
+{
+    PGresult *r = brock__pg_run(e->store, id, 0, NULL);
+    int rc = 0;
+
+    if (!r)
+        return brock__pg_fail(e, "read", what);
+    for (int i = 0, n = PQntuples(r); i < n && rc >= 0; i++)
+        rc = apply(e, r, i);
+    PQclear(r);
+    if (rc == BROCK_ENOMEM)
+        return brock__fail(e, rc, "out of memory");
+    return rc < 0 ? rc : 0;
+}
+
+int brock__pg_pages_read(struct brock_engine *e)
+{
+    return load_rows(e, PG_PAGE_ALL, "the page views", load_page);
+}
+
+int brock__pg_settings_read(struct brock_engine *e)
+{
+    /* Even a read that fails half-way may have changed disabledSites. */
+    brock__answers_forget(e);
+    return load_rows(e, PG_SETTING_ALL, "the settings", load_setting);
+}
+
+static int pg_load(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+    int64_t min = 0, max = 0;
+    int rc;
+
+    /* One snapshot: the journal's end and the rows it covers agree. */
+    if (brock__pg_exec(p, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0 ||
+        brock__pg_journal_range(p, &min, &max) < 0) {
+        rc = brock__pg_fail(e, "read", "the state");
+        goto fail;
+    }
+    if ((rc = load_rows(e, PG_ACTION_ALL, "the actions", load_action)) < 0 ||
+        (rc = load_rows(e, PG_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
+        (rc = load_rows(e, PG_TRACKING_ALL, "the tracking map", load_tracking)) < 0 ||
+        (rc = load_rows(e, PG_FP_ALL, "the fingerprinting scripts", load_fp)) < 0 ||
+        (rc = brock__pg_pages_read(e)) < 0 || (rc = brock__pg_settings_read(e)) < 0)
+        goto fail;
+    if (brock__pg_exec(p, "COMMIT") < 0) {
+        rc = brock__pg_fail(e, "read", "the state");
+        goto fail;
+    }
+    p->last_seq = max;
+    brock__settings_changed(e);
+    return 0;
+fail:
+    brock__pg_rollback(p);
+    return rc;
+}
+
+static int pg_meta_get(struct brock_engine *e, const char *key, char **out)
+{
+    PGresult *r = brock__pg_run(e->store, PG_META_GET, 1, &key);
+
+    *out = NULL;
+    if (!r)
+        return brock__pg_fail(e, "read the state's meta data", key);
+    if (PQntuples(r) > 0 && !PQgetisnull(r, 0, 0)) {
+        *out = mem_strdup(PQgetvalue(r, 0, 0));
+        PQclear(r);
+        return *out ? 0 : brock__fail(e, BROCK_ENOMEM, "out of memory");
+    }
+    PQclear(r);
+    return 0;
+}
+
+static const char *pg_where(const struct brock_engine *e)
+{
+    const struct brock__pg *p = e->store;
+
+    return p->where;
+}
+
+static void pg_close(struct brock_engine *e)
+{
+    pg_free(e->store);
+    e->store = NULL;
+}
+
+/* ---- the back end's table ---- */
+
+static const struct brock__store_ops pg_ops = {
+    .name = "postgresql",
+    .load = pg_load,
+    .flush = brock__pg_flush,
+    .poll = brock__pg_poll,
+    .check = NULL,
+    .meta_get = pg_meta_get,
+    .where = pg_where,
+    .close = pg_close,
+    .discard = pg_close,
+};
