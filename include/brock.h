@@ -766,8 +766,8 @@ BROCK_API BROCK_NODISCARD int brock_host_sites(struct brock_engine *e, const cha
 
 /* Daily counters, per day (UTC): the requests the proxy blocked, cookieblocked and allowed,
  * the trackers learned (a base domain's heuristic action first turning to block, or to
- * cookieblock for one on the cookieblock list), and the sites visited (first parties of those
- * requests). Kept with the page views' retention (page-view-days; 0: nothing is counted) and
+ * cookieblock for one on the cookieblock list), and the sites visited (base domains
+ * whose top-level pages were opened). Kept with the page views' retention (page-view-days; 0: nothing is counted) and
  * written to the state at brock_sync(), added to what other processes wrote. */
 
 /* Counts a request decided as d says (its effect, on its first party d->site) at time_ms
@@ -783,7 +783,7 @@ struct brock_day {
     uint64_t cookieblocked; /* requests that lost their cookies */
     uint64_t allowed;       /* requests passed as they were (first-party ones too) */
     uint64_t learned;       /* trackers learned */
-    uint64_t sites;         /* distinct sites (base domains) those requests were made for */
+    uint64_t sites;         /* distinct sites (base domains) a top-level page was opened on */
 };
 
 #define BROCK_DAILY_DAYS_MAX 3650

@@ -82,7 +82,9 @@ static struct stat_row *row_ensure(struct brock__daily *st, int64_t day, const c
     return r;
 }
 
-int brock__daily_add(struct brock_engine *e, const char *site, int what, int64_t time_ms)
+/* Counts one of what, and a page with page, on (day of time_ms, site). */
+static int daily_add(struct brock_engine *e, const char *site, int what, int page,
+                     int64_t time_ms)
 {
     struct stat_row *r;
 
@@ -92,8 +94,17 @@ int brock__daily_add(struct brock_engine *e, const char *site, int what, int64_t
         return BROCK_ENOMEM;
     r->n[what]++;
     r->add[what]++;
+    if (page) {
+        r->n[BROCK__DAILY_PAGES]++;
+        r->add[BROCK__DAILY_PAGES]++;
+    }
     e->dirty++;
     return 0;
+}
+
+int brock__daily_add(struct brock_engine *e, const char *site, int what, int64_t time_ms)
+{
+    return daily_add(e, site, what, 0, time_ms);
 }
 
 int brock_daily_count(struct brock_engine *e, const struct brock_decision *d, int64_t time_ms)
@@ -101,8 +112,11 @@ int brock_daily_count(struct brock_engine *e, const struct brock_decision *d, in
     int what = d->effect == BROCK_DENY            ? BROCK__DAILY_BLOCKED
                : d->effect == BROCK_STRIP_COOKIES ? BROCK__DAILY_COOKIEBLOCKED
                                                   : BROCK__DAILY_ALLOWED;
+    /* A site is visited when one of its pages is opened, not when something of the browser's
+     * own (an update check) goes out with no page behind it. */
+    int page = d->type == BROCK_RESOURCE_MAIN_FRAME && d->site[0];
 
-    if (brock__daily_add(e, d->site, what, time_ms) < 0)
+    if (daily_add(e, d->site, what, page, time_ms) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     return 0;
 }
@@ -253,8 +267,7 @@ int brock_daily_each(struct brock_engine *e, int days, int64_t now_ms,
         d->cookieblocked += r->n[BROCK__DAILY_COOKIEBLOCKED];
         d->allowed += r->n[BROCK__DAILY_ALLOWED];
         d->learned += r->n[BROCK__DAILY_LEARNED];
-        d->sites += r->site[0] && (r->n[BROCK__DAILY_BLOCKED] || r->n[BROCK__DAILY_ALLOWED] ||
-                                   r->n[BROCK__DAILY_COOKIEBLOCKED]);
+        d->sites += r->site[0] && r->n[BROCK__DAILY_PAGES];
     }
     for (int i = 0; i < days && !rc; i++) {
         time_t t = (time_t)((first + i) * (DAY_MS / 1000));

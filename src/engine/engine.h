@@ -668,6 +668,7 @@ enum {
     BROCK__DAILY_COOKIEBLOCKED,
     BROCK__DAILY_ALLOWED,
     BROCK__DAILY_LEARNED,
+    BROCK__DAILY_PAGES, /* top-level pages opened: a day's sites are those with one */
     BROCK__DAILY_COUNT
 };
 

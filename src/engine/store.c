@@ -45,11 +45,12 @@
  *   page_view(site, host, action TEXT, count INT, time_ms INT; PK(site, host))
  *       recent page views: the third-party hosts a site's pages requested, the action the
  *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
- *   day_count(day INT, site, blocked INT, cookieblocked INT, allowed INT, learned INT;
- *             PK(day, site))
+ *   day_count(day INT, site, blocked INT, cookieblocked INT, allowed INT, learned INT,
+ *             pages INT; PK(day, site))
  *       daily counters: per day (days since 1970-01-01, UTC) and first party (its base
- *       domain; '' when unknown), the requests blocked, cookieblocked and allowed and the
- *       trackers learned there. A process adds what it counted to the row.
+ *       domain; '' when unknown), the requests blocked, cookieblocked and allowed, the
+ *       trackers learned there and the top-level pages opened. A process adds what it
+ *       counted to the row.
  *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
  *       one row per action domain written or deleted ('action'), per tracker whose snitch list
  *       grew ('snitch'), per settings write ('settings', name ''), per reset to the seed
@@ -68,6 +69,7 @@
     " day INTEGER NOT NULL, site TEXT NOT NULL,"                                                  \
     " blocked INTEGER NOT NULL DEFAULT 0, cookieblocked INTEGER NOT NULL DEFAULT 0,"              \
     " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                    \
+    " pages INTEGER NOT NULL DEFAULT 0,"                                                          \
     " PRIMARY KEY (day, site)) WITHOUT ROWID;"
 
 static const char schema_sql[] =
@@ -156,13 +158,16 @@ static const char *const stmt_sql[ST_COUNT] = {
                     " time_ms = excluded.time_ms",
     [ST_PAGE_DEL_SITE] = "DELETE FROM page_view WHERE site = ?1",
     [ST_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM page_view",
-    [ST_DAY_ADD] = "INSERT INTO day_count (day, site, blocked, cookieblocked, allowed, learned)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (day, site) DO UPDATE SET"
+    [ST_DAY_ADD] = "INSERT INTO day_count"
+                   " (day, site, blocked, cookieblocked, allowed, learned, pages)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (day, site) DO UPDATE SET"
                    " blocked = blocked + excluded.blocked,"
                    " cookieblocked = cookieblocked + excluded.cookieblocked,"
-                   " allowed = allowed + excluded.allowed, learned = learned + excluded.learned",
+                   " allowed = allowed + excluded.allowed, learned = learned + excluded.learned,"
+                   " pages = pages + excluded.pages",
     [ST_DAY_FORGET] = "DELETE FROM day_count WHERE day < ?1",
-    [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned FROM day_count",
+    [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
+                   " FROM day_count",
     [ST_INSTANCE_PUT] = "INSERT INTO meta (key, value) VALUES ('instance', ?1)"
                         " ON CONFLICT (key) DO NOTHING",
     [ST_GENERATION_BUMP] = "INSERT INTO meta (key, value) VALUES ('generation', 1)"

@@ -66,15 +66,23 @@ static const char *days_of(struct brock_engine *e, int days, char text[1024])
     return text;
 }
 
-static void count(struct brock_engine *e, const char *site, enum brock_effect effect,
-                  int64_t t)
+/* A request of type on a page of site, decided as effect. */
+static void count_type(struct brock_engine *e, const char *site, enum brock_effect effect,
+                       int64_t t, enum brock_resource_type type)
 {
     struct brock_decision d;
 
     memset(&d, 0, sizeof(d));
     snprintf(d.site, sizeof(d.site), "%s", site);
     d.effect = effect;
+    d.type = type;
     assert_int_equal(brock_daily_count(e, &d, t), 0);
+}
+
+/* A top-level page of site opened (or refused) at t. */
+static void count(struct brock_engine *e, const char *site, enum brock_effect effect, int64_t t)
+{
+    count_type(e, site, effect, t, BROCK_RESOURCE_MAIN_FRAME);
 }
 
 /* Three sites with an identifying cookie from one tracker, at t. */
@@ -138,17 +146,21 @@ static void test_counting(void **state)
     count(e, "a.example", BROCK_PASS, now - DAY_MS);
     count(e, "old.example", BROCK_DENY, now - 5 * DAY_MS);
     assert_string_equal(days_of(e, 3, text), "0/0/0/0/0; 0/0/1/0/1; 1/1/2/0/2");
-    assert_string_equal(days_of(e, 1, text), "1/1/2/0/2");
+    /* Requests with no page of c.example opened: counted, but not a visit. */
+    count_type(e, "c.example", BROCK_PASS, now, BROCK_RESOURCE_IMAGE);
+    count_type(e, "c.example", BROCK_DENY, now, BROCK_RESOURCE_SUB_FRAME);
+    assert_string_equal(days_of(e, 1, text), "2/1/3/0/2");
+    count_type(e, "c.example", BROCK_DENY, now - DAY_MS, BROCK_RESOURCE_OTHER);
     assert_string_equal(days_of(e, 6, text),
-                        "1/0/0/0/1; 0/0/0/0/0; 0/0/0/0/0; 0/0/0/0/0; 0/0/1/0/1; 1/1/2/0/2");
+                        "1/0/0/0/1; 0/0/0/0/0; 0/0/0/0/0; 0/0/0/0/0; 1/0/1/0/1; 2/1/3/0/2");
 
     /* Learned on three.example, a site no request was counted for: not a site visited. */
     learn_three(e, now);
-    assert_string_equal(days_of(e, 1, text), "1/1/2/1/2");
+    assert_string_equal(days_of(e, 1, text), "2/1/3/1/2");
     /* What an import brings was learned elsewhere, at no known time. */
     assert_int_equal(brock_import(e, "import", import, strlen(import), &imported), 0);
     assert_int_equal(imported.blocked, 1);
-    assert_string_equal(days_of(e, 1, text), "1/1/2/1/2");
+    assert_string_equal(days_of(e, 1, text), "2/1/3/1/2");
 
     assert_int_equal(brock_daily_each(e, 0, now, on_day, text), BROCK_EINVAL);
     assert_non_null(strstr(brock_engine_errmsg(e), "0 is not a number of days from 1 to 3650"));
@@ -160,9 +172,9 @@ static void test_counting(void **state)
     day_name(now / DAY_MS - 1, day0);
     day_name(now / DAY_MS, day1);
     snprintf(want, sizeof(want),
-             "[{\"allowed\":1,\"blocked\":0,\"cookieblocked\":0,\"day\":\"%s\","
+             "[{\"allowed\":1,\"blocked\":1,\"cookieblocked\":0,\"day\":\"%s\","
              "\"learned\":0,\"sites\":1,\"time_ms\":%lld},"
-             "{\"allowed\":2,\"blocked\":1,\"cookieblocked\":1,\"day\":\"%s\","
+             "{\"allowed\":3,\"blocked\":2,\"cookieblocked\":1,\"day\":\"%s\","
              "\"learned\":1,\"sites\":2,\"time_ms\":%lld}]",
              day0, (long long)((now / DAY_MS - 1) * DAY_MS), day1,
              (long long)(now / DAY_MS * DAY_MS));
