@@ -784,6 +784,45 @@ BROCK_API BROCK_NODISCARD int brock_host_sites(struct brock_engine *e, const cha
                                                          int64_t time_ms),
                                                void *arg);
 
+/* Daily counters, per day (UTC): the requests the proxy blocked, cookieblocked and allowed,
+ * the trackers learned (a base domain's heuristic action first turning to block, or to
+ * cookieblock for one on the cookieblock list), and the sites visited (base domains
+ * whose top-level pages were opened). Kept with the page views' retention (page-view-days; 0: nothing is counted) and
+ * written to the state at brock_sync(), added to what other processes wrote. */
+
+/* Counts a request decided as d says (its effect, on its first party d->site) at time_ms
+ * (Unix ms). Returns 0 or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_daily_count(struct brock_engine *e,
+                                                const struct brock_decision *d, int64_t time_ms);
+
+/* One day's counts. */
+struct brock_day {
+    char day[11];           /* "YYYY-MM-DD", UTC */
+    int64_t time_ms;        /* the day's first millisecond, Unix ms */
+    uint64_t blocked;       /* requests blocked */
+    uint64_t cookieblocked; /* requests that lost their cookies */
+    uint64_t allowed;       /* requests passed as they were (first-party ones too) */
+    uint64_t learned;       /* trackers learned */
+    uint64_t sites;         /* distinct sites (base domains) a top-level page was opened on */
+};
+
+#define BROCK_DAILY_DAYS_MAX 3650
+
+/* Calls cb for each of the days days (1 to BROCK_DAILY_DAYS_MAX) ending with now_ms's day,
+ * oldest first, days without counts too; cb returns non-zero to stop (returned). Returns 0,
+ * the callback's value, BROCK_EINVAL for days out of range, or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_daily_each(struct brock_engine *e, int days, int64_t now_ms,
+                                               int (*cb)(void *arg,
+                                                         const struct brock_day *d),
+                                               void *arg);
+
+/* The same as one JSON array, as the dashboard's /api/stats and `brock stats --json` show
+ * it: [{"day", "time_ms", "blocked", "cookieblocked", "allowed", "learned", "sites"}],
+ * oldest first, into *out (free with brock_free()) and *len. Returns 0, BROCK_EINVAL for
+ * days out of range, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_daily_json(struct brock_engine *e, int days, int64_t now_ms,
+                                               char **out, size_t *len);
+
 /* Resets what was learned to Privacy Badger's seed, as its update does: the user's choices are
  * set aside, the action, snitch, tracking and fingerprinting maps emptied, the seed (if the
  * data folder has one) merged again, and the choices put back, so that a domain the user had

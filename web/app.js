@@ -196,11 +196,86 @@ function askFirst(id, label, question, yes, act) {
   return h('p', {}, first, ' ', ask);
 }
 
+// ---- the chart of what brock did each day ----
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// An SVG element, as h() makes an HTML one (no listeners).
+function svg(tag, attrs, ...kids) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  put(el, kids);
+  return el;
+}
+
+// One day in words, for the chart's text and screen readers.
+function dayWords(d) {
+  return `${d.day}: ${count(d.blocked, 'request')} blocked, ` +
+         `${count(d.cookieblocked, 'request')} with cookies blocked, ` +
+         `${count(d.allowed, 'request')} allowed, ${count(d.learned, 'tracker')} learned, ` +
+         `${count(d.sites, 'site')} visited`;
+}
+
+const KINDS = [['blocked', 'block', 'Blocked'], ['cookieblocked', 'cookieblock', 'Cookies blocked'],
+               ['allowed', 'allow', 'Allowed']];
+
+// Requests per day as stacked bars (blocked at the bottom, then cookies blocked, allowed),
+// a marker with the number above a day on which trackers were learned, and a legend with
+// the period's totals. Drawn once, as wide as the page is now; every number is also text.
+function chart(days) {
+  const width = Math.max(300, main.clientWidth || 0), height = 150, top = 18, bottom = 20;
+  const room = height - top - bottom, step = width / days.length;
+  const most = Math.max(1, ...days.map((d) => d.blocked + d.cookieblocked + d.allowed));
+  const every = Math.ceil(days.length / Math.floor(width / 44)); // date labels that fit
+  const bars = days.map((d, i) => {
+    const x = i * step + step * 0.15, w = step * 0.7;
+    let y = top + room;
+    const rects = KINDS.map(([key, cls]) => {
+      const hgt = d[key] / most * room;
+      y -= hgt;
+      return svg('rect', { class: `bar bar-${cls}`, x, y, width: w, height: hgt,
+                           'data-n': d[key] });
+    });
+    const learned = d.learned ? svg('text', { class: 'learned', x: x + w / 2, y: y - 4,
+                                              'text-anchor': 'middle' }, `+${d.learned}`)
+                              : null;
+    const label = i % every === 0 || i === days.length - 1
+      ? svg('text', { class: 'date', x: x + w / 2, y: height - 5, 'text-anchor': 'middle' },
+            d.day.slice(5)) : null;
+    return svg('g', { class: 'day', role: 'img', 'aria-label': dayWords(d), 'data-day': d.day,
+                      'data-blocked': d.blocked, 'data-cookieblocked': d.cookieblocked,
+                      'data-allowed': d.allowed, 'data-learned': d.learned,
+                      'data-sites': d.sites },
+               svg('title', {}, dayWords(d)), rects, learned, label);
+  });
+  const total = (key) => days.reduce((n, d) => n + d[key], 0);
+  return h('figure', { class: 'chart' },
+    svg('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', height,
+                 role: 'group', 'aria-label': `Requests per day, the last ${days.length} days` },
+        svg('line', { class: 'axis', x1: 0, x2: width, y1: top + room, y2: top + room }), bars),
+    h('figcaption', {},
+      h('ul', { class: 'legend' },
+        KINDS.map(([key, cls, words]) => h('li', { 'data-total': key },
+          h('span', { class: `swatch swatch-${cls}`, 'aria-hidden': 'true' }),
+          `${words}: ${total(key)}`)),
+        h('li', { 'data-total': 'learned' },
+          h('span', { class: 'swatch swatch-learned', 'aria-hidden': 'true' }, '+'),
+          `Trackers learned: ${total('learned')}`))));
+}
+
 // ---- views ----
 
 async function viewSites() {
-  const sites = await api('GET', '/api/sites');
+  const settings = await api('GET', '/api/settings');
+  // The days kept, within what a chart shows readably.
+  const n = Math.min(Math.max(settings.page_view_days, 7), 31);
+  const [sites, days] = await Promise.all([api('GET', '/api/sites'),
+                                           api('GET', `/api/stats?days=${n}`)]);
   main.replaceChildren(h('h1', {}, 'Recent sites'));
+  main.append(h('h2', {}, 'What brock did each day'), chart(days));
+  if (settings.page_view_days === 0)
+    main.append(h('p', { class: 'note' }, 'Nothing is counted while recent sites are kept ' +
+                                          'for 0 days (Settings).'));
   if (!sites.length) {
     main.append(h('p', { class: 'muted' },
                   'No site has been visited through brock yet. Point a browser at brock ' +

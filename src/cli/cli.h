@@ -48,6 +48,7 @@ extern const struct cmd_entry cmd_dnt_entry;
 extern const struct cmd_entry cmd_update_entry;
 extern const struct cmd_entry cmd_ca_entry;
 extern const struct cmd_entry cmd_forget_entry;
+extern const struct cmd_entry cmd_stats_entry;
 extern const struct cmd_entry cmd_settings_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;

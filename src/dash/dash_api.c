@@ -6,9 +6,11 @@
 #include "dash/dash_api.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proxy/http.h"
+#include "util/clock.h"
 
 int dash_error(struct dash_call *x, int status, const char *msg)
 {
@@ -376,6 +378,29 @@ int dash_api_tracker_put(struct dash_call *x)
 }
 
 /* ---- settings ---- */
+
+/* GET /api/stats?days=N: the daily counters of the last N days (default 7), oldest first. */
+int dash_api_stats(struct dash_call *x)
+{
+    char days[8] = "7", *end = NULL, *text = NULL;
+    size_t len = 0;
+    long n = 0;
+    int rc;
+
+    if (strstr(x->query, "days=") && query_get(x->query, "days", days, sizeof(days)) < 0)
+        days[0] = '\0';
+    if (days[0] >= '0' && days[0] <= '9')
+        n = strtol(days, &end, 10);
+    if (!end || *end || n < 1 || n > BROCK_DAILY_DAYS_MAX)
+        return dash_error(x, 400, "\"days\" must be a whole number of days from 1 to 3650");
+    rc = brock_daily_json(x->e, (int)n, clock_now_ms(), &text, &len);
+    if (rc < 0)
+        return -1;
+    json_decref(x->json);
+    x->json = json_loadb(text, len, 0, NULL);
+    brock_free(text);
+    return x->json ? 0 : -1;
+}
 
 int dash_api_settings(struct dash_call *x)
 {

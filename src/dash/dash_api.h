@@ -41,6 +41,7 @@ int dash_api_site(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_trackers(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_tracker(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_tracker_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_stats(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));

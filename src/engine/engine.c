@@ -195,6 +195,7 @@ static void engine_free(struct brock_engine *e)
     brock__answers_free(e);
     brock__pbconfig_cleanup(e);
     brock__pages_free(e->pages);
+    brock__daily_free(e->daily);
     json_decref(e->settings);
     mem_free(e);
 }
@@ -253,6 +254,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     }
     if ((rc = brock__pages_expire(e, 1)) < 0)
         goto fail;
+    brock__daily_expire(e, 1);
     if (!e->store)
         e->dirty = 0;
     /* What opening changed (the seed, a newer configuration) cannot be saved, and is no
@@ -306,6 +308,7 @@ int brock_sync(struct brock_engine *e)
     /* Page views past the page-view-days setting go first, so the flush writes that. */
     if ((picked = brock__pages_expire(e, 0)) < 0)
         return picked;
+    brock__daily_expire(e, 0);
     if (e->read_only)
         return 0;
     if (e->readonly_why[0]) {

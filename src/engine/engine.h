@@ -153,6 +153,7 @@ struct brock_engine {
     uint64_t answers_seed;
     int answers_off;          /* unit tests: decide everything afresh */
     struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
+    struct brock__daily *daily; /* daily.c: daily counters; NULL: none yet */
     int reset_pending;        /* brock_reset(): the store empties its tables at the next flush */
 
     /* update.c: Privacy Badger's configuration as applied to this state. */
@@ -699,6 +700,54 @@ int brock__pages_forgot(const struct brock_engine *e);
 
 /* For a 'pages' journal row: drops what memory holds that is already written. */
 void brock__pages_drop_clean(struct brock_engine *e);
+
+/* ---- daily.c: daily counters ---- */
+
+/* What a day's counters count, in the store's column order. */
+enum {
+    BROCK__DAILY_BLOCKED = 0,
+    BROCK__DAILY_COOKIEBLOCKED,
+    BROCK__DAILY_ALLOWED,
+    BROCK__DAILY_LEARNED,
+    BROCK__DAILY_PAGES, /* top-level pages opened: a day's sites are those with one */
+    BROCK__DAILY_COUNT
+};
+
+struct brock__daily;
+
+void brock__daily_free(struct brock__daily *st);
+
+/* Counts one of what (BROCK__DAILY_*) on site (a base domain; "" when unknown) on the day of
+ * time_ms (Unix ms, UTC). Nothing is counted while page-view-days is 0. Returns 0 or
+ * BROCK_ENOMEM. */
+int brock__daily_add(struct brock_engine *e, const char *site, int what, int64_t time_ms)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Adds one row read from the store (day: days since 1970-01-01) to what memory holds.
+ * Returns 0 or BROCK_ENOMEM. */
+int brock__daily_load(struct brock_engine *e, int64_t day, const char *site,
+                      const int64_t n[BROCK__DAILY_COUNT]) BROCK_NODISCARD_INTERNAL;
+
+/* For the store's flush: put is called with site NULL to delete the days before day (once
+ * forgotten), then for each row with counts not yet written, to be added to the store's.
+ * Returns 0 or put's negative value. */
+int brock__daily_flush(struct brock_engine *e,
+                       int (*put)(void *arg, int64_t day, const char *site,
+                                  const uint64_t add[BROCK__DAILY_COUNT]),
+                       void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* After a commit: the counts in memory are all in the store. */
+void brock__daily_clean(struct brock_engine *e);
+
+/* Every count in memory is written at the next flush (the store's file is new). */
+void brock__daily_mark_all(struct brock_engine *e);
+
+/* Before reading a replaced file: memory keeps only what it has not written yet. */
+void brock__daily_drop_clean(struct brock_engine *e);
+
+/* Forgets the days wholly older than the page-view-days setting, when force, when the setting
+ * changed, or once a minute. */
+void brock__daily_expire(struct brock_engine *e, int force);
 
 /* ---- report.c ---- */
 

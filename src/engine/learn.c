@@ -202,6 +202,11 @@ int brock__record_prevalence(struct brock_engine *e, const char *fqdn, const cha
     if (s->n >= e->threshold) {
         if ((err = brock__blocklist_domain(e, base, fqdn)) < 0)
             return err;
+        /* Learned now, on site: an import brings what was learned elsewhere, at no time,
+         * and evidence without a record has no time either. */
+        if (ev && ev->kind != BROCK_EVIDENCE_IMPORTED &&
+            (err = brock__daily_add(e, site, BROCK__DAILY_LEARNED, ev->time_ms)) < 0)
+            return err;
         return 2;
     }
     return 1;

@@ -21,7 +21,8 @@
 #include "util/file.h"
 
 /*
- * Schema, version 2 (PRAGMA user_version; version 1 lacked page_view and is migrated):
+ * Schema, version 3 (PRAGMA user_version; version 1 lacked page_view and day_count, version 2
+ * day_count, and each is migrated):
  *
  *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
  *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
@@ -45,6 +46,12 @@
  *   page_view(site, host, action TEXT, count INT, time_ms INT; PK(site, host))
  *       recent page views: the third-party hosts a site's pages requested, the action the
  *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
+ *   day_count(day INT, site, blocked INT, cookieblocked INT, allowed INT, learned INT,
+ *             pages INT; PK(day, site))
+ *       daily counters: per day (days since 1970-01-01, UTC) and first party (its base
+ *       domain; '' when unknown), the requests blocked, cookieblocked and allowed, the
+ *       trackers learned there and the top-level pages opened. A process adds what it
+ *       counted to the row.
  *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
  *       one row per action domain written or deleted ('action'), per tracker whose snitch list
  *       grew ('snitch'), per settings write ('settings', name ''), per reset to the seed
@@ -55,8 +62,16 @@
  *       reloads everything.
  */
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define BUSY_TIMEOUT_MS 5000
+
+#define DAY_COUNT_SQL                                                                             \
+    "CREATE TABLE day_count ("                                                                    \
+    " day INTEGER NOT NULL, site TEXT NOT NULL,"                                                  \
+    " blocked INTEGER NOT NULL DEFAULT 0, cookieblocked INTEGER NOT NULL DEFAULT 0,"              \
+    " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                    \
+    " pages INTEGER NOT NULL DEFAULT 0,"                                                          \
+    " PRIMARY KEY (day, site)) WITHOUT ROWID;"
 
 static const char schema_sql[] =
     "CREATE TABLE action ("
@@ -84,15 +99,18 @@ static const char schema_sql[] =
     " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
     " PRIMARY KEY (site, host)) WITHOUT ROWID;"
-    "PRAGMA user_version = 2;";
+    DAY_COUNT_SQL
+    "PRAGMA user_version = 3;";
 
-/* From version 1: the page views are new; nothing else changed. */
+/* From version 1: the page views are new; version 2's change follows. */
 static const char migrate_v1_sql[] =
     "CREATE TABLE page_view ("
     " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
-    " PRIMARY KEY (site, host)) WITHOUT ROWID;"
-    "PRAGMA user_version = 2;";
+    " PRIMARY KEY (site, host)) WITHOUT ROWID;";
+
+/* From version 2: the daily counters are new; nothing else changed. */
+static const char migrate_v2_sql[] = DAY_COUNT_SQL "PRAGMA user_version = 3;";
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
@@ -141,6 +159,16 @@ static const char *const stmt_sql[ST_COUNT] = {
                     " time_ms = excluded.time_ms",
     [ST_PAGE_DEL_SITE] = "DELETE FROM page_view WHERE site = ?1",
     [ST_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM page_view",
+    [ST_DAY_ADD] = "INSERT INTO day_count"
+                   " (day, site, blocked, cookieblocked, allowed, learned, pages)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (day, site) DO UPDATE SET"
+                   " blocked = blocked + excluded.blocked,"
+                   " cookieblocked = cookieblocked + excluded.cookieblocked,"
+                   " allowed = allowed + excluded.allowed, learned = learned + excluded.learned,"
+                   " pages = pages + excluded.pages",
+    [ST_DAY_FORGET] = "DELETE FROM day_count WHERE day < ?1",
+    [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
+                   " FROM day_count",
     [ST_INSTANCE_PUT] = "INSERT INTO meta (key, value) VALUES ('instance', ?1)"
                         " ON CONFLICT (key) DO NOTHING",
     [ST_GENERATION_BUMP] = "INSERT INTO meta (key, value) VALUES ('generation', 1)"
@@ -270,7 +298,7 @@ static int pragma_int(struct brock__store *s, const char *sql, int64_t *out)
     return rc;
 }
 
-/* Creates the tables, or brings a version 1 state up to date, in one transaction, unless
+/* Creates the tables, or brings a version 1 or 2 state up to date, in one transaction, unless
  * another process just did. */
 static int schema_create(struct brock_engine *e)
 {
@@ -282,6 +310,7 @@ static int schema_create(struct brock_engine *e)
     if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK ||
         (version == 0 && brock__store_exec(s, schema_sql) != SQLITE_OK) ||
         (version == 1 && brock__store_exec(s, migrate_v1_sql) != SQLITE_OK) ||
+        ((version == 1 || version == 2) && brock__store_exec(s, migrate_v2_sql) != SQLITE_OK) ||
         brock__store_exec(s, "COMMIT") != SQLITE_OK) {
         brock__store_exec(s, "ROLLBACK");
         return brock__store_fail(e, "create the tables", NULL);

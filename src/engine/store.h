@@ -46,6 +46,9 @@ enum {
     ST_PAGE_PUT,
     ST_PAGE_DEL_SITE,
     ST_PAGE_ALL,
+    ST_DAY_ADD,
+    ST_DAY_FORGET,
+    ST_DAY_ALL,
     ST_INSTANCE_PUT,
     ST_GENERATION_BUMP,
     ST_COUNT
@@ -158,6 +161,9 @@ int brock__store_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 /* Reads every page view row into the engine's recent page views. Returns 0, BROCK_ESTORE or
  * BROCK_ENOMEM. */
 int brock__store_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Reads every daily counter row into memory. Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */
+int brock__store_daily_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* ---- memory into a new or restored file (store_merge.c) ---- */
 

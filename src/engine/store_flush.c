@@ -75,6 +75,22 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
     return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write the page views of", site) : 0;
 }
 
+/* Adds a row's new counts to the store's, or (site NULL) deletes the days before day. */
+static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[BROCK__DAILY_COUNT])
+{
+    struct brock_engine *e = arg;
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[site ? ST_DAY_ADD : ST_DAY_FORGET];
+
+    sqlite3_bind_int64(st, 1, day);
+    if (site) {
+        brock__store_bind_text(st, 2, site);
+        for (int i = 0; i < BROCK__DAILY_COUNT; i++)
+            sqlite3_bind_int64(st, 3 + i, (int64_t)add[i]);
+    }
+    return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write", "the daily counters") : 0;
+}
+
 /* Page views were forgotten: other processes read them again ('pages', name ''). */
 static int journal_page_views(struct brock_engine *e)
 {
@@ -400,6 +416,7 @@ int brock__sqlite_flush(struct brock_engine *e)
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
         (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (rc = brock__daily_flush(e, day_put, e)) < 0 ||
         (brock__pages_forgot(e) && (rc = journal_page_views(e)) < 0) ||
         (rc = flush_seeded(e)) < 0 || (rc = flush_identity(e, &gen)) < 0)
         goto fail;

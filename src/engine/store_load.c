@@ -85,6 +85,15 @@ static int load_page(struct brock_engine *e, sqlite3_stmt *st)
                              sqlite3_column_int64(st, 4));
 }
 
+static int load_day(struct brock_engine *e, sqlite3_stmt *st)
+{
+    int64_t n[BROCK__DAILY_COUNT];
+
+    for (int i = 0; i < BROCK__DAILY_COUNT; i++)
+        n[i] = sqlite3_column_int64(st, 2 + i);
+    return brock__daily_load(e, sqlite3_column_int64(st, 0), brock__store_column_text(st, 1), n);
+}
+
 static int load_snitch(struct brock_engine *e, sqlite3_stmt *st)
 {
     /* The primary key keeps sites unique: no need to search the list. */
@@ -114,6 +123,11 @@ int brock__store_pages_read(struct brock_engine *e)
     return load_rows(e, ST_PAGE_ALL, "the page views", load_page);
 }
 
+int brock__store_daily_read(struct brock_engine *e)
+{
+    return load_rows(e, ST_DAY_ALL, "the daily counters", load_day);
+}
+
 int brock__sqlite_load(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
@@ -131,7 +145,7 @@ int brock__sqlite_load(struct brock_engine *e)
         (rc = load_rows(e, ST_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, ST_TRACKING_ALL, "the tracking map", tracking_apply)) < 0 ||
         (rc = load_rows(e, ST_FP_ALL, "the fingerprinting scripts", fp_apply)) < 0 ||
-        (rc = brock__store_pages_read(e)) < 0 ||
+        (rc = brock__store_pages_read(e)) < 0 || (rc = brock__store_daily_read(e)) < 0 ||
         (rc = brock__store_settings_read(e)) < 0)
         goto fail;
     if (brock__store_journal_range(s, &min, &max) != 0 ||

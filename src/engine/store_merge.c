@@ -47,6 +47,7 @@ void brock__store_mark_all(struct brock_engine *e)
     e->settings_dirty = 1;
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
     brock__pages_mark_all(e);
+    brock__daily_mark_all(e);
     e->dirty++;
 }
 
@@ -180,6 +181,7 @@ int brock__store_merge(struct brock_engine *e)
     /* Before the file's rows come in: those memory lacked need no writing back. */
     mark_learned(e);
     brock__pages_drop_clean(e);
+    brock__daily_drop_clean(e);
     if (brock__store_query_int(s, s->st[ST_DATA_VERSION], 0, &dv) != 0 ||
         brock__store_run(s, s->st[ST_BEGIN_READ]) != 0) {
         rc = brock__store_fail(e, "read", "the state");
@@ -189,7 +191,7 @@ int brock__store_merge(struct brock_engine *e)
         (rc = merge_rows(e, ST_SNITCH_ALL, "the snitch map", merge_snitch, NULL)) < 0 ||
         (rc = merge_rows(e, ST_TRACKING_ALL, "the tracking map", merge_tracking, NULL)) < 0 ||
         (rc = merge_rows(e, ST_FP_ALL, "the fingerprinting scripts", merge_fp, NULL)) < 0 ||
-        (rc = brock__store_pages_read(e)) < 0 ||
+        (rc = brock__store_pages_read(e)) < 0 || (rc = brock__store_daily_read(e)) < 0 ||
         (rc = merge_settings(e)) < 0)
         goto out;
     if (brock__store_journal_range(s, &min, &max) != 0 ||

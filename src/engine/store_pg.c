@@ -17,10 +17,11 @@
 #include "util/alloc.h"
 
 /*
- * Schema, version 1 (the meta row 'schema_version'). The tables are SQLite's (store.c), named
+ * Schema, version 2 (the meta row 'schema_version'; version 2 added brock_day_count). The tables are SQLite's (store.c), named
  * brock_* so that they can share a database with others:
  *
- *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view   as in SQLite;
+ *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view, brock_day_count
+ *       as in SQLite;
  *   brock_tracking, brock_fp_script   with ord (bigserial) keeping the order rows came in,
  *       which SQLite's rowid keeps;
  *   brock_journal(seq bigserial, kind, name, origin)   the change sequence: one row per name
@@ -30,7 +31,7 @@
  *       NOTIFY brock_journal (payload: the writer's origin), delivered at commit, so that the
  *       other instances know there is something to read without asking.
  */
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 /* pg_advisory_xact_lock()'s key for writers: "brock" in ASCII. */
 #define WRITE_LOCK_KEY "422827204459"
@@ -65,10 +66,19 @@ static const char schema_v1_sql[] =
     " count bigint NOT NULL, time_ms bigint NOT NULL,"
     " PRIMARY KEY (site, host));";
 
+static const char schema_v2_sql[] =
+    "CREATE TABLE brock_day_count ("
+    " day bigint NOT NULL, site text NOT NULL,"
+    " blocked bigint NOT NULL DEFAULT 0, cookieblocked bigint NOT NULL DEFAULT 0,"
+    " allowed bigint NOT NULL DEFAULT 0, learned bigint NOT NULL DEFAULT 0,"
+    " pages bigint NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (day, site));";
+
 /* Each version's step from the one before: migrations[v] brings version v to v + 1, in the
  * same transaction as the rest. Version 0 is a database without brock's tables. */
 static const char *const migrations[SCHEMA_VERSION] = {
     [0] = schema_v1_sql,
+    [1] = schema_v2_sql,
 };
 
 static const char *const stmt_sql[PG_COUNT] = {
@@ -120,6 +130,18 @@ static const char *const stmt_sql[PG_COUNT] = {
                     " time_ms = excluded.time_ms",
     [PG_PAGE_DEL_SITE] = "DELETE FROM brock_page_view WHERE site = $1",
     [PG_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM brock_page_view",
+    /* Each instance adds what it counted. */
+    [PG_DAY_ADD] = "INSERT INTO brock_day_count"
+                   " (day, site, blocked, cookieblocked, allowed, learned, pages)"
+                   " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (day, site) DO UPDATE SET"
+                   " blocked = brock_day_count.blocked + excluded.blocked,"
+                   " cookieblocked = brock_day_count.cookieblocked + excluded.cookieblocked,"
+                   " allowed = brock_day_count.allowed + excluded.allowed,"
+                   " learned = brock_day_count.learned + excluded.learned,"
+                   " pages = brock_day_count.pages + excluded.pages",
+    [PG_DAY_FORGET] = "DELETE FROM brock_day_count WHERE day < $1",
+    [PG_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
+                   " FROM brock_day_count",
     [PG_WRITE_LOCK] = "SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")",
     [PG_NOTIFY] = "SELECT pg_notify('" PG_CHANNEL "', $1)",
 };
@@ -482,6 +504,15 @@ static int load_page(struct brock_engine *e, const PGresult *r, int i)
                              brock__pg_int(r, i, 3), brock__pg_int(r, i, 4));
 }
 
+static int load_day(struct brock_engine *e, const PGresult *r, int i)
+{
+    int64_t n[BROCK__DAILY_COUNT];
+
+    for (int k = 0; k < BROCK__DAILY_COUNT; k++)
+        n[k] = brock__pg_int(r, i, 2 + k);
+    return brock__daily_load(e, brock__pg_int(r, i, 0), PQgetvalue(r, i, 1), n);
+}
+
 static int load_setting(struct brock_engine *e, const PGresult *r, int i)
 {
     const struct brock__pg *p = e->store;
@@ -534,7 +565,9 @@ static int pg_load(struct brock_engine *e)
         (rc = load_rows(e, PG_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, PG_TRACKING_ALL, "the tracking map", load_tracking)) < 0 ||
         (rc = load_rows(e, PG_FP_ALL, "the fingerprinting scripts", load_fp)) < 0 ||
-        (rc = brock__pg_pages_read(e)) < 0 || (rc = brock__pg_settings_read(e)) < 0)
+        (rc = brock__pg_pages_read(e)) < 0 ||
+        (rc = load_rows(e, PG_DAY_ALL, "the daily counters", load_day)) < 0 ||
+        (rc = brock__pg_settings_read(e)) < 0)
         goto fail;
     if (brock__pg_exec(p, "COMMIT") < 0) {
         rc = brock__pg_fail(e, "read", "the state");

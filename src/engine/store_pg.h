@@ -42,6 +42,9 @@ enum {
     PG_PAGE_PUT,
     PG_PAGE_DEL_SITE,
     PG_PAGE_ALL,
+    PG_DAY_ADD,
+    PG_DAY_FORGET,
+    PG_DAY_ALL,
     PG_WRITE_LOCK,
     PG_NOTIFY,
     PG_COUNT

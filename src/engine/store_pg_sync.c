@@ -397,6 +397,25 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
     return 0;
 }
 
+/* Adds a row's new counts to the database's, or (site NULL) deletes the days before day. */
+static int day_put(void *arg, int64_t day, const char *site,
+                   const uint64_t add[BROCK__DAILY_COUNT])
+{
+    struct brock_engine *e = arg;
+    char d[24], n[BROCK__DAILY_COUNT][24];
+    const char *v[2 + BROCK__DAILY_COUNT] = {d, site};
+
+    snprintf(d, sizeof(d), "%" PRId64, day);
+    for (int i = 0; site && i < BROCK__DAILY_COUNT; i++) {
+        snprintf(n[i], sizeof(n[i]), "%" PRIu64, add[i]);
+        v[2 + i] = n[i];
+    }
+    if (run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v) <
+        0)
+        return brock__pg_fail(e, "write", "the daily counters");
+    return 0;
+}
+
 /* The journal trimmed, and the notification the other instances wait for. */
 static int flush_journal_end(struct brock_engine *e)
 {
@@ -423,7 +442,8 @@ static int flush_marked(struct brock_engine *e)
     if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
-        (rc = brock__pages_flush(e, page_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
+        (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
         (rc = flush_journal_end(e)) < 0)
         return rc;
     return 0;

@@ -317,5 +317,6 @@ void brock__store_marks_clear(struct brock_engine *e)
     e->reset_pending = 0;
     e->seed_mark = BROCK__SEED_KEPT;
     brock__pages_clean(e);
+    brock__daily_clean(e);
     e->dirty = 0;
 }

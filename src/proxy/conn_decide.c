@@ -175,6 +175,10 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
         px->n_blocked++;
     else if (x->d.effect == BROCK_STRIP_COOKIES)
         px->n_cookieblocked++;
+    /* The daily counters: what brock did each day, and for how many sites. */
+    if (brock_daily_count(px->engine, &x->d, conn_now_ms(c)) < 0)
+        log_msg(LOG_ERR, "counting a request to %s failed: %s", x->host,
+                brock_engine_errmsg(px->engine));
     /* The dashboard's recent sites: what each page's third parties were given. */
     if (x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
         brock_page_seen(px->engine, x->site, x->d.tracker, x->d.action, conn_now_ms(c)) < 0)

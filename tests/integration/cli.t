@@ -675,4 +675,31 @@ page_view_days    30
 disabled_sites    shop.example
 widget_allowlist  (none)" "... and no bad input changed anything"
 
+# ---- stats ----
+# A state nothing went through: the days are there, empty, oldest first, today last (UTC).
+fresh
+today=$(date -u +%Y-%m-%d)
+run stats
+st=$?
+[ "$st" -eq 0 ] && [ ! -e "$S" ] && [ "$(wc -l <"$T/out")" -eq 8 ] &&
+    head -1 "$T/out" | grep -Eq '^day +blocked +cookieblocked +allowed +learned +sites$' &&
+    tail -1 "$T/out" | grep -Eq "^$today +0 +0 +0 +0 +0$"
+ok $? "stats: a header and the last 7 days, empty, creating nothing"
+run stats --json --days 3
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    @$d == 3 && $d->[2]{day} eq $ARGV[0] && $d->[0]{day} lt $d->[1]{day} &&
+    !grep { $_->{blocked} || $_->{allowed} || $_->{learned} || $_->{sites} } @$d
+    or exit 1' "$today" <"$T/out"
+ok $? "stats --json --days 3: the dashboard's /api/stats array"
+for bad in "--days 0" "--days 3651" "--days x" "--days" "--days=-1" "extra" "--colour"; do
+    # shellcheck disable=SC2086
+    run stats $bad
+    st=$?
+    [ "$st" -eq 2 ] && [ -s "$T/err" ] && [ ! -s "$T/out" ]
+    ok $? "stats $bad: a usage error naming it"
+done
+run stats --days x
+is "$(cat "$T/err")" "brock stats: --days: 'x' is not a number of days from 1 to 3650
+Try 'brock stats --help'." "stats --days x says what is wrong"
+
 done_testing

@@ -306,6 +306,47 @@ static void test_dirty_wins(void **state)
 
 /* ---- PostgreSQL only ---- */
 
+static int sum_day(void *arg, const struct brock_day *d)
+{
+    struct brock_day *sum = arg;
+
+    sum->blocked += d->blocked;
+    sum->allowed += d->allowed;
+    sum->sites += d->sites;
+    return 0;
+}
+
+/* Two engines count on one state: each adds its counts to the other's. */
+static void test_daily_adds_up(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b, *c;
+    struct brock_day sum = {.blocked = 0};
+    struct timespec now;
+    int64_t ms;
+
+    skip_unless_ready(f);
+    clock_gettime(CLOCK_REALTIME, &now);
+    ms = (int64_t)now.tv_sec * 1000;
+    a = engine_on(f, NULL);
+    b = engine_on(f, NULL);
+    assert_int_equal(brock__daily_add(a, "news.example", BROCK__DAILY_BLOCKED, ms), 0);
+    assert_int_equal(brock__daily_add(a, "news.example", BROCK__DAILY_PAGES, ms), 0);
+    assert_int_equal(brock__daily_add(b, "news.example", BROCK__DAILY_BLOCKED, ms), 0);
+    assert_int_equal(brock__daily_add(b, "shop.example", BROCK__DAILY_PAGES, ms), 0);
+    assert_int_equal(brock__daily_add(b, "shop.example", BROCK__DAILY_ALLOWED, ms), 0);
+    flush(a);
+    flush(b);
+    c = engine_on(f, NULL);
+    assert_int_equal(brock_daily_each(c, 1, ms, sum_day, &sum), 0);
+    assert_int_equal(sum.blocked, 2);
+    assert_int_equal(sum.allowed, 1);
+    assert_int_equal(sum.sites, 2);
+    engine_free(a);
+    engine_free(b);
+    engine_free(c);
+}
+
 static void test_pg_password_refused(void **state)
 {
     struct fixture *f = *state;
@@ -390,6 +431,7 @@ int main(void)
         BOTH(test_columnwise),
         BOTH(test_poll),
         BOTH(test_dirty_wins),
+        BOTH(test_daily_adds_up),
         cmocka_unit_test_prestate_setup_teardown(test_pg_password_refused, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_newer_schema, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_failed_batch, setup, teardown, &pg),

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Daily counters: per day (UTC) and first party, the requests brock blocked, cookieblocked and
+ * allowed and the trackers it learned there, for `brock stats` and the dashboard's chart.
+ * Counted in memory, added to the store's rows at brock_sync(), forgotten with the page views.
+ */
+#include "engine/engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/alloc.h"
+#include "util/clock.h"
+
+#define STATS_MAX_ROWS 50000        /* past it, a new site's counts go to the unknown one */
+#define STATS_EXPIRE_EVERY_MS 60000 /* brock_sync() applies the retention this often */
+#define DAY_MS 86400000LL
+
+struct stat_row {
+    int64_t day;                      /* days since 1970-01-01, UTC */
+    uint64_t n[BROCK__DAILY_COUNT];    /* the store's counts and this process's */
+    uint64_t add[BROCK__DAILY_COUNT];  /* this process's, not written yet */
+    char site[];                      /* "": requests whose page is unknown */
+};
+
+struct brock__daily {
+    struct strmap rows;    /* "DAY SITE" → struct stat_row */
+    int64_t forget_before; /* the next flush deletes the days before it; 0: none */
+    int64_t expire_next;   /* Unix ms when brock_sync() applies the retention again */
+    int expire_days;       /* the setting the retention last applied; -1: none yet */
+};
+
+void brock__daily_free(struct brock__daily *st)
+{
+    if (!st)
+        return;
+    strmap_cleanup(&st->rows, mem_free);
+    mem_free(st);
+}
+
+static struct brock__daily *daily_get(struct brock_engine *e)
+{
+    if (!e->daily) {
+        e->daily = mem_calloc(1, sizeof(*e->daily));
+        if (e->daily) {
+            strmap_init(&e->daily->rows);
+            e->daily->expire_days = -1;
+        }
+    }
+    return e->daily;
+}
+
+/* Days since 1970-01-01 of Unix ms t, rounding down for times before it. */
+static int64_t day_of(int64_t t)
+{
+    return t >= 0 ? t / DAY_MS : -((-t + DAY_MS - 1) / DAY_MS);
+}
+
+/* The row of (day, site), created when missing; NULL when out of memory. */
+static struct stat_row *row_ensure(struct brock__daily *st, int64_t day, const char *site)
+{
+    char key[BROCK_HOST_MAX + 32];
+    struct stat_row *r;
+    size_t n;
+
+    if (st->rows.len >= STATS_MAX_ROWS)
+        site = "";
+    snprintf(key, sizeof(key), "%lld %s", (long long)day, site);
+    if ((r = strmap_get(&st->rows, key)))
+        return r;
+    n = strlen(site);
+    if (!(r = mem_calloc(1, sizeof(*r) + n + 1)))
+        return NULL;
+    r->day = day;
+    memcpy(r->site, site, n + 1);
+    if (strmap_put(&st->rows, key, r) < 0) {
+        mem_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Counts one of what, and a page with page, on (day of time_ms, site). */
+static int daily_add(struct brock_engine *e, const char *site, int what, int page,
+                     int64_t time_ms)
+{
+    struct stat_row *r;
+
+    if (brock_page_view_days(e) == 0)
+        return 0; /* the user keeps no history */
+    if (!daily_get(e) || !(r = row_ensure(e->daily, day_of(time_ms), site ? site : "")))
+        return BROCK_ENOMEM;
+    r->n[what]++;
+    r->add[what]++;
+    if (page) {
+        r->n[BROCK__DAILY_PAGES]++;
+        r->add[BROCK__DAILY_PAGES]++;
+    }
+    e->dirty++;
+    return 0;
+}
+
+int brock__daily_add(struct brock_engine *e, const char *site, int what, int64_t time_ms)
+{
+    return daily_add(e, site, what, 0, time_ms);
+}
+
+int brock_daily_count(struct brock_engine *e, const struct brock_decision *d, int64_t time_ms)
+{
+    int what = d->effect == BROCK_DENY            ? BROCK__DAILY_BLOCKED
+               : d->effect == BROCK_STRIP_COOKIES ? BROCK__DAILY_COOKIEBLOCKED
+                                                  : BROCK__DAILY_ALLOWED;
+    /* A site is visited when one of its pages is opened, not when something of the browser's
+     * own (an update check) goes out with no page behind it. */
+    int page = d->type == BROCK_RESOURCE_MAIN_FRAME && d->site[0];
+
+    if (daily_add(e, d->site, what, page, time_ms) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* ---- the store ---- */
+
+int brock__daily_load(struct brock_engine *e, int64_t day, const char *site,
+                      const int64_t n[BROCK__DAILY_COUNT])
+{
+    struct stat_row *r;
+
+    if (!daily_get(e) || !(r = row_ensure(e->daily, day, site)))
+        return BROCK_ENOMEM;
+    /* Memory's unwritten counts stay on top of the store's. */
+    for (int i = 0; i < BROCK__DAILY_COUNT; i++)
+        r->n[i] = r->add[i] + (n[i] > 0 ? (uint64_t)n[i] : 0);
+    return 0;
+}
+
+static int row_has_add(const struct stat_row *r)
+{
+    for (int i = 0; i < BROCK__DAILY_COUNT; i++)
+        if (r->add[i])
+            return 1;
+    return 0;
+}
+
+int brock__daily_flush(struct brock_engine *e,
+                       int (*put)(void *arg, int64_t day, const char *site,
+                                  const uint64_t add[BROCK__DAILY_COUNT]),
+                       void *arg)
+{
+    struct brock__daily *st = e->daily;
+    struct stat_row *r;
+    size_t it = 0;
+    int rc;
+
+    if (!st)
+        return 0;
+    if (st->forget_before && (rc = put(arg, st->forget_before, NULL, NULL)) < 0)
+        return rc;
+    while (strmap_next(&st->rows, &it, NULL, (void **)&r))
+        if (row_has_add(r) && (rc = put(arg, r->day, r->site, r->add)) < 0)
+            return rc;
+    return 0;
+}
+
+void brock__daily_clean(struct brock_engine *e)
+{
+    struct brock__daily *st = e->daily;
+    struct stat_row *r;
+    size_t it = 0;
+
+    if (!st)
+        return;
+    st->forget_before = 0;
+    while (strmap_next(&st->rows, &it, NULL, (void **)&r))
+        memset(r->add, 0, sizeof(r->add));
+}
+
+void brock__daily_mark_all(struct brock_engine *e)
+{
+    struct brock__daily *st = e->daily;
+    struct stat_row *r;
+    size_t it = 0;
+
+    if (!st)
+        return;
+    while (strmap_next(&st->rows, &it, NULL, (void **)&r))
+        memcpy(r->add, r->n, sizeof(r->add));
+}
+
+void brock__daily_drop_clean(struct brock_engine *e)
+{
+    struct brock__daily *st = e->daily;
+    struct stat_row *r;
+    const char *key;
+    size_t it = 0;
+
+    if (!st)
+        return;
+    while (strmap_next(&st->rows, &it, &key, (void **)&r)) {
+        if (row_has_add(r)) {
+            memcpy(r->n, r->add, sizeof(r->n));
+            continue;
+        }
+        strmap_del(&st->rows, key);
+        mem_free(r);
+    }
+}
+
+void brock__daily_expire(struct brock_engine *e, int force)
+{
+    struct brock__daily *st = e->daily;
+    int days = brock_page_view_days(e);
+    int64_t now, before;
+    struct stat_row *r;
+    const char *key;
+    size_t it = 0;
+    int dropped = 0;
+
+    if (!st)
+        return;
+    now = clock_now_ms();
+    if (!force && days == st->expire_days && now < st->expire_next)
+        return;
+    /* A day goes once all of it is older than the setting. */
+    before = days ? day_of(now - days * DAY_MS) : INT64_MAX;
+    while (strmap_next(&st->rows, &it, &key, (void **)&r)) {
+        if (r->day >= before)
+            continue;
+        strmap_del(&st->rows, key);
+        mem_free(r);
+        dropped = 1;
+    }
+    if (dropped) {
+        st->forget_before = before;
+        e->dirty++;
+    }
+    st->expire_days = days;
+    st->expire_next = now + STATS_EXPIRE_EVERY_MS;
+}
+
+/* ---- reports ---- */
+
+int brock_daily_each(struct brock_engine *e, int days, int64_t now_ms,
+                     int (*cb)(void *arg, const struct brock_day *d), void *arg)
+{
+    struct brock_day *v;
+    int64_t last = day_of(now_ms), first;
+    struct stat_row *r;
+    size_t it = 0;
+    int rc = 0;
+
+    if (days < 1 || days > BROCK_DAILY_DAYS_MAX)
+        return brock__fail(e, BROCK_EINVAL, "%d is not a number of days from 1 to %d", days,
+                           BROCK_DAILY_DAYS_MAX);
+    if (!(v = mem_calloc((size_t)days, sizeof(*v))))
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    first = last - days + 1;
+    while (e->daily && strmap_next(&e->daily->rows, &it, NULL, (void **)&r)) {
+        struct brock_day *d;
+
+        if (r->day < first || r->day > last)
+            continue;
+        d = &v[r->day - first];
+        d->blocked += r->n[BROCK__DAILY_BLOCKED];
+        d->cookieblocked += r->n[BROCK__DAILY_COOKIEBLOCKED];
+        d->allowed += r->n[BROCK__DAILY_ALLOWED];
+        d->learned += r->n[BROCK__DAILY_LEARNED];
+        d->sites += r->site[0] && r->n[BROCK__DAILY_PAGES];
+    }
+    for (int i = 0; i < days && !rc; i++) {
+        time_t t = (time_t)((first + i) * (DAY_MS / 1000));
+        struct tm tm;
+
+        v[i].time_ms = (first + i) * DAY_MS;
+        if (!gmtime_r(&t, &tm) || !strftime(v[i].day, sizeof(v[i].day), "%Y-%m-%d", &tm))
+            snprintf(v[i].day, sizeof(v[i].day), "?");
+        rc = cb(arg, &v[i]);
+    }
+    mem_free(v);
+    return rc;
+}
+
+static int on_day(void *arg, const struct brock_day *d)
+{
+    json_t *a = arg;
+    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms",
+                          (json_int_t)d->time_ms, "blocked", (json_int_t)d->blocked,
+                          "cookieblocked", (json_int_t)d->cookieblocked, "allowed",
+                          (json_int_t)d->allowed, "learned", (json_int_t)d->learned, "sites",
+                          (json_int_t)d->sites);
+
+    return !o || json_array_append_new(a, o) < 0 ? BROCK_ENOMEM : 0;
+}
+
+int brock_daily_json(struct brock_engine *e, int days, int64_t now_ms, char **out, size_t *len)
+{
+    json_t *a = json_array();
+    int rc;
+
+    *out = NULL;
+    *len = 0;
+    if (!a)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    rc = brock_daily_each(e, days, now_ms, on_day, a);
+    if (rc == 0 && !(*out = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII)))
+        rc = BROCK_ENOMEM;
+    json_decref(a);
+    if (rc == BROCK_ENOMEM)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (rc != 0 || !*out)
+        return rc < 0 ? rc : BROCK_ENOMEM;
+    *len = strlen(*out);
+    return 0;
+}
