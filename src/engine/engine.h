@@ -824,6 +824,14 @@ void brock__store_note_event(struct brock_engine *e, const char *fmt, ...)
 
 /* ---- rows into the maps, for every back end (store_rows.c) ---- */
 
+/* Marks every action entry (all its columns), snitch site, tracking row and fingerprinting
+ * script to be written at the next flush, as after a reset: the store holds none of them. */
+void brock__store_mark_rows(struct brock_engine *e);
+
+/* Reads the settings again through read (the back end's), unless memory changed them since
+ * the last write. Returns 1 when they changed, 0, or read's error. */
+int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct brock_engine *e));
+
 /* Clears every dirty mark: what memory holds is taken as written (after a commit, or for a
  * state that cannot be written, the changes made while opening it). */
 void brock__store_marks_clear(struct brock_engine *e);

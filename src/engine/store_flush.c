@@ -32,29 +32,12 @@ static int journal_add(struct brock__store *s, const char *kind, const char *nam
 static int flush_reset(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
-    const char *key;
-    void *val;
-    size_t it;
 
     if (!e->reset_pending)
         return 0;
     if (brock__store_exec(s, reset_sql) != SQLITE_OK || journal_add(s, "reset", "") != 0)
         return brock__store_fail(e, "reset", "the state");
-    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
-        ((struct action_entry *)val)->dirty |=
-            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
-    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
-        struct snitch *sn = val;
-        for (size_t i = 0; i < sn->n; i++)
-            sn->v[i].dirty = 1;
-    }
-    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
-        struct tracking *t = val;
-        for (size_t i = 0; i < t->n; i++)
-            t->v[i].dirty = 1;
-    }
-    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
-        ((struct fp_host *)val)->dirty = 1;
+    brock__store_mark_rows(e);
     return 0;
 }
 

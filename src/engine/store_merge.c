@@ -36,14 +36,8 @@ static void mark_learned(struct brock_engine *e)
 
 void brock__store_mark_all(struct brock_engine *e)
 {
-    const char *key;
-    void *val;
-    size_t it;
 
-    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
-        ((struct action_entry *)val)->dirty |=
-            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
-    mark_learned(e);
+    brock__store_mark_rows(e);
     e->settings_dirty = 1;
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
     brock__pages_mark_all(e);

@@ -147,29 +147,6 @@ static int pg_ready(struct brock_engine *e)
 
 /* ---- writing ---- */
 
-static void mark_learned_dirty(struct brock_engine *e)
-{
-    const char *key;
-    void *val;
-    size_t it;
-
-    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
-        ((struct action_entry *)val)->dirty |=
-            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
-    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
-        struct snitch *sn = val;
-        for (size_t i = 0; i < sn->n; i++)
-            sn->v[i].dirty = 1;
-    }
-    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
-        struct tracking *t = val;
-        for (size_t i = 0; i < t->n; i++)
-            t->v[i].dirty = 1;
-    }
-    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
-        ((struct fp_host *)val)->dirty = 1;
-}
-
 static int flush_reset(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
@@ -178,7 +155,7 @@ static int flush_reset(struct brock_engine *e)
         return 0;
     if (brock__pg_exec(p, reset_sql) < 0 || journal_add(p, "reset", "") < 0)
         return brock__pg_fail(e, "reset", "the state");
-    mark_learned_dirty(e);
+    brock__store_mark_rows(e);
     return 0;
 }
 
@@ -570,26 +547,6 @@ static int reload_snitch(struct brock_engine *e, const char *tracker)
     return added < 0 ? added : added > 0;
 }
 
-static int reload_settings(struct brock_engine *e)
-{
-    json_t *old;
-    int rc, changed;
-
-    if (e->settings_dirty)
-        return 0;
-    old = json_deep_copy(e->settings);
-    if (!old)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    rc = brock__pg_settings_read(e);
-    changed = rc == 0 && !json_equal(old, e->settings);
-    json_decref(old);
-    if (rc < 0)
-        return rc;
-    if (changed)
-        brock__settings_changed(e);
-    return changed;
-}
-
 /* Reloads everything, for a reader whose journal rows were trimmed before it read them, or
  * after a reset. */
 static int resync_all(struct brock_engine *e)
@@ -629,7 +586,7 @@ static int resync_all(struct brock_engine *e)
     if (rc < 0)
         return rc;
     n += rc;
-    rc = reload_settings(e);
+    rc = brock__store_settings_reload(e, brock__pg_settings_read);
     return rc < 0 ? rc : n + rc;
 }
 
@@ -642,7 +599,7 @@ static int reload_one(struct brock_engine *e, const char *kind, const char *name
     if (!strcmp(kind, "snitch"))
         return reload_snitch(e, name);
     if (!strcmp(kind, "settings"))
-        return reload_settings(e);
+        return brock__store_settings_reload(e, brock__pg_settings_read);
     if (!strcmp(kind, "reset")) {
         brock__store_snitches_drop_clean(e);
         return resync_all(e);

@@ -51,26 +51,6 @@ static int reload_snitch(struct brock_engine *e, const char *tracker)
     return added > 0;
 }
 
-static int reload_settings(struct brock_engine *e)
-{
-    json_t *old;
-    int rc, changed;
-
-    if (e->settings_dirty)
-        return 0;
-    old = json_deep_copy(e->settings);
-    if (!old)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    rc = brock__store_settings_read(e);
-    changed = rc == 0 && !json_equal(old, e->settings);
-    json_decref(old);
-    if (rc < 0)
-        return rc;
-    if (changed)
-        brock__settings_changed(e);
-    return changed;
-}
-
 static int resync_all(struct brock_engine *e);
 
 /* Another process forgot page views: memory keeps only what it has not written yet. */
@@ -120,7 +100,7 @@ static int journal_apply(struct brock_engine *e)
         else if (!strcmp(kind, "snitch"))
             r = reload_snitch(e, name);
         else if (!strcmp(kind, "settings"))
-            r = reload_settings(e);
+            r = brock__store_settings_reload(e, brock__store_settings_read);
         else if (!strcmp(kind, "reset"))
             r = reload_reset(e);
         else if (!strcmp(kind, "pages"))
@@ -181,7 +161,7 @@ static int resync_all(struct brock_engine *e)
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return brock__store_fail(e, "read", "the snitch map");
-    if ((r = reload_settings(e)) < 0)
+    if ((r = brock__store_settings_reload(e, brock__store_settings_read)) < 0)
         return r;
     return n + r;
 nomem:

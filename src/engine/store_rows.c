@@ -291,6 +291,29 @@ int brock__store_setting_apply(struct brock_engine *e, const char *where, const 
 
 /* ---- marks ---- */
 
+void brock__store_mark_rows(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
+        ((struct action_entry *)val)->dirty |=
+            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
+    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
+        struct snitch *sn = val;
+        for (size_t i = 0; i < sn->n; i++)
+            sn->v[i].dirty = BROCK__DIRTY_NEW;
+    }
+    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
+        struct tracking *t = val;
+        for (size_t i = 0; i < t->n; i++)
+            t->v[i].dirty = BROCK__DIRTY_NEW;
+    }
+    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
+        ((struct fp_host *)val)->dirty = BROCK__DIRTY_NEW;
+}
+
 void brock__store_marks_clear(struct brock_engine *e)
 {
     const char *key;
@@ -319,4 +342,26 @@ void brock__store_marks_clear(struct brock_engine *e)
     brock__pages_clean(e);
     brock__daily_clean(e);
     e->dirty = 0;
+}
+
+/* ---- settings ---- */
+
+int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct brock_engine *e))
+{
+    json_t *old;
+    int rc, changed;
+
+    if (e->settings_dirty)
+        return 0;
+    old = json_deep_copy(e->settings);
+    if (!old)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    rc = read(e);
+    changed = rc == 0 && !json_equal(old, e->settings);
+    json_decref(old);
+    if (rc < 0)
+        return rc;
+    if (changed)
+        brock__settings_changed(e);
+    return changed;
 }
