@@ -40,6 +40,7 @@
 #include "net/timer.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
+#include "proxy/reconfig.h"
 #include "util/alloc.h"
 
 /* The loop ends; proxy_run() then closes what is left and writes learning to the state. */
@@ -209,8 +210,27 @@ static const char *signal_name(int sig)
     }
 }
 
-/* SIGHUP (logrotate, a service manager's reload): Privacy Badger's data read again, the log
- * opened again; never an exit. */
+/* SIGHUP's options: read again (the configuration file), and applied where they can be. A
+ * file that does not read or parse changes nothing. */
+static void reload_options(struct proxy *px)
+{
+    const struct proxy_options *n;
+    char err[1024];
+
+    if (!px->opts->reread)
+        return;
+    err[0] = '\0';
+    n = px->opts->reread(px->opts->reread_arg, err, sizeof(err));
+    if (!n) {
+        log_msg(LOG_ERR, "SIGHUP: the options were not read again, those in force stay: %s",
+                *err ? err : "out of memory");
+        return;
+    }
+    reconfig_apply(px, n);
+}
+
+/* SIGHUP (logrotate, a service manager's reload): Privacy Badger's data read again, the
+ * options read again, the log opened again; never an exit. */
 static void reload(struct proxy *px)
 {
     struct brock_update_stats st;
@@ -219,15 +239,15 @@ static void reload(struct proxy *px)
     if (rc < 0)
         log_msg(LOG_ERR, "SIGHUP: could not open the log file again (%s); lines go on to the "
                 "old one", strerror(-rc));
-    if (brock_engine_reload(px->engine, &st) < 0) {
+    if (brock_engine_reload(px->engine, &st) < 0)
         log_msg(LOG_ERR, "SIGHUP: Privacy Badger's data was not read again, the lists in force "
                 "stay: %s", brock_engine_errmsg(px->engine));
-        return;
-    }
-    log_msg(LOG_INFO, "SIGHUP: read Privacy Badger's data again: %zu domains on the "
-            "cookieblock list (%zu added, %zu removed), %zu new DNT policy hashes, %zu site "
-            "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
-            rc == 1 ? "; opened the log file again" : "");
+    else
+        log_msg(LOG_INFO, "SIGHUP: read Privacy Badger's data again: %zu domains on the "
+                "cookieblock list (%zu added, %zu removed), %zu new DNT policy hashes, %zu site "
+                "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
+                rc == 1 ? "; opened the log file again" : "");
+    reload_options(px);
 }
 
 static void on_grace_over(evutil_socket_t fd, short what, void *arg)
@@ -245,7 +265,7 @@ static void on_grace_over(evutil_socket_t fd, short what, void *arg)
  * finish within --grace, after which (or once the last one is done) the loop ends. */
 static void drain(struct proxy *px, const char *name)
 {
-    struct timeval tv = {px->opts->grace, 0};
+    struct timeval tv = {px->live->grace, 0};
     struct conn *c, *next;
 
     px->draining = 1;
@@ -262,14 +282,14 @@ static void drain(struct proxy *px, const char *name)
         stop_now(px);
         return;
     }
-    if (px->opts->grace <= 0) {
+    if (px->live->grace <= 0) {
         log_msg(LOG_INFO, "%s: stopping at once (--grace 0): closing %zu busy connections",
                 name, px->n_conns);
         stop_now(px);
         return;
     }
     log_msg(LOG_INFO, "%s: stopping: no new connections; %zu busy connections get %d s to "
-            "finish (%s again stops at once)", name, px->n_conns, px->opts->grace, name);
+            "finish (%s again stops at once)", name, px->n_conns, px->live->grace, name);
     evtimer_add(px->grace, &tv);
 }
 
@@ -405,6 +425,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
      * not end it: the loop's handler takes over from this. */
     signal(SIGHUP, SIG_IGN);
     px->opts = o;
+    px->live = o;
     px->t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;

@@ -675,4 +675,34 @@ page_view_days    30
 disabled_sites    shop.example
 widget_allowlist  (none)" "... and no bad input changed anything"
 
+# ---- the configuration file ----
+fresh
+conf="$T/brock.conf"
+printf '# the state and its options\nstate = %s\n\n  no-seed = yes\ndata=%s\n' "$S" "$DATA" >"$conf"
+"$BROCK" --config "$conf" set conf-tracker.example block >"$T/out" 2>"$T/err"
+ok $? "the configuration file's state, data and no-seed are used"
+is "$(b list --all | awk 'NR > 1 { print $1, $2 }')" "conf-tracker.example user_block" \
+    "... it is the state the file names, without the seed"
+other="$T/state-other"
+"$BROCK" --config "$conf" --state "$other" set other.example block >"$T/out" 2>"$T/err"
+ok $? "a --state on the command line..."
+[ -d "$other" ] && ! b list --all | grep -q other.example
+ok $? "... wins over the file's"
+for bad in "bogus = 1:3:unknown key 'bogus'" "no-seed = perhaps:3:'no-seed' is a flag" \
+    "state:3:expected 'key = value'" "state = :3:'state' needs a value"; do
+    printf '# a\n\n%s\n' "${bad%%:*}" >"$conf"
+    fresh
+    "$BROCK" --config "$conf" --state "$S" set x.example block >"$T/out" 2>"$T/err"
+    st=$?
+    rest=${bad#*:}
+    case $(cat "$T/err") in
+    "brock: $conf:${rest%%:*}: ${rest#*:}"*) [ "$st" -eq 1 ] && [ ! -e "$S" ] ;;
+    *) false ;;
+    esac
+    ok $? "a bad line (${bad%%:*}) is refused naming $conf:${rest%%:*}, and nothing is made"
+done
+"$BROCK" --config "$T/missing.conf" list >"$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "1:brock: $T/missing.conf: No such file or directory" \
+    "--config names a file that must exist"
+
 done_testing
