@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <systemd/sd-daemon.h>
 
 #include "brock.h"
 #include "proxy/access.h"
@@ -210,6 +212,34 @@ static const char *signal_name(int sig)
     }
 }
 
+/* ---- the service manager ---- */
+
+/* systemd's Type=notify: sd_notify() sends to the socket NOTIFY_SOCKET names, and does nothing
+ * without it. What it returns is not worth a line: a manager that stopped listening stops
+ * nothing here. */
+static void notify_ready(const struct proxy *px)
+{
+    (void)sd_notifyf(0, "READY=1\nSTATUS=serving on %s, %zu connections open", px->listen_name,
+                     px->n_conns);
+}
+
+static void notify_reloading(void)
+{
+    struct timespec ts;
+
+    /* The time lets a manager that waits for the reload's end tell it from an older one. */
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+        (void)sd_notifyf(0, "RELOADING=1\nSTATUS=reading the options and Privacy Badger's data "
+                         "again\nMONOTONIC_USEC=%llu",
+                         (unsigned long long)ts.tv_sec * 1000000ULL +
+                             (unsigned long long)ts.tv_nsec / 1000ULL);
+}
+
+static void notify_stopping(const struct proxy *px)
+{
+    (void)sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: %zu connections busy", px->n_conns);
+}
+
 /* SIGHUP's options: read again (the configuration file), and applied where they can be. A
  * file that does not read or parse changes nothing. */
 static void reload_options(struct proxy *px)
@@ -234,7 +264,10 @@ static void reload_options(struct proxy *px)
 static void reload(struct proxy *px)
 {
     struct brock_update_stats st;
-    int rc = log_reopen();
+    int rc;
+
+    notify_reloading();
+    rc = log_reopen();
 
     if (rc < 0)
         log_msg(LOG_ERR, "SIGHUP: could not open the log file again (%s); lines go on to the "
@@ -248,6 +281,7 @@ static void reload(struct proxy *px)
                 "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
                 rc == 1 ? "; opened the log file again" : "");
     reload_options(px);
+    notify_ready(px);
 }
 
 static void on_grace_over(evutil_socket_t fd, short what, void *arg)
@@ -269,6 +303,7 @@ static void drain(struct proxy *px, const char *name)
     struct conn *c, *next;
 
     px->draining = 1;
+    notify_stopping(px);
     if (px->listener) {
         evconnlistener_free(px->listener);
         px->listener = NULL;
@@ -583,12 +618,15 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
         goto out;
     }
     say_where(px);
+    notify_ready(px);
     if (event_base_dispatch(px->base) < 0) {
         log_msg(LOG_ERR, "the event loop failed");
         goto out;
     }
     rc = 0;
 out:
+    if (!px->draining)
+        notify_stopping(px);
     if (px->listener) {
         evconnlistener_free(px->listener);
         px->listener = NULL;
