@@ -65,6 +65,7 @@ extern const struct cmd_entry cmd_forget_entry;
 extern const struct cmd_entry cmd_settings_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;
+extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */

@@ -44,6 +44,7 @@
 #include "proxy/intercept.h"
 #include "proxy/reconfig.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 /* The loop ends; proxy_run() then closes what is left and writes learning to the state. */
 static void stop_now(struct proxy *px)
@@ -593,7 +594,8 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
                                    .counters = on_dash_counters, .counters_arg = px,
                                    .intercept = px->mitm != NULL,
-                                   .inject = px->inject_js != NULL};
+                                   .inject = px->inject_js != NULL,
+                                   .started_ms = clock_now_ms()};
     char err[512];
     int rc = 1;
 
