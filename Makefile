@@ -23,7 +23,8 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 LDOPT := -pie -Wl,-z,relro,-z,now
 endif
 
-PKGS := libpsl sqlite3 libpq jansson libidn2 libevent libevent_openssl openssl zlib libbrotlidec
+PKGS := libpsl sqlite3 libpq jansson libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
+	libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 
@@ -58,7 +59,8 @@ VERSION := $(shell sed -n 's/^\#define BROCK_VERSION "\(.*\)"$$/\1/p' include/br
 # (its README says where each file comes from); override with TESTDATA=DIR.
 TESTDATA ?= tests/data
 
-.PHONY: all check asan fuzz lint format bench install clean deps run unit integration pkgconfig
+.PHONY: all check asan fuzz lint format bench install clean deps run unit integration pkgconfig \
+	deb
 
 all: $(BIN) $(PUBLIC_LIB)
 
@@ -226,6 +228,12 @@ install: $(BIN) $(PUBLIC_LIB)
 	install -m 644 include/brock.h $(DESTDIR)$(PREFIX)/include/brock.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' brock.pc.in > $(BUILD)/brock.pc
 	install -m 644 $(BUILD)/brock.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/brock.pc
+
+# The Debian package (debian/), built from a copy of the tree into $(BUILD)/deb/ and checked
+# by lintian.
+deb:
+	@scripts/deps deb
+	scripts/deb --lintian $(abspath $(BUILD))/deb
 
 clean:
 	rm -rf build

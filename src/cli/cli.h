@@ -6,6 +6,7 @@
 #ifndef BROCK_CLI_H
 #define BROCK_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "brock.h"
@@ -16,6 +17,12 @@ enum { CLI_OK = 0, CLI_ERROR = 1, CLI_USAGE = 2 };
 /* Files the commands read whole (HAR, imports) are refused past this size. */
 #define CLI_FILE_MAX ((size_t)1 << 30)
 
+/* The configuration file read when --config is not given, when it exists. */
+#define CLI_SYSTEM_CONFIG "/etc/brock/brock.conf"
+
+/* A configuration file is refused past this size. */
+#define CLI_CONF_MAX ((size_t)1 << 20)
+
 /* Options that come before the command. */
 struct cli {
     const char *state_dir; /* --state, or NULL for the default */
@@ -24,8 +31,16 @@ struct cli {
     const char *data_dir;  /* --data, or NULL for BROCK_DEFAULT_DATA_DIR */
     int no_seed;
     int no_learn;
+    const char *config;    /* --config FILE, or NULL: CLI_SYSTEM_CONFIG when it exists */
+    struct cli_conf *conf; /* the configuration file read at start, or NULL: none */
+    int argc;              /* the whole command line, for reading it again (SIGHUP) */
+    char **argv;
     char state_buf[4096];  /* the default state folder, once computed */
 };
+
+/* The global options' getopt_long table, and brock run's: the configuration file's keys. */
+extern const struct option cli_global_options[];
+extern const struct option cmd_run_options[];
 
 /* One command, as the table in main.c lists it. */
 struct cmd_entry {
@@ -52,6 +67,7 @@ extern const struct cmd_entry cmd_stats_entry;
 extern const struct cmd_entry cmd_settings_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;
+extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */
@@ -61,6 +77,17 @@ int cli_error(const struct cmd_entry *cmd, const char *fmt, ...)
 /* Prints the message and a pointer to --help on stderr and returns CLI_USAGE. */
 int cli_usage(const struct cmd_entry *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* "FILE:LINE" (at most CLI_WHERE_MAX bytes), put after "brock CMD: " in the messages of
+ * cli_error() and cli_usage() until cli_message_where(NULL); where is borrowed till then. */
+#define CLI_WHERE_MAX 4200
+void cli_message_where(const char *where);
+
+/* While buf is not NULL, the first message of cli_error() and cli_usage() goes into buf
+ * (size bytes, NUL-terminated; without "brock CMD: " or a pointer to --help) rather than to
+ * stderr, and the rest are dropped: for a file read again while brock runs, whose messages go
+ * to the log. buf is borrowed until cli_message_capture(NULL, 0). */
+void cli_message_capture(char *buf, size_t size);
 
 /* Prints a command's help text on f. */
 void cli_help(const struct cmd_entry *cmd, FILE *f);
@@ -98,6 +125,50 @@ int cli_sync(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
 
 /* DAYS: a whole number from 0 to BROCK_PAGE_VIEW_DAYS_MAX into *out. Returns 0, or -1. */
 int cli_days_parse(const char *s, long *out);
+
+/* A configuration file's lines, in order: its key = value pairs (the strings point into
+ * text), with their line numbers, and the argument each stands for (owned; NULL for a flag
+ * that is no), which the options parsed from it borrow. */
+struct cli_conf_line {
+    const char *key, *value;
+    unsigned line;
+    char *arg;
+};
+
+struct cli_conf {
+    char *path;
+    char *text;
+    struct cli_conf_line *v;
+    size_t n;
+};
+
+/* Reads the configuration file at path into *out (free with cli_conf_free()): NULL when path
+ * does not exist and must is 0. A line that is not blank, a comment (`#` first) or `key =
+ * value` with a key of cli_global_options or cmd_run_options is refused. Returns CLI_OK, or
+ * CLI_ERROR with a message naming the file and line, *out NULL. */
+int cli_conf_read(const char *path, int must, struct cli_conf **out);
+
+void cli_conf_free(struct cli_conf *c);
+
+/* Hands each line of c (NULL: none) whose key is in opts, in order, to fn as the argument it
+ * stands for: `--key=value`, or for a flag (no_argument) `--key` when its value is yes (yes,
+ * true, on, 1) and nothing when it is no (no, false, off, 0). fn gets arg, getopt_long's
+ * result and the argv it scanned, as a command's own option loop would; its messages, and a
+ * value a flag cannot have, name the file and line. Returns CLI_OK, or the first result of fn
+ * that is not CLI_OK. */
+int cli_conf_apply(const struct cli_conf *c, const struct cmd_entry *cmd,
+                   const struct option *opts, int (*fn)(void *arg, int c, char **argv),
+                   void *arg);
+
+/* The global options of conf (NULL: none), then those of the command line argc, argv (whose
+ * first word is the program's), into cli, which is emptied first; optind is then at the
+ * command. Returns CLI_OK, or the exit status after a message, or after --help or --version
+ * (*done then 1). */
+int cli_globals(struct cli *cli, const struct cli_conf *conf, int argc, char **argv, int *done);
+
+/* The configuration file of cli (--config, or CLI_SYSTEM_CONFIG when it exists) read again,
+ * into *out (NULL: there is none). Returns CLI_OK, or CLI_ERROR with a message. */
+int cli_conf_reread(const struct cli *cli, struct cli_conf **out);
 
 struct jobs_options;
 

@@ -49,14 +49,41 @@ static const char run_help[] =
     "  --grace SECONDS       once told to stop (SIGTERM, SIGINT, SIGQUIT), give exchanges in\n"
     "                        flight this long to finish (0-3600, default 10; 0: stop at once;\n"
     "                        a second signal stops at once)\n"
+    "  --log-file FILE       log to FILE (appended to) rather than to standard error; opened\n"
+    "                        again under its name on SIGHUP, after a log rotation\n"
     "  -v, --verbose         log every request\n"
     "  -q, --quiet           log errors only\n"
-    "  -h, --help            print this help\n";
+    "  -h, --help            print this help\n"
+    "\nEach option can be set in the configuration file (see --config in `brock --help`) as\n"
+    "`name = value` (a flag's value is yes or no); the command line's win. SIGHUP reads the\n"
+    "file again: the changed timeouts, --allow, --resolve, --no-intercept,\n"
+    "--max-client-connections, --grace, -v and -q apply at once; the others need a restart.\n";
 
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
     OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
-    OPT_MAX_CLIENT, OPT_NO_INJECT,
+    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE,
+};
+
+const struct option cmd_run_options[] = {
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"intercept", no_argument, NULL, OPT_INTERCEPT},
+    {"no-intercept", required_argument, NULL, OPT_NO_INTERCEPT},
+    {"resolve", required_argument, NULL, OPT_RESOLVE},
+    {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
+    {"no-update", no_argument, NULL, OPT_NO_UPDATE},
+    {"no-inject", no_argument, NULL, OPT_NO_INJECT},
+    {"allow", required_argument, NULL, OPT_ALLOW},
+    {"user", required_argument, NULL, OPT_USER},
+    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+    {"upstream-timeout", required_argument, NULL, OPT_UPSTREAM_TIMEOUT},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT},
+    {"log-file", required_argument, NULL, OPT_LOG_FILE},
+    {"verbose", no_argument, NULL, 'v'},
+    {"quiet", no_argument, NULL, 'q'},
+    CLI_HELP_OPTION,
+    {NULL, 0, NULL, 0},
 };
 
 /* A whole number from min to max. Returns 0, or -1 leaving *out alone. */
@@ -86,12 +113,32 @@ static int run_seconds(const char *text, int *out)
     return 0;
 }
 
+/* The repeatable options, as bits of run_args' file_lists. */
+enum { LIST_RESOLVE = 1, LIST_NO_INTERCEPT = 2, LIST_ALLOW = 4 };
+
 /* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
 struct run_args {
     struct proxy_options o;
     const char **resolve, **no_intercept, **allow;
-    int done; /* --help was printed: nothing more to do */
+    const struct cmd_entry *self;
+    int done;            /* --help was printed: nothing more to do */
+    int in_file;         /* the options in hand are the configuration file's */
+    unsigned file_lists; /* the lists that hold the file's items only (LIST_*) */
 };
+
+/* Appends item to a repeatable option's list. The command line's items replace the file's,
+ * as its other options do. */
+static void run_list_add(struct run_args *a, unsigned list, const char **v, size_t *n,
+                         const char *item)
+{
+    if (a->in_file) {
+        a->file_lists |= list;
+    } else if (a->file_lists & list) {
+        *n = 0;
+        a->file_lists &= ~list;
+    }
+    v[(*n)++] = item;
+}
 
 static void run_args_cleanup(struct run_args *a)
 {
@@ -102,19 +149,28 @@ static void run_args_cleanup(struct run_args *a)
 
 /* One option of run's (c, from getopt_long, with optarg). Returns CLI_OK, or the command's
  * result after a message (or after --help, with a->done set). */
-static int run_option(const struct cmd_entry *self, struct run_args *a, int c, char **argv)
+static int run_option(void *arg, int c, char **argv)
 {
+    struct run_args *a = arg;
+    const struct cmd_entry *self = a->self;
     struct proxy_options *o = &a->o;
 
     switch (c) {
     case OPT_LISTEN: o->listen = optarg; break;
     case OPT_INTERCEPT: o->intercept = 1; break;
-    case OPT_NO_INTERCEPT: a->no_intercept[o->n_no_intercept++] = optarg; break;
-    case OPT_RESOLVE: a->resolve[o->n_resolve++] = optarg; break;
+    case OPT_NO_INTERCEPT:
+        run_list_add(a, LIST_NO_INTERCEPT, a->no_intercept, &o->n_no_intercept, optarg);
+        break;
+    case OPT_RESOLVE: run_list_add(a, LIST_RESOLVE, a->resolve, &o->n_resolve, optarg); break;
     case OPT_NO_UPDATE: o->no_update = 1; break;
     case OPT_NO_INJECT: o->no_inject = 1; break;
-    case OPT_ALLOW: a->allow[o->n_allow++] = optarg; break;
+    case OPT_ALLOW: run_list_add(a, LIST_ALLOW, a->allow, &o->n_allow, optarg); break;
     case OPT_USER: o->user = optarg; break;
+    case OPT_LOG_FILE:
+        if (!*optarg)
+            return cli_usage(self, "--log-file needs a file");
+        o->log_file = optarg;
+        break;
     case 'v': o->verbosity = 2; break;
     case 'q': o->verbosity = 0; break;
     case OPT_UPSTREAM_CA:
@@ -154,48 +210,38 @@ static int run_option(const struct cmd_entry *self, struct run_args *a, int c, c
     return CLI_OK;
 }
 
-/* Parses run's arguments into a (cleaned up by run_args_cleanup() whatever happens) and checks
- * the specs' shape. Returns CLI_OK with a->done 0 to go on, else the command's result. */
-static int run_parse(const struct cmd_entry *self, struct run_args *a, int argc, char **argv)
+/* Parses run's options, those of the configuration file conf (NULL: none) and then the
+ * command line's, into a (cleaned up by run_args_cleanup() whatever happens) and checks the
+ * specs' shape. Returns CLI_OK with a->done 0 to go on, else the command's result. */
+static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf,
+                     struct run_args *a, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"listen", required_argument, NULL, OPT_LISTEN},
-        {"intercept", no_argument, NULL, OPT_INTERCEPT},
-        {"no-intercept", required_argument, NULL, OPT_NO_INTERCEPT},
-        {"resolve", required_argument, NULL, OPT_RESOLVE},
-        {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
-        {"no-update", no_argument, NULL, OPT_NO_UPDATE},
-        {"no-inject", no_argument, NULL, OPT_NO_INJECT},
-        {"allow", required_argument, NULL, OPT_ALLOW},
-        {"user", required_argument, NULL, OPT_USER},
-        {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
-        {"upstream-timeout", required_argument, NULL, OPT_UPSTREAM_TIMEOUT},
-        {"grace", required_argument, NULL, OPT_GRACE},
-        {"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        CLI_HELP_OPTION,
-        {NULL, 0, NULL, 0},
-    };
+    size_t most = (size_t)argc + (conf ? conf->n : 0);
     char err[512];
     int c, rc;
 
     memset(a, 0, sizeof(*a));
+    a->self = self;
     a->o.verbosity = 1;
     a->o.grace = PROXY_DEFAULT_GRACE;
     a->o.max_client_connections = PROXY_DEFAULT_CLIENT_CONNECTIONS;
-    /* Each repeatable option can appear at most once an argument. */
-    a->resolve = mem_calloc((size_t)argc, sizeof(*a->resolve));
-    a->no_intercept = mem_calloc((size_t)argc, sizeof(*a->no_intercept));
-    a->allow = mem_calloc((size_t)argc, sizeof(*a->allow));
+    /* Each repeatable option can appear at most once an argument or a line. */
+    a->resolve = mem_calloc(most, sizeof(*a->resolve));
+    a->no_intercept = mem_calloc(most, sizeof(*a->no_intercept));
+    a->allow = mem_calloc(most, sizeof(*a->allow));
     if (!a->resolve || !a->no_intercept || !a->allow)
         return cli_error(self, "out of memory");
     a->o.resolve = a->resolve;
     a->o.no_intercept = a->no_intercept;
     a->o.allow = a->allow;
+    a->in_file = 1;
+    rc = cli_conf_apply(conf, self, cmd_run_options, run_option, a);
+    a->in_file = 0;
+    if (rc != CLI_OK || a->done)
+        return rc;
     cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":vqh", opts, NULL)) != -1)
-        if ((rc = run_option(self, a, c, argv)) != CLI_OK || a->done)
+    while ((c = getopt_long(argc, argv, ":vqh", cmd_run_options, NULL)) != -1)
+        if ((rc = run_option(a, c, argv)) != CLI_OK || a->done)
             return rc;
     if (optind < argc)
         return cli_usage(self, "'%s': run takes no arguments", argv[optind]);
@@ -204,22 +250,120 @@ static int run_parse(const struct cmd_entry *self, struct run_args *a, int argc,
     return CLI_OK;
 }
 
+/* ---- SIGHUP: the configuration file read again ---- */
+
+/* What the proxy reads its options again with: the configuration file as it is now, with
+ * the command line over it. The proxy borrows the newest options applied (until the next
+ * call) and the first (till it ends): the previous ones go when new ones are made. */
+struct run_reread {
+    const struct cli *cli;
+    struct cli start;        /* the global options at start, before the state was settled */
+    const struct cmd_entry *self;
+    int argc;
+    char **argv;
+    const char *state_dir, *ca_init_cmd; /* those in use */
+    struct run_args args[2]; /* the newest options made, and those before */
+    struct cli_conf *conf[2];
+};
+
+static void run_reread_slot_free(struct run_reread *r, int i)
+{
+    run_args_cleanup(&r->args[i]);
+    memset(&r->args[i], 0, sizeof(r->args[i]));
+    cli_conf_free(r->conf[i]);
+    r->conf[i] = NULL;
+}
+
+static int run_same(const char *a, const char *b)
+{
+    return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The global options cannot change while brock runs: each one changed is said. */
+static void run_reread_globals(const struct run_reread *r, const struct cli_conf *conf)
+{
+    const struct cli *old = &r->start;
+    struct cli now;
+    int done;
+
+    memset(&now, 0, sizeof(now));
+    if (cli_globals(&now, conf, r->cli->argc, r->cli->argv, &done) != CLI_OK || done)
+        return;
+    if (!run_same(old->state_dir, now.state_dir))
+        log_msg(LOG_ERR, "SIGHUP: 'state' changed; it takes a restart: the state in use "
+                "stays %s", r->state_dir);
+    if (!run_same(old->data_dir, now.data_dir))
+        log_msg(LOG_ERR, "SIGHUP: 'data' changed; it takes a restart: Privacy Badger's data is "
+                "still read from %s", old->data_dir ? old->data_dir : BROCK_DEFAULT_DATA_DIR);
+    if (old->no_seed != now.no_seed)
+        log_msg(LOG_ERR, "SIGHUP: 'no-seed' changed; it takes a restart");
+    if (old->no_learn != now.no_learn)
+        log_msg(LOG_ERR, "SIGHUP: 'no-learn' changed; it takes a restart");
+}
+
+static const struct proxy_options *run_reread_options(void *arg, char *err, size_t errlen)
+{
+    struct run_reread *r = arg;
+    struct cli_conf *conf = NULL;
+    struct run_args next;
+    int rc;
+
+    memset(&next, 0, sizeof(next));
+    cli_message_capture(err, errlen);
+    rc = cli_conf_reread(r->cli, &conf);
+    if (rc == CLI_OK)
+        rc = run_parse(r->self, conf, &next, r->argc, r->argv);
+    if (rc == CLI_OK)
+        run_reread_globals(r, conf);
+    cli_message_capture(NULL, 0);
+    if (rc != CLI_OK) {
+        run_args_cleanup(&next);
+        cli_conf_free(conf);
+        return NULL;
+    }
+    next.o.state_dir = r->state_dir;
+    next.o.ca_init_cmd = r->ca_init_cmd;
+    next.o.reread = run_reread_options;
+    next.o.reread_arg = r;
+    run_reread_slot_free(r, 1);
+    r->args[1] = r->args[0];
+    r->conf[1] = r->conf[0];
+    r->args[0] = next;
+    r->conf[0] = conf;
+    return &r->args[0].o;
+}
+
 static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     struct run_args a;
+    struct run_reread *re = NULL;
     struct proxy *px = NULL;
     struct brock_engine *e = NULL;
     char err[4096 + 512], ca_init[4096 + 64];
     const char *why;
     int rc;
 
-    rc = run_parse(self, &a, argc, argv);
+    rc = run_parse(self, cli->conf, &a, argc, argv);
     if (rc != CLI_OK || a.done)
         goto out;
+    re = mem_calloc(1, sizeof(*re));
+    if (!re) {
+        rc = cli_error(self, "out of memory");
+        goto out;
+    }
+    re->cli = cli;
+    re->start = *cli;
+    re->self = self;
+    re->argc = argc;
+    re->argv = argv;
+    a.o.reread = run_reread_options;
+    a.o.reread_arg = re;
     if ((rc = cli_state(cli, self)) != CLI_OK)
         goto out;
     a.o.state_dir = cli->state_dir;
     a.o.ca_init_cmd = cli_again(cli, "ca init", ca_init, sizeof(ca_init));
+    re->state_dir = a.o.state_dir;
+    re->ca_init_cmd = a.o.ca_init_cmd;
     /* Everything that can fail for a reason outside the state (a port in use, no CA) fails
      * before the state is created or seeded. */
     px = proxy_new(&a.o, err, sizeof(err));
@@ -230,6 +374,11 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         goto out;
+    /* From here on lines go to the file; what stopped the start went to the terminal. */
+    if (a.o.log_file && (rc = log_open(a.o.log_file)) < 0) {
+        rc = cli_error(self, "--log-file %s: %s", a.o.log_file, strerror(-rc));
+        goto out;
+    }
     if (brock_engine_readonly(e, &why))
         log_msg(LOG_ERR, "warning: %s; brock proxies, but what it learns is not saved", why);
     rc = proxy_run(px, e) == 0 ? CLI_OK : CLI_ERROR;
@@ -237,6 +386,9 @@ out:
     proxy_free(px);
     rc = cli_close(self, e, rc);
     run_args_cleanup(&a);
+    for (int i = 0; re && i < 2; i++)
+        run_reread_slot_free(re, i);
+    mem_free(re);
     return rc;
 }
 
@@ -246,7 +398,7 @@ const struct cmd_entry cmd_run_entry = {
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
-             "[--max-client-connections N] [--grace SECONDS] [-v|-q]",
+             "[--max-client-connections N] [--grace SECONDS] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

@@ -20,12 +20,16 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_dnt_entry,
     &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry,
     &cmd_update_entry, &cmd_ca_entry,   &cmd_forget_entry, &cmd_stats_entry,
+    &cmd_status_entry,
     &cmd_help_entry,
     NULL,
 };
 
 static const char global_help[] =
     "Global options (before the command):\n"
+    "  --config FILE the configuration file: `key = value` lines, the keys the long\n"
+    "                options of brock and brock run (default " CLI_SYSTEM_CONFIG "\n"
+    "                when it exists); options given here win\n"
     "  --state DIR   the state folder (default $XDG_STATE_HOME/brock, else\n"
     "                ~/.local/state/brock; for root " BROCK_SYSTEM_STATE_DIR ")\n"
     "  --store CONNINFO  keep the learned state in a PostgreSQL database shared by\n"
@@ -39,13 +43,45 @@ static const char global_help[] =
     "                describe one command\n"
     "  -V, --version print brock's version\n";
 
+/* Where the option in hand came from ("FILE:LINE"), and where messages go instead of stderr
+ * (cli_message_capture()): the buffer, its size, and whether it holds one already. */
+static const char *msg_where;
+static char *msg_buf;
+static size_t msg_size;
+static int msg_held;
+
+void cli_message_where(const char *where)
+{
+    msg_where = where;
+}
+
+void cli_message_capture(char *buf, size_t size)
+{
+    msg_buf = size ? buf : NULL;
+    msg_size = size;
+    msg_held = 0;
+    if (msg_buf)
+        msg_buf[0] = '\0';
+}
+
 static void vmessage(const struct cmd_entry *cmd, const char *fmt, va_list ap)
 {
+    if (msg_buf) {
+        int n = msg_held ? -1 : snprintf(msg_buf, msg_size, "%s%s", msg_where ? msg_where : "",
+                                         msg_where ? ": " : "");
+
+        if (n >= 0 && (size_t)n < msg_size)
+            vsnprintf(msg_buf + n, msg_size - (size_t)n, fmt, ap);
+        msg_held = 1;
+        return;
+    }
     fflush(stdout);
     if (cmd)
         fprintf(stderr, "brock %s: ", cmd->name);
     else
         fputs("brock: ", stderr);
+    if (msg_where)
+        fprintf(stderr, "%s: ", msg_where);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }
@@ -67,6 +103,8 @@ int cli_usage(const struct cmd_entry *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vmessage(cmd, fmt, ap);
     va_end(ap);
+    if (msg_buf)
+        return CLI_USAGE;
     if (cmd)
         fprintf(stderr, "Try 'brock %s --help'.\n", cmd->name);
     else
@@ -300,24 +338,133 @@ const struct cmd_entry cmd_help_entry = {
     .read_only = 1,
 };
 
+enum { OPT_STATE = 256, OPT_STORE, OPT_DATA, OPT_NO_SEED, OPT_NO_LEARN, OPT_CONFIG };
+
+const struct option cli_global_options[] = {
+    {"state", required_argument, NULL, OPT_STATE},
+    {"store", required_argument, NULL, OPT_STORE},
+    {"data", required_argument, NULL, OPT_DATA},
+    {"no-seed", no_argument, NULL, OPT_NO_SEED},
+    {"no-learn", no_argument, NULL, OPT_NO_LEARN},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"version", no_argument, NULL, 'V'},
+    CLI_HELP_OPTION,
+    {NULL, 0, NULL, 0},
+};
+
+/* What the global option scan tells its caller beyond a status: --help or --version done. */
+struct global_scan {
+    struct cli *cli;
+    int done;
+};
+
+/* One global option (c from getopt_long over argv). Returns CLI_OK to go on, else the exit
+ * status after a message (or after --help or --version, with done set). */
+static int global_option(void *arg, int c, char **argv)
+{
+    struct global_scan *g = arg;
+    struct cli *cli = g->cli;
+
+    switch (c) {
+    case OPT_STATE:
+        if (!*optarg)
+            return cli_usage(NULL, "--state needs a folder");
+        cli->state_dir = optarg;
+        cli->state_given = 1;
+        return CLI_OK;
+    case OPT_STORE:
+        if (!*optarg)
+            return cli_usage(NULL, "--store needs a PostgreSQL connection string");
+        cli->store = optarg;
+        return CLI_OK;
+    case OPT_DATA:
+        if (!*optarg)
+            return cli_usage(NULL, "--data needs a folder");
+        cli->data_dir = optarg;
+        return CLI_OK;
+    case OPT_NO_SEED: cli->no_seed = 1; return CLI_OK;
+    case OPT_NO_LEARN: cli->no_learn = 1; return CLI_OK;
+    case OPT_CONFIG:
+        if (!*optarg)
+            return cli_usage(NULL, "--config needs a file");
+        cli->config = optarg;
+        return CLI_OK;
+    case 'V':
+        g->done = 1;
+        printf("brock %s\n", brock_version());
+        return CLI_OK;
+    case 'h':
+        g->done = 1;
+        main_help(stdout);
+        return CLI_OK;
+    case ':':
+        return cli_usage(NULL, "option '%s' needs an argument", argv[optind - 1]);
+    default:
+        if (optopt && optopt != '?')
+            return cli_usage(NULL, "unknown option '-%c'", optopt);
+        return cli_usage(NULL, "unknown option '%s'", argv[optind - 1]);
+    }
+}
+
+int cli_globals(struct cli *cli, const struct cli_conf *conf, int argc, char **argv, int *done)
+{
+    struct global_scan g = {cli, 0};
+    int c, rc;
+
+    memset(cli, 0, sizeof(*cli));
+    *done = 0;
+    rc = cli_conf_apply(conf, NULL, cli_global_options, global_option, &g);
+    /* A file's option names itself, and the state a hint repeats is the command line's. */
+    cli->state_given = 0;
+    cli_getopt_start();
+    /* '+': the first word that is not an option is the command; the rest is its own. */
+    while (rc == CLI_OK && !g.done &&
+           (c = getopt_long(argc, argv, "+:hV", cli_global_options, NULL)) != -1)
+        rc = global_option(&g, c, argv);
+    *done = g.done;
+    return rc;
+}
+
+int cli_conf_reread(const struct cli *cli, struct cli_conf **out)
+{
+    return cli_conf_read(cli->config ? cli->config : CLI_SYSTEM_CONFIG, cli->config != NULL,
+                         out);
+}
+
+/* The global options: the command line's first, for --config (and --help, --version, a bad
+ * option), then the configuration file's with the command line's over them. Returns CLI_OK
+ * with optind at the command, or the exit status (*done 1 after --help or --version). */
+static int main_globals(struct cli *cli, int argc, char **argv, int *done)
+{
+    struct cli first;
+    struct cli_conf *conf = NULL;
+    int rc;
+
+    memset(&first, 0, sizeof(first));
+    rc = cli_globals(&first, NULL, argc, argv, done);
+
+    if (rc != CLI_OK || *done)
+        return rc;
+    rc = cli_conf_reread(&first, &conf);
+    if (rc == CLI_OK)
+        rc = cli_globals(cli, conf, argc, argv, done);
+    if (rc != CLI_OK) {
+        cli_conf_free(conf);
+        return rc;
+    }
+    cli->conf = conf;
+    cli->argc = argc;
+    cli->argv = argv;
+    return CLI_OK;
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_STATE = 256, OPT_STORE, OPT_DATA, OPT_NO_SEED, OPT_NO_LEARN };
-    static const struct option opts[] = {
-        {"state", required_argument, NULL, OPT_STATE},
-        {"store", required_argument, NULL, OPT_STORE},
-        {"data", required_argument, NULL, OPT_DATA},
-        {"no-seed", no_argument, NULL, OPT_NO_SEED},
-        {"no-learn", no_argument, NULL, OPT_NO_LEARN},
-        {"version", no_argument, NULL, 'V'},
-        CLI_HELP_OPTION,
-        {NULL, 0, NULL, 0},
-    };
     static char run_name[] = "run";
     char *run_argv[] = {run_name, NULL};
     struct cli cli;
     const struct cmd_entry *cmd;
-    int c, rc;
+    int rc, done;
 
     memset(&cli, 0, sizeof(cli));
     /* The state is a browsing history: whatever brock creates is its user's alone. */
@@ -325,55 +472,21 @@ int main(int argc, char **argv)
     /* Past a file size limit a write then fails with EFBIG, reported like a full disk,
      * instead of killing the process. */
     signal(SIGXFSZ, SIG_IGN);
-    opterr = 0;
-    /* '+': the first word that is not an option is the command; the rest is its own. */
-    while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
-        switch (c) {
-        case OPT_STATE:
-            if (!*optarg)
-                return cli_usage(NULL, "--state needs a folder");
-            cli.state_dir = optarg;
-            cli.state_given = 1;
-            break;
-        case OPT_STORE:
-            if (!*optarg)
-                return cli_usage(NULL, "--store needs a PostgreSQL connection string");
-            cli.store = optarg;
-            break;
-        case OPT_DATA:
-            if (!*optarg)
-                return cli_usage(NULL, "--data needs a folder");
-            cli.data_dir = optarg;
-            break;
-        case OPT_NO_SEED:
-            cli.no_seed = 1;
-            break;
-        case OPT_NO_LEARN:
-            cli.no_learn = 1;
-            break;
-        case 'V':
-            printf("brock %s\n", brock_version());
-            return CLI_OK;
-        case 'h':
-            main_help(stdout);
-            return CLI_OK;
-        case ':':
-            return cli_usage(NULL, "option '%s' needs an argument", argv[optind - 1]);
-        default:
-            if (optopt && optopt != '?')
-                return cli_usage(NULL, "unknown option '-%c'", optopt);
-            return cli_usage(NULL, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
+    rc = main_globals(&cli, argc, argv, &done);
+    if (rc != CLI_OK || done)
+        return rc;
     if (optind == argc) {
         cmd = &cmd_run_entry;
         rc = cmd->exec(&cli, cmd, 1, run_argv);
     } else {
         cmd = cmd_find(argv[optind]);
-        if (!cmd)
+        if (!cmd) {
+            cli_conf_free(cli.conf);
             return cli_usage(NULL, "'%s' is not a command", argv[optind]);
+        }
         rc = cmd->exec(&cli, cmd, argc - optind, argv + optind);
     }
+    cli_conf_free(cli.conf);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         int e = errno;
         fprintf(stderr, "brock %s: writing to standard output: %s\n", cmd->name, strerror(e));

@@ -31,6 +31,7 @@ struct dash_host {
     void *counters_arg;
     int intercept;               /* the host sees inside HTTPS (--intercept) */
     int inject;                  /* the host puts its script in HTML pages (not --no-inject) */
+    int64_t started_ms;          /* when the host started serving (clock_now_ms()) */
 };
 
 struct dash_env;

@@ -48,4 +48,18 @@ int jobs_update(struct brock_engine *e, const struct jobs_options *o,
                 struct brock_update_stats *st, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
+/* What jobs_get() brought back. */
+struct jobs_get_result {
+    int http_status; /* 0 when no response came */
+    char *body;      /* the body (NUL-terminated; free with mem_free), NULL unless 2xx */
+    size_t len;
+};
+
+/* A plain GET of url (http://ADDR:PORT/PATH: another brock's dashboard, for `brock status`),
+ * with the fetch's deadline, at most max body bytes, no proxy, no --resolve. Returns 0 with
+ * *r filled (a status that is not 2xx too), or -1 with a sentence in err: nothing answered
+ * (the connection refused, the deadline passed), or the answer was cut or too large. */
+int jobs_get(const char *url, size_t max, struct jobs_get_result *r, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
 #endif

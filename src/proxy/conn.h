@@ -99,8 +99,10 @@ struct proxy {
     size_t n_spliced, splice_max;
     struct dash_env *dash;    /* the dashboard's engine, address and token (dash.h) */
 
-    /* loop.c: what proxy_new() readied for proxy_run(). */
+    /* loop.c: what proxy_new() readied for proxy_run(): the options at start, and those in
+     * force (the same, or what SIGHUP read again: reconfig.c). */
     const struct proxy_options *opts;
+    const struct proxy_options *live;
     struct privs privs;
     struct dial_env dial;       /* how upstreams and brock's own fetches connect out */
     struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <systemd/sd-daemon.h>
 
 #include "brock.h"
 #include "proxy/access.h"
@@ -40,7 +42,9 @@
 #include "net/timer.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
+#include "proxy/reconfig.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 /* The loop ends; proxy_run() then closes what is left and writes learning to the state. */
 static void stop_now(struct proxy *px)
@@ -209,25 +213,76 @@ static const char *signal_name(int sig)
     }
 }
 
-/* SIGHUP (logrotate, a service manager's reload): Privacy Badger's data read again, the log
- * opened again; never an exit. */
+/* ---- the service manager ---- */
+
+/* systemd's Type=notify: sd_notify() sends to the socket NOTIFY_SOCKET names, and does nothing
+ * without it. What it returns is not worth a line: a manager that stopped listening stops
+ * nothing here. */
+static void notify_ready(const struct proxy *px)
+{
+    (void)sd_notifyf(0, "READY=1\nSTATUS=serving on %s, %zu connections open", px->listen_name,
+                     px->n_conns);
+}
+
+static void notify_reloading(void)
+{
+    struct timespec ts;
+
+    /* The time lets a manager that waits for the reload's end tell it from an older one. */
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+        (void)sd_notifyf(0, "RELOADING=1\nSTATUS=reading the options and Privacy Badger's data "
+                         "again\nMONOTONIC_USEC=%llu",
+                         (unsigned long long)ts.tv_sec * 1000000ULL +
+                             (unsigned long long)ts.tv_nsec / 1000ULL);
+}
+
+static void notify_stopping(const struct proxy *px)
+{
+    (void)sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: %zu connections busy", px->n_conns);
+}
+
+/* SIGHUP's options: read again (the configuration file), and applied where they can be. A
+ * file that does not read or parse changes nothing. */
+static void reload_options(struct proxy *px)
+{
+    const struct proxy_options *n;
+    char err[1024];
+
+    if (!px->opts->reread)
+        return;
+    err[0] = '\0';
+    n = px->opts->reread(px->opts->reread_arg, err, sizeof(err));
+    if (!n) {
+        log_msg(LOG_ERR, "SIGHUP: the options were not read again, those in force stay: %s",
+                *err ? err : "out of memory");
+        return;
+    }
+    reconfig_apply(px, n);
+}
+
+/* SIGHUP (logrotate, a service manager's reload): Privacy Badger's data read again, the
+ * options read again, the log opened again; never an exit. */
 static void reload(struct proxy *px)
 {
     struct brock_update_stats st;
-    int rc = log_reopen();
+    int rc;
+
+    notify_reloading();
+    rc = log_reopen();
 
     if (rc < 0)
         log_msg(LOG_ERR, "SIGHUP: could not open the log file again (%s); lines go on to the "
                 "old one", strerror(-rc));
-    if (brock_engine_reload(px->engine, &st) < 0) {
+    if (brock_engine_reload(px->engine, &st) < 0)
         log_msg(LOG_ERR, "SIGHUP: Privacy Badger's data was not read again, the lists in force "
                 "stay: %s", brock_engine_errmsg(px->engine));
-        return;
-    }
-    log_msg(LOG_INFO, "SIGHUP: read Privacy Badger's data again: %zu domains on the "
-            "cookieblock list (%zu added, %zu removed), %zu new DNT policy hashes, %zu site "
-            "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
-            rc == 1 ? "; opened the log file again" : "");
+    else
+        log_msg(LOG_INFO, "SIGHUP: read Privacy Badger's data again: %zu domains on the "
+                "cookieblock list (%zu added, %zu removed), %zu new DNT policy hashes, %zu site "
+                "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
+                rc == 1 ? "; opened the log file again" : "");
+    reload_options(px);
+    notify_ready(px);
 }
 
 static void on_grace_over(evutil_socket_t fd, short what, void *arg)
@@ -245,10 +300,11 @@ static void on_grace_over(evutil_socket_t fd, short what, void *arg)
  * finish within --grace, after which (or once the last one is done) the loop ends. */
 static void drain(struct proxy *px, const char *name)
 {
-    struct timeval tv = {px->opts->grace, 0};
+    struct timeval tv = {px->live->grace, 0};
     struct conn *c, *next;
 
     px->draining = 1;
+    notify_stopping(px);
     if (px->listener) {
         evconnlistener_free(px->listener);
         px->listener = NULL;
@@ -262,14 +318,14 @@ static void drain(struct proxy *px, const char *name)
         stop_now(px);
         return;
     }
-    if (px->opts->grace <= 0) {
+    if (px->live->grace <= 0) {
         log_msg(LOG_INFO, "%s: stopping at once (--grace 0): closing %zu busy connections",
                 name, px->n_conns);
         stop_now(px);
         return;
     }
     log_msg(LOG_INFO, "%s: stopping: no new connections; %zu busy connections get %d s to "
-            "finish (%s again stops at once)", name, px->n_conns, px->opts->grace, name);
+            "finish (%s again stops at once)", name, px->n_conns, px->live->grace, name);
     evtimer_add(px->grace, &tv);
 }
 
@@ -405,6 +461,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
      * not end it: the loop's handler takes over from this. */
     signal(SIGHUP, SIG_IGN);
     px->opts = o;
+    px->live = o;
     px->t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
@@ -537,7 +594,8 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
                                    .counters = on_dash_counters, .counters_arg = px,
                                    .intercept = px->mitm != NULL,
-                                   .inject = px->inject_js != NULL};
+                                   .inject = px->inject_js != NULL,
+                                   .started_ms = clock_now_ms()};
     char err[512];
     int rc = 1;
 
@@ -562,12 +620,15 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
         goto out;
     }
     say_where(px);
+    notify_ready(px);
     if (event_base_dispatch(px->base) < 0) {
         log_msg(LOG_ERR, "the event loop failed");
         goto out;
     }
     rc = 0;
 out:
+    if (!px->draining)
+        notify_stopping(px);
     if (px->listener) {
         evconnlistener_free(px->listener);
         px->listener = NULL;

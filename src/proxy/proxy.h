@@ -30,6 +30,14 @@ struct proxy_options {
     int grace;                        /* --grace seconds for exchanges in flight to finish
                                        * once told to stop; 0: none */
     size_t max_client_connections;   /* at once from one client address; 0: no cap */
+    const char *log_file;             /* --log-file, or NULL (opened by the caller) */
+
+    /* SIGHUP: the options as they are now (the configuration file read again), or NULL with
+     * a sentence in err, changing nothing. What the call returns is borrowed until the
+     * following call returns. Those that can change while brock runs are applied; the others
+     * keep the value in force, said in the log. NULL reread: the options stay. */
+    const struct proxy_options *(*reread)(void *arg, char *err, size_t errlen);
+    void *reread_arg;
 };
 
 #define PROXY_DEFAULT_LISTEN "127.0.0.1:8119"
@@ -56,8 +64,8 @@ struct proxy;
 struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen);
 
 /* Runs the proxy and dashboard on e: gives up root (handing the state to the user), says where
- * it listens and how to use it, and serves. SIGHUP reads Privacy Badger's data again and
- * opens the log again. SIGTERM, SIGINT or SIGQUIT stop it: no new connection is accepted,
+ * it listens and how to use it, and serves. SIGHUP reads the options again (o->reread),
+ * Privacy Badger's data, and opens the log again. SIGTERM, SIGINT or SIGQUIT stop it: no new connection is accepted,
  * the exchanges in flight get o->grace seconds to finish (a second signal ends them at once),
  * then the state is flushed. Returns the process exit status: 0 after a clean stop, 1 when it
  * could not go on (a message on stderr says why). */

@@ -10,7 +10,8 @@ set -u
 : "${BROCK_TESTDATA:=$(cd "$(dirname "$0")/../data" && pwd)}"
 DATA="$BROCK_TESTDATA/privacybadger"
 T=$(mktemp -d "${TMPDIR:-/tmp}/brock-cli.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
+runpid=""
+trap '[ -z "$runpid" ] || kill -9 "$runpid" 2>/dev/null; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 # No test may reach a real user's state, whatever a case forgets.
 HOME="$T/home"
@@ -701,5 +702,74 @@ done
 run stats --days x
 is "$(cat "$T/err")" "brock stats: --days: 'x' is not a number of days from 1 to 3650
 Try 'brock stats --help'." "stats --days x says what is wrong"
+
+# ---- the configuration file ----
+fresh
+conf="$T/brock.conf"
+printf '# the state and its options\nstate = %s\n\n  no-seed = yes\ndata=%s\n' "$S" "$DATA" >"$conf"
+"$BROCK" --config "$conf" set conf-tracker.example block >"$T/out" 2>"$T/err"
+ok $? "the configuration file's state, data and no-seed are used"
+is "$(b list --all | awk 'NR > 1 { print $1, $2 }')" "conf-tracker.example user_block" \
+    "... it is the state the file names, without the seed"
+other="$T/state-other"
+"$BROCK" --config "$conf" --state "$other" set other.example block >"$T/out" 2>"$T/err"
+ok $? "a --state on the command line..."
+[ -d "$other" ] && ! b list --all | grep -q other.example
+ok $? "... wins over the file's"
+for bad in "bogus = 1:3:unknown key 'bogus'" "no-seed = perhaps:3:'no-seed' is a flag" \
+    "state:3:expected 'key = value'" "state = :3:'state' needs a value"; do
+    printf '# a\n\n%s\n' "${bad%%:*}" >"$conf"
+    fresh
+    "$BROCK" --config "$conf" --state "$S" set x.example block >"$T/out" 2>"$T/err"
+    st=$?
+    rest=${bad#*:}
+    case $(cat "$T/err") in
+    "brock: $conf:${rest%%:*}: ${rest#*:}"*) [ "$st" -eq 1 ] && [ ! -e "$S" ] ;;
+    *) false ;;
+    esac
+    ok $? "a bad line (${bad%%:*}) is refused naming $conf:${rest%%:*}, and nothing is made"
+done
+"$BROCK" --config "$T/missing.conf" list >"$T/out" 2>"$T/err"
+is "$?:$(cat "$T/err")" "1:brock: $T/missing.conf: No such file or directory" \
+    "--config names a file that must exist"
+
+# ---- brock status ----
+fresh
+# Started as root, brock serves as nobody, who must reach the state's folder.
+[ "$(id -u)" -ne 0 ] || chmod 755 "$T"
+"$BROCK" --state "$S" --data "$DATA" --no-seed run --listen 127.0.0.1:0 --no-update \
+    2>"$T/run.err" &
+runpid=$!
+port=""
+i=0
+while [ -z "$port" ] && [ $i -lt 150 ] && kill -0 "$runpid" 2>/dev/null; do
+    sleep 0.1
+    i=$((i + 1))
+    port=$(sed -n 's/.*brock: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$T/run.err")
+done
+[ -n "$port" ]
+ok $? "brock run started for status"
+b status --listen "127.0.0.1:$port" >"$T/out" 2>"$T/err"
+ok $? "status exits 0 while brock runs"
+case $(head -1 "$T/out") in
+"brock $("$BROCK" --version | cut -d' ' -f2) is running on 127.0.0.1:$port (dashboard http://127.0.0.1:$port/), since 20"*) ok 0 "status says where and since when" ;;
+*) ok 1 "status says where and since when"; sed 's/^/# /' "$T/out" ;;
+esac
+grep -q "^since then: [0-9]* requests, 0 blocked" "$T/out" && grep -q "^state: $S/brock.db$" "$T/out"
+ok $? "status says what it has done and where its state is"
+printf 'listen = 127.0.0.1:%s\n' "$port" >"$T/status.conf"
+"$BROCK" --config "$T/status.conf" status --json >"$T/out" 2>"$T/err"
+[ "$(json listen)" = "127.0.0.1:$port" ]
+ok $? "status --json asks the configuration file's listen address"
+kill "$runpid"
+wait "$runpid"
+runpid=""
+b status --listen "127.0.0.1:$port" >"$T/out" 2>"$T/err"
+st=$?
+case $(cat "$T/err") in
+"brock status: brock is not running on 127.0.0.1:$port: "*"Connection refused") [ "$st" -eq 1 ] ;;
+*) false ;;
+esac
+ok $? "status says clearly when brock is not running, and exits 1"
 
 done_testing
