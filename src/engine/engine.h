@@ -824,6 +824,10 @@ void brock__store_note_event(struct brock_engine *e, const char *fmt, ...)
 
 /* ---- rows into the maps, for every back end (store_rows.c) ---- */
 
+/* Marks every snitch site, tracking row and fingerprinting script to be written at the next
+ * flush. */
+void brock__store_mark_learned(struct brock_engine *e);
+
 /* Marks every action entry (all its columns), snitch site, tracking row and fingerprinting
  * script to be written at the next flush, as after a reset: the store holds none of them. */
 void brock__store_mark_rows(struct brock_engine *e);

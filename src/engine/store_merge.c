@@ -11,32 +11,8 @@
 
 #include "util/alloc.h"
 
-/* Every snitch site, tracking site and fingerprinting script in memory is written again. The
- * store's statements for them only add (INSERT OR IGNORE, kinds OR-ed), so what the file
- * already holds stays as it is. */
-static void mark_learned(struct brock_engine *e)
-{
-    const char *key;
-    void *val;
-    size_t it;
-
-    for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
-        struct snitch *sn = val;
-        for (size_t i = 0; i < sn->n; i++)
-            sn->v[i].dirty = BROCK__DIRTY_NEW;
-    }
-    for (it = 0; strmap_next(&e->tracking, &it, &key, &val);) {
-        struct tracking *t = val;
-        for (size_t i = 0; i < t->n; i++)
-            t->v[i].dirty = BROCK__DIRTY_NEW;
-    }
-    for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
-        ((struct fp_host *)val)->dirty = BROCK__DIRTY_NEW;
-}
-
 void brock__store_mark_all(struct brock_engine *e)
 {
-
     brock__store_mark_rows(e);
     e->settings_dirty = 1;
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
@@ -173,7 +149,9 @@ int brock__store_merge(struct brock_engine *e)
     /* Whatever part of the file comes in, answers kept before may be wrong. */
     brock__answers_forget(e);
     /* Before the file's rows come in: those memory lacked need no writing back. */
-    mark_learned(e);
+    /* The store's statements for the learned rows only add (INSERT OR IGNORE, kinds OR-ed),
+     * so what the file already holds stays as it is. */
+    brock__store_mark_learned(e);
     brock__pages_drop_clean(e);
     brock__daily_drop_clean(e);
     if (brock__store_query_int(s, s->st[ST_DATA_VERSION], 0, &dv) != 0 ||

@@ -291,15 +291,12 @@ int brock__store_setting_apply(struct brock_engine *e, const char *where, const 
 
 /* ---- marks ---- */
 
-void brock__store_mark_rows(struct brock_engine *e)
+void brock__store_mark_learned(struct brock_engine *e)
 {
     const char *key;
     void *val;
     size_t it;
 
-    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
-        ((struct action_entry *)val)->dirty |=
-            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
     for (it = 0; strmap_next(&e->snitches, &it, &key, &val);) {
         struct snitch *sn = val;
         for (size_t i = 0; i < sn->n; i++)
@@ -312,6 +309,18 @@ void brock__store_mark_rows(struct brock_engine *e)
     }
     for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
         ((struct fp_host *)val)->dirty = BROCK__DIRTY_NEW;
+}
+
+void brock__store_mark_rows(struct brock_engine *e)
+{
+    const char *key;
+    void *val;
+    size_t it;
+
+    for (it = 0; strmap_next(&e->actions, &it, &key, &val);)
+        ((struct action_entry *)val)->dirty |=
+            BROCK__DIRTY_USER | BROCK__DIRTY_HEUR | BROCK__DIRTY_DNT;
+    brock__store_mark_learned(e);
 }
 
 void brock__store_marks_clear(struct brock_engine *e)
