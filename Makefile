@@ -160,7 +160,7 @@ check:
 	BROCK_TEST_DEADLINE=$$(($(TEST_DEADLINE) - 30)) \
 	BROCK_MAKE="$(MAKE) --no-print-directory -C $(CURDIR) BUILD=$(BUILD) SANITIZE=$(SANITIZE)" \
 	BROCK_TEST_FAILURES=$(abspath $(BUILD))/test-failures.txt \
-		prove -f --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS) || { \
+		prove -f --timer --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS) || { \
 		st=$$?; [ ! -s $(BUILD)/test-failures.txt ] || cat $(BUILD)/test-failures.txt; exit $$st; }
 
 asan:
@@ -206,12 +206,16 @@ TIDY_CHECKS := -*,clang-analyzer-*,bugprone-*,-bugprone-easily-swappable-paramet
 TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-reserved-identifier,-clang-analyzer-valist.Uninitialized,-clang-analyzer-valist.Unterminated
 TIDY_CHECKS := $(TIDY_CHECKS),-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling
 
+# Both run on every core: clang-tidy a few files an invocation (xargs fails when one does).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 lint:
 	@scripts/deps lint
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 \
-		-Iinclude -Isrc --suppress=missingIncludeSystem src
-	clang-tidy --quiet --warnings-as-errors='*' -checks='$(TIDY_CHECKS)' \
-		$(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) -- $(ALL_CPPFLAGS) -std=c11
+		-j $(NPROC) -Iinclude -Isrc --suppress=missingIncludeSystem src
+	printf '%s\n' $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) | \
+		xargs -P $(NPROC) -n 8 sh -c 'exec clang-tidy --quiet --warnings-as-errors="*" \
+		-checks="$(TIDY_CHECKS)" "$$@" -- $(ALL_CPPFLAGS) -std=c11' clang-tidy
 	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) \
 		| sort -nr | head -20 || true
 
