@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // brock's dashboard: a client of brock's JSON API (/api/). Every name from the network is
 // put on the page as text (textContent, attribute values), never as HTML. Views follow the
-// address's fragment: #/ sites, #/site/NAME, #/trackers, #/tracker/NAME, #/settings.
+// address's fragment: #/ the map (map.js), #/sites, #/site/NAME, #/trackers, #/tracker/NAME,
+// #/settings.
 'use strict';
 
 const TOKEN = document.querySelector('meta[name="brock-token"]').content;
@@ -534,12 +535,32 @@ async function route() {
     else if (parts[0] === 'trackers') await viewTrackers();
     else if (parts[0] === 'tracker' && arg) await viewTracker(arg);
     else if (parts[0] === 'settings') await viewSettings();
-    else await viewSites();
+    else if (parts[0] === 'sites') await viewSites();
+    else await viewMap();
     document.title = `brock: ${main.querySelector('h1')?.textContent || 'dashboard'}`;
+    for (const a of document.querySelectorAll('nav a')) {
+      if (a.getAttribute('href') === `#/${parts[0]}`) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
   } catch (e) {
     main.replaceChildren(h('h1', {}, 'Something went wrong'), h('p', {}, e.message));
   }
 }
 
-window.addEventListener('hashchange', () => { route().then(() => main.focus()); });
+// The header's line: what brock did today (UTC, as the daily counters count).
+async function today() {
+  const line = document.getElementById('today');
+  try {
+    const [d] = await api('GET', '/api/stats?days=1');
+    line.dataset.blocked = d.blocked;
+    line.dataset.cookieblocked = d.cookieblocked;
+    line.replaceChildren('Today: ', h('strong', {}, d.blocked), ' blocked, ',
+                         h('strong', {}, d.cookieblocked), ' with cookies blocked');
+  } catch (e) {
+    line.textContent = '';
+  }
+}
+
+window.addEventListener('hashchange', () => { route().then(() => main.focus()); today(); });
 route();
+today();

@@ -49,6 +49,7 @@ static const struct route routes[] = {
     {"GET", "/api/trackers/", 0, dash_api_tracker},
     {"PUT", "/api/trackers/", CHANGES_STATE, dash_api_tracker_put},
     {"GET", "/api/stats", 0, dash_api_stats},
+    {"GET", "/api/map", 0, dash_api_map},
     {"GET", "/api/settings", 0, dash_api_settings},
     {"PUT", "/api/settings", CHANGES_STATE, dash_api_settings_put},
     {"PUT", "/api/disabled/", CHANGES_STATE, dash_api_disabled_put},

@@ -20,8 +20,7 @@ int dash_error(struct dash_call *x, int status, const char *msg)
     return x->json ? 0 : -1;
 }
 
-/* The value of key in the query (not decoded: the values brock reads are plain words). */
-static int query_get(const char *query, const char *key, char *out, size_t size)
+int dash_query_get(const char *query, const char *key, char *out, size_t size)
 {
     size_t kl = strlen(key);
 
@@ -311,7 +310,7 @@ int dash_api_trackers(struct dash_call *x)
 
     if (!(x->json = l.list))
         return -1;
-    (void)query_get(x->query, "all", all, sizeof(all));
+    (void)dash_query_get(x->query, "all", all, sizeof(all));
     return brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0,
                                on_tracker, &l) < 0
                ? -1
@@ -388,7 +387,7 @@ int dash_api_stats(struct dash_call *x)
     long n = 0;
     int rc;
 
-    if (strstr(x->query, "days=") && query_get(x->query, "days", days, sizeof(days)) < 0)
+    if (strstr(x->query, "days=") && dash_query_get(x->query, "days", days, sizeof(days)) < 0)
         days[0] = '\0';
     if (days[0] >= '0' && days[0] <= '9')
         n = strtol(days, &end, 10);
@@ -540,7 +539,7 @@ int dash_api_export(struct dash_call *x)
     size_t len = 0;
     int rc;
 
-    if (x->query[0] && query_get(x->query, "format", format, sizeof(format)) < 0)
+    if (x->query[0] && dash_query_get(x->query, "format", format, sizeof(format)) < 0)
         return export_refuse(x);
     rc = brock_export(x->e, format, &text, &len);
     if (rc == BROCK_EINVAL)

@@ -42,6 +42,7 @@ int dash_api_trackers(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_tracker(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_tracker_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_stats(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_map(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
@@ -53,6 +54,10 @@ int dash_api_list(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_import(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_reset(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* The value of key in query (after '?', not decoded: the values brock reads are plain words)
+ * into out, of size bytes. Returns 0, or -1 when key is absent or its value does not fit. */
+int dash_query_get(const char *query, const char *key, char *out, size_t size);
 
 /* Sets x's answer to status with {"error": msg}. Returns 0, or -1 when out of memory. */
 int dash_error(struct dash_call *x, int status, const char *msg)

@@ -120,7 +120,7 @@ after(async () => {
 });
 
 check('the dashboard opens, with its token and nothing browsed yet', async () => {
-  await dash.goto(`http://${brock.listen}/`);
+  await dash.goto(`http://${brock.listen}/#/sites`);
   await dash.locator('main h1', { hasText: 'Recent sites' }).waitFor();
   assert.match(await dash.locator('meta[name="brock-token"]').getAttribute('content'),
                /^[0-9a-f]{64}$/);
@@ -133,7 +133,7 @@ check('three sites teach brock the tracker; the site page shows it red', async (
   await visit(SITES[3]);
   assert.equal(origin.to(TRACKER).length, 3, 'on the fourth site it never reached the origin');
 
-  await dash.goto(`http://${brock.listen}/#/`);
+  await dash.goto(`http://${brock.listen}/#/sites`);
   const first = dash.locator('li.siterow').first();
   await first.waitFor();
   assert.equal(await first.getAttribute('data-site'), SITES[3], 'newest first');
@@ -219,7 +219,7 @@ async function engineWords() {
 
 check('the recent sites count what was done there, in sentences', async () => {
   await visit('solo-h.test');
-  await dash.goto(`http://${brock.listen}/#/`);
+  await dash.goto(`http://${brock.listen}/#/sites`);
   const text = (site) => dash.locator(`li.siterow[data-site="${site}"] .counts`).innerText();
   await dash.locator('li.siterow[data-site="solo-h.test"]').waitFor();
   // The badge, then the sentence.
@@ -393,7 +393,7 @@ check('Settings → Export: links that download each format the API offers', asy
 });
 
 check('"Forget recent sites" asks first; cancelling keeps them', async () => {
-  await dash.goto(`http://${brock.listen}/#/`);
+  await dash.goto(`http://${brock.listen}/#/sites`);
   await dash.locator('li.siterow').first().waitFor();
   const count = () => dash.evaluate(async () => (await (await fetch('/api/sites')).json()).length);
   const before = await count();

@@ -81,7 +81,7 @@ check('the chart says what GET /api/stats says, after browsing', async () => {
     await tab.goto(`http://${site}/`, { waitUntil: 'load', timeout: 20000 });
   const dash = await viewing.context.newPage();
   await dash.setViewportSize({ width: 800, height: 900 });
-  await dash.goto(`http://127.0.0.1:${brock.port}/#/`);
+  await dash.goto(`http://127.0.0.1:${brock.port}/#/sites`);
   // Learned on the third site, blocked on the fourth.
   await h.waitFor('the tracker learned and blocked', async () => {
     const last = (await stats(dash, 1))[0];

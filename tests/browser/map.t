@@ -1,0 +1,284 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The dashboard's map and its design, in headless Chromium. curl browses four local sites
+// through brock (one visit made three days old in the state), with a third party the user
+// blocks, one whose cookies the user blocks and one brock lets through. The map holds one
+// square per site and one circle per third party in Privacy Badger's colours, an edge per
+// pair, larger circles for more sites, nothing overlapping, the same picture on every load;
+// the keyboard walks its nodes and Enter opens a tracker's page; the table says what the map
+// says; the time and action filters leave out what they should. The header says what brock
+// did today; the dark theme follows the system; no page scrolls sideways at 360 px; the page
+// itself never wears a focus ring. With BROCK_SCREENSHOTS=DIR it also writes the README's
+// screenshots (desktop and phone, light and dark) into DIR; never otherwise.
+'use strict';
+
+const { before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { launch } = require('./chromium.js');
+const { startOrigin } = require('../integration/origin.js');
+const h = require('../integration/harness.js');
+
+const RED = 'ads.red.test', YELLOW = 'cdn.yellow.test', GREEN = 'fonts.green.test';
+const OLD = 'img.old.test';
+// What each site's page loads; d-old.test is visited first, then made three days old.
+const PAGES = {
+  'd-old.test': [RED, OLD],
+  'a-news.test': [RED, YELLOW, GREEN],
+  'b-shop.test': [RED, YELLOW],
+  'c-blog.test': [RED],
+};
+const PAIRS = Object.entries(PAGES).flatMap(([s, ts]) => ts.map((t) => `${s} ${t}`)).sort();
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function check(name, fn) {
+  h.check(name, fn, 30000);
+}
+
+const tmp = h.tmpdir('map-browser');
+const state = path.join(tmp, 'state');
+let origin, brock, viewing, dash, base;
+
+const start = () => h.startBrock({ state, global: ['--no-seed'], args: [
+  '--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+
+async function browse(site) {
+  const nav = await h.curl(brock.port, [...h.NAVIGATE_ARGS, `http://${site}/`]);
+  assert.equal(nav.status, 200, `${site} opens`);
+  for (const t of PAGES[site]) await h.curl(brock.port, ['-e', `http://${site}/`, `http://${t}/x.gif`]);
+}
+
+before(async () => {
+  origin = await startOrigin();
+  for (const [d, a] of [[RED, 'block'], [YELLOW, 'cookieblock']]) {
+    const r = await h.brock(state, ['--no-seed', 'set', d, a]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  brock = await start();
+  await browse('d-old.test');
+  await brock.stop();
+  const aged = await h.run('sqlite3', [path.join(state, 'brock.db'), `UPDATE page_view SET time_ms = time_ms - ${3 * DAY_MS}
+                                               WHERE site = 'd-old.test'`]);
+  assert.equal(aged.code, 0, aged.stderr);
+  brock = await start();
+  for (const site of Object.keys(PAGES).slice(1)) await browse(site);
+  base = `http://127.0.0.1:${brock.port}`;
+  viewing = await launch(null);
+  dash = await viewing.context.newPage();
+  await dash.setViewportSize({ width: 1000, height: 900 });
+});
+
+after(async () => {
+  if (viewing) await viewing.close();
+  if (brock) await brock.stop();
+  if (origin) await origin.close();
+});
+
+async function openMap() {
+  await dash.goto(`${base}/#/`);
+  await dash.locator('svg.map g.node').first().waitFor();
+}
+
+// What the map drew: its nodes with their places, sizes and colours, and its edges.
+const drawn = () => dash.evaluate(() => {
+  const num = (el, a) => Number(el.getAttribute(a));
+  const nodes = [...document.querySelectorAll('svg.map g.node')].map((g) => {
+    const shape = g.querySelector('rect, circle');
+    const rect = shape.tagName === 'rect';
+    return {
+      name: g.dataset.name, kind: g.dataset.kind, cls: g.getAttribute('class'),
+      x: rect ? num(shape, 'x') + num(shape, 'width') / 2 : num(shape, 'cx'),
+      y: rect ? num(shape, 'y') + num(shape, 'height') / 2 : num(shape, 'cy'),
+      r: rect ? 0 : num(shape, 'r'), shape: shape.tagName, fill: getComputedStyle(shape).fill,
+      tabindex: g.getAttribute('tabindex'), label: g.getAttribute('aria-label'),
+    };
+  });
+  const edges = [...document.querySelectorAll('svg.map line.edge')].map((l) => ({
+    pair: `${l.dataset.site} ${l.dataset.tracker}`,
+    x1: num(l, 'x1'), y1: num(l, 'y1'), x2: num(l, 'x2'), y2: num(l, 'y2'),
+  }));
+  return { nodes, edges };
+});
+
+const tableRows = () => dash.locator('#map-table tbody tr').evaluateAll((trs) =>
+  trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+
+check('the map holds a node per site and third party, in their colours, an edge per pair',
+      async () => {
+  await openMap();
+  const { nodes, edges } = await drawn();
+  const sites = nodes.filter((n) => n.kind === 'site');
+  const trackers = nodes.filter((n) => n.kind === 'tracker');
+  assert.deepEqual(sites.map((n) => n.name).sort(), Object.keys(PAGES).sort());
+  assert.ok(sites.every((n) => n.shape === 'rect'), 'sites are squares');
+  assert.deepEqual(trackers.map((n) => n.name).sort(), [RED, YELLOW, OLD, GREEN].sort());
+  assert.ok(trackers.every((n) => n.shape === 'circle'), 'third parties are circles');
+  const t = Object.fromEntries(trackers.map((n) => [n.name, n]));
+  assert.equal(t[RED].fill, 'rgb(198, 18, 35)', 'blocked: red');
+  assert.equal(t[YELLOW].fill, 'rgb(255, 204, 0)', 'cookies blocked: yellow');
+  assert.equal(t[GREEN].fill, 'rgb(51, 153, 0)', 'allowed: green');
+  assert.equal(t[OLD].fill, 'rgb(51, 153, 0)');
+  assert.match(t[RED].cls, /\buser\b/, 'the user\'s choice is marked');
+  assert.doesNotMatch(t[GREEN].cls, /\buser\b/);
+  assert.ok(t[RED].r > t[YELLOW].r && t[YELLOW].r > t[GREEN].r, 'larger for more sites');
+  assert.equal(t[GREEN].r, t[OLD].r);
+  assert.deepEqual(edges.map((e) => e.pair).sort(), PAIRS);
+  const at = Object.fromEntries(nodes.map((n) => [n.name, n]));
+  for (const e of edges) {
+    const [s, tr] = e.pair.split(' ');
+    const ends = [e.x1, e.y1, e.x2, e.y2], want = [at[s].x, at[s].y, at[tr].x, at[tr].y];
+    assert.ok(ends.every((v, i) => Math.abs(v - want[i]) < 0.01), `${e.pair}: ${ends} ${want}`);
+  }
+  for (let i = 0; i < trackers.length; i++) {
+    for (let j = i + 1; j < trackers.length; j++) {
+      const a = trackers[i], b = trackers[j];
+      assert.ok(Math.hypot(a.x - b.x, a.y - b.y) >= a.r + b.r, `${a.name} clear of ${b.name}`);
+    }
+  }
+  assert.equal(nodes.filter((n) => n.tabindex === '0').length, 1, 'one node in the tab order');
+  assert.ok(nodes.every((n) => n.tabindex === '0' || n.tabindex === '-1'));
+  assert.equal(t[RED].label, `${RED}, a third party: Blocked by you, seen on 4 sites`);
+  assert.equal(at['a-news.test'].label,
+               'a-news.test, a site: 3 third parties, 1 blocked, 1 with cookies blocked');
+  // Laid out once, the same way every time.
+  await dash.reload();
+  await dash.locator('svg.map g.node').first().waitFor();
+  assert.deepEqual(await drawn(), { nodes, edges });
+});
+
+check('the keyboard walks the nodes; Enter opens the tracker\'s page, with no ring on it',
+      async () => {
+  await openMap();
+  const focused = () => dash.evaluate(() => document.activeElement?.dataset?.name || '');
+  for (let i = 0; i < 40 && !(await focused()); i++) await dash.keyboard.press('Tab');
+  assert.equal(await focused(), 'a-news.test', 'the first site takes the focus');
+  assert.equal(await dash.locator('#map-info').textContent(),
+               'a-news.test, a site: 3 third parties, 1 blocked, 1 with cookies blocked');
+  const lit = await dash.locator('svg.map line.edge.on').evaluateAll((ls) =>
+    ls.map((l) => l.dataset.tracker).sort());
+  assert.deepEqual(lit, [GREEN, RED, YELLOW].sort(), 'its edges light up');
+  await dash.keyboard.press('ArrowRight');
+  assert.equal(await focused(), 'b-shop.test');
+  await dash.keyboard.press('ArrowLeft');
+  assert.equal(await focused(), 'a-news.test');
+  for (let i = 0; i < 10 && (await focused()) !== RED; i++) await dash.keyboard.press('ArrowDown');
+  assert.equal(await focused(), RED);
+  assert.equal(await dash.locator('svg.map g.node[tabindex="0"]').getAttribute('data-name'), RED);
+  assert.equal(await dash.locator('#map-info').textContent(),
+               `${RED}, a third party: Blocked by you, seen on 4 sites`);
+  await dash.keyboard.press('Enter');
+  await dash.locator('main h1', { hasText: RED }).waitFor();
+  assert.equal(await dash.evaluate(() => location.hash), `#/tracker/${RED}`);
+  // The view took the focus for screen readers; it shows no ring.
+  const ring = await dash.evaluate(() => {
+    const el = document.activeElement;
+    return { id: el.id, outline: getComputedStyle(el).outlineStyle };
+  });
+  assert.deepEqual(ring, { id: 'main', outline: 'none' });
+  // A control does show one.
+  await dash.keyboard.press('Tab');
+  assert.notEqual(await dash.evaluate(() => getComputedStyle(document.activeElement).outlineStyle),
+                  'none');
+});
+
+check('the table says what the map says', async () => {
+  await openMap();
+  const { edges } = await drawn();
+  const rows = await tableRows();
+  assert.deepEqual(rows.map(([s, t]) => `${s} ${t}`), edges.map((e) => e.pair).sort());
+  const now = { [RED]: 'Blocked by you', [YELLOW]: 'Cookies blocked by you',
+                [GREEN]: 'Allowed: not seen tracking', [OLD]: 'Allowed: not seen tracking' };
+  for (const [, t, words] of rows) assert.equal(words, now[t], t);
+});
+
+check('the last day leaves out the older visit; unticking "Blocked" the red one', async () => {
+  await openMap();
+  await dash.selectOption('#map-days', '1');
+  await dash.locator('svg.map g.node').first().waitFor();
+  await h.waitFor('the last day', async () => (await drawn()).nodes.length === 6);
+  let { nodes, edges } = await drawn();
+  assert.deepEqual(nodes.map((n) => n.name).sort(),
+                   ['a-news.test', 'b-shop.test', 'c-blog.test', GREEN, RED, YELLOW].sort());
+  const recent = PAIRS.filter((p) => !p.startsWith('d-old.test'));
+  assert.deepEqual(edges.map((e) => e.pair).sort(), recent);
+  assert.equal((await tableRows()).length, recent.length);
+  await dash.uncheck('#map-show-block');
+  ({ nodes, edges } = await drawn());
+  assert.ok(!nodes.some((n) => n.name === RED));
+  assert.deepEqual(edges.map((e) => e.pair).sort(), recent.filter((p) => !p.endsWith(RED)));
+  assert.deepEqual((await tableRows()).map(([s, t]) => `${s} ${t}`),
+                   recent.filter((p) => !p.endsWith(RED)));
+  await dash.check('#map-show-block');
+  await dash.selectOption('#map-days', '');
+  await h.waitFor('everything kept', async () => (await drawn()).nodes.length === 8);
+  // The API says the same, and refuses a bad number of days.
+  const api = await dash.evaluate(async () => {
+    const get = async (q) => { const r = await fetch(`/api/map${q}`); return [r.status, await r.json()]; };
+    return [await get('?days=1'), await get('?days=0'), await get('?days=x')];
+  });
+  assert.deepEqual(api[0][1].sites.map((s) => s.site).sort(), ['a-news.test', 'b-shop.test', 'c-blog.test']);
+  for (const [status, body] of api.slice(1)) {
+    assert.equal(status, 400);
+    assert.match(body.error, /days.*1 to 3650/);
+  }
+});
+
+check('the header says what brock did today', async () => {
+  await openMap();
+  await dash.locator('#today strong').first().waitFor();
+  const [today] = await dash.evaluate(async () => (await fetch('/api/stats?days=1')).json());
+  assert.ok(today.blocked >= 3, JSON.stringify(today));
+  assert.equal(await dash.locator('#today').textContent(),
+               `Today: ${today.blocked} blocked, ${today.cookieblocked} with cookies blocked`);
+});
+
+check('the dark theme follows the system', async () => {
+  const colours = () => dash.evaluate(() => {
+    const s = getComputedStyle(document.documentElement);
+    return [s.backgroundColor, s.color];
+  });
+  await openMap();
+  assert.deepEqual(await colours(), ['rgb(251, 251, 252)', 'rgb(29, 29, 31)']);
+  await dash.emulateMedia({ colorScheme: 'dark' });
+  assert.deepEqual(await colours(), ['rgb(20, 20, 24)', 'rgb(236, 236, 240)']);
+  const header = await dash.evaluate(() => getComputedStyle(document.querySelector('header')).backgroundColor);
+  assert.equal(header, 'rgb(20, 20, 24)');
+  await dash.emulateMedia({ colorScheme: 'light' });
+});
+
+check('no page scrolls sideways at 360 px, nor at 1600 px', async () => {
+  const views = ['#/', '#/sites', '#/trackers', '#/settings', '#/site/a-news.test',
+                 `#/tracker/${RED}`];
+  for (const width of [360, 1600]) {
+    await dash.setViewportSize({ width, height: 800 });
+    for (const v of views) {
+      await dash.goto(`${base}/${v}`);
+      await dash.locator('main h1').waitFor();
+      const [scroll, client] = await dash.evaluate(() =>
+        [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      assert.ok(scroll <= client, `${v} at ${width} px: ${scroll} > ${client}`);
+    }
+  }
+  await dash.setViewportSize({ width: 1000, height: 900 });
+});
+
+// Only when asked: the README's pictures.
+if (process.env.BROCK_SCREENSHOTS) {
+  check('screenshots', async () => {
+    const dir = process.env.BROCK_SCREENSHOTS;
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [form, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]]) {
+      for (const scheme of ['light', 'dark']) {
+        await dash.setViewportSize({ width, height });
+        await dash.emulateMedia({ colorScheme: scheme });
+        for (const [name, view] of [['map', '#/'], ['site', '#/site/a-news.test']]) {
+          await dash.goto(`${base}/${view}`);
+          await dash.locator('main h1').waitFor();
+          await dash.waitForLoadState('networkidle');
+          await dash.screenshot({ path: path.join(dir, `${name}-${form}-${scheme}.png`) });
+        }
+      }
+    }
+  });
+}
