@@ -23,6 +23,48 @@ function mapShort(name) {
   return name.length > 24 ? `${name.slice(0, 23)}…` : name;
 }
 
+// A fixed number of passes that push overlapping circles apart and keep them inside the ring.
+// Each pass only compares circles in neighbouring cells of a grid as wide as the largest
+// circle, which keeps a few hundred of them quick.
+function relax(trackers, ring) {
+  const n = trackers.length;
+  const x = Float64Array.from(trackers, (t) => t.x), y = Float64Array.from(trackers, (t) => t.y);
+  const r = Float64Array.from(trackers, (t) => t.r);
+  const cell = 2 * mapRadius(Infinity) + 3;
+  for (let pass = 0; pass < 60; pass++) {
+    const grid = new Map();
+    for (let i = 0; i < n; i++) {
+      const key = Math.floor(x[i] / cell) * 4096 + Math.floor(y[i] / cell);
+      if (grid.has(key)) grid.get(key).push(i);
+      else grid.set(key, [i]);
+    }
+    let moved = false;
+    for (let i = 0; i < n; i++) {
+      const cx = Math.floor(x[i] / cell), cy = Math.floor(y[i] / cell);
+      for (let gx = cx - 1; gx <= cx + 1; gx++) {
+        for (let gy = cy - 1; gy <= cy + 1; gy++) {
+          for (const j of grid.get(gx * 4096 + gy) || []) {
+            if (j <= i) continue;
+            const dx = x[j] - x[i], dy = y[j] - y[i], need = r[i] + r[j] + 3;
+            const d2 = dx * dx + dy * dy;
+            if (d2 >= need * need) continue;
+            const d = Math.sqrt(d2) || 0.01, push = (need - d) / 2;
+            x[i] -= dx / d * push; y[i] -= dy / d * push;
+            x[j] += dx / d * push; y[j] += dy / d * push;
+            moved = true;
+          }
+        }
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const d = Math.sqrt(x[i] * x[i] + y[i] * y[i]), most = ring - 14 - r[i];
+      if (d > most) { x[i] *= most / d; y[i] *= most / d; }
+    }
+    if (!moved) break;
+  }
+  trackers.forEach((t, i) => { t.x = x[i]; t.y = y[i]; });
+}
+
 // Places sites and trackers: { ring, size, sites: [{...site, x, y, angle}], trackers: [...,
 // x, y, r] }, in the order the keyboard walks them (sites round the ring, then trackers by
 // angle from the top).
@@ -50,27 +92,7 @@ function mapLayout(data) {
     return { ...t, r: mapRadius(on.length), x: mx * pull + Math.cos(spread) * 0.5,
              y: my * pull + Math.sin(spread) * 0.5 };
   });
-  // A fixed number of passes that push overlapping circles apart and keep them inside.
-  for (let pass = 0; pass < 60; pass++) {
-    let moved = false;
-    for (let i = 0; i < trackers.length; i++) {
-      for (let j = i + 1; j < trackers.length; j++) {
-        const a = trackers[i], b = trackers[j];
-        const dx = b.x - a.x, dy = b.y - a.y, d = Math.hypot(dx, dy) || 0.01;
-        const need = a.r + b.r + 3;
-        if (d >= need) continue;
-        const push = (need - d) / 2;
-        a.x -= dx / d * push; a.y -= dy / d * push;
-        b.x += dx / d * push; b.y += dy / d * push;
-        moved = true;
-      }
-    }
-    for (const t of trackers) {
-      const d = Math.hypot(t.x, t.y), most = ring - 14 - t.r;
-      if (d > most) { t.x *= most / d; t.y *= most / d; }
-    }
-    if (!moved) break;
-  }
+  relax(trackers, ring);
   // Hundredths are plenty, and keep the SVG short.
   const round = (n) => Math.round(n * 100) / 100;
   for (const p of [...sites, ...trackers]) { p.x = round(p.x); p.y = round(p.y); }

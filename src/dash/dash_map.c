@@ -9,7 +9,7 @@
 
 #include "util/clock.h"
 
-#define DAY_MS (24 * 60 * 60 * 1000LL)
+#define DAY_MS 86400000LL
 
 struct map_walk {
     json_t *trackers, *links;
@@ -36,8 +36,8 @@ static json_t *tracker_node(struct map_walk *m, const struct brock_site_tracker 
         return n;
     n = json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I}", "domain", t->host, "base", t->base,
                   "action", brock_action_name(t->action), "user",
-                  t->user ? brock_action_name(t->user) : "", "dnt", t->action == BROCK_DNT,
-                  "sites", (json_int_t)0, "time_ms", (json_int_t)0);
+                  t->user ? brock_action_name(t->user) : "", "dnt", t->action == BROCK_DNT, "sites",
+                  (json_int_t)0, "time_ms", (json_int_t)0);
     /* The array holds the node; the index only points at it. */
     if (json_array_append_new(m->trackers, n) < 0 || json_object_set(m->by_host, t->host, n) < 0)
         return NULL;
@@ -87,7 +87,7 @@ static int map_since(const char *query, int64_t *since)
         n = strtol(days, &end, 10);
     if (!end || *end || n < 1 || n > BROCK_DAILY_DAYS_MAX)
         return -1;
-    *since = clock_now_ms() - n * DAY_MS;
+    *since = clock_now_ms() - (int64_t)n * DAY_MS;
     return 0;
 }
 
@@ -98,7 +98,7 @@ static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *al
     size_t i;
     json_t *s;
 
-    json_array_foreach(all, i, s) {
+    json_array_foreach (all, i, s) {
         int rc;
 
         if (m->since && json_integer_value(json_object_get(s, "time_ms")) < m->since)
@@ -134,8 +134,8 @@ int dash_api_map(struct dash_call *x)
     if (brock_sites(x->e, on_map_site, all) < 0 || map_walk_sites(x->e, &m, all, sites) < 0)
         goto out;
     json_decref(x->json);
-    x->json = json_pack("{s:O, s:O, s:O}", "sites", sites, "trackers", m.trackers, "links",
-                        m.links);
+    x->json =
+        json_pack("{s:O, s:O, s:O}", "sites", sites, "trackers", m.trackers, "links", m.links);
     rc = x->json ? 0 : -1;
 out:
     json_decref(all);

@@ -120,7 +120,10 @@ after(async () => {
 });
 
 check('the dashboard opens, with its token and nothing browsed yet', async () => {
-  await dash.goto(`http://${brock.listen}/#/sites`);
+  await dash.goto(`http://${brock.listen}/`);
+  await dash.locator('main h1', { hasText: 'Who follows you' }).waitFor();
+  assert.match(await dash.locator('main').innerText(), /No site has been visited/);
+  await dash.locator('nav a', { hasText: 'Sites' }).click();
   await dash.locator('main h1', { hasText: 'Recent sites' }).waitFor();
   assert.match(await dash.locator('meta[name="brock-token"]').getAttribute('content'),
                /^[0-9a-f]{64}$/);
@@ -133,7 +136,9 @@ check('three sites teach brock the tracker; the site page shows it red', async (
   await visit(SITES[3]);
   assert.equal(origin.to(TRACKER).length, 3, 'on the fourth site it never reached the origin');
 
+  // The list as it is now: the page still shows the one of before the visits.
   await dash.goto(`http://${brock.listen}/#/sites`);
+  await dash.reload();
   const first = dash.locator('li.siterow').first();
   await first.waitFor();
   assert.equal(await first.getAttribute('data-site'), SITES[3], 'newest first');

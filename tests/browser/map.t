@@ -141,6 +141,16 @@ check('the map holds a node per site and third party, in their colours, an edge 
   assert.equal(t[RED].label, `${RED}, a third party: Blocked by you, seen on 4 sites`);
   assert.equal(at['a-news.test'].label,
                'a-news.test, a site: 3 third parties, 1 blocked, 1 with cookies blocked');
+  // What the API says the map was drawn from.
+  const api = await dash.evaluate(async () => (await fetch('/api/map')).json());
+  assert.deepEqual(api.trackers.map((x) => [x.domain, x.action, x.user, x.sites]).sort(),
+                   [[RED, 'user_block', 'user_block', 4], [YELLOW, 'user_cookieblock',
+                     'user_cookieblock', 2], [GREEN, 'noaction', '', 1], [OLD, 'noaction', '', 1]]
+                     .sort());
+  assert.deepEqual(api.links.map((l) => `${l.site} ${l.tracker}`).sort(), PAIRS);
+  const old = api.sites.find((x) => x.site === 'd-old.test');
+  assert.ok(Date.now() - old.time_ms > 3 * DAY_MS - 60000, 'the aged visit is three days old');
+  assert.deepEqual([old.trackers, old.blocked, old.cookieblocked], [2, 1, 0]);
   // Laid out once, the same way every time.
   await dash.reload();
   await dash.locator('svg.map g.node').first().waitFor();
@@ -276,7 +286,7 @@ if (process.env.BROCK_SCREENSHOTS) {
           await dash.goto(`${base}/${view}`);
           await dash.locator('main h1').waitFor();
           await dash.waitForLoadState('networkidle');
-          await dash.screenshot({ path: path.join(dir, `${name}-${form}-${scheme}.png`) });
+          await dash.screenshot({ path: path.join(dir, `${name}-${form}-${scheme}.png`), fullPage: true });
         }
       }
     }
