@@ -148,9 +148,18 @@ function mapGraph(data, info) {
     svg('g', { class: 'edges' }, edges), svg('g', { class: 'nodes' }, nodes));
   const light = (node) => {
     const name = node.dataset.name, key = node.dataset.kind === 'site' ? 'site' : 'tracker';
+    const other = key === 'site' ? 'tracker' : 'site', near = new Set();
     graph.classList.add('lit');
-    for (const e of edges) e.classList.toggle('on', e.dataset[key] === name);
-    for (const n of nodes) n.classList.toggle('on', n === node);
+    for (const e of edges) {
+      const on = e.dataset[key] === name;
+      e.classList.toggle('on', on);
+      if (on) near.add(e.dataset[other]);
+    }
+    // The node, and the nodes it is linked to, stand out; the rest fade.
+    for (const n of nodes) {
+      n.classList.toggle('on', n === node);
+      n.classList.toggle('near', n.dataset.kind !== node.dataset.kind && near.has(n.dataset.name));
+    }
     info.textContent = node.getAttribute('aria-label');
   };
   const dark = () => {

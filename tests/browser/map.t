@@ -168,6 +168,9 @@ check('the keyboard walks the nodes; Enter opens the tracker\'s page, with no ri
   const lit = await dash.locator('svg.map line.edge.on').evaluateAll((ls) =>
     ls.map((l) => l.dataset.tracker).sort());
   assert.deepEqual(lit, [GREEN, RED, YELLOW].sort(), 'its edges light up');
+  const near = await dash.locator('svg.map g.node.near').evaluateAll((gs) =>
+    gs.map((g) => g.dataset.name).sort());
+  assert.deepEqual(near, [GREEN, RED, YELLOW].sort(), 'and the third parties it loaded');
   await dash.keyboard.press('ArrowRight');
   assert.equal(await focused(), 'b-shop.test');
   await dash.keyboard.press('ArrowLeft');
