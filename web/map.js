@@ -79,7 +79,9 @@ function mapLayout(data) {
     at.set(s.site, s);
   });
   const of = new Map(data.trackers.map((t) => [t.domain, []]));
-  for (const l of data.links) if (at.has(l.site) && of.has(l.tracker)) of.get(l.tracker).push(at.get(l.site));
+  for (const l of data.links) {
+    if (at.has(l.site) && of.has(l.tracker)) of.get(l.tracker).push(at.get(l.site));
+  }
   const trackers = data.trackers.map((t, i) => {
     const on = of.get(t.domain);
     let mx = 0, my = 0;

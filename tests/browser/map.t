@@ -46,7 +46,8 @@ const start = () => h.startBrock({ state, global: ['--no-seed'], args: [
 async function browse(site) {
   const nav = await h.curl(brock.port, [...h.NAVIGATE_ARGS, `http://${site}/`]);
   assert.equal(nav.status, 200, `${site} opens`);
-  for (const t of PAGES[site]) await h.curl(brock.port, ['-e', `http://${site}/`, `http://${t}/x.gif`]);
+  for (const t of PAGES[site])
+    await h.curl(brock.port, ['-e', `http://${site}/`, `http://${t}/x.gif`]);
 }
 
 before(async () => {
@@ -58,8 +59,8 @@ before(async () => {
   brock = await start();
   await browse('d-old.test');
   await brock.stop();
-  const aged = await h.run('sqlite3', [path.join(state, 'brock.db'), `UPDATE page_view SET time_ms = time_ms - ${3 * DAY_MS}
-                                               WHERE site = 'd-old.test'`]);
+  const aged = await h.run('sqlite3', [path.join(state, 'brock.db'),
+    `UPDATE page_view SET time_ms = time_ms - ${3 * DAY_MS} WHERE site = 'd-old.test'`]);
   assert.equal(aged.code, 0, aged.stderr);
   brock = await start();
   for (const site of Object.keys(PAGES).slice(1)) await browse(site);
@@ -227,10 +228,14 @@ check('the last day leaves out the older visit; unticking "Blocked" the red one'
   await h.waitFor('everything kept', async () => (await drawn()).nodes.length === 8);
   // The API says the same, and refuses a bad number of days.
   const api = await dash.evaluate(async () => {
-    const get = async (q) => { const r = await fetch(`/api/map${q}`); return [r.status, await r.json()]; };
+    const get = async (q) => {
+      const r = await fetch(`/api/map${q}`);
+      return [r.status, await r.json()];
+    };
     return [await get('?days=1'), await get('?days=0'), await get('?days=x')];
   });
-  assert.deepEqual(api[0][1].sites.map((s) => s.site).sort(), ['a-news.test', 'b-shop.test', 'c-blog.test']);
+  assert.deepEqual(api[0][1].sites.map((s) => s.site).sort(),
+                   ['a-news.test', 'b-shop.test', 'c-blog.test']);
   for (const [status, body] of api.slice(1)) {
     assert.equal(status, 400);
     assert.match(body.error, /days.*1 to 3650/);
@@ -255,7 +260,8 @@ check('the dark theme follows the system', async () => {
   assert.deepEqual(await colours(), ['rgb(251, 251, 252)', 'rgb(29, 29, 31)']);
   await dash.emulateMedia({ colorScheme: 'dark' });
   assert.deepEqual(await colours(), ['rgb(20, 20, 24)', 'rgb(236, 236, 240)']);
-  const header = await dash.evaluate(() => getComputedStyle(document.querySelector('header')).backgroundColor);
+  const header = await dash.evaluate(() =>
+    getComputedStyle(document.querySelector('header')).backgroundColor);
   assert.equal(header, 'rgb(20, 20, 24)');
   await dash.emulateMedia({ colorScheme: 'light' });
 });
@@ -289,7 +295,8 @@ if (process.env.BROCK_SCREENSHOTS) {
           await dash.goto(`${base}/${view}`);
           await dash.locator('main h1').waitFor();
           await dash.waitForLoadState('networkidle');
-          await dash.screenshot({ path: path.join(dir, `${name}-${form}-${scheme}.png`), fullPage: true });
+          await dash.screenshot({ path: path.join(dir, `${name}-${form}-${scheme}.png`),
+                                  fullPage: true });
         }
       }
     }
