@@ -107,6 +107,7 @@ struct brock__pg_bg {
     struct brock__pg_batch *queued; /* made by the engine, not yet written; NULL: none */
     uint64_t made;                /* batches the engine made */
     struct brock__pg_news *news;  /* read by the thread, not yet applied; NULL: none */
+    int reading;                  /* the thread is reading the journal */
     uint64_t news_made;           /* made when that read began */
     int connected;
     int64_t since_ms;             /* when connected last changed (Unix ms) */

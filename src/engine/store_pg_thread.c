@@ -125,18 +125,19 @@ static int bg_write(struct brock__pg *p, struct brock__pg_batch *b)
     return 0;
 }
 
-/* Reads what others wrote since journal row since; the news is handed over only when the
- * engine made no batch since the read began: rows read before a batch of ours was written
- * could otherwise undo its changes in memory, which are no longer marked. 0 or -1. */
+/* Reads what others wrote since journal row since. While it reads, and until the engine has
+ * applied what it read, the engine makes no batch: its changes stay marked in memory, and so
+ * win over the rows read (rows read before a batch of ours was written would otherwise undo
+ * changes no longer marked). The news is handed over only when that held. 0 or -1. */
 static int bg_read(struct brock__pg *p, int64_t since, uint64_t made)
 {
     struct brock__pg_bg *bg = p->bg;
     struct brock__pg_news *news = brock__pg_news_read(p, since);
+    int rc = news ? 0 : -1;
 
-    if (!news)
-        return -1;
     pthread_mutex_lock(&bg->mu);
-    if (bg->made == made && !bg->news) {
+    bg->reading = 0;
+    if (news && bg->made == made && !bg->news) {
         bg->news = news;
         bg->news_made = made;
         news = NULL;
@@ -144,7 +145,7 @@ static int bg_read(struct brock__pg *p, int64_t since, uint64_t made)
     }
     pthread_mutex_unlock(&bg->mu);
     brock__pg_news_free(news);
-    return 0;
+    return rc;
 }
 
 /*
@@ -167,6 +168,15 @@ static void *bg_main(void *arg)
         uint64_t made;
         int connected, read, rc;
 
+        if (now < retry_at) {
+            (void)bg_sleep(p, retry_at - now, 0);
+            pthread_mutex_lock(&bg->mu);
+            rc = bg->stop;
+            pthread_mutex_unlock(&bg->mu);
+            if (rc)
+                break;
+            continue;
+        }
         pthread_mutex_lock(&bg->mu);
         if (bg->stop) {
             pthread_mutex_unlock(&bg->mu);
@@ -174,15 +184,12 @@ static void *bg_main(void *arg)
         }
         b = bg->queued;
         connected = bg->connected;
-        read = p->notified && !bg->news;
+        read = connected && !b && p->notified && !bg->news;
+        bg->reading = read;
         made = bg->made;
         since = p->last_seq;
         pthread_mutex_unlock(&bg->mu);
 
-        if (now < retry_at) {
-            (void)bg_sleep(p, retry_at - now, 0);
-            continue;
-        }
         if (!connected)
             rc = bg_connect(p);
         else if (b)
@@ -275,10 +282,10 @@ int brock__pg_bg_flush(struct brock_engine *e)
     struct brock__pg_bg *bg = p->bg;
     int busy, rc;
 
-    /* One batch at a time: while it waits for the database, later changes stay marked in
-     * memory, and the next batch takes them all at once. */
+    /* One batch at a time, and none while the thread reads others' changes: meanwhile later
+     * changes stay marked in memory, and the next batch takes them all at once. */
     pthread_mutex_lock(&bg->mu);
-    busy = bg->queued != NULL;
+    busy = bg->queued || bg->reading || bg->news;
     pthread_mutex_unlock(&bg->mu);
     if (busy)
         return 0;
