@@ -872,14 +872,14 @@ int brock__pg_poll(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
     struct brock__pg_news *news;
-    int n, t;
+    int n;
 
     if (p->bg)
         return brock__pg_bg_poll(e);
     if ((n = pg_ready(e)) < 0)
         return n;
     /* A connection found closed here is opened again at the next sync. */
-    if ((t = brock__pg_take_notifications(p)) > 0)
+    if (brock__pg_take_notifications(p) > 0)
         p->notified = 1;
     if (!p->notified)
         return 0;
