@@ -594,7 +594,8 @@ struct brock_store_status {
     int64_t event_ms;        /* and when (Unix ms); 0: none */
     const char *backend;     /* "sqlite", "postgresql", or "" (memory only) */
     int connected;           /* the database answers (SQLite: always 1) */
-    int64_t since_ms;        /* when connected last changed (Unix ms); 0: not since the open */
+    int64_t since_ms;        /* when connected last changed, or the store's thread started
+                                (Unix ms); 0: no store thread */
     uint64_t pending;        /* changes not written yet: rows handed to the store's thread
                                 and entries still marked in memory */
 };

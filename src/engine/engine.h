@@ -115,7 +115,7 @@ struct brock__store_health {
     int64_t last_write_ms, last_error_ms, event_ms;
     int failing;
     int connected;         /* the database answers (a file: always) */
-    int64_t since_ms;      /* when connected last changed; 0: not since the open */
+    int64_t since_ms;      /* when connected last changed or the thread started; 0: none */
     uint64_t queued;       /* rows taken out of memory's marks, not yet written */
     uint64_t written_rows; /* rows written since the open (a store thread's count) */
     unsigned recreated, reloaded;

@@ -363,9 +363,10 @@ int brock__pg_bg_health(struct brock_engine *e)
         return 0;
     pthread_mutex_lock(&bg->mu);
     bg_health(e, bg);
+    /* A connection lost, or a batch refused since the last one went in, is a failing store,
+     * though brock_sync() succeeds. */
+    e->health.failing = !bg->connected || (bg->queued && bg->error_ms > bg->written_ms);
     pthread_mutex_unlock(&bg->mu);
-    /* A connection lost is a failing store, though brock_sync() succeeds. */
-    e->health.failing = !e->health.connected;
     return 1;
 }
 

@@ -450,6 +450,7 @@ static void test_pg_thread(void **state)
     brock_store_status(a, &st);
     assert_true(st.pending > 300);
     assert_true(st.connected);
+    assert_true(st.failing);
     assert_non_null(strstr(st.last_error, "no_bad"));
     b = engine_on(f, NULL);
     assert_int_equal(b->actions.len, 0);
@@ -459,6 +460,7 @@ static void test_pg_thread(void **state)
         fail_msg("wait: %s", a->errmsg);
     brock_store_status(a, &st);
     assert_int_equal(st.pending, 0);
+    assert_false(st.failing);
     engine_free(b);
     b = engine_on(f, NULL);
     assert_int_equal(b->actions.len, 300);
