@@ -143,6 +143,12 @@ struct brock_config {
                               key=value words such as service=NAME), shared by every engine
                               given it; one holding a password is refused (BROCK_EINVAL).
                               NULL: SQLite in state_dir */
+    int store_thread;      /* with store: a thread of the engine's own talks to the database,
+                              so that brock_sync() never waits on it; a database that is slow
+                              or gone then slows nothing, changes wait in memory (one batch
+                              handed to the thread, the rest still marked) and the thread
+                              connects again, backing off. For a long-running process that
+                              calls brock_sync() often (brock run) */
 };
 
 struct brock_engine;
@@ -586,11 +592,23 @@ struct brock_store_status {
     unsigned reloaded;       /* times it was found replaced by another file, and reloaded */
     const char *event;       /* a sentence on the last of those two; "" if none */
     int64_t event_ms;        /* and when (Unix ms); 0: none */
+    const char *backend;     /* "sqlite", "postgresql", or "" (memory only) */
+    int connected;           /* the database answers (SQLite: always 1) */
+    int64_t since_ms;        /* when connected last changed, or the store's thread started
+                                (Unix ms); 0: no store thread */
+    uint64_t pending;        /* changes not written yet: rows handed to the store's thread
+                                and entries still marked in memory */
 };
 
 /* Fills *st with how writing e's state fares (a log line for each new event, the
  * dashboard's status). Cannot fail. */
 BROCK_API void brock_store_status(const struct brock_engine *e, struct brock_store_status *st);
+
+/* Waits up to timeout_ms for every change brock_sync() handed to a store thread
+ * (cfg->store_thread) to be written, handing it the ones still in memory as it goes; for a
+ * clean stop. Returns 0 when all of it is written (at once without a store thread), or
+ * BROCK_ESTORE with brock_engine_errmsg() saying how much was not and why. */
+BROCK_API BROCK_NODISCARD int brock_store_wait(struct brock_engine *e, int timeout_ms);
 
 /* Takes the check of fqdn's EFF DNT policy if it is due at now_ms (Unix milliseconds): never
  * before the time the last check set, and never while policy checking is off. When due, the

@@ -261,6 +261,8 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
     cfg.no_learn = cli->no_learn;
     /* The proxy runs on a read-only state, learning in memory; other commands fail. */
     cfg.readonly_ok = cmd == &cmd_run_entry;
+    /* The proxy never waits on a database: a thread of the engine's own talks to it. */
+    cfg.store_thread = cmd == &cmd_run_entry;
     cfg.read_only = cmd->read_only;
     err[0] = '\0';
     if (brock_engine_open(&cfg, e, err, sizeof(err)) < 0)

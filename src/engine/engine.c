@@ -261,6 +261,11 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
      * reason for a command that only reads to fail. */
     if (e->readonly_why[0] || e->read_only)
         brock__store_marks_clear(e);
+    e->health.connected = 1;
+    /* Loaded: from here on a store thread may do the store's work. */
+    if (cfg->store_thread && e->store && !e->read_only && !e->readonly_why[0] &&
+        e->store_ops->background && (rc = e->store_ops->background(e)) < 0)
+        goto fail;
     *out = e;
     return 0;
 fail:
@@ -272,7 +277,7 @@ fail:
     return rc;
 }
 
-static int has_unsaved(const struct brock_engine *e)
+int brock__store_unsaved(const struct brock_engine *e)
 {
     return e->dirty || e->deleted.n || e->settings_dirty || e->pbconfig_dirty ||
            e->reset_pending || e->seed_mark;
@@ -296,7 +301,7 @@ static int sync_store(struct brock_engine *e)
     picked = brock__store_poll(e);
     if (picked < 0)
         return picked;
-    if (has_unsaved(e) && (rc = brock__store_flush(e)) < 0)
+    if (brock__store_unsaved(e) && (rc = brock__store_flush(e)) < 0)
         return rc;
     return picked;
 }
@@ -315,7 +320,7 @@ int brock_sync(struct brock_engine *e)
         picked = e->store ? brock__store_poll(e) : 0;
         if (picked < 0)
             return picked;
-        if (has_unsaved(e) && !e->readonly_ok)
+        if (brock__store_unsaved(e) && !e->readonly_ok)
             return brock__fail(e, BROCK_ESTORE, "%s: the changes were not saved",
                                e->readonly_why);
         return picked;
@@ -326,7 +331,23 @@ int brock_sync(struct brock_engine *e)
     }
     picked = sync_store(e);
     brock__store_note_result(e, picked);
+    if (e->store_ops->health)
+        (void)e->store_ops->health(e);
     return picked;
+}
+
+int brock_store_wait(struct brock_engine *e, int timeout_ms)
+{
+    int rc;
+
+    if (!e->store || e->read_only || e->readonly_why[0] || !e->store_ops->wait)
+        return 0;
+    rc = e->store_ops->wait(e, timeout_ms < 0 ? 0 : timeout_ms);
+    if (rc < 0)
+        brock__store_note_result(e, rc);
+    if (e->store_ops->health)
+        (void)e->store_ops->health(e);
+    return rc;
 }
 
 void brock_engine_free(struct brock_engine *e)

@@ -114,6 +114,10 @@ struct brock_lists {
 struct brock__store_health {
     int64_t last_write_ms, last_error_ms, event_ms;
     int failing;
+    int connected;         /* the database answers (a file: always) */
+    int64_t since_ms;      /* when connected last changed or the thread started; 0: none */
+    uint64_t queued;       /* rows taken out of memory's marks, not yet written */
+    uint64_t written_rows; /* rows written since the open (a store thread's count) */
     unsigned recreated, reloaded;
     char last_error[512];
     char event[4096 + 160];
@@ -770,7 +774,8 @@ char *brock__sortable(const char *domain);
  *             this sync, < 0 an error (SQLite: the file deleted or replaced, store_watch.c);
  *   meta_get  one meta row (pbconfig, yellowlist, ...), in a new string or NULL;
  *   where     the store's name for messages and brock_store_status();
- *   close     closes it; discard closes it after a failed open, removing what the open made.
+ *   close     closes it; discard closes it after a failed open, removing what the open made;
+ *   background, wait, health   below.
  * Every failure sets errmsg through brock__fail() and returns a negative BROCK_E*. Rows come
  * into the maps through the shared helpers below, so both back ends apply them alike.
  */
@@ -784,7 +789,16 @@ struct brock__store_ops {
     const char *(*where)(const struct brock_engine *e);
     void (*close)(struct brock_engine *e);
     void (*discard)(struct brock_engine *e);
+    /* May be NULL: hands the work to a thread of the store's own, so that brock_sync() never
+     * waits on the store (background); waits up to timeout_ms for what it holds to be written
+     * (wait); brings e->health up to date before brock_store_status() (health). */
+    int (*background)(struct brock_engine *e);
+    int (*wait)(struct brock_engine *e, int timeout_ms);
+    int (*health)(struct brock_engine *e);
 };
+
+/* Whether memory holds changes the store has not taken yet (engine.c). */
+int brock__store_unsaved(const struct brock_engine *e);
 
 /* Opens or creates dir/brock.db (with e->read_only: opens it read-only if it exists, and
  * creates nothing). *fresh is set when the state is new: it has no record of being seeded or

@@ -93,8 +93,12 @@ void brock_store_status(const struct brock_engine *e, struct brock_store_status 
     } else if (!e->store) {
         st->kind = BROCK_STORE_MEMORY;
     }
+    st->backend = e->store ? e->store_ops->name : "";
+    st->connected = !e->store || h->connected;
+    st->pending = (uint64_t)e->dirty + e->deleted.n + (e->store ? h->queued : 0);
     if (!e->store)
         return;
+    st->since_ms = h->since_ms;
     st->last_write_ms = h->last_write_ms;
     st->failing = h->failing;
     st->last_error = h->last_error;

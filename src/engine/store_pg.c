@@ -264,17 +264,25 @@ static void on_notice(void *arg, const char *message)
     (void)message;
 }
 
+/* A database that does not answer must not hold brock's start, nor the store thread, for
+ * long: libpq waits for ever by default. The connection string may set its own. */
+#define CONNECT_TIMEOUT "5"
+
 static int pg_connect(struct brock_engine *e, struct brock__pg *p, const char *conninfo)
 {
-    static const char *const keys[] = {"dbname", "fallback_application_name", NULL};
-    const char *const vals[] = {conninfo, "brock", NULL};
+    static const char *const keys[] = {"connect_timeout", "dbname", "fallback_application_name",
+                                       NULL};
+    const char *const vals[] = {CONNECT_TIMEOUT, conninfo, "brock", NULL};
 
     p->conn = PQconnectdbParams(keys, vals, 1);
     if (!p->conn)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     if (PQstatus(p->conn) != CONNECTION_OK) {
         brock__pg_note_err(p, PQerrorMessage(p->conn));
-        return brock__fail(e, BROCK_ESTORE, "cannot connect to the PostgreSQL database (%s): %s",
+        return brock__fail(e, BROCK_ESTORE,
+                           "cannot connect to the PostgreSQL database (%s): %s; brock does not "
+                           "start without the state it shares: start the database, or check "
+                           "the connection string",
                            conninfo, p->pgerr);
     }
     PQsetNoticeProcessor(p->conn, on_notice, NULL);
@@ -389,10 +397,8 @@ static int schema_read_only(struct brock_engine *e)
     return 0;
 }
 
-int brock__pg_session(struct brock_engine *e)
+int brock__pg_session(struct brock__pg *p, int listen)
 {
-    struct brock__pg *p = e->store;
-
     for (int i = 0; i < PG_COUNT; i++) {
         char name[32];
         PGresult *r;
@@ -403,13 +409,11 @@ int brock__pg_session(struct brock_engine *e)
         ok = result_ok(p, r);
         PQclear(r);
         if (!ok)
-            return brock__pg_fail(e, "prepare a statement for", "brock's tables");
+            return -1;
     }
     /* Listening before the load: a write committed after the load's snapshot is then
      * always announced. */
-    if (!e->read_only && brock__pg_exec(p, "LISTEN " PG_CHANNEL) < 0)
-        return brock__pg_fail(e, "listen for", "other instances' changes");
-    return 0;
+    return listen ? brock__pg_exec(p, "LISTEN " PG_CHANNEL) : 0;
 }
 
 /* Reads 'seeded': absent, the state is new. */
@@ -433,6 +437,8 @@ static void pg_free(struct brock__pg *p)
 {
     if (!p)
         return;
+    brock__pg_bg_stop(p);
+    brock__pg_batch_free(p->batch);
     PQfinish(p->conn);
     mem_free(p);
 }
@@ -460,8 +466,12 @@ int brock__pg_open(struct brock_engine *e, const char *conninfo, int *fresh)
         pg_free(p);
         return 0;
     }
-    if (rc < 0 || (rc = brock__pg_session(e)) < 0)
+    if (rc < 0)
         goto fail;
+    if (brock__pg_session(p, !e->read_only) < 0) {
+        rc = brock__pg_fail(e, "prepare the statements for", "brock's tables");
+        goto fail;
+    }
     if ((rc = read_seeded(e, fresh)) < 0)
         goto fail;
     return 0;
@@ -498,7 +508,7 @@ static int load_fp(struct brock_engine *e, const PGresult *r, int i)
     return brock__store_fp_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
 }
 
-static int load_page(struct brock_engine *e, const PGresult *r, int i)
+int brock__pg_load_page(struct brock_engine *e, const PGresult *r, int i)
 {
     return brock__pages_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
                              brock__pg_int(r, i, 3), brock__pg_int(r, i, 4));
@@ -513,11 +523,23 @@ static int load_day(struct brock_engine *e, const PGresult *r, int i)
     return brock__daily_load(e, brock__pg_int(r, i, 0), PQgetvalue(r, i, 1), n);
 }
 
-static int load_setting(struct brock_engine *e, const PGresult *r, int i)
+int brock__pg_load_setting(struct brock_engine *e, const PGresult *r, int i)
 {
     const struct brock__pg *p = e->store;
 
     return brock__store_setting_apply(e, p->where, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+}
+
+int brock__pg_rows(struct brock_engine *e, const PGresult *r,
+                   int (*apply)(struct brock_engine *e, const PGresult *r, int i))
+{
+    int rc = 0;
+
+    for (int i = 0, n = PQntuples(r); i < n && rc >= 0; i++)
+        rc = apply(e, r, i);
+    if (rc == BROCK_ENOMEM)
+        return brock__fail(e, rc, "out of memory");
+    return rc < 0 ? rc : 0;
 }
 
 /* Applies every row of statement id; what names the table in errors. */
@@ -525,28 +547,25 @@ static int load_rows(struct brock_engine *e, int id, const char *what,
                      int (*apply)(struct brock_engine *e, const PGresult *r, int i))
 {
     PGresult *r = brock__pg_run(e->store, id, 0, NULL);
-    int rc = 0;
+    int rc;
 
     if (!r)
         return brock__pg_fail(e, "read", what);
-    for (int i = 0, n = PQntuples(r); i < n && rc >= 0; i++)
-        rc = apply(e, r, i);
+    rc = brock__pg_rows(e, r, apply);
     PQclear(r);
-    if (rc == BROCK_ENOMEM)
-        return brock__fail(e, rc, "out of memory");
-    return rc < 0 ? rc : 0;
+    return rc;
 }
 
 int brock__pg_pages_read(struct brock_engine *e)
 {
-    return load_rows(e, PG_PAGE_ALL, "the page views", load_page);
+    return load_rows(e, PG_PAGE_ALL, "the page views", brock__pg_load_page);
 }
 
 int brock__pg_settings_read(struct brock_engine *e)
 {
     /* Even a read that fails half-way may have changed disabledSites. */
     brock__answers_forget(e);
-    return load_rows(e, PG_SETTING_ALL, "the settings", load_setting);
+    return load_rows(e, PG_SETTING_ALL, "the settings", brock__pg_load_setting);
 }
 
 static int pg_load(struct brock_engine *e)
@@ -583,9 +602,15 @@ fail:
 
 static int pg_meta_get(struct brock_engine *e, const char *key, char **out)
 {
-    PGresult *r = brock__pg_run(e->store, PG_META_GET, 1, &key);
+    struct brock__pg *p = e->store;
+    PGresult *r;
 
     *out = NULL;
+    /* The connection is the store thread's once it runs (only opening reads meta rows). */
+    if (p->bg)
+        return brock__fail(e, BROCK_ESTORE, "%s: the meta data is read only at the open",
+                           p->where);
+    r = brock__pg_run(p, PG_META_GET, 1, &key);
     if (!r)
         return brock__pg_fail(e, "read the state's meta data", key);
     if (PQntuples(r) > 0 && !PQgetisnull(r, 0, 0)) {
@@ -602,6 +627,13 @@ static const char *pg_where(const struct brock_engine *e)
     const struct brock__pg *p = e->store;
 
     return p->where;
+}
+
+static int pg_wait(struct brock_engine *e, int timeout_ms)
+{
+    const struct brock__pg *p = e->store;
+
+    return p->bg ? brock__pg_bg_wait(e, timeout_ms) : 0;
 }
 
 static void pg_close(struct brock_engine *e)
@@ -622,4 +654,7 @@ static const struct brock__store_ops pg_ops = {
     .where = pg_where,
     .close = pg_close,
     .discard = pg_close,
+    .background = brock__pg_bg_start,
+    .wait = pg_wait,
+    .health = brock__pg_bg_health,
 };

@@ -8,6 +8,7 @@
 #ifndef BROCK_ENGINE_STORE_PG_H
 #define BROCK_ENGINE_STORE_PG_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <libpq-fe.h>
@@ -50,6 +51,74 @@ enum {
     PG_COUNT
 };
 
+/* The most parameters a statement takes (brock_day_count's row: day, site and the counts). */
+#define PG_MAX_PARAMS 8
+
+/* One statement of a batch: its id and its parameters, offsets into the batch's text
+ * (PG_NULL: SQL NULL). */
+#define PG_NULL SIZE_MAX
+struct brock__pg_stmt {
+    int id, n;
+    size_t off[PG_MAX_PARAMS];
+};
+
+/* What a flush writes, taken out of memory's marks into text of its own, so that it can be
+ * written later, by another thread, while memory goes on changing: one transaction. */
+struct brock__pg_batch {
+    struct brock__pg_stmt *v;
+    size_t n, cap;
+    char *text;
+    size_t len, text_cap;
+    int reset;       /* empty the learned tables first (brock_reset()) */
+    int64_t made_ms; /* when memory's marks were taken */
+};
+
+/* One thing another instance changed, as read: a result for the engine to apply. */
+enum {
+    PG_NEWS_ACTION,   /* r: the row of name, or none (deleted) */
+    PG_NEWS_SNITCH,   /* r: name's snitch sites */
+    PG_NEWS_SETTINGS, /* r: every setting */
+    PG_NEWS_PAGES,    /* r: every page view */
+    PG_NEWS_ACTIONS,  /* r: every action (a reload of everything) */
+    PG_NEWS_SNITCHES, /* r: every snitch site (idem) */
+};
+
+struct brock__pg_news_item {
+    int kind;
+    int drop;  /* a reset by another instance: memory's written snitch sites go first */
+    char *name;
+    PGresult *r;
+};
+
+/* What a read of the journal found, up to journal row max. */
+struct brock__pg_news {
+    int64_t max;
+    struct brock__pg_news_item *v;
+    size_t n, cap;
+};
+
+/* The store thread's side (store_pg_thread.c), guarded by mu. */
+struct brock__pg_bg {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t written;       /* a batch was written, or the thread gave up on one */
+    int wake_fd;                  /* an eventfd: the engine has something for the thread */
+    int stop;
+    struct brock__pg_batch *queued; /* made by the engine, not yet written; NULL: none */
+    uint64_t made;                /* batches the engine made */
+    struct brock__pg_news *news;  /* read by the thread, not yet applied; NULL: none */
+    int reading;                  /* the thread is reading the journal */
+    uint64_t news_made;           /* made when that read began */
+    int connected;
+    int64_t since_ms;             /* when connected last changed (Unix ms) */
+    int64_t written_ms;           /* the last batch written */
+    int64_t error_ms;
+    char error[512];              /* the last failure, "" if none */
+    int sock;                     /* the connection's socket while connected, else -1 */
+    unsigned down;                /* times the connection was lost */
+    uint64_t written_rows;        /* statements written since the start */
+};
+
 struct brock__pg {
     PGconn *conn;
     int64_t last_seq; /* the newest journal row this process has applied */
@@ -63,6 +132,9 @@ struct brock__pg {
     int pipelined;   /* in pipeline mode */
     int queued;      /* statements sent whose results are not read yet */
     int pipe_failed; /* one of them failed (pgerr says why): the flush fails */
+    struct brock__pg_batch *batch; /* the batch a flush is making */
+    struct brock__pg_bg *bg;       /* the store thread; NULL: brock_sync() does the work */
+    const PGresult *applying;      /* the settings being applied from news */
 };
 
 /* Runs prepared statement id with n text parameters (NULL: SQL NULL). Returns the result on
@@ -96,12 +168,51 @@ int64_t brock__pg_int(const PGresult *r, int row, int col);
 /* A value of a result as text, or NULL for SQL NULL. */
 const char *brock__pg_text_or_null(const PGresult *r, int row, int col);
 
-/* Makes the connection ready for brock's statements: prepares them and, unless the engine
- * only reads, listens for other instances' notifications. 0 or BROCK_ESTORE. */
-int brock__pg_session(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+/* Makes the connection ready for brock's statements: prepares them and, with listen, listens
+ * for other instances' notifications. 0, or -1 with p->pgerr saying why. */
+int brock__pg_session(struct brock__pg *p, int listen) BROCK_NODISCARD_INTERNAL;
+
+/* Applies every row of r with apply (one of the loaders below). 0 or a negative error. */
+int brock__pg_rows(struct brock_engine *e, const PGresult *r,
+                   int (*apply)(struct brock_engine *e, const PGresult *r, int i))
+    BROCK_NODISCARD_INTERNAL;
+int brock__pg_load_page(struct brock_engine *e, const PGresult *r, int i);
+int brock__pg_load_setting(struct brock_engine *e, const PGresult *r, int i);
 
 /* The back end's calls (store_pg_sync.c). */
 int brock__pg_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__pg_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Writing and reading, on p alone (any thread): a batch in one transaction, and what other
+ * instances changed since journal row since. 0 / a new news, or -1 / NULL with p->pgerr
+ * saying why. batch_exec moves p->last_seq past the batch's own journal rows when nothing
+ * else was written in between (under lock, when not NULL). */
+int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
+                         pthread_mutex_t *lock) BROCK_NODISCARD_INTERNAL;
+struct brock__pg_news *brock__pg_news_read(struct brock__pg *p, int64_t since);
+
+/* Applies news to memory (fields dirty in memory win). Returns the entries changed, or a
+ * negative error. */
+int brock__pg_news_apply(struct brock_engine *e, const struct brock__pg_news *news)
+    BROCK_NODISCARD_INTERNAL;
+void brock__pg_news_free(struct brock__pg_news *news);
+void brock__pg_batch_free(struct brock__pg_batch *b);
+
+/* Makes a batch of memory's marks in p->batch. 0 or a negative error (errmsg set). */
+int brock__pg_batch_make(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Reads the notifications that arrived without waiting; sets p->notified for another
+ * instance's. 0, or -1 when the connection is lost. */
+int brock__pg_take_notifications(struct brock__pg *p) BROCK_NODISCARD_INTERNAL;
+
+/* The store thread (store_pg_thread.c): started once the state is loaded, it alone uses the
+ * connection; brock_sync() hands it batches and takes what it read. */
+int brock__pg_bg_start(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__pg_bg_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__pg_bg_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+int brock__pg_bg_wait(struct brock_engine *e, int timeout_ms) BROCK_NODISCARD_INTERNAL;
+/* Refreshes e->health from the thread; 0 without one. */
+int brock__pg_bg_health(struct brock_engine *e);
+void brock__pg_bg_stop(struct brock__pg *p);
 
 #endif

@@ -91,18 +91,11 @@ static int pipe_end(struct brock__pg *p)
     return p->pipe_failed ? -1 : 0;
 }
 
-/* Runs a statement whose result the caller does not need: in pipeline mode, sends it. 0 or
- * -1. */
-static int run(struct brock__pg *p, int id, int n, const char *const *vals)
+/* Sends one statement in pipeline mode, reading results every PIPE_BATCH. 0 or -1. */
+static int pipe_send(struct brock__pg *p, int id, int n, const char *const *vals)
 {
     char name[32];
-    PGresult *r;
 
-    if (!p->pipelined) {
-        r = brock__pg_run(p, id, n, vals);
-        PQclear(r);
-        return r ? 0 : -1;
-    }
     if (p->pipe_failed)
         return -1;
     snprintf(name, sizeof(name), "brock_%d", id);
@@ -114,6 +107,71 @@ static int run(struct brock__pg *p, int id, int n, const char *const *vals)
     return ++p->queued >= PIPE_BATCH && pipe_drain(p) < 0 ? -1 : 0;
 }
 
+/* ---- batches ---- */
+
+void brock__pg_batch_free(struct brock__pg_batch *b)
+{
+    if (!b)
+        return;
+    mem_free(b->v);
+    mem_free(b->text);
+    mem_free(b);
+}
+
+static int batch_text(struct brock__pg_batch *b, const char *s, size_t *off)
+{
+    size_t len = strlen(s) + 1;
+
+    if (b->text_cap - b->len < len) {
+        size_t cap = b->text_cap ? b->text_cap : 4096;
+        char *t;
+
+        while (cap - b->len < len)
+            cap *= 2;
+        if (!(t = mem_realloc(b->text, cap)))
+            return -1;
+        b->text = t;
+        b->text_cap = cap;
+    }
+    memcpy(b->text + b->len, s, len);
+    *off = b->len;
+    b->len += len;
+    return 0;
+}
+
+/* Adds a statement to the batch being made: its parameters are copied. 0 or -1 (out of
+ * memory). */
+static int run(struct brock__pg *p, int id, int n, const char *const *vals)
+{
+    struct brock__pg_batch *b = p->batch;
+    struct brock__pg_stmt *st;
+
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        struct brock__pg_stmt *v = mem_realloc(b->v, cap * sizeof(*v));
+
+        if (!v)
+            return -1;
+        b->v = v;
+        b->cap = cap;
+    }
+    st = &b->v[b->n];
+    st->id = id;
+    st->n = n;
+    for (int i = 0; i < n; i++) {
+        st->off[i] = PG_NULL;
+        if (vals[i] && batch_text(b, vals[i], &st->off[i]) < 0)
+            return -1;
+    }
+    b->n++;
+    return 0;
+}
+
+static int nomem(struct brock_engine *e)
+{
+    return brock__fail(e, BROCK_ENOMEM, "out of memory");
+}
+
 static int journal_add(struct brock__pg *p, const char *kind, const char *name)
 {
     char origin[24];
@@ -123,13 +181,12 @@ static int journal_add(struct brock__pg *p, const char *kind, const char *name)
     return run(p, PG_JOURNAL_ADD, 3, v);
 }
 
-/* A connection the server or the network closed is opened again, its statements prepared
- * again, and everything the journal holds since the last row read is caught up (a
- * notification sent meanwhile was lost with the connection). */
+/* Without a store thread, a connection the server or the network closed is opened again at
+ * the next sync, its statements prepared again, and everything the journal holds since the
+ * last row read is caught up (a notification sent meanwhile was lost with the connection). */
 static int pg_ready(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
-    int rc;
 
     if (PQstatus(p->conn) == CONNECTION_OK)
         return 0;
@@ -138,8 +195,8 @@ static int pg_ready(struct brock_engine *e)
         brock__pg_note_err(p, PQerrorMessage(p->conn));
         return brock__pg_fail(e, "connect again to", "the database");
     }
-    if ((rc = brock__pg_session(e)) < 0)
-        return rc;
+    if (brock__pg_session(p, 1) < 0)
+        return brock__pg_fail(e, "prepare the statements for", "brock's tables");
     p->notified = 1;
     brock__store_note_event(e, "connected to %s again", p->where);
     return 0;
@@ -153,8 +210,9 @@ static int flush_reset(struct brock_engine *e)
 
     if (!e->reset_pending)
         return 0;
-    if (brock__pg_exec(p, reset_sql) < 0 || journal_add(p, "reset", "") < 0)
-        return brock__pg_fail(e, "reset", "the state");
+    p->batch->reset = 1;
+    if (journal_add(p, "reset", "") < 0)
+        return nomem(e);
     brock__store_mark_rows(e);
     return 0;
 }
@@ -167,7 +225,7 @@ static int flush_deleted(struct brock_engine *e)
         const char *v[1] = {e->deleted.v[i]};
 
         if (run(p, PG_ACTION_DEL, 1, v) < 0 || journal_add(p, "action", e->deleted.v[i]) < 0)
-            return brock__pg_fail(e, "delete the action of", e->deleted.v[i]);
+            return nomem(e);
     }
     return 0;
 }
@@ -196,7 +254,7 @@ static int flush_actions(struct brock_engine *e)
         v[6] = a->dirty & BROCK__DIRTY_HEUR ? "t" : "f";
         v[7] = a->dirty & BROCK__DIRTY_DNT ? "t" : "f";
         if (run(p, PG_ACTION_PUT, 8, v) < 0 || journal_add(p, "action", a->domain) < 0)
-            return brock__pg_fail(e, "write the action of", a->domain);
+            return nomem(e);
     }
     return 0;
 }
@@ -206,17 +264,17 @@ static int snitch_put(struct brock_engine *e, const char *tracker, const struct 
 {
     char kind[8], when[24];
     const char *v[6] = {tracker, ss->site, ss->host, NULL, kind, when};
-    int nomem, rc;
-    char *detail = brock__store_detail_text(ss, &nomem);
+    int failed, rc;
+    char *detail = brock__store_detail_text(ss, &failed);
 
-    if (nomem)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (failed)
+        return nomem(e);
     snprintf(kind, sizeof(kind), "%d", ss->kind);
     snprintf(when, sizeof(when), "%" PRId64, ss->time_ms);
     v[3] = detail;
     rc = run(e->store, PG_SNITCH_PUT, 6, v);
     mem_free(detail);
-    return rc < 0 ? brock__pg_fail(e, "write the snitch map of", tracker) : 0;
+    return rc < 0 ? nomem(e) : 0;
 }
 
 static int flush_snitches(struct brock_engine *e)
@@ -241,7 +299,7 @@ static int flush_snitches(struct brock_engine *e)
         /* Journaled whether or not the rows were new (their results are not waited for):
          * a reader then finds nothing new, at the cost of one read. */
         if (wrote && journal_add(e->store, "snitch", tracker) < 0)
-            return brock__pg_fail(e, "write the snitch map of", tracker);
+            return nomem(e);
     }
     return 0;
 }
@@ -263,7 +321,7 @@ static int flush_tracking(struct brock_engine *e)
                 continue;
             snprintf(kinds, sizeof(kinds), "%u", t->v[i].kinds);
             if (run(e->store, PG_TRACKING_PUT, 3, v) < 0)
-                return brock__pg_fail(e, "write the tracking map of", tracker);
+                return nomem(e);
         }
     }
     return 0;
@@ -282,7 +340,7 @@ static int flush_fp(struct brock_engine *e)
             const char *v[2] = {host, f->paths[i]};
 
             if (run(e->store, PG_FP_PUT, 2, v) < 0)
-                return brock__pg_fail(e, "write the fingerprinting scripts of", host);
+                return nomem(e);
         }
     }
     return 0;
@@ -300,7 +358,7 @@ static int flush_settings(struct brock_engine *e)
         return 0;
     json_get_alloc_funcs(NULL, &json_free_fn);
     if (run(p, PG_SETTING_CLEAR, 0, NULL) < 0)
-        return brock__pg_fail(e, "write", "the settings");
+        return nomem(e);
     json_object_foreach (e->settings, key, val) {
         char *text = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
         const char *v[2] = {key, text};
@@ -311,10 +369,10 @@ static int flush_settings(struct brock_engine *e)
         rc = run(p, PG_SETTING_PUT, 2, v);
         json_free_fn(text);
         if (rc < 0)
-            return brock__pg_fail(e, "write the setting", key);
+            return nomem(e);
     }
     if (journal_add(p, "settings", "") < 0)
-        return brock__pg_fail(e, "write", "the settings");
+        return nomem(e);
     return 0;
 }
 
@@ -323,7 +381,7 @@ static int meta_put(struct brock_engine *e, const char *key, const char *value)
     const char *v[2] = {key, value};
 
     if (run(e->store, PG_META_PUT, 2, v) < 0)
-        return brock__pg_fail(e, "write the state's meta data", key);
+        return nomem(e);
     return 0;
 }
 
@@ -370,7 +428,7 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
     snprintf(n, sizeof(n), "%" PRId64, count);
     snprintf(when, sizeof(when), "%" PRId64, time_ms);
     if (run(e->store, host ? PG_PAGE_PUT : PG_PAGE_DEL_SITE, host ? 5 : 1, v) < 0)
-        return brock__pg_fail(e, "write the page views of", site);
+        return nomem(e);
     return 0;
 }
 
@@ -389,7 +447,7 @@ static int day_put(void *arg, int64_t day, const char *site,
     }
     if (run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v) <
         0)
-        return brock__pg_fail(e, "write", "the daily counters");
+        return nomem(e);
     return 0;
 }
 
@@ -404,17 +462,15 @@ static int flush_journal_end(struct brock_engine *e)
     snprintf(origin, sizeof(origin), "%" PRId64, p->origin);
     if ((brock__pages_forgot(e) && journal_add(p, "pages", "") < 0) ||
         run(p, PG_JOURNAL_TRIM, 1, &keep) < 0 || run(p, PG_NOTIFY, 1, v) < 0)
-        return brock__pg_fail(e, "write", "the journal");
+        return nomem(e);
     return 0;
 }
 
-/* Sends every marked change; their results are read by pipe_end(). */
+/* Every marked change, in the order the tables are written. */
 static int flush_marked(struct brock_engine *e)
 {
     int rc;
 
-    if (pipe_begin(e->store) < 0)
-        return brock__pg_fail(e, "start writing", "the state");
     /* Deletions first: a name deleted and then set again since the last flush is set. */
     if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
@@ -426,67 +482,256 @@ static int flush_marked(struct brock_engine *e)
     return 0;
 }
 
+int brock__pg_batch_make(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+    int rc;
+
+    brock__pg_batch_free(p->batch);
+    if (!(p->batch = mem_calloc(1, sizeof(*p->batch))))
+        return nomem(e);
+    p->batch->made_ms = clock_now_ms();
+    if ((rc = flush_reset(e)) < 0 || (rc = flush_marked(e)) < 0) {
+        brock__pg_batch_free(p->batch);
+        p->batch = NULL;
+    }
+    return rc;
+}
+
+int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
+                         pthread_mutex_t *lock)
+{
+    int64_t min = 0, before = 0, after = 0;
+    PGresult *r;
+
+    /* On any failure the transaction is rolled back: the batch is written whole or not at
+     * all, and stays to be written again. The lock orders writers, and so the journal's
+     * numbers. */
+    if (brock__pg_exec(p, "BEGIN") < 0 || !(r = brock__pg_run(p, PG_WRITE_LOCK, 0, NULL)))
+        goto fail;
+    PQclear(r);
+    if (brock__pg_journal_range(p, &min, &before) < 0 ||
+        (b->reset && brock__pg_exec(p, reset_sql) < 0) || pipe_begin(p) < 0)
+        goto fail;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct brock__pg_stmt *st = &b->v[i];
+        const char *v[PG_MAX_PARAMS];
+
+        for (int k = 0; k < st->n; k++)
+            v[k] = st->off[k] == PG_NULL ? NULL : b->text + st->off[k];
+        if (pipe_send(p, st->id, st->n, v) < 0)
+            goto fail;
+    }
+    if (pipe_end(p) < 0 || brock__pg_journal_range(p, &min, &after) < 0 ||
+        brock__pg_exec(p, "COMMIT") < 0)
+        goto fail;
+    /* With no one else's rows in between, the journal is read up to our own last row. */
+    if (lock)
+        pthread_mutex_lock(lock);
+    if (before == p->last_seq)
+        p->last_seq = after;
+    if (lock)
+        pthread_mutex_unlock(lock);
+    return 0;
+fail:
+    (void)pipe_end(p);
+    p->pipe_failed = 0;
+    brock__pg_rollback(p);
+    return -1;
+}
+
+/* Without a store thread: the batch is written now, and the marks cleared once it is in. */
+static int flush_now(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+    int rc;
+
+    if ((rc = pg_ready(e)) < 0 || (rc = brock__pg_batch_make(e)) < 0)
+        return rc;
+    if (brock__pg_batch_exec(p, p->batch, NULL) < 0)
+        rc = brock__pg_fail(e, "write", "the state");
+    brock__pg_batch_free(p->batch);
+    p->batch = NULL;
+    if (rc < 0)
+        return rc;
+    brock__store_marks_clear(e);
+    e->health.last_write_ms = clock_now_ms();
+    return 0;
+}
+
 int brock__pg_flush(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
-    int64_t min = 0, before = 0, after = 0;
-    int rc;
 
     if (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
         !e->reset_pending && !e->seed_mark)
         return 0;
-    if ((rc = pg_ready(e)) < 0)
-        return rc;
-    /* On any failure the transaction is rolled back and no mark is cleared: the whole batch
-     * is written next time. The lock orders writers, and so the journal's numbers. */
-    if (brock__pg_exec(p, "BEGIN") < 0 || run(p, PG_WRITE_LOCK, 0, NULL) < 0 ||
-        brock__pg_journal_range(p, &min, &before) < 0) {
-        rc = brock__pg_fail(e, "start writing", "the state");
-        goto fail;
+    return p->bg ? brock__pg_bg_flush(e) : flush_now(e);
+}
+
+/* ---- reading what others wrote (any thread) ---- */
+
+void brock__pg_news_free(struct brock__pg_news *news)
+{
+    if (!news)
+        return;
+    for (size_t i = 0; i < news->n; i++) {
+        mem_free(news->v[i].name);
+        PQclear(news->v[i].r);
     }
-    if ((rc = flush_reset(e)) < 0 || (rc = flush_marked(e)) < 0)
-        goto fail;
-    if (pipe_end(p) < 0) {
-        rc = brock__pg_fail(e, "write", "the state");
-        goto fail;
+    mem_free(news->v);
+    mem_free(news);
+}
+
+/* Runs statement id (one parameter, or none) and keeps its result as an item of news. 0, or
+ * -1 with p->pgerr saying why. */
+static int news_add(struct brock__pg *p, struct brock__pg_news *news, int kind, int id,
+                    const char *name, int drop)
+{
+    struct brock__pg_news_item *it;
+
+    if (news->n == news->cap) {
+        size_t cap = news->cap ? news->cap * 2 : 16;
+        struct brock__pg_news_item *v = mem_realloc(news->v, cap * sizeof(*v));
+
+        if (!v) {
+            brock__pg_note_err(p, "out of memory");
+            return -1;
+        }
+        news->v = v;
+        news->cap = cap;
     }
-    if (brock__pg_journal_range(p, &min, &after) < 0 || brock__pg_exec(p, "COMMIT") < 0) {
-        rc = brock__pg_fail(e, "commit changes to", "the state");
-        goto fail;
+    it = &news->v[news->n];
+    memset(it, 0, sizeof(*it));
+    it->kind = kind;
+    it->drop = drop;
+    if (name && !(it->name = mem_strdup(name))) {
+        brock__pg_note_err(p, "out of memory");
+        return -1;
     }
-    brock__store_marks_clear(e);
-    /* With no one else's rows in between, the journal is read up to our own last row. */
-    if (before == p->last_seq)
-        p->last_seq = after;
-    e->health.last_write_ms = clock_now_ms();
+    if (!(it->r = brock__pg_run(p, id, name ? 1 : 0, name ? &name : NULL))) {
+        mem_free(it->name);
+        return -1;
+    }
+    news->n++;
     return 0;
-fail:
-    /* A statement that failed in the pipeline is the cause, whichever call noticed it. */
-    if (pipe_end(p) < 0 || p->pipe_failed)
-        rc = brock__pg_fail(e, "write", "the state");
-    p->pipe_failed = 0;
-    brock__pg_rollback(p);
+}
+
+/* Everything, for a reader whose journal rows were trimmed before it read them, or after a
+ * reset (drop: memory's written snitch sites go first). */
+static int news_everything(struct brock__pg *p, struct brock__pg_news *news, int drop)
+{
+    return news_add(p, news, PG_NEWS_ACTIONS, PG_ACTION_ALL, NULL, drop) < 0 ||
+                   news_add(p, news, PG_NEWS_SNITCHES, PG_SNITCH_ALL, NULL, 0) < 0 ||
+                   news_add(p, news, PG_NEWS_SETTINGS, PG_SETTING_ALL, NULL, 0) < 0
+               ? -1
+               : 0;
+}
+
+static int news_one(struct brock__pg *p, struct brock__pg_news *news, const char *kind,
+                    const char *name)
+{
+    if (!strcmp(kind, "action"))
+        return news_add(p, news, PG_NEWS_ACTION, PG_ACTION_GET, name, 0);
+    if (!strcmp(kind, "snitch"))
+        return news_add(p, news, PG_NEWS_SNITCH, PG_SNITCH_GET, name, 0);
+    if (!strcmp(kind, "settings"))
+        return news_add(p, news, PG_NEWS_SETTINGS, PG_SETTING_ALL, NULL, 0);
+    if (!strcmp(kind, "reset"))
+        return news_everything(p, news, 1);
+    if (!strcmp(kind, "pages"))
+        return news_add(p, news, PG_NEWS_PAGES, PG_PAGE_ALL, NULL, 0);
+    return 0; /* a kind from a later version: nothing here reads it */
+}
+
+/* The journal rows after since that other connections wrote, each name once. */
+static int news_journal(struct brock__pg *p, struct brock__pg_news *news, int64_t since)
+{
+    char after[24];
+    const char *v[1] = {after};
+    PGresult *r;
+    struct strmap seen;
+    int rc = 0;
+
+    snprintf(after, sizeof(after), "%" PRId64, since);
+    if (!(r = brock__pg_run(p, PG_JOURNAL_SINCE, 1, v)))
+        return -1;
+    strmap_init(&seen);
+    for (int i = 0, rows = PQntuples(r); i < rows && rc == 0; i++) {
+        const char *kind = PQgetvalue(r, i, 0), *name = PQgetvalue(r, i, 1);
+        char key[BROCK_HOST_MAX + 16];
+
+        if (brock__pg_int(r, i, 2) == p->origin ||
+            snprintf(key, sizeof(key), "%s %s", kind, name) >= (int)sizeof(key) ||
+            strmap_get(&seen, key))
+            continue;
+        if (strmap_put(&seen, key, (void *)1) < 0) {
+            brock__pg_note_err(p, "out of memory");
+            rc = -1;
+        } else {
+            rc = news_one(p, news, kind, name);
+        }
+    }
+    strmap_cleanup(&seen, NULL);
+    PQclear(r);
     return rc;
 }
 
-/* ---- picking up what others wrote ---- */
-
-/* Rereads domain's row: a vanished row deletes an entry with nothing unwritten. */
-static int reload_action(struct brock_engine *e, const char *domain)
+struct brock__pg_news *brock__pg_news_read(struct brock__pg *p, int64_t since)
 {
-    PGresult *r = brock__pg_run(e->store, PG_ACTION_GET, 1, &domain);
+    struct brock__pg_news *news = mem_calloc(1, sizeof(*news));
+    int64_t min = 0;
+
+    if (!news) {
+        brock__pg_note_err(p, "out of memory");
+        return NULL;
+    }
+    /* One snapshot: the journal's end and the rows read agree. */
+    if (brock__pg_exec(p, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0 ||
+        brock__pg_journal_range(p, &min, &news->max) < 0)
+        goto fail;
+    if (news->max > since &&
+        (min > since + 1 ? news_everything(p, news, 0) : news_journal(p, news, since)) < 0)
+        goto fail;
+    if (brock__pg_exec(p, "COMMIT") < 0)
+        goto fail;
+    return news;
+fail:
+    brock__pg_rollback(p);
+    brock__pg_news_free(news);
+    return NULL;
+}
+
+int brock__pg_take_notifications(struct brock__pg *p)
+{
+    PGnotify *nt;
+    char mine[24];
+    int others = 0;
+
+    snprintf(mine, sizeof(mine), "%" PRId64, p->origin);
+    if (PQconsumeInput(p->conn) != 1 || PQstatus(p->conn) != CONNECTION_OK) {
+        brock__pg_note_err(p, PQerrorMessage(p->conn));
+        return -1;
+    }
+    while ((nt = PQnotifies(p->conn)) != NULL) {
+        if (strcmp(nt->extra, mine) != 0)
+            others = 1;
+        PQfreemem(nt);
+    }
+    return others;
+}
+
+/* ---- applying it (the engine's thread) ---- */
+
+static int apply_action(struct brock_engine *e, const char *domain, const PGresult *r)
+{
     int rc;
 
-    if (!r)
-        return brock__pg_fail(e, "read the action of", domain);
-    if (PQntuples(r) == 0) {
-        PQclear(r);
+    if (PQntuples(r) == 0)
         return brock__store_action_gone(e, domain);
-    }
     rc = brock__store_action_apply(e, domain, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
                                    brock__pg_int(r, 0, 2) != 0, brock__pg_int(r, 0, 3));
-    PQclear(r);
-    return rc < 0 ? brock__fail(e, rc, "out of memory") : rc;
+    return rc < 0 ? nomem(e) : rc;
 }
 
 /* Appends the sites others added to the snitch lists (r: every row), local ones staying.
@@ -502,7 +747,7 @@ static int apply_all_snitches(struct brock_engine *e, const PGresult *r)
                                            (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 1);
 
         if (rc < 0)
-            return brock__fail(e, rc, "out of memory");
+            return nomem(e);
         added += rc;
     }
     return added;
@@ -526,40 +771,32 @@ static int settle_tracker(struct brock_engine *e, const char *tracker)
                : 0;
 }
 
-static int reload_snitch(struct brock_engine *e, const char *tracker)
+static int apply_snitch(struct brock_engine *e, const char *tracker, const PGresult *r)
 {
-    PGresult *r = brock__pg_run(e->store, PG_SNITCH_GET, 1, &tracker);
     int added = 0, rc = 0;
 
-    if (!r)
-        return brock__pg_fail(e, "read the snitch map of", tracker);
     for (int i = 0, n = PQntuples(r); i < n && added >= 0; i++) {
         rc = brock__store_snitch_apply(e, tracker, PQgetvalue(r, i, 0),
                                        brock__pg_text_or_null(r, i, 1),
                                        brock__pg_text_or_null(r, i, 2), (int)brock__pg_int(r, i, 3),
                                        brock__pg_int(r, i, 4), 1);
 
-        added = rc < 0 ? brock__fail(e, rc, "out of memory") : added + rc;
+        added = rc < 0 ? nomem(e) : added + rc;
     }
-    PQclear(r);
     if (added > 0 && (rc = settle_tracker(e, tracker)) < 0)
         return rc;
     return added < 0 ? added : added > 0;
 }
 
-/* Reloads everything, for a reader whose journal rows were trimmed before it read them, or
- * after a reset. */
-static int resync_all(struct brock_engine *e)
+/* Every action row: memory's entries that the database no longer has go. */
+static int apply_all_actions(struct brock_engine *e, const PGresult *r)
 {
-    PGresult *r = brock__pg_run(e->store, PG_ACTION_ALL, 0, NULL);
     struct strmap seen;
     const char *name;
     void *val;
     size_t it = 0;
     int n = 0, rc = 0;
 
-    if (!r)
-        return brock__pg_fail(e, "read", "the actions");
     strmap_init(&seen);
     for (int i = 0, rows = PQntuples(r); i < rows && rc >= 0; i++) {
         rc = brock__store_action_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
@@ -576,118 +813,83 @@ static int resync_all(struct brock_engine *e)
         n += brock__store_action_gone(e, name);
     }
     strmap_cleanup(&seen, NULL);
-    PQclear(r);
-    if (rc < 0)
-        return brock__fail(e, rc, "out of memory");
-    if (!(r = brock__pg_run(e->store, PG_SNITCH_ALL, 0, NULL)))
-        return brock__pg_fail(e, "read", "the snitch map");
-    rc = apply_all_snitches(e, r);
-    PQclear(r);
-    if (rc < 0)
-        return rc;
-    n += rc;
-    rc = brock__store_settings_reload(e, brock__pg_settings_read);
-    return rc < 0 ? rc : n + rc;
+    return rc < 0 ? nomem(e) : n;
 }
 
-static int reload_one(struct brock_engine *e, const char *kind, const char *name)
-{
-    int rc;
-
-    if (!strcmp(kind, "action"))
-        return reload_action(e, name);
-    if (!strcmp(kind, "snitch"))
-        return reload_snitch(e, name);
-    if (!strcmp(kind, "settings"))
-        return brock__store_settings_reload(e, brock__pg_settings_read);
-    if (!strcmp(kind, "reset")) {
-        brock__store_snitches_drop_clean(e);
-        return resync_all(e);
-    }
-    if (!strcmp(kind, "pages")) {
-        brock__pages_drop_clean(e);
-        rc = brock__pg_pages_read(e);
-        return rc < 0 ? rc : 1;
-    }
-    return 0; /* a kind from a later version: nothing here reads it */
-}
-
-/* Applies the journal rows after p->last_seq that other connections wrote, each name once. */
-static int journal_apply(struct brock_engine *e)
+/* brock__store_settings_reload()'s reader: the result being applied. */
+static int settings_from_news(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
-    char since[24];
-    const char *v[1] = {since};
-    PGresult *r;
-    struct strmap seen;
-    int n = 0;
 
-    snprintf(since, sizeof(since), "%" PRId64, p->last_seq);
-    if (!(r = brock__pg_run(p, PG_JOURNAL_SINCE, 1, v)))
-        return brock__pg_fail(e, "read", "the journal");
-    strmap_init(&seen);
-    for (int i = 0, rows = PQntuples(r); i < rows && n >= 0; i++) {
-        const char *kind = PQgetvalue(r, i, 0), *name = PQgetvalue(r, i, 1);
-        char key[BROCK_HOST_MAX + 16];
-        int rc;
-
-        if (brock__pg_int(r, i, 2) == p->origin ||
-            snprintf(key, sizeof(key), "%s %s", kind, name) >= (int)sizeof(key) ||
-            strmap_get(&seen, key))
-            continue;
-        if (strmap_put(&seen, key, (void *)1) < 0)
-            rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
-        else
-            rc = reload_one(e, kind, name);
-        n = rc < 0 ? rc : n + rc;
-    }
-    strmap_cleanup(&seen, NULL);
-    PQclear(r);
-    return n;
+    /* Even a read that fails half-way may have changed disabledSites. */
+    brock__answers_forget(e);
+    return brock__pg_rows(e, p->applying, brock__pg_load_setting);
 }
 
-/* Whether another instance announced a write since the last look: the notifications that
- * arrived on the connection are read without waiting. */
-static void take_notifications(struct brock__pg *p)
+static int apply_item(struct brock_engine *e, const struct brock__pg_news_item *it)
 {
-    PGnotify *nt;
-    char mine[24];
+    struct brock__pg *p = e->store;
+    int rc;
 
-    snprintf(mine, sizeof(mine), "%" PRId64, p->origin);
-    (void)PQconsumeInput(p->conn);
-    while ((nt = PQnotifies(p->conn)) != NULL) {
-        if (strcmp(nt->extra, mine) != 0)
-            p->notified = 1;
-        PQfreemem(nt);
+    switch (it->kind) {
+    case PG_NEWS_ACTION:
+        return apply_action(e, it->name, it->r);
+    case PG_NEWS_SNITCH:
+        return apply_snitch(e, it->name, it->r);
+    case PG_NEWS_SETTINGS:
+        p->applying = it->r;
+        rc = brock__store_settings_reload(e, settings_from_news);
+        p->applying = NULL;
+        return rc;
+    case PG_NEWS_PAGES:
+        brock__pages_drop_clean(e);
+        rc = brock__pg_rows(e, it->r, brock__pg_load_page);
+        return rc < 0 ? rc : 1;
+    case PG_NEWS_ACTIONS:
+        if (it->drop)
+            brock__store_snitches_drop_clean(e);
+        return apply_all_actions(e, it->r);
+    case PG_NEWS_SNITCHES:
+        return apply_all_snitches(e, it->r);
+    default:
+        return 0;
     }
+}
+
+int brock__pg_news_apply(struct brock_engine *e, const struct brock__pg_news *news)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < news->n && n >= 0; i++) {
+        int rc = apply_item(e, &news->v[i]);
+
+        n = rc < 0 ? rc : n + rc;
+    }
+    return n;
 }
 
 int brock__pg_poll(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
-    int64_t min = 0, max = 0;
+    struct brock__pg_news *news;
     int n;
 
+    if (p->bg)
+        return brock__pg_bg_poll(e);
     if ((n = pg_ready(e)) < 0)
         return n;
-    take_notifications(p);
+    /* A connection found closed here is opened again at the next sync. */
+    if (brock__pg_take_notifications(p) > 0)
+        p->notified = 1;
     if (!p->notified)
         return 0;
-    if (brock__pg_exec(p, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") < 0 ||
-        brock__pg_journal_range(p, &min, &max) < 0) {
-        n = brock__pg_fail(e, "read", "the journal");
-        goto out;
+    if (!(news = brock__pg_news_read(p, p->last_seq)))
+        return brock__pg_fail(e, "read", "the journal");
+    n = brock__pg_news_apply(e, news);
+    if (n >= 0) {
+        p->last_seq = news->max;
+        p->notified = 0;
     }
-    if (max > p->last_seq)
-        n = min > p->last_seq + 1 ? resync_all(e) : journal_apply(e);
-    if (n >= 0 && brock__pg_exec(p, "COMMIT") < 0)
-        n = brock__pg_fail(e, "read", "the journal");
-out:
-    if (n < 0) {
-        brock__pg_rollback(p);
-        return n;
-    }
-    p->last_seq = max;
-    p->notified = 0;
+    brock__pg_news_free(news);
     return n;
 }

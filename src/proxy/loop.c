@@ -167,6 +167,29 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
  * SYNC_FAIL_REPEAT syncs; memory keeps the changes and each sync retries them. */
 #define SYNC_FAIL_REPEAT 600
 
+/* At the stop, what a store thread still holds gets this long to be written. */
+#define STOP_WRITE_WAIT_MS 5000
+
+/* A database reached over the network (a store thread's) is said lost and back once each,
+ * with what waits in memory meanwhile. */
+static void sync_say_connection(const struct brock_store_status *st)
+{
+    static int lost; /* as last logged; one loop per process */
+
+    if ((st->connected ? 0 : 1) == lost)
+        return;
+    lost = !st->connected;
+    if (lost)
+        log_msg(LOG_ERR,
+                "lost %s: %s; serving and learning from memory, %llu changes to write when "
+                "it is back",
+                st->path, st->last_error[0] ? st->last_error : "no answer",
+                (unsigned long long)st->pending);
+    else
+        log_msg(LOG_ERR, "connected to %s again; writing %llu changes kept meanwhile", st->path,
+                (unsigned long long)st->pending);
+}
+
 static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
     static unsigned failed; /* syncs failed in a row; one loop per process */
@@ -183,6 +206,7 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
         events = st.recreated + st.reloaded;
         log_msg(LOG_ERR, "%s", st.event);
     }
+    sync_say_connection(&st);
     if (n < 0) {
         if (failed++ % SYNC_FAIL_REPEAT == 0)
             log_msg(LOG_ERR, "%s; learning is kept in memory and retried%s",
@@ -636,7 +660,7 @@ out:
     while (px->conns)
         conn_close(px->conns, "brock is stopping");
     on_reap(-1, 0, px);
-    if (brock_sync(e) < 0) {
+    if (brock_sync(e) < 0 || brock_store_wait(e, STOP_WRITE_WAIT_MS) < 0) {
         log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(e));
         rc = 1;
     } else if (rc == 0) {

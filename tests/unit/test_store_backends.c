@@ -4,11 +4,14 @@
  * PostgreSQL on a server of the test's own (tests/pg-server), a new database per case. What is
  * flushed loads back the same; two engines changing different columns of one entry both win;
  * each picks up what the other wrote, deletions included, while its own unwritten changes
- * win; the schema is refused when newer. The PostgreSQL cases are skipped, saying why, only
+ * win; the schema is refused when newer; PostgreSQL's store thread retries a refused batch
+ * until it goes in and brings other instances' changes. The PostgreSQL cases are skipped, saying why, only
  * when PostgreSQL's binaries are missing.
  */
 #include "test.h"
 #include "store_test.h"
+
+#include "engine/store_pg.h"
 
 #include <errno.h>
 #include <sys/wait.h>
@@ -418,6 +421,67 @@ static void test_pg_failed_batch(void **state)
     engine_free(b);
 }
 
+/* With the store's thread (brock run): a flush hands the batch over and returns at once, a
+ * batch the database refuses stays queued (memory no longer marks it) and is retried, with
+ * the error in the status, until it goes in whole; what another instance wrote comes back
+ * through the thread. */
+static void test_pg_thread(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b;
+    struct brock_store_status st;
+    char name[32];
+    int n = 0;
+
+    skip_unless_ready(f);
+    a = engine_on(f, NULL);
+    assert_int_equal(brock__pg_bg_start(a), 0);
+    pg_sql(f->conninfo, "ALTER TABLE brock_setting ADD CONSTRAINT no_bad CHECK (key <> 'bad')");
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof(name), "t%d.example", i);
+        put_action(a, name, 0, BROCK_ALLOW, 0, 0, BROCK__DIRTY_HEUR);
+    }
+    json_object_set_new(a->settings, "bad", json_true());
+    a->settings_dirty = 1;
+    assert_int_equal(brock__store_flush(a), 0);
+    assert_int_equal(a->settings_dirty, 0);
+    assert_int_equal(brock_store_wait(a, 2000), BROCK_ESTORE);
+    assert_non_null(strstr(a->errmsg, "no_bad"));
+    brock_store_status(a, &st);
+    assert_true(st.pending > 300);
+    assert_true(st.connected);
+    assert_true(st.failing);
+    assert_non_null(strstr(st.last_error, "no_bad"));
+    b = engine_on(f, NULL);
+    assert_int_equal(b->actions.len, 0);
+
+    pg_sql(f->conninfo, "ALTER TABLE brock_setting DROP CONSTRAINT no_bad");
+    if (brock_store_wait(a, 40000) != 0)
+        fail_msg("wait: %s", a->errmsg);
+    brock_store_status(a, &st);
+    assert_int_equal(st.pending, 0);
+    assert_false(st.failing);
+    engine_free(b);
+    b = engine_on(f, NULL);
+    assert_int_equal(b->actions.len, 300);
+
+    /* b's change reaches a through its thread. */
+    put_action(b, "t7.example", BROCK_USER_BLOCK, 0, 0, 0, BROCK__DIRTY_USER);
+    flush(b);
+    for (int i = 0; i < 300 && n == 0; i++) {
+        struct timespec tick = {0, 10 * 1000 * 1000};
+
+        if ((n = brock__store_poll(a)) < 0)
+            fail_msg("poll: %s", a->errmsg);
+        nanosleep(&tick, NULL);
+    }
+    assert_int_equal(n, 1);
+    assert_int_equal(((struct action_entry *)strmap_get(&a->actions, "t7.example"))->user,
+                     BROCK_USER_BLOCK);
+    engine_free(a);
+    engine_free(b);
+}
+
 int main(void)
 {
     static enum backend sqlite = SQLITE, pg = POSTGRESQL;
@@ -435,6 +499,7 @@ int main(void)
         cmocka_unit_test_prestate_setup_teardown(test_pg_password_refused, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_newer_schema, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_failed_batch, setup, teardown, &pg),
+        cmocka_unit_test_prestate_setup_teardown(test_pg_thread, setup, teardown, &pg),
     };
 #undef BOTH
 
