@@ -178,3 +178,27 @@ h.check('/ca.pem is the CA\'s certificate alone, 404 before there is one; /ca sa
     await b.stop();
   }
 });
+
+h.check('SIGHUP applies a changed --no-proxy list to the file at once', async () => {
+  const dir = h.tmpdir('clients-hup');
+  const state = path.join(dir, 'state');
+  const conf = path.join(dir, 'brock.conf');
+  fs.writeFileSync(conf, 'no-update = yes\nno-proxy = old.example\n');
+  const b = await h.startBrock({ state, global: ['--config', conf, '--no-seed'] });
+  try {
+    const own = `PROXY 127.0.0.1:${b.port}`;
+    let pac = (await get(b.port, '/proxy.pac')).body;
+    assert.equal(findProxy(pac, 'http://old.example/'), 'DIRECT');
+    assert.equal(findProxy(pac, 'http://new.example/'), own);
+    fs.writeFileSync(conf, 'no-update = yes\nno-proxy = *.new.example\nno-proxy = new.example\n');
+    b.proc.kill('SIGHUP');
+    await h.waitFor('the options read again', () => /SIGHUP: options:/.test(b.log()), 10000);
+    assert.match(b.log(), /SIGHUP: options: applied at once: no-proxy/);
+    pac = (await get(b.port, '/proxy.pac')).body;
+    assert.equal(findProxy(pac, 'http://old.example/'), own);
+    assert.equal(findProxy(pac, 'http://new.example/'), 'DIRECT');
+    assert.equal(findProxy(pac, 'http://a.new.example/'), 'DIRECT');
+  } finally {
+    await b.stop();
+  }
+});
