@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The dashboard's door: every request to brock's own address goes through the table of
- * routes below. Only brock's own names are answered (no DNS rebinding), a route that changes
- * state also needs the page's token and no foreign Origin, and every answer carries headers
- * that keep it out of other pages' frames and scripts. */
+ * routes below. Only brock's own names are answered (no DNS rebinding; the proxy auto-config
+ * file excepted, for WPAD), a route that changes state also needs the page's token and no
+ * foreign Origin, and every answer carries headers that keep it out of other pages' frames
+ * and scripts. */
 #include "dash/dash.h"
 
 #include <errno.h>
@@ -417,7 +418,6 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
     char query[2048], arg[BROCK_HOST_MAX * 3];
     const struct route *allowed = NULL;
     const char *why;
-
     int own = host && is_own_host(env, rq, host);
 
     snprintf(query, sizeof(query), "%.*s", q ? (int)(rq->target_len - path_len - 1) : 0,
