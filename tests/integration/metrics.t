@@ -135,3 +135,39 @@ h.check('/metrics counts what was done, in a format Prometheus parses', async ()
     await origin.close();
   }
 });
+
+h.check('TLS handshakes are counted on both sides of an intercepted request', async () => {
+  const dir = h.tmpdir('metrics-tls');
+  const state = path.join(dir, 'state');
+  const certs = h.originCerts(dir, ['secure.test']);
+  const origin = await startOrigin({ tls: { key: certs.key, cert: certs.cert } });
+  const init = await h.brock(state, ['--no-seed', 'ca', 'init']);
+  assert.equal(init.code, 0, init.stderr);
+  const brockCa = (await h.brock(state, ['ca', 'path'])).stdout.trim();
+  const b = await h.startBrock({ state, global: ['--no-seed'], args: [
+    '--no-update', '--intercept', '--upstream-ca', certs.ca,
+    '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const ok = await h.curl(b.port, ['--cacert', brockCa, 'https://secure.test/']);
+      assert.equal(ok.status, 200, ok.stderr);
+    }
+    // A client that does not trust brock's CA ends its handshake.
+    const refused = await h.curl(b.port, ['https://secure.test/']);
+    assert.notEqual(refused.code, 0);
+    const families = parse((await get(b.port, '/metrics')).body);
+    const tls = (side, result) => sample(families, 'brock_tls_handshakes_total',
+                                         { side, result });
+    assert.equal(tls('client', 'ok'), 2);
+    assert.equal(tls('client', 'failed'), 1);
+    // Each request a new upstream connection (curl's closed, so brock's pool may hold one).
+    const up = tls('upstream', 'ok');
+    assert.ok(up >= 1 && up <= 2, String(up));
+    assert.equal(sample(families, 'brock_tunnels_total'), 3);
+    // The two requests inside TLS, decided there (a CONNECT that is intercepted is not).
+    assert.equal(sample(families, 'brock_requests_total', { decision: 'first_party' }), 2);
+  } finally {
+    await b.stop();
+    await origin.close();
+  }
+});
