@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dash/dash.h"
 #include "proxy/proxy.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -23,6 +24,9 @@ static const char run_help[] =
     "  --no-intercept HOSTGLOB\n"
     "                        tunnel matching hosts unseen even with --intercept (pinned\n"
     "                        apps, banking); may be repeated\n"
+    "  --no-proxy HOSTGLOB   have the proxy auto-config file (/proxy.pac, /wpad.dat) send\n"
+    "                        matching hosts DIRECT, not through brock (intranet names,\n"
+    "                        *.corp.example); may be repeated\n"
     "  --no-inject           pass HTML pages as they come, without brock's script (which\n"
     "                        makes navigator.globalPrivacyControl true in the page and\n"
     "                        puts placeholders where blocked social widgets were)\n"
@@ -56,19 +60,20 @@ static const char run_help[] =
     "  -h, --help            print this help\n"
     "\nEach option can be set in the configuration file (see --config in `brock --help`) as\n"
     "`name = value` (a flag's value is yes or no); the command line's win. SIGHUP reads the\n"
-    "file again: the changed timeouts, --allow, --resolve, --no-intercept,\n"
+    "file again: the changed timeouts, --allow, --resolve, --no-intercept, --no-proxy,\n"
     "--max-client-connections, --grace, -v and -q apply at once; the others need a restart.\n";
 
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
     OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
-    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE,
+    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY,
 };
 
 const struct option cmd_run_options[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"intercept", no_argument, NULL, OPT_INTERCEPT},
     {"no-intercept", required_argument, NULL, OPT_NO_INTERCEPT},
+    {"no-proxy", required_argument, NULL, OPT_NO_PROXY},
     {"resolve", required_argument, NULL, OPT_RESOLVE},
     {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
     {"no-update", no_argument, NULL, OPT_NO_UPDATE},
@@ -114,12 +119,12 @@ static int run_seconds(const char *text, int *out)
 }
 
 /* The repeatable options, as bits of run_args' file_lists. */
-enum { LIST_RESOLVE = 1, LIST_NO_INTERCEPT = 2, LIST_ALLOW = 4 };
+enum { LIST_RESOLVE = 1, LIST_NO_INTERCEPT = 2, LIST_ALLOW = 4, LIST_NO_PROXY = 8 };
 
 /* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
 struct run_args {
     struct proxy_options o;
-    const char **resolve, **no_intercept, **allow;
+    const char **resolve, **no_intercept, **allow, **no_proxy;
     const struct cmd_entry *self;
     int done;            /* --help was printed: nothing more to do */
     int in_file;         /* the options in hand are the configuration file's */
@@ -145,6 +150,7 @@ static void run_args_cleanup(struct run_args *a)
     mem_free(a->resolve);
     mem_free(a->no_intercept);
     mem_free(a->allow);
+    mem_free(a->no_proxy);
 }
 
 /* One option of run's (c, from getopt_long, with optarg). Returns CLI_OK, or the command's
@@ -161,6 +167,14 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_NO_INTERCEPT:
         run_list_add(a, LIST_NO_INTERCEPT, a->no_intercept, &o->n_no_intercept, optarg);
         break;
+    case OPT_NO_PROXY: {
+        char err[256];
+
+        if (dash_no_proxy_check(optarg, err, sizeof(err)) < 0)
+            return cli_usage(self, "%s", err);
+        run_list_add(a, LIST_NO_PROXY, a->no_proxy, &o->n_no_proxy, optarg);
+        break;
+    }
     case OPT_RESOLVE: run_list_add(a, LIST_RESOLVE, a->resolve, &o->n_resolve, optarg); break;
     case OPT_NO_UPDATE: o->no_update = 1; break;
     case OPT_NO_INJECT: o->no_inject = 1; break;
@@ -229,11 +243,13 @@ static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf,
     a->resolve = mem_calloc(most, sizeof(*a->resolve));
     a->no_intercept = mem_calloc(most, sizeof(*a->no_intercept));
     a->allow = mem_calloc(most, sizeof(*a->allow));
-    if (!a->resolve || !a->no_intercept || !a->allow)
+    a->no_proxy = mem_calloc(most, sizeof(*a->no_proxy));
+    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy)
         return cli_error(self, "out of memory");
     a->o.resolve = a->resolve;
     a->o.no_intercept = a->no_intercept;
     a->o.allow = a->allow;
+    a->o.no_proxy = a->no_proxy;
     a->in_file = 1;
     rc = cli_conf_apply(conf, self, cmd_run_options, run_option, a);
     a->in_file = 0;
@@ -396,7 +412,8 @@ const struct cmd_entry cmd_run_entry = {
     .name = "run",
     .usage = "[--listen ADDR:PORT] [--intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
-             "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... [--user NAME] "
+             "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
+             "[--no-proxy HOSTGLOB]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
              "[--max-client-connections N] [--grace SECONDS] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The dashboard's door: every request to brock's own address goes through the table of
- * routes below. Only brock's own names are answered (no DNS rebinding), a route that changes
- * state also needs the page's token and no foreign Origin, and every answer carries headers
- * that keep it out of other pages' frames and scripts. */
+ * routes below. Only brock's own names are answered (no DNS rebinding; the proxy auto-config
+ * file excepted, for WPAD), a route that changes state also needs the page's token and no
+ * foreign Origin, and every answer carries headers that keep it out of other pages' frames
+ * and scripts. */
 #include "dash/dash.h"
 
 #include <errno.h>
@@ -32,7 +33,10 @@
     "X-Content-Type-Options: nosniff\r\n"                                                     \
     "Cross-Origin-Resource-Policy: same-origin\r\n"
 
-enum { CHANGES_STATE = 1 };
+/* CHANGES_STATE: needs the page's token and no foreign Origin. ANY_HOST: answered whatever
+ * the Host header names, for WPAD, which fetches by a name of the network ("wpad.lan"); it
+ * says nothing that the client could not learn from brock's own address. */
+enum { CHANGES_STATE = 1, ANY_HOST = 2 };
 
 struct route {
     const char *method; /* GET also answers HEAD */
@@ -61,6 +65,10 @@ static const struct route routes[] = {
     {"POST", "/api/import", CHANGES_STATE, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, dash_api_forget},
+    {"GET", "/metrics", 0, dash_api_metrics},
+    {"GET", "/proxy.pac", ANY_HOST, dash_api_pac},
+    {"GET", "/wpad.dat", ANY_HOST, dash_api_pac},
+    {"GET", "/ca.pem", 0, dash_api_ca_pem},
 };
 
 /* ---- the environment ---- */
@@ -108,6 +116,15 @@ struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errle
         goto fail;
     }
     env->host.listen_name = env->listen_name;
+    if (h->ca_cert) {
+        n = snprintf(env->ca_cert, sizeof(env->ca_cert), "%s", h->ca_cert);
+        if (n < 0 || (size_t)n >= sizeof(env->ca_cert)) {
+            snprintf(err, errlen, "the CA's path %s is too long", h->ca_cert);
+            goto fail;
+        }
+        env->host.ca_cert = env->ca_cert;
+        dash_setup_ca_read(env);
+    }
     if (token_make(env->token) < 0) {
         snprintf(err, errlen, "no random bytes for the dashboard's token: %s", strerror(errno));
         goto fail;
@@ -369,6 +386,8 @@ static int serve_file(const struct dash_env *env, const struct dash_request *rq,
 
     if (path_len == 1)
         f = file_find("index.html");
+    else if (path_len == 3 && !strncmp(rq->target, "/ca", 3))
+        f = file_find("ca.html");
     else if (segment_decode(rq->target + 1, path_len - 1, name, sizeof(name)) == 0)
         f = file_find(name);
     if (!f)
@@ -400,11 +419,8 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
     char query[2048], arg[BROCK_HOST_MAX * 3];
     const struct route *allowed = NULL;
     const char *why;
+    int own = host && is_own_host(env, rq, host);
 
-    if (!host || !is_own_host(env, rq, host))
-        return refuse(&a, 403,
-                      "brock's dashboard answers only to its own address (127.0.0.1, "
-                      "localhost, [::1] or the address brock listens at, with its port)");
     snprintf(query, sizeof(query), "%.*s", q ? (int)(rq->target_len - path_len - 1) : 0,
              q ? q + 1 : "");
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
@@ -414,6 +430,8 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
 
         if (!route_matches(r, rq->target, path_len))
             continue;
+        if (!own && !(r->flags & ANY_HOST))
+            break;
         if (segment && segment_decode(rq->target + pl, path_len - pl, arg, sizeof(arg)) < 0)
             return refuse(&a, 400, "the name in the path is malformed or too long");
         if (strcmp(r->method, method) != 0) {
@@ -431,6 +449,10 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
         }
         return run_route(env, rq, r, segment ? arg : "", query, &a);
     }
+    if (!own)
+        return refuse(&a, 403,
+                      "brock's dashboard answers only to its own address (127.0.0.1, "
+                      "localhost, [::1] or the address brock listens at, with its port)");
     if (allowed)
         return refuse(&a, 405, "this method is not allowed here");
     if (!strcmp(method, "GET") && rq->target[0] == '/')

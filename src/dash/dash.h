@@ -11,13 +11,89 @@
 
 #include "brock.h"
 #include "util/buf.h"
+#include "util/strmap.h"
 
-/* What /api/status reports of the running host since it started. */
+
+/* The kinds of request /metrics counts by decision (brock_requests_total's label). */
+enum dash_decision {
+    DASH_DECISION_ALLOW,       /* a third party passed (with DNT and GPC) */
+    DASH_DECISION_COOKIEBLOCK, /* a third party sent without cookies */
+    DASH_DECISION_BLOCK,       /* answered by brock; nothing went upstream */
+    DASH_DECISION_FIRST_PARTY, /* the page's own site, or a private address */
+    DASH_DECISION_DISABLED,    /* a site where brock is disabled */
+    DASH_DECISION_COUNT
+};
+
+/* The ways an upstream exchange fails (brock_upstream_errors_total's label). */
+enum dash_upstream_error {
+    DASH_UPSTREAM_CONNECT,          /* no address answered, the name did not resolve, TLS
+                                       failed: the dial gave up */
+    DASH_UPSTREAM_CONNECT_TIMEOUT,  /* connecting took longer than --upstream-timeout */
+    DASH_UPSTREAM_RESPONSE_TIMEOUT, /* no response head in time */
+    DASH_UPSTREAM_NO_RESPONSE,      /* closed before a whole response head */
+    DASH_UPSTREAM_CUT,              /* closed in the middle of a response body */
+    DASH_UPSTREAM_MALFORMED,        /* a response brock cannot pass on */
+    DASH_UPSTREAM_STALLED,          /* a response body stopped moving */
+    DASH_UPSTREAM_COUNT
+};
+
+/* What a DNT policy check found (brock_dnt_checks_total's label). */
+enum dash_dnt_result {
+    DASH_DNT_COMPLIANT,     /* the policy is an accepted text */
+    DASH_DNT_NOT_COMPLIANT, /* fetched, and not an accepted text */
+    DASH_DNT_FAILED,        /* the fetch failed */
+    DASH_DNT_COUNT
+};
+
+/* The store's sync times are counted in these buckets (seconds, upper bounds). */
+#define DASH_SYNC_BUCKETS 9
+
+/* Blocked requests are counted per tracker (its base domain) for this many trackers; those
+ * seen after are counted together. /metrics names the DASH_TOP_TRACKERS most blocked. */
+#define DASH_TRACKERS_MAX 1024
+#define DASH_TOP_TRACKERS 20
+
+/* What /metrics reports, kept by the host as it works: plain counters, written by the one
+ * thread of its loop and read by the dashboard on that thread, so no lock is needed. Zero it
+ * (or dash_metrics_init()) before use; free with dash_metrics_cleanup(). */
+struct dash_metrics {
+    uint64_t decisions[DASH_DECISION_COUNT];
+    uint64_t upstream_errors[DASH_UPSTREAM_COUNT];
+    uint64_t connections_total;          /* accepted */
+    uint64_t forbidden;                  /* refused at accept: not in --allow */
+    uint64_t tls_client_ok, tls_client_failed; /* handshakes with clients (--intercept) */
+    uint64_t tls_upstream_ok;            /* handshakes with origins that verified */
+    uint64_t evidence;                   /* tracking seen on a site (a snitch map entry) */
+    uint64_t sync_buckets[DASH_SYNC_BUCKETS]; /* syncs that took at most each bound */
+    uint64_t sync_count;
+    double sync_seconds;                 /* their sum */
+    /* Blocked requests per tracker: base domain -> uint64_t count (allocated), up to
+     * DASH_TRACKERS_MAX names; the rest in blocked_other. */
+    struct strmap *blocked;
+    uint64_t blocked_other;
+};
+
+/* Readies m: all counters at zero. Returns 0, or -1 when out of memory. */
+int dash_metrics_init(struct dash_metrics *m) __attribute__((warn_unused_result));
+
+/* Frees what m holds; m may be zeroed or initialised. */
+void dash_metrics_cleanup(struct dash_metrics *m);
+
+/* A request to tracker (a base domain) was blocked: counted under its name while there is
+ * room, else with the others. Allocates at most once per new name; out of memory counts it
+ * with the others. */
+void dash_metrics_blocked(struct dash_metrics *m, const char *tracker);
+
+/* One sync of the store took seconds. */
+void dash_metrics_sync(struct dash_metrics *m, double seconds);
+
+/* What /api/status and /metrics report of the running host since it started. */
 struct dash_counters {
     uint64_t requests, blocked, cookieblocked, tunnels, learned;
     size_t connections; /* open now */
     uint64_t cut, refused; /* connections closed to make room for others; refused with 503
                               as none could be */
+    uint64_t dnt[DASH_DNT_COUNT]; /* DNT policy checks, by what they found */
 };
 
 /* What the dashboard needs from its host. */
@@ -32,6 +108,10 @@ struct dash_host {
     int intercept;               /* the host sees inside HTTPS (--intercept) */
     int inject;                  /* the host puts its script in HTML pages (not --no-inject) */
     int64_t started_ms;          /* when the host started serving (clock_now_ms()) */
+    const struct dash_metrics *metrics; /* borrowed: outlives the environment; NULL: /metrics
+                                           reports the counters alone */
+    const char *ca_cert;         /* the local CA's certificate file, which may not exist
+                                    (/ca.pem answers 404 then); copied; NULL: none */
 };
 
 struct dash_env;
@@ -41,6 +121,17 @@ struct dash_env;
  * (a change needs it). Returns the environment (free with dash_env_free()), or NULL with a
  * sentence in err: out of memory, no random bytes, a listening name too long. */
 struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* The host names that the proxy auto-config file (/proxy.pac) sends DIRECT (--no-proxy):
+ * globs as shExpMatch() reads them, n of them, borrowed until the next call or until env is
+ * freed. Each has been checked by dash_no_proxy_check(). */
+void dash_env_set_no_proxy(struct dash_env *env, const char *const *globs, size_t n);
+
+/* Whether glob may name hosts to go DIRECT: a host name, an address, or a shell glob of
+ * them ("*.example.com"), of letters, digits, '.', '-', '_', ':' and '*'. Returns 0, or -1
+ * with a sentence in err. */
+int dash_no_proxy_check(const char *glob, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
 /* Wipes the token and frees env; NULL is a no-op. */

@@ -11,11 +11,20 @@
 
 #define DASH_TOKEN_BYTES 32
 
+/* The largest CA certificate /ca.pem serves, as PEM. */
+#define DASH_CA_PEM_MAX 8192
+
 struct dash_env {
     struct dash_host host;   /* listen_name points at listen_name below */
     struct dash_lists *lists; /* what the live lists served, in this start */
     char listen_name[80];
     char token[DASH_TOKEN_BYTES * 2 + 1]; /* hex, random per start */
+    const char *const *no_proxy; /* --no-proxy globs (dash_env_set_no_proxy()) */
+    size_t n_no_proxy;
+    char ca_cert[4096];          /* host.ca_cert points here when set */
+    char ca_pem[DASH_CA_PEM_MAX]; /* the certificate as read at start (as root, before
+                                     becoming another user); ca_pem_len 0: none */
+    size_t ca_pem_len;
 };
 
 /* What a handler is given and fills in. */
@@ -58,6 +67,17 @@ int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));
 /* The value of key in query (after '?', not decoded: the values brock reads are plain words)
  * into out, of size bytes. Returns 0, or -1 when key is absent or its value does not fit. */
 int dash_query_get(const char *query, const char *key, char *out, size_t size);
+/* dash_metrics.c: GET /metrics, Prometheus' text format. */
+int dash_api_metrics(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* dash_setup.c: GET /proxy.pac and /wpad.dat, the proxy auto-config file; GET /ca.pem, the
+ * local CA's certificate (404 when there is none). */
+int dash_api_pac(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_ca_pem(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* Reads the CA's certificate (env->host.ca_cert) into env, for /ca.pem to serve when the
+ * file cannot be read later; none is no error. */
+void dash_setup_ca_read(struct dash_env *env);
 
 /* Sets x's answer to status with {"error": msg}. Returns 0, or -1 when out of memory. */
 int dash_error(struct dash_call *x, int status, const char *msg)

@@ -33,6 +33,7 @@ struct dntcheck {
     struct dnt_job *running;
     size_t n_running;
     int64_t last_start_ms; /* 0: none yet */
+    uint64_t counts[3];    /* checks ended: compliant, not compliant, failed */
 };
 
 static int64_t loop_now_ms(const struct dntcheck *q)
@@ -81,6 +82,11 @@ static int record(struct brock_engine *e, const char *fqdn, const struct fetch_r
 
 /* ---- the queue ---- */
 
+void dntcheck_counts(const struct dntcheck *q, uint64_t out[3])
+{
+    memcpy(out, q->counts, sizeof(q->counts));
+}
+
 static void on_fetched(void *arg, const struct fetch_result *r)
 {
     struct dnt_job *j = arg;
@@ -88,6 +94,7 @@ static void on_fetched(void *arg, const struct fetch_result *r)
     int compliant = record(q->engine, j->fqdn, r);
 
     job_unlink(j);
+    q->counts[r->status != FETCH_OK ? 2 : compliant == 1 ? 0 : 1]++;
     if (compliant < 0)
         log_msg(LOG_ERR, "recording the DNT policy check of %s failed: %s", j->fqdn,
                 brock_engine_errmsg(q->engine));

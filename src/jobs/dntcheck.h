@@ -27,6 +27,10 @@ struct dntcheck *dntcheck_new(const struct dial_env *env, struct brock_engine *e
 /* Stops the queue; running fetches are cancelled, their outcome never recorded. */
 void dntcheck_free(struct dntcheck *q);
 
+/* The checks that ended since q started, by what they found (dash.h's DASH_DNT_*: compliant,
+ * not compliant, failed), into out. */
+void dntcheck_counts(const struct dntcheck *q, uint64_t out[3]);
+
 /* A request to fqdn (normalised) was just blocked by a heuristic block at now_ms: queues
  * its check if one is due. Never waits. */
 void dntcheck_blocked(struct dntcheck *q, const char *fqdn, int64_t now_ms);

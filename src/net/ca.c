@@ -4,12 +4,14 @@
  * certificates and SSL objects, never the means to make more. */
 #include "net/ca.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/bio.h>
+#include <openssl/buffer.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -68,6 +70,42 @@ int ca_paths(const char *state_dir, char *cert, char *key, size_t size)
     int b = snprintf(key, size, "%s/%s/%s", state_dir, CA_DIR, CA_KEY);
 
     return a < 0 || b < 0 || (size_t)a >= size || (size_t)b >= size ? -1 : 0;
+}
+
+long ca_cert_pem(const char *cert, char *out, size_t size, char *err, size_t errlen)
+{
+    BIO *in = NULL, *mem = NULL;
+    X509 *x = NULL;
+    BUF_MEM *text = NULL;
+    long rc = -1;
+
+    if (access(cert, F_OK) != 0 && errno == ENOENT)
+        return -2;
+    in = BIO_new_file(cert, "r");
+    if (!in) {
+        snprintf(err, errlen, "%s: cannot be read", cert);
+        goto out;
+    }
+    x = PEM_read_bio_X509(in, NULL, NULL, NULL);
+    mem = BIO_new(BIO_s_mem());
+    if (!x || !mem || PEM_write_bio_X509(mem, x) != 1) {
+        snprintf(err, errlen, "%s: holds no certificate", cert);
+        goto out;
+    }
+    BIO_get_mem_ptr(mem, &text);
+    if (!text || text->length + 1 > size) {
+        snprintf(err, errlen, "%s: the certificate is too large", cert);
+        goto out;
+    }
+    memcpy(out, text->data, text->length);
+    out[text->length] = '\0';
+    rc = (long)text->length;
+out:
+    ERR_clear_error();
+    X509_free(x);
+    BIO_free(mem);
+    BIO_free(in);
+    return rc;
 }
 
 static X509 *ca_cert_new(EVP_PKEY *key)

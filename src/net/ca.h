@@ -31,6 +31,14 @@ int ca_paths(const char *state_dir, char *cert, char *key, size_t size)
 int ca_create(const char *state_dir, int force, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
+/* The certificate in the file cert (a CA's, as ca_paths() names it) as PEM text, read and
+ * written again by OpenSSL so that nothing but the certificate is copied (never a key that
+ * shared the file): at most size bytes, NUL-terminated, into out. Returns its length; -2
+ * when the file does not exist; -1 with a sentence in err when it cannot be read, holds no
+ * certificate, or does not fit. */
+long ca_cert_pem(const char *cert, char *out, size_t size, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
 struct ca;
 
 /* Loads the CA under state_dir. init_cmd is the command that makes one, as the user would

@@ -173,6 +173,7 @@ void conn_client_gone(struct conn *c)
 
 void conn_upstream_cut(struct conn *c)
 {
+    c->px->metrics.upstream_errors[DASH_UPSTREAM_CUT]++;
     conn_log_failure(c, LOG_INFO, 0, "the upstream closed the connection mid-response");
     conn_flush_close(c, NULL);
 }
@@ -324,6 +325,11 @@ static void on_client_read(struct bufferevent *bev, void *arg)
     struct conn *c = arg;
 
     (void)bev;
+    /* Bytes from the client inside TLS: its handshake with brock is done. */
+    if (c->intercepted && !c->tls_counted) {
+        c->tls_counted = 1;
+        c->px->metrics.tls_client_ok++;
+    }
     conn_touch(c);
     conn_run(c);
 }
@@ -345,6 +351,9 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
 
         /* A client that does not trust brock's CA ends here: say so once. */
         if (c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why))) {
+            if (!c->tls_counted)
+                c->px->metrics.tls_client_failed++;
+            c->tls_counted = 1;
             conn_log_failure(c, LOG_INFO, 0, why);
             conn_close(c, NULL);
             return;
@@ -361,6 +370,9 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
         /* A close without close_notify arrives here too (intercept.c): browsers end connections
          * that way all the time, and where it happened says whether anything was lost. */
         if (c->intercepted && !tls_handshake_done(bev)) {
+            if (!c->tls_counted)
+                c->px->metrics.tls_client_failed++;
+            c->tls_counted = 1;
             conn_log_failure(c, LOG_INFO, 0,
                              "the client closed the connection during the TLS handshake");
             conn_close(c, NULL);
@@ -419,6 +431,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     case CONN_IDLE: conn_close(c, "idle keep-alive timeout"); break;
     case CONN_REQ_HEAD: conn_fail(c, 408, "the request head did not arrive in time"); break;
     case CONN_CONNECT:
+        c->px->metrics.upstream_errors[DASH_UPSTREAM_CONNECT_TIMEOUT]++;
         upstream_cancel(c);
         snprintf(text, sizeof(text), "brock could not connect to %s: timed out after %d s",
                  c->c_ex.host, c->px->t_connect);
@@ -426,11 +439,13 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         break;
     case CONN_REQ_BODY: conn_fail(c, 408, "the request body stalled"); break;
     case CONN_RESP_HEAD:
+        c->px->metrics.upstream_errors[DASH_UPSTREAM_RESPONSE_TIMEOUT]++;
         snprintf(text, sizeof(text), "%s did not answer within %d s", c->c_ex.host,
                  c->px->t_response);
         conn_fail(c, 504, text);
         break;
     case CONN_RESP_BODY:
+        c->px->metrics.upstream_errors[DASH_UPSTREAM_STALLED]++;
         snprintf(text, sizeof(text), "the response stalled: nothing moved for %d s",
                  TIMEOUT_BODY);
         conn_log_failure(c, LOG_INFO, 0, text);
@@ -505,6 +520,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
         px->conns->prev = c;
     px->conns = c;
     px->n_conns++;
+    px->metrics.connections_total++;
     conn_arm(c);
     return c;
 

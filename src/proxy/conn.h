@@ -16,6 +16,7 @@
 #include <http_parser.h>
 
 #include "brock.h"
+#include "dash/dash.h"
 #include "proxy/access.h"
 #include "proxy/admit.h"
 #include "proxy/firstparty.h"
@@ -91,8 +92,9 @@ struct proxy {
     uint64_t report_unsaid;
     int64_t report_said_ms;
 
-    /* For the dashboard's /api/status. */
+    /* For the dashboard's /api/status, and /metrics (dash.h: counted here, on the loop). */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
+    struct dash_metrics metrics;
 
     /* Tunnels moved by splice(2) now, and how many may be: each holds two pipes, four
      * descriptors set aside for them (admit_size). */
@@ -207,6 +209,7 @@ struct conn {
     /* The client connection itself. */
     int shut_wr;               /* closing: the client's write half is shut */
     int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
+    int tls_counted;           /* its handshake was counted (/metrics) */
     char tunnel_host[BROCK_HOST_MAX];
     int tunnel_port;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dash/dash.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 
@@ -58,6 +59,8 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
                 brock_engine_errmsg(c->px->engine));
         return;
     }
+    if (learned.recorded)
+        c->px->metrics.evidence++;
     if (learned.blocked) {
         c->px->n_learned++;
         log_msg(LOG_INFO, "learned: %s tracks across sites (seen on %s); blocked from now on",
@@ -105,6 +108,20 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
         return "";
     }
     return c->c_url.data;
+}
+
+/* How /metrics counts a decision. */
+static enum dash_decision conn_decision_kind(const struct brock_decision *d)
+{
+    if (d->effect == BROCK_DENY)
+        return DASH_DECISION_BLOCK;
+    if (d->effect == BROCK_STRIP_COOKIES)
+        return DASH_DECISION_COOKIEBLOCK;
+    if (d->reason == BROCK_WHY_FIRST_PARTY || d->reason == BROCK_WHY_PRIVATE)
+        return DASH_DECISION_FIRST_PARTY;
+    if (d->reason == BROCK_WHY_DISABLED)
+        return DASH_DECISION_DISABLED;
+    return DASH_DECISION_ALLOW;
 }
 
 void conn_decide(struct conn *c, const char *path, size_t path_len)
@@ -171,10 +188,13 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
      * a script seen there, a frame's word on its page only for a frame seen there. */
     if (x->site_known && x->d.third_party)
         fp_saw(&px->fp, c->c_peer, x->site, x->host);
-    if (x->d.effect == BROCK_DENY)
+    if (x->d.effect == BROCK_DENY) {
         px->n_blocked++;
-    else if (x->d.effect == BROCK_STRIP_COOKIES)
+        dash_metrics_blocked(&px->metrics, x->d.base);
+    } else if (x->d.effect == BROCK_STRIP_COOKIES) {
         px->n_cookieblocked++;
+    }
+    px->metrics.decisions[conn_decision_kind(&x->d)]++;
     /* The daily counters: what brock did each day, and for how many sites. */
     if (brock_daily_count(px->engine, &x->d, conn_now_ms(c)) < 0)
         log_msg(LOG_ERR, "counting a request to %s failed: %s", x->host,

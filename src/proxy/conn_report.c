@@ -128,6 +128,8 @@ static void report_learn(struct conn *c, const struct report *r)
                 brock_engine_errmsg(px->engine));
         return;
     }
+    if (learned.recorded)
+        px->metrics.evidence++;
     if (learned.blocked) {
         px->n_learned++;
         log_msg(LOG_INFO, "learned: %s tracks across sites (%s seen on %s); blocked from now on",

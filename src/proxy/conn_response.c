@@ -108,10 +108,12 @@ static void conn_upstream_closed(struct conn *c)
         upstream_start(c);
         return;
     }
-    if (!x->resp_final)
+    if (!x->resp_final) {
+        c->px->metrics.upstream_errors[DASH_UPSTREAM_NO_RESPONSE]++;
         conn_fail(c, 502, "the upstream closed the connection without a response");
-    else
+    } else {
         conn_upstream_cut(c);
+    }
 }
 
 /* The body of a response whose head went out is malformed: the client cannot be told with a
@@ -123,6 +125,7 @@ void conn_bad_body(struct conn *c, const char *reason)
 {
     char why[256];
 
+    c->px->metrics.upstream_errors[DASH_UPSTREAM_MALFORMED]++;
     snprintf(why, sizeof(why), "the upstream's response body is malformed (%s): the "
              "response was cut short and the client's connection closed", reason);
     conn_log_failure(c, LOG_INFO, 0, why);
@@ -147,12 +150,16 @@ static void conn_bad_response(struct conn *c, const struct side_event *ev)
             return;
         }
         why = "the upstream closed the connection before a whole response";
+        c->px->metrics.upstream_errors[DASH_UPSTREAM_NO_RESPONSE]++;
+        conn_fail(c, 502, why);
+        return;
     } else if (c->c_ex.resp_final) {
         conn_bad_body(c, why);
         return;
     } else if (ev->error == SIDE_ERR_HEAD) {
         why = "the upstream's response head is too large";
     }
+    c->px->metrics.upstream_errors[DASH_UPSTREAM_MALFORMED]++;
     conn_fail(c, 502, why);
 }
 

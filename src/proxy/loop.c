@@ -38,6 +38,7 @@
 #include "util/log.h"
 #include "proxy/privs.h"
 #include "jobs/refresh.h"
+#include "net/ca.h"
 #include "net/dial.h"
 #include "net/timer.h"
 #include "net/tls.h"
@@ -105,6 +106,7 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
     /* One line per refusal, as for a request (conn.c): who, the status and why. */
     if (px->allow.n ? !access_allows(&px->allow, sa) : !access_is_loopback(sa)) {
         access_name(sa, who, sizeof(who));
+        px->metrics.forbidden++;
         log_msg(LOG_INFO, "refused %s with 403: %s", who,
                 px->allow.n ? "not in --allow" : "not a loopback address (see --allow)");
         refuse(fd, refused_forbidden, sizeof(refused_forbidden) - 1);
@@ -196,11 +198,16 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     static unsigned events; /* the state's file deleted or replaced, as last logged */
     struct brock_store_status st;
     struct proxy *px = arg;
+    struct timespec t0, t1;
     int n;
 
     (void)fd;
     (void)what;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     n = brock_sync(px->engine);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    dash_metrics_sync(&px->metrics, (double)(t1.tv_sec - t0.tv_sec) +
+                                        (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     brock_store_status(px->engine, &st);
     if (st.recreated + st.reloaded != events) {
         events = st.recreated + st.reloaded;
@@ -490,6 +497,10 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     fp_memory_init(&px->fp);
+    if (dash_metrics_init(&px->metrics) < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
     widget_allows_init(&px->widgets);
     px->sc = brock_site_cookies_new();
     if (!px->sc) {
@@ -579,6 +590,8 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
     out->connections = px->n_conns;
     out->cut = px->admit.total_cut;
     out->refused = px->admit.total_refused;
+    if (px->dnt)
+        dntcheck_counts(px->dnt, out->dnt);
 }
 
 /* The first lines a person starting brock reads: where it is, and how to use it. The first
@@ -615,11 +628,18 @@ static void say_where(const struct proxy *px)
 
 int proxy_run(struct proxy *px, struct brock_engine *e)
 {
+    char ca_path[4096] = "", ca_key[4096];
+
+    if (px->opts->state_dir &&
+        ca_paths(px->opts->state_dir, ca_path, ca_key, sizeof(ca_path)) < 0)
+        ca_path[0] = '\0';
     const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
                                    .counters = on_dash_counters, .counters_arg = px,
                                    .intercept = px->mitm != NULL,
                                    .inject = px->inject_js != NULL,
-                                   .started_ms = clock_now_ms()};
+                                   .started_ms = clock_now_ms(),
+                                   .metrics = &px->metrics,
+                                   .ca_cert = px->opts->state_dir ? ca_path : NULL};
     char err[512];
     int rc = 1;
 
@@ -634,6 +654,7 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
         log_msg(LOG_ERR, "%s", err);
         goto out;
     }
+    dash_env_set_no_proxy(px->dash, px->opts->no_proxy, px->opts->n_no_proxy);
     /* The first write holds the whole seed (megabytes, a second or more on a slow disk): made
      * before anyone is served, it delays no request. */
     on_sync(-1, 0, px);
@@ -706,6 +727,7 @@ void proxy_free(struct proxy *px)
     resolve_cleanup(&px->resolve);
     access_cleanup(&px->allow);
     fp_memory_cleanup(&px->fp);
+    dash_metrics_cleanup(&px->metrics);
     widget_allows_cleanup(&px->widgets);
     brock_site_cookies_free(px->sc);
     mem_free(px);

@@ -16,6 +16,8 @@ struct proxy_options {
     int intercept;                    /* --intercept */
     const char *const *no_intercept;  /* --no-intercept HOSTGLOB: tunnelled unseen */
     size_t n_no_intercept;
+    const char *const *no_proxy;      /* --no-proxy HOSTGLOB: DIRECT in /proxy.pac */
+    size_t n_no_proxy;
     int no_inject;                    /* --no-inject: pages pass without brock's script */
     int no_update;                    /* --no-update: no daily pbconfig.json refresh */
     int verbosity;                    /* 0: errors only (-q), 1: default, 2: every request (-v) */

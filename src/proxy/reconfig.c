@@ -106,6 +106,10 @@ void reconfig_apply(struct proxy *px, const struct proxy_options *n)
         px->no_intercept = n->no_intercept;
         px->n_no_intercept = n->n_no_intercept;
     }
+    if (!same_list(o->no_proxy, o->n_no_proxy, n->no_proxy, n->n_no_proxy))
+        note(changed, sizeof(changed), "no-proxy");
+    if (px->dash)
+        dash_env_set_no_proxy(px->dash, n->no_proxy, n->n_no_proxy);
     if (o->header_timeout != n->header_timeout)
         note(changed, sizeof(changed), "header-timeout");
     px->t_head = n->header_timeout > 0 ? n->header_timeout : TIMEOUT_HEAD;

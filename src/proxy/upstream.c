@@ -240,9 +240,12 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
 
     c->dial = NULL;
     if (!bev) {
+        c->px->metrics.upstream_errors[DASH_UPSTREAM_CONNECT]++;
         conn_upstream_failed(c, 502, why);
         return;
     }
+    if (c->c_up.io->tls)
+        c->px->metrics.tls_upstream_ok++;
     c->c_up.bev = bev;
     conn_upstream_ready(c);
 }

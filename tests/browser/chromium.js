@@ -35,7 +35,8 @@ function allowThirdPartyCookies(dir) {
 // options.ca: a CA certificate (PEM file) to trust; options.thirdPartyCookies: let
 // third-party cookies be kept and sent; options.secureOrigins: http origins ("http://site.test")
 // the browser treats as secure, so that it sends them fetch metadata (Sec-Fetch-*) as it
-// does over HTTPS, which brock needs to tell the pages it learns on. Returns
+// does over HTTPS, which brock needs to tell the pages it learns on; options.args: more
+// command-line flags (--proxy-pac-url=URL with no proxy, say). Returns
 // { context, close }: a browser context
 // (context.newPage() opens a tab).
 async function launch(proxy, options = {}) {
@@ -49,6 +50,7 @@ async function launch(proxy, options = {}) {
   if (options.secureOrigins) {
     args.push(`--unsafely-treat-insecure-origin-as-secure=${options.secureOrigins.join(',')}`);
   }
+  if (options.args) args.push(...options.args);
   if (proxy) {
     // Loopback is sent to the proxy too, so that local test sites go through it.
     args.push(`--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* /metrics: what brock has done since it started, in Prometheus' text exposition format
+ * (version 0.0.4), every name prefixed brock_. The host keeps the counters (struct
+ * dash_metrics) as it works, on its one loop; this file keeps the per-tracker table bounded
+ * and writes the text. */
+#include "dash/dash.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "dash/dash_api.h"
+#include "util/alloc.h"
+
+/* The upper bounds of the store's sync time buckets, in seconds: a sync with nothing to
+ * write takes microseconds, a first seed a second or more. */
+static const double sync_bounds[DASH_SYNC_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025,
+                                                      0.05,  0.1,    0.5,   1.0};
+
+static const char *const decision_names[DASH_DECISION_COUNT] = {
+    [DASH_DECISION_ALLOW] = "allow",
+    [DASH_DECISION_COOKIEBLOCK] = "cookieblock",
+    [DASH_DECISION_BLOCK] = "block",
+    [DASH_DECISION_FIRST_PARTY] = "first_party",
+    [DASH_DECISION_DISABLED] = "disabled",
+};
+
+static const char *const upstream_names[DASH_UPSTREAM_COUNT] = {
+    [DASH_UPSTREAM_CONNECT] = "connect",
+    [DASH_UPSTREAM_CONNECT_TIMEOUT] = "connect_timeout",
+    [DASH_UPSTREAM_RESPONSE_TIMEOUT] = "response_timeout",
+    [DASH_UPSTREAM_NO_RESPONSE] = "no_response",
+    [DASH_UPSTREAM_CUT] = "cut",
+    [DASH_UPSTREAM_MALFORMED] = "malformed",
+    [DASH_UPSTREAM_STALLED] = "stalled",
+};
+
+static const char *const dnt_names[DASH_DNT_COUNT] = {
+    [DASH_DNT_COMPLIANT] = "compliant",
+    [DASH_DNT_NOT_COMPLIANT] = "not_compliant",
+    [DASH_DNT_FAILED] = "failed",
+};
+
+/* ---- the counters ---- */
+
+int dash_metrics_init(struct dash_metrics *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->blocked = mem_calloc(1, sizeof(*m->blocked));
+    if (!m->blocked)
+        return -1;
+    strmap_init(m->blocked);
+    return 0;
+}
+
+void dash_metrics_cleanup(struct dash_metrics *m)
+{
+    if (m->blocked) {
+        strmap_cleanup(m->blocked, mem_free);
+        mem_free(m->blocked);
+    }
+    m->blocked = NULL;
+}
+
+void dash_metrics_blocked(struct dash_metrics *m, const char *tracker)
+{
+    uint64_t *n = m->blocked ? strmap_get(m->blocked, tracker) : NULL;
+
+    if (!n && m->blocked && m->blocked->len < DASH_TRACKERS_MAX && *tracker) {
+        n = mem_calloc(1, sizeof(*n));
+        if (n && strmap_put(m->blocked, tracker, n) < 0) {
+            mem_free(n);
+            n = NULL;
+        }
+    }
+    if (n)
+        (*n)++;
+    else
+        m->blocked_other++;
+}
+
+void dash_metrics_sync(struct dash_metrics *m, double seconds)
+{
+    for (size_t i = 0; i < DASH_SYNC_BUCKETS; i++) {
+        if (seconds <= sync_bounds[i]) {
+            m->sync_buckets[i]++;
+            break;
+        }
+    }
+    m->sync_count++;
+    m->sync_seconds += seconds;
+}
+
+/* ---- the text ---- */
+
+struct top {
+    const char *name;
+    uint64_t n;
+};
+
+/* Whether a ranks before b: more blocked, then by name, so that the list is stable. */
+static int top_before(const struct top *a, const struct top *b)
+{
+    return a->n != b->n ? a->n > b->n : strcmp(a->name, b->name) < 0;
+}
+
+/* The DASH_TOP_TRACKERS most blocked trackers, most first, into top. Returns how many. */
+static size_t top_trackers(const struct dash_metrics *m, struct top *top)
+{
+    size_t it = 0, n = 0;
+    const char *key;
+    void *val;
+
+    while (m->blocked && strmap_next(m->blocked, &it, &key, &val)) {
+        struct top t = {key, *(const uint64_t *)val};
+        size_t i;
+
+        if (n == DASH_TOP_TRACKERS && !top_before(&t, &top[n - 1]))
+            continue;
+        if (n < DASH_TOP_TRACKERS)
+            n++;
+        for (i = n - 1; i > 0 && top_before(&t, &top[i - 1]); i--)
+            top[i] = top[i - 1];
+        top[i] = t;
+    }
+    return n;
+}
+
+/* A metric's two comment lines. */
+static int family(struct buf *b, const char *name, const char *type, const char *help)
+{
+    return buf_printf(b, "# HELP brock_%s %s\n# TYPE brock_%s %s\n", name, help, name, type);
+}
+
+/* A label's value as the format quotes it: backslash, double quote and line feed escaped. */
+static int label_value(struct buf *b, const char *v)
+{
+    for (; *v; v++) {
+        const char *esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
+
+        if (esc ? buf_puts(b, esc) < 0 : buf_append(b, v, 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One counter family with one label over names[0..n). */
+static int labelled(struct buf *b, const char *name, const char *help, const char *label,
+                    const char *const *names, const uint64_t *v, size_t n)
+{
+    if (family(b, name, "counter", help) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (buf_printf(b, "brock_%s{%s=\"%s\"} %llu\n", name, label, names[i],
+                       (unsigned long long)v[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int single(struct buf *b, const char *name, const char *type, const char *help,
+                  uint64_t v)
+{
+    return family(b, name, type, help) < 0 ||
+                   buf_printf(b, "brock_%s %llu\n", name, (unsigned long long)v) < 0
+               ? -1
+               : 0;
+}
+
+static int write_connections(struct buf *b, const struct dash_counters *c,
+                             const struct dash_metrics *m)
+{
+    const char *const reasons[] = {"busy", "forbidden"};
+    const uint64_t refused[] = {c->refused, m->forbidden};
+
+    if (single(b, "connections", "gauge", "Client connections open now.", c->connections) < 0 ||
+        single(b, "connections_total", "counter", "Client connections accepted.",
+               m->connections_total) < 0 ||
+        single(b, "connections_cut_total", "counter",
+               "Idle client connections closed to make room for others.", c->cut) < 0 ||
+        labelled(b, "connections_refused_total",
+                 "Client connections refused: busy (503, none could be made room for) or "
+                 "forbidden (403, not in --allow).",
+                 "reason", reasons, refused, 2) < 0 ||
+        single(b, "tunnels_total", "counter", "CONNECT tunnels opened or intercepted.",
+               c->tunnels) < 0)
+        return -1;
+    return 0;
+}
+
+static int write_tls(struct buf *b, const struct dash_metrics *m)
+{
+    if (family(b, "tls_handshakes_total", "counter",
+               "TLS handshakes: with clients (--intercept), and with origins whose "
+               "certificate verified (failures there are upstream connect errors).") < 0 ||
+        buf_printf(b,
+                   "brock_tls_handshakes_total{side=\"client\",result=\"ok\"} %llu\n"
+                   "brock_tls_handshakes_total{side=\"client\",result=\"failed\"} %llu\n"
+                   "brock_tls_handshakes_total{side=\"upstream\",result=\"ok\"} %llu\n",
+                   (unsigned long long)m->tls_client_ok,
+                   (unsigned long long)m->tls_client_failed,
+                   (unsigned long long)m->tls_upstream_ok) < 0)
+        return -1;
+    return 0;
+}
+
+static int write_learning(struct buf *b, const struct dash_counters *c,
+                          const struct dash_metrics *m)
+{
+    const char *const events[] = {"evidence", "blocked"};
+    const uint64_t v[] = {m->evidence, c->learned};
+
+    return labelled(b, "learning_events_total",
+                    "What learning did: evidence (a tracker seen tracking on a site) and "
+                    "blocked (a tracker blocked once seen on enough sites).",
+                    "event", events, v, 2);
+}
+
+static int write_sync(struct buf *b, const struct dash_metrics *m)
+{
+    uint64_t cumulative = 0;
+
+    if (family(b, "store_sync_seconds", "histogram",
+               "Time each sync of the state took (writing what was learned, reading others' "
+               "changes), once a second.") < 0)
+        return -1;
+    for (size_t i = 0; i < DASH_SYNC_BUCKETS; i++) {
+        cumulative += m->sync_buckets[i];
+        if (buf_printf(b, "brock_store_sync_seconds_bucket{le=\"%g\"} %llu\n", sync_bounds[i],
+                       (unsigned long long)cumulative) < 0)
+            return -1;
+    }
+    if (buf_printf(b,
+                   "brock_store_sync_seconds_bucket{le=\"+Inf\"} %llu\n"
+                   "brock_store_sync_seconds_sum %.6f\n"
+                   "brock_store_sync_seconds_count %llu\n",
+                   (unsigned long long)m->sync_count, m->sync_seconds,
+                   (unsigned long long)m->sync_count) < 0)
+        return -1;
+    return 0;
+}
+
+static int write_trackers(struct buf *b, const struct dash_metrics *m)
+{
+    struct top top[DASH_TOP_TRACKERS];
+    size_t n = top_trackers(m, top);
+
+    if (family(b, "blocked_by_tracker_total", "counter",
+               "Requests blocked, for the 20 most blocked trackers (base domains) since brock "
+               "started.") < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (buf_puts(b, "brock_blocked_by_tracker_total{tracker=\"") < 0 ||
+            label_value(b, top[i].name) < 0 ||
+            buf_printf(b, "\"} %llu\n", (unsigned long long)top[i].n) < 0)
+            return -1;
+    return single(b, "blocked_trackers", "gauge",
+                  "Trackers counted by name in brock_blocked_by_tracker_total, shown or not "
+                  "(at most 1024).",
+                  m->blocked ? m->blocked->len : 0);
+}
+
+static int write_state(struct buf *b, struct brock_engine *e, int64_t started_ms)
+{
+    size_t counts[BROCK_ACTION_COUNT], entries = 0;
+
+    brock_counts(e, counts, &entries);
+    if (family(b, "domains", "gauge", "Domains in the state, by action.") < 0)
+        return -1;
+    for (int a = BROCK_NOACTION; a < BROCK_ACTION_COUNT; a++)
+        if (buf_printf(b, "brock_domains{action=\"%s\"} %zu\n",
+                       brock_action_name((enum brock_action)a), counts[a]) < 0)
+            return -1;
+    if (family(b, "start_time_seconds", "gauge", "When brock started, in Unix time.") < 0 ||
+        buf_printf(b, "brock_start_time_seconds %.3f\n", (double)started_ms / 1000.0) < 0 ||
+        family(b, "build_info", "gauge", "brock's version.") < 0 ||
+        buf_puts(b, "brock_build_info{version=\"") < 0 || label_value(b, brock_version()) < 0 ||
+        buf_puts(b, "\"} 1\n") < 0)
+        return -1;
+    return 0;
+}
+
+int dash_api_metrics(struct dash_call *x)
+{
+    const struct dash_host *h = &x->env->host;
+    static const struct dash_metrics none;
+    const struct dash_metrics *m = h->metrics ? h->metrics : &none;
+    struct dash_counters c = {0};
+    struct buf *b = &x->text;
+
+    if (h->counters)
+        h->counters(h->counters_arg, &c);
+    x->type = "text/plain; version=0.0.4; charset=utf-8";
+    if (labelled(b, "requests_total", "Requests brock decided, by decision.", "decision",
+                 decision_names, m->decisions, DASH_DECISION_COUNT) < 0 ||
+        write_connections(b, &c, m) < 0 ||
+        labelled(b, "upstream_errors_total", "Exchanges with origins that failed, by kind.",
+                 "kind", upstream_names, m->upstream_errors, DASH_UPSTREAM_COUNT) < 0 ||
+        write_tls(b, m) < 0 || write_learning(b, &c, m) < 0 || write_sync(b, m) < 0 ||
+        labelled(b, "dnt_checks_total",
+                 "DNT policy checks (/.well-known/dnt-policy.txt), by what they found.",
+                 "result", dnt_names, c.dnt, DASH_DNT_COUNT) < 0 ||
+        write_trackers(b, m) < 0 ||
+        single(b, "blocked_other_total", "counter",
+               "Requests blocked to trackers past the first 1024 named.", m->blocked_other) < 0 ||
+        write_state(b, x->e, h->started_ms) < 0)
+        return -1;
+    return 0;
+}
