@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const {
-  DATA, check, tmpdir, startBrock, run, brock, curl, waitFor, navigate,
+  DATA, check, tmpdir, startBrock, run, brock, curl, waitFor, trackerHit,
 } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
@@ -24,25 +24,9 @@ after(async () => { if (origin) await origin.close(); });
 
 const resolve = () => ['--resolve', `*.test=127.0.0.1:${origin.port}`];
 
-// One request through the proxy as a tracker embedded on site (opened first), with an
-// identifying cookie; resolves with the status once the whole answer has arrived.
-async function hit(agent, port, tracker, site) {
-  await navigate(port, `http://${site}/`, agent);
-  return new Promise((done, fail) => {
-    const uid = crypto.createHash('sha256').update(tracker + site).digest('hex').slice(0, 24);
-    const req = http.request({
-      host: '127.0.0.1', port, agent, path: `http://${tracker}/pixel.gif`,
-      headers: { Host: tracker, Referer: `http://${site}/`, Cookie: `uid=${uid}` },
-      timeout: 10000,
-    }, (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
-  });
-}
+// The status of one tracker request from a page of site (trackerHit()).
+const hit = async (agent, port, tracker, site) =>
+  (await trackerHit(port, tracker, site, agent)).status;
 
 // GET /api/status, parsed.
 function status(port) {

@@ -15,7 +15,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { DATA, check, tmpdir, startBrock, brock, waitFor, navigate } = require('./harness.js');
+const { DATA, check, tmpdir, startBrock, brock, waitFor, trackerHit } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 const PG_SERVER = path.join(__dirname, '..', 'pg-server');
@@ -52,25 +52,8 @@ async function instance() {
   return b;
 }
 
-// One request through the proxy from a page of site (opened first) to tracker, with an
-// identifying cookie; resolves with the status.
-async function hit(port, tracker, site) {
-  await navigate(port, `http://${site}/`);
-  return new Promise((done, fail) => {
-    const uid = crypto.createHash('sha256').update(tracker + site).digest('hex').slice(0, 24);
-    const req = http.request({
-      host: '127.0.0.1', port, path: `http://${tracker}/pixel.gif`, agent: false,
-      headers: { Host: tracker, Referer: `http://${site}/`, Cookie: `uid=${uid}` },
-      timeout: 10000,
-    }, (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
-  });
-}
+// The status of one tracker request from a page of site (trackerHit()).
+const hit = async (port, tracker, site) => (await trackerHit(port, tracker, site)).status;
 
 // How long (ms) until fn() holds, polled every 50 ms, at most ms.
 async function timeUntil(what, fn, ms) {

@@ -250,9 +250,33 @@ function navigate(port, url, agent = false) {
   });
 }
 
+// One request through brock on port as tracker embedded on site (opened first as a top-level
+// page), with an identifying cookie (the same for the same pair); resolves with { status, ms }
+// once the whole answer has arrived (ms: the tracker's request alone). agent: as navigate().
+async function trackerHit(port, tracker, site, agent = false) {
+  await navigate(port, `http://${site}/`, agent);
+  const t0 = process.hrtime.bigint();
+  return new Promise((done, fail) => {
+    const uid = require('node:crypto').createHash('sha256').update(tracker + site)
+      .digest('hex').slice(0, 24);
+    const req = http.request({
+      host: '127.0.0.1', port, agent, path: `http://${tracker}/pixel.gif`,
+      headers: { Host: tracker, Referer: `http://${site}/`, Cookie: `uid=${uid}` },
+      timeout: 10000,
+    }, (res) => {
+      res.resume();
+      res.on('end', () => done({ status: res.statusCode,
+                                 ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', fail);
+    req.end();
+  });
+}
+
 module.exports = {
   BROCK, DATA, flat, check, tmpdir, track, startBrock, run, brock, curl, raw, waitFor, rssKiB,
-  NAVIGATE, NAVIGATE_ARGS, navigate,
+  NAVIGATE, NAVIGATE_ARGS, navigate, trackerHit,
 };
 
 // Like raw(), from a chosen local address (net.connect's localAddress: '127.0.0.2' is a

@@ -13,7 +13,7 @@ const crypto = require('node:crypto');
 const http = require('node:http');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { check, tmpdir, startBrock, brock, waitFor, navigate, track } = require('./harness.js');
+const { check, tmpdir, startBrock, brock, waitFor, track, trackerHit } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 const PG_SERVER = path.join(__dirname, '..', 'pg-server');
@@ -49,27 +49,8 @@ async function instance() {
   return b;
 }
 
-// One request from a page of site (opened first) to tracker with an identifying cookie;
-// resolves with { status, ms } (ms: the tracker's request alone).
-async function hit(port, tracker, site) {
-  await navigate(port, `http://${site}/`);
-  const t0 = process.hrtime.bigint();
-  return new Promise((done, fail) => {
-    const uid = crypto.createHash('sha256').update(tracker + site).digest('hex').slice(0, 24);
-    const req = http.request({
-      host: '127.0.0.1', port, path: `http://${tracker}/pixel.gif`, agent: false,
-      headers: { Host: tracker, Referer: `http://${site}/`, Cookie: `uid=${uid}` },
-      timeout: 10000,
-    }, (res) => {
-      res.resume();
-      res.on('end', () => done({ status: res.statusCode,
-                                 ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
-  });
-}
+// One tracker request from a page of site: { status, ms } (trackerHit()).
+const hit = (port, tracker, site) => trackerHit(port, tracker, site);
 
 // The dashboard's /api/status "store" object.
 function store(port) {

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const {
-  DATA, BROCK, check, tmpdir, startBrock, run, brock, waitFor, navigate,
+  DATA, BROCK, check, tmpdir, startBrock, run, brock, waitFor, trackerHit,
 } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
@@ -25,25 +25,8 @@ after(async () => { if (origin) await origin.close(); });
 const resolve = () => ['--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`];
 const isRoot = process.getuid() === 0;
 
-// One request through the proxy from a page of site (opened first) to tracker, with an
-// identifying cookie; resolves with the status once the answer has arrived.
-async function hit(port, tracker, site) {
-  await navigate(port, `http://${site}/`);
-  return new Promise((done, fail) => {
-    const uid = crypto.createHash('sha256').update(tracker + site).digest('hex').slice(0, 24);
-    const req = http.request({
-      host: '127.0.0.1', port, path: `http://${tracker}/pixel.gif`, agent: false,
-      headers: { Host: tracker, Referer: `http://${site}/`, Cookie: `uid=${uid}` },
-      timeout: 10000,
-    }, (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', fail);
-    req.end();
-  });
-}
+// The status of one tracker request from a page of site (trackerHit()).
+const hit = async (port, tracker, site) => (await trackerHit(port, tracker, site)).status;
 
 // Browses pairs [tracker, site]; each must pass (the tracker is still being learned).
 async function browse(port, pairs) {
