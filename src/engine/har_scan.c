@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <yajl/yajl_parse.h>
@@ -29,7 +30,7 @@ enum hs_where {
     HS_DONE,    /* after the top level */
 };
 
-/* Which keys of an object being built are kept. */
+/* Which keys of an object being built are kept: what har_read.c and har.c read. */
 enum hs_keep {
     KEEP_ALL,
     KEEP_ENTRY,
@@ -37,6 +38,14 @@ enum hs_keep {
     KEEP_RESPONSE,
     KEEP_CONTENT,
     KEEP_PAGE,
+    KEEP_HEADERS, /* an array of headers: only those read are kept */
+};
+
+/* The headers brock reads (har_read.c's classify(), har.c's cookies); any other well-formed
+ * header is left out as it is parsed, the headers being most of an entry. */
+static const char *const hs_headers_read[] = {
+    "cookie", "set-cookie", "user-agent", "referer", "sec-fetch-dest", "accept",
+    "content-type", "upgrade", "ping-to", NULL,
 };
 
 struct hs_level {
@@ -65,6 +74,12 @@ struct hs {
     size_t off;          /* where the element being built starts */
     size_t n_entries, n_pages;
     int err;             /* a callback's failure, a negative BROCK_E* */
+    /* a header being read (in a KEEP_HEADERS array), not built unless it is kept */
+    int pair;            /* reading one */
+    int pair_want;       /* the value coming: 'n' its name, 'v' its value, 0 neither */
+    int has_name, has_value;
+    char *name, *value;  /* what was read of it */
+    size_t name_len, value_len, name_cap, value_cap;
 };
 
 static const char *kind_name(int c)
@@ -114,6 +129,8 @@ static int keep_key(enum hs_keep k, const char *key, size_t n)
     case KEEP_PAGE:
         names = page;
         break;
+    case KEEP_HEADERS:
+        return 1;
     }
     for (; *names; names++)
         if (strlen(*names) == n && memcmp(*names, key, n) == 0)
@@ -196,6 +213,10 @@ static int put_value(struct hs *s, json_t *v, int container)
         s->stack[0].keep = s->single || s->where == HS_ENTRIES ? KEEP_ENTRY : KEEP_PAGE;
     else if (json_is_object(v) && json_is_object(s->stack[s->depth - 1].v))
         s->stack[s->depth].keep = keep_child(s->stack[s->depth - 1].keep, s->key);
+    else if (json_is_array(v) && strcmp(s->key, "headers") == 0 &&
+             (s->stack[s->depth - 1].keep == KEEP_REQUEST ||
+              s->stack[s->depth - 1].keep == KEEP_RESPONSE))
+        s->stack[s->depth].keep = KEEP_HEADERS;
     else
         s->stack[s->depth].keep = KEEP_ALL;
     s->depth++;
@@ -265,6 +286,85 @@ static int skipping(struct hs *s, int kind)
     return 0;
 }
 
+/* ---- headers: read as two strings, built only when kept ---- */
+
+static int pair_is_read(const struct hs *s)
+{
+    for (const char *const *n = hs_headers_read; *n; n++)
+        if (strlen(*n) == s->name_len && strncasecmp(*n, s->name, s->name_len) == 0)
+            return 1;
+    return 0;
+}
+
+/* Builds the header read so far as an object and goes on building it as any other. */
+static int pair_build(struct hs *s)
+{
+    json_t *o = json_object(), *v;
+
+    s->pair = 0;
+    if (!o)
+        return fail_nomem(s);
+    if (s->has_name) {
+        v = json_stringn_nocheck(s->name, s->name_len);
+        if (!v || json_object_set_new_nocheck(o, "name", v) < 0)
+            goto nomem;
+    }
+    if (s->has_value) {
+        v = json_stringn_nocheck(s->value, s->value_len);
+        if (!v || json_object_set_new_nocheck(o, "value", v) < 0)
+            goto nomem;
+    }
+    if (!put_value(s, o, 1))
+        return 0;
+    /* the key the event being handled is the value of */
+    if (s->pair_want) {
+        const char *k = s->pair_want == 'n' ? "name" : "value";
+
+        if (mem_grow(&s->key, &s->key_cap, 6, 1) < 0)
+            return fail_nomem(s);
+        memcpy(s->key, k, strlen(k) + 1);
+        s->key_len = strlen(k);
+    }
+    return 1;
+nomem:
+    json_decref(o);
+    return fail_nomem(s);
+}
+
+static int pair_string(struct hs *s, const unsigned char *str, size_t len)
+{
+    char **to = s->pair_want == 'n' ? &s->name : &s->value;
+    size_t *cap = s->pair_want == 'n' ? &s->name_cap : &s->value_cap;
+
+    if (mem_grow(to, cap, len + 1, 1) < 0)
+        return fail_nomem(s);
+    memcpy(*to, str, len);
+    (*to)[len] = '\0';
+    if (s->pair_want == 'n') {
+        s->name_len = len;
+        s->has_name = 1;
+    } else {
+        s->value_len = len;
+        s->has_value = 1;
+    }
+    s->pair_want = 0;
+    return 1;
+}
+
+/* The end of a header: kept when it is not a well-formed one, or one that is read. */
+static int pair_end(struct hs *s)
+{
+    if (s->has_name && s->has_value && !pair_is_read(s)) {
+        s->pair = 0;
+        return 1;
+    }
+    s->pair_want = 0;
+    if (!pair_build(s))
+        return 0;
+    s->depth--;
+    return 1;
+}
+
 /* Whether the next scalar is left out, so not worth making. */
 static int dropped(const struct hs *s)
 {
@@ -275,6 +375,10 @@ static int dropped(const struct hs *s)
 /* A scalar value v (handed over; NULL when out of memory or dropped()) of the given kind. */
 static int on_scalar(struct hs *s, int kind, json_t *v)
 {
+    if (s->pair && !pair_build(s)) {
+        json_decref(v);
+        return 0;
+    }
     if (skipping(s, kind) || (s->depth == 0 && !doc_value(s, kind))) {
         json_decref(v);
         return 1;
@@ -310,13 +414,23 @@ static int cb_string(void *ctx, const unsigned char *str, size_t len)
 {
     struct hs *s = ctx;
 
+    if (s->pair && s->pair_want)
+        return pair_string(s, str, len);
     return on_scalar(s, 's', dropped(s) ? NULL : json_stringn_nocheck((const char *)str, len));
 }
 
 static int on_start(struct hs *s, int kind)
 {
+    if (s->pair && !pair_build(s))
+        return 0;
     if (skipping(s, kind) || (s->depth == 0 && !doc_value(s, kind)))
         return 1;
+    if (kind == '{' && s->depth && s->stack[s->depth - 1].keep == KEEP_HEADERS) {
+        s->pair = 1;
+        s->pair_want = 0;
+        s->has_name = s->has_value = 0;
+        return 1;
+    }
     return put_value(s, kind == '{' ? json_object() : json_array(), 1);
 }
 
@@ -336,6 +450,19 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 
     if (s->skip)
         return 1;
+    if (s->pair) {
+        if (len == 4 && memcmp(key, "name", 4) == 0) {
+            s->pair_want = 'n';
+            return 1;
+        }
+        if (len == 5 && memcmp(key, "value", 5) == 0) {
+            s->pair_want = 'v';
+            return 1;
+        }
+        s->pair_want = 0;
+        if (!pair_build(s))
+            return 0;
+    }
     if (s->depth == 0) {
         if (s->where == HS_ROOT)
             s->want = len == 3 && memcmp(key, "log", 3) == 0 ? 'l' : 0;
@@ -365,6 +492,8 @@ static int on_end(struct hs *s)
         s->skip--;
         return 1;
     }
+    if (s->pair)
+        return pair_end(s);
     if (s->depth == 0) {
         /* the end of a container of the document itself */
         if (s->where == HS_ENTRIES || s->where == HS_PAGES)
@@ -422,6 +551,8 @@ static void hs_cleanup(struct hs *s)
     json_decref(s->one);
     mem_free(s->stack);
     mem_free(s->key);
+    mem_free(s->name);
+    mem_free(s->value);
     if (s->y)
         yajl_free(s->y);
 }
