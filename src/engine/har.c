@@ -61,12 +61,13 @@ enum har_level {
 
 /* One page, by pageref. */
 struct har_page {
-    const char *main_frame;      /* _frameref of its first document (interned); NULL: unknown */
+    uint32_t main_frame;         /* _frameref of its first document (a name); 0: unknown */
     size_t first;                /* the entry that is its first document, as its place in
                                     time; SIZE_MAX: none */
     int first_rank;              /* 3 document, 2 text/html, 1 any entry, 0 title, -1 none */
-    char top[BROCK_HOST_MAX];    /* the host of the top-level document now shown */
-    char prev[BROCK_HOST_MAX];   /* the one before it; "" if none */
+    const char *top;             /* the host of the top-level document now shown (a name's
+                                    text, or "") */
+    const char *prev;            /* the one before it; "" if none */
     int top_redirects;           /* top only redirected: prev is still the page before */
 };
 
@@ -76,9 +77,9 @@ struct har_slot {
     int64_t t;                  /* when it started; without a time, the entry before's */
     size_t off;                 /* where its text is */
     struct har_page *page;      /* NULL: no pageref */
-    const char *frame;          /* _frameref, interned; NULL if none */
-    const char *host;           /* its URL's host, interned; NULL when it has none */
     uint32_t len;               /* bytes of its text */
+    uint32_t frame;             /* _frameref (a name); 0 if none */
+    uint32_t host;              /* its URL's host (a name); 0 when it has none */
     uint32_t i;                 /* its place in log.entries */
     unsigned char dest;         /* enum har_dest */
     unsigned char flags;        /* HAR_* */
@@ -92,7 +93,9 @@ struct har_ctx {
     struct har_slot *slots;     /* the readable entries, then sorted by start time */
     size_t n_slots, slots_cap;
     int64_t last;               /* the latest start time read */
-    struct strmap names;        /* interned framerefs and hosts (each its own value) */
+    struct strmap names;        /* framerefs and hosts → their number in name_v, from 1 */
+    char **name_v;              /* each name once, kept until the end */
+    size_t n_names, names_cap;
     struct strmap titles;       /* a page's id → the host of its title, when it is a URL */
     struct strmap pages;        /* pageref → struct har_page */
     struct strmap frames;       /* a document's host → the top-level host it was shown in */
@@ -161,6 +164,8 @@ static struct har_page *page_get(struct har_ctx *c, const char *ref)
         return NULL;
     p->first = SIZE_MAX;
     p->first_rank = -1;
+    p->top = "";
+    p->prev = "";
     if (strmap_put(&c->pages, ref, p) < 0) {
         mem_free(p);
         return NULL;
@@ -190,7 +195,7 @@ static void find_pages(struct har_ctx *c)
             continue;
         p->first = k;
         p->first_rank = r;
-        snprintf(p->top, sizeof(p->top), "%s", h->host);
+        p->top = c->name_v[h->host - 1];
     }
 }
 
@@ -212,7 +217,7 @@ static int page_titles(struct har_ctx *c)
             return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages",
                                c->f.name);
         p->first_rank = 0;
-        snprintf(p->top, sizeof(p->top), "%s", (const char *)host);
+        p->top = host;
     }
     return 0;
 }
@@ -482,14 +487,14 @@ static int page_site(struct har_ctx *c, struct har_page *p, size_t i,
     }
     if (lv == HAR_TOP && *host) {
         if (!p->top_redirects)
-            memcpy(p->prev, p->top, sizeof(p->prev));
-        snprintf(p->top, sizeof(p->top), "%s", host);
+            p->prev = p->top;
+        p->top = c->name_v[c->slots[i].host - 1];
         p->top_redirects = (h->flags & HAR_REDIRECT) != 0;
         return 0;
     }
     if (lv == HAR_TOP || lv == HAR_DOC)
         return 0;
-    memcpy(site, p->top, BROCK_HOST_MAX);
+    snprintf(site, BROCK_HOST_MAX, "%s", p->top);
     if (lv != HAR_FRAME && *p->prev && referer_site(c, h, ref) && strcmp(ref, p->prev) == 0 &&
         strcmp(ref, p->top) != 0)
         memcpy(site, ref, BROCK_HOST_MAX);
@@ -505,7 +510,7 @@ static int learn_entry(struct har_ctx *c, size_t i, const struct har_entry *h,
     enum har_level lv;
     int err;
 
-    snprintf(host, sizeof(host), "%s", c->slots[i].host ? c->slots[i].host : "");
+    snprintf(host, sizeof(host), "%s", c->slots[i].host ? c->name_v[c->slots[i].host - 1] : "");
     if (p && p->first_rank < 0)
         p = NULL;
     lv = level_of(p, &c->slots[i]);
@@ -543,19 +548,25 @@ static int learn_entry(struct har_ctx *c, size_t i, const struct har_entry *h,
 
 /* ---- the first pass: every entry read and checked, what ordering needs kept ---- */
 
-/* The one copy of name, kept until the end; NULL when out of memory. */
-static const char *intern(struct har_ctx *c, const char *name)
+/* The number of name (from 1; its text is c->name_v[number - 1] until the end), or 0 when
+ * out of memory. */
+static uint32_t intern(struct har_ctx *c, const char *name)
 {
-    char *v = strmap_get(&c->names, name);
+    uintptr_t id = (uintptr_t)strmap_get(&c->names, name);
+    char *v;
 
-    if (v)
-        return v;
+    if (id)
+        return (uint32_t)id;
+    if (c->n_names >= UINT32_MAX - 1 ||
+        mem_grow(&c->name_v, &c->names_cap, c->n_names + 1, sizeof(*c->name_v)) < 0)
+        return 0;
     v = mem_strdup(name);
-    if (!v || strmap_put(&c->names, name, v) < 0) {
+    if (!v || strmap_put(&c->names, name, (void *)(uintptr_t)(c->n_names + 1)) < 0) {
         mem_free(v);
-        return NULL;
+        return 0;
     }
-    return v;
+    c->name_v[c->n_names++] = v;
+    return (uint32_t)c->n_names;
 }
 
 static int on_entry(void *arg, size_t i, json_t *entry, size_t off, size_t len)
@@ -723,7 +734,10 @@ static int learn_src(struct brock_engine *e, const char *name, struct har_src *s
         *stats = st;
     err = 0;
 out:
-    strmap_cleanup(&c.names, mem_free);
+    strmap_cleanup(&c.names, NULL);
+    for (size_t k = 0; k < c.n_names; k++)
+        mem_free(c.name_v[k]);
+    mem_free(c.name_v);
     strmap_cleanup(&c.titles, mem_free);
     strmap_cleanup(&c.pages, mem_free);
     strmap_cleanup(&c.frames, mem_free);

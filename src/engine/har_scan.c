@@ -9,6 +9,7 @@
 #include "engine/har.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -43,9 +44,14 @@ enum hs_keep {
 
 /* The headers brock reads (har_read.c's classify(), har.c's cookies); any other well-formed
  * header is left out as it is parsed, the headers being most of an entry. */
-static const char *const hs_headers_read[] = {
-    "cookie", "set-cookie", "user-agent", "referer", "sec-fetch-dest", "accept",
-    "content-type", "upgrade", "ping-to", NULL,
+#define HS_HEADER(s) {s, sizeof(s) - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} hs_headers_read[] = {
+    HS_HEADER("cookie"),       HS_HEADER("set-cookie"), HS_HEADER("user-agent"),
+    HS_HEADER("referer"),      HS_HEADER("sec-fetch-dest"), HS_HEADER("accept"),
+    HS_HEADER("content-type"), HS_HEADER("upgrade"),    HS_HEADER("ping-to"),
 };
 
 struct hs_level {
@@ -133,7 +139,7 @@ static int keep_key(enum hs_keep k, const char *key, size_t n)
         return 1;
     }
     for (; *names; names++)
-        if (strlen(*names) == n && memcmp(*names, key, n) == 0)
+        if (n && **names == *key && strlen(*names) == n && memcmp(*names, key, n) == 0)
             return 1;
     return 0;
 }
@@ -290,8 +296,9 @@ static int skipping(struct hs *s, int kind)
 
 static int pair_is_read(const struct hs *s)
 {
-    for (const char *const *n = hs_headers_read; *n; n++)
-        if (strlen(*n) == s->name_len && strncasecmp(*n, s->name, s->name_len) == 0)
+    for (size_t k = 0; k < sizeof(hs_headers_read) / sizeof(hs_headers_read[0]); k++)
+        if (hs_headers_read[k].len == s->name_len &&
+            strncasecmp(hs_headers_read[k].name, s->name, s->name_len) == 0)
             return 1;
     return 0;
 }
@@ -396,18 +403,29 @@ static int cb_boolean(void *ctx, int b)
     return on_scalar(ctx, 'b', json_boolean(b));
 }
 
-static int cb_integer(void *ctx, long long i)
+/* Numbers come as text, converted only when kept (most are timings, left out): an integer
+ * as one when it fits, any other number as a real. */
+static int cb_number(void *ctx, const char *num, size_t len)
 {
     struct hs *s = ctx;
+    char text[64], *end;
+    json_t *v = NULL;
 
-    return on_scalar(s, 'n', dropped(s) ? NULL : json_integer(i));
-}
+    if (!dropped(s) && len < sizeof(text)) {
+        long long i;
 
-static int cb_double(void *ctx, double d)
-{
-    struct hs *s = ctx;
-
-    return on_scalar(s, 'n', dropped(s) ? NULL : json_real(d));
+        memcpy(text, num, len);
+        text[len] = '\0';
+        errno = 0;
+        i = strtoll(text, &end, 10);
+        if (!errno && *end == '\0')
+            v = json_integer(i);
+        else
+            v = json_real(strtod(text, NULL));
+    } else if (!dropped(s)) {
+        v = json_real(0); /* more digits than any double holds: read as not a count */
+    }
+    return on_scalar(s, 'n', v);
 }
 
 static int cb_string(void *ctx, const unsigned char *str, size_t len)
@@ -518,8 +536,7 @@ static int cb_end(void *ctx)
 static const yajl_callbacks hs_callbacks = {
     .yajl_null = cb_null,
     .yajl_boolean = cb_boolean,
-    .yajl_integer = cb_integer,
-    .yajl_double = cb_double,
+    .yajl_number = cb_number,
     .yajl_string = cb_string,
     .yajl_start_map = cb_start_map,
     .yajl_map_key = cb_map_key,
