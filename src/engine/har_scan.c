@@ -21,6 +21,9 @@
 /* Bytes read from a file at a time. */
 #define HAR_CHUNK ((size_t)64 << 10)
 
+/* How deep an element is built (a HAR's go 5 deep; jansson frees values recursively). */
+#define HAR_DEPTH_MAX 64
+
 /* Where the document reader is, outside the element being built. */
 enum hs_where {
     HS_TOP,     /* before the top level */
@@ -209,6 +212,13 @@ static int put_value(struct hs *s, json_t *v, int container)
     }
     if (!container)
         return 1;
+    if (s->depth == HAR_DEPTH_MAX) {
+        if (s->depth == 0)
+            json_decref(v);
+        s->err = brock__fail(s->e, BROCK_EFORMAT, "%s: not a HAR: values nested more than %d "
+                             "deep", s->cb->name, HAR_DEPTH_MAX);
+        return 0;
+    }
     if (mem_grow(&s->stack, &s->cap, s->depth + 1, sizeof(*s->stack)) < 0) {
         if (s->depth == 0)
             json_decref(v);
@@ -219,9 +229,9 @@ static int put_value(struct hs *s, json_t *v, int container)
         s->stack[0].keep = s->single || s->where == HS_ENTRIES ? KEEP_ENTRY : KEEP_PAGE;
     else if (json_is_object(v) && json_is_object(s->stack[s->depth - 1].v))
         s->stack[s->depth].keep = keep_child(s->stack[s->depth - 1].keep, s->key);
-    else if (json_is_array(v) && strcmp(s->key, "headers") == 0 &&
-             (s->stack[s->depth - 1].keep == KEEP_REQUEST ||
-              s->stack[s->depth - 1].keep == KEEP_RESPONSE))
+    else if ((s->stack[s->depth - 1].keep == KEEP_REQUEST ||
+              s->stack[s->depth - 1].keep == KEEP_RESPONSE) &&
+             json_is_array(v) && strcmp(s->key, "headers") == 0)
         s->stack[s->depth].keep = KEEP_HEADERS;
     else
         s->stack[s->depth].keep = KEEP_ALL;

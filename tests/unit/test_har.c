@@ -544,6 +544,11 @@ static void test_unreadable_entries(void **state)
     brock_engine_free(e);
 }
 
+#define DEEP10 "[[[[[[[[[["
+#define UNDEEP10 "]]]]]]]]]]"
+#define DEEP DEEP10 DEEP10 DEEP10 DEEP10 DEEP10 DEEP10 DEEP10
+#define UNDEEP UNDEEP10 UNDEEP10 UNDEEP10 UNDEEP10 UNDEEP10 UNDEEP10 UNDEEP10
+
 /* What is not a HAR at all is refused, names the file and teaches nothing. */
 static void test_not_a_har(void **state)
 {
@@ -553,6 +558,8 @@ static void test_not_a_har(void **state)
         "{\"log\":{\"version\":\"1.2\"}}",
         "{\"log\":{\"entries\":{}}}",
         "{\"log\":{\"entries\":[]}}",
+        "{\"log\":{\"entries\":[{\"x\":" DEEP "1" UNDEEP "}]}}",
+        "{\"log\":{\"entries\":[[[1]], [{\"request\":[[2]]}]]}}",
         "{\"log\":{\"entries\":[\"a\", {\"request\":{}}]}}",
     };
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
