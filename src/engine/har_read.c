@@ -16,17 +16,35 @@
 
 /* ---- pairs and headers ---- */
 
+/* Whether p is a well-formed pair, its name and value then in *name and *value. Each look-up
+ * hashes its key: two, not more, for a header read many times over. */
+static int pair_get(const json_t *p, const char **name, const char **value)
+{
+    const json_t *n, *v;
+
+    if (!json_is_object(p))
+        return 0;
+    n = json_object_get(p, "name");
+    v = json_object_get(p, "value");
+    if (!json_is_string(n) || !json_is_string(v))
+        return 0;
+    *name = json_string_value(n);
+    *value = json_string_value(v);
+    return 1;
+}
+
 int brock__har_pair_ok(const json_t *p)
 {
-    return json_is_object(p) && json_is_string(json_object_get(p, "name")) &&
-           json_is_string(json_object_get(p, "value"));
+    const char *name, *value;
+
+    return pair_get(p, &name, &value);
 }
 
 int brock__har_pair_is(const json_t *p, const char *want)
 {
-    const char *s = json_string_value(json_object_get(p, "name"));
+    const char *name, *value;
 
-    return s && brock__har_pair_ok(p) && strcasecmp(s, want) == 0;
+    return pair_get(p, &name, &value) && strcasecmp(name, want) == 0;
 }
 
 /* The value of a well-formed pair without surrounding blanks: *len bytes at the result. */
@@ -234,17 +252,19 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     json_t *p;
 
     json_array_foreach(h->req_headers, j, p) {
-        if (!brock__har_pair_ok(p))
+        const char *name, *value;
+
+        if (!pair_get(p, &name, &value))
             continue;
         for (int k = 0; k < 5; k++)
-            if (!req[k] && brock__har_pair_is(p, names[k]))
-                req[k] = json_string_value(json_object_get(p, "value"));
-        if (brock__har_pair_is(p, "sec-fetch-dest"))
+            if (!req[k] && strcasecmp(name, names[k]) == 0)
+                req[k] = value;
+        if (strcasecmp(name, "sec-fetch-dest") == 0)
             h->dest = dest_of(p);
-        else if (brock__har_pair_is(p, "referer") && !h->referer)
-            h->referer = json_string_value(json_object_get(p, "value"));
-        else if (brock__har_pair_is(p, "ping-to") ||
-                 (brock__har_pair_is(p, "content-type") && is_beacon_type(p)))
+        else if (strcasecmp(name, "referer") == 0 && !h->referer)
+            h->referer = value;
+        else if (strcasecmp(name, "ping-to") == 0 ||
+                 (strcasecmp(name, "content-type") == 0 && is_beacon_type(p)))
             h->flags |= HAR_BEACON;
     }
     if (rtype && strcmp(rtype, "document") == 0)
