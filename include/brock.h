@@ -875,8 +875,9 @@ BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char
 
 /* brock_learn_har() on the file open at fd (borrowed; a regular file, read with pread(2) in
  * chunks, so memory does not grow with its size). Returns what brock_learn_har() does, and
- * BROCK_EINVAL when fd is not a regular file, BROCK_EIO when it cannot be read or changes
- * while it is read (what was learned before is then kept in memory: do not sync it). */
+ * BROCK_EINVAL when fd is not a regular file, BROCK_EIO when it cannot be read; BROCK_EIO or
+ * BROCK_EFORMAT when it changed between the check and the learning (what was learned before
+ * is then kept in memory: do not sync it). */
 BROCK_API BROCK_NODISCARD int brock_learn_har_fd(struct brock_engine *e, const char *name,
                                                  int fd,
                                                  void (*progress)(void *arg, size_t done,

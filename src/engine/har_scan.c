@@ -213,8 +213,7 @@ static int put_value(struct hs *s, json_t *v, int container)
     if (!container)
         return 1;
     if (s->depth == HAR_DEPTH_MAX) {
-        if (s->depth == 0)
-            json_decref(v);
+        /* v is its parent's already */
         s->err = brock__fail(s->e, BROCK_EFORMAT, "%s: not a HAR: values nested more than %d "
                              "deep", s->cb->name, HAR_DEPTH_MAX);
         return 0;
