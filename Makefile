@@ -23,7 +23,7 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 LDOPT := -pie -Wl,-z,relro,-z,now
 endif
 
-PKGS := libpsl sqlite3 libpq jansson libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
+PKGS := libpsl sqlite3 libpq jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
 	libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm

@@ -877,10 +877,12 @@ BROCK_API BROCK_NODISCARD int brock_import(struct brock_engine *e, const char *n
 /* Learns from an HTTP Archive (HAR 1.2 JSON, len bytes, a UTF-8 BOM allowed), entries in
  * the order they started. The first party of an entry is the top-level page its tab showed
  * then, never a frame: its page's latest navigation, else its Referer (har.c tells how).
- * An odd field is read as absent and an unreadable entry skipped: on_warning, if not NULL,
- * then hears once per kind of oddity a sentence naming name, the first entry and the field,
- * and how many more there were. progress, if not NULL, is called now and then with entries
- * done and the total; both get arg. Returns 0, BROCK_EFORMAT (not a HAR at all: nothing is
+ * The whole text is read and checked first, holding one entry at a time, then each entry is
+ * read again and learned from. An odd field is read as absent and an unreadable entry
+ * skipped: on_warning, if not NULL, then hears once per kind of oddity a sentence naming
+ * name, the first entry and the field, and how many more there were. progress, if not NULL,
+ * is called now and then with entries done and the total, the total 0 while the text is
+ * still being read; both get arg. Returns 0, BROCK_EFORMAT (not a HAR at all: nothing is
  * learned), BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char *name,
                                               const char *json, size_t len,
@@ -888,6 +890,19 @@ BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char
                                                                size_t total),
                                               void (*on_warning)(void *arg, const char *msg),
                                               void *arg, struct brock_stats *stats);
+
+/* brock_learn_har() on the file open at fd (borrowed; a regular file, read with pread(2) in
+ * chunks, so memory does not grow with its size). Returns what brock_learn_har() does, and
+ * BROCK_EINVAL when fd is not a regular file, BROCK_EIO when it cannot be read; BROCK_EIO or
+ * BROCK_EFORMAT when it changed between the check and the learning (what was learned before
+ * is then kept in memory: do not sync it). */
+BROCK_API BROCK_NODISCARD int brock_learn_har_fd(struct brock_engine *e, const char *name,
+                                                 int fd,
+                                                 void (*progress)(void *arg, size_t done,
+                                                                  size_t total),
+                                                 void (*on_warning)(void *arg,
+                                                                    const char *msg),
+                                                 void *arg, struct brock_stats *stats);
 
 /* The export formats, a NULL-terminated array of names: "pb" (Privacy Badger's JSON), then
  * the block lists "hosts", "abp", "dnsmasq", "unbound", "rpz", "privoxy", "ubo", "adguard",

@@ -6,8 +6,10 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -39,12 +41,15 @@ static void on_progress(void *arg, size_t done, size_t total)
 
     if (!p->show)
         return;
-    if (done >= total) {
+    if (total && done >= total) {
         fprintf(stderr, "\r%*s\r", p->width, "");
         return;
     }
-    p->width = fprintf(stderr, "\r%s: %zu of %zu entries (%zu%%)", p->name, done, total,
-                       total ? done * 100 / total : 0);
+    if (total == 0)
+        p->width = fprintf(stderr, "\r%s: %zu entries read", p->name, done);
+    else
+        p->width = fprintf(stderr, "\r%s: %zu of %zu entries learned (%zu%%)", p->name, done,
+                           total, done * 100 / total);
     if (p->width > 0)
         p->width--; /* the \r */
     else
@@ -69,22 +74,33 @@ static int read_har(const struct cmd_entry *self, const char *path, char **text,
     return CLI_OK;
 }
 
-/* One file into e. */
+/* One file into e: a regular file is read a chunk at a time; anything else (a pipe) whole. */
 static int learn_one(const struct cmd_entry *self, struct brock_engine *e, const char *path,
                      int show, struct brock_stats *total)
 {
     struct learn_progress prog = {self, path, 0, 0};
     struct brock_stats st;
+    struct stat sb;
     char *text = NULL;
     size_t len = 0;
-    int rc, err;
+    int fd, rc, err;
 
-    rc = read_har(self, path, &text, &len);
-    if (rc != CLI_OK)
-        return rc;
-    prog.show = show && len >= LEARN_PROGRESS_BYTES && isatty(STDERR_FILENO);
-    err = brock_learn_har(e, path, text, len, on_progress, on_warning, &prog, &st);
-    mem_free(text);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cli_error(self, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        prog.show = show && (size_t)sb.st_size >= LEARN_PROGRESS_BYTES && isatty(STDERR_FILENO);
+        err = brock_learn_har_fd(e, path, fd, on_progress, on_warning, &prog, &st);
+        close(fd);
+    } else {
+        close(fd);
+        rc = read_har(self, path, &text, &len);
+        if (rc != CLI_OK)
+            return rc;
+        prog.show = show && len >= LEARN_PROGRESS_BYTES && isatty(STDERR_FILENO);
+        err = brock_learn_har(e, path, text, len, on_progress, on_warning, &prog, &st);
+        mem_free(text);
+    }
     if (err < 0)
         return cli_error(self, "%s", brock_engine_errmsg(e));
     total->entries += st.entries;

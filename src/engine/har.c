@@ -32,9 +32,13 @@
  */
 #include "engine/har.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/buf.h"
@@ -57,24 +61,42 @@ enum har_level {
 
 /* One page, by pageref. */
 struct har_page {
-    const char *main_frame;      /* _frameref of its first document; NULL: unknown */
-    size_t first;                /* the entry that is its first document; SIZE_MAX: none */
+    uint32_t main_frame;         /* _frameref of its first document (a name); 0: unknown */
+    size_t first;                /* the entry that is its first document, as its place in
+                                    time; SIZE_MAX: none */
     int first_rank;              /* 3 document, 2 text/html, 1 any entry, 0 title, -1 none */
-    char top[BROCK_HOST_MAX];    /* the host of the top-level document now shown */
-    char prev[BROCK_HOST_MAX];   /* the one before it; "" if none */
+    const char *top;             /* the host of the top-level document now shown (a name's
+                                    text, or "") */
+    const char *prev;            /* the one before it; "" if none */
     int top_redirects;           /* top only redirected: prev is still the page before */
 };
 
-/* An entry's place in time. */
-struct har_when {
-    int64_t t;
-    size_t i;
+/* What the first pass keeps of a readable entry: enough to order it, find its page's first
+ * document, and read it again. */
+struct har_slot {
+    int64_t t;                  /* when it started; without a time, the entry before's */
+    size_t off;                 /* where its text is */
+    struct har_page *page;      /* NULL: no pageref */
+    uint32_t len;               /* bytes of its text */
+    uint32_t frame;             /* _frameref (a name); 0 if none */
+    uint32_t host;              /* its URL's host (a name); 0 when it has none */
+    uint32_t i;                 /* its place in log.entries */
+    unsigned char dest;         /* enum har_dest */
+    unsigned char flags;        /* HAR_* */
 };
 
 struct har_ctx {
     struct brock_engine *e;
     struct har_file f;
-    struct har_when *order;     /* the entries by start time */
+    struct har_scan_cb cb;
+    struct har_src src;
+    struct har_slot *slots;     /* the readable entries, then sorted by start time */
+    size_t n_slots, slots_cap;
+    int64_t last;               /* the latest start time read */
+    struct strmap names;        /* framerefs and hosts → their number in name_v, from 1 */
+    char **name_v;              /* each name once, kept until the end */
+    size_t n_names, names_cap;
+    struct strmap titles;       /* a page's id → the host of its title, when it is a URL */
     struct strmap pages;        /* pageref → struct har_page */
     struct strmap frames;       /* a document's host → the top-level host it was shown in */
     struct brock_header *hdrs;  /* scratch views for one observation */
@@ -84,44 +106,36 @@ struct har_ctx {
     struct brock_site_cookies *sc; /* the first parties' cookies scripts can read */
     size_t *offs;               /* scratch: where each rendered value starts in cookies */
     size_t offs_cap;
+    char *text;                 /* scratch: one entry's text read again */
+    size_t text_cap;
+    void (*progress)(void *arg, size_t done, size_t total);
+    void *arg;
+    size_t told;                /* entries read when progress last heard of it */
 };
 
 /* ---- order ---- */
 
-static int when_cmp(const void *a, const void *b)
+static int slot_cmp(const void *a, const void *b)
 {
-    const struct har_when *x = a, *y = b;
+    const struct har_slot *x = a, *y = b;
 
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Sorts the entries by start time, stably; one without a time follows the entry before it
- * in the file. */
-static int sort_entries(struct har_ctx *c)
+/* Sorts the entries by start time, stably: one without a time follows the entry before it
+ * in the file (slot t says so already). */
+static void sort_entries(struct har_ctx *c)
 {
-    int64_t last = INT64_MIN;
-
-    c->order = mem_calloc(c->f.n, sizeof(*c->order));
-    if (!c->order)
-        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory for %zu entries", c->f.name,
-                           c->f.n);
-    for (size_t i = 0; i < c->f.n; i++) {
-        if (c->f.ents[i].started)
-            last = c->f.ents[i].started;
-        c->order[i].t = last;
-        c->order[i].i = i;
-    }
-    qsort(c->order, c->f.n, sizeof(*c->order), when_cmp);
-    return 0;
+    qsort(c->slots, c->n_slots, sizeof(*c->slots), slot_cmp);
 }
 
 /* ---- pages and frames ---- */
 
-static enum har_level level_of(const struct har_page *p, const struct har_entry *h)
+static enum har_level level_of(const struct har_page *p, const struct har_slot *h)
 {
-    switch (h->dest) {
+    switch ((enum har_dest)h->dest) {
     case HAR_DEST_DOC:
         return HAR_TOP;
     case HAR_DEST_FRAME:
@@ -132,8 +146,8 @@ static enum har_level level_of(const struct har_page *p, const struct har_entry 
         break;
     }
     if (h->flags & HAR_RDOC) {
-        if (h->frameref && p && p->main_frame)
-            return strcmp(h->frameref, p->main_frame) == 0 ? HAR_TOP : HAR_FRAME;
+        if (h->frame && p && p->main_frame)
+            return h->frame == p->main_frame ? HAR_TOP : HAR_FRAME;
         return HAR_DOC;
     }
     return (h->flags & HAR_HTML) ? HAR_PAGE : HAR_SUB;
@@ -150,6 +164,8 @@ static struct har_page *page_get(struct har_ctx *c, const char *ref)
         return NULL;
     p->first = SIZE_MAX;
     p->first_rank = -1;
+    p->top = "";
+    p->prev = "";
     if (strmap_put(&c->pages, ref, p) < 0) {
         mem_free(p);
         return NULL;
@@ -159,65 +175,49 @@ static struct har_page *page_get(struct har_ctx *c, const char *ref)
 
 /* Finds each page's main frame and first document, going through the entries in order: the
  * first document of the best rank wins. */
-static int find_pages(struct har_ctx *c)
+static void find_pages(struct har_ctx *c)
 {
     static const int rank[] = {[HAR_SUB] = 1, [HAR_PAGE] = 2, [HAR_DOC] = 3, [HAR_TOP] = 3,
                                [HAR_FRAME] = 1};
-    char host[BROCK_HOST_MAX];
 
-    for (size_t k = 0; k < c->f.n; k++) {
-        size_t i = c->order[k].i;
-        const struct har_entry *h = &c->f.ents[i];
-        struct har_page *p;
+    for (size_t k = 0; k < c->n_slots; k++) {
+        const struct har_slot *h = &c->slots[k];
+        struct har_page *p = h->page;
         int r;
 
-        if ((h->flags & HAR_BAD) || !h->pageref)
-            continue;
-        p = page_get(c, h->pageref);
         if (!p)
-            return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages",
-                               c->f.name);
-        if (!p->main_frame && h->frameref &&
-            (h->dest == HAR_DEST_DOC || (h->dest == HAR_DEST_NONE && (h->flags & HAR_RDOC))))
-            p->main_frame = h->frameref;
-        r = rank[level_of(p, h)];
-        if (r <= p->first_rank || brock_url_host(h->url, host) < 0)
             continue;
-        p->first = i;
+        if (!p->main_frame && h->frame &&
+            (h->dest == HAR_DEST_DOC || (h->dest == HAR_DEST_NONE && (h->flags & HAR_RDOC))))
+            p->main_frame = h->frame;
+        r = rank[level_of(p, h)];
+        if (r <= p->first_rank || !h->host)
+            continue;
+        p->first = k;
         p->first_rank = r;
-        memcpy(p->top, host, sizeof(host));
+        p->top = c->name_v[h->host - 1];
     }
-    return 0;
 }
 
 /* Pages that found no document among their entries take their title, when it is a URL
  * (Chromium writes the page's URL there). */
 static int page_titles(struct har_ctx *c)
 {
-    size_t i;
-    json_t *pg;
+    size_t it = 0;
+    const char *id;
+    void *host;
 
-    json_array_foreach(c->f.pages, i, pg) {
-        const char *id = json_string_value(json_object_get(pg, "id"));
-        const char *title = json_string_value(json_object_get(pg, "title"));
-        struct har_page *p;
-        char host[BROCK_HOST_MAX];
+    while (strmap_next(&c->titles, &it, &id, &host)) {
+        struct har_page *p = strmap_get(&c->pages, id);
 
-        if (!id || !*id || !title)
-            continue;
-        p = strmap_get(&c->pages, id);
         if (p && p->first_rank >= 0)
-            continue;
-        if (strncasecmp(title, "http://", 7) != 0 && strncasecmp(title, "https://", 8) != 0)
-            continue;
-        if (brock_url_host(title, host) < 0)
             continue;
         p = page_get(c, id);
         if (!p)
             return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages",
                                c->f.name);
         p->first_rank = 0;
-        memcpy(p->top, host, sizeof(host));
+        p->top = host;
     }
     return 0;
 }
@@ -475,11 +475,10 @@ static int remember_cookies(struct har_ctx *c, const struct har_entry *h, const 
 
 /* The first party of entry i, an entry of page p, into site; updates p when i is a
  * navigation. Returns 1 when the entry is to be learned from, 0 when it teaches nothing. */
-static int page_site(struct har_ctx *c, struct har_page *p, size_t i, const char *host,
-                     char *site)
+static int page_site(struct har_ctx *c, struct har_page *p, size_t i,
+                     const struct har_entry *h, const char *host, char *site)
 {
-    const struct har_entry *h = &c->f.ents[i];
-    enum har_level lv = level_of(p, h);
+    enum har_level lv = level_of(p, &c->slots[i]);
     char ref[BROCK_HOST_MAX];
 
     if (i == p->first) {
@@ -488,35 +487,35 @@ static int page_site(struct har_ctx *c, struct har_page *p, size_t i, const char
     }
     if (lv == HAR_TOP && *host) {
         if (!p->top_redirects)
-            memcpy(p->prev, p->top, sizeof(p->prev));
-        snprintf(p->top, sizeof(p->top), "%s", host);
+            p->prev = p->top;
+        p->top = c->name_v[c->slots[i].host - 1];
         p->top_redirects = (h->flags & HAR_REDIRECT) != 0;
         return 0;
     }
     if (lv == HAR_TOP || lv == HAR_DOC)
         return 0;
-    memcpy(site, p->top, BROCK_HOST_MAX);
+    snprintf(site, BROCK_HOST_MAX, "%s", p->top);
     if (lv != HAR_FRAME && *p->prev && referer_site(c, h, ref) && strcmp(ref, p->prev) == 0 &&
         strcmp(ref, p->top) != 0)
         memcpy(site, ref, BROCK_HOST_MAX);
     return 1;
 }
 
-static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
+/* Learns from entry h, the entry at place i in time. */
+static int learn_entry(struct har_ctx *c, size_t i, const struct har_entry *h,
+                       struct brock_stats *st)
 {
-    const struct har_entry *h = &c->f.ents[i];
-    struct har_page *p = h->pageref ? strmap_get(&c->pages, h->pageref) : NULL;
+    struct har_page *p = c->slots[i].page;
     char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
     enum har_level lv;
     int err;
 
-    if (brock_url_host(h->url, host) < 0)
-        host[0] = '\0';
+    snprintf(host, sizeof(host), "%s", c->slots[i].host ? c->name_v[c->slots[i].host - 1] : "");
     if (p && p->first_rank < 0)
         p = NULL;
-    lv = level_of(p, h);
+    lv = level_of(p, &c->slots[i]);
     if (p) {
-        if (!page_site(c, p, i, host, site)) {
+        if (!page_site(c, p, i, h, host, site)) {
             /* A Referer naming a top-level document names its own first party. */
             if (i == p->first || (lv == HAR_TOP && *host)) {
                 err = frame_put(c, host, host);
@@ -547,75 +546,186 @@ static int learn_entry(struct har_ctx *c, size_t i, struct brock_stats *st)
     return err < 0 ? err : remember_cookies(c, h, host, site);
 }
 
-int brock_learn_har(struct brock_engine *e, const char *name, const char *json, size_t len,
-                    void (*progress)(void *arg, size_t done, size_t total),
-                    void (*on_warning)(void *arg, const char *msg), void *arg,
-                    struct brock_stats *stats)
+/* ---- the first pass: every entry read and checked, what ordering needs kept ---- */
+
+/* The number of name (from 1; its text is c->name_v[number - 1] until the end), or 0 when
+ * out of memory. */
+static uint32_t intern(struct har_ctx *c, const char *name)
+{
+    uintptr_t id = (uintptr_t)strmap_get(&c->names, name);
+    char *v;
+
+    if (id)
+        return (uint32_t)id;
+    if (c->n_names >= UINT32_MAX - 1 ||
+        mem_grow(&c->name_v, &c->names_cap, c->n_names + 1, sizeof(*c->name_v)) < 0)
+        return 0;
+    v = mem_strdup(name);
+    if (!v || strmap_put(&c->names, name, (void *)(uintptr_t)(c->n_names + 1)) < 0) {
+        mem_free(v);
+        return 0;
+    }
+    c->name_v[c->n_names++] = v;
+    return (uint32_t)c->n_names;
+}
+
+static int on_entry(void *arg, size_t i, json_t *entry, size_t off, size_t len)
+{
+    struct har_ctx *c = arg;
+    struct har_entry h;
+    struct har_slot *sl;
+    char host[BROCK_HOST_MAX];
+
+    brock__har_read_entry(&c->f, i, entry, &h);
+    c->f.n++;
+    if (h.flags & HAR_BAD) {
+        c->f.bad++;
+        return 0;
+    }
+    if (len > UINT32_MAX || i > UINT32_MAX)
+        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries[%zu] is too large", c->f.name,
+                           i);
+    if (mem_grow(&c->slots, &c->slots_cap, c->n_slots + 1, sizeof(*c->slots)) < 0)
+        goto nomem;
+    sl = &c->slots[c->n_slots];
+    memset(sl, 0, sizeof(*sl));
+    if (h.started)
+        c->last = h.started;
+    sl->t = c->last;
+    sl->off = off;
+    sl->len = (uint32_t)len;
+    sl->i = (uint32_t)i;
+    sl->dest = (unsigned char)h.dest;
+    sl->flags = (unsigned char)h.flags;
+    if (h.pageref && !(sl->page = page_get(c, h.pageref)))
+        goto nomem;
+    if (h.frameref && !(sl->frame = intern(c, h.frameref)))
+        goto nomem;
+    if (brock_url_host(h.url, host) >= 0 && !(sl->host = intern(c, host)))
+        goto nomem;
+    c->n_slots++;
+    return 0;
+nomem:
+    return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory for %zu entries", c->f.name,
+                       i + 1);
+}
+
+static int on_page(void *arg, size_t i, json_t *page)
+{
+    struct har_ctx *c = arg;
+    const char *id = json_string_value(json_object_get(page, "id"));
+    const char *title = json_string_value(json_object_get(page, "title"));
+    char host[BROCK_HOST_MAX], *v;
+
+    brock__har_read_page(&c->f, i, page);
+    if (!id || !*id || !title || strmap_get(&c->titles, id))
+        return 0;
+    if (strncasecmp(title, "http://", 7) != 0 && strncasecmp(title, "https://", 8) != 0)
+        return 0;
+    if (brock_url_host(title, host) < 0)
+        return 0;
+    v = mem_strdup(host);
+    if (!v || strmap_put(&c->titles, id, v) < 0) {
+        mem_free(v);
+        return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages", c->f.name);
+    }
+    return 0;
+}
+
+/* While the file is read, the total is not known yet: 0. */
+static void on_scan_progress(void *arg, size_t entries)
+{
+    struct har_ctx *c = arg;
+
+    if (c->progress && entries >= c->told + HAR_PROGRESS_EVERY) {
+        c->told = entries;
+        c->progress(c->arg, entries, 0);
+    }
+}
+
+/* ---- the second pass: each entry read again, in order, and learned from ---- */
+
+static int learn_all(struct har_ctx *c, struct brock_stats *st)
+{
+    struct har_file again; /* what reading again counts, already told */
+
+    memset(&again, 0, sizeof(again));
+    again.name = c->f.name;
+    for (size_t k = 0; k < c->n_slots; k++) {
+        struct har_entry h;
+        json_t *v;
+        int err;
+
+        if (c->progress && k % HAR_PROGRESS_EVERY == 0)
+            c->progress(c->arg, k, c->n_slots);
+        err = brock__har_load_entry(c->e, &c->src, &c->cb, c->slots[k].off, c->slots[k].len,
+                                    &c->text, &c->text_cap, &v);
+        if (err < 0)
+            return err;
+        brock__har_read_entry(&again, c->slots[k].i, v, &h);
+        if (h.flags & HAR_BAD) {
+            json_decref(v);
+            return brock__fail(c->e, BROCK_EFORMAT, "%s: changed while it was read",
+                               c->f.name);
+        }
+        err = learn_entry(c, k, &h, st);
+        json_decref(v);
+        if (err < 0)
+            return err;
+        st->entries++;
+    }
+    if (c->progress)
+        c->progress(c->arg, c->n_slots, c->n_slots);
+    return 0;
+}
+
+static int learn_src(struct brock_engine *e, const char *name, struct har_src *src,
+                     void (*progress)(void *arg, size_t done, size_t total),
+                     void (*on_warning)(void *arg, const char *msg), void *arg,
+                     struct brock_stats *stats)
 {
     struct har_ctx c;
     struct brock_stats st;
-    json_error_t jerr;
-    json_t *root = NULL;
+    struct har_doc doc;
     int err;
 
     memset(&c, 0, sizeof(c));
     memset(&st, 0, sizeof(st));
     c.e = e;
     c.f.name = name ? name : "HAR";
+    c.src = *src;
+    c.cb.name = c.f.name;
+    c.cb.on_entry = on_entry;
+    c.cb.on_page = on_page;
+    c.cb.on_progress = on_scan_progress;
+    c.cb.arg = &c;
+    c.last = INT64_MIN;
+    c.progress = progress;
+    c.arg = arg;
+    strmap_init(&c.names);
+    strmap_init(&c.titles);
     strmap_init(&c.pages);
     strmap_init(&c.frames);
     buf_init(&c.cookies, HAR_COOKIE_BUF_MAX);
     buf_init(&c.line, HAR_COOKIE_BUF_MAX);
-    if (stats)
-        memset(stats, 0, sizeof(*stats));
-    if (!json) {
-        err = brock__fail(e, BROCK_EINVAL, "%s: no text given", c.f.name);
-        goto out;
-    }
     c.sc = brock_site_cookies_new();
     if (!c.sc) {
         err = brock__fail(e, BROCK_ENOMEM, "%s: out of memory", c.f.name);
         goto out;
     }
-    if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
-        json += 3;
-        len -= 3;
-    }
-    root = json_loadb(json, len, 0, &jerr);
-    /* jansson says nothing at all when its very first allocation fails. */
-    if (!root && (json_error_code(&jerr) == json_error_out_of_memory || !jerr.text[0])) {
-        err = brock__fail(e, BROCK_ENOMEM, "%s: out of memory reading JSON", c.f.name);
-        goto out;
-    }
-    if (!root) {
-        err = brock__fail(e, BROCK_EFORMAT, "%s: not JSON: %s (line %d, column %d)", c.f.name,
-                          jerr.text, jerr.line, jerr.column);
-        goto out;
-    }
-    err = brock__har_read(e, &c.f, root);
+    /* Everything is read and checked before anything is learned. */
+    err = brock__har_scan(e, &c.src, &c.cb, &doc);
     if (!err)
-        err = sort_entries(&c);
-    if (!err)
-        err = find_pages(&c);
-    if (!err)
-        err = page_titles(&c);
+        err = brock__har_check(e, &c.f, &doc);
     if (err < 0)
         goto out;
-
-    for (size_t k = 0; k < c.f.n; k++) {
-        size_t i = c.order[k].i;
-
-        if (progress && k % HAR_PROGRESS_EVERY == 0)
-            progress(arg, k, c.f.n);
-        if (c.f.ents[i].flags & HAR_BAD)
-            continue;
-        err = learn_entry(&c, i, &st);
-        if (err < 0)
-            goto out;
-        st.entries++;
-    }
-    if (progress)
-        progress(arg, c.f.n, c.f.n);
+    sort_entries(&c);
+    find_pages(&c);
+    err = page_titles(&c);
+    if (!err)
+        err = learn_all(&c, &st);
+    if (err < 0)
+        goto out;
     st.unreadable = c.f.bad;
     for (int k = 0; k < HAR_ODD_COUNT; k++)
         st.warnings += c.f.odd[k].count;
@@ -624,15 +734,57 @@ int brock_learn_har(struct brock_engine *e, const char *name, const char *json, 
         *stats = st;
     err = 0;
 out:
+    strmap_cleanup(&c.names, NULL);
+    for (size_t k = 0; k < c.n_names; k++)
+        mem_free(c.name_v[k]);
+    mem_free(c.name_v);
+    strmap_cleanup(&c.titles, mem_free);
     strmap_cleanup(&c.pages, mem_free);
     strmap_cleanup(&c.frames, mem_free);
     buf_cleanup(&c.cookies);
     buf_cleanup(&c.line);
     brock_site_cookies_free(c.sc);
-    brock__har_cleanup(&c.f);
-    mem_free(c.order);
+    mem_free(c.slots);
     mem_free(c.hdrs);
     mem_free(c.offs);
-    json_decref(root);
+    mem_free(c.text);
     return err;
+}
+
+int brock_learn_har(struct brock_engine *e, const char *name, const char *json, size_t len,
+                    void (*progress)(void *arg, size_t done, size_t total),
+                    void (*on_warning)(void *arg, const char *msg), void *arg,
+                    struct brock_stats *stats)
+{
+    struct har_src src = {json, -1, len, 0};
+
+    if (stats)
+        memset(stats, 0, sizeof(*stats));
+    if (!json)
+        return brock__fail(e, BROCK_EINVAL, "%s: no text given", name ? name : "HAR");
+    if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0)
+        src.start = 3;
+    return learn_src(e, name, &src, progress, on_warning, arg, stats);
+}
+
+int brock_learn_har_fd(struct brock_engine *e, const char *name, int fd,
+                       void (*progress)(void *arg, size_t done, size_t total),
+                       void (*on_warning)(void *arg, const char *msg), void *arg,
+                       struct brock_stats *stats)
+{
+    struct har_src src = {NULL, fd, 0, 0};
+    struct stat sb;
+    char bom[3];
+
+    if (stats)
+        memset(stats, 0, sizeof(*stats));
+    name = name ? name : "HAR";
+    if (fstat(fd, &sb) < 0)
+        return brock__fail(e, BROCK_EIO, "%s: %s", name, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return brock__fail(e, BROCK_EINVAL, "%s: not a regular file", name);
+    src.len = (size_t)sb.st_size;
+    if (src.len >= 3 && pread(fd, bom, 3, 0) == 3 && memcmp(bom, "\xef\xbb\xbf", 3) == 0)
+        src.start = 3;
+    return learn_src(e, name, &src, progress, on_warning, arg, stats);
 }

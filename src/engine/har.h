@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * HTTP Archives, shared by the two halves of learning from them: har_read.c reads a file's
- * entries leniently into struct har_entry, counting what it had to leave out; har.c orders
- * them, works out each one's first party and learns from its cookies.
+ * HTTP Archives, shared by the three parts of learning from them: har_scan.c reads the text
+ * as a stream, one element of log.entries or log.pages at a time; har_read.c reads an entry
+ * leniently into struct har_entry, counting what it had to leave out; har.c orders the
+ * entries, works out each one's first party and learns from its cookies.
  */
 #ifndef BROCK_ENGINE_HAR_H
 #define BROCK_ENGINE_HAR_H
@@ -26,8 +27,8 @@ enum {
     HAR_REDIRECT = 16, /* answered with a redirect (3xx with a Location, or a redirectURL) */
 };
 
-/* What reading keeps of one entry: strings and arrays borrowed from the JSON, which stays
- * loaded while the entries are used. Header and cookie arrays may hold odd members, which
+/* What reading keeps of one entry: strings and arrays borrowed from the entry's JSON, which
+ * stays loaded while the entry is used. Header and cookie arrays may hold odd members, which
  * brock__har_pair_ok() tells apart. */
 struct har_entry {
     const char *url;
@@ -68,24 +69,74 @@ struct har_odd_seen {
     char first[200];
 };
 
-/* The entries of one file, as read. */
+/* What was read of one file's entries. */
 struct har_file {
     const char *name;          /* for messages */
-    struct har_entry *ents;
-    size_t n;
+    size_t n;                  /* entries */
     size_t bad;                /* entries flagged HAR_BAD */
-    json_t *pages;             /* log.pages when it is an array, else NULL */
     struct har_odd_seen odd[HAR_ODD_COUNT];
 };
 
-/* Reads root (a parsed HAR) into f, whose name is set: every entry of log.entries, odd ones
- * flagged or trimmed and counted in f->odd. Returns 0, or BROCK_EFORMAT when root is not a
- * HAR at all (no log.entries array, no entries, or not one readable entry) with e's errmsg
- * naming f->name, or BROCK_ENOMEM. f holds borrowed views of root; free with
- * brock__har_cleanup() either way. */
-int brock__har_read(struct brock_engine *e, struct har_file *f, json_t *root)
+/* Reads entry (the element i of log.entries; borrowed) into h leniently: an odd field is
+ * read as absent and an unusable entry flagged HAR_BAD, each counted in f->odd. h borrows
+ * from entry. */
+void brock__har_read_entry(struct har_file *f, size_t i, json_t *entry, struct har_entry *h);
+
+/* Counts in f->odd page i of log.pages when it has no string id. */
+void brock__har_read_page(struct har_file *f, size_t i, const json_t *page);
+
+/* What a scan saw of the document around its elements: the kind of each part ("an object",
+ * "an array", "a string", "a number", "a boolean", "null"), NULL when it was missing. */
+struct har_doc {
+    const char *root;
+    const char *log;
+    const char *entries;
+    const char *pages;
+};
+
+/* After a scan: 0 when doc and f (every entry read) are a HAR, else BROCK_EFORMAT with e's
+ * errmsg naming f->name and the reason (no log.entries array, no entries, or not one
+ * readable entry); log.pages not an array is counted as odd. */
+int brock__har_check(struct brock_engine *e, struct har_file *f, const struct har_doc *doc)
     BROCK_NODISCARD_INTERNAL;
-void brock__har_cleanup(struct har_file *f);
+
+/* Where a HAR's text is: len bytes at text, else the file fd (read with pread(2), so one
+ * that can be read at any offset); it starts at start (3 after a UTF-8 BOM). */
+struct har_src {
+    const char *text;
+    int fd;
+    size_t len;
+    size_t start;
+};
+
+/* What a scan calls: on_entry with each element i of log.entries (borrowed: freed after the
+ * call), and where its text is when it is an object (off, len bytes); on_page with each
+ * element of log.pages; on_progress now and then with the entries seen. A callback returns
+ * 0, or a negative BROCK_E* (with e's errmsg set) that ends the scan. name is for
+ * messages. */
+struct har_scan_cb {
+    const char *name;
+    int (*on_entry)(void *arg, size_t i, json_t *entry, size_t off, size_t len);
+    int (*on_page)(void *arg, size_t i, json_t *page);
+    void (*on_progress)(void *arg, size_t entries);
+    void *arg;
+};
+
+/* Reads the whole text of src as JSON, a chunk at a time, calling cb for each element of
+ * log.entries and log.pages, which may come in either order; fields brock does not read are
+ * left out of them. Fills doc. Returns 0, BROCK_EFORMAT (not JSON, errmsg says where),
+ * BROCK_EIO (the file cannot be read), BROCK_ENOMEM, or a callback's error. */
+int brock__har_scan(struct brock_engine *e, const struct har_src *src,
+                    const struct har_scan_cb *cb, struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
+
+/* Reads again the entry of len bytes at off in src (as a scan told it) into *out (free with
+ * json_decref()); a file's bytes go through *scratch (*scratch_cap bytes, grown as needed;
+ * free with mem_free). Returns 0, BROCK_EFORMAT or BROCK_EIO when the file changed since the
+ * scan, BROCK_ENOMEM. */
+int brock__har_load_entry(struct brock_engine *e, const struct har_src *src,
+                          const struct har_scan_cb *cb, size_t off, size_t len,
+                          char **scratch, size_t *scratch_cap, json_t **out)
+    BROCK_NODISCARD_INTERNAL;
 
 /* A HAR date and time ("YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)", ISO 8601) in Unix
  * milliseconds; 0 when s is NULL or not one. */

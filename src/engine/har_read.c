@@ -16,17 +16,35 @@
 
 /* ---- pairs and headers ---- */
 
+/* Whether p is a well-formed pair, its name and value then in *name and *value. Each look-up
+ * hashes its key: two, not more, for a header read many times over. */
+static int pair_get(const json_t *p, const char **name, const char **value)
+{
+    const json_t *n, *v;
+
+    if (!json_is_object(p))
+        return 0;
+    n = json_object_get(p, "name");
+    v = json_object_get(p, "value");
+    if (!json_is_string(n) || !json_is_string(v))
+        return 0;
+    *name = json_string_value(n);
+    *value = json_string_value(v);
+    return 1;
+}
+
 int brock__har_pair_ok(const json_t *p)
 {
-    return json_is_object(p) && json_is_string(json_object_get(p, "name")) &&
-           json_is_string(json_object_get(p, "value"));
+    const char *name, *value;
+
+    return pair_get(p, &name, &value);
 }
 
 int brock__har_pair_is(const json_t *p, const char *want)
 {
-    const char *s = json_string_value(json_object_get(p, "name"));
+    const char *name, *value;
 
-    return s && brock__har_pair_ok(p) && strcasecmp(s, want) == 0;
+    return pair_get(p, &name, &value) && strcasecmp(name, want) == 0;
 }
 
 /* The value of a well-formed pair without surrounding blanks: *len bytes at the result. */
@@ -234,17 +252,19 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     json_t *p;
 
     json_array_foreach(h->req_headers, j, p) {
-        if (!brock__har_pair_ok(p))
+        const char *name, *value;
+
+        if (!pair_get(p, &name, &value))
             continue;
         for (int k = 0; k < 5; k++)
-            if (!req[k] && brock__har_pair_is(p, names[k]))
-                req[k] = json_string_value(json_object_get(p, "value"));
-        if (brock__har_pair_is(p, "sec-fetch-dest"))
+            if (!req[k] && strcasecmp(name, names[k]) == 0)
+                req[k] = value;
+        if (strcasecmp(name, "sec-fetch-dest") == 0)
             h->dest = dest_of(p);
-        else if (brock__har_pair_is(p, "referer") && !h->referer)
-            h->referer = json_string_value(json_object_get(p, "value"));
-        else if (brock__har_pair_is(p, "ping-to") ||
-                 (brock__har_pair_is(p, "content-type") && is_beacon_type(p)))
+        else if (strcasecmp(name, "referer") == 0 && !h->referer)
+            h->referer = value;
+        else if (strcasecmp(name, "ping-to") == 0 ||
+                 (strcasecmp(name, "content-type") == 0 && is_beacon_type(p)))
             h->flags |= HAR_BEACON;
     }
     if (rtype && strcmp(rtype, "document") == 0)
@@ -327,10 +347,8 @@ static void read_time(struct har_file *f, size_t i, struct har_entry *h, const j
             i);
 }
 
-/* Reads entry i into f->ents[i]; an entry that cannot be used is flagged HAR_BAD. */
-static void read_entry(struct har_file *f, size_t i, json_t *entry)
+void brock__har_read_entry(struct har_file *f, size_t i, json_t *entry, struct har_entry *h)
 {
-    struct har_entry *h = &f->ents[i];
     json_t *req, *resp, *url, *ref;
     char why[64];
 
@@ -380,52 +398,36 @@ static void read_entry(struct har_file *f, size_t i, json_t *entry)
 
 /* ---- the document ---- */
 
-static void read_pages(struct har_file *f, json_t *pages)
+void brock__har_read_page(struct har_file *f, size_t i, const json_t *pg)
 {
-    size_t i;
-    json_t *pg;
-
-    if (!pages || json_is_null(pages))
-        return;
-    if (!json_is_array(pages)) {
-        odd(f, HAR_ODD_PAGES, "log.pages is %s, not an array", kind_of(pages));
-        return;
-    }
-    json_array_foreach(pages, i, pg) {
-        if (!json_is_object(pg) || !json_is_string(json_object_get(pg, "id")))
-            odd(f, HAR_ODD_PAGE, "log.pages[%zu] is not an object with a string id",
-                i);
-    }
-    f->pages = pages;
+    if (!json_is_object(pg) || !json_is_string(json_object_get(pg, "id")))
+        odd(f, HAR_ODD_PAGE, "log.pages[%zu] is not an object with a string id", i);
 }
 
-int brock__har_read(struct brock_engine *e, struct har_file *f, json_t *root)
+/* "missing", or what a part of the document is instead of want. */
+static const char *doc_not_a(const char *kind, const char *want, char *buf, size_t n)
 {
-    json_t *log = json_object_get(root, "log"), *arr, *ent;
-    char why[64];
-    size_t i;
+    if (!kind)
+        return "missing";
+    snprintf(buf, n, "%s, not %s", kind, want);
+    return buf;
+}
 
-    if (!json_is_object(root))
+int brock__har_check(struct brock_engine *e, struct har_file *f, const struct har_doc *doc)
+{
+    char why[64];
+
+    if (!doc->root || strcmp(doc->root, "an object") != 0)
         return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: the top level is not an object",
                            f->name);
-    if (!json_is_object(log))
+    if (!doc->log || strcmp(doc->log, "an object") != 0)
         return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: no \"log\" object", f->name);
-    arr = json_object_get(log, "entries");
-    if (!json_is_array(arr))
+    if (!doc->entries || strcmp(doc->entries, "an array") != 0)
         return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: log.entries is %s", f->name,
-                           not_a(arr, "an array", why, sizeof(why)));
-    f->n = json_array_size(arr);
+                           doc_not_a(doc->entries, "an array", why, sizeof(why)));
     if (f->n == 0)
         return brock__fail(e, BROCK_EFORMAT, "%s: log.entries is empty: nothing to learn",
                            f->name);
-    f->ents = mem_calloc(f->n, sizeof(*f->ents));
-    if (!f->ents)
-        return brock__fail(e, BROCK_ENOMEM, "%s: out of memory for %zu entries", f->name,
-                           f->n);
-    json_array_foreach(arr, i, ent) {
-        read_entry(f, i, ent);
-        f->bad += (f->ents[i].flags & HAR_BAD) != 0;
-    }
     if (f->bad == f->n) {
         const struct har_odd_seen *o = &f->odd[HAR_ODD_ENTRY];
 
@@ -435,13 +437,7 @@ int brock__har_read(struct brock_engine *e, struct har_file *f, json_t *root)
                            "%s: not a HAR: none of its %zu entries can be read: %s", f->name,
                            f->n, o->first);
     }
-    read_pages(f, json_object_get(log, "pages"));
+    if (doc->pages && strcmp(doc->pages, "null") != 0 && strcmp(doc->pages, "an array") != 0)
+        odd(f, HAR_ODD_PAGES, "log.pages is %s, not an array", doc->pages);
     return 0;
-}
-
-void brock__har_cleanup(struct har_file *f)
-{
-    mem_free(f->ents);
-    f->ents = NULL;
-    f->n = 0;
 }

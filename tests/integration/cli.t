@@ -275,6 +275,11 @@ visit "$T/bom-body.har" site-one.com "https://$TR/p" "uid=abcdef012345"
 cat "$T/bom-body.har" >>"$T/bom.har"
 run learn "$T/bom.har"
 ok $? "a HAR starting with a UTF-8 BOM is accepted"
+fresh
+visit "$T/pipe.har" site-one.com "https://px.$TR/p.gif" "uid=1234abcd5678"
+cat "$T/pipe.har" | b learn /dev/stdin >"$T/out" 2>"$T/err"
+ok $? "a HAR read from a pipe is learned"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" site-one.com "what came down the pipe was learned"
 is "$(action_of "$TR")" allow "and learned from"
 
 fresh
@@ -462,6 +467,12 @@ fails "learn of a HAR whose only entry is not an object" "entries[0]" learn "$T/
 visit "$T/good.har" site-five.com "https://fresh.$TR/p" "uid=ffeeddccbbaa"
 visit "$T/good2.har" site-six.com "https://new-brock-test-tracker.com/p" "uid=ffeeddccbbaa"
 fails "learn of a good file then a bad one saves nothing" bad.har learn "$T/good2.har" "$T/bad.har"
+# A file cut short in its last entry: the entries before the cut teach nothing either.
+head -c -60 "$T/good2.har" >"$T/cut.har"
+fails "learn of a HAR cut short in an entry" "cut.har: not JSON: the text ends before the JSON does" \
+    learn "$T/cut.har"
+fails "learn of a good file then one cut short saves nothing" cut.har \
+    learn "$T/good2.har" "$T/cut.har"
 fails "learn of a missing file" nosuch.har learn "$T/nosuch.har"
 fails "learn without files is a usage error" "HAR file" learn
 fails "set of a bad domain" "bad domain!" set "bad domain!" block
