@@ -107,7 +107,10 @@ struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errle
         goto fail;
     }
     env->host.listen_name = env->listen_name;
-    if (token_make(env->token) < 0) {
+    if (h->token && strlen(h->token) == sizeof(env->token) - 1) {
+        memcpy(env->token, h->token, sizeof(env->token));
+        env->host.token = NULL;
+    } else if (token_make(env->token) < 0) {
         snprintf(err, errlen, "no random bytes for the dashboard's token: %s", strerror(errno));
         goto fail;
     }

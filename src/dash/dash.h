@@ -32,6 +32,11 @@ struct dash_host {
     int intercept;               /* the host sees inside HTTPS (--intercept) */
     int inject;                  /* the host puts its script in HTML pages (not --no-inject) */
     int64_t started_ms;          /* when the host started serving (clock_now_ms()) */
+    const char *token;           /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
+                                    digits), shared by the processes serving; NULL: a new
+                                    random one; copied */
+    int pid;                     /* the process answering */
+    unsigned workers;            /* the processes serving (brock run --workers) */
 };
 
 struct dash_env;
