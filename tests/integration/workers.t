@@ -133,6 +133,29 @@ check('a tracker learned through one worker is blocked through the other within 
   c.destroy();
 });
 
+check('the daily counters and page views counted on one worker show on the other',
+      async (t) => {
+  const a = await pinned(pids[0]), c = await pinned(pids[1]);
+  const get = async (agent, p) =>
+    (await request(agent, { path: p, headers: { Host: dashHost() } })).body;
+  const view = async (agent) => [await get(agent, '/api/stats?days=1'),
+                                 await get(agent, '/api/sites')];
+  assert.equal(await hit(c, 'tracker3.test', 'site7.test'), 200);
+  const t0 = Date.now();
+  const [stats, sites] = await waitFor('one view on both workers', async () => {
+    const va = await view(a), vc = await view(c);
+    return va[0] === vc[0] && va[1] === vc[1] && /site7\.test/.test(va[1]) && va;
+  }, 3000);
+  t.diagnostic(`the same on both after ${Date.now() - t0} ms`);
+  // Pages opened through either worker: site1-3 through the first, site7 through the other.
+  for (const site of ['site1.test', 'site2.test', 'site3.test', 'site7.test'])
+    assert.match(sites, new RegExp(site.replace('.', '\\.')));
+  const today = JSON.parse(stats).at(-1);
+  assert.ok(today.sites >= 4, JSON.stringify(today));
+  a.destroy();
+  c.destroy();
+});
+
 check('a brock set reaches both workers within 2 s', async (t) => {
   const a = await pinned(pids[0]), c = await pinned(pids[1]);
   assert.equal(await hit(a, 'tracker2.test', 'site1.test'), 200);
