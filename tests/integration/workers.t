@@ -206,4 +206,9 @@ check('--workers must be a number from 1 to 256', async () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`--workers '${v}': expected a whole number from 1 to 256`));
   }
+  const dir = tmpdir('workers-conf'), conf = `${dir}/brock.conf`;
+  fs.writeFileSync(conf, '# two are plenty\nworkers = 300\n');
+  const r = await brock(tmpdir('workers-bad'), ['--config', conf, 'run']);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /brock\.conf:2: .*--workers '300': expected a whole number/);
 });
