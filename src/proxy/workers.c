@@ -27,6 +27,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "proxy/access.h"
+#include "proxy/fpshare.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
 #include "util/alloc.h"
@@ -56,6 +57,8 @@ struct sup {
     struct worker_proc *w;
     struct worker_slot *slots;
     size_t slots_size;
+    struct fp_ring *fp_ring;
+
     int pipe[2];              /* workers write their index on [1] when ready */
     int sigfd;
     sigset_t old_mask;
@@ -146,7 +149,7 @@ static void sup_child(struct sup *s, unsigned i)
     struct proxy_worker w = {.index = i, .count = s->n, .listen_fd = s->fds[i],
                              .ready_fd = s->pipe[1], .slots = s->slots,
                              .starts = s->w[i].starts, .report = &s->report,
-                             .dash_token = s->dash_token};
+                             .dash_token = s->dash_token, .fp_ring = s->fp_ring};
     static const int reset[] = {SIGINT, SIGTERM, SIGQUIT, SIGCHLD};
     int rc;
 
@@ -437,7 +440,9 @@ int proxy_workers_run(const struct proxy_options *o, unsigned n,
     s.w = mem_calloc(n, sizeof(*s.w));
     s.slots_size = (n + 1) * sizeof(*s.slots);
     s.slots = mmap(NULL, s.slots_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (!s.fds || !s.w || s.slots == MAP_FAILED) {
+    s.fp_ring = mmap(NULL, fpshare_ring_size(), PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!s.fds || !s.w || s.slots == MAP_FAILED || s.fp_ring == MAP_FAILED) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -482,6 +487,8 @@ out:
             close(s.pipe[i]);
     if (s.slots && s.slots != MAP_FAILED)
         munmap(s.slots, s.slots_size);
+    if (s.fp_ring && s.fp_ring != MAP_FAILED)
+        munmap(s.fp_ring, fpshare_ring_size());
     mem_free(s.fds);
     mem_free(s.w);
     report_keys_cleanup(&s.report);

@@ -9,6 +9,8 @@
 
 #include "proxy/report.h"
 
+struct fp_ring;
+
 /* A worker's counters since brock started, as /api/status reports them; each worker writes
  * its own slot, any worker reads them all. The slot past the last worker's holds what the
  * workers that ended had counted. */
@@ -32,6 +34,7 @@ struct proxy_worker {
      * every other: the keys of the script's reports, the dashboard's token (hex). */
     const struct report_keys *report;
     const char *dash_token;
+    struct fp_ring *fp_ring;   /* the clients' pages, told to each other (fpshare.h) */
 };
 
 /* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. Returns 0,

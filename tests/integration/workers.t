@@ -133,6 +133,23 @@ check('a tracker learned through one worker is blocked through the other within 
   c.destroy();
 });
 
+check('a page opened through one worker is known to the other, which learns from it',
+      async () => {
+  const a = await pinned(pids[0]), c = await pinned(pids[1]);
+  for (const site of ['site11.test', 'site12.test', 'site13.test']) {
+    assert.equal(await navigate(b.port, `http://${site}/`, a), 200);
+    const uid = crypto.createHash('sha256').update(site).digest('hex').slice(0, 24);
+    const r = await request(c, { path: 'http://tracker4.test/pixel.gif',
+                                 headers: { Host: 'tracker4.test', Referer: `http://${site}/`,
+                                            Cookie: `uid=${uid}` } });
+    assert.equal(r.status, 200);
+  }
+  // Learned where the pixels went: blocked there at once.
+  assert.notEqual(await probe(c, 'tracker4.test', 'site14.test'), 200);
+  a.destroy();
+  c.destroy();
+});
+
 check('the daily counters and page views counted on one worker show on the other',
       async (t) => {
   const a = await pinned(pids[0]), c = await pinned(pids[1]);
