@@ -242,11 +242,12 @@ static int sup_secrets(struct sup *s)
 
 static void sup_on_ready(struct sup *s, unsigned i)
 {
-    struct worker_proc *w = &s->w[i];
+    struct worker_proc *w;
     int was_starting = !s->all_ready;
 
-    if (i >= s->n || w->pid <= 0)
+    if (i >= s->n || s->w[i].pid <= 0)
         return;
+    w = &s->w[i];
     w->ready = 1;
     w->reloading = 0;
     if (!s->all_ready) {
@@ -312,11 +313,16 @@ static void sup_on_exit(struct sup *s, pid_t pid, int status)
     s->w[i].reloading = 0;
     s->slots[i].v[SLOT_CONNECTIONS] = 0;
     sup_describe(status, how, sizeof(how));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        s->failed |= s->stopping || !s->all_ready;
     if (s->stopping) {
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        /* One still starting when told to stop ends by the signal passed on: no failure. */
+        int told = WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM ||
+                                           WTERMSIG(status) == SIGINT ||
+                                           WTERMSIG(status) == SIGQUIT);
+
+        if (!told && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+            s->failed = 1;
             log_msg(LOG_ERR, "worker %u (pid %d) %s", i + 1, (int)pid, how);
+        }
         return;
     }
     if (!s->all_ready) {
