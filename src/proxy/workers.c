@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -355,13 +356,17 @@ static void sup_on_signal(struct sup *s, int sig)
     if (sig == SIGCHLD) {
         sup_reap(s);
     } else if (sig == SIGHUP) {
+        struct timespec ts;
         int rc = log_reopen();
 
         if (rc < 0)
             log_msg(LOG_ERR, "SIGHUP: could not open the log file again: %s", strerror(-rc));
         if (!s->all_ready || s->stopping)
             return;
-        (void)sd_notify(0, "RELOADING=1\nSTATUS=the workers read their options again");
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+            (void)sd_notifyf(0, "RELOADING=1\nSTATUS=the workers read their options again\n"
+                             "MONOTONIC_USEC=%llu", (unsigned long long)ts.tv_sec * 1000000ULL +
+                                                        (unsigned long long)ts.tv_nsec / 1000ULL);
         s->reloading = 1;
         for (unsigned i = 0; i < s->n; i++)
             s->w[i].reloading = s->w[i].pid > 0 && s->w[i].ready;
