@@ -392,6 +392,31 @@ static int route_matches(const struct route *r, const char *path, size_t path_le
     return path_len == pl && strncmp(path, r->path, pl) == 0;
 }
 
+/* With several processes serving (brock run --workers), the page's next request may reach
+ * another one: an answer first picks up what the others wrote, and a change is written to the
+ * state before it is answered, so that the page reads its own writes. A single process leaves
+ * both to its once-a-second sync. */
+static int shared_sync(const struct dash_env *env)
+{
+    return env->host.workers > 1 ? brock_sync(env->host.engine) : 0;
+}
+
+static int run_shared_route(const struct dash_env *env, const struct dash_request *rq,
+                            const struct route *r, const char *arg, const char *query,
+                            const struct answer *a)
+{
+    int status;
+
+    /* A state that cannot be read now: memory answers, and the loop's sync says why. */
+    if (shared_sync(env) < 0 || !(r->flags & CHANGES_STATE))
+        return run_route(env, rq, r, arg, query, a);
+    status = run_route(env, rq, r, arg, query, a);
+    if (shared_sync(env) < 0) {
+        /* The change stays in memory, for the loop's next sync to write. */
+    }
+    return status;
+}
+
 int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
 {
     const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
@@ -431,7 +456,7 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
             if (rq->body_too_big)
                 return refuse(&a, 413, "the request body is larger than the dashboard accepts");
         }
-        return run_route(env, rq, r, segment ? arg : "", query, &a);
+        return run_shared_route(env, rq, r, segment ? arg : "", query, &a);
     }
     if (allowed)
         return refuse(&a, 405, "this method is not allowed here");

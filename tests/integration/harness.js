@@ -131,9 +131,11 @@ function track(proc) {
 // to run brock under, valgrind for one), startMs.
 async function startBrock(opts) {
   const listen = opts.listen || '127.0.0.1:0';
-  // One process unless a test asks for workers: the suites count one process's lines.
+  // One process unless a test asks for workers (the suites count one process's lines), or
+  // BROCK_TEST_WORKERS says how many for all.
   const args = opts.args || [];
-  const workers = args.some((a) => /^--workers/.test(a)) ? [] : ['--workers', '1'];
+  const workers = args.some((a) => /^--workers/.test(a)) ? []
+    : ['--workers', process.env.BROCK_TEST_WORKERS || '1'];
   const brockArgs = ['--state', opts.state, '--data', DATA, ...(opts.global || []),
                      'run', '--listen', listen, ...workers, ...args];
   const [cmd, ...pre] = opts.wrap ? [...opts.wrap, BROCK] : [BROCK];

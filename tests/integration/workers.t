@@ -124,6 +124,24 @@ check('the page\'s token holds on every worker, and /api/status sums their count
   c.destroy();
 });
 
+check('a change made on one worker\'s dashboard reads back at once on the other', async () => {
+  const page = await request(false, { path: '/', headers: { Host: dashHost() } });
+  const token = /<meta name="brock-token" content="([0-9a-f]{64})">/.exec(page.body)[1];
+  const a = await pinned(pids[0]), c = await pinned(pids[1]);
+  for (const action of ['allow', 'block', 'cookieblock']) {
+    const put = await request(a, {
+      method: 'PUT', path: '/api/trackers/readback.test', body: JSON.stringify({ action }),
+      headers: { Host: dashHost(), 'X-Brock-Token': token, 'Content-Type': 'application/json' },
+    });
+    assert.equal(put.status, 200, put.body);
+    const got = await request(c, { path: '/api/trackers/readback.test',
+                                   headers: { Host: dashHost() } });
+    assert.equal(JSON.parse(got.body).action, `user_${action}`, got.body);
+  }
+  a.destroy();
+  c.destroy();
+});
+
 check('a tracker learned through one worker is blocked through the other within 2 s',
       async (t) => {
   const a = await pinned(pids[0]), c = await pinned(pids[1]);
