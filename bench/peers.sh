@@ -55,8 +55,9 @@ EOF
 # ---- the proxies; each start_NAME sets port (they run in this shell, to keep their pids) ----
 start_brock() {
     # Thousands of connections from one address, as the peers are measured: no cap per address.
+    # One process (one event loop) unless BROCK_WORKERS says otherwise (bench/workers).
     "$BROCK" --state "$tmp/brock-state" --no-seed run -q --listen 127.0.0.1:0 \
-        --max-client-connections 0 2>"$tmp/brock.log" &
+        --max-client-connections 0 --workers "${BROCK_WORKERS:-1}" 2>"$tmp/brock.log" &
     pids+=($!)
     echo $! >"$tmp/pid.brock"
     for _ in $(seq 100); do

@@ -53,6 +53,8 @@ static const char run_help[] =
     "  --grace SECONDS       once told to stop (SIGTERM, SIGINT, SIGQUIT), give exchanges in\n"
     "                        flight this long to finish (0-3600, default 10; 0: stop at once;\n"
     "                        a second signal stops at once)\n"
+    "  --workers N           serve with N processes, each its own loop on the shared state\n"
+    "                        (1-256, default: one per core; 1: a single process)\n"
     "  --log-file FILE       log to FILE (appended to) rather than to standard error; opened\n"
     "                        again under its name on SIGHUP, after a log rotation\n"
     "  -v, --verbose         log every request\n"
@@ -66,7 +68,7 @@ static const char run_help[] =
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
     OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
-    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY,
+    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY, OPT_WORKERS,
 };
 
 const struct option cmd_run_options[] = {
@@ -85,6 +87,7 @@ const struct option cmd_run_options[] = {
     {"grace", required_argument, NULL, OPT_GRACE},
     {"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT},
     {"log-file", required_argument, NULL, OPT_LOG_FILE},
+    {"workers", required_argument, NULL, OPT_WORKERS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     CLI_HELP_OPTION,
@@ -208,6 +211,15 @@ static int run_option(void *arg, int c, char **argv)
         o->grace = (int)v;
         break;
     }
+    case OPT_WORKERS: {
+        long v;
+
+        if (run_number(optarg, 1, PROXY_MAX_WORKERS, &v) < 0)
+            return cli_usage(self, "--workers '%s': expected a whole number from 1 to %d",
+                             optarg, PROXY_MAX_WORKERS);
+        o->workers = (unsigned)v;
+        break;
+    }
     case OPT_MAX_CLIENT: {
         long v;
 
@@ -278,6 +290,7 @@ struct run_reread {
     int argc;
     char **argv;
     const char *state_dir, *ca_init_cmd; /* those in use */
+    const struct proxy_worker *worker;   /* this process's place among the workers, or NULL */
     struct run_args args[2]; /* the newest options made, and those before */
     struct cli_conf *conf[2];
 };
@@ -339,6 +352,7 @@ static const struct proxy_options *run_reread_options(void *arg, char *err, size
     }
     next.o.state_dir = r->state_dir;
     next.o.ca_init_cmd = r->ca_init_cmd;
+    next.o.worker = r->worker;
     next.o.reread = run_reread_options;
     next.o.reread_arg = r;
     run_reread_slot_free(r, 1);
@@ -349,14 +363,60 @@ static const struct proxy_options *run_reread_options(void *arg, char *err, size
     return &r->args[0].o;
 }
 
+/* What each process that serves needs: the parsed options and their reread. */
+struct run_ctx {
+    struct cli *cli;
+    const struct cmd_entry *self;
+    struct run_args *a;
+    struct run_reread *re;
+};
+
+/* Serves as the only process (w NULL) or as worker w: the proxy, the engine, the log, the
+ * loop. Returns the command's result. */
+static int run_serve(struct run_ctx *x, const struct proxy_worker *w)
+{
+    struct run_args *a = x->a;
+    struct proxy *px = NULL;
+    struct brock_engine *e = NULL;
+    char err[4096 + 512];
+    const char *why;
+    int rc;
+
+    a->o.worker = w;
+    x->re->worker = w;
+    /* Everything that can fail for a reason outside the state (a port in use, no CA) fails
+     * before the state is created or seeded. */
+    px = proxy_new(&a->o, err, sizeof(err));
+    if (!px)
+        return cli_error(x->self, "%s", err);
+    rc = cli_open(x->cli, x->self, &e);
+    if (rc != CLI_OK)
+        goto out;
+    /* From here on lines go to the file; what stopped the start went to the terminal. */
+    if (a->o.log_file && (rc = log_open(a->o.log_file)) < 0) {
+        rc = cli_error(x->self, "--log-file %s: %s", a->o.log_file, strerror(-rc));
+        goto out;
+    }
+    if (brock_engine_readonly(e, &why) && proxy_worker_is_first(w))
+        log_msg(LOG_ERR, "warning: %s; brock proxies, but what it learns is not saved", why);
+    rc = proxy_run(px, e) == 0 ? CLI_OK : CLI_ERROR;
+out:
+    proxy_free(px);
+    return cli_close(x->self, e, rc);
+}
+
+static int run_worker(void *arg, const struct proxy_worker *w)
+{
+    return run_serve(arg, w);
+}
+
 static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     struct run_args a;
     struct run_reread *re = NULL;
-    struct proxy *px = NULL;
-    struct brock_engine *e = NULL;
+    struct run_ctx x;
     char err[4096 + 512], ca_init[4096 + 64];
-    const char *why;
+    unsigned n;
     int rc;
 
     rc = run_parse(self, cli->conf, &a, argc, argv);
@@ -380,27 +440,21 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     a.o.ca_init_cmd = cli_again(cli, "ca init", ca_init, sizeof(ca_init));
     re->state_dir = a.o.state_dir;
     re->ca_init_cmd = a.o.ca_init_cmd;
-    /* Everything that can fail for a reason outside the state (a port in use, no CA) fails
-     * before the state is created or seeded. */
-    px = proxy_new(&a.o, err, sizeof(err));
-    if (!px) {
-        rc = cli_error(self, "%s", err);
-        goto out;
+    x.cli = cli;
+    x.self = self;
+    x.a = &a;
+    x.re = re;
+    n = a.o.workers ? a.o.workers : proxy_workers_default();
+    if (n == 1) {
+        rc = run_serve(&x, NULL);
+    } else {
+        rc = proxy_workers_run(&a.o, n, run_worker, &x, err, sizeof(err));
+        if (rc < 0)
+            rc = cli_error(self, "%s", err);
+        else
+            rc = rc == 0 ? CLI_OK : CLI_ERROR;
     }
-    rc = cli_open(cli, self, &e);
-    if (rc != CLI_OK)
-        goto out;
-    /* From here on lines go to the file; what stopped the start went to the terminal. */
-    if (a.o.log_file && (rc = log_open(a.o.log_file)) < 0) {
-        rc = cli_error(self, "--log-file %s: %s", a.o.log_file, strerror(-rc));
-        goto out;
-    }
-    if (brock_engine_readonly(e, &why))
-        log_msg(LOG_ERR, "warning: %s; brock proxies, but what it learns is not saved", why);
-    rc = proxy_run(px, e) == 0 ? CLI_OK : CLI_ERROR;
 out:
-    proxy_free(px);
-    rc = cli_close(self, e, rc);
     run_args_cleanup(&a);
     for (int i = 0; re && i < 2; i++)
         run_reread_slot_free(re, i);
@@ -415,7 +469,7 @@ const struct cmd_entry cmd_run_entry = {
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
              "[--no-proxy HOSTGLOB]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
-             "[--max-client-connections N] [--grace SECONDS] [--log-file FILE] [-v|-q]",
+             "[--max-client-connections N] [--grace SECONDS] [--workers N] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

@@ -125,7 +125,10 @@ struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errle
         env->host.ca_cert = env->ca_cert;
         dash_setup_ca_read(env);
     }
-    if (token_make(env->token) < 0) {
+    if (h->token && strlen(h->token) == sizeof(env->token) - 1) {
+        memcpy(env->token, h->token, sizeof(env->token));
+        env->host.token = NULL;
+    } else if (token_make(env->token) < 0) {
         snprintf(err, errlen, "no random bytes for the dashboard's token: %s", strerror(errno));
         goto fail;
     }
@@ -409,6 +412,31 @@ static int route_matches(const struct route *r, const char *path, size_t path_le
     return path_len == pl && strncmp(path, r->path, pl) == 0;
 }
 
+/* With several processes serving (brock run --workers), the page's next request may reach
+ * another one: an answer first picks up what the others wrote, and a change is written to the
+ * state before it is answered, so that the page reads its own writes. A single process leaves
+ * both to its once-a-second sync. */
+static int shared_sync(const struct dash_env *env)
+{
+    return env->host.workers > 1 ? brock_sync(env->host.engine) : 0;
+}
+
+static int run_shared_route(const struct dash_env *env, const struct dash_request *rq,
+                            const struct route *r, const char *arg, const char *query,
+                            const struct answer *a)
+{
+    int status;
+
+    /* A state that cannot be read now: memory answers, and the loop's sync says why. */
+    if (shared_sync(env) < 0 || !(r->flags & CHANGES_STATE))
+        return run_route(env, rq, r, arg, query, a);
+    status = run_route(env, rq, r, arg, query, a);
+    if (shared_sync(env) < 0) {
+        /* The change stays in memory, for the loop's next sync to write. */
+    }
+    return status;
+}
+
 int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
 {
     const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
@@ -447,7 +475,7 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
             if (rq->body_too_big)
                 return refuse(&a, 413, "the request body is larger than the dashboard accepts");
         }
-        return run_route(env, rq, r, segment ? arg : "", query, &a);
+        return run_shared_route(env, rq, r, segment ? arg : "", query, &a);
     }
     if (!own)
         return refuse(&a, 403,

@@ -112,6 +112,11 @@ struct dash_host {
                                            reports the counters alone */
     const char *ca_cert;         /* the local CA's certificate file, which may not exist
                                     (/ca.pem answers 404 then); copied; NULL: none */
+    const char *token;           /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
+                                    digits), shared by the processes serving; NULL: a new
+                                    random one; copied */
+    int pid;                     /* the process answering */
+    unsigned workers;            /* the processes serving (brock run --workers) */
 };
 
 struct dash_env;

@@ -60,6 +60,7 @@ struct brock__store {
     int64_t last_seq;     /* the newest journal row this process has applied */
     int64_t data_version; /* PRAGMA data_version when the journal was last read */
     int64_t origin;       /* marks this connection's journal rows */
+    unsigned wrote_pages, wrote_days; /* rows of each written in the flush under way */
     char path[PATH_MAX];
     char sqlerr[256];     /* SQLite's message for the last failed statement */
     int sqlcode;          /* and its (extended) result code */

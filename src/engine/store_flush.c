@@ -48,6 +48,8 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[host ? ST_PAGE_PUT : ST_PAGE_DEL_SITE];
 
+    s->wrote_pages++;
+
     brock__store_bind_text(st, 1, site);
     if (host) {
         brock__store_bind_text(st, 2, host);
@@ -65,6 +67,8 @@ static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[site ? ST_DAY_ADD : ST_DAY_FORGET];
 
+    s->wrote_days++;
+
     sqlite3_bind_int64(st, 1, day);
     if (site) {
         brock__store_bind_text(st, 2, site);
@@ -74,10 +78,15 @@ static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[
     return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write", "the daily counters") : 0;
 }
 
-/* Page views were forgotten: other processes read them again ('pages', name ''). */
-static int journal_page_views(struct brock_engine *e)
+/* Page views were written or forgotten, daily counts added: other processes read them again
+ * ('pages' or 'daily', name ''), so that every worker of one `brock run` (and any other proxy
+ * on the state) shows them all. */
+static int journal_views(struct brock_engine *e)
 {
-    if (journal_add(e->store, "pages", "") != 0)
+    struct brock__store *s = e->store;
+
+    if (((s->wrote_pages || brock__pages_forgot(e)) && journal_add(s, "pages", "") != 0) ||
+        (s->wrote_days && journal_add(s, "daily", "") != 0))
         return brock__store_fail(e, "write", "the journal");
     return 0;
 }
@@ -384,6 +393,7 @@ int brock__sqlite_flush(struct brock_engine *e)
     if (s->readonly)
         return brock__fail(e, BROCK_ESTORE, "%s", e->readonly_why);
     s->sqlerr[0] = s->doing[0] = '\0';
+    s->wrote_pages = s->wrote_days = 0;
     /* On any failure below the transaction is rolled back and no mark is cleared: the
      * database stays as the last commit left it and the whole batch is written next time. */
     if (brock__store_run(s, s->st[ST_BEGIN_WRITE]) != 0) {
@@ -399,8 +409,7 @@ int brock__sqlite_flush(struct brock_engine *e)
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
         (rc = brock__pages_flush(e, page_put, e)) < 0 ||
-        (rc = brock__daily_flush(e, day_put, e)) < 0 ||
-        (brock__pages_forgot(e) && (rc = journal_page_views(e)) < 0) ||
+        (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = journal_views(e)) < 0 ||
         (rc = flush_seeded(e)) < 0 || (rc = flush_identity(e, &gen)) < 0)
         goto fail;
     sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);

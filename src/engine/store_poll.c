@@ -63,6 +63,15 @@ static int reload_pages(struct brock_engine *e)
     return rc < 0 ? rc : 1;
 }
 
+/* Another process added to the daily counters: the store's counts under this process's
+ * unwritten ones. */
+static int reload_daily(struct brock_engine *e)
+{
+    int rc = brock__store_daily_read(e);
+
+    return rc < 0 ? rc : 1;
+}
+
 /* Another process reset the state to the seed: snitch lists with nothing unwritten are
  * dropped and everything is read again. */
 static int reload_reset(struct brock_engine *e)
@@ -105,6 +114,8 @@ static int journal_apply(struct brock_engine *e)
             r = reload_reset(e);
         else if (!strcmp(kind, "pages"))
             r = reload_pages(e);
+        else if (!strcmp(kind, "daily"))
+            r = reload_daily(e);
         else
             r = 0; /* a kind from a later version: nothing here reads it */
         if (r < 0) {

@@ -67,6 +67,7 @@ struct proxy {
     size_t n_pool;
 
     struct fp_memory fp;
+    uint64_t fp_next;         /* the next entry of the workers' shared record to apply */
     struct widget_allows widgets; /* "Allow once" on widget placeholders (widgetallow.h) */
     struct brock_site_cookies *sc; /* the first parties' cookies, for pixel cookie sharing */
 

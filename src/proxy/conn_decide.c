@@ -8,7 +8,10 @@
 
 #include "dash/dash.h"
 #include "proxy/conn_internal.h"
+#include "proxy/fpshare.h"
 #include "proxy/limits.h"
+#include "proxy/proxy.h"
+#include "proxy/workers.h"
 
 const char *conn_header(const struct http_head *hh, const char *name)
 {
@@ -146,7 +149,11 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
             .fetch_site = conn_header(hh, "sec-fetch-site"),
         };
 
-        enum fp_result fr = fp_infer(&px->fp, c->c_peer, &r, x->site);
+        enum fp_result fr;
+
+        fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
+        fr = fp_infer(&px->fp, c->c_peer, &r, x->site);
+        fpshare_infer(px->opts->worker, c->c_peer, &r);
 
         x->site_known = fr != FP_UNKNOWN;
         x->site_sure = fr == FP_KNOWN;
@@ -186,8 +193,11 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
         conn_site_cookies_request(c, hh);
     /* What the client's pages loaded as third parties: a page's canvas report counts only for
      * a script seen there, a frame's word on its page only for a frame seen there. */
-    if (x->site_known && x->d.third_party)
+    if (x->site_known && x->d.third_party &&
+        !fp_has_seen(&px->fp, c->c_peer, x->site, x->host)) {
         fp_saw(&px->fp, c->c_peer, x->site, x->host);
+        fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host);
+    }
     if (x->d.effect == BROCK_DENY) {
         px->n_blocked++;
         dash_metrics_blocked(&px->metrics, x->d.base);

@@ -17,6 +17,8 @@
 #include "dash/dash.h"
 #include "proxy/conn_internal.h"
 #include "proxy/csp.h"
+#include "proxy/proxy.h"
+#include "proxy/workers.h"
 #include "proxy/decode.h"
 #include "proxy/inject.h"
 #include "proxy/limits.h"
@@ -59,7 +61,13 @@ int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
     EVP_EncodeBlock((unsigned char *)b64, md, (int)md_len);
     snprintf(px->inject_hash, sizeof(px->inject_hash), "'sha256-%s'", b64);
     px->report = mem_malloc(sizeof(*px->report));
-    if (!px->report || report_keys_init(px->report) < 0) {
+    if (px->report && px->opts->worker)
+        *px->report = *px->opts->worker->report;
+    else if (px->report && report_keys_init(px->report) < 0) {
+        mem_free(px->report);
+        px->report = NULL;
+    }
+    if (!px->report) {
         mem_free(px->report);
         px->report = NULL;
         snprintf(err, errlen, "could not draw the random keys of brock's page script");

@@ -13,7 +13,10 @@
 #include <strings.h>
 
 #include "proxy/conn_internal.h"
+#include "proxy/fpshare.h"
+#include "proxy/proxy.h"
 #include "proxy/report.h"
+#include "proxy/workers.h"
 
 int conn_is_report(const struct conn *c, const char *path, size_t path_len)
 {
@@ -69,8 +72,10 @@ int conn_report_site(struct conn *c, int top, const char *ancestor, char *site)
         snprintf(site, BROCK_HOST_MAX, "%s", host);
         return 1;
     }
+    fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
     if (ancestor && brock_url_host(ancestor, page) >= 0 &&
         fp_frame_vouch(&px->fp, c->c_peer, host, page)) {
+        fpshare_vouch(px->opts->worker, c->c_peer, host, page);
         memcpy(site, page, sizeof(page));
         return 1;
     }

@@ -44,6 +44,7 @@
 #include "net/tls.h"
 #include "proxy/intercept.h"
 #include "proxy/reconfig.h"
+#include "proxy/workers.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -165,6 +166,23 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
     }
 }
 
+/* This worker's counters into its slot, where the other workers read them. */
+static void publish_counters(const struct proxy *px)
+{
+    const struct proxy_worker *w = px->opts->worker;
+    const uint64_t v[SLOT_COUNT] = {
+        [SLOT_REQUESTS] = px->n_requests, [SLOT_BLOCKED] = px->n_blocked,
+        [SLOT_COOKIEBLOCKED] = px->n_cookieblocked, [SLOT_TUNNELS] = px->n_tunnels,
+        [SLOT_LEARNED] = px->n_learned, [SLOT_CONNECTIONS] = px->n_conns,
+        [SLOT_CUT] = px->admit.total_cut, [SLOT_REFUSED] = px->admit.total_refused,
+    };
+
+    if (!w)
+        return;
+    for (int k = 0; k < SLOT_COUNT; k++)
+        __atomic_store_n(&w->slots[w->index].v[k], v[k], __ATOMIC_RELAXED);
+}
+
 /* While writing the state fails (a full disk), one line says so, repeated once every
  * SYNC_FAIL_REPEAT syncs; memory keeps the changes and each sync retries them. */
 #define SYNC_FAIL_REPEAT 600
@@ -203,6 +221,7 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
+    publish_counters(px);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     n = brock_sync(px->engine);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -251,6 +270,17 @@ static const char *signal_name(int sig)
  * nothing here. */
 static void notify_ready(const struct proxy *px)
 {
+    const struct proxy_worker *w = px->opts->worker;
+
+    /* A worker tells its parent, which speaks for all of them once each is ready. */
+    if (w) {
+        unsigned char b = (unsigned char)w->index;
+
+        if (write(w->ready_fd, &b, 1) < 0)
+            log_msg(LOG_ERR, "could not tell the parent this worker is ready: %s",
+                    strerror(errno));
+        return;
+    }
     (void)sd_notifyf(0, "READY=1\nSTATUS=serving on %s, %zu connections open", px->listen_name,
                      px->n_conns);
 }
@@ -377,8 +407,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     }
 }
 
-/* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. */
-static int parse_listen(const char *spec, struct sockaddr_storage *ss, int *len)
+int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len)
 {
     char copy[128];
     size_t n = strlen(spec);
@@ -406,7 +435,7 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
     struct privs pv;
     int len = (int)sizeof(ss);
 
-    if (o->listen && parse_listen(o->listen, &ss, &len) < 0) {
+    if (o->listen && listen_parse(o->listen, &ss, &len) < 0) {
         snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);
         return -1;
     }
@@ -456,14 +485,21 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
     int slen = (int)sizeof(ss);
 
     memset(&ss, 0, sizeof(ss));
-    if (parse_listen(spec, &ss, &slen) < 0) {
+    if (listen_parse(spec, &ss, &slen) < 0) {
         snprintf(err, errlen, "--listen %s: expected ADDR:PORT or [IPV6]:PORT", spec);
         return -1;
     }
-    px->listener = evconnlistener_new_bind(px->base, on_accept, px,
-                                           LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
-                                               LEV_OPT_CLOSE_ON_EXEC,
-                                           LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss, slen);
+    if (px->opts->worker)
+        /* Bound and listening already, in the parent: -1 says so to libevent. */
+        px->listener = evconnlistener_new(px->base, on_accept, px,
+                                          LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
+                                          px->opts->worker->listen_fd);
+    else
+        px->listener = evconnlistener_new_bind(px->base, on_accept, px,
+                                               LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
+                                                   LEV_OPT_CLOSE_ON_EXEC,
+                                               LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss,
+                                               slen);
     if (!px->listener) {
         int e = EVUTIL_SOCKET_ERROR();
 
@@ -577,11 +613,31 @@ fail:
     return -1;
 }
 
-/* What the dashboard's /api/status reports of this run. */
+/* What the dashboard's /api/status reports of this run: with workers, the sum of every
+ * worker's slot (theirs as of their last second, this one's as of now) and of the workers'
+ * that ended. */
 static void on_dash_counters(void *arg, struct dash_counters *out)
 {
     const struct proxy *px = arg;
+    const struct proxy_worker *w = px->opts->worker;
 
+    if (w) {
+        uint64_t sum[SLOT_COUNT] = {0};
+
+        publish_counters(px);
+        for (unsigned i = 0; i <= w->count; i++)
+            for (int k = 0; k < SLOT_COUNT; k++)
+                sum[k] += __atomic_load_n(&w->slots[i].v[k], __ATOMIC_RELAXED);
+        out->requests = sum[SLOT_REQUESTS];
+        out->blocked = sum[SLOT_BLOCKED];
+        out->cookieblocked = sum[SLOT_COOKIEBLOCKED];
+        out->tunnels = sum[SLOT_TUNNELS];
+        out->learned = sum[SLOT_LEARNED];
+        out->connections = (size_t)sum[SLOT_CONNECTIONS];
+        out->cut = sum[SLOT_CUT];
+        out->refused = sum[SLOT_REFUSED];
+        return;
+    }
     out->requests = px->n_requests;
     out->blocked = px->n_blocked;
     out->cookieblocked = px->n_cookieblocked;
@@ -598,10 +654,20 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
  * one is what tests wait for to learn the port. */
 static void say_where(const struct proxy *px)
 {
+    const struct proxy_worker *w = px->opts->worker;
     const char *host = px->listen_name;
     char dash[96];
 
+    /* The first worker speaks for all; the others say that they serve too. */
+    if (w && (w->index > 0 || w->starts > 1)) {
+        log_msg(LOG_INFO, "worker %u of %u serving (pid %d)", w->index + 1, w->count,
+                (int)getpid());
+        return;
+    }
     log_msg(LOG_ERR, "listening on %s", host);
+    if (w)
+        log_msg(LOG_INFO, "worker 1 of %u serving (pid %d); the others start now", w->count,
+                (int)getpid());
     if (px->listen_addr.ss_family == AF_INET &&
         ((const struct sockaddr_in *)&px->listen_addr)->sin_addr.s_addr == htonl(INADDR_ANY))
         snprintf(dash, sizeof(dash), "127.0.0.1%s", strrchr(host, ':'));
@@ -637,9 +703,11 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
                                    .counters = on_dash_counters, .counters_arg = px,
                                    .intercept = px->mitm != NULL,
                                    .inject = px->inject_js != NULL,
-                                   .started_ms = clock_now_ms(),
+                                   .started_ms = clock_now_ms(), .pid = (int)getpid(),
                                    .metrics = &px->metrics,
-                                   .ca_cert = px->opts->state_dir ? ca_path : NULL};
+                                   .ca_cert = px->opts->state_dir ? ca_path : NULL,
+                                   .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
+                                   .workers = px->opts->worker ? px->opts->worker->count : 1};
     char err[512];
     int rc = 1;
 

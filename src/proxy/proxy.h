@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 struct brock_engine;
+struct proxy_worker;
 
 struct proxy_options {
     const char *listen;               /* "ADDR:PORT", "[V6]:PORT"; NULL: 127.0.0.1:8119 */
@@ -33,6 +34,9 @@ struct proxy_options {
                                        * once told to stop; 0: none */
     size_t max_client_connections;   /* at once from one client address; 0: no cap */
     const char *log_file;             /* --log-file, or NULL (opened by the caller) */
+    unsigned workers;                 /* --workers N; 0: one per core */
+    const struct proxy_worker *worker; /* this process's place among the workers
+                                       * (proxy_workers_run()); NULL: the only process */
 
     /* SIGHUP: the options as they are now (the configuration file read again), or NULL with
      * a sentence in err, changing nothing. What the call returns is borrowed until the
@@ -75,5 +79,25 @@ int proxy_run(struct proxy *px, struct brock_engine *e);
 
 /* Closes what proxy_new() opened; NULL is a no-op. */
 void proxy_free(struct proxy *px);
+
+#define PROXY_MAX_WORKERS 256
+
+/* The default number of workers: one per core online (1 to PROXY_MAX_WORKERS). */
+unsigned proxy_workers_default(void);
+
+/* Serves o as n (2 to PROXY_MAX_WORKERS) worker processes: binds n sockets on o->listen (one
+ * port, SO_REUSEPORT), then forks the workers, the first alone until it is ready (it may seed
+ * a new state), and calls serve(arg, w) in each, which sets o's worker to w, runs
+ * proxy_new() and proxy_run() and returns the exit status. The parent passes SIGHUP, SIGTERM,
+ * SIGINT and SIGQUIT on, starts again a worker that died (waiting longer each time it dies
+ * soon after starting), opens o->log_file once every worker is ready, and returns when every
+ * worker has ended: 0 after a clean stop, 1 when one could not start or failed. Returns -1
+ * with a sentence in err when nothing could start (a port in use). */
+/* Whether w is the first worker (it says what concerns them all), or NULL: the only process. */
+int proxy_worker_is_first(const struct proxy_worker *w);
+
+int proxy_workers_run(const struct proxy_options *o, unsigned n,
+                      int (*serve)(void *arg, const struct proxy_worker *w), void *arg,
+                      char *err, size_t errlen) __attribute__((warn_unused_result));
 
 #endif

@@ -51,6 +51,9 @@ static void say_restart_only(const struct proxy_options *o, const struct proxy_o
         log_msg(LOG_ERR, "SIGHUP: 'no-inject' changed; %s", why);
     if (!same_text(o->log_file, n->log_file))
         log_msg(LOG_ERR, "SIGHUP: 'log-file' changed; %s", why);
+    /* Each worker says it: the first alone speaks for all. */
+    if (o->workers != n->workers && proxy_worker_is_first(o->worker))
+        log_msg(LOG_ERR, "SIGHUP: 'workers' changed; %s", why);
 }
 
 /* Appends name to the list of options applied (out, size bytes). */

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // brock under a service manager: with NOTIFY_SOCKET it tells the socket READY=1 once it
 // listens, RELOADING=1 then READY=1 around a SIGHUP, STOPPING=1 on SIGTERM, each with a
-// STATUS= line. debian/brock.service passes `systemd-analyze verify`.
+// STATUS= line; with workers, the parent alone, for all of them. debian/brock.service passes
+// `systemd-analyze verify`.
 'use strict';
 
 const { before } = require('node:test');
@@ -69,6 +70,34 @@ check('READY=1 once listening, RELOADING=1 and READY=1 around SIGHUP, STOPPING=1
     assert.equal(r.code, 0);
     await waitFor('STOPPING=1', () => n.messages().length >= 4, 5000);
     assert.match(n.messages()[3], /^STOPPING=1\|STATUS=stopping/);
+  } finally {
+    await b.stop();
+    n.proc.kill('SIGKILL');
+  }
+});
+
+check('with --workers 2 the parent alone speaks: READY=1 once both listen', async () => {
+  const n = await notifySocket();
+  const b = await h.startBrock({ state: path.join(tmpdir('notify-state'), 'state'),
+                                 args: ['--no-update', '--workers', '2'],
+                                 env: { NOTIFY_SOCKET: n.sock } });
+  try {
+    const ready = await waitFor('READY=1', () => n.messages().find((m) => /READY=1/.test(m)));
+    assert.match(ready,
+                 new RegExp(`^READY=1\\|STATUS=2 workers serving on 127\\.0\\.0\\.1:${b.port}`));
+    assert.match(b.log(), /worker 2 of 2 serving/, 'READY=1 came once both were');
+    b.proc.kill('SIGHUP');
+    await waitFor('the reload', () => n.messages().length >= 3);
+    const [reloading, again] = n.messages().slice(1, 3);
+    assert.match(reloading, /^RELOADING=1\|STATUS=.*\|MONOTONIC_USEC=\d+$/);
+    assert.match(again, /^READY=1\|STATUS=2 workers serving on /);
+    assert.equal(b.log().split('\n').filter((l) => /SIGHUP: read Privacy Badger/.test(l)).length,
+                 2, 'both read it again before READY=1');
+    const r = await b.stop('SIGTERM');
+    assert.equal(r.code, 0);
+    await waitFor('STOPPING=1', () => n.messages().length >= 4, 5000);
+    assert.match(n.messages()[3], /^STOPPING=1\|STATUS=stopping/);
+    assert.equal(n.messages().length, 4, n.messages().join('\n'));
   } finally {
     await b.stop();
     n.proc.kill('SIGKILL');

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What one worker learns of its clients' pages (firstparty.h), told to the others: the
+ * navigations to top-level pages and frames, the third parties seen on a page, a frame's word
+ * on its page. A ring in memory shared by the workers; each worker applies the others'
+ * entries to its own record before it infers a first party. Best effort and bounded: a worker
+ * that falls more than the ring's length behind skips what it missed. */
+#ifndef BROCK_PROXY_FPSHARE_H
+#define BROCK_PROXY_FPSHARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct fp_memory;
+struct fp_request;
+struct proxy_worker;
+
+/* The shared ring, to map before the workers start. */
+struct fp_ring;
+size_t fpshare_ring_size(void);
+
+/* After fp_infer() made a record of r for client: a navigation to a page or a frame is told
+ * to the other workers. w NULL (a single process): nothing. */
+void fpshare_infer(const struct proxy_worker *w, const char *client, const struct fp_request *r);
+
+/* After fp_saw() took the pair (site, host) as new for client. */
+void fpshare_saw(const struct proxy_worker *w, const char *client, const char *site,
+                 const char *host);
+
+/* After fp_frame_vouch() took host's word that its page is site, for client. */
+void fpshare_vouch(const struct proxy_worker *w, const char *client, const char *host,
+                   const char *site);
+
+/* Applies the other workers' entries since *next to m, and moves *next on. */
+void fpshare_apply(const struct proxy_worker *w, struct fp_memory *m, uint64_t *next);
+
+#endif

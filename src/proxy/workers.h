@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What a worker of `brock run --workers N` shares with its parent and the other workers: its
+ * listening socket, the pipe it says "ready" on, and the counters the dashboard sums. */
+#ifndef BROCK_PROXY_WORKERS_H
+#define BROCK_PROXY_WORKERS_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "proxy/report.h"
+
+struct fp_ring;
+
+/* A worker's counters since brock started, as /api/status reports them; each worker writes
+ * its own slot, any worker reads them all. The slot past the last worker's holds what the
+ * workers that ended had counted. */
+enum {
+    SLOT_REQUESTS, SLOT_BLOCKED, SLOT_COOKIEBLOCKED, SLOT_TUNNELS, SLOT_LEARNED,
+    SLOT_CONNECTIONS, SLOT_CUT, SLOT_REFUSED, SLOT_COUNT
+};
+
+struct worker_slot {
+    uint64_t v[SLOT_COUNT];
+};
+
+struct proxy_worker {
+    unsigned index;            /* 0 .. count - 1 */
+    unsigned count;            /* --workers */
+    int listen_fd;             /* bound and listening, shared by no other worker */
+    int ready_fd;              /* the pipe's end: a byte (the index) each time it is ready */
+    struct worker_slot *slots; /* count + 1 slots in memory shared with every worker */
+    unsigned starts;           /* 1 at its first start, then one more each time it starts again */
+    /* Drawn once by the parent, so that a page or a script's token from one worker holds on
+     * every other: the keys of the script's reports, the dashboard's token (hex). */
+    const struct report_keys *report;
+    const char *dash_token;
+    struct fp_ring *fp_ring;   /* the clients' pages, told to each other (fpshare.h) */
+};
+
+/* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. Returns 0,
+ * or -1 for a spec that is not an address and a port. */
+int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len);
+
+#endif
