@@ -53,8 +53,8 @@ static const char run_help[] =
     "  --grace SECONDS       once told to stop (SIGTERM, SIGINT, SIGQUIT), give exchanges in\n"
     "                        flight this long to finish (0-3600, default 10; 0: stop at once;\n"
     "                        a second signal stops at once)\n"
-    "  --workers N           serve with N processes, each its own loop on the shared state\n"
-    "                        (1-256, default: one per core; 1: a single process)\n"
+    "  --workers N|auto      serve with N processes, each its own loop on the shared state\n"
+    "                        (1-256, or auto: one per core; default 1: a single process)\n"
     "  --log-file FILE       log to FILE (appended to) rather than to standard error; opened\n"
     "                        again under its name on SIGHUP, after a log rotation\n"
     "  -v, --verbose         log every request\n"
@@ -214,8 +214,10 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_WORKERS: {
         long v;
 
-        if (run_number(optarg, 1, PROXY_MAX_WORKERS, &v) < 0)
-            return cli_usage(self, "--workers '%s': expected a whole number from 1 to %d",
+        if (strcmp(optarg, "auto") == 0)
+            v = (long)proxy_workers_default();
+        else if (run_number(optarg, 1, PROXY_MAX_WORKERS, &v) < 0)
+            return cli_usage(self, "--workers '%s': expected 'auto' or a whole number from 1 to %d",
                              optarg, PROXY_MAX_WORKERS);
         o->workers = (unsigned)v;
         break;
@@ -444,7 +446,7 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     x.self = self;
     x.a = &a;
     x.re = re;
-    n = a.o.workers ? a.o.workers : proxy_workers_default();
+    n = a.o.workers ? a.o.workers : 1;
     if (n == 1) {
         rc = run_serve(&x, NULL);
     } else {
@@ -469,7 +471,7 @@ const struct cmd_entry cmd_run_entry = {
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
              "[--no-proxy HOSTGLOB]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
-             "[--max-client-connections N] [--grace SECONDS] [--workers N] [--log-file FILE] [-v|-q]",
+             "[--max-client-connections N] [--grace SECONDS] [--workers N|auto] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

@@ -34,7 +34,7 @@ struct proxy_options {
                                        * once told to stop; 0: none */
     size_t max_client_connections;   /* at once from one client address; 0: no cap */
     const char *log_file;             /* --log-file, or NULL (opened by the caller) */
-    unsigned workers;                 /* --workers N; 0: one per core */
+    unsigned workers;                 /* --workers N; 0: one (a single process) */
     const struct proxy_worker *worker; /* this process's place among the workers
                                        * (proxy_workers_run()); NULL: the only process */
 
@@ -82,7 +82,7 @@ void proxy_free(struct proxy *px);
 
 #define PROXY_MAX_WORKERS 256
 
-/* The default number of workers: one per core online (1 to PROXY_MAX_WORKERS). */
+/* --workers auto: one per core online (1 to PROXY_MAX_WORKERS). */
 unsigned proxy_workers_default(void);
 
 /* Serves o as n (2 to PROXY_MAX_WORKERS) worker processes: binds n sockets on o->listen (one

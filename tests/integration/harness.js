@@ -125,17 +125,17 @@ function track(proc) {
   return proc;
 }
 
-// Starts `brock --state STATE --data DATA [global...] run --listen 127.0.0.1:0 [--workers 1]
+// Starts `brock --state STATE --data DATA [global...] run --listen 127.0.0.1:0 [--workers N]
 // [args...]` and resolves once it says where it listens. opts: state (required), args (after `run`),
 // global (before `run`), env, listen, spawn (extra spawn options), wrap ([cmd, ...args]
 // to run brock under, valgrind for one), startMs.
 async function startBrock(opts) {
   const listen = opts.listen || '127.0.0.1:0';
-  // One process unless a test asks for workers (the suites count one process's lines), or
-  // BROCK_TEST_WORKERS says how many for all.
+  // brock's default, one process, unless a test asks for workers (the suites count one
+  // process's lines), or BROCK_TEST_WORKERS says how many for all.
   const args = opts.args || [];
-  const workers = args.some((a) => /^--workers/.test(a)) ? []
-    : ['--workers', process.env.BROCK_TEST_WORKERS || '1'];
+  const workers = args.some((a) => /^--workers/.test(a)) || !process.env.BROCK_TEST_WORKERS ? []
+    : ['--workers', process.env.BROCK_TEST_WORKERS];
   const brockArgs = ['--state', opts.state, '--data', DATA, ...(opts.global || []),
                      'run', '--listen', listen, ...workers, ...args];
   const [cmd, ...pre] = opts.wrap ? [...opts.wrap, BROCK] : [BROCK];

@@ -240,15 +240,30 @@ check('SIGTERM stops every worker, and then brock', async () => {
   b = null;
 });
 
-check('--workers must be a number from 1 to 256', async () => {
+check('--workers auto starts one worker per core; without --workers, one process', async () => {
+  const want = Math.min(require('node:os').availableParallelism(), 256);
+  b = await startBrock({ state: tmpdir('workers-auto'), args: ['--workers', 'auto', '--no-update'] });
+  assert.equal((await status()).workers, want);
+  assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
+  b = null;
+  if (process.env.BROCK_TEST_WORKERS) return;
+  b = await startBrock({ state: tmpdir('workers-default'), args: ['--no-update'] });
+  const s = await status();
+  assert.equal(s.workers, 1);
+  assert.equal(s.pid, b.proc.pid, 'the process started serves itself');
+  assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
+  b = null;
+});
+
+check('--workers must be auto or a number from 1 to 256; one process unless asked', async () => {
   for (const v of ['0', '257', 'two']) {
     const r = await brock(tmpdir('workers-bad'), ['run', '--workers', v]);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, new RegExp(`--workers '${v}': expected a whole number from 1 to 256`));
+    assert.match(r.stderr, new RegExp(`--workers '${v}': expected 'auto' or a whole number from 1 to 256`));
   }
   const dir = tmpdir('workers-conf'), conf = `${dir}/brock.conf`;
   fs.writeFileSync(conf, '# two are plenty\nworkers = 300\n');
   const r = await brock(tmpdir('workers-bad'), ['--config', conf, 'run']);
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /brock\.conf:2: .*--workers '300': expected a whole number/);
+  assert.match(r.stderr, /brock\.conf:2: .*--workers '300': expected 'auto' or a whole number/);
 });
