@@ -129,6 +129,7 @@ struct brock_engine {
     struct strmap snitches;   /* tracker base → struct snitch */
     struct strmap tracking;   /* tracker base → struct tracking */
     struct strmap fp_scripts; /* script host → struct fp_host */
+    struct strmap site_actions; /* "SITE DOMAIN" → the user's choice there (siteaction.c) */
     struct strvec deleted;    /* action entries removed since the last sync */
     size_t dirty;             /* changes since the last sync; 0: nothing to write */
 
@@ -620,6 +621,40 @@ int brock__plan_header(struct buf *out, const char *mark, const char *about,
 /* One comment line per name left out of p, started with mark. Returns 0, BROCK_ENOMEM. */
 int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__plan *p)
     BROCK_NODISCARD_INTERNAL;
+
+/* ---- siteaction.c: the user's choices for one site only ---- */
+
+void brock__site_actions_free(struct brock_engine *e);
+
+/* The user's choice for fqdn (normalised) on site (a base domain), the most specific name from
+ * fqdn up to its base that has one; BROCK_NOACTION when none. *source points at the name the
+ * choice is for (the engine's, valid until the next change), or is NULL. Allocates nothing. */
+enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,
+                                          const char *fqdn, const char **source);
+
+/* Applies a stored row (user: Privacy Badger's name of a user action) unless memory changed
+ * that choice since its last write, and marks it seen. A row brock would not write is
+ * skipped. Returns 1 when memory changed, 0, or BROCK_ENOMEM. */
+int brock__site_action_apply(struct brock_engine *e, const char *site, const char *domain,
+                             const char *user) BROCK_NODISCARD_INTERNAL;
+
+/* Rereading every row: begin, apply each, end; end drops the choices with nothing unwritten
+ * that no row named, and returns how many it dropped. */
+void brock__site_actions_reload_begin(struct brock_engine *e);
+int brock__site_actions_reload_end(struct brock_engine *e);
+
+/* For the store's flush: put is called for each choice changed since the last flush, user NULL
+ * for one removed (its row to delete). Returns how many, or put's negative value. */
+int brock__site_actions_flush(struct brock_engine *e,
+                              int (*put)(void *arg, const char *site, const char *domain,
+                                         const char *user),
+                              void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* After a commit: every choice is written, and the removed ones are forgotten. */
+void brock__site_actions_clean(struct brock_engine *e);
+
+/* Every choice is written at the next flush (the store's file is new). */
+void brock__site_actions_mark_all(struct brock_engine *e);
 
 /* ---- sitefix.c: Privacy Badger's site fixes (pbconfig.json "sitefixes") ---- */
 

@@ -45,6 +45,9 @@ enum {
     PG_DAY_ADD,
     PG_DAY_FORGET,
     PG_DAY_ALL,
+    PG_SITE_ACTION_PUT,
+    PG_SITE_ACTION_DEL,
+    PG_SITE_ACTION_ALL,
     PG_WRITE_LOCK,
     PG_NOTIFY,
     PG_COUNT
@@ -89,6 +92,10 @@ int brock__pg_journal_range(struct brock__pg *p, int64_t *min,
 /* Every row of the page views, or of the settings, into memory. 0 or a negative error. */
 int brock__pg_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__pg_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Every choice for one site only read again (brock__site_actions_reload_begin()'s rules).
+ * Returns how many changed, or a negative error. */
+int brock__pg_site_actions_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* A value of a result as a number (0 for NULL or junk). */
 int64_t brock__pg_int(const PGresult *r, int row, int col);

@@ -393,6 +393,27 @@ static int day_put(void *arg, int64_t day, const char *site,
     return 0;
 }
 
+/* One choice for one site: written, or (user NULL) deleted. */
+static int site_action_put(void *arg, const char *site, const char *domain, const char *user)
+{
+    struct brock_engine *e = arg;
+    const char *v[3] = {site, domain, user};
+
+    if (run(e->store, user ? PG_SITE_ACTION_PUT : PG_SITE_ACTION_DEL, user ? 3 : 2, v) < 0)
+        return brock__pg_fail(e, "write the choice on", site);
+    return 0;
+}
+
+/* The choices for one site, with one journal row for all: readers read the table again. */
+static int flush_site_actions(struct brock_engine *e)
+{
+    int n = brock__site_actions_flush(e, site_action_put, e);
+
+    if (n > 0 && journal_add(e->store, "site_action", "") < 0)
+        return brock__pg_fail(e, "write", "the journal");
+    return n < 0 ? n : 0;
+}
+
 /* The journal trimmed, and the notification the other instances wait for. */
 static int flush_journal_end(struct brock_engine *e)
 {
@@ -418,8 +439,8 @@ static int flush_marked(struct brock_engine *e)
     /* Deletions first: a name deleted and then set again since the last flush is set. */
     if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
-        (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
+        (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
         (rc = flush_journal_end(e)) < 0)
         return rc;
@@ -586,6 +607,9 @@ static int resync_all(struct brock_engine *e)
     if (rc < 0)
         return rc;
     n += rc;
+    if ((rc = brock__pg_site_actions_read(e)) < 0)
+        return rc;
+    n += rc;
     rc = brock__store_settings_reload(e, brock__pg_settings_read);
     return rc < 0 ? rc : n + rc;
 }
@@ -609,6 +633,8 @@ static int reload_one(struct brock_engine *e, const char *kind, const char *name
         rc = brock__pg_pages_read(e);
         return rc < 0 ? rc : 1;
     }
+    if (!strcmp(kind, "site_action"))
+        return brock__pg_site_actions_read(e);
     return 0; /* a kind from a later version: nothing here reads it */
 }
 
