@@ -632,6 +632,10 @@ void brock__site_actions_free(struct brock_engine *e);
 enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,
                                           const char *fqdn, const char **source);
 
+/* Whether brock_set_site_action() takes the pair: 0, or BROCK_EINVAL with errmsg saying why. */
+int brock__site_action_check(struct brock_engine *e, const char *site, const char *domain)
+    BROCK_NODISCARD_INTERNAL;
+
 /* Applies a stored row (user: Privacy Badger's name of a user action) unless memory changed
  * that choice since its last write, and marks it seen. A row brock would not write is
  * skipped. Returns 1 when memory changed, 0, or BROCK_ENOMEM. */

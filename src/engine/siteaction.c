@@ -127,6 +127,13 @@ static int names_check(struct brock_engine *e, const char *site, const char *dom
     return 0;
 }
 
+int brock__site_action_check(struct brock_engine *e, const char *site, const char *domain)
+{
+    char base[BROCK_HOST_MAX], name[BROCK_HOST_MAX];
+
+    return names_check(e, site, domain, base, name);
+}
+
 int brock_set_site_action(struct brock_engine *e, const char *site, const char *domain,
                           enum brock_action a)
 {

@@ -422,6 +422,24 @@ for bad in "--site com" "--site 127.0.0.1" "--site news-site.com maybe" "--site 
     [ $? -ne 0 ] && [ -s "$T/err" ] && cmp -s "$S/brock.db" "$T/site-before.db"
     ok $? "set cdn.site-one.com $bad fails, says why and changes nothing"
 done
+b export -o "$T/site.json" 2>"$T/err"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    exit !($d->{brock_site_actions}{"news-site.com"}{$ARGV[0]} eq "user_allow"
+        && $d->{brock_site_actions}{"shop-site.com"}{"only.example"} eq "user_cookieblock")' \
+    "$TR" <"$T/site.json"
+ok $? "export keeps the choices for one site in brock_site_actions"
+SITE_STATE=$S
+fresh
+run import "$T/site.json"
+is "$(b list | awk -v d="$TR" '$1 == d { print $2 " " $3 }')" "user_block news-site.com=allow" \
+    "import brings them back"
+sed 's/"user_cookieblock"/"cookieblock"/' "$T/site.json" >"$T/site-bad.json"
+cp "$S/brock.db" "$T/site-before.db"
+run import "$T/site-bad.json"
+[ $? -ne 0 ] && grep -q 'brock_site_actions\["shop-site.com"\]\["only.example"\] is not one of' "$T/err" &&
+    cmp -s "$S/brock.db" "$T/site-before.db"
+ok $? "import of a bad choice for a site names it and changes nothing"
+S=$SITE_STATE
 run set "$TR" reset --site news-site.com
 is "$(cat "$T/out")" "$TR on news-site.com: blocked, as you chose" "reset --site removes that choice alone"
 is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" "-" "and list shows none left for it"
