@@ -571,9 +571,20 @@ struct brock__rule {
     unsigned depth;            /* rules above it */
 };
 
+/* A choice for one site only, as a list says it: on the pages of site (a base domain), name
+ * and the names below it get effect, above every rule of the list. */
+struct brock__site_rule {
+    char site[BROCK_HOST_MAX];
+    char name[BROCK_HOST_MAX];
+    enum brock_effect effect;
+    int exact; /* name is a public suffix: the choice holds for it alone, not the names below */
+};
+
 struct brock__plan {
     struct brock__rule *rules; /* by depth, context, effect, then name */
     size_t n;
+    struct brock__site_rule *site_rules; /* by site, then name */
+    size_t n_site_rules;
     size_t counts[BROCK_DENY + 1]; /* rules per effect */
     char **left_out;           /* names no rule can name rightly, each with why: "name (why)",
                                   sorted */
@@ -604,8 +615,18 @@ struct brock__text_list {
     const char *preamble; /* written after the header; NULL: nothing */
     /* Writes rule i of p (the rules before it are written). Returns 0, BROCK_ENOMEM. */
     int (*rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
+    /* Writes p->site_rules[i], after every rule (or a comment saying why it cannot); NULL:
+     * the format cannot tell one site's requests from another's, and each is left out with
+     * a comment. Returns 0, BROCK_ENOMEM. */
+    int (*site_rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
     const void *arg;
 };
+
+/* The words of a site rule's effect: "block", "cookieblock" or "allow". */
+const char *brock__site_rule_words(const struct brock__site_rule *r);
+
+/* Whether an exception of p (a rule that lets names through) is at name or above it. */
+int brock__plan_excepted(const struct brock__plan *p, const char *name);
 
 /* Writes the whole list for an export with flags: the header, the preamble, each rule, the
  * names left out. Returns 0, BROCK_ENOMEM. */
