@@ -780,8 +780,12 @@ struct brock_site_tracker {
     enum brock_action action;  /* resolved now (getBestAction) */
     enum brock_action seen;    /* the action its last request was given */
     enum brock_action user;    /* the user's choice for exactly host, or noaction */
+    enum brock_action on_site; /* resolved now on this site: a choice for the site only (for
+                                  host or a name above it) if there is one, else action */
+    enum brock_action site_user; /* the user's choice for exactly host on this site only
+                                    (brock_set_site_action()), or noaction */
     int cookieblock_listed;    /* blocking it would turn into cookieblock */
-    int breakage;              /* user_block on a host that would be cookieblocked */
+    int breakage;              /* user_block on a host that would be cookieblocked (on_site) */
     uint64_t count;            /* requests seen */
     int64_t time_ms;           /* the last one, Unix ms */
 };
