@@ -12,6 +12,8 @@
 #include "util/alloc.h"
 
 /* One choice, keyed "SITE DOMAIN": both are normalised names, which hold no space. */
+#define KEY_MAX (2 * (size_t)BROCK_HOST_MAX)
+
 struct site_action {
     uint8_t user;  /* BROCK_USER_*, or BROCK_NOACTION: removed, the row to delete */
     uint8_t dirty; /* to be written (or deleted) at the next flush */
@@ -25,12 +27,12 @@ static int is_user_action(int a)
     return a == BROCK_USER_ALLOW || a == BROCK_USER_BLOCK || a == BROCK_USER_COOKIEBLOCK;
 }
 
-/* "site domain" into key (2 * BROCK_HOST_MAX bytes); 0, or -1 when too long. */
+/* "site domain" into key (KEY_MAX bytes); 0, or -1 when too long. */
 static int key_make(char *key, const char *site, size_t slen, const char *domain)
 {
     size_t dlen = strlen(domain);
 
-    if (slen + 1 + dlen >= 2 * BROCK_HOST_MAX)
+    if (slen + 1 + dlen >= KEY_MAX)
         return -1;
     memcpy(key, site, slen);
     key[slen] = ' ';
@@ -41,7 +43,7 @@ static int key_make(char *key, const char *site, size_t slen, const char *domain
 static struct site_action *entry_ensure(struct brock_engine *e, const char *site,
                                         const char *domain)
 {
-    char key[2 * BROCK_HOST_MAX];
+    char key[KEY_MAX];
     size_t slen = strlen(site), klen;
     struct site_action *s;
 
@@ -73,7 +75,7 @@ void brock__site_actions_free(struct brock_engine *e)
 enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,
                                           const char *fqdn, const char **source)
 {
-    char key[2 * BROCK_HOST_MAX];
+    char key[KEY_MAX];
     size_t slen;
     const char *base;
 
@@ -137,7 +139,7 @@ int brock__site_action_check(struct brock_engine *e, const char *site, const cha
 int brock_set_site_action(struct brock_engine *e, const char *site, const char *domain,
                           enum brock_action a)
 {
-    char base[BROCK_HOST_MAX], name[BROCK_HOST_MAX], key[2 * BROCK_HOST_MAX];
+    char base[BROCK_HOST_MAX], name[BROCK_HOST_MAX], key[KEY_MAX];
     struct site_action *s;
     int rc;
 
@@ -218,7 +220,7 @@ int brock__site_action_apply(struct brock_engine *e, const char *site, const cha
 {
     int a = brock__user_parse(user);
     struct site_action *s;
-    char key[2 * BROCK_HOST_MAX];
+    char key[KEY_MAX];
 
     if (!is_user_action(a) || !brock__valid_domain(site) || !brock__valid_domain(domain))
         return 0; /* a row no version of brock writes: left alone */
