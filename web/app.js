@@ -161,7 +161,8 @@ async function choose(name, action, site) {
 // position it starts in is where the tracker's choice is now).
 function scope(t) {
   const name = `scope${++uid}`;
-  const box = h('fieldset', { class: 'scope' }, h('legend', {}, `Where the choice for ${t.domain} holds`));
+  const box = h('fieldset', { class: 'scope' },
+                h('legend', {}, `Where the choice for ${t.domain} holds`));
   for (const [value, label] of [['everywhere', 'Everywhere'], ['site', 'On this site only']]) {
     const id = `${name}-${value}`;
     box.append(h('input', { type: 'radio', name, id, value,
