@@ -313,6 +313,8 @@ struct brock_decision {
     enum brock_action action;     /* the resolved action (noaction unless reason is ACTION) */
     enum brock_effect effect;
     int site_fix;                 /* 1 when a site fix (sitefixes.yellowlist) set the action */
+    int site_choice;              /* 1 when the user's choice for this site only set the
+                                     action (brock_set_site_action()); source is its domain */
     /* A denied script (or stylesheet) that Privacy Badger has a surrogate for: the body to
      * answer with instead (a JavaScript or CSS text of surrogate_len bytes, borrowed from the
      * engine until brock_engine_reload() or brock_engine_free()), and the rule's token
@@ -558,6 +560,38 @@ BROCK_API BROCK_NODISCARD int brock_observe_page(struct brock_engine *e,
 BROCK_API BROCK_NODISCARD int brock_set_user_action(struct brock_engine *e, const char *domain,
                                                     enum brock_action a);
 
+/* Sets the user's choice for exactly domain on one site only: on the pages of site (a host
+ * name; its base domain, eTLD+1, is what is kept) requests to domain and the names under it get
+ * a (BROCK_USER_ALLOW, BROCK_USER_BLOCK or BROCK_USER_COOKIEBLOCK), above the choice made for
+ * every site and everything learned; the most specific name with a choice for the site wins.
+ * BROCK_NOACTION removes the choice (as brock_reset_site_action()). Everywhere else nothing
+ * changes. In force for the next decision. Returns 0, BROCK_EINVAL for a bad domain, site or
+ * action, a site without a base domain (a public suffix, an address) or a domain that is
+ * first party on the site, BROCK_ENOMEM. Reaches the state at brock_sync(). */
+BROCK_API BROCK_NODISCARD int brock_set_site_action(struct brock_engine *e, const char *site,
+                                                    const char *domain, enum brock_action a);
+
+/* Removes the user's choice for exactly domain on site (its base domain), if there is one: the
+ * choice for every site, or what was learned, applies there again. Returns 0, BROCK_EINVAL for
+ * a bad domain or site, BROCK_ENOMEM. Reaches the state at brock_sync(). */
+BROCK_API BROCK_NODISCARD int brock_reset_site_action(struct brock_engine *e, const char *site,
+                                                      const char *domain);
+
+/* One choice for one site only. */
+struct brock_site_action {
+    char site[BROCK_HOST_MAX];   /* the first party's base domain */
+    char domain[BROCK_HOST_MAX]; /* the name chosen for, normalised */
+    enum brock_action action;    /* BROCK_USER_ALLOW, BROCK_USER_BLOCK or
+                                    BROCK_USER_COOKIEBLOCK */
+};
+
+/* The user's choices for one site only, sorted by site then domain, in a new array *out of *n
+ * (free with brock_free(); not NULL on success, even for none): those of site's base domain
+ * (site a host name), or every site's when site is NULL or "". Returns the count,
+ * BROCK_EINVAL for a bad site, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_site_actions(struct brock_engine *e, const char *site,
+                                                 struct brock_site_action **out, size_t *n);
+
 /* Writes what changed in memory to the state in one transaction, and picks up changes that
  * other processes made (a `brock set` while a proxy runs). Returns the number of entries
  * picked up, or BROCK_ESTORE. When the write fails (a full disk) the state keeps its last
@@ -764,8 +798,12 @@ struct brock_site_tracker {
     enum brock_action action;  /* resolved now (getBestAction) */
     enum brock_action seen;    /* the action its last request was given */
     enum brock_action user;    /* the user's choice for exactly host, or noaction */
+    enum brock_action on_site; /* resolved now on this site: a choice for the site only (for
+                                  host or a name above it) if there is one, else action */
+    enum brock_action site_user; /* the user's choice for exactly host on this site only
+                                    (brock_set_site_action()), or noaction */
     int cookieblock_listed;    /* blocking it would turn into cookieblock */
-    int breakage;              /* user_block on a host that would be cookieblocked */
+    int breakage;              /* user_block on a host that would be cookieblocked (on_site) */
     uint64_t count;            /* requests seen */
     int64_t time_ms;           /* the last one, Unix ms */
 };

@@ -140,29 +140,63 @@ function slider(t, onchange) {
   return box;
 }
 
-async function choose(name, action) {
+// A choice for every site, or (with site) for that site only.
+async function choose(name, action, site) {
   try {
-    const t = await api('PUT', `/api/trackers/${enc(name)}`, { action });
-    say(action === 'reset' ? `${name}: back to what brock learned: ${words(t.action)}`
-                           : describe(t));
+    const t = await api('PUT', `/api/trackers/${enc(name)}`, site ? { action, site } : { action });
+    if (site) {
+      say(action === 'reset' ? `${name} on ${site}: back to the choice for every site`
+                             : `${name} on ${site} only: ${words(action === 'allow' ? 'user_allow'
+                               : `user_${action}`)}`);
+    } else {
+      say(action === 'reset' ? `${name}: back to what brock learned: ${words(t.action)}`
+                             : describe(t));
+    }
   } catch (e) {
     say(`Could not change ${name}: ${e.message}`);
   }
   await route();
 }
 
-// One tracker with its colour, its slider, and an undo when it is the user's choice.
-function trackerRow(t) {
-  const pos = position(t.action);
+// Where a slider's choice holds, on a site's page: everywhere, or on this site only (the
+// position it starts in is where the tracker's choice is now).
+function scope(t) {
+  const name = `scope${++uid}`;
+  const box = h('fieldset', { class: 'scope' },
+                h('legend', {}, `Where the choice for ${t.domain} holds`));
+  for (const [value, label] of [['everywhere', 'Everywhere'], ['site', 'On this site only']]) {
+    const id = `${name}-${value}`;
+    box.append(h('input', { type: 'radio', name, id, value,
+                            checked: value === (t.site_user ? 'site' : 'everywhere') }),
+               h('label', { for: id }, label));
+  }
+  return box;
+}
+
+// One tracker with its colour, its slider, and an undo when it is the user's choice. On a
+// site's page (site given) it shows the action there, and the slider offers "on this site
+// only" beside "everywhere".
+function trackerRow(t, site) {
+  const action = site && t.site_action ? t.site_action : t.action;
+  const pos = position(action);
+  const where = site ? scope(t) : null;
   const li = h('li', { class: `tracker state-${pos}`, 'data-domain': t.domain,
-                       'data-action': t.action, title: describe(t) },
+                       'data-action': action, title: describe({ ...t, action }) },
     h('span', { class: 'who' }, h('a', { class: 'name', href: `#/tracker/${enc(t.domain)}` },
                     domain(t.domain)),
       t.dnt ? h('span', { class: 'dnt', title: 'This domain promises not to track you' },
                 'DNT') : null),
-    slider(t, (value) => choose(t.domain, value)));
-  const extra = [`${words(t.action)}.`];
-  if (t.user) {
+    slider({ ...t, action }, (value) => {
+      const only = where && where.querySelector('input:checked').value === 'site';
+      return choose(t.domain, value, only ? site : undefined);
+    }),
+    where);
+  const extra = [`${words(action)}${t.site_user ? ' on this site only' : ''}.`];
+  if (t.site_user) {
+    extra.push(' ', h('button', { class: 'link undo', type: 'button',
+                                  onclick: () => choose(t.domain, 'reset', site) },
+                      'Undo: back to the choice for every site'));
+  } else if (t.user) {
     extra.push(' ', h('button', { class: 'link undo', type: 'button',
                                   onclick: () => choose(t.domain, 'reset') },
                       'Undo: back to what brock learned'));
@@ -309,10 +343,12 @@ async function viewSite(site) {
   const [s, settings] = await Promise.all([api('GET', `/api/sites/${enc(site)}`),
                                            api('GET', '/api/settings')]);
   const rank = (t) => (t.breakage ? 0 : 1);
-  const sliders = s.trackers.filter((t) => t.action !== 'noaction' && t.action !== 'allow')
+  // What a tracker gets on this site, a choice for the site only included.
+  const on = (t) => t.site_action || t.action;
+  const sliders = s.trackers.filter((t) => on(t) !== 'noaction' && on(t) !== 'allow')
     .sort((a, b) => rank(a) - rank(b));
-  const undecided = s.trackers.filter((t) => t.action === 'allow');
-  const quiet = s.trackers.filter((t) => t.action === 'noaction');
+  const undecided = s.trackers.filter((t) => on(t) === 'allow');
+  const quiet = s.trackers.filter((t) => on(t) === 'noaction');
   const disabled = settings.disabled_sites.includes(s.site);
   main.replaceChildren(
     h('h1', {}, domain(s.site)),
@@ -331,7 +367,8 @@ async function viewSite(site) {
   const group = (title, list) => {
     if (!list.length) return;
     main.append(h('h2', {}, title),
-                h('ul', { class: 'rows', 'aria-label': title }, list.map(trackerRow)));
+                h('ul', { class: 'rows', 'aria-label': title },
+                  list.map((t) => trackerRow(t, s.site))));
   };
   // "Not yet decided" is a group of its own only while brock learns (section 12).
   group('Trackers', s.learning ? sliders : sliders.concat(undecided));
@@ -356,7 +393,7 @@ async function viewTrackers() {
       (!want || (want === 'user' ? !!t.user : want === 'dnt' ? t.dnt
                                              : position(t.action) === want)));
     shownCount.textContent = `${shown.length} of ${count(all.length, 'domain')}`;
-    list.replaceChildren(...shown.slice(0, 500).map(trackerRow));
+    list.replaceChildren(...shown.slice(0, 500).map((t) => trackerRow(t)));
   };
   text.addEventListener('input', show);
   state.addEventListener('change', show);

@@ -119,6 +119,8 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
            set_str(o, "action", brock_action_name(d->action)) |
            set_str(o, "effect", brock_effect_name(d->effect)) |
            set_str(o, "reason", reason_word(d->reason));
+    if (d->site_choice)
+        bad |= json_object_set_new(o, "site_choice", json_true());
     if (d->surrogate)
         bad |= set_str(o, "surrogate", d->surrogate_token);
     bad |= set_why(o, big ? big : why, d);

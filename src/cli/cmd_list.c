@@ -18,10 +18,14 @@
 static const char list_help[] =
     "Prints the domains whose action is not noaction, in Privacy Badger's order, with the\n"
     "action and the sites each was seen tracking on.\n"
+    "Your choices for one site only (brock set DOMAIN ACTION --site SITE) are shown in a\n"
+    "column SITE CHOICES (SITE=ACTION, comma-separated), and a domain with only those is\n"
+    "listed too, with the action it has everywhere else.\n"
     "\nOptions:\n"
     "  --json           print a JSON array of objects: domain, action, base, sites, dnt,\n"
-    "                   cookieblock_listed and evidence\n"
-    "  --site DOMAIN    only trackers seen on DOMAIN (a host or base domain)\n"
+    "                   cookieblock_listed, evidence and site_actions (site: action)\n"
+    "  --site DOMAIN    only trackers seen on DOMAIN (a host or base domain), and the\n"
+    "                   choices for that site only\n"
     "  --action LIST    only domains with these actions, comma-separated: block,\n"
     "                   cookieblock, allow (each with your choice of it too: user_block,\n"
     "                   ...), dnt, noaction (implies --all), or one of Privacy Badger's\n"
@@ -36,6 +40,7 @@ struct list_row {
     char *domain;
     const char *action; /* static */
     char *sites;
+    char *choices;      /* "site=action,...", or "" */
 };
 
 struct list_ctx {
@@ -45,6 +50,9 @@ struct list_ctx {
     unsigned actions; /* --action: a bit per enum brock_action; 0: all */
     int learned_only;
     int count;        /* --count: only counted, in n */
+    struct brock_site_action *choices; /* the choices for one site only, by site and domain */
+    size_t n_choices;
+    unsigned char *listed; /* per choice: its domain has a row */
 };
 
 /* --action's words: each of brock's colours takes your choice of it along. */
@@ -129,6 +137,42 @@ static json_t *tracker_json(const struct brock_tracker *t)
     return o;
 }
 
+/* domain's choices for one site only, as "site=action,..." (static words without "user_"),
+ * each marked listed. NULL when out of memory. */
+static char *choices_text(struct list_ctx *c, const char *domain)
+{
+    struct buf b;
+
+    buf_init(&b, LIST_SITES_MAX);
+    for (size_t i = 0; i < c->n_choices; i++) {
+        if (strcmp(c->choices[i].domain, domain) != 0)
+            continue;
+        c->listed[i] = 1;
+        if ((b.len && buf_puts(&b, ",") < 0) || buf_puts(&b, c->choices[i].site) < 0 ||
+            buf_puts(&b, "=") < 0 || buf_puts(&b, brock_action_name(c->choices[i].action) + 5) < 0)
+            break;
+    }
+    return buf_detach(&b, NULL);
+}
+
+/* The same as a JSON object: site → Privacy Badger's name of the action. */
+static json_t *choices_json(struct list_ctx *c, const char *domain)
+{
+    json_t *o = json_object();
+
+    for (size_t i = 0; o && i < c->n_choices; i++) {
+        if (strcmp(c->choices[i].domain, domain) != 0)
+            continue;
+        c->listed[i] = 1;
+        if (json_object_set_new(o, c->choices[i].site,
+                                json_string(brock_action_name(c->choices[i].action)))) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
 static int add_row(struct list_ctx *c, const struct brock_tracker *t)
 {
     struct list_row *r;
@@ -145,9 +189,11 @@ static int add_row(struct list_ctx *c, const struct brock_tracker *t)
     r->action = brock_action_name(t->action);
     r->domain = mem_strdup(t->domain);
     r->sites = buf_detach(&b, NULL);
-    if (!r->domain || !r->sites) {
+    r->choices = choices_text(c, t->domain);
+    if (!r->domain || !r->sites || !r->choices) {
         mem_free(r->domain);
         mem_free(r->sites);
+        mem_free(r->choices);
         return BROCK_ENOMEM;
     }
     c->n++;
@@ -157,6 +203,7 @@ static int add_row(struct list_ctx *c, const struct brock_tracker *t)
 static int on_tracker(void *arg, const struct brock_tracker *t)
 {
     struct list_ctx *c = arg;
+    json_t *o;
 
     if (c->actions && !(c->actions & 1u << t->action))
         return 0;
@@ -168,20 +215,59 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
     }
     if (!c->json)
         return add_row(c, t);
-    return json_array_append_new(c->json, tracker_json(t)) ? BROCK_ENOMEM : 0;
+    o = tracker_json(t);
+    if (!o || json_object_set_new(o, "site_actions", choices_json(c, t->domain)) ||
+        json_array_append_new(c->json, o)) {
+        return BROCK_ENOMEM;
+    }
+    return 0;
+}
+
+/* A row for each domain with choices for one site only that no tracker row named: the
+ * action it has everywhere else, no sites. */
+static int add_chosen(struct list_ctx *c, struct brock_engine *e)
+{
+    for (size_t i = 0; i < c->n_choices; i++) {
+        struct brock_tracker t;
+        struct brock_decision d;
+        char base[BROCK_HOST_MAX] = "";
+
+        if (c->listed[i])
+            continue;
+        memset(&t, 0, sizeof(t));
+        t.domain = c->choices[i].domain;
+        t.action = brock_decide(e, t.domain, NULL, &d) == 0 ? d.action : BROCK_NOACTION;
+        if (brock_base_domain(t.domain, base) >= 0)
+            t.base = base;
+        if (on_tracker(c, &t) < 0)
+            return BROCK_ENOMEM;
+    }
+    return 0;
 }
 
 static void print_rows(const struct list_ctx *c)
 {
-    int wd = (int)strlen("DOMAIN"), wa = (int)strlen("ACTION");
+    int wd = (int)strlen("DOMAIN"), wa = (int)strlen("ACTION"), wc = (int)strlen("SITE CHOICES");
 
     if (c->n == 0)
         return;
     for (size_t i = 0; i < c->n; i++) {
         int d = (int)strlen(c->rows[i].domain), a = (int)strlen(c->rows[i].action);
+        int ch = (int)strlen(c->rows[i].choices);
 
         wd = d > wd ? d : wd;
         wa = a > wa ? a : wa;
+        wc = ch > wc ? ch : wc;
+    }
+    /* The column of choices for one site only is there when there are some. */
+    if (c->n_choices) {
+        printf("%-*s  %-*s  %-*s  %s\n", wd, "DOMAIN", wa, "ACTION", wc, "SITE CHOICES",
+               "SITES");
+        for (size_t i = 0; i < c->n; i++)
+            printf("%-*s  %-*s  %-*s  %s\n", wd, c->rows[i].domain, wa, c->rows[i].action, wc,
+                   *c->rows[i].choices ? c->rows[i].choices : "-",
+                   *c->rows[i].sites ? c->rows[i].sites : "-");
+        return;
     }
     printf("%-*s  %-*s  %s\n", wd, "DOMAIN", wa, "ACTION", "SITES");
     for (size_t i = 0; i < c->n; i++)
@@ -254,7 +340,14 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         rc = cli_error(self, "out of memory");
         goto out;
     }
-    err = brock_trackers_each(e, site_arg ? site : NULL, flags, on_tracker, &ctx);
+    err = brock_site_actions(e, site_arg ? site : NULL, &ctx.choices, &ctx.n_choices);
+    if (err >= 0 && !(ctx.listed = mem_calloc(ctx.n_choices, 1)))
+        err = BROCK_ENOMEM;
+    if (err >= 0)
+        err = brock_trackers_each(e, site_arg ? site : NULL, flags, on_tracker, &ctx);
+    /* Filtered by action or learning, a list leaves the domains chosen on sites alone. */
+    if (err >= 0 && !ctx.actions && !ctx.learned_only)
+        err = add_chosen(&ctx, e);
     if (err < 0) {
         rc = cli_error(self, "cannot list the trackers: %s", brock_strerror(err));
         goto out;
@@ -269,8 +362,11 @@ out:
     for (size_t i = 0; i < ctx.n && ctx.rows; i++) {
         mem_free(ctx.rows[i].domain);
         mem_free(ctx.rows[i].sites);
+        mem_free(ctx.rows[i].choices);
     }
     mem_free(ctx.rows);
+    brock_free(ctx.choices);
+    mem_free(ctx.listed);
     json_decref(ctx.json);
     return cli_close(self, e, rc);
 }

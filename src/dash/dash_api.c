@@ -187,9 +187,12 @@ int dash_api_sites(struct dash_call *x)
 
 static int on_site_tracker(void *arg, const struct brock_site_tracker *t)
 {
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}", "domain",
-                          t->host, "base", t->base, "action", brock_action_name(t->action),
-                          "seen", brock_action_name(t->seen), "user",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}",
+                          "domain", t->host, "base", t->base, "action",
+                          brock_action_name(t->action), "site_action",
+                          brock_action_name(t->on_site), "site_user",
+                          t->site_user ? brock_action_name(t->site_user) : "", "seen",
+                          brock_action_name(t->seen), "user",
                           t->user ? brock_action_name(t->user) : "", "dnt",
                           t->action == BROCK_DNT, "cookieblock_listed", t->cookieblock_listed,
                           "breakage", t->breakage, "count", (json_int_t)t->count, "time_ms",
@@ -247,6 +250,28 @@ static int on_host_site(void *arg, const char *site, int64_t time_ms)
 }
 
 /* One tracker; with detail, the evidence, the times and the recent sites it was seen on. */
+/* The user's choices for exactly domain on one site only: site → action. */
+static json_t *site_actions_json(struct brock_engine *e, const char *domain)
+{
+    struct brock_site_action *v = NULL;
+    json_t *o = json_object();
+    size_t n = 0;
+
+    if (!o || brock_site_actions(e, NULL, &v, &n) < 0) {
+        json_decref(o);
+        return NULL;
+    }
+    for (size_t i = 0; o && i < n; i++) {
+        if (strcmp(v[i].domain, domain) == 0 &&
+            json_object_set_new(o, v[i].site, json_string(brock_action_name(v[i].action))) < 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    brock_free(v);
+    return o;
+}
+
 static json_t *tracker_json(struct brock_engine *e, const struct brock_tracker *t, int detail)
 {
     json_t *sites = json_array(), *ev = detail ? json_array() : NULL, *j;
@@ -284,7 +309,8 @@ static json_t *tracker_json(struct brock_engine *e, const struct brock_tracker *
         json_object_set_new(j, "first_seen", json_integer(first)) < 0 ||
         json_object_set_new(j, "last_seen", json_integer(last)) < 0 ||
         json_object_set_new(j, "seen_on", json_array()) < 0 ||
-        brock_host_sites(e, t->domain, on_host_site, json_object_get(j, "seen_on")) < 0) {
+        brock_host_sites(e, t->domain, on_host_site, json_object_get(j, "seen_on")) < 0 ||
+        json_object_set_new(j, "site_actions", site_actions_json(e, t->domain)) < 0) {
         json_decref(j);
         return NULL;
     }
@@ -363,7 +389,7 @@ int dash_api_tracker(struct dash_call *x)
 
 int dash_api_tracker_put(struct dash_call *x)
 {
-    json_t *body = NULL;
+    json_t *body = NULL, *site;
     char err[256];
     int action, rc;
 
@@ -373,10 +399,18 @@ int dash_api_tracker_put(struct dash_call *x)
         return 0;
     action = brock_action_parse(json_string_value(json_object_get(body, "action")), err,
                                 sizeof(err));
-    json_decref(body);
-    if (action < 0)
+    site = json_object_get(body, "site");
+    if (action >= 0 && site && !json_is_string(site))
+        snprintf(err, sizeof(err), "\"site\" must be a site name");
+    if (action < 0 || (site && !json_is_string(site))) {
+        json_decref(body);
         return dash_error(x, 400, err);
-    rc = brock_set_user_action(x->e, x->arg, (enum brock_action)action);
+    }
+    /* With a site, the choice holds on that site only; without, everywhere. */
+    rc = site ? brock_set_site_action(x->e, json_string_value(site), x->arg,
+                                      (enum brock_action)action)
+              : brock_set_user_action(x->e, x->arg, (enum brock_action)action);
+    json_decref(body);
     if (rc == BROCK_EINVAL)
         return dash_error(x, 400, brock_engine_errmsg(x->e));
     return rc < 0 ? -1 : tracker_answer(x, 0);

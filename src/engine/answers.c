@@ -21,8 +21,8 @@ struct brock__answer {
     const char *cname;   /* the tracker when it is not the host */
     uint8_t host_len, site_len, tracker_len;
     uint8_t base_off, source_off, site_off;
-    uint8_t third_party, reason, action, effect, site_fix;
-    char names[128 - 2 * sizeof(uint64_t) - 11]; /* host, then site; no NULs */
+    uint8_t third_party, reason, action, effect, site_fix, site_choice;
+    char names[128 - 2 * sizeof(uint64_t) - 12]; /* host, then site; no NULs */
 };
 
 _Static_assert(sizeof(struct brock__answer) == 128, "an answer is two cache lines");
@@ -117,6 +117,7 @@ int brock__answer_get(struct brock_engine *e, const char *site, size_t slen,
     d->action = (enum brock_action)a->action;
     d->effect = (enum brock_effect)a->effect;
     d->site_fix = a->site_fix;
+    d->site_choice = a->site_choice;
     return 1;
 }
 
@@ -170,6 +171,7 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     a->action = (uint8_t)d->action;
     a->effect = (uint8_t)d->effect;
     a->site_fix = (uint8_t)d->site_fix;
+    a->site_choice = (uint8_t)d->site_choice;
     memcpy(a->names, d->host, hlen);
     memcpy(a->names + hlen, site, slen);
 }

@@ -186,6 +186,7 @@ void brock__settings_changed(struct brock_engine *e)
 static void engine_free(struct brock_engine *e)
 {
     strmap_cleanup(&e->actions, mem_free);
+    brock__site_actions_free(e);
     strmap_cleanup(&e->snitches, brock__snitch_free);
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
@@ -216,6 +217,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
         return BROCK_ENOMEM;
     }
     strmap_init(&e->actions);
+    strmap_init(&e->site_actions);
     strmap_init(&e->snitches);
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);

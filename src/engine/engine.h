@@ -133,6 +133,7 @@ struct brock_engine {
     struct strmap snitches;   /* tracker base → struct snitch */
     struct strmap tracking;   /* tracker base → struct tracking */
     struct strmap fp_scripts; /* script host → struct fp_host */
+    struct strmap site_actions; /* "SITE DOMAIN" → the user's choice there (siteaction.c) */
     struct strvec deleted;    /* action entries removed since the last sync */
     size_t dirty;             /* changes since the last sync; 0: nothing to write */
 
@@ -574,9 +575,20 @@ struct brock__rule {
     unsigned depth;            /* rules above it */
 };
 
+/* A choice for one site only, as a list says it: on the pages of site (a base domain), name
+ * and the names below it get effect, above every rule of the list. */
+struct brock__site_rule {
+    char site[BROCK_HOST_MAX];
+    char name[BROCK_HOST_MAX];
+    enum brock_effect effect;
+    int exact; /* name is a public suffix: the choice holds for it alone, not the names below */
+};
+
 struct brock__plan {
     struct brock__rule *rules; /* by depth, context, effect, then name */
     size_t n;
+    struct brock__site_rule *site_rules; /* by site, then name */
+    size_t n_site_rules;
     size_t counts[BROCK_DENY + 1]; /* rules per effect */
     char **left_out;           /* names no rule can name rightly, each with why: "name (why)",
                                   sorted */
@@ -607,8 +619,18 @@ struct brock__text_list {
     const char *preamble; /* written after the header; NULL: nothing */
     /* Writes rule i of p (the rules before it are written). Returns 0, BROCK_ENOMEM. */
     int (*rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
+    /* Writes p->site_rules[i], after every rule (or a comment saying why it cannot); NULL:
+     * the format cannot tell one site's requests from another's, and each is left out with
+     * a comment. Returns 0, BROCK_ENOMEM. */
+    int (*site_rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
     const void *arg;
 };
+
+/* The words of a site rule's effect: "block", "cookieblock" or "allow". */
+const char *brock__site_rule_words(const struct brock__site_rule *r);
+
+/* Whether an exception of p (a rule that lets names through) is at name or above it. */
+int brock__plan_excepted(const struct brock__plan *p, const char *name);
 
 /* Writes the whole list for an export with flags: the header, the preamble, each rule, the
  * names left out. Returns 0, BROCK_ENOMEM. */
@@ -624,6 +646,44 @@ int brock__plan_header(struct buf *out, const char *mark, const char *about,
 /* One comment line per name left out of p, started with mark. Returns 0, BROCK_ENOMEM. */
 int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__plan *p)
     BROCK_NODISCARD_INTERNAL;
+
+/* ---- siteaction.c: the user's choices for one site only ---- */
+
+void brock__site_actions_free(struct brock_engine *e);
+
+/* The user's choice for fqdn (normalised) on site (a base domain), the most specific name from
+ * fqdn up to its base that has one; BROCK_NOACTION when none. *source points at the name the
+ * choice is for (the engine's, valid until the next change), or is NULL. Allocates nothing. */
+enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,
+                                          const char *fqdn, const char **source);
+
+/* Whether brock_set_site_action() takes the pair: 0, or BROCK_EINVAL with errmsg saying why. */
+int brock__site_action_check(struct brock_engine *e, const char *site, const char *domain)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Applies a stored row (user: Privacy Badger's name of a user action) unless memory changed
+ * that choice since its last write, and marks it seen. A row brock would not write is
+ * skipped. Returns 1 when memory changed, 0, or BROCK_ENOMEM. */
+int brock__site_action_apply(struct brock_engine *e, const char *site, const char *domain,
+                             const char *user) BROCK_NODISCARD_INTERNAL;
+
+/* Rereading every row: begin, apply each, end; end drops the choices with nothing unwritten
+ * that no row named, and returns how many it dropped. */
+void brock__site_actions_reload_begin(struct brock_engine *e);
+int brock__site_actions_reload_end(struct brock_engine *e);
+
+/* For the store's flush: put is called for each choice changed since the last flush, user NULL
+ * for one removed (its row to delete). Returns how many, or put's negative value. */
+int brock__site_actions_flush(struct brock_engine *e,
+                              int (*put)(void *arg, const char *site, const char *domain,
+                                         const char *user),
+                              void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* After a commit: every choice is written, and the removed ones are forgotten. */
+void brock__site_actions_clean(struct brock_engine *e);
+
+/* Every choice is written at the next flush (the store's file is new). */
+void brock__site_actions_mark_all(struct brock_engine *e);
 
 /* ---- sitefix.c: Privacy Badger's site fixes (pbconfig.json "sitefixes") ---- */
 

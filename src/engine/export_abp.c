@@ -46,11 +46,41 @@ static int write_line(struct buf *out, const struct brock__plan *p, size_t i, co
                : 0;
 }
 
+/* A choice for one site only, with $domain. In Adblock Plus an exception wins over every
+ * block, so a block for a site under an exception of the list cannot be said; AdGuard's
+ * $important puts the site's rule above the list's either way. A public suffix's own choice
+ * is said for it alone with "|" in AdGuard; Adblock Plus's "|" anchors a whole URL, so there
+ * it is left out. */
+static int write_site_line(struct buf *out, const struct brock__plan *p, size_t i,
+                           const void *arg)
+{
+    const struct list_format *f = arg;
+    const struct brock__site_rule *r = &p->site_rules[i];
+    int is_abp = f == &abp, deny = r->effect == BROCK_DENY, n;
+
+    if ((r->exact && is_abp) ||
+        (is_abp && deny && brock__plan_excepted(p, r->name)))
+        n = buf_printf(out, "%s left out: %s %s on %s only (%s)\n", f->mark,
+                       brock__site_rule_words(r), r->name, r->site,
+                       r->exact ? "a public suffix: a rule would reach every site below it"
+                                : "an exception above it wins here");
+    else if (is_abp)
+        n = buf_printf(out, "%s||%s^$third-party,domain=%s\n", deny ? "" : "@@", r->name,
+                       r->site);
+    else
+        n = buf_printf(out, "%s%s%s^$domain=%s,important\n", deny ? "" : "@@",
+                       r->exact ? "|" : "||", r->name, r->site);
+    return n < 0 ? BROCK_ENOMEM : 0;
+}
+
 static int write_list(struct brock_engine *e, unsigned flags, struct buf *out,
                       const struct list_format *f)
 {
-    const struct brock__text_list t = {
-        .mark = f->mark, .about = f->about, .rule = write_line, .arg = f};
+    const struct brock__text_list t = {.mark = f->mark,
+                                       .about = f->about,
+                                       .rule = write_line,
+                                       .site_rule = write_site_line,
+                                       .arg = f};
 
     return brock__plan_write(e, flags, &t, out);
 }
@@ -80,9 +110,26 @@ static int write_ubo(struct buf *out, const struct brock__plan *p, size_t i, con
                : 0;
 }
 
+/* "site name * action": the site's rule beats the global one for that name, and reaches the
+ * site's subdomains, as a choice for the site does. A public suffix's own choice cannot be
+ * said for it alone, and this format has no comments to say so: it is left out. */
+static int write_ubo_site(struct buf *out, const struct brock__plan *p, size_t i,
+                          const void *arg)
+{
+    const struct brock__site_rule *r = &p->site_rules[i];
+
+    (void)arg;
+    if (r->exact)
+        return 0;
+    return buf_printf(out, "%s %s * %s\n", r->site, r->name,
+                      r->effect == BROCK_DENY ? "block" : "noop") < 0
+               ? BROCK_ENOMEM
+               : 0;
+}
+
 int brock__export_ubo(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    static const struct brock__text_list f = {.rule = write_ubo};
+    static const struct brock__text_list f = {.rule = write_ubo, .site_rule = write_ubo_site};
 
     return brock__plan_write(e, flags, &f, out);
 }

@@ -73,6 +73,52 @@ static int dnr_group(struct buf *out, int *first, int *id, const struct brock__r
     return rc;
 }
 
+/* The condition for a choice on one site: its name (and the names below it; a public
+ * suffix's own choice, by a regular expression, the name alone) requested by the site's
+ * pages (initiatorDomains reaches the site's subdomains too). */
+static json_t *dnr_site_condition(const struct brock__site_rule *r)
+{
+    char re[BROCK_HOST_MAX * 2 + 32];
+    size_t n = (size_t)snprintf(re, sizeof(re), "^[a-z]+://");
+
+    if (!r->exact)
+        return json_pack("{s:[s], s:[s], s:s}", "requestDomains", r->name, "initiatorDomains",
+                         r->site, "domainType", "thirdParty");
+    for (const char *c = r->name; *c && n + 8 < sizeof(re); c++) {
+        if (*c == '.')
+            re[n++] = '\\';
+        re[n++] = *c;
+    }
+    snprintf(re + n, sizeof(re) - n, "[:/]");
+    return json_pack("{s:s, s:[s], s:s}", "regexFilter", re, "initiatorDomains", r->site,
+                     "domainType", "thirdParty");
+}
+
+/* Each choice for one site weighs more than every rule of the list (whose deepest weighs
+ * top): a block or an allow at top + 1, and a cookieblock's header rule above that allow. */
+static int dnr_site_rules(struct buf *out, int *first, int *id, const struct brock__plan *p)
+{
+    int top = 0, rc = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        top = 2 * (int)p->rules[i].depth + 2 > top ? 2 * (int)p->rules[i].depth + 2 : top;
+    for (size_t i = 0; i < p->n_site_rules && rc == 0; i++) {
+        const struct brock__site_rule *r = &p->site_rules[i];
+        enum brock_effect x = r->effect == BROCK_DENY ? BROCK_DENY : BROCK_PASS;
+        json_t *rule = json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", top + 1,
+                                 "action", dnr_action(x), "condition", dnr_site_condition(r));
+
+        rc = append_rule(out, rule, first);
+        if (rc == 0 && r->effect == BROCK_STRIP_COOKIES)
+            rc = append_rule(out,
+                             json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", top + 2,
+                                       "action", dnr_action(BROCK_STRIP_COOKIES), "condition",
+                                       dnr_site_condition(r)),
+                             first);
+    }
+    return rc;
+}
+
 int brock__export_dnr(struct brock_engine *e, unsigned flags, struct buf *out)
 {
     struct brock__plan p;
@@ -98,6 +144,8 @@ int brock__export_dnr(struct brock_engine *e, unsigned flags, struct buf *out)
     }
     json_decref(domains);
     if (rc == 0)
+        rc = dnr_site_rules(out, &first, &id, &p);
+    if (rc == 0)
         rc = close_array(out, first);
     brock__plan_cleanup(&p);
     return rc;
@@ -107,12 +155,13 @@ int brock__export_dnr(struct brock_engine *e, unsigned flags, struct buf *out)
 
 /* The trigger of name and every name below it, from other sites' pages: WebKit's url-filter
  * is a regular expression over the whole URL, in its own small dialect (no "|", no "{}"). */
-static json_t *safari_trigger(const char *name)
+static json_t *safari_trigger(const char *name, int exact)
 {
     char filter[BROCK_HOST_MAX * 2 + 64];
     size_t n = 0;
 
-    n += (size_t)snprintf(filter, sizeof(filter), "^[^:]+://+([^:/]+\\.)?");
+    n += (size_t)snprintf(filter, sizeof(filter), "%s",
+                          exact ? "^[^:]+://+" : "^[^:]+://+([^:/]+\\.)?");
     for (const char *c = name; *c && n + 8 < sizeof(filter); c++) {
         if (*c == '.')
             filter[n++] = '\\';
@@ -124,8 +173,27 @@ static json_t *safari_trigger(const char *name)
 
 static int safari_rule(struct buf *out, int *first, const char *name, const char *type)
 {
-    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger", safari_trigger(name),
+    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger", safari_trigger(name, 0),
                                       "action", "type", type),
+                       first);
+}
+
+/* A choice for one site: the same triggers, only on pages of the site and its subdomains
+ * ("*site" in if-domain), after every rule of the list so that it has the last word; a
+ * public suffix's own choice for that name alone. */
+static int safari_site_rule(struct buf *out, int *first, const struct brock__site_rule *r,
+                            const char *type)
+{
+    char domain[BROCK_HOST_MAX + 1];
+    json_t *trigger = safari_trigger(r->name, r->exact);
+
+    snprintf(domain, sizeof(domain), "*%s", r->site);
+    if (trigger && json_object_set_new(trigger, "if-domain", json_pack("[s]", domain)) < 0) {
+        json_decref(trigger);
+        trigger = NULL;
+    }
+    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger", trigger, "action", "type",
+                                      type),
                        first);
 }
 
@@ -147,6 +215,14 @@ int brock__export_safari(struct brock_engine *e, unsigned flags, struct buf *out
         if (rc == 0 && r->effect != BROCK_PASS)
             rc = safari_rule(out, &first, r->name,
                              r->effect == BROCK_DENY ? "block" : "block-cookies");
+    }
+    for (size_t i = 0; i < p.n_site_rules && rc == 0; i++) {
+        const struct brock__site_rule *r = &p.site_rules[i];
+
+        rc = safari_site_rule(out, &first, r, "ignore-previous-rules");
+        if (rc == 0 && r->effect != BROCK_PASS)
+            rc = safari_site_rule(out, &first, r,
+                                  r->effect == BROCK_DENY ? "block" : "block-cookies");
     }
     if (rc == 0)
         rc = close_array(out, first);

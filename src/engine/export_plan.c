@@ -239,6 +239,70 @@ static int make_rules(struct collect *c, struct strmap *m)
     return 0;
 }
 
+/* ---- choices for one site only ---- */
+
+/* The choices for one site only, less what the flags leave out: a block unless blocks are
+ * exported, a cookieblock turned into an exception where the format cannot strip cookies or
+ * cookieblock is not exported (as for the rest of the list). */
+static int site_rules(struct brock_engine *e, const struct collect *c, struct brock__plan *p)
+{
+    struct brock_site_action *v = NULL;
+    size_t n = 0;
+    int rc = brock_site_actions(e, NULL, &v, &n);
+
+    if (rc < 0)
+        return rc;
+    if (n && !(p->site_rules = mem_calloc(n, sizeof(*p->site_rules)))) {
+        brock_free(v);
+        return BROCK_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct brock__site_rule *r = &p->site_rules[p->n_site_rules];
+        enum brock_effect x = brock_action_effect(v[i].action);
+
+        if (x == BROCK_DENY && !(c->flags & BROCK_EXPORT_BLOCK))
+            continue;
+        if (x == BROCK_STRIP_COOKIES &&
+            (!(c->flags & BROCK_EXPORT_COOKIEBLOCK) || !(c->plan_flags & BROCK__PLAN_STRIP)))
+            x = BROCK_PASS;
+        memcpy(r->site, v[i].site, sizeof(r->site));
+        memcpy(r->name, v[i].domain, sizeof(r->name));
+        r->effect = x;
+        r->exact = brock__is_public_suffix(r->name);
+        p->n_site_rules++;
+    }
+    brock_free(v);
+    return 0;
+}
+
+const char *brock__site_rule_words(const struct brock__site_rule *r)
+{
+    switch (r->effect) {
+    case BROCK_DENY:
+        return "block";
+    case BROCK_STRIP_COOKIES:
+        return "cookieblock";
+    case BROCK_PASS:
+        break;
+    }
+    return "allow";
+}
+
+int brock__plan_excepted(const struct brock__plan *p, const char *name)
+{
+    size_t nlen = strlen(name);
+
+    for (size_t i = 0; i < p->n; i++) {
+        const struct brock__rule *r = &p->rules[i];
+        size_t rlen = strlen(r->name);
+
+        if (r->effect == BROCK_PASS && rlen <= nlen && !strcmp(name + nlen - rlen, r->name) &&
+            (rlen == nlen || name[nlen - rlen - 1] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
 int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flags,
                       struct brock__plan *p)
 {
@@ -258,6 +322,8 @@ int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flag
     if (rc == 0)
         rc = make_rules(&c, &m);
     strmap_cleanup(&m, NULL);
+    if (rc == 0)
+        rc = site_rules(e, &c, p);
     for (size_t i = 0; i < c.n; i++)
         mem_free(c.v[i].name);
     mem_free(c.v);
@@ -271,6 +337,7 @@ void brock__plan_cleanup(struct brock__plan *p)
     for (size_t i = 0; i < p->n_left_out; i++)
         mem_free(p->left_out[i]);
     mem_free(p->rules);
+    mem_free(p->site_rules);
     mem_free(p->left_out);
     memset(p, 0, sizeof(*p));
 }
@@ -283,6 +350,8 @@ int brock__plan_header(struct buf *out, const char *mark, const char *about,
                        mark, BROCK_VERSION, about, mark, p->counts[BROCK_DENY],
                        p->counts[BROCK_STRIP_COOKIES], p->counts[BROCK_PASS]);
 
+    if (r >= 0 && p->n_site_rules)
+        r = buf_printf(out, "%s choices for one site only: %zu\n", mark, p->n_site_rules);
     return r < 0 ? BROCK_ENOMEM : 0;
 }
 
@@ -311,6 +380,17 @@ int brock__plan_write(struct brock_engine *e, unsigned flags, const struct brock
         rc = BROCK_ENOMEM;
     for (size_t i = 0; i < p.n && rc == 0; i++)
         rc = f->rule(out, &p, i, f->arg);
+    for (size_t i = 0; i < p.n_site_rules && rc == 0; i++) {
+        const struct brock__site_rule *r = &p.site_rules[i];
+
+        if (f->site_rule)
+            rc = f->site_rule(out, &p, i, f->arg);
+        else if (f->mark &&
+                 buf_printf(out, "%s left out: %s %s on %s only (the format cannot tell one "
+                                 "site's requests from another's)\n",
+                            f->mark, brock__site_rule_words(r), r->name, r->site) < 0)
+            rc = BROCK_ENOMEM;
+    }
     if (rc == 0 && f->mark)
         rc = brock__plan_left_out(out, f->mark, &p);
     brock__plan_cleanup(&p);

@@ -426,8 +426,15 @@ int brock_site_trackers(struct brock_engine *e, const char *site,
             .time_ms = h->time_ms,
         };
 
+        const char *chosen = NULL;
+
         brock__base_domain(h->host, hbase);
-        t.breakage = t.action == BROCK_USER_BLOCK && t.cookieblock_listed;
+        t.on_site = brock__site_action_find(e, base, h->host, &chosen);
+        if (!chosen)
+            t.on_site = t.action;
+        else if (!strcmp(chosen, h->host))
+            t.site_user = t.on_site;
+        t.breakage = t.on_site == BROCK_USER_BLOCK && t.cookieblock_listed;
         rc = cb(arg, &t);
     }
 out:

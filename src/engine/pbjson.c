@@ -73,6 +73,60 @@ static int check_action_entry(struct brock_engine *e, const char *name, const ch
     return 0;
 }
 
+/* brock's own store beside Privacy Badger's: the choices for one site only, site → domain →
+ * user action. Privacy Badger's import reads only the stores it knows, and skips this one. */
+#define SITE_ACTIONS_KEY "brock_site_actions"
+
+static int check_site_actions(struct brock_engine *e, const char *name, json_t *sa)
+{
+    const char *site, *domain;
+    json_t *v, *w;
+
+    if (!sa)
+        return 0;
+    if (!json_is_object(sa))
+        return brock__fail(e, BROCK_EFORMAT, "%s: " SITE_ACTIONS_KEY " is not an object", name);
+    json_object_foreach(sa, site, v) {
+        if (!json_is_object(v))
+            return brock__fail(e, BROCK_EFORMAT,
+                               "%s: " SITE_ACTIONS_KEY "[\"%s\"] is not an object", name, site);
+        json_object_foreach(v, domain, w) {
+            int u = json_is_string(w) ? brock__user_parse(json_string_value(w)) : -1;
+
+            if (u <= 0)
+                return brock__fail(e, BROCK_EFORMAT,
+                                   "%s: " SITE_ACTIONS_KEY "[\"%s\"][\"%s\"] is not one of "
+                                   "user_allow, user_block, user_cookieblock",
+                                   name, site, domain);
+            if (brock__site_action_check(e, site, domain) < 0) {
+                char why[sizeof(e->errmsg)];
+
+                memcpy(why, e->errmsg, sizeof(why));
+                return brock__fail(e, BROCK_EFORMAT, "%s: " SITE_ACTIONS_KEY "[\"%s\"]: %s",
+                                   name, site, why);
+            }
+        }
+    }
+    return 0;
+}
+
+static int merge_site_actions(struct brock_engine *e, json_t *sa)
+{
+    const char *site, *domain;
+    json_t *v, *w;
+
+    json_object_foreach(sa, site, v) {
+        json_object_foreach(v, domain, w) {
+            int rc = brock_set_site_action(e, site, domain,
+                                           (enum brock_action)brock__user_parse(
+                                               json_string_value(w)));
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
 static int validate(struct brock_engine *e, const char *name, json_t *data)
 {
     json_t *am, *sm, *v, *w;
@@ -125,7 +179,7 @@ static int validate(struct brock_engine *e, const char *name, json_t *data)
             return brock__fail(e, BROCK_EFORMAT, "%s: fp_scripts[\"%s\"] is not an object", name,
                                k);
     }
-    return 0;
+    return check_site_actions(e, name, json_object_get(data, SITE_ACTIONS_KEY));
 }
 
 /* ---- the merge, store by store ---- */
@@ -369,6 +423,8 @@ int brock__merge(struct brock_engine *e, const char *name, json_t *data, struct 
         rc = merge_tracking(e, v);
     if (!rc && (v = json_object_get(data, "fp_scripts")))
         rc = merge_fp_scripts(e, v);
+    if (!rc && (v = json_object_get(data, SITE_ACTIONS_KEY)))
+        rc = merge_site_actions(e, v);
     if (rc < 0)
         return brock__fail(e, rc, "%s: %s while merging", name, brock_strerror(rc));
     return 0;
@@ -478,6 +534,30 @@ out:
 /* ---- export ---- */
 
 
+/* The choices for one site only under SITE_ACTIONS_KEY, when there are any: an export
+ * without them is Privacy Badger's format exactly. */
+static int site_actions_export(struct brock_engine *e, json_t *root)
+{
+    struct brock_site_action *v = NULL;
+    json_t *sa = NULL;
+    size_t n = 0;
+    int bad;
+
+    if (brock_site_actions(e, NULL, &v, &n) < 0)
+        return BROCK_ENOMEM;
+    bad = n && (!(sa = json_object()) || json_object_set_new(root, SITE_ACTIONS_KEY, sa) < 0);
+    for (size_t i = 0; !bad && i < n; i++) {
+        json_t *per = json_object_get(sa, v[i].site);
+
+        if (!per)
+            bad = !(per = json_object()) || json_object_set_new(sa, v[i].site, per) < 0;
+        bad = bad || json_object_set_new(per, v[i].domain,
+                                         json_string(brock_action_name(v[i].action))) < 0;
+    }
+    brock_free(v);
+    return bad ? BROCK_ENOMEM : 0;
+}
+
 json_t *brock__export_pb_json(struct brock_engine *e)
 {
     json_t *root = json_object(), *am = json_object(), *sm = json_object();
@@ -535,6 +615,8 @@ json_t *brock__export_pb_json(struct brock_engine *e)
             bad |= json_object_set_new(paths, f->paths[i], json_integer(1)) < 0;
         bad |= json_object_set_new(fp, key, paths) < 0;
     }
+    if (!bad)
+        bad = site_actions_export(e, root) < 0;
     if (!bad)
         return root;
     json_decref(root);

@@ -341,6 +341,7 @@ static void decision_clear(struct brock_decision *d)
     d->host[0] = d->tracker[0] = d->base[0] = d->site[0] = d->source[0] = '\0';
     d->third_party = 0;
     d->site_fix = 0;
+    d->site_choice = 0;
     d->reason = BROCK_WHY_INVALID;
     d->action = BROCK_NOACTION;
     d->effect = BROCK_PASS;
@@ -354,7 +355,7 @@ static void decision_clear(struct brock_decision *d)
  * in order. Returns the CNAME target copied into d->tracker, or NULL when it is the host. */
 static const char *decide_host(struct brock_engine *e, const char *site, struct brock_decision *d)
 {
-    const char *cname;
+    const char *cname, *chosen = NULL;
     const struct action_entry *src;
 
     if (site)
@@ -382,6 +383,14 @@ static const char *decide_host(struct brock_engine *e, const char *site, struct 
         return cname;
     }
     d->reason = BROCK_WHY_ACTION;
+    /* A choice for this site only beats everything below it (siteaction.c). */
+    d->action = site ? brock__site_action_find(e, d->site, d->tracker, &chosen) : BROCK_NOACTION;
+    if (chosen) {
+        d->site_choice = 1;
+        d->effect = brock_action_effect(d->action);
+        copy_host(d->source, chosen);
+        return cname;
+    }
     d->action = brock__best_action(e, d->tracker, &src);
     if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(e, site, d->tracker)) {
         d->action = BROCK_COOKIEBLOCK;
@@ -633,13 +642,20 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
         n = snprintf(buf, len, "%s posts the EFF Do Not Track policy: allowed.", d->tracker);
         break;
     case BROCK_USER_ALLOW:
-        n = snprintf(buf, len, "You chose to allow %s.", d->source);
+        n = d->site_choice ? snprintf(buf, len, "You chose to allow %s on %s only.", d->source,
+                                      d->site)
+                           : snprintf(buf, len, "You chose to allow %s.", d->source);
         break;
     case BROCK_USER_BLOCK:
-        n = snprintf(buf, len, "You chose to block %s.", d->source);
+        n = d->site_choice ? snprintf(buf, len, "You chose to block %s on %s only.", d->source,
+                                      d->site)
+                           : snprintf(buf, len, "You chose to block %s.", d->source);
         break;
     case BROCK_USER_COOKIEBLOCK:
-        n = snprintf(buf, len, "You chose to let %s load without cookies.", d->source);
+        n = d->site_choice
+                ? snprintf(buf, len, "You chose to let %s load without cookies on %s only.",
+                           d->source, d->site)
+                : snprintf(buf, len, "You chose to let %s load without cookies.", d->source);
         break;
     default:
         n = snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action));

@@ -21,8 +21,9 @@
 #include "util/file.h"
 
 /*
- * Schema, version 3 (PRAGMA user_version; version 1 lacked page_view and day_count, version 2
- * day_count, and each is migrated):
+ * Schema, version 4 (PRAGMA user_version; version 1 lacked page_view, day_count and
+ * site_action, version 2 day_count and site_action, version 3 site_action, and each is
+ * migrated):
  *
  *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
  *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
@@ -52,17 +53,23 @@
  *       domain; '' when unknown), the requests blocked, cookieblocked and allowed, the
  *       trackers learned there and the top-level pages opened. A process adds what it
  *       counted to the row.
+ *   site_action(site, domain, user_action TEXT; PK(site, domain))
+ *       the user's choices for one site only: on the pages of site (a base domain) requests
+ *       to domain and the names under it get user_action (Privacy Badger's name of a user
+ *       action). A removed choice is a deleted row.
  *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
  *       one row per action domain written or deleted ('action'), per tracker whose snitch list
  *       grew ('snitch'), per settings write ('settings', name ''), per reset to the seed
- *       ('reset', name '') and per forgetting of page views ('pages', name ''), so that other
+ *       ('reset', name ''), per forgetting of page views ('pages', name '') and per write of
+ *       choices for one site ('site_action', name '': the table is read again whole, being
+ *       small), so that other
  *       processes
  *       reload only those; origin is a random number per connection so a process skips its
  *       own rows. Only the last JOURNAL_KEEP rows are kept: a reader that fell further behind
  *       reloads everything.
  */
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS 5000
 
 #define DAY_COUNT_SQL                                                                             \
@@ -72,6 +79,11 @@
     " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                    \
     " pages INTEGER NOT NULL DEFAULT 0,"                                                          \
     " PRIMARY KEY (day, site)) WITHOUT ROWID;"
+
+#define SITE_ACTION_SQL                                                                           \
+    "CREATE TABLE site_action ("                                                                  \
+    " site TEXT NOT NULL, domain TEXT NOT NULL, user_action TEXT NOT NULL,"                       \
+    " PRIMARY KEY (site, domain)) WITHOUT ROWID;"
 
 static const char schema_sql[] =
     "CREATE TABLE action ("
@@ -100,7 +112,8 @@ static const char schema_sql[] =
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
     " PRIMARY KEY (site, host)) WITHOUT ROWID;"
     DAY_COUNT_SQL
-    "PRAGMA user_version = 3;";
+    SITE_ACTION_SQL
+    "PRAGMA user_version = 4;";
 
 /* From version 1: the page views are new; version 2's change follows. */
 static const char migrate_v1_sql[] =
@@ -109,8 +122,11 @@ static const char migrate_v1_sql[] =
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
     " PRIMARY KEY (site, host)) WITHOUT ROWID;";
 
-/* From version 2: the daily counters are new; nothing else changed. */
-static const char migrate_v2_sql[] = DAY_COUNT_SQL "PRAGMA user_version = 3;";
+/* From version 2: the daily counters are new; version 3's change follows. */
+static const char migrate_v2_sql[] = DAY_COUNT_SQL;
+
+/* From version 3: the choices for one site only are new; nothing else changed. */
+static const char migrate_v3_sql[] = SITE_ACTION_SQL "PRAGMA user_version = 4;";
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
@@ -169,6 +185,11 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_DAY_FORGET] = "DELETE FROM day_count WHERE day < ?1",
     [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
                    " FROM day_count",
+    [ST_SITE_ACTION_PUT] = "INSERT INTO site_action (site, domain, user_action) VALUES (?1, ?2, ?3)"
+                           " ON CONFLICT (site, domain) DO UPDATE SET"
+                           " user_action = excluded.user_action",
+    [ST_SITE_ACTION_DEL] = "DELETE FROM site_action WHERE site = ?1 AND domain = ?2",
+    [ST_SITE_ACTION_ALL] = "SELECT site, domain, user_action FROM site_action",
     [ST_INSTANCE_PUT] = "INSERT INTO meta (key, value) VALUES ('instance', ?1)"
                         " ON CONFLICT (key) DO NOTHING",
     [ST_GENERATION_BUMP] = "INSERT INTO meta (key, value) VALUES ('generation', 1)"
@@ -298,7 +319,7 @@ static int pragma_int(struct brock__store *s, const char *sql, int64_t *out)
     return rc;
 }
 
-/* Creates the tables, or brings a version 1 or 2 state up to date, in one transaction, unless
+/* Creates the tables, or brings a version 1, 2 or 3 state up to date, in one transaction, unless
  * another process just did. */
 static int schema_create(struct brock_engine *e)
 {
@@ -311,6 +332,7 @@ static int schema_create(struct brock_engine *e)
         (version == 0 && brock__store_exec(s, schema_sql) != SQLITE_OK) ||
         (version == 1 && brock__store_exec(s, migrate_v1_sql) != SQLITE_OK) ||
         ((version == 1 || version == 2) && brock__store_exec(s, migrate_v2_sql) != SQLITE_OK) ||
+        (version >= 1 && version <= 3 && brock__store_exec(s, migrate_v3_sql) != SQLITE_OK) ||
         brock__store_exec(s, "COMMIT") != SQLITE_OK) {
         brock__store_exec(s, "ROLLBACK");
         return brock__store_fail(e, "create the tables", NULL);

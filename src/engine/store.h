@@ -49,6 +49,9 @@ enum {
     ST_DAY_ADD,
     ST_DAY_FORGET,
     ST_DAY_ALL,
+    ST_SITE_ACTION_PUT,
+    ST_SITE_ACTION_DEL,
+    ST_SITE_ACTION_ALL,
     ST_INSTANCE_PUT,
     ST_GENERATION_BUMP,
     ST_COUNT
@@ -165,6 +168,10 @@ int brock__store_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* Reads every daily counter row into memory. Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */
 int brock__store_daily_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Reads every choice for one site only again (brock__site_actions_reload_begin()'s rules).
+ * Returns how many changed, BROCK_ESTORE or BROCK_ENOMEM. */
+int brock__store_site_actions_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* ---- memory into a new or restored file (store_merge.c) ---- */
 

@@ -78,6 +78,30 @@ static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[
     return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write", "the daily counters") : 0;
 }
 
+/* One choice for one site: written, or (user NULL) deleted. */
+static int site_action_put(void *arg, const char *site, const char *domain, const char *user)
+{
+    struct brock_engine *e = arg;
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[user ? ST_SITE_ACTION_PUT : ST_SITE_ACTION_DEL];
+
+    brock__store_bind_text(st, 1, site);
+    brock__store_bind_text(st, 2, domain);
+    if (user)
+        brock__store_bind_text(st, 3, user);
+    return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write the choice on", site) : 0;
+}
+
+/* The choices for one site, with one journal row for all: readers read the table again. */
+static int flush_site_actions(struct brock_engine *e)
+{
+    int n = brock__site_actions_flush(e, site_action_put, e);
+
+    if (n > 0 && journal_add(e->store, "site_action", "") != 0)
+        return brock__store_fail(e, "write", "the journal");
+    return n < 0 ? n : 0;
+}
+
 /* Page views were written or forgotten, daily counts added: other processes read them again
  * ('pages' or 'daily', name ''), so that every worker of one `brock run` (and any other proxy
  * on the state) shows them all. */
@@ -407,7 +431,8 @@ int brock__sqlite_flush(struct brock_engine *e)
     /* Deletions first: a name deleted and then set again since the last flush is set. */
     if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
+        (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
+        (rc = flush_pbconfig(e)) < 0 ||
         (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = journal_views(e)) < 0 ||
         (rc = flush_seeded(e)) < 0 || (rc = flush_identity(e, &gen)) < 0)

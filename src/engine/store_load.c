@@ -128,6 +128,37 @@ int brock__store_daily_read(struct brock_engine *e)
     return load_rows(e, ST_DAY_ALL, "the daily counters", load_day);
 }
 
+static int site_action_row(struct brock_engine *e, sqlite3_stmt *st)
+{
+    int rc = brock__site_action_apply(e, brock__store_column_text(st, 0),
+                                      brock__store_column_text(st, 1),
+                                      brock__store_column_text(st, 2));
+
+    return rc < 0 ? rc : 0;
+}
+
+int brock__store_site_actions_read(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SITE_ACTION_ALL];
+    int rc, r, n = 0;
+
+    brock__site_actions_reload_begin(e);
+    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
+        if ((r = brock__site_action_apply(e, brock__store_column_text(st, 0),
+                                          brock__store_column_text(st, 1),
+                                          brock__store_column_text(st, 2))) < 0) {
+            sqlite3_reset(st);
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        }
+        n += r;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return brock__store_fail(e, "read", "the choices for one site");
+    return n + brock__site_actions_reload_end(e);
+}
+
 int brock__sqlite_load(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
@@ -145,6 +176,8 @@ int brock__sqlite_load(struct brock_engine *e)
         (rc = load_rows(e, ST_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, ST_TRACKING_ALL, "the tracking map", tracking_apply)) < 0 ||
         (rc = load_rows(e, ST_FP_ALL, "the fingerprinting scripts", fp_apply)) < 0 ||
+        (rc = load_rows(e, ST_SITE_ACTION_ALL, "the choices for one site", site_action_row)) <
+            0 ||
         (rc = brock__store_pages_read(e)) < 0 || (rc = brock__store_daily_read(e)) < 0 ||
         (rc = brock__store_settings_read(e)) < 0)
         goto fail;

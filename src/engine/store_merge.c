@@ -14,6 +14,7 @@
 void brock__store_mark_all(struct brock_engine *e)
 {
     brock__store_mark_rows(e);
+    brock__site_actions_mark_all(e);
     e->settings_dirty = 1;
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
     brock__pages_mark_all(e);
@@ -164,7 +165,7 @@ int brock__store_merge(struct brock_engine *e)
         (rc = merge_rows(e, ST_TRACKING_ALL, "the tracking map", merge_tracking, NULL)) < 0 ||
         (rc = merge_rows(e, ST_FP_ALL, "the fingerprinting scripts", merge_fp, NULL)) < 0 ||
         (rc = brock__store_pages_read(e)) < 0 || (rc = brock__store_daily_read(e)) < 0 ||
-        (rc = merge_settings(e)) < 0)
+        (rc = brock__store_site_actions_read(e)) < 0 || (rc = merge_settings(e)) < 0)
         goto out;
     if (brock__store_journal_range(s, &min, &max) != 0 ||
         brock__store_run(s, s->st[ST_COMMIT]) != 0) {

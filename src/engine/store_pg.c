@@ -17,11 +17,12 @@
 #include "util/alloc.h"
 
 /*
- * Schema, version 2 (the meta row 'schema_version'; version 2 added brock_day_count). The tables are SQLite's (store.c), named
- * brock_* so that they can share a database with others:
+ * Schema, version 3 (the meta row 'schema_version'; version 2 added brock_day_count, version 3
+ * brock_site_action). The tables are SQLite's (store.c), named brock_* so that they can share
+ * a database with others:
  *
- *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view, brock_day_count
- *       as in SQLite;
+ *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view, brock_day_count,
+ *   brock_site_action   as in SQLite;
  *   brock_tracking, brock_fp_script   with ord (bigserial) keeping the order rows came in,
  *       which SQLite's rowid keeps;
  *   brock_journal(seq bigserial, kind, name, origin)   the change sequence: one row per name
@@ -31,7 +32,7 @@
  *       NOTIFY brock_journal (payload: the writer's origin), delivered at commit, so that the
  *       other instances know there is something to read without asking.
  */
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 /* pg_advisory_xact_lock()'s key for writers: "brock" in ASCII. */
 #define WRITE_LOCK_KEY "422827204459"
@@ -74,11 +75,17 @@ static const char schema_v2_sql[] =
     " pages bigint NOT NULL DEFAULT 0,"
     " PRIMARY KEY (day, site));";
 
+static const char schema_v3_sql[] =
+    "CREATE TABLE brock_site_action ("
+    " site text NOT NULL, domain text NOT NULL, user_action text NOT NULL,"
+    " PRIMARY KEY (site, domain));";
+
 /* Each version's step from the one before: migrations[v] brings version v to v + 1, in the
  * same transaction as the rest. Version 0 is a database without brock's tables. */
 static const char *const migrations[SCHEMA_VERSION] = {
     [0] = schema_v1_sql,
     [1] = schema_v2_sql,
+    [2] = schema_v3_sql,
 };
 
 static const char *const stmt_sql[PG_COUNT] = {
@@ -142,6 +149,11 @@ static const char *const stmt_sql[PG_COUNT] = {
     [PG_DAY_FORGET] = "DELETE FROM brock_day_count WHERE day < $1",
     [PG_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
                    " FROM brock_day_count",
+    [PG_SITE_ACTION_PUT] = "INSERT INTO brock_site_action (site, domain, user_action)"
+                           " VALUES ($1, $2, $3) ON CONFLICT (site, domain) DO UPDATE SET"
+                           " user_action = excluded.user_action",
+    [PG_SITE_ACTION_DEL] = "DELETE FROM brock_site_action WHERE site = $1 AND domain = $2",
+    [PG_SITE_ACTION_ALL] = "SELECT site, domain, user_action FROM brock_site_action",
     [PG_WRITE_LOCK] = "SELECT pg_advisory_xact_lock(" WRITE_LOCK_KEY ")",
     [PG_NOTIFY] = "SELECT pg_notify('" PG_CHANNEL "', $1)",
 };
@@ -568,6 +580,26 @@ int brock__pg_settings_read(struct brock_engine *e)
     return load_rows(e, PG_SETTING_ALL, "the settings", brock__pg_load_setting);
 }
 
+static int load_site_action(struct brock_engine *e, const PGresult *r, int i)
+{
+    return brock__site_action_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                                    PQgetvalue(r, i, 2));
+}
+
+int brock__pg_site_actions_apply(struct brock_engine *e, const PGresult *r)
+{
+    int rc = 0, n = 0;
+
+    brock__site_actions_reload_begin(e);
+    for (int i = 0, rows = PQntuples(r); i < rows && rc >= 0; i++) {
+        rc = load_site_action(e, r, i);
+        n += rc > 0;
+    }
+    if (rc < 0)
+        return brock__fail(e, rc, "out of memory");
+    return n + brock__site_actions_reload_end(e);
+}
+
 static int pg_load(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
@@ -584,6 +616,8 @@ static int pg_load(struct brock_engine *e)
         (rc = load_rows(e, PG_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, PG_TRACKING_ALL, "the tracking map", load_tracking)) < 0 ||
         (rc = load_rows(e, PG_FP_ALL, "the fingerprinting scripts", load_fp)) < 0 ||
+        (rc = load_rows(e, PG_SITE_ACTION_ALL, "the choices for one site", load_site_action)) <
+            0 ||
         (rc = brock__pg_pages_read(e)) < 0 ||
         (rc = load_rows(e, PG_DAY_ALL, "the daily counters", load_day)) < 0 ||
         (rc = brock__pg_settings_read(e)) < 0)

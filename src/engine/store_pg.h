@@ -46,6 +46,9 @@ enum {
     PG_DAY_ADD,
     PG_DAY_FORGET,
     PG_DAY_ALL,
+    PG_SITE_ACTION_PUT,
+    PG_SITE_ACTION_DEL,
+    PG_SITE_ACTION_ALL,
     PG_WRITE_LOCK,
     PG_NOTIFY,
     PG_COUNT
@@ -81,6 +84,7 @@ enum {
     PG_NEWS_PAGES,    /* r: every page view */
     PG_NEWS_ACTIONS,  /* r: every action (a reload of everything) */
     PG_NEWS_SNITCHES, /* r: every snitch site (idem) */
+    PG_NEWS_SITE_ACTIONS, /* r: every choice for one site only */
 };
 
 struct brock__pg_news_item {
@@ -161,6 +165,12 @@ int brock__pg_journal_range(struct brock__pg *p, int64_t *min,
 /* Every row of the page views, or of the settings, into memory. 0 or a negative error. */
 int brock__pg_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__pg_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Every choice for one site only, r (every row of brock_site_action), put in memory
+ * (brock__site_actions_reload_begin()'s rules). Returns how many changed, or a negative
+ * error. */
+int brock__pg_site_actions_apply(struct brock_engine *e,
+                                 const PGresult *r) BROCK_NODISCARD_INTERNAL;
 
 /* A value of a result as a number (0 for NULL or junk). */
 int64_t brock__pg_int(const PGresult *r, int row, int col);

@@ -451,6 +451,27 @@ static int day_put(void *arg, int64_t day, const char *site,
     return 0;
 }
 
+/* One choice for one site: written, or (user NULL) deleted. */
+static int site_action_put(void *arg, const char *site, const char *domain, const char *user)
+{
+    struct brock_engine *e = arg;
+    const char *v[3] = {site, domain, user};
+
+    if (run(e->store, user ? PG_SITE_ACTION_PUT : PG_SITE_ACTION_DEL, user ? 3 : 2, v) < 0)
+        return nomem(e);
+    return 0;
+}
+
+/* The choices for one site, with one journal row for all: readers read the table again. */
+static int flush_site_actions(struct brock_engine *e)
+{
+    int n = brock__site_actions_flush(e, site_action_put, e);
+
+    if (n > 0 && journal_add(e->store, "site_action", "") < 0)
+        return nomem(e);
+    return n < 0 ? n : 0;
+}
+
 /* The journal trimmed, and the notification the other instances wait for. */
 static int flush_journal_end(struct brock_engine *e)
 {
@@ -474,8 +495,8 @@ static int flush_marked(struct brock_engine *e)
     /* Deletions first: a name deleted and then set again since the last flush is set. */
     if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_settings(e)) < 0 || (rc = flush_pbconfig(e)) < 0 ||
-        (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
+        (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
         (rc = flush_journal_end(e)) < 0)
         return rc;
@@ -623,7 +644,8 @@ static int news_everything(struct brock__pg *p, struct brock__pg_news *news, int
 {
     return news_add(p, news, PG_NEWS_ACTIONS, PG_ACTION_ALL, NULL, drop) < 0 ||
                    news_add(p, news, PG_NEWS_SNITCHES, PG_SNITCH_ALL, NULL, 0) < 0 ||
-                   news_add(p, news, PG_NEWS_SETTINGS, PG_SETTING_ALL, NULL, 0) < 0
+                   news_add(p, news, PG_NEWS_SETTINGS, PG_SETTING_ALL, NULL, 0) < 0 ||
+                   news_add(p, news, PG_NEWS_SITE_ACTIONS, PG_SITE_ACTION_ALL, NULL, 0) < 0
                ? -1
                : 0;
 }
@@ -641,6 +663,8 @@ static int news_one(struct brock__pg *p, struct brock__pg_news *news, const char
         return news_everything(p, news, 1);
     if (!strcmp(kind, "pages"))
         return news_add(p, news, PG_NEWS_PAGES, PG_PAGE_ALL, NULL, 0);
+    if (!strcmp(kind, "site_action"))
+        return news_add(p, news, PG_NEWS_SITE_ACTIONS, PG_SITE_ACTION_ALL, NULL, 0);
     return 0; /* a kind from a later version: nothing here reads it */
 }
 
@@ -851,6 +875,8 @@ static int apply_item(struct brock_engine *e, const struct brock__pg_news_item *
         return apply_all_actions(e, it->r);
     case PG_NEWS_SNITCHES:
         return apply_all_snitches(e, it->r);
+    case PG_NEWS_SITE_ACTIONS:
+        return brock__pg_site_actions_apply(e, it->r);
     default:
         return 0;
     }

@@ -116,6 +116,8 @@ static int journal_apply(struct brock_engine *e)
             r = reload_pages(e);
         else if (!strcmp(kind, "daily"))
             r = reload_daily(e);
+        else if (!strcmp(kind, "site_action"))
+            r = brock__store_site_actions_read(e);
         else
             r = 0; /* a kind from a later version: nothing here reads it */
         if (r < 0) {
@@ -172,6 +174,9 @@ static int resync_all(struct brock_engine *e)
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return brock__store_fail(e, "read", "the snitch map");
+    if ((r = brock__store_site_actions_read(e)) < 0)
+        return r;
+    n += r;
     if ((r = brock__store_settings_reload(e, brock__store_settings_read)) < 0)
         return r;
     return n + r;

@@ -344,6 +344,7 @@ void brock__store_marks_clear(struct brock_engine *e)
     for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
         ((struct fp_host *)val)->dirty = 0;
     brock__strvec_cleanup(&e->deleted);
+    brock__site_actions_clean(e);
     e->settings_dirty = 0;
     e->pbconfig_dirty = 0;
     e->reset_pending = 0;

@@ -104,7 +104,8 @@ before(async () => {
   brock = await startBrock(origin.port);
   // The sites it visits are plain http: treated as secure, Chromium tells brock its
   // navigations (fetch metadata), as it does over HTTPS.
-  const visited = [...SITES, 'extra-e.test', 'extra-f.test', 'solo-h.test', 'long-g.test'];
+  const visited = [...SITES, 'extra-e.test', 'extra-f.test', 'solo-h.test', 'long-g.test',
+                   'only-k.test', 'other-l.test'];
   browsing = await launch(brock.listen, { secureOrigins: visited.map((s) => `http://${s}`) });
   viewing = await launch(null);
   tab = await browsing.context.newPage();
@@ -417,4 +418,29 @@ check('"Forget recent sites" asks first; cancelling keeps them', async () => {
   await dash.locator('#forget-confirm').click();
   await dash.locator('main', { hasText: 'No site has been visited' }).waitFor();
   assert.equal(await count(), 0);
+});
+
+check('"On this site only" beside the slider: allowed there, blocked elsewhere; undo', async () => {
+  await visit('only-k.test');
+  const before = origin.to(TRACKER).length;
+  await sitePage('only-k.test');
+  assert.equal(await row(TRACKER).locator('input[value=everywhere]').isChecked(), true);
+  await row(TRACKER).locator('label', { hasText: 'On this site only' }).click();
+  await row(TRACKER).locator('label', { hasText: 'Allow' }).click();
+  await dash.locator(`li.tracker[data-domain="${TRACKER}"][data-action="user_allow"]`)
+    .waitFor();
+  assert.equal(await row(TRACKER).locator('input[value=site]').isChecked(), true);
+  assert.match(await row(TRACKER).innerText(), /Allowed by you on this site only\./);
+  await visit('only-k.test');
+  assert.equal(origin.to(TRACKER).length, before + 1, 'allowed on that site');
+  await visit('other-l.test');
+  assert.equal(origin.to(TRACKER).length, before + 1, 'still blocked on another');
+  await sitePage('other-l.test');
+  assert.equal(await row(TRACKER).getAttribute('data-action'), 'block');
+
+  await sitePage('only-k.test');
+  await row(TRACKER).locator('button.undo', { hasText: 'choice for every site' }).click();
+  await dash.locator(`li.tracker[data-domain="${TRACKER}"][data-action="block"]`).waitFor();
+  await visit('only-k.test');
+  assert.equal(origin.to(TRACKER).length, before + 1, 'blocked there again after undo');
 });

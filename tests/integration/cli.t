@@ -394,6 +394,61 @@ run set "new.$TR" reset
 is "$(cat "$T/out")" "new.$TR: allowed" "reset of a domain with nothing learned falls back to its base"
 is "$(action_of "new.$TR")" none "and leaves no entry for it"
 
+# ---- a choice for one site only ----
+fresh
+visit "$T/s.har" site-one.com "https://$TR/p" "uid=0f1e2d3c4b5a"
+b learn "$T/s.har" >/dev/null 2>&1
+b set "$TR" block >/dev/null 2>&1
+run set "$TR" allow --site www.news-site.com
+ok $? "set DOMAIN allow --site SITE"
+is "$(cat "$T/out")" "$TR on news-site.com: allowed, as you chose" \
+    "set --site prints the action on the site's base domain, in words"
+is "$(action_of "$TR")" user_block "the choice for every site is unchanged"
+run check --site https://news-site.com/a "https://cdn.$TR/x"
+is "$(sed -n 's/.*"effect": "\([a-z]*\)".*/\1/p' "$T/out")" pass "check: allowed on that site"
+grep -q '"site_choice": true' "$T/out"
+ok $? "check says the choice for the site set it"
+run check --site https://other-site.com/ "https://cdn.$TR/x"
+is "$(sed -n 's/.*"effect": "\([a-z]*\)".*/\1/p' "$T/out")" block "check: blocked on another site"
+run set only.example cookieblock --site shop-site.com
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" news-site.com=allow \
+    "list shows the choice in the SITE CHOICES column"
+is "$(b list | awk '$1 == "only.example" { print $2 " " $3 }')" "noaction shop-site.com=cookieblock" \
+    "list shows a domain with only a choice for a site"
+b list --json >"$T/out"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    my ($t) = grep { $_->{domain} eq $ARGV[0] } @$d;
+    exit !($t && $t->{site_actions}{"news-site.com"} eq "user_allow")' "$TR" <"$T/out"
+ok $? "list --json has site_actions"
+cp "$S/brock.db" "$T/site-before.db"
+for bad in "--site com" "--site 127.0.0.1" "--site news-site.com maybe" "--site site-one.com"; do
+    # shellcheck disable=SC2086
+    run set "cdn.site-one.com" $bad
+    [ $? -ne 0 ] && [ -s "$T/err" ] && cmp -s "$S/brock.db" "$T/site-before.db"
+    ok $? "set cdn.site-one.com $bad fails, says why and changes nothing"
+done
+b export -o "$T/site.json" 2>"$T/err"
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    exit !($d->{brock_site_actions}{"news-site.com"}{$ARGV[0]} eq "user_allow"
+        && $d->{brock_site_actions}{"shop-site.com"}{"only.example"} eq "user_cookieblock")' \
+    "$TR" <"$T/site.json"
+ok $? "export keeps the choices for one site in brock_site_actions"
+SITE_STATE=$S
+fresh
+run import "$T/site.json"
+is "$(b list | awk -v d="$TR" '$1 == d { print $2 " " $3 }')" "user_block news-site.com=allow" \
+    "import brings them back"
+sed 's/"user_cookieblock"/"cookieblock"/' "$T/site.json" >"$T/site-bad.json"
+cp "$S/brock.db" "$T/site-before.db"
+run import "$T/site-bad.json"
+[ $? -ne 0 ] && grep -q 'brock_site_actions\["shop-site.com"\]\["only.example"\] is not one of' "$T/err" &&
+    cmp -s "$S/brock.db" "$T/site-before.db"
+ok $? "import of a bad choice for a site names it and changes nothing"
+S=$SITE_STATE
+run set "$TR" reset --site news-site.com
+is "$(cat "$T/out")" "$TR on news-site.com: blocked, as you chose" "reset --site removes that choice alone"
+is "$(b list | awk -v d="$TR" '$1 == d { print $3 }')" "-" "and list shows none left for it"
+
 # ---- export and import ----
 fresh
 A=$S

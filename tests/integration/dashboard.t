@@ -299,6 +299,48 @@ check('a choice made in the dashboard applies to the next proxied request', asyn
                'user_cookieblock');
 });
 
+check('a choice on one site only applies there, to the next proxied request', async () => {
+  await learn('tracker3.test', ['site-a.test', 'site-b.test', 'site-c.test']);
+  assert.equal((await browse('site-h.test', 'http://tracker3.test/a')).status, 403);
+  assert.equal((await browse('site-i.test', 'http://tracker3.test/a')).status, 403);
+  const only = await api('PUT', '/api/trackers/tracker3.test',
+                         { action: 'allow', site: 'www.site-h.test' });
+  assert.equal(only.status, 200);
+  assert.equal(only.json.action, 'block', 'everywhere else it stays blocked');
+  assert.deepEqual(only.json.site_actions, { 'site-h.test': 'user_allow' });
+  assert.equal((await browse('site-h.test', 'http://tracker3.test/b')).status, 200);
+  assert.equal((await browse('site-i.test', 'http://tracker3.test/b')).status, 403);
+  // The site's page shows the action there and that the choice is the site's.
+  const h1 = (await api('GET', '/api/sites/site-h.test')).json.trackers
+    .find((t) => t.domain === 'tracker3.test');
+  assert.deepEqual([h1.action, h1.site_action, h1.site_user, h1.user],
+                   ['block', 'user_allow', 'user_allow', '']);
+  const i1 = (await api('GET', '/api/sites/site-i.test')).json.trackers
+    .find((t) => t.domain === 'tracker3.test');
+  assert.deepEqual([i1.site_action, i1.site_user], ['block', '']);
+  // Above the choice for every site.
+  await api('PUT', '/api/trackers/tracker3.test', { action: 'allow' });
+  await api('PUT', '/api/trackers/tracker3.test', { action: 'block', site: 'site-i.test' });
+  assert.equal((await browse('site-i.test', 'http://tracker3.test/c')).status, 403);
+  assert.equal((await browse('site-j.test', 'http://tracker3.test/c')).status, 200);
+  // Bad input changes nothing.
+  for (const body of [{ action: 'allow', site: 3 }, { action: 'allow', site: 'com' },
+                      { action: 'allow', site: 'x y' }, { action: 'maybe', site: 'site-h.test' },
+                      { action: 'block', site: 'tracker3.test' }]) {
+    const r = await api('PUT', '/api/trackers/tracker3.test', body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.ok(r.json.error, 'says why');
+  }
+  assert.deepEqual((await api('GET', '/api/trackers/tracker3.test')).json.site_actions,
+                   { 'site-h.test': 'user_allow', 'site-i.test': 'user_block' });
+  // Reset on the site: the choice for every site holds there again.
+  await api('PUT', '/api/trackers/tracker3.test', { action: 'reset', site: 'site-i.test' });
+  assert.equal((await browse('site-i.test', 'http://tracker3.test/d')).status, 200);
+  await api('PUT', '/api/trackers/tracker3.test', { action: 'reset', site: 'site-h.test' });
+  await api('PUT', '/api/trackers/tracker3.test', { action: 'reset' });
+  assert.deepEqual((await api('GET', '/api/trackers/tracker3.test')).json.site_actions, {});
+});
+
 check('a site\'s counts stay what was done there when a choice comes later', async () => {
   assert.equal((await browse('site-g.test', 'http://later.test/a')).status, 200);
   assert.equal((await api('PUT', '/api/trackers/later.test', { action: 'block' })).status, 200);

@@ -401,3 +401,58 @@ check('bad requests fail, naming the problem, and write nothing', async () => {
     assert.ok(!fs.existsSync(path.join(dir, 'never.txt')));
   }
 });
+
+// ---- choices for one site only ----
+
+// The rules Chromium applies to a request to host made by a page of site: those whose
+// initiatorDomains, if any, name the site or a name above it.
+function dnrOutcomeOn(rules, host, site) {
+  const on = (d) => site === d || site.endsWith('.' + d);
+  return dnrOutcome(rules.filter((r) => !r.condition.initiatorDomains ||
+                                        r.condition.initiatorDomains.some(on)), host);
+}
+
+// WebKit's: those whose if-domain, if any, names the site ("*" for its subdomains too).
+function safariOutcomeOn(rules, host, site) {
+  const on = (d) => (d.startsWith('*') ? site === d.slice(1) || site.endsWith('.' + d.slice(1))
+                                       : site === d);
+  return safariOutcome(rules.filter((r) => !r.trigger['if-domain'] ||
+                                           r.trigger['if-domain'].some(on)), host);
+}
+
+check('choices for one site only: what each page gets in the browsers\' lists', async () => {
+  const S2 = path.join(dir, 'state-site');
+  const seed = path.join(dir, 'seed.json');
+  let r = await brock(S2, ['--no-seed', 'import', seed]);
+  assert.equal(r.code, 0, r.stderr);
+  for (const args of [['login.other.test', 'allow'],
+                      ['tracker.test', 'allow', '--site', 'news.test'],
+                      ['login.other.test', 'block', '--site', 'shop.test'],
+                      ['tracker.test', 'cookieblock', '--site', 'blog.test']]) {
+    r = await brock(S2, ['set', ...args]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const save = async (format) => {
+    const file = path.join(dir, `site.${format}`);
+    const e = await brock(S2, ['export', '--format', format, '-o', file]);
+    assert.equal(e.code, 0, e.stderr);
+    return fs.readFileSync(file, 'utf8');
+  };
+  const dnr = checkDnr(JSON.parse(await save('dnr')));
+  const safari = JSON.parse(await save('safari'));
+  const want = [
+    ['ads.tracker.test', 'www.news.test', 'pass'],
+    ['ads.tracker.test', 'other-site.test', 'block'],
+    ['ads.tracker.test', 'blog.test', 'cookieblock'],
+    ['login.other.test', 'shop.test', 'block'], ['login.other.test', 'news.test', 'pass'],
+    ['other.test', 'news.test', 'block'],
+  ];
+  for (const [host, site, outcome] of want) {
+    assert.equal(dnrOutcomeOn(dnr, host, site), outcome, `dnr: ${host} on ${site}`);
+    assert.equal(safariOutcomeOn(safari, host, site), outcome, `safari: ${host} on ${site}`);
+  }
+  assert.match(await save('ubo'), /^news\.test tracker\.test \* noop$/m);
+  assert.match(await save('adguard'), /^\|\|login\.other\.test\^\$domain=shop\.test,important$/m);
+  assert.match(await save('dnsmasq'),
+               /^# left out: allow tracker\.test on news\.test only \(the format cannot tell/m);
+});

@@ -15,6 +15,7 @@ static inline struct brock_engine *engine_new(void)
 
     assert_non_null(e);
     strmap_init(&e->actions);
+    strmap_init(&e->site_actions);
     strmap_init(&e->snitches);
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);
@@ -29,6 +30,7 @@ static inline void engine_free(struct brock_engine *e)
     brock__store_close(e);
     assert_null(e->store);
     strmap_cleanup(&e->actions, mem_free);
+    brock__site_actions_free(e);
     strmap_cleanup(&e->snitches, brock__snitch_free);
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);

@@ -469,6 +469,90 @@ static void test_public_suffixes(void **unused)
     brock_engine_free(e);
 }
 
+/* Choices for one site only: said with the site where the format can say it, above every
+ * rule of the list; a public suffix's own choice for that name alone where the format has
+ * exact names; left out with a comment elsewhere. */
+static void test_site_choices(void **unused)
+{
+    struct brock_engine *e = state();
+    char *out;
+
+    (void)unused;
+    assert_int_equal(brock_set_site_action(e, "www.news.example", "tracker.example",
+                                           BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_set_site_action(e, "shop.example", "login.other.example",
+                                           BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_site_action(e, "mail.example", "static.yellow.example",
+                                           BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(brock_set_site_action(e, "news.example", "googleapis.com",
+                                           BROCK_USER_BLOCK), 0);
+
+    out = export(e, "ubo");
+    assert_true(has_line(out, "news.example tracker.example * noop"));
+    assert_true(has_line(out, "shop.example login.other.example * block"));
+    assert_true(has_line(out, "mail.example static.yellow.example * noop"));
+    assert_null(strstr(out, "googleapis.com"));
+    /* After the global rules: the site's own are the last word. */
+    assert_true(strstr(out, "news.example tracker.example") > strstr(out, "* tracker.example *"));
+    brock_free(out);
+
+    out = export(e, "adguard");
+    assert_true(has_line(out, "! choices for one site only: 4"));
+    assert_true(has_line(out, "@@||tracker.example^$domain=news.example,important"));
+    assert_true(has_line(out, "||login.other.example^$domain=shop.example,important"));
+    assert_true(has_line(out, "@@||static.yellow.example^$domain=mail.example,important"));
+    assert_true(has_line(out, "|googleapis.com^$domain=news.example,important"));
+    brock_free(out);
+
+    /* An exception wins over every block in Adblock Plus. */
+    out = export(e, "abp");
+    assert_true(has_line(out, "@@||tracker.example^$third-party,domain=news.example"));
+    assert_true(has_line(out, "! left out: block login.other.example on shop.example only (an "
+                              "exception above it wins here)"));
+    assert_true(has_line(out, "! left out: block googleapis.com on news.example only (a public "
+                              "suffix: a rule would reach every site below it)"));
+    brock_free(out);
+
+    /* Above the deepest rule of the list (x.login.other.example's, at 5 and 6). */
+    out = export(e, "dnr");
+    assert_non_null(strstr(out, "\"priority\": 7, \"action\": {\"type\": \"allow\"}, "
+                                "\"condition\": {\"requestDomains\": [\"tracker.example\"], "
+                                "\"initiatorDomains\": [\"news.example\"], "
+                                "\"domainType\": \"thirdParty\"}"));
+    assert_non_null(strstr(out, "\"regexFilter\": \"^[a-z]+://googleapis\\\\.com[:/]\""));
+    assert_non_null(strstr(out, "\"priority\": 8, \"action\": {\"type\": \"modifyHeaders\""));
+    brock_free(out);
+
+    out = export(e, "safari");
+    assert_non_null(strstr(out, "tracker\\\\.example[:/]\", \"load-type\": [\"third-party\"], "
+                                "\"if-domain\": [\"*news.example\"]}, \"action\": {\"type\": "
+                                "\"ignore-previous-rules\"}}"));
+    /* After the list's own rules, which it must undo. */
+    assert_true(strstr(out, "*news.example") > strstr(out, "\"block\""));
+    assert_non_null(strstr(out, "\"url-filter\": \"^[^:]+://+googleapis\\\\.com[:/]\""));
+    assert_non_null(strstr(out, "\"if-domain\": [\"*mail.example\"]}, \"action\": {\"type\": "
+                                "\"block-cookies\"}}"));
+    brock_free(out);
+
+    /* Formats that see no page. */
+    static const char *const none[][2] = {{"hosts", "#"}, {"dnsmasq", "#"}, {"unbound", "#"},
+                                          {"rpz", ";"}, {"privoxy", "#"}};
+    for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+        char line[200];
+
+        out = export(e, none[i][0]);
+        snprintf(line, sizeof(line),
+                 "%s left out: allow tracker.example on news.example only (the format cannot "
+                 "tell one site's requests from another's)",
+                 none[i][1]);
+        if (!has_line(out, line))
+            print_message("# %s:\n%s", none[i][0], out);
+        assert_true(has_line(out, line));
+        brock_free(out);
+    }
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_public_suffixes),
+        cmocka_unit_test(test_site_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -307,6 +307,60 @@ static void test_dirty_wins(void **state)
     engine_free(c);
 }
 
+/* The choices for one site only, as brock_site_actions() lists them. */
+static const char *site_choices(struct brock_engine *e, char *buf, size_t len)
+{
+    struct brock_site_action *v = NULL;
+    size_t n = 0, used = 0;
+
+    assert_true(brock_site_actions(e, NULL, &v, &n) >= 0);
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s@%s=%s", i ? " " : "",
+                                 v[i].domain, v[i].site, brock_action_name(v[i].action));
+    brock_free(v);
+    return buf;
+}
+
+/* Choices for one site: loaded back, a removal and a change picked up by the other engine,
+ * whose own unwritten choice wins and is what the store holds after its flush. */
+static void test_site_actions(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b, *c;
+    char text[512];
+
+    skip_unless_ready(f);
+    a = engine_on(f, NULL);
+    assert_int_equal(brock_set_site_action(a, "news.example", "t.example", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_set_site_action(a, "shop.example", "t.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_site_action(a, "blog.example", "u.example", BROCK_USER_BLOCK), 0);
+    flush(a);
+    b = engine_on(f, NULL);
+    assert_string_equal(site_choices(b, text, sizeof(text)),
+                        "u.example@blog.example=user_block t.example@news.example=user_allow "
+                        "t.example@shop.example=user_block");
+    assert_int_equal(brock_reset_site_action(a, "news.example", "t.example"), 0);
+    assert_int_equal(
+        brock_set_site_action(a, "shop.example", "t.example", BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(brock_set_site_action(a, "blog.example", "u.example", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_set_site_action(b, "blog.example", "u.example", BROCK_USER_COOKIEBLOCK),
+                     0);
+    flush(a);
+    assert_true(poll_some(b) > 0);
+    assert_string_equal(site_choices(b, text, sizeof(text)),
+                        "u.example@blog.example=user_cookieblock "
+                        "t.example@shop.example=user_cookieblock");
+    flush(b);
+    c = engine_on(f, NULL);
+    assert_string_equal(site_choices(c, text, sizeof(text)),
+                        "u.example@blog.example=user_cookieblock "
+                        "t.example@shop.example=user_cookieblock");
+    engine_free(a);
+    engine_free(b);
+    engine_free(c);
+}
+
 /* ---- PostgreSQL only ---- */
 
 static int sum_day(void *arg, const struct brock_day *d)
@@ -496,6 +550,7 @@ int main(void)
         BOTH(test_poll),
         BOTH(test_dirty_wins),
         BOTH(test_daily_adds_up),
+        BOTH(test_site_actions),
         cmocka_unit_test_prestate_setup_teardown(test_pg_password_refused, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_newer_schema, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_failed_batch, setup, teardown, &pg),
