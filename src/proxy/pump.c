@@ -230,6 +230,10 @@ int pump_start(struct side *s)
     s->want_read = 1;
     s->in_full = 0;
     s->rd_end = 0;
+    /* TLS keeps the bufferevent writing until its handshake is done: a hello that came
+     * before the socket changed hands is answered on a write event. */
+    if (s->io->tls)
+        return bufferevent_enable(s->bev, EV_READ | EV_WRITE) < 0 ? -1 : 0;
     if (s->io->flush && bufferevent_disable(s->bev, EV_WRITE) < 0)
         return -1;
     if (!s->io->fill)
