@@ -96,13 +96,105 @@ static int tls_flush(struct bufferevent *bev)
     return rc;
 }
 
-/* No fill: records are read by the bufferevent. flush writes at once (see tls_flush). */
+/* The room each SSL_read() is given: a whole record's plaintext. */
+#define TLS_READ_ROOM ((size_t)16 * 1024)
+
+/* Decrypts what has arrived into the input, up to max bytes, until OpenSSL holds nothing it
+ * read ahead: the next bytes then come with a read event (the socket is watched for reading).
+ * Records are read ahead (several, or a header and its body, in one read(2)); the bufferevent,
+ * which reads during the handshake, never reads ahead, as it would not see what OpenSSL holds
+ * beyond the current record. */
+static long tls_fill(struct bufferevent *bev, size_t max)
+{
+    struct evbuffer *in = bufferevent_get_input(bev);
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+    size_t total = 0;
+    long rc = 0;
+
+    if (!ssl || !SSL_is_init_finished(ssl))
+        return 0;
+    if (!SSL_get_read_ahead(ssl))
+        SSL_set_read_ahead(ssl, 1);
+    /* SSL_get_error() reads the queue: nothing another connection left may remain in it. */
+    ERR_clear_error();
+    /* A bufferevent keeps the end of its input frozen outside its own reads. */
+    evbuffer_unfreeze(in, 0);
+    while (total < max) {
+        struct evbuffer_iovec v;
+        size_t want = max - total < TLS_READ_ROOM ? max - total : TLS_READ_ROOM;
+        int n;
+
+        if (evbuffer_reserve_space(in, (ev_ssize_t)want, &v, 1) < 1) {
+            errno = ENOMEM;
+            rc = IO_ERROR;
+            break;
+        }
+        n = SSL_read(ssl, v.iov_base, (int)(v.iov_len < want ? v.iov_len : want));
+        if (n > 0) {
+            v.iov_len = (size_t)n;
+            if (evbuffer_commit_space(in, &v, 1) < 0) {
+                errno = ENOMEM;
+                rc = IO_ERROR;
+                break;
+            }
+            total += (size_t)n;
+            /* Nothing read ahead left: the socket's next bytes raise a read event, and asking
+             * now would mostly cost a read(2) that finds none. */
+            if (!SSL_has_pending(ssl))
+                break;
+            continue;
+        }
+        evbuffer_commit_space(in, &v, 0);
+        switch (SSL_get_error(ssl, n)) {
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE:
+            break;
+        case SSL_ERROR_ZERO_RETURN:
+            /* close_notify, or a close without it (SSL_OP_IGNORE_UNEXPECTED_EOF). */
+            rc = IO_EOF;
+            break;
+        case SSL_ERROR_SYSCALL:
+            if (errno == 0)
+                errno = ECONNRESET;
+            rc = IO_ERROR;
+            break;
+        default:
+            /* OpenSSL's queue says why (tls_error_describe). */
+            errno = EPROTO;
+            rc = IO_ERROR;
+            break;
+        }
+        break;
+    }
+    evbuffer_freeze(in, 0);
+    /* What was read goes first; an end or an error is found again at the next read. */
+    return total ? (long)total : rc;
+}
+
+static int tls_buffered(struct bufferevent *bev)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+
+    return ssl && SSL_is_init_finished(ssl) && SSL_has_pending(ssl);
+}
+
+static int tls_busy(struct bufferevent *bev)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+
+    return ssl && !SSL_is_init_finished(ssl);
+}
+
+/* fill reads once the handshake is done, before which the bufferevent reads; flush writes at
+ * once (see tls_flush). */
 const struct io_ops io_tls = {
     .name = "tls",
     .tls = 1,
     .splice = 0,
     .open = tls_open,
     .connect = io_socket_connect, /* the handshake follows, driven by the bufferevent */
-    .fill = NULL,
+    .fill = tls_fill,
     .flush = tls_flush,
+    .buffered = tls_buffered,
+    .busy = tls_busy,
 };

@@ -465,6 +465,59 @@ check('a small answer\'s head and body leave brock as one TLS record', async () 
   assert.deepEqual(await recordsPerAnswer('site1.test', '/bytes?n=1000', 3), [1, 1, 1]);
 });
 
+// n GETs inside an intercepted tunnel to host, each its own TLS record, all reaching brock in
+// one write; resolves with the statuses of the answers, once all n came.
+function recordsInOneWrite(host, n) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    let answer = null, got = '', held = null;
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error(`${got.split('HTTP/1.1 ').length - 1} answers of ${n}`));
+    }, 10000);
+    const d = new Duplex({
+      read() {},
+      write(chunk, enc, cb) {
+        if (held) held.push(chunk); else s.write(chunk);
+        cb();
+      },
+      final(cb) { s.end(); cb(); },
+    });
+    s.on('data', (b) => {
+      if (answer === null) {
+        const at = b.indexOf('\r\n\r\n');
+        answer = b.subarray(0, at).toString('latin1');
+        b = b.subarray(at + 4);
+      }
+      d.push(b);
+    });
+    s.on('error', (e) => { clearTimeout(timer); reject(e); });
+    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+    const t = tls.connect({ socket: d, servername: host, ca: [fs.readFileSync(brockCa)] });
+    t.on('secureConnect', () => {
+      held = [];
+      for (let i = 0; i < n; i++)
+        t.write(`GET /bytes?n=${100 + i} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      // Node encrypts each write on a later tick: then all the records leave together.
+      setTimeout(() => { s.write(Buffer.concat(held)); held = null; }, 50);
+    });
+    t.on('data', (c) => {
+      got += c.toString('latin1');
+      const statuses = [...got.matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => Number(m[1]));
+      if (statuses.length < n || !got.endsWith(bytes(100 + n - 1).toString('latin1'))) return;
+      clearTimeout(timer);
+      t.destroy();
+      s.destroy();
+      resolve(statuses);
+    });
+    t.on('error', (e) => { clearTimeout(timer); s.destroy(); reject(e); });
+  });
+}
+
+check('TLS records that arrive together are all read and answered', async () => {
+  assert.deepEqual(await recordsInOneWrite('site1.test', 5), [200, 200, 200, 200, 200]);
+});
+
 check('large bodies cross both TLS legs byte-exact', async () => {
   const n = 3 * 1024 * 1024 + 5;
   for (const mode of ['cl', 'chunked']) {
