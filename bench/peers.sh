@@ -160,12 +160,13 @@ http {
 EOC
     nginx -c "$d/nginx.conf" -p "$d" &
     pids+=($!)
+    echo $! >"$tmp/pid.tls-origin"
     wait_port "$tls_port"
 }
 
 # brock intercepting HTTPS, trusting the TLS origin's CA; as start_brock.
 start_brock_intercept() {
-    "$BROCK" --state "$tmp/brock-mitm" --no-seed ca init >/dev/null
+    "$BROCK" --state "$tmp/brock-mitm" --no-seed ca init >/dev/null 2>&1
     "$BROCK" --state "$tmp/brock-mitm" --no-seed run -q --listen 127.0.0.1:0 --intercept \
         --upstream-ca "$tmp/tls/ca.pem" --max-client-connections 0 2>"$tmp/brock-mitm.log" &
     pids+=($!)
