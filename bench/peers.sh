@@ -125,3 +125,58 @@ peak_rss() {
     echo "$total"
 }
 
+
+# ---- a TLS origin: a second nginx serving the same files over HTTPS on tls_port, its leaf for
+# 127.0.0.1 signed by a CA of its own ($tmp/tls/ca.pem, for brock's --upstream-ca) ----
+start_tls_origin() {
+    local d=$tmp/tls
+    mkdir -p "$d"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+        -subj '/CN=brock bench CA' -keyout "$d/ca.key" -out "$d/ca.pem" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign \
+        2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 \
+        -keyout "$d/leaf.key" -out "$d/leaf.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$d/leaf.ext"
+    openssl x509 -req -in "$d/leaf.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -set_serial 1 \
+        -days 2 -extfile "$d/leaf.ext" -out "$d/leaf.pem" 2>/dev/null
+    tls_port=$(free_port)
+    cat >"$d/nginx.conf" <<EOC
+worker_processes 1;
+daemon off;
+error_log $d/error.log;
+pid $d/nginx.pid;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $d; proxy_temp_path $d;
+    fastcgi_temp_path $d; uwsgi_temp_path $d; scgi_temp_path $d;
+    keepalive_requests 10000000;
+    server {
+        listen 127.0.0.1:$tls_port ssl;
+        ssl_certificate $d/leaf.pem; ssl_certificate_key $d/leaf.key;
+        root $tmp/www;
+    }
+}
+EOC
+    nginx -c "$d/nginx.conf" -p "$d" &
+    pids+=($!)
+    echo $! >"$tmp/pid.tls-origin"
+    wait_port "$tls_port"
+}
+
+# brock intercepting HTTPS, trusting the TLS origin's CA; as start_brock.
+start_brock_intercept() {
+    "$BROCK" --state "$tmp/brock-mitm" --no-seed ca init >/dev/null 2>&1
+    "$BROCK" --state "$tmp/brock-mitm" --no-seed run -q --listen 127.0.0.1:0 --intercept \
+        --upstream-ca "$tmp/tls/ca.pem" --max-client-connections 0 2>"$tmp/brock-mitm.log" &
+    pids+=($!)
+    echo $! >"$tmp/pid.brock-mitm"
+    for _ in $(seq 100); do
+        port=$(sed -n 's/^.*brock: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+               "$tmp/brock-mitm.log")
+        [ -n "$port" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}

@@ -45,6 +45,13 @@ struct io_ops {
      * bufferevent writes the rest), -1 on a write error. NULL: always leave writing to the
      * bufferevent. */
     int (*flush)(struct bufferevent *bev);
+    /* 1 when the transport holds bytes it read from the socket that fill() has not handed out
+     * yet (TLS reads ahead): no read event will say so. NULL: it never does. */
+    int (*buffered)(struct bufferevent *bev);
+    /* 1 while the bufferevent must do the reading (a TLS handshake under way); fill() then
+     * reads nothing, and the owner starts reading itself once the transport is ready. NULL:
+     * never. */
+    int (*busy)(struct bufferevent *bev);
 };
 
 extern const struct io_ops io_tcp;

@@ -100,6 +100,11 @@ int tls_error_describe(struct bufferevent *bev, const char *host, char *out, siz
         if (!tls && ERR_GET_LIB(e) != 0 && ERR_GET_LIB(e) != ERR_LIB_SYS)
             tls = e;
     }
+    /* After the handshake brock reads itself (io_tls.c): OpenSSL's queue has those errors. */
+    while ((e = ERR_get_error()) != 0) {
+        if (!tls && ERR_GET_LIB(e) != 0 && ERR_GET_LIB(e) != ERR_LIB_SYS)
+            tls = e;
+    }
     ERR_clear_error();
     if (!ssl || (!tls && v == X509_V_OK))
         return 0;

@@ -346,6 +346,12 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
 {
     struct conn *c = arg;
 
+    /* The handshake with an intercepted client is done: brock reads it itself from now on. */
+    if (what & BEV_EVENT_CONNECTED) {
+        if (pump_start(&c->c_client) < 0)
+            conn_out_of_memory(c, "reading the client");
+        return;
+    }
     if (what & BEV_EVENT_ERROR) {
         char why[BROCK_HOST_MAX + 256];
 

@@ -223,6 +223,13 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
                               (n == IO_EOF ? BEV_EVENT_EOF : BEV_EVENT_ERROR), 0);
 }
 
+/* Bytes the transport read ahead raise no read event: on_readable is run for them. */
+static void kick(struct side *s)
+{
+    if (s->rd && s->io->buffered && s->io->buffered(s->bev))
+        event_active(s->rd, EV_READ, 1);
+}
+
 /* A side reads from the start, by itself when its transport can (on_readable); it has the
  * bufferevent write only if its transport cannot write at once (see pump_flush). */
 int pump_start(struct side *s)
@@ -230,6 +237,10 @@ int pump_start(struct side *s)
     s->want_read = 1;
     s->in_full = 0;
     s->rd_end = 0;
+    /* A TLS handshake is the bufferevent's, reading and writing (a hello that came before the
+     * socket changed hands is answered on a write event); pump_start() follows it. */
+    if (s->io->busy && s->io->busy(s->bev))
+        return bufferevent_enable(s->bev, EV_READ | EV_WRITE) < 0 ? -1 : 0;
     if (s->io->flush && bufferevent_disable(s->bev, EV_WRITE) < 0)
         return -1;
     if (!s->io->fill)
@@ -241,7 +252,10 @@ int pump_start(struct side *s)
     /* In this order, the socket stays watched throughout, which costs no epoll_ctl(2). */
     if (!s->rd || event_add(s->rd, NULL) < 0)
         return -1;
-    return bufferevent_disable(s->bev, EV_READ) < 0 ? -1 : 0;
+    if (bufferevent_disable(s->bev, EV_READ) < 0)
+        return -1;
+    kick(s);
+    return 0;
 }
 
 void pump_stop(struct side *s)
@@ -259,9 +273,11 @@ static int apply_reading(struct side *s)
     int on = s->want_read && !s->in_full;
     int rc;
 
-    if (s->rd)
+    if (s->rd) {
         rc = on && !s->rd_end ? event_add(s->rd, NULL) : event_del(s->rd);
-    else
+        if (rc == 0 && on && !s->rd_end)
+            kick(s);
+    } else
         rc = on ? bufferevent_enable(s->bev, EV_READ) : bufferevent_disable(s->bev, EV_READ);
     return rc < 0 ? -1 : 0;
 }

@@ -406,6 +406,118 @@ check('keep-alive inside a tunnel reuses the upstream TLS connection', async () 
   assert.equal(new Set(ports).size, 1, `one upstream connection: ${ports}`);
 });
 
+// Keep-alive GETs of path inside an intercepted tunnel to host; resolves with the TLS records
+// of application data brock sent for each answer after the first (the first shares its
+// records with the handshake's session tickets).
+function recordsPerAnswer(host, path, answers) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    let wire = Buffer.alloc(0), records = 0, answer = null, got = Buffer.alloc(0);
+    const counts = [];
+    const timer = setTimeout(() => { s.destroy(); reject(new Error('no answers')); }, 10000);
+    const d = new Duplex({
+      read() {},
+      write(chunk, enc, cb) { s.write(chunk, cb); },
+      final(cb) { s.end(); cb(); },
+    });
+    s.on('data', (b) => {
+      if (answer === null) {
+        const at = b.indexOf('\r\n\r\n');
+        answer = b.subarray(0, at).toString('latin1');
+        b = b.subarray(at + 4);
+      }
+      // Whole records: a 5-byte header (type, version, length), then the record.
+      wire = Buffer.concat([wire, b]);
+      while (wire.length >= 5 && wire.length >= 5 + wire.readUInt16BE(3)) {
+        if (wire[0] === 23) records++;
+        wire = wire.subarray(5 + wire.readUInt16BE(3));
+      }
+      d.push(b);
+    });
+    s.on('error', (e) => { clearTimeout(timer); reject(e); });
+    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+    const t = tls.connect({ socket: d, servername: host, ca: [fs.readFileSync(brockCa)] });
+    const ask = () => t.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    t.on('secureConnect', ask);
+    let before = 0;
+    t.on('data', (c) => {
+      got = Buffer.concat([got, c]);
+      const at = got.indexOf('\r\n\r\n');
+      const len = /\r\ncontent-length: *(\d+)/i.exec(got.subarray(0, at).toString('latin1'));
+      if (at < 0 || !len || got.length < at + 4 + Number(len[1])) return;
+      got = Buffer.alloc(0);
+      // The records still on their way are counted before the next question.
+      setTimeout(() => {
+        if (counts.length || before) counts.push(records - before);
+        before = records;
+        if (counts.length < answers) { ask(); return; }
+        clearTimeout(timer);
+        t.destroy();
+        s.destroy();
+        resolve(counts);
+      }, 100);
+    });
+    t.on('error', (e) => { clearTimeout(timer); s.destroy(); reject(e); });
+  });
+}
+
+check('a small answer\'s head and body leave brock as one TLS record', async () => {
+  assert.deepEqual(await recordsPerAnswer('site1.test', '/bytes?n=1000', 3), [1, 1, 1]);
+});
+
+// n GETs inside an intercepted tunnel to host, each its own TLS record, all reaching brock in
+// one write; resolves with the statuses of the answers, once all n came.
+function recordsInOneWrite(host, n) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(brock.port, '127.0.0.1');
+    let answer = null, got = '', held = null;
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error(`${got.split('HTTP/1.1 ').length - 1} answers of ${n}`));
+    }, 10000);
+    const d = new Duplex({
+      read() {},
+      write(chunk, enc, cb) {
+        if (held) held.push(chunk); else s.write(chunk);
+        cb();
+      },
+      final(cb) { s.end(); cb(); },
+    });
+    s.on('data', (b) => {
+      if (answer === null) {
+        const at = b.indexOf('\r\n\r\n');
+        answer = b.subarray(0, at).toString('latin1');
+        b = b.subarray(at + 4);
+      }
+      d.push(b);
+    });
+    s.on('error', (e) => { clearTimeout(timer); reject(e); });
+    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+    const t = tls.connect({ socket: d, servername: host, ca: [fs.readFileSync(brockCa)] });
+    t.on('secureConnect', () => {
+      held = [];
+      for (let i = 0; i < n; i++)
+        t.write(`GET /bytes?n=${100 + i} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      // Node encrypts each write on a later tick: then all the records leave together.
+      setTimeout(() => { s.write(Buffer.concat(held)); held = null; }, 50);
+    });
+    t.on('data', (c) => {
+      got += c.toString('latin1');
+      const statuses = [...got.matchAll(/HTTP\/1\.1 (\d+) /g)].map((m) => Number(m[1]));
+      if (statuses.length < n || !got.endsWith(bytes(100 + n - 1).toString('latin1'))) return;
+      clearTimeout(timer);
+      t.destroy();
+      s.destroy();
+      resolve(statuses);
+    });
+    t.on('error', (e) => { clearTimeout(timer); s.destroy(); reject(e); });
+  });
+}
+
+check('TLS records that arrive together are all read and answered', async () => {
+  assert.deepEqual(await recordsInOneWrite('site1.test', 5), [200, 200, 200, 200, 200]);
+});
+
 check('large bodies cross both TLS legs byte-exact', async () => {
   const n = 3 * 1024 * 1024 + 5;
   for (const mode of ['cl', 'chunked']) {
