@@ -211,6 +211,8 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 lint:
 	@scripts/deps lint
+	@! find tests -name '*.t' -not -path '*/node_modules/*' ! -perm -u+x | grep . || \
+		{ echo 'lint: these tests are not executable (prove runs each file itself)' >&2; exit 1; }
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 \
 		-j $(NPROC) -Iinclude -Isrc --suppress=missingIncludeSystem src
 	printf '%s\n' $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) | \
