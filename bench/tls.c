@@ -22,15 +22,9 @@
 
 #include <openssl/ssl.h>
 
+#include "fanout.h"
+
 #define BUF_SIZE (64 * 1024)
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A head ending in a blank line, read a byte at a time from fd: no byte of TLS is taken. */
 static int read_plain_head(int fd, char *buf, size_t size)
@@ -130,43 +124,42 @@ out:
     return done;
 }
 
+struct tls_args {
+    int port, origin_port;
+    const char *path;
+    double until;
+};
+
+static long long one_client(int i, void *arg)
+{
+    const struct tls_args *a = arg;
+
+    (void)i;
+    return run_one(a->port, a->origin_port, a->path, a->until);
+}
+
 int main(int argc, char **argv)
 {
-    int fds[2], conns, failed = 0, origin_port, port;
+    struct tls_args a;
+    int conns, failed;
     double seconds, start;
-    long sum = 0, got;
+    long long sum;
 
     if (argc != 6 || (conns = atoi(argv[4])) < 1 || (seconds = atof(argv[5])) <= 0) {
         fprintf(stderr, "usage: tls PROXY_PORT|direct ORIGIN_PORT PATH CONNS SECONDS\n");
         return 2;
     }
-    origin_port = atoi(argv[2]);
-    port = strcmp(argv[1], "direct") == 0 ? origin_port : atoi(argv[1]);
-    if (pipe(fds) < 0)
-        return 1;
+    a.origin_port = atoi(argv[2]);
+    a.port = strcmp(argv[1], "direct") == 0 ? a.origin_port : atoi(argv[1]);
+    a.path = argv[3];
     start = now_s();
-    for (int i = 0; i < conns; i++) {
-        if (fork() == 0) {
-            close(fds[0]);
-            got = run_one(port, origin_port, argv[3], start + seconds);
-            if (write(fds[1], &got, sizeof(got)) != (ssize_t)sizeof(got))
-                _exit(1);
-            _exit(0);
-        }
-    }
-    close(fds[1]);
-    while (read(fds[0], &got, sizeof(got)) == (ssize_t)sizeof(got)) {
-        if (got < 0)
-            failed++;
-        else
-            sum += got;
-    }
-    while (wait(NULL) > 0)
-        ;
+    a.until = start + seconds;
+    if ((sum = fanout(conns, one_client, &a, &failed)) < 0)
+        return 1;
     if (failed) {
         fprintf(stderr, "tls: %d of %d connections failed\n", failed, conns);
         return 1;
     }
-    printf("%.0f %ld\n", (double)sum / (now_s() - start), sum);
+    printf("%.0f %lld\n", (double)sum / (now_s() - start), sum);
     return 0;
 }

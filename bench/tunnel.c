@@ -18,15 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fanout.h"
+
 #define BUF_SIZE (256 * 1024)
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int send_all(int fd, const char *p, size_t len)
 {
@@ -117,37 +111,38 @@ static long long run_one(int proxy_port, int origin_port, const char *path, doub
     return total;
 }
 
+struct tunnel_args {
+    int proxy_port, origin_port;
+    const char *path;
+    double until;
+};
+
+static long long one_client(int i, void *arg)
+{
+    const struct tunnel_args *a = arg;
+
+    (void)i;
+    return run_one(a->proxy_port, a->origin_port, a->path, a->until);
+}
+
 int main(int argc, char **argv)
 {
-    int fds[2], conns, failed = 0;
+    struct tunnel_args a;
+    int conns, failed;
     double seconds, start;
-    long long sum = 0, got;
+    long long sum;
 
     if (argc != 6 || (conns = atoi(argv[4])) < 1 || (seconds = atof(argv[5])) <= 0) {
         fprintf(stderr, "usage: tunnel PROXY_PORT ORIGIN_PORT PATH CONNS SECONDS\n");
         return 2;
     }
-    if (pipe(fds) < 0)
-        return 1;
+    a.proxy_port = atoi(argv[1]);
+    a.origin_port = atoi(argv[2]);
+    a.path = argv[3];
     start = now_s();
-    for (int i = 0; i < conns; i++) {
-        if (fork() == 0) {
-            close(fds[0]);
-            got = run_one(atoi(argv[1]), atoi(argv[2]), argv[3], start + seconds);
-            if (write(fds[1], &got, sizeof(got)) != (ssize_t)sizeof(got))
-                _exit(1);
-            _exit(0);
-        }
-    }
-    close(fds[1]);
-    while (read(fds[0], &got, sizeof(got)) == (ssize_t)sizeof(got)) {
-        if (got < 0)
-            failed++;
-        else
-            sum += got;
-    }
-    while (wait(NULL) > 0)
-        ;
+    a.until = start + seconds;
+    if ((sum = fanout(conns, one_client, &a, &failed)) < 0)
+        return 1;
     if (failed) {
         fprintf(stderr, "tunnel: %d of %d tunnels failed\n", failed, conns);
         return 1;
