@@ -38,6 +38,7 @@ struct fetch {
     struct buf body;
     size_t max;
     int done, too_large, in_location, got_bytes, got_head, finished;
+    struct fetch *fin_prev, *fin_next; /* among the finished, until the reaper has run */
     char location[256];
     char err[BROCK_HOST_MAX + 512];
 };
@@ -59,8 +60,20 @@ static void teardown(struct fetch *f)
     }
 }
 
+/* The fetches finished whose reaper has not run yet: a loop that stops right after a
+ * callback never runs it, and fetch_free_finished() frees them then. One loop a process. */
+static struct fetch *finished_list;
+
 static void fetch_free(struct fetch *f)
 {
+    if (f->finished) {
+        if (f->fin_prev)
+            f->fin_prev->fin_next = f->fin_next;
+        else
+            finished_list = f->fin_next;
+        if (f->fin_next)
+            f->fin_next->fin_prev = f->fin_prev;
+    }
     teardown(f);
     if (f->reap)
         event_free(f->reap);
@@ -90,6 +103,10 @@ static void finish(struct fetch *f, enum fetch_status st, const char *fmt, ...)
     if (f->finished)
         return;
     f->finished = 1;
+    f->fin_next = finished_list;
+    if (finished_list)
+        finished_list->fin_prev = f;
+    finished_list = f;
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
@@ -107,6 +124,15 @@ void fetch_cancel(struct fetch *f)
 {
     if (f)
         fetch_free(f);
+}
+
+size_t fetch_free_finished(void)
+{
+    size_t n = 0;
+
+    for (; finished_list; n++)
+        fetch_free(finished_list);
+    return n;
 }
 
 /* ---- the response ---- */
@@ -425,6 +451,7 @@ int fetch_once(const struct jobs_options *o, const char *url, size_t max,
     }
     rc = 0;
 out:
+    (void)fetch_free_finished();
     if (env.dns)
         evdns_base_free(env.dns, 0);
     if (env.base)

@@ -50,6 +50,11 @@ int fetch_start(const struct dial_env *env, const char *url, size_t max,
 /* Stops a fetch whose callback has not run; it never will. */
 void fetch_cancel(struct fetch *f);
 
+/* Frees the fetches whose callback has run but whose loop stopped before freeing them (a
+ * stop right after a fetch ended). Called before the loop itself is freed. Returns how many
+ * there were. */
+size_t fetch_free_finished(void);
+
 struct jobs_options;
 
 /* For commands that run one fetch and stop: fetch_start() on a loop of its own, with a

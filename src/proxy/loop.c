@@ -34,6 +34,7 @@
 #include "proxy/conn.h"
 #include "dash/dash.h"
 #include "jobs/dntcheck.h"
+#include "jobs/fetch.h"
 #include "proxy/limits.h"
 #include "util/log.h"
 #include "proxy/privs.h"
@@ -772,6 +773,7 @@ void proxy_free(struct proxy *px)
     dash_env_free(px->dash);
     dntcheck_free(px->dnt);
     refresh_free(px->refresh);
+    (void)fetch_free_finished();
     if (px->sync)
         event_free(px->sync);
     for (size_t i = 0; i < sizeof(px->signals) / sizeof(px->signals[0]); i++)
