@@ -17,6 +17,8 @@
 #include "util/alloc.h"
 #include "util/file.h"
 
+#include <yajl/yajl_parse.h>
+
 /* The largest list file read (cname_domains.json is about 4 MB). */
 #define LISTS_FILE_MAX (64u << 20)
 
@@ -331,37 +333,155 @@ int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text
 
 /* ---- CNAME map and widgets ---- */
 
+/* The CNAME map is the largest list (some 76,000 aliases in 4 MB): it is read as a stream
+ * (yajl) straight into the map, for a whole JSON tree of it would take a tenth of a second and
+ * tens of megabytes at every start of every command. */
+struct cname_read {
+    struct brock_engine *e;
+    const char *name;
+    char key[BROCK_HOST_MAX]; /* the alias whose target comes next */
+    int skip;                 /* that alias is longer than any host name: it never matches */
+    int depth;
+    int err; /* a callback's failure (negative BROCK_E*), or 0 */
+};
+
+static int cname_bad_target(struct cname_read *r)
+{
+    r->err = brock__fail(r->e, BROCK_EFORMAT, "%s: the target of \"%.80s\" is not a host name.",
+                         r->name, r->key);
+    return 0;
+}
+
+static int cname_not_map(struct cname_read *r)
+{
+    r->err = brock__fail(r->e, BROCK_EFORMAT, "%s is not a JSON object of alias: target.",
+                         r->name);
+    return 0;
+}
+
+/* Any value but a string: at the top the file is not a map, under an alias it is no host. */
+static int cname_other(void *ctx)
+{
+    struct cname_read *r = ctx;
+
+    return r->depth ? cname_bad_target(r) : cname_not_map(r);
+}
+
+static int cname_boolean(void *ctx, int b)
+{
+    (void)b;
+    return cname_other(ctx);
+}
+
+static int cname_number(void *ctx, const char *s, size_t n)
+{
+    (void)s;
+    (void)n;
+    return cname_other(ctx);
+}
+
+static int cname_start_map(void *ctx)
+{
+    struct cname_read *r = ctx;
+
+    if (r->depth)
+        return cname_bad_target(r);
+    r->depth = 1;
+    return 1;
+}
+
+static int cname_end_map(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+static int cname_key(void *ctx, const unsigned char *s, size_t n)
+{
+    struct cname_read *r = ctx;
+
+    /* The message names as much of the alias as a host name holds. */
+    snprintf(r->key, sizeof(r->key), "%.*s", (int)(n < BROCK_HOST_MAX ? n : BROCK_HOST_MAX - 1),
+             (const char *)s);
+    if (!n || memchr(s, '\0', n))
+        return cname_bad_target(r);
+    r->skip = n >= BROCK_HOST_MAX;
+    return 1;
+}
+
+static int cname_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct cname_read *r = ctx;
+    char *target, *old;
+
+    if (!r->depth)
+        return cname_not_map(r);
+    if (!n || n >= BROCK_HOST_MAX || memchr(s, '\0', n))
+        return cname_bad_target(r);
+    if (r->skip)
+        return 1;
+    target = mem_strndup((const char *)s, n);
+    old = target ? strmap_get(&r->e->lists.cname, r->key) : NULL;
+    if (!target || strmap_put(&r->e->lists.cname, r->key, target) < 0) {
+        mem_free(target);
+        r->err = oom(r->e, r->name);
+        return 0;
+    }
+    /* A repeated alias: the last target holds, as in any JSON reader. */
+    mem_free(old);
+    return 1;
+}
+
+static const yajl_callbacks cname_callbacks = {
+    .yajl_null = cname_other,
+    .yajl_boolean = cname_boolean,
+    .yajl_number = cname_number,
+    .yajl_string = cname_string,
+    .yajl_start_map = cname_start_map,
+    .yajl_map_key = cname_key,
+    .yajl_end_map = cname_end_map,
+    .yajl_start_array = cname_other,
+};
+
+/* yajl's own message for text that is not JSON, with the line and column of the byte yajl
+ * stopped at: the last of the off bytes it consumed. */
+static int cname_syntax(struct cname_read *r, yajl_handle y, const char *text, size_t off)
+{
+    unsigned char *msg = yajl_get_error(y, 0, NULL, 0);
+    size_t len = msg ? strlen((char *)msg) : 0, col = 1;
+    int line = 1, rc;
+
+    for (size_t i = 0; i + 1 < off; i++, col++)
+        if (text[i] == '\n') {
+            line++;
+            col = 0;
+        }
+    while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' ' || msg[len - 1] == '.'))
+        len--;
+    rc = brock__fail(r->e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %zu): %.*s.",
+                     r->name, line, col, (int)len, msg ? (char *)msg : "");
+    if (msg)
+        yajl_free_error(y, msg);
+    return rc;
+}
+
 static int parse_cname(struct brock_engine *e, const char *name, const char *text, size_t len)
 {
-    json_error_t jerr;
-    const char *alias;
-    json_t *root, *v;
+    struct cname_read r = {.e = e, .name = name};
+    yajl_handle y = yajl_alloc(&cname_callbacks, NULL, &r);
+    yajl_status st;
     int rc = 0;
 
-    root = json_loadb(text, len, 0, &jerr);
-    if (!root)
-        return json_fail(e, name, &jerr);
-    if (!json_is_object(root)) {
-        rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON object of alias: target.", name);
-        goto out;
-    }
-    json_object_foreach(root, alias, v) {
-        char *target;
-
-        if (!json_is_string(v) || !json_string_length(v) || !*alias) {
-            rc = brock__fail(e, BROCK_EFORMAT, "%s: the target of \"%.80s\" is not a host name.",
-                             name, alias);
-            goto out;
-        }
-        target = mem_strdup(json_string_value(v));
-        if (!target || strmap_put(&e->lists.cname, alias, target) < 0) {
-            mem_free(target);
-            rc = oom(e, name);
-            goto out;
-        }
-    }
-out:
-    json_decref(root);
+    if (!y)
+        return oom(e, name);
+    st = yajl_parse(y, (const unsigned char *)text, len);
+    if (st == yajl_status_ok)
+        st = yajl_complete_parse(y);
+    if (r.err)
+        rc = r.err;
+    else if (st != yajl_status_ok)
+        rc = cname_syntax(&r, y, text, yajl_get_bytes_consumed(y));
+    yajl_free(y);
     return rc;
 }
 
