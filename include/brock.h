@@ -632,6 +632,10 @@ struct brock_store_status {
                                 (Unix ms); 0: no store thread */
     uint64_t pending;        /* changes not written yet: rows handed to the store's thread
                                 and entries still marked in memory */
+    uint64_t refused;        /* changes a database server refused for good (a value it cannot
+                                keep: PostgreSQL's SQLSTATE classes 22, 23, 54) and that were
+                                left out, the rest of their batch written; last_error says
+                                the first of the last such batch */
 };
 
 /* Fills *st with how writing e's state fares (a log line for each new event, the

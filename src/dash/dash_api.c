@@ -111,14 +111,15 @@ static const char *store_kind_name(enum brock_store_kind k)
 }
 
 /* {kind, backend, path, why, connected, since_ms, pending, writing, last_write_ms, last_error,
- * last_error_ms, recreated, reloaded, event, event_ms}: how writing the state fares; NULL when
- * out of memory. */
+ * last_error_ms, recreated, reloaded, event, event_ms, refused}: how writing the state fares;
+ * NULL when out of memory. */
 static json_t *store_json(const struct brock_engine *e)
 {
     struct brock_store_status st;
 
     brock_store_status(e, &st);
-    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:s, s:I}",
+    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:s, s:I, "
+                     "s:I}",
                      "kind", store_kind_name(st.kind), "backend",
                      st.backend[0] ? st.backend : "memory", "path", st.path, "why", st.why,
                      "connected", st.connected, "since_ms", (json_int_t)st.since_ms, "pending",
@@ -126,7 +127,8 @@ static json_t *store_json(const struct brock_engine *e)
                      "last_write_ms", (json_int_t)st.last_write_ms, "last_error", st.last_error,
                      "last_error_ms", (json_int_t)st.last_error_ms, "recreated",
                      (json_int_t)st.recreated, "reloaded", (json_int_t)st.reloaded, "event",
-                     st.event, "event_ms", (json_int_t)st.event_ms);
+                     st.event, "event_ms", (json_int_t)st.event_ms, "refused",
+                     (json_int_t)st.refused);
 }
 
 int dash_api_status(struct dash_call *x)

@@ -118,6 +118,7 @@ struct brock__store_health {
     int64_t since_ms;      /* when connected last changed or the thread started; 0: none */
     uint64_t queued;       /* rows taken out of memory's marks, not yet written */
     uint64_t written_rows; /* rows written since the open (a store thread's count) */
+    uint64_t refused;      /* rows the database refused for good, left out (idem) */
     unsigned recreated, reloaded;
     char last_error[512];
     char event[4096 + 160];
@@ -295,6 +296,12 @@ size_t brock__utf16_from_utf8(const char *s, size_t len, uint16_t *out);
 /* Encodes n units as UTF-8 into out (3 * n + 1 bytes), NUL-terminated; half a surrogate pair
  * becomes U+FFFD. Returns the bytes written, without the NUL. */
 size_t brock__utf8_from_utf16(const uint16_t *s, size_t n, char *out);
+
+/* A copy of s (mem_free() it) that is valid UTF-8: each malformed sequence becomes U+FFFD, as
+ * a browser reads the bytes. What brock keeps of a request's bytes (a cookie's name, a script's
+ * path) goes through it, for the state's readers need text: PostgreSQL refuses anything else,
+ * and JSON cannot carry it. NULL when out of memory. */
+char *brock__utf8_dup(const char *s);
 
 /* One unit lower- or upper-cased, as JavaScript does for the letters it covers. */
 uint16_t brock__lower16(uint16_t c);

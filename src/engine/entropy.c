@@ -131,6 +131,23 @@ size_t brock__utf8_from_utf16(const uint16_t *s, size_t n, char *out)
     return (size_t)((char *)w - out);
 }
 
+char *brock__utf8_dup(const char *s)
+{
+    size_t len = strlen(s), n;
+    uint16_t *units;
+    char *out;
+
+    /* Valid text, the common case, is copied as it is. */
+    n = brock__utf16_from_utf8(s, len, NULL);
+    if (!(units = mem_malloc((n ? n : 1) * sizeof(*units))))
+        return NULL;
+    n = brock__utf16_from_utf8(s, len, units);
+    if ((out = mem_malloc(3 * n + 1)) != NULL)
+        brock__utf8_from_utf16(units, n, out);
+    mem_free(units);
+    return out;
+}
+
 /* ---- case, as String.prototype.toLowerCase and toUpperCase see it ---- */
 
 /* The letters of ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic whose case maps one

@@ -55,9 +55,9 @@ int brock__snitch_add(struct brock_engine *e, const char *base, const char *site
     if (ev) {
         if (ev->host && *ev->host && !(ss->host = mem_strdup(ev->host)))
             goto nomem_site;
-        if (ev->detail && *ev->detail && !(ss->detail = mem_strdup(ev->detail)))
+        if (ev->detail && *ev->detail && !(ss->detail = brock__utf8_dup(ev->detail)))
             goto nomem_site;
-        if (ev->param && *ev->param && !(ss->param = mem_strdup(ev->param)))
+        if (ev->param && *ev->param && !(ss->param = brock__utf8_dup(ev->param)))
             goto nomem_site;
         ss->kind = (uint8_t)ev->kind;
         ss->time_ms = ev->time_ms;
@@ -115,23 +115,28 @@ int brock__tracking_add(struct brock_engine *e, const char *base, const char *si
 int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
 {
     struct fp_host *f = strmap_get(&e->fp_scripts, host);
-    char *p;
+    char *p = brock__utf8_dup(path);
+
+    if (!p)
+        return BROCK_ENOMEM;
 
     if (!f) {
         f = mem_calloc(1, sizeof(*f));
         if (!f || strmap_put(&e->fp_scripts, host, f) < 0) {
             mem_free(f);
+            mem_free(p);
             return BROCK_ENOMEM;
         }
     }
     for (size_t i = 0; i < f->n; i++)
-        if (!strcmp(f->paths[i], path))
+        if (!strcmp(f->paths[i], p)) {
+            mem_free(p);
             return 0;
-    if (mem_grow(&f->paths, &f->cap, f->n + 1, sizeof(*f->paths)) < 0)
+        }
+    if (mem_grow(&f->paths, &f->cap, f->n + 1, sizeof(*f->paths)) < 0) {
+        mem_free(p);
         return BROCK_ENOMEM;
-    p = mem_strdup(path);
-    if (!p)
-        return BROCK_ENOMEM;
+    }
     f->paths[f->n++] = p;
     f->dirty = BROCK__DIRTY_NEW;
     e->dirty++;

@@ -107,4 +107,5 @@ void brock_store_status(const struct brock_engine *e, struct brock_store_status 
     st->reloaded = h->reloaded;
     st->event = h->event;
     st->event_ms = h->event_ms;
+    st->refused = h->refused;
 }

@@ -167,12 +167,32 @@ void brock__pg_note_err(struct brock__pg *p, const char *msg)
     size_t n;
 
     snprintf(p->pgerr, sizeof(p->pgerr), "%s", msg && *msg ? msg : "unknown error");
+    p->sqlstate[0] = '\0';
     n = strlen(p->pgerr);
     while (n && (p->pgerr[n - 1] == '\n' || p->pgerr[n - 1] == ' '))
         p->pgerr[--n] = '\0';
     for (char *c = p->pgerr; *c; c++)
         if (*c == '\n' || *c == '\t')
             *c = ' ';
+}
+
+void brock__pg_note_state(struct brock__pg *p, const PGresult *r)
+{
+    const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+    snprintf(p->sqlstate, sizeof(p->sqlstate), "%s", st && strlen(st) == 5 ? st : "");
+}
+
+int brock__pg_refused_for_good(const struct brock__pg *p)
+{
+    static const char *const classes[] = {"22", "23", "54"};
+
+    if (!p->conn || PQstatus(p->conn) != CONNECTION_OK || !p->sqlstate[0])
+        return 0;
+    for (size_t i = 0; i < sizeof(classes) / sizeof(*classes); i++)
+        if (!strncmp(p->sqlstate, classes[i], 2))
+            return 1;
+    return 0;
 }
 
 static int result_ok(struct brock__pg *p, PGresult *r)
@@ -182,6 +202,7 @@ static int result_ok(struct brock__pg *p, PGresult *r)
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return 1;
     brock__pg_note_err(p, r ? PQresultErrorMessage(r) : PQerrorMessage(p->conn));
+    brock__pg_note_state(p, r);
     return 0;
 }
 

@@ -121,6 +121,7 @@ struct brock__pg_bg {
     int sock;                     /* the connection's socket while connected, else -1 */
     unsigned down;                /* times the connection was lost */
     uint64_t written_rows;        /* statements written since the start */
+    uint64_t refused;             /* statements the server refused for good, and dropped */
 };
 
 struct brock__pg {
@@ -131,6 +132,7 @@ struct brock__pg {
     char seeded[32];  /* meta 'seeded' as last read or written; "" when unknown */
     char where[320];  /* "PostgreSQL database NAME on HOST:PORT", for messages */
     char pgerr[512];  /* the server's (or libpq's) words for the last failure */
+    char sqlstate[6]; /* and the server's SQLSTATE for it; "" when the server gave none */
     /* store_pg_sync.c: a flush sends its statements in pipeline mode, reading their results
      * every PIPE_BATCH statements and at the end. */
     int pipelined;   /* in pipeline mode */
@@ -148,8 +150,11 @@ PGresult *brock__pg_run(struct brock__pg *p, int id, int n, const char *const *v
 /* Runs sql (no parameters). 0, or -1 with p->pgerr saying why. */
 int brock__pg_exec(struct brock__pg *p, const char *sql) BROCK_NODISCARD_INTERNAL;
 
-/* Keeps msg (libpq's or the server's words) in p->pgerr, on one line. */
+/* Keeps msg (libpq's or the server's words) in p->pgerr, on one line (p->sqlstate emptied). */
 void brock__pg_note_err(struct brock__pg *p, const char *msg);
+
+/* Keeps the SQLSTATE of the failed result r (NULL: none) in p->sqlstate. */
+void brock__pg_note_state(struct brock__pg *p, const PGresult *r);
 
 /* Ends the transaction in progress, if any, without its changes. */
 void brock__pg_rollback(struct brock__pg *p);
@@ -199,6 +204,17 @@ int brock__pg_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
  * else was written in between (under lock, when not NULL). */
 int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
                          pthread_mutex_t *lock) BROCK_NODISCARD_INTERNAL;
+
+/* Whether the last failure is the server refusing a value for good (a data exception, an
+ * integrity constraint, a limit: SQLSTATE classes 22, 23, 54) on a connection that still
+ * works, so that writing the same batch again can never succeed. */
+int brock__pg_refused_for_good(const struct brock__pg *p);
+
+/* Writes b as brock__pg_batch_exec() does, but each statement on its own (a savepoint each):
+ * the ones the server refuses for good are left out and counted in *refused, the rest goes
+ * in, in one transaction. 0, or -1 on any other failure (nothing written). */
+int brock__pg_batch_exec_each(struct brock__pg *p, const struct brock__pg_batch *b,
+                              pthread_mutex_t *lock, uint64_t *refused) BROCK_NODISCARD_INTERNAL;
 struct brock__pg_news *brock__pg_news_read(struct brock__pg *p, int64_t since);
 
 /* Applies news to memory (fields dirty in memory win). Returns the entries changed, or a

@@ -54,6 +54,7 @@ static int pipe_drain(struct brock__pg *p)
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_PIPELINE_SYNC &&
             st != PGRES_PIPELINE_ABORTED && !p->pipe_failed) {
             brock__pg_note_err(p, PQresultErrorMessage(r));
+            brock__pg_note_state(p, r);
             p->pipe_failed = 1;
         }
         PQclear(r);
@@ -557,6 +558,56 @@ int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
 fail:
     (void)pipe_end(p);
     p->pipe_failed = 0;
+    brock__pg_rollback(p);
+    return -1;
+}
+
+int brock__pg_batch_exec_each(struct brock__pg *p, const struct brock__pg_batch *b,
+                              pthread_mutex_t *lock, uint64_t *refused)
+{
+    int64_t min = 0, before = 0, after = 0;
+    char first[sizeof(p->pgerr)] = "";
+    uint64_t n = 0;
+    PGresult *r;
+
+    if (brock__pg_exec(p, "BEGIN") < 0 || !(r = brock__pg_run(p, PG_WRITE_LOCK, 0, NULL)))
+        goto fail;
+    PQclear(r);
+    if (brock__pg_journal_range(p, &min, &before) < 0 ||
+        (b->reset && brock__pg_exec(p, reset_sql) < 0))
+        goto fail;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct brock__pg_stmt *st = &b->v[i];
+        const char *v[PG_MAX_PARAMS];
+
+        for (int k = 0; k < st->n; k++)
+            v[k] = st->off[k] == PG_NULL ? NULL : b->text + st->off[k];
+        if (brock__pg_exec(p, "SAVEPOINT brock_one") < 0)
+            goto fail;
+        if ((r = brock__pg_run(p, st->id, st->n, v)) != NULL) {
+            PQclear(r);
+            continue;
+        }
+        if (!brock__pg_refused_for_good(p) ||
+            brock__pg_exec(p, "ROLLBACK TO SAVEPOINT brock_one") < 0)
+            goto fail;
+        if (!n++)
+            memcpy(first, p->pgerr, sizeof(first));
+    }
+    if (brock__pg_journal_range(p, &min, &after) < 0 || brock__pg_exec(p, "COMMIT") < 0)
+        goto fail;
+    if (lock)
+        pthread_mutex_lock(lock);
+    if (before == p->last_seq)
+        p->last_seq = after;
+    if (lock)
+        pthread_mutex_unlock(lock);
+    /* What the caller says of it is the first refusal, not the savepoints' last words. */
+    if (n)
+        memcpy(p->pgerr, first, sizeof(first));
+    *refused = n;
+    return 0;
+fail:
     brock__pg_rollback(p);
     return -1;
 }

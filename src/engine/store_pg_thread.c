@@ -108,17 +108,29 @@ static int bg_sleep(struct brock__pg *p, int64_t ms, int watch)
     return 0;
 }
 
-/* Writes b; once it is in, it leaves the queue. 0 or -1. */
+/* Writes b; once it is in, it leaves the queue. A batch the server refuses for good (a value
+ * it cannot keep) would stop every write after it if it were retried: it is written again one
+ * statement at a time, the refused ones left out and said. 0 or -1. */
 static int bg_write(struct brock__pg *p, struct brock__pg_batch *b)
 {
     struct brock__pg_bg *bg = p->bg;
+    uint64_t refused = 0;
 
-    if (brock__pg_batch_exec(p, b, &bg->mu) < 0)
+    if (brock__pg_batch_exec(p, b, &bg->mu) < 0 &&
+        (!brock__pg_refused_for_good(p) || brock__pg_batch_exec_each(p, b, &bg->mu, &refused) < 0))
         return -1;
     pthread_mutex_lock(&bg->mu);
+    if (refused) {
+        bg->refused += refused;
+        bg->error_ms = clock_now_ms();
+        snprintf(bg->error, sizeof(bg->error),
+                 "the database refused %llu change%s for good, left out (the rest is written): "
+                 "%.400s",
+                 (unsigned long long)refused, refused == 1 ? "" : "s", p->pgerr);
+    }
     bg->queued = NULL;
     bg->written_ms = clock_now_ms();
-    bg->written_rows += b->n;
+    bg->written_rows += b->n - refused;
     pthread_cond_broadcast(&bg->written);
     pthread_mutex_unlock(&bg->mu);
     brock__pg_batch_free(b);
@@ -311,6 +323,7 @@ static void bg_health(struct brock_engine *e, const struct brock__pg_bg *bg)
     h->queued = bg->queued ? bg->queued->n : 0;
     h->last_write_ms = bg->written_ms;
     h->written_rows = bg->written_rows;
+    h->refused = bg->refused;
     if (bg->error_ms > h->last_error_ms) {
         snprintf(h->last_error, sizeof(h->last_error), "%s", bg->error);
         h->last_error_ms = bg->error_ms;

@@ -215,6 +215,7 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
     static unsigned failed; /* syncs failed in a row; one loop per process */
     static unsigned events; /* the state's file deleted or replaced, as last logged */
+    static uint64_t refused; /* changes the database refused for good, as last logged */
     struct brock_store_status st;
     struct proxy *px = arg;
     struct timespec t0, t1;
@@ -234,6 +235,10 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
         log_msg(LOG_ERR, "%s", st.event);
     }
     sync_say_connection(&st);
+    if (st.refused != refused) {
+        refused = st.refused;
+        log_msg(LOG_ERR, "writing the state to %s: %s", st.path, st.last_error);
+    }
     if (n < 0) {
         if (failed++ % SYNC_FAIL_REPEAT == 0)
             log_msg(LOG_ERR, "%s; learning is kept in memory and retried%s",

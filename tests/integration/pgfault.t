@@ -215,6 +215,38 @@ check('the database killed during writes: nothing learned is lost, nothing corru
   }
 }, 90000);
 
+check('a change the database refuses for good is left out, and the rest is written',
+      async (t) => {
+  if (skip) { t.skip(skip); return; }
+  // A rule of the database's own that one of brock's rows breaks (as a value it cannot keep
+  // would): retrying that batch could never succeed.
+  const psql = (sql) => execFileSync('psql', [conninfo, '-qc', sql], { timeout: 20000 });
+  psql("ALTER TABLE brock_snitch ADD CONSTRAINT refuse_one CHECK (site <> 'refused.test')");
+  try {
+    for (const site of ['site-r1.test', 'refused.test', 'site-r2.test'])
+      assert.equal((await hit(a.port, 'picky.test', site)).status, 200);
+    await hit(a.port, 'beside.test', 'site-r1.test');
+    await waitFor('the batch written without the refused row', async () => {
+      const s = await store(a.port);
+      return s.refused >= 1 && s.pending === 0;
+    }, 20000);
+    const st = await store(a.port);
+    assert.equal(st.refused, 1, JSON.stringify(st));
+    assert.equal(st.connected, true);
+    assert.match(st.last_error, /refused 1 change for good.*refuse_one/);
+    // Writing goes on after it.
+    await hit(a.port, 'later.test', 'site-r3.test');
+    await waitFor('a later change written', async () => (await store(a.port)).pending === 0,
+                  20000);
+    const rows = await listed();
+    assert.deepEqual([...rows.get('picky.test').sites].sort(), ['site-r1.test', 'site-r2.test']);
+    assert.ok(rows.has('beside.test') && rows.has('later.test'));
+    assert.equal(lines(a, /brock: writing the state to .*refused 1 change for good/), 1, a.log());
+  } finally {
+    psql('ALTER TABLE brock_snitch DROP CONSTRAINT refuse_one');
+  }
+}, 60000);
+
 check('an instance started while the database is down refuses, saying why', async (t) => {
   if (skip) { t.skip(skip); return; }
   pg('down', pgDir, 'fast');

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "util/alloc.h"
 
 static void yellowlist(struct brock_engine *e, const char *d)
 {
@@ -253,6 +254,30 @@ static void test_cname_uncloaked(void **state)
     brock_engine_free(e);
 }
 
+/* A cookie's name is bytes off the wire; what the state keeps of it is text (PostgreSQL and
+ * JSON take nothing else): each malformed sequence reads as U+FFFD, as a browser reads it. */
+static void test_evidence_is_utf8(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
+    struct brock_learned l;
+    struct snitch *s;
+    char *dup;
+
+    (void)state;
+    assert_true(seen(e, "px.tracker.net", "site-a.com", "uid\xe9x=8f3a9b2c1d7e", &l));
+    assert_true(seen(e, "px.tracker.net", "site-b.com", "caf\xc3\xa9=8f3a9b2c1d7e", &l));
+    s = brock__snitch_get(e, "tracker.net");
+    assert_non_null(s);
+    assert_int_equal(s->n, 2);
+    assert_string_equal(s->v[0].detail, "uid\xef\xbf\xbdx");
+    assert_string_equal(s->v[1].detail, "caf\xc3\xa9"); /* valid text as it was */
+    /* A cut sequence, an overlong form, a lone continuation byte. */
+    dup = brock__utf8_dup("a\xe2\x82|\xc0\xaf|\x80");
+    assert_string_equal(dup, "a\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd");
+    mem_free(dup);
+    brock_engine_free(e);
+}
+
 static void test_threshold_via_update_prevalence(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
@@ -284,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_yellowlist_blocklist),
         cmocka_unit_test(test_learned_yellowlisted_tracker),
         cmocka_unit_test(test_cname_uncloaked),
+        cmocka_unit_test(test_evidence_is_utf8),
         cmocka_unit_test(test_threshold_via_update_prevalence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
