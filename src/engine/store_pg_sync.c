@@ -520,30 +520,53 @@ int brock__pg_batch_make(struct brock_engine *e)
     return rc;
 }
 
-int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
-                         pthread_mutex_t *lock)
+/* Sends b's statement st: pipelined, or alone under a savepoint (each), where a statement the
+ * server refuses for good is undone and counted in *refused, the first refusal's words kept
+ * in first. 0 or -1. */
+static int batch_stmt(struct brock__pg *p, const struct brock__pg_batch *b,
+                      const struct brock__pg_stmt *st, int each, uint64_t *refused, char *first)
 {
-    int64_t min = 0, before = 0, after = 0;
+    const char *v[PG_MAX_PARAMS];
     PGresult *r;
 
-    /* On any failure the transaction is rolled back: the batch is written whole or not at
-     * all, and stays to be written again. The lock orders writers, and so the journal's
-     * numbers. */
+    for (int k = 0; k < st->n; k++)
+        v[k] = st->off[k] == PG_NULL ? NULL : b->text + st->off[k];
+    if (!each)
+        return pipe_send(p, st->id, st->n, v);
+    if (brock__pg_exec(p, "SAVEPOINT brock_one") < 0)
+        return -1;
+    if ((r = brock__pg_run(p, st->id, st->n, v)) != NULL) {
+        PQclear(r);
+        return 0;
+    }
+    if (!brock__pg_refused_for_good(p) ||
+        brock__pg_exec(p, "ROLLBACK TO SAVEPOINT brock_one") < 0)
+        return -1;
+    if (!(*refused)++)
+        memcpy(first, p->pgerr, sizeof(p->pgerr));
+    return 0;
+}
+
+/* On any failure the transaction is rolled back: the batch is written whole (less, with each,
+ * the statements refused for good) or not at all, and stays to be written again. The lock
+ * orders writers, and so the journal's numbers. */
+static int batch_write(struct brock__pg *p, const struct brock__pg_batch *b,
+                       pthread_mutex_t *lock, int each, uint64_t *refused)
+{
+    int64_t min = 0, before = 0, after = 0;
+    char first[sizeof(p->pgerr)] = "";
+    PGresult *r;
+
+    *refused = 0;
     if (brock__pg_exec(p, "BEGIN") < 0 || !(r = brock__pg_run(p, PG_WRITE_LOCK, 0, NULL)))
         goto fail;
     PQclear(r);
     if (brock__pg_journal_range(p, &min, &before) < 0 ||
-        (b->reset && brock__pg_exec(p, reset_sql) < 0) || pipe_begin(p) < 0)
+        (b->reset && brock__pg_exec(p, reset_sql) < 0) || (!each && pipe_begin(p) < 0))
         goto fail;
-    for (size_t i = 0; i < b->n; i++) {
-        const struct brock__pg_stmt *st = &b->v[i];
-        const char *v[PG_MAX_PARAMS];
-
-        for (int k = 0; k < st->n; k++)
-            v[k] = st->off[k] == PG_NULL ? NULL : b->text + st->off[k];
-        if (pipe_send(p, st->id, st->n, v) < 0)
+    for (size_t i = 0; i < b->n; i++)
+        if (batch_stmt(p, b, &b->v[i], each, refused, first) < 0)
             goto fail;
-    }
     if (pipe_end(p) < 0 || brock__pg_journal_range(p, &min, &after) < 0 ||
         brock__pg_exec(p, "COMMIT") < 0)
         goto fail;
@@ -554,6 +577,9 @@ int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
         p->last_seq = after;
     if (lock)
         pthread_mutex_unlock(lock);
+    /* What the caller says of it is the first refusal, not the savepoints' last words. */
+    if (*refused)
+        memcpy(p->pgerr, first, sizeof(first));
     return 0;
 fail:
     (void)pipe_end(p);
@@ -562,54 +588,18 @@ fail:
     return -1;
 }
 
+int brock__pg_batch_exec(struct brock__pg *p, const struct brock__pg_batch *b,
+                         pthread_mutex_t *lock)
+{
+    uint64_t refused;
+
+    return batch_write(p, b, lock, 0, &refused);
+}
+
 int brock__pg_batch_exec_each(struct brock__pg *p, const struct brock__pg_batch *b,
                               pthread_mutex_t *lock, uint64_t *refused)
 {
-    int64_t min = 0, before = 0, after = 0;
-    char first[sizeof(p->pgerr)] = "";
-    uint64_t n = 0;
-    PGresult *r;
-
-    if (brock__pg_exec(p, "BEGIN") < 0 || !(r = brock__pg_run(p, PG_WRITE_LOCK, 0, NULL)))
-        goto fail;
-    PQclear(r);
-    if (brock__pg_journal_range(p, &min, &before) < 0 ||
-        (b->reset && brock__pg_exec(p, reset_sql) < 0))
-        goto fail;
-    for (size_t i = 0; i < b->n; i++) {
-        const struct brock__pg_stmt *st = &b->v[i];
-        const char *v[PG_MAX_PARAMS];
-
-        for (int k = 0; k < st->n; k++)
-            v[k] = st->off[k] == PG_NULL ? NULL : b->text + st->off[k];
-        if (brock__pg_exec(p, "SAVEPOINT brock_one") < 0)
-            goto fail;
-        if ((r = brock__pg_run(p, st->id, st->n, v)) != NULL) {
-            PQclear(r);
-            continue;
-        }
-        if (!brock__pg_refused_for_good(p) ||
-            brock__pg_exec(p, "ROLLBACK TO SAVEPOINT brock_one") < 0)
-            goto fail;
-        if (!n++)
-            memcpy(first, p->pgerr, sizeof(first));
-    }
-    if (brock__pg_journal_range(p, &min, &after) < 0 || brock__pg_exec(p, "COMMIT") < 0)
-        goto fail;
-    if (lock)
-        pthread_mutex_lock(lock);
-    if (before == p->last_seq)
-        p->last_seq = after;
-    if (lock)
-        pthread_mutex_unlock(lock);
-    /* What the caller says of it is the first refusal, not the savepoints' last words. */
-    if (n)
-        memcpy(p->pgerr, first, sizeof(first));
-    *refused = n;
-    return 0;
-fail:
-    brock__pg_rollback(p);
-    return -1;
+    return batch_write(p, b, lock, 1, refused);
 }
 
 /* Without a store thread: the batch is written now, and the marks cleared once it is in. */

@@ -588,20 +588,27 @@ static void test_load_malformed(void **state)
 
     copy_data(d, "data/cname_domains.json", "privacybadger/cname_domains.json", 100000);
     expect_load_error(e, d, "cname_domains.json");
-    puts_file(d, "data/cname_domains.json", "{\"a.example.com\": 1}");
-    expect_load_error(e, d, "a.example.com");
-    puts_file(d, "data/cname_domains.json", "{\"a.example.com\": {\"t\": \"t.tracker.net\"}}");
-    expect_load_error(e, d, "the target of \"a.example.com\" is not a host name");
-    puts_file(d, "data/cname_domains.json", "{\"a.example.com\": \"\"}");
-    expect_load_error(e, d, "the target of \"a.example.com\"");
-    puts_file(d, "data/cname_domains.json", "[\"a.example.com\", \"t.tracker.net\"]");
-    expect_load_error(e, d, "cname_domains.json is not a JSON object of alias: target");
-    puts_file(d, "data/cname_domains.json", "\"t.tracker.net\"");
-    expect_load_error(e, d, "cname_domains.json is not a JSON object of alias: target");
-    puts_file(d, "data/cname_domains.json", "{\"a.example.com\": \"t.tracker.net\"} {}");
-    expect_load_error(e, d, "cname_domains.json is not valid JSON (line 1, column 36)");
-    puts_file(d, "data/cname_domains.json", "{\n  \"a.example.com\": \"t.tracker.net\",\n  x\n}");
-    expect_load_error(e, d, "cname_domains.json is not valid JSON (line 3, column 3)");
+    {
+        /* Each bad CNAME map, and the words that must name its fault. */
+        static const char *const bad[][2] = {
+            {"{\"a.example.com\": 1}", "a.example.com"},
+            {"{\"a.example.com\": {\"t\": \"t.tracker.net\"}}",
+             "the target of \"a.example.com\" is not a host name"},
+            {"{\"a.example.com\": \"\"}", "the target of \"a.example.com\""},
+            {"[\"a.example.com\", \"t.tracker.net\"]",
+             "cname_domains.json is not a JSON object of alias: target"},
+            {"\"t.tracker.net\"", "cname_domains.json is not a JSON object of alias: target"},
+            {"{\"a.example.com\": \"t.tracker.net\"} {}",
+             "cname_domains.json is not valid JSON (line 1, column 36)"},
+            {"{\n  \"a.example.com\": \"t.tracker.net\",\n  x\n}",
+             "cname_domains.json is not valid JSON (line 3, column 3)"},
+        };
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+            puts_file(d, "data/cname_domains.json", bad[i][0]);
+            expect_load_error(e, d, bad[i][1]);
+        }
+    }
     /* A repeated alias: the last target holds (the first is freed, which ASan checks); an
      * alias longer than any host name can never match and is left out. */
     {
