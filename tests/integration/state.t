@@ -35,6 +35,12 @@ async function browse(port, pairs) {
 }
 
 // GET path from the dashboard's API, parsed.
+// Until the store holds everything learned so far (a sync ran since), rather than a guess.
+const written = (port) => waitFor('everything learned written', async () => {
+  const st = (await api(port, '/api/status')).store;
+  return st.pending === 0 && st.writing;
+}, 10000);
+
 function api(port, p) {
   return new Promise((done, fail) => {
     http.get({ host: '127.0.0.1', port, path: p, agent: false, timeout: 10000 }, (res) => {
@@ -118,7 +124,7 @@ check('rm brock.db* while browsing: brock says so, writes it all anew, loses not
     await browse(b.port, early);
     await waitFor('the first write', async () =>
       (await api(b.port, '/api/status')).store.last_write_ms > 0, 10000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await written(b.port);
     rmDb(state);
 
     const line = /the state database \S*brock\.db was deleted; writing the whole state to a new one/;
@@ -134,8 +140,7 @@ check('rm brock.db* while browsing: brock says so, writes it all anew, loses not
     const late = [['cdn.early.test', 'site-d.test'], ['px.late.test', 'site-a.test']];
     await browse(b.port, late);
     assert.equal(await hit(b.port, 'px.early.test', 'site-e.test'), 403);
-    await new Promise((r) => setTimeout(r, 2000));
-    assert.equal((await api(b.port, '/api/status')).store.writing, true);
+    await written(b.port);
     assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
     assert.equal((b.log().match(line) || []).length, 1, b.log());
     assert.doesNotMatch(b.log(), /writing the state .*failed/);
@@ -170,7 +175,7 @@ async function restoreCase(name, putBack) {
   await set('choice.test', 'block');
   const early = [['px.early.test', 'site-a.test'], ['px.early.test', 'site-b.test']];
   await browse(b.port, early);
-  await new Promise((r) => setTimeout(r, 2000));
+  await written(b.port);
   const bk = await run('sqlite3', [db, `.backup ${backup}`]);
   assert.equal(bk.code, 0, bk.stderr);
 
@@ -181,7 +186,7 @@ async function restoreCase(name, putBack) {
   await browse(b.port, late);
   await waitFor('the choices in memory', async () =>
     (await api(b.port, '/api/trackers/newer.test')).user === 'user_cookieblock', 10000);
-  await new Promise((r) => setTimeout(r, 2000));
+  await written(b.port);
 
   await putBack(backup, db);
   const line = /the state database \S*brock\.db was replaced; reloaded it/;
@@ -262,7 +267,7 @@ check('brock set as root on a state nobody owns keeps every file nobody\'s, 0600
     b = await startBrock({ state, args: ['-q', ...resolve()] });
     const pairs = [['px.owned.test', 'site-a.test'], ['px.owned.test', 'site-b.test']];
     await browse(b.port, pairs);
-    await new Promise((r) => setTimeout(r, 1500));
+    await written(b.port);
     assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
     assert.doesNotMatch(b.log(), /writing the state|read-only/);
     assertFiles(state, nobody);
