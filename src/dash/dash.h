@@ -26,14 +26,16 @@ enum dash_decision {
 
 /* The ways an upstream exchange fails (brock_upstream_errors_total's label). */
 enum dash_upstream_error {
-    DASH_UPSTREAM_CONNECT,          /* no address answered, the name did not resolve, TLS
-                                       failed: the dial gave up */
+    DASH_UPSTREAM_CONNECT,          /* no address answered, the name did not resolve: the
+                                       dial gave up */
     DASH_UPSTREAM_CONNECT_TIMEOUT,  /* connecting took longer than --upstream-timeout */
     DASH_UPSTREAM_RESPONSE_TIMEOUT, /* no response head in time */
     DASH_UPSTREAM_NO_RESPONSE,      /* closed before a whole response head */
     DASH_UPSTREAM_CUT,              /* closed in the middle of a response body */
     DASH_UPSTREAM_MALFORMED,        /* a response brock cannot pass on */
     DASH_UPSTREAM_STALLED,          /* a response body stopped moving */
+    DASH_UPSTREAM_TLS,              /* the TLS handshake with the origin failed (its
+                                       certificate did not verify, or it spoke no TLS) */
     DASH_UPSTREAM_COUNT
 };
 
