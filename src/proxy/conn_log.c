@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 
@@ -54,8 +55,15 @@ void conn_stream_start(struct conn *c, uint64_t next)
 {
     struct proxy *px = c->px;
 
+    int sndbuf = (int)LIMIT_LOG_SNDBUF;
+
     /* conn_stream_room() said there was room, in this same turn. */
     px->watchers[px->n_watchers++] = c;
+    /* What a client has not read waits in brock's backlog, where it is counted, rather than
+     * in a send buffer the kernel would grow to megabytes. Without it (it cannot fail on a
+     * TCP socket) the stream is the same, with more of it waiting in the kernel. */
+    (void)setsockopt(bufferevent_getfd(c->c_client.bev), SOL_SOCKET, SO_SNDBUF, &sndbuf,
+                     sizeof(sndbuf));
     c->watching = 1;
     c->log_next = next;
     conn_set_state(c, CONN_STREAM);

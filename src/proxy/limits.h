@@ -84,6 +84,10 @@
 /* The dashboard's live request logs (/api/log) held open at once; one more is answered 503. */
 #define LIMIT_LOG_CLIENTS 16
 
+/* The kernel's send buffer of a live log stream, in bytes: what it holds of the stream
+ * besides brock's own backlog (DASH_LOG_BACKLOG). */
+#define LIMIT_LOG_SNDBUF (16 * 1024)
+
 /* Timeouts, in seconds. */
 #define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */
 #define TIMEOUT_IDLE 60          /* a client's idle keep-alive connection */

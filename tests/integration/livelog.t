@@ -7,6 +7,7 @@
 
 const assert = require('node:assert/strict');
 const http = require('node:http');
+const { spawn } = require('node:child_process');
 const path = require('node:path');
 const h = require('./harness.js');
 const { startOrigin } = require('./origin.js');
@@ -115,6 +116,78 @@ h.check('the live log streams the requests made through brock, in order', async 
   } finally {
     if (live) live.close();
     if (again) again.close();
+    await b.stop();
+    await origin.close();
+  }
+});
+
+// n GETs through brock, eight at a time on kept-alive connections.
+async function many(port, originPort, n) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  let next = 0;
+  const one = () => new Promise((resolve, reject) => {
+    const q = http.request({ host: '127.0.0.1', port, agent, path: `http://many.test:${originPort}/`,
+                             headers: { Host: `many.test:${originPort}` }, timeout: 10000 },
+                           (r) => { r.resume(); r.on('end', resolve); });
+    q.on('timeout', () => q.destroy(new Error('a request through brock timed out')));
+    q.on('error', reject);
+    q.end();
+  });
+  await Promise.all([...Array(8)].map(async () => { while (next++ < n) await one(); }));
+  agent.destroy();
+}
+
+h.check('a client that falls behind is told what it missed, and holds nothing up', async () => {
+  const state = path.join(h.tmpdir('livelog-slow'), 'state');
+  const origin = await startOrigin();
+  const b = await h.startBrock({ state, global: ['--no-seed'], args: [
+    '--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+  const N = 2000;
+  let slow;
+  try {
+    // A client that reads nothing while all the requests go through, with a receive buffer
+    // as small as the kernel allows (else the kernel's buffers alone would hold them all).
+    slow = spawn('perl', ['-MSocket', '-e', `
+      socket(S, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+      setsockopt(S, SOL_SOCKET, SO_RCVBUF, pack('i', 1024)) or die "setsockopt: $!";
+      connect(S, pack_sockaddr_in(${b.port}, inet_aton('127.0.0.1'))) or die "connect: $!";
+      syswrite(S, "GET /api/log HTTP/1.1\\r\\nHost: 127.0.0.1:${b.port}\\r\\n\\r\\n");
+      syswrite(STDOUT, "asked\\n");
+      my $go = <STDIN>;
+      while (sysread(S, my $buf, 65536)) { syswrite(STDOUT, $buf) }`],
+                 { stdio: ['pipe', 'pipe', 'inherit'] });
+    h.track(slow);
+    let text = '';
+    slow.stdout.on('data', (d) => { text += d.toString('latin1'); });
+    await h.waitFor('the slow client asking', () => text.startsWith('asked'), 5000);
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    await many(b.port, origin.port, N);
+    assert.ok(Date.now() - t0 < 30000);
+    // Then it reads: what it gets and what it is told it missed are all N, in order.
+    slow.stdin.write('go\n');
+    const tally = () => {
+      const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      const skipped = [...text.matchAll(/^data: \{"skipped":(\d+)\}$/gm)]
+        .reduce((n, m) => n + Number(m[1]), 0);
+      return { ids, skipped };
+    };
+    await h.waitFor('the whole stream', () => tally().ids.at(-1) === N, 10000);
+    const { ids, skipped } = tally();
+    ids.forEach((id, i) => assert.ok(i === 0 || id > ids[i - 1], 'in order'));
+    assert.ok(skipped > 0, `the slow client was told it missed some: ${ids.length} events, ${text.length} bytes`);
+    assert.equal(ids.length + skipped, N, `${ids.length} events, ${skipped} skipped`);
+    assert.match(text, /^event: skipped$/m);
+
+    // One that comes back after event 1 is told the ring no longer has 2 to 476.
+    const late = await stream(b.port, { 'Last-Event-ID': '1' });
+    await late.until('the ring', (e) => e.length >= 1025);
+    assert.deepEqual(late.events[0], { event: 'skipped', data: { skipped: N - 1024 - 1 } });
+    assert.equal(late.events[1].data.id, N - 1024 + 1);
+    assert.equal(late.events.at(-1).data.id, N);
+    late.close();
+  } finally {
+    if (slow) slow.kill();
     await b.stop();
     await origin.close();
   }
