@@ -239,6 +239,7 @@ struct conn {
      * c's place in px->watchers. */
     uint64_t log_next;
     int watching;
+    int log_full;              /* its backlog was full at the last ping, and has been since */
 
     /* admit.c: the client's share, and c's place among the connections that may be cut. */
     struct admit_client *a_client; /* NULL: not counted (closed) */

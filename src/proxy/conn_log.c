@@ -98,7 +98,10 @@ void conn_do_stream(struct conn *c)
         conn_close(c, "the live log's client left");
         return;
     }
-    if (pending >= DASH_LOG_BACKLOG || c->log_next >= c->px->log.next_id)
+    if (pending >= DASH_LOG_BACKLOG)
+        return;
+    c->log_full = 0;
+    if (c->log_next >= c->px->log.next_id)
         return;
     buf_init(&out, DASH_LOG_BACKLOG + 4096);
     rc = dash_log_write(&c->px->log, &c->log_next, &out, DASH_LOG_BACKLOG - pending);
@@ -111,9 +114,15 @@ void conn_do_stream(struct conn *c)
 
 void conn_stream_ping(struct conn *c)
 {
-    /* A client that took nothing since its backlog filled holds a place another could use. */
+    /* A client whose backlog stayed full from one ping to the next holds a place another
+     * could use; an EventSource comes back by itself, with Last-Event-ID. */
     if (pump_pending(&c->c_client) >= DASH_LOG_BACKLOG) {
-        conn_close(c, "the live log's client stopped reading");
+        if (c->log_full) {
+            conn_close(c, "the live log's client stopped reading");
+            return;
+        }
+        c->log_full = 1;
+        conn_touch(c);
         return;
     }
     if (pump_printf(&c->c_client, ": ping\n\n") < 0) {

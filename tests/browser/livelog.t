@@ -27,7 +27,7 @@ before(async () => {
     assert.equal(r.code, 0, r.stderr);
   }
   brock = await h.startBrock({ state, global: ['--no-seed'], args: [
-    '--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+    '--no-update', '--workers', '1', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
   viewing = await launch(null);
 });
 

@@ -54,8 +54,10 @@ h.check('the live log streams the requests made through brock, in order', async 
     const r = await h.brock(state, ['--no-seed', 'set', domain, action]);
     assert.equal(r.code, 0, r.stderr);
   }
+  // One process: each worker keeps its own log.
   const b = await h.startBrock({ state, global: ['--no-seed'], args: [
-    '--no-update', '--allow', '127.0.0.1/32', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+    '--no-update', '--workers', '1', '--allow', '127.0.0.1/32',
+    '--resolve', `*.test=127.0.0.1:${origin.port}`] });
   let live, again;
   try {
     live = await stream(b.port);
@@ -108,6 +110,22 @@ h.check('the live log streams the requests made through brock, in order', async 
     assert.equal(bad.status, 400);
     bad.close();
 
+    // Sixteen streams at once (these two and fourteen more); one more is refused until one
+    // of them ends.
+    const more = [];
+    for (let i = 0; i < 14; i++) more.push(await stream(b.port));
+    assert.ok(more.every((m) => m.status === 200));
+    const full = await stream(b.port);
+    assert.equal(full.status, 503);
+    full.close();
+    more.pop().close();
+    await h.waitFor('room again', async () => {
+      const one = await stream(b.port);
+      one.close();
+      return one.status === 200;
+    }, 5000);
+    for (const m of more) m.close();
+
     // A client outside --allow gets nothing of it: refused as it connects.
     const outside = await stream(b.port, {}, '127.0.0.2');
     outside.close();
@@ -141,7 +159,7 @@ h.check('a client that falls behind is told what it missed, and holds nothing up
   const state = path.join(h.tmpdir('livelog-slow'), 'state');
   const origin = await startOrigin();
   const b = await h.startBrock({ state, global: ['--no-seed'], args: [
-    '--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+    '--no-update', '--workers', '1', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
   const N = 2000;
   let slow;
   try {
