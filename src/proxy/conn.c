@@ -91,6 +91,7 @@ void conn_touch(struct conn *c)
 
 void conn_exchange_reset(struct conn *c)
 {
+    conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
     memset(&c->c_ex, 0, sizeof(c->c_ex));
     c->c_ex.d.effect = BROCK_PASS;
@@ -554,6 +555,7 @@ void conn_close(struct conn *c, const char *reason)
         log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
     conn_tunnel_end(c);
     conn_stream_end(c);
+    conn_log_unanswered(c);
     conn_set_state(c, CONN_CLOSED);
     admit_leave(c);
     evtimer_del(c->c_timer);

@@ -157,6 +157,10 @@ void conn_local_done(struct conn *c);
  * decided exchange, the exchange goes to the live log and wakes its streams. */
 void conn_status(struct conn *c, int status);
 
+/* The exchange ends (the next request begins, or the connection closes): decided and never
+ * answered, it goes to the live log with status 0. */
+void conn_log_unanswered(struct conn *c);
+
 /* The dashboard answered with the head of a live log stream (written to the client): c
  * streams its events from id next on, or is answered 503 when brock holds as many as it
  * can (checked before, with conn_stream_room()). */

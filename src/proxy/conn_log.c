@@ -44,6 +44,12 @@ void conn_status(struct conn *c, int status)
                             BEV_TRIG_DEFER_CALLBACKS);
 }
 
+void conn_log_unanswered(struct conn *c)
+{
+    if (c->c_ex.decided && !c->c_ex.logged)
+        conn_status(c, 0);
+}
+
 /* ---- streams ---- */
 
 int conn_stream_room(const struct conn *c)

@@ -8,6 +8,7 @@
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { spawn } = require('node:child_process');
+const net = require('node:net');
 const path = require('node:path');
 const h = require('./harness.js');
 const { startOrigin } = require('./origin.js');
@@ -50,6 +51,10 @@ function stream(port, headers = {}, from = undefined) {
 h.check('the live log streams the requests made through brock, in order', async () => {
   const state = path.join(h.tmpdir('livelog'), 'state');
   const origin = await startOrigin();
+  // An origin that takes connections and never answers.
+  const held = [];
+  const silent = net.createServer((s) => held.push(s));
+  await new Promise((r) => silent.listen(0, '127.0.0.1', r));
   for (const [domain, action] of [['block.test', 'block'], ['strip.test', 'cookieblock']]) {
     const r = await h.brock(state, ['--no-seed', 'set', domain, action]);
     assert.equal(r.code, 0, r.stderr);
@@ -57,6 +62,7 @@ h.check('the live log streams the requests made through brock, in order', async 
   // One process: each worker keeps its own log.
   const b = await h.startBrock({ state, global: ['--no-seed'], args: [
     '--no-update', '--workers', '1', '--allow', '127.0.0.1/32',
+    '--resolve', `silent.test=127.0.0.1:${silent.address().port}`,
     '--resolve', `*.test=127.0.0.1:${origin.port}`] });
   let live, again;
   try {
@@ -75,7 +81,15 @@ h.check('the live log streams the requests made through brock, in order', async 
       const r = await h.curl(b.port, args);
       assert.equal(r.status, status, `${args[0]}: ${r.stderr}`);
     }
-    await live.until('the four events', (e) => e.length >= 4);
+    // A client that gives up before any answer (a reset): its request is in the log, with
+    // status 0.
+    const gaveUp = net.connect({ host: '127.0.0.1', port: b.port });
+    await new Promise((r) => gaveUp.once('connect', r));
+    gaveUp.write('GET http://silent.test/ HTTP/1.1\r\nHost: silent.test\r\n' +
+                 'Referer: http://news.test/\r\n\r\n');
+    await h.waitFor('the silent origin asked', () => held.length === 1, 5000);
+    gaveUp.resetAndDestroy();
+    await live.until('the five events', (e) => e.length >= 5);
     const got = live.events.map((e) => e.data);
     assert.deepEqual(got.map((e) => [e.method, e.host, e.site, e.decision, e.action, e.reason,
                                       e.status]), [
@@ -83,6 +97,7 @@ h.check('the live log streams the requests made through brock, in order', async 
       ['GET', 'ads.block.test', 'news.test', 'block', 'user_block', 'user', 403],
       ['GET', 'cdn.strip.test', 'news.test', 'cookieblock', 'user_cookieblock', 'user', 200],
       ['GET', 'widgets.other.test', 'news.test', 'allow', 'noaction', 'not_tracking', 200],
+      ['GET', 'silent.test', 'news.test', 'allow', 'noaction', 'not_tracking', 0],
     ]);
     // Ids count up with the events, which carry them in their data too.
     live.events.forEach((e, i) => {
@@ -93,17 +108,17 @@ h.check('the live log streams the requests made through brock, in order', async 
     // The dashboard's own requests (this stream) are not in it.
     assert.ok(!got.some((e) => e.host === '127.0.0.1'));
 
-    // A client that comes back after the second event gets the third and fourth, then new
+    // A client that comes back after the second event gets the third to fifth, then new
     // ones as they come.
     again = await stream(b.port, { 'Last-Event-ID': live.events[1].id });
-    await again.until('what it missed', (e) => e.length >= 2);
+    await again.until('what it missed', (e) => e.length >= 3);
     assert.deepEqual(again.events.map((e) => e.data.host), ['cdn.strip.test',
-                                                            'widgets.other.test']);
+                                                            'widgets.other.test', 'silent.test']);
     assert.equal((await h.curl(b.port, ['http://ads.block.test/q.gif', ...page])).status, 403);
-    await again.until('the new one', (e) => e.length >= 3);
-    await live.until('the new one', (e) => e.length >= 5);
-    assert.equal(again.events[2].data.host, 'ads.block.test');
-    assert.equal(again.events[2].id, live.events[4].id);
+    await again.until('the new one', (e) => e.length >= 4);
+    await live.until('the new one', (e) => e.length >= 6);
+    assert.equal(again.events[3].data.host, 'ads.block.test');
+    assert.equal(again.events[3].id, live.events[5].id);
 
     // An id that is no number is refused, and holds nothing open.
     const bad = await stream(b.port, { 'Last-Event-ID': 'yesterday' });
@@ -136,6 +151,8 @@ h.check('the live log streams the requests made through brock, in order', async 
     if (again) again.close();
     await b.stop();
     await origin.close();
+    for (const s of held) s.destroy();
+    await new Promise((r) => silent.close(r));
   }
 });
 
