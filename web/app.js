@@ -2,7 +2,7 @@
 // brock's dashboard: a client of brock's JSON API (/api/). Every name from the network is
 // put on the page as text (textContent, attribute values), never as HTML. Views follow the
 // address's fragment: #/ the map (map.js), #/sites, #/site/NAME, #/trackers, #/tracker/NAME,
-// #/settings.
+// #/settings, #/log (log.js).
 'use strict';
 
 const TOKEN = document.querySelector('meta[name="brock-token"]').content;
@@ -567,8 +567,10 @@ async function viewSettings() {
 async function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/');
   const arg = parts.length > 1 ? decodeURIComponent(parts.slice(1).join('/')) : '';
+  if (parts[0] !== 'log') logStop();
   try {
-    if (parts[0] === 'site' && arg) await viewSite(arg);
+    if (parts[0] === 'log') viewLog();
+    else if (parts[0] === 'site' && arg) await viewSite(arg);
     else if (parts[0] === 'trackers') await viewTrackers();
     else if (parts[0] === 'tracker' && arg) await viewTracker(arg);
     else if (parts[0] === 'settings') await viewSettings();

@@ -65,6 +65,7 @@ static const struct route routes[] = {
     {"POST", "/api/import", CHANGES_STATE, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, dash_api_forget},
+    {"GET", "/api/log", 0, dash_api_log},
     {"GET", "/metrics", 0, dash_api_metrics},
     {"GET", "/proxy.pac", ANY_HOST, dash_api_pac},
     {"GET", "/wpad.dat", ANY_HOST, dash_api_pac},
@@ -332,6 +333,21 @@ static int write_response(const struct answer *a, int status, const char *type,
     return status;
 }
 
+/* The head of a stream (the live log) and its first bytes: no length, as it ends only when
+ * the connection does, which it says; nothing between may buffer it. Returns 200, or -1. */
+static int write_stream_head(const struct answer *a, const char *type, const struct buf *start)
+{
+    if (buf_printf(a->out,
+                   "HTTP/1.1 200 OK\r\nContent-Type: %s\r\n" SECURITY_HEADERS
+                   "Cache-Control: no-store\r\nX-Accel-Buffering: no\r\n"
+                   "Connection: close\r\n\r\n",
+                   type) < 0)
+        return -1;
+    if (!a->head && start->len && buf_append(a->out, start->data, start->len) < 0)
+        return -1;
+    return 200;
+}
+
 /* A refusal before any route ran, as the API's JSON. Returns status, or -1. */
 static int refuse(const struct answer *a, int status, const char *msg)
 {
@@ -370,7 +386,10 @@ static int run_route(const struct dash_env *env, const struct dash_request *rq,
             goto out;
         x.type = "application/json; charset=utf-8";
     }
-    rc = write_response(a, x.status, x.type, x.filename, x.validators, &x.text);
+    if (x.stream && x.status == 200)
+        rc = write_stream_head(a, x.type, &x.text);
+    else
+        rc = write_response(a, x.status, x.type, x.filename, x.validators, &x.text);
 out:
     json_text_free(text);
     json_decref(x.json);

@@ -26,14 +26,16 @@ enum dash_decision {
 
 /* The ways an upstream exchange fails (brock_upstream_errors_total's label). */
 enum dash_upstream_error {
-    DASH_UPSTREAM_CONNECT,          /* no address answered, the name did not resolve, TLS
-                                       failed: the dial gave up */
+    DASH_UPSTREAM_CONNECT,          /* no address answered, the name did not resolve: the
+                                       dial gave up */
     DASH_UPSTREAM_CONNECT_TIMEOUT,  /* connecting took longer than --upstream-timeout */
     DASH_UPSTREAM_RESPONSE_TIMEOUT, /* no response head in time */
     DASH_UPSTREAM_NO_RESPONSE,      /* closed before a whole response head */
     DASH_UPSTREAM_CUT,              /* closed in the middle of a response body */
     DASH_UPSTREAM_MALFORMED,        /* a response brock cannot pass on */
     DASH_UPSTREAM_STALLED,          /* a response body stopped moving */
+    DASH_UPSTREAM_TLS,              /* the TLS handshake with the origin failed (its
+                                       certificate did not verify, or it spoke no TLS) */
     DASH_UPSTREAM_COUNT
 };
 
@@ -96,6 +98,55 @@ struct dash_counters {
     uint64_t dnt[DASH_DNT_COUNT]; /* DNT policy checks, by what they found */
 };
 
+/* ---- the live request log (GET /api/log) ---- */
+
+/* The requests the log remembers: the newest DASH_LOG_EVENTS, in memory only. A client of
+ * the log that falls further behind is told how many it missed. */
+#define DASH_LOG_EVENTS 1024
+
+/* What a client of the log may have waiting in its connection's output before events are
+ * no longer written to it (they stay in the ring for when it catches up). */
+#define DASH_LOG_BACKLOG ((size_t)64 * 1024)
+
+/* One request as the log shows it: the exchange's decision and the status its client got. */
+struct dash_log_event {
+    uint64_t id;                 /* 1, 2, ...: the order of the events */
+    int64_t time_ms;             /* when it was answered (Unix time, ms) */
+    char method[24];
+    char host[BROCK_HOST_MAX];   /* the request's host */
+    char site[BROCK_HOST_MAX];   /* the first party (base domain); "" when not known */
+    unsigned char decision;      /* enum dash_decision */
+    unsigned char action;        /* enum brock_action */
+    unsigned char reason;        /* enum brock_reason */
+    unsigned char site_fix, site_choice; /* as in struct brock_decision */
+    int status;                  /* 0 when no answer went to the client */
+};
+
+/* The ring of the newest events, kept by the host on its loop's one thread like the
+ * counters. dash_log_init() allocates it once; nothing is allocated per event. */
+struct dash_log {
+    struct dash_log_event *ring; /* DASH_LOG_EVENTS slots */
+    uint64_t next_id;            /* the id the next event gets (the first is 1) */
+};
+
+/* Readies l, empty. Returns 0, or -1 when out of memory. */
+int dash_log_init(struct dash_log *l) __attribute__((warn_unused_result));
+
+/* Frees what l holds; l may be zeroed or initialised. */
+void dash_log_cleanup(struct dash_log *l);
+
+/* The slot of a new event, its id and everything else zeroed, for the caller to fill in
+ * before it returns to the loop; the oldest event makes way for it when the ring is full. */
+struct dash_log_event *dash_log_add(struct dash_log *l);
+
+/* Writes the events from id *next to the newest into out as Server-Sent Events (an "id:"
+ * line and a "data:" line of JSON each), stopping once out holds room bytes or more, and
+ * moves *next past what it wrote. When *next fell out of the ring, an event "skipped" says
+ * how many were missed first. Returns 0, or -1 when out of memory (*next then names the
+ * first event not written). */
+int dash_log_write(const struct dash_log *l, uint64_t *next, struct buf *out, size_t room)
+    __attribute__((warn_unused_result));
+
 /* What the dashboard needs from its host. */
 struct dash_host {
     struct brock_engine *engine; /* borrowed: outlives the environment */
@@ -115,6 +166,8 @@ struct dash_host {
     const char *token;           /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
                                     digits), shared by the processes serving; NULL: a new
                                     random one; copied */
+    const struct dash_log *log;  /* borrowed: outlives the environment; NULL: /api/log
+                                    answers 404 */
     int pid;                     /* the process answering */
     unsigned workers;            /* the processes serving (brock run --workers) */
 };
@@ -156,6 +209,17 @@ struct dash_request {
                                     host ("192.0.2.1", "[::1]"); NULL when unknown */
     int keep_alive;              /* the host keeps the connection open after the answer;
                                     else the answer says Connection: close */
+    /* GET /api/log: the host can hold one more live stream (stream_ok, in); the answer is
+     * the head of one (stream, out: set to 1), whose events the host then writes with
+     * dash_log_write() from id *stream_next (out) until the client leaves. NULL: the host
+     * holds no streams (the log answers 503). */
+    struct dash_stream *stream;
+};
+
+struct dash_stream {
+    int stream_ok;
+    int stream;
+    uint64_t stream_next;
 };
 
 /* Writes the whole answer to rq into out: the status line, the headers and the body; for a

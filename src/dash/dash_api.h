@@ -40,6 +40,8 @@ struct dash_call {
     const char *type;
     char filename[64];
     char validators[160]; /* ETag and Last-Modified header lines of a cacheable answer */
+    int stream;         /* text is the start of a stream that the host goes on writing: no
+                           Content-Length, and the connection ends with it */
 };
 
 /* The handlers of the routes under /api/. Each returns 0, or -1 when out of memory; a refusal
@@ -69,6 +71,9 @@ int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_query_get(const char *query, const char *key, char *out, size_t size);
 /* dash_metrics.c: GET /metrics, Prometheus' text format. */
 int dash_api_metrics(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* dash_log.c: GET /api/log, the live request log as Server-Sent Events. */
+int dash_api_log(struct dash_call *x) __attribute__((warn_unused_result));
 
 /* dash_setup.c: GET /proxy.pac and /wpad.dat, the proxy auto-config file; GET /ca.pem, the
  * local CA's certificate (404 when there is none). */

@@ -32,6 +32,7 @@ static const char *const upstream_names[DASH_UPSTREAM_COUNT] = {
     [DASH_UPSTREAM_CUT] = "cut",
     [DASH_UPSTREAM_MALFORMED] = "malformed",
     [DASH_UPSTREAM_STALLED] = "stalled",
+    [DASH_UPSTREAM_TLS] = "tls",
 };
 
 static const char *const dnt_names[DASH_DNT_COUNT] = {

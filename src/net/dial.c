@@ -34,6 +34,7 @@ struct dial {
     char last_why[128];                   /* why the last attempt failed */
     char failures[512];                   /* "ADDR: why; ADDR: why" */
     char why[BROCK_HOST_MAX + 768];
+    int tls_failed;                       /* the dial ended at a TLS handshake */
 };
 
 /* ---- the end ---- */
@@ -54,6 +55,11 @@ static void dial_free(struct dial *d)
     if (d->later)
         event_free(d->later);
     mem_free(d);
+}
+
+int dial_tls_failed(const struct dial *d)
+{
+    return d->tls_failed;
 }
 
 void dial_cancel(struct dial *d)
@@ -156,6 +162,7 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     if (!(what & (BEV_EVENT_ERROR | BEV_EVENT_EOF)))
         return;
     if (d->io->tls && tls_error_describe(bev, d->host, d->why, sizeof(d->why))) {
+        d->tls_failed = 1;
         bufferevent_free(bev);
         d->bev = NULL;
         event_active(d->later, EV_TIMEOUT, 0);

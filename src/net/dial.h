@@ -42,6 +42,10 @@ int dial_start(const struct dial_env *env, const char *host, int port, const str
                void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
                struct dial **out) __attribute__((warn_unused_result));
 
+/* Whether d, whose callback is running with bev NULL, failed at the TLS handshake (a
+ * certificate that did not verify, a server that spoke no TLS) rather than connecting. */
+int dial_tls_failed(const struct dial *d);
+
 /* Stops a dial whose callback has not run; it never will. NULL is a no-op. */
 void dial_cancel(struct dial *d);
 

@@ -96,6 +96,7 @@ static int tier_of(const struct conn *c)
     case CONN_RESP_HEAD:
     case CONN_RESP_BODY:
     case CONN_TUNNEL:
+    case CONN_STREAM:
     case CONN_FLUSH:
     case CONN_CLOSED: return -1;
     }

@@ -32,6 +32,7 @@ const char *conn_state_name(enum conn_state s)
     case CONN_RESP_HEAD: return "response-head";
     case CONN_RESP_BODY: return "response-body";
     case CONN_TUNNEL: return "tunnel";
+    case CONN_STREAM: return "stream";
     case CONN_FLUSH: return "flush";
     case CONN_CLOSED: return "closed";
     }
@@ -51,6 +52,7 @@ static int state_timeout(const struct conn *c)
     case CONN_RESP_HEAD: return c->px->t_response;
     case CONN_RESP_BODY: return TIMEOUT_BODY;
     case CONN_TUNNEL: return TIMEOUT_TUNNEL;
+    case CONN_STREAM: return TIMEOUT_STREAM;
     case CONN_FLUSH: return TIMEOUT_FLUSH;
     case CONN_CLOSED: return 0;
     }
@@ -83,12 +85,13 @@ void conn_set_state(struct conn *c, enum conn_state s)
 void conn_touch(struct conn *c)
 {
     if (c->c_state == CONN_REQ_BODY || c->c_state == CONN_RESP_BODY ||
-        c->c_state == CONN_TUNNEL)
+        c->c_state == CONN_TUNNEL || c->c_state == CONN_STREAM)
         conn_arm(c);
 }
 
 void conn_exchange_reset(struct conn *c)
 {
+    conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
     memset(&c->c_ex, 0, sizeof(c->c_ex));
     c->c_ex.d.effect = BROCK_PASS;
@@ -146,6 +149,7 @@ static int conn_mid_request(const struct conn *c)
     case CONN_RESP_HEAD:
     case CONN_RESP_BODY:
     case CONN_TUNNEL:
+    case CONN_STREAM:
     case CONN_FLUSH:
     case CONN_CLOSED: return 0;
     }
@@ -269,6 +273,7 @@ static void conn_dispatch(struct conn *c)
         case CONN_RESP_HEAD:
         case CONN_RESP_BODY: conn_do_response(c); break;
         case CONN_TUNNEL: conn_do_tunnel(c); break;
+        case CONN_STREAM: conn_do_stream(c); break;
         case CONN_FLUSH: conn_do_flush(c); break;
         case CONN_CLOSED: break;
         }
@@ -458,6 +463,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         conn_close(c, NULL);
         break;
     case CONN_TUNNEL: conn_close(c, "the tunnel was idle too long"); break;
+    case CONN_STREAM: conn_stream_ping(c); break;
     case CONN_FLUSH: conn_close(c, "the client did not take the last bytes in time"); break;
     case CONN_CLOSED: break;
     }
@@ -548,6 +554,8 @@ void conn_close(struct conn *c, const char *reason)
     if (reason)
         log_msg(LOG_DEBUG, "%s: closed: %s", c->c_peer, reason);
     conn_tunnel_end(c);
+    conn_stream_end(c);
+    conn_log_unanswered(c);
     conn_set_state(c, CONN_CLOSED);
     admit_leave(c);
     evtimer_del(c->c_timer);
@@ -592,6 +600,11 @@ int conn_wake(struct conn *c)
 
 void conn_stop(struct conn *c)
 {
+    /* A live log is no exchange in flight: it ends with brock. */
+    if (c->c_state == CONN_STREAM) {
+        conn_close(c, "brock is stopping");
+        return;
+    }
     if (c->c_state != CONN_IDLE && c->c_state != CONN_REQ_HEAD)
         return;
     /* Half a request head is no exchange in flight: it is not answered. */

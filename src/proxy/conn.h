@@ -22,6 +22,7 @@
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
 #include "proxy/http.h"
+#include "proxy/limits.h"
 #include "net/dial.h"
 #include "net/io.h"
 #include "proxy/privs.h"
@@ -97,6 +98,12 @@ struct proxy {
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
     struct dash_metrics metrics;
 
+    /* The live request log (dash.h: the ring), and the connections streaming it to the
+     * dashboard (CONN_STREAM), which each new event wakes. */
+    struct dash_log log;
+    struct conn *watchers[LIMIT_LOG_CLIENTS];
+    size_t n_watchers;
+
     /* Tunnels moved by splice(2) now, and how many may be: each holds two pipes, four
      * descriptors set aside for them (admit_size). */
     size_t n_spliced, splice_max;
@@ -126,6 +133,8 @@ enum conn_state {
     CONN_RESP_HEAD, /* the request went out; waiting for the response head */
     CONN_RESP_BODY, /* streaming the response body to the client */
     CONN_TUNNEL,    /* CONNECT or an upgraded connection: bytes both ways */
+    CONN_STREAM,    /* the dashboard's live log: events written as they come, until the
+                       client leaves */
     CONN_FLUSH,     /* writing the last bytes, then closing */
     CONN_CLOSED,    /* waiting to be freed */
 };
@@ -188,6 +197,8 @@ struct exchange {
     int must_close;            /* the client's connection closes after it */
     int status;                /* the status the client got (0: none yet) */
     struct conn_inject *inj;   /* the body gets brock's script (conn_inject.c); NULL: not */
+    int decided;               /* conn_decide() ran: the exchange goes to the live log */
+    int logged;                /* and it went there, with the status its client got */
 };
 
 struct conn {
@@ -223,6 +234,12 @@ struct conn {
     int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
     struct dial *dial;         /* upstream.c: the upstream connection being made */
+
+    /* CONN_STREAM (conn_log.c): the id of the next live log event this client gets, and
+     * c's place in px->watchers. */
+    uint64_t log_next;
+    int watching;
+    int log_full;              /* its backlog was full at the last ping, and has been since */
 
     /* admit.c: the client's share, and c's place among the connections that may be cut. */
     struct admit_client *a_client; /* NULL: not counted (closed) */

@@ -20,7 +20,7 @@ int conn_reply(struct conn *c, int status, const char *text, int keep)
     struct exchange *x = &c->c_ex;
     size_t len = strlen(text);
 
-    x->status = status;
+    conn_status(c, status);
     /* One write: all of it or nothing. */
     if (pump_printf(&c->c_client,
                     "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -41,7 +41,7 @@ static int conn_answer_typed(struct conn *c, const struct blocked_answer *a, int
     struct buf out;
     int r;
 
-    x->status = a->status;
+    conn_status(c, a->status);
     /* One write: all of it or nothing. */
     buf_init(&out, a->body_len + 512);
     r = blocked_write(&out, a, x->is_head, keep);
@@ -105,8 +105,8 @@ void conn_answer_blocked(struct conn *c)
         conn_flush_close(c, "blocked");
 }
 
-/* Writes the dashboard's answer to the request in origin form. Returns -1 when the
- * connection failed instead. */
+/* Writes the dashboard's answer to the request in origin form. Returns 1 when it is the
+ * head of a live log stream (c now streams), -1 when the connection failed instead. */
 static int conn_local_write(struct conn *c, int keep)
 {
     struct exchange *x = &c->c_ex;
@@ -125,9 +125,11 @@ static int conn_local_write(struct conn *c, int keep)
     struct sockaddr_storage local;
     socklen_t local_len = sizeof(local);
     char local_host[INET6_ADDRSTRLEN + 2];
+    struct dash_stream st = {.stream_ok = conn_stream_room(c) && !x->req_has_body};
     struct buf out;
     int status;
 
+    rq.stream = &st;
     /* On a wildcard listen the dashboard's own address is the one this client reached. */
     if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
                     &local_len) == 0) {
@@ -153,6 +155,10 @@ static int conn_local_write(struct conn *c, int keep)
     }
     buf_cleanup(&out);
     buf_reset(&c->c_body);
+    if (st.stream) {
+        conn_stream_start(c, st.stream_next);
+        return 1;
+    }
     return 0;
 }
 
@@ -186,7 +192,7 @@ void conn_answer_local(struct conn *c)
         conn_await_local_body(c);
         return;
     }
-    if (conn_local_write(c, keep) < 0)
+    if (conn_local_write(c, keep) != 0)
         return;
     if (keep)
         conn_set_state(c, CONN_REQ_BODY);
@@ -226,7 +232,7 @@ void conn_local_done(struct conn *c)
     } else if (x->local_wait) {
         x->local_wait = 0;
         if ((x->report ? conn_report_write(c, x->client_keepalive)
-                       : conn_local_write(c, x->client_keepalive)) < 0)
+                       : conn_local_write(c, x->client_keepalive)) != 0)
             return;
         if (!x->client_keepalive) {
             conn_flush_close(c, "answered locally");

@@ -113,8 +113,7 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
     return c->c_url.data;
 }
 
-/* How /metrics counts a decision. */
-static enum dash_decision conn_decision_kind(const struct brock_decision *d)
+enum dash_decision conn_decision_kind(const struct brock_decision *d)
 {
     if (d->effect == BROCK_DENY)
         return DASH_DECISION_BLOCK;
@@ -139,6 +138,7 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
 
     x->site_known = x->site_sure = 0;
     x->site[0] = '\0';
+    x->decided = 1;
     if (!x->is_connect) {
         struct fp_request r = {
             .host = x->host,

@@ -151,6 +151,34 @@ int conn_local_body(struct conn *c, const struct side_event *ev);
  * written if it waited, then the client may go on. */
 void conn_local_done(struct conn *c);
 
+/* ---- conn_log.c ---- */
+
+/* The exchange's status: what its client got (0: nothing). The first time it is set for a
+ * decided exchange, the exchange goes to the live log and wakes its streams. */
+void conn_status(struct conn *c, int status);
+
+/* The exchange ends (the next request begins, or the connection closes): decided and never
+ * answered, it goes to the live log with status 0. */
+void conn_log_unanswered(struct conn *c);
+
+/* The dashboard answered with the head of a live log stream (written to the client): c
+ * streams its events from id next on, or is answered 503 when brock holds as many as it
+ * can (checked before, with conn_stream_room()). */
+void conn_stream_start(struct conn *c, uint64_t next);
+
+/* Whether brock can hold one more live log stream. */
+int conn_stream_room(const struct conn *c);
+
+/* CONN_STREAM: writes the events the client has not had while its output has room; ends
+ * when the client closes. */
+void conn_do_stream(struct conn *c);
+
+/* CONN_STREAM's timeout: a comment line, and the timeout armed again. */
+void conn_stream_ping(struct conn *c);
+
+/* The connection closes: it no longer streams (nothing when it did not). */
+void conn_stream_end(struct conn *c);
+
 /* ---- conn_report.c ---- */
 
 /* Which of the channel's paths (report.h: a report, the widgets to replace, a widget
@@ -194,6 +222,9 @@ int conn_report_site(struct conn *c, int top, const char *ancestor, char *site);
 int conn_widget_write(struct conn *c, int keep) __attribute__((warn_unused_result));
 
 /* ---- conn_decide.c ---- */
+
+/* How /metrics and the live log count a decision. */
+enum dash_decision conn_decision_kind(const struct brock_decision *d);
 
 /* The value of the header called name in hh (NUL-terminated in its buffer), or NULL. */
 const char *conn_header(const struct http_head *hh, const char *name);

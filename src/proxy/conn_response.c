@@ -34,7 +34,7 @@ static void conn_response_head(struct conn *c)
     if (interim && (x->client_http10 || status != 100))
         return;
     if (!interim) {
-        x->status = status;
+        conn_status(c, status);
         if (x->observe)
             conn_observe(c, &u->head, 0);
         conn_site_cookies_response(c, &u->head);

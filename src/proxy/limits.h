@@ -81,6 +81,13 @@
  * are said at most once in this many seconds, with their count: a page cannot flood the log. */
 #define REPORT_LOG_INTERVAL_S 60
 
+/* The dashboard's live request logs (/api/log) held open at once; one more is answered 503. */
+#define LIMIT_LOG_CLIENTS 16
+
+/* The kernel's send buffer of a live log stream, in bytes: what it holds of the stream
+ * besides brock's own backlog (DASH_LOG_BACKLOG). */
+#define LIMIT_LOG_SNDBUF (16 * 1024)
+
 /* Timeouts, in seconds. */
 #define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */
 #define TIMEOUT_IDLE 60          /* a client's idle keep-alive connection */
@@ -88,6 +95,8 @@
 #define TIMEOUT_RESPONSE 60      /* upstream silence while a response is due: past it, 504 */
 #define TIMEOUT_BODY 60          /* silence from either side while a body streams */
 #define TIMEOUT_TUNNEL 600       /* silence on a CONNECT or WebSocket tunnel */
+#define TIMEOUT_STREAM 15        /* a live log stream's silence: a comment line keeps it open
+                                    (and finds a client that left) */
 #define TIMEOUT_FLUSH 10         /* writing brock's last bytes to a closing client */
 #define TIMEOUT_POOL_IDLE 30     /* an idle upstream connection in the pool */
 

@@ -539,7 +539,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     fp_memory_init(&px->fp);
-    if (dash_metrics_init(&px->metrics) < 0) {
+    if (dash_metrics_init(&px->metrics) < 0 || dash_log_init(&px->log) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
@@ -710,7 +710,7 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
                                    .intercept = px->mitm != NULL,
                                    .inject = px->inject_js != NULL,
                                    .started_ms = clock_now_ms(), .pid = (int)getpid(),
-                                   .metrics = &px->metrics,
+                                   .metrics = &px->metrics, .log = &px->log,
                                    .ca_cert = px->opts->state_dir ? ca_path : NULL,
                                    .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
                                    .workers = px->opts->worker ? px->opts->worker->count : 1};
@@ -803,6 +803,7 @@ void proxy_free(struct proxy *px)
     access_cleanup(&px->allow);
     fp_memory_cleanup(&px->fp);
     dash_metrics_cleanup(&px->metrics);
+    dash_log_cleanup(&px->log);
     widget_allows_cleanup(&px->widgets);
     brock_site_cookies_free(px->sc);
     mem_free(px);

@@ -237,10 +237,13 @@ static int refuse_self(void *arg, const struct sockaddr *sa, char *why, size_t s
 static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
 {
     struct conn *c = arg;
+    /* Valid for the callback: the dial frees itself after it. */
+    int tls_failed = !bev && c->dial && dial_tls_failed(c->dial);
 
     c->dial = NULL;
     if (!bev) {
-        c->px->metrics.upstream_errors[DASH_UPSTREAM_CONNECT]++;
+        c->px->metrics.upstream_errors[tls_failed ? DASH_UPSTREAM_TLS
+                                                  : DASH_UPSTREAM_CONNECT]++;
         conn_upstream_failed(c, 502, why);
         return;
     }

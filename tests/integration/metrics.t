@@ -105,7 +105,7 @@ h.check('/metrics counts what was done, in a format Prometheus parses', async ()
     assert.equal(sample(families, 'brock_blocked_other_total'), 0);
     assert.equal(sample(families, 'brock_upstream_errors_total', { kind: 'connect' }), 1);
     for (const kind of ['connect_timeout', 'response_timeout', 'no_response', 'cut',
-                        'malformed', 'stalled'])
+                        'malformed', 'stalled', 'tls'])
       assert.equal(sample(families, 'brock_upstream_errors_total', { kind }), 0, kind);
     // Each curl a connection of its own, and this GET.
     assert.equal(sample(families, 'brock_connections_total'), done.length + 1);
@@ -166,6 +166,34 @@ h.check('TLS handshakes are counted on both sides of an intercepted request', as
     assert.equal(sample(families, 'brock_tunnels_total'), 3);
     // The two requests inside TLS, decided there (a CONNECT that is intercepted is not).
     assert.equal(sample(families, 'brock_requests_total', { decision: 'first_party' }), 2);
+  } finally {
+    await b.stop();
+    await origin.close();
+  }
+});
+
+h.check('an upstream TLS handshake that fails is counted as an upstream error of kind tls',
+        async () => {
+  const dir = h.tmpdir('metrics-tls-fail');
+  const state = path.join(dir, 'state');
+  // The origin's certificate is signed by a CA brock was not told to trust.
+  const certs = h.originCerts(dir, ['rogue.test'], 'untrusted');
+  const origin = await startOrigin({ tls: { key: certs.key, cert: certs.cert } });
+  const init = await h.brock(state, ['--no-seed', 'ca', 'init']);
+  assert.equal(init.code, 0, init.stderr);
+  const brockCa = (await h.brock(state, ['ca', 'path'])).stdout.trim();
+  const b = await h.startBrock({ state, global: ['--no-seed'], args: [
+    '--no-update', '--intercept', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+  try {
+    const r = await h.curl(b.port, ['--cacert', brockCa, 'https://rogue.test/']);
+    assert.equal(r.status, 502, r.stderr);
+    const families = parse((await get(b.port, '/metrics')).body);
+    const errors = (kind) => sample(families, 'brock_upstream_errors_total', { kind });
+    assert.equal(errors('tls'), 1);
+    assert.equal(errors('connect'), 0);
+    assert.equal(sample(families, 'brock_tls_handshakes_total',
+                        { side: 'upstream', result: 'ok' }), 0);
+    assert.equal(origin.requests.length, 0);
   } finally {
     await b.stop();
     await origin.close();

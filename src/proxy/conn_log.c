@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The live request log's two ends in the proxy: each decided exchange goes into the ring
+ * (dash.h) once its client has its status, with nothing allocated, and the connections that
+ * stream the log to the dashboard (CONN_STREAM) are woken to write it. A stream writes only
+ * while its client takes what it has: past DASH_LOG_BACKLOG the events wait in the ring, and
+ * one that falls out of it is counted as skipped in the stream. */
+#include "proxy/conn.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+
+#include "dash/dash.h"
+#include "proxy/conn_internal.h"
+
+/* ---- events ---- */
+
+void conn_status(struct conn *c, int status)
+{
+    struct exchange *x = &c->c_ex;
+    struct proxy *px = c->px;
+    struct dash_log_event *ev;
+
+    x->status = status;
+    if (!x->decided || x->logged || !px->log.ring)
+        return;
+    x->logged = 1;
+    ev = dash_log_add(&px->log);
+    ev->time_ms = conn_now_ms(c);
+    snprintf(ev->method, sizeof(ev->method), "%s", x->method);
+    snprintf(ev->host, sizeof(ev->host), "%s", x->d.host[0] ? x->d.host : x->host);
+    snprintf(ev->site, sizeof(ev->site), "%s", x->d.site);
+    ev->decision = (unsigned char)conn_decision_kind(&x->d);
+    ev->action = (unsigned char)x->d.action;
+    ev->reason = (unsigned char)x->d.reason;
+    ev->site_fix = (unsigned char)(x->d.site_fix != 0);
+    ev->site_choice = (unsigned char)(x->d.site_choice != 0);
+    ev->status = status;
+    /* Written by each stream's own turn, after this exchange's. */
+    for (size_t i = 0; i < px->n_watchers; i++)
+        bufferevent_trigger(px->watchers[i]->c_client.bev, EV_WRITE,
+                            BEV_TRIG_DEFER_CALLBACKS);
+}
+
+void conn_log_unanswered(struct conn *c)
+{
+    if (c->c_ex.decided && !c->c_ex.logged)
+        conn_status(c, 0);
+}
+
+/* ---- streams ---- */
+
+int conn_stream_room(const struct conn *c)
+{
+    return !c->px->draining && c->px->n_watchers < LIMIT_LOG_CLIENTS;
+}
+
+void conn_stream_start(struct conn *c, uint64_t next)
+{
+    struct proxy *px = c->px;
+
+    int sndbuf = (int)LIMIT_LOG_SNDBUF;
+
+    /* conn_stream_room() said there was room, in this same turn. */
+    px->watchers[px->n_watchers++] = c;
+    /* What a client has not read waits in brock's backlog, where it is counted, rather than
+     * in a send buffer the kernel would grow to megabytes. Without it (it cannot fail on a
+     * TCP socket) the stream is the same, with more of it waiting in the kernel. */
+    (void)setsockopt(bufferevent_getfd(c->c_client.bev), SOL_SOCKET, SO_SNDBUF, &sndbuf,
+                     sizeof(sndbuf));
+    c->watching = 1;
+    c->log_next = next;
+    conn_set_state(c, CONN_STREAM);
+}
+
+void conn_stream_end(struct conn *c)
+{
+    struct proxy *px = c->px;
+
+    if (!c->watching)
+        return;
+    c->watching = 0;
+    for (size_t i = 0; i < px->n_watchers; i++) {
+        if (px->watchers[i] != c)
+            continue;
+        px->watchers[i] = px->watchers[--px->n_watchers];
+        break;
+    }
+}
+
+void conn_do_stream(struct conn *c)
+{
+    struct side *s = &c->c_client;
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    size_t pending = pump_pending(s);
+    struct buf out;
+    int rc;
+
+    /* An EventSource says nothing after its request; whatever comes is dropped. */
+    evbuffer_drain(in, evbuffer_get_length(in));
+    if (s->eof) {
+        conn_close(c, "the live log's client left");
+        return;
+    }
+    if (pending >= DASH_LOG_BACKLOG)
+        return;
+    c->log_full = 0;
+    if (c->log_next >= c->px->log.next_id)
+        return;
+    buf_init(&out, DASH_LOG_BACKLOG + 4096);
+    rc = dash_log_write(&c->px->log, &c->log_next, &out, DASH_LOG_BACKLOG - pending);
+    if (rc == 0 && out.len)
+        rc = pump_write(s, out.data, out.len);
+    buf_cleanup(&out);
+    if (rc < 0)
+        conn_out_of_memory(c, "writing the live log");
+}
+
+void conn_stream_ping(struct conn *c)
+{
+    /* A client whose backlog stayed full from one ping to the next holds a place another
+     * could use; an EventSource comes back by itself, with Last-Event-ID. */
+    if (pump_pending(&c->c_client) >= DASH_LOG_BACKLOG) {
+        if (c->log_full) {
+            conn_close(c, "the live log's client stopped reading");
+            return;
+        }
+        c->log_full = 1;
+        conn_touch(c);
+        return;
+    }
+    if (pump_printf(&c->c_client, ": ping\n\n") < 0) {
+        conn_out_of_memory(c, "writing the live log");
+        return;
+    }
+    conn_touch(c);
+}
