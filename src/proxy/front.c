@@ -123,7 +123,7 @@ int front_start(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
     }
     w->px = px;
     w->fd = fd;
-    w->deadline_ms = clock_now_ms() + LIMIT_PROXY_HEADER_SECONDS * 1000;
+    w->deadline_ms = clock_now_ms() + (int64_t)LIMIT_PROXY_HEADER_SECONDS * 1000;
     memcpy(&w->peer, sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                                    : sizeof(struct sockaddr_in));
     w->next = px->fronts;
