@@ -6,13 +6,14 @@
 // learned from only on the pages its own client navigated to). A connection from that
 // address without a header, with a broken one, or with one that never ends, is closed with a
 // log line and nothing forwarded; a header cut into pieces is waited for. Connections from
-// other addresses never have a header read. curl's --haproxy-protocol is a real client.
+// other addresses never have a header read. curl's --haproxy-protocol is a real client. A bad
+// range is a usage error naming the option.
 'use strict';
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const net = require('node:net');
-const { check, tmpdir, startBrock, curl, rawFrom, waitFor } = require('./harness.js');
+const { check, tmpdir, startBrock, brock, curl, rawFrom, waitFor } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 let origin, b;
@@ -166,4 +167,17 @@ check('the pages a client opened are its own, not the balancer\'s', async () => 
   // Client .10 loads it from its own pages: the third site blocks it.
   for (const s of ['p1.test', 'p2.test', 'p3.test']) await browse('127.0.0.10', s, 'tracker9.test');
   assert.notEqual(await browse('127.0.0.10', 'p5.test', 'tracker9.test'), 200);
+});
+
+check('a bad range is a usage error naming the option, and nothing starts', async () => {
+  for (const [spec, why] of [['10.0.0.1/8', /bits set past the \/8 prefix/],
+                             ['balancer.example', /is not an IPv4 or IPv6 address/],
+                             ['10.0.0.0/33', /prefix length must be 0 to 32/]]) {
+    const r = await brock(tmpdir('pp-bad'), ['run', '--listen', '127.0.0.1:0',
+                                             '--proxy-protocol-from', spec]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`--proxy-protocol-from '${spec.replace(/\./g, '\\.')}': `));
+    assert.match(r.stderr, why);
+    assert.doesNotMatch(r.stderr, /listening on/);
+  }
 });
