@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // --proxy-protocol-from: connections from a balancer's address begin with a PROXY protocol
 // header (version 1 or 2), and the client it names is the one brock serves: --allow is
-// checked against it, the log names it, and the pages it opened are its own (a tracker is
-// learned from only on the pages its own client navigated to). A connection from that
-// address without a header, with a broken one, or with one that never ends, is closed with a
+// checked against it, --max-client-connections counts it, the log names it, and the pages it
+// opened are its own (a tracker is learned from only on the pages its own client navigated
+// to). A connection from that address without a header, with a broken one, or with one that never ends, is closed with a
 // log line and nothing forwarded; a header cut into pieces is waited for. Connections from
 // other addresses never have a header read. curl's --haproxy-protocol is a real client. A bad
 // range is a usage error naming the option.
@@ -181,3 +181,37 @@ check('a bad range is a usage error naming the option, and nothing starts', asyn
     assert.doesNotMatch(r.stderr, /listening on/);
   }
 });
+
+check('--max-client-connections counts the client the header names', async () => {
+  const c = await startBrock({ state: tmpdir('pp-cap'), global: ['--no-seed'],
+                               args: ['--no-update', '--proxy-protocol-from', '127.0.0.1',
+                                      '--max-client-connections', '2'] });
+  const socks = [];
+  try {
+    // Opens a connection from the balancer carrying client, sending nothing after the header.
+    const open = async (client) => {
+      const s = net.connect({ port: c.port, host: '127.0.0.1' });
+      const x = { s, closed: false };
+      s.on('close', () => { x.closed = true; });
+      s.on('error', () => {});
+      s.write(v2(client));
+      socks.push(x);
+      await new Promise((r) => setTimeout(r, 150));
+      return x;
+    };
+    // Three clients, one connection each: all stay, though all come from one balancer.
+    const others = [];
+    for (const client of ['127.0.0.21', '127.0.0.22', '127.0.0.23']) others.push(await open(client));
+    // One client, three connections: its oldest makes room for its third.
+    const first = await open('127.0.0.20');
+    await open('127.0.0.20');
+    await open('127.0.0.20');
+    await waitFor('the oldest of 127.0.0.20 closed', () => first.closed, 5000);
+    assert.ok(others.every((x) => !x.closed), 'another client\'s connection was closed');
+    assert.equal(socks.filter((x) => x.closed).length, 1);
+    await waitFor('the summary naming the client', () => /closed 1 idle connection.* of clients at their share of 2 \(--max-client-connections; the last: 127\.0\.0\.20\)/.test(c.log()), 5000);
+  } finally {
+    for (const x of socks) x.s.destroy();
+    await c.stop();
+  }
+}, 20000);
