@@ -4,10 +4,10 @@
 // header (version 1 or 2), and the client it names is the one brock serves: --allow is
 // checked against it, --max-client-connections counts it, the log names it, and the pages it
 // opened are its own (a tracker is learned from only on the pages its own client navigated
-// to). A connection from that address without a header, with a broken one, or with one that never ends, is closed with a
-// log line and nothing forwarded; a header cut into pieces is waited for. Connections from
-// other addresses never have a header read. curl's --haproxy-protocol is a real client. A bad
-// range is a usage error naming the option.
+// to). A connection from that address without a header, with a broken one, or with one that
+// never ends, is closed with a log line and nothing forwarded; a header cut into pieces is
+// waited for. Connections from other addresses never have a header read. curl's
+// --haproxy-protocol is a real client. A bad range is a usage error naming the option.
 'use strict';
 
 const { before, after } = require('node:test');
