@@ -126,6 +126,7 @@ $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
 $(BUILD)/tests/test_fetch: $(NET_OBJ) $(BUILD)/src/jobs/fetch.o $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
+$(BUILD)/tests/test_proxyproto: $(BUILD)/src/proxy/proxyproto.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_report: $(BUILD)/src/proxy/report.o
@@ -182,9 +183,9 @@ FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
-                inject report
+                inject report proxyproto
 FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/inject proxy/csp proxy/report
+                proxy/inject proxy/csp proxy/report proxy/proxyproto
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:

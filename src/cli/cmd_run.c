@@ -38,6 +38,12 @@ static const char run_help[] =
     "  --allow CIDR          serve only clients in CIDR (10.0.0.0/8, ::1/128, an address);\n"
     "                        may be repeated; needed to listen beyond loopback; without it\n"
     "                        only loopback clients are served\n"
+    "  --proxy-protocol-from CIDR\n"
+    "                        connections from CIDR (a load balancer such as HAProxy with\n"
+    "                        send-proxy or send-proxy-v2) must begin with a PROXY protocol\n"
+    "                        header, version 1 or 2; the client address it carries is the\n"
+    "                        one --allow, the per-client limits, the pages and the log see;\n"
+    "                        others are refused; may be repeated\n"
     "  --user NAME           when started as root, run as NAME once listening (default:\n"
     "                        brock if that user exists, else nobody); never root\n"
     "  --header-timeout SECONDS\n"
@@ -68,7 +74,7 @@ static const char run_help[] =
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
     OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
-    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY, OPT_WORKERS,
+    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY, OPT_WORKERS, OPT_PROXY_PROTOCOL,
 };
 
 const struct option cmd_run_options[] = {
@@ -81,6 +87,7 @@ const struct option cmd_run_options[] = {
     {"no-update", no_argument, NULL, OPT_NO_UPDATE},
     {"no-inject", no_argument, NULL, OPT_NO_INJECT},
     {"allow", required_argument, NULL, OPT_ALLOW},
+    {"proxy-protocol-from", required_argument, NULL, OPT_PROXY_PROTOCOL},
     {"user", required_argument, NULL, OPT_USER},
     {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
     {"upstream-timeout", required_argument, NULL, OPT_UPSTREAM_TIMEOUT},
@@ -122,12 +129,12 @@ static int run_seconds(const char *text, int *out)
 }
 
 /* The repeatable options, as bits of run_args' file_lists. */
-enum { LIST_RESOLVE = 1, LIST_NO_INTERCEPT = 2, LIST_ALLOW = 4, LIST_NO_PROXY = 8 };
+enum { LIST_RESOLVE = 1, LIST_NO_INTERCEPT = 2, LIST_ALLOW = 4, LIST_NO_PROXY = 8, LIST_PP = 16 };
 
 /* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
 struct run_args {
     struct proxy_options o;
-    const char **resolve, **no_intercept, **allow, **no_proxy;
+    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from;
     const struct cmd_entry *self;
     int done;            /* --help was printed: nothing more to do */
     int in_file;         /* the options in hand are the configuration file's */
@@ -154,6 +161,7 @@ static void run_args_cleanup(struct run_args *a)
     mem_free(a->no_intercept);
     mem_free(a->allow);
     mem_free(a->no_proxy);
+    mem_free(a->pp_from);
 }
 
 /* One option of run's (c, from getopt_long, with optarg). Returns CLI_OK, or the command's
@@ -182,6 +190,9 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_NO_UPDATE: o->no_update = 1; break;
     case OPT_NO_INJECT: o->no_inject = 1; break;
     case OPT_ALLOW: run_list_add(a, LIST_ALLOW, a->allow, &o->n_allow, optarg); break;
+    case OPT_PROXY_PROTOCOL:
+        run_list_add(a, LIST_PP, a->pp_from, &o->n_proxy_protocol_from, optarg);
+        break;
     case OPT_USER: o->user = optarg; break;
     case OPT_LOG_FILE:
         if (!*optarg)
@@ -258,12 +269,14 @@ static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf,
     a->no_intercept = mem_calloc(most, sizeof(*a->no_intercept));
     a->allow = mem_calloc(most, sizeof(*a->allow));
     a->no_proxy = mem_calloc(most, sizeof(*a->no_proxy));
-    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy)
+    a->pp_from = mem_calloc(most, sizeof(*a->pp_from));
+    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy || !a->pp_from)
         return cli_error(self, "out of memory");
     a->o.resolve = a->resolve;
     a->o.no_intercept = a->no_intercept;
     a->o.allow = a->allow;
     a->o.no_proxy = a->no_proxy;
+    a->o.proxy_protocol_from = a->pp_from;
     a->in_file = 1;
     rc = cli_conf_apply(conf, self, cmd_run_options, run_option, a);
     a->in_file = 0;
@@ -469,7 +482,7 @@ const struct cmd_entry cmd_run_entry = {
     .usage = "[--listen ADDR:PORT] [--intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
-             "[--no-proxy HOSTGLOB]... [--user NAME] "
+             "[--no-proxy HOSTGLOB]... [--proxy-protocol-from CIDR]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
              "[--max-client-connections N] [--grace SECONDS] [--workers N|auto] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",

@@ -48,6 +48,12 @@ static int prefix_matches(const uint8_t *a, const uint8_t *net, int bits)
 
 int access_add(struct access_list *l, const char *spec, char *err, size_t errlen)
 {
+    return access_add_for(l, "--allow", spec, err, errlen);
+}
+
+int access_add_for(struct access_list *l, const char *option, const char *spec, char *err,
+                   size_t errlen)
+{
     char addr[64];
     const char *slash = strchr(spec, '/');
     size_t alen = slash ? (size_t)(slash - spec) : strlen(spec);
@@ -57,8 +63,8 @@ int access_add(struct access_list *l, const char *spec, char *err, size_t errlen
 
     memset(&r, 0, sizeof(r));
     if (alen == 0 || alen >= sizeof(addr)) {
-        snprintf(err, errlen, "--allow '%s': expected an address or ADDR/PREFIX (10.0.0.0/8, "
-                 "::1/128)", spec);
+        snprintf(err, errlen, "%s '%s': expected an address or ADDR/PREFIX (10.0.0.0/8, "
+                 "::1/128)", option, spec);
         return -1;
     }
     memcpy(addr, spec, alen);
@@ -69,7 +75,8 @@ int access_add(struct access_list *l, const char *spec, char *err, size_t errlen
     } else if (inet_pton(AF_INET6, addr, r.addr) == 1) {
         is_v4 = 0;
     } else {
-        snprintf(err, errlen, "--allow '%s': '%s' is not an IPv4 or IPv6 address", spec, addr);
+        snprintf(err, errlen, "%s '%s': '%s' is not an IPv4 or IPv6 address", option, spec,
+                 addr);
         return -1;
     }
     max = is_v4 ? 32 : 128;
@@ -79,13 +86,14 @@ int access_add(struct access_list *l, const char *spec, char *err, size_t errlen
         long b;
 
         if (slash[1] < '0' || slash[1] > '9') {
-            snprintf(err, errlen, "--allow '%s': the prefix length after '/' must be a number",
-                     spec);
+            snprintf(err, errlen, "%s '%s': the prefix length after '/' must be a number",
+                     option, spec);
             return -1;
         }
         b = strtol(slash + 1, &end, 10);
         if (*end != '\0' || b < 0 || b > max) {
-            snprintf(err, errlen, "--allow '%s': the prefix length must be 0 to %d", spec, max);
+            snprintf(err, errlen, "%s '%s': the prefix length must be 0 to %d", option, spec,
+                     max);
             return -1;
         }
         bits = (int)b;
@@ -93,14 +101,14 @@ int access_add(struct access_list *l, const char *spec, char *err, size_t errlen
     r.bits = is_v4 ? bits + 96 : bits;
     for (int i = r.bits; i < 128; i++) {
         if (r.addr[i / 8] & (0x80 >> (i % 8))) {
-            snprintf(err, errlen, "--allow '%s': the address has bits set past the /%d prefix "
-                     "(did you mean a network address?)", spec, bits);
+            snprintf(err, errlen, "%s '%s': the address has bits set past the /%d prefix "
+                     "(did you mean a network address?)", option, spec, bits);
             return -1;
         }
     }
     v = mem_realloc(l->v, (l->n + 1) * sizeof(*v));
     if (!v) {
-        snprintf(err, errlen, "--allow '%s': out of memory", spec);
+        snprintf(err, errlen, "%s '%s': out of memory", option, spec);
         return -1;
     }
     v[l->n] = r;

@@ -26,6 +26,10 @@ struct access_list {
 int access_add(struct access_list *l, const char *spec, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
+/* The same, with the sentence naming option (say "--proxy-protocol-from") and not --allow. */
+int access_add_for(struct access_list *l, const char *option, const char *spec, char *err,
+                   size_t errlen) __attribute__((warn_unused_result));
+
 /* Whether sa (AF_INET or AF_INET6, IPv4-mapped handled) lies in one of l's ranges. */
 int access_allows(const struct access_list *l, const struct sockaddr *sa);
 

@@ -36,6 +36,7 @@ struct conn;
 struct conn_inject;
 struct dash_env;
 struct dntcheck;
+struct front_wait;
 struct pool_entry;
 struct proxy_options;
 struct refresh;
@@ -51,6 +52,9 @@ struct proxy {
     char listen_name[80];     /* "127.0.0.1:8119", "[::1]:8119" */
     struct sockaddr_storage listen_addr; /* the bound address (access.c compares with it) */
     struct access_list allow; /* --allow; empty: loopback clients only */
+    struct access_list pp_from; /* --proxy-protocol-from: balancers, who send a PROXY header */
+    struct front_wait *fronts;  /* their connections waiting for it (front.c) */
+    size_t n_fronts;
     int t_head, t_connect, t_response; /* seconds: TIMEOUT_HEAD and so on, or the options */
 
     struct conn *conns;       /* live connections */
@@ -258,6 +262,11 @@ void conn_inject_free(struct conn_inject *j);
 /* conn.c */
 const char *conn_state_name(enum conn_state s);
 struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa);
+
+/* A new client connection fd (handed over) from sa, or from the client a balancer's PROXY
+ * header named: refused with 403 outside --allow, with 503 when no slot can be made, else
+ * served (loop.c). */
+void proxy_admit(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa);
 /* Closes c at once (again: nothing); it is freed after this loop iteration. reason is logged
  * with -v, and may be NULL when a line said why already. */
 void conn_close(struct conn *c, const char *reason);

@@ -54,6 +54,10 @@
  * would otherwise keep the loop accepting while the clients already in wait. */
 #define LIMIT_ACCEPT_BURST 32
 
+/* A balancer's connection (--proxy-protocol-from) is closed when its PROXY protocol header is
+ * not whole this long after it was accepted: a balancer sends it at once. */
+#define LIMIT_PROXY_HEADER_SECONDS 5
+
 
 /* Idle upstream connections kept per host:port, and in all. */
 #define LIMIT_POOL_PER_HOST 256

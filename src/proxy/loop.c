@@ -32,6 +32,7 @@
 #include "brock.h"
 #include "proxy/access.h"
 #include "proxy/conn.h"
+#include "proxy/front.h"
 #include "dash/dash.h"
 #include "jobs/dntcheck.h"
 #include "jobs/fetch.h"
@@ -97,14 +98,10 @@ static const char refused_forbidden[] =
     "Content-Length: 49\r\nConnection: close\r\n\r\n"
     "brock does not serve this address (see --allow).\n";
 
-static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
-                      void *arg)
+void proxy_admit(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
 {
-    struct proxy *px = arg;
     char who[80];
 
-    (void)l;
-    (void)len;
     /* One line per refusal, as for a request (conn.c): who, the status and why. */
     if (px->allow.n ? !access_allows(&px->allow, sa) : !access_is_loopback(sa)) {
         access_name(sa, who, sizeof(who));
@@ -123,6 +120,21 @@ static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct socka
     }
     if (!conn_new(px, fd, sa))
         log_msg(LOG_ERR, "out of memory for a new connection; closed it");
+}
+
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
+                      void *arg)
+{
+    struct proxy *px = arg;
+
+    (void)l;
+    (void)len;
+    /* A balancer's connection is admitted once its header names the client (front.c); no
+     * other connection has a header read. */
+    if (px->pp_from.n && access_allows(&px->pp_from, sa))
+        (void)front_start(px, fd, sa);
+    else
+        proxy_admit(px, fd, sa);
     /* libevent accepts until none is pending: past a burst the connections already accepted
      * get their turn first. */
     if (++px->accept_burst >= LIMIT_ACCEPT_BURST && px->listener) {
@@ -451,6 +463,13 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
             return -1;
         }
     }
+    for (size_t i = 0; i < o->n_proxy_protocol_from; i++) {
+        if (access_add_for(&allow, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
+                           errlen) < 0) {
+            access_cleanup(&allow);
+            return -1;
+        }
+    }
     access_cleanup(&allow);
     if (o->listen && !o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
         snprintf(err, errlen, "listening on %s exposes brock to the network; name who may use "
@@ -554,6 +573,10 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
             goto fail;
     for (size_t i = 0; i < o->n_allow; i++)
         if (access_add(&px->allow, o->allow[i], err, errlen) < 0)
+            goto fail;
+    for (size_t i = 0; i < o->n_proxy_protocol_from; i++)
+        if (access_add_for(&px->pp_from, "--proxy-protocol-from", o->proxy_protocol_from[i],
+                           err, errlen) < 0)
             goto fail;
     if (privs_plan(o->user, &px->privs, err, errlen) < 0 ||
         (o->state_dir && privs_check_reach(&px->privs, o->state_dir, err, errlen) < 0))
@@ -773,6 +796,7 @@ void proxy_free(struct proxy *px)
     while (px->conns)
         conn_close(px->conns, "brock is stopping");
     on_reap(-1, 0, px);
+    front_cleanup(px);
     pool_cleanup(px);
     admit_cleanup(&px->admit);
     dash_env_free(px->dash);
@@ -801,6 +825,7 @@ void proxy_free(struct proxy *px)
         event_base_free(px->base);
     resolve_cleanup(&px->resolve);
     access_cleanup(&px->allow);
+    access_cleanup(&px->pp_from);
     fp_memory_cleanup(&px->fp);
     dash_metrics_cleanup(&px->metrics);
     dash_log_cleanup(&px->log);

@@ -24,6 +24,9 @@ struct proxy_options {
     int verbosity;                    /* 0: errors only (-q), 1: default, 2: every request (-v) */
     const char *const *allow;         /* --allow CIDR: who may connect; none: loopback only */
     size_t n_allow;
+    const char *const *proxy_protocol_from; /* --proxy-protocol-from CIDR: balancers whose
+                                       * connections begin with a PROXY protocol header */
+    size_t n_proxy_protocol_from;
     const char *user;                 /* --user NAME to become when started as root, or NULL */
     int header_timeout;               /* --header-timeout seconds; 0: TIMEOUT_HEAD */
     int upstream_timeout;             /* --upstream-timeout seconds (connecting, and silence

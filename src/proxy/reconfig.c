@@ -51,6 +51,9 @@ static void say_restart_only(const struct proxy_options *o, const struct proxy_o
         log_msg(LOG_ERR, "SIGHUP: 'no-inject' changed; %s", why);
     if (!same_text(o->log_file, n->log_file))
         log_msg(LOG_ERR, "SIGHUP: 'log-file' changed; %s", why);
+    if (!same_list(o->proxy_protocol_from, o->n_proxy_protocol_from, n->proxy_protocol_from,
+                   n->n_proxy_protocol_from))
+        log_msg(LOG_ERR, "SIGHUP: 'proxy-protocol-from' changed; %s", why);
     /* Each worker says it: the first alone speaks for all. */
     if (o->workers != n->workers && proxy_worker_is_first(o->worker))
         log_msg(LOG_ERR, "SIGHUP: 'workers' changed; %s", why);

@@ -125,12 +125,16 @@ check('SIGHUP applies the changed file, keeps connections, and a bad file change
     assert.equal(first.status, 200);
     assert.match(await statusFrom('127.0.0.2', b.port), / 403 /);
 
-    fs.writeFileSync(conf, base + 'allow = 127.0.0.0/8\nintercept = yes\n');
+    fs.writeFileSync(conf, base + 'allow = 127.0.0.0/8\nintercept = yes\n' +
+                     'proxy-protocol-from = 127.0.0.3\n');
     b.proc.kill('SIGHUP');
     await waitFor('the options read again', () => lines(b, /SIGHUP: options:/).length, 10000);
     assert.match(lines(b, /SIGHUP: options:/)[0], /applied at once: allow$/);
     assert.match(b.log(), /SIGHUP: 'intercept' changed; it takes a restart, so the value in force stays \(off\)/);
+    assert.match(b.log(), /SIGHUP: 'proxy-protocol-from' changed; it takes a restart/);
     assert.match(await statusFrom('127.0.0.2', b.port), / 200 /, b.log());
+    // Still none: 127.0.0.3 is served without a PROXY header.
+    assert.match(await statusFrom('127.0.0.3', b.port), / 200 /, b.log());
     const second = await viaAgent(agent, b.port);
     assert.equal(second.status, 200);
     assert.equal(second.local, first.local, 'the keep-alive connection was dropped');
