@@ -510,7 +510,6 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
     buf_init(&c->c_body, LIMIT_DASH_BODY);
     buf_init(&c->c_url, LIMIT_HEAD_BYTES + sizeof(c->c_ex.authority) + 16);
-    rewrite_out_init(&c->c_rw);
     c->a_tier = -1;
     admit_address(sa, c->c_peer, sizeof(c->c_peer));
     c->c_timer = evtimer_new(px->base, on_timeout, c);
@@ -614,7 +613,6 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_req_out);
     buf_cleanup(&c->c_body);
     buf_cleanup(&c->c_url);
-    rewrite_out_cleanup(&c->c_rw);
     conn_inject_free(c->c_ex.inj);
     mem_free(c);
 }

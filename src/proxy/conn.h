@@ -63,6 +63,12 @@ struct proxy {
     struct admit admit;       /* the limits, each client's share, what may be cut (admit.c) */
     size_t nofile;            /* the descriptors brock may have open (RLIMIT_NOFILE) */
 
+    /* Scratch of the heads written on this loop, one at a time (each used whole before the
+     * loop goes on): a head's rewritten headers, and a response head as it goes out. Kept
+     * here, not in each connection: 4 KiB less in every one. */
+    struct rewrite_out rw;
+    struct buf head_out;
+
     struct pool_entry *pool;  /* idle upstream connections, most recent first */
     size_t n_pool;
 
@@ -205,7 +211,6 @@ struct conn {
     struct buf c_body;         /* a dashboard request's body, read whole before the answer */
     struct buf c_url;          /* the request's URL as the engine is given it:
                                 * scheme://authority/path?query */
-    struct rewrite_out c_rw;   /* a head's rewritten headers */
 
     /* The client connection itself. */
     int shut_wr;               /* closing: the client's write half is shut */
