@@ -6,6 +6,7 @@
  * files beside this one. */
 #include "proxy/conn.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -76,6 +77,7 @@ void conn_set_state(struct conn *c, enum conn_state s)
             conn_state_name(c->c_state), conn_state_name(s));
 #endif
     c->c_state = s;
+    c->idle_seen = 0;
     conn_arm(c);
     admit_update(c);
 }
@@ -95,6 +97,29 @@ void conn_exchange_reset(struct conn *c)
     buf_reset(&c->c_req_out);
     buf_reset(&c->c_body);
     buf_reset(&c->c_url);
+}
+
+void conn_sweep_idle(struct proxy *px)
+{
+    size_t freed = 0;
+
+    for (struct conn *c = px->conns; c; c = c->next) {
+        if (c->c_state != CONN_IDLE || c->idle_seen == 2)
+            continue;
+        if (!c->idle_seen++)
+            continue;
+        c->idle_seen = 2;
+        side_release(&c->c_client);
+        side_release(&c->c_up);
+        buf_cleanup(&c->c_req_out);
+        buf_cleanup(&c->c_body);
+        buf_cleanup(&c->c_url);
+        freed++;
+    }
+    /* What was freed lies between the connections' own blocks: handed back to the system a
+     * page at a time, or the memory stays with brock. */
+    if (freed >= SWEEP_TRIM_MIN)
+        malloc_trim(0);
 }
 
 int64_t conn_now_ms(const struct conn *c)

@@ -214,6 +214,7 @@ struct conn {
 
     /* The client connection itself. */
     int shut_wr;               /* closing: the client's write half is shut */
+    int idle_seen;             /* idle at the last sweep (conn_sweep_idle); 2: scratch freed */
     int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
     int tls_counted;           /* its handshake was counted (/metrics) */
     char tunnel_host[BROCK_HOST_MAX];
@@ -270,6 +271,12 @@ void upstream_start(struct conn *c);
 void upstream_cancel(struct conn *c);
 void upstream_release(struct conn *c, int reusable);
 void pool_cleanup(struct proxy *px);
+
+/* conn.c: run every second (SYNC_INTERVAL_MS): a connection found idle twice in a row, a
+ * keep-alive client between requests for a second or more, frees its scratch (both heads,
+ * the request as sent, its URL and body: 2-3 KiB), which its next request grows again. Not
+ * on going idle: a busy keep-alive connection would allocate it all again every request. */
+void conn_sweep_idle(struct proxy *px);
 /* Whether connecting to sa would reach brock's own listener (any local address on its port
  * when it listens on a wildcard). */
 int upstream_is_self(const struct proxy *px, const struct sockaddr *sa);
