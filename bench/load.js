@@ -13,6 +13,8 @@ const SLOW = Number(process.env.BENCH_SLOWLORIS || 500);
 const NORMAL = Number(process.env.BENCH_NORMAL || 200);
 // How long the slow clients keep dribbling before those still open are counted.
 const HOLD_MS = Number(process.env.BENCH_HOLD || 20) * 1000;
+// How long the idle connections stay idle before the proxy's memory is read.
+const IDLE_MS = Number(process.env.BENCH_IDLE_WAIT || 1) * 1000;
 const body = Buffer.alloc(1024, 'b');
 
 function rssKiB(p) {
@@ -65,7 +67,7 @@ async function idle(n, originPort) {
     ok += answers.filter(Boolean).length;
     socks.push(...batch.filter(Boolean));
   }
-  await new Promise((r) => setTimeout(r, 1000));
+  await new Promise((r) => setTimeout(r, IDLE_MS));
   const rss = rssKiB(pid);
   const open = socks.filter((s) => !s.destroyed).length;
   for (const s of socks) s.destroy();
@@ -120,7 +122,8 @@ async function slowloris(originPort) {
   const base = rssKiB(pid);
   const out = { base_rss_kib: base, idle: [] };
   for (const n of idleCounts) out.idle.push(await idle(n, originPort));
-  out.slowloris = await slowloris(originPort);
+  // BENCH_SLOWLORIS=0: the idle connections alone (bench/memory).
+  if (SLOW > 0) out.slowloris = await slowloris(originPort);
   console.log(JSON.stringify(out));
   origin.close();
   process.exit(0);

@@ -49,7 +49,24 @@ http {
 EOF
     nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" &
     pids+=($!)
+    origin_pid=$!
     wait_port "$origin_port"
+}
+
+# CPU time a process and its children used so far, in clock ticks (user and system, from
+# /proc/PID/stat).
+cpu_ticks() {
+    local total=0 p
+    for p in $1 $(pgrep -P "$1" || true); do
+        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+
+# Microseconds of CPU a request from ticks spent over n requests.
+cpu_us_per() {
+    awk -v t="$1" -v n="$2" -v hz="$(getconf CLK_TCK)" \
+        'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }'
 }
 
 # ---- the proxies; each start_NAME sets port (they run in this shell, to keep their pids) ----

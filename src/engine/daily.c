@@ -13,6 +13,7 @@
 
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/decimal.h"
 
 #define STATS_MAX_ROWS 50000        /* past it, a new site's counts go to the unknown one */
 #define STATS_EXPIRE_EVERY_MS 60000 /* brock_sync() applies the retention this often */
@@ -63,18 +64,23 @@ static struct stat_row *row_ensure(struct brock__daily *st, int64_t day, const c
 {
     char key[BROCK_HOST_MAX + 32];
     struct stat_row *r;
-    size_t n;
+    size_t n, len;
 
     if (st->rows.len >= STATS_MAX_ROWS)
         site = "";
-    snprintf(key, sizeof(key), "%lld %s", (long long)day, site);
+    /* "DAY SITE", written by hand: this runs for every request. */
+    n = strnlen(site, BROCK_HOST_MAX - 1);
+    len = decimal_put(key, day);
+    key[len++] = ' ';
+    memcpy(key + len, site, n);
+    key[len + n] = '\0';
     if ((r = strmap_get(&st->rows, key)))
         return r;
-    n = strlen(site);
     if (!(r = mem_calloc(1, sizeof(*r) + n + 1)))
         return NULL;
     r->day = day;
-    memcpy(r->site, site, n + 1);
+    memcpy(r->site, site, n);
+    r->site[n] = '\0';
     if (strmap_put(&st->rows, key, r) < 0) {
         mem_free(r);
         return NULL;

@@ -6,6 +6,7 @@
  * files beside this one. */
 #include "proxy/conn.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -78,6 +79,7 @@ void conn_set_state(struct conn *c, enum conn_state s)
             conn_state_name(c->c_state), conn_state_name(s));
 #endif
     c->c_state = s;
+    c->idle_seen = 0;
     conn_arm(c);
     admit_update(c);
 }
@@ -98,6 +100,29 @@ void conn_exchange_reset(struct conn *c)
     buf_reset(&c->c_req_out);
     buf_reset(&c->c_body);
     buf_reset(&c->c_url);
+}
+
+void conn_sweep_idle(struct proxy *px)
+{
+    size_t freed = 0;
+
+    for (struct conn *c = px->conns; c; c = c->next) {
+        if (c->c_state != CONN_IDLE || c->idle_seen == 2)
+            continue;
+        if (!c->idle_seen++)
+            continue;
+        c->idle_seen = 2;
+        side_release(&c->c_client);
+        side_release(&c->c_up);
+        buf_cleanup(&c->c_req_out);
+        buf_cleanup(&c->c_body);
+        buf_cleanup(&c->c_url);
+        freed++;
+    }
+    /* What was freed lies between the connections' own blocks: handed back to the system a
+     * page at a time, or the memory stays with brock. */
+    if (freed >= SWEEP_TRIM_MIN)
+        malloc_trim(0);
 }
 
 int64_t conn_now_ms(const struct conn *c)
@@ -516,7 +541,6 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
     buf_init(&c->c_body, LIMIT_DASH_BODY);
     buf_init(&c->c_url, LIMIT_HEAD_BYTES + sizeof(c->c_ex.authority) + 16);
-    rewrite_out_init(&c->c_rw);
     c->a_tier = -1;
     admit_address(sa, c->c_peer, sizeof(c->c_peer));
     c->c_timer = evtimer_new(px->base, on_timeout, c);
@@ -627,7 +651,6 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_req_out);
     buf_cleanup(&c->c_body);
     buf_cleanup(&c->c_url);
-    rewrite_out_cleanup(&c->c_rw);
     conn_inject_free(c->c_ex.inj);
     mem_free(c);
 }

@@ -105,8 +105,9 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
     buf_reset(&c->c_url);
     if (x->is_connect || !path)
         return x->authority;
-    if (buf_printf(&c->c_url, "%s://%s", x->is_https ? "https" : "http", x->authority) < 0 ||
-        buf_append(&c->c_url, path, path_len) < 0) {
+    if ((x->is_https ? buf_append(&c->c_url, "https://", 8)
+                     : buf_append(&c->c_url, "http://", 7)) < 0 ||
+        buf_puts(&c->c_url, x->authority) < 0 || buf_append(&c->c_url, path, path_len) < 0) {
         buf_reset(&c->c_url); /* no URL half made: conn_observe() reads it */
         return "";
     }

@@ -26,6 +26,7 @@ void conn_log_request(const struct conn *c);
 /* Empties the exchange (and its scratch buffers) for the next request. */
 void conn_exchange_reset(struct conn *c);
 
+
 /* Ends the connection after an error: answered with status and text (a static or caller's
  * sentence) if nothing of a response went out yet, then flushed and closed. */
 void conn_fail(struct conn *c, int status, const char *text);

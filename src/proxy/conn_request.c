@@ -50,8 +50,11 @@ static void conn_read_head(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
     const http_parser *p = &c->c_client.parser;
+    const char *method = http_method_str((enum http_method)p->method);
+    size_t mlen = strnlen(method, sizeof(x->method) - 1);
 
-    snprintf(x->method, sizeof(x->method), "%s", http_method_str((enum http_method)p->method));
+    memcpy(x->method, method, mlen);
+    x->method[mlen] = '\0';
     x->is_head = p->method == HTTP_HEAD;
     x->is_connect = p->method == HTTP_CONNECT;
     x->is_upgrade = p->upgrade && !x->is_connect;
@@ -99,12 +102,12 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     if (!brock_send_signals(c->px->engine, x->site_known ? x->site : NULL))
         flags |= REWRITE_NO_SIGNALS;
     buf_reset(&c->c_req_out);
-    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->c_rw) < 0) {
+    if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->px->rw) < 0) {
         conn_fail(c, 431, "the request head is too large once rewritten");
         return;
     }
-    side_rewrite_framing(&c->c_client, &c->c_rw);
-    if (http_write_request(&c->c_req_out, x->method, path, path_len, c->c_rw.h, c->c_rw.n) < 0) {
+    side_rewrite_framing(&c->c_client, &c->px->rw);
+    if (http_write_request(&c->c_req_out, x->method, path, path_len, c->px->rw.h, c->px->rw.n) < 0) {
         conn_fail(c, 431, "the request head is too large once rewritten");
         return;
     }

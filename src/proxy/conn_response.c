@@ -27,7 +27,7 @@ static void conn_response_head(struct conn *c)
     int interim = status / 100 == 1 && status != 101;
     unsigned flags = 0;
     int must_close = 0;
-    struct buf head;
+    struct buf *head = &c->px->head_out;
 
     x->up_doubtful |= u->doubtful;
     /* 1.0 clients know no interim responses; others than 100 are dropped too. */
@@ -48,27 +48,24 @@ static void conn_response_head(struct conn *c)
         x->must_close |= must_close;
         x->resp_final = 1;
     }
-    rewrite_response(u->head.h, u->head.n, flags, &c->c_rw);
-    side_rewrite_framing(u, &c->c_rw);
-    if (!interim && conn_inject_head(c, &c->c_rw) < 0) {
+    rewrite_response(u->head.h, u->head.n, flags, &c->px->rw);
+    side_rewrite_framing(u, &c->px->rw);
+    if (!interim && conn_inject_head(c, &c->px->rw) < 0) {
         x->resp_final = 0;
         conn_fail(c, 502, "the response head is too large once brock's script is let in");
         return;
     }
-    buf_init(&head, LIMIT_HEAD_BYTES + 4096);
-    if (http_write_response(&head, status, http_head_text(&u->head), u->head.line_len,
-                            c->c_rw.h, c->c_rw.n) < 0) {
-        buf_cleanup(&head);
+    buf_reset(head);
+    if (http_write_response(head, status, http_head_text(&u->head), u->head.line_len,
+                            c->px->rw.h, c->px->rw.n) < 0) {
         x->resp_final = 0;
         conn_fail(c, 502, "the response head is too large");
         return;
     }
-    if (pump_write(&c->c_client, head.data, head.len) < 0) {
-        buf_cleanup(&head);
+    if (pump_write(&c->c_client, head->data, head->len) < 0) {
         conn_out_of_memory(c, "writing a response head");
         return;
     }
-    buf_cleanup(&head);
     if (!interim && c->c_state == CONN_RESP_HEAD)
         conn_set_state(c, CONN_RESP_BODY);
 }

@@ -9,6 +9,7 @@
 #include <http_parser.h>
 
 #include "util/alloc.h"
+#include "util/decimal.h"
 
 void http_head_init(struct http_head *hh)
 {
@@ -141,11 +142,6 @@ void http_head_finish(struct http_head *hh)
     }
 }
 
-int http_name_is(const char *name, size_t len, const char *s)
-{
-    return strlen(s) == len && strncasecmp(name, s, len) == 0;
-}
-
 const struct brock_header *http_header_find(const struct brock_header *h, size_t n,
                                             const char *name)
 {
@@ -156,6 +152,11 @@ const struct brock_header *http_header_find(const struct brock_header *h, size_t
 }
 
 int http_list_has(const char *value, size_t len, const char *token)
+{
+    return http_list_has_n(value, len, token, strlen(token));
+}
+
+int http_list_has_n(const char *value, size_t len, const char *token, size_t tlen)
 {
     size_t i = 0;
 
@@ -170,38 +171,72 @@ int http_list_has(const char *value, size_t len, const char *token)
         end = i;
         while (end > start && (value[end - 1] == ' ' || value[end - 1] == '\t'))
             end--;
-        if (end > start && http_name_is(value + start, end - start, token))
+        if (end - start == tlen && tlen && strncasecmp(value + start, token, tlen) == 0)
             return 1;
     }
     return 0;
 }
 
-static int write_headers(struct buf *out, const struct brock_header *h, size_t n)
+/* Heads are written from pieces of known length, no printf: the whole length is made room for
+ * at once (or refused, nothing written), then each piece copied. */
+static size_t headers_len(const struct brock_header *h, size_t n)
+{
+    size_t len = 2;
+
+    for (size_t i = 0; i < n; i++)
+        len += h[i].name_len + 2 + h[i].value_len + 2;
+    return len;
+}
+
+static char *put(char *p, const void *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* The headers and the empty line after the start-line at p. */
+static void put_headers(char *p, const struct brock_header *h, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (buf_append(out, h[i].name, h[i].name_len) < 0 || buf_append(out, ": ", 2) < 0 ||
-            buf_append(out, h[i].value, h[i].value_len) < 0 || buf_append(out, "\r\n", 2) < 0)
-            return -1;
+        p = put(p, h[i].name, h[i].name_len);
+        p = put(p, ": ", 2);
+        p = put(p, h[i].value, h[i].value_len);
+        p = put(p, "\r\n", 2);
     }
-    return buf_append(out, "\r\n", 2);
+    put(p, "\r\n", 2);
 }
 
 int http_write_request(struct buf *out, const char *method, const char *target, size_t tlen,
                        const struct brock_header *h, size_t n)
 {
-    if (buf_printf(out, "%s ", method) < 0 || buf_append(out, target, tlen) < 0 ||
-        buf_puts(out, " HTTP/1.1\r\n") < 0)
+    size_t mlen = strlen(method);
+    char *p = buf_extend(out, mlen + 1 + tlen + 11 + headers_len(h, n));
+
+    if (!p)
         return -1;
-    return write_headers(out, h, n);
+    p = put(p, method, mlen);
+    *p++ = ' ';
+    p = put(p, target, tlen);
+    put_headers(put(p, " HTTP/1.1\r\n", 11), h, n);
+    return 0;
 }
 
 int http_write_response(struct buf *out, int status, const char *reason, size_t rlen,
                         const struct brock_header *h, size_t n)
 {
-    if (buf_printf(out, "HTTP/1.1 %03d ", status) < 0 || buf_append(out, reason, rlen) < 0 ||
-        buf_puts(out, "\r\n") < 0)
+    unsigned code = status < 0 ? 0 : status > 999 ? 999 : (unsigned)status;
+    char *p = buf_extend(out, 13 + rlen + 2 + headers_len(h, n));
+
+    if (!p)
         return -1;
-    return write_headers(out, h, n);
+    p = put(p, "HTTP/1.1 ", 9);
+    *p++ = (char)('0' + code / 100);
+    *p++ = (char)('0' + code / 10 % 10);
+    *p++ = (char)('0' + code % 10);
+    *p++ = ' ';
+    p = put(p, reason, rlen);
+    put_headers(put(p, "\r\n", 2), h, n);
+    return 0;
 }
 
 const char *http_reason(int status)
@@ -228,10 +263,27 @@ const char *http_reason(int status)
 
 void http_authority(const char *host, int port, int default_port, char *out, size_t size)
 {
-    if (strchr(host, ':'))
-        snprintf(out, size, port == default_port ? "[%s]" : "[%s]:%d", host, port);
-    else
-        snprintf(out, size, port == default_port ? "%s" : "%s:%d", host, port);
+    char text[BROCK_HOST_MAX + 4 + DECIMAL_MAX];
+    size_t hl = strnlen(host, BROCK_HOST_MAX), n = 0;
+    int v6 = memchr(host, ':', hl) != NULL;
+
+    if (size == 0)
+        return;
+    if (v6)
+        text[n++] = '[';
+    memcpy(text + n, host, hl);
+    n += hl;
+    if (v6)
+        text[n++] = ']';
+    if (port != default_port) {
+        text[n++] = ':';
+        n += decimal_put(text + n, port);
+    }
+    /* Cut to size, as snprintf() would. */
+    if (n >= size)
+        n = size - 1;
+    memcpy(out, text, n);
+    out[n] = '\0';
 }
 
 int http_parse_target(const char *url, size_t len, int is_connect, struct http_target *t)

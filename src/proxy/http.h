@@ -6,6 +6,8 @@
 #define BROCK_PROXY_HTTP_H
 
 #include <stddef.h>
+#include <string.h>
+#include <strings.h>
 
 #include "brock.h"
 #include "proxy/limits.h"
@@ -57,11 +59,17 @@ static inline const char *http_head_text(const struct http_head *hh)
 const struct brock_header *http_header_find(const struct brock_header *h, size_t n,
                                             const char *name);
 
-/* Whether a name equals s, ignoring case. */
-int http_name_is(const char *name, size_t len, const char *s);
+/* Whether a name equals s, ignoring case. Inline: with s a literal, its length is known
+ * when compiled, and most names differ from s in length alone. */
+static inline int http_name_is(const char *name, size_t len, const char *s)
+{
+    return strlen(s) == len && strncasecmp(name, s, len) == 0;
+}
 
 /* Whether the comma-separated list value contains token (case-insensitive). */
 int http_list_has(const char *value, size_t len, const char *token);
+/* The same with the token's length given (it need not end with a NUL). */
+int http_list_has_n(const char *value, size_t len, const char *token, size_t tlen);
 
 /* Appends "METHOD TARGET HTTP/1.1", the headers and the empty line to out. */
 int http_write_request(struct buf *out, const char *method, const char *target, size_t tlen,

@@ -106,5 +106,8 @@
 
 /* How often learning is written to the state and others' changes are picked up. */
 #define SYNC_INTERVAL_MS 1000
+/* Idle connections whose scratch one sweep freed (conn_sweep_idle) that make it worth handing
+ * the freed pages back to the system (malloc_trim(3)). */
+#define SWEEP_TRIM_MIN 64
 
 #endif

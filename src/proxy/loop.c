@@ -235,6 +235,7 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
+    conn_sweep_idle(px);
     publish_counters(px);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     n = brock_sync(px->engine);
@@ -558,6 +559,8 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     fp_memory_init(&px->fp);
+    rewrite_out_init(&px->rw);
+    buf_init(&px->head_out, LIMIT_HEAD_BYTES + 4096);
     if (dash_metrics_init(&px->metrics) < 0 || dash_log_init(&px->log) < 0) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -798,6 +801,8 @@ void proxy_free(struct proxy *px)
     on_reap(-1, 0, px);
     front_cleanup(px);
     pool_cleanup(px);
+    rewrite_out_cleanup(&px->rw);
+    buf_cleanup(&px->head_out);
     admit_cleanup(&px->admit);
     dash_env_free(px->dash);
     dntcheck_free(px->dnt);

@@ -3,6 +3,7 @@
 #include "proxy/rewrite.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "proxy/http.h"
 
@@ -17,16 +18,20 @@ void rewrite_out_cleanup(struct rewrite_out *o)
     buf_cleanup(&o->scratch);
 }
 
-static void put(struct rewrite_out *o, const char *name, const char *value, size_t vlen)
+static void put_header(struct rewrite_out *o, const char *name, size_t nlen, const char *value,
+                       size_t vlen)
 {
     if (o->n == sizeof(o->h) / sizeof(o->h[0]))
         return;
     o->h[o->n].name = name;
-    o->h[o->n].name_len = strlen(name);
+    o->h[o->n].name_len = nlen;
     o->h[o->n].value = value;
     o->h[o->n].value_len = vlen;
     o->n++;
 }
+
+/* name is a literal: its length is known when compiled. */
+#define PUT(o, name, value, vlen) put_header((o), name, sizeof(name) - 1, (value), (vlen))
 
 static void keep(struct rewrite_out *o, const struct brock_header *h)
 {
@@ -38,32 +43,30 @@ static void keep(struct rewrite_out *o, const struct brock_header *h)
 static int is_hop_by_hop(const struct brock_header *h, const struct brock_header *in, size_t n,
                          unsigned flags)
 {
-    static const char *const fixed[] = {
-        "connection", "keep-alive", "proxy-connection", "proxy-authorization",
-        "proxy-authenticate", "te", "trailer",
+    static const struct {
+        const char *name;
+        size_t len;
+    } fixed[] = {
+#define NAME(s) {s, sizeof(s) - 1}
+        NAME("connection"), NAME("keep-alive"), NAME("proxy-connection"),
+        NAME("proxy-authorization"), NAME("proxy-authenticate"), NAME("te"), NAME("trailer"),
+#undef NAME
     };
 
     for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-        if (http_name_is(h->name, h->name_len, fixed[i]))
+        if (h->name_len == fixed[i].len && strncasecmp(h->name, fixed[i].name, h->name_len) == 0)
             return 1;
     if (http_name_is(h->name, h->name_len, "upgrade"))
         return !(flags & REWRITE_UPGRADE);
-    for (size_t i = 0; i < n; i++) {
-        char name[128];
-
-        if (!http_name_is(in[i].name, in[i].name_len, "connection") ||
-            h->name_len >= sizeof(name))
-            continue;
-        memcpy(name, h->name, h->name_len);
-        name[h->name_len] = '\0';
-        /* Framing headers stay, whatever a Connection header says about them. */
-        if (http_name_is(h->name, h->name_len, "content-length") ||
-            http_name_is(h->name, h->name_len, "transfer-encoding") ||
-            http_name_is(h->name, h->name_len, "host"))
-            continue;
-        if (http_list_has(in[i].value, in[i].value_len, name))
+    /* Framing headers stay, whatever a Connection header says about them. */
+    if (http_name_is(h->name, h->name_len, "content-length") ||
+        http_name_is(h->name, h->name_len, "transfer-encoding") ||
+        http_name_is(h->name, h->name_len, "host") || h->name_len >= 128)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (http_name_is(in[i].name, in[i].name_len, "connection") &&
+            http_list_has_n(in[i].value, in[i].value_len, h->name, h->name_len))
             return 1;
-    }
     return 0;
 }
 
@@ -94,7 +97,7 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
 
     o->n = 0;
     buf_reset(&o->scratch);
-    put(o, "Host", authority, strlen(authority));
+    PUT(o, "Host", authority, strlen(authority));
     for (size_t i = 0; i < n; i++) {
         const struct brock_header *h = &in[i];
 
@@ -120,7 +123,7 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
                 return -1;
             have_ref = 1;
             /* The view is set once scratch stops growing. */
-            put(o, "Referer", "", 0);
+            PUT(o, "Referer", "", 0);
             continue;
         }
         keep(o, h);
@@ -133,14 +136,14 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
             }
     }
     if (flags & REWRITE_UPGRADE)
-        put(o, "Connection", "Upgrade", 7);
+        PUT(o, "Connection", "Upgrade", 7);
     else if (flags & REWRITE_CLOSE)
-        put(o, "Connection", "close", 5);
+        PUT(o, "Connection", "close", 5);
     if (!(flags & REWRITE_NO_SIGNALS)) {
-        put(o, "DNT", "1", 1);
-        put(o, "Sec-GPC", "1", 1);
+        PUT(o, "DNT", "1", 1);
+        PUT(o, "Sec-GPC", "1", 1);
     }
-    put(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
+    PUT(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
     return 0;
 }
 
@@ -162,11 +165,11 @@ int rewrite_response(const struct brock_header *in, size_t n, unsigned flags,
         keep(o, h);
     }
     if (flags & REWRITE_CHUNKED)
-        put(o, "Transfer-Encoding", "chunked", 7);
+        PUT(o, "Transfer-Encoding", "chunked", 7);
     if (flags & REWRITE_UPGRADE)
-        put(o, "Connection", "Upgrade", 7);
+        PUT(o, "Connection", "Upgrade", 7);
     else if (flags & REWRITE_CLOSE)
-        put(o, "Connection", "close", 5);
-    put(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
+        PUT(o, "Connection", "close", 5);
+    PUT(o, "Via", REWRITE_VIA, strlen(REWRITE_VIA));
     return 0;
 }

@@ -174,6 +174,12 @@ void side_init(struct side *s)
     http_head_init(&s->head);
 }
 
+void side_release(struct side *s)
+{
+    http_head_cleanup(&s->head);
+    http_head_init(&s->head);
+}
+
 void side_cleanup(struct side *s)
 {
     http_head_cleanup(&s->head);

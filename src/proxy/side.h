@@ -106,6 +106,8 @@ struct side {
 
 /* Readies s's head (init) or releases it (cleanup); cleanup leaves s unusable. */
 void side_init(struct side *s);
+/* Frees what the side's last head held, ready for the next: an idle connection keeps none. */
+void side_release(struct side *s);
 void side_cleanup(struct side *s);
 
 /* Starts s reading a new stream in role: the parser, the scanners and any error afresh. The

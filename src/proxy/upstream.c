@@ -20,6 +20,7 @@ struct pool_entry {
     struct pool_entry *next, *prev;
     struct proxy *px;
     char key[BROCK_HOST_MAX + 16];
+    size_t key_len;
     struct bufferevent *bev;
     const struct io_ops *io;
 };
@@ -60,16 +61,42 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
     pool_drop(arg);
 }
 
-static void pool_key(const struct conn *c, char *key, size_t size)
+/* "[https:]host:port" into key (BROCK_HOST_MAX + 16 bytes); returns its length. Written by
+ * hand, not with snprintf(): twice a request. */
+static size_t pool_key(const struct conn *c, char *key)
 {
+    size_t hl = strnlen(c->c_ex.host, BROCK_HOST_MAX - 1), n = 0;
+    char digits[12];
+    size_t nd = 0;
+    unsigned port = (unsigned)c->c_ex.port;
+
     /* A TLS connection is never reused for plain requests, nor the other way. */
-    snprintf(key, size, "%s%s:%d", c->c_ex.is_https ? "https:" : "", c->c_ex.host, c->c_ex.port);
+    if (c->c_ex.is_https) {
+        memcpy(key, "https:", 6);
+        n = 6;
+    }
+    memcpy(key + n, c->c_ex.host, hl);
+    n += hl;
+    key[n++] = ':';
+    do {
+        digits[nd++] = (char)('0' + port % 10);
+        port /= 10;
+    } while (port);
+    while (nd)
+        key[n++] = digits[--nd];
+    key[n] = '\0';
+    return n;
 }
 
-static struct pool_entry *pool_take(struct proxy *px, const char *key)
+static int same_key(const struct pool_entry *p, const char *key, size_t len)
+{
+    return p->key_len == len && memcmp(p->key, key, len) == 0;
+}
+
+static struct pool_entry *pool_take(struct proxy *px, const char *key, size_t len)
 {
     for (struct pool_entry *p = px->pool; p; p = p->next) {
-        if (strcmp(p->key, key) == 0) {
+        if (same_key(p, key, len)) {
             pool_unlink(p);
             return p;
         }
@@ -90,9 +117,9 @@ static void pool_put(struct conn *c)
         bufferevent_free(c->c_up.bev);
         return;
     }
-    pool_key(c, p->key, sizeof(p->key));
+    p->key_len = pool_key(c, p->key);
     for (struct pool_entry *q = px->pool; q; q = q->next) {
-        if (strcmp(q->key, p->key) == 0) {
+        if (same_key(q, p->key, p->key_len)) {
             same++;
             oldest_same = q;
         }
@@ -258,9 +285,10 @@ void upstream_start(struct conn *c)
     struct proxy *px = c->px;
     struct pool_entry *p;
     char key[BROCK_HOST_MAX + 16];
+    size_t key_len;
 
-    pool_key(c, key, sizeof(key));
-    p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key);
+    key_len = pool_key(c, key);
+    p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key, key_len);
     if (p) {
         c->c_up.bev = p->bev;
         c->c_up.io = p->io;

@@ -47,6 +47,18 @@ int buf_append(struct buf *b, const void *p, size_t n)
     return 0;
 }
 
+char *buf_extend(struct buf *b, size_t n)
+{
+    char *p;
+
+    if (reserve(b, n) < 0)
+        return NULL;
+    p = b->data + b->len;
+    b->len += n;
+    b->data[b->len] = '\0';
+    return p;
+}
+
 int buf_puts(struct buf *b, const char *s)
 {
     return buf_append(b, s, strlen(s));

@@ -19,6 +19,9 @@ void buf_reset(struct buf *b);
 /* Append bytes, a string, or printf output. Return 0, or -1 when out of memory or past
  * the maximum (the buffer is then unchanged). */
 int buf_append(struct buf *b, const void *p, size_t n) __attribute__((warn_unused_result));
+/* Makes n more bytes part of b and returns where they start, for the caller to fill (the NUL
+ * after them is set); NULL when out of memory or past the maximum, b unchanged. */
+char *buf_extend(struct buf *b, size_t n) __attribute__((warn_unused_result));
 int buf_puts(struct buf *b, const char *s) __attribute__((warn_unused_result));
 int buf_printf(struct buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), warn_unused_result));

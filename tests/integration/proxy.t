@@ -270,6 +270,42 @@ check('keep-alive reuses the client and the upstream connections', async () => {
   assert.equal(new Set(ports).size, 1, `one upstream connection: ${ports}`);
 });
 
+// An idle keep-alive connection gives back what its last exchange grew after a second or two
+// (conn_sweep_idle); its next request, with more headers than the first, is whole.
+check('a keep-alive connection idle for seconds serves its next request whole', async () => {
+  const s = net.connect(brock.port, '127.0.0.1');
+  s.setTimeout(10000, () => s.destroy(new Error('timed out')));
+  let got = Buffer.alloc(0);
+  s.on('data', (d) => { got = Buffer.concat([got, d]); });
+  const response = async () => {
+    for (;;) {
+      const end = got.indexOf('\r\n\r\n');
+      const m = /content-length: *(\d+)/i.exec(got.toString('latin1', 0, end < 0 ? 0 : end));
+      if (end >= 0 && m && got.length >= end + 4 + Number(m[1])) {
+        const text = got.toString('latin1', 0, end);
+        got = got.subarray(end + 4 + Number(m[1]));
+        return text;
+      }
+      if (s.destroyed) throw new Error('closed before a whole response');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  await new Promise((r, j) => { s.once('connect', r); s.once('error', j); });
+  s.write('GET http://site-c.test/echo?n=idle1 HTTP/1.1\r\nHost: site-c.test\r\n\r\n');
+  assert.match(await response(), /^HTTP\/1\.1 200 /);
+  await new Promise((r) => setTimeout(r, 2600));
+  const extra = Array.from({ length: 40 }, (_, i) => `X-Idle-${i}: value-${i}\r\n`).join('');
+  s.write(`GET http://site-c.test/echo?n=idle2 HTTP/1.1\r\nHost: site-c.test\r\n${extra}\r\n`);
+  const head = await response();
+  s.destroy();
+  assert.match(head, /^HTTP\/1\.1 200 /);
+  assert.match(head, /\r\nvia: 1\.1 brock/i);
+  const rec = origin.to('site-c.test').find((x) => x.path === '/echo?n=idle2');
+  assert.ok(rec, 'the second request reached the origin');
+  for (let i = 0; i < 40; i++)
+    assert.deepEqual(rec.headers.find(([n]) => n === `x-idle-${i}`), [`x-idle-${i}`, `value-${i}`]);
+});
+
 check('large bodies arrive byte-exact both ways, however they are framed', async () => {
   const n = 5 * 1024 * 1024 + 17;
   const want = sha256(bytes(n));

@@ -158,6 +158,35 @@ static void test_write(void **state)
     assert_int_equal(http_write_request(&b, "GET", "/", 1, h, 2), -1);
     buf_cleanup(&b);
     assert_string_equal(http_reason(431), "Request Header Fields Too Large");
+    /* Written whole or not at all: what was there stays. */
+    buf_init(&b, 40);
+    assert_int_equal(buf_append(&b, "kept", 4), 0);
+    assert_int_equal(http_write_response(&b, 200, "OK", 2, h, 2), -1);
+    assert_string_equal(b.data, "kept");
+    assert_int_equal(http_write_response(&b, 599, "", 0, h, 0), 0);
+    assert_string_equal(b.data, "keptHTTP/1.1 599 \r\n\r\n");
+    buf_cleanup(&b);
+}
+
+static void test_authority(void **state)
+{
+    char out[BROCK_HOST_MAX + 8];
+    char small[5];
+
+    (void)state;
+    http_authority("a.test", 80, 80, out, sizeof(out));
+    assert_string_equal(out, "a.test");
+    http_authority("a.test", 8080, 80, out, sizeof(out));
+    assert_string_equal(out, "a.test:8080");
+    http_authority("a.test", 0, 443, out, sizeof(out));
+    assert_string_equal(out, "a.test:0");
+    http_authority("::1", 443, 443, out, sizeof(out));
+    assert_string_equal(out, "[::1]");
+    http_authority("::1", 65535, 443, out, sizeof(out));
+    assert_string_equal(out, "[::1]:65535");
+    /* Cut to the room given, as snprintf() cuts. */
+    http_authority("a.test", 8080, 80, small, sizeof(small));
+    assert_string_equal(small, "a.te");
 }
 
 int main(void)
@@ -166,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_split_everywhere),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_write),
+        cmocka_unit_test(test_authority),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

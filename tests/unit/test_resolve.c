@@ -80,6 +80,13 @@ static void test_literals(void **state)
     assert_int_equal(resolve_literal("127.0.0.1.", 80, NULL, NULL), 0);
     assert_int_equal(resolve_literal("127.0.0.256", 80, NULL, NULL), 0);
     assert_int_equal(resolve_literal("", 80, NULL, NULL), 0);
+    /* What the C library's inet_pton() refuses, libevent's reading still decides, as it
+     * always did: a leading zero is read in decimal. */
+    assert_int_equal(resolve_literal("010.0.0.1", 80, &ss, &len), 1);
+    assert_int_equal(ntohl(((const struct sockaddr_in *)&ss)->sin_addr.s_addr), 0x0a000001);
+    assert_int_equal(resolve_literal("1.example", 80, NULL, NULL), 0);
+    assert_int_equal(resolve_literal("::ffff:1.2.3.4", 80, &ss, &len), 1);
+    assert_int_equal(ss.ss_family, AF_INET6);
 }
 
 int main(void)
