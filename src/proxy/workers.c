@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "proxy/access.h"
+#include "proxy/activate.h"
 #include "proxy/fpshare.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
@@ -68,6 +69,7 @@ struct sup {
     int all_ready;            /* every worker was ready once: the start is over */
     int reloading;            /* a SIGHUP is being passed on */
     int failed;               /* a worker could not start, or ended with a failure */
+    int activated;            /* fds are descriptors of the socket systemd passed */
     struct report_keys report; /* the secrets every worker shares */
     char dash_token[2 * 32 + 1];
 };
@@ -104,14 +106,30 @@ static int sup_socket(const struct sockaddr_storage *ss, int len, char *err, siz
 }
 
 /* Binds s->n sockets on the address of --listen, the first one choosing the port when it is
- * 0, the others taking the same. */
+ * 0, the others taking the same. With socket activation, the workers take a descriptor each
+ * of systemd's one socket instead, and accept from its one queue. */
 static int sup_listen(struct sup *s, char *err, size_t errlen)
 {
     const char *spec = s->o->listen ? s->o->listen : PROXY_DEFAULT_LISTEN;
     struct sockaddr_storage ss;
     socklen_t got = sizeof(ss);
     int len = (int)sizeof(ss);
+    int fd = activate_socket(s->o, s->listen_name, sizeof(s->listen_name), err, errlen);
 
+    if (fd < 0)
+        return -1;
+    if (fd > 0) {
+        s->activated = 1;
+        s->fds[0] = fd;
+        for (unsigned i = 1; i < s->n; i++) {
+            s->fds[i] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+            if (s->fds[i] < 0) {
+                snprintf(err, errlen, "the socket systemd passed: %s", strerror(errno));
+                return -1;
+            }
+        }
+        return 0;
+    }
     memset(&ss, 0, sizeof(ss));
     if (listen_parse(spec, &ss, &len) < 0) {
         snprintf(err, errlen, "--listen %s: expected ADDR:PORT or [IPV6]:PORT", spec);
@@ -148,6 +166,7 @@ static void sup_close_listeners(struct sup *s)
 static void sup_child(struct sup *s, unsigned i)
 {
     struct proxy_worker w = {.index = i, .count = s->n, .listen_fd = s->fds[i],
+                             .activated = s->activated,
                              .ready_fd = s->pipe[1], .slots = s->slots,
                              .starts = s->w[i].starts, .report = &s->report,
                              .dash_token = s->dash_token, .fp_ring = s->fp_ring};
