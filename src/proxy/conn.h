@@ -51,6 +51,7 @@ struct proxy {
     struct evconnlistener *listener;
     char listen_name[80];     /* "127.0.0.1:8119", "[::1]:8119" */
     struct sockaddr_storage listen_addr; /* the bound address (access.c compares with it) */
+    int activated;            /* the socket is systemd's (socket activation), not bound here */
     struct access_list allow; /* --allow; empty: loopback clients only */
     struct access_list pp_from; /* --proxy-protocol-from: balancers, who send a PROXY header */
     struct front_wait *fronts;  /* their connections waiting for it (front.c) */

@@ -31,6 +31,7 @@
 
 #include "brock.h"
 #include "proxy/access.h"
+#include "proxy/activate.h"
 #include "proxy/conn.h"
 #include "proxy/front.h"
 #include "dash/dash.h"
@@ -508,19 +509,31 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
 {
     struct sockaddr_storage ss;
     socklen_t len = sizeof(ss);
-    int slen = (int)sizeof(ss);
+    int slen = (int)sizeof(ss), fd;
 
     memset(&ss, 0, sizeof(ss));
     if (listen_parse(spec, &ss, &slen) < 0) {
         snprintf(err, errlen, "--listen %s: expected ADDR:PORT or [IPV6]:PORT", spec);
         return -1;
     }
-    if (px->opts->worker)
-        /* Bound and listening already, in the parent: -1 says so to libevent. */
+    if (px->opts->worker) {
+        /* Bound and listening already, in the parent: a backlog of 0 says so to libevent
+         * (-1 would listen() again, with its own backlog of 128 for LIMIT_LISTEN_BACKLOG). */
         px->listener = evconnlistener_new(px->base, on_accept, px,
-                                          LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1,
+                                          LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0,
                                           px->opts->worker->listen_fd);
-    else
+        px->activated = px->opts->worker->activated;
+    } else if ((fd = activate_socket(px->opts, px->listen_name, sizeof(px->listen_name), err,
+                                     errlen)) < 0) {
+        return -1;
+    } else if (fd > 0) {
+        px->activated = 1;
+        /* Listening already, with brock.socket's Backlog=. */
+        px->listener = evconnlistener_new(px->base, on_accept, px,
+                                          LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+        if (!px->listener)
+            close(fd);
+    } else
         px->listener = evconnlistener_new_bind(px->base, on_accept, px,
                                                LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
                                                    LEV_OPT_CLOSE_ON_EXEC,
@@ -696,7 +709,8 @@ static void say_where(const struct proxy *px)
                 (int)getpid());
         return;
     }
-    log_msg(LOG_ERR, "listening on %s", host);
+    log_msg(LOG_ERR, "listening on %s%s", host,
+            px->activated ? " (the socket systemd passed)" : "");
     if (w)
         log_msg(LOG_INFO, "worker 1 of %u serving (pid %d); the others start now", w->count,
                 (int)getpid());

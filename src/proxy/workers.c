@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "proxy/access.h"
+#include "proxy/activate.h"
 #include "proxy/fpshare.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
@@ -67,7 +68,10 @@ struct sup {
     int stopping;             /* a stopping signal came: no worker starts again */
     int all_ready;            /* every worker was ready once: the start is over */
     int reloading;            /* a SIGHUP is being passed on */
+    int reload_due;           /* a SIGHUP came while the workers started: passed on once all
+                               * of them serve */
     int failed;               /* a worker could not start, or ended with a failure */
+    int activated;            /* fds are descriptors of the socket systemd passed */
     struct report_keys report; /* the secrets every worker shares */
     char dash_token[2 * 32 + 1];
 };
@@ -104,14 +108,30 @@ static int sup_socket(const struct sockaddr_storage *ss, int len, char *err, siz
 }
 
 /* Binds s->n sockets on the address of --listen, the first one choosing the port when it is
- * 0, the others taking the same. */
+ * 0, the others taking the same. With socket activation, the workers take a descriptor each
+ * of systemd's one socket instead, and accept from its one queue. */
 static int sup_listen(struct sup *s, char *err, size_t errlen)
 {
     const char *spec = s->o->listen ? s->o->listen : PROXY_DEFAULT_LISTEN;
     struct sockaddr_storage ss;
     socklen_t got = sizeof(ss);
     int len = (int)sizeof(ss);
+    int fd = activate_socket(s->o, s->listen_name, sizeof(s->listen_name), err, errlen);
 
+    if (fd < 0)
+        return -1;
+    if (fd > 0) {
+        s->activated = 1;
+        s->fds[0] = fd;
+        for (unsigned i = 1; i < s->n; i++) {
+            s->fds[i] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+            if (s->fds[i] < 0) {
+                snprintf(err, errlen, "the socket systemd passed: %s", strerror(errno));
+                return -1;
+            }
+        }
+        return 0;
+    }
     memset(&ss, 0, sizeof(ss));
     if (listen_parse(spec, &ss, &len) < 0) {
         snprintf(err, errlen, "--listen %s: expected ADDR:PORT or [IPV6]:PORT", spec);
@@ -148,6 +168,7 @@ static void sup_close_listeners(struct sup *s)
 static void sup_child(struct sup *s, unsigned i)
 {
     struct proxy_worker w = {.index = i, .count = s->n, .listen_fd = s->fds[i],
+                             .activated = s->activated,
                              .ready_fd = s->pipe[1], .slots = s->slots,
                              .starts = s->w[i].starts, .report = &s->report,
                              .dash_token = s->dash_token, .fp_ring = s->fp_ring};
@@ -241,6 +262,21 @@ static int sup_secrets(struct sup *s)
 
 /* ---- what the parent hears ---- */
 
+/* A SIGHUP passed on to every worker that serves; READY=1 once they all did it. */
+static void sup_reload(struct sup *s)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+        (void)sd_notifyf(0, "RELOADING=1\nSTATUS=the workers read their options again\n"
+                         "MONOTONIC_USEC=%llu", (unsigned long long)ts.tv_sec * 1000000ULL +
+                                                    (unsigned long long)ts.tv_nsec / 1000ULL);
+    s->reloading = 1;
+    for (unsigned i = 0; i < s->n; i++)
+        s->w[i].reloading = s->w[i].pid > 0 && s->w[i].ready;
+    sup_signal_all(s, SIGHUP);
+}
+
 static void sup_on_ready(struct sup *s, unsigned i)
 {
     struct worker_proc *w;
@@ -270,6 +306,11 @@ static void sup_on_ready(struct sup *s, unsigned i)
             log_msg(LOG_ERR, "--log-file %s: cannot open it", s->o->log_file);
         log_msg(LOG_INFO, "%u workers serve %s", s->n, s->listen_name);
         (void)sd_notifyf(0, "READY=1\nSTATUS=%u workers serving on %s", s->n, s->listen_name);
+        if (s->reload_due && !s->stopping) {
+            s->reload_due = 0;
+            log_msg(LOG_INFO, "SIGHUP (received while the workers started): passed on now");
+            sup_reload(s);
+        }
     } else if (s->reloading) {
         for (unsigned j = 0; j < s->n; j++)
             if (s->w[j].pid > 0 && s->w[j].reloading)
@@ -356,21 +397,17 @@ static void sup_on_signal(struct sup *s, int sig)
     if (sig == SIGCHLD) {
         sup_reap(s);
     } else if (sig == SIGHUP) {
-        struct timespec ts;
         int rc = log_reopen();
 
         if (rc < 0)
             log_msg(LOG_ERR, "SIGHUP: could not open the log file again: %s", strerror(-rc));
-        if (!s->all_ready || s->stopping)
+        if (s->stopping)
             return;
-        if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-            (void)sd_notifyf(0, "RELOADING=1\nSTATUS=the workers read their options again\n"
-                             "MONOTONIC_USEC=%llu", (unsigned long long)ts.tv_sec * 1000000ULL +
-                                                        (unsigned long long)ts.tv_nsec / 1000ULL);
-        s->reloading = 1;
-        for (unsigned i = 0; i < s->n; i++)
-            s->w[i].reloading = s->w[i].pid > 0 && s->w[i].ready;
-        sup_signal_all(s, SIGHUP);
+        /* Workers still starting would lose it, those serving would miss it: it waits. */
+        if (!s->all_ready)
+            s->reload_due = 1;
+        else
+            sup_reload(s);
     } else {
         /* A second stopping signal reaches them too, and stops them at once. */
         sup_stop(s, sig);

@@ -26,7 +26,9 @@ struct worker_slot {
 struct proxy_worker {
     unsigned index;            /* 0 .. count - 1 */
     unsigned count;            /* --workers */
-    int listen_fd;             /* bound and listening, shared by no other worker */
+    int listen_fd;             /* bound and listening, shared by no other worker; or a
+                                * descriptor of the one socket systemd passed, all share */
+    int activated;             /* listen_fd is systemd's socket */
     int ready_fd;              /* the pipe's end: a byte (the index) each time it is ready */
     struct worker_slot *slots; /* count + 1 slots in memory shared with every worker */
     unsigned starts;           /* 1 at its first start, then one more each time it starts again */

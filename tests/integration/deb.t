@@ -2,9 +2,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Debian package: scripts/deb builds brock_VERSION_ARCH.deb from a copy of the tree with
 // dpkg-buildpackage, lintian finds no error in it, and it holds the program, its manual, the
-// unit and the configuration file (a conffile), depends on Privacy Badger's data and the
-// Public Suffix List, enables and starts nothing, and carries no path of the build. Skipped
-// where dpkg-buildpackage is missing (scripts/deps test installs it). About a minute.
+// units (service and socket) and the configuration file (a conffile), depends on Privacy
+// Badger's data and the Public Suffix List, enables and starts nothing, and carries no path of
+// the build. dpkg itself then installs it into a throw-away root (an empty database of its
+// own): unpacked there, with each file and mode in place, the conffile registered, the units
+// valid for systemd-analyze and the program running. The postinst and postrm are checked for
+// what they do and their syntax, never run: they create the system user and remove the state
+// on the machine's own root, which a throw-away one cannot stand in for. Skipped where
+// dpkg-buildpackage is missing (scripts/deps test installs it). The compile takes most of
+// its time; lintian runs while the other checks do.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -15,7 +21,8 @@ const { check, run, tmpdir } = h;
 
 const TOP = path.resolve(__dirname, '..', '..');
 
-check('make deb builds a lintian-clean package with the program, manual, unit and conffile',
+check('make deb builds a lintian-clean package with the program, manual, units and conffile, ' +
+      'which dpkg installs into a throw-away root',
       async (t) => {
   if ((await run('sh', ['-c', 'command -v dpkg-buildpackage && command -v dh && ' +
                               'command -v lintian'])).code !== 0) {
@@ -31,9 +38,13 @@ check('make deb builds a lintian-clean package with the program, manual, unit an
   }
   const out = tmpdir('deb');
   const parent = fs.readdirSync(path.dirname(TOP)).sort();
-  const built = await run(path.join(TOP, 'scripts', 'deb'), ['--lintian', out],
-                          { timeout: 240000 });
+  const built = await run(path.join(TOP, 'scripts', 'deb'), [out], { timeout: 240000 });
   assert.equal(built.code, 0, built.stderr);
+  // lintian (as `make deb` runs it) checks the package while the rest of the test does.
+  const changes = fs.readdirSync(out).filter((f) => /^brock_.*\.changes$/.test(f));
+  assert.equal(changes.length, 1, `no .changes in ${fs.readdirSync(out)}`);
+  const linted = run('lintian', ['--fail-on', 'error', path.join(out, changes[0])],
+                     { timeout: 240000 });
   assert.deepEqual(fs.readdirSync(path.dirname(TOP)).sort(), parent,
                    'the checkout\'s parent folder changed');
   const version = /#define BROCK_VERSION "([^"]+)"/.exec(
@@ -46,6 +57,7 @@ check('make deb builds a lintian-clean package with the program, manual, unit an
   for (const [mode, file] of [['-rwxr-xr-x', './usr/bin/brock'],
                               ['-rw-r--r--', './usr/share/man/man1/brock.1.gz'],
                               ['-rw-r--r--', './lib/systemd/system/brock.service'],
+                              ['-rw-r--r--', './lib/systemd/system/brock.socket'],
                               ['-rw-r--r--', './etc/brock/brock.conf']]) {
     assert.ok(files.split('\n').some((l) => l.startsWith(mode) && l.endsWith(' ' + file)),
               `${file} (${mode}) is not in the package:\n${files}`);
@@ -70,6 +82,69 @@ check('make deb builds a lintian-clean package with the program, manual, unit an
   assert.equal((await run('dpkg-deb', ['-x', deb, root])).code, 0);
   const grep = await run('grep', ['-rlaE', `brock-deb\\.|${TOP.replace(/[.]/g, '\\.')}`, root]);
   assert.equal(grep.stdout, '', 'build paths in the package');
-  const v = await run(path.join(root, 'usr', 'bin', 'brock'), ['--version']);
+  for (const script of ['postinst', 'prerm', 'postrm']) {
+    const body = (await run('dpkg-deb', ['-I', deb, script])).stdout;
+    if (!body) continue;
+    const f = path.join(tmpdir('deb-script'), script);
+    fs.writeFileSync(f, body);
+    const syntax = await run('sh', ['-n', f]);
+    assert.equal(syntax.code, 0, `${script}: ${syntax.stderr}`);
+  }
+
+  // Installed by dpkg into a root of its own. Unpacking runs one maintainer script, the
+  // preinst (debhelper's: stop the units on an upgrade), here outside the root
+  // (--force-script-chrootless, as the root has no shell) with DPKG_ROOT set, which makes it
+  // do nothing: it is run only while all it does stays inside that guard.
+  const preinst = (await run('dpkg-deb', ['-I', deb, 'preinst'])).stdout.split('\n')
+    .map((l) => l.trim()).filter((l) => l && !l.startsWith('#') && l !== 'set -e');
+  assert.match(preinst[0] || '', /^if \[ -z "\$\{DPKG_ROOT:-\}" \] &&/,
+               `the preinst does more than it did:\n${preinst.join('\n')}`);
+  assert.equal(preinst.at(-1), 'fi');
+  assert.equal(preinst.filter((l) => /^(if|fi)\b/.test(l)).length, 2, preinst.join('\n'));
+  const inst = tmpdir('deb-root');
+  fs.mkdirSync(path.join(inst, 'var', 'lib', 'dpkg', 'updates'), { recursive: true });
+  fs.mkdirSync(path.join(inst, 'var', 'lib', 'dpkg', 'info'));
+  fs.writeFileSync(path.join(inst, 'var', 'lib', 'dpkg', 'status'), '');
+  const dpkg = (args) => run('dpkg', [`--root=${inst}`, '--force-not-root',
+                                      '--force-script-chrootless', ...args], { timeout: 60000 });
+  const unpacked = await dpkg(['--unpack', deb]);
+  assert.equal(unpacked.code, 0, unpacked.stderr);
+  const status = (await dpkg(['--status', 'brock'])).stdout;
+  assert.match(status, /^Status: install ok unpacked$/m);
+  assert.match(status, new RegExp(`^Version: ${version.replace(/\./g, '\\.')}$`, 'm'));
+  // Registered as a conffile, not yet configured (its hash is recorded at configure).
+  assert.match(status, /^Conffiles:\n \/etc\/brock\/brock\.conf newconffile$/m);
+  const listed = (await dpkg(['--listfiles', 'brock'])).stdout.split('\n');
+  for (const [mode, file] of [[0o755, '/usr/bin/brock'], [0o644, '/etc/brock/brock.conf'],
+                              [0o644, '/lib/systemd/system/brock.service'],
+                              [0o644, '/lib/systemd/system/brock.socket'],
+                              [0o644, '/usr/share/man/man1/brock.1.gz']]) {
+    assert.ok(listed.includes(file), `dpkg does not list ${file}`);
+    // A conffile waits as .dpkg-new until the package is configured.
+    const st = fs.statSync(path.join(inst, file + (file.startsWith('/etc/') ? '.dpkg-new' : '')));
+    assert.ok(st.isFile(), `${file} was not installed`);
+    assert.equal(st.mode & 0o7777, mode, `${file}: mode ${(st.mode & 0o7777).toString(8)}`);
+  }
+  // Only the postinst makes the state folder and the user; nothing ran it.
+  assert.ok(!fs.existsSync(path.join(inst, 'var', 'lib', 'brock')));
+  const installed = path.join(inst, 'usr', 'bin', 'brock');
+  const v = await run(installed, ['--version']);
   assert.equal(v.stdout.trim(), `brock ${version}`);
+  // The installed units, as systemd would read them, pointed at the installed program.
+  if ((await run('systemd-analyze', ['--version'])).code === 0) {
+    const units = tmpdir('deb-units');
+    for (const u of ['brock.service', 'brock.socket']) {
+      fs.writeFileSync(path.join(units, u),
+                       fs.readFileSync(path.join(inst, 'lib', 'systemd', 'system', u), 'utf8')
+                         .replace(/\/usr\/bin\/brock/g, installed));
+    }
+    for (const u of ['brock.service', 'brock.socket']) {
+      const r = await run('systemd-analyze', ['verify', '--man=no', path.join(units, u)],
+                          { timeout: 30000 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stderr.trim(), '', `systemd-analyze found something to say of ${u}`);
+    }
+  }
+  const lint = await linted;
+  assert.equal(lint.code, 0, `lintian: ${lint.stdout}${lint.stderr}`);
 }, 300000);

@@ -23,6 +23,13 @@ function bytes(n, seed = 'brock') {
   return out;
 }
 
+// n bytes made quickly from seed, for payloads of megabytes (bytes() takes seconds for
+// those): the keystream of AES-128-CTR under a key drawn from the seed.
+function streamBytes(n, seed = 'brock') {
+  const key = crypto.createHash('sha256').update(seed).digest().subarray(0, 16);
+  return crypto.createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(n));
+}
+
 function sha256(buf) {
   return crypto.createHash('sha256').update(buf).digest('hex');
 }
@@ -283,16 +290,18 @@ function startRecordingOrigin(reply) {
   });
 }
 
-// An origin that sends /slow?ms=MS&n=N as N pieces of 1 KiB spread over MS milliseconds
-// (Content-Length given first), and says when each such request arrived.
-function startSlowOrigin(tag = 'slow') {
+// An origin that sends /slow?ms=MS&n=N as N KiB spread over MS milliseconds, in pieces of
+// 1 KiB or of &chunk=C KiB (Content-Length given first), and says when each such request
+// arrived. The bytes are fill(N * 1024, tag).
+function startSlowOrigin(tag = 'slow', fill = bytes) {
   const arrived = [];
   const waiting = [];
   const timers = new Set();
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     const n = Number(url.searchParams.get('n')), ms = Number(url.searchParams.get('ms'));
-    const data = bytes(n * 1024, tag);
+    const chunk = Number(url.searchParams.get('chunk') || 1);
+    const data = fill(n * 1024, tag);
     let i = 0;
     res.setHeader('Content-Length', data.length);
     res.flushHeaders();
@@ -303,8 +312,8 @@ function startSlowOrigin(tag = 'slow') {
         if (!res.destroyed) res.end();
         return;
       }
-      res.write(data.subarray(i * 1024, ++i * 1024));
-    }, ms / n);
+      res.write(data.subarray(i * 1024, (i = Math.min(i + chunk, n)) * 1024));
+    }, ms / Math.ceil(n / chunk));
     timers.add(t);
     arrived.push(req.url);
     while (waiting.length) waiting.shift()();
@@ -327,6 +336,7 @@ function startSlowOrigin(tag = 'slow') {
 }
 
 module.exports = {
-  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, sha256, htmlText,
+  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, streamBytes,
+  sha256, htmlText,
   ENCODERS,
 };

@@ -12,19 +12,21 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
-const { startOrigin, startSlowOrigin, bytes, sha256 } = require('./origin.js');
+const { startOrigin, startSlowOrigin, bytes, streamBytes, sha256 } = require('./origin.js');
 const h = require('./harness.js');
 const { check, brock, tmpdir, waitFor } = h;
 
-let origin, slow;
+let origin, slow, big;
 
 before(async () => {
   origin = await startOrigin();
   slow = await startSlowOrigin();
+  big = await startSlowOrigin('big', streamBytes);
 });
 after(async () => {
   if (origin) await origin.close();
   if (slow) await slow.close();
+  if (big) await big.close();
 });
 
 // A copy of Privacy Badger's data that a test may change; brock reads it as the user it
@@ -39,6 +41,7 @@ function dataCopy(name) {
 function start(state, data, args = []) {
   return h.startBrock({ state, global: data ? ['--data', data] : [],
                         args: ['--no-update', '--resolve', `slow.test=127.0.0.1:${slow.port}`,
+                               '--resolve', `big.test=127.0.0.1:${big.port}`,
                                '--resolve', `*.test=127.0.0.1:${origin.port}`, ...args] });
 }
 
@@ -174,6 +177,61 @@ function idleConnection(port) {
     s.once('error', reject);
   });
 }
+
+// 8 MiB over 2.5 seconds, in 64 KiB pieces: two SIGHUPs (the second reading a changed
+// cookieblock list) land in the middle of it, and brock reads the data again while it runs.
+check('SIGHUP in the middle of an 8 MiB download keeps it whole, and brock serves on, ' +
+      'with one process and with workers', async (t) => {
+  const want = sha256(streamBytes(8192 * 1024, 'big'));
+  const data = dataCopy('sig-hup-download');
+  const state = path.join(tmpdir('sig-hup-download'), 'state');
+  const pbconfig = path.join(data, 'pbconfig.json');
+  const good = fs.readFileSync(pbconfig, 'utf8');
+  for (const workers of [[], ['--workers', '2']]) {
+    fs.writeFileSync(pbconfig, good);
+    const b = await start(state, data, workers);
+    const reads = () => lines(b, /SIGHUP: read Privacy Badger's data again/).length;
+    try {
+      if (workers.length) {
+        // A SIGHUP while the second worker still starts is passed on once both serve.
+        if (/workers serve/.test(b.log())) t.diagnostic('the workers were ready: no early SIGHUP');
+        b.proc.kill('SIGHUP');
+        await waitFor('the early reload in both workers', () => reads() === 2, 10000);
+        assert.match(b.log(), /2 workers serve/);
+      }
+      const base = reads();
+      const since = big.count();
+      let ended = 0;
+      const got = h.curl(b.port, ['http://big.test/slow?ms=2500&n=8192&chunk=64'],
+                         { maxTime: 30, timeout: 40000 }).finally(() => { ended = Date.now(); });
+      await big.arrival(since);
+      await sleep(400);
+      b.proc.kill('SIGHUP');
+      await sleep(400);
+      const list = JSON.parse(good);
+      fs.writeFileSync(pbconfig, JSON.stringify({ ...list, yellowlist: [...list.yellowlist,
+                                                                        'hup-download.test'] }));
+      assert.equal(ended, 0, 'the download ended before the second SIGHUP');
+      b.proc.kill('SIGHUP');
+      // With workers, each of them reads the data again.
+      await waitFor('both reloads', () => reads() === base + (workers.length ? 4 : 2), 10000);
+      assert.match(lines(b, /SIGHUP: read/).at(-1), /\(1 added, 0 removed\)/);
+      const r = await got;
+      for (const l of lines(b, /SIGHUP: read/).slice(base)) {
+        assert.ok(h.stampTime(l) < ended, `a reload came after the download: ${l}`);
+      }
+      assert.equal(r.code, 0, r.stderr + b.log());
+      assert.equal(r.status, 200);
+      assert.equal(r.body.length, 8192 * 1024);
+      assert.equal(sha256(r.body), want, 'the download is whole');
+      assert.equal(b.proc.exitCode, null, 'brock exited');
+      const after = await h.curl(b.port, ['http://site-after-hup.test/']);
+      assert.equal(after.status, 200, after.stderr);
+    } finally {
+      assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
+    }
+  }
+}, 60000);
 
 check('SIGTERM lets a slow download finish whole, refuses new clients, closes idle ones, ' +
       'then exits 0', async () => {
