@@ -78,7 +78,8 @@ static void bench_decide(struct brock_engine *e, const struct pair *pairs, size_
 
     for (size_t i = 0; i < n; i++) {
         const struct pair *p = &pairs[next_rand() % set];
-        struct brock_request r = {p->url, p->host, p->site, BROCK_RESOURCE_SCRIPT};
+        struct brock_request r = {
+            .url = p->url, .host = p->host, .site = p->site, .type = BROCK_RESOURCE_SCRIPT};
         uint64_t t0 = now_ns();
         int rc = with_url ? brock_decide_request(e, &r, &d) : brock_decide(e, p->host, p->site, &d);
         uint64_t t1 = now_ns();

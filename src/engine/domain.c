@@ -20,6 +20,7 @@
 #include <libpsl.h>
 
 #include "util/alloc.h"
+#include "util/strmap.h"
 
 /* The longest name DNS carries, without a trailing dot. */
 #define HOST_LEN_MAX 253
@@ -33,6 +34,19 @@ static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
 static const psl_ctx_t *psl_ctx;
 static char psl_path[PATH_MAX]; /* the file brock_psl_load() read; "" for the system's list */
 static uint64_t psl_generation = 1; /* brock_psl_load() is called before other threads run */
+
+/* The names a rule of the list in use sits one label under ("com" for "blogspot.com" and
+ * "*.com"...): a name under any other cannot be a public suffix itself, which lets a base
+ * domain be told from its parent's (brock__base). Read from the list's text once; not
+ * used (psl_parents_ok 0) when that text is not the compiled list's own. */
+static pthread_once_t psl_parents_once = PTHREAD_ONCE_INIT;
+static struct strmap psl_parents;
+static int psl_parents_ok;
+static void psl_parents_read(void);
+
+static void psl_parents_none(void)
+{
+}
 
 /* Debian's list (private section included) when it loads, else libpsl's built-in copy. The
  * context lives as long as the process: every engine and helper shares it. */
@@ -70,6 +84,9 @@ int brock_psl_load(const char *file)
     if ((size_t)snprintf(psl_path, sizeof(psl_path), "%s", file) >= sizeof(psl_path))
         psl_path[0] = '\0'; /* too long to name again: the system's text is read instead */
     psl_generation++;
+    /* the parents of the rules now in use, read at once (no other thread runs yet) */
+    pthread_once(&psl_parents_once, psl_parents_none);
+    psl_parents_read();
     return 0;
 }
 
@@ -139,6 +156,68 @@ int brock__psl_each(int (*fn)(void *arg, const char *suffix), void *arg, char *w
     }
     fclose(f);
     return rc;
+}
+
+/* Adds to psl_parents every name the rule r (len bytes, as the text has it; "!" taken off
+ * first) is under, as written and normalised. libpsl makes the rest of a "*." rule a suffix
+ * too, so that rest's parent has a rule under it in effect: every ancestor is kept. */
+static int parents_add(const char *r, size_t len)
+{
+    char host[BROCK_HOST_MAX];
+    const char *dot;
+    int n;
+
+    if (*r == '!') {
+        r++;
+        len--;
+    }
+    while ((dot = memchr(r, '.', len)) != NULL) {
+        len -= (size_t)(dot + 1 - r);
+        r = dot + 1;
+        if (len >= BROCK_HOST_MAX)
+            return -1;
+        memcpy(host, r, len);
+        host[len] = '\0';
+        if (strmap_put(&psl_parents, host, &psl_parents) < 0)
+            return -1;
+        n = brock_host_normalize(r, len, host);
+        if (n > 0 && strmap_put(&psl_parents, host, &psl_parents) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void psl_parents_read(void)
+{
+    char path[PATH_MAX], line[1024];
+    FILE *f;
+    int ok = 1;
+
+    strmap_cleanup(&psl_parents, NULL);
+    strmap_init(&psl_parents);
+    psl_parents_ok = 0;
+    pthread_once(&psl_once, psl_setup);
+    /* libpsl's built-in copy is not the text beside the system's compiled list */
+    if (!psl_ctx || (!psl_path[0] && psl_ctx == psl_builtin()))
+        return;
+    f = psl_text_open(path, sizeof(path));
+    if (!f)
+        return;
+    while (ok && fgets(line, sizeof(line), f)) {
+        char *r = line + strspn(line, " \t");
+        size_t len = strcspn(r, " \t\r\n");
+
+        if (len == 0 || !strncmp(r, "//", 2))
+            continue;
+        ok = parents_add(r, len) == 0;
+    }
+    if (ferror(f) || !ok) {
+        strmap_cleanup(&psl_parents, NULL);
+        strmap_init(&psl_parents);
+    } else {
+        psl_parents_ok = 1;
+    }
+    fclose(f);
 }
 
 /* ---- normalisation ---- */
@@ -498,12 +577,14 @@ int brock__is_private(const char *host)
 
 /* ---- base domains ---- */
 
-int brock_base_domain(const char *host, char *out)
+/* brock_base_domain(), telling in *is_ps whether host is a public suffix itself. */
+static int base_domain(const char *host, char *out, int *is_ps)
 {
     const psl_ctx_t *psl;
     const char *base;
     size_t len;
 
+    *is_ps = 0;
     if (!out)
         return BROCK_EINVAL;
     out[0] = '\0';
@@ -524,12 +605,20 @@ int brock_base_domain(const char *host, char *out)
     /* NULL for a public suffix: Privacy Badger makes such a name its own base. The answer
      * is always a tail of the name, so it can move down within out. */
     base = psl_registrable_domain(psl, out);
+    *is_ps = base == NULL;
     if (base && base != out) {
         size_t blen = strlen(base);
         memmove(out, base, blen + 1);
         len = blen;
     }
     return (int)len;
+}
+
+int brock_base_domain(const char *host, char *out)
+{
+    int is_ps;
+
+    return base_domain(host, out, &is_ps);
 }
 
 void brock__base_domain(const char *host, char *out)
@@ -616,11 +705,14 @@ int brock__is_third_party_domain(const struct brock_engine *e, const char *a, co
 /* libpsl's lookup costs about a microsecond; a decision needs two or three base domains, so a
  * direct-mapped cache of recent hosts keeps decisions well under that. A slot remembers a
  * host by its 64-bit keyed hash and length, and its base by offset: the base is always a
- * tail of the host. */
+ * tail of the host. A host not in it whose parent is (or can be worked out so), is no public
+ * suffix and has no rule one label under it, has its parent's base: the first name in a new
+ * site costs one lookup, its other hosts none. */
 struct brock__base_slot {
     uint64_t hash;
     uint16_t len; /* host length + 1; 0: empty */
     uint16_t off;
+    uint8_t is_ps; /* whether the host is a public suffix (its own base): PS_* */
 };
 
 #define BASE_CACHE_SLOTS 65536
@@ -648,33 +740,97 @@ void brock__base_cache_free(struct brock_engine *e)
     e->base_cache = NULL;
 }
 
-const char *brock__base(const struct brock_engine *e, const char *host)
+/* Whether host (len bytes) is a plain ASCII name of two labels or more: letters, digits, '-'
+ * and '_', no A-label (libpsl reads those as the Unicode they stand for). */
+static int plain_name(const char *host, size_t len)
+{
+    const char *dot = memchr(host, '.', len);
+
+    if (!dot || dot == host || host[len - 1] == '.')
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)host[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+              (c == '.' && host[i + 1] != '.')))
+            return 0;
+        if (c == 'x' && (i == 0 || host[i - 1] == '.') && len - i >= 4 &&
+            !memcmp(host + i, "xn--", 4))
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether a cached host is a public suffix: not known when its base came from its parent's
+ * being one (its base is itself either way). */
+enum { PS_NO, PS_YES, PS_UNKNOWN };
+
+/* The base of host (len bytes, 0 < len < BROCK_HOST_MAX, NUL-terminated) as its offset in
+ * host; *is_ps tells whether host is a public suffix (PS_*; never PS_UNKNOWN when need_ps).
+ * -1 when it has none (the caller gives ""). libpsl's answer is the name before the longest
+ * suffix of host that is a public suffix, or host when it is one itself; so, for a plain
+ * name, when its parent is a suffix the answer is host, and when its parent is not one and
+ * no rule can make host one, the answer is its parent's. */
+static int base_off(const struct brock_engine *e, const char *host, size_t len, int *is_ps,
+                    int need_ps)
 {
     char tmp[BROCK_HOST_MAX];
     uint64_t h = 0xcbf29ce484222325ULL ^ e->actions.seed;
     struct brock__base_slot *slot;
-    size_t len = 0;
-    int n;
+    int off = -1;
 
-    for (; host[len]; len++) {
-        h ^= (unsigned char)host[len];
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)host[i];
         h *= 0x100000001b3ULL;
     }
-    if (len == 0 || len >= BROCK_HOST_MAX)
-        return host + len;
     h ^= h >> 32;
     slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
-    if (slot && slot->hash == h && slot->len == len + 1)
-        return host + slot->off;
-    n = brock_base_domain(host, tmp);
-    if (n <= 0 || (size_t)n > len)
-        return host + len;
+    if (slot && slot->hash == h && slot->len == len + 1 &&
+        !(need_ps && slot->is_ps == PS_UNKNOWN)) {
+        *is_ps = slot->is_ps;
+        return slot->off;
+    }
+    *is_ps = PS_NO;
+    if (slot && plain_name(host, len)) {
+        const char *parent = (const char *)memchr(host, '.', len) + 1;
+        size_t plen = len - (size_t)(parent - host);
+        int parent_ps, poff;
+
+        pthread_once(&psl_parents_once, psl_parents_read);
+        if (psl_parents_ok && (poff = base_off(e, parent, plen, &parent_ps, 1)) >= 0) {
+            if (parent_ps == PS_YES && !need_ps) {
+                off = 0;
+                *is_ps = PS_UNKNOWN;
+            } else if (parent_ps == PS_NO && !strmap_getn(&psl_parents, parent, plen)) {
+                off = poff + (int)(parent - host);
+            }
+        }
+    }
+    if (off < 0) {
+        int n = base_domain(host, tmp, is_ps);
+
+        if (n <= 0 || (size_t)n > len)
+            return -1;
+        off = (int)(len - (size_t)n);
+    }
     if (slot) {
         slot->hash = h;
         slot->len = (uint16_t)(len + 1);
-        slot->off = (uint16_t)(len - (size_t)n);
+        slot->off = (uint16_t)off;
+        slot->is_ps = (uint8_t)*is_ps;
     }
-    return host + len - (size_t)n;
+    return off;
+}
+
+const char *brock__base(const struct brock_engine *e, const char *host)
+{
+    size_t len = strlen(host);
+    int is_ps, off;
+
+    if (len == 0 || len >= BROCK_HOST_MAX)
+        return host + len;
+    off = base_off(e, host, len, &is_ps, 0);
+    return off < 0 ? host + len : host + off;
 }
 
 /* ---- names in the action map ---- */

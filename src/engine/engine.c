@@ -6,9 +6,11 @@
 #include "engine/engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/buf.h"
 
 const char *brock_version(void)
@@ -40,14 +42,48 @@ const char *brock_strerror(int err)
     }
 }
 
+/* An arena of this thread that jansson's values go into while it is on (brock__json_arena),
+ * and whose values are then released with it, not one by one. */
+static _Thread_local struct arena *json_arena;
+static _Thread_local int json_arena_on;
+
 static void *json_malloc(size_t n)
 {
+    if (json_arena && json_arena_on)
+        return arena_alloc(json_arena, n);
     return mem_malloc(n);
 }
 
 static void json_free(void *p)
 {
+    if (json_arena && p && arena_owns(json_arena, p))
+        return;
     mem_free(p);
+}
+
+int brock__json_arena(struct arena *a)
+{
+    json_malloc_t m = NULL;
+    json_free_t f = NULL;
+
+    json_arena_on = 0;
+    json_arena = NULL;
+    if (!a)
+        return 0;
+    /* jansson's own allocator is the C library's, which these two call: put in, they change
+     * nothing for values made before. Another, set by whoever embeds brock, stays. */
+    json_get_alloc_funcs(&m, &f);
+    if (m == malloc && f == free && mem_funcs.malloc_fn == malloc && mem_funcs.free_fn == free)
+        json_set_alloc_funcs(json_malloc, json_free);
+    else if (m != json_malloc || f != json_free)
+        return -1;
+    json_arena = a;
+    return 0;
+}
+
+void brock__json_arena_on(int on)
+{
+    json_arena_on = json_arena && on;
 }
 
 int brock_replace_allocator(void *(*malloc_fn)(size_t), void *(*realloc_fn)(void *, size_t),

@@ -222,6 +222,15 @@ uint64_t brock__psl_generation(void);
 /* After brock_psl_load(): forgets the base domains and answers e computed with the old list. */
 void brock__psl_check(struct brock_engine *e);
 
+struct arena;
+
+/* Makes a (NULL: none) this thread's arena for jansson's values: while it is on
+ * (brock__json_arena_on), every value made goes into it, and freeing one of them does
+ * nothing; arena_reset() releases them all. Returns 0, or -1 (no arena then) when jansson
+ * allocates through functions brock did not put in. */
+int brock__json_arena(struct arena *a);
+void brock__json_arena_on(int on);
+
 /* isMultiDomainFirstParty(base_a, base_b). */
 int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b);
 

@@ -41,11 +41,15 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/strmap.h"
 
 /* Rendered cookie headers of one entry never grow past this; larger arrays are cut. */
 #define HAR_COOKIE_BUF_MAX (1u << 20)
+
+/* The size of the chunks of the arena an entry's values are built in: a few entries' worth. */
+#define HAR_ARENA_CHUNK ((size_t)64 << 10)
 
 /* How often, in entries, the progress callback hears from the learning pass. */
 #define HAR_PROGRESS_EVERY 8192
@@ -106,8 +110,7 @@ struct har_ctx {
     struct brock_site_cookies *sc; /* the first parties' cookies scripts can read */
     size_t *offs;               /* scratch: where each rendered value starts in cookies */
     size_t offs_cap;
-    char *text;                 /* scratch: one entry's text read again */
-    size_t text_cap;
+    struct har_window win;      /* the file's text read again */
     void (*progress)(void *arg, size_t done, size_t total);
     void *arg;
     size_t told;                /* entries read when progress last heard of it */
@@ -659,17 +662,17 @@ static int learn_all(struct har_ctx *c, struct brock_stats *st)
         if (c->progress && k % HAR_PROGRESS_EVERY == 0)
             c->progress(c->arg, k, c->n_slots);
         err = brock__har_load_entry(c->e, &c->src, &c->cb, c->slots[k].off, c->slots[k].len,
-                                    &c->text, &c->text_cap, &v);
+                                    &c->win, &v);
         if (err < 0)
             return err;
         brock__har_read_entry(&again, c->slots[k].i, v, &h);
         if (h.flags & HAR_BAD) {
-            json_decref(v);
+            brock__har_release(&c->src, v);
             return brock__fail(c->e, BROCK_EFORMAT, "%s: changed while it was read",
                                c->f.name);
         }
         err = learn_entry(c, k, &h, st);
-        json_decref(v);
+        brock__har_release(&c->src, v);
         if (err < 0)
             return err;
         st->entries++;
@@ -687,6 +690,7 @@ static int learn_src(struct brock_engine *e, const char *name, struct har_src *s
     struct har_ctx c;
     struct brock_stats st;
     struct har_doc doc;
+    struct arena arena;
     int err;
 
     memset(&c, 0, sizeof(c));
@@ -694,6 +698,9 @@ static int learn_src(struct brock_engine *e, const char *name, struct har_src *s
     c.e = e;
     c.f.name = name ? name : "HAR";
     c.src = *src;
+    /* Each entry's values go into one arena, released at once when the entry is done. */
+    arena_init(&arena, HAR_ARENA_CHUNK);
+    c.src.arena = brock__json_arena(&arena) == 0 ? &arena : NULL;
     c.cb.name = c.f.name;
     c.cb.on_entry = on_entry;
     c.cb.on_page = on_page;
@@ -747,7 +754,9 @@ out:
     mem_free(c.slots);
     mem_free(c.hdrs);
     mem_free(c.offs);
-    mem_free(c.text);
+    mem_free(c.win.buf);
+    brock__json_arena(NULL);
+    arena_cleanup(&arena);
     return err;
 }
 
@@ -756,7 +765,7 @@ int brock_learn_har(struct brock_engine *e, const char *name, const char *json, 
                     void (*on_warning)(void *arg, const char *msg), void *arg,
                     struct brock_stats *stats)
 {
-    struct har_src src = {json, -1, len, 0};
+    struct har_src src = {json, -1, len, 0, NULL};
 
     if (stats)
         memset(stats, 0, sizeof(*stats));
@@ -772,7 +781,7 @@ int brock_learn_har_fd(struct brock_engine *e, const char *name, int fd,
                        void (*on_warning)(void *arg, const char *msg), void *arg,
                        struct brock_stats *stats)
 {
-    struct har_src src = {NULL, fd, 0, 0};
+    struct har_src src = {NULL, fd, 0, 0, NULL};
     struct stat sb;
     char bom[3];
 

@@ -107,6 +107,8 @@ struct har_src {
     int fd;
     size_t len;
     size_t start;
+    struct arena *arena; /* this thread's jansson arena (brock__json_arena) the elements are
+                            built in, or NULL: they are freed value by value */
 };
 
 /* What a scan calls: on_entry with each element i of log.entries (borrowed: freed after the
@@ -129,14 +131,24 @@ struct har_scan_cb {
 int brock__har_scan(struct brock_engine *e, const struct har_src *src,
                     const struct har_scan_cb *cb, struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
 
+/* A file's text read ahead for brock__har_load_entry(): len bytes from off in buf (cap
+ * bytes; free with mem_free). Entries read again in about the order they came then cost one
+ * read(2) a window, not one each. */
+struct har_window {
+    char *buf;
+    size_t cap, off, len;
+};
+
 /* Reads again the entry of len bytes at off in src (as a scan told it) into *out (free with
- * json_decref()); a file's bytes go through *scratch (*scratch_cap bytes, grown as needed;
- * free with mem_free). Returns 0, BROCK_EFORMAT or BROCK_EIO when the file changed since the
+ * json_decref()); a file's bytes go through w (grown as needed, one window or one entry
+ * long at most). Returns 0, BROCK_EFORMAT or BROCK_EIO when the file changed since the
  * scan, BROCK_ENOMEM. */
 int brock__har_load_entry(struct brock_engine *e, const struct har_src *src,
                           const struct har_scan_cb *cb, size_t off, size_t len,
-                          char **scratch, size_t *scratch_cap, json_t **out)
-    BROCK_NODISCARD_INTERNAL;
+                          struct har_window *w, json_t **out) BROCK_NODISCARD_INTERNAL;
+
+/* Releases an element brock__har_load_entry() gave: with its arena, everything in it. */
+void brock__har_release(const struct har_src *src, json_t *v);
 
 /* A HAR date and time ("YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM|±HHMM)", ISO 8601) in Unix
  * milliseconds; 0 when s is NULL or not one. */

@@ -17,9 +17,13 @@
 #include <yajl/yajl_parse.h>
 
 #include "util/alloc.h"
+#include "util/arena.h"
 
 /* Bytes read from a file at a time. */
 #define HAR_CHUNK ((size_t)64 << 10)
+
+/* Bytes read at a time when entries are read again. */
+#define HAR_WINDOW ((size_t)1 << 20)
 
 /* How deep an element is built (a HAR's go 5 deep; jansson frees values recursively). */
 #define HAR_DEPTH_MAX 64
@@ -66,6 +70,7 @@ struct hs {
     struct brock_engine *e;
     const struct har_scan_cb *cb;
     struct har_doc *doc;
+    struct arena *arena; /* where elements are built, or NULL */
     yajl_handle y;
     int single;          /* one value alone: the entry brock__har_load_entry() reads */
     json_t *one;         /* that value, when complete */
@@ -174,6 +179,8 @@ static int element_done(struct hs *s, json_t *v, size_t end)
         s->one = v;
         return 1;
     }
+    /* what the callbacks make is theirs, not the element's */
+    brock__json_arena_on(0);
     if (s->where == HS_ENTRIES) {
         if (s->cb->on_entry)
             err = s->cb->on_entry(s->cb->arg, s->n_entries, v, s->off, end - s->off);
@@ -183,7 +190,11 @@ static int element_done(struct hs *s, json_t *v, size_t end)
             err = s->cb->on_page(s->cb->arg, s->n_pages, v);
         s->n_pages++;
     }
-    json_decref(v);
+    brock__json_arena_on(s->arena != NULL);
+    if (s->arena)
+        arena_reset(s->arena);
+    else
+        json_decref(v);
     if (err < 0) {
         s->err = err;
         return 0;
@@ -672,6 +683,8 @@ int brock__har_scan(struct brock_engine *e, const struct har_src *src,
     }
     at = src->start;
     s.base = at;
+    s.arena = src->arena;
+    brock__json_arena_on(s.arena != NULL);
     while (at < src->len) {
         size_t n = src->len - at < HAR_CHUNK ? src->len - at : HAR_CHUNK;
         const char *p = src->text ? src->text + at : chunk;
@@ -701,41 +714,70 @@ int brock__har_scan(struct brock_engine *e, const struct har_src *src,
     err = hs_finish(&s, &pos);
 out:
     hs_cleanup(&s);
+    brock__json_arena_on(0);
+    if (src->arena)
+        arena_reset(src->arena);
     mem_free(chunk);
     return err;
 }
 
+/* Points *p at the len bytes at off of the file, through the window w: read again from off
+ * (a window's worth, or the entry when it is longer) unless w holds them already. */
+static int window_get(struct brock_engine *e, const struct har_src *src,
+                      const struct har_scan_cb *cb, size_t off, size_t len,
+                      struct har_window *w, const char **p)
+{
+    size_t rest = src->len > off ? src->len - off : 0, got = 0;
+    size_t want = rest < HAR_WINDOW ? rest : HAR_WINDOW;
+
+    if (w->buf && off >= w->off && len <= w->len && off - w->off <= w->len - len) {
+        *p = w->buf + (off - w->off);
+        return 0;
+    }
+    if (want < len)
+        want = len;
+    if (!want)
+        want = 1;
+    w->len = 0;
+    if (mem_grow(&w->buf, &w->cap, want, 1) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "%s: out of memory for an entry of %zu bytes",
+                           cb->name, len);
+    while (got < want) {
+        ssize_t r = pread(src->fd, w->buf + got, want - got, (off_t)(off + got));
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return read_fail(e, cb->name, errno);
+        if (r == 0 && got < len)
+            return brock__fail(e, BROCK_EIO, "%s: it shrank while it was read", cb->name);
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    w->off = off;
+    w->len = got;
+    *p = w->buf;
+    return 0;
+}
+
 int brock__har_load_entry(struct brock_engine *e, const struct har_src *src,
                           const struct har_scan_cb *cb, size_t off, size_t len,
-                          char **scratch, size_t *scratch_cap, json_t **out)
+                          struct har_window *w, json_t **out)
 {
     struct hs s;
     struct hs_pos pos = {1, 0};
     struct har_doc doc;
-    const char *p;
+    const char *p = "";
     int err;
 
     *out = NULL;
     if (src->text) {
         p = src->text + off;
     } else {
-        size_t got = 0;
-
-        if (mem_grow(scratch, scratch_cap, len, 1) < 0)
-            return brock__fail(e, BROCK_ENOMEM, "%s: out of memory for an entry of %zu bytes",
-                               cb->name, len);
-        while (got < len) {
-            ssize_t r = pread(src->fd, *scratch + got, len - got, (off_t)(off + got));
-
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0)
-                return read_fail(e, cb->name, errno);
-            if (r == 0)
-                return brock__fail(e, BROCK_EIO, "%s: it shrank while it was read", cb->name);
-            got += (size_t)r;
-        }
-        p = *scratch;
+        err = window_get(e, src, cb, off, len, w, &p);
+        if (err < 0)
+            return err;
     }
     memset(&doc, 0, sizeof(doc));
     err = hs_init(&s, e, cb, &doc);
@@ -743,9 +785,12 @@ int brock__har_load_entry(struct brock_engine *e, const struct har_src *src,
         goto out;
     s.single = 1;
     s.base = off;
+    s.arena = src->arena;
+    brock__json_arena_on(s.arena != NULL);
     err = hs_feed(&s, &pos, p, len);
     if (!err)
         err = hs_finish(&s, &pos);
+    brock__json_arena_on(0);
     if (!err && !s.one)
         err = brock__fail(e, BROCK_EFORMAT, "%s: changed while it was read", cb->name);
     if (!err) {
@@ -754,5 +799,15 @@ int brock__har_load_entry(struct brock_engine *e, const struct har_src *src,
     }
 out:
     hs_cleanup(&s);
+    if (err < 0 && src->arena)
+        arena_reset(src->arena);
     return err;
+}
+
+void brock__har_release(const struct har_src *src, json_t *v)
+{
+    if (src->arena)
+        arena_reset(src->arena);
+    else
+        json_decref(v);
 }

@@ -362,6 +362,61 @@ static void test_psl_vectors(void **state)
     assert_int_equal(nulls, 21);
 }
 
+/* The engine's base domains (brock__base: a cache, and a name's base told from its parent's
+ * when no rule can make the name a suffix) are libpsl's, for every rule of the list in use
+ * and the names one, two and three labels under it, asked from the top down for some rules
+ * and from the bottom up for others; and for the names under an exception. */
+struct base_walk {
+    struct brock_engine *e;
+    size_t n, checked;
+};
+
+static void check_engine_base(struct base_walk *w, const char *host)
+{
+    char want[BROCK_HOST_MAX];
+    const char *got = brock__base(w->e, host);
+
+    if (brock_base_domain(host, want) < 0)
+        want[0] = '\0';
+    if (strcmp(got, want) != 0)
+        fail_msg("\"%s\": the engine's base is \"%s\", libpsl's \"%s\"", host, got, want);
+    w->checked++;
+}
+
+static int base_walk_rule(void *arg, const char *suffix)
+{
+    static const char *const under[] = {"", "a.", "b.a.", "c.b.a."};
+    struct base_walk *w = arg;
+    char host[BROCK_HOST_MAX + 8];
+
+    for (int k = 0; k < 4; k++) {
+        int i = w->n % 2 ? 3 - k : k;
+
+        snprintf(host, sizeof(host), "%s%s", under[i], suffix);
+        if (strlen(host) < BROCK_HOST_MAX)
+            check_engine_base(w, host);
+    }
+    w->n++;
+    return 0;
+}
+
+static void test_engine_base_is_libpsl(void **state)
+{
+    static const char *const exceptions[] = {"www.ck", "a.www.ck", "b.a.www.ck", "x.ck",
+                                             "a.x.ck", "nom.br", "a.nom.br", "b.a.nom.br"};
+    struct base_walk w = {test_engine_open(NULL, NULL, 1), 0, 0};
+    char why[256];
+
+    (void)state;
+    assert_int_equal(brock__psl_each(base_walk_rule, &w, why, sizeof(why)), 0);
+    for (size_t i = 0; i < sizeof(exceptions) / sizeof(exceptions[0]); i++)
+        check_engine_base(&w, exceptions[i]);
+    for (size_t i = sizeof(exceptions) / sizeof(exceptions[0]); i-- > 0;)
+        check_engine_base(&w, exceptions[i]);
+    assert_true(w.checked > 20000);
+    brock_engine_free(w.e);
+}
+
 struct base_job {
     const char *host, *want;
     char out[BROCK_HOST_MAX];
@@ -601,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_url_host_bad),
         cmocka_unit_test(test_base_domain),
         cmocka_unit_test(test_psl_vectors),
+        cmocka_unit_test(test_engine_base_is_libpsl),
         cmocka_unit_test(test_is_ip),
         cmocka_unit_test(test_is_private),
         cmocka_unit_test(test_is_third_party),
