@@ -377,6 +377,10 @@ int brock__score(int action);
 enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
                                      const struct action_entry **source);
 
+/* The resolved action of a name below fqdn that the action map does not hold: fqdn's own DNT
+ * flag does not reach it, and below a public suffix nothing does (noaction). */
+enum brock_action brock__below_action(const struct brock_engine *e, const char *fqdn);
+
 /* "", "allow", "block", "cookieblock" → heuristic value; -1 for another string that is
  * accepted but never selected (BROCK__HEUR_UNKNOWN is stored). */
 int brock__heur_parse(const char *s);
@@ -570,9 +574,11 @@ BROCK__EXPORTER(safari)
  * rule reaches the names below it too, except where a deeper rule says otherwise. */
 struct brock__rule {
     char *name;
-    enum brock_effect effect;  /* what the rule does at name and below */
+    enum brock_effect effect;  /* what the rule does at name and below (exact: at name only) */
     enum brock_effect context; /* what the rules above it do there: BROCK_PASS when none */
     unsigned depth;            /* rules above it */
+    int exact; /* the rule holds for name alone, and the names below it keep context: a
+                  public suffix's own choice, or a name's own DNT policy */
 };
 
 /* A choice for one site only, as a list says it: on the pages of site (a base domain), name
@@ -585,7 +591,7 @@ struct brock__site_rule {
 };
 
 struct brock__plan {
-    struct brock__rule *rules; /* by depth, context, effect, then name */
+    struct brock__rule *rules; /* by depth, context, effect, exact, then name */
     size_t n;
     struct brock__site_rule *site_rules; /* by site, then name */
     size_t n_site_rules;
