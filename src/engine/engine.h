@@ -134,6 +134,7 @@ struct brock_engine {
     struct strmap tracking;   /* tracker base → struct tracking */
     struct strmap fp_scripts; /* script host → struct fp_host */
     struct strmap site_actions; /* "SITE DOMAIN" → the user's choice there (siteaction.c) */
+    struct strmap site_index;   /* SITE → a map of DOMAIN → the same choices, for the lookup */
     struct strvec deleted;    /* action entries removed since the last sync */
     size_t dirty;             /* changes since the last sync; 0: nothing to write */
 
