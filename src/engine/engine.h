@@ -580,6 +580,7 @@ struct brock__rule {
     unsigned depth;            /* rules above it */
     int exact; /* the rule holds for name alone, and the names below it keep context: a
                   public suffix's own choice, or a name's own DNT policy */
+    int before_exact; /* an exact rule for the same name follows, deeper */
 };
 
 /* A choice for one site only, as a list says it: on the pages of site (a base domain), name

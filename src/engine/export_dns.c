@@ -37,6 +37,8 @@ static int write_around(struct buf *out, const struct brock__plan *p, size_t i, 
     const struct brock__rule *r = &p->rules[i];
     int rc;
 
+    if (!r->exact && r->before_exact && a->below)
+        return 0; /* the exact rule's rule for the names below says it */
     if (!r->exact)
         return write_one(out, a, r->effect, "", r->name);
     if (!a->below)
@@ -84,8 +86,10 @@ static int write_rpz(struct buf *out, const struct brock__plan *p, size_t i, con
     const struct brock__rule *r = &p->rules[i];
     const char *target = r->effect == BROCK_DENY ? "." : "rpz-passthru.";
 
+    /* A name with an exact rule after this one gets its own record there: one owner, one
+     * CNAME. */
     (void)arg;
-    if (buf_printf(out, "%s CNAME %s\n", r->name, target) < 0 ||
+    if ((!r->before_exact && buf_printf(out, "%s CNAME %s\n", r->name, target) < 0) ||
         (!r->exact && buf_printf(out, "*.%s CNAME %s\n", r->name, target) < 0))
         return BROCK_ENOMEM;
     return 0;

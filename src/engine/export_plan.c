@@ -242,6 +242,7 @@ static int make_rules(struct collect *c, struct strmap *m)
             r->effect = x->below;
             r->context = up ? up->below : BROCK_PASS;
             r->depth = depth++;
+            r->before_exact = x->is_exact;
             p->counts[r->effect]++;
         }
         if (x->is_exact) {

@@ -491,6 +491,45 @@ static void test_public_suffixes(void **unused)
     brock_engine_free(e);
 }
 
+/* A public suffix blocked below a blocked name: the names below the suffix are other sites,
+ * and pass, while the name above and the suffix itself are blocked; one rule a name where
+ * the format has but one (dnsmasq's, an RPZ owner's). */
+static void test_suffix_below_a_block(void **unused)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    struct brock_decision d;
+    char err[256], *out;
+
+    (void)unused;
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    assert_int_equal(brock_set_user_action(e, "amazonaws.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "s3.amazonaws.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_decide(e, "s3.amazonaws.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_int_equal(brock_decide(e, "bucket.s3.amazonaws.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_PASS);
+
+    out = export(e, "dnsmasq");
+    assert_true(has_line(out, "address=/amazonaws.com/"));
+    assert_true(has_line(out, "address=/s3.amazonaws.com/"));
+    assert_true(has_line(out, "server=/*.s3.amazonaws.com/#"));
+    assert_false(has_line(out, "server=/s3.amazonaws.com/#"));
+    brock_free(out);
+    out = export(e, "rpz");
+    assert_true(has_line(out, "s3.amazonaws.com CNAME ."));
+    assert_true(has_line(out, "*.s3.amazonaws.com CNAME rpz-passthru."));
+    assert_false(has_line(out, "s3.amazonaws.com CNAME rpz-passthru."));
+    brock_free(out);
+    /* Privoxy: the last section that matches wins, the exact one coming last. */
+    out = export(e, "privoxy");
+    assert_true(has_line(out, ".s3.amazonaws.com"));
+    assert_true(has_line(out, "s3.amazonaws.com"));
+    assert_true(strstr(out, "\n.s3.amazonaws.com\n") < strstr(out, "\ns3.amazonaws.com\n"));
+    brock_free(out);
+    brock_engine_free(e);
+}
+
 /* Choices for one site only: said with the site where the format can say it, above every
  * rule of the list; a public suffix's own choice for that name alone where the format has
  * exact names; left out with a comment elsewhere. */
@@ -584,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_public_suffixes),
+        cmocka_unit_test(test_suffix_below_a_block),
         cmocka_unit_test(test_site_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
