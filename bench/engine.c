@@ -2,9 +2,10 @@
 /*
  * Engine speed against the full seed: the time of one decision (median and 99th percentile,
  * each call timed alone) for a mix of seeded trackers, their subdomains, unknown names and
- * first-party hosts on many sites, observations per second, and learning from an HTTP
+ * first-party hosts on many sites, without and with 10,000 choices for one site only (and
+ * the lookup of those choices alone), observations per second, and learning from an HTTP
  * Archive in entries per second. Run by `make bench`, not a test; `engine DATA_DIR decide`
- * measures the decisions alone.
+ * measures the decisions alone, `engine DATA_DIR sites` the lookup of choices for one site.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ struct pair {
     const char *host;
     const char *site;
     const char *url;
+    const char *base; /* the site's base domain */
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -123,7 +125,7 @@ static const char *pack(char *text, size_t *used, size_t cap, const char *s)
 static struct pair *make_pairs(struct brock_engine *e, size_t npairs, char **text)
 {
     struct pair *pairs = calloc(npairs, sizeof(*pairs));
-    size_t it = 0, used = 0, cap = npairs * 3 * 64, nkeys = 0, next = 0;
+    size_t it = 0, used = 0, cap = npairs * 4 * 64, nkeys = 0, next = 0;
     char *buf = malloc(cap), host[BROCK_HOST_MAX], site[BROCK_HOST_MAX], url[BROCK_HOST_MAX];
     const char **keys = calloc(e->actions.len + 1, sizeof(*keys)), *key = "";
 
@@ -155,10 +157,47 @@ static struct pair *make_pairs(struct brock_engine *e, size_t npairs, char **tex
         pairs[i].host = pack(buf, &used, cap, host);
         pairs[i].site = pack(buf, &used, cap, site);
         pairs[i].url = pack(buf, &used, cap, url);
+        pairs[i].base = pack(buf, &used, cap, brock__base(e, site));
     }
     free(keys);
     *text = buf;
     return pairs;
+}
+
+/* The lookup of a choice for one site alone (what every decision on a site does first), n
+ * calls over the pairs, timed together: the mean time of one. */
+static void bench_site_lookup(struct brock_engine *e, const struct pair *pairs, size_t set,
+                              size_t n, const char *what)
+{
+    const char *source;
+    size_t found = 0;
+    double t0 = now_s(), t;
+
+    for (size_t i = 0; i < n; i++) {
+        const struct pair *p = &pairs[next_rand() % set];
+
+        found += brock__site_action_find(e, p->base, p->host, &source) != BROCK_NOACTION;
+    }
+    t = now_s() - t0;
+    printf("%-44s mean %5.0f ns (%zu calls, %zu found)\n", what, t * 1e9 / (double)n, n, found);
+}
+
+/* n choices for one site only, one on each of n sites: the pages' sites (www.siteN.example)
+ * among them, each allowing a name that is not a tracker, so that the decisions stay the
+ * same and only the lookup's cost shows. */
+static int add_site_choices(struct brock_engine *e, unsigned n)
+{
+    char site[64], domain[64];
+
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(site, sizeof(site), "site%u.example", i);
+        snprintf(domain, sizeof(domain), "c%u.choice%u.net", i % 7, i);
+        if (brock_set_site_action(e, site, domain, BROCK_USER_ALLOW) < 0) {
+            fprintf(stderr, "bench: %s\n", brock_engine_errmsg(e));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -167,6 +206,7 @@ int main(int argc, char **argv)
     struct brock_engine *e;
     char err[512], *pair_text;
     size_t npairs = 200000, warm = 2000, calls = 1000000, entries = 200000, len;
+    int sites_only = argc > 2 && !strcmp(argv[2], "sites");
     struct pair *pairs;
     uint32_t *ns;
     struct buf har;
@@ -186,11 +226,24 @@ int main(int argc, char **argv)
 
     /* Warm: a browsing session's few thousand (host, page) pairs, decided over and over.
      * Cold: 200,000 pairs, more than any cache of recent answers holds. */
+    if (sites_only) {
+        bench_site_lookup(e, pairs, npairs, calls, "site choice lookup, none");
+        if (add_site_choices(e, 10000) < 0)
+            return 1;
+        bench_site_lookup(e, pairs, npairs, calls, "site choice lookup, 10,000 choices");
+        goto out;
+    }
     bench_clock(ns, calls);
     bench_decide(e, pairs, warm, 0, ns, calls, "brock_decide, warm (2,000 pairs)");
     bench_decide(e, pairs, npairs, 0, ns, calls, "brock_decide, cold (200,000 pairs)");
     bench_decide(e, pairs, warm, 1, ns, calls, "brock_decide_request, warm (2,000 pairs)");
     bench_decide(e, pairs, npairs, 1, ns, calls, "brock_decide_request, cold (200,000 pairs)");
+    /* The same cold decisions with 10,000 choices for one site only present. */
+    bench_site_lookup(e, pairs, npairs, calls, "site choice lookup, none");
+    if (add_site_choices(e, 10000) < 0)
+        return 1;
+    bench_decide(e, pairs, npairs, 0, ns, calls, "brock_decide, cold, 10,000 site choices");
+    bench_site_lookup(e, pairs, npairs, calls, "site choice lookup, 10,000 choices");
     if (argc > 2 && !strcmp(argv[2], "decide"))
         goto out;
 

@@ -254,6 +254,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     }
     strmap_init(&e->actions);
     strmap_init(&e->site_actions);
+    strmap_init(&e->site_index);
     strmap_init(&e->snitches);
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);

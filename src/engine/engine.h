@@ -135,6 +135,7 @@ struct brock_engine {
     struct strmap tracking;   /* tracker base → struct tracking */
     struct strmap fp_scripts; /* script host → struct fp_host */
     struct strmap site_actions; /* "SITE DOMAIN" → the user's choice there (siteaction.c) */
+    struct strmap site_index;   /* SITE → a map of DOMAIN → the same choices, for the lookup */
     struct strvec deleted;    /* action entries removed since the last sync */
     size_t dirty;             /* changes since the last sync; 0: nothing to write */
 
@@ -393,6 +394,10 @@ int brock__score(int action);
 enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
                                      const struct action_entry **source);
 
+/* The resolved action of a name below fqdn that the action map does not hold: fqdn's own DNT
+ * flag does not reach it, and below a public suffix nothing does (noaction). */
+enum brock_action brock__below_action(const struct brock_engine *e, const char *fqdn);
+
 /* "", "allow", "block", "cookieblock" → heuristic value; -1 for another string that is
  * accepted but never selected (BROCK__HEUR_UNKNOWN is stored). */
 int brock__heur_parse(const char *s);
@@ -586,9 +591,12 @@ BROCK__EXPORTER(safari)
  * rule reaches the names below it too, except where a deeper rule says otherwise. */
 struct brock__rule {
     char *name;
-    enum brock_effect effect;  /* what the rule does at name and below */
+    enum brock_effect effect;  /* what the rule does at name and below (exact: at name only) */
     enum brock_effect context; /* what the rules above it do there: BROCK_PASS when none */
     unsigned depth;            /* rules above it */
+    int exact; /* the rule holds for name alone, and the names below it keep context: a
+                  public suffix's own choice, or a name's own DNT policy */
+    int before_exact; /* an exact rule for the same name follows, deeper */
 };
 
 /* A choice for one site only, as a list says it: on the pages of site (a base domain), name
@@ -601,7 +609,7 @@ struct brock__site_rule {
 };
 
 struct brock__plan {
-    struct brock__rule *rules; /* by depth, context, effect, then name */
+    struct brock__rule *rules; /* by depth, context, effect, exact, then name */
     size_t n;
     struct brock__site_rule *site_rules; /* by site, then name */
     size_t n_site_rules;

@@ -17,17 +17,25 @@ struct list_format {
     struct {
         const char *pre, *post; /* around the name, for a rule at depth 0, 1, ... */
     } lines[4];                 /* pre NULL: past what the format can say */
+    /* The anchors before a name for it alone, one line each: Adblock Plus's "|" starts the
+     * whole URL, so its scheme follows; AdGuard's DNS rules match host names, where "|"
+     * starts the name. */
+    const char *exact[3];
 };
 
 static const struct list_format abp = {
-    "!", "an Adblock Plus filter list",
-    {{"||", "^$third-party"}, {"@@||", "^$third-party"}, {NULL, NULL}, {NULL, NULL}},
+    "!",
+    "an Adblock Plus filter list",
+    {{"", "^$third-party"}, {"@@", "^$third-party"}, {NULL, NULL}, {NULL, NULL}},
+    {"|http://", "|https://", NULL},
 };
 
 /* AdGuard's $important wins over exceptions without it, which gives two more depths. */
 static const struct list_format adguard = {
-    "!", "DNS filtering rules for AdGuard Home and Pi-hole",
-    {{"||", "^"}, {"@@||", "^"}, {"||", "^$important"}, {"@@||", "^$important"}},
+    "!",
+    "DNS filtering rules for AdGuard Home and Pi-hole",
+    {{"", "^"}, {"@@", "^"}, {"", "^$important"}, {"@@", "^$important"}},
+    {"|", NULL, NULL},
 };
 
 static int write_line(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
@@ -35,11 +43,17 @@ static int write_line(struct buf *out, const struct brock__plan *p, size_t i, co
     const struct list_format *f = arg;
     const struct brock__rule *r = &p->rules[i];
 
-    if (r->depth < sizeof(f->lines) / sizeof(f->lines[0]) && f->lines[r->depth].pre)
-        return buf_printf(out, "%s%s%s\n", f->lines[r->depth].pre, r->name,
-                          f->lines[r->depth].post) < 0
-                   ? BROCK_ENOMEM
-                   : 0;
+    if (r->depth < sizeof(f->lines) / sizeof(f->lines[0]) && f->lines[r->depth].pre) {
+        const char *const subtree[] = {"||", NULL};
+        const char *const *anchors = r->exact ? f->exact : subtree;
+
+        for (size_t k = 0; anchors[k]; k++) {
+            if (buf_printf(out, "%s%s%s%s\n", f->lines[r->depth].pre, anchors[k], r->name,
+                           f->lines[r->depth].post) < 0)
+                return BROCK_ENOMEM;
+        }
+        return 0;
+    }
     return buf_printf(out, "%s left out: %s %s (an exception above it wins here)\n", f->mark,
                       r->effect == BROCK_DENY ? "block" : "exception", r->name) < 0
                ? BROCK_ENOMEM
@@ -100,10 +114,13 @@ int brock__export_adguard(struct brock_engine *e, unsigned flags, struct buf *ou
 
 /* uBlock Origin's rules have no comments (its "My rules" pane keeps only rules), and the
  * most specific host's rule wins, so every depth can be said: "noop" hands a name back to the
- * filter lists, as if no rule of brock's named it. */
+ * filter lists, as if no rule of brock's named it. A rule reaches every name below its own,
+ * so a choice for one name alone is left out. */
 static int write_ubo(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
 {
     (void)arg;
+    if (p->rules[i].exact)
+        return 0;
     return buf_printf(out, "* %s * %s\n", p->rules[i].name,
                       p->rules[i].effect == BROCK_DENY ? "block" : "noop") < 0
                ? BROCK_ENOMEM

@@ -45,12 +45,37 @@ static json_t *dnr_action(enum brock_effect effect)
     return json_pack("{s:s}", "type", "allow");
 }
 
-static int dnr_rule(struct buf *out, int *first, int *id, int priority, enum brock_effect effect,
-                    json_t *domains)
+/* A regular expression (RE2) for a URL whose host is name, not a name below it. */
+static void dnr_exact_re(char *re, size_t size, const char *name)
 {
-    json_t *rule = json_pack("{s:i, s:i, s:o, s:{s:O, s:s}}", "id", ++*id, "priority", priority,
-                             "action", dnr_action(effect), "condition", "requestDomains",
-                             domains, "domainType", "thirdParty");
+    size_t n = (size_t)snprintf(re, size, "^[a-z]+://");
+
+    for (const char *c = name; *c && n + 8 < size; c++) {
+        if (*c == '.')
+            re[n++] = '\\';
+        re[n++] = *c;
+    }
+    snprintf(re + n, size - n, "[:/]");
+}
+
+/* The condition for a third-party request to the names of domains and below, or (exact) to
+ * the one name of domains alone. */
+static json_t *dnr_condition(json_t *domains, int exact)
+{
+    char re[BROCK_HOST_MAX * 2 + 32];
+
+    if (!exact)
+        return json_pack("{s:O, s:s}", "requestDomains", domains, "domainType", "thirdParty");
+    dnr_exact_re(re, sizeof(re), json_string_value(json_array_get(domains, 0)));
+    return json_pack("{s:s, s:s}", "regexFilter", re, "domainType", "thirdParty");
+}
+
+static int dnr_rule(struct buf *out, int *first, int *id, int priority, enum brock_effect effect,
+                    json_t *domains, int exact)
+{
+    json_t *rule = json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", priority,
+                             "action", dnr_action(effect), "condition",
+                             dnr_condition(domains, exact));
 
     return append_rule(out, rule, first);
 }
@@ -67,9 +92,9 @@ static int dnr_group(struct buf *out, int *first, int *id, const struct brock__r
 
     if (r->effect == BROCK_DENY || r->context != BROCK_PASS)
         rc = dnr_rule(out, first, id, weight,
-                      r->effect == BROCK_DENY ? BROCK_DENY : BROCK_PASS, domains);
+                      r->effect == BROCK_DENY ? BROCK_DENY : BROCK_PASS, domains, r->exact);
     if (rc == 0 && r->effect == BROCK_STRIP_COOKIES)
-        rc = dnr_rule(out, first, id, weight + 1, BROCK_STRIP_COOKIES, domains);
+        rc = dnr_rule(out, first, id, weight + 1, BROCK_STRIP_COOKIES, domains, r->exact);
     return rc;
 }
 
@@ -79,17 +104,11 @@ static int dnr_group(struct buf *out, int *first, int *id, const struct brock__r
 static json_t *dnr_site_condition(const struct brock__site_rule *r)
 {
     char re[BROCK_HOST_MAX * 2 + 32];
-    size_t n = (size_t)snprintf(re, sizeof(re), "^[a-z]+://");
 
     if (!r->exact)
         return json_pack("{s:[s], s:[s], s:s}", "requestDomains", r->name, "initiatorDomains",
                          r->site, "domainType", "thirdParty");
-    for (const char *c = r->name; *c && n + 8 < sizeof(re); c++) {
-        if (*c == '.')
-            re[n++] = '\\';
-        re[n++] = *c;
-    }
-    snprintf(re + n, sizeof(re) - n, "[:/]");
+    dnr_exact_re(re, sizeof(re), r->name);
     return json_pack("{s:s, s:[s], s:s}", "regexFilter", re, "initiatorDomains", r->site,
                      "domainType", "thirdParty");
 }
@@ -134,9 +153,10 @@ int brock__export_dnr(struct brock_engine *e, unsigned flags, struct buf *out)
         if ((!domains && !(domains = json_array())) ||
             json_array_append_new(domains, json_string(r->name)) < 0) {
             rc = BROCK_ENOMEM;
-        } else if (!next || next->depth != r->depth || next->effect != r->effect ||
-                   next->context != r->context) {
-            /* The last name of a group of rules alike: the group's rules go out. */
+        } else if (!next || r->exact || next->exact || next->depth != r->depth ||
+                   next->effect != r->effect || next->context != r->context) {
+            /* The last name of a group of rules alike (a rule for a name alone is a group of
+             * its own): the group's rules go out. */
             rc = dnr_group(out, &first, &id, r, domains);
             json_decref(domains);
             domains = NULL;
@@ -171,9 +191,11 @@ static json_t *safari_trigger(const char *name, int exact)
     return json_pack("{s:s, s:[s]}", "url-filter", filter, "load-type", "third-party");
 }
 
-static int safari_rule(struct buf *out, int *first, const char *name, const char *type)
+static int safari_rule(struct buf *out, int *first, const struct brock__rule *r,
+                       const char *type)
 {
-    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger", safari_trigger(name, 0),
+    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger",
+                                      safari_trigger(r->name, r->exact),
                                       "action", "type", type),
                        first);
 }
@@ -211,9 +233,9 @@ int brock__export_safari(struct brock_engine *e, unsigned flags, struct buf *out
         const struct brock__rule *r = &p.rules[i];
 
         if (r->context != BROCK_PASS)
-            rc = safari_rule(out, &first, r->name, "ignore-previous-rules");
+            rc = safari_rule(out, &first, r, "ignore-previous-rules");
         if (rc == 0 && r->effect != BROCK_PASS)
-            rc = safari_rule(out, &first, r->name,
+            rc = safari_rule(out, &first, r,
                              r->effect == BROCK_DENY ? "block" : "block-cookies");
     }
     for (size_t i = 0; i < p.n_site_rules && rc == 0; i++) {

@@ -14,14 +14,19 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
-/* A name the export takes in, with what the export does there. */
+/* A name the export takes in, with what the export does there and at the names below it
+ * that the export does not take in. The two differ where a choice holds for the name alone:
+ * a public suffix's (the names below it are other sites) and a name's own DNT policy (which
+ * Privacy Badger reads for that exact name). */
 struct name {
     char *name;
-    enum brock_effect effect;
-    int is_rule;
+    enum brock_effect effect, below;
+    int is_rule;  /* a rule for the name and the names below it */
+    int is_exact; /* a rule for the name alone */
 };
 
 struct collect {
+    struct brock_engine *e;
     unsigned flags, plan_flags;
     struct name *v;
     size_t n, cap;
@@ -32,9 +37,9 @@ struct collect {
 /* What the export does at t: its effect, less what the flags leave out or the format cannot
  * do. A name left so is allowed, which is what a format without cookie stripping must do
  * with a cookieblocked name. */
-static enum brock_effect wanted(const struct collect *c, const struct brock_tracker *t)
+static enum brock_effect wanted(const struct collect *c, enum brock_action action)
 {
-    enum brock_effect x = brock_action_effect(t->action);
+    enum brock_effect x = brock_action_effect(action);
 
     if (x == BROCK_DENY && !(c->flags & BROCK_EXPORT_BLOCK))
         return BROCK_PASS;
@@ -68,7 +73,8 @@ static int leave_out(struct collect *c, const char *name, const char *why)
     return 0;
 }
 
-static int take(struct collect *c, const char *domain, enum brock_effect x)
+static int take(struct collect *c, const char *domain, enum brock_effect x,
+                enum brock_effect below)
 {
     char *name;
 
@@ -76,7 +82,9 @@ static int take(struct collect *c, const char *domain, enum brock_effect x)
         return BROCK_ENOMEM;
     c->v[c->n].name = name;
     c->v[c->n].effect = x;
+    c->v[c->n].below = below;
     c->v[c->n].is_rule = 0;
+    c->v[c->n].is_exact = 0;
     c->n++;
     return 0;
 }
@@ -84,13 +92,17 @@ static int take(struct collect *c, const char *domain, enum brock_effect x)
 static int on_tracker(void *arg, const struct brock_tracker *t)
 {
     struct collect *c = arg;
-    enum brock_effect x = wanted(c, t);
+    enum brock_effect x = wanted(c, t->action), below = x;
 
     if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !brock_tracker_learned(t))
         return 0;
     if (!is_domain(t->domain))
         return x == BROCK_PASS ? 0 : leave_out(c, t->domain, "an address, not a domain name");
-    return take(c, t->domain, x);
+    /* The resolved action counts a DNT flag only on the exact name; the names below get what
+     * the walk gives without it. A public suffix's names below are for except_suffixes(). */
+    if (t->action == BROCK_DNT && !brock__is_public_suffix(t->domain))
+        below = wanted(c, brock__below_action(c->e, t->domain));
+    return take(c, t->domain, x, below);
 }
 
 /* The nearest name above name that the export takes in, or NULL. */
@@ -116,8 +128,8 @@ static unsigned rules_above(const struct strmap *m, const char *name)
 /* Public suffixes (PRIVACY-BADGER.md 5): a name above a public suffix is another site's,
  * and its action applies neither to the suffix nor below it, where every name is a site of
  * its own. A rule of a format reaches every name below it, so below a rule that is not a
- * pass, each public suffix gets a pass of its own; and a public suffix's own action, which
- * applies to that one name only, can only be left out. */
+ * pass, each public suffix gets a pass of its own; and a public suffix's own action applies
+ * to that one name only: a rule for it alone, which the formats without one leave out. */
 struct suffixes {
     struct strmap *m; /* the names taken in, pointing into the collection's array */
     struct strmap seen;
@@ -129,7 +141,7 @@ static int on_suffix(void *arg, const char *suffix)
     struct suffixes *s = arg;
     const struct name *up = above(s->m, suffix);
 
-    if (!up || up->effect == BROCK_PASS || strmap_get(s->m, suffix) ||
+    if (!up || up->below == BROCK_PASS || strmap_get(s->m, suffix) ||
         strmap_get(&s->seen, suffix))
         return 0;
     if (strmap_put(&s->seen, suffix, (void *)1) < 0 ||
@@ -144,12 +156,9 @@ static int except_suffixes(struct collect *c, struct strmap *m)
     size_t n = c->n;
     int rc = 0;
 
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (c->v[i].effect != BROCK_PASS && brock__is_public_suffix(c->v[i].name)) {
-            rc = leave_out(c, c->v[i].name, "a public suffix: a rule would reach every site "
-                                            "below it");
-            c->v[i].effect = BROCK_PASS;
-        }
+    for (size_t i = 0; i < n; i++) {
+        if (brock__is_public_suffix(c->v[i].name))
+            c->v[i].below = BROCK_PASS;
     }
     /* The suffixes join c->v, which the map points into, only once all are found; then
      * make_rules() indexes the names again. */
@@ -161,7 +170,7 @@ static int except_suffixes(struct collect *c, struct strmap *m)
     else
         c->p->psl_note[0] = '\0';
     for (size_t i = 0; i < s.found.n && rc == 0; i++)
-        rc = take(c, s.found.v[i], BROCK_PASS);
+        rc = take(c, s.found.v[i], BROCK_PASS, BROCK_PASS);
     strmap_cleanup(&s.seen, NULL);
     brock__strvec_cleanup(&s.found);
     return rc;
@@ -177,6 +186,8 @@ static int rule_cmp(const void *a, const void *b)
         return x->context < y->context ? -1 : 1;
     if (x->effect != y->effect)
         return x->effect < y->effect ? -1 : 1;
+    if (x->exact != y->exact)
+        return x->exact < y->exact ? -1 : 1;
     return strcmp(x->name, y->name);
 }
 
@@ -194,44 +205,69 @@ static int index_names(struct collect *c, struct strmap *m)
     return 0;
 }
 
-/* Turns the names taken in into rules: a name is a rule where its effect differs from the one
- * the rules above it give it (any name not passed, for a format that names hosts one by
- * one). The names become the rules'. */
+/* Turns the names taken in into rules. A name gets a rule for itself and the names below it
+ * where what they get differs from what the rules above give them (any name not passed, for
+ * a format that names hosts one by one), and a rule for itself alone, deeper, where its own
+ * effect differs from its names' below. The names become the rules'. */
 static int make_rules(struct collect *c, struct strmap *m)
 {
     struct brock__plan *p = c->p;
+    int each = (c->plan_flags & BROCK__PLAN_EACH) != 0;
+    size_t n = 0;
 
     if (index_names(c, m) < 0)
         return BROCK_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
-        const struct name *up = (c->plan_flags & BROCK__PLAN_EACH) ? NULL : above(m, c->v[i].name);
-        c->v[i].is_rule = c->v[i].effect != (up ? up->effect : BROCK_PASS);
-        p->n += c->v[i].is_rule != 0;
+        struct name *x = &c->v[i];
+        const struct name *up = each ? NULL : above(m, x->name);
+        enum brock_effect context = up ? up->below : BROCK_PASS;
+
+        if (each)
+            x->below = x->effect;
+        x->is_rule = x->below != context;
+        x->is_exact = x->effect != x->below;
+        n += (x->is_rule != 0) + (x->is_exact != 0);
     }
-    p->rules = mem_calloc(p->n, sizeof(*p->rules));
+    p->rules = mem_calloc(n, sizeof(*p->rules));
     if (!p->rules)
         return BROCK_ENOMEM;
-    p->n = 0;
     for (size_t i = 0; i < c->n; i++) {
-        struct brock__rule *r = &p->rules[p->n];
-        const struct name *up;
+        const struct name *x = &c->v[i];
+        const struct name *up = each ? NULL : above(m, x->name);
+        unsigned depth = each ? 0 : rules_above(m, x->name);
+        struct brock__rule *r;
 
-        if (!c->v[i].is_rule)
-            continue;
-        up = (c->plan_flags & BROCK__PLAN_EACH) ? NULL : above(m, c->v[i].name);
-        r->effect = c->v[i].effect;
-        r->context = up ? up->effect : BROCK_PASS;
-        r->depth = (c->plan_flags & BROCK__PLAN_EACH) ? 0 : rules_above(m, c->v[i].name);
-        p->counts[r->effect]++;
-        p->n++;
+        if (x->is_rule) {
+            r = &p->rules[p->n++];
+            r->effect = x->below;
+            r->context = up ? up->below : BROCK_PASS;
+            r->depth = depth++;
+            r->before_exact = x->is_exact;
+            p->counts[r->effect]++;
+        }
+        if (x->is_exact) {
+            r = &p->rules[p->n++];
+            r->effect = x->effect;
+            r->context = x->below;
+            r->depth = depth;
+            r->exact = 1;
+            p->counts[r->effect]++;
+        }
     }
     /* The names move to the rules only now: rules_above() read them through the map. */
     p->n = 0;
     for (size_t i = 0; i < c->n; i++) {
-        if (!c->v[i].is_rule)
-            continue;
-        p->rules[p->n++].name = c->v[i].name;
-        c->v[i].name = NULL;
+        struct name *x = &c->v[i];
+
+        if (x->is_rule && x->is_exact) {
+            if (!(p->rules[p->n].name = mem_strdup(x->name)))
+                return BROCK_ENOMEM;
+            p->n++;
+        }
+        if (x->is_rule || x->is_exact) {
+            p->rules[p->n++].name = x->name;
+            x->name = NULL;
+        }
     }
     qsort(p->rules, p->n, sizeof(*p->rules), rule_cmp);
     if (p->n_left_out) /* qsort() takes no NULL array, even empty */
@@ -297,7 +333,7 @@ int brock__plan_excepted(const struct brock__plan *p, const char *name)
         size_t rlen = strlen(r->name);
 
         if (r->effect == BROCK_PASS && rlen <= nlen && !strcmp(name + nlen - rlen, r->name) &&
-            (rlen == nlen || name[nlen - rlen - 1] == '.'))
+            (rlen == nlen || (!r->exact && name[nlen - rlen - 1] == '.')))
             return 1;
     }
     return 0;
@@ -306,7 +342,7 @@ int brock__plan_excepted(const struct brock__plan *p, const char *name)
 int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flags,
                       struct brock__plan *p)
 {
-    struct collect c = {.flags = flags, .plan_flags = plan_flags, .p = p};
+    struct collect c = {.e = e, .flags = flags, .plan_flags = plan_flags, .p = p};
     struct strmap m;
     int rc;
 

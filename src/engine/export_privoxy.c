@@ -27,7 +27,7 @@ static const char *heading(enum brock_effect effect, enum brock_effect context)
 }
 
 /* A section's heading where the rules change, then ".name", which matches the name and
- * every name below it. */
+ * every name below it, or "name", which matches that host alone. */
 static int write_section(struct buf *out, const struct brock__plan *p, size_t i,
                          const void *arg)
 {
@@ -37,7 +37,7 @@ static int write_section(struct buf *out, const struct brock__plan *p, size_t i,
 
     (void)arg;
     if ((new_section && buf_printf(out, "\n%s\n", heading(r->effect, r->context)) < 0) ||
-        buf_printf(out, ".%s\n", r->name) < 0)
+        buf_printf(out, "%s%s\n", r->exact ? "" : ".", r->name) < 0)
         return BROCK_ENOMEM;
     return 0;
 }

@@ -253,9 +253,10 @@ int brock__score(int action)
 }
 
 /* Walks from the base up to fqdn so that, on equal scores, the more specific name wins. The
- * names are suffixes of fqdn, so the walk needs no copies: collect the label starts first. */
-enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
-                                     const struct action_entry **source)
+ * names are suffixes of fqdn, so the walk needs no copies: collect the label starts first.
+ * A DNT flag counts at dnt_at only (fqdn, or NULL for none). */
+static enum brock_action walk(const struct brock_engine *e, const char *fqdn,
+                              const char *dnt_at, const struct action_entry **source)
 {
     const char *starts[BROCK_HOST_MAX / 2];
     const char *base;
@@ -280,7 +281,7 @@ enum brock_action brock__best_action(const struct brock_engine *e, const char *f
         int act;
         if (!a)
             continue;
-        act = brock__get_action(e, a, starts[n] != fqdn);
+        act = brock__get_action(e, a, starts[n] != dnt_at);
         if (brock__score(act) >= brock__score(best)) {
             best = (enum brock_action)act;
             from = a;
@@ -289,6 +290,21 @@ enum brock_action brock__best_action(const struct brock_engine *e, const char *f
     if (source)
         *source = best == BROCK_NOACTION ? NULL : from;
     return best;
+}
+
+enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
+                                     const struct action_entry **source)
+{
+    return walk(e, fqdn, fqdn, source);
+}
+
+/* The walk for a name below fqdn that the map lacks meets the same entries as fqdn's, with
+ * fqdn's DNT flag left out; below a public suffix every name is a site of its own. */
+enum brock_action brock__below_action(const struct brock_engine *e, const char *fqdn)
+{
+    if (brock__is_public_suffix(fqdn))
+        return BROCK_NOACTION;
+    return walk(e, fqdn, NULL, NULL);
 }
 
 /* ---- disabled sites (section 4.2) ---- */

@@ -2,7 +2,9 @@
 /*
  * The user's choices for one site only: an action for a domain that holds on the pages of one
  * first party (its base domain) and beats every other rule for that domain there, kept beside
- * the action map and written to the store as rows of their own.
+ * the action map and written to the store as rows of their own. The choices are kept twice:
+ * by "SITE DOMAIN", which the store's rows follow, and by site then domain, so that a decision
+ * on a site without choices costs one lookup however many other sites have some.
  */
 #include "engine/engine.h"
 
@@ -40,6 +42,59 @@ static int key_make(char *key, const char *site, size_t slen, const char *domain
     return 0;
 }
 
+/* ---- the two maps, kept in step ---- */
+
+static void domains_free(void *m)
+{
+    strmap_cleanup(m, NULL);
+    mem_free(m);
+}
+
+/* Puts s into the site's map of domains, making that map if the site has none. */
+static int index_put(struct brock_engine *e, struct site_action *s)
+{
+    struct strmap *m = strmap_getn(&e->site_index, s->key, s->site_len);
+    char site[BROCK_HOST_MAX];
+    int made = 0;
+
+    if (!m) {
+        if (!(m = mem_malloc(sizeof(*m))))
+            return -1;
+        strmap_init(m);
+        memcpy(site, s->key, s->site_len);
+        site[s->site_len] = '\0';
+        if (strmap_put(&e->site_index, site, m) < 0) {
+            mem_free(m);
+            return -1;
+        }
+        made = 1;
+    }
+    if (strmap_put(m, s->key + s->site_len + 1, s) < 0) {
+        if (made)
+            domains_free(strmap_del(&e->site_index, site));
+        return -1;
+    }
+    return 0;
+}
+
+/* Takes s out of both maps and frees it; a site left without choices leaves the index. */
+static void entry_remove(struct brock_engine *e, struct site_action *s)
+{
+    struct strmap *m = strmap_getn(&e->site_index, s->key, s->site_len);
+    char site[BROCK_HOST_MAX];
+
+    if (m) {
+        strmap_del(m, s->key + s->site_len + 1);
+        if (!m->len) {
+            memcpy(site, s->key, s->site_len);
+            site[s->site_len] = '\0';
+            domains_free(strmap_del(&e->site_index, site));
+        }
+    }
+    strmap_del(&e->site_actions, s->key);
+    mem_free(s);
+}
+
 static struct site_action *entry_ensure(struct brock_engine *e, const char *site,
                                         const char *domain)
 {
@@ -62,11 +117,17 @@ static struct site_action *entry_ensure(struct brock_engine *e, const char *site
         mem_free(s);
         return NULL;
     }
+    if (index_put(e, s) < 0) {
+        strmap_del(&e->site_actions, s->key);
+        mem_free(s);
+        return NULL;
+    }
     return s;
 }
 
 void brock__site_actions_free(struct brock_engine *e)
 {
+    strmap_cleanup(&e->site_index, domains_free);
     strmap_cleanup(&e->site_actions, mem_free);
 }
 
@@ -75,28 +136,26 @@ void brock__site_actions_free(struct brock_engine *e)
 enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,
                                           const char *fqdn, const char **source)
 {
-    char key[KEY_MAX];
-    size_t slen;
+    const struct strmap *m;
     const char *base;
 
     *source = NULL;
-    if (!e->site_actions.len || !site || !*site)
+    if (!e->site_index.len || !site || !*site ||
+        !(m = strmap_get(&e->site_index, site)))
         return BROCK_NOACTION;
-    base = brock__base(e, fqdn);
-    if (!*base)
-        return BROCK_NOACTION;
-    slen = strlen(site);
-    /* The most specific name wins: the first found walking up from the host. */
+    /* The most specific name wins: the first found walking up from the host. The walk stops
+     * at the host's base domain, which only a find needs: a choice for a name above it (a
+     * public suffix's) does not reach the host. */
     for (const char *p = fqdn; p; p = brock__parent(p)) {
-        const struct site_action *s;
+        const struct site_action *s = strmap_get(m, p);
 
-        if (key_make(key, site, slen, p) == 0 && (s = strmap_get(&e->site_actions, key)) &&
-            s->user != BROCK_NOACTION) {
-            *source = s->key + s->site_len + 1;
-            return (enum brock_action)s->user;
-        }
-        if (p >= base)
-            break;
+        if (!s || s->user == BROCK_NOACTION)
+            continue;
+        base = brock__base(e, fqdn);
+        if (!*base || p > base)
+            return BROCK_NOACTION;
+        *source = s->key + s->site_len + 1;
+        return (enum brock_action)s->user;
     }
     return BROCK_NOACTION;
 }
@@ -179,6 +238,7 @@ int brock_site_actions(struct brock_engine *e, const char *site, struct brock_si
 {
     char host[BROCK_HOST_MAX];
     const char *base = NULL, *key;
+    const struct strmap *from = &e->site_actions;
     struct brock_site_action *v;
     void *val;
     size_t it = 0, k = 0;
@@ -192,14 +252,16 @@ int brock_site_actions(struct brock_engine *e, const char *site, struct brock_si
         if (!*base)
             base = host;
     }
-    v = mem_calloc(e->site_actions.len, sizeof(*v));
+    /* One site's choices are its map in the index; every site's, the whole map. */
+    if (base && !(from = strmap_get(&e->site_index, base)))
+        return 0;
+    v = mem_calloc(from->len, sizeof(*v));
     if (!v)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    while (strmap_next(&e->site_actions, &it, &key, &val)) {
+    while (strmap_next(from, &it, &key, &val)) {
         const struct site_action *s = val;
 
-        if (s->user == BROCK_NOACTION ||
-            (base && (strlen(base) != s->site_len || memcmp(base, s->key, s->site_len) != 0)))
+        if (s->user == BROCK_NOACTION)
             continue;
         memcpy(v[k].site, s->key, s->site_len);
         v[k].site[s->site_len] = '\0';
@@ -263,8 +325,7 @@ int brock__site_actions_reload_end(struct brock_engine *e)
 
         if (s->seen || s->dirty)
             continue;
-        strmap_del(&e->site_actions, key);
-        mem_free(s);
+        entry_remove(e, s);
         n++;
     }
     if (n)
@@ -309,10 +370,8 @@ void brock__site_actions_clean(struct brock_engine *e)
         struct site_action *s = val;
 
         s->dirty = 0;
-        if (s->user == BROCK_NOACTION) {
-            strmap_del(&e->site_actions, key);
-            mem_free(s);
-        }
+        if (s->user == BROCK_NOACTION)
+            entry_remove(e, s);
     }
 }
 

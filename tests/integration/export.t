@@ -5,8 +5,10 @@
 // response policy zone checked by BIND's named-checkzone, Privoxy proxying to a local origin;
 // Chromium's declarativeNetRequest and WebKit's content blocker lists checked against their
 // documented shapes. The state holds a blocked base with a cookieblocked name below it (which
-// must still load) and another blocked base with a name the user allowed. Bad requests write
-// nothing. A validator that is missing fails its test: scripts/deps installs them all.
+// must still load) and another blocked base with a name the user allowed; and two choices for
+// one name alone: a name posting the DNT policy below the first base (the names below it stay
+// blocked), and the user's block of a public suffix (the sites below it stay untouched). Bad
+// requests write nothing. A validator that is missing fails its test: scripts/deps installs them all.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -26,8 +28,12 @@ const ANSWER = '192.0.2.1';
 // What the state holds: blocked bases, and what must load below them.
 const BLOCKED = ['tracker.test', 'ads.tracker.test', 'other.test', 'deep.other.test'];
 const LOADS = ['cdn.tracker.test', 'img.cdn.tracker.test', 'login.other.test', 'plain.test'];
+// The choices for one name alone, for the formats that can name one name without those below.
+const EXACT = { blocked: ['blogspot.com', 'x.dnt.tracker.test'],
+                loads: ['dnt.tracker.test', 'me.blogspot.com'] };
 const SEED = {
   action_map: { 'cdn.tracker.test': { heuristicAction: 'cookieblock' },
+                'dnt.tracker.test': { heuristicAction: '', dnt: true },
                 'static.yellow.test': { heuristicAction: 'cookieblock' } },
   snitch_map: { 'tracker.test': ['a.test', 'b.test', 'c.test'],
                 'other.test': ['a.test', 'b.test', 'c.test'],
@@ -116,18 +122,19 @@ async function lookup(port, name) {
 }
 
 // What a resolver must say: the blocked names do not exist, the others are answered.
-async function resolvesAsPlanned(port) {
+async function resolvesAsPlanned(port, blocked = [...BLOCKED, ...EXACT.blocked],
+                                 loads = [...LOADS, ...EXACT.loads]) {
   upstream.asked.length = 0;
-  for (const n of BLOCKED) {
+  for (const n of blocked) {
     const r = await lookup(port, n);
     assert.equal(r.code, 'ENOTFOUND', `${n} must not resolve: ${JSON.stringify(r)}`);
   }
-  for (const n of LOADS) {
+  for (const n of loads) {
     const r = await lookup(port, n);
     assert.deepEqual(r.addresses, [ANSWER], `${n} must resolve: ${JSON.stringify(r)}`);
   }
   // A blocked name never leaves the resolver.
-  for (const n of BLOCKED) assert.ok(!upstream.asked.includes(n), `${n} was sent upstream`);
+  for (const n of blocked) assert.ok(!upstream.asked.includes(n), `${n} was sent upstream`);
 }
 
 let upstream;
@@ -139,6 +146,8 @@ before(async () => {
   assert.equal(r.code, 0, r.stderr);
   r = await brock(S, ['set', 'login.other.test', 'allow']);
   assert.equal(r.code, 0, r.stderr);
+  r = await brock(S, ['set', 'blogspot.com', 'block']);
+  assert.equal(r.code, 0, r.stderr);
   upstream = await startUpstream();
 });
 after(async () => { if (upstream) await upstream.close(); });
@@ -149,6 +158,9 @@ check('dnsmasq reads the export and answers NXDOMAIN for blocked names only', as
   const text = await exportTo('dnsmasq', file);
   assert.match(text, /^address=\/tracker\.test\/$/m);
   assert.match(text, /^server=\/cdn\.tracker\.test\/#$/m);
+  // One name alone: its rule, and one for the names below it alone ("*.", dnsmasq 2.86).
+  assert.match(text, /^address=\/blogspot\.com\/\nserver=\/\*\.blogspot\.com\/#$/m);
+  assert.match(text, /^server=\/dnt\.tracker\.test\/#\naddress=\/\*\.dnt\.tracker\.test\/$/m);
   const t = await run(bin, ['--test', `--conf-file=${file}`]);
   assert.equal(t.code, 0, `dnsmasq --test: ${t.stderr}`);
   assert.match(t.stderr, /syntax check OK/);
@@ -172,6 +184,10 @@ check('Unbound accepts the export and answers as planned', async () => {
   const text = await exportTo('unbound', file);
   assert.match(text, /^local-zone: "tracker\.test\." always_nxdomain$/m);
   assert.match(text, /^local-zone: "login\.other\.test\." transparent$/m);
+  // A local zone reaches every name below it: a choice for one name alone is left out.
+  assert.match(text, /^# left out: block blogspot\.com \(.*name alone/m);
+  assert.match(text, /^# left out: exception dnt\.tracker\.test \(/m);
+  assert.doesNotMatch(text, /^local-zone: "(blogspot\.com|dnt\.tracker\.test)\./m);
   const port = await freePort();
   const conf = path.join(dir, 'unbound.conf');
   fs.writeFileSync(conf, [
@@ -189,7 +205,8 @@ check('Unbound accepts the export and answers as planned', async () => {
   assert.match(t.stdout, /no errors/);
   const d = await startDns(bin, ['-d', '-c', conf], port);
   try {
-    await resolvesAsPlanned(port);
+    await resolvesAsPlanned(port, [...BLOCKED, 'x.dnt.tracker.test', 'dnt.tracker.test'],
+                            [...LOADS, 'blogspot.com', 'me.blogspot.com']);
   } finally {
     d.stop();
   }
@@ -203,6 +220,10 @@ check('named-checkzone loads the response policy zone', async () => {
     assert.match(text, new RegExp(`^${n.replace(/[.*]/g, '\\$&')} CNAME \\.$`, 'm'));
   for (const n of ['cdn.tracker.test', '*.cdn.tracker.test', 'login.other.test'])
     assert.match(text, new RegExp(`^${n.replace(/[.*]/g, '\\$&')} CNAME rpz-passthru\\.$`, 'm'));
+  // One name alone: no wildcard below it, where the rules above (or none) still hold.
+  assert.match(text, /^blogspot\.com CNAME \.$/m);
+  assert.match(text, /^dnt\.tracker\.test CNAME rpz-passthru\.$/m);
+  assert.doesNotMatch(text, /^\*\.(blogspot\.com|dnt\.tracker\.test) /m);
   const t = await run(bin, ['-k', 'fail', 'rpz.brock', file]);
   assert.equal(t.code, 0, `named-checkzone: ${t.stdout}${t.stderr}`);
   assert.match(t.stdout, /loaded serial 1/);
@@ -237,7 +258,7 @@ check('Privoxy blocks, strips cookies and lets the exceptions through', async ()
       if (proc.exitCode !== null) throw new Error(`privoxy exited: ${log}`);
       return (await get('http://plain.test/')).status === 200;
     }, 15000);
-    for (const n of BLOCKED) {
+    for (const n of [...BLOCKED, ...EXACT.blocked]) {
       const r = await get(`http://${n}/pixel`);
       assert.equal(r.status, 403, `${n}: ${r.headers}`);
       assert.ok(!seen.some((x) => x.url === `http://${n}/pixel`), `${n} reached the origin`);
@@ -250,8 +271,9 @@ check('Privoxy blocks, strips cookies and lets the exceptions through', async ()
       assert.equal(seen.at(-1).cookie, undefined, `${n} got the cookie`);
       assert.doesNotMatch(r.headers, /set-cookie/i, `${n} set a cookie`);
     }
-    // Allowed by the user below a blocked base, and a name brock knows nothing of.
-    for (const n of ['login.other.test', 'plain.test']) {
+    // Allowed by the user below a blocked base, a name brock knows nothing of, the DNT
+    // policy's name and a site below the blocked public suffix.
+    for (const n of ['login.other.test', 'plain.test', ...EXACT.loads]) {
       const r = await get(`http://${n}/`);
       assert.equal(r.status, 200, n);
       assert.equal(seen.at(-1).cookie, 'uid=8f3a9b2c1d7e', n);
@@ -288,6 +310,11 @@ function checkDnr(rules) {
       assert.deepEqual(Object.keys(r.action), ['type'], what);
     }
     assert.ok(['firstParty', 'thirdParty'].includes(r.condition.domainType), what);
+    if (r.condition.regexFilter) { // one name alone
+      assert.equal(r.condition.requestDomains, undefined, what);
+      new RegExp(r.condition.regexFilter); // eslint-disable-line no-new
+      continue;
+    }
     assert.ok(r.condition.requestDomains.length > 0, what);
     for (const d of r.condition.requestDomains) assert.match(d, /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/);
   }
@@ -297,8 +324,9 @@ function checkDnr(rules) {
 // The rules Chromium applies to a third-party request to host: the highest priority block
 // or allow decides; header rules apply above the allow's priority (and none when blocked).
 function dnrOutcome(rules, host) {
-  const match = rules.filter((r) => r.condition.requestDomains.some(
-    (d) => host === d || host.endsWith('.' + d)));
+  const match = rules.filter((r) => (r.condition.regexFilter
+    ? new RegExp(r.condition.regexFilter).test(`https://${host}/x.js`)
+    : r.condition.requestDomains.some((d) => host === d || host.endsWith('.' + d))));
   const top = match.filter((r) => r.action.type !== 'modifyHeaders')
     .sort((a, b) => b.priority - a.priority)[0];
   if (top && top.action.type === 'block') return 'block';
@@ -313,7 +341,8 @@ check('the declarativeNetRequest ruleset has Chromium\'s shape and outcomes', as
     'tracker.test': 'block', 'ads.tracker.test': 'block', 'other.test': 'block',
     'cdn.tracker.test': 'cookieblock', 'img.cdn.tracker.test': 'cookieblock',
     'static.yellow.test': 'cookieblock', 'yellow.test': 'pass', 'login.other.test': 'pass',
-    'plain.test': 'pass',
+    'plain.test': 'pass', 'blogspot.com': 'block', 'me.blogspot.com': 'pass',
+    'dnt.tracker.test': 'pass', 'x.dnt.tracker.test': 'block',
   };
   for (const [host, outcome] of Object.entries(want))
     assert.equal(dnrOutcome(rules, host), outcome, host);
@@ -353,7 +382,8 @@ check('the WebKit content blocker has Safari\'s shape and outcomes', async () =>
     'tracker.test': 'block', 'ads.tracker.test': 'block', 'other.test': 'block',
     'cdn.tracker.test': 'cookieblock', 'img.cdn.tracker.test': 'cookieblock',
     'static.yellow.test': 'cookieblock', 'login.other.test': 'pass', 'plain.test': 'pass',
-    'nottracker.test': 'pass', 'tracker.test.evil': 'pass',
+    'nottracker.test': 'pass', 'tracker.test.evil': 'pass', 'blogspot.com': 'block',
+    'me.blogspot.com': 'pass', 'dnt.tracker.test': 'pass', 'x.dnt.tracker.test': 'block',
   };
   for (const [host, outcome] of Object.entries(want))
     assert.equal(safariOutcome(rules, host), outcome, host);
@@ -367,6 +397,10 @@ check('uBlock Origin and AdGuard rules: blocks at the base, exceptions below', a
   assert.match(ag, /^\|\|tracker\.test\^\n/m);
   assert.match(ag, /^@@\|\|cdn\.tracker\.test\^$/m);
   assert.doesNotMatch(ag, /yellow/);
+  // One name alone: "|" starts the host name in AdGuard's DNS rules.
+  assert.match(ag, /^\|blogspot\.com\^$/m);
+  assert.match(ag, /^@@\|dnt\.tracker\.test\^$/m);
+  assert.doesNotMatch(ag, /\|\|(blogspot\.com|dnt\.tracker\.test)\^/);
 });
 
 check('filters: --action and --learned-only', async () => {
@@ -376,9 +410,10 @@ check('filters: --action and --learned-only', async () => {
                               ['--action', 'cookieblock']);
   assert.match(priv, /^\.cdn\.tracker\.test$/m);
   assert.doesNotMatch(priv, /\+block/);
-  // Everything here came from an import: only the user's choice is left, which allows.
+  // Everything here came from an import: only the user's choices are left, of which one
+  // blocks (a public suffix, which a hosts line names alone).
   const learned = await exportTo('hosts', path.join(dir, 'learned.hosts'), ['--learned-only']);
-  assert.doesNotMatch(learned, /^0\.0\.0\.0/m);
+  assert.deepEqual(learned.match(/^0\.0\.0\.0 .*$/gm), ['0.0.0.0 blogspot.com']);
 });
 
 check('bad requests fail, naming the problem, and write nothing', async () => {

@@ -103,4 +103,21 @@ static inline struct brock_engine *test_engine_open(const char *state_dir, const
     return e;
 }
 
+/* The choices for one site only that brock_site_actions() lists for site (NULL: every site),
+ * as "domain@site=action" joined by spaces, into buf. */
+static inline const char *test_list_site_choices(struct brock_engine *e, const char *site,
+                                                 char *buf, size_t len)
+{
+    struct brock_site_action *v = NULL;
+    size_t n = 0, used = 0;
+
+    assert_true(brock_site_actions(e, site, &v, &n) >= 0);
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s@%s=%s", i ? " " : "",
+                                 v[i].domain, v[i].site, brock_action_name(v[i].action));
+    brock_free(v);
+    return buf;
+}
+
 #endif

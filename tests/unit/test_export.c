@@ -102,8 +102,9 @@ static void test_filter_lists(void **unused)
            "||seeded.example^$third-party\n"
            "||tracker.example^$third-party\n"
            "@@||cdn.tracker.example^$third-party\n"
-           "@@||dnt.tracker.example^$third-party\n"
            "@@||login.other.example^$third-party\n"
+           "@@|http://dnt.tracker.example^$third-party\n"
+           "@@|https://dnt.tracker.example^$third-party\n"
            "! left out: block x.login.other.example (an exception above it wins here)\n"
            "! left out: 203.0.113.7 (an address, not a domain name)\n");
     /* $important says it. */
@@ -115,8 +116,8 @@ static void test_filter_lists(void **unused)
            "||seeded.example^\n"
            "||tracker.example^\n"
            "@@||cdn.tracker.example^\n"
-           "@@||dnt.tracker.example^\n"
            "@@||login.other.example^\n"
+           "@@|dnt.tracker.example^\n"
            "||x.login.other.example^$important\n"
            "! left out: 203.0.113.7 (an address, not a domain name)\n");
     /* The most specific host wins; no comments. */
@@ -126,7 +127,6 @@ static void test_filter_lists(void **unused)
            "* seeded.example * block\n"
            "* tracker.example * block\n"
            "* cdn.tracker.example * noop\n"
-           "* dnt.tracker.example * noop\n"
            "* login.other.example * noop\n"
            "* x.login.other.example * block\n");
     brock_engine_free(e);
@@ -146,8 +146,9 @@ static void test_dns(void **unused)
            "address=/seeded.example/\n"
            "address=/tracker.example/\n"
            "server=/cdn.tracker.example/#\n"
-           "server=/dnt.tracker.example/#\n"
            "server=/login.other.example/#\n"
+           "server=/dnt.tracker.example/#\n"
+           "address=/*.dnt.tracker.example/\n"
            "address=/x.login.other.example/\n"
            "# left out: 203.0.113.7 (an address, not a domain name)\n");
     expect(e, "unbound", BROCK_EXPORT_DEFAULT,
@@ -159,8 +160,9 @@ static void test_dns(void **unused)
            "local-zone: \"seeded.example.\" always_nxdomain\n"
            "local-zone: \"tracker.example.\" always_nxdomain\n"
            "local-zone: \"cdn.tracker.example.\" transparent\n"
-           "local-zone: \"dnt.tracker.example.\" transparent\n"
            "local-zone: \"login.other.example.\" transparent\n"
+           "# left out: exception dnt.tracker.example (the choice holds for this name alone, and a "
+           "local zone reaches every name below it)\n"
            "local-zone: \"x.login.other.example.\" always_nxdomain\n"
            "# left out: 203.0.113.7 (an address, not a domain name)\n");
     expect(e, "rpz", BROCK_EXPORT_DEFAULT,
@@ -179,10 +181,9 @@ static void test_dns(void **unused)
            "*.tracker.example CNAME .\n"
            "cdn.tracker.example CNAME rpz-passthru.\n"
            "*.cdn.tracker.example CNAME rpz-passthru.\n"
-           "dnt.tracker.example CNAME rpz-passthru.\n"
-           "*.dnt.tracker.example CNAME rpz-passthru.\n"
            "login.other.example CNAME rpz-passthru.\n"
            "*.login.other.example CNAME rpz-passthru.\n"
+           "dnt.tracker.example CNAME rpz-passthru.\n"
            "x.login.other.example CNAME .\n"
            "*.x.login.other.example CNAME .\n"
            "; left out: 203.0.113.7 (an address, not a domain name)\n");
@@ -211,8 +212,8 @@ static void test_strip(void **unused)
            ".tracker.example\n"
            "\n"
            "{ -block }\n"
-           ".dnt.tracker.example\n"
            ".login.other.example\n"
+           "dnt.tracker.example\n"
            "\n"
            "{ -block +crunch-incoming-cookies +crunch-outgoing-cookies }\n"
            ".cdn.tracker.example\n"
@@ -230,15 +231,17 @@ static void test_strip(void **unused)
            "questDomains\": [\"evil.example\", \"other.example\", \"seeded.example\", \"tracker."
            "example\"], \"domainType\": \"thirdParty\"}},\n"
            "{\"id\": 3, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
-           "questDomains\": [\"dnt.tracker.example\", \"login.other.example\"], \"domainType\": "
-           "\"thirdParty\"}},\n"
+           "questDomains\": [\"login.other.example\"], \"domainType\": \"thirdParty\"}},\n"
            "{\"id\": 4, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
+           "gexFilter\": \"^[a-z]+://dnt\\\\.tracker\\\\.example[:/]\", \"domainType\": \"thirdParty"
+           "\"}},\n"
+           "{\"id\": 5, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
            "questDomains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 5, \"priority\": 4, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
+           "{\"id\": 6, \"priority\": 4, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
            "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
            "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
            "Domains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 6, \"priority\": 5, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
+           "{\"id\": 7, \"priority\": 5, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
            "questDomains\": [\"x.login.other.example\"], \"domainType\": \"thirdParty\"}}\n"
            "]\n");
     expect(e, "safari", BROCK_EXPORT_DEFAULT,
@@ -253,12 +256,11 @@ static void test_strip(void **unused)
            "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?tracker\\\\.example[:/]\", "
            "\"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}},\n"
-           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?dnt\\\\.tracker\\\\.example"
-           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
-           "rules\"}},\n"
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?login\\\\.other\\\\.example"
            "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
            "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+dnt\\\\.tracker\\\\.example[:/]\", \"load-"
+           "type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-rules\"}},\n"
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?cdn\\\\.tracker\\\\.example"
            "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
            "rules\"}},\n"
@@ -291,8 +293,8 @@ static void test_filters(void **unused)
            "\n"
            "{ -block }\n"
            ".cdn.tracker.example\n"
-           ".dnt.tracker.example\n"
            ".login.other.example\n"
+           "dnt.tracker.example\n"
            "\n"
            "{ +block{brock: tracker learned across sites} +handle-as-image }\n"
            ".x.login.other.example\n"
@@ -310,12 +312,11 @@ static void test_filters(void **unused)
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?cdn\\\\.tracker\\\\.example"
            "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
            "rules\"}},\n"
-           "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?dnt\\\\.tracker\\\\.example"
-           "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
-           "rules\"}},\n"
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?login\\\\.other\\\\.example"
            "[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-"
            "rules\"}},\n"
+           "{\"trigger\": {\"url-filter\": \"^[^:]+://+dnt\\\\.tracker\\\\.example[:/]\", \"load-"
+           "type\": [\"third-party\"]}, \"action\": {\"type\": \"ignore-previous-rules\"}},\n"
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?x\\\\.login\\\\.other\\\\.e"
            "xample[:/]\", \"load-type\": [\"third-party\"]}, \"action\": {\"type\": \"block\"}}"
            "\n"
@@ -344,8 +345,9 @@ static void test_filters(void **unused)
            "address=/other.example/\n"
            "address=/tracker.example/\n"
            "server=/cdn.tracker.example/#\n"
-           "server=/dnt.tracker.example/#\n"
            "server=/login.other.example/#\n"
+           "server=/dnt.tracker.example/#\n"
+           "address=/*.dnt.tracker.example/\n"
            "address=/x.login.other.example/\n"
            "# left out: 203.0.113.7 (an address, not a domain name)\n");
     expect(e, "hosts", BROCK_EXPORT_BLOCK | BROCK_EXPORT_LEARNED_ONLY,
@@ -426,8 +428,9 @@ static char *export(struct brock_engine *e, const char *format)
 /* Privacy Badger applies no action above a public suffix to the names at or below it, each
  * of them a site of its own (the system's Public Suffix List: s3.amazonaws.com,
  * googleapis.com). A list's rule reaches every name below it, so it gets exceptions there;
- * and the action of a name that is itself a public suffix cannot be said for that name
- * alone, so it is left out, where the format names hosts by subtree. */
+ * and the action of a name that is itself a public suffix is said for that name alone where
+ * the format can (the names below it keep what the rules above say), else left out with a
+ * comment. */
 static void test_public_suffixes(void **unused)
 {
     struct brock_config cfg = {0};
@@ -453,18 +456,76 @@ static void test_public_suffixes(void **unused)
     assert_true(has_line(out, "address=/amazonaws.com/"));
     assert_true(has_line(out, "server=/s3.amazonaws.com/#"));
     assert_true(has_line(out, "server=/compute.amazonaws.com/#")); /* from *.compute.amazonaws.com */
-    assert_false(has_line(out, "address=/googleapis.com/"));
-    assert_true(has_line(out, "# left out: googleapis.com (a public suffix: a rule would reach "
-                              "every site below it)"));
+    assert_true(has_line(out, "address=/googleapis.com/"));
+    assert_true(has_line(out, "server=/*.googleapis.com/#"));
+    brock_free(out);
+    out = export(e, "unbound");
+    assert_null(strstr(out, "local-zone: \"googleapis.com."));
+    assert_true(has_line(out, "# left out: block googleapis.com (the choice holds for this name "
+                              "alone, and a local zone reaches every name below it)"));
+    brock_free(out);
+    out = export(e, "rpz");
+    assert_true(has_line(out, "googleapis.com CNAME ."));
+    assert_null(strstr(out, "*.googleapis.com"));
     brock_free(out);
     out = export(e, "privoxy");
     assert_true(has_line(out, ".s3.amazonaws.com"));
+    assert_true(has_line(out, "googleapis.com"));
     assert_false(has_line(out, ".googleapis.com"));
+    brock_free(out);
+    out = export(e, "adguard");
+    assert_true(has_line(out, "|googleapis.com^"));
+    assert_false(has_line(out, "||googleapis.com^"));
+    brock_free(out);
+    out = export(e, "abp");
+    assert_true(has_line(out, "|https://googleapis.com^$third-party"));
+    brock_free(out);
+    out = export(e, "ubo");
+    assert_null(strstr(out, "googleapis.com"));
     brock_free(out);
     /* A hosts file names each host alone: the suffix's own action is said exactly. */
     out = export(e, "hosts");
     assert_true(has_line(out, "0.0.0.0 googleapis.com"));
     assert_null(strstr(out, "s3.amazonaws.com"));
+    brock_free(out);
+    brock_engine_free(e);
+}
+
+/* A public suffix blocked below a blocked name: the names below the suffix are other sites,
+ * and pass, while the name above and the suffix itself are blocked; one rule a name where
+ * the format has but one (dnsmasq's, an RPZ owner's). */
+static void test_suffix_below_a_block(void **unused)
+{
+    struct brock_config cfg = {0};
+    struct brock_engine *e = NULL;
+    struct brock_decision d;
+    char err[256], *out;
+
+    (void)unused;
+    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
+    assert_int_equal(brock_set_user_action(e, "amazonaws.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "s3.amazonaws.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_decide(e, "s3.amazonaws.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_int_equal(brock_decide(e, "bucket.s3.amazonaws.com", "news.example", &d), 0);
+    assert_int_equal(d.effect, BROCK_PASS);
+
+    out = export(e, "dnsmasq");
+    assert_true(has_line(out, "address=/amazonaws.com/"));
+    assert_true(has_line(out, "address=/s3.amazonaws.com/"));
+    assert_true(has_line(out, "server=/*.s3.amazonaws.com/#"));
+    assert_false(has_line(out, "server=/s3.amazonaws.com/#"));
+    brock_free(out);
+    out = export(e, "rpz");
+    assert_true(has_line(out, "s3.amazonaws.com CNAME ."));
+    assert_true(has_line(out, "*.s3.amazonaws.com CNAME rpz-passthru."));
+    assert_false(has_line(out, "s3.amazonaws.com CNAME rpz-passthru."));
+    brock_free(out);
+    /* Privoxy: the last section that matches wins, the exact one coming last. */
+    out = export(e, "privoxy");
+    assert_true(has_line(out, ".s3.amazonaws.com"));
+    assert_true(has_line(out, "s3.amazonaws.com"));
+    assert_true(strstr(out, "\n.s3.amazonaws.com\n") < strstr(out, "\ns3.amazonaws.com\n"));
     brock_free(out);
     brock_engine_free(e);
 }
@@ -562,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_public_suffixes),
+        cmocka_unit_test(test_suffix_below_a_block),
         cmocka_unit_test(test_site_choices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

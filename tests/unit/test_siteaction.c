@@ -2,7 +2,7 @@
 /*
  * The user's choices for one site only: decisions honour them on that site alone, above the
  * choice for every site; a kept answer does not outlive a change; they survive a reopen, reach
- * another process, and follow a version 3 state's migration.
+ * another process, and follow a version 3 state's migration; the index by site keeps step.
  */
 #include "test.h"
 
@@ -124,20 +124,6 @@ static void test_bad_input(void **state)
     brock_engine_free(e);
 }
 
-static const char *listed(struct brock_engine *e, const char *site, char *buf, size_t len)
-{
-    struct brock_site_action *v = NULL;
-    size_t n = 0, used = 0;
-
-    assert_true(brock_site_actions(e, site, &v, &n) >= 0);
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s@%s=%s", i ? " " : "",
-                                 v[i].domain, v[i].site, brock_action_name(v[i].action));
-    brock_free(v);
-    return buf;
-}
-
 /* Written at the sync, read back at the next open, seen by another process at its sync. */
 static void test_survives_reopen_and_reaches_others(void **state)
 {
@@ -153,10 +139,11 @@ static void test_survives_reopen_and_reaches_others(void **state)
     assert_int_equal(brock_set_site_action(a, "b.test", "z.test", BROCK_USER_BLOCK), 0);
     assert_int_equal(brock_set_site_action(a, "a.test", "z.test", BROCK_USER_COOKIEBLOCK), 0);
     assert_true(brock_sync(a) >= 0);
-    assert_string_equal(listed(a, NULL, text, sizeof(text)),
+    assert_string_equal(test_list_site_choices(a, NULL, text, sizeof(text)),
                         "z.test@a.test=user_cookieblock z.test@b.test=user_block "
                         "tracker.test@news.test=user_allow");
-    assert_string_equal(listed(a, "www.b.test", text, sizeof(text)), "z.test@b.test=user_block");
+    assert_string_equal(test_list_site_choices(a, "www.b.test", text, sizeof(text)),
+                        "z.test@b.test=user_block");
 
     /* The other process: at its next sync, and its kept answer goes. */
     assert_true(brock_sync(b) > 0);
@@ -169,7 +156,7 @@ static void test_survives_reopen_and_reaches_others(void **state)
     brock_engine_free(a);
 
     a = test_engine_open(f->dir, NULL, 1);
-    assert_string_equal(listed(a, NULL, text, sizeof(text)),
+    assert_string_equal(test_list_site_choices(a, NULL, text, sizeof(text)),
                         "z.test@a.test=user_cookieblock z.test@b.test=user_block");
     assert_int_equal(effect(a, "z.test", "b.test"), BROCK_DENY);
     brock_engine_free(a);
@@ -199,9 +186,89 @@ static void test_migration(void **state)
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
     e = test_engine_open(f->dir, NULL, 1);
-    assert_string_equal(listed(e, NULL, text, sizeof(text)), "kept.test@news.test=user_allow");
+    assert_string_equal(test_list_site_choices(e, NULL, text, sizeof(text)),
+                        "kept.test@news.test=user_allow");
     assert_int_equal(effect(e, "kept.test", "news.test"), BROCK_PASS);
     brock_engine_free(e);
+}
+
+/* Choices on many sites: the index by site holds exactly the sites with a choice, through
+ * set, reset, the sync that writes them, another process's load and its sync with the news. */
+enum { MANY_SITES = 5000 };
+
+static void many_name(char *buf, size_t len, unsigned i)
+{
+    snprintf(buf, len, "s%u.test", i);
+}
+
+/* What tracker.test and cdn.tracker.test get on site i while sites below `reset` are reset:
+ * even sites allow the base, odd ones block its cdn (and the learned block stands). */
+static void check_many(struct brock_engine *e, unsigned reset)
+{
+    char site[64];
+    struct brock_site_action *v = NULL;
+    size_t n = 0;
+
+    for (unsigned i = 0; i < MANY_SITES; i++) {
+        int gone = i < reset;
+
+        many_name(site, sizeof(site), i);
+        assert_int_equal(effect(e, "tracker.test", site),
+                         !gone && i % 2 == 0 ? BROCK_PASS : BROCK_DENY);
+        assert_int_equal(effect(e, "x.cdn.tracker.test", site),
+                         !gone && i % 2 == 0 ? BROCK_PASS : BROCK_DENY);
+        assert_int_equal(effect(e, "other.test", site), !gone && i % 2 ? BROCK_DENY : BROCK_PASS);
+        assert_int_equal(brock_site_actions(e, site, &v, &n), gone ? 0 : 2);
+        brock_free(v);
+    }
+    assert_int_equal(e->site_index.len, MANY_SITES - reset);
+    assert_int_equal(brock_site_actions(e, NULL, &v, &n), 2 * (MANY_SITES - reset));
+    brock_free(v);
+}
+
+static void test_many_sites(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = test_engine_open(f->dir, NULL, 1);
+    struct brock_engine *b;
+    char site[64];
+
+    block_learned(a, "tracker.test");
+    assert_int_equal(a->site_index.len, 0);
+    for (unsigned i = 0; i < MANY_SITES; i++) {
+        many_name(site, sizeof(site), i);
+        if (i % 2 == 0) {
+            assert_int_equal(brock_set_site_action(a, site, "tracker.test", BROCK_USER_ALLOW), 0);
+            assert_int_equal(brock_set_site_action(a, site, "ads.test", BROCK_USER_BLOCK), 0);
+        } else {
+            assert_int_equal(brock_set_site_action(a, site, "cdn.tracker.test", BROCK_USER_BLOCK),
+                             0);
+            assert_int_equal(brock_set_site_action(a, site, "other.test", BROCK_USER_BLOCK), 0);
+        }
+    }
+    check_many(a, 0);
+    assert_true(brock_sync(a) >= 0);
+    check_many(a, 0);
+
+    /* Another process loads them all. */
+    b = test_engine_open(f->dir, NULL, 1);
+    block_learned(b, "tracker.test");
+    check_many(b, 0);
+
+    /* Reset: the sites without a choice leave the index at the sync that writes it, here
+     * and, with the news, there. */
+    for (unsigned i = 0; i < 100; i++) {
+        many_name(site, sizeof(site), i);
+        assert_int_equal(brock_reset_site_action(a, site, i % 2 ? "cdn.tracker.test"
+                                                                 : "tracker.test"), 0);
+        assert_int_equal(brock_reset_site_action(a, site, i % 2 ? "other.test" : "ads.test"), 0);
+    }
+    assert_true(brock_sync(a) >= 0);
+    check_many(a, 100);
+    assert_true(brock_sync(b) > 0);
+    check_many(b, 100);
+    brock_engine_free(b);
+    brock_engine_free(a);
 }
 
 int main(void)
@@ -212,6 +279,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_survives_reopen_and_reaches_others, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_sites, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -307,21 +307,6 @@ static void test_dirty_wins(void **state)
     engine_free(c);
 }
 
-/* The choices for one site only, as brock_site_actions() lists them. */
-static const char *site_choices(struct brock_engine *e, char *buf, size_t len)
-{
-    struct brock_site_action *v = NULL;
-    size_t n = 0, used = 0;
-
-    assert_true(brock_site_actions(e, NULL, &v, &n) >= 0);
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s@%s=%s", i ? " " : "",
-                                 v[i].domain, v[i].site, brock_action_name(v[i].action));
-    brock_free(v);
-    return buf;
-}
-
 /* Choices for one site: loaded back, a removal and a change picked up by the other engine,
  * whose own unwritten choice wins and is what the store holds after its flush. */
 static void test_site_actions(void **state)
@@ -337,7 +322,7 @@ static void test_site_actions(void **state)
     assert_int_equal(brock_set_site_action(a, "blog.example", "u.example", BROCK_USER_BLOCK), 0);
     flush(a);
     b = engine_on(f, NULL);
-    assert_string_equal(site_choices(b, text, sizeof(text)),
+    assert_string_equal(test_list_site_choices(b, NULL, text, sizeof(text)),
                         "u.example@blog.example=user_block t.example@news.example=user_allow "
                         "t.example@shop.example=user_block");
     assert_int_equal(brock_reset_site_action(a, "news.example", "t.example"), 0);
@@ -348,12 +333,12 @@ static void test_site_actions(void **state)
                      0);
     flush(a);
     assert_true(poll_some(b) > 0);
-    assert_string_equal(site_choices(b, text, sizeof(text)),
+    assert_string_equal(test_list_site_choices(b, NULL, text, sizeof(text)),
                         "u.example@blog.example=user_cookieblock "
                         "t.example@shop.example=user_cookieblock");
     flush(b);
     c = engine_on(f, NULL);
-    assert_string_equal(site_choices(c, text, sizeof(text)),
+    assert_string_equal(test_list_site_choices(c, NULL, text, sizeof(text)),
                         "u.example@blog.example=user_cookieblock "
                         "t.example@shop.example=user_cookieblock");
     engine_free(a);
