@@ -216,6 +216,17 @@ static int merge_snitch_map(struct brock_engine *e, json_t *sm, struct brock_sta
     return 0;
 }
 
+/* nextUpdateTime, a JavaScript number of Unix milliseconds: anything past what brock can hold
+ * is the farthest future it can, anything not after the epoch is due now. */
+static int64_t next_update_of(const json_t *v)
+{
+    double ms = json_number_value(v);
+
+    if (!(ms > 0))
+        return 0;
+    return ms >= 9.2e18 ? INT64_MAX : (int64_t)ms;
+}
+
 static int merge_action_map(struct brock_engine *e, json_t *am, struct brock_stats *st)
 {
     const char *key;
@@ -227,7 +238,7 @@ static int merge_action_map(struct brock_engine *e, json_t *am, struct brock_sta
         json_t *heur = json_object_get(v, "heuristicAction");
         json_t *nut = json_object_get(v, "nextUpdateTime");
         int u = user ? brock__user_parse(json_string_value(user)) : BROCK_NOACTION;
-        int64_t next = nut ? (int64_t)json_number_value(nut) : 0;
+        int64_t next = nut ? next_update_of(nut) : 0;
         struct action_entry *a;
 
         st->entries++;

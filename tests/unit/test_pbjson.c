@@ -116,6 +116,11 @@ static void test_merge_examples(void **state)
                                     " \"snitch_map\": {}}"),
                      0);
     assert_int_equal(a->dnt, 0);
+    /* a time past what brock holds is the farthest future (the cast alone is undefined) */
+    assert_int_equal(import_text(e, "{\"action_map\": {\"foo.com\": {\"nextUpdateTime\": "
+                                    "7.7e49}}, \"snitch_map\": {}}"),
+                     0);
+    assert_true(a->next_update == INT64_MAX);
     /* a new entry comes in only with a user action, dnt, or a base in the snitch map */
     assert_int_equal(import_text(e, "{\"action_map\": {\"lonely.net\": {\"heuristicAction\": "
                                     "\"block\"}, \"cdn.foo.com\": {\"heuristicAction\": "
