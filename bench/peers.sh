@@ -53,14 +53,19 @@ EOF
     wait_port "$origin_port"
 }
 
-# CPU time a process and its children used so far, in clock ticks (user and system, from
-# /proc/PID/stat).
-cpu_ticks() {
+# proc_sum PID FILE PROG: the sum over a process and its children of the number awk PROG
+# prints from /proc/PID/FILE (0 for a process gone meanwhile).
+proc_sum() {
     local total=0 p
     for p in $1 $(pgrep -P "$1" || true); do
-        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+        total=$((total + $(awk "$3" "/proc/$p/$2" 2>/dev/null || echo 0)))
     done
     echo "$total"
+}
+
+# CPU time a process and its children used so far, in clock ticks (user and system).
+cpu_ticks() {
+    proc_sum "$1" stat '{ print $14 + $15 }'
 }
 
 # Microseconds of CPU a request from ticks spent over n requests.
@@ -135,11 +140,7 @@ start_mitmproxy() {
 
 # Peak memory of a process and its children, in KiB.
 peak_rss() {
-    local total=0 p
-    for p in $1 $(pgrep -P "$1" || true); do
-        total=$((total + $(awk '/^VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)))
-    done
-    echo "$total"
+    proc_sum "$1" status '/^VmHWM/ { v = $2 } END { print v + 0 }'
 }
 
 

@@ -15,29 +15,21 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { DATA, check, tmpdir, startBrock, brock, waitFor, trackerHit } = require('./harness.js');
+const { DATA, check, tmpdir, startBrock, brock, waitFor, trackerHit, pg, startPg } =
+  require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
-const PG_SERVER = path.join(__dirname, '..', 'pg-server');
 let origin, pgDir, conninfo, skip;
 const instances = [];
 
 before(async () => {
   origin = await startOrigin();
-  pgDir = path.join(tmpdir('fleet'), 'pg');
-  try {
-    conninfo = execFileSync(PG_SERVER, ['start', pgDir, String(process.pid)],
-                            { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'pipe'] })
-      .trim();
-  } catch (e) {
-    if (e.status !== 77) throw new Error(`tests/pg-server: ${e.stderr || e.message}`);
-    skip = String(e.stderr).trim();
-  }
+  ({ dir: pgDir, conninfo, skip } = startPg('fleet'));
 });
 
 after(async () => {
   for (const b of instances.splice(0)) await b.stop();
-  if (conninfo) execFileSync(PG_SERVER, ['stop', pgDir], { timeout: 20000 });
+  if (conninfo) pg('stop', pgDir);
   if (origin) await origin.close();
 });
 

@@ -17,10 +17,9 @@ const http = require('node:http');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { check, tmpdir, track, startBrock, waitFor } = require('./harness.js');
+const { check, tmpdir, track, startBrock, waitFor, pg, startPg } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
-const PG_SERVER = path.join(__dirname, '..', 'pg-server');
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((f) => fs.existsSync(f));
 let origin, pgDir, conninfo, skip, haproxy;
 const instances = [];
@@ -41,15 +40,7 @@ before(async () => {
     return;
   }
   origin = await startOrigin();
-  pgDir = path.join(tmpdir('front'), 'pg');
-  try {
-    conninfo = execFileSync(PG_SERVER, ['start', pgDir, String(process.pid)],
-                            { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'pipe'] })
-      .trim();
-  } catch (e) {
-    if (e.status !== 77) throw new Error(`tests/pg-server: ${e.stderr || e.message}`);
-    skip = String(e.stderr).trim();
-  }
+  ({ dir: pgDir, conninfo, skip } = startPg('front'));
 });
 
 after(async () => {
@@ -61,7 +52,7 @@ after(async () => {
     clearTimeout(t);
   }
   for (const b of instances.splice(0)) await b.stop();
-  if (conninfo) execFileSync(PG_SERVER, ['stop', pgDir], { timeout: 20000 });
+  if (conninfo) pg('stop', pgDir);
   if (origin) await origin.close();
 });
 

@@ -118,6 +118,24 @@ function tmpdir(name) {
   return d;
 }
 
+// The tests' own PostgreSQL server (tests/pg-server): pg(ARGS...) runs it with a time bound.
+const PG_SERVER = path.join(__dirname, '..', 'pg-server');
+const pg = (...args) => execFileSync(PG_SERVER, args, { encoding: 'utf8', timeout: 30000,
+                                                        stdio: ['ignore', 'pipe', 'pipe'] });
+
+// Starts one in a folder of its own, stopped when this test process is gone whatever happens:
+// { dir, conninfo }, or { dir, skip } saying why when PostgreSQL's binaries are missing. Stop
+// it with pg('stop', dir).
+function startPg(name) {
+  const dir = path.join(tmpdir(name), 'pg');
+  try {
+    return { dir, conninfo: pg('start', dir, String(process.pid)).trim() };
+  } catch (e) {
+    if (e.status !== 77) throw new Error(`tests/pg-server: ${e.stderr || e.message}`);
+    return { dir, skip: String(e.stderr).trim() };
+  }
+}
+
 // Starts a child whose pid is killed at exit.
 function track(proc) {
   running.add(proc);
@@ -281,7 +299,7 @@ async function trackerHit(port, tracker, site, agent = false) {
 
 module.exports = {
   BROCK, DATA, flat, check, tmpdir, track, startBrock, run, brock, curl, raw, waitFor, rssKiB,
-  NAVIGATE, NAVIGATE_ARGS, navigate, trackerHit,
+  NAVIGATE, NAVIGATE_ARGS, navigate, trackerHit, pg, startPg,
 };
 
 // Like raw(), from a chosen local address (net.connect's localAddress: '127.0.0.2' is a

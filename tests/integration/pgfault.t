@@ -11,27 +11,17 @@ const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const http = require('node:http');
-const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { check, tmpdir, startBrock, brock, waitFor, track, trackerHit } = require('./harness.js');
+const { check, tmpdir, startBrock, brock, waitFor, track, trackerHit, pg, startPg } =
+  require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
-const PG_SERVER = path.join(__dirname, '..', 'pg-server');
 let origin, pgDir, conninfo, skip;
 const instances = [];
 
-const pg = (...args) => execFileSync(PG_SERVER, args, { encoding: 'utf8', timeout: 30000,
-                                                        stdio: ['ignore', 'pipe', 'pipe'] });
-
 before(async () => {
   origin = await startOrigin();
-  pgDir = path.join(tmpdir('pgfault'), 'pg');
-  try {
-    conninfo = pg('start', pgDir, String(process.pid)).trim();
-  } catch (e) {
-    if (e.status !== 77) throw new Error(`tests/pg-server: ${e.stderr || e.message}`);
-    skip = String(e.stderr).trim();
-  }
+  ({ dir: pgDir, conninfo, skip } = startPg('pgfault'));
 });
 
 after(async () => {
