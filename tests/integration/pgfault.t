@@ -205,6 +205,39 @@ check('the database killed during writes: nothing learned is lost, nothing corru
   }
 }, 90000);
 
+check('an instance killed during writes: what it learned before its last two seconds is kept',
+      async (t) => {
+  if (skip) { t.skip(skip); return; }
+  const c = await instance();
+  instances.splice(instances.indexOf(c), 1);
+  // A new tracker at each request, so that learning never stops (a blocked one teaches no more).
+  const answered = [];
+  let stop = false, n = 0;
+  const load = (async () => {
+    while (!stop) {
+      const tr = `gone${n}.test`, site = `site${n % 7}.test`;
+      n++;
+      try {
+        if ((await hit(c.port, tr, site)).status === 200) answered.push([tr, site, Date.now()]);
+      } catch {
+        break;
+      }
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 3500));
+  const killedAt = Date.now();
+  c.proc.kill('SIGKILL');
+  stop = true;
+  assert.equal((await c.exited).signal, 'SIGKILL');
+  await load;
+  const due = answered.filter(([, , ms]) => ms < killedAt - 2000);
+  t.diagnostic(`${answered.length} trackers learned, ${due.length} of them before the last 2 s`);
+  assert.ok(due.length >= 20, `${due.length} of ${answered.length}`);
+  const rows = await listed();
+  const lost = due.filter(([tr, site]) => !(rows.get(tr) && rows.get(tr).sites.includes(site)));
+  assert.deepEqual(lost, []);
+}, 60000);
+
 check('a change the database refuses for good is left out, and the rest is written',
       async (t) => {
   if (skip) { t.skip(skip); return; }
