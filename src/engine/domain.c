@@ -20,6 +20,7 @@
 #include <libpsl.h>
 
 #include "util/alloc.h"
+#include "util/hash.h"
 #include "util/strmap.h"
 
 /* The longest name DNS carries, without a trailing dot. */
@@ -775,15 +776,10 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
                     int need_ps)
 {
     char tmp[BROCK_HOST_MAX];
-    uint64_t h = 0xcbf29ce484222325ULL ^ e->actions.seed;
+    uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
     struct brock__base_slot *slot;
     int off = -1;
 
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)host[i];
-        h *= 0x100000001b3ULL;
-    }
-    h ^= h >> 32;
     slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
     if (slot && slot->hash == h && slot->len == len + 1 &&
         !(need_ps && slot->is_ps == PS_UNKNOWN)) {

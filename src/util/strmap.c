@@ -6,26 +6,16 @@
 #include <sys/random.h>
 
 #include "util/alloc.h"
+#include "util/hash.h"
 
 static char strmap_tomb;
 #define STRMAP_TOMB (&strmap_tomb)
 
-/* FNV-1a over the bytes, keyed by the seed, then a 64-bit finaliser (from MurmurHash3's
- * fmix64) so that every bit of the input reaches the low bits used for the slot. */
+/* Keyed by the seed; finalised so that every bit of the input reaches the low bits used for
+ * the slot. */
 static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
+    return hash_final(hash_mix(seed, s, n));
 }
 
 void strmap_init(struct strmap *m)
