@@ -10,33 +10,46 @@
 #include <sys/random.h>
 
 #include "util/alloc.h"
+#include "util/hash.h"
 
-/* One kept answer, 128 bytes (its hash, the tag, sits in an array of its own): the host and
- * site it is for, verified whole on every hit, and
+/* One kept answer, 128 bytes: the host and site it is for, verified whole on every hit, and
  * the decision as offsets into them. The tracker is the host or, uncloaked, a CNAME target
  * held by the lists (a change of lists makes the answer stale before the target goes); its
  * base and the action's source are tails of it, d->site a tail of the site. */
 struct brock__answer {
-    uint64_t gen;        /* e->answers_gen when kept; 0: empty */
     const char *cname;   /* the tracker when it is not the host */
     uint8_t host_len, site_len, tracker_len;
     uint8_t base_off, source_off, site_off;
     uint8_t third_party, reason, action, effect, site_fix, site_choice;
-    char names[128 - 2 * sizeof(uint64_t) - 12]; /* host, then site; no NULs */
+    char names[128 - sizeof(const char *) - 12]; /* host, then site; no NULs */
 };
 
 _Static_assert(sizeof(struct brock__answer) == 128, "an answer is two cache lines");
 
-/* 8,192 answers (1 MiB) in sets of two: more than the distinct pairs a browsing session
- * makes in a while, little enough to stay out of the way. */
-#define ANSWER_SETS ((size_t)4096)
-#define ANSWER_WAYS ((size_t)2)
+/* 8,192 answers (1 MiB) in 512 sets of 16: more than the distinct pairs a browsing session
+ * makes in a while, little enough to stay out of the way. Sixteen ways make a set overflow
+ * rare: 2,000 pairs spread over the sets fill none of them, with odds of about 1 in 2,000
+ * against, so a session's pairs stay kept together however the hash falls. */
+#define ANSWER_SETS ((size_t)512)
+#define ANSWER_WAYS ((size_t)16)
+
+/* A set's generation (e->answers_gen when its first answer was kept; any other: all its
+ * ways are empty) and a 16-bit tag of each way's pair hash, 0 for an empty way. The ways
+ * fill in order and empty only all together, so a lookup stops at the first empty one and
+ * reads only the answers whose tags match. */
+struct brock__answer_set {
+    uint64_t gen;
+    uint16_t tags[ANSWER_WAYS];
+    char pad[64 - sizeof(uint64_t) - ANSWER_WAYS * sizeof(uint16_t)];
+};
+
+_Static_assert(sizeof(struct brock__answer_set) == 64, "a set's tags are one cache line");
 
 int brock__answers_init(struct brock_engine *e)
 {
     e->answers = mem_calloc(ANSWER_SETS * ANSWER_WAYS, sizeof(*e->answers));
-    e->answer_tags = mem_calloc(ANSWER_SETS * ANSWER_WAYS, sizeof(*e->answer_tags));
-    if (!e->answers || !e->answer_tags)
+    e->answer_sets = mem_calloc(ANSWER_SETS, sizeof(*e->answer_sets));
+    if (!e->answers || !e->answer_sets)
         return BROCK_ENOMEM;
     if (getrandom(&e->answers_seed, sizeof(e->answers_seed), GRND_NONBLOCK) !=
         (ssize_t)sizeof(e->answers_seed))
@@ -48,9 +61,9 @@ int brock__answers_init(struct brock_engine *e)
 void brock__answers_free(struct brock_engine *e)
 {
     mem_free(e->answers);
-    mem_free(e->answer_tags);
+    mem_free(e->answer_sets);
     e->answers = NULL;
-    e->answer_tags = NULL;
+    e->answer_sets = NULL;
 }
 
 void brock__answers_forget(struct brock_engine *e)
@@ -58,26 +71,18 @@ void brock__answers_forget(struct brock_engine *e)
     e->answers_gen++;
 }
 
-/* Eight bytes at a time, keyed; the names are short, so no more than a handful of rounds. */
-static uint64_t mix(uint64_t h, const char *s, size_t n)
-{
-    uint64_t w;
-
-    for (; n >= 8; s += 8, n -= 8) {
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0x9fb21c651e98df25ULL;
-        h ^= h >> 29;
-    }
-    w = (uint64_t)n << 56;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0x9fb21c651e98df25ULL;
-    return h ^ (h >> 32);
-}
-
 static uint64_t pair_hash(const struct brock_engine *e, const char *host, size_t hlen,
                           const char *site, size_t slen)
 {
-    return mix(mix(e->answers_seed, host, hlen), site, slen);
+    return hash_final(hash_mix(hash_mix(e->answers_seed, host, hlen), site, slen));
+}
+
+/* The set's bits are the hash's low ones, the tag its top ones. */
+static uint16_t pair_tag(uint64_t h)
+{
+    uint16_t t = (uint16_t)(h >> 48);
+
+    return t ? t : 1;
 }
 
 static int fits(size_t hlen, size_t slen)
@@ -85,33 +90,79 @@ static int fits(size_t hlen, size_t slen)
     return hlen + slen <= sizeof(((struct brock__answer *)0)->names);
 }
 
-int brock__answer_get(struct brock_engine *e, const char *site, size_t slen,
-                      struct brock_decision *d, size_t hlen)
+/* n bytes (at most BROCK_HOST_MAX - 1) from src and a NUL into dst, eight at a time: the
+ * names are short, and a call to memcpy() costs more than copying them. */
+static void copy_name(char *restrict dst, const char *restrict src, size_t n)
 {
-    struct brock__answer *a = NULL;
+    uint64_t w;
+
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&w, src + i, 8);
+            memcpy(dst + i, &w, 8);
+        }
+        memcpy(&w, src + n - 8, 8);
+        memcpy(dst + n - 8, &w, 8);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    }
+    dst[n] = '\0';
+}
+
+/* Whether the n bytes at a and b are the same, eight at a time. */
+static int same(const char *a, const char *b, size_t n)
+{
+    uint64_t x, y, diff = 0;
+
+    if (n < 8)
+        return !memcmp(a, b, n);
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    memcpy(&x, a + n - 8, 8);
+    memcpy(&y, b + n - 8, 8);
+    return !(diff | (x ^ y));
+}
+
+int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, const char *site,
+                      size_t slen, struct brock_decision *d)
+{
+    const struct brock__answer_set *set;
+    const struct brock__answer *a = NULL;
     uint64_t h;
+    uint16_t t;
     size_t i, tlen;
 
     if (!e->answers || e->answers_off || !fits(hlen, slen))
         return 0;
-    h = pair_hash(e, d->host, hlen, site, slen);
-    i = (h % ANSWER_SETS) * ANSWER_WAYS;
-    /* The tags first: they are dense, and only a way whose tag matches is read. */
-    for (size_t w = i; w < i + ANSWER_WAYS && !a; w++)
-        if (e->answer_tags[w] == h && e->answers[w].gen == e->answers_gen &&
-            e->answers[w].host_len == hlen && e->answers[w].site_len == slen &&
-            !memcmp(e->answers[w].names, d->host, hlen) &&
-            !memcmp(e->answers[w].names + hlen, site, slen))
-            a = &e->answers[w];
+    h = pair_hash(e, host, hlen, site, slen);
+    i = h & (ANSWER_SETS - 1);
+    set = &e->answer_sets[i];
+    if (set->gen != e->answers_gen)
+        return 0;
+    t = pair_tag(h);
+    /* The tags first: they share a line, and only a way whose tag matches is read. */
+    for (size_t w = 0; w < ANSWER_WAYS && set->tags[w]; w++) {
+        const struct brock__answer *c = &e->answers[i * ANSWER_WAYS + w];
+
+        if (set->tags[w] == t && c->host_len == hlen && c->site_len == slen &&
+            same(c->names, host, hlen) && same(c->names + hlen, site, slen)) {
+            a = c;
+            break;
+        }
+    }
     if (!a)
         return 0;
+    if (host != d->host)
+        copy_name(d->host, host, hlen);
     tlen = a->tracker_len;
-    memcpy(d->tracker, a->cname ? a->cname : d->host, tlen);
-    d->tracker[tlen] = '\0';
-    memcpy(d->base, d->tracker + a->base_off, tlen - a->base_off + 1);
-    memcpy(d->source, d->tracker + a->source_off, tlen - a->source_off + 1);
-    memcpy(d->site, site + a->site_off, slen - a->site_off);
-    d->site[slen - a->site_off] = '\0';
+    copy_name(d->tracker, a->cname ? a->cname : d->host, tlen);
+    copy_name(d->base, d->tracker + a->base_off, tlen - a->base_off);
+    copy_name(d->source, d->tracker + a->source_off, tlen - a->source_off);
+    copy_name(d->site, site + a->site_off, slen - a->site_off);
     d->third_party = a->third_party;
     d->reason = (enum brock_reason)a->reason;
     d->action = (enum brock_action)a->action;
@@ -132,8 +183,9 @@ static int tail_off(const char *name, size_t len, const char *tail)
 void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
                        const struct brock_decision *d, size_t hlen, const char *cname)
 {
-    struct brock__answer *set, *a;
-    size_t tlen = strlen(d->tracker), i;
+    struct brock__answer_set *set;
+    struct brock__answer *a;
+    size_t tlen = strlen(d->tracker), i, w;
     int base_off, source_off, site_off;
     uint64_t h;
 
@@ -147,18 +199,19 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     if (base_off < 0 || source_off < 0 || site_off < 0 || tlen >= BROCK_HOST_MAX)
         return;
     h = pair_hash(e, d->host, hlen, site, slen);
-    i = (h % ANSWER_SETS) * ANSWER_WAYS;
-    set = &e->answers[i];
-    /* A stale or empty way first; else the pair's hash picks one. */
-    if (set[0].gen != e->answers_gen)
-        i += 0;
-    else if (set[1].gen != e->answers_gen)
-        i += 1;
-    else
-        i += (h >> 63) & 1;
-    a = &e->answers[i];
-    e->answer_tags[i] = h;
-    a->gen = e->answers_gen;
+    i = h & (ANSWER_SETS - 1);
+    set = &e->answer_sets[i];
+    if (set->gen != e->answers_gen) {
+        memset(set->tags, 0, sizeof(set->tags));
+        set->gen = e->answers_gen;
+    }
+    /* The first empty way; in a full set the pair's hash picks one. */
+    for (w = 0; w < ANSWER_WAYS && set->tags[w]; w++)
+        ;
+    if (w == ANSWER_WAYS)
+        w = (size_t)(h >> 32) & (ANSWER_WAYS - 1);
+    set->tags[w] = pair_tag(h);
+    a = &e->answers[i * ANSWER_WAYS + w];
     a->cname = cname;
     a->host_len = (uint8_t)hlen;
     a->site_len = (uint8_t)slen;

@@ -127,6 +127,7 @@ struct brock__store_health {
 struct brock__store_ops;
 struct brock__base_slot;
 struct brock__answer;
+struct brock__answer_set;
 struct brock__surrogates;
 
 struct brock_engine {
@@ -153,9 +154,9 @@ struct brock_engine {
     struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
     uint64_t psl_gen;         /* brock__psl_generation() the base cache was filled under */
 
-    /* answers.c: recent decisions, valid while answers_gen is what they were kept under. */
+    /* answers.c: recent decisions, valid while answers_gen is what their set was kept under. */
     struct brock__answer *answers;
-    uint64_t *answer_tags;    /* each answer's hash */
+    struct brock__answer_set *answer_sets; /* each set's generation and its answers' tags */
     uint64_t answers_gen;
     uint64_t answers_seed;
     int answers_off;          /* unit tests: decide everything afresh */
@@ -262,11 +263,12 @@ void brock__answers_free(struct brock_engine *e);
  * Once between a change and the next decision is enough, before or after it. */
 void brock__answers_forget(struct brock_engine *e);
 
-/* The kept answer for d->host (hlen bytes, normalised) on site (slen bytes, normalised; ""
- * for none) into d's other fields but type and the surrogate's. Returns 1, or 0 when there
- * is none (d unchanged). */
-int brock__answer_get(struct brock_engine *e, const char *site, size_t slen,
-                      struct brock_decision *d, size_t hlen);
+/* The kept answer for host (hlen bytes) on site (slen bytes; "" for none), both compared as
+ * they are, so that names already normalised are found before they are normalised again,
+ * into d's other fields but type and the surrogate's, and host into d->host unless it is
+ * d->host. Returns 1, or 0 when there is none (d unchanged). */
+int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, const char *site,
+                      size_t slen, struct brock_decision *d);
 
 /* Keeps brock_decide()'s decision d for d->host (hlen bytes) on site (slen bytes); cname is
  * the lists' string d->tracker was copied from, or NULL when the tracker is the host. */

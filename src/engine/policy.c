@@ -418,21 +418,27 @@ static const char *decide_host(struct brock_engine *e, const char *site, struct 
     return cname;
 }
 
-/* The decision for d->host (hlen bytes, normalised) on site_host. An answer kept for the pair
- * is given back as it is: answers.c keeps it only until something it depends on changes. */
-static int decide_normalized(struct brock_engine *e, const char *site_host,
-                             struct brock_decision *d, size_t hlen)
+/* The decision for d->host (hlen bytes, normalised) on site_host (slen bytes as given). An
+ * answer kept for the pair is given back as it is: answers.c keeps it only until something
+ * it depends on changes. Names are kept normalised, and a name that is so already is its
+ * own normal form, so the pair is looked up as it comes first (unless the caller did:
+ * probed), and normalised only when that finds nothing. */
+static int decide_normalized(struct brock_engine *e, const char *site_host, size_t slen_given,
+                             struct brock_decision *d, size_t hlen, int probed)
 {
     char site[BROCK_HOST_MAX];
     const char *cname;
     int slen = 0;
 
+    if (!site_host)
+        site_host = "";
+    if (!probed && brock__answer_get(e, d->host, hlen, site_host, slen_given, d))
+        return 0;
     site[0] = '\0';
-    if (site_host && *site_host &&
-        (slen = brock_host_normalize(site_host, strlen(site_host), site)) < 0)
+    if (slen_given && (slen = brock_host_normalize(site_host, slen_given, site)) < 0)
         return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
-    brock__psl_check(e);
-    if (brock__answer_get(e, site, (size_t)slen, d, hlen))
+    if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given)) &&
+        brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
     cname = decide_host(e, slen ? site : NULL, d);
     brock__answer_put(e, site, (size_t)slen, d, hlen, cname);
@@ -442,12 +448,20 @@ static int decide_normalized(struct brock_engine *e, const char *site_host,
 int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
                  struct brock_decision *d)
 {
+    size_t len, slen = site_host ? strlen(site_host) : 0;
     int hlen;
 
     decision_clear(d);
-    if (!host || (hlen = brock_host_normalize(host, strlen(host), d->host)) < 0)
-        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host ? host : "(null)");
-    return decide_normalized(e, site_host, d, (size_t)hlen);
+    if (!host)
+        return brock__fail(e, BROCK_EINVAL, "'(null)' is not a host name");
+    len = strlen(host);
+    brock__psl_check(e);
+    if (brock__answer_get(e, host, len, site_host ? site_host : "", slen, d))
+        return 0;
+    if ((hlen = brock_host_normalize(host, len, d->host)) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host);
+    return decide_normalized(e, site_host, slen, d, (size_t)hlen,
+                             (size_t)hlen == len && !memcmp(d->host, host, len));
 }
 
 /* Privacy Badger's FP_CDN_DOMAINS (constants.js): CDNs that are cookieblocked because sites
@@ -568,7 +582,8 @@ int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name",
                            r->host ? r->host : "(null)");
     }
-    rc = decide_normalized(e, r->site, d, (size_t)hlen);
+    brock__psl_check(e);
+    rc = decide_normalized(e, r->site, r->site ? strlen(r->site) : 0, d, (size_t)hlen, 0);
     /* After the decision kept for (host, site): the page's allowances are the request's. */
     if (rc == 0 && d->reason == BROCK_WHY_ACTION && widget_ignored(e, r, d))
         return 0;

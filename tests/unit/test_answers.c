@@ -168,6 +168,32 @@ static void test_answers_kept(void **state)
     brock_engine_free(e);
 }
 
+/* A browsing session's 2,000 (host, site) pairs are all kept together: none pushes another
+ * out, so asked again each comes from the answers. The seed is fixed so that the pairs fall
+ * in the sets the same way on every run. */
+static void test_session_kept(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct brock_decision d;
+    char host[64], site[64];
+
+    (void)state;
+    e->answers_seed = 0x5eed5eed5eed5eedULL;
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
+    for (int round = 0; round < 2; round++) {
+        for (unsigned i = 0; i < 2000; i++) {
+            snprintf(host, sizeof(host), "px%u.tracker.example", i % 997);
+            snprintf(site, sizeof(site), "www.site%u.example", i / 997 + i % 89);
+            assert_int_equal(brock_decide(e, host, site, &d), 0);
+            if (d.action != BROCK_USER_BLOCK)
+                fail_msg("%s on %s: decided afresh, not kept", host, site);
+        }
+        /* Behind the engine's back: only a kept answer still says block. */
+        brock__action_get(e, "tracker.example")->user = BROCK_USER_ALLOW;
+    }
+    brock_engine_free(e);
+}
+
 /* ---- every change makes kept answers stale ---- */
 
 #define HOST "ads.tracker.example"
@@ -414,6 +440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_answers),
         cmocka_unit_test(test_answers_kept),
+        cmocka_unit_test(test_session_kept),
         cmocka_unit_test(test_user_action),
         cmocka_unit_test(test_learning_and_reset),
         cmocka_unit_test(test_settings),
