@@ -139,6 +139,8 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     if (!e->answers || e->answers_off || !fits(hlen, slen))
         return 0;
     h = pair_hash(e, host, hlen, site, slen);
+    e->answers_probe = h;
+    e->answers_probe_lens = hlen << 8 | slen;
     i = h & (ANSWER_SETS - 1);
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen)
@@ -198,7 +200,9 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
      * exactly is not kept. */
     if (base_off < 0 || source_off < 0 || site_off < 0 || tlen >= BROCK_HOST_MAX)
         return;
-    h = pair_hash(e, d->host, hlen, site, slen);
+    /* The pair a decision is kept for is the one looked up last: its hash is at hand. */
+    h = e->answers_probe_lens == (hlen << 8 | slen) ? e->answers_probe
+                                                     : pair_hash(e, d->host, hlen, site, slen);
     i = h & (ANSWER_SETS - 1);
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen) {

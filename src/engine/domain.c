@@ -307,31 +307,45 @@ static bool has_non_ascii(const char *s, size_t len)
     return false;
 }
 
+/* What normalize_plain() writes for each byte: letters lower-cased, digits, '-', '_' and '.'
+ * as they are, 0 for every other byte. */
+static const unsigned char plain_byte[256] = {
+    ['-'] = '-', ['.'] = '.', ['_'] = '_',
+    ['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4',
+    ['5'] = '5', ['6'] = '6', ['7'] = '7', ['8'] = '8', ['9'] = '9',
+    ['a'] = 'a', ['b'] = 'b', ['c'] = 'c', ['d'] = 'd', ['e'] = 'e', ['f'] = 'f', ['g'] = 'g',
+    ['h'] = 'h', ['i'] = 'i', ['j'] = 'j', ['k'] = 'k', ['l'] = 'l', ['m'] = 'm', ['n'] = 'n',
+    ['o'] = 'o', ['p'] = 'p', ['q'] = 'q', ['r'] = 'r', ['s'] = 's', ['t'] = 't', ['u'] = 'u',
+    ['v'] = 'v', ['w'] = 'w', ['x'] = 'x', ['y'] = 'y', ['z'] = 'z',
+    ['A'] = 'a', ['B'] = 'b', ['C'] = 'c', ['D'] = 'd', ['E'] = 'e', ['F'] = 'f', ['G'] = 'g',
+    ['H'] = 'h', ['I'] = 'i', ['J'] = 'j', ['K'] = 'k', ['L'] = 'l', ['M'] = 'm', ['N'] = 'n',
+    ['O'] = 'o', ['P'] = 'p', ['Q'] = 'q', ['R'] = 'r', ['S'] = 's', ['T'] = 't',
+    ['U'] = 'u', ['V'] = 'v', ['W'] = 'w', ['X'] = 'x', ['Y'] = 'y', ['Z'] = 'z',
+};
+
 /* The common case in one pass: letters, digits, '-', '_' and dots between non-empty labels,
  * nothing else. Returns the length, or -1 for anything else (brackets, a colon, a trailing
- * dot, non-ASCII, an error), which the full path then decides. */
+ * dot, non-ASCII, an error), which the full path then decides. One table look-up a byte;
+ * the labels are checked by where the last dot was. */
 static int normalize_plain(const char *s, size_t len, char *out)
 {
-    size_t label = 0;
+    size_t dot = (size_t)-1; /* where the label before the current one ended */
 
     if (len == 0 || len > HOST_LEN_MAX)
         return -1;
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((unsigned)(c - 'a') < 26 || (unsigned)(c - '0') < 10 || c == '-' || c == '_') {
-            out[i] = (char)c;
-            label++;
-        } else if ((unsigned)(c - 'A') < 26) {
-            out[i] = (char)(c + ('a' - 'A'));
-            label++;
-        } else if (c == '.' && label) {
-            out[i] = '.';
-            label = 0;
-        } else {
+        unsigned char c = plain_byte[(unsigned char)s[i]];
+
+        if (!c)
             return -1;
+        if (c == '.') {
+            if (i == dot + 1)
+                return -1;
+            dot = i;
         }
+        out[i] = (char)c;
     }
-    if (label == 0)
+    if (dot == len - 1)
         return -1;
     out[len] = '\0';
     return (int)len;
@@ -683,21 +697,26 @@ int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char 
 
 int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b)
 {
-    const char *base_a, *base_b;
-    size_t alen, blen;
+    const char *base_b;
 
     if (!a || !*a || !b || !*b)
         return 1;
-    alen = strlen(a);
-    blen = strlen(b);
+    base_b = brock__base(e, b);
+    return brock__is_third_party_bases(e, a, strlen(a), NULL, b, strlen(b), base_b);
+}
+
+int brock__is_third_party_bases(const struct brock_engine *e, const char *a, size_t alen,
+                                const char *base_a, const char *b, size_t blen,
+                                const char *base_b)
+{
     if (alen == blen && !memcmp(a, b, alen))
         return 0;
-    base_b = brock__base(e, b);
     if (!*base_b)
         return 1;
     if (!third_party_of_base(a, alen, base_b, strlen(base_b)))
         return 0;
-    base_a = brock__base(e, a);
+    if (!base_a)
+        base_a = brock__base(e, a);
     return !*base_a || !brock__is_mdfp(e, base_a, base_b);
 }
 

@@ -159,6 +159,8 @@ struct brock_engine {
     struct brock__answer_set *answer_sets; /* each set's generation and its answers' tags */
     uint64_t answers_gen;
     uint64_t answers_seed;
+    uint64_t answers_probe;   /* the hash of the pair looked up last, */
+    size_t answers_probe_lens; /* and its host and site lengths (host << 8 | site) */
     int answers_off;          /* unit tests: decide everything afresh */
     struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
     struct brock__daily *daily; /* daily.c: daily counters; NULL: none yet */
@@ -206,6 +208,12 @@ int brock__is_third_party(const char *request_host, const char *site_host);
 
 /* isThirdPartyDomain: isThirdParty and not one multi-domain first party. */
 int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b);
+
+/* The same for a (alen bytes) and b (blen bytes, both not empty) whose bases are known:
+ * base_b, and base_a unless NULL (then worked out when needed). */
+int brock__is_third_party_bases(const struct brock_engine *e, const char *a, size_t alen,
+                                const char *base_a, const char *b, size_t blen,
+                                const char *base_b);
 
 /* The base domain of a normalised host (no trailing dot), as a pointer into host: the base
  * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
@@ -395,6 +403,10 @@ int brock__score(int action);
 /* getBestAction(fqdn); *source (if not NULL) gets the entry the action came from or NULL. */
 enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
                                      const struct action_entry **source);
+
+/* The same for fqdn whose base (a tail of it, or its end for none) is known. */
+enum brock_action brock__best_action_base(const struct brock_engine *e, const char *fqdn,
+                                          const char *base, const struct action_entry **source);
 
 /* The resolved action of a name below fqdn that the action map does not hold: fqdn's own DNT
  * flag does not reach it, and below a public suffix nothing does (noaction). */

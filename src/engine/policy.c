@@ -255,11 +255,10 @@ int brock__score(int action)
 /* Walks from the base up to fqdn so that, on equal scores, the more specific name wins. The
  * names are suffixes of fqdn, so the walk needs no copies: collect the label starts first.
  * A DNT flag counts at dnt_at only (fqdn, or NULL for none). */
-static enum brock_action walk(const struct brock_engine *e, const char *fqdn,
+static enum brock_action walk(const struct brock_engine *e, const char *fqdn, const char *base,
                               const char *dnt_at, const struct action_entry **source)
 {
     const char *starts[BROCK_HOST_MAX / 2];
-    const char *base;
     size_t n = 0;
     enum brock_action best = BROCK_NOACTION;
     const struct action_entry *from = NULL;
@@ -268,7 +267,8 @@ static enum brock_action walk(const struct brock_engine *e, const char *fqdn,
         *source = NULL;
     if (!e->actions.len)
         return BROCK_NOACTION;
-    base = brock__base(e, fqdn);
+    if (!base)
+        base = brock__base(e, fqdn);
     if (!*base)
         return BROCK_NOACTION;
     for (const char *p = fqdn; p && n < sizeof(starts) / sizeof(starts[0]); p = brock__parent(p)) {
@@ -295,7 +295,13 @@ static enum brock_action walk(const struct brock_engine *e, const char *fqdn,
 enum brock_action brock__best_action(const struct brock_engine *e, const char *fqdn,
                                      const struct action_entry **source)
 {
-    return walk(e, fqdn, fqdn, source);
+    return walk(e, fqdn, NULL, fqdn, source);
+}
+
+enum brock_action brock__best_action_base(const struct brock_engine *e, const char *fqdn,
+                                          const char *base, const struct action_entry **source)
+{
+    return walk(e, fqdn, base, fqdn, source);
 }
 
 /* The walk for a name below fqdn that the map lacks meets the same entries as fqdn's, with
@@ -304,7 +310,7 @@ enum brock_action brock__below_action(const struct brock_engine *e, const char *
 {
     if (brock__is_public_suffix(fqdn))
         return BROCK_NOACTION;
-    return walk(e, fqdn, NULL, NULL);
+    return walk(e, fqdn, NULL, NULL, NULL);
 }
 
 /* ---- disabled sites (section 4.2) ---- */
@@ -341,7 +347,7 @@ int brock__site_disabled(const struct brock_engine *e, const char *site_host)
 
 /* ---- decisions ---- */
 
-static void copy_host(char *dst, const char *src)
+static size_t copy_host(char *dst, const char *src)
 {
     size_t n = strlen(src);
 
@@ -349,6 +355,7 @@ static void copy_host(char *dst, const char *src)
         n = BROCK_HOST_MAX - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
+    return n;
 }
 
 /* An invalid request's decision: nothing known, passed. */
@@ -369,18 +376,23 @@ static void decision_clear(struct brock_decision *d)
 
 /* The decision for d->host on site (normalised; NULL: unknown page): Privacy Badger's checks
  * in order. Returns the CNAME target copied into d->tracker, or NULL when it is the host. */
-static const char *decide_host(struct brock_engine *e, const char *site, struct brock_decision *d)
+static const char *decide_host(struct brock_engine *e, const char *site, size_t slen,
+                               struct brock_decision *d)
 {
-    const char *cname, *chosen = NULL;
+    const char *cname, *chosen = NULL, *base;
     const struct action_entry *src;
+    size_t tlen;
 
+    /* Each base once: the tracker's is a tail of it, which the walk below starts from. */
     if (site)
         copy_host(d->site, brock__base(e, site));
     cname = brock__cname(e, d->host);
-    copy_host(d->tracker, cname ? cname : d->host);
-    copy_host(d->base, brock__base(e, d->tracker));
+    tlen = copy_host(d->tracker, cname ? cname : d->host);
+    base = brock__base(e, d->tracker);
+    copy_host(d->base, base);
 
-    if (site && !brock__is_third_party_domain(e, d->tracker, site)) {
+    if (site && *d->tracker &&
+        !brock__is_third_party_bases(e, d->tracker, tlen, base, site, slen, d->site)) {
         d->reason = BROCK_WHY_FIRST_PARTY;
         return cname;
     }
@@ -407,7 +419,7 @@ static const char *decide_host(struct brock_engine *e, const char *site, struct 
         copy_host(d->source, chosen);
         return cname;
     }
-    d->action = brock__best_action(e, d->tracker, &src);
+    d->action = brock__best_action_base(e, d->tracker, base, &src);
     if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(e, site, d->tracker)) {
         d->action = BROCK_COOKIEBLOCK;
         d->site_fix = 1;
@@ -440,7 +452,7 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
     if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given)) &&
         brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
-    cname = decide_host(e, slen ? site : NULL, d);
+    cname = decide_host(e, slen ? site : NULL, (size_t)slen, d);
     brock__answer_put(e, site, (size_t)slen, d, hlen, cname);
     return 0;
 }
