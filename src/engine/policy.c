@@ -449,7 +449,7 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
     site[0] = '\0';
     if (slen_given && (slen = brock_host_normalize(site_host, slen_given, site)) < 0)
         return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
-    if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given)) &&
+    if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given) != 0) &&
         brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
     cname = decide_host(e, slen ? site : NULL, (size_t)slen, d);
