@@ -23,9 +23,11 @@ OPT := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 LDOPT := -pie -Wl,-z,relro,-z,now
 endif
 
-PKGS := libpsl sqlite3 libpq jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
+# libpq gives its headers only: the PostgreSQL store loads libpq.so.5 with dlopen() when one is
+# opened (src/engine/pq.h), so that a process on SQLite never maps libpq and its dependencies.
+PKGS := libpsl sqlite3 jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
 	libsystemd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 
 ALL_CPPFLAGS := -D_GNU_SOURCE -DBROCK_BUILDING -Iinclude -Isrc $(PKG_CFLAGS) $(CPPFLAGS)
@@ -71,7 +73,7 @@ deps:
 # flags above are read quietly: check, run, asan and fuzz install what is missing first, then
 # build in a second make that reads them again).
 pkgconfig:
-	@pkg-config --print-errors --exists $(PKGS) || { \
+	@pkg-config --print-errors --exists $(PKGS) libpq || { \
 		echo "brock: libraries are missing (above); scripts/deps installs them" >&2; exit 1; }
 
 $(BUILD)/%.o: %.c | pkgconfig
@@ -137,6 +139,8 @@ $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
 $(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o
 $(BUILD)/tests/test_decode: $(BUILD)/src/proxy/decode.o
 $(BUILD)/tests/test_decode: PKG_LIBS += -lbrotlienc
+# It sets up its databases with libpq itself.
+$(BUILD)/tests/test_store_backends: PKG_LIBS += -lpq
 $(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/proxy/http.o
 $(BUILD)/tests/test_rewrite: $(BUILD)/src/proxy/http.o $(BUILD)/src/proxy/rewrite.o

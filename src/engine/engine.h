@@ -908,7 +908,8 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
  * key=value words, a service name; never a password, refused with BROCK_EINVAL), creating or
  * migrating the schema unless e->read_only (then a database without brock's tables reads as a
  * new state and no store is kept). *fresh as brock__sqlite_open(). Returns 0, BROCK_EINVAL,
- * BROCK_ESTORE or BROCK_ENOMEM with errmsg set. */
+ * BROCK_ESTORE or BROCK_ENOMEM with errmsg set; BROCK_ESTORE too when libpq.so.5 cannot be
+ * loaded (pq.h), before anything is touched. */
 int brock__pg_open(struct brock_engine *e, const char *conninfo, int *fresh)
     BROCK_NODISCARD_INTERNAL;
 

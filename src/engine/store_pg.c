@@ -178,7 +178,7 @@ void brock__pg_note_err(struct brock__pg *p, const char *msg)
 
 void brock__pg_note_state(struct brock__pg *p, const PGresult *r)
 {
-    const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    const char *st = r ? brock__pq->PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 
     snprintf(p->sqlstate, sizeof(p->sqlstate), "%s", st && strlen(st) == 5 ? st : "");
 }
@@ -187,7 +187,7 @@ int brock__pg_refused_for_good(const struct brock__pg *p)
 {
     static const char *const classes[] = {"22", "23", "54"};
 
-    if (!p->conn || PQstatus(p->conn) != CONNECTION_OK || !p->sqlstate[0])
+    if (!p->conn || brock__pq->PQstatus(p->conn) != CONNECTION_OK || !p->sqlstate[0])
         return 0;
     for (size_t i = 0; i < sizeof(classes) / sizeof(*classes); i++)
         if (!strncmp(p->sqlstate, classes[i], 2))
@@ -197,11 +197,12 @@ int brock__pg_refused_for_good(const struct brock__pg *p)
 
 static int result_ok(struct brock__pg *p, PGresult *r)
 {
-    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    ExecStatusType st = r ? brock__pq->PQresultStatus(r) : PGRES_FATAL_ERROR;
 
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return 1;
-    brock__pg_note_err(p, r ? PQresultErrorMessage(r) : PQerrorMessage(p->conn));
+    brock__pg_note_err(p,
+                       r ? brock__pq->PQresultErrorMessage(r) : brock__pq->PQerrorMessage(p->conn));
     brock__pg_note_state(p, r);
     return 0;
 }
@@ -212,26 +213,26 @@ PGresult *brock__pg_run(struct brock__pg *p, int id, int n, const char *const *v
     PGresult *r;
 
     snprintf(name, sizeof(name), "brock_%d", id);
-    r = PQexecPrepared(p->conn, name, n, vals, NULL, NULL, 0);
+    r = brock__pq->PQexecPrepared(p->conn, name, n, vals, NULL, NULL, 0);
     if (result_ok(p, r))
         return r;
-    PQclear(r);
+    brock__pq->PQclear(r);
     return NULL;
 }
 
 int brock__pg_exec(struct brock__pg *p, const char *sql)
 {
-    PGresult *r = PQexec(p->conn, sql);
+    PGresult *r = brock__pq->PQexec(p->conn, sql);
     int ok = result_ok(p, r);
 
-    PQclear(r);
+    brock__pq->PQclear(r);
     return ok ? 0 : -1;
 }
 
 void brock__pg_rollback(struct brock__pg *p)
 {
-    if (p->conn && PQtransactionStatus(p->conn) != PQTRANS_IDLE)
-        PQclear(PQexec(p->conn, "ROLLBACK"));
+    if (p->conn && brock__pq->PQtransactionStatus(p->conn) != PQTRANS_IDLE)
+        brock__pq->PQclear(brock__pq->PQexec(p->conn, "ROLLBACK"));
 }
 
 int brock__pg_fail(struct brock_engine *e, const char *what, const char *name)
@@ -244,12 +245,14 @@ int brock__pg_fail(struct brock_engine *e, const char *what, const char *name)
 
 int64_t brock__pg_int(const PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+    return brock__pq->PQgetisnull(r, row, col)
+               ? 0
+               : strtoll(brock__pq->PQgetvalue(r, row, col), NULL, 10);
 }
 
 const char *brock__pg_text_or_null(const PGresult *r, int row, int col)
 {
-    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+    return brock__pq->PQgetisnull(r, row, col) ? NULL : brock__pq->PQgetvalue(r, row, col);
 }
 
 int brock__pg_journal_range(struct brock__pg *p, int64_t *min, int64_t *max)
@@ -260,7 +263,7 @@ int brock__pg_journal_range(struct brock__pg *p, int64_t *min, int64_t *max)
         return -1;
     *min = brock__pg_int(r, 0, 0);
     *max = brock__pg_int(r, 0, 1);
-    PQclear(r);
+    brock__pq->PQclear(r);
     return 0;
 }
 
@@ -271,13 +274,13 @@ int brock__pg_journal_range(struct brock__pg *p, int64_t *min, int64_t *max)
 static int conninfo_check(struct brock_engine *e, const char *conninfo)
 {
     char *err = NULL;
-    PQconninfoOption *opts = PQconninfoParse(conninfo, &err);
+    PQconninfoOption *opts = brock__pq->PQconninfoParse(conninfo, &err);
     int rc = 0;
 
     if (!opts) {
         rc = brock__fail(e, BROCK_EINVAL, "--store '%s' is not a PostgreSQL connection string: %s",
                          conninfo, err ? err : "out of memory");
-        PQfreemem(err);
+        brock__pq->PQfreemem(err);
         return rc;
     }
     for (const PQconninfoOption *o = opts; o->keyword; o++)
@@ -286,7 +289,7 @@ static int conninfo_check(struct brock_engine *e, const char *conninfo)
                              "the --store connection string holds a password; brock refuses "
                              "it, as a command line is visible to other users: put it in "
                              "~/.pgpass, a service file (service=NAME) or PGPASSWORD");
-    PQconninfoFree(opts);
+    brock__pq->PQconninfoFree(opts);
     return rc;
 }
 
@@ -307,20 +310,20 @@ static int pg_connect(struct brock_engine *e, struct brock__pg *p, const char *c
                                        NULL};
     const char *const vals[] = {CONNECT_TIMEOUT, conninfo, "brock", NULL};
 
-    p->conn = PQconnectdbParams(keys, vals, 1);
+    p->conn = brock__pq->PQconnectdbParams(keys, vals, 1);
     if (!p->conn)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    if (PQstatus(p->conn) != CONNECTION_OK) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    if (brock__pq->PQstatus(p->conn) != CONNECTION_OK) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         return brock__fail(e, BROCK_ESTORE,
                            "cannot connect to the PostgreSQL database (%s): %s; brock does not "
                            "start without the state it shares: start the database, or check "
                            "the connection string",
                            conninfo, p->pgerr);
     }
-    PQsetNoticeProcessor(p->conn, on_notice, NULL);
-    snprintf(p->where, sizeof(p->where), "the PostgreSQL database %s on %s port %s", PQdb(p->conn),
-             PQhost(p->conn), PQport(p->conn));
+    brock__pq->PQsetNoticeProcessor(p->conn, on_notice, NULL);
+    snprintf(p->where, sizeof(p->where), "the PostgreSQL database %s on %s port %s",
+             brock__pq->PQdb(p->conn), brock__pq->PQhost(p->conn), brock__pq->PQport(p->conn));
     if (getrandom(&p->origin, sizeof(p->origin), GRND_NONBLOCK) != (ssize_t)sizeof(p->origin))
         p->origin = (int64_t)(uintptr_t)p ^ (int64_t)getpid();
     return 0;
@@ -338,24 +341,24 @@ static int schema_version(struct brock_engine *e, int create, int64_t *version)
     *version = 0;
     if (create && brock__pg_exec(p, meta_sql) < 0)
         return brock__pg_fail(e, "create", "brock's tables");
-    r = PQexec(p->conn, "SELECT to_regclass('brock_meta') IS NOT NULL");
+    r = brock__pq->PQexec(p->conn, "SELECT to_regclass('brock_meta') IS NOT NULL");
     if (!result_ok(p, r)) {
-        PQclear(r);
+        brock__pq->PQclear(r);
         return brock__pg_fail(e, "read", "the schema version");
     }
-    if (strcmp(PQgetvalue(r, 0, 0), "t") != 0) {
-        PQclear(r);
+    if (strcmp(brock__pq->PQgetvalue(r, 0, 0), "t") != 0) {
+        brock__pq->PQclear(r);
         return 0;
     }
-    PQclear(r);
-    r = PQexec(p->conn, "SELECT value FROM brock_meta WHERE key = 'schema_version'");
+    brock__pq->PQclear(r);
+    r = brock__pq->PQexec(p->conn, "SELECT value FROM brock_meta WHERE key = 'schema_version'");
     if (!result_ok(p, r)) {
-        PQclear(r);
+        brock__pq->PQclear(r);
         return brock__pg_fail(e, "read", "the schema version");
     }
-    if (PQntuples(r) > 0)
+    if (brock__pq->PQntuples(r) > 0)
         *version = brock__pg_int(r, 0, 0);
-    PQclear(r);
+    brock__pq->PQclear(r);
     return 0;
 }
 
@@ -438,9 +441,9 @@ int brock__pg_session(struct brock__pg *p, int listen)
         int ok;
 
         snprintf(name, sizeof(name), "brock_%d", i);
-        r = PQprepare(p->conn, name, stmt_sql[i], 0, NULL);
+        r = brock__pq->PQprepare(p->conn, name, stmt_sql[i], 0, NULL);
         ok = result_ok(p, r);
-        PQclear(r);
+        brock__pq->PQclear(r);
         if (!ok)
             return -1;
     }
@@ -458,11 +461,11 @@ static int read_seeded(struct brock_engine *e, int *fresh)
 
     if (!r)
         return brock__pg_fail(e, "read", "the state's meta data");
-    *fresh = PQntuples(r) == 0;
+    *fresh = brock__pq->PQntuples(r) == 0;
     p->seeded[0] = '\0';
-    if (PQntuples(r) > 0)
-        snprintf(p->seeded, sizeof(p->seeded), "%s", PQgetvalue(r, 0, 0));
-    PQclear(r);
+    if (brock__pq->PQntuples(r) > 0)
+        snprintf(p->seeded, sizeof(p->seeded), "%s", brock__pq->PQgetvalue(r, 0, 0));
+    brock__pq->PQclear(r);
     return 0;
 }
 
@@ -472,17 +475,21 @@ static void pg_free(struct brock__pg *p)
         return;
     brock__pg_bg_stop(p);
     brock__pg_batch_free(p->batch);
-    PQfinish(p->conn);
+    brock__pq->PQfinish(p->conn);
     mem_free(p);
 }
 
 int brock__pg_open(struct brock_engine *e, const char *conninfo, int *fresh)
 {
+    char why[512];
     struct brock__pg *p;
     int rc;
 
     *fresh = 0;
     e->readonly_why[0] = '\0';
+    /* libpq itself first: without it nothing is touched. */
+    if (!brock__pq_load(why, sizeof(why)))
+        return brock__fail(e, BROCK_ESTORE, "%s", why);
     if ((rc = conninfo_check(e, conninfo)) < 0)
         return rc;
     p = mem_calloc(1, sizeof(*p));
@@ -518,33 +525,36 @@ fail:
 
 static int load_action(struct brock_engine *e, const PGresult *r, int i)
 {
-    return brock__store_action_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-                                     PQgetvalue(r, i, 2), brock__pg_int(r, i, 3) != 0,
-                                     brock__pg_int(r, i, 4));
+    return brock__store_action_apply(e, brock__pq->PQgetvalue(r, i, 0),
+                                     brock__pq->PQgetvalue(r, i, 1), brock__pq->PQgetvalue(r, i, 2),
+                                     brock__pg_int(r, i, 3) != 0, brock__pg_int(r, i, 4));
 }
 
 static int load_snitch(struct brock_engine *e, const PGresult *r, int i)
 {
     return brock__store_snitch_apply(
-        e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), brock__pg_text_or_null(r, i, 2),
-        brock__pg_text_or_null(r, i, 3), (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 0);
+        e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
+        brock__pg_text_or_null(r, i, 2), brock__pg_text_or_null(r, i, 3),
+        (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 0);
 }
 
 static int load_tracking(struct brock_engine *e, const PGresult *r, int i)
 {
-    return brock__store_tracking_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+    return brock__store_tracking_load(e, brock__pq->PQgetvalue(r, i, 0),
+                                      brock__pq->PQgetvalue(r, i, 1),
                                       (unsigned)brock__pg_int(r, i, 2));
 }
 
 static int load_fp(struct brock_engine *e, const PGresult *r, int i)
 {
-    return brock__store_fp_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+    return brock__store_fp_load(e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1));
 }
 
 int brock__pg_load_page(struct brock_engine *e, const PGresult *r, int i)
 {
-    return brock__pages_load(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
-                             brock__pg_int(r, i, 3), brock__pg_int(r, i, 4));
+    return brock__pages_load(e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
+                             brock__pq->PQgetvalue(r, i, 2), brock__pg_int(r, i, 3),
+                             brock__pg_int(r, i, 4));
 }
 
 static int load_day(struct brock_engine *e, const PGresult *r, int i)
@@ -553,14 +563,15 @@ static int load_day(struct brock_engine *e, const PGresult *r, int i)
 
     for (int k = 0; k < BROCK__DAILY_COUNT; k++)
         n[k] = brock__pg_int(r, i, 2 + k);
-    return brock__daily_load(e, brock__pg_int(r, i, 0), PQgetvalue(r, i, 1), n);
+    return brock__daily_load(e, brock__pg_int(r, i, 0), brock__pq->PQgetvalue(r, i, 1), n);
 }
 
 int brock__pg_load_setting(struct brock_engine *e, const PGresult *r, int i)
 {
     const struct brock__pg *p = e->store;
 
-    return brock__store_setting_apply(e, p->where, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1));
+    return brock__store_setting_apply(e, p->where, brock__pq->PQgetvalue(r, i, 0),
+                                      brock__pq->PQgetvalue(r, i, 1));
 }
 
 int brock__pg_rows(struct brock_engine *e, const PGresult *r,
@@ -568,7 +579,7 @@ int brock__pg_rows(struct brock_engine *e, const PGresult *r,
 {
     int rc = 0;
 
-    for (int i = 0, n = PQntuples(r); i < n && rc >= 0; i++)
+    for (int i = 0, n = brock__pq->PQntuples(r); i < n && rc >= 0; i++)
         rc = apply(e, r, i);
     if (rc == BROCK_ENOMEM)
         return brock__fail(e, rc, "out of memory");
@@ -585,7 +596,7 @@ static int load_rows(struct brock_engine *e, int id, const char *what,
     if (!r)
         return brock__pg_fail(e, "read", what);
     rc = brock__pg_rows(e, r, apply);
-    PQclear(r);
+    brock__pq->PQclear(r);
     return rc;
 }
 
@@ -603,8 +614,8 @@ int brock__pg_settings_read(struct brock_engine *e)
 
 static int load_site_action(struct brock_engine *e, const PGresult *r, int i)
 {
-    return brock__site_action_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-                                    PQgetvalue(r, i, 2));
+    return brock__site_action_apply(e, brock__pq->PQgetvalue(r, i, 0),
+                                    brock__pq->PQgetvalue(r, i, 1), brock__pq->PQgetvalue(r, i, 2));
 }
 
 int brock__pg_site_actions_apply(struct brock_engine *e, const PGresult *r)
@@ -612,7 +623,7 @@ int brock__pg_site_actions_apply(struct brock_engine *e, const PGresult *r)
     int rc = 0, n = 0;
 
     brock__site_actions_reload_begin(e);
-    for (int i = 0, rows = PQntuples(r); i < rows && rc >= 0; i++) {
+    for (int i = 0, rows = brock__pq->PQntuples(r); i < rows && rc >= 0; i++) {
         rc = load_site_action(e, r, i);
         n += rc > 0;
     }
@@ -668,12 +679,12 @@ static int pg_meta_get(struct brock_engine *e, const char *key, char **out)
     r = brock__pg_run(p, PG_META_GET, 1, &key);
     if (!r)
         return brock__pg_fail(e, "read the state's meta data", key);
-    if (PQntuples(r) > 0 && !PQgetisnull(r, 0, 0)) {
-        *out = mem_strdup(PQgetvalue(r, 0, 0));
-        PQclear(r);
+    if (brock__pq->PQntuples(r) > 0 && !brock__pq->PQgetisnull(r, 0, 0)) {
+        *out = mem_strdup(brock__pq->PQgetvalue(r, 0, 0));
+        brock__pq->PQclear(r);
         return *out ? 0 : brock__fail(e, BROCK_ENOMEM, "out of memory");
     }
-    PQclear(r);
+    brock__pq->PQclear(r);
     return 0;
 }
 

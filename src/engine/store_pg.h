@@ -3,7 +3,7 @@
  * The PostgreSQL store's insides, shared by its files: store_pg.c (the connection, the schema,
  * statements, loading, closing, the back end's table) and store_pg_sync.c (writing a batch,
  * picking up what other instances wrote). The rest of the engine reaches it only through
- * engine.h's store interface.
+ * engine.h's store interface. libpq is called through brock__pq (pq.h), which an open loads.
  */
 #ifndef BROCK_ENGINE_STORE_PG_H
 #define BROCK_ENGINE_STORE_PG_H
@@ -11,9 +11,8 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include <libpq-fe.h>
-
 #include "engine/engine.h"
+#include "engine/pq.h"
 
 /* The channel every write notifies, with the writer's origin as payload. */
 #define PG_CHANNEL "brock_journal"

@@ -33,31 +33,31 @@ static int pipe_drain(struct brock__pg *p)
 {
     if (!p->queued)
         return 0;
-    if (PQpipelineSync(p->conn) != 1) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    if (brock__pq->PQpipelineSync(p->conn) != 1) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         p->pipe_failed = 1;
         return -1;
     }
     for (;;) {
-        PGresult *r = PQgetResult(p->conn);
+        PGresult *r = brock__pq->PQgetResult(p->conn);
         ExecStatusType st;
 
         if (!r) {
-            if (PQstatus(p->conn) != CONNECTION_OK) {
-                brock__pg_note_err(p, PQerrorMessage(p->conn));
+            if (brock__pq->PQstatus(p->conn) != CONNECTION_OK) {
+                brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
                 p->pipe_failed = 1;
                 return -1;
             }
             continue; /* the end of one statement's results */
         }
-        st = PQresultStatus(r);
+        st = brock__pq->PQresultStatus(r);
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_PIPELINE_SYNC &&
             st != PGRES_PIPELINE_ABORTED && !p->pipe_failed) {
-            brock__pg_note_err(p, PQresultErrorMessage(r));
+            brock__pg_note_err(p, brock__pq->PQresultErrorMessage(r));
             brock__pg_note_state(p, r);
             p->pipe_failed = 1;
         }
-        PQclear(r);
+        brock__pq->PQclear(r);
         if (st == PGRES_PIPELINE_SYNC)
             break;
     }
@@ -68,8 +68,8 @@ static int pipe_drain(struct brock__pg *p)
 /* Every statement from here to pipe_end() is sent without waiting for its result. */
 static int pipe_begin(struct brock__pg *p)
 {
-    if (PQenterPipelineMode(p->conn) != 1) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    if (brock__pq->PQenterPipelineMode(p->conn) != 1) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         return -1;
     }
     p->pipelined = 1;
@@ -84,8 +84,8 @@ static int pipe_end(struct brock__pg *p)
     if (!p->pipelined)
         return 0;
     (void)pipe_drain(p);
-    if (PQexitPipelineMode(p->conn) != 1 && !p->pipe_failed) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    if (brock__pq->PQexitPipelineMode(p->conn) != 1 && !p->pipe_failed) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         p->pipe_failed = 1;
     }
     p->pipelined = 0;
@@ -100,8 +100,8 @@ static int pipe_send(struct brock__pg *p, int id, int n, const char *const *vals
     if (p->pipe_failed)
         return -1;
     snprintf(name, sizeof(name), "brock_%d", id);
-    if (PQsendQueryPrepared(p->conn, name, n, vals, NULL, NULL, 0) != 1) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    if (brock__pq->PQsendQueryPrepared(p->conn, name, n, vals, NULL, NULL, 0) != 1) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         p->pipe_failed = 1;
         return -1;
     }
@@ -189,11 +189,11 @@ static int pg_ready(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
 
-    if (PQstatus(p->conn) == CONNECTION_OK)
+    if (brock__pq->PQstatus(p->conn) == CONNECTION_OK)
         return 0;
-    PQreset(p->conn);
-    if (PQstatus(p->conn) != CONNECTION_OK) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    brock__pq->PQreset(p->conn);
+    if (brock__pq->PQstatus(p->conn) != CONNECTION_OK) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         return brock__pg_fail(e, "connect again to", "the database");
     }
     if (brock__pg_session(p, 1) < 0)
@@ -536,7 +536,7 @@ static int batch_stmt(struct brock__pg *p, const struct brock__pg_batch *b,
     if (brock__pg_exec(p, "SAVEPOINT brock_one") < 0)
         return -1;
     if ((r = brock__pg_run(p, st->id, st->n, v)) != NULL) {
-        PQclear(r);
+        brock__pq->PQclear(r);
         return 0;
     }
     if (!brock__pg_refused_for_good(p) ||
@@ -560,7 +560,7 @@ static int batch_write(struct brock__pg *p, const struct brock__pg_batch *b,
     *refused = 0;
     if (brock__pg_exec(p, "BEGIN") < 0 || !(r = brock__pg_run(p, PG_WRITE_LOCK, 0, NULL)))
         goto fail;
-    PQclear(r);
+    brock__pq->PQclear(r);
     if (brock__pg_journal_range(p, &min, &before) < 0 ||
         (b->reset && brock__pg_exec(p, reset_sql) < 0) || (!each && pipe_begin(p) < 0))
         goto fail;
@@ -639,7 +639,7 @@ void brock__pg_news_free(struct brock__pg_news *news)
         return;
     for (size_t i = 0; i < news->n; i++) {
         mem_free(news->v[i].name);
-        PQclear(news->v[i].r);
+        brock__pq->PQclear(news->v[i].r);
     }
     mem_free(news->v);
     mem_free(news);
@@ -722,8 +722,8 @@ static int news_journal(struct brock__pg *p, struct brock__pg_news *news, int64_
     if (!(r = brock__pg_run(p, PG_JOURNAL_SINCE, 1, v)))
         return -1;
     strmap_init(&seen);
-    for (int i = 0, rows = PQntuples(r); i < rows && rc == 0; i++) {
-        const char *kind = PQgetvalue(r, i, 0), *name = PQgetvalue(r, i, 1);
+    for (int i = 0, rows = brock__pq->PQntuples(r); i < rows && rc == 0; i++) {
+        const char *kind = brock__pq->PQgetvalue(r, i, 0), *name = brock__pq->PQgetvalue(r, i, 1);
         char key[BROCK_HOST_MAX + 16];
 
         if (brock__pg_int(r, i, 2) == p->origin ||
@@ -738,7 +738,7 @@ static int news_journal(struct brock__pg *p, struct brock__pg_news *news, int64_
         }
     }
     strmap_cleanup(&seen, NULL);
-    PQclear(r);
+    brock__pq->PQclear(r);
     return rc;
 }
 
@@ -774,14 +774,14 @@ int brock__pg_take_notifications(struct brock__pg *p)
     int others = 0;
 
     snprintf(mine, sizeof(mine), "%" PRId64, p->origin);
-    if (PQconsumeInput(p->conn) != 1 || PQstatus(p->conn) != CONNECTION_OK) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    if (brock__pq->PQconsumeInput(p->conn) != 1 || brock__pq->PQstatus(p->conn) != CONNECTION_OK) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         return -1;
     }
-    while ((nt = PQnotifies(p->conn)) != NULL) {
+    while ((nt = brock__pq->PQnotifies(p->conn)) != NULL) {
         if (strcmp(nt->extra, mine) != 0)
             others = 1;
-        PQfreemem(nt);
+        brock__pq->PQfreemem(nt);
     }
     return others;
 }
@@ -792,10 +792,11 @@ static int apply_action(struct brock_engine *e, const char *domain, const PGresu
 {
     int rc;
 
-    if (PQntuples(r) == 0)
+    if (brock__pq->PQntuples(r) == 0)
         return brock__store_action_gone(e, domain);
-    rc = brock__store_action_apply(e, domain, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
-                                   brock__pg_int(r, 0, 2) != 0, brock__pg_int(r, 0, 3));
+    rc = brock__store_action_apply(e, domain, brock__pq->PQgetvalue(r, 0, 0),
+                                   brock__pq->PQgetvalue(r, 0, 1), brock__pg_int(r, 0, 2) != 0,
+                                   brock__pg_int(r, 0, 3));
     return rc < 0 ? nomem(e) : rc;
 }
 
@@ -805,11 +806,11 @@ static int apply_all_snitches(struct brock_engine *e, const PGresult *r)
 {
     int added = 0;
 
-    for (int i = 0, n = PQntuples(r); i < n; i++) {
-        int rc = brock__store_snitch_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-                                           brock__pg_text_or_null(r, i, 2),
-                                           brock__pg_text_or_null(r, i, 3),
-                                           (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 1);
+    for (int i = 0, n = brock__pq->PQntuples(r); i < n; i++) {
+        int rc = brock__store_snitch_apply(
+            e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
+            brock__pg_text_or_null(r, i, 2), brock__pg_text_or_null(r, i, 3),
+            (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 1);
 
         if (rc < 0)
             return nomem(e);
@@ -840,8 +841,8 @@ static int apply_snitch(struct brock_engine *e, const char *tracker, const PGres
 {
     int added = 0, rc = 0;
 
-    for (int i = 0, n = PQntuples(r); i < n && added >= 0; i++) {
-        rc = brock__store_snitch_apply(e, tracker, PQgetvalue(r, i, 0),
+    for (int i = 0, n = brock__pq->PQntuples(r); i < n && added >= 0; i++) {
+        rc = brock__store_snitch_apply(e, tracker, brock__pq->PQgetvalue(r, i, 0),
                                        brock__pg_text_or_null(r, i, 1),
                                        brock__pg_text_or_null(r, i, 2), (int)brock__pg_int(r, i, 3),
                                        brock__pg_int(r, i, 4), 1);
@@ -863,11 +864,11 @@ static int apply_all_actions(struct brock_engine *e, const PGresult *r)
     int n = 0, rc = 0;
 
     strmap_init(&seen);
-    for (int i = 0, rows = PQntuples(r); i < rows && rc >= 0; i++) {
-        rc = brock__store_action_apply(e, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-                                       PQgetvalue(r, i, 2), brock__pg_int(r, i, 3) != 0,
-                                       brock__pg_int(r, i, 4));
-        if (rc >= 0 && strmap_put(&seen, PQgetvalue(r, i, 0), (void *)1) < 0)
+    for (int i = 0, rows = brock__pq->PQntuples(r); i < rows && rc >= 0; i++) {
+        rc = brock__store_action_apply(
+            e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
+            brock__pq->PQgetvalue(r, i, 2), brock__pg_int(r, i, 3) != 0, brock__pg_int(r, i, 4));
+        if (rc >= 0 && strmap_put(&seen, brock__pq->PQgetvalue(r, i, 0), (void *)1) < 0)
             rc = BROCK_ENOMEM;
         n += rc > 0;
     }

@@ -40,7 +40,7 @@ static void bg_wake(struct brock__pg_bg *bg)
 static void bg_failed(struct brock__pg *p, int64_t *backoff)
 {
     struct brock__pg_bg *bg = p->bg;
-    int lost = PQstatus(p->conn) != CONNECTION_OK;
+    int lost = brock__pq->PQstatus(p->conn) != CONNECTION_OK;
 
     pthread_mutex_lock(&bg->mu);
     snprintf(bg->error, sizeof(bg->error), "%s", p->pgerr);
@@ -63,9 +63,9 @@ static int bg_connect(struct brock__pg *p)
 {
     struct brock__pg_bg *bg = p->bg;
 
-    PQreset(p->conn);
-    if (PQstatus(p->conn) != CONNECTION_OK) {
-        brock__pg_note_err(p, PQerrorMessage(p->conn));
+    brock__pq->PQreset(p->conn);
+    if (brock__pq->PQstatus(p->conn) != CONNECTION_OK) {
+        brock__pg_note_err(p, brock__pq->PQerrorMessage(p->conn));
         return -1;
     }
     if (brock__pg_session(p, 1) < 0)
@@ -73,7 +73,7 @@ static int bg_connect(struct brock__pg *p)
     pthread_mutex_lock(&bg->mu);
     bg->connected = 1;
     bg->since_ms = clock_now_ms();
-    bg->sock = PQsocket(p->conn);
+    bg->sock = brock__pq->PQsocket(p->conn);
     p->notified = 1;
     pthread_mutex_unlock(&bg->mu);
     return 0;
@@ -85,7 +85,7 @@ static int bg_sleep(struct brock__pg *p, int64_t ms, int watch)
 {
     struct brock__pg_bg *bg = p->bg;
     struct pollfd fds[2] = {{.fd = bg->wake_fd, .events = POLLIN},
-                            {.fd = watch ? PQsocket(p->conn) : -1, .events = POLLIN}};
+                            {.fd = watch ? brock__pq->PQsocket(p->conn) : -1, .events = POLLIN}};
     int n = poll(fds, 2, (int)ms), others;
 
     if (n <= 0)
@@ -245,7 +245,7 @@ int brock__pg_bg_start(struct brock_engine *e)
     pthread_condattr_destroy(&ca);
     bg->connected = 1;
     bg->since_ms = clock_now_ms();
-    bg->sock = PQsocket(p->conn);
+    bg->sock = brock__pq->PQsocket(p->conn);
     p->bg = bg;
     /* Signals are the event loop's: the thread takes none. */
     sigfillset(&all);

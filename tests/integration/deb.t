@@ -71,6 +71,10 @@ check('make deb builds a lintian-clean package with the program, manual, units a
                      'libsystemd0']) {
     assert.match(depends, new RegExp(`(^|, )${dep}( |,|$)`), `Depends lacks ${dep}`);
   }
+  // libpq is loaded at run time (dlopen), which shlibs:Depends cannot see: named by hand.
+  assert.doesNotMatch(depends, /(^|, )libpq5( |,|$)/, 'Depends names libpq5');
+  const recommends = (await run('dpkg-deb', ['-f', deb, 'Recommends'])).stdout.trim();
+  assert.match(recommends, /(^|, )libpq5( |,|$)/, `Recommends lacks libpq5: ${recommends}`);
   const postinst = (await run('dpkg-deb', ['-I', deb, 'postinst'])).stdout;
   assert.match(postinst, /adduser --system --group/);
   assert.match(postinst, /chmod 0700 \/var\/lib\/brock/);

@@ -3,16 +3,19 @@
 // The shared PostgreSQL store riding out a database that is slow, stopped or killed
 // (tests/pg-server, a real server started and stopped by the test): brock keeps answering at
 // once and learning in memory, says so in its log and on /api/status, and writes everything
-// when the database is back, where a second instance finds it. Skipped, saying why, only when
-// PostgreSQL's binaries are missing.
+// when the database is back, where a second instance finds it; without a usable libpq.so.5
+// the store is refused, naming it. Skipped, saying why, only when PostgreSQL's binaries are
+// missing.
 'use strict';
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
+const fs = require('node:fs');
 const http = require('node:http');
+const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { check, tmpdir, startBrock, brock, waitFor, track, trackerHit, pg, startPg } =
+const { check, tmpdir, startBrock, run, brock, waitFor, track, trackerHit, pg, startPg } =
   require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
@@ -282,6 +285,34 @@ check('an instance started while the database is down refuses, saying why', asyn
   } finally {
     pg('up', pgDir, String(process.pid));
   }
+}, 60000);
+
+check('without libpq.so.5, or with one that lacks a function, the store is refused, naming it, ' +
+      'and nothing is written', async () => {
+  const dir = tmpdir('pgfault-libpq');
+  const none = path.join(dir, 'none'), old = path.join(dir, 'old');
+  fs.mkdirSync(none);
+  fs.mkdirSync(old);
+  // A file by the library's name that is no library, and a library with one of its functions.
+  fs.writeFileSync(path.join(none, 'libpq.so.5'), '');
+  fs.writeFileSync(path.join(dir, 'old.c'),
+                   'int PQclear(void);\nint PQclear(void) { return 0; }\n');
+  const cc = await run(process.env.CC || 'cc', ['-shared', '-fPIC', '-o',
+                                                path.join(old, 'libpq.so.5'),
+                                                path.join(dir, 'old.c')]);
+  assert.equal(cc.code, 0, cc.stderr);
+  const want = [
+    [none, /PostgreSQL store: cannot load libpq\.so\.5 \(install libpq5\): .*libpq\.so\.5/],
+    [old, /PostgreSQL store: libpq\.so\.5 has no function PQconnectdbParams \(libpq 14 or newer/],
+  ];
+  for (const [lib, re] of want) {
+    const r = await brock(tmpdir('pgfault-cli'), ['--store', conninfo || 'dbname=none',
+                                                   'set', 'nolibpq.test', 'block'],
+                          { env: { LD_LIBRARY_PATH: lib } });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, re);
+  }
+  if (conninfo) assert.ok(!(await listed()).has('nolibpq.test'));
 }, 60000);
 
 check('both instances stop cleanly', async (t) => {

@@ -621,6 +621,41 @@ static void test_flush_failure_message(void **state)
     engine_free(a);
 }
 
+/* Whether a library whose file name starts with prefix is mapped into this process. */
+static int mapped(const char *prefix)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[4096];
+    int found = 0;
+
+    assert_non_null(maps);
+    while (!found && fgets(line, sizeof(line), maps)) {
+        const char *file = strrchr(line, '/');
+
+        found = file && !strncmp(file + 1, prefix, strlen(prefix));
+    }
+    fclose(maps);
+    return found;
+}
+
+/* An engine on SQLite, written and read back, never loads libpq (nor, with it, Kerberos, LDAP
+ * and GnuTLS): only a PostgreSQL store does. This program does not link libpq either. */
+static void test_sqlite_without_libpq(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *e = test_engine_open(f->dir, NULL, 1);
+
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_sync(e), 0);
+    brock_engine_free(e);
+    e = test_engine_open(f->dir, NULL, 1);
+    assert_int_equal(brock_sync(e), 0);
+    brock_engine_free(e);
+    assert_true(mapped("libc.so"));
+    assert_false(mapped("libpq.so"));
+    assert_false(mapped("libgssapi_krb5.so"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -634,6 +669,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_seed_flush, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_page, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flush_failure_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sqlite_without_libpq, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
