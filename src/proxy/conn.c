@@ -95,8 +95,8 @@ void conn_exchange_reset(struct conn *c)
 {
     conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
+    conn_decision_free(&c->c_ex);
     memset(&c->c_ex, 0, sizeof(c->c_ex));
-    c->c_ex.d.effect = BROCK_PASS;
     buf_reset(&c->c_req_out);
     buf_reset(&c->c_body);
     buf_reset(&c->c_url);
@@ -117,6 +117,9 @@ void conn_sweep_idle(struct proxy *px)
         buf_cleanup(&c->c_req_out);
         buf_cleanup(&c->c_body);
         buf_cleanup(&c->c_url);
+        /* The decision too, once nothing still reads it (conn_log_unanswered()). */
+        if (!c->c_ex.decided || c->c_ex.logged)
+            conn_decision_free(&c->c_ex);
         freed++;
     }
     /* What was freed lies between the connections' own blocks: handed back to the system a
@@ -158,7 +161,7 @@ void conn_log_request(const struct conn *c)
         return;
     }
     log_msg(LOG_DEBUG, "%s %s %s %d %s%s%s", c->c_peer, x->method, x->host, x->status,
-            brock_effect_name(x->d.effect), x->site_known ? " on " : "",
+            brock_effect_name(conn_effect(x)), x->site_known ? " on " : "",
             x->site_known ? x->site : "");
 }
 
@@ -652,5 +655,7 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_body);
     buf_cleanup(&c->c_url);
     conn_inject_free(c->c_ex.inj);
+    conn_decision_free(&c->c_ex);
+    mem_free(c->tunnel_host);
     mem_free(c);
 }

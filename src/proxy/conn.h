@@ -176,7 +176,10 @@ struct exchange {
     int site_known;
     int site_sure;             /* and the record of the client's pages vouches for it: what
                                 * the exchange shows is evidence (firstparty.h) */
-    struct brock_decision d;
+    struct brock_decision *d;  /* the engine's decision (conn_decide()), set once decided: its
+                                * own allocation, freed with the exchange, so that a connection
+                                * holds its 1.4 KiB only while deciding mattered; NULL: none
+                                * (conn_effect() then says BROCK_PASS) */
     int observe;               /* a third-party exchange the engine learns from */
     int site_cookies;          /* a request to the first party's own site: its cookies are
                                 * remembered (brock_site_cookies_*) */
@@ -233,7 +236,7 @@ struct conn {
     int idle_seen;             /* idle at the last sweep (conn_sweep_idle); 2: scratch freed */
     int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
     int tls_counted;           /* its handshake was counted (/metrics) */
-    char tunnel_host[BROCK_HOST_MAX];
+    char *tunnel_host;         /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
 
     /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
