@@ -123,8 +123,9 @@ void conn_sweep_idle(struct proxy *px)
         buf_cleanup(&c->c_req_out);
         buf_cleanup(&c->c_body);
         buf_cleanup(&c->c_url);
-        /* The decision too, once nothing still reads it (conn_log_unanswered()). */
-        if (!c->c_ex.decided || c->c_ex.logged)
+        /* The decision too, once nothing still reads it: the live log has it, or there is
+         * none (conn_status(), conn_log_unanswered()). */
+        if (!c->c_ex.decided || c->c_ex.logged || !px->log.ring)
             conn_decision_free(&c->c_ex);
         freed++;
     }

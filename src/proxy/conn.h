@@ -176,10 +176,10 @@ struct exchange {
     int site_known;
     int site_sure;             /* and the record of the client's pages vouches for it: what
                                 * the exchange shows is evidence (firstparty.h) */
-    struct brock_decision *d;  /* the engine's decision (conn_decide()), set once decided: its
-                                * own allocation, freed with the exchange, so that a connection
-                                * holds its 1.4 KiB only while deciding mattered; NULL: none
-                                * (conn_effect() then says BROCK_PASS) */
+    struct brock_decision *d;  /* the engine's decision (conn_decide()): its own allocation,
+                                * freed with the exchange or by the idle sweep, so that an idle
+                                * connection does not hold its 1.4 KiB; NULL: none (then
+                                * conn_effect() says BROCK_PASS) */
     int observe;               /* a third-party exchange the engine learns from */
     int site_cookies;          /* a request to the first party's own site: its cookies are
                                 * remembered (brock_site_cookies_*) */
@@ -304,8 +304,9 @@ void pool_cleanup(struct proxy *px);
 
 /* conn.c: run every second (SYNC_INTERVAL_MS): a connection found idle twice in a row, a
  * keep-alive client between requests for a second or more, frees its scratch (both heads,
- * the request as sent, its URL and body: 2-3 KiB), which its next request grows again. Not
- * on going idle: a busy keep-alive connection would allocate it all again every request. */
+ * the request as sent, its URL and body: 2-3 KiB) and its last exchange's decision (1.4
+ * KiB), which its next request grows again. Not on going idle: a busy keep-alive connection
+ * would allocate it all again every request. */
 void conn_sweep_idle(struct proxy *px);
 /* Whether connecting to sa would reach brock's own listener (any local address on its port
  * when it listens on a wildcard). */
