@@ -21,6 +21,12 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 
+/* Every client connection holds one, idle keep-alive ones too (bench/memory measures what
+ * each adds): what is used for a request alone is allocated for it (the decision, an
+ * intercepted tunnel's host), not held here. 2400 bytes on 64-bit systems; a change that
+ * grows it past that should say why. */
+_Static_assert(sizeof(struct conn) <= 2400, "struct conn grew: every idle connection pays it");
+
 /* ---- states ---- */
 
 const char *conn_state_name(enum conn_state s)
@@ -79,7 +85,6 @@ void conn_set_state(struct conn *c, enum conn_state s)
             conn_state_name(c->c_state), conn_state_name(s));
 #endif
     c->c_state = s;
-    c->idle_seen = 0;
     conn_arm(c);
     admit_update(c);
 }
@@ -91,38 +96,131 @@ void conn_touch(struct conn *c)
         conn_arm(c);
 }
 
+/* The scratch of an idle connection, emptied, kept with its capacity for the next exchange of
+ * any connection (px->spare). */
+struct conn_spare {
+    struct conn_spare *next;
+    struct http_head head[2];  /* the client's, the upstream's */
+    struct buf req_out, url;
+};
+
+/* Moves from's storage to to, leaving from empty and holding none. */
+static void head_move(struct http_head *to, struct http_head *from)
+{
+    http_head_reset(from);
+    *to = *from;
+    http_head_init(from);
+}
+
+static void buf_move(struct buf *to, struct buf *from)
+{
+    buf_reset(from);
+    *to = *from;
+    from->data = NULL;
+    from->len = from->cap = 0;
+}
+
+static void spare_free(struct conn_spare *s)
+{
+    http_head_cleanup(&s->head[0]);
+    http_head_cleanup(&s->head[1]);
+    buf_cleanup(&s->req_out);
+    buf_cleanup(&s->url);
+    mem_free(s);
+}
+
+/* Whether c holds any scratch. */
+static int conn_holds_scratch(const struct conn *c)
+{
+    return c->c_client.head.raw.data || c->c_client.head.span || c->c_up.head.raw.data ||
+           c->c_up.head.span || c->c_req_out.data || c->c_url.data || c->c_body.data;
+}
+
+/* An idle connection hands back its scratch (both heads, the request as sent, its URL and
+ * body): kept for the next exchange while px->spare has room, else freed. Its last exchange's
+ * decision is freed once nothing still reads it: the live log has it, or there is none
+ * (conn_status(), conn_log_unanswered()). */
+static void conn_release_scratch(struct conn *c)
+{
+    struct proxy *px = c->px;
+    struct conn_spare *s = NULL;
+
+    if (!c->c_ex.decided || c->c_ex.logged || !px->log.ring)
+        conn_decision_free(&c->c_ex);
+    if (!conn_holds_scratch(c))
+        return;
+    buf_cleanup(&c->c_body);
+    if (px->n_spare < LIMIT_SPARE_SCRATCH && (s = mem_malloc(sizeof(*s))) != NULL) {
+        head_move(&s->head[0], &c->c_client.head);
+        head_move(&s->head[1], &c->c_up.head);
+        buf_move(&s->req_out, &c->c_req_out);
+        buf_move(&s->url, &c->c_url);
+        s->next = px->spare;
+        px->spare = s;
+        px->n_spare++;
+        return;
+    }
+    side_release(&c->c_client);
+    side_release(&c->c_up);
+    buf_cleanup(&c->c_req_out);
+    buf_cleanup(&c->c_url);
+    px->n_released++;
+}
+
+/* An exchange starts on a connection that holds no scratch: a spare one, if any, is its. */
+static void conn_take_scratch(struct conn *c)
+{
+    struct proxy *px = c->px;
+    struct conn_spare *s = px->spare;
+
+    if (!s || conn_holds_scratch(c))
+        return;
+    px->spare = s->next;
+    px->n_spare--;
+    http_head_cleanup(&c->c_client.head);
+    http_head_cleanup(&c->c_up.head);
+    buf_cleanup(&c->c_req_out);
+    buf_cleanup(&c->c_url);
+    c->c_client.head = s->head[0];
+    c->c_up.head = s->head[1];
+    c->c_req_out = s->req_out;
+    c->c_url = s->url;
+    mem_free(s);
+}
+
 void conn_exchange_reset(struct conn *c)
 {
     conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
+    conn_decision_free(&c->c_ex);
     memset(&c->c_ex, 0, sizeof(c->c_ex));
-    c->c_ex.d.effect = BROCK_PASS;
+    conn_take_scratch(c);
     buf_reset(&c->c_req_out);
     buf_reset(&c->c_body);
     buf_reset(&c->c_url);
 }
 
+void conn_spare_cleanup(struct proxy *px)
+{
+    while (px->spare) {
+        struct conn_spare *s = px->spare;
+
+        px->spare = s->next;
+        px->n_released++;
+        spare_free(s);
+    }
+    px->n_spare = 0;
+}
+
 void conn_sweep_idle(struct proxy *px)
 {
-    size_t freed = 0;
-
-    for (struct conn *c = px->conns; c; c = c->next) {
-        if (c->c_state != CONN_IDLE || c->idle_seen == 2)
-            continue;
-        if (!c->idle_seen++)
-            continue;
-        c->idle_seen = 2;
-        side_release(&c->c_client);
-        side_release(&c->c_up);
-        buf_cleanup(&c->c_req_out);
-        buf_cleanup(&c->c_body);
-        buf_cleanup(&c->c_url);
-        freed++;
-    }
+    /* The spares too: a busy loop makes them again within the second. */
+    conn_spare_cleanup(px);
     /* What was freed lies between the connections' own blocks: handed back to the system a
      * page at a time, or the memory stays with brock. */
-    if (freed >= SWEEP_TRIM_MIN)
+    if (px->n_released >= SWEEP_TRIM_MIN)
         malloc_trim(0);
+    px->n_released = 0;
 }
 
 int64_t conn_now_ms(const struct conn *c)
@@ -158,7 +256,7 @@ void conn_log_request(const struct conn *c)
         return;
     }
     log_msg(LOG_DEBUG, "%s %s %s %d %s%s%s", c->c_peer, x->method, x->host, x->status,
-            brock_effect_name(x->d.effect), x->site_known ? " on " : "",
+            brock_effect_name(conn_effect(x)), x->site_known ? " on " : "",
             x->site_known ? x->site : "");
 }
 
@@ -344,6 +442,10 @@ void conn_run(struct conn *c)
     if (c->c_state != CONN_CLOSED &&
         (pump_limit(&c->c_client) < 0 || pump_limit(&c->c_up) < 0))
         conn_out_of_memory(c, "pausing or resuming a read");
+    /* The exchange is over and the next has not begun: what it used goes back now, for the
+     * exchanges of other connections to reuse, rather than lying idle here. */
+    if (c->c_state == CONN_IDLE)
+        conn_release_scratch(c);
     /* A response written out whole leaves an idle connection that may now be cut. */
     admit_update(c);
 }
@@ -652,5 +754,7 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_body);
     buf_cleanup(&c->c_url);
     conn_inject_free(c->c_ex.inj);
+    conn_decision_free(&c->c_ex);
+    mem_free(c->tunnel_host);
     mem_free(c);
 }

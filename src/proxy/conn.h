@@ -34,6 +34,7 @@
 
 struct conn;
 struct conn_inject;
+struct conn_spare;
 struct dash_env;
 struct dntcheck;
 struct front_wait;
@@ -74,6 +75,10 @@ struct proxy {
      * here, not in each connection: 4 KiB less in every one. */
     struct rewrite_out rw;
     struct buf head_out;
+    size_t n_released;        /* connections that freed their scratch since the last sweep */
+    struct conn_spare *spare; /* scratch that idle connections handed back, emptied, kept for
+                               * the next exchanges (conn.c), up to LIMIT_SPARE_SCRATCH */
+    size_t n_spare;
 
     struct pool_entry *pool;  /* idle upstream connections, most recent first */
     size_t n_pool;
@@ -176,7 +181,11 @@ struct exchange {
     int site_known;
     int site_sure;             /* and the record of the client's pages vouches for it: what
                                 * the exchange shows is evidence (firstparty.h) */
-    struct brock_decision d;
+    struct brock_decision *d;  /* the engine's decision (conn_decide()): its own allocation,
+                                * freed with the exchange or once the connection is idle (and
+                                * the live log has it), so that an idle connection does not
+                                * hold its 1.4 KiB; NULL: none (then conn_effect() says
+                                * BROCK_PASS) */
     int observe;               /* a third-party exchange the engine learns from */
     int site_cookies;          /* a request to the first party's own site: its cookies are
                                 * remembered (brock_site_cookies_*) */
@@ -230,10 +239,9 @@ struct conn {
 
     /* The client connection itself. */
     int shut_wr;               /* closing: the client's write half is shut */
-    int idle_seen;             /* idle at the last sweep (conn_sweep_idle); 2: scratch freed */
     int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
     int tls_counted;           /* its handshake was counted (/metrics) */
-    char tunnel_host[BROCK_HOST_MAX];
+    char *tunnel_host;         /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
 
     /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
@@ -299,11 +307,16 @@ void upstream_cancel(struct conn *c);
 void upstream_release(struct conn *c, int reusable);
 void pool_cleanup(struct proxy *px);
 
-/* conn.c: run every second (SYNC_INTERVAL_MS): a connection found idle twice in a row, a
- * keep-alive client between requests for a second or more, frees its scratch (both heads,
- * the request as sent, its URL and body: 2-3 KiB), which its next request grows again. Not
- * on going idle: a busy keep-alive connection would allocate it all again every request. */
+/* conn.c: run every second (SYNC_INTERVAL_MS). A connection hands back its scratch (both
+ * heads, the request as sent, its URL and body: 2-3 KiB) and frees its last exchange's
+ * decision (1.4 KiB) as soon as it is idle again (conn_run()), so that thousands of idle
+ * keep-alive clients hold none of it: the loop keeps up to LIMIT_SPARE_SCRATCH of it for the
+ * next exchanges (a busy keep-alive client allocates none again), and the sweep frees those,
+ * then, once enough was freed since the last sweep, hands back the pages freed among the
+ * connections' own blocks (malloc_trim(3)). */
 void conn_sweep_idle(struct proxy *px);
+/* Frees the spare scratch (px->spare): at every sweep, and when the proxy is freed. */
+void conn_spare_cleanup(struct proxy *px);
 /* Whether connecting to sa would reach brock's own listener (any local address on its port
  * when it listens on a wildcard). */
 int upstream_is_self(const struct proxy *px, const struct sockaddr *sa);

@@ -61,10 +61,10 @@ static int conn_blocked_write(struct conn *c, int keep)
     struct blocked_answer a;
     char why[512], text[BROCK_HOST_MAX + 600];
 
-    blocked_answer(&x->d, &a);
+    blocked_answer(x->d, &a);
     if (a.body)
         return conn_answer_typed(c, &a, keep);
-    brock_decision_explain(c->px->engine, &x->d, why, sizeof(why));
+    brock_decision_explain(c->px->engine, x->d, why, sizeof(why));
     snprintf(text, sizeof(text), "brock blocked this request to %s. %s", x->host, why);
     return conn_reply(c, 403, text, keep);
 }

@@ -12,6 +12,7 @@
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
 #include "proxy/workers.h"
+#include "util/alloc.h"
 
 const char *conn_header(const struct http_head *hh, const char *name)
 {
@@ -54,7 +55,7 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
         o.url = c->c_url.len ? c->c_url.data : NULL;
         o.type = x->type;
         o.site_url = conn_page_url(x, hh);
-        if (brock_site_cookies_get(c->px->sc, c->c_peer, x->d.site, cookies, sizeof(cookies)))
+        if (brock_site_cookies_get(c->px->sc, c->c_peer, x->d->site, cookies, sizeof(cookies)))
             o.site_cookies = cookies;
     }
     if (brock_observe(c->px->engine, &o, &learned) < 0) {
@@ -80,7 +81,7 @@ static void conn_site_cookies_request(struct conn *c, const struct http_head *hh
 
     for (size_t i = 0; i < hh->n; i++)
         if (hh->h[i].name_len == 6 && !strncasecmp(hh->h[i].name, "cookie", 6))
-            brock_site_cookies_request(c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
+            brock_site_cookies_request(c->px->sc, c->c_peer, x->d->site, hh->h[i].value,
                                        hh->h[i].value_len);
 }
 
@@ -92,7 +93,7 @@ void conn_site_cookies_response(struct conn *c, const struct http_head *hh)
         return;
     for (size_t i = 0; i < hh->n; i++)
         if (hh->h[i].name_len == 10 && !strncasecmp(hh->h[i].name, "set-cookie", 10))
-            brock_site_cookies_response(c->px->sc, c->c_peer, x->d.site, hh->h[i].value,
+            brock_site_cookies_response(c->px->sc, c->c_peer, x->d->site, hh->h[i].value,
                                         hh->h[i].value_len, conn_now_ms(c) / 1000);
 }
 
@@ -127,16 +128,27 @@ enum dash_decision conn_decision_kind(const struct brock_decision *d)
     return DASH_DECISION_ALLOW;
 }
 
-void conn_decide(struct conn *c, const char *path, size_t path_len)
+void conn_decision_free(struct exchange *x)
+{
+    mem_free(x->d);
+    x->d = NULL;
+}
+
+int conn_decide(struct conn *c, const char *path, size_t path_len)
 {
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     struct proxy *px = c->px;
     struct brock_request req = {0};
+    struct brock_decision *d;
     const char *allow[LIMIT_WIDGET_ALLOWS];
     char why[512], frame[BROCK_HOST_MAX];
     const char *ref;
 
+    if (!x->d && !(x->d = mem_malloc(sizeof(*x->d))))
+        return -1;
+    d = x->d;
+    memset(d, 0, sizeof(*d));
     x->site_known = x->site_sure = 0;
     x->site[0] = '\0';
     x->decided = 1;
@@ -181,43 +193,44 @@ void conn_decide(struct conn *c, const char *path, size_t path_len)
         if (ref && brock_url_host(ref, frame) >= 0)
             req.frame_host = frame;
     }
-    if (brock_decide_request(px->engine, &req, &x->d) < 0)
-        x->d.effect = BROCK_PASS;
+    if (brock_decide_request(px->engine, &req, d) < 0)
+        d->effect = BROCK_PASS;
     /* A guessed page is decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
-    x->observe = x->site_sure && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
-                 x->d.effect != BROCK_DENY;
+    x->observe = x->site_sure && d->third_party && d->reason == BROCK_WHY_ACTION &&
+                 d->effect != BROCK_DENY;
     /* The page's own site (its base domain, not another of one owner's): what its pages'
      * scripts can read is among these cookies. Only kept while learning needs them. */
-    x->site_cookies = x->site_known && x->d.reason == BROCK_WHY_FIRST_PARTY && *x->d.site &&
-                      strcmp(x->d.base, x->d.site) == 0 && brock_engine_learning(px->engine);
+    x->site_cookies = x->site_known && d->reason == BROCK_WHY_FIRST_PARTY && *d->site &&
+                      strcmp(d->base, d->site) == 0 && brock_engine_learning(px->engine);
     if (x->site_cookies)
         conn_site_cookies_request(c, hh);
     /* What the client's pages loaded as third parties: a page's canvas report counts only for
      * a script seen there, a frame's word on its page only for a frame seen there. */
-    if (x->site_known && x->d.third_party &&
+    if (x->site_known && d->third_party &&
         !fp_has_seen(&px->fp, c->c_peer, x->site, x->host)) {
         fp_saw(&px->fp, c->c_peer, x->site, x->host);
         fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host);
     }
-    if (x->d.effect == BROCK_DENY) {
+    if (d->effect == BROCK_DENY) {
         px->n_blocked++;
-        dash_metrics_blocked(&px->metrics, x->d.base);
-    } else if (x->d.effect == BROCK_STRIP_COOKIES) {
+        dash_metrics_blocked(&px->metrics, d->base);
+    } else if (d->effect == BROCK_STRIP_COOKIES) {
         px->n_cookieblocked++;
     }
-    px->metrics.decisions[conn_decision_kind(&x->d)]++;
+    px->metrics.decisions[conn_decision_kind(d)]++;
     /* The daily counters: what brock did each day, and for how many sites. */
-    if (brock_daily_count(px->engine, &x->d, conn_now_ms(c)) < 0)
+    if (brock_daily_count(px->engine, d, conn_now_ms(c)) < 0)
         log_msg(LOG_ERR, "counting a request to %s failed: %s", x->host,
                 brock_engine_errmsg(px->engine));
     /* The dashboard's recent sites: what each page's third parties were given. */
-    if (x->site_known && x->d.third_party && x->d.reason == BROCK_WHY_ACTION &&
-        brock_page_seen(px->engine, x->site, x->d.tracker, x->d.action, conn_now_ms(c)) < 0)
-        log_msg(LOG_ERR, "recording %s on %s failed: %s", x->d.tracker, x->site,
+    if (x->site_known && d->third_party && d->reason == BROCK_WHY_ACTION &&
+        brock_page_seen(px->engine, x->site, d->tracker, d->action, conn_now_ms(c)) < 0)
+        log_msg(LOG_ERR, "recording %s on %s failed: %s", d->tracker, x->site,
                 brock_engine_errmsg(px->engine));
-    if (x->d.effect != BROCK_PASS && log_enabled(LOG_INFO)) {
-        brock_decision_explain(px->engine, &x->d, why, sizeof(why));
-        log_msg(LOG_INFO, "%s %s on %s: %s", brock_effect_name(x->d.effect), x->host,
+    if (d->effect != BROCK_PASS && log_enabled(LOG_INFO)) {
+        brock_decision_explain(px->engine, d, why, sizeof(why));
+        log_msg(LOG_INFO, "%s %s on %s: %s", brock_effect_name(d->effect), x->host,
                 x->site_known ? x->site : "an unknown page", why);
     }
+    return 0;
 }

@@ -140,7 +140,7 @@ static int is_for_script(const struct conn *c)
         return 0;
     if (x->type != BROCK_RESOURCE_MAIN_FRAME && x->type != BROCK_RESOURCE_SUB_FRAME)
         return 0;
-    return x->d.reason != BROCK_WHY_DISABLED &&
+    return (!x->d || x->d->reason != BROCK_WHY_DISABLED) &&
            !(site && brock_site_is_disabled(c->px->engine, site));
 }
 

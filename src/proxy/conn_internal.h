@@ -231,8 +231,19 @@ enum dash_decision conn_decision_kind(const struct brock_decision *d);
 const char *conn_header(const struct http_head *hh, const char *name);
 
 /* The first party, what the request fetches, and the engine's decision on its URL (path[0..
- * path_len) on the exchange's host; a CONNECT has none). */
-void conn_decide(struct conn *c, const char *path, size_t path_len);
+ * path_len) on the exchange's host; a CONNECT has none) into x->d. Returns 0, or -1 when out
+ * of memory for the decision (nothing decided, nothing counted). */
+int conn_decide(struct conn *c, const char *path, size_t path_len)
+    __attribute__((warn_unused_result));
+
+/* What the exchange's decision does to it: BROCK_PASS while undecided. */
+static inline enum brock_effect conn_effect(const struct exchange *x)
+{
+    return x->d ? x->d->effect : BROCK_PASS;
+}
+
+/* Frees the exchange's decision (conn_exchange_reset(), conn_free()). */
+void conn_decision_free(struct exchange *x);
 
 /* A request's head (flags BROCK_OBS_*) or its response's: the engine learns from it. */
 void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags);

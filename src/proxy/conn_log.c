@@ -30,13 +30,13 @@ void conn_status(struct conn *c, int status)
     ev = dash_log_add(&px->log);
     ev->time_ms = conn_now_ms(c);
     snprintf(ev->method, sizeof(ev->method), "%s", x->method);
-    snprintf(ev->host, sizeof(ev->host), "%s", x->d.host[0] ? x->d.host : x->host);
-    snprintf(ev->site, sizeof(ev->site), "%s", x->d.site);
-    ev->decision = (unsigned char)conn_decision_kind(&x->d);
-    ev->action = (unsigned char)x->d.action;
-    ev->reason = (unsigned char)x->d.reason;
-    ev->site_fix = (unsigned char)(x->d.site_fix != 0);
-    ev->site_choice = (unsigned char)(x->d.site_choice != 0);
+    snprintf(ev->host, sizeof(ev->host), "%s", x->d->host[0] ? x->d->host : x->host);
+    snprintf(ev->site, sizeof(ev->site), "%s", x->d->site);
+    ev->decision = (unsigned char)conn_decision_kind(x->d);
+    ev->action = (unsigned char)x->d->action;
+    ev->reason = (unsigned char)x->d->reason;
+    ev->site_fix = (unsigned char)(x->d->site_fix != 0);
+    ev->site_choice = (unsigned char)(x->d->site_choice != 0);
     ev->status = status;
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)

@@ -25,7 +25,7 @@ static int conn_parse_target(struct conn *c, const char *url, size_t len, const 
     if (c->intercepted && !x->is_connect && url[0] == '/') {
         /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to. */
         x->is_https = 1;
-        memcpy(x->host, c->tunnel_host, sizeof(x->host));
+        snprintf(x->host, sizeof(x->host), "%s", c->tunnel_host);
         x->port = c->tunnel_port;
         *path = url;
         *path_len = len;
@@ -92,7 +92,7 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
         return;
     if (x->observe)
         conn_observe(c, hh, x->type == BROCK_RESOURCE_PING ? BROCK_OBS_BEACON : 0);
-    if (x->d.effect == BROCK_STRIP_COOKIES)
+    if (conn_effect(x) == BROCK_STRIP_COOKIES)
         flags |= REWRITE_STRIP_COOKIES;
     if (x->is_upgrade)
         flags |= REWRITE_UPGRADE;
@@ -166,11 +166,14 @@ static void conn_start_request(struct conn *c)
         conn_start_intercept(c);
         return;
     }
-    conn_decide(c, path, path_len);
-    if (x->d.effect == BROCK_DENY) {
+    if (conn_decide(c, path, path_len) < 0) {
+        conn_fail(c, 503, "brock ran out of memory for the request");
+        return;
+    }
+    if (x->d->effect == BROCK_DENY) {
         /* Only a learned block is worth a policy check (section 9), never a user's. */
-        if (x->d.action == BROCK_BLOCK)
-            dntcheck_blocked(c->px->dnt, x->d.tracker, conn_now_ms(c));
+        if (x->d->action == BROCK_BLOCK)
+            dntcheck_blocked(c->px->dnt, x->d->tracker, conn_now_ms(c));
         conn_answer_blocked(c);
     } else if (x->is_connect) {
         c->px->n_tunnels++;

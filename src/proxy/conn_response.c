@@ -43,7 +43,7 @@ static void conn_response_head(struct conn *c)
             conn_fail(c, 502, "out of memory");
             return;
         }
-        if (x->d.effect == BROCK_STRIP_COOKIES)
+        if (conn_effect(x) == BROCK_STRIP_COOKIES)
             flags |= REWRITE_STRIP_COOKIES;
         x->must_close |= must_close;
         x->resp_final = 1;

@@ -16,6 +16,7 @@
 #include "proxy/intercept.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
+#include "util/alloc.h"
 
 #define CONNECT_ANSWER "HTTP/1.1 200 Connection established\r\nVia: %s\r\n\r\n"
 
@@ -94,6 +95,10 @@ void conn_start_intercept(struct conn *c)
 
     if (conn_connect_done(c) < 0)
         return;
+    if (!(c->tunnel_host = mem_strdup(x->host))) {
+        conn_fail(c, 503, "brock ran out of memory for the tunnel");
+        return;
+    }
     if (pump_printf(s, CONNECT_ANSWER, REWRITE_VIA) < 0) {
         conn_out_of_memory(c, "answering a CONNECT");
         return;
@@ -110,7 +115,6 @@ void conn_start_intercept(struct conn *c)
     conn_log_request(c);
     c->px->n_tunnels++;
     c->intercepted = 1;
-    memcpy(c->tunnel_host, x->host, sizeof(c->tunnel_host));
     c->tunnel_port = x->port;
     side_start(s, SIDE_CLIENT);
     conn_set_state(c, CONN_IDLE);

@@ -106,8 +106,12 @@
 
 /* How often learning is written to the state and others' changes are picked up. */
 #define SYNC_INTERVAL_MS 1000
-/* Idle connections whose scratch one sweep freed (conn_sweep_idle) that make it worth handing
- * the freed pages back to the system (malloc_trim(3)). */
+/* Connections that freed their scratch on going idle since the last sweep (conn_sweep_idle)
+ * that make it worth handing the freed pages back to the system (malloc_trim(3)). */
 #define SWEEP_TRIM_MIN 64
+/* Scratch of exchanges (two heads, a request as sent, a URL: 2-3 KiB each) that connections
+ * going idle hand back and the loop keeps for the next exchanges, so that busy keep-alive
+ * clients rarely allocate it again; past this, it is freed. */
+#define LIMIT_SPARE_SCRATCH 64
 
 #endif

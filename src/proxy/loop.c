@@ -815,6 +815,7 @@ void proxy_free(struct proxy *px)
     on_reap(-1, 0, px);
     front_cleanup(px);
     pool_cleanup(px);
+    conn_spare_cleanup(px);
     rewrite_out_cleanup(&px->rw);
     buf_cleanup(&px->head_out);
     admit_cleanup(&px->admit);
