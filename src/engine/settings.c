@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "util/alloc.h"
+
 /* Each switch's name in brock and its key in Privacy Badger's settings_map, by its value. */
 static const struct {
     const char *name, *key;
@@ -129,6 +131,85 @@ int brock_disabled_sites_each(const struct brock_engine *e,
             return rc;
     }
     return 0;
+}
+
+/* ---- the settings a decision reads ---- */
+
+int brock__names_from_json(json_t *const *arrays, size_t n, const char *(*trim)(const char *),
+                           struct brock__names **out)
+{
+    struct brock__names *names;
+    size_t count = 0, bytes = 0, i;
+    char *at;
+    json_t *v;
+
+    *out = NULL;
+    for (size_t k = 0; k < n; k++)
+        json_array_foreach(arrays[k], i, v) {
+            const char *s = json_string_value(v);
+
+            if (s && trim)
+                s = trim(s);
+            if (s && *s) {
+                count++;
+                bytes += strlen(s) + 1;
+            }
+        }
+    if (!count)
+        return 0;
+    names = mem_malloc(sizeof(*names) + count * sizeof(names->v[0]) + bytes);
+    if (!names)
+        return BROCK_ENOMEM;
+    names->n = 0;
+    at = (char *)&names->v[count];
+    for (size_t k = 0; k < n; k++)
+        json_array_foreach(arrays[k], i, v) {
+            const char *s = json_string_value(v);
+            size_t len;
+
+            if (s && trim)
+                s = trim(s);
+            if (!s || !*s)
+                continue;
+            len = strlen(s);
+            memcpy(at, s, len + 1);
+            names->v[names->n].s = at;
+            names->v[names->n].len = len;
+            names->n++;
+            at += len + 1;
+        }
+    *out = names;
+    return 0;
+}
+
+static void decide_settings_clear(struct brock__decide_settings *ds)
+{
+    mem_free(ds->disabled);
+    ds->disabled = NULL;
+    strmap_cleanup(&ds->widget_sites, mem_free);
+    ds->answers_gen = 0;
+}
+
+void brock__decide_settings_free(struct brock_engine *e)
+{
+    decide_settings_clear(&e->decide_settings);
+}
+
+const struct brock__decide_settings *brock__decide_settings(struct brock_engine *e)
+{
+    struct brock__decide_settings *ds = &e->decide_settings;
+
+    if (ds->answers_gen == e->answers_gen && ds->widgets_gen == e->widgets_gen)
+        return ds;
+    decide_settings_clear(ds);
+    if (brock__disabled_sites_read(e, &ds->disabled) < 0 ||
+        brock__widget_sites_read(e, &ds->widget_sites) < 0) {
+        decide_settings_clear(ds);
+        return NULL;
+    }
+    ds->answers_gen = e->answers_gen;
+    ds->widgets_gen = e->widgets_gen;
+    return ds;
 }
 
 /* ---- the settings as the dashboard and the command line show them ---- */
