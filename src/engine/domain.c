@@ -879,7 +879,11 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
 
 const char *brock__base(const struct brock_engine *e, const char *host)
 {
-    size_t len = strlen(host);
+    return brock__base_len(e, host, strlen(host));
+}
+
+const char *brock__base_len(const struct brock_engine *e, const char *host, size_t len)
+{
     int is_ps, off;
 
     if (len == 0 || len >= BROCK_HOST_MAX)

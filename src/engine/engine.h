@@ -247,6 +247,9 @@ int brock__is_third_party_bases(const struct brock_engine *e, const char *a, siz
  * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
 const char *brock__base(const struct brock_engine *e, const char *host);
 
+/* The same for host of len bytes (NUL-terminated). */
+const char *brock__base_len(const struct brock_engine *e, const char *host, size_t len);
+
 /* brock_base_domain() for a name the engine already holds as valid (an action map key, a
  * normalised host), where a failure can only leave out "" or, without a Public Suffix List,
  * the name itself: the same as the public call, with nothing to check. */

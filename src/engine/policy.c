@@ -375,15 +375,19 @@ int brock__site_disabled_in(const struct brock__decide_settings *ds, const char 
 
 /* ---- decisions ---- */
 
-static size_t copy_host(char *dst, const char *src)
+/* n bytes of src (cut at BROCK_HOST_MAX - 1) and a NUL into dst; returns how many. */
+static size_t copy_host_n(char *dst, const char *src, size_t n)
 {
-    size_t n = strlen(src);
-
     if (n >= BROCK_HOST_MAX)
         n = BROCK_HOST_MAX - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
     return n;
+}
+
+static size_t copy_host(char *dst, const char *src)
+{
+    return copy_host_n(dst, src, strlen(src));
 }
 
 /* An invalid request's decision: nothing known, passed. */
@@ -402,23 +406,27 @@ static void decision_clear(struct brock_decision *d)
     d->type = BROCK_RESOURCE_OTHER;
 }
 
-/* The decision for d->host on site (normalised; NULL: unknown page): Privacy Badger's checks
- * in order. Returns the CNAME target copied into d->tracker, or NULL when it is the host. */
-static const char *decide_host(struct brock_engine *e, const char *site, size_t slen,
-                               struct brock_decision *d)
+/* The decision for d->host (hlen bytes) on site (slen bytes, normalised; NULL: unknown page):
+ * Privacy Badger's checks in order. Returns the CNAME target copied into d->tracker, or NULL
+ * when it is the host. */
+static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site,
+                               size_t slen, struct brock_decision *d)
 {
     const struct brock__decide_settings *ds = brock__decide_settings(e);
     const char *cname, *chosen = NULL, *base;
     const struct action_entry *src;
     size_t tlen;
 
-    /* Each base once: the tracker's is a tail of it, which the walk below starts from. */
-    if (site)
-        copy_host(d->site, brock__base(e, site));
+    /* Each base once, its length known: the tracker's is a tail of it, which the walk below
+     * starts from. */
+    if (site) {
+        base = brock__base_len(e, site, slen);
+        copy_host_n(d->site, base, slen - (size_t)(base - site));
+    }
     cname = brock__cname(e, d->host);
-    tlen = copy_host(d->tracker, cname ? cname : d->host);
-    base = brock__base(e, d->tracker);
-    copy_host(d->base, base);
+    tlen = cname ? copy_host(d->tracker, cname) : copy_host_n(d->tracker, d->host, hlen);
+    base = brock__base_len(e, d->tracker, tlen);
+    copy_host_n(d->base, base, tlen - (size_t)(base - d->tracker));
 
     if (site && *d->tracker &&
         !brock__is_third_party_bases(e, d->tracker, tlen, base, site, slen, d->site)) {
@@ -484,7 +492,7 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
     if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given) != 0) &&
         brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
-    cname = decide_host(e, slen ? site : NULL, (size_t)slen, d);
+    cname = decide_host(e, hlen, slen ? site : NULL, (size_t)slen, d);
     brock__answer_put(e, site, (size_t)slen, d, hlen, cname);
     return 0;
 }
