@@ -773,6 +773,7 @@ struct brock__base_slot {
     uint16_t len; /* host length + 1; 0: empty */
     uint16_t off;
     uint8_t is_ps; /* whether the host is a public suffix (its own base): PS_* */
+    uint8_t asked; /* whether libpsl was asked (else the base came from the parent's) */
 };
 
 #define BASE_CACHE_SLOTS 65536
@@ -837,7 +838,7 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
     char tmp[BROCK_HOST_MAX];
     uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
     struct brock__base_slot *slot;
-    int off = -1;
+    int off = -1, asked = 0;
 
     slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
     if (slot && slot->hash == h && slot->len == len + 1 &&
@@ -867,12 +868,17 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
         if (n <= 0 || (size_t)n > len)
             return -1;
         off = (int)(len - (size_t)n);
+        asked = 1;
     }
-    if (slot) {
+    /* A base worked out from the parent's costs a look-up to work out again, one libpsl
+     * answered costs libpsl: the first never takes the second's slot. A stream of new hosts
+     * under a few sites then leaves their parents' bases in place. */
+    if (slot && (asked || !slot->len || !slot->asked)) {
         slot->hash = h;
         slot->len = (uint16_t)(len + 1);
         slot->off = (uint16_t)off;
         slot->is_ps = (uint8_t)*is_ps;
+        slot->asked = (uint8_t)asked;
     }
     return off;
 }
