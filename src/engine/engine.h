@@ -798,12 +798,16 @@ void brock__sitefixes_free(struct brock__sitefixes *f);
 /* The number of (site, entry) pairs in f. */
 size_t brock__sitefixes_count(const struct brock__sitefixes *f);
 
-/* For a page on site (a normalised host, matched exactly) and a request to host: whether
- * sitefixes.ignore leaves host alone, whether sitefixes.yellowlist cookieblocks it (both
- * cover a listed name and the names under it), and whether sitefixes.gpc says no DNT/GPC
- * (site: any host, NULL for none). */
-int brock__sitefix_ignored(const struct brock_engine *e, const char *site, const char *host);
-int brock__sitefix_cookieblock(const struct brock_engine *e, const char *site, const char *host);
+/* The fixes for pages on site (slen bytes, a normalised host, matched exactly; NULL: none),
+ * or NULL when it has none; then for a request to host: whether sitefixes.ignore leaves host
+ * alone, whether sitefixes.yellowlist cookieblocks it (both cover a listed name and the
+ * names under it). And whether sitefixes.gpc says no DNT/GPC (site: any host, NULL for
+ * none). */
+struct brock__site_fixes;
+const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e,
+                                                    const char *site, size_t slen);
+int brock__sitefix_ignored(const struct brock__site_fixes *sf, const char *host);
+int brock__sitefix_cookieblock(const struct brock__site_fixes *sf, const char *host);
 int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
 
 /* ---- update.c: applying pbconfig.json ---- */

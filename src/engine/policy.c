@@ -415,6 +415,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
     const struct brock__decide_settings *ds = brock__decide_settings(e);
     const char *cname, *chosen = NULL, *base;
     const struct action_entry *src;
+    const struct brock__site_fixes *fixes;
     size_t tlen;
 
     /* Each base once, its length known: the tracker's is a tail of it, which the walk below
@@ -443,7 +444,8 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         return cname;
     }
     /* Site fixes are keyed by the page's exact host, not its base (checkAction). */
-    if (brock__sitefix_ignored(e, site, d->tracker)) {
+    fixes = brock__sitefix_find(e, site, slen);
+    if (brock__sitefix_ignored(fixes, d->tracker)) {
         d->reason = BROCK_WHY_IGNORED;
         return cname;
     }
@@ -457,7 +459,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         return cname;
     }
     d->action = brock__best_action_base(e, d->tracker, base, &src);
-    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(e, site, d->tracker)) {
+    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(fixes, d->tracker)) {
         d->action = BROCK_COOKIEBLOCK;
         d->site_fix = 1;
     }
