@@ -623,11 +623,11 @@ void brock__settings_changed(struct brock_engine *e);
 const struct brock__decide_settings *brock__decide_settings(struct brock_engine *e);
 void brock__decide_settings_free(struct brock_engine *e);
 
-/* A new struct brock__names holding the strings of each of the n arrays (JSON values that
- * are not arrays or strings are skipped, as are strings that trim leaves empty), each with
- * trim applied (NULL: as they are); *out NULL when there are none. Returns 0 or
+/* A new struct brock__names holding the strings of each array in arrays (a JSON array;
+ * values that are not arrays or strings are skipped, as are strings that trim leaves empty),
+ * each with trim applied (NULL: as they are); *out NULL when there are none. Returns 0 or
  * BROCK_ENOMEM. */
-int brock__names_from_json(json_t *const *arrays, size_t n, const char *(*trim)(const char *),
+int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
                            struct brock__names **out) BROCK_NODISCARD_INTERNAL;
 
 /* A new settings object with Privacy Badger's defaults (brock's, where it differs), or NULL

@@ -357,9 +357,17 @@ int brock__site_disabled(const struct brock_engine *e, const char *site_host)
 
 int brock__disabled_sites_read(const struct brock_engine *e, struct brock__names **out)
 {
-    json_t *list = json_object_get(e->settings, "disabledSites");
+    json_t *list = json_object_get(e->settings, "disabledSites"), *one;
+    int rc;
 
-    return brock__names_from_json(&list, 1, disabled_pattern, out);
+    *out = NULL;
+    if (!json_array_size(list))
+        return 0;
+    if (!(one = json_pack("[O]", list)))
+        return BROCK_ENOMEM;
+    rc = brock__names_from_json(one, disabled_pattern, out);
+    json_decref(one);
+    return rc;
 }
 
 int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site,

@@ -135,26 +135,35 @@ int brock_disabled_sites_each(const struct brock_engine *e,
 
 /* ---- the settings a decision reads ---- */
 
-int brock__names_from_json(json_t *const *arrays, size_t n, const char *(*trim)(const char *),
+/* v's string with trim applied, or NULL when it is not a string or nothing is left. */
+static const char *name_of(json_t *v, const char *(*trim)(const char *))
+{
+    const char *s = json_string_value(v);
+
+    if (s && trim)
+        s = trim(s);
+    return s && *s ? s : NULL;
+}
+
+int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
                            struct brock__names **out)
 {
     struct brock__names *names;
-    size_t count = 0, bytes = 0, i;
+    size_t count = 0, bytes = 0, i, k;
     char *at;
-    json_t *v;
+    json_t *v, *list;
 
     *out = NULL;
-    for (size_t k = 0; k < n; k++)
-        json_array_foreach(arrays[k], i, v) {
-            const char *s = json_string_value(v);
+    json_array_foreach(arrays, k, list) {
+        json_array_foreach(list, i, v) {
+            const char *s = name_of(v, trim);
 
-            if (s && trim)
-                s = trim(s);
-            if (s && *s) {
+            if (s) {
                 count++;
                 bytes += strlen(s) + 1;
             }
         }
+    }
     if (!count)
         return 0;
     names = mem_malloc(sizeof(*names) + count * sizeof(names->v[0]) + bytes);
@@ -162,14 +171,12 @@ int brock__names_from_json(json_t *const *arrays, size_t n, const char *(*trim)(
         return BROCK_ENOMEM;
     names->n = 0;
     at = (char *)&names->v[count];
-    for (size_t k = 0; k < n; k++)
-        json_array_foreach(arrays[k], i, v) {
-            const char *s = json_string_value(v);
+    json_array_foreach(arrays, k, list) {
+        json_array_foreach(list, i, v) {
+            const char *s = name_of(v, trim);
             size_t len;
 
-            if (s && trim)
-                s = trim(s);
-            if (!s || !*s)
+            if (!s)
                 continue;
             len = strlen(s);
             memcpy(at, s, len + 1);
@@ -178,6 +185,7 @@ int brock__names_from_json(json_t *const *arrays, size_t n, const char *(*trim)(
             names->n++;
             at += len + 1;
         }
+    }
     *out = names;
     return 0;
 }

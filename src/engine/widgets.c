@@ -319,22 +319,20 @@ int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
     size_t i;
 
     json_object_foreach(all, site, names) {
-        size_t k = 0, cap = json_array_size(names);
-        json_t **lists = cap ? mem_malloc(cap * sizeof(*lists)) : NULL;
-        struct brock__names *domains;
-        int rc;
+        json_t *lists = json_array();
+        struct brock__names *domains = NULL;
+        int rc = lists ? 0 : BROCK_ENOMEM;
 
-        if (cap && !lists)
-            goto fail;
         json_array_foreach(names, i, n) {
             json_t *list = json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n)))
                                              : NULL;
 
-            if (list)
-                lists[k++] = list;
+            if (rc == 0 && list && json_array_append(lists, list) < 0)
+                rc = BROCK_ENOMEM;
         }
-        rc = brock__names_from_json(lists, k, NULL, &domains);
-        mem_free(lists);
+        if (rc == 0)
+            rc = brock__names_from_json(lists, NULL, &domains);
+        json_decref(lists);
         if (rc < 0)
             goto fail;
         if (domains && strmap_put(out, site, domains) < 0) {
