@@ -34,13 +34,15 @@ _Static_assert(sizeof(struct brock__answer) == 128, "an answer is two cache line
 #define ANSWER_WAYS ((size_t)16)
 
 /* A set's generation (e->answers_gen when its first answer was kept; any other: all its
- * ways are empty) and a 16-bit tag of each way's pair hash, 0 for an empty way. The ways
- * fill in order and empty only all together, so a lookup stops at the first empty one and
- * reads only the answers whose tags match. */
+ * ways are empty), a 16-bit tag of each way's pair hash, 0 for an empty way, and how many
+ * ways are full. The ways fill in order and empty only all together, so a lookup stops at
+ * the first empty one and reads only the answers whose tags match, and a new answer goes to
+ * way n without a search. */
 struct brock__answer_set {
     uint64_t gen;
     uint16_t tags[ANSWER_WAYS];
-    char pad[64 - sizeof(uint64_t) - ANSWER_WAYS * sizeof(uint16_t)];
+    uint8_t n;
+    char pad[64 - sizeof(uint64_t) - ANSWER_WAYS * sizeof(uint16_t) - 1];
 };
 
 _Static_assert(sizeof(struct brock__answer_set) == 64, "a set's tags are one cache line");
@@ -207,12 +209,13 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen) {
         memset(set->tags, 0, sizeof(set->tags));
+        set->n = 0;
         set->gen = e->answers_gen;
     }
     /* The first empty way; in a full set the pair's hash picks one. */
-    for (w = 0; w < ANSWER_WAYS && set->tags[w]; w++)
-        ;
-    if (w == ANSWER_WAYS)
+    if (set->n < ANSWER_WAYS)
+        w = set->n++;
+    else
         w = (size_t)(h >> 32) & (ANSWER_WAYS - 1);
     set->tags[w] = pair_tag(h);
     a = &e->answers[i * ANSWER_WAYS + w];

@@ -486,6 +486,46 @@ int brock_url_host(const char *url, char *out)
     return authority_host(p, (size_t)(end - p), out);
 }
 
+/* The bytes of a plain host that are their own normal form: lower-case letters, digits, '-',
+ * '_' and '.'. */
+static const unsigned char plain_lower[256] = {
+    ['-'] = 1, ['.'] = 1, ['_'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
+    ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+    ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
+/* The common URL's host, checked byte by byte against what brock_url_host() reads: the
+ * scheme is not blob: or filesystem:, no '@' can end a userinfo, and the authority ends
+ * where brock_url_host() ends it. */
+const char *brock__url_plain_host(const char *url, size_t *len)
+{
+    const char *h, *p;
+
+    /* Byte by byte: a shorter string is never read past its end. */
+    if (url[0] != 'h' || url[1] != 't' || url[2] != 't' || url[3] != 'p')
+        return NULL;
+    h = url + 4 + (url[4] == 's');
+    if (h[0] != ':' || h[1] != '/' || h[2] != '/')
+        return NULL;
+    h += 3;
+    for (p = h; plain_lower[(unsigned char)*p]; p++)
+        ;
+    *len = (size_t)(p - h);
+    if (*p == ':') {
+        const char *port = ++p;
+
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (!is_port(port, (size_t)(p - port)))
+            return NULL;
+    }
+    return *p == '\0' || *p == '/' || *p == '?' || *p == '#' || *p == '\\' ? h : NULL;
+}
+
 /* ---- IP addresses and private hosts ---- */
 
 /* One octet of Privacy Badger's IPv4 pattern: decimal 0-255 (up to three digits), octal
@@ -733,6 +773,7 @@ struct brock__base_slot {
     uint16_t len; /* host length + 1; 0: empty */
     uint16_t off;
     uint8_t is_ps; /* whether the host is a public suffix (its own base): PS_* */
+    uint8_t asked; /* whether libpsl was asked (else the base came from the parent's) */
 };
 
 #define BASE_CACHE_SLOTS 65536
@@ -797,7 +838,7 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
     char tmp[BROCK_HOST_MAX];
     uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
     struct brock__base_slot *slot;
-    int off = -1;
+    int off = -1, asked = 0;
 
     slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
     if (slot && slot->hash == h && slot->len == len + 1 &&
@@ -827,19 +868,28 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
         if (n <= 0 || (size_t)n > len)
             return -1;
         off = (int)(len - (size_t)n);
+        asked = 1;
     }
-    if (slot) {
+    /* A base worked out from the parent's costs a look-up to work out again, one libpsl
+     * answered costs libpsl: the first never takes the second's slot. A stream of new hosts
+     * under a few sites then leaves their parents' bases in place. */
+    if (slot && (asked || !slot->len || !slot->asked)) {
         slot->hash = h;
         slot->len = (uint16_t)(len + 1);
         slot->off = (uint16_t)off;
         slot->is_ps = (uint8_t)*is_ps;
+        slot->asked = (uint8_t)asked;
     }
     return off;
 }
 
 const char *brock__base(const struct brock_engine *e, const char *host)
 {
-    size_t len = strlen(host);
+    return brock__base_len(e, host, strlen(host));
+}
+
+const char *brock__base_len(const struct brock_engine *e, const char *host, size_t len)
+{
     int is_ps, off;
 
     if (len == 0 || len >= BROCK_HOST_MAX)

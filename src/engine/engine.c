@@ -230,6 +230,7 @@ static void engine_free(struct brock_engine *e)
     brock__lists_cleanup(&e->lists);
     brock__base_cache_free(e);
     brock__answers_free(e);
+    brock__decide_settings_free(e);
     brock__pbconfig_cleanup(e);
     brock__pages_free(e->pages);
     brock__daily_free(e->daily);
@@ -258,6 +259,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     strmap_init(&e->snitches);
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);
+    strmap_init(&e->decide_settings.widget_sites);
     brock__lists_init(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
     e->no_learn = cfg->no_learn;

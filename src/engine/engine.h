@@ -130,6 +130,26 @@ struct brock__answer;
 struct brock__answer_set;
 struct brock__surrogates;
 
+/* Names with their lengths, in one allocation (the bytes follow the array). */
+struct brock__names {
+    size_t n;
+    struct {
+        const char *s;
+        size_t len;
+    } v[];
+};
+
+/* settings.c: the settings a decision reads, taken out of e->settings (and the widgets of the
+ * lists) once after they change, rather than through jansson on every call. Valid while the
+ * engine's answers_gen and widgets_gen are the ones it was read under: every change of the
+ * settings or the lists bumps answers_gen, a widget allowed on a site widgets_gen. */
+struct brock__decide_settings {
+    uint64_t answers_gen, widgets_gen; /* answers_gen 0: not read (or out of memory) */
+    struct brock__names *disabled;     /* disabledSites, "*." and "." taken off; NULL: none */
+    struct strmap widget_sites;        /* widgetSiteAllowlist: page host → struct
+                                          brock__names, the unblockDomains of its widgets */
+};
+
 struct brock_engine {
     struct strmap actions;    /* FQDN → struct action_entry */
     struct strmap snitches;   /* tracker base → struct snitch */
@@ -162,6 +182,8 @@ struct brock_engine {
     uint64_t answers_probe;   /* the hash of the pair looked up last, */
     size_t answers_probe_lens; /* and its host and site lengths (host << 8 | site) */
     int answers_off;          /* unit tests: decide everything afresh */
+    uint64_t widgets_gen;     /* bumped by every change of widgetSiteAllowlist */
+    struct brock__decide_settings decide_settings;
     struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
     struct brock__daily *daily; /* daily.c: daily counters; NULL: none yet */
     int reset_pending;        /* brock_reset(): the store empties its tables at the next flush */
@@ -200,6 +222,12 @@ int brock__fail(struct brock_engine *e, int err, const char *fmt, ...)
  * decimal, octal or hex, all digits, or anything with a colon, IPv6). */
 int brock__is_ip(const char *host);
 
+/* The host of url as written, without copying it, when url is "http://" or "https://", a
+ * host of lower-case letters, digits, '-', '_' and '.', an optional valid port, then the
+ * end, '/', '?', '#' or '\\': its start, and its length in *len. brock_url_host() gives that
+ * host normalised if it is valid. NULL for any other URL. */
+const char *brock__url_plain_host(const char *url, size_t *len);
+
 /* localhost, or IPv4 in 127/8, 10/8, 172.16/12, 192.168/16: never acted on. */
 int brock__is_private(const char *host);
 
@@ -218,6 +246,9 @@ int brock__is_third_party_bases(const struct brock_engine *e, const char *a, siz
 /* The base domain of a normalised host (no trailing dot), as a pointer into host: the base
  * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
 const char *brock__base(const struct brock_engine *e, const char *host);
+
+/* The same for host of len bytes (NUL-terminated). */
+const char *brock__base_len(const struct brock_engine *e, const char *host, size_t len);
 
 /* brock_base_domain() for a name the engine already holds as valid (an action map key, a
  * normalised host), where a failure can only leave out "" or, without a Public Suffix List,
@@ -424,6 +455,14 @@ const char *brock__user_name(int user);
 /* Whether site (host) is on the disabled sites list (section 4.2). */
 int brock__site_disabled(const struct brock_engine *e, const char *site_host);
 
+/* The same for site (slen bytes, normalised), from the list as read into ds. */
+int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site,
+                            size_t slen);
+
+/* disabledSites read into *out (NULL when it names no site). Returns 0 or BROCK_ENOMEM. */
+int brock__disabled_sites_read(const struct brock_engine *e, struct brock__names **out)
+    BROCK_NODISCARD_INTERNAL;
+
 /* ---- learn.c: evidence → snitch map → heuristic action ---- */
 
 struct brock__evidence_in {
@@ -490,6 +529,16 @@ int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
  * matched against host or the requesting frame's host. */
 int brock__widget_allowed(const struct brock_engine *e, const struct brock_request *r,
                           const char *site, const char *host);
+
+/* The same with widgetSiteAllowlist as read into ds (brock__decide_settings()). */
+int brock__widget_allowed_in(const struct brock__decide_settings *ds,
+                             const struct brock_request *r, const char *site,
+                             const char *host);
+
+/* widgetSiteAllowlist read into out (empty): each page host that allows a widget, to the
+ * unblockDomains of its widgets. Returns 0 or BROCK_ENOMEM (out then empty). */
+int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
+    BROCK_NODISCARD_INTERNAL;
 
 /* ---- lists.c: the cookieblock list, DNT hashes, MDFP, CNAMEs, widgets ---- */
 
@@ -568,6 +617,18 @@ int brock__seed_apply(struct brock_engine *e, json_t *seed) BROCK_NODISCARD_INTE
 
 /* Settings: reads the cached flags out of e->settings after it changed. */
 void brock__settings_changed(struct brock_engine *e);
+
+/* The settings a decision reads, read again first when they changed; NULL when out of memory
+ * (the caller then reads e->settings itself). */
+const struct brock__decide_settings *brock__decide_settings(struct brock_engine *e);
+void brock__decide_settings_free(struct brock_engine *e);
+
+/* A new struct brock__names holding the strings of each array in arrays (a JSON array;
+ * values that are not arrays or strings are skipped, as are strings that trim leaves empty),
+ * each with trim applied (NULL: as they are); *out NULL when there are none. Returns 0 or
+ * BROCK_ENOMEM. */
+int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
+                           struct brock__names **out) BROCK_NODISCARD_INTERNAL;
 
 /* A new settings object with Privacy Badger's defaults (brock's, where it differs), or NULL
  * when out of memory. */
@@ -737,12 +798,16 @@ void brock__sitefixes_free(struct brock__sitefixes *f);
 /* The number of (site, entry) pairs in f. */
 size_t brock__sitefixes_count(const struct brock__sitefixes *f);
 
-/* For a page on site (a normalised host, matched exactly) and a request to host: whether
- * sitefixes.ignore leaves host alone, whether sitefixes.yellowlist cookieblocks it (both
- * cover a listed name and the names under it), and whether sitefixes.gpc says no DNT/GPC
- * (site: any host, NULL for none). */
-int brock__sitefix_ignored(const struct brock_engine *e, const char *site, const char *host);
-int brock__sitefix_cookieblock(const struct brock_engine *e, const char *site, const char *host);
+/* The fixes for pages on site (slen bytes, a normalised host, matched exactly; NULL: none),
+ * or NULL when it has none; then for a request to host: whether sitefixes.ignore leaves host
+ * alone, whether sitefixes.yellowlist cookieblocks it (both cover a listed name and the
+ * names under it). And whether sitefixes.gpc says no DNT/GPC (site: any host, NULL for
+ * none). */
+struct brock__site_fixes;
+const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e,
+                                                    const char *site, size_t slen);
+int brock__sitefix_ignored(const struct brock__site_fixes *sf, const char *host);
+int brock__sitefix_cookieblock(const struct brock__site_fixes *sf, const char *host);
 int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
 
 /* ---- update.c: applying pbconfig.json ---- */

@@ -315,6 +315,25 @@ enum brock_action brock__below_action(const struct brock_engine *e, const char *
 
 /* ---- disabled sites (section 4.2) ---- */
 
+/* A disabledSites entry as it is matched: "*." and "." taken off. */
+static const char *disabled_pattern(const char *p)
+{
+    if (*p == '*')
+        p++;
+    if (*p == '.')
+        p++;
+    return p;
+}
+
+/* Whether site_host (hlen bytes) is the pattern p (plen bytes, not empty) or under it. */
+static int disabled_match(const char *site_host, size_t hlen, const char *p, size_t plen)
+{
+    if (hlen == plen && !memcmp(site_host, p, plen))
+        return 1;
+    return hlen > plen && site_host[hlen - plen - 1] == '.' &&
+           !memcmp(site_host + hlen - plen, p, plen);
+}
+
 int brock__site_disabled(const struct brock_engine *e, const char *site_host)
 {
     json_t *list = json_object_get(e->settings, "disabledSites");
@@ -326,36 +345,57 @@ int brock__site_disabled(const struct brock_engine *e, const char *site_host)
     hlen = strlen(site_host);
     json_array_foreach(list, i, v) {
         const char *p = json_string_value(v);
-        size_t plen;
+
         if (!p)
             continue;
-        if (*p == '*')
-            p++;
-        if (*p == '.')
-            p++;
-        plen = strlen(p);
-        if (!plen)
-            continue;
-        if (hlen == plen && !memcmp(site_host, p, plen))
-            return 1;
-        if (hlen > plen && site_host[hlen - plen - 1] == '.' &&
-            !memcmp(site_host + hlen - plen, p, plen))
+        p = disabled_pattern(p);
+        if (*p && disabled_match(site_host, hlen, p, strlen(p)))
             return 1;
     }
     return 0;
 }
 
+int brock__disabled_sites_read(const struct brock_engine *e, struct brock__names **out)
+{
+    json_t *list = json_object_get(e->settings, "disabledSites"), *one;
+    int rc;
+
+    *out = NULL;
+    if (!json_array_size(list))
+        return 0;
+    if (!(one = json_pack("[O]", list)))
+        return BROCK_ENOMEM;
+    rc = brock__names_from_json(one, disabled_pattern, out);
+    json_decref(one);
+    return rc;
+}
+
+int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site,
+                            size_t slen)
+{
+    const struct brock__names *d = ds->disabled;
+
+    for (size_t i = 0; d && slen && i < d->n; i++)
+        if (disabled_match(site, slen, d->v[i].s, d->v[i].len))
+            return 1;
+    return 0;
+}
+
 /* ---- decisions ---- */
 
-static size_t copy_host(char *dst, const char *src)
+/* n bytes of src (cut at BROCK_HOST_MAX - 1) and a NUL into dst; returns how many. */
+static size_t copy_host_n(char *dst, const char *src, size_t n)
 {
-    size_t n = strlen(src);
-
     if (n >= BROCK_HOST_MAX)
         n = BROCK_HOST_MAX - 1;
     memcpy(dst, src, n);
     dst[n] = '\0';
     return n;
+}
+
+static size_t copy_host(char *dst, const char *src)
+{
+    return copy_host_n(dst, src, strlen(src));
 }
 
 /* An invalid request's decision: nothing known, passed. */
@@ -374,22 +414,28 @@ static void decision_clear(struct brock_decision *d)
     d->type = BROCK_RESOURCE_OTHER;
 }
 
-/* The decision for d->host on site (normalised; NULL: unknown page): Privacy Badger's checks
- * in order. Returns the CNAME target copied into d->tracker, or NULL when it is the host. */
-static const char *decide_host(struct brock_engine *e, const char *site, size_t slen,
-                               struct brock_decision *d)
+/* The decision for d->host (hlen bytes) on site (slen bytes, normalised; NULL: unknown page):
+ * Privacy Badger's checks in order. Returns the CNAME target copied into d->tracker, or NULL
+ * when it is the host. */
+static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site,
+                               size_t slen, struct brock_decision *d)
 {
+    const struct brock__decide_settings *ds = brock__decide_settings(e);
     const char *cname, *chosen = NULL, *base;
     const struct action_entry *src;
+    const struct brock__site_fixes *fixes;
     size_t tlen;
 
-    /* Each base once: the tracker's is a tail of it, which the walk below starts from. */
-    if (site)
-        copy_host(d->site, brock__base(e, site));
+    /* Each base once, its length known: the tracker's is a tail of it, which the walk below
+     * starts from. */
+    if (site) {
+        base = brock__base_len(e, site, slen);
+        copy_host_n(d->site, base, slen - (size_t)(base - site));
+    }
     cname = brock__cname(e, d->host);
-    tlen = copy_host(d->tracker, cname ? cname : d->host);
-    base = brock__base(e, d->tracker);
-    copy_host(d->base, base);
+    tlen = cname ? copy_host(d->tracker, cname) : copy_host_n(d->tracker, d->host, hlen);
+    base = brock__base_len(e, d->tracker, tlen);
+    copy_host_n(d->base, base, tlen - (size_t)(base - d->tracker));
 
     if (site && *d->tracker &&
         !brock__is_third_party_bases(e, d->tracker, tlen, base, site, slen, d->site)) {
@@ -401,12 +447,13 @@ static const char *decide_host(struct brock_engine *e, const char *site, size_t 
         d->reason = BROCK_WHY_PRIVATE;
         return cname;
     }
-    if (brock__site_disabled(e, site)) {
+    if (ds ? brock__site_disabled_in(ds, site, slen) : brock__site_disabled(e, site)) {
         d->reason = BROCK_WHY_DISABLED;
         return cname;
     }
     /* Site fixes are keyed by the page's exact host, not its base (checkAction). */
-    if (brock__sitefix_ignored(e, site, d->tracker)) {
+    fixes = brock__sitefix_find(e, site, slen);
+    if (brock__sitefix_ignored(fixes, d->tracker)) {
         d->reason = BROCK_WHY_IGNORED;
         return cname;
     }
@@ -420,7 +467,7 @@ static const char *decide_host(struct brock_engine *e, const char *site, size_t 
         return cname;
     }
     d->action = brock__best_action_base(e, d->tracker, base, &src);
-    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(e, site, d->tracker)) {
+    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(fixes, d->tracker)) {
         d->action = BROCK_COOKIEBLOCK;
         d->site_fix = 1;
     }
@@ -434,25 +481,28 @@ static const char *decide_host(struct brock_engine *e, const char *site, size_t 
  * answer kept for the pair is given back as it is: answers.c keeps it only until something
  * it depends on changes. Names are kept normalised, and a name that is so already is its
  * own normal form, so the pair is looked up as it comes first (unless the caller did:
- * probed), and normalised only when that finds nothing. */
+ * probed), and normalised only when that finds nothing. *site_norm is then the site
+ * normalised: site_host itself, or site (BROCK_HOST_MAX bytes); "" when unknown. */
 static int decide_normalized(struct brock_engine *e, const char *site_host, size_t slen_given,
-                             struct brock_decision *d, size_t hlen, int probed)
+                             struct brock_decision *d, size_t hlen, int probed, char *site,
+                             const char **site_norm)
 {
-    char site[BROCK_HOST_MAX];
     const char *cname;
     int slen = 0;
 
     if (!site_host)
         site_host = "";
+    *site_norm = site_host;
     if (!probed && brock__answer_get(e, d->host, hlen, site_host, slen_given, d))
         return 0;
     site[0] = '\0';
     if (slen_given && (slen = brock_host_normalize(site_host, slen_given, site)) < 0)
         return brock__fail(e, BROCK_EINVAL, "site '%s' is not a host name", site_host);
+    *site_norm = site;
     if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given) != 0) &&
         brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
-    cname = decide_host(e, slen ? site : NULL, (size_t)slen, d);
+    cname = decide_host(e, hlen, slen ? site : NULL, (size_t)slen, d);
     brock__answer_put(e, site, (size_t)slen, d, hlen, cname);
     return 0;
 }
@@ -460,6 +510,8 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
 int brock_decide(struct brock_engine *e, const char *host, const char *site_host,
                  struct brock_decision *d)
 {
+    char site[BROCK_HOST_MAX];
+    const char *site_norm;
     size_t len, slen = site_host ? strlen(site_host) : 0;
     int hlen;
 
@@ -473,7 +525,8 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
     if ((hlen = brock_host_normalize(host, len, d->host)) < 0)
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host);
     return decide_normalized(e, site_host, slen, d, (size_t)hlen,
-                             (size_t)hlen == len && !memcmp(d->host, host, len));
+                             (size_t)hlen == len && !memcmp(d->host, host, len), site,
+                             &site_norm);
 }
 
 /* Privacy Badger's FP_CDN_DOMAINS (constants.js): CDNs that are cookieblocked because sites
@@ -560,17 +613,20 @@ static void decide_url(struct brock_engine *e, const struct brock_request *r,
 
 /* A widget the user allowed on the page (checkAction's first line): its requests are
  * "ignore", passed untouched and never learned from. Widget allowances are keyed by the page's
- * exact host, as Privacy Badger keys widgetSiteAllowlist by the tab's host. */
-static int widget_ignored(const struct brock_engine *e, const struct brock_request *r,
-                          struct brock_decision *d)
+ * exact host, as Privacy Badger keys widgetSiteAllowlist by the tab's host: site, normalised
+ * ("": unknown). */
+static int widget_ignored(struct brock_engine *e, const struct brock_request *r,
+                          const char *site, struct brock_decision *d)
 {
-    char site[BROCK_HOST_MAX];
-    const char *s = NULL;
+    const struct brock__decide_settings *ds = brock__decide_settings(e);
+    const char *s = *site ? site : NULL;
 
-    if (r->site && *r->site && brock_url_host(r->site, site) >= 0)
-        s = site;
-    if (!brock__widget_allowed(e, r, s, d->host) &&
-        (!strcmp(d->host, d->tracker) || !brock__widget_allowed(e, r, s, d->tracker)))
+    if (ds && !ds->widget_sites.len && !r->n_widget_allow)
+        return 0;
+    if (ds ? !brock__widget_allowed_in(ds, r, s, d->host) &&
+                 (!strcmp(d->host, d->tracker) || !brock__widget_allowed_in(ds, r, s, d->tracker))
+           : !brock__widget_allowed(e, r, s, d->host) &&
+                 (!strcmp(d->host, d->tracker) || !brock__widget_allowed(e, r, s, d->tracker)))
         return 0;
     d->reason = BROCK_WHY_WIDGET;
     d->action = BROCK_NOACTION;
@@ -582,26 +638,44 @@ static int widget_ignored(const struct brock_engine *e, const struct brock_reque
 int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
                          struct brock_decision *d)
 {
-    int hlen, rc;
+    char site[BROCK_HOST_MAX];
+    const char *site_given = r->site ? r->site : "", *site_norm = site_given, *given = NULL;
+    size_t slen = strlen(site_given), len = 0;
+    int hlen, rc = 0;
 
     decision_clear(d);
     d->type = r->type;
+    brock__psl_check(e);
+    /* The host as written, when it can be seen without parsing the URL, is looked up before
+     * it is normalised, as brock_decide() does: a kept name is its own normal form. */
+    if (r->url)
+        given = brock__url_plain_host(r->url, &len);
+    else if (r->host)
+        len = strlen(given = r->host);
+    if (given && brock__answer_get(e, given, len, site_given, slen, d))
+        goto decided;
     /* The URL's host comes out normalised: no second pass over it. */
-    if (r->url) {
+    if (given) {
+        if ((hlen = brock_host_normalize(given, len, d->host)) < 0)
+            return r->url ? brock__fail(e, BROCK_EINVAL, "'%s' is not a URL with a host", r->url)
+                          : brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", r->host);
+    } else if (r->url) {
         if ((hlen = brock_url_host(r->url, d->host)) < 0)
             return brock__fail(e, BROCK_EINVAL, "'%s' is not a URL with a host", r->url);
-    } else if (!r->host || (hlen = brock_host_normalize(r->host, strlen(r->host), d->host)) < 0) {
-        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name",
-                           r->host ? r->host : "(null)");
+    } else {
+        return brock__fail(e, BROCK_EINVAL, "'(null)' is not a host name");
     }
-    brock__psl_check(e);
-    rc = decide_normalized(e, r->site, r->site ? strlen(r->site) : 0, d, (size_t)hlen, 0);
+    rc = decide_normalized(e, site_given, slen, d, (size_t)hlen,
+                           given && (size_t)hlen == len && !memcmp(d->host, given, len), site,
+                           &site_norm);
+    if (rc < 0)
+        return rc;
+decided:
     /* After the decision kept for (host, site): the page's allowances are the request's. */
-    if (rc == 0 && d->reason == BROCK_WHY_ACTION && widget_ignored(e, r, d))
+    if (d->reason == BROCK_WHY_ACTION && widget_ignored(e, r, site_norm, d))
         return 0;
-    if (rc == 0)
-        decide_url(e, r, d);
-    return rc;
+    decide_url(e, r, d);
+    return 0;
 }
 
 size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "util/alloc.h"
+
 /* Each switch's name in brock and its key in Privacy Badger's settings_map, by its value. */
 static const struct {
     const char *name, *key;
@@ -129,6 +131,93 @@ int brock_disabled_sites_each(const struct brock_engine *e,
             return rc;
     }
     return 0;
+}
+
+/* ---- the settings a decision reads ---- */
+
+/* v's string with trim applied, or NULL when it is not a string or nothing is left. */
+static const char *name_of(json_t *v, const char *(*trim)(const char *))
+{
+    const char *s = json_string_value(v);
+
+    if (s && trim)
+        s = trim(s);
+    return s && *s ? s : NULL;
+}
+
+int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
+                           struct brock__names **out)
+{
+    struct brock__names *names;
+    size_t count = 0, bytes = 0, i, k;
+    char *at;
+    json_t *v, *list;
+
+    *out = NULL;
+    json_array_foreach(arrays, k, list) {
+        json_array_foreach(list, i, v) {
+            const char *s = name_of(v, trim);
+
+            if (s) {
+                count++;
+                bytes += strlen(s) + 1;
+            }
+        }
+    }
+    if (!count)
+        return 0;
+    names = mem_malloc(sizeof(*names) + count * sizeof(names->v[0]) + bytes);
+    if (!names)
+        return BROCK_ENOMEM;
+    names->n = 0;
+    at = (char *)&names->v[count];
+    json_array_foreach(arrays, k, list) {
+        json_array_foreach(list, i, v) {
+            const char *s = name_of(v, trim);
+            size_t len;
+
+            if (!s)
+                continue;
+            len = strlen(s);
+            memcpy(at, s, len + 1);
+            names->v[names->n].s = at;
+            names->v[names->n].len = len;
+            names->n++;
+            at += len + 1;
+        }
+    }
+    *out = names;
+    return 0;
+}
+
+static void decide_settings_clear(struct brock__decide_settings *ds)
+{
+    mem_free(ds->disabled);
+    ds->disabled = NULL;
+    strmap_cleanup(&ds->widget_sites, mem_free);
+    ds->answers_gen = 0;
+}
+
+void brock__decide_settings_free(struct brock_engine *e)
+{
+    decide_settings_clear(&e->decide_settings);
+}
+
+const struct brock__decide_settings *brock__decide_settings(struct brock_engine *e)
+{
+    struct brock__decide_settings *ds = &e->decide_settings;
+
+    if (ds->answers_gen == e->answers_gen && ds->widgets_gen == e->widgets_gen)
+        return ds;
+    decide_settings_clear(ds);
+    if (brock__disabled_sites_read(e, &ds->disabled) < 0 ||
+        brock__widget_sites_read(e, &ds->widget_sites) < 0) {
+        decide_settings_clear(ds);
+        return NULL;
+    }
+    ds->answers_gen = e->answers_gen;
+    ds->widgets_gen = e->widgets_gen;
+    return ds;
 }
 
 /* ---- the settings as the dashboard and the command line show them ---- */

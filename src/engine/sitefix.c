@@ -10,29 +10,34 @@
 
 #include "util/alloc.h"
 
+/* A site's fixes: the names its pages leave alone and those they cookieblock. */
+struct brock__site_fixes {
+    struct strvec ignore;
+    struct strvec yellow;
+};
+
 struct brock__sitefixes {
-    struct strmap ignore; /* site host → struct strvec of tracker names */
-    struct strmap yellow; /* the same */
+    struct strmap sites;  /* site host → struct brock__site_fixes: one look-up a decision */
     struct strmap gpc;    /* site host → (void *)1 */
     size_t n;
 };
 
-static void strvec_free(void *p)
+static void site_fixes_free(void *p)
 {
-    struct strvec *sv = p;
+    struct brock__site_fixes *sf = p;
 
-    if (!sv)
+    if (!sf)
         return;
-    brock__strvec_cleanup(sv);
-    mem_free(sv);
+    brock__strvec_cleanup(&sf->ignore);
+    brock__strvec_cleanup(&sf->yellow);
+    mem_free(sf);
 }
 
 void brock__sitefixes_free(struct brock__sitefixes *f)
 {
     if (!f)
         return;
-    strmap_cleanup(&f->ignore, strvec_free);
-    strmap_cleanup(&f->yellow, strvec_free);
+    strmap_cleanup(&f->sites, site_fixes_free);
     strmap_cleanup(&f->gpc, NULL);
     mem_free(f);
 }
@@ -66,9 +71,9 @@ static int bad(struct brock_engine *e, const char *name, const char *what, const
                        key ? "an array of site host names" : "the documented shape");
 }
 
-/* {tracker: [site, ...]} into map[site] += tracker. */
+/* {tracker: [site, ...]} into map[site]'s ignore (yellow 0) or yellow list += tracker. */
 static int invert(struct brock_engine *e, const char *name, const char *what, json_t *obj,
-                  struct strmap *map, size_t *count)
+                  struct strmap *map, int yellow, size_t *count)
 {
     const char *key;
     json_t *sites;
@@ -85,19 +90,19 @@ static int invert(struct brock_engine *e, const char *name, const char *what, js
         if (host_of(key, strlen(key), tracker) < 0 || !json_is_array(sites))
             return bad(e, name, what, key);
         json_array_foreach(sites, i, v) {
-            struct strvec *sv;
+            struct brock__site_fixes *sf;
 
             if (host_of_json(v, site) < 0)
                 return bad(e, name, what, key);
-            sv = strmap_get(map, site);
-            if (!sv) {
-                sv = mem_calloc(1, sizeof(*sv));
-                if (!sv || strmap_put(map, site, sv) < 0) {
-                    mem_free(sv);
+            sf = strmap_get(map, site);
+            if (!sf) {
+                sf = mem_calloc(1, sizeof(*sf));
+                if (!sf || strmap_put(map, site, sf) < 0) {
+                    mem_free(sf);
                     return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
                 }
             }
-            if (brock__strvec_push(sv, tracker) < 0)
+            if (brock__strvec_push(yellow ? &sf->yellow : &sf->ignore, tracker) < 0)
                 return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
             (*count)++;
         }
@@ -117,8 +122,7 @@ int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj
     f = mem_calloc(1, sizeof(*f));
     if (!f)
         return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
-    strmap_init(&f->ignore);
-    strmap_init(&f->yellow);
+    strmap_init(&f->sites);
     strmap_init(&f->gpc);
     if (!obj)
         goto done;
@@ -127,9 +131,10 @@ int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj
                          "%s: \"sitefixes\" is not an object; the file is rejected.", name);
         goto fail;
     }
-    rc = invert(e, name, "ignore", json_object_get(obj, "ignore"), &f->ignore, &f->n);
+    rc = invert(e, name, "ignore", json_object_get(obj, "ignore"), &f->sites, 0, &f->n);
     if (rc == 0)
-        rc = invert(e, name, "yellowlist", json_object_get(obj, "yellowlist"), &f->yellow, &f->n);
+        rc = invert(e, name, "yellowlist", json_object_get(obj, "yellowlist"), &f->sites, 1,
+                    &f->n);
     if (rc < 0)
         goto fail;
     gpc = json_object_get(obj, "gpc");
@@ -170,24 +175,28 @@ static int covers(const char *p, const char *host)
     return hl > pl && host[hl - pl - 1] == '.' && !memcmp(host + hl - pl, p, pl);
 }
 
-static int listed(const struct strmap *map, const char *site, const char *host)
+static int listed(const struct strvec *sv, const char *host)
 {
-    const struct strvec *sv = strmap_get(map, site);
-
-    for (size_t i = 0; sv && i < sv->n; i++)
+    for (size_t i = 0; i < sv->n; i++)
         if (covers(sv->v[i], host))
             return 1;
     return 0;
 }
 
-int brock__sitefix_ignored(const struct brock_engine *e, const char *site, const char *host)
+const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e,
+                                                    const char *site, size_t slen)
 {
-    return e->sitefixes && site && listed(&e->sitefixes->ignore, site, host);
+    return e->sitefixes && site ? strmap_getn(&e->sitefixes->sites, site, slen) : NULL;
 }
 
-int brock__sitefix_cookieblock(const struct brock_engine *e, const char *site, const char *host)
+int brock__sitefix_ignored(const struct brock__site_fixes *sf, const char *host)
 {
-    return e->sitefixes && site && listed(&e->sitefixes->yellow, site, host);
+    return sf && listed(&sf->ignore, host);
+}
+
+int brock__sitefix_cookieblock(const struct brock__site_fixes *sf, const char *host)
+{
+    return sf && listed(&sf->yellow, host);
 }
 
 int brock__sitefix_no_signals(const struct brock_engine *e, const char *site)

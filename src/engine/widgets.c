@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "util/alloc.h"
+
 int brock_widget_pattern_match(const char *pattern, const char *host)
 {
     size_t pl, hl;
@@ -240,6 +242,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
             (!json_array_size(list) && json_object_del(all, host) < 0))
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         e->settings_dirty = 1;
+        e->widgets_gen++;
         return 0;
     }
     if (!allow)
@@ -253,6 +256,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
     if (json_array_append_new(list, json_string(name)) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     e->settings_dirty = 1;
+    e->widgets_gen++;
     return 0;
 }
 
@@ -304,4 +308,78 @@ int brock__widget_allowed(const struct brock_engine *e, const struct brock_reque
         (frame && any_match(r->widget_allow, r->n_widget_allow, frame)))
         return 1;
     return site_allowed_host(e, site, host) || (frame && site_allowed_host(e, site, frame));
+}
+
+/* ---- the same, with widgetSiteAllowlist read once ---- */
+
+int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
+{
+    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *names, *n;
+    const char *site;
+    size_t i;
+
+    json_object_foreach(all, site, names) {
+        json_t *lists = json_array();
+        struct brock__names *domains = NULL;
+        int rc = lists ? 0 : BROCK_ENOMEM;
+
+        json_array_foreach(names, i, n) {
+            json_t *list = json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n)))
+                                             : NULL;
+
+            if (rc == 0 && list && json_array_append(lists, list) < 0)
+                rc = BROCK_ENOMEM;
+        }
+        if (rc == 0)
+            rc = brock__names_from_json(lists, NULL, &domains);
+        json_decref(lists);
+        if (rc < 0)
+            goto fail;
+        if (domains && strmap_put(out, site, domains) < 0) {
+            mem_free(domains);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    strmap_cleanup(out, mem_free);
+    return BROCK_ENOMEM;
+}
+
+/* brock_widget_pattern_match() with both lengths known. */
+static int pattern_match(const char *pattern, size_t pl, const char *host, size_t hl)
+{
+    if (pl < 2 || pattern[0] != '*' || pattern[1] != '.')
+        return pl == hl && !memcmp(pattern, host, hl);
+    /* "*.disqus.com": a name under disqus.com, on a label boundary. */
+    pattern++;
+    pl--;
+    return hl > pl && !memcmp(host + hl - pl, pattern, pl);
+}
+
+static int names_match(const struct brock__names *list, const char *host)
+{
+    size_t hl;
+
+    if (!list || !host || !*host)
+        return 0;
+    hl = strlen(host);
+    for (size_t i = 0; i < list->n; i++)
+        if (pattern_match(list->v[i].s, list->v[i].len, host, hl))
+            return 1;
+    return 0;
+}
+
+int brock__widget_allowed_in(const struct brock__decide_settings *ds,
+                             const struct brock_request *r, const char *site,
+                             const char *host)
+{
+    const char *frame = r->frame_host && *r->frame_host ? r->frame_host : NULL;
+    const struct brock__names *list;
+
+    if (r->n_widget_allow && (any_match(r->widget_allow, r->n_widget_allow, host) ||
+                              (frame && any_match(r->widget_allow, r->n_widget_allow, frame))))
+        return 1;
+    list = site && ds->widget_sites.len ? strmap_get(&ds->widget_sites, site) : NULL;
+    return names_match(list, host) || names_match(list, frame);
 }

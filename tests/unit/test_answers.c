@@ -141,6 +141,10 @@ static void test_same_answers(void **state)
             decide(e, hosts[i], s[j]);
         snprintf(url, sizeof(url), "https://%s/analytics.js", hosts[i]);
         decide_url(e, url, sites[i % nsites]);
+        /* The URL's host taken as written, or parsed: the same answers either way. */
+        snprintf(url, sizeof(url), i % 3 ? "http://%s:8080?x" : "HTTP://user@%s\\x",
+                 hosts[i]);
+        decide_url(e, url, sites[(i * 7 + 3) % nsites]);
     }
     free(hosts);
     brock_engine_free(e);

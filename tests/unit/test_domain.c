@@ -160,11 +160,29 @@ static void test_normalize_idn_length(void **state)
 
 /* ---- brock_url_host ---- */
 
+/* Where the URL's host can be taken as written, it normalises to brock_url_host()'s answer,
+ * or is refused as that refuses it. */
+static void check_plain_host(const char *url, int n, const char *out)
+{
+    char norm[BROCK_HOST_MAX];
+    const char *h;
+    size_t len;
+    int m;
+
+    if (!url || !(h = brock__url_plain_host(url, &len)))
+        return;
+    m = brock_host_normalize(h, len, norm);
+    if (m != n || (n >= 0 && strcmp(norm, out) != 0))
+        fail_msg("\"%s\": the host as written, \"%.*s\", is not what brock_url_host() reads",
+                 url, (int)len, h);
+}
+
 static void check_url(const char *url, const char *want)
 {
     char out[BROCK_HOST_MAX];
     int n = brock_url_host(url, out);
 
+    check_plain_host(url, n, out);
     if (!want) {
         if (n != BROCK_EINVAL)
             fail_msg("\"%s\" gave \"%s\"", url ? url : "(null)", out);
@@ -212,6 +230,13 @@ static void test_url_host(void **state)
     check_url("[::1]:443", "::1");
     check_url("[::1]", "::1");
     check_url("2001:db8::1", "2001:db8::1");
+    check_url("https://x.example:65535", "x.example");
+    check_url("http://a.example:80\\@b.example/", "a.example");
+    check_url("http://x.example:/?q", "x.example");
+    check_url("https://x-y_z.example#f", "x-y_z.example");
+    check_url("https://x.Example/", "x.example");
+    check_url("https://x.example./", "x.example");
+    check_url("http://x.example:1@y.example/", "y.example");
 }
 
 static void test_url_host_bad(void **state)
@@ -241,6 +266,10 @@ static void test_url_host_bad(void **state)
     check_url("https:#top", NULL);
     check_url("http:/", NULL);
     check_url("localhost:", NULL);
+    check_url("http://x.example:65536/", NULL);
+    check_url("http://x..example/", NULL);
+    check_url("http://x.example:123456/", NULL);
+    check_url("blob://x.example/", NULL);
     assert_int_equal(brock_url_host("http://example.com/", NULL), BROCK_EINVAL);
 }
 

@@ -224,6 +224,46 @@ static void test_site_allowlist(void **state)
     test_rmtree(dir);
 }
 
+/* The allowlist a decision reads is read out of the settings once: each way it can change is
+ * seen by the very next decision, after decisions that read it before. */
+static void test_allowlist_change_seen(void **state)
+{
+    static const char import[] = "{\"action_map\": {}, \"snitch_map\": {}, \"settings_map\": "
+                                 "{\"widgetSiteAllowlist\": {\"site.example\": [\"YouTube\"]}}}";
+    const char *url = "https://www.youtube.com/embed/x";
+    struct brock_decision d;
+    struct brock_stats st;
+    struct brock_engine *e = open_engine(NULL);
+
+    (void)state;
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
+    decide(e, url, "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    /* A click that always allows the widget. */
+    assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 1), 0);
+    decide(e, url, "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    /* The frame's host counts too, against the same list. */
+    decide(e, "https://tracker.example/x", "site.example", "www.youtube.com", NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    decide(e, url, "other.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    assert_int_equal(brock_widget_site_allow(e, "other.example", "YouTube", 1), 0);
+    decide(e, url, "other.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    /* Taken back. */
+    assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 0), 0);
+    decide(e, url, "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.effect, BROCK_DENY);
+    decide(e, url, "other.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    /* An import that adds to the setting. */
+    assert_int_equal(brock_import(e, "import.json", import, sizeof(import) - 1, &st), 0);
+    decide(e, url, "site.example", NULL, NULL, 0, &d);
+    assert_int_equal(d.reason, BROCK_WHY_WIDGET);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_unblock),
         cmocka_unit_test(test_decide),
         cmocka_unit_test(test_site_allowlist),
+        cmocka_unit_test(test_allowlist_change_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
