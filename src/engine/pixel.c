@@ -246,7 +246,9 @@ static void name_text(struct pixel *p, const struct item *it, int form, char *ou
 {
     uint16_t units[128];
     char enc[13];
-    size_t n, w = 0, blen = it->name_len < sizeof(units) ? it->name_len : sizeof(units);
+    /* At most one UTF-16 unit a byte: as many bytes as units has elements, not bytes. */
+    const size_t cap = sizeof(units) / sizeof(units[0]);
+    size_t n, w = 0, blen = it->name_len < cap ? it->name_len : cap;
 
     if (form)
         blen = form_decode(it->name, blen, p->bytes);
