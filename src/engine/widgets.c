@@ -11,19 +11,22 @@
 
 #include "util/alloc.h"
 
+/* brock_widget_pattern_match() with both lengths known. */
+static int pattern_match(const char *pattern, size_t pl, const char *host, size_t hl)
+{
+    if (pl < 2 || pattern[0] != '*' || pattern[1] != '.')
+        return pl == hl && !memcmp(pattern, host, hl);
+    /* "*.disqus.com": a name under disqus.com, on a label boundary. */
+    pattern++;
+    pl--;
+    return hl > pl && !memcmp(host + hl - pl, pattern, pl);
+}
+
 int brock_widget_pattern_match(const char *pattern, const char *host)
 {
-    size_t pl, hl;
-
     if (!pattern || !host)
         return 0;
-    if (strncmp(pattern, "*.", 2) != 0)
-        return strcmp(pattern, host) == 0;
-    /* "*.disqus.com": a name under disqus.com, on a label boundary. */
-    pattern += 1;
-    pl = strlen(pattern);
-    hl = strlen(host);
-    return hl > pl && strcmp(host + hl - pl, pattern) == 0;
+    return pattern_match(pattern, strlen(pattern), host, strlen(host));
 }
 
 static int any_match(const char *const *allow, size_t n, const char *host)
@@ -344,17 +347,6 @@ int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
 fail:
     strmap_cleanup(out, mem_free);
     return BROCK_ENOMEM;
-}
-
-/* brock_widget_pattern_match() with both lengths known. */
-static int pattern_match(const char *pattern, size_t pl, const char *host, size_t hl)
-{
-    if (pl < 2 || pattern[0] != '*' || pattern[1] != '.')
-        return pl == hl && !memcmp(pattern, host, hl);
-    /* "*.disqus.com": a name under disqus.com, on a label boundary. */
-    pattern++;
-    pl--;
-    return hl > pl && !memcmp(host + hl - pl, pattern, pl);
 }
 
 static int names_match(const struct brock__names *list, const char *host)
