@@ -17,7 +17,8 @@ const HOLD_MS = Number(process.env.BENCH_HOLD || 20) * 1000;
 const IDLE_MS = Number(process.env.BENCH_IDLE_WAIT || 1) * 1000;
 const body = Buffer.alloc(1024, 'b');
 
-function rssKiB(p) {
+// A /proc/PID/status figure in KiB (VmRSS, RssAnon), summed over p and its children.
+function rssKiB(p, field = 'VmRSS') {
   let total = 0;
   const kids = (() => {
     try { return fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/); }
@@ -25,7 +26,7 @@ function rssKiB(p) {
   })();
   for (const q of [String(p), ...kids.filter(Boolean)]) {
     try {
-      const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${q}/status`, 'utf8'));
+      const m = new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${q}/status`, 'utf8'));
       if (m) total += Number(m[1]);
     } catch { /* gone */ }
   }
@@ -68,11 +69,11 @@ async function idle(n, originPort) {
     socks.push(...batch.filter(Boolean));
   }
   await new Promise((r) => setTimeout(r, IDLE_MS));
-  const rss = rssKiB(pid);
+  const rss = rssKiB(pid), anon = rssKiB(pid, 'RssAnon');
   const open = socks.filter((s) => !s.destroyed).length;
   for (const s of socks) s.destroy();
   await new Promise((r) => setTimeout(r, 1000));
-  return { connections: n, answered: ok, open, rss_kib: rss };
+  return { connections: n, answered: ok, open, rss_kib: rss, anon_kib: anon };
 }
 
 async function slowloris(originPort) {
@@ -120,7 +121,7 @@ async function slowloris(originPort) {
   await new Promise((r) => origin.listen(0, '127.0.0.1', r));
   const originPort = origin.address().port;
   const base = rssKiB(pid);
-  const out = { base_rss_kib: base, idle: [] };
+  const out = { base_rss_kib: base, base_anon_kib: rssKiB(pid, 'RssAnon'), idle: [] };
   for (const n of idleCounts) out.idle.push(await idle(n, originPort));
   // BENCH_SLOWLORIS=0: the idle connections alone (bench/memory).
   if (SLOW > 0) out.slowloris = await slowloris(originPort);

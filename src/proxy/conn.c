@@ -22,10 +22,10 @@
 #include "util/clock.h"
 
 /* Every client connection holds one, idle keep-alive ones too (bench/memory measures what
- * each adds): what is used for a request alone is allocated for it (the decision, an
- * intercepted tunnel's host), not held here. 2400 bytes on 64-bit systems; a change that
- * grows it past that should say why. */
-_Static_assert(sizeof(struct conn) <= 2400, "struct conn grew: every idle connection pays it");
+ * each adds): what is used for a request alone is allocated for it (the decision, the
+ * exchange's names, an intercepted tunnel's host), not held here. 1664 bytes on 64-bit
+ * systems; a change that grows it past that should say why. */
+_Static_assert(sizeof(struct conn) <= 1664, "struct conn grew: every idle connection pays it");
 
 /* ---- states ---- */
 
@@ -129,6 +129,22 @@ static void spare_free(struct conn_spare *s)
     mem_free(s);
 }
 
+/* Points the exchange's names at names, or at "" when it holds none. */
+static void exchange_point_names(struct exchange *x, struct exchange_names *names)
+{
+    x->names = names;
+    x->host = names ? names->host : "";
+    x->authority = names ? names->authority : "";
+    x->site = names ? names->site : "";
+}
+
+/* The exchange is over and nothing reads it any more: its names go. */
+static void exchange_free_names(struct exchange *x)
+{
+    mem_free(x->names);
+    exchange_point_names(x, NULL);
+}
+
 /* Whether c holds any scratch. */
 static int conn_holds_scratch(const struct conn *c)
 {
@@ -145,8 +161,10 @@ static void conn_release_scratch(struct conn *c)
     struct proxy *px = c->px;
     struct conn_spare *s = NULL;
 
-    if (!c->c_ex.decided || c->c_ex.logged || !px->log.ring)
+    if (!c->c_ex.decided || c->c_ex.logged || !px->log.ring) {
         conn_decision_free(&c->c_ex);
+        exchange_free_names(&c->c_ex);
+    }
     if (!conn_holds_scratch(c))
         return;
     buf_cleanup(&c->c_body);
@@ -188,16 +206,25 @@ static void conn_take_scratch(struct conn *c)
     mem_free(s);
 }
 
-void conn_exchange_reset(struct conn *c)
+int conn_exchange_reset(struct conn *c)
 {
+    struct exchange_names *names;
+
     conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
     conn_decision_free(&c->c_ex);
+    names = c->c_ex.names;
     memset(&c->c_ex, 0, sizeof(c->c_ex));
+    if (!names)
+        names = mem_malloc(sizeof(*names));
+    if (names)
+        memset(names, 0, sizeof(*names));
+    exchange_point_names(&c->c_ex, names);
     conn_take_scratch(c);
     buf_reset(&c->c_req_out);
     buf_reset(&c->c_body);
     buf_reset(&c->c_url);
+    return names ? 0 : -1;
 }
 
 void conn_spare_cleanup(struct proxy *px)
@@ -236,12 +263,15 @@ int64_t conn_now_ms(const struct conn *c)
 void conn_log_failure(const struct conn *c, enum log_level level, int status, const char *why)
 {
     const struct exchange *x = &c->c_ex;
+    /* An idle connection's last exchange handed its names back; an intercepted tunnel's
+     * connection, between its requests, is still about the tunnel's host. */
+    const char *host = x->host[0] || !c->tunnel_host ? x->host : c->tunnel_host;
     char code[8] = "";
 
     if (status)
         snprintf(code, sizeof(code), "%d ", status);
     log_msg(level, "%s %s%s%s: %s%s", c->c_peer, x->method[0] ? x->method : "-",
-            x->host[0] ? " " : "", x->host, code, why);
+            host[0] ? " " : "", host, code, why);
 }
 
 void conn_log_request(const struct conn *c)
@@ -642,7 +672,8 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     side_start(&c->c_client, SIDE_CLIENT);
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
     buf_init(&c->c_body, LIMIT_DASH_BODY);
-    buf_init(&c->c_url, LIMIT_HEAD_BYTES + sizeof(c->c_ex.authority) + 16);
+    buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
+    exchange_point_names(&c->c_ex, NULL);
     c->a_tier = -1;
     admit_address(sa, c->c_peer, sizeof(c->c_peer));
     c->c_timer = evtimer_new(px->base, on_timeout, c);
@@ -755,6 +786,7 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_url);
     conn_inject_free(c->c_ex.inj);
     conn_decision_free(&c->c_ex);
+    exchange_free_names(&c->c_ex);
     mem_free(c->tunnel_host);
     mem_free(c);
 }

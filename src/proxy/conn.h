@@ -155,6 +155,14 @@ enum conn_state {
     CONN_CLOSED,    /* waiting to be freed */
 };
 
+/* An exchange's names, allocated with it. */
+#define EXCHANGE_AUTHORITY_MAX (BROCK_HOST_MAX + 8)
+struct exchange_names {
+    char host[BROCK_HOST_MAX];
+    char authority[EXCHANGE_AUTHORITY_MAX];
+    char site[BROCK_HOST_MAX];
+};
+
 /* The exchange in progress: one request and its response. All of it belongs to that request
  * alone and is emptied in one place, conn_exchange_reset(), when the first byte of the next
  * request arrives (with the contents of the connection's scratch buffers), so that nothing of
@@ -169,14 +177,20 @@ struct exchange {
     enum frame req_frame;      /* how its body goes upstream */
     int req_done;              /* the whole request was read */
 
+    /* Its names (conn_exchange_reset() allocates them, written through names; the
+     * connection hands them back once idle, with the decision): host, authority and site read
+     * them, or "" while the exchange holds none. Not in the connection: 776 bytes less in every
+     * idle one. */
+    struct exchange_names *names;
+
     /* Where it goes: host and port, and whether the upstream speaks TLS. */
-    char host[BROCK_HOST_MAX];
+    const char *host;
     int port;
-    char authority[BROCK_HOST_MAX + 8];
+    const char *authority;
     int is_https;
 
     /* What the engine made of it. */
-    char site[BROCK_HOST_MAX]; /* the first party, when site_known */
+    const char *site;          /* the first party, when site_known */
     enum brock_resource_type type; /* what it fetches, from its headers */
     int site_known;
     int site_sure;             /* and the record of the client's pages vouches for it: what
@@ -309,7 +323,7 @@ void pool_cleanup(struct proxy *px);
 
 /* conn.c: run every second (SYNC_INTERVAL_MS). A connection hands back its scratch (both
  * heads, the request as sent, its URL and body: 2-3 KiB) and frees its last exchange's
- * decision (1.4 KiB) as soon as it is idle again (conn_run()), so that thousands of idle
+ * decision and names (1.4 KiB and 776 bytes) as soon as it is idle again (conn_run()), so that thousands of idle
  * keep-alive clients hold none of it: the loop keeps up to LIMIT_SPARE_SCRATCH of it for the
  * next exchanges (a busy keep-alive client allocates none again), and the sweep frees those,
  * then, once enough was freed since the last sweep, hands back the pages freed among the

@@ -150,7 +150,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     d = x->d;
     memset(d, 0, sizeof(*d));
     x->site_known = x->site_sure = 0;
-    x->site[0] = '\0';
+    x->names->site[0] = '\0';
     x->decided = 1;
     if (!x->is_connect) {
         struct fp_request r = {
@@ -165,7 +165,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
         enum fp_result fr;
 
         fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
-        fr = fp_infer(&px->fp, c->c_peer, &r, x->site);
+        fr = fp_infer(&px->fp, c->c_peer, &r, x->names->site);
         fpshare_infer(px->opts->worker, c->c_peer, &r);
 
         x->site_known = fr != FP_UNKNOWN;

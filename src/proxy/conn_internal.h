@@ -23,8 +23,9 @@ void conn_log_failure(const struct conn *c, enum log_level level, int status, co
 /* The line for a finished exchange (-v). */
 void conn_log_request(const struct conn *c);
 
-/* Empties the exchange (and its scratch buffers) for the next request. */
-void conn_exchange_reset(struct conn *c);
+/* Empties the exchange (and its scratch buffers) for the next request, with names of its
+ * own; returns 0, or -1 when out of memory for them (the names then read ""). */
+int conn_exchange_reset(struct conn *c) __attribute__((warn_unused_result));
 
 
 /* Ends the connection after an error: answered with status and text (a static or caller's

@@ -104,7 +104,7 @@ static void report_learn(struct conn *c, const struct report *r)
     struct brock_page_signal s = {.time_ms = conn_now_ms(c)};
     struct brock_learned learned;
     char site[BROCK_HOST_MAX], script_host[BROCK_HOST_MAX];
-    char url[sizeof(c->c_ex.authority) + 16];
+    char url[EXCHANGE_AUTHORITY_MAX + 16];
 
     if (!conn_report_site(c, r->top, r->ancestor, site) || r->kind == REPORT_FRAME)
         return;

@@ -19,25 +19,29 @@ static int conn_parse_target(struct conn *c, const char *url, size_t len, const 
                              size_t *path_len)
 {
     struct exchange *x = &c->c_ex;
+    struct exchange_names *nm = x->names;
     struct http_target t;
 
     x->is_https = 0;
     if (c->intercepted && !x->is_connect && url[0] == '/') {
         /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to. */
         x->is_https = 1;
-        snprintf(x->host, sizeof(x->host), "%s", c->tunnel_host);
+        snprintf(nm->host, sizeof(nm->host), "%s", c->tunnel_host);
         x->port = c->tunnel_port;
         *path = url;
         *path_len = len;
-        http_authority(x->host, x->port, 443, x->authority, sizeof(x->authority));
+        http_authority(nm->host, x->port, 443, nm->authority, sizeof(nm->authority));
         return 0;
     }
     if (http_parse_target(url, len, x->is_connect, &t) < 0)
         return -1;
     x->is_https = t.is_https;
-    memcpy(x->host, t.host, sizeof(x->host));
+    _Static_assert(sizeof(nm->host) == sizeof(t.host) &&
+                       sizeof(nm->authority) == sizeof(t.authority),
+                   "a target's names fit an exchange's");
+    memcpy(nm->host, t.host, sizeof(nm->host));
     x->port = t.port;
-    memcpy(x->authority, t.authority, sizeof(x->authority));
+    memcpy(nm->authority, t.authority, sizeof(nm->authority));
     if (!x->is_connect) {
         *path = t.path;
         *path_len = t.path_len;
@@ -210,8 +214,11 @@ void conn_do_head(struct conn *c)
         return;
     }
     /* The first byte of a request: nothing of the last exchange is left to colour it. */
-    if (c->c_state == CONN_IDLE)
-        conn_exchange_reset(c);
+    if (c->c_state == CONN_IDLE && conn_exchange_reset(c) < 0) {
+        conn_set_state(c, CONN_REQ_HEAD);
+        conn_fail(c, 503, "out of memory starting a request");
+        return;
+    }
     conn_set_state(c, CONN_REQ_HEAD);
     r = pump_read(s, NULL, FRAME_NONE, &ev);
     if (r == PUMP_EVENT && ev.type == SIDE_HEAD)
