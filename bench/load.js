@@ -13,6 +13,11 @@ const SLOW = Number(process.env.BENCH_SLOWLORIS || 500);
 const NORMAL = Number(process.env.BENCH_NORMAL || 200);
 // How long the slow clients keep dribbling before those still open are counted.
 const HOLD_MS = Number(process.env.BENCH_HOLD || 20) * 1000;
+// BENCH_IDLE_KEEP=1: each count of idle connections is opened beside those before (kept open
+// until all are measured), so that the difference between two counts is what each further
+// connection adds; else each count is closed before the next.
+const KEEP = process.env.BENCH_IDLE_KEEP === '1';
+const kept = [];
 // How long the idle connections stay idle before the proxy's memory is read.
 const IDLE_MS = Number(process.env.BENCH_IDLE_WAIT || 1) * 1000;
 const body = Buffer.alloc(1024, 'b');
@@ -71,8 +76,12 @@ async function idle(n, originPort) {
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const rss = rssKiB(pid), anon = rssKiB(pid, 'RssAnon');
   const open = socks.filter((s) => !s.destroyed).length;
-  for (const s of socks) s.destroy();
-  await new Promise((r) => setTimeout(r, 1000));
+  if (KEEP) {
+    kept.push(...socks);
+  } else {
+    for (const s of socks) s.destroy();
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   return { connections: n, answered: ok, open, rss_kib: rss, anon_kib: anon };
 }
 
@@ -123,6 +132,7 @@ async function slowloris(originPort) {
   const base = rssKiB(pid);
   const out = { base_rss_kib: base, base_anon_kib: rssKiB(pid, 'RssAnon'), idle: [] };
   for (const n of idleCounts) out.idle.push(await idle(n, originPort));
+  for (const s of kept) s.destroy();
   // BENCH_SLOWLORIS=0: the idle connections alone (bench/memory).
   if (SLOW > 0) out.slowloris = await slowloris(originPort);
   console.log(JSON.stringify(out));

@@ -161,7 +161,7 @@ static unsigned script_jobs(const struct conn *c)
     if (status / 100 == 1 || status == 204 || status == 206 || status == 304 ||
         (u->parser.flags & F_SKIPBODY))
         return 0;
-    if (u->te.seen && strcmp(u->te.normal, "chunked") != 0)
+    if (u->te.seen && u->te.unusual && strcmp(u->te.normal, "chunked") != 0)
         return 0;
     if (!is_html(conn_header(&u->head, "content-type")) || body_coding(&u->head) < 0)
         return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "proxy/rewrite.h"
+#include "util/alloc.h"
 
 /* ---- http-parser's callbacks, one set for both roles ---- */
 
@@ -92,20 +93,44 @@ static int is_doubtful(const struct side *s)
     return announced && (p->status_code / 100 == 1 || p->status_code == 204);
 }
 
+/* Forgets the last head's Transfer-Encoding. */
+static void forget_te(struct side *s)
+{
+    mem_free(s->te.normal);
+    memset(&s->te, 0, sizeof(s->te));
+}
+
+/* Keeps what the framing check read of the head's Transfer-Encoding; an unusual one's plain
+ * words are copied. Returns 0, or -1 when out of memory. */
+static int keep_te(struct side *s, const struct framing_te *te)
+{
+    forget_te(s);
+    if (te->unusual && !(s->te.normal = mem_strndup(te->normal, te->normal_len)))
+        return -1;
+    s->te.seen = te->seen;
+    s->te.chunked = te->chunked;
+    s->te.unusual = te->unusual;
+    s->te.normal_len = te->unusual ? te->normal_len : 0;
+    return 0;
+}
+
 /* The head is in: its framing headers must be unambiguous. A response to HEAD, and one whose
  * status has no body, ends here whatever its headers say (returning 1 tells http-parser so);
  * the bytes an upstream sends after it belong to no message. */
 static int on_headers_complete(http_parser *p)
 {
     struct side *s = side_of(p);
+    struct framing_te te;
     unsigned flags = s->role == SIDE_UPSTREAM ? FRAMING_RESPONSE : 0;
     int skip = s->role == SIDE_UPSTREAM && (s->no_body || is_bodiless_status(p->status_code));
 
     http_head_finish(&s->head);
     if (p->http_major < 1 || (p->http_major == 1 && p->http_minor == 0))
         flags |= FRAMING_HTTP10;
-    if (framing_check_headers(s->head.h, s->head.n, flags, &s->te, &s->frame_err) < 0)
+    if (framing_check_headers(s->head.h, s->head.n, flags, &te, &s->frame_err) < 0)
         return -1;
+    if (keep_te(s, &te) < 0)
+        return head_failed(s, HTTP_HEAD_TOO_BIG);
     /* http-parser knows chunked only as the bare word; the body is chunked whenever the
      * check says so (a list, parameters, whitespace), so that both read it alike. */
     if (s->te.chunked && !skip)
@@ -172,17 +197,20 @@ static const http_parser_settings side_settings = {
 void side_init(struct side *s)
 {
     http_head_init(&s->head);
+    memset(&s->te, 0, sizeof(s->te));
 }
 
 void side_release(struct side *s)
 {
     http_head_cleanup(&s->head);
     http_head_init(&s->head);
+    forget_te(s);
 }
 
 void side_cleanup(struct side *s)
 {
     http_head_cleanup(&s->head);
+    forget_te(s);
 }
 
 void side_start(struct side *s, enum side_role role)
@@ -199,7 +227,7 @@ void side_start(struct side *s, enum side_role role)
     s->keep_alive = 0;
     s->head_err = 0;
     s->frame_err = NULL;
-    memset(&s->te, 0, sizeof(s->te));
+    forget_te(s);
     s->doubtful = 0;
     memset(&s->ev, 0, sizeof(s->ev));
     memset(&s->failed, 0, sizeof(s->failed));

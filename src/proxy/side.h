@@ -84,7 +84,13 @@ struct side {
                                * whatever its head says (set before the response comes) */
     http_parser parser;       /* its data is the side */
     struct http_head head;
-    struct framing_te te;     /* the head's Transfer-Encoding, as the framing check read it */
+    struct {                  /* the head's Transfer-Encoding, as the framing check read it */
+        int seen, chunked, unusual; /* as struct framing_te's */
+        char *normal;         /* unusual: framing_te.normal, allocated (held by every
+                               * connection, the check's buffer would cost it 256 bytes); else
+                               * NULL: the coding is chunked alone */
+        size_t normal_len;
+    } te;
     int doubtful;             /* the head's framing is one brock reads, and passes on, but would
                                * not bet a connection on (side_feed sets it at each SIDE_HEAD):
                                * a Transfer-Encoding other than one plain chunked; a request
