@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "util/alloc.h"
+#include "failalloc.h"
 #include "util/file.h"
 
 /* An engine with empty maps; the lists tests need no store and no settings. */
@@ -836,45 +837,6 @@ static void test_apply_real(void **state)
 }
 
 /* ---- running out of memory ---- */
-
-static long alloc_fail_at = -1, alloc_count;
-
-static int alloc_fails(void)
-{
-    return alloc_fail_at >= 0 && alloc_count++ == alloc_fail_at;
-}
-
-static void *fail_malloc(size_t n)
-{
-    return alloc_fails() ? NULL : malloc(n);
-}
-
-static void *fail_realloc(void *p, size_t n)
-{
-    return alloc_fails() ? NULL : realloc(p, n);
-}
-
-static void *fail_calloc(size_t n, size_t sz)
-{
-    return alloc_fails() ? NULL : calloc(n, sz);
-}
-
-static void fail_from(long n)
-{
-    static const struct mem_funcs failing = {fail_malloc, fail_realloc, fail_calloc, free};
-
-    alloc_fail_at = n;
-    alloc_count = 0;
-    mem_funcs = failing;
-}
-
-static void fail_never(void)
-{
-    static const struct mem_funcs plain = {malloc, realloc, calloc, free};
-
-    alloc_fail_at = -1;
-    mem_funcs = plain;
-}
 
 /* Every allocation of a load and of an update fails in turn: each failure is reported as
  * such, leaks nothing (under the sanitizer) and leaves the lists loaded before. jansson keeps

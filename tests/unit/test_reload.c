@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "util/alloc.h"
 #include "util/file.h"
+#include "failalloc.h"
 
 #define NOW ((int64_t)1700000000000)
 
@@ -241,28 +242,6 @@ static void test_without_data(void **state)
 
 /* ---- running out of memory ---- */
 
-static long alloc_fail_at = -1, alloc_count;
-
-static int alloc_fails(void)
-{
-    return alloc_fail_at >= 0 && alloc_count++ == alloc_fail_at;
-}
-
-static void *fail_malloc(size_t n)
-{
-    return alloc_fails() ? NULL : malloc(n);
-}
-
-static void *fail_realloc(void *p, size_t n)
-{
-    return alloc_fails() ? NULL : realloc(p, n);
-}
-
-static void *fail_calloc(size_t n, size_t sz)
-{
-    return alloc_fails() ? NULL : calloc(n, sz);
-}
-
 /* The data folder cut down to a few entries in each list. */
 static void minimal_data(const struct fixture *f)
 {
@@ -284,8 +263,6 @@ static void minimal_data(const struct fixture *f)
  * force; the reload that finally succeeds applies the change. */
 static void test_alloc_failures(void **state)
 {
-    static const struct mem_funcs failing = {fail_malloc, fail_realloc, fail_calloc, free};
-    static const struct mem_funcs plain = {malloc, realloc, calloc, free};
     struct fixture *f = *state;
     struct brock_engine *e;
     size_t n0;
@@ -300,12 +277,9 @@ static void test_alloc_failures(void **state)
     n0 = e->lists.yellow_order.n;
     puts_data(f, "pbconfig.json", "{\"yellowlist\": [\"a.example\", \"cdn.trk.example\"]}");
     for (n = 0; n < 100000 && rc != 0; n++) {
-        alloc_fail_at = n;
-        alloc_count = 0;
-        mem_funcs = failing;
+        fail_from(n);
         rc = brock_engine_reload(e, NULL);
-        mem_funcs = plain;
-        alloc_fail_at = -1;
+        fail_never();
         if (rc == 0)
             break;
         if (rc != BROCK_ENOMEM)

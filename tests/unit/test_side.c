@@ -12,7 +12,7 @@
 #include "proxy/http.h"
 #include "proxy/rewrite.h"
 #include "proxy/side.h"
-#include "util/alloc.h"
+#include "failalloc.h"
 
 /* ---- bytes that end at a guard page ---- */
 
@@ -551,28 +551,6 @@ static void test_rewrite_framing(void **state)
 
 /* ---- an unusual Transfer-Encoding's plain words, kept with the side ---- */
 
-static long alloc_fail_at = -1, alloc_count;
-
-static int alloc_fails(void)
-{
-    return alloc_fail_at >= 0 && alloc_count++ == alloc_fail_at;
-}
-
-static void *fail_malloc(size_t n)
-{
-    return alloc_fails() ? NULL : malloc(n);
-}
-
-static void *fail_realloc(void *p, size_t n)
-{
-    return alloc_fails() ? NULL : realloc(p, n);
-}
-
-static void *fail_calloc(size_t n, size_t sz)
-{
-    return alloc_fails() ? NULL : calloc(n, sz);
-}
-
 /* The plain words are the side's until its next message: a plain chunked head after an
  * unusual one holds none (the sanitizer build finds one left behind). Each allocation of
  * reading such a head fails in turn: the head is refused as one brock cannot hold, or read
@@ -581,8 +559,6 @@ static void test_te_kept(void **state)
 {
     static const char unusual[] = "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\t,chunked\r\n\r\n";
     static const char plain[] = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
-    static const struct mem_funcs failing = {fail_malloc, fail_realloc, fail_calloc, free};
-    const struct mem_funcs plain_funcs = mem_funcs;
     struct side_event ev;
     struct side s;
     int refused = 0, read = 0;
@@ -604,11 +580,9 @@ static void test_te_kept(void **state)
         memset(&s, 0, sizeof(s));
         side_init(&s);
         side_start(&s, SIDE_CLIENT);
-        alloc_fail_at = n;
-        alloc_count = 0;
-        mem_funcs = failing;
+        fail_from(n);
         assert_true(side_feed(&s, unusual, strlen(unusual), &ev) < strlen(unusual));
-        mem_funcs = plain_funcs;
+        fail_never();
         if (alloc_count > n) {
             assert_int_equal(ev.type, SIDE_ERROR);
             assert_int_equal(ev.error, SIDE_ERR_HEAD);
@@ -621,7 +595,6 @@ static void test_te_kept(void **state)
         }
         side_cleanup(&s);
     }
-    alloc_fail_at = -1;
     /* The head's own buffers, then the words. */
     assert_true(refused >= 2);
 }
