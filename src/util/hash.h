@@ -64,4 +64,67 @@ static inline uint64_t hash_final(uint64_t h)
     return h ^ (h >> 33);
 }
 
+/* One label of a name carried into h: a label under eight bytes is one word with its length
+ * in the top byte, which no byte of it reaches (one round); a longer one as hash_mix() reads
+ * it, whose first word, its length, has a top byte of 0. */
+static inline uint64_t hash_label(uint64_t h, const char *s, size_t n)
+{
+    uint64_t w;
+
+    if (n >= 8)
+        return hash_mix(h, s, n);
+    if (n >= 4)
+        w = hash_load32(s) | hash_load32(s + n - 4) << (8 * (n - 4));
+    else if (n > 0)
+        w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << (8 * (n / 2)) |
+            (uint64_t)(unsigned char)s[n - 1] << (8 * (n - 1));
+    else
+        w = 0;
+    return hash_round(h, w | (uint64_t)n << 56);
+}
+
+/* A dotted name's hash is carried label by label from the right: the hash of "b.c" carried
+ * over "a" is the hash of "a.b.c", so a name's parents' hashes are by-products of its own.
+ * Every dot splits, so "a..b" has an empty label, and no two names give one sequence of
+ * labels. hash_name() is the whole name's, keyed by seed and finalised. */
+static inline uint64_t hash_name(uint64_t seed, const char *s, size_t n)
+{
+    const char *dot;
+    uint64_t h = seed;
+
+    while ((dot = memrchr(s, '.', n)) != NULL) {
+        size_t start = (size_t)(dot - s) + 1;
+
+        h = hash_label(h, s + start, n - start);
+        n = start - 1;
+    }
+    return hash_final(hash_label(h, s, n));
+}
+
+/* The hashes carried to the tails of s (n bytes) that start a label, shortest first, not yet
+ * finalised: hash_final(carried[i]) is hash_name() of the tail at offs[i]; the last is s
+ * itself. An empty tail (after a trailing dot) is left out. Returns how many, at most max
+ * (the longest tails are then left out). */
+static inline size_t hash_name_tails(uint64_t seed, const char *s, size_t n, uint64_t *carried,
+                                     size_t *offs, size_t max)
+{
+    uint64_t h = seed;
+    size_t k = 0, end = n;
+
+    while (k < max) {
+        const char *dot = memrchr(s, '.', end);
+        size_t start = dot ? (size_t)(dot - s) + 1 : 0;
+
+        h = hash_label(h, s + start, end - start);
+        if (start < n) {
+            carried[k] = h;
+            offs[k++] = start;
+        }
+        if (!dot)
+            break;
+        end = start - 1;
+    }
+    return k;
+}
+
 #endif
