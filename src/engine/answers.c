@@ -8,6 +8,9 @@
 
 #include <string.h>
 #include <sys/random.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/alloc.h"
 #include "util/hash.h"
@@ -129,13 +132,34 @@ static int same(const char *a, const char *b, size_t n)
     return !(diff | (x ^ y));
 }
 
+/* The ways of set whose tag is t, a bit each, way 0 the lowest: with SSE2, sixteen
+ * comparisons in two. */
+static unsigned ways_tagged(const struct brock__answer_set *set, uint16_t t)
+{
+#ifdef __SSE2__
+    __m128i want = _mm_set1_epi16((short)t);
+    __m128i lo = _mm_loadu_si128((const void *)set->tags);
+    __m128i hi = _mm_loadu_si128((const void *)(set->tags + 8));
+
+    return (unsigned)_mm_movemask_epi8(
+        _mm_packs_epi16(_mm_cmpeq_epi16(lo, want), _mm_cmpeq_epi16(hi, want)));
+#else
+    unsigned m = 0;
+
+    for (size_t w = 0; w < ANSWER_WAYS; w++)
+        m |= (unsigned)(set->tags[w] == t) << w;
+    return m;
+#endif
+}
+
+_Static_assert(ANSWER_WAYS == 16, "ways_tagged() compares sixteen tags");
+
 int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, const char *site,
                       size_t slen, struct brock_decision *d)
 {
     const struct brock__answer_set *set;
     const struct brock__answer *a = NULL;
     uint64_t h;
-    uint16_t t;
     size_t i, tlen;
 
     if (!e->answers || e->answers_off || !fits(hlen, slen))
@@ -147,13 +171,13 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen)
         return 0;
-    t = pair_tag(h);
-    /* The tags first: they share a line, and only a way whose tag matches is read. */
-    for (size_t w = 0; w < ANSWER_WAYS && set->tags[w]; w++) {
-        const struct brock__answer *c = &e->answers[i * ANSWER_WAYS + w];
+    /* The tags first: they share a line, compared all at once, and only a way whose tag
+     * matches is read. An empty way's tag (0) matches none. */
+    for (unsigned m = ways_tagged(set, pair_tag(h)); m; m &= m - 1) {
+        const struct brock__answer *c = &e->answers[i * ANSWER_WAYS + (size_t)__builtin_ctz(m)];
 
-        if (set->tags[w] == t && c->host_len == hlen && c->site_len == slen &&
-            same(c->names, host, hlen) && same(c->names + hlen, site, slen)) {
+        if (c->host_len == hlen && c->site_len == slen && same(c->names, host, hlen) &&
+            same(c->names + hlen, site, slen)) {
             a = c;
             break;
         }
