@@ -32,19 +32,21 @@ _Static_assert(sizeof(struct brock__answer) == 128, "an answer is two cache line
 /* 8,192 answers (1 MiB) in 512 sets of 16: more than the distinct pairs a browsing session
  * makes in a while, little enough to stay out of the way. Sixteen ways make a set overflow
  * rare: 2,000 pairs spread over the sets fill none of them, with odds of about 1 in 2,000
- * against, so a session's pairs stay kept together however the hash falls. */
+ * against, so a session's pairs stay kept together however the hash falls; and where other
+ * pairs filled the sets before, the oldest make room for them. */
 #define ANSWER_SETS ((size_t)512)
 #define ANSWER_WAYS ((size_t)16)
 
 /* A set's generation (e->answers_gen when its first answer was kept; any other: all its
- * ways are empty), a 16-bit tag of each way's pair hash, 0 for an empty way, and how many
- * ways are full. The ways fill in order and empty only all together, so a lookup stops at
- * the first empty one and reads only the answers whose tags match, and a new answer goes to
- * way n without a search. */
+ * ways are empty), a 16-bit tag of each way's pair hash, 0 for an empty way, and the way the
+ * next answer goes to. The ways fill in order, then the oldest answer makes room: a pair kept
+ * is forgotten only after sixteen others in its set, so the few pairs of a session that share
+ * a set never push each other out in turn, as they did when a pair's hash picked its way.
+ * Lookups read only the answers whose tags match. */
 struct brock__answer_set {
     uint64_t gen;
     uint16_t tags[ANSWER_WAYS];
-    uint8_t n;
+    uint8_t next;
     char pad[64 - sizeof(uint64_t) - ANSWER_WAYS * sizeof(uint16_t) - 1];
 };
 
@@ -233,14 +235,12 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen) {
         memset(set->tags, 0, sizeof(set->tags));
-        set->n = 0;
+        set->next = 0;
         set->gen = e->answers_gen;
     }
-    /* The first empty way; in a full set the pair's hash picks one. */
-    if (set->n < ANSWER_WAYS)
-        w = set->n++;
-    else
-        w = (size_t)(h >> 32) & (ANSWER_WAYS - 1);
+    /* The first empty way, or in a full set the oldest answer's. */
+    w = set->next;
+    set->next = (uint8_t)((w + 1) & (ANSWER_WAYS - 1));
     set->tags[w] = pair_tag(h);
     a = &e->answers[i * ANSWER_WAYS + w];
     a->cname = cname;
