@@ -323,6 +323,60 @@ static const unsigned char plain_byte[256] = {
     ['U'] = 'u', ['V'] = 'v', ['W'] = 'w', ['X'] = 'x', ['Y'] = 'y', ['Z'] = 'z',
 };
 
+/* Eight bytes at a time: a byte's top bit in BYTES_HIGH, one in each byte in BYTES_LOW. */
+#define BYTES_LOW 0x0101010101010101ULL
+#define BYTES_HIGH 0x8080808080808080ULL
+
+/* The top bit of each byte of x (every byte under 0x80) in [lo, hi] (hi under 0x80): a byte
+ * with its top bit set less lo (or hi + 1) keeps it when it is at least lo (hi + 1), and
+ * never borrows from the next. */
+static inline uint64_t bytes_in(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    uint64_t y = x | BYTES_HIGH;
+
+    return (y - lo * BYTES_LOW) & ~(y - (hi + 1) * BYTES_LOW) & BYTES_HIGH;
+}
+
+/* Whether the eight bytes in x are each their own normal form (lower-case letters, digits,
+ * '-', '_' and '.'), no two dots side by side. */
+static inline bool plain_lower_word(uint64_t x)
+{
+    uint64_t dots;
+
+    if (x & BYTES_HIGH)
+        return false;
+    dots = bytes_in(x, '.', '.');
+    return (bytes_in(x, 'a', 'z') | bytes_in(x, '0', '9') | bytes_in(x, '-', '.') |
+            bytes_in(x, '_', '_')) == BYTES_HIGH &&
+           !(dots & (dots << 8));
+}
+
+/* A name of eight bytes or more that is its own normal form, as normalize_plain() reads it,
+ * checked a word at a time and copied whole; -1 for any other, which normalize_plain()
+ * then reads byte by byte. The last word overlaps the one before it, so no two dots side by
+ * side escape: a pair is in one word, or across two whole words, where it is looked at. */
+static int plain_lower_copy(const char *s, size_t len, char *out)
+{
+    uint64_t x;
+    size_t i;
+
+    if (len < 8 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
+        return -1;
+    for (i = 0; i + 8 <= len; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (!plain_lower_word(x) || (i && s[i - 1] == '.' && s[i] == '.'))
+            return -1;
+    }
+    if (i < len) {
+        memcpy(&x, s + len - 8, 8);
+        if (!plain_lower_word(x))
+            return -1;
+    }
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return (int)len;
+}
+
 /* The common case in one pass: letters, digits, '-', '_' and dots between non-empty labels,
  * nothing else. Returns the length, or -1 for anything else (brackets, a colon, a trailing
  * dot, non-ASCII, an error), which the full path then decides. One table look-up a byte;
@@ -330,7 +384,10 @@ static const unsigned char plain_byte[256] = {
 static int normalize_plain(const char *s, size_t len, char *out)
 {
     size_t dot = (size_t)-1; /* where the label before the current one ended */
+    int n;
 
+    if ((n = plain_lower_copy(s, len, out)) >= 0)
+        return n;
     if (len == 0 || len > HOST_LEN_MAX)
         return -1;
     for (size_t i = 0; i < len; i++) {
