@@ -820,7 +820,9 @@ int brock__is_third_party_bases(const struct brock_engine *e, const char *a, siz
 /* ---- the per-engine base domain cache ---- */
 
 /* libpsl's lookup costs about a microsecond; a decision needs two or three base domains, so a
- * direct-mapped cache of recent hosts keeps decisions well under that. A slot remembers a
+ * cache of recent hosts keeps decisions well under that: sets of BASE_CACHE_WAYS slots, a
+ * cache line each, so that two hosts libpsl was asked for whose hashes pick one set do not
+ * push each other out in turn, each then asked again every other time. A slot remembers a
  * host by its 64-bit keyed hash and length, and its base by offset: the base is always a
  * tail of the host. A host not in it whose parent is (or can be worked out so), is no public
  * suffix and has no rule one label under it, has its parent's base: the first name in a new
@@ -834,6 +836,9 @@ struct brock__base_slot {
 };
 
 #define BASE_CACHE_SLOTS 65536
+#define BASE_CACHE_WAYS 4
+
+_Static_assert(sizeof(struct brock__base_slot) * BASE_CACHE_WAYS == 64, "a set is a line");
 
 int brock__base_cache_init(struct brock_engine *e)
 {
@@ -894,17 +899,21 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
 {
     char tmp[BROCK_HOST_MAX];
     uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
-    struct brock__base_slot *slot;
+    struct brock__base_slot *set = NULL, *slot = NULL;
     int off = -1, asked = 0;
 
-    slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
-    if (slot && slot->hash == h && slot->len == len + 1 &&
-        !(need_ps && slot->is_ps == PS_UNKNOWN)) {
+    if (e->base_cache) {
+        set = &e->base_cache[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
+        for (size_t w = 0; w < BASE_CACHE_WAYS && !slot; w++)
+            if (set[w].hash == h && set[w].len == len + 1)
+                slot = &set[w];
+    }
+    if (slot && !(need_ps && slot->is_ps == PS_UNKNOWN)) {
         *is_ps = slot->is_ps;
         return slot->off;
     }
     *is_ps = PS_NO;
-    if (slot && plain_name(host, len)) {
+    if (set && plain_name(host, len)) {
         const char *parent = (const char *)memchr(host, '.', len) + 1;
         size_t plen = len - (size_t)(parent - host);
         int parent_ps, poff;
@@ -926,11 +935,21 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
             return -1;
         off = (int)(len - (size_t)n);
         asked = 1;
+        ((struct brock_engine *)(uintptr_t)e)->psl_asked++;
     }
-    /* A base worked out from the parent's costs a look-up to work out again, one libpsl
-     * answered costs libpsl: the first never takes the second's slot. A stream of new hosts
-     * under a few sites then leaves their parents' bases in place. */
-    if (slot && (asked || !slot->len || !slot->asked)) {
+    /* The host's own slot, else an empty one. A base worked out from the parent's costs a
+     * look-up to work out again, one libpsl answered costs libpsl: the first takes only a
+     * slot of its kind, the second any, one of its kind first, else the one its hash names.
+     * A stream of new hosts under a few sites then leaves their parents' bases in place. */
+    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].len)
+            slot = &set[w];
+    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].asked)
+            slot = &set[w];
+    if (set && !slot && asked)
+        slot = &set[(h >> 32) & (BASE_CACHE_WAYS - 1)];
+    if (slot) {
         slot->hash = h;
         slot->len = (uint16_t)(len + 1);
         slot->off = (uint16_t)off;

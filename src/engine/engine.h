@@ -173,6 +173,7 @@ struct brock_engine {
     struct brock__store_health health; /* how writing fares, for brock_store_status() */
     struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
     uint64_t psl_gen;         /* brock__psl_generation() the base cache was filled under */
+    uint64_t psl_asked;       /* how often the base cache asked libpsl */
 
     /* answers.c: recent decisions, valid while answers_gen is what their set was kept under. */
     struct brock__answer *answers;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "util/hash.h"
 
 /* ---- brock_host_normalize ---- */
 
@@ -506,6 +507,49 @@ static void test_engine_base_is_libpsl(void **state)
     brock_engine_free(w.e);
 }
 
+/* Two names libpsl is asked about whose hashes pick one slot of the base cache (as domain.c
+ * hashes them) are both kept: asked again, libpsl is not. A cache of one slot a hash had
+ * each push the other out. */
+static void test_base_cache_keeps_both(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    static unsigned first[65536];
+    char a[16] = "", b[16] = "";
+    uint64_t asked;
+
+    (void)state;
+    memset(first, 0xff, sizeof(first));
+    /* one label: no parent to tell its base from, so libpsl is asked */
+    for (unsigned i = 0; i < 100000 && !*b; i++) {
+        char name[16];
+        uint64_t h;
+        size_t slot;
+
+        snprintf(name, sizeof(name), "q%05u", i);
+        h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, name, 6));
+        slot = (size_t)(h & 65535);
+        if (first[slot] == 0xffffffffu) {
+            first[slot] = i;
+            continue;
+        }
+        snprintf(a, sizeof(a), "q%05u", first[slot]);
+        memcpy(b, name, sizeof(name));
+    }
+    assert_true(*b);
+    assert_string_equal(brock__base(e, a), a);
+    assert_string_equal(brock__base(e, b), b);
+    asked = e->psl_asked;
+    assert_true(asked >= 2);
+    for (int round = 0; round < 3; round++) {
+        assert_string_equal(brock__base(e, a), a);
+        assert_string_equal(brock__base(e, b), b);
+    }
+    if (e->psl_asked != asked)
+        fail_msg("%s and %s: libpsl asked %llu more times", a, b,
+                 (unsigned long long)(e->psl_asked - asked));
+    brock_engine_free(e);
+}
+
 struct base_job {
     const char *host, *want;
     char out[BROCK_HOST_MAX];
@@ -735,6 +779,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base_domain_threads),
+        cmocka_unit_test(test_base_cache_keeps_both),
         cmocka_unit_test(test_normalize_ascii),
         cmocka_unit_test(test_normalize_words),
         cmocka_unit_test(test_normalize_bad_chars),
