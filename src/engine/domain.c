@@ -677,7 +677,9 @@ int brock__is_private(const char *host)
 {
     uint32_t ip;
 
-    if (!host)
+    /* Only "localhost" and dotted decimal numbers are: a name that starts otherwise is not
+     * read further. */
+    if (!host || (*host != 'l' && (*host < '0' || *host > '9')))
         return 0;
     if (strcmp(host, "localhost") == 0)
         return 1;

@@ -432,7 +432,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         base = brock__base_len(e, site, slen);
         copy_host_n(d->site, base, slen - (size_t)(base - site));
     }
-    cname = brock__cname(e, d->host);
+    cname = e->lists.cname.len ? strmap_getn(&e->lists.cname, d->host, hlen) : NULL;
     tlen = cname ? copy_host(d->tracker, cname) : copy_host_n(d->tracker, d->host, hlen);
     base = brock__base_len(e, d->tracker, tlen);
     copy_host_n(d->base, base, tlen - (size_t)(base - d->tracker));
