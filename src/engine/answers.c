@@ -202,31 +202,21 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     return 1;
 }
 
-/* Where tail ends name (len bytes), or -1 when it is not a tail of it. */
-static int tail_off(const char *name, size_t len, const char *tail)
-{
-    size_t n = strlen(tail);
-
-    return n <= len && !memcmp(name + len - n, tail, n) ? (int)(len - n) : -1;
-}
-
 void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
-                       const struct brock_decision *d, size_t hlen, const char *cname)
+                       const struct brock_decision *d, size_t hlen, const char *cname,
+                       const struct brock__answer_tails *t)
 {
     struct brock__answer_set *set;
     struct brock__answer *a;
-    size_t tlen = strlen(d->tracker), i, w;
-    int base_off, source_off, site_off;
+    size_t tlen = t->tracker_len, i, w;
     uint64_t h;
 
     if (!e->answers || e->answers_off || !fits(hlen, slen))
         return;
-    base_off = tail_off(d->tracker, tlen, d->base);
-    source_off = tail_off(d->tracker, tlen, d->source);
-    site_off = tail_off(site, slen, d->site);
     /* Never so for a decision brock_decide() made; an answer that could not be given back
      * exactly is not kept. */
-    if (base_off < 0 || source_off < 0 || site_off < 0 || tlen >= BROCK_HOST_MAX)
+    if (tlen >= BROCK_HOST_MAX || t->base_off > tlen || t->source_off > tlen ||
+        t->site_off > slen)
         return;
     /* The pair a decision is kept for is the one looked up last: its hash is at hand. */
     h = e->answers_probe_lens == (hlen << 8 | slen) ? e->answers_probe
@@ -247,9 +237,9 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     a->host_len = (uint8_t)hlen;
     a->site_len = (uint8_t)slen;
     a->tracker_len = (uint8_t)tlen;
-    a->base_off = (uint8_t)base_off;
-    a->source_off = (uint8_t)source_off;
-    a->site_off = (uint8_t)site_off;
+    a->base_off = (uint8_t)t->base_off;
+    a->source_off = (uint8_t)t->source_off;
+    a->site_off = (uint8_t)t->site_off;
     a->third_party = (uint8_t)d->third_party;
     a->reason = (uint8_t)d->reason;
     a->action = (uint8_t)d->action;

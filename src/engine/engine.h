@@ -310,10 +310,17 @@ void brock__answers_forget(struct brock_engine *e);
 int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, const char *site,
                       size_t slen, struct brock_decision *d);
 
+/* Where a decision's names sit in the two it keeps: d->tracker's length, and where d->base
+ * and d->source start in it and d->site in the site, each a tail of the other. */
+struct brock__answer_tails {
+    size_t tracker_len, base_off, source_off, site_off;
+};
+
 /* Keeps brock_decide()'s decision d for d->host (hlen bytes) on site (slen bytes); cname is
  * the lists' string d->tracker was copied from, or NULL when the tracker is the host. */
 void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
-                       const struct brock_decision *d, size_t hlen, const char *cname);
+                       const struct brock_decision *d, size_t hlen, const char *cname,
+                       const struct brock__answer_tails *t);
 
 /* ---- cookie.c: Cookie and Set-Cookie ---- */
 
