@@ -18,6 +18,9 @@
 
 #include <idn2.h>
 #include <libpsl.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/alloc.h"
 #include "util/hash.h"
@@ -351,10 +354,32 @@ static inline bool plain_lower_word(uint64_t x)
            !(dots & (dots << 8));
 }
 
+#ifdef __SSE2__
+/* The bytes of x in [lo, hi] (both under 0x80), 0xff each: a byte of 0x80 or more is
+ * negative to the signed comparisons, under lo. */
+static inline __m128i bytes_in16(__m128i x, char lo, char hi)
+{
+    return _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8((char)(lo - 1))),
+                         _mm_cmplt_epi8(x, _mm_set1_epi8((char)(hi + 1))));
+}
+
+/* plain_lower_word() for the sixteen bytes at s. */
+static inline bool plain_lower_16(const char *s)
+{
+    __m128i x = _mm_loadu_si128((const void *)s);
+    __m128i ok = _mm_or_si128(_mm_or_si128(bytes_in16(x, 'a', 'z'), bytes_in16(x, '0', '9')),
+                              _mm_or_si128(bytes_in16(x, '-', '.'), bytes_in16(x, '_', '_')));
+    unsigned dots = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+
+    return _mm_movemask_epi8(ok) == 0xffff && !(dots & (dots >> 1));
+}
+#endif
+
 /* A name of eight bytes or more that is its own normal form, as normalize_plain() reads it,
- * checked a word at a time and copied whole; -1 for any other, which normalize_plain()
- * then reads byte by byte. The last word overlaps the one before it, so no two dots side by
- * side escape: a pair is in one word, or across two whole words, where it is looked at. */
+ * checked a word (with SSE2, sixteen bytes) at a time and copied whole; -1 for any other,
+ * which normalize_plain() then reads byte by byte. The last word overlaps the one before it,
+ * so no two dots side by side escape: a pair is in one word, or across two whole words, where
+ * it is looked at. */
 static int plain_lower_copy(const char *s, size_t len, char *out)
 {
     uint64_t x;
@@ -362,6 +387,18 @@ static int plain_lower_copy(const char *s, size_t len, char *out)
 
     if (len < 8 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
         return -1;
+#ifdef __SSE2__
+    if (len >= 16) {
+        for (i = 0; i + 16 <= len; i += 16)
+            if (!plain_lower_16(s + i) || (i && s[i - 1] == '.' && s[i] == '.'))
+                return -1;
+        if (i < len && !plain_lower_16(s + len - 16))
+            return -1;
+        memcpy(out, s, len);
+        out[len] = '\0';
+        return (int)len;
+    }
+#endif
     for (i = 0; i + 8 <= len; i += 8) {
         memcpy(&x, s + i, 8);
         if (!plain_lower_word(x) || (i && s[i - 1] == '.' && s[i] == '.'))
