@@ -11,21 +11,11 @@
 static char strmap_tomb;
 #define STRMAP_TOMB (&strmap_tomb)
 
-/* A map of names' keys, label by label (hash_name()), so that a name's parents can be looked
- * up with the hashes its own gave (strmap_name_tails()). Kept out of line: the whole-key hash
- * of every other map stays a few instructions. */
-static __attribute__((noinline)) uint64_t hash_of_name(uint64_t seed, const char *s, size_t n)
-{
-    return hash_name(seed, s, n);
-}
-
 /* Keyed by the seed; finalised so that every bit of the input reaches the low bits used for
  * the slot. */
-static uint64_t hash_bytes(const struct strmap *m, const char *s, size_t n)
+static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
 {
-    if (m->names)
-        return hash_of_name(m->seed, s, n);
-    return hash_final(hash_mix(m->seed, s, n));
+    return hash_final(hash_mix(seed, s, n));
 }
 
 void strmap_init(struct strmap *m)
@@ -33,12 +23,6 @@ void strmap_init(struct strmap *m)
     memset(m, 0, sizeof(*m));
     if (getrandom(&m->seed, sizeof(m->seed), GRND_NONBLOCK) != (ssize_t)sizeof(m->seed))
         m->seed = (uint64_t)(uintptr_t)m ^ 0x9e3779b97f4a7c15ULL;
-}
-
-void strmap_init_names(struct strmap *m)
-{
-    strmap_init(m);
-    m->names = 1;
 }
 
 void strmap_cleanup(struct strmap *m, void (*free_val)(void *))
@@ -76,23 +60,7 @@ void *strmap_getn(const struct strmap *m, const char *key, size_t n)
 
     if (!m->len)
         return NULL;
-    s = find(m, key, n, hash_bytes(m, key, n));
-    return s ? s->val : NULL;
-}
-
-size_t strmap_name_tails(const struct strmap *m, const char *name, size_t n, uint64_t *carried,
-                         size_t *offs, size_t max)
-{
-    return hash_name_tails(m->seed, name, n, carried, offs, max);
-}
-
-void *strmap_get_hashed(const struct strmap *m, const char *key, size_t n, uint64_t carried)
-{
-    struct strmap_slot *s;
-
-    if (!m->len)
-        return NULL;
-    s = find(m, key, n, hash_final(carried));
+    s = find(m, key, n, hash_bytes(m->seed, key, n));
     return s ? s->val : NULL;
 }
 
@@ -126,7 +94,7 @@ static int resize(struct strmap *m, size_t ncap)
 int strmap_put(struct strmap *m, const char *key, void *val)
 {
     size_t n = strlen(key), mask;
-    uint64_t h = hash_bytes(m, key, n);
+    uint64_t h = hash_bytes(m->seed, key, n);
     struct strmap_slot *s, *tomb = NULL;
     char *k;
 
@@ -178,7 +146,7 @@ void *strmap_del(struct strmap *m, const char *key)
 
     if (!m->len)
         return NULL;
-    s = find(m, key, n, hash_bytes(m, key, n));
+    s = find(m, key, n, hash_bytes(m->seed, key, n));
     if (!s)
         return NULL;
     v = s->val;

@@ -20,14 +20,9 @@ struct strmap {
     size_t len;   /* live keys */
     size_t used;  /* live keys and tombstones */
     uint64_t seed;
-    int names; /* keys hashed label by label: strmap_init_names() */
 };
 
 void strmap_init(struct strmap *m);
-
-/* A map of dotted names, whose parents can be looked up with the hashes a name's own gives
- * (strmap_name_tails()); cleaned up as any other. */
-void strmap_init_names(struct strmap *m);
 
 /* Frees the keys and, with free_val, every value; leaves m empty and reusable. */
 void strmap_cleanup(struct strmap *m, void (*free_val)(void *));
@@ -35,17 +30,6 @@ void strmap_cleanup(struct strmap *m, void (*free_val)(void *));
 /* The value for key (n bytes, not necessarily NUL-terminated), or NULL. */
 void *strmap_getn(const struct strmap *m, const char *key, size_t n);
 void *strmap_get(const struct strmap *m, const char *key);
-
-/* A name's tails that start a label, looked up without hashing each afresh, in a map of names:
- * their hashes under m, carried from the right, into carried[], shortest first, and where each
- * starts in name (n bytes) into offs[]; the last is name itself. Returns how many, at most
- * max. */
-size_t strmap_name_tails(const struct strmap *m, const char *name, size_t n, uint64_t *carried,
-                         size_t *offs, size_t max);
-
-/* The value for key (n bytes) in a map of names, whose hash strmap_name_tails() carried to
- * it, or NULL. */
-void *strmap_get_hashed(const struct strmap *m, const char *key, size_t n, uint64_t carried);
 
 /* Sets key to val (not NULL), replacing any value (the old one is not freed). Returns 0, or
  * -1 when out of memory (m unchanged). */
