@@ -8,6 +8,9 @@
 
 #include <string.h>
 #include <sys/random.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/alloc.h"
 #include "util/hash.h"
@@ -29,19 +32,21 @@ _Static_assert(sizeof(struct brock__answer) == 128, "an answer is two cache line
 /* 8,192 answers (1 MiB) in 512 sets of 16: more than the distinct pairs a browsing session
  * makes in a while, little enough to stay out of the way. Sixteen ways make a set overflow
  * rare: 2,000 pairs spread over the sets fill none of them, with odds of about 1 in 2,000
- * against, so a session's pairs stay kept together however the hash falls. */
+ * against, so a session's pairs stay kept together however the hash falls; and where other
+ * pairs filled the sets before, the oldest make room for them. */
 #define ANSWER_SETS ((size_t)512)
 #define ANSWER_WAYS ((size_t)16)
 
 /* A set's generation (e->answers_gen when its first answer was kept; any other: all its
- * ways are empty), a 16-bit tag of each way's pair hash, 0 for an empty way, and how many
- * ways are full. The ways fill in order and empty only all together, so a lookup stops at
- * the first empty one and reads only the answers whose tags match, and a new answer goes to
- * way n without a search. */
+ * ways are empty), a 16-bit tag of each way's pair hash, 0 for an empty way, and the way the
+ * next answer goes to. The ways fill in order, then the oldest answer makes room: a pair kept
+ * is forgotten only after sixteen others in its set, so the few pairs of a session that share
+ * a set never push each other out in turn, as they did when a pair's hash picked its way.
+ * Lookups read only the answers whose tags match. */
 struct brock__answer_set {
     uint64_t gen;
     uint16_t tags[ANSWER_WAYS];
-    uint8_t n;
+    uint8_t next;
     char pad[64 - sizeof(uint64_t) - ANSWER_WAYS * sizeof(uint16_t) - 1];
 };
 
@@ -129,13 +134,34 @@ static int same(const char *a, const char *b, size_t n)
     return !(diff | (x ^ y));
 }
 
+/* The ways of set whose tag is t, a bit each, way 0 the lowest: with SSE2, sixteen
+ * comparisons in two. */
+static unsigned ways_tagged(const struct brock__answer_set *set, uint16_t t)
+{
+#ifdef __SSE2__
+    __m128i want = _mm_set1_epi16((short)t);
+    __m128i lo = _mm_loadu_si128((const void *)set->tags);
+    __m128i hi = _mm_loadu_si128((const void *)(set->tags + 8));
+
+    return (unsigned)_mm_movemask_epi8(
+        _mm_packs_epi16(_mm_cmpeq_epi16(lo, want), _mm_cmpeq_epi16(hi, want)));
+#else
+    unsigned m = 0;
+
+    for (size_t w = 0; w < ANSWER_WAYS; w++)
+        m |= (unsigned)(set->tags[w] == t) << w;
+    return m;
+#endif
+}
+
+_Static_assert(ANSWER_WAYS == 16, "ways_tagged() compares sixteen tags");
+
 int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, const char *site,
                       size_t slen, struct brock_decision *d)
 {
     const struct brock__answer_set *set;
     const struct brock__answer *a = NULL;
     uint64_t h;
-    uint16_t t;
     size_t i, tlen;
 
     if (!e->answers || e->answers_off || !fits(hlen, slen))
@@ -147,13 +173,13 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen)
         return 0;
-    t = pair_tag(h);
-    /* The tags first: they share a line, and only a way whose tag matches is read. */
-    for (size_t w = 0; w < ANSWER_WAYS && set->tags[w]; w++) {
-        const struct brock__answer *c = &e->answers[i * ANSWER_WAYS + w];
+    /* The tags first: they share a line, compared all at once, and only a way whose tag
+     * matches is read. An empty way's tag (0) matches none. */
+    for (unsigned m = ways_tagged(set, pair_tag(h)); m; m &= m - 1) {
+        const struct brock__answer *c = &e->answers[i * ANSWER_WAYS + (size_t)__builtin_ctz(m)];
 
-        if (set->tags[w] == t && c->host_len == hlen && c->site_len == slen &&
-            same(c->names, host, hlen) && same(c->names + hlen, site, slen)) {
+        if (c->host_len == hlen && c->site_len == slen && same(c->names, host, hlen) &&
+            same(c->names + hlen, site, slen)) {
             a = c;
             break;
         }
@@ -176,31 +202,21 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     return 1;
 }
 
-/* Where tail ends name (len bytes), or -1 when it is not a tail of it. */
-static int tail_off(const char *name, size_t len, const char *tail)
-{
-    size_t n = strlen(tail);
-
-    return n <= len && !memcmp(name + len - n, tail, n) ? (int)(len - n) : -1;
-}
-
 void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
-                       const struct brock_decision *d, size_t hlen, const char *cname)
+                       const struct brock_decision *d, size_t hlen, const char *cname,
+                       const struct brock__answer_tails *t)
 {
     struct brock__answer_set *set;
     struct brock__answer *a;
-    size_t tlen = strlen(d->tracker), i, w;
-    int base_off, source_off, site_off;
+    size_t tlen = t->tracker_len, i, w;
     uint64_t h;
 
     if (!e->answers || e->answers_off || !fits(hlen, slen))
         return;
-    base_off = tail_off(d->tracker, tlen, d->base);
-    source_off = tail_off(d->tracker, tlen, d->source);
-    site_off = tail_off(site, slen, d->site);
     /* Never so for a decision brock_decide() made; an answer that could not be given back
      * exactly is not kept. */
-    if (base_off < 0 || source_off < 0 || site_off < 0 || tlen >= BROCK_HOST_MAX)
+    if (tlen >= BROCK_HOST_MAX || t->base_off > tlen || t->source_off > tlen ||
+        t->site_off > slen)
         return;
     /* The pair a decision is kept for is the one looked up last: its hash is at hand. */
     h = e->answers_probe_lens == (hlen << 8 | slen) ? e->answers_probe
@@ -209,23 +225,21 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen) {
         memset(set->tags, 0, sizeof(set->tags));
-        set->n = 0;
+        set->next = 0;
         set->gen = e->answers_gen;
     }
-    /* The first empty way; in a full set the pair's hash picks one. */
-    if (set->n < ANSWER_WAYS)
-        w = set->n++;
-    else
-        w = (size_t)(h >> 32) & (ANSWER_WAYS - 1);
+    /* The first empty way, or in a full set the oldest answer's. */
+    w = set->next;
+    set->next = (uint8_t)((w + 1) & (ANSWER_WAYS - 1));
     set->tags[w] = pair_tag(h);
     a = &e->answers[i * ANSWER_WAYS + w];
     a->cname = cname;
     a->host_len = (uint8_t)hlen;
     a->site_len = (uint8_t)slen;
     a->tracker_len = (uint8_t)tlen;
-    a->base_off = (uint8_t)base_off;
-    a->source_off = (uint8_t)source_off;
-    a->site_off = (uint8_t)site_off;
+    a->base_off = (uint8_t)t->base_off;
+    a->source_off = (uint8_t)t->source_off;
+    a->site_off = (uint8_t)t->site_off;
     a->third_party = (uint8_t)d->third_party;
     a->reason = (uint8_t)d->reason;
     a->action = (uint8_t)d->action;

@@ -18,6 +18,9 @@
 
 #include <idn2.h>
 #include <libpsl.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/alloc.h"
 #include "util/hash.h"
@@ -323,6 +326,94 @@ static const unsigned char plain_byte[256] = {
     ['U'] = 'u', ['V'] = 'v', ['W'] = 'w', ['X'] = 'x', ['Y'] = 'y', ['Z'] = 'z',
 };
 
+/* Eight bytes at a time: a byte's top bit in BYTES_HIGH, one in each byte in BYTES_LOW. */
+#define BYTES_LOW 0x0101010101010101ULL
+#define BYTES_HIGH 0x8080808080808080ULL
+
+/* The top bit of each byte of x (every byte under 0x80) in [lo, hi] (hi under 0x80): a byte
+ * with its top bit set less lo (or hi + 1) keeps it when it is at least lo (hi + 1), and
+ * never borrows from the next. */
+static inline uint64_t bytes_in(uint64_t x, uint64_t lo, uint64_t hi)
+{
+    uint64_t y = x | BYTES_HIGH;
+
+    return (y - lo * BYTES_LOW) & ~(y - (hi + 1) * BYTES_LOW) & BYTES_HIGH;
+}
+
+/* Whether the eight bytes in x are each their own normal form (lower-case letters, digits,
+ * '-', '_' and '.'), no two dots side by side. */
+static inline bool plain_lower_word(uint64_t x)
+{
+    uint64_t dots;
+
+    if (x & BYTES_HIGH)
+        return false;
+    dots = bytes_in(x, '.', '.');
+    return (bytes_in(x, 'a', 'z') | bytes_in(x, '0', '9') | bytes_in(x, '-', '.') |
+            bytes_in(x, '_', '_')) == BYTES_HIGH &&
+           !(dots & (dots << 8));
+}
+
+#ifdef __SSE2__
+/* The bytes of x in [lo, hi] (both under 0x80), 0xff each: a byte of 0x80 or more is
+ * negative to the signed comparisons, under lo. */
+static inline __m128i bytes_in16(__m128i x, char lo, char hi)
+{
+    return _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8((char)(lo - 1))),
+                         _mm_cmplt_epi8(x, _mm_set1_epi8((char)(hi + 1))));
+}
+
+/* plain_lower_word() for the sixteen bytes at s. */
+static inline bool plain_lower_16(const char *s)
+{
+    __m128i x = _mm_loadu_si128((const void *)s);
+    __m128i ok = _mm_or_si128(_mm_or_si128(bytes_in16(x, 'a', 'z'), bytes_in16(x, '0', '9')),
+                              _mm_or_si128(bytes_in16(x, '-', '.'), bytes_in16(x, '_', '_')));
+    unsigned dots = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('.')));
+
+    return _mm_movemask_epi8(ok) == 0xffff && !(dots & (dots >> 1));
+}
+#endif
+
+/* A name of eight bytes or more that is its own normal form, as normalize_plain() reads it,
+ * checked a word (with SSE2, sixteen bytes) at a time and copied whole; -1 for any other,
+ * which normalize_plain() then reads byte by byte. The last word overlaps the one before it,
+ * so no two dots side by side escape: a pair is in one word, or across two whole words, where
+ * it is looked at. */
+static int plain_lower_copy(const char *s, size_t len, char *out)
+{
+    uint64_t x;
+    size_t i;
+
+    if (len < 8 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
+        return -1;
+#ifdef __SSE2__
+    if (len >= 16) {
+        for (i = 0; i + 16 <= len; i += 16)
+            if (!plain_lower_16(s + i) || (i && s[i - 1] == '.' && s[i] == '.'))
+                return -1;
+        if (i < len && !plain_lower_16(s + len - 16))
+            return -1;
+        memcpy(out, s, len);
+        out[len] = '\0';
+        return (int)len;
+    }
+#endif
+    for (i = 0; i + 8 <= len; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (!plain_lower_word(x) || (i && s[i - 1] == '.' && s[i] == '.'))
+            return -1;
+    }
+    if (i < len) {
+        memcpy(&x, s + len - 8, 8);
+        if (!plain_lower_word(x))
+            return -1;
+    }
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return (int)len;
+}
+
 /* The common case in one pass: letters, digits, '-', '_' and dots between non-empty labels,
  * nothing else. Returns the length, or -1 for anything else (brackets, a colon, a trailing
  * dot, non-ASCII, an error), which the full path then decides. One table look-up a byte;
@@ -330,7 +421,10 @@ static const unsigned char plain_byte[256] = {
 static int normalize_plain(const char *s, size_t len, char *out)
 {
     size_t dot = (size_t)-1; /* where the label before the current one ended */
+    int n;
 
+    if ((n = plain_lower_copy(s, len, out)) >= 0)
+        return n;
     if (len == 0 || len > HOST_LEN_MAX)
         return -1;
     for (size_t i = 0; i < len; i++) {
@@ -620,7 +714,9 @@ int brock__is_private(const char *host)
 {
     uint32_t ip;
 
-    if (!host)
+    /* Only "localhost" and dotted decimal numbers are: a name that starts otherwise is not
+     * read further. */
+    if (!host || (*host != 'l' && (*host < '0' || *host > '9')))
         return 0;
     if (strcmp(host, "localhost") == 0)
         return 1;
@@ -763,7 +859,9 @@ int brock__is_third_party_bases(const struct brock_engine *e, const char *a, siz
 /* ---- the per-engine base domain cache ---- */
 
 /* libpsl's lookup costs about a microsecond; a decision needs two or three base domains, so a
- * direct-mapped cache of recent hosts keeps decisions well under that. A slot remembers a
+ * cache of recent hosts keeps decisions well under that: sets of BASE_CACHE_WAYS slots, a
+ * cache line each, so that two hosts libpsl was asked for whose hashes pick one set do not
+ * push each other out in turn, each then asked again every other time. A slot remembers a
  * host by its 64-bit keyed hash and length, and its base by offset: the base is always a
  * tail of the host. A host not in it whose parent is (or can be worked out so), is no public
  * suffix and has no rule one label under it, has its parent's base: the first name in a new
@@ -777,6 +875,9 @@ struct brock__base_slot {
 };
 
 #define BASE_CACHE_SLOTS 65536
+#define BASE_CACHE_WAYS 4
+
+_Static_assert(sizeof(struct brock__base_slot) * BASE_CACHE_WAYS == 64, "a set is a line");
 
 int brock__base_cache_init(struct brock_engine *e)
 {
@@ -837,17 +938,21 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
 {
     char tmp[BROCK_HOST_MAX];
     uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
-    struct brock__base_slot *slot;
+    struct brock__base_slot *set = NULL, *slot = NULL;
     int off = -1, asked = 0;
 
-    slot = e->base_cache ? &e->base_cache[h & (BASE_CACHE_SLOTS - 1)] : NULL;
-    if (slot && slot->hash == h && slot->len == len + 1 &&
-        !(need_ps && slot->is_ps == PS_UNKNOWN)) {
+    if (e->base_cache) {
+        set = &e->base_cache[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
+        for (size_t w = 0; w < BASE_CACHE_WAYS && !slot; w++)
+            if (set[w].hash == h && set[w].len == len + 1)
+                slot = &set[w];
+    }
+    if (slot && !(need_ps && slot->is_ps == PS_UNKNOWN)) {
         *is_ps = slot->is_ps;
         return slot->off;
     }
     *is_ps = PS_NO;
-    if (slot && plain_name(host, len)) {
+    if (set && plain_name(host, len)) {
         const char *parent = (const char *)memchr(host, '.', len) + 1;
         size_t plen = len - (size_t)(parent - host);
         int parent_ps, poff;
@@ -869,11 +974,21 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
             return -1;
         off = (int)(len - (size_t)n);
         asked = 1;
+        ((struct brock_engine *)(uintptr_t)e)->psl_asked++;
     }
-    /* A base worked out from the parent's costs a look-up to work out again, one libpsl
-     * answered costs libpsl: the first never takes the second's slot. A stream of new hosts
-     * under a few sites then leaves their parents' bases in place. */
-    if (slot && (asked || !slot->len || !slot->asked)) {
+    /* The host's own slot, else an empty one. A base worked out from the parent's costs a
+     * look-up to work out again, one libpsl answered costs libpsl: the first takes only a
+     * slot of its kind, the second any, one of its kind first, else the one its hash names.
+     * A stream of new hosts under a few sites then leaves their parents' bases in place. */
+    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].len)
+            slot = &set[w];
+    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].asked)
+            slot = &set[w];
+    if (set && !slot && asked)
+        slot = &set[(h >> 32) & (BASE_CACHE_WAYS - 1)];
+    if (slot) {
         slot->hash = h;
         slot->len = (uint16_t)(len + 1);
         slot->off = (uint16_t)off;

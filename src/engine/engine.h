@@ -173,6 +173,7 @@ struct brock_engine {
     struct brock__store_health health; /* how writing fares, for brock_store_status() */
     struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
     uint64_t psl_gen;         /* brock__psl_generation() the base cache was filled under */
+    uint64_t psl_asked;       /* how often the base cache asked libpsl */
 
     /* answers.c: recent decisions, valid while answers_gen is what their set was kept under. */
     struct brock__answer *answers;
@@ -309,10 +310,17 @@ void brock__answers_forget(struct brock_engine *e);
 int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, const char *site,
                       size_t slen, struct brock_decision *d);
 
+/* Where a decision's names sit in the two it keeps: d->tracker's length, and where d->base
+ * and d->source start in it and d->site in the site, each a tail of the other. */
+struct brock__answer_tails {
+    size_t tracker_len, base_off, source_off, site_off;
+};
+
 /* Keeps brock_decide()'s decision d for d->host (hlen bytes) on site (slen bytes); cname is
  * the lists' string d->tracker was copied from, or NULL when the tracker is the host. */
 void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
-                       const struct brock_decision *d, size_t hlen, const char *cname);
+                       const struct brock_decision *d, size_t hlen, const char *cname,
+                       const struct brock__answer_tails *t);
 
 /* ---- cookie.c: Cookie and Set-Cookie ---- */
 

@@ -418,7 +418,8 @@ static void decision_clear(struct brock_decision *d)
  * Privacy Badger's checks in order. Returns the CNAME target copied into d->tracker, or NULL
  * when it is the host. */
 static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site,
-                               size_t slen, struct brock_decision *d)
+                               size_t slen, struct brock_decision *d,
+                               struct brock__answer_tails *t)
 {
     const struct brock__decide_settings *ds = brock__decide_settings(e);
     const char *cname, *chosen = NULL, *base;
@@ -428,14 +429,16 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
 
     /* Each base once, its length known: the tracker's is a tail of it, which the walk below
      * starts from. */
+    t->site_off = slen;
     if (site) {
         base = brock__base_len(e, site, slen);
-        copy_host_n(d->site, base, slen - (size_t)(base - site));
+        t->site_off -= copy_host_n(d->site, base, slen - (size_t)(base - site));
     }
-    cname = brock__cname(e, d->host);
+    cname = e->lists.cname.len ? strmap_getn(&e->lists.cname, d->host, hlen) : NULL;
     tlen = cname ? copy_host(d->tracker, cname) : copy_host_n(d->tracker, d->host, hlen);
     base = brock__base_len(e, d->tracker, tlen);
-    copy_host_n(d->base, base, tlen - (size_t)(base - d->tracker));
+    t->tracker_len = t->source_off = t->base_off = tlen;
+    t->base_off -= copy_host_n(d->base, base, tlen - (size_t)(base - d->tracker));
 
     if (site && *d->tracker &&
         !brock__is_third_party_bases(e, d->tracker, tlen, base, site, slen, d->site)) {
@@ -463,7 +466,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
     if (chosen) {
         d->site_choice = 1;
         d->effect = brock_action_effect(d->action);
-        copy_host(d->source, chosen);
+        t->source_off -= copy_host(d->source, chosen);
         return cname;
     }
     d->action = brock__best_action_base(e, d->tracker, base, &src);
@@ -473,7 +476,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
     }
     d->effect = brock_action_effect(d->action);
     if (src)
-        copy_host(d->source, src->domain);
+        t->source_off -= copy_host(d->source, src->domain);
     return cname;
 }
 
@@ -487,6 +490,7 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
                              struct brock_decision *d, size_t hlen, int probed, char *site,
                              const char **site_norm)
 {
+    struct brock__answer_tails tails;
     const char *cname;
     int slen = 0;
 
@@ -502,8 +506,8 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
     if (((size_t)slen != slen_given || memcmp(site, site_host, slen_given) != 0) &&
         brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
-    cname = decide_host(e, hlen, slen ? site : NULL, (size_t)slen, d);
-    brock__answer_put(e, site, (size_t)slen, d, hlen, cname);
+    cname = decide_host(e, hlen, slen ? site : NULL, (size_t)slen, d, &tails);
+    brock__answer_put(e, site, (size_t)slen, d, hlen, cname, &tails);
     return 0;
 }
 

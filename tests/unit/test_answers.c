@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "engine/engine.h"
+#include "util/hash.h"
 
 /* ---- helpers ---- */
 
@@ -194,6 +195,70 @@ static void test_session_kept(void **state)
         }
         /* Behind the engine's back: only a kept answer still says block. */
         brock__action_get(e, "tracker.example")->user = BROCK_USER_ALLOW;
+    }
+    brock_engine_free(e);
+}
+
+/* The set a pair is kept in and the 4 bits of its hash that once picked its way in a full
+ * set, as answers.c hashes pairs. */
+static void pair_place(uint64_t seed, const char *host, const char *site, size_t *set,
+                       unsigned *way)
+{
+    uint64_t h = hash_final(hash_mix(hash_mix(seed, host, strlen(host)), site, strlen(site)));
+
+    *set = (size_t)(h & 511);
+    *way = (unsigned)(h >> 32) & 15;
+}
+
+/* Two pairs of a session in one full set, whose hashes once gave them one way, each pushed
+ * the other out: every other decision for them was made afresh. The set's last sixteen are
+ * kept, the two among them. */
+static void test_full_set_keeps_recent(void **state)
+{
+    const uint64_t seed = 0x5eed5eed5eed5eedULL;
+    const char *site = "www.news.example";
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct brock_decision d;
+    char hosts[18][64], host[64];
+    unsigned ways[18], way, fillers = 0, a = 0, b = 0;
+    size_t want, set;
+
+    (void)state;
+    e->answers_seed = seed;
+    assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
+    /* sixteen pairs in one set, then two more there whose hashes share the 4 bits */
+    snprintf(hosts[0], sizeof(hosts[0]), "px0.tracker.example");
+    pair_place(seed, hosts[0], site, &want, &ways[0]);
+    fillers = 1;
+    for (unsigned i = 1; i < 1000000 && !b; i++) {
+        snprintf(host, sizeof(host), "px%u.tracker.example", i);
+        pair_place(seed, host, site, &set, &way);
+        if (set != want)
+            continue;
+        if (fillers < 16) {
+            ways[fillers] = way;
+            memcpy(hosts[fillers++], host, sizeof(host));
+        } else if (!a) {
+            a = 16;
+            ways[a] = way;
+            memcpy(hosts[a], host, sizeof(host));
+        } else if (way == ways[16]) {
+            b = 17;
+            memcpy(hosts[b], host, sizeof(host));
+        }
+    }
+    assert_int_equal(b, 17);
+    for (unsigned i = 0; i < 18; i++) {
+        assert_int_equal(brock_decide(e, hosts[i], site, &d), 0);
+        assert_int_equal(d.action, BROCK_USER_BLOCK);
+    }
+    /* Behind the engine's back: only a kept answer still says block. */
+    brock__action_get(e, "tracker.example")->user = BROCK_USER_ALLOW;
+    for (unsigned i = 2; i < 18; i++) {
+        assert_int_equal(brock_decide(e, hosts[i], site, &d), 0);
+        if (d.action != BROCK_USER_BLOCK)
+            fail_msg("%s on %s, one of the set's last sixteen: decided afresh, not kept",
+                     hosts[i], site);
     }
     brock_engine_free(e);
 }
@@ -445,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_same_answers),
         cmocka_unit_test(test_answers_kept),
         cmocka_unit_test(test_session_kept),
+        cmocka_unit_test(test_full_set_keeps_recent),
         cmocka_unit_test(test_user_action),
         cmocka_unit_test(test_learning_and_reset),
         cmocka_unit_test(test_settings),

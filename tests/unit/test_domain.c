@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "util/hash.h"
 
 /* ---- brock_host_normalize ---- */
 
@@ -49,6 +50,66 @@ static void test_normalize_ascii(void **state)
     check_norm(".example.com", NULL);
     check_norm("a..example.com", NULL);
     check_norm(NULL, NULL);
+}
+
+/* What brock_host_normalize() makes of an ASCII name without ':' or '[', byte by byte: one
+ * trailing dot dropped, then letters, digits, '-', '_' and dots between non-empty labels,
+ * lower-cased; NULL when refused. */
+static const char *norm_by_byte(const char *in, size_t len, char *out)
+{
+    size_t label = 0;
+
+    if (len > 0 && in[len - 1] == '.')
+        len--;
+    if (len == 0 || len > 253)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        char c = in[i];
+
+        if (c == '.') {
+            if (!label)
+                return NULL;
+            label = 0;
+        } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
+            label++;
+        } else if (c >= 'A' && c <= 'Z') {
+            c = (char)(c - 'A' + 'a');
+            label++;
+        } else {
+            return NULL;
+        }
+        out[i] = c;
+    }
+    out[len] = '\0';
+    return label ? out : NULL;
+}
+
+/* Names read eight bytes at a time are read as byte by byte: plain names of 1 to 40 bytes
+ * with dots side by side at every place, and with one byte at a time from those next to the
+ * ones a plain name may hold. */
+static void test_normalize_words(void **state)
+{
+    static const char plain[] = "az09-_..", odd[] = "Z/`{,^@AM:[\x7f\x01";
+    char in[64], want[BROCK_HOST_MAX];
+    uint64_t r = 0x9e3779b97f4a7c15ULL;
+
+    (void)state;
+    for (unsigned round = 0; round < 200000; round++) {
+        size_t len = 1 + round % 40;
+
+        for (size_t i = 0; i <= len; i++) {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            if (i == len && round % 2)
+                in[r % len] = odd[r / 64 % (sizeof(odd) - 1)];
+            else if (i < len)
+                in[i] = r % 4 ? (char)('a' + r / 4 % 26) : plain[r / 4 % (sizeof(plain) - 1)];
+        }
+        in[len] = '\0';
+        /* ':' and '[' take other paths, which refuse these */
+        check_norm(in, strpbrk(in, ":[") ? NULL : norm_by_byte(in, len, want));
+    }
 }
 
 static void test_normalize_bad_chars(void **state)
@@ -446,6 +507,49 @@ static void test_engine_base_is_libpsl(void **state)
     brock_engine_free(w.e);
 }
 
+/* Two names libpsl is asked about whose hashes pick one slot of the base cache (as domain.c
+ * hashes them) are both kept: asked again, libpsl is not. A cache of one slot a hash had
+ * each push the other out. */
+static void test_base_cache_keeps_both(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    static unsigned first[65536];
+    char a[16] = "", b[16] = "";
+    uint64_t asked;
+
+    (void)state;
+    memset(first, 0xff, sizeof(first));
+    /* one label: no parent to tell its base from, so libpsl is asked */
+    for (unsigned i = 0; i < 100000 && !*b; i++) {
+        char name[16];
+        uint64_t h;
+        size_t slot;
+
+        snprintf(name, sizeof(name), "q%05u", i);
+        h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, name, 6));
+        slot = (size_t)(h & 65535);
+        if (first[slot] == 0xffffffffu) {
+            first[slot] = i;
+            continue;
+        }
+        snprintf(a, sizeof(a), "q%05u", first[slot]);
+        memcpy(b, name, sizeof(name));
+    }
+    assert_true(*b);
+    assert_string_equal(brock__base(e, a), a);
+    assert_string_equal(brock__base(e, b), b);
+    asked = e->psl_asked;
+    assert_true(asked >= 2);
+    for (int round = 0; round < 3; round++) {
+        assert_string_equal(brock__base(e, a), a);
+        assert_string_equal(brock__base(e, b), b);
+    }
+    if (e->psl_asked != asked)
+        fail_msg("%s and %s: libpsl asked %llu more times", a, b,
+                 (unsigned long long)(e->psl_asked - asked));
+    brock_engine_free(e);
+}
+
 struct base_job {
     const char *host, *want;
     char out[BROCK_HOST_MAX];
@@ -675,7 +779,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base_domain_threads),
+        cmocka_unit_test(test_base_cache_keeps_both),
         cmocka_unit_test(test_normalize_ascii),
+        cmocka_unit_test(test_normalize_words),
         cmocka_unit_test(test_normalize_bad_chars),
         cmocka_unit_test(test_normalize_length),
         cmocka_unit_test(test_normalize_ipv6),
