@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Host names to base domains: the input as a host (normalised, IDNA), as a URL, and the
- * base domain (eTLD+1) and third-party test of what comes out. A NUL byte splits the input
- * into a request host and a page host. */
+ * base domain (eTLD+1) and third-party test of what comes out, and that a normal form is
+ * normalised to itself. A NUL byte splits the input into a request host and a page host. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     site[0] = '\0';
     if (brock_host_normalize((const char *)data, hlen, host) >= 0) {
+        /* A normal form is its own: normalised again, it is the same name (what the answer
+         * cache relies on, and the check for names already in normal form must keep). */
+        if (brock_host_normalize(host, strlen(host), base) < 0 || strcmp(base, host) != 0)
+            abort();
         (void)brock_base_domain(host, base);
         (void)brock__is_ip(host);
         (void)brock__is_private(host);
