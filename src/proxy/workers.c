@@ -288,8 +288,9 @@ static void sup_on_ready(struct sup *s, unsigned i)
     w->ready = 1;
     w->reloading = 0;
     if (!s->all_ready) {
-        /* The first worker alone creates or seeds a new state; then the others start. */
-        for (unsigned j = 1; i == 0 && j < s->n; j++)
+        /* The first worker alone creates or seeds a new state; then the others start, unless
+         * a stop came first (read in the same turn as this word): it closed their sockets. */
+        for (unsigned j = 1; i == 0 && !s->stopping && j < s->n; j++)
             if (!s->w[j].pid && sup_start(s, j) < 0)
                 s->failed = 1;
         if (s->failed) {

@@ -9,7 +9,9 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
-const { check, tmpdir, startBrock, brock, waitFor, navigate } = require('./harness.js');
+const { spawn } = require('node:child_process');
+const { BROCK, DATA, check, tmpdir, track, startBrock, brock, waitFor, navigate } =
+  require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 let origin, b, state;
@@ -253,6 +255,37 @@ check('--workers auto starts one worker per core; without --workers, one process
   assert.equal(s.pid, b.proc.pid, 'the process started serves itself');
   assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
   b = null;
+});
+
+// A stop that the parent reads together with the first worker's word that it serves: the
+// parent is held still (SIGSTOP) once it started the first worker, until that worker serves
+// and SIGTERM is waiting too. The other workers, whose sockets the stop closed, never start,
+// and brock ends as told.
+check('a stop that comes as the first worker gets ready starts no other worker', async () => {
+  const proc = track(spawn(BROCK, ['--state', tmpdir('workers-early-stop'), '--data', DATA,
+                                   'run', '--listen', '127.0.0.1:0', '--workers', '2',
+                                   '--no-update'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  let log = '';
+  proc.stderr.on('data', (d) => { log += d; });
+  const children = () => {
+    try { return fs.readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').trim(); }
+    catch { return ''; }
+  };
+  try {
+    await waitFor('the first worker started', () => children() !== '' || proc.exitCode !== null);
+    process.kill(proc.pid, 'SIGSTOP');
+    await waitFor('the first worker serving', () => /worker 1 of 2 serving/.test(log) ||
+                                                    proc.exitCode !== null);
+    process.kill(proc.pid, 'SIGTERM');
+  } finally {
+    if (proc.exitCode === null) process.kill(proc.pid, 'SIGCONT');
+  }
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 20000);
+  const r = await exited;
+  clearTimeout(timer);
+  assert.deepEqual(r, { code: 0, signal: null }, log);
+  assert.doesNotMatch(log, /worker 2|Bad file descriptor/, log);
 });
 
 check('--workers must be auto or a number from 1 to 256; one process unless asked', async () => {
