@@ -879,11 +879,21 @@ struct brock__base_slot {
 
 _Static_assert(sizeof(struct brock__base_slot) * BASE_CACHE_WAYS == 64, "a set is a line");
 
+struct brock__base_cache {
+    struct brock__base_slot slot[BASE_CACHE_SLOTS];
+    uint64_t asked; /* how often libpsl was asked (unit tests watch it) */
+};
+
 int brock__base_cache_init(struct brock_engine *e)
 {
-    e->base_cache = mem_calloc(BASE_CACHE_SLOTS, sizeof(*e->base_cache));
+    e->base_cache = mem_calloc(1, sizeof(*e->base_cache));
     e->psl_gen = psl_generation;
     return e->base_cache ? 0 : BROCK_ENOMEM;
+}
+
+uint64_t brock__psl_asked(const struct brock_engine *e)
+{
+    return e->base_cache ? e->base_cache->asked : 0;
 }
 
 void brock__psl_check(struct brock_engine *e)
@@ -891,7 +901,7 @@ void brock__psl_check(struct brock_engine *e)
     if (e->psl_gen == psl_generation)
         return;
     if (e->base_cache)
-        memset(e->base_cache, 0, BASE_CACHE_SLOTS * sizeof(*e->base_cache));
+        memset(e->base_cache->slot, 0, sizeof(e->base_cache->slot));
     e->psl_gen = psl_generation;
     brock__answers_forget(e);
 }
@@ -942,7 +952,7 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
     int off = -1, asked = 0;
 
     if (e->base_cache) {
-        set = &e->base_cache[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
+        set = &e->base_cache->slot[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
         for (size_t w = 0; w < BASE_CACHE_WAYS && !slot; w++)
             if (set[w].hash == h && set[w].len == len + 1)
                 slot = &set[w];
@@ -974,7 +984,8 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
             return -1;
         off = (int)(len - (size_t)n);
         asked = 1;
-        ((struct brock_engine *)(uintptr_t)e)->psl_asked++;
+        if (e->base_cache)
+            e->base_cache->asked++;
     }
     /* The host's own slot, else an empty one. A base worked out from the parent's costs a
      * look-up to work out again, one libpsl answered costs libpsl: the first takes only a

@@ -125,7 +125,7 @@ struct brock__store_health {
 };
 
 struct brock__store_ops;
-struct brock__base_slot;
+struct brock__base_cache;
 struct brock__answer;
 struct brock__answer_set;
 struct brock__surrogates;
@@ -171,9 +171,8 @@ struct brock_engine {
     void *store;              /* the store back end's own state; NULL: memory only */
     const struct brock__store_ops *store_ops; /* its calls, while store is not NULL */
     struct brock__store_health health; /* how writing fares, for brock_store_status() */
-    struct brock__base_slot *base_cache; /* domain.c; NULL: no cache */
+    struct brock__base_cache *base_cache; /* domain.c; NULL: no cache */
     uint64_t psl_gen;         /* brock__psl_generation() the base cache was filled under */
-    uint64_t psl_asked;       /* how often the base cache asked libpsl */
 
     /* answers.c: recent decisions, valid while answers_gen is what their set was kept under. */
     struct brock__answer *answers;
@@ -257,6 +256,8 @@ const char *brock__base_len(const struct brock_engine *e, const char *host, size
 void brock__base_domain(const char *host, char *out);
 int brock__base_cache_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 void brock__base_cache_free(struct brock_engine *e);
+/* How often the base cache has asked libpsl (for tests). */
+uint64_t brock__psl_asked(const struct brock_engine *e);
 
 /* A number brock_psl_load() changes: base domains computed under another may differ. */
 uint64_t brock__psl_generation(void);
@@ -605,8 +606,8 @@ int brock__yellowlisted(const struct brock_engine *e, const char *domain);
 /* wouldGetCookieblocked: fqdn or any parent down to the TLD is on the list. */
 int brock__would_cookieblock(const struct brock_engine *e, const char *fqdn);
 
-/* The CNAME target of fqdn, or NULL. */
-const char *brock__cname(const struct brock_engine *e, const char *fqdn);
+/* The CNAME target of fqdn (len bytes), or NULL. */
+const char *brock__cname(const struct brock_engine *e, const char *fqdn, size_t len);
 
 /* ---- pbjson.c: Privacy Badger's JSON ---- */
 

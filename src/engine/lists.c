@@ -839,9 +839,9 @@ int brock__would_cookieblock(const struct brock_engine *e, const char *fqdn)
     return 0;
 }
 
-const char *brock__cname(const struct brock_engine *e, const char *fqdn)
+const char *brock__cname(const struct brock_engine *e, const char *fqdn, size_t len)
 {
-    return strmap_get(&e->lists.cname, fqdn);
+    return e->lists.cname.len ? strmap_getn(&e->lists.cname, fqdn, len) : NULL;
 }
 
 /* ---- applying a new cookieblock list (updateYellowlist) ---- */

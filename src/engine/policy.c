@@ -434,7 +434,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         base = brock__base_len(e, site, slen);
         t->site_off -= copy_host_n(d->site, base, slen - (size_t)(base - site));
     }
-    cname = e->lists.cname.len ? strmap_getn(&e->lists.cname, d->host, hlen) : NULL;
+    cname = brock__cname(e, d->host, hlen);
     tlen = cname ? copy_host(d->tracker, cname) : copy_host_n(d->tracker, d->host, hlen);
     base = brock__base_len(e, d->tracker, tlen);
     t->tracker_len = t->source_off = t->base_off = tlen;

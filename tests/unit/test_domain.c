@@ -538,15 +538,15 @@ static void test_base_cache_keeps_both(void **state)
     assert_true(*b);
     assert_string_equal(brock__base(e, a), a);
     assert_string_equal(brock__base(e, b), b);
-    asked = e->psl_asked;
+    asked = brock__psl_asked(e);
     assert_true(asked >= 2);
     for (int round = 0; round < 3; round++) {
         assert_string_equal(brock__base(e, a), a);
         assert_string_equal(brock__base(e, b), b);
     }
-    if (e->psl_asked != asked)
+    if (brock__psl_asked(e) != asked)
         fail_msg("%s and %s: libpsl asked %llu more times", a, b,
-                 (unsigned long long)(e->psl_asked - asked));
+                 (unsigned long long)(brock__psl_asked(e) - asked));
     brock_engine_free(e);
 }
 
