@@ -226,8 +226,11 @@ static void test_load_flat(void **state)
                          strmap_get(&e->lists.mdfp, "archive.org"));
     assert_null(strmap_get(&e->lists.mdfp, "example.com"));
     assert_int_equal(e->lists.cname.len, 75955);
-    assert_string_equal(brock__cname(e, "0.net.easyjet.com"), "easyjet-com.affex.org");
-    assert_null(brock__cname(e, "easyjet.com"));
+    assert_string_equal(brock__cname(e, "0.net.easyjet.com", 17), "easyjet-com.affex.org");
+    /* the name is its first len bytes */
+    assert_string_equal(brock__cname(e, "0.net.easyjet.com.x", 17), "easyjet-com.affex.org");
+    assert_null(brock__cname(e, "0.net.easyjet.com", 16));
+    assert_null(brock__cname(e, "easyjet.com", 11));
 
     assert_int_equal(count_widget_domains(test_data("privacybadger/socialwidgets.json"),
                                           &widgets),
@@ -646,7 +649,7 @@ static void test_load_malformed(void **state)
     /* Hashes merge: the file's name for a known hash stays. */
     assert_int_equal(e->lists.dnt_hashes.len, 2);
     assert_string_equal(strmap_get(&e->lists.dnt_hashes, KNOWN_HASHES[3][0]), "v1");
-    assert_string_equal(brock__cname(e, "a.example.com"), "t.tracker.net");
+    assert_string_equal(brock__cname(e, "a.example.com", 13), "t.tracker.net");
     assert_int_equal(e->lists.cname.len, 1);
     assert_int_equal(e->lists.widget_domains.n, 2);
     assert_string_equal(e->lists.widget_domains.v[0], "w.example.com");
@@ -869,7 +872,7 @@ static void test_alloc_failures(void **state)
     assert_int_equal(rc, 0);
     printf("# a load of a small folder makes %ld allocations\n", n - 1);
     assert_true(brock__yellowlisted(e, "only.example.net"));
-    assert_string_equal(brock__cname(e, "a.example.com"), "t.tracker.net");
+    assert_string_equal(brock__cname(e, "a.example.com", 13), "t.tracker.net");
 
     entry(e, "example.com", BROCK_BLOCK);
     for (n = 0, rc = -1; n < 10000 && rc != 0; n++) {
