@@ -989,7 +989,7 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
     }
     /* The host's own slot, else an empty one. A base worked out from the parent's costs a
      * look-up to work out again, one libpsl answered costs libpsl: the first takes only a
-     * slot of its kind, the second any, one of its kind first, else the one its hash names.
+     * slot of its kind, the second any: one of the first kind, else the one its hash names.
      * A stream of new hosts under a few sites then leaves their parents' bases in place. */
     for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
         if (!set[w].len)
