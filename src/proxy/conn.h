@@ -324,10 +324,10 @@ void pool_cleanup(struct proxy *px);
 /* conn.c: run every second (SYNC_INTERVAL_MS). A connection hands back its scratch (both
  * heads, the request as sent, its URL and body: 2-3 KiB) and frees its last exchange's
  * decision and names (1.4 KiB and 776 bytes) as soon as it is idle again (conn_run()), so
- * that thousands of idle keep-alive clients hold none of it: the loop keeps up to LIMIT_SPARE_SCRATCH of it for the
- * next exchanges (a busy keep-alive client allocates none again), and the sweep frees those,
- * then, once enough was freed since the last sweep, hands back the pages freed among the
- * connections' own blocks (malloc_trim(3)). */
+ * that thousands of idle keep-alive clients hold none of it: the loop keeps up to
+ * LIMIT_SPARE_SCRATCH of it for the next exchanges (a busy keep-alive client allocates none
+ * again), and the sweep frees those, then, once enough was freed since the last sweep, hands
+ * back the pages freed among the connections' own blocks (malloc_trim(3)). */
 void conn_sweep_idle(struct proxy *px);
 /* Frees the spare scratch (px->spare): at every sweep, and when the proxy is freed. */
 void conn_spare_cleanup(struct proxy *px);
