@@ -164,7 +164,7 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     uint64_t h;
     size_t i, tlen;
 
-    if (!e->answers || e->answers_off || !fits(hlen, slen))
+    if (!e->answers || e->plain || !fits(hlen, slen))
         return 0;
     h = pair_hash(e, host, hlen, site, slen);
     e->answers_probe = h;
@@ -211,7 +211,7 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     size_t tlen = t->tracker_len, i, w;
     uint64_t h;
 
-    if (!e->answers || e->answers_off || !fits(hlen, slen))
+    if (!e->answers || e->plain || !fits(hlen, slen))
         return;
     /* Never so for a decision brock_decide() made; an answer that could not be given back
      * exactly is not kept. */

@@ -376,29 +376,16 @@ static inline bool plain_lower_16(const char *s)
 #endif
 
 /* A name of eight bytes or more that is its own normal form, as normalize_plain() reads it,
- * checked a word (with SSE2, sixteen bytes) at a time and copied whole; -1 for any other,
- * which normalize_plain() then reads byte by byte. The last word overlaps the one before it,
- * so no two dots side by side escape: a pair is in one word, or across two whole words, where
- * it is looked at. */
-static int plain_lower_copy(const char *s, size_t len, char *out)
+ * checked a word at a time and copied whole; -1 for any other, which normalize_plain() then
+ * reads byte by byte. The last word overlaps the one before it, so no two dots side by side
+ * escape: a pair is in one word, or across two whole words, where it is looked at. */
+static int plain_lower_words(const char *s, size_t len, char *out)
 {
     uint64_t x;
     size_t i;
 
     if (len < 8 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
         return -1;
-#ifdef __SSE2__
-    if (len >= 16) {
-        for (i = 0; i + 16 <= len; i += 16)
-            if (!plain_lower_16(s + i) || (i && s[i - 1] == '.' && s[i] == '.'))
-                return -1;
-        if (i < len && !plain_lower_16(s + len - 16))
-            return -1;
-        memcpy(out, s, len);
-        out[len] = '\0';
-        return (int)len;
-    }
-#endif
     for (i = 0; i + 8 <= len; i += 8) {
         memcpy(&x, s + i, 8);
         if (!plain_lower_word(x) || (i && s[i - 1] == '.' && s[i] == '.'))
@@ -414,17 +401,48 @@ static int plain_lower_copy(const char *s, size_t len, char *out)
     return (int)len;
 }
 
-/* The common case in one pass: letters, digits, '-', '_' and dots between non-empty labels,
- * nothing else. Returns the length, or -1 for anything else (brackets, a colon, a trailing
- * dot, non-ASCII, an error), which the full path then decides. One table look-up a byte;
- * the labels are checked by where the last dot was. */
-static int normalize_plain(const char *s, size_t len, char *out)
+/* The same for a name of sixteen bytes or more, sixteen at a time with SSE2; -1 for any
+ * other, and always without SSE2. */
+static int plain_lower_sse2(const char *s, size_t len, char *out)
+{
+#ifdef __SSE2__
+    size_t i;
+
+    if (len < 16 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
+        return -1;
+    for (i = 0; i + 16 <= len; i += 16)
+        if (!plain_lower_16(s + i) || (i && s[i - 1] == '.' && s[i] == '.'))
+            return -1;
+    if (i < len && !plain_lower_16(s + len - 16))
+        return -1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return (int)len;
+#else
+    (void)s;
+    (void)len;
+    (void)out;
+    return -1;
+#endif
+}
+
+static int plain_lower_copy(const char *s, size_t len, char *out)
+{
+#ifdef __SSE2__
+    if (len >= 16)
+        return plain_lower_sse2(s, len, out);
+#endif
+    return plain_lower_words(s, len, out);
+}
+
+/* The common case in one pass, byte by byte: letters, digits, '-', '_' and dots between
+ * non-empty labels, nothing else. Returns the length, or -1 for anything else (brackets, a
+ * colon, a trailing dot, non-ASCII, an error), which the full path then decides. One table
+ * look-up a byte; the labels are checked by where the last dot was. */
+static int plain_bytes(const char *s, size_t len, char *out)
 {
     size_t dot = (size_t)-1; /* where the label before the current one ended */
-    int n;
 
-    if ((n = plain_lower_copy(s, len, out)) >= 0)
-        return n;
     if (len == 0 || len > HOST_LEN_MAX)
         return -1;
     for (size_t i = 0; i < len; i++) {
@@ -445,6 +463,38 @@ static int normalize_plain(const char *s, size_t len, char *out)
     return (int)len;
 }
 
+/* A name already in its normal form a word (or sixteen bytes) at a time, else byte by byte;
+ * -1 as plain_bytes(). */
+static int normalize_plain(const char *s, size_t len, char *out)
+{
+    int n;
+
+    if ((n = plain_lower_copy(s, len, out)) >= 0)
+        return n;
+    return plain_bytes(s, len, out);
+}
+
+/* The reference every fast path above stands in for: brackets, a trailing dot, non-ASCII
+ * and the ASCII rules, each read by the plain code. */
+static int normalize_full(const char *host, size_t len, char *out)
+{
+    int n;
+
+    if (len > 0 && host[0] == '[') {
+        if (len < 2 || host[len - 1] != ']')
+            return BROCK_EINVAL;
+        n = normalize_ipv6(host + 1, len - 2, out);
+    } else {
+        if (len > 0 && host[len - 1] == '.')
+            len--;
+        if (has_non_ascii(host, len))
+            n = normalize_unicode(host, len, out);
+        else
+            n = normalize_ascii(host, len, out);
+    }
+    return n;
+}
+
 int brock_host_normalize(const char *host, size_t len, char *out)
 {
     int n;
@@ -457,17 +507,30 @@ int brock_host_normalize(const char *host, size_t len, char *out)
     if ((n = normalize_plain(host, len, out)) >= 0)
         return n;
     out[0] = '\0';
-    if (len > 0 && host[0] == '[') {
-        if (len < 2 || host[len - 1] != ']')
-            return BROCK_EINVAL;
-        n = normalize_ipv6(host + 1, len - 2, out);
-    } else {
-        if (len > 0 && host[len - 1] == '.')
-            len--;
-        if (has_non_ascii(host, len))
-            n = normalize_unicode(host, len, out);
-        else
-            n = normalize_ascii(host, len, out);
+    if ((n = normalize_full(host, len, out)) < 0)
+        out[0] = '\0';
+    return n;
+}
+
+int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len,
+                             char *out)
+{
+    int n = -1;
+
+    out[0] = '\0';
+    switch (path) {
+    case BROCK__NORM_FULL:
+        n = normalize_full(host, len, out);
+        break;
+    case BROCK__NORM_BYTES:
+        n = plain_bytes(host, len, out);
+        break;
+    case BROCK__NORM_WORDS:
+        n = plain_lower_words(host, len, out);
+        break;
+    case BROCK__NORM_SSE2:
+        n = plain_lower_sse2(host, len, out);
+        break;
     }
     if (n < 0)
         out[0] = '\0';
@@ -710,13 +773,11 @@ static bool ipv4_number(const char *h, uint32_t *ip)
     return true;
 }
 
-int brock__is_private(const char *host)
+int brock__is_private_plain(const char *host)
 {
     uint32_t ip;
 
-    /* Only "localhost" and dotted decimal numbers are: a name that starts otherwise is not
-     * read further. */
-    if (!host || (*host != 'l' && (*host < '0' || *host > '9')))
+    if (!host)
         return 0;
     if (strcmp(host, "localhost") == 0)
         return 1;
@@ -724,6 +785,15 @@ int brock__is_private(const char *host)
         return 0;
     return (ip & 0xff000000u) == 0x7f000000u || (ip & 0xff000000u) == 0x0a000000u ||
            (ip & 0xfff00000u) == 0xac100000u || (ip & 0xffff0000u) == 0xc0a80000u;
+}
+
+int brock__is_private(const char *host)
+{
+    /* Only "localhost" and dotted decimal numbers are: a name that starts otherwise is not
+     * read further. */
+    if (!host || (*host != 'l' && (*host < '0' || *host > '9')))
+        return 0;
+    return brock__is_private_plain(host);
 }
 
 /* ---- base domains ---- */
@@ -912,13 +982,20 @@ void brock__base_cache_free(struct brock_engine *e)
     e->base_cache = NULL;
 }
 
-/* Whether host (len bytes) is a plain ASCII name of two labels or more: letters, digits, '-'
- * and '_', no A-label (libpsl reads those as the Unicode they stand for). */
+/* Whether host (len bytes) is a plain ASCII name of two labels or more whose base libpsl
+ * alone decides: letters, digits, '-' and '_', no A-label (libpsl reads those as the Unicode
+ * they stand for), and a last label that starts with a letter. One that starts with a digit
+ * may make the name an IPv4 address (every form Privacy Badger reads as one ends so), whose
+ * base is the whole address whatever its parent's is, and a parent that is an address is
+ * not the public suffix libpsl would call it: such names go to the plain path. */
 static int plain_name(const char *host, size_t len)
 {
-    const char *dot = memchr(host, '.', len);
+    const char *dot = memchr(host, '.', len), *last;
 
     if (!dot || dot == host || host[len - 1] == '.')
+        return 0;
+    last = (const char *)memrchr(host, '.', len) + 1;
+    if (*last >= '0' && *last <= '9')
         return 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)host[i];
@@ -951,7 +1028,7 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
     struct brock__base_slot *set = NULL, *slot = NULL;
     int off = -1, asked = 0;
 
-    if (e->base_cache) {
+    if (e->base_cache && !e->plain) {
         set = &e->base_cache->slot[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
         for (size_t w = 0; w < BASE_CACHE_WAYS && !slot; w++)
             if (set[w].hash == h && set[w].len == len + 1)
@@ -984,7 +1061,7 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
             return -1;
         off = (int)(len - (size_t)n);
         asked = 1;
-        if (e->base_cache)
+        if (set)
             e->base_cache->asked++;
     }
     /* The host's own slot, else an empty one. A base worked out from the parent's costs a

@@ -181,7 +181,12 @@ struct brock_engine {
     uint64_t answers_seed;
     uint64_t answers_probe;   /* the hash of the pair looked up last, */
     size_t answers_probe_lens; /* and its host and site lengths (host << 8 | site) */
-    int answers_off;          /* unit tests: decide everything afresh */
+    /* Every fast path of a decision off: no kept answers, no base cache (libpsl asked each
+     * time), the settings read from JSON each time, a URL's host read by brock_url_host()
+     * alone, the private-host test without its shortcut. The same decisions made the plain
+     * way; the differential tests compare the two. (Normalising a name has fast paths of its
+     * own, compared with brock__host_normalize_by().) */
+    int plain;
     uint64_t widgets_gen;     /* bumped by every change of widgetSiteAllowlist */
     struct brock__decide_settings decide_settings;
     struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
@@ -230,6 +235,27 @@ const char *brock__url_plain_host(const char *url, size_t *len);
 
 /* localhost, or IPv4 in 127/8, 10/8, 172.16/12, 192.168/16: never acted on. */
 int brock__is_private(const char *host);
+
+/* The same without the first byte's shortcut: the reference brock__is_private() must agree
+ * with (a plain engine and the differential tests use it). */
+int brock__is_private_plain(const char *host);
+
+/* The ways brock_host_normalize() can read a name: the full reference (brackets, a trailing
+ * dot, IDNA, the ASCII rules), and the fast paths that stand in for it on a name already
+ * plain: byte by byte, a word at a time, sixteen bytes at a time (SSE2; always declines
+ * without it). A fast path declines (-1) what it does not take; what it takes, it must
+ * normalise exactly as the full path does, which the differential tests check. */
+enum brock__norm_path {
+    BROCK__NORM_FULL,
+    BROCK__NORM_BYTES,
+    BROCK__NORM_WORDS,
+    BROCK__NORM_SSE2,
+};
+
+/* host (len bytes) normalised into out (BROCK_HOST_MAX bytes) by one path only: its length,
+ * or negative (out "") when that path declines or the name is not a host. */
+int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len,
+                             char *out);
 
 /* PB's isThirdParty(request_host, site_host): NULL or "" is third party. */
 int brock__is_third_party(const char *request_host, const char *site_host);

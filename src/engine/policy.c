@@ -421,7 +421,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
                                size_t slen, struct brock_decision *d,
                                struct brock__answer_tails *t)
 {
-    const struct brock__decide_settings *ds = brock__decide_settings(e);
+    const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
     const char *cname, *chosen = NULL, *base;
     const struct action_entry *src;
     const struct brock__site_fixes *fixes;
@@ -446,7 +446,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         return cname;
     }
     d->third_party = 1;
-    if (brock__is_private(d->tracker)) {
+    if (e->plain ? brock__is_private_plain(d->tracker) : brock__is_private(d->tracker)) {
         d->reason = BROCK_WHY_PRIVATE;
         return cname;
     }
@@ -622,7 +622,7 @@ static void decide_url(struct brock_engine *e, const struct brock_request *r,
 static int widget_ignored(struct brock_engine *e, const struct brock_request *r,
                           const char *site, struct brock_decision *d)
 {
-    const struct brock__decide_settings *ds = brock__decide_settings(e);
+    const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
     const char *s = *site ? site : NULL;
 
     if (ds && !ds->widget_sites.len && !r->n_widget_allow)
@@ -653,7 +653,7 @@ int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
     /* The host as written, when it can be seen without parsing the URL, is looked up before
      * it is normalised, as brock_decide() does: a kept name is its own normal form. */
     if (r->url)
-        given = brock__url_plain_host(r->url, &len);
+        given = e->plain ? NULL : brock__url_plain_host(r->url, &len);
     else if (r->host)
         len = strlen(given = r->host);
     if (given && brock__answer_get(e, given, len, site_given, slen, d))

@@ -137,6 +137,16 @@ run check --site "https://www.$TR/" "https://cdn.$TR/x.js"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     !$d->{third_party} && $d->{effect} eq "pass" or exit 1' <"$T/out"
 ok $? "a first-party request passes even when the domain is blocked"
+# An IPv4 address is its own base: two addresses are two parties, and a dotted name that is
+# not an address has the base Privacy Badger's getBaseDomain gives it.
+run check --site http://2.2.3.4/ http://1.2.3.4/x
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    $d->{base} eq "1.2.3.4" && $d->{site} eq "2.2.3.4" && $d->{third_party} or exit 1' <"$T/out"
+ok $? "an address on another address is a third party, each its own base"
+run check --site https://news.site-four.com/ http://a.1.2.3/x
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    $d->{base} eq "2.3" or exit 1' <"$T/out"
+ok $? "a dotted name that is not an address has Privacy Badger's base (2.3)"
 run list --json
 perl -MJSON::PP -e '
     local $/; my $a = decode_json(<STDIN>); ref $a eq "ARRAY" or die "not an array\n";

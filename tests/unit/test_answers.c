@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Recent decisions kept (answers.c): an answer given back is the one brock_decide() makes
- * afresh, field by field, for a large mix of hosts and sites; and after every kind of change
- * that can alter an answer, the next decision is the new one, never the kept one. */
+/* Recent decisions kept (answers.c), and every other fast path of a decision: an answer given
+ * back is the one brock_decide() makes plainly (the engine's plain switch: no kept answers, no
+ * base cache, settings read from JSON), field by field, for a large mix of hosts and sites,
+ * addresses among them; and after every kind of change that can alter an answer, the next
+ * decision is the new one, never the kept one. */
 #include "test.h"
 
 #include <string.h>
@@ -39,9 +41,9 @@ static struct brock_decision decide(struct brock_engine *e, const char *host, co
     struct brock_decision fresh, d;
     int rc;
 
-    e->answers_off = 1;
+    e->plain = 1;
     rc = brock_decide(e, host, site, &fresh);
-    e->answers_off = 0;
+    e->plain = 0;
     for (int i = 0; i < 2; i++) {
         assert_int_equal(brock_decide(e, host, site, &d), rc);
         assert_same(&d, &fresh, host, site);
@@ -56,9 +58,9 @@ static void decide_url(struct brock_engine *e, const char *url, const char *site
     struct brock_decision fresh, d;
     int rc;
 
-    e->answers_off = 1;
+    e->plain = 1;
     rc = brock_decide_request(e, &r, &fresh);
-    e->answers_off = 0;
+    e->plain = 0;
     for (int i = 0; i < 2; i++) {
         assert_int_equal(brock_decide_request(e, &r, &d), rc);
         assert_same(&d, &fresh, url, site);
@@ -110,11 +112,13 @@ static void test_same_answers(void **state)
         "xn--bcher-kva.example", "www.metro.cz", "1gr.cz", "ads.1gr.cz", "2mdn.net",
         "s0.2mdn.net", "www.crunchyroll.com", "cdn.jsdelivr.net", "a.b.c.d.e.f.g.h.example.co.uk",
         "very-long-label-to-go-past-what-one-kept-answer-holds.for-names.tracker.example.com",
+        "1.2.3.4", "2.2.3.4", "a.1.2.3.4", "1.2.3", "1.2.0x3.0x4", "0177.0.0.1", "3.4",
     };
     static const char *const sites[] = {
         NULL, "", "www.metro.cz", "www.crunchyroll.com", "www.news.example", "news.bbc.co.uk",
         "disabled.example", "shop.disabled.example", "google.com", "youtube.com", "127.0.0.1",
-        "[::1]", "Bad Site", "WWW.NEWS.EXAMPLE.", "amazon.co.jp", "site-with-a-long-name.so-that"
+        "[::1]", "Bad Site", "WWW.NEWS.EXAMPLE.", "amazon.co.jp", "1.2.3.4", "2.2.3.4",
+        "site-with-a-long-name.so-that"
         ".the-pair-is-too-long-to-keep.example.org",
     };
     struct brock_engine *e = test_engine_open(NULL, pb_data(), 0);
@@ -167,7 +171,7 @@ static void test_answers_kept(void **state)
     assert_int_equal(d.action, BROCK_USER_BLOCK);
     assert_string_equal(d.source, "tracker.example");
     assert_string_equal(d.site, "news.example");
-    e->answers_off = 1;
+    e->plain = 1;
     assert_int_equal(brock_decide(e, "ads.tracker.example", "www.news.example", &d), 0);
     assert_int_equal(d.action, BROCK_USER_ALLOW);
     brock_engine_free(e);

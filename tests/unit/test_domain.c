@@ -84,6 +84,27 @@ static const char *norm_by_byte(const char *in, size_t len, char *out)
     return label ? out : NULL;
 }
 
+/* Each fast path of brock_host_normalize() either declines in or gives what the full path
+ * gives; and the public call always gives what the full path gives. */
+static void check_paths(const char *in, size_t len)
+{
+    static const enum brock__norm_path fast[] = {BROCK__NORM_BYTES, BROCK__NORM_WORDS,
+                                                 BROCK__NORM_SSE2};
+    char full[BROCK_HOST_MAX], got[BROCK_HOST_MAX];
+    int nf = brock__host_normalize_by(BROCK__NORM_FULL, in, len, full);
+    int n = brock_host_normalize(in, len, got);
+
+    if (n != nf || strcmp(got, full) != 0)
+        fail_msg("\"%.*s\": brock_host_normalize() gives %d \"%s\", the full path %d \"%s\"",
+                 (int)len, in, n, got, nf, full);
+    for (size_t k = 0; k < sizeof(fast) / sizeof(fast[0]); k++) {
+        n = brock__host_normalize_by(fast[k], in, len, got);
+        if (n >= 0 && (n != nf || strcmp(got, full) != 0))
+            fail_msg("\"%.*s\": path %d gives %d \"%s\", the full path %d \"%s\"", (int)len,
+                     in, (int)fast[k], n, got, nf, full);
+    }
+}
+
 /* Names read eight bytes at a time are read as byte by byte: plain names of 1 to 40 bytes
  * with dots side by side at every place, and with one byte at a time from those next to the
  * ones a plain name may hold. */
@@ -109,7 +130,17 @@ static void test_normalize_words(void **state)
         in[len] = '\0';
         /* ':' and '[' take other paths, which refuse these */
         check_norm(in, strpbrk(in, ":[") ? NULL : norm_by_byte(in, len, want));
+        check_paths(in, len);
     }
+#ifdef __SSE2__
+    /* A name the sixteen-byte path takes, so that the comparison above is not empty. */
+    assert_int_equal(brock__host_normalize_by(BROCK__NORM_SSE2, "www.example-site.com", 20, want),
+                     20);
+#endif
+    assert_int_equal(brock__host_normalize_by(BROCK__NORM_WORDS, "www.example.com", 15, want), 15);
+    assert_int_equal(brock__host_normalize_by(BROCK__NORM_BYTES, "Www.Example.com", 15, want), 15);
+    assert_string_equal(want, "www.example.com");
+    assert_true(brock__host_normalize_by(BROCK__NORM_WORDS, "Www.Example.com", 15, want) < 0);
 }
 
 static void test_normalize_bad_chars(void **state)
@@ -507,6 +538,129 @@ static void test_engine_base_is_libpsl(void **state)
     brock_engine_free(w.e);
 }
 
+/* Names where a fast path could part from the plain one: IPv4 addresses in every form
+ * Privacy Badger reads, dotted numbers that are not addresses, names under an address,
+ * IPv6, numeric and hex-looking labels, punycode, public suffixes and names under
+ * wildcards and exceptions. Each with its base as Privacy Badger gives it (section 1.2). */
+static const struct {
+    const char *host, *base;
+} tricky[] = {
+    {"1.2.3.4", "1.2.3.4"},
+    {"2.2.3.4", "2.2.3.4"},
+    {"10.0.0.1", "10.0.0.1"},
+    {"255.255.255.255", "255.255.255.255"},
+    {"1.2.0x3.0x4", "1.2.0x3.0x4"},
+    {"0x7f.0.0.1", "0x7f.0.0.1"},
+    {"0177.0.0.01", "0177.0.0.01"},
+    {"1.2.3.0xab", "1.2.3.0xab"},
+    {"0x7f000001", "0x7f000001"},
+    {"12345", "12345"},
+    {"1.2.3", "2.3"},
+    {"2.3", "2.3"},
+    {"3", "3"},
+    {"a.1.2.3.4", "3.4"},
+    {"1.2.3.4.5", "4.5"},
+    {"256.1.1.1", "1.1"},
+    {"1.2.3.4.bg", "3.4.bg"},
+    {"x.3.4.bg", "3.4.bg"},
+    {"foo.1e100.net", "1e100.net"},
+    {"a.b.123abc", "b.123abc"},
+    {"www.0x12.example", "0x12.example"},
+    {"::1", "::1"},
+    {"2001:db8::1", "2001:db8::1"},
+    {"com", "com"},
+    {"example.com", "example.com"},
+    {"www.example.com", "example.com"},
+    {"a.b.c.example.co.uk", "example.co.uk"},
+    {"co.uk", "co.uk"},
+    {"x.github.io", "x.github.io"},
+    {"a.x.github.io", "x.github.io"},
+    {"www.ck", "www.ck"},
+    {"a.www.ck", "www.ck"},
+    {"x.ck", "x.ck"},
+    {"a.x.ck", "a.x.ck"},
+    {"xn--bcher-kva.de", "xn--bcher-kva.de"},
+    {"www.xn--bcher-kva.de", "xn--bcher-kva.de"},
+    {"a.b.xn--p1ai", "b.xn--p1ai"},
+    {"localhost", "localhost"},
+    {"a_b.example.com", "example.com"},
+};
+
+#define TRICKY_N (sizeof(tricky) / sizeof(tricky[0]))
+
+static void check_engine_tricky(struct brock_engine *e, size_t i)
+{
+    char want[BROCK_HOST_MAX];
+    const char *got = brock__base(e, tricky[i].host);
+
+    assert_true(brock_base_domain(tricky[i].host, want) > 0);
+    if (strcmp(want, tricky[i].base) != 0)
+        fail_msg("\"%s\": libpsl's base is \"%s\", want \"%s\"", tricky[i].host, want,
+                 tricky[i].base);
+    if (strcmp(got, want) != 0)
+        fail_msg("\"%s\": the engine's base is \"%s\", libpsl's \"%s\"", tricky[i].host, got,
+                 want);
+}
+
+/* The engine's base of each tricky name is libpsl's and Privacy Badger's, however the cache
+ * was filled: each name alone, all of them top down, bottom up, and each after its parents
+ * and grandparents were asked (which is where a base told from a parent's could go wrong). */
+static void test_engine_base_tricky(void **state)
+{
+    struct brock_engine *e;
+
+    (void)state;
+    for (size_t i = 0; i < TRICKY_N; i++) {
+        e = test_engine_open(NULL, NULL, 1);
+        check_engine_tricky(e, i);
+        brock_engine_free(e);
+    }
+    e = test_engine_open(NULL, NULL, 1);
+    for (size_t i = 0; i < TRICKY_N; i++)
+        check_engine_tricky(e, i);
+    for (size_t i = TRICKY_N; i-- > 0;)
+        check_engine_tricky(e, i);
+    brock_engine_free(e);
+    for (size_t i = 0; i < TRICKY_N; i++) {
+        const char *p = tricky[i].host;
+        char want[BROCK_HOST_MAX];
+
+        e = test_engine_open(NULL, NULL, 1);
+        /* the parents, shortest first */
+        for (const char *q = strrchr(p, '.'); q; q = memrchr(p, '.', (size_t)(q - p))) {
+            if (brock_base_domain(q + 1, want) <= 0)
+                continue;
+            if (strcmp(brock__base(e, q + 1), want) != 0)
+                fail_msg("\"%s\": the engine's base is \"%s\", libpsl's \"%s\"", q + 1,
+                         brock__base(e, q + 1), want);
+        }
+        check_engine_tricky(e, i);
+        brock_engine_free(e);
+    }
+}
+
+/* The engine's third-party test (bases from the cache, compared as lengths) is Privacy
+ * Badger's isThirdParty on every pair of tricky names, and two addresses are two parties. */
+static void test_engine_third_party_tricky(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+
+    (void)state;
+    for (size_t i = 0; i < TRICKY_N; i++)
+        for (size_t j = 0; j < TRICKY_N; j++) {
+            const char *a = tricky[i].host, *b = tricky[j].host;
+            int want = brock__is_third_party(a, b);
+
+            if (brock__is_third_party_domain(e, a, b) != want)
+                fail_msg("\"%s\" on \"%s\": the engine says %s party", a, b,
+                         want ? "first" : "third");
+        }
+    assert_int_equal(brock__is_third_party_domain(e, "1.2.3.4", "2.2.3.4"), 1);
+    assert_int_equal(brock__is_third_party_domain(e, "1.2.3.4", "1.2.3.4"), 0);
+    assert_int_equal(brock__is_third_party_domain(e, "x.1.2.3.4", "1.2.3.4"), 0);
+    brock_engine_free(e);
+}
+
 /* Two names libpsl is asked about whose hashes pick one slot of the base cache (as domain.c
  * hashes them) are both kept: asked again, libpsl is not. A cache of one slot a hash had
  * each push the other out. */
@@ -629,6 +783,14 @@ static void test_is_private(void **state)
     for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]); i++)
         if (brock__is_private(pub[i]))
             fail_msg("\"%s\" is not private", pub[i] ? pub[i] : "(null)");
+    /* The shortcut on the first byte never changes the answer. */
+    for (size_t i = 0; i < sizeof(priv) / sizeof(priv[0]); i++)
+        assert_int_equal(brock__is_private_plain(priv[i]), 1);
+    for (size_t i = 0; i < sizeof(pub) / sizeof(pub[0]); i++)
+        assert_int_equal(brock__is_private_plain(pub[i]), 0);
+    for (size_t i = 0; i < TRICKY_N; i++)
+        assert_int_equal(brock__is_private(tricky[i].host),
+                         brock__is_private_plain(tricky[i].host));
 }
 
 /* ---- third parties and multi-domain first parties ---- */
@@ -792,6 +954,8 @@ int main(void)
         cmocka_unit_test(test_base_domain),
         cmocka_unit_test(test_psl_vectors),
         cmocka_unit_test(test_engine_base_is_libpsl),
+        cmocka_unit_test(test_engine_base_tricky),
+        cmocka_unit_test(test_engine_third_party_tricky),
         cmocka_unit_test(test_is_ip),
         cmocka_unit_test(test_is_private),
         cmocka_unit_test(test_is_third_party),
