@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
+# `brock ca install`, `uninstall` and `status`: the CA made when there is none, then put in
+# the system store, Chromium's NSS database (made when missing), each Firefox profile and
+# Firefox's policy for new profiles; each place said in one line; both idempotent; a place
+# that cannot be written said without undoing the others; a policy file's other policies
+# kept; everything taken away again. The system store and the policy file are moved into
+# this test's folder (BROCK_TRUST_*), HOME is the test's own: the machine's trust is never
+# touched. Needs $BROCK and certutil (libnss3-tools); prints TAP.
+set -u
+
+: "${BROCK:?set BROCK to the brock binary}"
+T=$(mktemp -d "${TMPDIR:-/tmp}/brock-catrust.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
+HOME="$T/home"
+BROCK_TRUST_SYSTEM_DIR="$T/system"
+BROCK_TRUST_FIREFOX_POLICIES="$T/etc/firefox-esr/policies/policies.json"
+# The command after the system folder changes: here it records that it ran.
+BROCK_TRUST_UPDATE="echo ran >> '$T/updates'"
+export HOME BROCK_TRUST_SYSTEM_DIR BROCK_TRUST_FIREFOX_POLICIES BROCK_TRUST_UPDATE
+unset XDG_STATE_HOME SUDO_USER
+S="$T/state"
+POL="$BROCK_TRUST_FIREFOX_POLICIES"
+
+. "$(dirname "$0")/tap.sh"
+
+if ! command -v certutil >/dev/null 2>&1; then
+    echo "1..0 # SKIP certutil is not installed (libnss3-tools)"
+    exit 0
+fi
+
+mkdir -p "$HOME/.mozilla/firefox/p1.default-esr" "$HOME/.mozilla/firefox/not-a-profile"
+certutil -N -d "sql:$HOME/.mozilla/firefox/p1.default-esr" --empty-password
+# A policy file with a policy of its own, which must stay.
+mkdir -p "$(dirname "$POL")"
+printf '{"policies": {"DisableTelemetry": true}}\n' >"$POL"
+
+b() { "$BROCK" --state "$S" "$@"; }
+nss_has() { certutil -L -d "sql:$1" -n "brock local CA $FP" >/dev/null 2>&1; }
+
+b ca install >"$T/out" 2>"$T/err"
+ok $? "install succeeds on a machine with no CA"
+grep -q "^created the CA: $S/ca/ca.pem" "$T/out"
+ok $? "install creates the CA when there is none, and says so"
+FP=$(openssl x509 -in "$S/ca/ca.pem" -outform der | sha256sum | cut -c1-16)
+is "$(grep -c ': added (' "$T/out")" 4 "one line a place: system, Chromium, one Firefox profile, the policy"
+cmp -s "$S/ca/ca.pem" "$BROCK_TRUST_SYSTEM_DIR/brock-$FP.crt"
+ok $? "the system store holds the certificate as brock-FINGERPRINT.crt"
+is "$(stat -c %a "$BROCK_TRUST_SYSTEM_DIR/brock-$FP.crt")" 644 "readable by every program"
+is "$(cat "$T/updates")" ran "the system's update command ran once"
+nss_has "$HOME/.pki/nssdb"
+ok $? "Chromium's NSS database was created and trusts the CA"
+certutil -L -d "sql:$HOME/.pki/nssdb" | grep "brock local CA $FP" | grep -q 'C,,'
+ok $? "trusted to issue server certificates (C,,)"
+nss_has "$HOME/.mozilla/firefox/p1.default-esr"
+ok $? "the existing Firefox profile trusts it"
+test ! -e "$HOME/.mozilla/firefox/not-a-profile/cert9.db"
+ok $? "a folder that is no profile is left alone"
+perl -MJSON::PP -e 'local $/; my $p = decode_json(<STDIN>)->{policies};
+    $p->{DisableTelemetry} or die "lost\n";
+    grep { $_ eq $ARGV[0] } @{$p->{Certificates}{Install}} or die "missing\n";' \
+    "$BROCK_TRUST_SYSTEM_DIR/brock-$FP.crt" <"$POL" 2>"$T/err"
+ok $? "the policy names the system store's copy, and keeps its other policy"
+
+b ca install >"$T/out" 2>"$T/err"
+ok $? "install again succeeds"
+is "$(grep -c 'already trusted' "$T/out")" 4 "install is idempotent: every place already trusts it"
+is "$(wc -l <"$T/updates" | tr -d ' ')" 1 "nothing to update the second time"
+
+b ca status >"$T/out" 2>"$T/err"
+ok $? "status succeeds"
+is "$(grep -c ': trusted (' "$T/out")" 4 "status says where the CA is trusted"
+
+# A store that cannot be written: said, and the others are still done.
+b ca uninstall >/dev/null 2>&1
+BROCK_TRUST_SYSTEM_DIR="$T/file-not-dir/x" BROCK_TRUST_FIREFOX_POLICIES="$T/file-not-dir/p.json"
+export BROCK_TRUST_SYSTEM_DIR BROCK_TRUST_FIREFOX_POLICIES
+: >"$T/file-not-dir"
+b ca install >"$T/out" 2>"$T/err"
+is "$?" 1 "install fails when a place cannot be written"
+grep -q '^system store: could not' "$T/out"
+ok $? "the place that failed is said"
+grep -q 'places* could not be changed' "$T/err"
+ok $? "and the error names how many"
+nss_has "$HOME/.pki/nssdb"
+ok $? "the browsers were still done"
+b ca uninstall >/dev/null 2>&1
+BROCK_TRUST_SYSTEM_DIR="$T/system" BROCK_TRUST_FIREFOX_POLICIES="$POL"
+export BROCK_TRUST_SYSTEM_DIR BROCK_TRUST_FIREFOX_POLICIES
+
+b ca install >/dev/null 2>&1
+b ca uninstall >"$T/out" 2>"$T/err"
+ok $? "uninstall succeeds"
+is "$(grep -c ': removed (' "$T/out")" 4 "uninstall says each place it took the CA out of"
+test ! -e "$BROCK_TRUST_SYSTEM_DIR/brock-$FP.crt"
+ok $? "the system store's copy is gone"
+if nss_has "$HOME/.pki/nssdb" || nss_has "$HOME/.mozilla/firefox/p1.default-esr"; then
+    ok 1 "no NSS database trusts it"
+else
+    ok 0 "no NSS database trusts it"
+fi
+perl -MJSON::PP -e 'local $/; my $p = decode_json(<STDIN>)->{policies};
+    $p->{DisableTelemetry} && !exists $p->{Certificates} or die "wrong\n";' <"$POL" 2>"$T/err"
+ok $? "the policy file keeps only its own policy"
+b ca uninstall >"$T/out" 2>"$T/err"
+ok $? "uninstall again succeeds"
+is "$(grep -c ': not there (' "$T/out")" 4 "uninstall is idempotent"
+b ca status >"$T/out" 2>"$T/err"
+is "$(grep -c ': not trusted' "$T/out")" 4 "status says it is trusted nowhere"
+
+# A policy file that brock alone wrote goes with the last of brock's entries.
+rm -f "$POL"
+b ca install >/dev/null 2>&1 && b ca uninstall >/dev/null 2>&1
+test ! -e "$POL"
+ok $? "a policy file that held only brock's entry is removed"
+
+# A broken policy file is left as it is and said.
+printf '{"policies": [' >"$POL"
+b ca install >"$T/out" 2>"$T/err"
+grep -q '^Firefox policy (new profiles): could not .*not a policy file' "$T/out"
+ok $? "a policy file that does not parse is said and left alone"
+is "$(cat "$POL")" '{"policies": [' "and is unchanged"
+
+b ca frobnicate >"$T/out" 2>"$T/err"
+is "$?" 2 "an unknown ca command is a usage error"
+
+done_testing
