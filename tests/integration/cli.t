@@ -585,10 +585,28 @@ for c in run check learn list set import export; do
     grep -q "^  $c " "$T/out" || missing="$missing $c"
 done
 is "$missing" "" "brock --help lists every command"
-for c in run check learn list set import export help; do
-    "$BROCK" "$c" --help >"$T/out" 2>"$T/err" && grep -q "^Usage: brock .*$c" "$T/out"
-    ok $? "brock $c --help"
+# Every command `brock --help` lists: its --help names it, and says what it alone does (a
+# text copied from another command would describe that one).
+commands=$(awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }' \
+    "$T/out")
+for c in $commands; do
+    "$BROCK" "$c" --help >"$T/help-$c" 2>"$T/err" &&
+        grep -q "^Usage: brock \[GLOBAL OPTIONS\] $c\( \|\$\)" "$T/help-$c"
+    ok $? "brock $c --help names $c"
 done
+same=""
+for c in $commands; do
+    for o in $commands; do
+        # The text below the usage and the summary: the command's own description.
+        if [ "$c" \< "$o" ] && [ -n "$(tail -n +3 "$T/help-$c")" ] &&
+            [ "$(tail -n +3 "$T/help-$c")" = "$(tail -n +3 "$T/help-$o")" ]; then
+            same="$same $c=$o"
+        fi
+    done
+done
+is "$same" "" "no two commands' --help describe the same thing"
+grep -q "^Turns brock on again on SITE" "$T/help-enable" && ! grep -q "Turns brock off" "$T/help-enable"
+ok $? "brock enable --help says that it turns brock on again"
 "$BROCK" help learn >"$T/out" 2>&1 && grep -q "FILE.har" "$T/out"
 ok $? "brock help learn"
 "$BROCK" help nosuch >"$T/out" 2>"$T/err"
