@@ -397,7 +397,12 @@ BROCK_API int brock_widget_site_allowlist_each(const struct brock_engine *e,
                                                void *arg);
 
 /* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
- * length it needed, like snprintf. */
+ * length it needed, like snprintf. For an action learned by the heuristic it names the sites
+ * the tracker was seen tracking on, each with the kinds of evidence seen there ("a.test:
+ * cookie; b.test: pixel cookie sharing; c.test: canvas fingerprinting"; the words are
+ * cookie, Set-Cookie, beacon, pixel cookie sharing, canvas fingerprinting, supercookie, and
+ * "pre-trained or imported" for a site the seed or an import brought without a kind), as
+ * many as fit in a few hundred bytes, then "...". */
 BROCK_API size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d,
                                         char *buf, size_t len);
 

@@ -128,11 +128,16 @@ perl -MJSON::PP -e '
     $d->{site} eq "site-four.com" or die "site $d->{site}\n";
     JSON::PP::is_bool($d->{third_party}) && $d->{third_party} or die "third_party\n";
     $d->{action} eq "block" && $d->{effect} eq "block" or die "action\n";
-    length $d->{why} > 10 or die "why\n";
+    $d->{why} eq "'"$TR"' was seen tracking on 3 sites (site-one.com: cookie; " .
+        "site-two.com: cookie; site-three.com: cookie): blocked (from '"$TR"')."
+        or die "why: $d->{why}\n";
     exists $d->{tracker} and die "tracker without a CNAME\n";
     $d->{url} eq "https://cdn.'"$TR"'/x.js" or die "url\n";
 ' <"$T/out" 2>"$T/err"
 ok $? "check prints one JSON object with url, host, base, site, third_party, action, effect, why"
+is "$(sed -n 's/^  "\([a-z_]*\)".*/\1/p' "$T/out" | tr '\n' ' ')" \
+    "url host base site third_party type action effect reason why " \
+    "... and no other field"
 run check --site "https://www.$TR/" "https://cdn.$TR/x.js"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     !$d->{third_party} && $d->{effect} eq "pass" or exit 1' <"$T/out"
@@ -257,6 +262,22 @@ is "$(action_of "$BE")" block "beacons count without cookies"
 is "$(action_of "other-beacon.$BE.example")" block "Chrome's _resourceType ping is a beacon"
 is "$(action_of "$PT")" block "Content-Type text/ping with a parameter is a ping"
 is "$(action_of "$NP")" none "Content-Type text/pingback is not a ping"
+run check --site https://www.site-four.com/ "https://$BE/collect"
+perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{why}' <"$T/out" >"$T/why"
+is "$(cat "$T/why")" "$BE was seen tracking on 3 sites (site-one.com: beacon; site-two.com: \
+beacon; site-three.com: beacon): blocked (from $BE)." "check's why names the kind of evidence"
+fresh
+for s in one two; do
+    har "$T/mix$s.har" "$(doc p1 "https://www.site-$s.com/")" \
+        "$(entry p1 "https://sync.$SC/i" "" "$(hdr Set-Cookie "id=c0ffee$s$s$s; Path=/; Secure")")"
+    b learn "$T/mix$s.har" >/dev/null 2>&1
+done
+visit "$T/mixthree.har" site-three.com "https://sync.$SC/p" "uid=0a1b2c3d4e5f"
+b learn "$T/mixthree.har" >/dev/null 2>&1
+run check --site https://www.site-four.com/ "https://$SC/x"
+perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{why}' <"$T/out" >"$T/why"
+is "$(cat "$T/why")" "$SC was seen tracking on 3 sites (site-one.com: Set-Cookie; site-two.com: \
+Set-Cookie; site-three.com: cookie): blocked (from $SC)." "... each site's own"
 
 # ---- the cookieblock list ----
 fresh
