@@ -990,6 +990,14 @@ BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *f
 BROCK_API BROCK_NODISCARD int brock_export_with(struct brock_engine *e, const char *format,
                                                 unsigned flags, char **out, size_t *len);
 
+/* Whether brock_export_with(e, format, flags, ...) would name sites a person visited, which
+ * only they should be able to read: pb always does (its snitch map lists the sites each
+ * tracker was seen on, its settings the disabled sites); a block list does when it holds a
+ * choice for one site only (as a rule, or as a comment saying the format cannot hold it).
+ * Returns 1, 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_export_names_sites(struct brock_engine *e,
+                                                       const char *format, unsigned flags);
+
 /* Privacy Badger's string measures, as its JavaScript computes them: over UTF-16 code units
  * (the UTF-8 input is decoded as a browser decodes it, each malformed sequence one U+FFFD). */
 

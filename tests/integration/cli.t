@@ -496,7 +496,7 @@ run export -o "$T/export.json"
 ok $? "export -o FILE"
 cmp -s "$T/export.json" "$T/export-stdout"
 ok $? "export -o writes the same text as standard output"
-is "$(stat -c %a "$T/export.json")" 644 "export -o writes mode 0644"
+is "$(stat -c %a "$T/export.json")" 600 "export -o of the pb format writes mode 0600: it lists the sites seen"
 fresh
 run import "$T/export.json"
 ok $? "import the export into a fresh state"
@@ -506,6 +506,8 @@ ok $? "the re-imported state has identical decisions"
 S=$A
 run export --format hosts
 ok $? "export --format hosts"
+b export --format hosts -o "$T/export.hosts" 2>"$T/err"
+is "$?:$(stat -c %a "$T/export.hosts")" "0:644" "a block list that names no site is written 0644"
 grep -Eq "^0\.0\.0\.0[[:space:]]+px\.$TR\$" "$T/out" && grep -Fq "$TR" "$T/out"
 ok $? "the hosts export lists the blocked domains"
 grep -Fq "$CA" "$T/out"
