@@ -496,7 +496,8 @@ run export -o "$T/export.json"
 ok $? "export -o FILE"
 cmp -s "$T/export.json" "$T/export-stdout"
 ok $? "export -o writes the same text as standard output"
-is "$(stat -c %a "$T/export.json")" 600 "export -o of the pb format writes mode 0600: it lists the sites seen"
+is "$(stat -c %a "$T/export.json")" 600 \
+    "export -o of the pb format writes mode 0600: it lists the sites seen"
 fresh
 run import "$T/export.json"
 ok $? "import the export into a fresh state"
@@ -631,7 +632,8 @@ for c in $commands; do
     done
 done
 is "$same" "" "no two commands' --help describe the same thing"
-grep -q "^Turns brock on again on SITE" "$T/help-enable" && ! grep -q "Turns brock off" "$T/help-enable"
+grep -q "^Turns brock on again on SITE" "$T/help-enable" &&
+    ! grep -q "Turns brock off" "$T/help-enable"
 ok $? "brock enable --help says that it turns brock on again"
 "$BROCK" help learn >"$T/out" 2>&1 && grep -q "FILE.har" "$T/out"
 ok $? "brock help learn"
