@@ -61,17 +61,19 @@ VERSION := $(shell sed -n 's/^\#define BROCK_VERSION "\(.*\)"$$/\1/p' include/br
 # (its README says where each file comes from); override with TESTDATA=DIR.
 TESTDATA ?= tests/data
 
-.PHONY: all check asan fuzz lint format bench install clean deps run unit integration pkgconfig \
-	deb
+.PHONY: all check asan fuzz lint lint-installed format bench install clean deps run unit \
+	integration pkgconfig deb
 
 all: $(BIN) $(PUBLIC_LIB)
 
 deps:
 	@scripts/deps
 
-# Before anything is compiled, pkg-config's own words for a library it cannot find (the
-# flags above are read quietly: check, run, asan and fuzz install what is missing first, then
-# build in a second make that reads them again).
+# Before anything is compiled, pkg-config's own words for a library it cannot find. The flags
+# above are read quietly, when make starts: on a fresh machine that is before scripts/deps
+# has installed anything, and they are empty. So every target that installs what is missing
+# first (check, asan, run, fuzz, lint; deb builds in a make of dpkg-buildpackage's) does
+# its work in a second make, which reads them again.
 pkgconfig:
 	@pkg-config --print-errors --exists $(PKGS) libpq || { \
 		echo "brock: libraries are missing (above); scripts/deps installs them" >&2; exit 1; }
@@ -173,7 +175,9 @@ asan:
 	@scripts/deps test
 	@$(MAKE) --no-print-directory SANITIZE=1 BUILD=build/asan check
 
-run: deps $(BIN)
+run:
+	@scripts/deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN)
 	$(BIN) run
 
 bench: $(BIN) $(BENCH_BIN)
@@ -217,6 +221,10 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 
 lint:
 	@scripts/deps lint
+	@$(MAKE) --no-print-directory lint-installed
+
+# lint's checks, once what they need is installed (and pkg-config's flags can be read).
+lint-installed:
 	@! find tests -name '*.t' -not -path '*/node_modules/*' ! -perm -u+x | grep . || \
 		{ echo 'lint: these tests are not executable (prove runs each file itself)' >&2; exit 1; }
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 \

@@ -397,7 +397,12 @@ BROCK_API int brock_widget_site_allowlist_each(const struct brock_engine *e,
                                                void *arg);
 
 /* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
- * length it needed, like snprintf. */
+ * length it needed, like snprintf. For an action learned by the heuristic it names the sites
+ * the tracker was seen tracking on, each with the kinds of evidence seen there ("a.test:
+ * cookie; b.test: pixel cookie sharing; c.test: canvas fingerprinting"; the words are
+ * cookie, Set-Cookie, beacon, pixel cookie sharing, canvas fingerprinting, supercookie, and
+ * "pre-trained or imported" for a site the seed or an import brought without a kind), as
+ * many as fit in a few hundred bytes, then "...". */
 BROCK_API size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d,
                                         char *buf, size_t len);
 
@@ -984,6 +989,14 @@ BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *f
  * errmsg says which), BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_export_with(struct brock_engine *e, const char *format,
                                                 unsigned flags, char **out, size_t *len);
+
+/* Whether brock_export_with(e, format, flags, ...) would name sites a person visited, which
+ * only they should be able to read: pb always does (its snitch map lists the sites each
+ * tracker was seen on, its settings the disabled sites); a block list does when it holds a
+ * choice for one site only (as a rule, or as a comment saying the format cannot hold it).
+ * Returns 1, 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_export_names_sites(struct brock_engine *e,
+                                                       const char *format, unsigned flags);
 
 /* Privacy Badger's string measures, as its JavaScript computes them: over UTF-16 code units
  * (the UTF-8 input is decoded as a browser decodes it, each malformed sequence one U+FFFD). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * `brock list`: the domains with an action, and the sites each was seen tracking on, as
- * aligned columns for people or as JSON with the evidence for programs.
+ * aligned columns for people or as JSON with the evidence for programs; with --site, the
+ * third parties a site's pages requested, as the dashboard's page of that site shows them.
  */
 #include "cli/cli.h"
 
@@ -20,12 +21,15 @@ static const char list_help[] =
     "action and the sites each was seen tracking on.\n"
     "Your choices for one site only (brock set DOMAIN ACTION --site SITE) are shown in a\n"
     "column SITE CHOICES (SITE=ACTION, comma-separated), and a domain with only those is\n"
-    "listed too, with the action it has everywhere else.\n"
+    "listed too, with the action it has everywhere else. An empty list is its header alone.\n"
     "\nOptions:\n"
     "  --json           print a JSON array of objects: domain, action, base, sites, dnt,\n"
     "                   cookieblock_listed, evidence and site_actions (site: action)\n"
-    "  --site DOMAIN    only trackers seen on DOMAIN (a host or base domain), and the\n"
-    "                   choices for that site only\n"
+    "  --site SITE      only the third-party domains that pages of SITE (a host or base\n"
+    "                   domain) requested through brock lately, as the dashboard's page\n"
+    "                   of SITE lists them (page views are kept page_view_days days;\n"
+    "                   brock learn records none), and the choices for that site only;\n"
+    "                   SITES still says where each was seen tracking\n"
     "  --action LIST    only domains with these actions, comma-separated: block,\n"
     "                   cookieblock, allow (each with your choice of it too: user_block,\n"
     "                   ...), dnt, noaction (implies --all), or one of Privacy Badger's\n"
@@ -49,6 +53,7 @@ struct list_ctx {
     size_t n, cap;
     unsigned actions; /* --action: a bit per enum brock_action; 0: all */
     int learned_only;
+    int all;          /* --all, or noaction in --action: noaction is listed too */
     int count;        /* --count: only counted, in n */
     struct brock_site_action *choices; /* the choices for one site only, by site and domain */
     size_t n_choices;
@@ -223,6 +228,83 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
     return 0;
 }
 
+/* ---- --site: what the site's pages requested ---- */
+
+/* One host the site's pages requested, copied out of brock_site_trackers()'s walk, which
+ * lends its strings for the callback only. */
+struct site_host {
+    char *host;
+    char base[BROCK_HOST_MAX];
+    enum brock_action action;
+    int cookieblock_listed;
+};
+
+struct site_hosts {
+    struct site_host *v;
+    size_t n, cap;
+};
+
+static int on_site_host(void *arg, const struct brock_site_tracker *t)
+{
+    struct site_hosts *h = arg;
+    struct site_host *x;
+
+    if (mem_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v)) < 0)
+        return BROCK_ENOMEM;
+    x = &h->v[h->n];
+    x->host = mem_strdup(t->host);
+    if (!x->host)
+        return BROCK_ENOMEM;
+    snprintf(x->base, sizeof(x->base), "%s", t->base);
+    x->action = t->action;
+    x->cookieblock_listed = t->cookieblock_listed;
+    h->n++;
+    return 0;
+}
+
+/* A host of the site as brock list shows every domain: noaction only with --all. */
+static int on_site_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct list_ctx *c = arg;
+
+    if (t->action == BROCK_NOACTION && !c->all)
+        return 0;
+    return on_tracker(c, t);
+}
+
+/* The third-party hosts the pages of site requested (the recent page views), in the order
+ * and number the dashboard's page of the site lists them, each with what brock_tracker_get()
+ * says of it: its action and its base's evidence. A site with no recent page views has none.
+ * Returns 0 or a negative BROCK_E*. */
+static int list_site(struct brock_engine *e, const char *site, struct list_ctx *c)
+{
+    struct site_hosts h = {NULL, 0, 0};
+    int rc = brock_site_trackers(e, site, on_site_host, &h);
+
+    if (rc == BROCK_ENOTFOUND)
+        rc = 0;
+    for (size_t i = 0; i < h.n && rc >= 0; i++) {
+        struct brock_tracker t;
+
+        rc = brock_tracker_get(e, h.v[i].host, on_site_tracker, c);
+        if (rc != BROCK_EINVAL)
+            continue;
+        /* A name brock_tracker_get() does not take as a domain (an IPv6 address) still
+         * has its row, as on the dashboard: what the page views say of it. */
+        memset(&t, 0, sizeof(t));
+        t.domain = h.v[i].host;
+        t.base = h.v[i].base;
+        t.action = h.v[i].action;
+        t.dnt = t.action == BROCK_DNT;
+        t.cookieblock_listed = h.v[i].cookieblock_listed;
+        rc = on_site_tracker(c, &t);
+    }
+    for (size_t i = 0; i < h.n; i++)
+        mem_free(h.v[i].host);
+    mem_free(h.v);
+    return rc;
+}
+
 /* A row for each domain with choices for one site only that no tracker row named: the
  * action it has everywhere else, no sites. */
 static int add_chosen(struct list_ctx *c, struct brock_engine *e)
@@ -249,8 +331,7 @@ static void print_rows(const struct list_ctx *c)
 {
     int wd = (int)strlen("DOMAIN"), wa = (int)strlen("ACTION"), wc = (int)strlen("SITE CHOICES");
 
-    if (c->n == 0)
-        return;
+    /* The header stands alone over an empty list: it says that there is none. */
     for (size_t i = 0; i < c->n; i++) {
         int d = (int)strlen(c->rows[i].domain), a = (int)strlen(c->rows[i].action);
         int ch = (int)strlen(c->rows[i].choices);
@@ -306,7 +387,7 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
             site_arg = optarg;
             break;
         case OPT_ALL:
-            flags |= BROCK_TRACKERS_ALL;
+            ctx.all = 1;
             break;
         case OPT_ACTION:
             if (actions_parse(optarg, &ctx.actions, bad, sizeof(bad)) < 0)
@@ -331,6 +412,8 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
     if (ctx.count && json)
         return cli_usage(self, "--count and --json do not go together");
     if (ctx.actions & 1u << BROCK_NOACTION)
+        ctx.all = 1;
+    if (ctx.all)
         flags |= BROCK_TRACKERS_ALL;
 
     rc = cli_open(cli, self, &e);
@@ -344,7 +427,8 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
     if (err >= 0 && !(ctx.listed = mem_calloc(ctx.n_choices, 1)))
         err = BROCK_ENOMEM;
     if (err >= 0)
-        err = brock_trackers_each(e, site_arg ? site : NULL, flags, on_tracker, &ctx);
+        err = site_arg ? list_site(e, site, &ctx)
+                       : brock_trackers_each(e, NULL, flags, on_tracker, &ctx);
     /* Filtered by action or learning, a list leaves the domains chosen on sites alone. */
     if (err >= 0 && !ctx.actions && !ctx.learned_only)
         err = add_chosen(&ctx, e);
@@ -373,8 +457,8 @@ out:
 
 const struct cmd_entry cmd_list_entry = {
     .name = "list",
-    .usage = "[--json | --count] [--site DOMAIN] [--action LIST] [--learned-only] [--all]",
-    .summary = "List trackers, their action, and the sites they were seen on",
+    .usage = "[--json | --count] [--site SITE] [--action LIST] [--learned-only] [--all]",
+    .summary = "List trackers, their action, and the sites they were seen tracking on",
     .help = list_help,
     .exec = cmd_list_exec,
     .read_only = 1,

@@ -183,6 +183,16 @@ static const char disable_help[] =
     "\nOptions:\n"
     "  -h, --help    print this help\n";
 
+static const char enable_help[] =
+    "Turns brock on again on SITE (a host name or a URL) after `brock disable SITE`: SITE\n"
+    "is taken off the disabled sites, and its pages get blocking, cookie stripping, DNT\n"
+    "signals and learning again. Only that entry goes: a disabled example.com still covers\n"
+    "shop.example.com after `brock enable shop.example.com`.\n"
+    "Prints the disabled sites afterwards; a running proxy picks the change up within two\n"
+    "seconds.\n"
+    "\nOptions:\n"
+    "  -h, --help    print this help\n";
+
 static int site_switch(struct cli *cli, const struct cmd_entry *self, int argc, char **argv,
                        int disabled)
 {
@@ -232,6 +242,6 @@ const struct cmd_entry cmd_enable_entry = {
     .name = "enable",
     .usage = "SITE",
     .summary = "Turn brock on again on a site it was disabled on",
-    .help = disable_help,
+    .help = enable_help,
     .exec = cmd_enable_exec,
 };

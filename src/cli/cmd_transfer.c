@@ -44,8 +44,9 @@ static const char export_help[] =
     "                    block,cookieblock)\n"
     "  --learned-only    block lists: leave out domains known only from the seed or an\n"
     "                    import (your own choices stay)\n"
-    "  -o, --output FILE write to FILE (replaced atomically, mode 0644) instead of standard\n"
-    "                    output\n"
+    "  -o, --output FILE write to FILE instead of standard output, replaced atomically;\n"
+    "                    mode 0600 when the export names sites you visited (pb always, a\n"
+    "                    block list when it holds a choice for one site only), else 0644\n"
     "  -h, --help        print this help\n";
 
 static int cmd_import_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
@@ -124,8 +125,9 @@ static int format_unknown(const struct cmd_entry *self, const char *name)
     return cli_usage(self, "--format '%s' is not a format; the formats are %s", name, list);
 }
 
+/* Writes data to path (NULL or "-": standard output) with mode. */
 static int write_out(const struct cmd_entry *self, const char *path, const char *data,
-                     size_t len)
+                     size_t len, int mode)
 {
     int err;
 
@@ -134,7 +136,7 @@ static int write_out(const struct cmd_entry *self, const char *path, const char 
             return cli_error(self, "writing to standard output: %s", strerror(errno));
         return CLI_OK;
     }
-    err = file_write_atomic(path, data, len, 0644);
+    err = file_write_atomic(path, data, len, mode);
     if (err < 0)
         return cli_error(self, "%s: cannot write: %s", path, strerror(-err));
     return CLI_OK;
@@ -156,7 +158,7 @@ static int cmd_export_exec(struct cli *cli, const struct cmd_entry *self, int ar
     unsigned flags = BROCK_EXPORT_DEFAULT, learned = 0;
     char *out = NULL, why[160];
     size_t len = 0;
-    int c, rc, err, filtered = 0;
+    int c, rc, err, filtered = 0, private = 0;
 
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -194,11 +196,14 @@ static int cmd_export_exec(struct cli *cli, const struct cmd_entry *self, int ar
     if (rc != CLI_OK)
         return rc;
     err = brock_export_with(e, format, flags | learned, &out, &len);
+    /* The sites a person visited are theirs to read, as the state is (its folder is 0700). */
+    if (err >= 0 && output)
+        err = private = brock_export_names_sites(e, format, flags | learned);
     if (err < 0) {
         rc = cli_error(self, "cannot export as %s: %s", format, brock_engine_errmsg(e));
         goto out;
     }
-    rc = write_out(self, output, out, len);
+    rc = write_out(self, output, out, len, private ? 0600 : 0644);
 out:
     brock_free(out);
     return cli_close(self, e, rc);

@@ -488,6 +488,22 @@ int brock_export_actions_parse(const char *list, unsigned *flags, char *err, siz
     return 0;
 }
 
+int brock_export_names_sites(struct brock_engine *e, const char *format, unsigned flags)
+{
+    for (size_t i = 0; i < sizeof(exporters) / sizeof(exporters[0]); i++) {
+        int rc;
+
+        if (strcmp(format, exporters[i].name) != 0)
+            continue;
+        /* Privacy Badger's JSON holds the snitch map and the disabled sites, whatever else. */
+        if (exporters[i].write == brock__export_pb)
+            return 1;
+        rc = brock__plan_names_sites(e, flags);
+        return rc < 0 ? brock__fail(e, rc, "out of memory") : rc;
+    }
+    return export_unknown(e, format);
+}
+
 int brock_export(struct brock_engine *e, const char *format, char **out, size_t *len)
 {
     return brock_export_with(e, format, BROCK_EXPORT_DEFAULT, out, len);

@@ -744,6 +744,11 @@ int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flag
                       struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
 void brock__plan_cleanup(struct brock__plan *p);
 
+/* Whether a block list exported with flags names a site a person visited: a choice for one
+ * site only that it holds, each of which every format writes as a rule or as a comment
+ * saying it cannot. Returns 1, 0, or BROCK_ENOMEM. */
+int brock__plan_names_sites(struct brock_engine *e, unsigned flags) BROCK_NODISCARD_INTERNAL;
+
 /* A block list written as text, rule by rule. */
 struct brock__text_list {
     unsigned plan_flags;  /* enum brock__plan_flags */

@@ -277,6 +277,28 @@ static int make_rules(struct collect *c, struct strmap *m)
 
 /* ---- choices for one site only ---- */
 
+/* Whether a choice for one site only, of action a, goes into a list exported with flags: a
+ * block only when blocks are exported; the others always (a cookieblock as an exception where
+ * it cannot be a rule of its own). */
+static int site_rule_kept(unsigned flags, enum brock_action a)
+{
+    return brock_action_effect(a) != BROCK_DENY || (flags & BROCK_EXPORT_BLOCK);
+}
+
+int brock__plan_names_sites(struct brock_engine *e, unsigned flags)
+{
+    struct brock_site_action *v = NULL;
+    size_t n = 0;
+    int rc = brock_site_actions(e, NULL, &v, &n), named = 0;
+
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n && !named; i++)
+        named = site_rule_kept(flags, v[i].action);
+    brock_free(v);
+    return named;
+}
+
 /* The choices for one site only, less what the flags leave out: a block unless blocks are
  * exported, a cookieblock turned into an exception where the format cannot strip cookies or
  * cookieblock is not exported (as for the rest of the list). */
@@ -296,7 +318,7 @@ static int site_rules(struct brock_engine *e, const struct collect *c, struct br
         struct brock__site_rule *r = &p->site_rules[p->n_site_rules];
         enum brock_effect x = brock_action_effect(v[i].action);
 
-        if (x == BROCK_DENY && !(c->flags & BROCK_EXPORT_BLOCK))
+        if (!site_rule_kept(c->flags, v[i].action))
             continue;
         if (x == BROCK_STRIP_COOKIES &&
             (!(c->flags & BROCK_EXPORT_COOKIEBLOCK) || !(c->plan_flags & BROCK__PLAN_STRIP)))

@@ -682,12 +682,114 @@ decided:
     return 0;
 }
 
+/* ---- explaining a decision ---- */
+
+/* The words for one kind of evidence in an explanation. */
+static const char *evidence_words(enum brock_evidence_kind k)
+{
+    switch (k) {
+    case BROCK_EVIDENCE_COOKIE:
+        return "cookie";
+    case BROCK_EVIDENCE_SET_COOKIE:
+        return "Set-Cookie";
+    case BROCK_EVIDENCE_BEACON:
+        return "beacon";
+    case BROCK_EVIDENCE_PIXEL:
+        return "pixel cookie sharing";
+    case BROCK_EVIDENCE_CANVAS:
+        return "canvas fingerprinting";
+    case BROCK_EVIDENCE_SUPERCOOKIE:
+        return "supercookie";
+    case BROCK_EVIDENCE_IMPORTED:
+        break;
+    }
+    return "pre-trained or imported";
+}
+
+/* Appends text to buf (size bytes, *used of them taken), as much of it as fits. Returns 0, or
+ * -1 when it did not fit whole. */
+static int explain_put(char *buf, size_t size, size_t *used, const char *text)
+{
+    size_t n = strlen(text), room = size - 1 - *used;
+
+    if (n > room) {
+        memcpy(buf + *used, text, room);
+        *used += room;
+        buf[*used] = '\0';
+        return -1;
+    }
+    memcpy(buf + *used, text, n + 1);
+    *used += n;
+    return 0;
+}
+
+/* What was seen of a tracker on one site, into buf: the kind its snitch entry recorded, then
+ * the tracking map's other kinds there (t: the tracker's row, or NULL). A canvas read back on
+ * a site a cookie had recorded already is only in the tracking map; the seed and imports
+ * record no kind in the snitch map, but may in the tracking map. Returns as explain_put(). */
+static int explain_site(const struct snitch_site *ss, const struct tracking *t, char *buf,
+                        size_t size, size_t *used)
+{
+    static const struct {
+        unsigned bit;
+        enum brock_evidence_kind kind;
+    } tracked[] = {
+        {BROCK__TRACK_BEACON, BROCK_EVIDENCE_BEACON},
+        {BROCK__TRACK_PIXEL, BROCK_EVIDENCE_PIXEL},
+        {BROCK__TRACK_CANVAS, BROCK_EVIDENCE_CANVAS},
+    };
+    enum brock_evidence_kind kind = (enum brock_evidence_kind)ss->kind;
+    unsigned kinds = 0;
+    int said = 0;
+
+    for (size_t i = 0; t && i < t->n; i++) {
+        if (!strcmp(t->v[i].site, ss->site)) {
+            kinds = t->v[i].kinds;
+            break;
+        }
+    }
+    if (kind != BROCK_EVIDENCE_IMPORTED || !kinds) {
+        if (explain_put(buf, size, used, evidence_words(kind)) < 0)
+            return -1;
+        said = 1;
+    }
+    for (size_t i = 0; i < sizeof(tracked) / sizeof(tracked[0]); i++) {
+        if (!(kinds & tracked[i].bit) || tracked[i].kind == kind)
+            continue;
+        if ((said && explain_put(buf, size, used, ", ") < 0) ||
+            explain_put(buf, size, used, evidence_words(tracked[i].kind)) < 0)
+            return -1;
+        said = 1;
+    }
+    return 0;
+}
+
+/* The sites base was seen tracking on, each with what was seen there ("a.test: cookie;
+ * b.test: canvas fingerprinting"), into buf (size bytes, at least 4): as many as fit, then
+ * "..." when some did not. */
+static void explain_sites(struct brock_engine *e, const char *base, const struct snitch *s,
+                          char *buf, size_t size)
+{
+    const struct tracking *t = strmap_get(&e->tracking, base);
+    size_t used = 0;
+    int cut = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; s && i < s->n && !cut; i++) {
+        cut = (i && explain_put(buf, size, &used, "; ") < 0) ||
+              explain_put(buf, size, &used, s->v[i].site) < 0 ||
+              explain_put(buf, size, &used, ": ") < 0 ||
+              explain_site(&s->v[i], t, buf, size, &used) < 0;
+    }
+    if (cut)
+        memcpy(buf + size - 4, "...", 4);
+}
+
 size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,
                               size_t len)
 {
     const struct snitch *s;
-    char sites[160] = "";
-    size_t used = 0;
+    char sites[320];
     int n;
 
     switch (d->reason) {
@@ -732,14 +834,7 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
     }
 
     s = brock__snitch_get(e, d->base);
-    for (size_t i = 0; s && i < s->n && used < sizeof(sites) - 1; i++) {
-        n = snprintf(sites + used, sizeof(sites) - used, "%s%s", i ? ", " : "", s->v[i].site);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-    if (used >= sizeof(sites) - 1)
-        memcpy(sites + sizeof(sites) - 4, "...", 4);
+    explain_sites(e, d->base, s, sites, sizeof(sites));
 
     switch (d->action) {
     case BROCK_NOACTION:

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "brock.h"
+#include "util/file.h"
 
 static int lookup(const char *name, struct privs *p)
 {
@@ -234,9 +235,20 @@ int privs_check_reach(const struct privs *p, const char *state_dir, char *err, s
 int privs_drop(const struct privs *p, const char *state_dir, char *err, size_t errlen)
 {
     struct owners was;
+    int rc;
 
     if (!p->drop)
         return 0;
+    /* The SQLite store has made its folder by now; the PostgreSQL store keeps nothing there
+     * and makes none, yet the folder is the user's all the same (the CA goes there, and the
+     * check below wants it): one rule for both, the folder made as the SQLite store makes it
+     * (mode 0700, with those above it that are missing). privs_check_reach() has found the
+     * folders above it open to the user. */
+    if (state_dir && (rc = file_mkdirs(state_dir, 0700)) < 0) {
+        snprintf(err, errlen, "--state %s: could not make the folder: %s", state_dir,
+                 strerror(-rc));
+        return -1;
+    }
     if (state_dir && give_state(p, state_dir, &was, err, errlen) < 0) {
         restore_state(state_dir, &was);
         return -1;

@@ -29,7 +29,8 @@ int privs_plan(const char *user, struct privs *p, char *err, size_t errlen)
 int privs_check_reach(const struct privs *p, const char *state_dir, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
-/* When p->drop: hands state_dir and its database files (brock.db and the -wal, -shm and
+/* When p->drop: makes state_dir (mode 0700, as the SQLite store does) when it does not exist,
+ * whichever the store; hands it and its database files (brock.db and the -wal, -shm and
  * -journal files beside it) to p's user, leaving ca/ alone, then sets the groups, gid and uid,
  * checks that root cannot be regained, and sets no_new_privs. If the groups or ids cannot be
  * set, the files get their owners back. Returns 0, or -1 with a sentence in err (the process

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -86,9 +87,13 @@ int file_write_atomic(const char *path, const void *data, size_t len, int mode)
     const char *d = data;
     int fd, err = 0;
 
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
         return -ENAMETOOLONG;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    /* A name no other file has: mkostemp() makes it (O_EXCL, mode 0600), so that nothing
+     * planted beside path under a name brock would pick (a link to elsewhere, a file someone
+     * else owns and can read) receives what is written. The mode asked for is set once the
+     * file is whole. */
+    fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0)
         return -errno;
     while (len) {

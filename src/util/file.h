@@ -16,8 +16,9 @@ int file_read(const char *path, size_t max, char **out, size_t *len)
 int file_read_at(int dirfd, const char *path, size_t max, char **out, size_t *len)
     __attribute__((warn_unused_result));
 
-/* Writes data to a temporary file beside path, flushes it, and renames it into place with
- * the given mode. Returns 0, or -errno; on failure path is untouched. */
+/* Writes data to a new temporary file beside path (made under a name no other file has, so
+ * that nothing planted there receives it), flushes it, and renames it into place with exactly
+ * the given mode, whatever the umask. Returns 0, or -errno; on failure path is untouched. */
 int file_write_atomic(const char *path, const void *data, size_t len, int mode)
     __attribute__((warn_unused_result));
 

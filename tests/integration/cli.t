@@ -128,11 +128,16 @@ perl -MJSON::PP -e '
     $d->{site} eq "site-four.com" or die "site $d->{site}\n";
     JSON::PP::is_bool($d->{third_party}) && $d->{third_party} or die "third_party\n";
     $d->{action} eq "block" && $d->{effect} eq "block" or die "action\n";
-    length $d->{why} > 10 or die "why\n";
+    $d->{why} eq "'"$TR"' was seen tracking on 3 sites (site-one.com: cookie; " .
+        "site-two.com: cookie; site-three.com: cookie): blocked (from '"$TR"')."
+        or die "why: $d->{why}\n";
     exists $d->{tracker} and die "tracker without a CNAME\n";
     $d->{url} eq "https://cdn.'"$TR"'/x.js" or die "url\n";
 ' <"$T/out" 2>"$T/err"
 ok $? "check prints one JSON object with url, host, base, site, third_party, action, effect, why"
+is "$(sed -n 's/^  "\([a-z_]*\)".*/\1/p' "$T/out" | tr '\n' ' ')" \
+    "url host base site third_party type action effect reason why " \
+    "... and no other field"
 run check --site "https://www.$TR/" "https://cdn.$TR/x.js"
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     !$d->{third_party} && $d->{effect} eq "pass" or exit 1' <"$T/out"
@@ -163,8 +168,8 @@ perl -MJSON::PP -e '
 ' <"$T/out" 2>"$T/err"
 ok $? "list --json has domain, action, base, sites, dnt, cookieblock_listed and evidence"
 run list --site site-two.com
-awk -v d="$TR" '$1 == d { f = 1 } END { exit !f }' "$T/out"
-ok $? "list --site shows the trackers seen on that site"
+is "$?:$(cat "$T/out")" "0:DOMAIN  ACTION  SITES" \
+    "list --site lists what the site's pages requested through brock: a HAR records none"
 b set mine.example block >/dev/null 2>&1
 b set friend.example allow >/dev/null 2>&1
 run list --action block
@@ -190,7 +195,10 @@ run list --learned-only
 is "$(awk 'NR > 1 { print $1 }' "$T/out" | sort | tr '\n' ' ')" \
     "friend.example mine.example px.$TR $TR " "list --learned-only leaves out what the seed brought"
 run list --site site-nine.com
-is "$(cat "$T/out")" "" "list --site of a site with no trackers shows none"
+is "$?:$(cat "$T/out")" "0:DOMAIN  ACTION  SITES" \
+    "list --site of a site never seen prints its header alone"
+run list --action user_cookieblock
+is "$?:$(cat "$T/out")" "0:DOMAIN  ACTION  SITES" "... as does any list with nothing in it"
 
 # ---- what does not count ----
 fresh
@@ -264,6 +272,22 @@ is "$(action_of "$BE")" block "beacons count without cookies"
 is "$(action_of "other-beacon.$BE.example")" block "Chrome's _resourceType ping is a beacon"
 is "$(action_of "$PT")" block "Content-Type text/ping with a parameter is a ping"
 is "$(action_of "$NP")" none "Content-Type text/pingback is not a ping"
+run check --site https://www.site-four.com/ "https://$BE/collect"
+perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{why}' <"$T/out" >"$T/why"
+is "$(cat "$T/why")" "$BE was seen tracking on 3 sites (site-one.com: beacon; site-two.com: \
+beacon; site-three.com: beacon): blocked (from $BE)." "check's why names the kind of evidence"
+fresh
+for s in one two; do
+    har "$T/mix$s.har" "$(doc p1 "https://www.site-$s.com/")" \
+        "$(entry p1 "https://sync.$SC/i" "" "$(hdr Set-Cookie "id=c0ffee$s$s$s; Path=/; Secure")")"
+    b learn "$T/mix$s.har" >/dev/null 2>&1
+done
+visit "$T/mixthree.har" site-three.com "https://sync.$SC/p" "uid=0a1b2c3d4e5f"
+b learn "$T/mixthree.har" >/dev/null 2>&1
+run check --site https://www.site-four.com/ "https://$SC/x"
+perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{why}' <"$T/out" >"$T/why"
+is "$(cat "$T/why")" "$SC was seen tracking on 3 sites (site-one.com: Set-Cookie; site-two.com: \
+Set-Cookie; site-three.com: cookie): blocked (from $SC)." "... each site's own"
 
 # ---- the cookieblock list ----
 fresh
@@ -482,7 +506,8 @@ run export -o "$T/export.json"
 ok $? "export -o FILE"
 cmp -s "$T/export.json" "$T/export-stdout"
 ok $? "export -o writes the same text as standard output"
-is "$(stat -c %a "$T/export.json")" 644 "export -o writes mode 0644"
+is "$(stat -c %a "$T/export.json")" 600 \
+    "export -o of the pb format writes mode 0600: it lists the sites seen"
 fresh
 run import "$T/export.json"
 ok $? "import the export into a fresh state"
@@ -492,6 +517,8 @@ ok $? "the re-imported state has identical decisions"
 S=$A
 run export --format hosts
 ok $? "export --format hosts"
+b export --format hosts -o "$T/export.hosts" 2>"$T/err"
+is "$?:$(stat -c %a "$T/export.hosts")" "0:644" "a block list that names no site is written 0644"
 grep -Eq "^0\.0\.0\.0[[:space:]]+px\.$TR\$" "$T/out" && grep -Fq "$TR" "$T/out"
 ok $? "the hosts export lists the blocked domains"
 grep -Fq "$CA" "$T/out"
@@ -595,10 +622,29 @@ for c in run check learn list set import export; do
     grep -q "^  $c " "$T/out" || missing="$missing $c"
 done
 is "$missing" "" "brock --help lists every command"
-for c in run check learn list set import export help; do
-    "$BROCK" "$c" --help >"$T/out" 2>"$T/err" && grep -q "^Usage: brock .*$c" "$T/out"
-    ok $? "brock $c --help"
+# Every command `brock --help` lists: its --help names it, and says what it alone does (a
+# text copied from another command would describe that one).
+commands=$(awk '/^Commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }' \
+    "$T/out")
+for c in $commands; do
+    "$BROCK" "$c" --help >"$T/help-$c" 2>"$T/err" &&
+        grep -q "^Usage: brock \[GLOBAL OPTIONS\] $c\( \|\$\)" "$T/help-$c"
+    ok $? "brock $c --help names $c"
 done
+same=""
+for c in $commands; do
+    for o in $commands; do
+        # The text below the usage and the summary: the command's own description.
+        if [ "$c" \< "$o" ] && [ -n "$(tail -n +3 "$T/help-$c")" ] &&
+            [ "$(tail -n +3 "$T/help-$c")" = "$(tail -n +3 "$T/help-$o")" ]; then
+            same="$same $c=$o"
+        fi
+    done
+done
+is "$same" "" "no two commands' --help describe the same thing"
+grep -q "^Turns brock on again on SITE" "$T/help-enable" &&
+    ! grep -q "Turns brock off" "$T/help-enable"
+ok $? "brock enable --help says that it turns brock on again"
 "$BROCK" help learn >"$T/out" 2>&1 && grep -q "FILE.har" "$T/out"
 ok $? "brock help learn"
 "$BROCK" help nosuch >"$T/out" 2>"$T/err"

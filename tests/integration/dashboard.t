@@ -248,6 +248,32 @@ check('browsing through brock fills the sites and the trackers', async () => {
   assert.equal(all.find((x) => x.domain === 'tracker1.test').action, 'block');
 });
 
+check('brock list --site lists what the dashboard\'s page of the site lists', async () => {
+  // tracker1.test was blocked by the time site-d.test's page requested it: it was never seen
+  // tracking there, yet the site's page shows it.
+  const page = (await api('GET', '/api/sites/site-d.test')).json;
+  const want = page.trackers.map((t) => t.domain);
+  assert.deepEqual(want, ['tracker1.test']);
+  // The page views reach the state with the proxy's next write, within a second or two.
+  const listed = await h.waitFor('site-d.test\'s page views in the state', async () => {
+    const r = await h.brock(stateDir, ['list', '--site', 'site-d.test', '--json', '--all']);
+    assert.equal(r.code, 0, r.stderr);
+    const got = JSON.parse(r.stdout);
+    return got.length ? got : null;
+  });
+  assert.deepEqual(listed.map((t) => t.domain), want);
+  assert.equal(listed[0].action, 'block');
+  assert.deepEqual(listed[0].sites, ['site-a.test', 'site-b.test', 'site-c.test']);
+  const text = await h.brock(stateDir, ['list', '--site', 'www.site-d.test']);
+  assert.equal(text.code, 0, text.stderr);
+  assert.deepEqual(text.stdout.trim().split('\n').map((l) => l.split(/ +/)),
+                   [['DOMAIN', 'ACTION', 'SITES'],
+                    ['tracker1.test', 'block', 'site-a.test,site-b.test,site-c.test']]);
+  const none = await h.brock(stateDir, ['list', '--site', 'never.test']);
+  assert.deepEqual([none.code, none.stdout], [0, 'DOMAIN  ACTION  SITES\n'],
+                   'a site never seen: the header alone');
+});
+
 check('a choice made in the dashboard applies to the next proxied request', async () => {
   await learn('tracker2.test', ['site-a.test', 'site-b.test', 'site-c.test']);
   const before = origin.to('tracker2.test').length;

@@ -491,3 +491,45 @@ check('choices for one site only: what each page gets in the browsers\' lists', 
   assert.match(await save('dnsmasq'),
                /^# left out: allow tracker\.test on news\.test only \(the format cannot tell/m);
 });
+
+// ---- who may read an export ----
+
+check('an export naming the sites visited is written 0600, a block list without them 0644',
+      async () => {
+  const bad = await brock(S, ['export', '--format', 'none']);
+  const formats = /the formats are (.*)$/m.exec(bad.stderr)[1].split(', ');
+  assert.ok(formats.length > 10 && formats[0] === 'pb', bad.stderr);
+  const mode = (file) => (fs.statSync(file).mode & 0o777).toString(8);
+  // Each written over a file that others could read, which the export replaces.
+  const save = async (state, format, extra = []) => {
+    const file = path.join(dir, `mode.${format}`);
+    fs.writeFileSync(file, 'before\n', { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    const r = await brock(state, ['export', '--format', format, ...extra, '-o', file]);
+    assert.equal(r.code, 0, `${format}: ${r.stderr}`);
+    return { text: fs.readFileSync(file, 'utf8'), mode: mode(file) };
+  };
+  // Privacy Badger's format lists the sites each tracker was seen on: always 0600. The block
+  // lists of a state without a choice for one site name trackers only.
+  for (const format of formats) {
+    const { text, mode: m } = await save(S, format);
+    assert.match(text, format === 'pb' ? /"a\.test"/ : /tracker/, format);
+    assert.equal(m, format === 'pb' ? '600' : '644', `${format}: mode ${m}`);
+  }
+  // A choice for one site names that site in every format (as a rule, or as a comment saying
+  // the format cannot hold it).
+  const S3 = path.join(dir, 'state-mode');
+  let r = await brock(S3, ['--no-seed', 'import', path.join(dir, 'seed.json')]);
+  assert.equal(r.code, 0, r.stderr);
+  r = await brock(S3, ['set', 'plain.test', 'block', '--site', 'visited-site.test']);
+  assert.equal(r.code, 0, r.stderr);
+  for (const format of formats) {
+    const { text, mode: m } = await save(S3, format);
+    assert.match(text, /visited-site\.test/, format);
+    assert.equal(m, '600', `${format} with a choice for one site: mode ${m}`);
+  }
+  // Leaving blocks out leaves that choice out too, and with it the site.
+  const { text, mode: m } = await save(S3, 'hosts', ['--action', 'cookieblock']);
+  assert.doesNotMatch(text, /visited-site\.test/);
+  assert.equal(m, '644');
+});

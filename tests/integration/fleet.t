@@ -160,3 +160,33 @@ check('import and export work on the database as on the file', async (t) => {
     assert.equal(x.stdout, y.stdout, `${format} differs`);
   }
 }, 60000);
+
+// Started as root, brock makes a state folder that does not exist yet and hands it to the
+// user it becomes, with either store: the PostgreSQL store keeps nothing in it, but the
+// folder is brock's all the same (the CA goes there).
+check('as root: a new state folder under root\'s own is made and handed over, as on SQLite',
+      async (t) => {
+  if (skip) { t.skip(skip); return; }
+  if (process.getuid() !== 0) { t.skip('brock gives up root only when started as root'); return; }
+  const parent = tmpdir('fleet-new');
+  assert.equal(fs.statSync(parent).mode & 0o777, 0o755);
+  assert.equal(fs.statSync(parent).uid, 0);
+  const made = {};
+  for (const [name, store] of [['sqlite', []], ['postgresql', ['--store', conninfo]]]) {
+    const state = path.join(parent, name);
+    const b = await startBrock({ state, global: [...store, '--no-seed'], args: resolve() });
+    try {
+      const m = /running as the user \S+ \(uid (\d+)\)/.exec(
+        await waitFor('the drop', () => /running as the user .*\n/.exec(b.log())?.[0], 5000));
+      const st = fs.statSync(state);
+      made[name] = { dir: st.isDirectory(), mode: (st.mode & 0o7777).toString(8),
+                     uid: st.uid, user: Number(m[1]) };
+    } finally {
+      const r = await b.stop();
+      assert.deepEqual(r, { code: 0, signal: null }, b.log());
+    }
+  }
+  assert.deepEqual(made.sqlite, { dir: true, mode: '700', uid: made.sqlite.user,
+                                  user: made.sqlite.user });
+  assert.deepEqual(made.postgresql, made.sqlite);
+}, 60000);

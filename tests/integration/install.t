@@ -3,7 +3,9 @@
 # `make install` into a staging folder, from the build the suite uses: the program runs, the
 # installed libbrock.a defines no global symbol but the public API's brock_*, brock.pc is valid,
 # and a program written against the installed header links with `pkg-config --static` and runs,
-# even one that has functions of its own named like the library's helpers.
+# even one that has functions of its own named like the library's helpers. Then the targets
+# that install what is missing first (scripts/deps), on a machine that lacks the libraries:
+# what they build gets pkg-config's flags as they are once the install is done.
 # Needs $BROCK (the binary) and $BROCK_MAKE (make with the build's BUILD and SANITIZE, as
 # `make check` sets it; by default make in the repository with BUILD the folder of $BROCK);
 # prints TAP.
@@ -132,5 +134,64 @@ ok $? "a program using brock.h compiles and links with pkg-config's flags${san:+
 "$T/prog" >"$T/out" 2>"$T/err"
 ok $? "... and runs"
 is "$(cat "$T/out")" "$VERSION tracker.example block 4" "... opening an engine in memory and deciding"
+
+# ---- the targets that install first, on a fresh machine ----
+# A machine where the libraries appear only once scripts/deps has installed them: pkg-config
+# and dpkg-query answer "missing" until apt-get (reached directly as root, else through sudo)
+# has installed, which leaves a mark. pkg-config's flags are then a folder no compiler has,
+# which the first compile (cc), or clang-tidy for lint, must be given; both write down their
+# command line and stop the build there. Nothing is installed, fetched or compiled. deb is not
+# here: dpkg-buildpackage builds in a make of its own, started after the install; asan is
+# check in build/asan.
+FAKE="$T/fake"
+mkdir -p "$FAKE"
+cat >"$FAKE/pkg-config" <<EOF
+#!/bin/sh
+if [ ! -e "$T/installed" ]; then
+    echo "pkg-config: nothing is installed yet" >&2
+    exit 1
+fi
+for a in "\$@"; do
+    case \$a in
+    --cflags) echo "-I/nonexistent/brock-test-include"; exit 0 ;;
+    --libs) echo "-lbrock_test_lib"; exit 0 ;;
+    esac
+done
+EOF
+cat >"$FAKE/dpkg-query" <<EOF
+#!/bin/sh
+[ ! -e "$T/installed" ] || printf 'install ok installed'
+EOF
+cat >"$FAKE/apt-get" <<EOF
+#!/bin/sh
+echo "apt-get \$1" >>"$T/steps"
+[ "\$1" != install ] || : >"$T/installed"
+EOF
+printf '#!/bin/sh\nexec "$@"\n' >"$FAKE/sudo"
+printf '#!/bin/sh\n' >"$FAKE/npm"
+printf '#!/bin/sh\n' >"$FAKE/cppcheck"
+for tool in cc clang-tidy; do
+    cat >"$FAKE/$tool" <<EOF
+#!/bin/sh
+echo "$tool \$*" >>"$T/steps"
+echo "$tool: stopped here by install.t" >&2
+exit 1
+EOF
+done
+chmod 755 "$FAKE"/*
+for target in run check lint fuzz; do
+    rm -f "$T/installed" "$T/steps"
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$FAKE:$PATH" \
+        make --no-print-directory -C "$TOP" BUILD="$T/build-$target" FUZZ_BUILD="$T/fuzz" \
+        CC="$FAKE/cc" FUZZ_CC="$FAKE/cc" "$target" >"$T/err" 2>&1
+    steps=$(grep -v '^apt-get' "$T/steps" 2>/dev/null | head -1)
+    case $(head -1 "$T/steps" 2>/dev/null):$steps in
+    "apt-get update":*" -I/nonexistent/brock-test-include "*)
+        ok 0 "make $target installs, then builds with the libraries' flags" ;;
+    *)
+        ok 1 "make $target installs, then builds with the libraries' flags"
+        echo "# first steps: $(head -3 "$T/steps" 2>/dev/null | cut -c1-240 | tr '\n' '|')" ;;
+    esac
+done
 
 done_testing

@@ -614,6 +614,37 @@ static void test_site_choices(void **unused)
     brock_engine_free(e);
 }
 
+/* Whether an export names a site visited: pb always; a block list only through a choice for
+ * one site that it holds, which no format leaves unsaid. */
+static void test_names_sites(void **unused)
+{
+    struct brock_engine *e = state();
+    const char *const *f;
+
+    (void)unused;
+    for (f = brock_export_formats(); *f; f++)
+        assert_int_equal(brock_export_names_sites(e, *f, BROCK_EXPORT_DEFAULT),
+                         strcmp(*f, "pb") == 0);
+    assert_int_equal(brock_export_names_sites(e, "bind9", BROCK_EXPORT_DEFAULT), BROCK_EINVAL);
+    assert_int_equal(brock_set_site_action(e, "news.example", "evil.example", BROCK_USER_BLOCK),
+                     0);
+    for (f = brock_export_formats(); *f; f++) {
+        char *out = NULL;
+        size_t len = 0;
+
+        assert_int_equal(brock_export_names_sites(e, *f, BROCK_EXPORT_DEFAULT), 1);
+        assert_int_equal(brock_export_with(e, *f, BROCK_EXPORT_DEFAULT, &out, &len), 0);
+        assert_non_null(strstr(out, "news.example"));
+        brock_free(out);
+    }
+    /* Without blocks the block for one site is left out, and the site with it. */
+    assert_int_equal(brock_export_names_sites(e, "hosts", BROCK_EXPORT_COOKIEBLOCK), 0);
+    assert_int_equal(brock_set_site_action(e, "shop.example", "evil.example", BROCK_USER_ALLOW),
+                     0);
+    assert_int_equal(brock_export_names_sites(e, "hosts", BROCK_EXPORT_COOKIEBLOCK), 1);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_public_suffixes),
         cmocka_unit_test(test_suffix_below_a_block),
         cmocka_unit_test(test_site_choices),
+        cmocka_unit_test(test_names_sites),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -446,6 +446,88 @@ static void test_decide_request(void **state)
     brock_engine_free(e);
 }
 
+/* Evidence of kind on site for base, as learning records it: the snitch entry, and the
+ * tracking map's kind where Privacy Badger keeps one (track: a BROCK__TRACK_ bit, or 0). */
+static void seen(struct brock_engine *e, const char *base, const char *site, int kind,
+                 unsigned track)
+{
+    struct brock__evidence_in ev = {.host = base, .kind = kind, .time_ms = 1700000000000};
+
+    assert_true(brock__record_prevalence(e, base, base, site, &ev) > 0);
+    if (track)
+        assert_int_equal(brock__tracking_add(e, base, site, track), 0);
+}
+
+static void explain(struct brock_engine *e, const char *host, char *why, size_t size)
+{
+    struct brock_decision d;
+
+    assert_int_equal(brock_decide(e, host, "news.example", &d), 0);
+    assert_true(brock_decision_explain(e, &d, why, size) < size);
+}
+
+/* The sentence names, for each site, what was seen there (the kind of its snitch entry, then
+ * the tracking map's other kinds), not only that there were sites. */
+static void test_explain_evidence(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
+    char why[1024];
+
+    (void)state;
+    seen(e, "tracker.test", "a.test", BROCK_EVIDENCE_COOKIE, 0);
+    seen(e, "tracker.test", "b.test", BROCK_EVIDENCE_PIXEL, BROCK__TRACK_PIXEL);
+    explain(e, "px.tracker.test", why, sizeof(why));
+    assert_string_equal(why, "tracker.test was seen tracking on 2 sites (a.test: cookie; "
+                             "b.test: pixel cookie sharing), fewer than 3: allowed.");
+    seen(e, "tracker.test", "c.test", BROCK_EVIDENCE_CANVAS, BROCK__TRACK_CANVAS);
+    explain(e, "px.tracker.test", why, sizeof(why));
+    assert_string_equal(why, "tracker.test was seen tracking on 3 sites (a.test: cookie; "
+                             "b.test: pixel cookie sharing; c.test: canvas fingerprinting): "
+                             "blocked (from tracker.test).");
+
+    /* A canvas read back on a site the cookie recorded already: both. Each other kind has
+     * its words. */
+    seen(e, "other.test", "a.test", BROCK_EVIDENCE_SET_COOKIE, 0);
+    assert_int_equal(brock__tracking_add(e, "other.test", "a.test", BROCK__TRACK_CANVAS), 0);
+    seen(e, "other.test", "b.test", BROCK_EVIDENCE_BEACON, BROCK__TRACK_BEACON);
+    seen(e, "other.test", "c.test", BROCK_EVIDENCE_SUPERCOOKIE, 0);
+    explain(e, "other.test", why, sizeof(why));
+    assert_string_equal(why, "other.test was seen tracking on 3 sites (a.test: Set-Cookie, "
+                             "canvas fingerprinting; b.test: beacon; c.test: supercookie): "
+                             "blocked (from other.test).");
+
+    /* The seed or an import records no kind: said so, unless its tracking map named some. */
+    seen(e, "seeded.test", "a.test", BROCK_EVIDENCE_IMPORTED, 0);
+    seen(e, "seeded.test", "b.test", BROCK_EVIDENCE_IMPORTED,
+         BROCK__TRACK_CANVAS | BROCK__TRACK_BEACON);
+    explain(e, "seeded.test", why, sizeof(why));
+    assert_string_equal(why, "seeded.test was seen tracking on 2 sites (a.test: pre-trained or "
+                             "imported; b.test: beacon, canvas fingerprinting), fewer than 3: "
+                             "allowed.");
+    brock_engine_free(e);
+}
+
+/* Many sites: as many as fit, then "...", never a sentence cut short. */
+static void test_explain_many_sites(void **state)
+{
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
+    char why[2048], site[64];
+    size_t n;
+
+    (void)state;
+    for (int i = 0; i < 60; i++) {
+        snprintf(site, sizeof(site), "site-number-%02d.example", i);
+        seen(e, "many.test", site, BROCK_EVIDENCE_COOKIE, 0);
+    }
+    explain(e, "many.test", why, sizeof(why));
+    n = strlen(why);
+    assert_true(n < 600);
+    assert_non_null(strstr(why, "many.test was seen tracking on 60 sites (site-number-00."
+                                "example: cookie; site-number-01.example: cookie; "));
+    assert_non_null(strstr(why, "...): blocked (from many.test)."));
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +546,8 @@ int main(void)
         cmocka_unit_test(test_action_parse),
         cmocka_unit_test(test_resource_types),
         cmocka_unit_test(test_decide_request),
+        cmocka_unit_test(test_explain_evidence),
+        cmocka_unit_test(test_explain_many_sites),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
