@@ -13,10 +13,11 @@
  * DevTools and Playwright keep one page for a tab across its navigations. So within a page:
  *
  * - A top-level navigation starts a new first party: Sec-Fetch-Dest: document, or, where
- *   plain http left that header out, Chromium's _resourceType "document" in the frame of the
- *   page's first document (Playwright's _frameref). A redirect is a navigation like the
- *   document it leads to, and the page before the chain stays the previous page.
- *   Navigations teach nothing.
+ *   plain http left that header out, a document in the frame of the page's first document
+ *   (Playwright's _frameref), else one that names no Referer. A document is what Chromium's
+ *   _resourceType calls one, else a request that asked for one (its Accept) and was answered
+ *   with HTML or a redirect. A redirect is a navigation like the document it leads to, and
+ *   the page before the chain stays the previous page. Navigations teach nothing.
  * - A frame (Sec-Fetch-Dest: iframe and the like, or a document in another _frameref) is a
  *   third-party request of the page it is in, and so is everything it loads.
  * - Every other entry belongs to the latest navigation that started before it, except that a
@@ -24,8 +25,8 @@
  *   before the new one replaced it.
  * - Entries before the page's first navigation belong to the page's first document: the
  *   first navigation, else the first text/html answer, else the first entry, else the page's
- *   title when that is a URL. Without Sec-Fetch-Dest or _frameref a later document cannot be
- *   told from a frame, and does not change the first party.
+ *   title when that is a URL. Without Sec-Fetch-Dest or _frameref a later document that
+ *   names a Referer cannot be told from a frame, and does not change the first party.
  *
  * An entry without a page takes its Referer's host as first party, unless that host was
  * last seen as a frame: then the page that frame was in. Entries with neither are skipped.
@@ -148,10 +149,15 @@ static enum har_level level_of(const struct har_page *p, const struct har_slot *
     case HAR_DEST_NONE:
         break;
     }
-    if (h->flags & HAR_RDOC) {
+    if (h->flags & (HAR_RDOC | HAR_HDOC)) {
         if (h->frame && p && p->main_frame)
             return h->frame == p->main_frame ? HAR_TOP : HAR_FRAME;
-        return HAR_DOC;
+        /* A frame's document names the page that holds it in its Referer: one that names
+         * none was opened by the tab itself (an address typed, a bookmark, a redirect of
+         * one). */
+        if (h->flags & HAR_NOREF)
+            return HAR_TOP;
+        return (h->flags & HAR_RDOC) ? HAR_DOC : HAR_PAGE;
     }
     return (h->flags & HAR_HTML) ? HAR_PAGE : HAR_SUB;
 }
@@ -191,7 +197,8 @@ static void find_pages(struct har_ctx *c)
         if (!p)
             continue;
         if (!p->main_frame && h->frame &&
-            (h->dest == HAR_DEST_DOC || (h->dest == HAR_DEST_NONE && (h->flags & HAR_RDOC))))
+            (h->dest == HAR_DEST_DOC ||
+             (h->dest == HAR_DEST_NONE && (h->flags & (HAR_RDOC | HAR_HDOC)))))
             p->main_frame = h->frame;
         r = rank[level_of(p, h)];
         if (r <= p->first_rank || !h->host)

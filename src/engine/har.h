@@ -25,6 +25,10 @@ enum {
     HAR_HTML = 4,    /* answered with text/html */
     HAR_RDOC = 8,    /* Chromium's _resourceType "document": a page or a frame */
     HAR_REDIRECT = 16, /* answered with a redirect (3xx with a Location, or a redirectURL) */
+    HAR_NOREF = 32,  /* the request named no Referer */
+    HAR_HDOC = 64,   /* neither Sec-Fetch-Dest nor _resourceType, but asked for a document (or
+                        for nothing in particular) and answered with one or sent on: a page
+                        or a frame */
 };
 
 /* What reading keeps of one entry: strings and arrays borrowed from the entry's JSON, which

@@ -279,7 +279,15 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     if (mime && strncasecmp(mime, "text/html", 9) == 0 &&
         (mime[9] == '\0' || mime[9] == ';' || mime[9] == ' '))
         h->flags |= HAR_HTML;
+    if (!h->referer)
+        h->flags |= HAR_NOREF;
     h->type = type_of(rtype, h->dest, req, mime);
+    /* A recording of plain http that names no resource types still tells a document: a
+     * request that asked for one, as a navigation's Accept does (or that asked for nothing
+     * in particular), answered with HTML or sent on elsewhere. */
+    if (!rtype && h->dest == HAR_DEST_NONE && (h->flags & (HAR_HTML | HAR_REDIRECT)) &&
+        (h->type == BROCK_RESOURCE_MAIN_FRAME || (!req[1] && h->type == BROCK_RESOURCE_OTHER)))
+        h->flags |= HAR_HDOC;
 }
 
 /* ---- time ---- */

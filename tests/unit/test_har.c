@@ -370,6 +370,84 @@ static void test_untold_documents_keep_the_first(void **state)
     brock_engine_free(e);
 }
 
+/* The answer of entry i of doc is of type mime. */
+static void set_mime(json_t *doc, size_t i, const char *mime)
+{
+    json_t *content = json_object_get(json_object_get(nth(doc, i), "response"), "content");
+
+    assert_int_equal(json_object_set_new(content, "mimeType", json_string(mime)), 0);
+}
+
+/* Plain http recorded without DevTools' resource types, one page for the tab: an HTML
+ * document asked for with no Referer is a navigation, whatever came before it in the page,
+ * and so is a redirect asked for that way. */
+static void test_untyped_navigations(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "http://site-one.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "http://px.tracker.example/p.gif", NULL, NULL, NULL, "http://site-one.example/",
+         "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+        {"p", 5, "http://site-two.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 6, "http://px.tracker.example/p.gif", NULL, NULL, NULL, "http://site-two.example/",
+         "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+        {"p", 9, "http://site-three.example/go", NULL, NULL, NULL, NULL, NULL, NULL,
+         "http://site-three.example/"},
+        {"p", 10, "http://site-three.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 11, "http://px.tracker.example/p.gif", NULL, NULL, NULL,
+         "http://site-three.example/", "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
+    struct run r;
+
+    (void)state;
+    set_mime(doc, 0, "text/html");
+    set_mime(doc, 2, "text/html; charset=utf-8");
+    set_mime(doc, 4, "text/plain");
+    set_mime(doc, 5, "text/html");
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.example"),
+                        "site-one.example,site-two.example,site-three.example");
+    assert_int_equal(best(e, "tracker.example"), BROCK_BLOCK);
+    assert_int_equal(r.st.third_party, 3);
+    assert_int_equal(r.st.blocked, 1);
+    brock_engine_free(e);
+}
+
+/* With Playwright's _frameref, an HTML document in the frame of the page's first document is
+ * a navigation, a link's (with its Referer) too; one in another frame is a frame. */
+static void test_untyped_frames(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "http://www.one.com/", NULL, NULL, "frame@1", NULL, NULL, NULL, NULL},
+        {"p", 1, "http://px.tracker.net/a", NULL, NULL, "frame@1", "http://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 4, "http://www.two.com/", NULL, NULL, "frame@1", "http://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 5, "http://ads.four.com/f.html", NULL, NULL, "frame@2", "http://www.two.com/",
+         NULL, NULL, NULL},
+        {"p", 6, "http://px.other.net/b", NULL, NULL, "frame@2", "http://ads.four.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 7, "http://px.tracker.net/b", NULL, NULL, "frame@1", "http://www.two.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
+    struct run r;
+
+    (void)state;
+    set_mime(doc, 0, "text/html");
+    set_mime(doc, 2, "text/html");
+    set_mime(doc, 3, "text/html");
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
+    assert_string_equal(sites(e, "other.net"), "two.com");
+    assert_string_equal(sites(e, "four.com"), "");
+    brock_engine_free(e);
+}
+
 /* ---- odd fields ---- */
 
 static const struct ent plain[] = {
@@ -844,6 +922,8 @@ int main(void)
         cmocka_unit_test(test_no_pages_frame_referer),
         cmocka_unit_test(test_page_per_navigation),
         cmocka_unit_test(test_untold_documents_keep_the_first),
+        cmocka_unit_test(test_untyped_navigations),
+        cmocka_unit_test(test_untyped_frames),
         cmocka_unit_test(test_ie11_cookies_object),
         cmocka_unit_test(test_pixel_cookie_arrays),
         cmocka_unit_test(test_odd_lists_and_pairs),
