@@ -419,6 +419,17 @@ enum brock_observation_flags {
  * around it; "text/pings", "text/ping-x" and "text/plain" are not. Returns 1 or 0. */
 BROCK_API int brock_is_beacon_type(const char *ct, size_t len);
 
+/* What a request fetches, from its method and its headers as sent (h[0..n), borrowed; names
+ * compared case-insensitively, the first of each name read): brock_resource_type_guess() on
+ * its Sec-Fetch-Dest, Accept, Content-Type, Upgrade and Ping-To, except that a POST whose
+ * fetch metadata says Sec-Fetch-Dest: empty and Sec-Fetch-Mode: no-cors is a ping. That is
+ * what navigator.sendBeacon() sends with a text or form body, Privacy Badger's "beacon"
+ * type, which no other header tells from a fetch() (one made with mode "no-cors" looks the
+ * same, and counts the same). method may be NULL (not a POST). The proxy and the learning
+ * from a recording read a request's type through this one rule. Pure. */
+BROCK_API enum brock_resource_type brock_request_type(const char *method,
+                                                      const struct brock_header *h, size_t n);
+
 /* One third-party exchange seen on the wire: the request's headers, or the response's. Only
  * Cookie, Set-Cookie and User-Agent headers are read. All pointers are borrowed for the call.
  * The fields after time_ms are for pixel cookie sharing (brock_observe()); a caller that

@@ -394,7 +394,7 @@ static int learn_cookies(struct har_ctx *c, const struct har_entry *h, const cha
     if (h->type == BROCK_RESOURCE_IMAGE &&
         brock_site_cookies_get(c->sc, "", d.site, cookies, sizeof(cookies)))
         o.site_cookies = cookies;
-    o.flags = (h->flags & HAR_BEACON) ? BROCK_OBS_BEACON : 0;
+    o.flags = h->type == BROCK_RESOURCE_PING ? BROCK_OBS_BEACON : 0;
     if (o.flags || n > 0 || o.site_cookies) {
         ua = collect(c, h->req_headers, "User-Agent", (size_t)n, 1);
         if (ua < 0)

@@ -171,11 +171,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
         x->site_known = fr != FP_UNKNOWN;
         x->site_sure = fr == FP_KNOWN;
     }
-    x->type = x->is_connect ? BROCK_RESOURCE_OTHER
-                            : brock_resource_type_guess(
-                                  conn_header(hh, "sec-fetch-dest"), conn_header(hh, "accept"),
-                                  conn_header(hh, "content-type"), conn_header(hh, "upgrade"),
-                                  conn_header(hh, "ping-to"));
+    x->type = x->is_connect ? BROCK_RESOURCE_OTHER : brock_request_type(x->method, hh->h, hh->n);
     /* Without interception a tunnel says nothing of its page: decided as third party. */
     req.url = conn_url(c, path, path_len);
     req.host = x->host;

@@ -448,6 +448,57 @@ static void test_untyped_frames(void **state)
     brock_engine_free(e);
 }
 
+/* Entry i of doc's request is made with method and carries one more header. */
+static void add_request_header(json_t *doc, size_t i, const char *method, const char *name,
+                               const char *value)
+{
+    json_t *req = json_object_get(nth(doc, i), "request");
+
+    assert_int_equal(json_object_set_new(req, "method", json_string(method)), 0);
+    assert_int_equal(json_array_append_new(json_object_get(req, "headers"), pair(name, value)),
+                     0);
+}
+
+/* A beacon is what the proxy would read in its headers: sendBeacon()'s fetch metadata (a POST,
+ * empty, no-cors), else, where the recording has none, Chromium's _resourceType "ping" with a
+ * body that needs no CORS. One whose body needs CORS is a fetch() to the proxy, and here. */
+static void test_beacons_as_the_proxy_reads_them(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://b.metrics.net/c", "empty", "ping", NULL, "https://www.one.com/",
+         NULL, NULL, NULL},
+        {"p", 2, "https://b.json.net/c", "empty", "ping", NULL, "https://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 3, "https://b.plain.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 4, "https://b.cors.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL, NULL,
+         NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0])), *h;
+    struct run r;
+
+    (void)state;
+    /* entry() sends "empty" with no-cors; the JSON beacon went with cors */
+    add_request_header(doc, 1, "POST", "Content-Type", "text/plain;charset=UTF-8");
+    h = json_object_get(json_object_get(nth(doc, 2), "request"), "headers");
+    json_array_clear(h);
+    json_array_append_new(h, pair("Sec-Fetch-Dest", "empty"));
+    json_array_append_new(h, pair("Sec-Fetch-Mode", "cors"));
+    json_array_append_new(h, pair("Referer", "https://www.one.com/"));
+    add_request_header(doc, 2, "POST", "Content-Type", "application/json");
+    add_request_header(doc, 3, "POST", "Content-Type", "text/plain;charset=UTF-8");
+    add_request_header(doc, 4, "POST", "Content-Type", "application/json");
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "metrics.net"), "one.com");
+    assert_string_equal(sites(e, "json.net"), "");
+    assert_string_equal(sites(e, "plain.net"), "one.com");
+    assert_string_equal(sites(e, "cors.net"), "");
+    brock_engine_free(e);
+}
+
 /* ---- odd fields ---- */
 
 static const struct ent plain[] = {
@@ -924,6 +975,7 @@ int main(void)
         cmocka_unit_test(test_untold_documents_keep_the_first),
         cmocka_unit_test(test_untyped_navigations),
         cmocka_unit_test(test_untyped_frames),
+        cmocka_unit_test(test_beacons_as_the_proxy_reads_them),
         cmocka_unit_test(test_ie11_cookies_object),
         cmocka_unit_test(test_pixel_cookie_arrays),
         cmocka_unit_test(test_odd_lists_and_pairs),
