@@ -95,9 +95,9 @@ function fetchSite(e) {
 }
 
 // A body of this type goes without a CORS preflight (Fetch's CORS-safelisted Content-Type).
+const SAFELISTED = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data'];
 function corsSafelisted(type) {
-  return !type || /^\s*(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\s*(;|$)/i
-    .test(type);
+  return !type || SAFELISTED.includes(type.split(';')[0].trim().toLowerCase());
 }
 
 function fetchMeta(e, mainFrame) {
@@ -358,11 +358,17 @@ function overHttps(entries) {
 
 const recordings = fs.readdirSync(HARS).filter((f) => f.endsWith('.har')).sort();
 
-// Every recording, each in a new state; browsing.har also inside intercepted HTTPS.
+// Every recording, each in a new state; browsing.har also inside intercepted HTTPS, and
+// plain-browsing.har with brock disabled on a site (where Privacy Badger still learns) and a
+// choice for one site only (whose denied requests never leave).
 const CASES = [
   ...recordings.map((har) => ({ har, tag: har, commands: [] })),
   { har: 'browsing.har', tag: 'browsing-https', what: 'inside intercepted HTTPS', https: true,
     commands: [] },
+  { har: 'plain-browsing.har', tag: 'plain-browsing-choices',
+    what: 'with garden.test disabled and stats.test blocked on travel.test',
+    commands: [['disable', 'garden.test'],
+               ['set', 'stats.test', 'block', '--site', 'travel.test']] },
 ];
 
 before(flat(async () => {

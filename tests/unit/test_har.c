@@ -499,6 +499,36 @@ static void test_beacons_as_the_proxy_reads_them(void **state)
     brock_engine_free(e);
 }
 
+/* A recording teaches what the proxy would learn from the same requests: on a site where
+ * brock is disabled too (Privacy Badger learns there), but not from a request brock denies on
+ * its page (it never leaves). */
+static void test_learns_as_the_proxy_does(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 2, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 3, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.two.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 4, "https://www.three.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 5, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.three.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct run r;
+
+    (void)state;
+    assert_int_equal(brock_site_set_disabled(e, "two.com", 1), 0);
+    assert_int_equal(brock_set_site_action(e, "three.com", "px.tracker.net", BROCK_USER_BLOCK),
+                     0);
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
+    assert_int_equal(r.st.third_party, 3);
+    brock_engine_free(e);
+}
+
 /* ---- odd fields ---- */
 
 static const struct ent plain[] = {
@@ -976,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_untyped_navigations),
         cmocka_unit_test(test_untyped_frames),
         cmocka_unit_test(test_beacons_as_the_proxy_reads_them),
+        cmocka_unit_test(test_learns_as_the_proxy_does),
         cmocka_unit_test(test_ie11_cookies_object),
         cmocka_unit_test(test_pixel_cookie_arrays),
         cmocka_unit_test(test_odd_lists_and_pairs),
