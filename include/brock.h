@@ -424,6 +424,17 @@ enum brock_observation_flags {
  * around it; "text/pings", "text/ping-x" and "text/plain" are not. Returns 1 or 0. */
 BROCK_API int brock_is_beacon_type(const char *ct, size_t len);
 
+/* What a request fetches, from its method and its headers as sent (h[0..n), borrowed; names
+ * compared case-insensitively, the first of each name read): brock_resource_type_guess() on
+ * its Sec-Fetch-Dest, Accept, Content-Type, Upgrade and Ping-To, except that a POST whose
+ * fetch metadata says Sec-Fetch-Dest: empty and Sec-Fetch-Mode: no-cors is a ping. That is
+ * what navigator.sendBeacon() sends with a text or form body, Privacy Badger's "beacon"
+ * type, which no other header tells from a fetch() (one made with mode "no-cors" looks the
+ * same, and counts the same). method may be NULL (not a POST). The proxy and the learning
+ * from a recording read a request's type through this one rule. Pure. */
+BROCK_API enum brock_resource_type brock_request_type(const char *method,
+                                                      const struct brock_header *h, size_t n);
+
 /* One third-party exchange seen on the wire: the request's headers, or the response's. Only
  * Cookie, Set-Cookie and User-Agent headers are read. All pointers are borrowed for the call.
  * The fields after time_ms are for pixel cookie sharing (brock_observe()); a caller that
@@ -513,6 +524,58 @@ struct brock_learned {
 BROCK_API BROCK_NODISCARD int brock_observe(struct brock_engine *e,
                                             const struct brock_observation *o,
                                             struct brock_learned *learned);
+
+/* One exchange as learning takes it, the same for the proxy and for a recording
+ * (brock_learn_har()), so that both learn alike from the same request and answer: the request
+ * as decided, and whose page it was made for. All pointers are borrowed for each call. */
+struct brock_exchange {
+    const struct brock_request *request;   /* its URL (or host), page (site) and type */
+    const struct brock_decision *decision; /* brock_decide_request()'s for request */
+    int page_known;                        /* request->site is the page the client showed, as
+                                              its navigations vouch; 0: a guess (decided on,
+                                              never evidence) */
+    struct brock_site_cookies *sc;         /* the first parties' cookies; NULL: none kept */
+    const char *client;                    /* whose cookies in sc: an address; "" for one */
+    int64_t time_ms;                       /* when it happened, Unix milliseconds */
+};
+
+enum brock_exchange_flags {
+    BROCK_EXCHANGE_EVIDENCE = 1,     /* what it carries is evidence of tracking on its page */
+    BROCK_EXCHANGE_SITE_COOKIES = 2, /* its cookies are its page's own (pixel cookie sharing) */
+};
+
+/* What learning takes from exchange x, as BROCK_EXCHANGE_* flags. Evidence, while learning
+ * is on: a third party on a known page that the request was let through to, whatever the
+ * site is (brock disabled there, a site fix's ignore: Privacy Badger's learning never asks
+ * its checkAction), but not a request brock denies (it never leaves, as Privacy Badger's
+ * cancelled requests are never seen), a widget the user let load (left alone), a private
+ * address or a first party. The page's own cookies: a request of the page to its own site
+ * (its base domain, not another of one owner's), the page known or guessed, while learning
+ * is on. Pure. */
+BROCK_API unsigned brock_exchange_flags(const struct brock_engine *e,
+                                        const struct brock_exchange *x);
+
+/* Learns from the request of exchange x, with flags from brock_exchange_flags() and its
+ * headers as sent (h[0..n)): with SITE_COOKIES its Cookie headers are kept as the page's
+ * own (brock_site_cookies_request()); with EVIDENCE it is observed (brock_observe()): its
+ * cookies, its being a ping (type BROCK_RESOURCE_PING), or an image sharing the page's own
+ * cookies in its URL, the page's URL being its Referer when that names the page's host.
+ * learned may be NULL. Returns 0 or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_exchange_request(struct brock_engine *e,
+                                                     const struct brock_exchange *x,
+                                                     unsigned flags,
+                                                     const struct brock_header *h, size_t n,
+                                                     struct brock_learned *learned);
+
+/* Learns from the answer to the request of x, headers h[0..n): with EVIDENCE its Set-Cookie
+ * headers are observed, with SITE_COOKIES they are kept as the page's own (an HttpOnly one
+ * marked, an expired one removed, as of x->time_ms). learned may be NULL. Returns 0 or
+ * BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_exchange_response(struct brock_engine *e,
+                                                      const struct brock_exchange *x,
+                                                      unsigned flags,
+                                                      const struct brock_header *h, size_t n,
+                                                      struct brock_learned *learned);
 
 /* What a script brock runs inside pages saw (PRIVACY-BADGER.md 3.5, 3.6). */
 enum brock_page_signal_kind {

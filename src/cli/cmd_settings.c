@@ -176,8 +176,8 @@ const struct cmd_entry cmd_settings_entry = {
 static const char disable_help[] =
     "Turns brock off on SITE (a host name or a URL; it covers the host's subdomains too), as\n"
     "Privacy Badger's \"disable on this site\": pages of SITE get nothing blocked, no cookie\n"
-    "stripped, no DNT signal added, and nothing is learned there. `brock enable SITE` turns it\n"
-    "on again.\n"
+    "stripped, no DNT signal added; what its third parties do is still learned from, as\n"
+    "Privacy Badger learns there. `brock enable SITE` turns it on again.\n"
     "Prints the disabled sites afterwards; a running proxy picks the change up within two\n"
     "seconds.\n"
     "\nOptions:\n"

@@ -2,21 +2,24 @@
 /*
  * Learning from HTTP Archives (HAR 1.2, as Chromium, Firefox, Safari, Playwright, Charles and
  * Fiddler write them): the file is read (har_read.c), its entries are put in the order they
- * started (startedDateTime; entries without one keep their place), and each entry's cookies
- * are fed to brock_observe() with its first party, as a proxy would. The first party's own
- * cookies that its scripts can read are kept as the proxy keeps them (brock_site_cookies_*,
- * one client): from the requests to the page's own site and their answers, in entry order,
- * so that an image carrying one of them in its URL is pixel cookie sharing.
+ * started (startedDateTime; entries without one keep their place), and each entry is learned
+ * from with its first party through the proxy's own code path (brock_exchange_*, exchange.c):
+ * decided on its URL and type, its cookies evidence or its page's own by the same rules. The
+ * first party's own cookies that its scripts can read are kept as the proxy keeps them
+ * (brock_site_cookies_*, one client): from the requests to the page's own site and their
+ * answers, in entry order, so that an image carrying one of them in its URL is pixel cookie
+ * sharing.
  *
  * The first party is the top-level page shown when the request was made, never a frame
  * inside it (PRIVACY-BADGER.md 1.5). Firefox writes a page (pageref) per navigation; Chromium's
  * DevTools and Playwright keep one page for a tab across its navigations. So within a page:
  *
  * - A top-level navigation starts a new first party: Sec-Fetch-Dest: document, or, where
- *   plain http left that header out, Chromium's _resourceType "document" in the frame of the
- *   page's first document (Playwright's _frameref). A redirect is a navigation like the
- *   document it leads to, and the page before the chain stays the previous page.
- *   Navigations teach nothing.
+ *   plain http left that header out, a document in the frame of the page's first document
+ *   (Playwright's _frameref), else one that names no Referer. A document is what Chromium's
+ *   _resourceType calls one, else a request that asked for one (its Accept) and was answered
+ *   with HTML or a redirect. A redirect is a navigation like the document it leads to, and
+ *   the page before the chain stays the previous page. Navigations teach nothing.
  * - A frame (Sec-Fetch-Dest: iframe and the like, or a document in another _frameref) is a
  *   third-party request of the page it is in, and so is everything it loads.
  * - Every other entry belongs to the latest navigation that started before it, except that a
@@ -24,8 +27,8 @@
  *   before the new one replaced it.
  * - Entries before the page's first navigation belong to the page's first document: the
  *   first navigation, else the first text/html answer, else the first entry, else the page's
- *   title when that is a URL. Without Sec-Fetch-Dest or _frameref a later document cannot be
- *   told from a frame, and does not change the first party.
+ *   title when that is a URL. Without Sec-Fetch-Dest or _frameref a later document that
+ *   names a Referer cannot be told from a frame, and does not change the first party.
  *
  * An entry without a page takes its Referer's host as first party, unless that host was
  * last seen as a frame: then the page that frame was in. Entries with neither are skipped.
@@ -106,7 +109,6 @@ struct har_ctx {
     struct brock_header *hdrs;  /* scratch views for one observation */
     size_t hdrs_cap;
     struct buf cookies;         /* scratch: cookies arrays rendered as header values */
-    struct buf line;            /* scratch: one response cookie rendered as a Set-Cookie */
     struct brock_site_cookies *sc; /* the first parties' cookies scripts can read */
     size_t *offs;               /* scratch: where each rendered value starts in cookies */
     size_t offs_cap;
@@ -148,10 +150,15 @@ static enum har_level level_of(const struct har_page *p, const struct har_slot *
     case HAR_DEST_NONE:
         break;
     }
-    if (h->flags & HAR_RDOC) {
+    if (h->flags & (HAR_RDOC | HAR_HDOC)) {
         if (h->frame && p && p->main_frame)
             return h->frame == p->main_frame ? HAR_TOP : HAR_FRAME;
-        return HAR_DOC;
+        /* A frame's document names the page that holds it in its Referer: one that names
+         * none was opened by the tab itself (an address typed, a bookmark, a redirect of
+         * one). */
+        if (h->flags & HAR_NOREF)
+            return HAR_TOP;
+        return (h->flags & HAR_RDOC) ? HAR_DOC : HAR_PAGE;
     }
     return (h->flags & HAR_HTML) ? HAR_PAGE : HAR_SUB;
 }
@@ -191,7 +198,8 @@ static void find_pages(struct har_ctx *c)
         if (!p)
             continue;
         if (!p->main_frame && h->frame &&
-            (h->dest == HAR_DEST_DOC || (h->dest == HAR_DEST_NONE && (h->flags & HAR_RDOC))))
+            (h->dest == HAR_DEST_DOC ||
+             (h->dest == HAR_DEST_NONE && (h->flags & (HAR_RDOC | HAR_HDOC)))))
             p->main_frame = h->frame;
         r = rank[level_of(p, h)];
         if (r <= p->first_rank || !h->host)
@@ -302,10 +310,25 @@ static int render_pair(struct buf *b, const json_t *p)
     return 0;
 }
 
+/* A response cookie's attributes as a Set-Cookie header would carry them: HttpOnly as the
+ * HAR says, and an expiry not after the entry's start (started) as a removal. */
+static int render_attributes(struct buf *b, const json_t *p, int64_t started)
+{
+    int64_t exp = brock__har_time(json_string_value(json_object_get(p, "expires")));
+
+    if (json_is_true(json_object_get(p, "httpOnly")) && buf_append(b, "; HttpOnly", 10) < 0)
+        return -1;
+    if (exp && started && exp <= started && buf_append(b, "; Max-Age=0", 11) < 0)
+        return -1;
+    return 0;
+}
+
 /* A HAR that stripped the cookie headers still lists the cookies: a request's become one
- * Cookie header, "a=1; b=2"; a response's become one Set-Cookie header each. Cookies past
- * HAR_COOKIE_BUF_MAX are left out. Returns the header count or a negative BROCK_E*. */
-static int render(struct har_ctx *c, const json_t *arr, const char *name, int one_header)
+ * Cookie header, "a=1; b=2"; a response's become one Set-Cookie header each, with their
+ * attributes (as of started). Cookies past HAR_COOKIE_BUF_MAX are left out. Returns the
+ * header count or a negative BROCK_E*. */
+static int render(struct har_ctx *c, const json_t *arr, const char *name, int request,
+                  int64_t started)
 {
     size_t j, n = 0, len;
     json_t *p;
@@ -318,14 +341,15 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int on
 
         if (!brock__har_pair_ok(p))
             continue;
-        if (one_header && start && buf_append(&c->cookies, "; ", 2) < 0)
+        if (request && start && buf_append(&c->cookies, "; ", 2) < 0)
             break;
-        if (render_pair(&c->cookies, p) < 0) {
+        if (render_pair(&c->cookies, p) < 0 ||
+            (!request && render_attributes(&c->cookies, p, started) < 0)) {
             c->cookies.len = start;
             break;
         }
-        if (!one_header || n == 0)
-            c->offs[n++] = one_header ? 0 : start;
+        if (!request || n == 0)
+            c->offs[n++] = request ? 0 : start;
     }
     /* Views are taken only now: the buffer may have moved while it grew. */
     for (j = 0; j < n; j++) {
@@ -338,140 +362,93 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int on
     return (int)n;
 }
 
-/* Returns 1 when the observation recorded a site, 0 when not, or a negative BROCK_E*. */
-static int observe(struct har_ctx *c, const struct brock_observation *o, struct brock_stats *st)
+/* The headers of h's request that learning reads (its cookies, Referer and User-Agent), as
+ * views in c->hdrs. Returns their count or a negative BROCK_E*. */
+static int request_headers(struct har_ctx *c, const struct har_entry *h)
 {
-    struct brock_learned l;
-    int err;
+    int n = collect(c, h->req_headers, "Cookie", 0, SIZE_MAX), more;
 
-    memset(&l, 0, sizeof(l));
-    err = brock_observe(c->e, o, &l);
-    if (err < 0)
-        return brock__fail(c->e, err, "%s: learning failed: %s", c->f.name,
-                           brock_strerror(err));
-    st->recorded += l.recorded != 0;
-    st->blocked += l.blocked != 0;
-    return l.recorded != 0;
-}
-
-/* The page's URL as the proxy knows it: the Referer when it names the page's host. */
-static const char *page_url(const struct har_entry *h, const char *site)
-{
-    char ref[BROCK_HOST_MAX];
-
-    if (!h->referer || brock_url_host(h->referer, ref) < 0 || strcmp(ref, site) != 0)
-        return NULL;
-    return h->referer;
-}
-
-/* Learns from the cookies of entry h, a request to host made by a page of site, and from the
- * page's cookies in its URL when it is an image. */
-static int learn_cookies(struct har_ctx *c, const struct har_entry *h, const char *host,
-                         const char *site, struct brock_stats *st)
-{
-    struct brock_observation o = {.host = host, .site = site, .time_ms = h->started};
-    struct brock_decision d;
-    char cookies[BROCK_SC_TEXT_MAX];
-    int n, ua;
-
-    if (brock_decide(c->e, host, site, &d) < 0 || !d.third_party)
-        return 0;
-    st->third_party++;
-
-    n = collect(c, h->req_headers, "Cookie", 0, SIZE_MAX);
     if (n == 0 && h->req_cookies)
-        n = render(c, h->req_cookies, "Cookie", 1);
+        n = render(c, h->req_cookies, "Cookie", 1, h->started);
     if (n < 0)
         return n;
-    /* The request side carries what pixel cookie sharing reads, as the proxy gives it. */
-    if (h->type == BROCK_RESOURCE_IMAGE &&
-        brock_site_cookies_get(c->sc, "", d.site, cookies, sizeof(cookies)))
-        o.site_cookies = cookies;
-    o.flags = (h->flags & HAR_BEACON) ? BROCK_OBS_BEACON : 0;
-    if (o.flags || n > 0 || o.site_cookies) {
-        ua = collect(c, h->req_headers, "User-Agent", (size_t)n, 1);
-        if (ua < 0)
-            return ua;
-        o.headers = c->hdrs;
-        o.n_headers = (size_t)n + (size_t)ua;
-        o.url = h->url;
-        o.type = h->type;
-        o.site_url = page_url(h, site);
-        n = observe(c, &o, st);
-        if (n != 0)
-            return n < 0 ? n : 0; /* recorded: the response cannot add the site again */
-    }
+    more = collect(c, h->req_headers, "Referer", (size_t)n, 1);
+    if (more < 0)
+        return more;
+    n += more;
+    more = collect(c, h->req_headers, "User-Agent", (size_t)n, 1);
+    return more < 0 ? more : n + more;
+}
 
-    n = collect(c, h->resp_headers, "Set-Cookie", 0, SIZE_MAX);
+/* The Set-Cookie headers of h's answer (else its cookies array), as views in c->hdrs. */
+static int response_headers(struct har_ctx *c, const struct har_entry *h)
+{
+    int n = collect(c, h->resp_headers, "Set-Cookie", 0, SIZE_MAX);
+
     if (n == 0 && h->resp_cookies)
-        n = render(c, h->resp_cookies, "Set-Cookie", 0);
-    if (n < 0)
-        return n;
-    memset(&o, 0, sizeof(o));
-    o.host = host;
-    o.site = site;
-    o.headers = c->hdrs;
-    o.n_headers = (size_t)n;
-    o.time_ms = h->started;
-    if (n > 0)
-        n = observe(c, &o, st);
-    return n < 0 ? n : 0;
+        n = render(c, h->resp_cookies, "Set-Cookie", 0, h->started);
+    return n;
 }
 
-/* A response's cookies array, where a HAR lists no Set-Cookie header, as Set-Cookie values
- * for the page's cookies (site, a base domain): HttpOnly as it says, and an expiry not after
- * the entry's start as a removal. */
-static void remember_set_cookies(struct har_ctx *c, const struct har_entry *h, const char *site)
+/* Counts what an observation taught. */
+static void tell(struct brock_stats *st, const struct brock_learned *l)
 {
-    size_t j;
-    json_t *p;
-
-    json_array_foreach(h->resp_cookies, j, p) {
-        int64_t exp = brock__har_time(json_string_value(json_object_get(p, "expires")));
-
-        if (!brock__har_pair_ok(p))
-            continue;
-        buf_reset(&c->line);
-        if (render_pair(&c->line, p) < 0 ||
-            (json_is_true(json_object_get(p, "httpOnly")) &&
-             buf_append(&c->line, "; HttpOnly", 10) < 0) ||
-            (exp && h->started && exp <= h->started && buf_append(&c->line, "; Max-Age=0", 11) < 0))
-            continue;
-        brock_site_cookies_response(c->sc, "", site, c->line.data, c->line.len,
-                                    h->started / 1000);
-    }
+    st->recorded += l->recorded != 0;
+    st->blocked += l->blocked != 0;
 }
 
-/* Entry h is a request to host made by a page of site: when it is to the page's own site
- * (its base domain, not another of one owner's), the cookies it sent and was given are the
- * page's, as the proxy keeps them: the Cookie headers (else the cookies array) and the
- * Set-Cookie headers (else the cookies array), read at the entry's start. */
-static int remember_cookies(struct har_ctx *c, const struct har_entry *h, const char *host,
-                            const char *site)
+/* Learns from entry h, a request made by a page of site, as the proxy learns from the same
+ * exchange (brock_exchange_*()): decided on its URL and type, its cookies evidence when it is
+ * a third party let through, and the page's own when it went to the page's own site. An
+ * entry that teaches nothing (a navigation, a document that may be one) still gives its
+ * page's own cookies. */
+static int learn_exchange(struct har_ctx *c, const struct har_entry *h, const char *site,
+                          int teaches, struct brock_stats *st)
 {
+    struct brock_request r;
     struct brock_decision d;
-    int n;
+    struct brock_exchange x;
+    struct brock_learned l;
+    unsigned flags;
+    int n, err;
 
-    if (!*host || !*site || !brock_engine_learning(c->e) ||
-        brock_decide(c->e, host, site, &d) < 0 || d.reason != BROCK_WHY_FIRST_PARTY ||
-        !*d.site || strcmp(d.base, d.site) != 0)
+    memset(&r, 0, sizeof(r));
+    r.url = h->url;
+    r.site = site;
+    r.type = h->type;
+    if (!*site || brock_decide_request(c->e, &r, &d) < 0)
         return 0;
-    n = collect(c, h->req_headers, "Cookie", 0, SIZE_MAX);
-    if (n == 0 && h->req_cookies)
-        n = render(c, h->req_cookies, "Cookie", 1);
+    if (teaches && d.third_party)
+        st->third_party++;
+    memset(&x, 0, sizeof(x));
+    x.request = &r;
+    x.decision = &d;
+    x.page_known = 1;
+    x.sc = c->sc;
+    x.client = "";
+    x.time_ms = h->started;
+    flags = brock_exchange_flags(c->e, &x);
+    if (!teaches)
+        flags &= ~(unsigned)BROCK_EXCHANGE_EVIDENCE;
+    if (!flags)
+        return 0;
+    n = request_headers(c, h);
     if (n < 0)
         return n;
-    for (int k = 0; k < n; k++)
-        brock_site_cookies_request(c->sc, "", d.site, c->hdrs[k].value, c->hdrs[k].value_len);
-    n = collect(c, h->resp_headers, "Set-Cookie", 0, SIZE_MAX);
+    err = brock_exchange_request(c->e, &x, flags, c->hdrs, (size_t)n, &l);
+    if (err < 0)
+        goto fail;
+    tell(st, &l);
+    n = response_headers(c, h);
     if (n < 0)
         return n;
-    for (int k = 0; k < n; k++)
-        brock_site_cookies_response(c->sc, "", d.site, c->hdrs[k].value, c->hdrs[k].value_len,
-                                    h->started / 1000);
-    if (n == 0)
-        remember_set_cookies(c, h, d.site);
+    err = brock_exchange_response(c->e, &x, flags, c->hdrs, (size_t)n, &l);
+    if (err < 0)
+        goto fail;
+    tell(st, &l);
     return 0;
+fail:
+    return brock__fail(c->e, err, "%s: learning failed: %s", c->f.name, brock_strerror(err));
 }
 
 /* ---- the first party of each entry, in order ---- */
@@ -522,16 +499,16 @@ static int learn_entry(struct har_ctx *c, size_t i, const struct har_entry *h,
             /* A Referer naming a top-level document names its own first party. */
             if (i == p->first || (lv == HAR_TOP && *host)) {
                 err = frame_put(c, host, host);
-                return err < 0 ? err : remember_cookies(c, h, host, host);
+                return err < 0 ? err : learn_exchange(c, h, host, 0, st);
             }
             /* A document of the page or in a frame: its cookies are the page's if its own. */
-            return remember_cookies(c, h, host, p->top);
+            return learn_exchange(c, h, p->top, 0, st);
         }
     } else if (lv == HAR_TOP || lv == HAR_DOC) {
         if (lv == HAR_DOC || !*host)
             return 0;
         err = frame_put(c, host, host);
-        return err < 0 ? err : remember_cookies(c, h, host, host);
+        return err < 0 ? err : learn_exchange(c, h, host, 0, st);
     } else if (!referer_site(c, h, site)) {
         st->skipped++;
         return 0;
@@ -545,8 +522,7 @@ static int learn_entry(struct har_ctx *c, size_t i, const struct har_entry *h,
         if (err < 0)
             return err;
     }
-    err = learn_cookies(c, h, host, site, st);
-    return err < 0 ? err : remember_cookies(c, h, host, site);
+    return learn_exchange(c, h, site, 1, st);
 }
 
 /* ---- the first pass: every entry read and checked, what ordering needs kept ---- */
@@ -714,7 +690,6 @@ static int learn_src(struct brock_engine *e, const char *name, struct har_src *s
     strmap_init(&c.pages);
     strmap_init(&c.frames);
     buf_init(&c.cookies, HAR_COOKIE_BUF_MAX);
-    buf_init(&c.line, HAR_COOKIE_BUF_MAX);
     c.sc = brock_site_cookies_new();
     if (!c.sc) {
         err = brock__fail(e, BROCK_ENOMEM, "%s: out of memory", c.f.name);
@@ -749,7 +724,6 @@ out:
     strmap_cleanup(&c.pages, mem_free);
     strmap_cleanup(&c.frames, mem_free);
     buf_cleanup(&c.cookies);
-    buf_cleanup(&c.line);
     brock_site_cookies_free(c.sc);
     mem_free(c.slots);
     mem_free(c.hdrs);

@@ -21,10 +21,13 @@ enum har_dest {
 /* Flags of one entry. */
 enum {
     HAR_BAD = 1,     /* unreadable (not an object, no request or URL): skipped */
-    HAR_BEACON = 2,  /* sendBeacon or <a ping> */
     HAR_HTML = 4,    /* answered with text/html */
     HAR_RDOC = 8,    /* Chromium's _resourceType "document": a page or a frame */
     HAR_REDIRECT = 16, /* answered with a redirect (3xx with a Location, or a redirectURL) */
+    HAR_NOREF = 32,  /* the request named no Referer */
+    HAR_HDOC = 64,   /* neither Sec-Fetch-Dest nor _resourceType, but asked for a document (or
+                        for nothing in particular) and answered with one or sent on: a page
+                        or a frame */
 };
 
 /* What reading keeps of one entry: strings and arrays borrowed from the entry's JSON, which
@@ -32,6 +35,7 @@ enum {
  * brock__har_pair_ok() tells apart. */
 struct har_entry {
     const char *url;
+    const char *method;    /* NULL without one */
     const char *pageref;   /* NULL without one */
     const char *frameref;  /* Playwright's _frameref: the frame that made it; NULL if none */
     const char *referer;   /* the request's first Referer header; NULL if none */
@@ -41,8 +45,9 @@ struct har_entry {
     json_t *resp_cookies;
     int64_t started;       /* startedDateTime in Unix ms; 0 when missing or bad */
     enum har_dest dest;
-    enum brock_resource_type type; /* what it fetches (Chromium's _resourceType, else its
-                                      headers as the proxy reads them) */
+    enum brock_resource_type type; /* what it fetches: its headers as the proxy reads them
+                                      (brock_request_type()), Chromium's _resourceType
+                                      standing in for fetch metadata it lacks */
     unsigned flags;
 };
 

@@ -70,14 +70,6 @@ static int value_is(const json_t *p, const char *want)
     return n == w && strncasecmp(s, want, w) == 0;
 }
 
-static int is_beacon_type(const json_t *p)
-{
-    size_t n;
-    const char *s = pair_value(p, &n);
-
-    return brock_is_beacon_type(s, n);
-}
-
 /* ---- oddities ---- */
 
 static const char *kind_of(const json_t *v)
@@ -224,18 +216,72 @@ static int rtype_of(const char *rtype, enum har_dest dest)
     return -1;
 }
 
-/* What the entry fetches: its _resourceType, else what the proxy would read in its request
- * headers, else an image when it was answered with one (a HAR knows the answer before the
- * question: a request without an Accept for images is one the proxy cannot tell). */
-static enum brock_resource_type type_of(const char *rtype, enum har_dest dest,
-                                        const char *const req[5], const char *mime)
-{
-    int t = rtype_of(rtype, dest);
+/* The request headers the type of a request is read from (brock_request_type()). */
+enum { RQ_DEST, RQ_MODE, RQ_ACCEPT, RQ_CTYPE, RQ_UPGRADE, RQ_PING_TO, RQ_COUNT };
 
-    if (t >= 0)
-        return (enum brock_resource_type)t;
-    t = brock_resource_type_guess(req[0], req[1], req[2], req[3], req[4]);
-    if (t == BROCK_RESOURCE_OTHER && mime && strncasecmp(mime, "image/", 6) == 0)
+static const char *const rq_names[RQ_COUNT] = {
+    "sec-fetch-dest", "sec-fetch-mode", "accept", "content-type", "upgrade", "ping-to",
+};
+
+/* Whether a body of media type ct goes without a CORS preflight (Fetch's CORS-safelisted
+ * Content-Type); NULL is no body type at all. */
+static int cors_safelisted(const char *ct)
+{
+    static const char *const types[] = {"text/plain", "application/x-www-form-urlencoded",
+                                        "multipart/form-data"};
+
+    if (!ct)
+        return 1;
+    while (*ct == ' ' || *ct == '\t')
+        ct++;
+    for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+        size_t n = strlen(types[k]);
+
+        if (strncasecmp(ct, types[k], n) == 0 &&
+            (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == '\t'))
+            return 1;
+    }
+    return 0;
+}
+
+/* What the entry fetches, read from what the browser sent by the proxy's rule
+ * (brock_request_type()). Where the recording has no fetch metadata (plain http), Chromium's
+ * _resourceType stands in for it: a ping, the metadata the browser sends with one
+ * (Sec-Fetch-Dest: empty, and Sec-Fetch-Mode: no-cors unless its body's type needs CORS),
+ * to be read by the same rule. Failing both, an image when it was answered with one (a HAR
+ * knows the answer before the question: a request without an Accept for images is one the
+ * proxy cannot tell). */
+static enum brock_resource_type type_of(const struct har_entry *h, const char *rtype,
+                                        const char *const rq[RQ_COUNT], const char *mime)
+{
+    struct brock_header v[RQ_COUNT];
+    const char *val[RQ_COUNT], *method = h->method;
+    size_t n = 0;
+    int t;
+
+    memcpy(val, rq, sizeof(val));
+    if (!rq[RQ_DEST]) {
+        t = rtype_of(rtype, h->dest);
+        if (t == BROCK_RESOURCE_PING) {
+            /* A ping is a POST, whatever a hand-made recording says. */
+            method = "POST";
+            val[RQ_DEST] = "empty";
+            val[RQ_MODE] = cors_safelisted(rq[RQ_CTYPE]) ? "no-cors" : "cors";
+        } else if (t >= 0) {
+            return (enum brock_resource_type)t;
+        }
+    }
+    for (int k = 0; k < RQ_COUNT; k++) {
+        if (!val[k])
+            continue;
+        v[n].name = rq_names[k];
+        v[n].name_len = strlen(rq_names[k]);
+        v[n].value = val[k];
+        v[n].value_len = strlen(val[k]);
+        n++;
+    }
+    t = brock_request_type(method, v, n);
+    if (t == BROCK_RESOURCE_OTHER && !val[RQ_DEST] && mime && strncasecmp(mime, "image/", 6) == 0)
         t = BROCK_RESOURCE_IMAGE;
     return (enum brock_resource_type)t;
 }
@@ -243,10 +289,8 @@ static enum brock_resource_type type_of(const char *rtype, enum har_dest dest,
 /* What the request's headers and Chromium's _resourceType say the entry is. */
 static void classify(struct har_entry *h, const json_t *entry, const json_t *resp)
 {
-    static const char *const names[5] = {"sec-fetch-dest", "accept", "content-type", "upgrade",
-                                         "ping-to"};
     const char *rtype = json_string_value(json_object_get(entry, "_resourceType"));
-    const char *mime, *redirect, *req[5] = {NULL};
+    const char *mime, *redirect, *rq[RQ_COUNT] = {NULL};
     json_int_t status;
     size_t j;
     json_t *p;
@@ -256,21 +300,16 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
 
         if (!pair_get(p, &name, &value))
             continue;
-        for (int k = 0; k < 5; k++)
-            if (!req[k] && strcasecmp(name, names[k]) == 0)
-                req[k] = value;
-        if (strcasecmp(name, "sec-fetch-dest") == 0)
+        for (int k = 0; k < RQ_COUNT; k++)
+            if (!rq[k] && strcasecmp(name, rq_names[k]) == 0)
+                rq[k] = value;
+        if (strcasecmp(name, "sec-fetch-dest") == 0 && h->dest == HAR_DEST_NONE)
             h->dest = dest_of(p);
         else if (strcasecmp(name, "referer") == 0 && !h->referer)
             h->referer = value;
-        else if (strcasecmp(name, "ping-to") == 0 ||
-                 (strcasecmp(name, "content-type") == 0 && is_beacon_type(p)))
-            h->flags |= HAR_BEACON;
     }
     if (rtype && strcmp(rtype, "document") == 0)
         h->flags |= HAR_RDOC;
-    if (rtype && (strcmp(rtype, "ping") == 0 || strcmp(rtype, "beacon") == 0))
-        h->flags |= HAR_BEACON;
     redirect = json_string_value(json_object_get(resp, "redirectURL"));
     status = json_integer_value(json_object_get(resp, "status"));
     if ((redirect && *redirect) || (status >= 300 && status < 400 && status != 304))
@@ -279,7 +318,16 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     if (mime && strncasecmp(mime, "text/html", 9) == 0 &&
         (mime[9] == '\0' || mime[9] == ';' || mime[9] == ' '))
         h->flags |= HAR_HTML;
-    h->type = type_of(rtype, h->dest, req, mime);
+    if (!h->referer)
+        h->flags |= HAR_NOREF;
+    h->type = type_of(h, rtype, rq, mime);
+    /* A recording of plain http that names no resource types still tells a document: a
+     * request that asked for one, as a navigation's Accept does (or that asked for nothing
+     * in particular), answered with HTML or sent on elsewhere. */
+    if (!rtype && h->dest == HAR_DEST_NONE && (h->flags & (HAR_HTML | HAR_REDIRECT)) &&
+        (h->type == BROCK_RESOURCE_MAIN_FRAME ||
+         (!rq[RQ_ACCEPT] && h->type == BROCK_RESOURCE_OTHER)))
+        h->flags |= HAR_HDOC;
 }
 
 /* ---- time ---- */
@@ -373,6 +421,7 @@ void brock__har_read_entry(struct har_file *f, size_t i, json_t *entry, struct h
     }
     h->flags = 0;
     h->url = json_string_value(url);
+    h->method = json_string_value(json_object_get(req, "method"));
     ref = json_object_get(entry, "pageref");
     if (ref && !json_is_null(ref) && !json_is_string(ref))
         odd(f, HAR_ODD_PAGEREF, "log.entries[%zu].pageref is %s, not a string", i,

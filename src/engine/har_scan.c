@@ -56,9 +56,10 @@ static const struct {
     const char *name;
     size_t len;
 } hs_headers_read[] = {
-    HS_HEADER("cookie"),       HS_HEADER("set-cookie"), HS_HEADER("user-agent"),
-    HS_HEADER("referer"),      HS_HEADER("sec-fetch-dest"), HS_HEADER("accept"),
-    HS_HEADER("content-type"), HS_HEADER("upgrade"),    HS_HEADER("ping-to"),
+    HS_HEADER("cookie"),         HS_HEADER("set-cookie"),     HS_HEADER("user-agent"),
+    HS_HEADER("referer"),        HS_HEADER("sec-fetch-dest"), HS_HEADER("sec-fetch-mode"),
+    HS_HEADER("accept"),         HS_HEADER("content-type"),   HS_HEADER("upgrade"),
+    HS_HEADER("ping-to"),
 };
 
 struct hs_level {
@@ -118,7 +119,7 @@ static int keep_key(enum hs_keep k, const char *key, size_t n)
 {
     static const char *const entry[] = {"pageref", "startedDateTime", "_frameref",
                                         "_resourceType", "request", "response", NULL};
-    static const char *const request[] = {"url", "headers", "cookies", NULL};
+    static const char *const request[] = {"method", "url", "headers", "cookies", NULL};
     static const char *const response[] = {"status", "redirectURL", "headers", "cookies",
                                            "content", NULL};
     static const char *const content[] = {"mimeType", NULL};

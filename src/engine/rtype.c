@@ -124,3 +124,60 @@ enum brock_resource_type brock_resource_type_guess(const char *fetch_dest, const
         return BROCK_RESOURCE_SCRIPT;
     return BROCK_RESOURCE_OTHER;
 }
+
+/* The value of the first header named name (its length in *len), or NULL. */
+static const char *header_value(const struct brock_header *h, size_t n, const char *name,
+                                size_t *len)
+{
+    size_t nl = strlen(name);
+
+    for (size_t i = 0; h && i < n; i++) {
+        if (h[i].name && h[i].value && h[i].name_len == nl &&
+            strncasecmp(h[i].name, name, nl) == 0) {
+            *len = h[i].value_len;
+            return h[i].value;
+        }
+    }
+    return NULL;
+}
+
+/* The first header named name as a string of its own into buf (size bytes; a longer value
+ * is cut, which no value this file reads needs), or NULL when there is none. */
+static const char *header_text(const struct brock_header *h, size_t n, const char *name,
+                               char *buf, size_t size)
+{
+    size_t len = 0;
+    const char *v = header_value(h, n, name, &len);
+
+    if (!v)
+        return NULL;
+    if (len >= size)
+        len = size - 1;
+    memcpy(buf, v, len);
+    buf[len] = '\0';
+    return buf;
+}
+
+static int value_is(const char *v, const char *want)
+{
+    return v && strcasecmp(v, want) == 0;
+}
+
+enum brock_resource_type brock_request_type(const char *method, const struct brock_header *h,
+                                            size_t n)
+{
+    char dest[32], mode[32], accept[512], ct[128], upgrade[32], ping[8];
+    const char *d = header_text(h, n, "sec-fetch-dest", dest, sizeof(dest));
+    enum brock_resource_type t = brock_resource_type_guess(
+        d, header_text(h, n, "accept", accept, sizeof(accept)),
+        header_text(h, n, "content-type", ct, sizeof(ct)),
+        header_text(h, n, "upgrade", upgrade, sizeof(upgrade)),
+        header_text(h, n, "ping-to", ping, sizeof(ping)));
+
+    /* sendBeacon()'s request: keepalive, credentials, no answer the page reads; fetch
+     * metadata is all a proxy sees of it. */
+    if (t == BROCK_RESOURCE_XHR && value_is(d, "empty") && value_is(method, "POST") &&
+        value_is(header_text(h, n, "sec-fetch-mode", mode, sizeof(mode)), "no-cors"))
+        return BROCK_RESOURCE_PING;
+    return t;
+}

@@ -200,9 +200,8 @@ struct exchange {
                                 * the live log has it), so that an idle connection does not
                                 * hold its 1.4 KiB; NULL: none (then conn_effect() says
                                 * BROCK_PASS) */
-    int observe;               /* a third-party exchange the engine learns from */
-    int site_cookies;          /* a request to the first party's own site: its cookies are
-                                * remembered (brock_site_cookies_*) */
+    unsigned learn;            /* what learning takes from it: BROCK_EXCHANGE_* flags
+                                * (brock_exchange_flags()), the same as from a recording */
 
     /* Answered by brock itself (blocked, or the dashboard) rather than sent upstream. */
     int is_local;

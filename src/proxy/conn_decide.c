@@ -4,7 +4,6 @@
 #include "proxy/conn.h"
 
 #include <string.h>
-#include <strings.h>
 
 #include "dash/dash.h"
 #include "proxy/conn_internal.h"
@@ -22,45 +21,40 @@ const char *conn_header(const struct http_head *hh, const char *name)
     return h ? h->value : NULL;
 }
 
-/* The page's URL, as far as the request tells it: its Referer when that names the page's
- * own host (a page's Referer is its address, or its origin under the usual referrer
- * policy); NULL otherwise, and the engine stands the site's address in for it. */
-static const char *conn_page_url(const struct exchange *x, const struct http_head *hh)
-{
-    const char *ref = conn_header(hh, "referer");
-    char host[BROCK_HOST_MAX];
-
-    if (!ref || brock_url_host(ref, host) < 0 || strcmp(host, x->site) != 0)
-        return NULL;
-    return ref;
-}
-
-void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
+/* The exchange as learning takes it (brock_exchange_*), r its request as decided. */
+static void conn_exchange(struct conn *c, struct brock_request *r, struct brock_exchange *ex)
 {
     const struct exchange *x = &c->c_ex;
-    struct brock_observation o = {
-        .host = x->host,
-        .site = x->site,
-        .headers = hh->h,
-        .n_headers = hh->n,
-        .flags = flags,
-        .time_ms = conn_now_ms(c),
-    };
-    struct brock_learned learned;
-    char cookies[BROCK_SC_TEXT_MAX];
 
-    memset(&learned, 0, sizeof(learned));
-    /* The request's side carries what pixel cookie sharing reads: once an exchange. */
-    if (hh == &c->c_client.head) {
-        o.url = c->c_url.len ? c->c_url.data : NULL;
-        o.type = x->type;
-        o.site_url = conn_page_url(x, hh);
-        if (brock_site_cookies_get(c->px->sc, c->c_peer, x->d->site, cookies, sizeof(cookies)))
-            o.site_cookies = cookies;
-    }
-    if (brock_observe(c->px->engine, &o, &learned) < 0) {
+    memset(r, 0, sizeof(*r));
+    r->url = c->c_url.len ? c->c_url.data : NULL;
+    r->host = x->host;
+    r->site = x->site_known ? x->site : NULL;
+    r->type = x->type;
+    memset(ex, 0, sizeof(*ex));
+    ex->request = r;
+    ex->decision = x->d;
+    ex->page_known = x->site_sure;
+    ex->sc = c->px->sc;
+    ex->client = c->c_peer;
+    ex->time_ms = conn_now_ms(c);
+}
+
+void conn_learn(struct conn *c, const struct http_head *hh, int request)
+{
+    const struct exchange *x = &c->c_ex;
+    struct brock_engine *e = c->px->engine;
+    struct brock_learned learned;
+    struct brock_request r;
+    struct brock_exchange ex;
+    int err;
+
+    conn_exchange(c, &r, &ex);
+    err = request ? brock_exchange_request(e, &ex, x->learn, hh->h, hh->n, &learned)
+                  : brock_exchange_response(e, &ex, x->learn, hh->h, hh->n, &learned);
+    if (err < 0) {
         log_msg(LOG_ERR, "learning from %s on %s failed: %s", x->host, x->site,
-                brock_engine_errmsg(c->px->engine));
+                brock_engine_errmsg(e));
         return;
     }
     if (learned.recorded)
@@ -72,29 +66,6 @@ void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags)
     } else if (learned.recorded) {
         log_msg(LOG_DEBUG, "learned: %s tracks on %s", learned.tracker, x->site);
     }
-}
-
-/* A first-party request to its own site: its cookies are the site's. */
-static void conn_site_cookies_request(struct conn *c, const struct http_head *hh)
-{
-    const struct exchange *x = &c->c_ex;
-
-    for (size_t i = 0; i < hh->n; i++)
-        if (hh->h[i].name_len == 6 && !strncasecmp(hh->h[i].name, "cookie", 6))
-            brock_site_cookies_request(c->px->sc, c->c_peer, x->d->site, hh->h[i].value,
-                                       hh->h[i].value_len);
-}
-
-void conn_site_cookies_response(struct conn *c, const struct http_head *hh)
-{
-    const struct exchange *x = &c->c_ex;
-
-    if (!x->site_cookies)
-        return;
-    for (size_t i = 0; i < hh->n; i++)
-        if (hh->h[i].name_len == 10 && !strncasecmp(hh->h[i].name, "set-cookie", 10))
-            brock_site_cookies_response(c->px->sc, c->c_peer, x->d->site, hh->h[i].value,
-                                        hh->h[i].value_len, conn_now_ms(c) / 1000);
 }
 
 /* The URL the engine is given: scheme, authority and the request's path; for a CONNECT, the
@@ -109,7 +80,7 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
     if ((x->is_https ? buf_append(&c->c_url, "https://", 8)
                      : buf_append(&c->c_url, "http://", 7)) < 0 ||
         buf_puts(&c->c_url, x->authority) < 0 || buf_append(&c->c_url, path, path_len) < 0) {
-        buf_reset(&c->c_url); /* no URL half made: conn_observe() reads it */
+        buf_reset(&c->c_url); /* no URL half made: conn_learn() reads it */
         return "";
     }
     return c->c_url.data;
@@ -139,7 +110,8 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     struct proxy *px = c->px;
-    struct brock_request req = {0};
+    struct brock_request req = {0}, learn_req;
+    struct brock_exchange ex;
     struct brock_decision *d;
     const char *allow[LIMIT_WIDGET_ALLOWS];
     char why[512], frame[BROCK_HOST_MAX];
@@ -171,11 +143,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
         x->site_known = fr != FP_UNKNOWN;
         x->site_sure = fr == FP_KNOWN;
     }
-    x->type = x->is_connect ? BROCK_RESOURCE_OTHER
-                            : brock_resource_type_guess(
-                                  conn_header(hh, "sec-fetch-dest"), conn_header(hh, "accept"),
-                                  conn_header(hh, "content-type"), conn_header(hh, "upgrade"),
-                                  conn_header(hh, "ping-to"));
+    x->type = x->is_connect ? BROCK_RESOURCE_OTHER : brock_request_type(x->method, hh->h, hh->n);
     /* Without interception a tunnel says nothing of its page: decided as third party. */
     req.url = conn_url(c, path, path_len);
     req.host = x->host;
@@ -195,15 +163,10 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     }
     if (brock_decide_request(px->engine, &req, d) < 0)
         d->effect = BROCK_PASS;
-    /* A guessed page is decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
-    x->observe = x->site_sure && d->third_party && d->reason == BROCK_WHY_ACTION &&
-                 d->effect != BROCK_DENY;
-    /* The page's own site (its base domain, not another of one owner's): what its pages'
-     * scripts can read is among these cookies. Only kept while learning needs them. */
-    x->site_cookies = x->site_known && d->reason == BROCK_WHY_FIRST_PARTY && *d->site &&
-                      strcmp(d->base, d->site) == 0 && brock_engine_learning(px->engine);
-    if (x->site_cookies)
-        conn_site_cookies_request(c, hh);
+    /* What learning takes from it, by the rules a recording is learned by: a guessed page is
+     * decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
+    conn_exchange(c, &learn_req, &ex);
+    x->learn = brock_exchange_flags(px->engine, &ex);
     /* What the client's pages loaded as third parties: a page's canvas report counts only for
      * a script seen there, a frame's word on its page only for a frame seen there. */
     if (x->site_known && d->third_party &&

@@ -246,11 +246,8 @@ static inline enum brock_effect conn_effect(const struct exchange *x)
 /* Frees the exchange's decision (conn_exchange_reset(), conn_free()). */
 void conn_decision_free(struct exchange *x);
 
-/* A request's head (flags BROCK_OBS_*) or its response's: the engine learns from it. */
-void conn_observe(struct conn *c, const struct http_head *hh, unsigned flags);
-
-/* A response's head: when the request went to the first party's own site, its Set-Cookie
- * headers change the site's remembered cookies. */
-void conn_site_cookies_response(struct conn *c, const struct http_head *hh);
+/* A request's head (request 1) or its response's, as it came: the engine learns from it
+ * what x->learn says it takes (brock_exchange_request(), brock_exchange_response()). */
+void conn_learn(struct conn *c, const struct http_head *hh, int request);
 
 #endif

@@ -94,8 +94,8 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
 
     if (conn_body_refused(c))
         return;
-    if (x->observe)
-        conn_observe(c, hh, x->type == BROCK_RESOURCE_PING ? BROCK_OBS_BEACON : 0);
+    if (x->learn)
+        conn_learn(c, hh, 1);
     if (conn_effect(x) == BROCK_STRIP_COOKIES)
         flags |= REWRITE_STRIP_COOKIES;
     if (x->is_upgrade)

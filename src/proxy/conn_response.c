@@ -35,9 +35,8 @@ static void conn_response_head(struct conn *c)
         return;
     if (!interim) {
         conn_status(c, status);
-        if (x->observe)
-            conn_observe(c, &u->head, 0);
-        conn_site_cookies_response(c, &u->head);
+        if (x->learn)
+            conn_learn(c, &u->head, 0);
         x->resp_frame = side_response_frame(u, conn_request_kind(x), &flags, &must_close);
         if (conn_inject_start(c, &x->resp_frame, &flags, &must_close) < 0) {
             conn_fail(c, 502, "out of memory");

@@ -13,7 +13,13 @@
 // embed an ad frame from adx.test (which sets a cookie itself) whose own requests go to
 // sync.test and pixel.test; video and news fetch() from social.test with credentials; blog's
 // frame nests a second frame. The tab goes by typed addresses, link clicks and a redirect.
-// Usage: node tests/browser/record-har.js [--browsing] OUT.har
+// plain-browsing.har (--plain): four sites over plain http, where Chromium sends no fetch
+// metadata at all, written out as DevTools exports a recording (no _frameref: DevTools names
+// no frames). The tab goes to morning.test, garden.test and travel.test by typed addresses,
+// then to sports.test by a link. Each page loads an image from ads.test (which sets an
+// identifying cookie once and gets it back after) and a script from cdn.test, and sends
+// stats.test a beacon (navigator.sendBeacon(), a text body, no cookies) once loaded.
+// Usage: node tests/browser/record-har.js [--browsing | --plain] OUT.har
 'use strict';
 
 const fs = require('node:fs');
@@ -156,11 +162,76 @@ async function browsing(tab) {
   await settle();
 }
 
+// ---- plain-browsing.har ----
+
+const PLAIN_SITES = ['morning.test', 'garden.test', 'travel.test', 'sports.test'];
+
+function plainPage(host) {
+  let body = `<!doctype html><title>${host}</title><script src="http://cdn.test/lib.js"></script>` +
+    `<img src="http://ads.test/ad.gif?on=${host}">` +
+    '<script>addEventListener("load", () => navigator.sendBeacon(' +
+    `"http://stats.test/collect?on=${host}", "loaded"));</script>`;
+  if (host === 'travel.test') body += '<a id="next" href="http://sports.test/">next</a>';
+  return body;
+}
+
+function servePlain(req, res) {
+  const host = (req.headers.host || '').split(':')[0];
+  const url = new URL(req.url, `http://${host}`);
+  const h = { 'Cache-Control': 'no-store' };
+  req.resume();
+  if (host === 'ads.test') {
+    if (!(req.headers.cookie || '').includes('ad='))
+      h['Set-Cookie'] = 'ad=5b0e8c2f9a1d4e7c3b6a0f8e; Path=/; Max-Age=86400';
+    res.writeHead(200, { ...h, 'Content-Type': 'image/gif' });
+    res.end(GIF);
+  } else if (host === 'stats.test') {
+    res.writeHead(204, h);
+    res.end();
+  } else if (host === 'cdn.test') {
+    res.writeHead(200, { ...h, 'Content-Type': 'application/javascript' });
+    res.end('window.lib = 1;\n');
+  } else if (PLAIN_SITES.includes(host) && url.pathname === '/') {
+    res.writeHead(200, { ...h, 'Content-Type': 'text/html' });
+    res.end(plainPage(host));
+  } else {
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    res.end('not found\n');
+  }
+}
+
+async function plain(tab) {
+  // Each page's beacon leaves before the next navigation.
+  const settle = async () => {
+    await tab.waitForLoadState('load');
+    await tab.waitForTimeout(500);
+  };
+  for (const site of ['morning.test', 'garden.test', 'travel.test']) {
+    await tab.goto(`http://${site}/`);
+    await settle();
+  }
+  await Promise.all([tab.waitForURL('http://sports.test/'), tab.click('#next')]);
+  await settle();
+}
+
+// DevTools' own export names no frames: the recording is written without Playwright's.
+function asDevtools(file) {
+  const har = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const e of har.log.entries) delete e._frameref;
+  fs.writeFileSync(file, JSON.stringify(har));
+}
+
 // ---- recording ----
 
+const SCENARIOS = {
+  'one-page': { browse: onePage, serve, secure: ['tracker.test'] },
+  browsing: { browse: browsing, serve: serveBrowsing, secure: [...SITES, ...THIRD] },
+  plain: { browse: plain, serve: servePlain, secure: [], after: asDevtools },
+};
+
 async function record(out, scenario) {
-  const browse = scenario === 'browsing' ? browsing : onePage;
-  const server = http.createServer(scenario === 'browsing' ? serveBrowsing : serve);
+  const { browse, serve: answer, secure, after } = SCENARIOS[scenario];
+  const server = http.createServer(answer);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = server.address().port;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-record-'));
@@ -170,13 +241,15 @@ async function record(out, scenario) {
   fs.writeFileSync(path.join(profile, 'Default', 'Preferences'), JSON.stringify({
     profile: { cookie_controls_mode: 0, block_third_party_cookies: false },
   }));
-  const secure = scenario === 'browsing' ? [...SITES, ...THIRD] : ['tracker.test'];
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
     `--host-resolver-rules=MAP * 127.0.0.1:${port}`,
-    `--unsafely-treat-insecure-origin-as-secure=${secure.map((h) => `http://${h}`).join(',')}`,
   ];
+  if (secure.length) {
+    args.push('--unsafely-treat-insecure-origin-as-secure=' +
+              secure.map((h) => `http://${h}`).join(','));
+  }
   let context;
   try {
     context = await chromium.launchPersistentContext(profile, {
@@ -193,12 +266,14 @@ async function record(out, scenario) {
     server.close();
     fs.rmSync(home, { recursive: true, force: true });
   }
+  if (after) after(out);
 }
 
 const argv = process.argv.slice(2);
-const scenario = argv[0] === '--browsing' ? (argv.shift(), 'browsing') : 'one-page';
+const flags = { '--browsing': 'browsing', '--plain': 'plain' };
+const scenario = flags[argv[0]] ? flags[argv.shift()] : 'one-page';
 if (argv.length !== 1) {
-  console.error('usage: node tests/browser/record-har.js [--browsing] OUT.har');
+  console.error('usage: node tests/browser/record-har.js [--browsing | --plain] OUT.har');
   process.exit(2);
 }
 record(argv[0], scenario).catch((err) => {

@@ -370,6 +370,16 @@ is "$(b list | awk '$1 == "tracker.test" { print $2, $3 }')" \
     "each navigation is the first party of what follows it; a frame's host never is"
 is "$(cat "$T/err")" "" "a recording by Playwright reads without a warning"
 
+# Plain http recorded without fetch metadata or DevTools' resource types, the tab's three
+# sites under one page: each HTML document the tab asked for is a navigation.
+fresh
+run learn "$BROCK_TESTDATA/har/untyped-one-page.har"
+is "$(cat "$T/out")" "6 entries read, 3 third-party requests, 1 trackers newly blocked, 0 skipped \
+(first party unknown)" "a recording without resource types: its documents are navigations"
+is "$(b list | awk '$1 == "tracker.example" { print $2, $3 }')" \
+    "block site-one.example,site-two.example,site-three.example" \
+    "each entry's first party is the navigation it follows"
+
 # ---- odd fields: read as absent, one warning per kind and file ----
 fresh
 for s in one two three; do

@@ -370,6 +370,165 @@ static void test_untold_documents_keep_the_first(void **state)
     brock_engine_free(e);
 }
 
+/* The answer of entry i of doc is of type mime. */
+static void set_mime(json_t *doc, size_t i, const char *mime)
+{
+    json_t *content = json_object_get(json_object_get(nth(doc, i), "response"), "content");
+
+    assert_int_equal(json_object_set_new(content, "mimeType", json_string(mime)), 0);
+}
+
+/* Plain http recorded without DevTools' resource types, one page for the tab: an HTML
+ * document asked for with no Referer is a navigation, whatever came before it in the page,
+ * and so is a redirect asked for that way. */
+static void test_untyped_navigations(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "http://site-one.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "http://px.tracker.example/p.gif", NULL, NULL, NULL, "http://site-one.example/",
+         "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+        {"p", 5, "http://site-two.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 6, "http://px.tracker.example/p.gif", NULL, NULL, NULL, "http://site-two.example/",
+         "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+        {"p", 9, "http://site-three.example/go", NULL, NULL, NULL, NULL, NULL, NULL,
+         "http://site-three.example/"},
+        {"p", 10, "http://site-three.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 11, "http://px.tracker.example/p.gif", NULL, NULL, NULL,
+         "http://site-three.example/", "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
+    struct run r;
+
+    (void)state;
+    set_mime(doc, 0, "text/html");
+    set_mime(doc, 2, "text/html; charset=utf-8");
+    set_mime(doc, 4, "text/plain");
+    set_mime(doc, 5, "text/html");
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.example"),
+                        "site-one.example,site-two.example,site-three.example");
+    assert_int_equal(best(e, "tracker.example"), BROCK_BLOCK);
+    assert_int_equal(r.st.third_party, 3);
+    assert_int_equal(r.st.blocked, 1);
+    brock_engine_free(e);
+}
+
+/* With Playwright's _frameref, an HTML document in the frame of the page's first document is
+ * a navigation, a link's (with its Referer) too; one in another frame is a frame. */
+static void test_untyped_frames(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "http://www.one.com/", NULL, NULL, "frame@1", NULL, NULL, NULL, NULL},
+        {"p", 1, "http://px.tracker.net/a", NULL, NULL, "frame@1", "http://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 4, "http://www.two.com/", NULL, NULL, "frame@1", "http://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 5, "http://ads.four.com/f.html", NULL, NULL, "frame@2", "http://www.two.com/",
+         NULL, NULL, NULL},
+        {"p", 6, "http://px.other.net/b", NULL, NULL, "frame@2", "http://ads.four.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 7, "http://px.tracker.net/b", NULL, NULL, "frame@1", "http://www.two.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
+    struct run r;
+
+    (void)state;
+    set_mime(doc, 0, "text/html");
+    set_mime(doc, 2, "text/html");
+    set_mime(doc, 3, "text/html");
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
+    assert_string_equal(sites(e, "other.net"), "two.com");
+    assert_string_equal(sites(e, "four.com"), "");
+    brock_engine_free(e);
+}
+
+/* Entry i of doc's request is made with method and carries one more header. */
+static void add_request_header(json_t *doc, size_t i, const char *method, const char *name,
+                               const char *value)
+{
+    json_t *req = json_object_get(nth(doc, i), "request");
+
+    assert_int_equal(json_object_set_new(req, "method", json_string(method)), 0);
+    assert_int_equal(json_array_append_new(json_object_get(req, "headers"), pair(name, value)),
+                     0);
+}
+
+/* A beacon is what the proxy would read in its headers: sendBeacon()'s fetch metadata (a POST,
+ * empty, no-cors), else, where the recording has none, Chromium's _resourceType "ping" with a
+ * body that needs no CORS. One whose body needs CORS is a fetch() to the proxy, and here. */
+static void test_beacons_as_the_proxy_reads_them(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://b.metrics.net/c", "empty", "ping", NULL, "https://www.one.com/",
+         NULL, NULL, NULL},
+        {"p", 2, "https://b.json.net/c", "empty", "ping", NULL, "https://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 3, "https://b.plain.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL,
+         NULL, NULL},
+        {"p", 4, "https://b.cors.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL, NULL,
+         NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    json_t *doc = har(v, sizeof(v) / sizeof(v[0])), *h;
+    struct run r;
+
+    (void)state;
+    /* entry() sends "empty" with no-cors; the JSON beacon went with cors */
+    add_request_header(doc, 1, "POST", "Content-Type", "text/plain;charset=UTF-8");
+    h = json_object_get(json_object_get(nth(doc, 2), "request"), "headers");
+    json_array_clear(h);
+    json_array_append_new(h, pair("Sec-Fetch-Dest", "empty"));
+    json_array_append_new(h, pair("Sec-Fetch-Mode", "cors"));
+    json_array_append_new(h, pair("Referer", "https://www.one.com/"));
+    add_request_header(doc, 2, "POST", "Content-Type", "application/json");
+    add_request_header(doc, 3, "POST", "Content-Type", "text/plain;charset=UTF-8");
+    add_request_header(doc, 4, "POST", "Content-Type", "application/json");
+    learn(e, doc, &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "metrics.net"), "one.com");
+    assert_string_equal(sites(e, "json.net"), "");
+    assert_string_equal(sites(e, "plain.net"), "one.com");
+    assert_string_equal(sites(e, "cors.net"), "");
+    brock_engine_free(e);
+}
+
+/* A recording teaches what the proxy would learn from the same requests: on a site where
+ * brock is disabled too (Privacy Badger learns there), but not from a request brock denies on
+ * its page (it never leaves). */
+static void test_learns_as_the_proxy_does(void **state)
+{
+    static const struct ent v[] = {
+        {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 1, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.one.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 2, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 3, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.two.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"p", 4, "https://www.three.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
+        {"p", 5, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.three.com/",
+         "uid=8f3a9c2e1b7d", NULL, NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct run r;
+
+    (void)state;
+    assert_int_equal(brock_site_set_disabled(e, "two.com", 1), 0);
+    assert_int_equal(brock_set_site_action(e, "three.com", "px.tracker.net", BROCK_USER_BLOCK),
+                     0);
+    learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
+    assert_int_equal(r.rc, 0);
+    assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
+    assert_int_equal(r.st.third_party, 3);
+    brock_engine_free(e);
+}
+
 /* ---- odd fields ---- */
 
 static const struct ent plain[] = {
@@ -844,6 +1003,10 @@ int main(void)
         cmocka_unit_test(test_no_pages_frame_referer),
         cmocka_unit_test(test_page_per_navigation),
         cmocka_unit_test(test_untold_documents_keep_the_first),
+        cmocka_unit_test(test_untyped_navigations),
+        cmocka_unit_test(test_untyped_frames),
+        cmocka_unit_test(test_beacons_as_the_proxy_reads_them),
+        cmocka_unit_test(test_learns_as_the_proxy_does),
         cmocka_unit_test(test_ie11_cookies_object),
         cmocka_unit_test(test_pixel_cookie_arrays),
         cmocka_unit_test(test_odd_lists_and_pairs),

@@ -420,6 +420,48 @@ static void test_resource_types(void **state)
                      BROCK_RESOURCE_OTHER);
 }
 
+#define HDR(n, v) {n, sizeof(n) - 1, v, sizeof(v) - 1}
+
+/* A request's type from its method and headers as sent: sendBeacon()'s shape (a POST, fetch
+ * metadata empty and no-cors) is a ping, which no other header says. */
+static void test_request_type(void **state)
+{
+    static const struct brock_header beacon[] = {
+        HDR("Content-Type", "text/plain;charset=UTF-8"), HDR("SEC-FETCH-MODE", "no-cors"),
+        HDR("sec-fetch-dest", "empty"), HDR("Accept", "*/*"),
+    };
+    static const struct brock_header cors[] = {
+        HDR("Sec-Fetch-Dest", "empty"), HDR("Sec-Fetch-Mode", "cors"),
+        HDR("Content-Type", "application/json"),
+    };
+    static const struct brock_header ping[] = {
+        HDR("Sec-Fetch-Dest", "empty"), HDR("Sec-Fetch-Mode", "cors"),
+        HDR("Content-Type", "text/ping"),
+    };
+    static const struct brock_header image[] = {
+        HDR("Sec-Fetch-Dest", "image"), HDR("Sec-Fetch-Mode", "no-cors"),
+    };
+    static const struct brock_header nav[] = {
+        HDR("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+        HDR("Sec-Fetch-Dest", "document"), HDR("Sec-Fetch-Dest", "image"),
+    };
+
+    (void)state;
+    assert_int_equal(brock_request_type("POST", beacon, 4), BROCK_RESOURCE_PING);
+    assert_int_equal(brock_request_type("post", beacon, 4), BROCK_RESOURCE_PING);
+    /* The same fetch metadata on a GET is a fetch(), and so is a POST that needed CORS. */
+    assert_int_equal(brock_request_type("GET", beacon, 4), BROCK_RESOURCE_XHR);
+    assert_int_equal(brock_request_type(NULL, beacon, 4), BROCK_RESOURCE_XHR);
+    assert_int_equal(brock_request_type("POST", cors, 3), BROCK_RESOURCE_XHR);
+    /* <a ping> says so in its Content-Type, whatever its mode. */
+    assert_int_equal(brock_request_type("POST", ping, 3), BROCK_RESOURCE_PING);
+    assert_int_equal(brock_request_type("POST", image, 2), BROCK_RESOURCE_IMAGE);
+    /* The first of a name is read. */
+    assert_int_equal(brock_request_type("GET", nav, 3), BROCK_RESOURCE_MAIN_FRAME);
+    assert_int_equal(brock_request_type("GET", nav, 1), BROCK_RESOURCE_MAIN_FRAME);
+    assert_int_equal(brock_request_type("GET", NULL, 0), BROCK_RESOURCE_OTHER);
+}
+
 /* brock_decide_request() decides on the URL's host, and says what type it was given. */
 static void test_decide_request(void **state)
 {
@@ -545,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_tracker_learned),
         cmocka_unit_test(test_action_parse),
         cmocka_unit_test(test_resource_types),
+        cmocka_unit_test(test_request_type),
         cmocka_unit_test(test_decide_request),
         cmocka_unit_test(test_explain_evidence),
         cmocka_unit_test(test_explain_many_sites),
