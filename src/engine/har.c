@@ -674,9 +674,10 @@ static int learn_src(struct brock_engine *e, const char *name, struct har_src *s
     c.e = e;
     c.f.name = name ? name : "HAR";
     c.src = *src;
-    /* Each entry's values go into one arena, released at once when the entry is done. */
+    /* Each entry's values go into one arena, released at once when the entry is done; a
+     * document read whole is held whole, out of any arena. */
     arena_init(&arena, HAR_ARENA_CHUNK);
-    c.src.arena = brock__json_arena(&arena) == 0 ? &arena : NULL;
+    c.src.arena = !e->plain && brock__json_arena(&arena) == 0 ? &arena : NULL;
     c.cb.name = c.f.name;
     c.cb.on_entry = on_entry;
     c.cb.on_page = on_page;
@@ -696,7 +697,8 @@ static int learn_src(struct brock_engine *e, const char *name, struct har_src *s
         goto out;
     }
     /* Everything is read and checked before anything is learned. */
-    err = brock__har_scan(e, &c.src, &c.cb, &doc);
+    err = e->plain ? brock__har_scan_whole(e, &c.src, &c.cb, &doc)
+                   : brock__har_scan(e, &c.src, &c.cb, &doc);
     if (!err)
         err = brock__har_check(e, &c.f, &doc);
     if (err < 0)
@@ -729,6 +731,7 @@ out:
     mem_free(c.hdrs);
     mem_free(c.offs);
     mem_free(c.win.buf);
+    json_decref(c.src.whole);
     brock__json_arena(NULL);
     arena_cleanup(&arena);
     return err;
@@ -739,7 +742,7 @@ int brock_learn_har(struct brock_engine *e, const char *name, const char *json, 
                     void (*on_warning)(void *arg, const char *msg), void *arg,
                     struct brock_stats *stats)
 {
-    struct har_src src = {json, -1, len, 0, NULL};
+    struct har_src src = {json, -1, len, 0, NULL, NULL};
 
     if (stats)
         memset(stats, 0, sizeof(*stats));
@@ -755,7 +758,7 @@ int brock_learn_har_fd(struct brock_engine *e, const char *name, int fd,
                        void (*on_warning)(void *arg, const char *msg), void *arg,
                        struct brock_stats *stats)
 {
-    struct har_src src = {NULL, fd, 0, 0, NULL};
+    struct har_src src = {NULL, fd, 0, 0, NULL, NULL};
     struct stat sb;
     char bom[3];
 

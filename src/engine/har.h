@@ -114,6 +114,8 @@ struct har_src {
     size_t start;
     struct arena *arena; /* this thread's jansson arena (brock__json_arena) the elements are
                             built in, or NULL: they are freed value by value */
+    json_t *whole;       /* read whole (brock__har_scan_whole()): the document, which the
+                            caller frees with json_decref(); NULL when streamed */
 };
 
 /* What a scan calls: on_entry with each element i of log.entries (borrowed: freed after the
@@ -135,6 +137,19 @@ struct har_scan_cb {
  * BROCK_EIO (the file cannot be read), BROCK_ENOMEM, or a callback's error. */
 int brock__har_scan(struct brock_engine *e, const struct har_src *src,
                     const struct har_scan_cb *cb, struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
+
+/* The plain computation brock__har_scan() stands in for, used on an engine whose fast paths
+ * are off (e->plain): the whole text parsed at once by jansson, the same callbacks called
+ * with log.pages' elements, then log.entries' (each entry's place given as its index, len 1),
+ * and doc filled alike. The document is kept in src->whole for brock__har_load_entry().
+ * Returns as brock__har_scan() does, though the words of a refusal may differ. */
+int brock__har_scan_whole(struct brock_engine *e, struct har_src *src,
+                          const struct har_scan_cb *cb, struct har_doc *doc)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Entry i of a document read whole, into *out (json_decref()). Returns 0 or BROCK_EFORMAT. */
+int brock__har_whole_entry(const struct har_src *src, size_t i, json_t **out)
+    BROCK_NODISCARD_INTERNAL;
 
 /* A file's text read ahead for brock__har_load_entry(): len bytes from off in buf (cap
  * bytes; free with mem_free). Entries read again in about the order they came then cost one

@@ -773,6 +773,8 @@ int brock__har_load_entry(struct brock_engine *e, const struct har_src *src,
     int err;
 
     *out = NULL;
+    if (src->whole)
+        return brock__har_whole_entry(src, off, out);
     if (src->text) {
         p = src->text + off;
     } else {

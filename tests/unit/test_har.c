@@ -963,6 +963,92 @@ static void test_file_read_again_out_of_order(void **state)
  * built from yajl's callbacks in an arena whose chunks come from brock's allocator, so every
  * one of those is failed in turn, an entry's values failing with it (yajl's own few, made when
  * a parse starts, stay the C library's). */
+/* ---- the streaming reader against the whole-document one ---- */
+
+struct learned {
+    int rc;
+    struct brock_stats st;
+    char *pb;
+    size_t len;
+};
+
+static void learned_by(const char *text, size_t len, int whole, int from_fd, struct learned *l)
+{
+    struct brock_engine *e = test_engine_open(NULL, test_data("privacybadger"), 1);
+    char path[] = "/tmp/brock-har-XXXXXX";
+    int fd = -1;
+
+    memset(l, 0, sizeof(*l));
+    e->plain = whole;
+    if (from_fd) {
+        fd = mkstemp(path);
+        assert_true(fd >= 0);
+        unlink(path);
+        assert_int_equal(write(fd, text, len), (ssize_t)len);
+        l->rc = brock_learn_har_fd(e, "t.har", fd, NULL, NULL, NULL, &l->st);
+        close(fd);
+    } else {
+        l->rc = brock_learn_har(e, "t.har", text, len, NULL, NULL, NULL, &l->st);
+    }
+    e->plain = 0;
+    if (l->rc == 0)
+        assert_int_equal(brock_export(e, "pb", &l->pb, &l->len), 0);
+    brock_engine_free(e);
+}
+
+/* Every recording in tests/data/har, and cases of this file's, learned from the text and
+ * from the file by the streaming reader teach exactly what the whole-document reader
+ * (e->plain) teaches: the same counts, the same exported state. */
+static void test_stream_is_whole(void **state)
+{
+    static const char *const files[] = {"browsing.har", "pixel-cookie-share.har",
+                                        "plain-browsing.har", "playwright-one-page.har",
+                                        "untyped-one-page.har"};
+    static const char *const texts[] = {
+        "{\"log\": {\"entries\": []}}",
+        "{\"log\": {\"pages\": 3, \"entries\": [1, {\"request\": 2}]}}",
+        "[]",
+        "{\"log\": {\"entries\": [{\"request\": {\"method\": \"GET\", \"url\":"
+        " \"https://a.example/\", \"headers\": []}, \"response\": {\"status\": 200,"
+        " \"headers\": [{\"name\": \"Content-Type\", \"value\": \"text/html\"}]}}]}}",
+    };
+    size_t n = sizeof(files) / sizeof(files[0]), m = sizeof(texts) / sizeof(texts[0]);
+
+    (void)state;
+    for (size_t i = 0; i < n + m; i++) {
+        char rel[64], *text = NULL;
+        size_t len;
+        struct learned ref, stream, file;
+
+        if (i < n) {
+            snprintf(rel, sizeof(rel), "har/%s", files[i]);
+            if (file_read(test_data(rel), (size_t)1 << 26, &text, &len) < 0)
+                fail_msg("cannot read %s", test_data(rel));
+        } else {
+            snprintf(rel, sizeof(rel), "case %zu", i - n);
+            text = mem_strdup(texts[i - n]);
+            len = strlen(text);
+        }
+        learned_by(text, len, 1, 0, &ref);
+        learned_by(text, len, 0, 0, &stream);
+        learned_by(text, len, 0, 1, &file);
+        for (int k = 0; k < 2; k++) {
+            const struct learned *o = k ? &file : &stream;
+
+            if (o->rc != ref.rc || memcmp(&o->st, &ref.st, sizeof(o->st)) != 0 ||
+                o->len != ref.len || (o->len && memcmp(o->pb, ref.pb, o->len) != 0))
+                fail_msg("%s: the streaming reader (%s) learns otherwise than the whole one",
+                         rel, k ? "a file" : "text");
+        }
+        if (i < n)
+            assert_int_equal(ref.rc, 0);
+        brock_free(ref.pb);
+        brock_free(stream.pb);
+        brock_free(file.pb);
+        mem_free(text);
+    }
+}
+
 static void test_out_of_memory(void **state)
 {
     char *text = NULL;
@@ -1017,6 +1103,7 @@ int main(void)
         cmocka_unit_test(test_truncated_mid_entry),
         cmocka_unit_test(test_file_larger_than_a_chunk),
         cmocka_unit_test(test_file_read_again_out_of_order),
+        cmocka_unit_test(test_stream_is_whole),
         cmocka_unit_test(test_out_of_memory),
     };
 
