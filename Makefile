@@ -178,6 +178,7 @@ asan:
 run:
 	@scripts/deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN)
+	$(BIN) ca offer
 	$(BIN) run
 
 bench: $(BIN) $(BENCH_BIN)

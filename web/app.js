@@ -307,6 +307,8 @@ async function viewSites() {
   const [sites, days] = await Promise.all([api('GET', '/api/sites'),
                                            api('GET', `/api/stats?days=${n}`)]);
   main.replaceChildren(h('h1', {}, 'Recent sites'));
+  const notice = await httpsNotice();
+  if (notice) main.append(notice);
   main.append(h('h2', {}, 'What brock did each day'), chart(days));
   if (settings.page_view_days === 0)
     main.append(h('p', { class: 'note' }, 'Nothing is counted while recent sites are kept ' +
@@ -488,7 +490,8 @@ async function viewSettings() {
     toggle('check_dnt', 'Check and honour DNT policies',
            'A domain that posts EFF\'s DNT policy is not blocked.'),
     h('p', { class: 'note', id: 'run-options' },
-      `HTTPS: ${status.intercept ? 'seen inside (--intercept)' : 'tunnelled unseen'}. ` +
+      `${(status.https && status.https.why) || ''}${status.https && status.https.fix
+        ? ` (\`${status.https.fix}\` changes that)` : ''}. ` +
       `Pages: ${status.inject ? 'brock\'s script goes in each page'
                               : 'passed as they come (--no-inject)'}.`),
     h('form', { class: 'inline setting', onsubmit: async (ev) => {
@@ -560,6 +563,32 @@ async function viewSettings() {
       } catch (e) { say(e.message); }
       await route();
     }));
+}
+
+// ---- HTTPS, when brock cannot see inside it ----
+
+// A notice on the first pages while HTTPS passes unseen: what that means, the command that
+// changes it (shown, never run: the dashboard installs nothing), and the page on trusting
+// brock's certificate. Nothing when brock sees inside HTTPS, or when the user turned it off.
+async function httpsNotice() {
+  let status;
+  try { status = await api('GET', '/api/status'); } catch (e) { return null; }
+  const https = status.https || {};
+  if (https.seen || !https.fix) return null;
+  const cmd = h('p', { class: 'command', id: 'https-fix', hidden: true },
+    'On the machine brock runs on: ', h('code', {}, https.fix),
+    ', then start brock again.');
+  return h('div', { class: 'warning https-notice', id: 'https-notice', role: 'note' },
+    h('p', {}, h('strong', {}, 'brock cannot see inside HTTPS yet. '),
+      'It sees only the names of HTTPS sites, so it learns only on plain-HTTP pages, and ' +
+      'nearly the whole web is HTTPS.'),
+    h('p', {},
+      h('button', { type: 'button', 'aria-controls': 'https-fix', onclick: (ev) => {
+        cmd.hidden = !cmd.hidden;
+        ev.target.setAttribute('aria-expanded', String(!cmd.hidden));
+      }, 'aria-expanded': 'false' }, 'Let brock see inside HTTPS'), ' ',
+      h('a', { href: '/ca' }, 'How to trust brock\'s certificate on other devices')),
+    cmd);
 }
 
 // ---- routing ----

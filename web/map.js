@@ -246,8 +246,10 @@ async function viewMap() {
       mapShown[k] = ev.target.checked;
       draw();
     } }), h('span', { class: `swatch swatch-${k}`, 'aria-hidden': 'true' }), label));
+  const notice = await httpsNotice();
   main.replaceChildren(
     h('h1', {}, 'Who follows you'),
+    ...(notice ? [notice] : []),
     h('p', { class: 'muted', id: 'map-help' },
       'The sites you visited (squares, on the ring) and the third parties their pages ' +
       'loaded (circles, larger for more sites), linked where one was seen on the other. ' +

@@ -11,12 +11,14 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "net/ca.h"
 #include "net/trust.h"
+#include "util/file.h"
 
 static const char ca_help[] =
     "  init       create the CA in the state folder (ca/: an EC P-256 key readable only by\n"
@@ -31,6 +33,9 @@ static const char ca_help[] =
     "  uninstall  take the CA out of every place install puts it\n"
     "  status     say where the CA is trusted\n"
     "  path       print the path of the CA's certificate, to import by hand\n"
+    "  offer      what `make run` does first: create the CA if there is none and, when it is\n"
+    "             not trusted yet, ask once (on a terminal) whether to run install with sudo;\n"
+    "             without a terminal, print the command instead\n"
     "\nOptions:\n"
     "  --force    with init: replace an existing CA (everything that trusted the old one\n"
     "             must then trust the new one)\n"
@@ -176,6 +181,75 @@ static int trust_cmd(struct cli *cli, const struct cmd_entry *self, const char *
     return CLI_OK;
 }
 
+/* `make run`'s first step: a new user is led to seeing inside HTTPS. The CA is made if there
+ * is none; then, unless it is trusted already, a terminal is asked once (the answer is kept
+ * beside the CA, so a later `make run` does not ask again) whether to run `ca install` with
+ * sudo now, no being the default; without a terminal nothing is asked and the command is
+ * printed. Nothing is installed without a yes. */
+static int offer(struct cli *cli, const struct cmd_entry *self, const char *cert)
+{
+    char err[4096 + 256], cmd[4096 + 64], asked[PATH_MAX], exe[PATH_MAX], answer[16] = "";
+    struct trust t;
+    ssize_t n;
+
+    if (access(cert, F_OK) != 0) {
+        if (ca_create(cli->state_dir, 0, err, sizeof(err)) < 0)
+            return cli_error(self, "%s", err);
+        fprintf(stderr, "brock: created a CA for seeing inside HTTPS: %s\n", cert);
+    }
+    if (trust_init(&t, cert, err, sizeof(err)) < 0)
+        return cli_error(self, "%s", err);
+    if (trust_in_system(&t))
+        return CLI_OK;
+    snprintf(cmd, sizeof(cmd), "sudo %s", cli_again(cli, "ca install", err, sizeof(err)));
+    snprintf(asked, sizeof(asked), "%s/%s/asked-to-install", cli->state_dir, CA_DIR);
+    if (!isatty(0) || !isatty(2) || access(asked, F_OK) == 0) {
+        fprintf(stderr, "brock: HTTPS will pass unseen until this machine trusts brock's CA: "
+                        "`%s` does it\n", cmd);
+        return CLI_OK;
+    }
+    fprintf(stderr, "brock sees inside HTTPS, where nearly the whole web is, only once this "
+                    "machine trusts its CA.\nInstall it now (`%s`, which asks for your "
+                    "password)? [y/N] ", cmd);
+    if (!fgets(answer, sizeof(answer), stdin))
+        answer[0] = '\0';
+    if (file_write_atomic(asked, "", 0, 0600) < 0)
+        fprintf(stderr, "brock: %s cannot be written: this will be asked again\n", asked);
+    if (answer[0] != 'y' && answer[0] != 'Y') {
+        fprintf(stderr, "brock: not installed; `%s` does it later\n", cmd);
+        return CLI_OK;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return cli_error(self, "cannot tell where brock is: run `%s` yourself", cmd);
+    exe[n] = '\0';
+    fflush(NULL);
+    {
+        char w_sudo[] = "sudo", w_ca[] = "ca", w_install[] = "install", w_state[] = "--state";
+        char state[PATH_MAX];
+        char *argv[] = {w_sudo, exe, w_state, state, w_ca, w_install, NULL};
+        int status = 0;
+        pid_t pid;
+
+        snprintf(state, sizeof(state), "%s", cli->state_dir);
+        pid = fork();
+
+        if (pid == 0) {
+            /* Root needs no sudo, and may have none. */
+            char **run = geteuid() == 0 ? argv + 1 : argv;
+
+            execvp(run[0], run);
+            dprintf(2, "brock: %s cannot be run: %s\n", run[0], strerror(errno));
+            _exit(127);
+        }
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0)
+            return cli_error(self, "`%s` did not finish well (above); brock runs all the same",
+                             cmd);
+    }
+    return CLI_OK;
+}
+
 static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -183,7 +257,8 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    static const char *const whats[] = {"init", "path", "install", "uninstall", "status"};
+    static const char *const whats[] = {"init", "path", "install", "uninstall", "status",
+                                        "offer"};
     char cert[4096], key[4096], err[4096 + 256], again[4096 + 64];
     const struct passwd *pw;
     const char *what;
@@ -197,12 +272,13 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
             return cli_getopt_other(self, c, argv);
     }
     if (argc - optind != 1)
-        return cli_usage(self, "expected init, install, uninstall, status or path");
+        return cli_usage(self, "expected init, install, uninstall, status, path or offer");
     what = argv[optind];
     for (size_t i = 0; i < sizeof(whats) / sizeof(whats[0]); i++)
         known |= strcmp(what, whats[i]) == 0;
     if (!known)
-        return cli_usage(self, "'%s': expected init, install, uninstall, status or path", what);
+        return cli_usage(self, "'%s': expected init, install, uninstall, status, path or offer",
+                         what);
     if (force && strcmp(what, "init") != 0)
         return cli_usage(self, "--force goes with init only");
     pw = sudo_user(cli);
@@ -212,6 +288,8 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         return rc;
     if (ca_paths(cli->state_dir, cert, key, sizeof(cert)) < 0)
         return cli_error(self, "%s: the state folder's path is too long", cli->state_dir);
+    if (strcmp(what, "offer") == 0)
+        return offer(cli, self, cert);
     if (strcmp(what, "init") != 0 && strcmp(what, "path") != 0)
         return trust_cmd(cli, self, what, cert, key, pw);
     if (strcmp(what, "path") == 0) {

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "dash/dash.h"
+#include "net/ca.h"
+#include "net/trust.h"
 #include "proxy/proxy.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -20,10 +22,14 @@ static const char run_help[] =
     "Options:\n"
     "  --listen ADDR:PORT    where to listen (default " PROXY_DEFAULT_LISTEN "; [V6]:PORT for\n"
     "                        IPv6)\n"
-    "  --intercept           see inside HTTPS with the local CA (see `brock ca init`)\n"
+    "  --intercept           see inside HTTPS with the local CA even when this machine does\n"
+    "                        not trust it (by default brock sees inside HTTPS once `sudo\n"
+    "                        brock ca install` has put the CA in the system store)\n"
+    "  --no-intercept        pass HTTPS unseen: brock then sees only the names of HTTPS\n"
+    "                        sites, refuses the blocked ones, and learns nothing there\n"
     "  --no-intercept HOSTGLOB\n"
-    "                        tunnel matching hosts unseen even with --intercept (pinned\n"
-    "                        apps, banking); may be repeated\n"
+    "                        tunnel matching hosts unseen while seeing inside the others\n"
+    "                        (pinned apps, banking); may be repeated\n"
     "  --no-proxy HOSTGLOB   have the proxy auto-config file (/proxy.pac, /wpad.dat) send\n"
     "                        matching hosts DIRECT, not through brock (intranet names,\n"
     "                        *.corp.example); may be repeated\n"
@@ -80,7 +86,7 @@ enum {
 const struct option cmd_run_options[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"intercept", no_argument, NULL, OPT_INTERCEPT},
-    {"no-intercept", required_argument, NULL, OPT_NO_INTERCEPT},
+    {"no-intercept", optional_argument, NULL, OPT_NO_INTERCEPT},
     {"no-proxy", required_argument, NULL, OPT_NO_PROXY},
     {"resolve", required_argument, NULL, OPT_RESOLVE},
     {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
@@ -174,10 +180,22 @@ static int run_option(void *arg, int c, char **argv)
 
     switch (c) {
     case OPT_LISTEN: o->listen = optarg; break;
-    case OPT_INTERCEPT: o->intercept = 1; break;
-    case OPT_NO_INTERCEPT:
-        run_list_add(a, LIST_NO_INTERCEPT, a->no_intercept, &o->n_no_intercept, optarg);
+    case OPT_INTERCEPT: o->https = PROXY_HTTPS_FORCED; break;
+    case OPT_NO_INTERCEPT: {
+        /* Alone, it turns interception off; with a host pattern (--no-intercept=GLOB, or the
+         * next word as --no-intercept GLOB always took it) it passes those hosts unseen. */
+        const char *glob = optarg;
+
+        if (!glob && argv && argv[optind] && argv[optind][0] != '-')
+            glob = argv[optind++];
+        if (!glob)
+            o->https = PROXY_HTTPS_OFF;
+        else if (!*glob)
+            return cli_usage(self, "--no-intercept= needs a host pattern");
+        else
+            run_list_add(a, LIST_NO_INTERCEPT, a->no_intercept, &o->n_no_intercept, glob);
         break;
+    }
     case OPT_NO_PROXY: {
         char err[256];
 
@@ -293,6 +311,28 @@ static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf,
     return CLI_OK;
 }
 
+/* Whether brock sees inside HTTPS when neither --intercept nor --no-intercept says: when the
+ * state's CA is in this machine's system store (`brock ca install`), every program that reads
+ * it, and the browsers install also set up, trust brock's certificates. */
+static enum proxy_https run_https(const char *state_dir)
+{
+    char cert[4096], key[4096], err[512];
+    struct trust t;
+
+    if (ca_paths(state_dir, cert, key, sizeof(cert)) < 0 || access(cert, F_OK) != 0)
+        return PROXY_HTTPS_NO_CA;
+    if (trust_init(&t, cert, err, sizeof(err)) < 0 || !trust_in_system(&t))
+        return PROXY_HTTPS_UNTRUSTED;
+    return PROXY_HTTPS_TRUSTED;
+}
+
+static void run_https_decide(struct proxy_options *o, const char *state_dir)
+{
+    if (o->https == PROXY_HTTPS_AUTO)
+        o->https = run_https(state_dir);
+    o->intercept = o->https == PROXY_HTTPS_FORCED || o->https == PROXY_HTTPS_TRUSTED;
+}
+
 /* ---- SIGHUP: the configuration file read again ---- */
 
 /* What the proxy reads its options again with: the configuration file as it is now, with
@@ -304,7 +344,8 @@ struct run_reread {
     const struct cmd_entry *self;
     int argc;
     char **argv;
-    const char *state_dir, *ca_init_cmd; /* those in use */
+    const char *state_dir, *ca_init_cmd, *ca_install_cmd; /* those in use */
+    enum proxy_https https;              /* as decided at start */
     const struct proxy_worker *worker;   /* this process's place among the workers, or NULL */
     struct run_args args[2]; /* the newest options made, and those before */
     struct cli_conf *conf[2];
@@ -367,6 +408,12 @@ static const struct proxy_options *run_reread_options(void *arg, char *err, size
     }
     next.o.state_dir = r->state_dir;
     next.o.ca_init_cmd = r->ca_init_cmd;
+    next.o.ca_install_cmd = r->ca_install_cmd;
+    /* Interception is decided at start and kept: a CA installed since then is said, and
+     * taken, at the next start. */
+    if (next.o.https == PROXY_HTTPS_AUTO)
+        next.o.https = r->https;
+    run_https_decide(&next.o, r->state_dir);
     next.o.worker = r->worker;
     next.o.reread = run_reread_options;
     next.o.reread_arg = r;
@@ -430,7 +477,7 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     struct run_args a;
     struct run_reread *re = NULL;
     struct run_ctx x;
-    char err[4096 + 512], ca_init[4096 + 64];
+    char err[4096 + 512], ca_init[4096 + 64], ca_install[4096 + 64];
     unsigned n;
     int rc;
 
@@ -453,8 +500,14 @@ static int cmd_run_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         goto out;
     a.o.state_dir = cli->state_dir;
     a.o.ca_init_cmd = cli_again(cli, "ca init", ca_init, sizeof(ca_init));
+    snprintf(ca_install, sizeof(ca_install), "sudo %s",
+             cli_again(cli, "ca install", err, sizeof(err)));
+    a.o.ca_install_cmd = ca_install;
+    run_https_decide(&a.o, cli->state_dir);
     re->state_dir = a.o.state_dir;
     re->ca_init_cmd = a.o.ca_init_cmd;
+    re->ca_install_cmd = a.o.ca_install_cmd;
+    re->https = a.o.https;
     x.cli = cli;
     x.self = self;
     x.a = &a;
@@ -479,7 +532,7 @@ out:
 
 const struct cmd_entry cmd_run_entry = {
     .name = "run",
-    .usage = "[--listen ADDR:PORT] [--intercept] [--no-intercept HOSTGLOB]... "
+    .usage = "[--listen ADDR:PORT] [--intercept | --no-intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
              "[--no-proxy HOSTGLOB]... [--proxy-protocol-from CIDR]... [--user NAME] "

@@ -66,7 +66,7 @@ static long long num(json_t *o, const char *key)
 static void status_print(json_t *j)
 {
     json_t *s = json_object_get(j, "since_start"), *a = json_object_get(j, "actions");
-    json_t *store = json_object_get(j, "store");
+    json_t *store = json_object_get(j, "store"), *https;
     long long started = num(j, "started_ms"), up = (clock_now_ms() - started) / 1000;
     time_t t = (time_t)(started / 1000);
     char when[64] = "?";
@@ -87,6 +87,14 @@ static void status_print(json_t *j)
     printf("trackers: %lld blocked, %lld cookieblocked, %lld allowed (your choices: %lld, %lld, "
            "%lld)\n", num(a, "block"), num(a, "cookieblock"), num(a, "allow"),
            num(a, "user_block"), num(a, "user_cookieblock"), num(a, "user_allow"));
+    https = json_object_get(j, "https");
+    if (json_is_string(json_object_get(https, "why")))
+        printf("%s%s%s%s\n", json_string_value(json_object_get(https, "why")),
+               json_is_string(json_object_get(https, "fix")) ? "; `" : "",
+               json_is_string(json_object_get(https, "fix"))
+                   ? json_string_value(json_object_get(https, "fix"))
+                   : "",
+               json_is_string(json_object_get(https, "fix")) ? "` lets it see inside" : "");
     printf("state: %s%s%s%s\n", json_string_value(json_object_get(store, "path")),
            json_is_true(json_object_get(store, "writing")) ? "" : " (not writing: ",
            json_is_true(json_object_get(store, "writing"))

@@ -70,8 +70,20 @@ static int conf_arg(struct cli_conf *c, struct cli_conf_line *l, const struct op
                          c->path, l->line, o->name, l->value);
     if (o->has_arg != no_argument && !*l->value)
         return cli_error(NULL, "%s:%u: '%s' needs a value", c->path, l->line, o->name);
-    if (o->has_arg == no_argument && !b)
+    /* A flag that is no says nothing, unless its opposite is an option too: `intercept = no`
+     * stands for --no-intercept, which turns off what is otherwise on by itself. */
+    if (o->has_arg == no_argument && !b) {
+        char neg[64];
+
+        snprintf(neg, sizeof(neg), "no-%s", o->name);
+        if (!conf_find(cmd_run_options, neg) && !conf_find(cli_global_options, neg))
+            return CLI_OK;
+        l->arg = mem_malloc(size + 3);
+        if (!l->arg)
+            return cli_error(NULL, "out of memory");
+        snprintf(l->arg, size + 3, "--%s", neg);
         return CLI_OK;
+    }
     l->arg = mem_malloc(size);
     if (!l->arg)
         return cli_error(NULL, "out of memory");

@@ -117,6 +117,10 @@ struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errle
         goto fail;
     }
     env->host.listen_name = env->listen_name;
+    if (h->https_fix) {
+        snprintf(env->https_fix, sizeof(env->https_fix), "%s", h->https_fix);
+        env->host.https_fix = env->https_fix;
+    }
     if (h->ca_cert) {
         n = snprintf(env->ca_cert, sizeof(env->ca_cert), "%s", h->ca_cert);
         if (n < 0 || (size_t)n >= sizeof(env->ca_cert)) {

@@ -156,7 +156,10 @@ struct dash_host {
      * are reported as 0. */
     void (*counters)(void *arg, struct dash_counters *out);
     void *counters_arg;
-    int intercept;               /* the host sees inside HTTPS (--intercept) */
+    int intercept;               /* the host sees inside HTTPS */
+    const char *https_why;       /* a sentence: whether it does and why; static storage */
+    const char *https_fix;       /* the command that lets it see inside HTTPS, when it does
+                                    not for want of a trusted CA; copied; NULL: none */
     int inject;                  /* the host puts its script in HTML pages (not --no-inject) */
     int64_t started_ms;          /* when the host started serving (clock_now_ms()) */
     const struct dash_metrics *metrics; /* borrowed: outlives the environment; NULL: /metrics

@@ -145,13 +145,16 @@ int dash_api_status(struct dash_call *x)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
-    x->json = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:b, s:I, s:o?, s:o?, s:o?, "
+    x->json = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?}, s:b, s:I, "
+                        "s:o?, s:o?, s:o?, "
                         "s:{s:I, s:I, "
                         "s:I, s:I, s:I, s:I, s:I, s:I}}",
                         "version", brock_version(), "listen", h->listen_name, "started_ms",
                         (json_int_t)h->started_ms, "pid", (json_int_t)h->pid, "workers",
                         (json_int_t)h->workers, "learning",
-                        brock_engine_learning(x->e), "intercept", h->intercept, "inject",
+                        brock_engine_learning(x->e), "intercept", h->intercept, "https",
+                        "seen", h->intercept, "why", h->https_why ? h->https_why : "",
+                        "fix", h->https_fix, "inject",
                         h->inject, "domains", (json_int_t)entries, "actions",
                         by, "exports", exports_json(), "store", store_json(x->e),
                         "since_start", "requests",

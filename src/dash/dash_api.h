@@ -22,6 +22,7 @@ struct dash_env {
     const char *const *no_proxy; /* --no-proxy globs (dash_env_set_no_proxy()) */
     size_t n_no_proxy;
     char ca_cert[4096];          /* host.ca_cert points here when set */
+    char https_fix[4096 + 64];   /* host.https_fix points here when set */
     char ca_pem[DASH_CA_PEM_MAX]; /* the certificate as read at start (as root, before
                                      becoming another user); ca_pem_len 0: none */
     size_t ca_pem_len;

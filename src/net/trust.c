@@ -376,7 +376,7 @@ static int nss_create(const struct trust *t, const char *dir, char *err, size_t 
     if (is_dir(dir))
         return 0;
     snprintf(parent, sizeof(parent), "%s/.pki", t->user.home);
-    if (mkdir(parent, 0700) < 0 && errno != EEXIST) {
+    if (file_mkdirs(parent, 0700) < 0) {
         snprintf(err, errlen, "cannot create %.200s: %s", parent, strerror(errno));
         return -1;
     }

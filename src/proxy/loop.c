@@ -695,6 +695,36 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
         dntcheck_counts(px->dnt, out->dnt);
 }
 
+/* Whether brock sees inside HTTPS, and why, in a person's words. */
+static const char *https_why(enum proxy_https h)
+{
+    switch (h) {
+    case PROXY_HTTPS_FORCED:
+        return "HTTPS is seen inside (--intercept): brock decides and learns on each request "
+               "of HTTPS pages, as on plain HTTP ones";
+    case PROXY_HTTPS_TRUSTED:
+        return "HTTPS is seen inside: this machine trusts brock's CA, so brock decides and "
+               "learns on each request of HTTPS pages, as on plain HTTP ones";
+    case PROXY_HTTPS_OFF:
+        return "HTTPS is passed unseen (--no-intercept): brock sees only the names of HTTPS "
+               "sites, refuses the blocked ones, and learns nothing there";
+    case PROXY_HTTPS_AUTO:
+    case PROXY_HTTPS_NO_CA:
+    case PROXY_HTTPS_UNTRUSTED:
+        break;
+    }
+    return "HTTPS is passed unseen: brock sees only the names of HTTPS sites, so it learns only "
+           "on plain-HTTP pages, and nearly the whole web is HTTPS";
+}
+
+/* The command that makes brock see inside HTTPS, when trust is what it lacks. */
+static const char *https_fix(const struct proxy_options *o)
+{
+    if (o->https != PROXY_HTTPS_NO_CA && o->https != PROXY_HTTPS_UNTRUSTED)
+        return NULL;
+    return o->ca_install_cmd ? o->ca_install_cmd : "sudo brock ca install";
+}
+
 /* The first lines a person starting brock reads: where it is, and how to use it. The first
  * one is what tests wait for to learn the port. */
 static void say_where(const struct proxy *px)
@@ -727,6 +757,11 @@ static void say_where(const struct proxy *px)
     log_msg(LOG_INFO, "to browse through brock, set %s as the HTTP and HTTPS proxy of your "
                       "browser (chromium --proxy-server=%s), or export http_proxy=http://%s "
                       "https_proxy=http://%s", dash, dash, dash, dash);
+    if (https_fix(px->opts))
+        log_msg(LOG_INFO, "%s; `%s` lets it see inside (then start brock again)",
+                https_why(px->opts->https), https_fix(px->opts));
+    else
+        log_msg(LOG_INFO, "%s", https_why(px->opts->https));
     if (px->privs.drop)
         log_msg(LOG_INFO, "running as the user %s (uid %u)", px->privs.user,
                 (unsigned)px->privs.uid);
@@ -748,6 +783,8 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
                                    .counters = on_dash_counters, .counters_arg = px,
                                    .intercept = px->mitm != NULL,
+                                   .https_why = https_why(px->opts->https),
+                                   .https_fix = https_fix(px->opts),
                                    .inject = px->inject_js != NULL,
                                    .started_ms = clock_now_ms(), .pid = (int)getpid(),
                                    .metrics = &px->metrics, .log = &px->log,

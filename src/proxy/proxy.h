@@ -8,13 +8,27 @@
 struct brock_engine;
 struct proxy_worker;
 
+/* Whether brock sees inside HTTPS, and why: what its first lines, /api/status and the
+ * dashboard say. */
+enum proxy_https {
+    PROXY_HTTPS_AUTO = 0,  /* not decided yet: the command line decides before proxy_new() */
+    PROXY_HTTPS_FORCED,    /* --intercept: seen inside */
+    PROXY_HTTPS_TRUSTED,   /* its CA is in this machine's system store: seen inside */
+    PROXY_HTTPS_OFF,       /* --no-intercept, or intercept = no: passed unseen by choice */
+    PROXY_HTTPS_NO_CA,     /* there is no CA yet: passed unseen */
+    PROXY_HTTPS_UNTRUSTED, /* its CA is not in the system store: passed unseen */
+};
+
 struct proxy_options {
     const char *listen;               /* "ADDR:PORT", "[V6]:PORT"; NULL: 127.0.0.1:8119 */
     const char *const *resolve;       /* --resolve HOSTGLOB[:PORT]=ADDR:PORT specs, as given */
     size_t n_resolve;
     const char *upstream_ca;          /* extra trusted roots for upstream TLS, or NULL */
     const char *state_dir;            /* the state folder (the local CA lives in ca/) */
-    int intercept;                    /* --intercept */
+    int intercept;                    /* see inside HTTPS: https is FORCED or TRUSTED */
+    enum proxy_https https;           /* why (AUTO until the command line decides) */
+    const char *ca_install_cmd;       /* the command that has this machine trust the CA, as
+                                       * the user would type it, for messages */
     const char *const *no_intercept;  /* --no-intercept HOSTGLOB: tunnelled unseen */
     size_t n_no_intercept;
     const char *const *no_proxy;      /* --no-proxy HOSTGLOB: DIRECT in /proxy.pac */

@@ -125,4 +125,95 @@ is "$(cat "$POL")" '{"policies": [' "and is unchanged"
 b ca frobnicate >"$T/out" 2>"$T/err"
 is "$?" 2 "an unknown ca command is a usage error"
 
+# ---- make run's first step: ca offer ----
+
+printf '{}' >"$POL"
+b ca uninstall >/dev/null 2>&1
+
+S2="$T/offer"
+"$BROCK" --state "$S2" ca offer </dev/null >"$T/out" 2>"$T/err"
+ok $? "offer succeeds without a terminal"
+test -f "$S2/ca/ca.pem"
+ok $? "offer creates the CA"
+grep -q "sudo brock --state $S2 ca install. does it" "$T/err"
+ok $? "without a terminal it asks nothing and prints the command"
+is "$(ls "$BROCK_TRUST_SYSTEM_DIR" | wc -l | tr -d ' ')" 0 "and installs nothing"
+# A terminal (script(1) gives one): asked once, no by default.
+printf '\n' | script -qec "'$BROCK' --state '$S2' ca offer" /dev/null >"$T/out" 2>&1
+grep -q 'Install it now' "$T/out"
+ok $? "on a terminal it asks whether to install"
+is "$(ls "$BROCK_TRUST_SYSTEM_DIR" | wc -l | tr -d ' ')" 0 "no (the default) installs nothing"
+printf 'y\n' | script -qec "'$BROCK' --state '$S2' ca offer" /dev/null >"$T/out" 2>&1
+if grep -q 'Install it now' "$T/out"; then ok 1 "it asks only once"; else ok 0 "it asks only once"; fi
+rm -f "$S2/ca/asked-to-install"
+printf 'y\n' | script -qec "'$BROCK' --state '$S2' ca offer" /dev/null >"$T/out" 2>&1
+grep -q 'system store: added' "$T/out"
+ok $? "yes runs ca install"
+"$BROCK" --state "$S2" ca offer </dev/null >"$T/out" 2>"$T/err"
+is "$(cat "$T/err")" "" "once trusted, offer says nothing"
+"$BROCK" --state "$S2" ca uninstall >/dev/null 2>&1
+
+# ---- brock run sees inside HTTPS when the CA is in the system store, and says so ----
+
+printf '{}' >"$POL"
+chmod 755 "$T"
+runpid=""
+stop() { [ -z "$runpid" ] || { kill "$runpid" 2>/dev/null; wait "$runpid" 2>/dev/null; }; runpid=""; }
+trap 'stop; rm -rf "$T"' EXIT
+# Starts brock run with ARGS, waits for its first lines; PORT is where it listens.
+start() {
+    : >"$T/log"
+    "$BROCK" --state "$S" --no-seed run --listen 127.0.0.1:0 --no-update "$@" >"$T/log" 2>&1 &
+    runpid=$!
+    for _ in $(seq 100); do
+        grep -q 'HTTPS is' "$T/log" && break
+        kill -0 "$runpid" 2>/dev/null || break
+        sleep 0.1
+    done
+    PORT=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$T/log" | head -1)
+}
+https_status() {
+    curl -s "http://127.0.0.1:$PORT/api/status" |
+        perl -MJSON::PP -e 'local $/; my $h = decode_json(<STDIN>)->{https};
+            print(($h->{seen} ? "seen" : "unseen"), " ", $h->{fix} // "-", "\n")'
+}
+
+b ca uninstall >/dev/null 2>&1
+start
+grep -q "HTTPS is passed unseen: brock sees only the names of HTTPS sites.*sudo brock --state $S ca install. lets it see inside" "$T/log"
+ok $? "without a trusted CA, the first lines say HTTPS passes unseen and the command that fixes it"
+is "$(https_status)" "unseen sudo brock --state $S ca install" "/api/status says so, with the command"
+"$BROCK" --state "$S" status --listen "127.0.0.1:$PORT" >"$T/out" 2>"$T/err"
+grep -q "^HTTPS is passed unseen.*ca install. lets it see inside" "$T/out"
+ok $? "brock status says so too"
+stop
+
+b ca install >/dev/null 2>&1
+start
+grep -q "HTTPS is seen inside: this machine trusts brock's CA" "$T/log"
+ok $? "with the CA in the system store, brock run sees inside HTTPS by default"
+is "$(https_status)" "seen -" "/api/status: seen, nothing to fix"
+stop
+
+start --no-intercept
+grep -q "HTTPS is passed unseen (--no-intercept)" "$T/log"
+ok $? "--no-intercept alone turns it off"
+is "$(https_status)" "unseen -" "off by choice: no command offered"
+stop
+
+printf 'intercept = no\n' >"$T/conf"
+"$BROCK" --config "$T/conf" --state "$S" --no-seed run --listen 127.0.0.1:0 --no-update \
+    >"$T/log" 2>&1 &
+runpid=$!
+for _ in $(seq 100); do grep -q 'HTTPS is' "$T/log" && break; sleep 0.1; done
+grep -q "HTTPS is passed unseen (--no-intercept)" "$T/log"
+ok $? "the configuration file's intercept = no turns it off"
+stop
+
+start --no-intercept '*.bank.example'
+grep -q "HTTPS is seen inside" "$T/log"
+ok $? "--no-intercept HOSTGLOB still only passes those hosts unseen"
+stop
+b ca uninstall >/dev/null 2>&1
+
 done_testing
