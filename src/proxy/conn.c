@@ -14,8 +14,10 @@
 #include <sys/time.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent_ssl.h>
 
 #include "net/tls.h"
+#include "proxy/intercept.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
@@ -515,10 +517,17 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
         return;
     }
     if (what & BEV_EVENT_ERROR) {
-        char why[BROCK_HOST_MAX + 256];
+        char why[BROCK_HOST_MAX + 512];
+        int failed = c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why));
+        const char *refused = NULL;
 
-        /* A client that does not trust brock's CA ends here: say so once. */
-        if (c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why))) {
+        /* A client that does not trust brock's CA ends here, and one that asked for a name
+         * brock makes no certificate for, which brock's own words say better: say so once. */
+        if (c->intercepted)
+            refused = intercept_refusal(c->px->mitm, bufferevent_openssl_get_ssl(bev));
+        if (refused)
+            snprintf(why, sizeof(why), "%s", refused);
+        if (failed || refused) {
             if (!c->tls_counted)
                 c->px->metrics.tls_client_failed++;
             c->tls_counted = 1;
