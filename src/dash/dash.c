@@ -34,8 +34,9 @@
     "Cross-Origin-Resource-Policy: same-origin\r\n"
 
 /* CHANGES_STATE: needs the page's token and no foreign Origin. ANY_HOST: answered whatever
- * the Host header names, for WPAD, which fetches by a name of the network ("wpad.lan"); it
- * says nothing that the client could not learn from brock's own address. */
+ * the Host header names, for WPAD, which fetches by a name of the network ("wpad.lan"); under
+ * a name not brock's own the handler says nothing that the client could not learn from
+ * brock's own address (dash_call.own_host). */
 enum { CHANGES_STATE = 1, ANY_HOST = 2 };
 
 struct route {
@@ -368,10 +369,10 @@ static int refuse(const struct answer *a, int status, const char *msg)
 /* Runs a route's handler and writes what it answered. Returns the status, or -1. */
 static int run_route(const struct dash_env *env, const struct dash_request *rq,
                      const struct route *r, const char *arg, const char *query,
-                     const struct answer *a)
+                     const struct answer *a, int own)
 {
     struct dash_call x = {.env = env, .e = env->host.engine, .rq = rq, .arg = arg,
-                          .query = query, .status = 200,
+                          .query = query, .own_host = own, .status = 200,
                           .type = "application/json; charset=utf-8"};
     char *text = NULL;
     int rc = -1;
@@ -442,14 +443,14 @@ static int shared_sync(const struct dash_env *env)
 
 static int run_shared_route(const struct dash_env *env, const struct dash_request *rq,
                             const struct route *r, const char *arg, const char *query,
-                            const struct answer *a)
+                            const struct answer *a, int own)
 {
     int status;
 
     /* A state that cannot be read now: memory answers, and the loop's sync says why. */
     if (shared_sync(env) < 0 || !(r->flags & CHANGES_STATE))
-        return run_route(env, rq, r, arg, query, a);
-    status = run_route(env, rq, r, arg, query, a);
+        return run_route(env, rq, r, arg, query, a, own);
+    status = run_route(env, rq, r, arg, query, a, own);
     if (shared_sync(env) < 0) {
         /* The change stays in memory, for the loop's next sync to write. */
     }
@@ -494,7 +495,7 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
             if (rq->body_too_big)
                 return refuse(&a, 413, "the request body is larger than the dashboard accepts");
         }
-        return run_shared_route(env, rq, r, segment ? arg : "", query, &a);
+        return run_shared_route(env, rq, r, segment ? arg : "", query, &a, own);
     }
     if (!own)
         return refuse(&a, 403,
