@@ -131,6 +131,19 @@ static json_t *store_json(const struct brock_engine *e)
                      (json_int_t)st.refused);
 }
 
+/* {trackers, max, forgotten, full}: the trackers known from live learning alone, the cap
+ * they are held to, how many were forgotten to stay within it since brock started, and
+ * whether it was reached; NULL when out of memory. */
+static json_t *learned_json(const struct brock_engine *e)
+{
+    struct brock_learned_status st;
+
+    brock_learned_status(e, &st);
+    return json_pack("{s:I, s:I, s:I, s:b}", "trackers", (json_int_t)st.trackers, "max",
+                     (json_int_t)st.max, "forgotten", (json_int_t)st.forgotten, "full",
+                     st.forgotten > 0);
+}
+
 int dash_api_status(struct dash_call *x)
 {
     const struct dash_host *h = &x->env->host;
@@ -146,7 +159,7 @@ int dash_api_status(struct dash_call *x)
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
     x->json = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:b, s:I, s:o?, s:o?, s:o?, "
-                        "s:{s:I, s:I, "
+                        "s:o?, s:{s:I, s:I, "
                         "s:I, s:I, s:I, s:I, s:I, s:I}}",
                         "version", brock_version(), "listen", h->listen_name, "started_ms",
                         (json_int_t)h->started_ms, "pid", (json_int_t)h->pid, "workers",
@@ -154,7 +167,7 @@ int dash_api_status(struct dash_call *x)
                         brock_engine_learning(x->e), "intercept", h->intercept, "inject",
                         h->inject, "domains", (json_int_t)entries, "actions",
                         by, "exports", exports_json(), "store", store_json(x->e),
-                        "since_start", "requests",
+                        "learned", learned_json(x->e), "since_start", "requests",
                         (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
                         "cookieblocked", (json_int_t)n.cookieblocked, "tunnels",
                         (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,

@@ -161,6 +161,7 @@ void brock__snitch_free(void *p)
         mem_free(s->v[i].param);
     }
     mem_free(s->v);
+    mem_free(s->lru_name);
     mem_free(s);
 }
 
@@ -227,6 +228,7 @@ static void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
     brock__strvec_cleanup(&e->deleted);
+    brock__strvec_cleanup(&e->forgotten);
     brock__lists_cleanup(&e->lists);
     brock__base_cache_free(e);
     brock__answers_free(e);
@@ -262,6 +264,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     strmap_init(&e->decide_settings.widget_sites);
     brock__lists_init(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
+    e->learned_max = BROCK_MAX_LEARNED_DEFAULT;
     e->no_learn = cfg->no_learn;
     e->readonly_ok = cfg->readonly_ok;
     e->read_only = cfg->read_only;
@@ -293,6 +296,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
             goto fail;
         e->seed_mark = BROCK__SEED_LOADED;
     }
+    brock__learned_order(e);
     if ((rc = brock__pages_expire(e, 1)) < 0)
         goto fail;
     brock__daily_expire(e, 1);
@@ -320,7 +324,7 @@ fail:
 
 int brock__store_unsaved(const struct brock_engine *e)
 {
-    return e->dirty || e->deleted.n || e->settings_dirty || e->pbconfig_dirty ||
+    return e->dirty || e->deleted.n || e->forgotten.n || e->settings_dirty || e->pbconfig_dirty ||
            e->reset_pending || e->seed_mark;
 }
 
@@ -342,6 +346,9 @@ static int sync_store(struct brock_engine *e)
     picked = brock__store_poll(e);
     if (picked < 0)
         return picked;
+    /* Trackers other processes learned count toward the cap too. */
+    if ((rc = brock__learned_bound(e, NULL)) < 0)
+        return rc;
     if (brock__store_unsaved(e) && (rc = brock__store_flush(e)) < 0)
         return rc;
     return picked;
