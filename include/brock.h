@@ -943,6 +943,13 @@ BROCK_API BROCK_NODISCARD int brock_import(struct brock_engine *e, const char *n
                                            const char *json, size_t len,
                                            struct brock_stats *stats);
 
+/* The same for the text in the open file fd, from its offset to its end, read a block at a
+ * time as it is parsed: the text itself is never held in memory whole (the values it holds
+ * are, until they are merged). fd stays open, its offset at its end. Also BROCK_EIO (errmsg
+ * says why) when it cannot be read. */
+BROCK_API BROCK_NODISCARD int brock_import_fd(struct brock_engine *e, const char *name, int fd,
+                                              struct brock_stats *stats);
+
 /* Learns from an HTTP Archive (HAR 1.2 JSON, len bytes, a UTF-8 BOM allowed), entries in
  * the order they started. The first party of an entry is the top-level page its tab showed
  * then, never a frame: its page's latest navigation, else its Referer (har.c tells how).

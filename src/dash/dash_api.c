@@ -643,15 +643,21 @@ int dash_api_list(struct dash_call *x)
     return 0;
 }
 
+/* POST /api/import: a Privacy Badger export or seed, merged as `brock import` merges it. */
 int dash_api_import(struct dash_call *x)
 {
     struct brock_stats st;
     int rc;
 
     memset(&st, 0, sizeof(st));
-    rc = brock_import(x->e, "the uploaded file", x->rq->body, x->rq->body_len, &st);
+    /* The host streamed a large body to a file (the route's BODY_FILE): read from there. */
+    rc = x->rq->body_fd >= 0
+             ? brock_import_fd(x->e, "the uploaded file", x->rq->body_fd, &st)
+             : brock_import(x->e, "the uploaded file", x->rq->body, x->rq->body_len, &st);
     if (rc == BROCK_EFORMAT || rc == BROCK_EINVAL)
         return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc == BROCK_EIO)
+        return dash_error(x, 500, brock_engine_errmsg(x->e));
     if (rc < 0)
         return -1;
     x->json = json_pack("{s:I, s:I, s:I}", "entries", (json_int_t)st.entries, "recorded",

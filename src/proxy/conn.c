@@ -215,6 +215,7 @@ int conn_exchange_reset(struct conn *c)
     conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
     conn_decision_free(&c->c_ex);
+    conn_spool_close(&c->c_ex);
     names = c->c_ex.names;
     memset(&c->c_ex, 0, sizeof(c->c_ex));
     if (!names)
@@ -680,7 +681,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     side_init(&c->c_up);
     side_start(&c->c_client, SIDE_CLIENT);
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
-    buf_init(&c->c_body, LIMIT_DASH_BODY);
+    buf_init(&c->c_body, LIMIT_DASH_JSON);
     buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
     exchange_point_names(&c->c_ex, NULL);
     c->a_tier = -1;
@@ -795,6 +796,7 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_url);
     conn_inject_free(c->c_ex.inj);
     conn_decision_free(&c->c_ex);
+    conn_spool_close(&c->c_ex);
     exchange_free_names(&c->c_ex);
     mem_free(c->tunnel_host);
     mem_free(c);
