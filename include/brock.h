@@ -622,6 +622,33 @@ BROCK_API BROCK_NODISCARD int brock_observe_page(struct brock_engine *e,
                                                  const struct brock_page_signal *s,
                                                  struct brock_learned *learned);
 
+/* The trackers known from live learning alone (no site of their evidence from the seed or an
+ * import) that an engine keeps by default, and the most it may be told to keep. */
+#define BROCK_MAX_LEARNED_DEFAULT 100000
+#define BROCK_MAX_LEARNED_MAX 10000000
+
+/* Keeps at most max (1 to BROCK_MAX_LEARNED_MAX) trackers known from live learning alone:
+ * past it, learning forgets the least recently touched (given evidence) first, those it has
+ * not blocked before those it has, with what learning made of them (their sites, their
+ * tracking kinds, their action entries). Never forgotten: the trackers of the seed or of an
+ * import, an action entry holding a user's choice or a DNT record, the choices for one site
+ * only, a block learning did not make. An engine opens with BROCK_MAX_LEARNED_DEFAULT and
+ * holds to its cap from its next learning or brock_sync() on; this call applies it at once.
+ * Returns how many were forgotten now, BROCK_EINVAL (max out of range), or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_learned_limit(struct brock_engine *e, size_t max);
+
+/* How the cap on learned trackers fares. */
+struct brock_learned_status {
+    size_t trackers;    /* known from live learning alone, held now */
+    size_t max;         /* the cap (brock_learned_limit()) */
+    uint64_t forgotten; /* forgotten to stay within it since the engine opened: once it is
+                           not 0, the cap was reached */
+};
+
+/* Fills st for e. */
+BROCK_API void brock_learned_status(const struct brock_engine *e,
+                                    struct brock_learned_status *st);
+
 /* Sets the user's choice for exactly domain: BROCK_USER_ALLOW, BROCK_USER_BLOCK or
  * BROCK_USER_COOKIEBLOCK; BROCK_NOACTION reverts to what was learned. Returns 0,
  * BROCK_EINVAL for a bad domain or action, BROCK_ENOMEM. Reaches the state at brock_sync(). */
@@ -983,6 +1010,13 @@ struct brock_stats {
 BROCK_API BROCK_NODISCARD int brock_import(struct brock_engine *e, const char *name,
                                            const char *json, size_t len,
                                            struct brock_stats *stats);
+
+/* The same for the text in the open file fd, from its offset to its end, read a block at a
+ * time as it is parsed: the text itself is never held in memory whole (the values it holds
+ * are, until they are merged). fd stays open, its offset at its end. Also BROCK_EIO (errmsg
+ * says why) when it cannot be read. */
+BROCK_API BROCK_NODISCARD int brock_import_fd(struct brock_engine *e, const char *name, int fd,
+                                              struct brock_stats *stats);
 
 /* Learns from an HTTP Archive (HAR 1.2 JSON, len bytes, a UTF-8 BOM allowed), entries in
  * the order they started. The first party of an entry is the top-level page its tab showed

@@ -62,6 +62,10 @@ static const char run_help[] =
     "                        connections one client address may hold at once (0-1048576,\n"
     "                        default 256; 0: no cap); past it, that client's oldest idle one\n"
     "                        is closed to make room, or 503 when none is idle\n"
+    "  --max-learned-trackers N\n"
+    "                        trackers learned from browsing kept at most (1-10000000,\n"
+    "                        default 100000); past it, those learned least recently are\n"
+    "                        forgotten to make room (your choices and the seed's stay)\n"
     "  --grace SECONDS       once told to stop (SIGTERM, SIGINT, SIGQUIT), give exchanges in\n"
     "                        flight this long to finish (0-3600, default 10; 0: stop at once;\n"
     "                        a second signal stops at once)\n"
@@ -75,12 +79,14 @@ static const char run_help[] =
     "\nEach option can be set in the configuration file (see --config in `brock --help`) as\n"
     "`name = value` (a flag's value is yes or no); the command line's win. SIGHUP reads the\n"
     "file again: the changed timeouts, --allow, --resolve, --no-intercept, --no-proxy,\n"
-    "--max-client-connections, --grace, -v and -q apply at once; the others need a restart.\n";
+    "--max-client-connections, --max-learned-trackers, --grace, -v and -q apply at once; the\n"
+    "others need a restart.\n";
 
 enum {
     OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
     OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
     OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY, OPT_WORKERS, OPT_PROXY_PROTOCOL,
+    OPT_MAX_LEARNED,
 };
 
 const struct option cmd_run_options[] = {
@@ -99,6 +105,7 @@ const struct option cmd_run_options[] = {
     {"upstream-timeout", required_argument, NULL, OPT_UPSTREAM_TIMEOUT},
     {"grace", required_argument, NULL, OPT_GRACE},
     {"max-client-connections", required_argument, NULL, OPT_MAX_CLIENT},
+    {"max-learned-trackers", required_argument, NULL, OPT_MAX_LEARNED},
     {"log-file", required_argument, NULL, OPT_LOG_FILE},
     {"workers", required_argument, NULL, OPT_WORKERS},
     {"verbose", no_argument, NULL, 'v'},
@@ -258,6 +265,15 @@ static int run_option(void *arg, int c, char **argv)
             return cli_usage(self, "--max-client-connections '%s': expected a whole number "
                              "from 0 (no cap) to %d", optarg, PROXY_MAX_CLIENT_CONNECTIONS);
         o->max_client_connections = (size_t)v;
+        break;
+    }
+    case OPT_MAX_LEARNED: {
+        long v;
+
+        if (run_number(optarg, 1, BROCK_MAX_LEARNED_MAX, &v) < 0)
+            return cli_usage(self, "--max-learned-trackers '%s': expected a whole number from "
+                             "1 to %d", optarg, BROCK_MAX_LEARNED_MAX);
+        o->max_learned = (size_t)v;
         break;
     }
     default:
@@ -537,7 +553,7 @@ const struct cmd_entry cmd_run_entry = {
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
              "[--no-proxy HOSTGLOB]... [--proxy-protocol-from CIDR]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
-             "[--max-client-connections N] [--grace SECONDS] [--workers N|auto] [--log-file FILE] [-v|-q]",
+             "[--max-client-connections N] [--max-learned-trackers N] [--grace SECONDS] [--workers N|auto] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

@@ -34,42 +34,50 @@
     "Cross-Origin-Resource-Policy: same-origin\r\n"
 
 /* CHANGES_STATE: needs the page's token and no foreign Origin. ANY_HOST: answered whatever
- * the Host header names, for WPAD, which fetches by a name of the network ("wpad.lan"); it
- * says nothing that the client could not learn from brock's own address. */
-enum { CHANGES_STATE = 1, ANY_HOST = 2 };
+ * the Host header names, for WPAD, which fetches by a name of the network ("wpad.lan"); under
+ * a name not brock's own the handler says nothing that the client could not learn from
+ * brock's own address (dash_call.own_host). BODY_FILE: the body is streamed to a temporary
+ * file (dash_request.body_fd), never held in memory. */
+enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4 };
+
+/* What a route's body may hold: nothing, a JSON change, an import. */
+#define NO_BODY 0
+#define JSON_BODY ((uint64_t)LIMIT_DASH_JSON)
+#define IMPORT_BODY LIMIT_DASH_IMPORT
 
 struct route {
     const char *method; /* GET also answers HEAD */
     const char *path;   /* exact; with a trailing '/', one segment follows (dash_call.arg) */
     unsigned flags;
+    uint64_t body_max;  /* the largest body it takes, in bytes; NO_BODY: none */
     int (*handler)(struct dash_call *x);
 };
 
 static const struct route routes[] = {
-    {"GET", "/api/status", 0, dash_api_status},
-    {"GET", "/api/sites", 0, dash_api_sites},
-    {"GET", "/api/sites/", 0, dash_api_site},
-    {"GET", "/api/trackers", 0, dash_api_trackers},
-    {"GET", "/api/trackers/", 0, dash_api_tracker},
-    {"PUT", "/api/trackers/", CHANGES_STATE, dash_api_tracker_put},
-    {"GET", "/api/stats", 0, dash_api_stats},
-    {"GET", "/api/map", 0, dash_api_map},
-    {"GET", "/api/settings", 0, dash_api_settings},
-    {"PUT", "/api/settings", CHANGES_STATE, dash_api_settings_put},
-    {"PUT", "/api/disabled/", CHANGES_STATE, dash_api_disabled_put},
-    {"DELETE", "/api/disabled/", CHANGES_STATE, dash_api_disabled_delete},
-    {"PUT", "/api/widgets/", CHANGES_STATE, dash_api_widget_put},
-    {"DELETE", "/api/widgets/", CHANGES_STATE, dash_api_widget_delete},
-    {"GET", "/api/export", 0, dash_api_export},
-    {"GET", "/lists/", 0, dash_api_list},
-    {"POST", "/api/import", CHANGES_STATE, dash_api_import},
-    {"POST", "/api/reset", CHANGES_STATE, dash_api_reset},
-    {"POST", "/api/forget", CHANGES_STATE, dash_api_forget},
-    {"GET", "/api/log", 0, dash_api_log},
-    {"GET", "/metrics", 0, dash_api_metrics},
-    {"GET", "/proxy.pac", ANY_HOST, dash_api_pac},
-    {"GET", "/wpad.dat", ANY_HOST, dash_api_pac},
-    {"GET", "/ca.pem", 0, dash_api_ca_pem},
+    {"GET", "/api/status", 0, NO_BODY, dash_api_status},
+    {"GET", "/api/sites", 0, NO_BODY, dash_api_sites},
+    {"GET", "/api/sites/", 0, NO_BODY, dash_api_site},
+    {"GET", "/api/trackers", 0, NO_BODY, dash_api_trackers},
+    {"GET", "/api/trackers/", 0, NO_BODY, dash_api_tracker},
+    {"PUT", "/api/trackers/", CHANGES_STATE, JSON_BODY, dash_api_tracker_put},
+    {"GET", "/api/stats", 0, NO_BODY, dash_api_stats},
+    {"GET", "/api/map", 0, NO_BODY, dash_api_map},
+    {"GET", "/api/settings", 0, NO_BODY, dash_api_settings},
+    {"PUT", "/api/settings", CHANGES_STATE, JSON_BODY, dash_api_settings_put},
+    {"PUT", "/api/disabled/", CHANGES_STATE, NO_BODY, dash_api_disabled_put},
+    {"DELETE", "/api/disabled/", CHANGES_STATE, NO_BODY, dash_api_disabled_delete},
+    {"PUT", "/api/widgets/", CHANGES_STATE, JSON_BODY, dash_api_widget_put},
+    {"DELETE", "/api/widgets/", CHANGES_STATE, JSON_BODY, dash_api_widget_delete},
+    {"GET", "/api/export", 0, NO_BODY, dash_api_export},
+    {"GET", "/lists/", 0, NO_BODY, dash_api_list},
+    {"POST", "/api/import", CHANGES_STATE | BODY_FILE, IMPORT_BODY, dash_api_import},
+    {"POST", "/api/reset", CHANGES_STATE, NO_BODY, dash_api_reset},
+    {"POST", "/api/forget", CHANGES_STATE, NO_BODY, dash_api_forget},
+    {"GET", "/api/log", 0, NO_BODY, dash_api_log},
+    {"GET", "/metrics", 0, NO_BODY, dash_api_metrics},
+    {"GET", "/proxy.pac", ANY_HOST, NO_BODY, dash_api_pac},
+    {"GET", "/wpad.dat", ANY_HOST, NO_BODY, dash_api_pac},
+    {"GET", "/ca.pem", 0, NO_BODY, dash_api_ca_pem},
 };
 
 /* ---- the environment ---- */
@@ -372,10 +380,10 @@ static int refuse(const struct answer *a, int status, const char *msg)
 /* Runs a route's handler and writes what it answered. Returns the status, or -1. */
 static int run_route(const struct dash_env *env, const struct dash_request *rq,
                      const struct route *r, const char *arg, const char *query,
-                     const struct answer *a)
+                     const struct answer *a, int own)
 {
     struct dash_call x = {.env = env, .e = env->host.engine, .rq = rq, .arg = arg,
-                          .query = query, .status = 200,
+                          .query = query, .own_host = own, .status = 200,
                           .type = "application/json; charset=utf-8"};
     char *text = NULL;
     int rc = -1;
@@ -446,67 +454,125 @@ static int shared_sync(const struct dash_env *env)
 
 static int run_shared_route(const struct dash_env *env, const struct dash_request *rq,
                             const struct route *r, const char *arg, const char *query,
-                            const struct answer *a)
+                            const struct answer *a, int own)
 {
     int status;
 
     /* A state that cannot be read now: memory answers, and the loop's sync says why. */
     if (shared_sync(env) < 0 || !(r->flags & CHANGES_STATE))
-        return run_route(env, rq, r, arg, query, a);
-    status = run_route(env, rq, r, arg, query, a);
+        return run_route(env, rq, r, arg, query, a, own);
+    status = run_route(env, rq, r, arg, query, a, own);
     if (shared_sync(env) < 0) {
         /* The change stays in memory, for the loop's next sync to write. */
     }
     return status;
 }
 
-int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
+/* Where the door lets a request through: its route (NULL: one of web/'s files), the decoded
+ * path segment and the query the route is given, and whether the Host names brock itself. */
+struct passage {
+    const struct route *route;
+    size_t path_len;
+    int own;
+    char query[2048];
+    char arg[BROCK_HOST_MAX * 3];
+};
+
+/* The body rq's head declares (or a body read in pieces that passed the route's cap) against
+ * what the route takes. Returns 0, or the status of the refusal written to a. */
+static int body_check(const struct dash_request *rq, const struct route *r,
+                      const struct answer *a)
 {
-    const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
+    uint64_t max = r ? r->body_max : NO_BODY;
+
+    if (rq->body_too_big || (rq->body_declared && max == NO_BODY) ||
+        (rq->body_declared != DASH_BODY_UNKNOWN && rq->body_declared > max))
+        return refuse(a, 413, max == NO_BODY ? "this request takes no body"
+                                             : "the request body is larger than this "
+                                               "request takes");
+    return 0;
+}
+
+/* The door: rq's route and every check the head allows, in this order: the Host (403), the
+ * route (404), the method (405), for a change its Origin and token (403), the body's size
+ * (413). Nothing here needs the body. Returns 0 with p filled in, the status of a refusal
+ * written to a, or -1 when out of memory. */
+static int door(const struct dash_env *env, const struct dash_request *rq,
+                const struct answer *a, struct passage *p)
+{
     const char *host = header(rq, "host");
-    const char *method = a.head ? "GET" : rq->method;
+    const char *method = a->head ? "GET" : rq->method;
     const char *q = memchr(rq->target, '?', rq->target_len);
-    size_t path_len = q ? (size_t)(q - rq->target) : rq->target_len;
-    char query[2048], arg[BROCK_HOST_MAX * 3];
     const struct route *allowed = NULL;
     const char *why;
-    int own = host && is_own_host(env, rq, host);
+    int rc;
 
-    snprintf(query, sizeof(query), "%.*s", q ? (int)(rq->target_len - path_len - 1) : 0,
-             q ? q + 1 : "");
+    p->route = NULL;
+    p->path_len = q ? (size_t)(q - rq->target) : rq->target_len;
+    p->own = host && is_own_host(env, rq, host);
+    p->arg[0] = '\0';
+    snprintf(p->query, sizeof(p->query), "%.*s",
+             q ? (int)(rq->target_len - p->path_len - 1) : 0, q ? q + 1 : "");
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct route *r = &routes[i];
         size_t pl = strlen(r->path);
         int segment = r->path[pl - 1] == '/';
 
-        if (!route_matches(r, rq->target, path_len))
+        if (!route_matches(r, rq->target, p->path_len))
             continue;
-        if (!own && !(r->flags & ANY_HOST))
+        if (!p->own && !(r->flags & ANY_HOST))
             break;
-        if (segment && segment_decode(rq->target + pl, path_len - pl, arg, sizeof(arg)) < 0)
-            return refuse(&a, 400, "the name in the path is malformed or too long");
+        if (segment &&
+            segment_decode(rq->target + pl, p->path_len - pl, p->arg, sizeof(p->arg)) < 0)
+            return refuse(a, 400, "the name in the path is malformed or too long");
         if (strcmp(r->method, method) != 0) {
             allowed = r;
             continue;
         }
         if (r->flags & CHANGES_STATE) {
             if ((why = foreign_origin(env, rq)))
-                return refuse(&a, 403, why);
+                return refuse(a, 403, why);
             if (!token_matches(env, rq))
-                return refuse(&a, 403, "a change needs the dashboard's token (the "
-                                       "X-Brock-Token header)");
-            if (rq->body_too_big)
-                return refuse(&a, 413, "the request body is larger than the dashboard accepts");
+                return refuse(a, 403, "a change needs the dashboard's token (the "
+                                      "X-Brock-Token header)");
         }
-        return run_shared_route(env, rq, r, segment ? arg : "", query, &a);
+        if (!segment)
+            p->arg[0] = '\0';
+        p->route = r;
+        return (rc = body_check(rq, r, a)) != 0 ? rc : 0;
     }
-    if (!own)
-        return refuse(&a, 403,
+    if (!p->own)
+        return refuse(a, 403,
                       "brock's dashboard answers only to its own address (127.0.0.1, "
                       "localhost, [::1] or the address brock listens at, with its port)");
     if (allowed)
-        return refuse(&a, 405, "this method is not allowed here");
-    if (!strcmp(method, "GET") && rq->target[0] == '/')
-        return serve_file(env, rq, path_len, &a);
-    return refuse(&a, 404, "brock has no such page");
+        return refuse(a, 405, "this method is not allowed here");
+    if (strcmp(method, "GET") != 0 || rq->target[0] != '/')
+        return refuse(a, 404, "brock has no such page");
+    return (rc = body_check(rq, NULL, a)) != 0 ? rc : 0;
+}
+
+int dash_admit(const struct dash_env *env, const struct dash_request *rq,
+               struct dash_body *body, struct buf *out)
+{
+    const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
+    struct passage p;
+    int rc = door(env, rq, &a, &p);
+
+    body->max = p.route && rc == 0 ? p.route->body_max : NO_BODY;
+    body->to_file = p.route && rc == 0 && (p.route->flags & BODY_FILE);
+    return rc;
+}
+
+int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
+{
+    const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
+    struct passage p;
+    int rc = door(env, rq, &a, &p);
+
+    if (rc != 0)
+        return rc;
+    if (!p.route)
+        return serve_file(env, rq, p.path_len, &a);
+    return run_shared_route(env, rq, p.route, p.arg, p.query, &a, p.own);
 }

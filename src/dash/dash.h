@@ -198,6 +198,9 @@ int dash_no_proxy_check(const char *glob, char *err, size_t errlen)
 /* Wipes the token and frees env; NULL is a no-op. */
 void dash_env_free(struct dash_env *env);
 
+/* A body whose length its head does not say (chunked). */
+#define DASH_BODY_UNKNOWN UINT64_MAX
+
 /* One request to the dashboard. Everything is borrowed for the call. */
 struct dash_request {
     const char *method;          /* "GET", "HEAD", "PUT", ... */
@@ -205,9 +208,15 @@ struct dash_request {
     size_t target_len;
     const struct brock_header *h;
     size_t n;
-    const char *body;            /* the whole body (NUL-terminated), "" when none */
+    uint64_t body_declared;      /* the body its head declares: 0 for none, its
+                                    Content-Length, or DASH_BODY_UNKNOWN */
+    const char *body;            /* the whole body (NUL-terminated), "" when none or in a
+                                    file */
     size_t body_len;
-    int body_too_big;            /* the body passed LIMIT_DASH_BODY and was dropped */
+    int body_fd;                 /* the body in a file, read from its start, for a route that
+                                    takes it so (dash_body.to_file); -1: none */
+    int body_too_big;            /* the body passed the route's cap as it came, and the rest
+                                    was not read */
     const char *local_host;      /* the address the client reached brock at, as a URL's
                                     host ("192.0.2.1", "[::1]"); NULL when unknown */
     int keep_alive;              /* the host keeps the connection open after the answer;
@@ -225,9 +234,27 @@ struct dash_stream {
     uint64_t stream_next;
 };
 
+/* What a request's route takes of a body: at most max bytes (0: none), read into memory, or
+ * (to_file) streamed by the host to a temporary file that the route reads. */
+struct dash_body {
+    uint64_t max;
+    int to_file;
+};
+
+/* Checks rq from its head alone, before any of its body is read (rq's body fields but
+ * body_declared are not looked at): its Host, route, method, for a change its Origin and
+ * token, and the body its head declares against what the route takes. Returns 0 when the
+ * request may go on, with what its route takes of a body in *body; or the status of a
+ * refusal (403, 404, 405, 413, ...) whose whole answer is written to out, saying
+ * Connection: close unless rq->keep_alive (a host that did not read the body closes the
+ * connection after it); or -1 when out of memory. */
+int dash_admit(const struct dash_env *env, const struct dash_request *rq,
+               struct dash_body *body, struct buf *out) __attribute__((warn_unused_result));
+
 /* Writes the whole answer to rq into out: the status line, the headers and the body; for a
- * HEAD, the headers a GET would get (its Content-Length too) and no body. Returns the
- * answer's status (200, 403, ...), or -1 when out of memory (out is then unusable). */
+ * HEAD, the headers a GET would get (its Content-Length too) and no body. Every check of
+ * dash_admit() is made again. Returns the answer's status (200, 403, ...), or -1 when out of
+ * memory (out is then unusable). */
 int dash_respond(const struct dash_env *env, const struct dash_request *rq, struct buf *out)
     __attribute__((warn_unused_result));
 

@@ -131,6 +131,19 @@ static json_t *store_json(const struct brock_engine *e)
                      (json_int_t)st.refused);
 }
 
+/* {trackers, max, forgotten, full}: the trackers known from live learning alone, the cap
+ * they are held to, how many were forgotten to stay within it since brock started, and
+ * whether it was reached; NULL when out of memory. */
+static json_t *learned_json(const struct brock_engine *e)
+{
+    struct brock_learned_status st;
+
+    brock_learned_status(e, &st);
+    return json_pack("{s:I, s:I, s:I, s:b}", "trackers", (json_int_t)st.trackers, "max",
+                     (json_int_t)st.max, "forgotten", (json_int_t)st.forgotten, "full",
+                     st.forgotten > 0);
+}
+
 int dash_api_status(struct dash_call *x)
 {
     const struct dash_host *h = &x->env->host;
@@ -146,7 +159,7 @@ int dash_api_status(struct dash_call *x)
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
     x->json = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?}, s:b, s:I, "
-                        "s:o?, s:o?, s:o?, "
+                        "s:o?, s:o?, s:o?, s:o?, "
                         "s:{s:I, s:I, "
                         "s:I, s:I, s:I, s:I, s:I, s:I}}",
                         "version", brock_version(), "listen", h->listen_name, "started_ms",
@@ -157,7 +170,7 @@ int dash_api_status(struct dash_call *x)
                         "fix", h->https_fix, "inject",
                         h->inject, "domains", (json_int_t)entries, "actions",
                         by, "exports", exports_json(), "store", store_json(x->e),
-                        "since_start", "requests",
+                        "learned", learned_json(x->e), "since_start", "requests",
                         (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
                         "cookieblocked", (json_int_t)n.cookieblocked, "tunnels",
                         (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,
@@ -633,15 +646,21 @@ int dash_api_list(struct dash_call *x)
     return 0;
 }
 
+/* POST /api/import: a Privacy Badger export or seed, merged as `brock import` merges it. */
 int dash_api_import(struct dash_call *x)
 {
     struct brock_stats st;
     int rc;
 
     memset(&st, 0, sizeof(st));
-    rc = brock_import(x->e, "the uploaded file", x->rq->body, x->rq->body_len, &st);
+    /* The host streamed a large body to a file (the route's BODY_FILE): read from there. */
+    rc = x->rq->body_fd >= 0
+             ? brock_import_fd(x->e, "the uploaded file", x->rq->body_fd, &st)
+             : brock_import(x->e, "the uploaded file", x->rq->body, x->rq->body_len, &st);
     if (rc == BROCK_EFORMAT || rc == BROCK_EINVAL)
         return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc == BROCK_EIO)
+        return dash_error(x, 500, brock_engine_errmsg(x->e));
     if (rc < 0)
         return -1;
     x->json = json_pack("{s:I, s:I, s:I}", "entries", (json_int_t)st.entries, "recorded",

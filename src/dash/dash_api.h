@@ -35,6 +35,8 @@ struct dash_call {
     const struct dash_request *rq;
     const char *arg;    /* the path segment after the route's prefix, decoded; "" if none */
     const char *query;  /* after '?', not decoded; "" if none */
+    int own_host;       /* the Host header names brock itself, not a name that merely
+                           resolves to it (only ANY_HOST routes are called without) */
     int status;         /* 200 unless the handler says otherwise */
     json_t *json;       /* the answer (a new reference), or NULL with text below */
     struct buf text;    /* a non-JSON answer (exports), with its type and file name */

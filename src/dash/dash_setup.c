@@ -88,7 +88,7 @@ int dash_api_pac(struct dash_call *x)
      * the file costs no DNS lookup. */
     if (buf_printf(b,
                    "// brock's proxy auto-config: every request through brock at %s, except\n"
-                   "// loopback, brock's own address and the hosts of --no-proxy.\n"
+                   "// loopback, brock's own address and the hosts of --no-proxy%s.\n"
                    "function FindProxyForURL(url, host) {\n"
                    "    host = host.toLowerCase();\n"
                    "    if (host === \"localhost\" || shExpMatch(host, \"*.localhost\") ||\n"
@@ -96,9 +96,15 @@ int dash_api_pac(struct dash_call *x)
                    "host === \"[::1]\" ||\n"
                    "        host === \"%s\")\n"
                    "        return \"DIRECT\";\n",
-                   proxy, self) < 0)
+                   proxy,
+                   x->own_host ? "" : " (named only\n// when asked for at brock's own address)",
+                   self) < 0)
         return -1;
-    for (size_t i = 0; i < x->env->n_no_proxy; i++)
+    /* The --no-proxy list names the network's own hosts, which a page must not learn: under
+     * a name that is not brock's own (WPAD's "wpad.lan", or a page's name that its DNS
+     * pointed at brock) the file leaves it out. A WPAD name proves nothing, as anyone can
+     * name a host wpad.attacker.example. */
+    for (size_t i = 0; x->own_host && i < x->env->n_no_proxy; i++)
         if (buf_printf(b, "    if (shExpMatch(host, \"%s\"))\n        return \"DIRECT\";\n",
                        x->env->no_proxy[i]) < 0)
             return -1;

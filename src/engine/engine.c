@@ -5,9 +5,11 @@
  */
 #include "engine/engine.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 #include "util/arena.h"
@@ -161,6 +163,7 @@ void brock__snitch_free(void *p)
         mem_free(s->v[i].param);
     }
     mem_free(s->v);
+    mem_free(s->lru_name);
     mem_free(s);
 }
 
@@ -227,6 +230,7 @@ static void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
     brock__strvec_cleanup(&e->deleted);
+    brock__strvec_cleanup(&e->forgotten);
     brock__lists_cleanup(&e->lists);
     brock__base_cache_free(e);
     brock__answers_free(e);
@@ -262,6 +266,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     strmap_init(&e->decide_settings.widget_sites);
     brock__lists_init(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
+    e->learned_max = BROCK_MAX_LEARNED_DEFAULT;
     e->no_learn = cfg->no_learn;
     e->readonly_ok = cfg->readonly_ok;
     e->read_only = cfg->read_only;
@@ -293,6 +298,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
             goto fail;
         e->seed_mark = BROCK__SEED_LOADED;
     }
+    brock__learned_order(e);
     if ((rc = brock__pages_expire(e, 1)) < 0)
         goto fail;
     brock__daily_expire(e, 1);
@@ -320,7 +326,7 @@ fail:
 
 int brock__store_unsaved(const struct brock_engine *e)
 {
-    return e->dirty || e->deleted.n || e->settings_dirty || e->pbconfig_dirty ||
+    return e->dirty || e->deleted.n || e->forgotten.n || e->settings_dirty || e->pbconfig_dirty ||
            e->reset_pending || e->seed_mark;
 }
 
@@ -342,6 +348,9 @@ static int sync_store(struct brock_engine *e)
     picked = brock__store_poll(e);
     if (picked < 0)
         return picked;
+    /* Trackers other processes learned count toward the cap too. */
+    if ((rc = brock__learned_bound(e, NULL)) < 0)
+        return rc;
     if (brock__store_unsaved(e) && (rc = brock__store_flush(e)) < 0)
         return rc;
     return picked;
@@ -422,6 +431,78 @@ int brock_import(struct brock_engine *e, const char *name, const char *json, siz
                            jerr.line, jerr.column, jerr.text);
     rc = brock__merge(e, name, data, stats);
     json_decref(data);
+    return rc;
+}
+
+/* The text of a file for json_load_callback(), read a block at a time: jansson's own
+ * json_loadfd() reads a byte a call, not to read past what it parses, which for an import of
+ * megabytes is millions of system calls. */
+struct fd_text {
+    int fd;
+    int err;          /* errno of a failed read; 0: none */
+    size_t at, len;   /* what of buf the parser has not taken yet */
+    char buf[16384];
+};
+
+/* Reads the next block once the last is taken. Returns 0, or -1 with t->err set. */
+static int fd_text_fill(struct fd_text *t)
+{
+    ssize_t got;
+
+    if (t->at < t->len)
+        return 0;
+    do
+        got = read(t->fd, t->buf, sizeof(t->buf));
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        t->err = errno;
+        return -1;
+    }
+    t->at = 0;
+    t->len = (size_t)got;
+    return 0;
+}
+
+static size_t fd_text_read(void *out, size_t size, void *arg)
+{
+    struct fd_text *t = arg;
+    size_t n;
+
+    if (fd_text_fill(t) < 0)
+        return (size_t)-1;
+    n = t->len - t->at < size ? t->len - t->at : size;
+    memcpy(out, t->buf + t->at, n);
+    t->at += n;
+    return n;
+}
+
+int brock_import_fd(struct brock_engine *e, const char *name, int fd, struct brock_stats *stats)
+{
+    struct fd_text *t = NULL;
+    json_error_t jerr;
+    json_t *data = NULL;
+    int rc;
+
+    if (stats)
+        memset(stats, 0, sizeof(*stats));
+    t = mem_calloc(1, sizeof(*t));
+    if (!t)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    t->fd = fd;
+    /* A byte order mark, as brock_import() allows it. */
+    if (fd_text_fill(t) == 0 && t->len >= 3 && !memcmp(t->buf, "\xef\xbb\xbf", 3))
+        t->at = 3;
+    if (!t->err)
+        data = json_load_callback(fd_text_read, t, JSON_REJECT_DUPLICATES, &jerr);
+    if (t->err)
+        rc = brock__fail(e, BROCK_EIO, "%s: cannot be read: %s", name, strerror(t->err));
+    else if (!data)
+        rc = brock__fail(e, BROCK_EFORMAT, "%s: not valid JSON: line %d, column %d: %s", name,
+                         jerr.line, jerr.column, jerr.text);
+    else
+        rc = brock__merge(e, name, data, stats);
+    json_decref(data);
+    mem_free(t);
     return rc;
 }
 

@@ -58,7 +58,21 @@ struct snitch_site {
 struct snitch {
     size_t n, cap;
     struct snitch_site *v;
+    /* bound.c: a tracker known from live learning alone (no site of the seed's or an
+     * import's) sits in one of the engine's lists of them, most recently touched first;
+     * lru_name is its base, its own copy. NULL lru_name: in none. */
+    struct snitch *lru_prev, *lru_next;
+    char *lru_name;
+    uint8_t lru_tier; /* BROCK__LRU_OPEN or BROCK__LRU_BLOCKED */
 };
+
+/* The lists of learned trackers (bound.c): those that learning has not blocked yet, which
+ * make room first, and those it blocked. */
+enum { BROCK__LRU_OPEN, BROCK__LRU_BLOCKED, BROCK__LRU_TIERS };
+
+/* The paths of scripts seen fingerprinting that learning adds to fp_scripts, in all: past it,
+ * it adds none. Privacy Badger's seed holds a few dozen. */
+#define BROCK__FP_PATHS_MAX 10000
 
 /* tracking_map[base][site]: kinds of non-cookie evidence. */
 enum { BROCK__TRACK_BEACON = 1, BROCK__TRACK_CANVAS = 2, BROCK__TRACK_PIXEL = 4 };
@@ -158,6 +172,8 @@ struct brock_engine {
     struct strmap site_actions; /* "SITE DOMAIN" → the user's choice there (siteaction.c) */
     struct strmap site_index;   /* SITE → a map of DOMAIN → the same choices, for the lookup */
     struct strvec deleted;    /* action entries removed since the last sync */
+    struct strvec forgotten;  /* learned trackers forgotten since the last sync (bound.c):
+                                 their snitch and tracking rows are deleted there */
     size_t dirty;             /* changes since the last sync; 0: nothing to write */
 
     json_t *settings;         /* Privacy Badger's settings_map, as an object */
@@ -166,6 +182,15 @@ struct brock_engine {
     int no_learn;
     int check_dnt;            /* checkForDNTPolicy */
     unsigned threshold;
+
+    /* bound.c: the trackers known from live learning alone, by tier, most recently touched
+     * at the head; at most learned_max of them are kept, the least recently touched of the
+     * open tier forgotten first. */
+    struct snitch *lru_head[BROCK__LRU_TIERS], *lru_tail[BROCK__LRU_TIERS];
+    size_t n_learned;
+    size_t learned_max;         /* 0: none (an engine built by hand, in the store's tests) */
+    uint64_t learned_forgotten; /* forgotten to make room since the engine opened */
+    size_t n_fp_paths;          /* the paths fp_scripts holds, in all */
 
     struct brock_lists lists;
     void *store;              /* the store back end's own state; NULL: memory only */
@@ -555,6 +580,32 @@ int brock__tracking_add(struct brock_engine *e, const char *base, const char *si
 /* Adds path to fp_scripts[host]. Returns 0 or BROCK_ENOMEM. */
 int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
     BROCK_NODISCARD_INTERNAL;
+
+/* ---- bound.c: what learning keeps, bounded ---- */
+
+/* A site of kind (enum brock_evidence_kind) was just appended to sn, base's snitch list:
+ * a tracker new to live learning joins the learned lists, one that learning adds to moves to
+ * the head of its tier, and one that the seed or an import names leaves them for good.
+ * Returns 0, or BROCK_ENOMEM with nothing changed (the caller then takes the site back). */
+int brock__learned_note(struct brock_engine *e, const char *base, struct snitch *sn, int kind)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Forgets the least recently touched learned trackers, open ones first, until at most
+ * e->learned_max are left; never keep (NULL: none), the tracker being learned. What learning
+ * made of each goes with it: its snitch and tracking entries and the action entries it made
+ * (the base's and its sites' hosts'), never an entry with a user's choice or a DNT record,
+ * nor a block that learning did not make. Returns how many were forgotten, or BROCK_ENOMEM. */
+int brock__learned_bound(struct brock_engine *e, const struct snitch *keep)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Orders the learned lists by each tracker's newest evidence, after a load. */
+void brock__learned_order(struct brock_engine *e);
+
+/* sn (in the learned lists or not) is about to be freed alone. */
+void brock__learned_unlink(struct brock_engine *e, struct snitch *sn);
+
+/* Every snitch list was just freed at once: the learned lists are empty. */
+void brock__learned_clear(struct brock_engine *e);
 
 /* ---- widgets.c ---- */
 

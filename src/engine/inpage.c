@@ -87,8 +87,10 @@ static int record(struct brock_engine *e, const struct brock_page_signal *s, con
     r = brock__update_tracker_prevalence(e, fqdn, base, site, &ev);
     if (r < 0 || s->kind != BROCK_PAGE_CANVAS)
         return r;
+    /* A page can report any number of paths: past the bound, learning adds no more of
+     * them, and the site still counts toward the tracker's three. */
     if (brock__tracking_add(e, base, site, BROCK__TRACK_CANVAS) < 0 ||
-        brock__fp_add(e, fqdn, path) < 0)
+        (e->n_fp_paths < BROCK__FP_PATHS_MAX && brock__fp_add(e, fqdn, path) < 0))
         return BROCK_ENOMEM;
     return r;
 }

@@ -64,12 +64,17 @@ int brock__snitch_add(struct brock_engine *e, const char *base, const char *site
     }
     ss->dirty = BROCK__DIRTY_NEW;
     s->n++;
+    if (brock__learned_note(e, base, s, ev ? ev->kind : BROCK_EVIDENCE_IMPORTED) < 0) {
+        s->n--;
+        goto nomem_site;
+    }
     e->dirty++;
     return 1;
 nomem_site:
     mem_free(ss->site);
     mem_free(ss->host);
     mem_free(ss->detail);
+    mem_free(ss->param);
 nomem:
     if (created)
         brock__snitch_free(strmap_del(&e->snitches, base));
@@ -138,6 +143,7 @@ int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
         return BROCK_ENOMEM;
     }
     f->paths[f->n++] = p;
+    e->n_fp_paths++;
     f->dirty = BROCK__DIRTY_NEW;
     e->dirty++;
     return 0;
@@ -204,6 +210,10 @@ int brock__record_prevalence(struct brock_engine *e, const char *fqdn, const cha
     if (added <= 0)
         return added;
     s = brock__snitch_get(e, base);
+    /* A tracker new to learning may take the place of the one learning touched longest
+     * ago, never of this one. */
+    if ((err = brock__learned_bound(e, s)) < 0)
+        return err;
     if (s->n >= e->threshold) {
         if ((err = brock__blocklist_domain(e, base, fqdn)) < 0)
             return err;

@@ -61,8 +61,10 @@ int brock_reset(struct brock_engine *e)
     strmap_init(&e->actions);
     brock__answers_forget(e);
     strmap_cleanup(&e->snitches, brock__snitch_free);
+    brock__learned_clear(e);
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
+    e->n_fp_paths = 0;
     /* The store empties its tables and writes back what memory holds from now on. */
     e->reset_pending = 1;
     e->dirty++;

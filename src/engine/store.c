@@ -30,7 +30,9 @@
  *       none); a heuristic string brock does not know is kept as it is.
  *   snitch(tracker, site, seq, host, detail, kind INT, time_ms INT; PK(tracker, site))
  *       snitch_map: the sites a tracker base was seen on, seq ordering them within the tracker,
- *       with the evidence (request host, cookie name, enum brock_evidence_kind, Unix ms).
+ *       with the evidence (request host, cookie name, enum brock_evidence_kind, Unix ms). A
+ *       tracker learned live and forgotten to stay within the cap (bound.c) loses its rows
+ *       here and in tracking, unjournaled: other processes keep theirs till their own cap.
  *   tracking(tracker, site, kinds INT; PK(tracker, site))
  *       tracking_map, kinds a mask of BROCK__TRACK_*; rowid keeps the order seen.
  *   fp_script(host, path; PK(host, path))
@@ -156,6 +158,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_TRACKING_PUT] = "INSERT INTO tracking (tracker, site, kinds) VALUES (?1, ?2, ?3)"
                         " ON CONFLICT (tracker, site) DO UPDATE SET kinds = kinds | excluded.kinds",
     [ST_TRACKING_ALL] = "SELECT tracker, site, kinds FROM tracking ORDER BY rowid",
+    [ST_SNITCH_DEL] = "DELETE FROM snitch WHERE tracker = ?1",
+    [ST_TRACKING_DEL] = "DELETE FROM tracking WHERE tracker = ?1",
     [ST_FP_PUT] = "INSERT OR IGNORE INTO fp_script (host, path) VALUES (?1, ?2)",
     [ST_FP_ALL] = "SELECT host, path FROM fp_script ORDER BY rowid",
     [ST_SETTING_CLEAR] = "DELETE FROM setting",

@@ -128,6 +128,23 @@ static int flush_deleted(struct brock_engine *e)
     return 0;
 }
 
+/* The learned trackers forgotten to stay within the cap (bound.c): their sites and tracking
+ * kinds go, before what memory learned since is written. Other processes keep what they hold
+ * of them until their own cap lets it go. */
+static int flush_forgotten(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+
+    for (size_t i = 0; i < e->forgotten.n; i++) {
+        brock__store_bind_text(s->st[ST_SNITCH_DEL], 1, e->forgotten.v[i]);
+        brock__store_bind_text(s->st[ST_TRACKING_DEL], 1, e->forgotten.v[i]);
+        if (brock__store_run(s, s->st[ST_SNITCH_DEL]) != 0 ||
+            brock__store_run(s, s->st[ST_TRACKING_DEL]) != 0)
+            return brock__store_fail(e, "forget the learned tracker", e->forgotten.v[i]);
+    }
+    return 0;
+}
+
 static int flush_actions(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
@@ -411,7 +428,8 @@ int brock__sqlite_flush(struct brock_engine *e)
     int64_t min = 0, before = 0, after = 0, gen = 0;
     int rc;
 
-    if (!s || (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
+    if (!s || (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty &&
+               !e->pbconfig_dirty &&
                !e->reset_pending && !e->seed_mark))
         return 0;
     if (s->readonly)
@@ -429,7 +447,8 @@ int brock__sqlite_flush(struct brock_engine *e)
         goto fail;
     }
     /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
+    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 ||
+        (rc = flush_forgotten(e)) < 0 || (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
         (rc = flush_pbconfig(e)) < 0 ||

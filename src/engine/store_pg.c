@@ -116,6 +116,8 @@ static const char *const stmt_sql[PG_COUNT] = {
                         " ON CONFLICT (tracker, site) DO UPDATE"
                         " SET kinds = brock_tracking.kinds | excluded.kinds",
     [PG_TRACKING_ALL] = "SELECT tracker, site, kinds FROM brock_tracking ORDER BY ord",
+    [PG_SNITCH_DEL] = "DELETE FROM brock_snitch WHERE tracker = $1",
+    [PG_TRACKING_DEL] = "DELETE FROM brock_tracking WHERE tracker = $1",
     [PG_FP_PUT] = "INSERT INTO brock_fp_script (host, path) VALUES ($1, $2)"
                   " ON CONFLICT DO NOTHING",
     [PG_FP_ALL] = "SELECT host, path FROM brock_fp_script ORDER BY ord",

@@ -231,6 +231,22 @@ static int flush_deleted(struct brock_engine *e)
     return 0;
 }
 
+/* The learned trackers forgotten to stay within the cap (bound.c): their sites and tracking
+ * kinds go, before what memory learned since is written. The other instances keep what they
+ * hold of them until their own cap lets it go. */
+static int flush_forgotten(struct brock_engine *e)
+{
+    struct brock__pg *p = e->store;
+
+    for (size_t i = 0; i < e->forgotten.n; i++) {
+        const char *v[1] = {e->forgotten.v[i]};
+
+        if (run(p, PG_SNITCH_DEL, 1, v) < 0 || run(p, PG_TRACKING_DEL, 1, v) < 0)
+            return nomem(e);
+    }
+    return 0;
+}
+
 static int flush_actions(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
@@ -494,7 +510,8 @@ static int flush_marked(struct brock_engine *e)
     int rc;
 
     /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_deleted(e)) < 0 || (rc = flush_actions(e)) < 0 ||
+    if ((rc = flush_deleted(e)) < 0 || (rc = flush_forgotten(e)) < 0 ||
+        (rc = flush_actions(e)) < 0 ||
         (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
         (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
@@ -625,7 +642,8 @@ int brock__pg_flush(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
 
-    if (!e->dirty && !e->deleted.n && !e->settings_dirty && !e->pbconfig_dirty &&
+    if (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty &&
+        !e->pbconfig_dirty &&
         !e->reset_pending && !e->seed_mark)
         return 0;
     return p->bg ? brock__pg_bg_flush(e) : flush_now(e);

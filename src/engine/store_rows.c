@@ -167,11 +167,18 @@ int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, const
         split_detail(ss) < 0)
         goto nomem;
     sn->n++;
+    if (brock__learned_note(e, tracker, sn, kind) < 0) {
+        sn->n--;
+        goto nomem;
+    }
     return 1;
 nomem:
     mem_free(ss->site);
     mem_free(ss->host);
     mem_free(ss->detail);
+    mem_free(ss->param);
+    if (sn->n == 0)
+        brock__snitch_free(strmap_del(&e->snitches, tracker));
     return BROCK_ENOMEM;
 }
 
@@ -215,6 +222,7 @@ void brock__store_snitches_drop_clean(struct brock_engine *e)
         for (size_t i = 0; i < sn->n && !dirty; i++)
             dirty = sn->v[i].dirty != 0;
         if (!dirty) {
+            brock__learned_unlink(e, sn);
             strmap_del(&e->snitches, key);
             brock__snitch_free(sn);
         }
@@ -269,6 +277,7 @@ int brock__store_fp_load(struct brock_engine *e, const char *host, const char *p
     if (!f->paths[f->n])
         return BROCK_ENOMEM;
     f->n++;
+    e->n_fp_paths++;
     return 0;
 }
 
@@ -344,6 +353,7 @@ void brock__store_marks_clear(struct brock_engine *e)
     for (it = 0; strmap_next(&e->fp_scripts, &it, &key, &val);)
         ((struct fp_host *)val)->dirty = 0;
     brock__strvec_cleanup(&e->deleted);
+    brock__strvec_cleanup(&e->forgotten);
     brock__site_actions_clean(e);
     e->settings_dirty = 0;
     e->pbconfig_dirty = 0;

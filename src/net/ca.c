@@ -4,6 +4,7 @@
  * certificates and SSL objects, never the means to make more. */
 #include "net/ca.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,6 @@
 #include <openssl/x509v3.h>
 
 #include "brock.h"
-#include "net/resolve.h"
 #include "net/tls.h"
 #include "util/alloc.h"
 #include "util/file.h"
@@ -46,6 +46,7 @@ static int set_random_serial(X509 *x)
     return ok ? 0 : -1;
 }
 
+/* An extension of brock's own, from a constant of this file: never from a name. */
 static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
 {
     X509V3_CTX v3;
@@ -310,20 +311,96 @@ X509 *ca_cert(const struct ca *ca)
 
 /* ---- issuing ---- */
 
+/* Whether s[0..len) is one label of a host name: letters, digits, '-' (not at either end) and
+ * '_' (which real names hold, though RFC 1123 leaves it out), 1 to 63 of them. */
+static int is_label(const char *s, size_t len)
+{
+    if (len == 0 || len > 63 || s[0] == '-' || s[len - 1] == '-')
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+enum ca_name ca_name_kind(const char *host, unsigned char *addr, size_t *addr_len)
+{
+    unsigned char tmp[16];
+    size_t len = host ? strlen(host) : 0, start = 0;
+
+    if (!addr)
+        addr = tmp;
+    if (len == 0 || len > CA_NAME_MAX)
+        return CA_NAME_NONE;
+    if (inet_pton(AF_INET, host, addr) == 1) {
+        if (addr_len)
+            *addr_len = 4;
+        return CA_NAME_IP;
+    }
+    if (inet_pton(AF_INET6, host, addr) == 1) {
+        if (addr_len)
+            *addr_len = 16;
+        return CA_NAME_IP;
+    }
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && host[i] != '.')
+            continue;
+        if (!is_label(host + start, i - start))
+            return CA_NAME_NONE;
+        start = i + 1;
+    }
+    return CA_NAME_DNS;
+}
+
+/* The leaf's one name, as OpenSSL's structures say it: a dNSName, or an iPAddress holding the
+ * address's bytes. Nothing is ever parsed from text here, so that no part of a name a client
+ * sent can be read as another name or another kind of name. */
+static int add_san(X509 *x, const char *host)
+{
+    GENERAL_NAMES *names = GENERAL_NAMES_new();
+    GENERAL_NAME *gn = GENERAL_NAME_new();
+    ASN1_STRING *value = NULL;
+    unsigned char addr[16];
+    size_t addr_len = 0;
+    enum ca_name kind = ca_name_kind(host, addr, &addr_len);
+    int rc = -1;
+
+    if (!names || !gn || kind == CA_NAME_NONE)
+        goto out;
+    value = kind == CA_NAME_IP ? ASN1_OCTET_STRING_new() : ASN1_IA5STRING_new();
+    if (!value ||
+        (kind == CA_NAME_IP ? !ASN1_OCTET_STRING_set(value, addr, (int)addr_len)
+                            : !ASN1_STRING_set(value, host, (int)strlen(host))))
+        goto out;
+    GENERAL_NAME_set0_value(gn, kind == CA_NAME_IP ? GEN_IPADD : GEN_DNS, value);
+    value = NULL;
+    if (!sk_GENERAL_NAME_push(names, gn))
+        goto out;
+    gn = NULL;
+    if (X509_add1_ext_i2d(x, NID_subject_alt_name, names, 0, X509V3_ADD_DEFAULT) == 1)
+        rc = 0;
+out:
+    ASN1_STRING_free(value);
+    GENERAL_NAME_free(gn);
+    GENERAL_NAMES_free(names);
+    return rc;
+}
+
 X509 *ca_issue(struct ca *ca, const char *host, EVP_PKEY *key, int days, time_t now)
 {
     X509 *x;
     X509_NAME *name;
-    char san[BROCK_HOST_MAX + 8];
     char cn[65];
 
-    if (!host || !host[0] || strlen(host) >= BROCK_HOST_MAX)
+    if (ca_name_kind(host, NULL, NULL) == CA_NAME_NONE)
         return NULL;
     x = X509_new();
     if (!x)
         return NULL;
-    snprintf(san, sizeof(san), "%s:%s", resolve_literal(host, 0, NULL, NULL) ? "IP" : "DNS",
-             host);
     /* The CN is informative only (names are matched on subjectAltName) and at most 64. */
     snprintf(cn, sizeof(cn), "%s", host);
     name = X509_get_subject_name(x);
@@ -335,8 +412,7 @@ X509 *ca_issue(struct ca *ca, const char *host, EVP_PKEY *key, int days, time_t 
         !X509_time_adj_ex(X509_getm_notAfter(x), days, 0, &now) || !X509_set_pubkey(x, key) ||
         add_ext(x, ca->cert, NID_basic_constraints, "critical,CA:FALSE") < 0 ||
         add_ext(x, ca->cert, NID_key_usage, "critical,digitalSignature") < 0 ||
-        add_ext(x, ca->cert, NID_ext_key_usage, "serverAuth") < 0 ||
-        add_ext(x, ca->cert, NID_subject_alt_name, san) < 0 ||
+        add_ext(x, ca->cert, NID_ext_key_usage, "serverAuth") < 0 || add_san(x, host) < 0 ||
         add_ext(x, ca->cert, NID_authority_key_identifier, "keyid:always") < 0 ||
         X509_sign(x, ca->key, EVP_sha256()) <= 0) {
         X509_free(x);

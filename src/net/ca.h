@@ -53,10 +53,25 @@ void ca_free(struct ca *ca);
 /* The CA's certificate, borrowed from ca. */
 struct x509_st *ca_cert(const struct ca *ca);
 
-/* Issues a server certificate for host (a DNS name or an IP literal, named in its
- * subjectAltName) over the public half of key, valid from an hour before now for days days,
- * with a random serial, signed by ca. Returns a new certificate (X509_free), or NULL when out
- * of memory or host is empty or too long. */
+/* The longest name a leaf is made for, as DNS allows. */
+#define CA_NAME_MAX 253
+
+/* What a name a client asked for is, for a leaf certificate. */
+enum ca_name {
+    CA_NAME_NONE, /* neither: no leaf is made for it */
+    CA_NAME_DNS,  /* a host name: dot-separated labels of 1 to 63 letters, digits, '-' (not
+                     first or last) and '_', CA_NAME_MAX in all, no dot at the end */
+    CA_NAME_IP,   /* an IPv4 or IPv6 address as inet_pton(3) reads it, without brackets */
+};
+
+/* What host is. For an address, its bytes (4 or 16) go to addr (16 bytes, or NULL) and their
+ * number to *addr_len (or NULL). */
+enum ca_name ca_name_kind(const char *host, unsigned char *addr, size_t *addr_len);
+
+/* Issues a server certificate for host, named in its subjectAltName as a dNSName or an
+ * iPAddress (ca_name_kind()), over the public half of key, valid from an hour before now for
+ * days days, with a random serial, signed by ca. Returns a new certificate (X509_free), or
+ * NULL when out of memory or host is neither a host name nor an address. */
 struct x509_st *ca_issue(struct ca *ca, const char *host, struct evp_pkey_st *key, int days,
                          time_t now);
 

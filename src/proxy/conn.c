@@ -14,8 +14,10 @@
 #include <sys/time.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent_ssl.h>
 
 #include "net/tls.h"
+#include "proxy/intercept.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
@@ -213,6 +215,7 @@ int conn_exchange_reset(struct conn *c)
     conn_log_unanswered(c);
     conn_inject_free(c->c_ex.inj);
     conn_decision_free(&c->c_ex);
+    conn_spool_close(&c->c_ex);
     names = c->c_ex.names;
     memset(&c->c_ex, 0, sizeof(c->c_ex));
     if (!names)
@@ -515,10 +518,17 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
         return;
     }
     if (what & BEV_EVENT_ERROR) {
-        char why[BROCK_HOST_MAX + 256];
+        char why[BROCK_HOST_MAX + 512];
+        int failed = c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why));
+        const char *refused = NULL;
 
-        /* A client that does not trust brock's CA ends here: say so once. */
-        if (c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why))) {
+        /* A client that does not trust brock's CA ends here, and one that asked for a name
+         * brock makes no certificate for, which brock's own words say better: say so once. */
+        if (c->intercepted)
+            refused = intercept_refusal(c->px->mitm, bufferevent_openssl_get_ssl(bev));
+        if (refused)
+            snprintf(why, sizeof(why), "%s", refused);
+        if (failed || refused) {
             if (!c->tls_counted)
                 c->px->metrics.tls_client_failed++;
             c->tls_counted = 1;
@@ -671,7 +681,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     side_init(&c->c_up);
     side_start(&c->c_client, SIDE_CLIENT);
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
-    buf_init(&c->c_body, LIMIT_DASH_BODY);
+    buf_init(&c->c_body, LIMIT_DASH_JSON);
     buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
     exchange_point_names(&c->c_ex, NULL);
     c->a_tier = -1;
@@ -786,6 +796,7 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_url);
     conn_inject_free(c->c_ex.inj);
     conn_decision_free(&c->c_ex);
+    conn_spool_close(&c->c_ex);
     exchange_free_names(&c->c_ex);
     mem_free(c->tunnel_host);
     mem_free(c);

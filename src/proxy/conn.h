@@ -155,6 +155,14 @@ enum conn_state {
     CONN_CLOSED,    /* waiting to be freed */
 };
 
+/* Where the body of a request that brock answers itself goes. */
+enum local_body {
+    LOCAL_BODY_KEEP,  /* into c_body, for the dashboard or the script's channel */
+    LOCAL_BODY_DROP,  /* read and dropped: a blocked request's, before its answer, so that the
+                       * connection stays open */
+    LOCAL_BODY_FILE,  /* into a temporary file (spool_fd), never held in memory: an import */
+};
+
 /* An exchange's names, allocated with it. */
 #define EXCHANGE_AUTHORITY_MAX (BROCK_HOST_MAX + 8)
 struct exchange_names {
@@ -209,12 +217,15 @@ struct exchange {
     size_t local_off;          /* where the dashboard's target starts in the request line's
                                 * target: past "http://ADDR:PORT" for one sent to brock's own
                                 * address through the proxy */
-    int body_too_big;          /* and the body passed LIMIT_DASH_BODY (REPORT_BODY_MAX) */
+    int body_too_big;          /* and the body passed body_room (REPORT_BODY_MAX): the rest
+                                * was not read */
     int report;                /* a request of brock's script in a page (conn_report.c): which
                                 * of the channel's paths (enum report_path); 0: none */
-    int drain;                 /* a blocked request whose body is read and dropped before
-                                * its answer, so that the connection stays open */
-    uint64_t drained;          /* and the bytes of it read so far */
+    enum local_body body_to;   /* where the body of a request answered here goes */
+    int spool_fd;              /* LOCAL_BODY_FILE: the temporary file, closed with the
+                                * exchange */
+    uint64_t body_room;        /* the bytes of that body still taken: the route's cap
+                                * (dash_admit()) or LIMIT_BLOCKED_BODY, less what came */
 
     /* The upstream connection (upstream.c sets these). */
     int reused;                /* taken from the pool */

@@ -9,11 +9,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "dash/dash.h"
 #include "proxy/blocked.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
+#include "proxy/proxy.h"
+#include "util/file.h"
 
 int conn_reply(struct conn *c, int status, const char *text, int keep)
 {
@@ -93,7 +96,8 @@ void conn_answer_blocked(struct conn *c)
     if (conn_blocked_drains(c)) {
         /* Answered once the body is in (conn_local_done): a chunked one may still pass the
          * limit, and then the answer says the connection closes. */
-        x->drain = 1;
+        x->body_to = LOCAL_BODY_DROP;
+        x->body_room = LIMIT_BLOCKED_BODY;
         conn_set_state(c, CONN_REQ_BODY);
         return;
     }
@@ -105,55 +109,97 @@ void conn_answer_blocked(struct conn *c)
         conn_flush_close(c, "blocked");
 }
 
-/* Writes the dashboard's answer to the request in origin form. Returns 1 when it is the
- * head of a live log stream (c now streams), -1 when the connection failed instead. */
+void conn_spool_close(struct exchange *x)
+{
+    if (x->body_to != LOCAL_BODY_FILE)
+        return;
+    close(x->spool_fd);
+    x->body_to = LOCAL_BODY_KEEP;
+    x->spool_fd = -1;
+}
+
+/* The request in origin form as the dashboard reads it: its head, and the body its head
+ * declares; the body itself is the caller's to add. local_host receives the address the client
+ * reached (on a wildcard listen, the dashboard's own address is that one). */
+static void conn_local_request(struct conn *c, struct dash_request *rq,
+                               char local_host[INET6_ADDRSTRLEN + 2], int keep)
+{
+    const struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    struct sockaddr_storage local;
+    socklen_t local_len = sizeof(local);
+
+    memset(rq, 0, sizeof(*rq));
+    rq->method = x->method;
+    rq->target = http_head_text(hh) + x->local_off;
+    rq->target_len = hh->line_len - x->local_off;
+    rq->h = hh->h;
+    rq->n = hh->n;
+    rq->body_declared = !x->req_has_body              ? 0
+                        : x->req_frame == FRAME_CHUNKED ? DASH_BODY_UNKNOWN
+                                                        : c->c_client.parser.content_length;
+    rq->body = "";
+    rq->body_fd = -1;
+    rq->keep_alive = keep;
+    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
+                    &local_len) == 0) {
+        access_host_text((const struct sockaddr *)&local, local_host, INET6_ADDRSTRLEN + 2);
+        rq->local_host = local_host;
+    }
+    if (rq->target_len == 0) {
+        rq->target = "/";
+        rq->target_len = 1;
+    }
+}
+
+/* Writes a whole answer of the dashboard's (out) to the client, and frees out. Returns 0, or
+ * -1 when the connection failed instead. */
+static int conn_local_send(struct conn *c, struct buf *out)
+{
+    int r = pump_write(&c->c_client, out->data, out->len);
+
+    buf_cleanup(out);
+    if (r < 0)
+        conn_out_of_memory(c, "writing the dashboard's answer");
+    return r;
+}
+
+/* Writes the dashboard's answer to the request in origin form, its body read. Returns 1 when
+ * it is the head of a live log stream (c now streams), -1 when the connection failed
+ * instead. */
 static int conn_local_write(struct conn *c, int keep)
 {
     struct exchange *x = &c->c_ex;
-    const struct http_head *hh = &c->c_client.head;
-    struct dash_request rq = {
-        .method = x->method,
-        .target = http_head_text(hh) + x->local_off,
-        .target_len = hh->line_len - x->local_off,
-        .h = hh->h,
-        .n = hh->n,
-        .body = c->c_body.data ? c->c_body.data : "",
-        .body_len = c->c_body.len,
-        .body_too_big = x->body_too_big,
-        .keep_alive = keep,
-    };
-    struct sockaddr_storage local;
-    socklen_t local_len = sizeof(local);
+    struct dash_request rq;
     char local_host[INET6_ADDRSTRLEN + 2];
     struct dash_stream st = {.stream_ok = conn_stream_room(c) && !x->req_has_body};
     struct buf out;
     int status;
 
+    conn_local_request(c, &rq, local_host, keep);
+    rq.body = c->c_body.data ? c->c_body.data : "";
+    rq.body_len = c->c_body.len;
+    rq.body_too_big = x->body_too_big;
     rq.stream = &st;
-    /* On a wildcard listen the dashboard's own address is the one this client reached. */
-    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
-                    &local_len) == 0) {
-        access_host_text((const struct sockaddr *)&local, local_host, sizeof(local_host));
-        rq.local_host = local_host;
-    }
-    if (rq.target_len == 0) {
-        rq.target = "/";
-        rq.target_len = 1;
+    if (x->body_to == LOCAL_BODY_FILE && !x->body_too_big) {
+        if (lseek(x->spool_fd, 0, SEEK_SET) != 0) {
+            conn_spool_close(x);
+            conn_fail(c, 500, "brock cannot read back the uploaded file");
+            return -1;
+        }
+        rq.body_fd = x->spool_fd;
     }
     buf_init(&out, LIMIT_DASH_RESPONSE);
     status = dash_respond(c->px->dash, &rq, &out);
+    conn_spool_close(x);
     if (status < 0) {
         buf_cleanup(&out);
         conn_fail(c, 500, "brock ran out of memory for its dashboard");
         return -1;
     }
     x->status = status;
-    if (pump_write(&c->c_client, out.data, out.len) < 0) {
-        buf_cleanup(&out);
-        conn_out_of_memory(c, "writing the dashboard's answer");
+    if (conn_local_send(c, &out) < 0)
         return -1;
-    }
-    buf_cleanup(&out);
     buf_reset(&c->c_body);
     if (st.stream) {
         conn_stream_start(c, st.stream_next);
@@ -175,20 +221,68 @@ void conn_await_local_body(struct conn *c)
     conn_set_state(c, CONN_REQ_BODY);
 }
 
-/* A request in origin form is for brock itself: the dashboard. One with a body (a change)
- * is answered once the body is in; one whose declared body is too large, at once. */
+/* The temporary file an import's body streams to: in the state folder, else in $TMPDIR or
+ * /tmp. Returns 0, or -1 when the connection failed instead (said why). */
+static int conn_spool_open(struct conn *c)
+{
+    const char *dir = c->px->opts->state_dir;
+    char why[256];
+    int fd;
+
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    fd = file_tmp_open(dir && *dir ? dir : "/tmp");
+    if (fd < 0) {
+        snprintf(why, sizeof(why), "brock cannot make a file for the upload: %s",
+                 strerror(-fd));
+        conn_fail(c, 500, why);
+        return -1;
+    }
+    c->c_ex.body_to = LOCAL_BODY_FILE;
+    c->c_ex.spool_fd = fd;
+    return 0;
+}
+
+/* A request for brock itself: the dashboard's door checks it from its head. A refusal is
+ * answered at once and its body, if any, never read: the connection closes after it. A request
+ * let through with a body is answered once that is in, read into memory or (an import) into a
+ * temporary file, up to what its route takes. */
 void conn_answer_local(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
-    uint64_t declared = c->c_client.parser.content_length;
     int keep = x->client_keepalive && !x->req_has_body;
+    char local_host[INET6_ADDRSTRLEN + 2];
+    struct dash_request rq;
+    struct dash_body body;
+    struct buf out;
+    int status;
 
     x->is_local = 1;
     x->body_too_big = 0;
     buf_reset(&c->c_body);
-    if (x->req_has_body && declared != ULLONG_MAX && declared > LIMIT_DASH_BODY) {
-        x->body_too_big = 1;
-    } else if (x->req_has_body) {
+    conn_local_request(c, &rq, local_host, keep);
+    buf_init(&out, LIMIT_DASH_RESPONSE);
+    status = dash_admit(c->px->dash, &rq, &body, &out);
+    if (status < 0) {
+        buf_cleanup(&out);
+        conn_fail(c, 500, "brock ran out of memory for its dashboard");
+        return;
+    }
+    if (status > 0) {
+        x->status = status;
+        if (conn_local_send(c, &out) < 0)
+            return;
+        if (keep)
+            conn_set_state(c, CONN_REQ_BODY);
+        else
+            conn_flush_close(c, "refused by the dashboard, its body unread");
+        return;
+    }
+    buf_cleanup(&out);
+    if (x->req_has_body) {
+        x->body_room = body.max;
+        if (body.to_file && conn_spool_open(c) < 0)
+            return;
         conn_await_local_body(c);
         return;
     }
@@ -203,21 +297,49 @@ void conn_answer_local(struct conn *c)
 int conn_local_body(struct conn *c, const struct side_event *ev)
 {
     struct exchange *x = &c->c_ex;
+    char why[256];
+    int err;
 
-    if (x->drain) {
-        x->drained += ev->len;
-        if (x->drained <= LIMIT_BLOCKED_BODY)
+    if (x->body_to == LOCAL_BODY_DROP) {
+        if (ev->len <= x->body_room) {
+            x->body_room -= ev->len;
             return 0;
+        }
         /* Past the limit the rest is not read: answered now, and closed. */
-        x->drain = 0;
+        x->body_to = LOCAL_BODY_KEEP;
         if (conn_blocked_write(c, 0) == 0)
             conn_flush_close(c, "blocked; its body passed the limit brock reads");
         return -1;
     }
     if (x->report)
         return x->local_wait ? conn_report_body(c, ev) : 0;
-    if (x->local_wait && !x->body_too_big && buf_append(&c->c_body, ev->at, ev->len) < 0)
+    if (!x->local_wait)
+        return 0;
+    if (ev->len > x->body_room) {
+        /* A body whose head did not say how long (chunked) passed what its route takes:
+         * answered now (413), the rest never read. */
+        x->local_wait = 0;
         x->body_too_big = 1;
+        conn_spool_close(x);
+        buf_reset(&c->c_body);
+        if (conn_local_write(c, 0) == 0)
+            conn_flush_close(c, "refused a body larger than its route takes");
+        return -1;
+    }
+    x->body_room -= ev->len;
+    if (x->body_to == LOCAL_BODY_FILE) {
+        if ((err = file_write_all(x->spool_fd, ev->at, ev->len)) < 0) {
+            conn_spool_close(x);
+            snprintf(why, sizeof(why), "brock cannot keep the upload: %s", strerror(-err));
+            conn_fail(c, 500, why);
+            return -1;
+        }
+        return 0;
+    }
+    if (buf_append(&c->c_body, ev->at, ev->len) < 0) {
+        conn_out_of_memory(c, "reading a request to the dashboard");
+        return -1;
+    }
     return 0;
 }
 
@@ -225,8 +347,8 @@ void conn_local_done(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
 
-    if (x->drain) {
-        x->drain = 0;
+    if (x->body_to == LOCAL_BODY_DROP) {
+        x->body_to = LOCAL_BODY_KEEP;
         if (conn_blocked_write(c, 1) < 0)
             return;
     } else if (x->local_wait) {

@@ -137,16 +137,23 @@ int conn_reply(struct conn *c, int status, const char *text, int keep)
  * a body, once that is read and dropped, if it is small enough to keep the connection. */
 void conn_answer_blocked(struct conn *c);
 
-/* A request for brock itself: the dashboard answers, once the body (if any) is in. */
 /* A request brock answers itself once its body is in (the dashboard's changes, a page's
  * report): 100 Continue when asked for, then the body is read (conn_local_body(),
  * conn_report_body()). */
 void conn_await_local_body(struct conn *c);
 
+/* A request for brock itself: the dashboard's door checks it from its head (dash_admit()) and
+ * refuses it at once, its body unread and the connection closed after the answer; or answers
+ * once the body its route takes is in. */
 void conn_answer_local(struct conn *c);
 
-/* A piece of a locally answered request's body: kept for the dashboard, or dropped. Returns
- * -1 when the connection was closed instead (a blocked request's body past its limit). */
+/* Closes the temporary file an import's body went to, if any: once the dashboard answered, and
+ * when the exchange ends or the connection is freed. */
+void conn_spool_close(struct exchange *x);
+
+/* A piece of a locally answered request's body: kept for the dashboard (in memory, or in a
+ * temporary file), or dropped. Returns -1 when the connection was closed instead (a body past
+ * its limit, a file that could not be written). */
 int conn_local_body(struct conn *c, const struct side_event *ev);
 
 /* A locally answered request was read whole: the dashboard or a blocked request's answer is

@@ -32,6 +32,8 @@ struct intercept {
     struct leaf *lru_head, *lru_tail;
     size_t n_leaves;
     int host_index;           /* SSL ex_data slot: the CONNECT host */
+    int why_index;            /* SSL ex_data slot: why the handshake was refused (allocated),
+                                 for the connection's log line */
 };
 
 /* ---- the cache of leaves ---- */
@@ -115,7 +117,47 @@ X509 *intercept_leaf(struct intercept *m, const char *host, time_t now)
 
 /* ---- the handshake ---- */
 
-/* Chooses the leaf once the client's hello is in: for its SNI, else the CONNECT host. */
+/* The name a client asked for, fit for a log line: printable ASCII as it is, any other byte
+ * (and '\\' and '"', which would make it ambiguous) as \xNN, cut at 64 bytes. */
+static void name_printable(const char *name, char *out, size_t size)
+{
+    size_t o = 0, i;
+
+    for (i = 0; i < 64 && name[i] && o + 5 < size; i++) {
+        unsigned char c = (unsigned char)name[i];
+
+        if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+    }
+    if (name[i] && o + 4 < size) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
+/* Keeps why the handshake of ssl is refused for the connection's log line (a failure to keep
+ * it leaves OpenSSL's own words there). */
+static void refusal_keep(struct intercept *m, SSL *ssl, const char *sni)
+{
+    char shown[64 * 4 + 8], why[sizeof(shown) + 160];
+    char *copy;
+
+    name_printable(sni, shown, sizeof(shown));
+    snprintf(why, sizeof(why),
+             "TLS refused: the server name the client sent (SNI \"%s\") is not a host name or "
+             "an address, and brock makes no certificate for it",
+             shown);
+    copy = mem_strdup(why);
+    if (copy && !SSL_set_ex_data(ssl, m->why_index, copy))
+        mem_free(copy);
+}
+
+/* Chooses the leaf once the client's hello is in: for its SNI, else the CONNECT host. A name
+ * that is neither a host name nor an address gets none: it would go into the certificate, so
+ * a client could otherwise have brock's CA sign names of its choosing. */
 static int on_servername(SSL *ssl, int *alert, void *arg)
 {
     struct intercept *m = arg;
@@ -125,7 +167,9 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
     size_t n = host ? strlen(host) : 0;
     X509 *leaf;
 
-    if (n == 0 || n >= sizeof(lower)) {
+    if (n == 0 || n >= sizeof(lower) || ca_name_kind(host, NULL, NULL) == CA_NAME_NONE) {
+        if (host)
+            refusal_keep(m, ssl, host);
         *alert = SSL_AD_UNRECOGNIZED_NAME;
         return SSL_TLSEXT_ERR_ALERT_FATAL;
     }
@@ -138,6 +182,11 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
         return SSL_TLSEXT_ERR_ALERT_FATAL;
     }
     return SSL_TLSEXT_ERR_OK;
+}
+
+const char *intercept_refusal(const struct intercept *m, SSL *ssl)
+{
+    return ssl && m->why_index >= 0 ? SSL_get_ex_data(ssl, m->why_index) : NULL;
 }
 
 /* Only HTTP/1.1 is spoken inside; a client offering only others gets no ALPN answer. */
@@ -180,13 +229,15 @@ struct intercept *intercept_new(const char *state_dir, const char *init_cmd, cha
     }
     strmap_init(&m->leaves);
     m->host_index = -1;
+    m->why_index = -1;
     m->ca = ca_load(state_dir, init_cmd, err, errlen);
     if (!m->ca)
         goto fail;
     m->leaf_key = EVP_EC_gen("P-256");
     m->ctx = SSL_CTX_new(TLS_server_method());
     m->host_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, free_host);
-    if (!m->leaf_key || !m->ctx || m->host_index < 0 ||
+    m->why_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, free_host);
+    if (!m->leaf_key || !m->ctx || m->host_index < 0 || m->why_index < 0 ||
         !SSL_CTX_set_min_proto_version(m->ctx, TLS1_2_VERSION)) {
         tls_reason(why, sizeof(why));
         snprintf(err, errlen, "cannot set up TLS for interception: %s", why);

@@ -34,9 +34,14 @@ void intercept_free(struct intercept *m);
  * bufferevent that uses it), or NULL when out of memory. */
 SSL *intercept_ssl_new(struct intercept *m, const char *host);
 
+/* Why brock refused the handshake of ssl (one of m's), as a sentence for the connection's
+ * log line: a server name it makes no certificate for. Borrowed from ssl; NULL when it
+ * refused nothing, or ssl is NULL. */
+const char *intercept_refusal(const struct intercept *m, SSL *ssl);
+
 /* The leaf certificate for host (a DNS name or an IP literal, lower case) at time now, from
  * the cache or issued now. Borrowed: valid until the next call on m. NULL when out of memory
- * or host is empty. */
+ * or host is neither a host name nor an address (ca_name_kind()). */
 X509 *intercept_leaf(struct intercept *m, const char *host, time_t now);
 
 /* Whether host (normalised) matches one of the n fnmatch globs (--no-intercept). */

@@ -229,7 +229,9 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     static unsigned failed; /* syncs failed in a row; one loop per process */
     static unsigned events; /* the state's file deleted or replaced, as last logged */
     static uint64_t refused; /* changes the database refused for good, as last logged */
+    static int full_said;    /* the cap on learned trackers was reached, and said */
     struct brock_store_status st;
+    struct brock_learned_status ls;
     struct proxy *px = arg;
     struct timespec t0, t1;
     int n;
@@ -252,6 +254,16 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     if (st.refused != refused) {
         refused = st.refused;
         log_msg(LOG_ERR, "writing the state to %s: %s", st.path, st.last_error);
+    }
+    /* Once: after it, every tracker learned makes room for itself, and a line each would
+     * let a page that names thousands of hosts flood the log. /api/status counts them. */
+    brock_learned_status(px->engine, &ls);
+    if (ls.forgotten && !full_said) {
+        full_said = 1;
+        log_msg(LOG_INFO, "learning reached its cap of %zu trackers (max-learned-trackers): "
+                "from now on those learned least recently are forgotten to make room (those "
+                "not blocked first); your choices, DNT records and the seed's trackers stay",
+                ls.max);
     }
     if (n < 0) {
         if (failed++ % SYNC_FAIL_REPEAT == 0)
@@ -796,6 +808,11 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
 
     px->engine = e;
     log_verbosity = px->opts->verbosity;
+    if (brock_learned_limit(e, px->opts->max_learned ? px->opts->max_learned
+                                                     : BROCK_MAX_LEARNED_DEFAULT) < 0) {
+        log_msg(LOG_ERR, "%s", brock_engine_errmsg(e));
+        goto out;
+    }
     /* A client that goes away mid-write must not end the process. */
     signal(SIGPIPE, SIG_IGN);
     if (proxy_setup(px) < 0)

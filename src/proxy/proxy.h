@@ -50,6 +50,9 @@ struct proxy_options {
     int grace;                        /* --grace seconds for exchanges in flight to finish
                                        * once told to stop; 0: none */
     size_t max_client_connections;   /* at once from one client address; 0: no cap */
+    size_t max_learned;               /* --max-learned-trackers: the trackers known from live
+                                       * learning alone kept at most (brock_learned_limit());
+                                       * 0: the engine's default */
     const char *log_file;             /* --log-file, or NULL (opened by the caller) */
     unsigned workers;                 /* --workers N; 0: one (a single process) */
     const struct proxy_worker *worker; /* this process's place among the workers

@@ -70,6 +70,14 @@ static int is_hop_by_hop(const struct brock_header *h, const struct brock_header
     return 0;
 }
 
+/* A header that carries cookies one way: name, or its RFC 2965 form name2 (Cookie2,
+ * Set-Cookie2), obsolete but still read by some clients and sent by some servers. Stripping
+ * one and passing the other would let a cookieblocked tracker keep its identifier. */
+static int is_cookie_header(const struct brock_header *h, const char *name, const char *name2)
+{
+    return http_name_is(h->name, h->name_len, name) || http_name_is(h->name, h->name_len, name2);
+}
+
 int rewrite_referer_origin(const char *ref, size_t len, char *out, size_t size)
 {
     const char *p = memchr(ref, ':', len);
@@ -106,7 +114,7 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
         if (!(flags & REWRITE_NO_SIGNALS) && (http_name_is(h->name, h->name_len, "dnt") ||
                                               http_name_is(h->name, h->name_len, "sec-gpc")))
             continue;
-        if (strip && http_name_is(h->name, h->name_len, "cookie"))
+        if (strip && is_cookie_header(h, "cookie", "cookie2"))
             continue;
         if (strip && http_name_is(h->name, h->name_len, "referer")) {
             char cut[LIMIT_HEAD_BYTES < 8192 ? LIMIT_HEAD_BYTES : 8192];
@@ -157,7 +165,7 @@ int rewrite_response(const struct brock_header *in, size_t n, unsigned flags,
 
         if (is_hop_by_hop(h, in, n, flags))
             continue;
-        if ((flags & REWRITE_STRIP_COOKIES) && http_name_is(h->name, h->name_len, "set-cookie"))
+        if ((flags & REWRITE_STRIP_COOKIES) && is_cookie_header(h, "set-cookie", "set-cookie2"))
             continue;
         if ((flags & (REWRITE_CHUNKED | REWRITE_UNCHUNKED)) &&
             http_name_is(h->name, h->name_len, "transfer-encoding"))

@@ -81,6 +81,42 @@ out:
     return err;
 }
 
+int file_tmp_open(const char *dir)
+{
+    char path[PATH_MAX];
+    int fd;
+
+    /* Unnamed from the start: nothing is left behind whatever happens to brock. */
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd >= 0 ? fd : -errno;
+    /* A file system without O_TMPFILE: a name, taken away at once. */
+    if (snprintf(path, sizeof(path), "%s/.brock-XXXXXX", dir) >= (int)sizeof(path))
+        return -ENAMETOOLONG;
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    unlink(path);
+    return fd;
+}
+
+int file_write_all(int fd, const void *data, size_t len)
+{
+    const char *d = data;
+
+    while (len) {
+        ssize_t w = write(fd, d, len);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -errno;
+        d += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
 int file_write_atomic(const char *path, const void *data, size_t len, int mode)
 {
     char tmp[PATH_MAX];

@@ -22,6 +22,13 @@ int file_read_at(int dirfd, const char *path, size_t max, char **out, size_t *le
 int file_write_atomic(const char *path, const void *data, size_t len, int mode)
     __attribute__((warn_unused_result));
 
+/* A new empty file in the folder dir, mode 0600, open for reading and writing, that has no
+ * name (it goes when the descriptor is closed). Returns the descriptor, or -errno. */
+int file_tmp_open(const char *dir) __attribute__((warn_unused_result));
+
+/* Writes all of len bytes of data to fd. Returns 0, or -errno. */
+int file_write_all(int fd, const void *data, size_t len) __attribute__((warn_unused_result));
+
 /* mkdir -p with the given mode for each missing folder. Returns 0, or -errno. */
 int file_mkdirs(const char *path, int mode) __attribute__((warn_unused_result));
 

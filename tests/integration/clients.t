@@ -81,6 +81,42 @@ h.check('/proxy.pac and /wpad.dat name brock, with loopback and --no-proxy DIREC
   }
 });
 
+h.check('under a name not brock\'s own the file leaves the --no-proxy hosts out', async () => {
+  // A page whose name its DNS points at brock (rebinding) reads what brock answers under
+  // that name: the network's hosts that --no-proxy names are not for it. WPAD's names are
+  // anyone's (wpad.attacker.example), so they get the same file, which still sends
+  // everything through brock.
+  const state = path.join(h.tmpdir('clients-foreign'), 'state');
+  const b = await h.startBrock({ state, global: ['--no-seed'], args: [
+    '--no-update', '--no-proxy', '*.corp.example', '--no-proxy', 'intranet'] });
+  try {
+    const own = `PROXY 127.0.0.1:${b.port}`;
+    for (const host of [`127.0.0.1:${b.port}`, `localhost:${b.port}`]) {
+      const r = await get(b.port, '/proxy.pac', { host });
+      assert.equal(r.status, 200, r.body);
+      assert.equal(findProxy(r.body, 'http://wiki.corp.example/'), 'DIRECT', host);
+      assert.equal(findProxy(r.body, 'http://intranet/'), 'DIRECT', host);
+    }
+    for (const [target, host, proxy] of [
+      ['/proxy.pac', `rebound.example:${b.port}`, `PROXY rebound.example:${b.port}`],
+      ['/wpad.dat', `rebound.example:${b.port}`, `PROXY rebound.example:${b.port}`],
+      ['/wpad.dat', 'wpad.lan', own], ['/proxy.pac', 'wpad', own],
+      ['/wpad.dat', `wpad.attacker.example:${b.port}`, `PROXY wpad.attacker.example:${b.port}`],
+      ['/proxy.pac', `127.0.0.1:${b.port + 1}`, own]]) {
+      const r = await get(b.port, target, { host });
+      assert.equal(r.status, 200, `${target} under ${host}: ${r.body}`);
+      assert.equal(r.headers['content-type'], 'application/x-ns-proxy-autoconfig');
+      assert.ok(!/corp\.example|intranet/.test(r.body), `${host}: ${r.body}`);
+      assert.equal(findProxy(r.body, 'http://wiki.corp.example/'), proxy, host);
+      assert.equal(findProxy(r.body, 'http://intranet/'), proxy, host);
+      assert.equal(findProxy(r.body, 'http://example.com/'), proxy, host);
+      assert.equal(findProxy(r.body, 'http://localhost:3000/'), 'DIRECT', host);
+    }
+  } finally {
+    await b.stop();
+  }
+});
+
 h.check('on a wildcard listen, the file names the address each client reached', async () => {
   const state = path.join(h.tmpdir('clients-any'), 'state');
   const b = await h.startBrock({ state, listen: '0.0.0.0:0', global: ['--no-seed'],

@@ -2,7 +2,8 @@
 // A small origin server for the integration tests: several virtual hosts on one loopback
 // port, chosen by the Host header, recording every request it receives. Hosts whose name
 // starts with "tracker" set an identifying cookie, "lang" hosts set lang=en, the host given
-// as `cookieHost` sets an identifying cookie too, any host sets what ?setcookie= asks;
+// as `cookieHost` sets an identifying cookie too, any host sets what ?setcookie= (and
+// ?setcookie2=, as Set-Cookie2) asks;
 // every other host is a plain site. /html serves an HTML document (htmlPage).
 'use strict';
 
@@ -139,6 +140,9 @@ function startOrigin({ cookieHost, tls } = {}) {
       // A page asks for the cookies it sets: ?setcookie=<a Set-Cookie value>, repeatable.
       for (const v of url.searchParams.getAll('setcookie')) cookies.push(v);
       if (cookies.length) res.setHeader('Set-Cookie', cookies);
+      // The same in RFC 2965's obsolete header: ?setcookie2=<a Set-Cookie2 value>.
+      const cookies2 = url.searchParams.getAll('setcookie2');
+      if (cookies2.length) res.setHeader('Set-Cookie2', cookies2);
       if (url.pathname === '/status') {
         // A response without a body: 204 and 304 say so by their status alone.
         res.statusCode = Number(url.searchParams.get('code'));

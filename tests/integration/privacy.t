@@ -198,6 +198,53 @@ check('the dashboard forgets the recent sites: POST /api/forget needs the token'
   assert.equal(rows.stdout.trim(), '0', 'the state forgot them too');
 });
 
+check('learning keeps at most max-learned-trackers trackers, says so once, and counts them',
+      async () => {
+  // One page naming many third parties with identifying cookies: only the cap's worth stay
+  // in memory and in the state. The cap comes from the configuration file here.
+  const dir = tmpdir('priv-cap');
+  const state = path.join(dir, 'state');
+  const conf = path.join(dir, 'brock.conf');
+  fs.writeFileSync(conf, 'max-learned-trackers = 3\n');
+  const b = await start(state, { global: ['--config', conf] });
+  let st;
+  try {
+    await h.navigate(b.port, 'http://cap-site.test/');
+    for (let i = 0; i < 8; i++) {
+      const r = await h.curl(b.port, ['-H', 'Referer: http://cap-site.test/', '-b',
+                                      `uid=${sha256('cap' + i).slice(0, 24)}`,
+                                      `http://px.tracker-cap${i}.test/pixel.gif`]);
+      assert.equal(r.status, 200, r.stderr);
+    }
+    await waitFor('the line', () => /learning reached its cap of 3 trackers/.test(b.log()),
+                  5000);
+    const r = await run('curl', ['-s', '--max-time', '10',
+                                 `http://127.0.0.1:${b.port}/api/status`]);
+    st = JSON.parse(r.stdout).learned;
+    // The file read again (SIGHUP): a lower cap applies at once.
+    fs.writeFileSync(conf, 'max-learned-trackers = 2\n');
+    b.proc.kill('SIGHUP');
+    await waitFor('the options read again', () => /SIGHUP: options:/.test(b.log()), 10000);
+    assert.match(b.log(), /SIGHUP: options: applied at once: max-learned-trackers/);
+    const again = await run('curl', ['-s', '--max-time', '10',
+                                     `http://127.0.0.1:${b.port}/api/status`]);
+    assert.deepEqual(JSON.parse(again.stdout).learned,
+                     { trackers: 2, max: 2, forgotten: 6, full: true });
+    await new Promise((r2) => setTimeout(r2, 1500)); /* a sync writes the state */
+  } finally {
+    await b.stop();
+  }
+  assert.deepEqual(st, { trackers: 3, max: 3, forgotten: 5, full: true });
+  assert.equal(b.log().split('\n').filter((l) => /reached its cap/.test(l)).length, 1,
+               b.log());
+  const rows = await run('sqlite3', [path.join(state, 'brock.db'), 'SELECT DISTINCT tracker ' +
+                                     "FROM snitch WHERE tracker LIKE 'tracker-cap%' ORDER BY 1"]);
+  assert.equal(rows.stdout.trim(), 'tracker-cap6.test\ntracker-cap7.test');
+  const bad = await brock(state, ['run', '--max-learned-trackers', '0']);
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--max-learned-trackers '0': expected a whole number from 1/);
+});
+
 check('the default log names domains, never paths, query strings or cookies', async () => {
   const state = path.join(tmpdir('priv-log'), 'state');
   const b = await start(state);

@@ -243,6 +243,26 @@ check('the yellowlisted host gets no Cookie and returns no Set-Cookie', async ()
   assert.match(brock.log(), new RegExp(`cookieblock ${quoted} on site-a\\.test`));
 });
 
+check('the yellowlisted host gets no Cookie2 and returns no Set-Cookie2 either', async () => {
+  // RFC 2965's headers carry cookies as well as Cookie and Set-Cookie do: a cookieblocked
+  // host gets neither kind, and a host that passes keeps both.
+  const set2 = encodeURIComponent('yid2=5e0c2f9d8a7b6c4d3e21; Version=1');
+  const args = (n) => ['-e', 'http://site-a.test/some/page', '-H', 'Cookie2: $Version="1"',
+                       '-b', 'yid=8c1f0e9a7b6d5c4e3f21', `http://${n}/echo?n=c2&setcookie2=${set2}`];
+  const get = await curl(args(yellow));
+  assert.equal(get.status, 200);
+  assert.doesNotMatch(get.headers, /^Set-Cookie2?:/mi);
+  const rec = origin.to(yellow).find((x) => x.path.startsWith('/echo?n=c2'));
+  assert.ok(rec, 'the request went out');
+  assert.deepEqual(header(rec, 'cookie'), []);
+  assert.deepEqual(header(rec, 'cookie2'), []);
+  const pass = await curl(args('site-c.test'));
+  assert.equal(pass.status, 200);
+  assert.match(pass.headers, /^Set-Cookie2: yid2=5e0c2f9d8a7b6c4d3e21; Version=1/mi);
+  const prec = origin.to('site-c.test').find((x) => x.path.startsWith('/echo?n=c2'));
+  assert.deepEqual(header(prec, 'cookie2'), ['$Version="1"']);
+});
+
 check('CONNECT tunnels work, and are refused for blocked hosts', async () => {
   const r = await curl(['-p', 'http://site-b.test/echo?n=tunnel']);
   assert.equal(r.connect, 200);

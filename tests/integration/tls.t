@@ -316,6 +316,44 @@ check('the leaf is issued by brock\'s CA for the name asked, briefly, with a ran
                'one key for every leaf');
 });
 
+// openssl s_client through brock's CONNECT with the SNI given: resolves with the leaf
+// brock presented as PEM ('' when the handshake failed) and s_client's output.
+async function sClient(servername) {
+  const r = await run('sh', ['-c', 'exec openssl "$@" </dev/null', 'sh', 's_client',
+                             '-proxy', `127.0.0.1:${brock.port}`, '-connect', 'site1.test:443',
+                             '-servername', servername, '-CAfile', brockCa],
+                      { timeout: 15000 });
+  const pem = /-----BEGIN CERTIFICATE-----[^]*?-----END CERTIFICATE-----\n/.exec(r.stdout);
+  return { pem: pem ? pem[0] : '', out: r.stdout + r.stderr };
+}
+
+check('a server name that is not a host name gets no leaf, and the log says why', async () => {
+  // The names a client sends once went into the leaf through a configuration string: a
+  // comma, a colon or a space there made brock's CA sign names of the client's choosing.
+  const good = await sClient('good-name.test');
+  assert.ok(good.pem, good.out);
+  const x = new crypto.X509Certificate(good.pem);
+  assert.equal(x.subjectAltName, 'DNS:good-name.test');
+  for (const name of ['x.example,email:a@b', 'weird name with spaces',
+                      'x.example,IP:10.0.0.1', 'x.example,DNS:bank.example', '*.example']) {
+    const r = await sClient(name);
+    if (r.pem) {
+      const leaf = new crypto.X509Certificate(r.pem);
+      assert.fail(`a leaf for ${JSON.stringify(name)}: ${leaf.subjectAltName}`);
+    }
+    const shown = name.replace(/[.*]/g, '\\$&');
+    await waitFor(`the line for ${name}`, () => new RegExp(
+      `site1\\.test: TLS refused: the server name the client sent \\(SNI "${shown}"\\) ` +
+      'is not a host name or an address, and brock makes no certificate for it')
+      .test(brock.log()), 10000);
+  }
+  // A control character is shown escaped: a line stays one line.
+  const nl = await sClient('a\tb');
+  assert.equal(nl.pem, '');
+  await waitFor('the escaped line', () => /\(SNI "a\\x09b"\)/.test(brock.log()), 10000);
+  assert.ok((await sClient('site2.test')).pem, 'brock goes on issuing leaves');
+});
+
 check('a client that does not trust brock\'s CA gets no request through', async () => {
   const n = origin.to('site1.test').length;
   const r = await curl(['https://site1.test/echo?n=untrusting'], { ca: f('tca.pem') });

@@ -35,6 +35,7 @@ static inline void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
     brock__strvec_cleanup(&e->deleted);
+    brock__strvec_cleanup(&e->forgotten);
     brock__daily_free(e->daily);
     json_decref(e->settings);
     free(e);

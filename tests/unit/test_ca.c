@@ -142,11 +142,114 @@ static void test_issue(void **state)
     ca_free(ca);
 }
 
+/* The one name of leaf's subjectAltName: its type (GEN_DNS, GEN_IPADD) and its bytes. */
+static int san_one(X509 *leaf, unsigned char *out, size_t size, size_t *len)
+{
+    GENERAL_NAMES *names = X509_get_ext_d2i(leaf, NID_subject_alt_name, NULL, NULL);
+    const GENERAL_NAME *gn;
+    const ASN1_STRING *v;
+    int type;
+
+    assert_non_null(names);
+    assert_int_equal(sk_GENERAL_NAME_num(names), 1);
+    gn = sk_GENERAL_NAME_value(names, 0);
+    v = GENERAL_NAME_get0_value(gn, &type);
+    assert_true((size_t)ASN1_STRING_length(v) <= size);
+    *len = (size_t)ASN1_STRING_length(v);
+    memcpy(out, ASN1_STRING_get0_data(v), *len);
+    GENERAL_NAMES_free(names);
+    return type;
+}
+
+/* A name a client sends (SNI) goes into the certificate only as one host name or one address:
+ * text that a configuration string would read as more names, or as another kind of name,
+ * gets no certificate at all. */
+static void test_names(void **state)
+{
+    static const char *const hosts[] = {
+        "www.site.test", "a", "xn--bcher-kva.example", "r3---sn-abc.example",
+        "_dmarc.example", "UPPER.Example", "1.2.3.4.5", NULL,
+    };
+    static const char *const refused[] = {
+        "", "x.example,email:a@b", "weird name with spaces", "x.example,DNS:other.example",
+        "IP:1.2.3.4", "email:a@b", "*.example", "a..b", ".a", "a.", "-a.example",
+        "a-.example", "a/b", "a\nb", "caf\xc3\xa9.example", "[::1]", "1.2.3.4:443",
+        "dirName:sect", "a;b", NULL,
+    };
+    struct dirs *d = *state;
+    char err[512], label[70], longest[CA_NAME_MAX + 2];
+    unsigned char addr[16], got[300];
+    size_t addr_len = 0, len = 0;
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    time_t now = time(NULL);
+    struct ca *ca;
+    X509 *x;
+
+    for (size_t i = 0; hosts[i]; i++)
+        assert_int_equal(ca_name_kind(hosts[i], NULL, NULL), CA_NAME_DNS);
+    for (size_t i = 0; refused[i]; i++)
+        assert_int_equal(ca_name_kind(refused[i], NULL, NULL), CA_NAME_NONE);
+    assert_int_equal(ca_name_kind(NULL, NULL, NULL), CA_NAME_NONE);
+    assert_int_equal(ca_name_kind("192.0.2.7", addr, &addr_len), CA_NAME_IP);
+    assert_int_equal(addr_len, 4);
+    assert_memory_equal(addr, "\xc0\x00\x02\x07", 4);
+    assert_int_equal(ca_name_kind("2001:db8::1", addr, &addr_len), CA_NAME_IP);
+    assert_int_equal(addr_len, 16);
+    /* A label of 63 is a label; 64 is not. A name of CA_NAME_MAX is a name; one more is not. */
+    memset(label, 'a', 63);
+    label[63] = '\0';
+    assert_int_equal(ca_name_kind(label, NULL, NULL), CA_NAME_DNS);
+    strcat(label, "a");
+    assert_int_equal(ca_name_kind(label, NULL, NULL), CA_NAME_NONE);
+    memset(longest, 'a', CA_NAME_MAX);
+    for (size_t i = 50; i < CA_NAME_MAX; i += 51)
+        longest[i] = '.';
+    longest[CA_NAME_MAX] = '\0';
+    assert_int_equal(ca_name_kind(longest, NULL, NULL), CA_NAME_DNS);
+    strcat(longest, "a");
+    assert_int_equal(ca_name_kind(longest, NULL, NULL), CA_NAME_NONE);
+
+    assert_non_null(key);
+    assert_int_equal(ca_create(d->a, 0, err, sizeof(err)), 0);
+    ca = ca_load(d->a, NULL, err, sizeof(err));
+    assert_non_null(ca);
+    for (size_t i = 0; refused[i]; i++)
+        assert_null(ca_issue(ca, refused[i], key, 7, now));
+
+    /* The name as one dNSName, byte for byte; an address as one iPAddress of its bytes. */
+    x = ca_issue(ca, "www.site.test", key, 7, now);
+    assert_non_null(x);
+    assert_int_equal(san_one(x, got, sizeof(got), &len), GEN_DNS);
+    assert_int_equal(len, strlen("www.site.test"));
+    assert_memory_equal(got, "www.site.test", len);
+    X509_free(x);
+    x = ca_issue(ca, "192.0.2.7", key, 7, now);
+    assert_non_null(x);
+    assert_int_equal(san_one(x, got, sizeof(got), &len), GEN_IPADD);
+    assert_int_equal(len, 4);
+    assert_memory_equal(got, "\xc0\x00\x02\x07", 4);
+    assert_int_equal(X509_check_ip_asc(x, "192.0.2.7", 0), 1);
+    X509_free(x);
+    x = ca_issue(ca, "2001:db8::1", key, 7, now);
+    assert_non_null(x);
+    assert_int_equal(san_one(x, got, sizeof(got), &len), GEN_IPADD);
+    assert_int_equal(len, 16);
+    X509_free(x);
+    x = ca_issue(ca, longest + 1, key, 7, now);
+    assert_non_null(x);
+    assert_int_equal(san_one(x, got, sizeof(got), &len), GEN_DNS);
+    assert_int_equal(len, CA_NAME_MAX);
+    X509_free(x);
+    EVP_PKEY_free(key);
+    ca_free(ca);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_create_and_refuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_issue, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_names, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,6 +76,9 @@ static void test_leaves(void **state)
     ASN1_INTEGER_free(serial_a);
 
     assert_null(intercept_leaf(m, "", now));
+    /* A name that is no host name gets no leaf, and nothing is cached for it. */
+    assert_null(intercept_leaf(m, "x.example,email:a@b", now));
+    assert_null(intercept_leaf(m, "weird name with spaces", now));
     ca_free(ca);
     intercept_free(m);
 }

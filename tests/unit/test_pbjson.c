@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "util/buf.h"
 
 static const char *pb_dir(void)
 {
@@ -336,6 +337,68 @@ static void test_other_exports(void **state)
     brock_engine_free(e);
 }
 
+/* A file holding text (len bytes), without a name, open at its start. */
+static int text_fd(const char *text, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    char path[PATH_MAX];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/brock-pbjson-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    return fd;
+}
+
+/* An import read from a file (the dashboard's upload) merges as one from memory does, a
+ * block at a time, its byte order mark skipped; a bad text or a file that cannot be read
+ * changes nothing. */
+static void test_import_fd(void **state)
+{
+    static const char pb[] = "\xef\xbb\xbf{\"action_map\": {\"t.example\": {\"userAction\": "
+                             "\"user_block\"}}, \"snitch_map\": {\"x.example\": [\"a.org\", "
+                             "\"b.org\", \"c.org\"]}}";
+    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
+    struct brock_stats st;
+    struct buf big;
+    int fd;
+
+    (void)state;
+    fd = text_fd(pb, sizeof(pb) - 1);
+    assert_int_equal(brock_import_fd(e, "upload", fd, &st), 0);
+    close(fd);
+    assert_int_equal(st.entries, 1);
+    assert_int_equal(st.recorded, 3);
+    assert_int_equal(best(e, "t.example"), BROCK_USER_BLOCK);
+    assert_int_equal(best(e, "x.example"), BROCK_BLOCK);
+    /* Past one block of the reader, with the text split across reads. */
+    buf_init(&big, SIZE_MAX);
+    assert_int_equal(buf_puts(&big, "{\"action_map\": {\"u.example\": {\"userAction\": "
+                                    "\"user_allow\"}}, \"snitch_map\": {}"), 0);
+    for (int i = 0; i < 5000; i++)
+        assert_int_equal(buf_puts(&big, "          "), 0);
+    assert_int_equal(buf_puts(&big, "}"), 0);
+    fd = text_fd(big.data, big.len);
+    assert_int_equal(brock_import_fd(e, "upload", fd, &st), 0);
+    close(fd);
+    assert_int_equal(best(e, "u.example"), BROCK_USER_ALLOW);
+    fd = text_fd("{\"action_map\": 3}", 17);
+    assert_int_equal(brock_import_fd(e, "upload", fd, &st), BROCK_EFORMAT);
+    assert_non_null(strstr(brock_engine_errmsg(e), "upload"));
+    close(fd);
+    fd = text_fd("{\"action_map\": {", 16);
+    assert_int_equal(brock_import_fd(e, "upload", fd, &st), BROCK_EFORMAT);
+    assert_non_null(strstr(brock_engine_errmsg(e), "not valid JSON"));
+    close(fd);
+    assert_int_equal(brock_import_fd(e, "upload", fd, &st), BROCK_EIO);
+    assert_non_null(strstr(brock_engine_errmsg(e), "upload: cannot be read"));
+    buf_cleanup(&big);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_bad_imports_change_nothing),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_other_exports),
+        cmocka_unit_test(test_import_fd),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -515,6 +515,48 @@ static void test_pg_thread(void **state)
     engine_free(b);
 }
 
+/* Learned trackers forgotten to stay within the cap (bound.c) leave the store: their sites,
+ * tracking kinds and the action rows learning made; one learned again is written anew. */
+static void test_forgotten(void **state)
+{
+    struct fixture *f = *state;
+    struct brock__evidence_in ev = {NULL, "uid", BROCK_EVIDENCE_COOKIE, 42, NULL};
+    struct brock_engine *a, *b;
+    char fqdn[64], base[64];
+
+    skip_unless_ready(f);
+    a = engine_on(f, NULL);
+    a->learned_max = 2;
+    for (int i = 0; i < 4; i++) {
+        snprintf(fqdn, sizeof(fqdn), "px.t%d.example", i);
+        snprintf(base, sizeof(base), "t%d.example", i);
+        ev.host = fqdn;
+        assert_int_equal(brock__record_prevalence(a, fqdn, base, "news.example", &ev), 1);
+        assert_int_equal(brock__tracking_add(a, base, "news.example", BROCK__TRACK_BEACON), 0);
+        if (i == 1)
+            flush(a); /* t0 and t1 reach the store before they are forgotten */
+    }
+    assert_int_equal(a->forgotten.n, 2);
+    ev.host = "px.t0.example";
+    assert_int_equal(brock__record_prevalence(a, "px.t0.example", "t0.example", "blog.example",
+                                              &ev),
+                     1);
+    flush(a);
+    b = engine_on(f, NULL);
+    assert_int_equal(b->snitches.len, 2);
+    assert_null(strmap_get(&b->snitches, "t1.example"));
+    assert_null(strmap_get(&b->tracking, "t1.example"));
+    assert_null(strmap_get(&b->actions, "t1.example"));
+    assert_null(strmap_get(&b->actions, "px.t1.example"));
+    assert_null(strmap_get(&b->tracking, "t0.example"));
+    assert_non_null(find_site(b, "t0.example", "blog.example"));
+    assert_null(find_site(b, "t0.example", "news.example"));
+    assert_non_null(strmap_get(&b->snitches, "t3.example"));
+    assert_non_null(strmap_get(&b->tracking, "t3.example"));
+    engine_free(a);
+    engine_free(b);
+}
+
 int main(void)
 {
     static enum backend sqlite = SQLITE, pg = POSTGRESQL;
@@ -530,6 +572,7 @@ int main(void)
         BOTH(test_dirty_wins),
         BOTH(test_daily_adds_up),
         BOTH(test_site_actions),
+        BOTH(test_forgotten),
         cmocka_unit_test_prestate_setup_teardown(test_pg_password_refused, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_newer_schema, setup, teardown, &pg),
         cmocka_unit_test_prestate_setup_teardown(test_pg_failed_batch, setup, teardown, &pg),
