@@ -115,8 +115,19 @@ $(BUILD)/gen/web_files.c: $(BUILD)/gen/embed $(WEB_SRC)
 $(WEB_OBJ): $(BUILD)/gen/web_files.c
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN): $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(LIB) $(PKG_LIBS)
+# The hosts never intercepted that brock ships (data/https-exclusions/), built in the same way.
+EXCL_SRC := $(sort $(wildcard data/https-exclusions/*.txt))
+EXCL_OBJ := $(BUILD)/gen/exclusions.o
+
+$(BUILD)/gen/exclusions.c: $(BUILD)/gen/embed $(EXCL_SRC)
+	$(BUILD)/gen/embed --text passthrough_shipped $(EXCL_SRC) > $@.tmp && mv $@.tmp $@
+
+$(EXCL_OBJ): $(BUILD)/gen/exclusions.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN): $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(EXCL_OBJ) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(EXCL_OBJ) $(LIB) \
+		$(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -135,6 +146,7 @@ $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_report: $(BUILD)/src/proxy/report.o
 $(BUILD)/tests/test_widgetallow: $(BUILD)/src/proxy/widgetallow.o
+$(BUILD)/tests/test_passthrough: $(BUILD)/src/proxy/passthrough.o $(EXCL_OBJ)
 $(BUILD)/tests/test_scriptjobs: $(BUILD)/src/proxy/scriptjobs.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
 $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o

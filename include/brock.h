@@ -227,6 +227,48 @@ BROCK_API BROCK_NODISCARD int brock_site_set_disabled(struct brock_engine *e, co
 BROCK_API int brock_disabled_sites_each(const struct brock_engine *e,
                                         int (*cb)(void *arg, const char *site), void *arg);
 
+/* ---- hosts passed through unseen ----
+ *
+ * A proxy that sees inside HTTPS passes some hosts through uninspected: those the user names
+ * (a host name, or an fnmatch(3) pattern such as "*.bank.example"), and those whose clients
+ * refused its certificate (learned: the host alone). "!" and a host name is the user taking
+ * that host off a list of the proxy's own (brock's shipped exclusions). The list is part of the state (the
+ * settings), so that it reaches other processes and a restart. Learned entries are capped at
+ * BROCK_PASSTHROUGH_LEARNED_MAX, the oldest going first; the user's are kept. */
+
+#define BROCK_PASSTHROUGH_LEARNED_MAX 1000
+
+struct brock_passthrough {
+    char host[BROCK_HOST_MAX]; /* the host name or pattern */
+    char why[256];             /* why it is passed through, as a sentence; may be "" */
+    int64_t time_ms;           /* since when, Unix milliseconds */
+    int learned;               /* 1: a proxy added it when clients refused its certificate */
+};
+
+/* Adds host (a host name, normalised here, or a pattern) with why (NULL: none; cut at 200
+ * bytes) since time_ms; learned marks what a proxy added by itself (a host name only). A
+ * host already listed is brought up to date and becomes the newest, except that a learned
+ * addition leaves the user's own entry as it is. Returns 0, BROCK_EINVAL (not a host or
+ * pattern), BROCK_ENOMEM. Reaches the state at brock_sync(). */
+BROCK_API BROCK_NODISCARD int brock_passthrough_add(struct brock_engine *e, const char *host,
+                                                    const char *why, int64_t time_ms,
+                                                    int learned);
+
+/* Takes host (as brock_passthrough_add() takes it) off the list. Returns 0, BROCK_EINVAL, or
+ * BROCK_ENOTFOUND when it is not listed. */
+BROCK_API BROCK_NODISCARD int brock_passthrough_remove(struct brock_engine *e,
+                                                       const char *host);
+
+/* Calls cb for each entry, the oldest first; cb returns non-zero to stop (returned). */
+BROCK_API int brock_passthrough_each(const struct brock_engine *e,
+                                     int (*cb)(void *arg, const struct brock_passthrough *p),
+                                     void *arg);
+
+/* Whether host (normalised) is listed, exactly or by a pattern: 1 with the entry in *out
+ * (NULL: not wanted), else 0. */
+BROCK_API int brock_passthrough_find(const struct brock_engine *e, const char *host,
+                                     struct brock_passthrough *out);
+
 /* The settings as one JSON object, as the dashboard's /api/settings and `brock settings
  * --json` show them: {"learn", "send_dnt", "check_dnt": bool, "learning": bool (learn, and
  * not cfg->no_learn), "page_view_days": int, "disabled_sites": [site], "widget_allowlist":

@@ -366,6 +366,11 @@ async function viewSite(site) {
     } }, disabled ? 'Enable brock on this site' : 'Disable brock on this site')));
   if (disabled) main.append(h('p', { class: 'note' }, 'brock is disabled here: it changes ' +
                                                       'nothing on this site\'s requests.'));
+  if (s.passthrough) {
+    main.append(h('p', { class: 'warning', id: 'site-passthrough', role: 'note' },
+      'brock passes this site\'s HTTPS through unseen, so it cannot block or learn inside ' +
+      `it: ${s.passthrough}. `, h('a', { href: '#/settings' }, 'Passed-through hosts')));
+  }
   const group = (title, list) => {
     if (!list.length) return;
     main.append(h('h2', {}, title),
@@ -463,7 +468,9 @@ async function viewTracker(name) {
 const EXPORT_WORDS = { pb: 'Privacy Badger JSON', hosts: 'hosts file', abp: 'Adblock Plus list' };
 
 async function viewSettings() {
-  const [s, status] = await Promise.all([api('GET', '/api/settings'), api('GET', '/api/status')]);
+  const [s, status, pass] = await Promise.all([api('GET', '/api/settings'),
+                                               api('GET', '/api/status'),
+                                               api('GET', '/api/passthrough')]);
   const toggle = (key, label, help) => {
     const id = `set-${key}`;
     return h('div', { class: 'setting' },
@@ -504,6 +511,39 @@ async function viewSettings() {
       await route();
     } }, h('label', { for: 'page-view-days' }, 'Keep recent sites for (days, 0: none) '), keep,
       h('button', { type: 'submit' }, 'Save')),
+    h('h2', {}, 'Passed through unseen'),
+    h('p', { class: 'note' },
+      pass.intercept
+        ? `brock sees inside HTTPS except on these hosts, and on ${count(pass.shipped, 'host')} ` +
+          'of the list it ships (banks, services with sensitive personal data, hosts whose ' +
+          'apps refuse brock\'s certificate). A host whose apps refuse the certificate twice ' +
+          'in ten minutes is added by itself.'
+        : 'brock does not see inside HTTPS now, so everything is passed through unseen.'),
+    h('ul', { id: 'passthrough' }, pass.entries.map((p) => h('li', { 'data-host': p.host },
+      domain(p.host), ' ',
+      h('span', { class: 'note' }, p.taken_off_shipped ? 'taken off the shipped list: seen inside'
+        : `${p.learned ? 'added by brock' : 'yours'}, since ${when(p.time_ms)}` +
+          `${p.why ? `: ${p.why}` : ''}`), ' ',
+      h('button', { type: 'button', class: 'link', 'aria-label': `Stop passing ${p.host} through`,
+                    onclick: async () => {
+                      try {
+                        // A host taken off the shipped list goes back by removing the "!".
+                        await api('DELETE', `/api/passthrough/${enc(p.taken_off_shipped
+                          ? `!${p.host}` : p.host)}`);
+                      } catch (e) { say(e.message); }
+                      await route();
+                    } }, p.taken_off_shipped ? 'put back' : 'remove')))),
+    h('form', { class: 'inline', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const host = document.getElementById('passthrough-host').value.trim();
+      try {
+        await api('PUT', `/api/passthrough/${enc(host)}`, {});
+        say(`${host} is passed through unseen`);
+      } catch (e) { say(e.message); }
+      await route();
+    } }, h('input', { type: 'text', id: 'passthrough-host', placeholder: '*.bank.example',
+                      'aria-label': 'Host to pass through unseen' }),
+      h('button', { type: 'submit' }, 'Pass through')),
     h('h2', {}, 'Disabled sites'),
     h('p', { class: 'note' }, 'On these sites brock changes nothing.'),
     h('ul', { id: 'disabled-sites' }, s.disabled_sites.map((d) => h('li', {}, domain(d), ' ',

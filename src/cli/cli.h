@@ -68,6 +68,7 @@ extern const struct cmd_entry cmd_settings_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;
 extern const struct cmd_entry cmd_status_entry;
+extern const struct cmd_entry cmd_passthrough_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */

@@ -20,7 +20,7 @@ static const struct cmd_entry *const cmd_table[] = {
     &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_dnt_entry,
     &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry,
     &cmd_update_entry, &cmd_ca_entry,   &cmd_forget_entry, &cmd_stats_entry,
-    &cmd_status_entry,
+    &cmd_status_entry, &cmd_passthrough_entry,
     &cmd_help_entry,
     NULL,
 };

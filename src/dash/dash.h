@@ -171,6 +171,13 @@ struct dash_host {
                                     random one; copied */
     const struct dash_log *log;  /* borrowed: outlives the environment; NULL: /api/log
                                     answers 404 */
+    /* Why host is passed through unseen when brock sees inside HTTPS (the host's list,
+     * proxy/passthrough.h), as a sentence into why; NULL when it is seen inside. e NULL: the
+     * lists the host ships and is started with alone. NULL callback: nothing is. */
+    const char *(*passthrough_why)(void *arg, const struct brock_engine *e, const char *host,
+                                   char *why, size_t size);
+    void *passthrough_arg;
+    size_t passthrough_shipped; /* how many hosts the host ships on its list */
     int pid;                     /* the process answering */
     unsigned workers;            /* the processes serving (brock run --workers) */
 };

@@ -255,6 +255,18 @@ int dash_api_site(struct dash_call *x)
         return dash_error(x, 404, "no page of that site was seen recently");
     if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0)
         return -1;
+    /* brock learns nothing inside HTTPS it passes through: the site's page says why. */
+    if (rc >= 0 && x->env->host.intercept && x->env->host.passthrough_why) {
+        const struct dash_host *h = &x->env->host;
+        char www[BROCK_HOST_MAX + 8], why[512];
+        const char *w = h->passthrough_why(h->passthrough_arg, x->e, base, why, sizeof(why));
+
+        snprintf(www, sizeof(www), "www.%s", base);
+        if (!w)
+            w = h->passthrough_why(h->passthrough_arg, x->e, www, why, sizeof(why));
+        if (w && json_object_set_new(x->json, "passthrough", json_string(w)) < 0)
+            return -1;
+    }
     return rc < 0 ? -1 : 0;
 }
 
@@ -513,6 +525,76 @@ int dash_api_settings_put(struct dash_call *x)
     }
     json_decref(body);
     return dash_api_settings(x);
+}
+
+/* ---- hosts passed through unseen ---- */
+
+static int on_pass_entry(void *arg, const struct brock_passthrough *p)
+{
+    json_t *one;
+
+    if (p->host[0] == '!')
+        one = json_pack("{s:s, s:b}", "host", p->host + 1, "taken_off_shipped", 1);
+    else
+        one = json_pack("{s:s, s:s, s:I, s:b}", "host", p->host, "why", p->why, "time_ms",
+                        (json_int_t)p->time_ms, "learned", p->learned);
+    return !one || json_array_append_new(arg, one) < 0 ? BROCK_ENOMEM : 0;
+}
+
+/* GET /api/passthrough: {"entries": [{"host", "why", "time_ms", "learned"} or {"host",
+ * "taken_off_shipped"}], "shipped": the hosts brock ships, "intercept": whether it sees
+ * inside HTTPS at all}. */
+int dash_api_passthrough(struct dash_call *x)
+{
+    json_t *list = json_array();
+
+    if (!list || brock_passthrough_each(x->e, on_pass_entry, list) != 0) {
+        json_decref(list);
+        return -1;
+    }
+    x->json = json_pack("{s:o, s:I, s:b}", "entries", list, "shipped",
+                        (json_int_t)x->env->host.passthrough_shipped, "intercept",
+                        x->env->host.intercept);
+    return x->json ? 0 : -1;
+}
+
+/* PUT /api/passthrough/HOST, with {"why": TEXT} or {}: HOST (or a pattern) passed through. */
+int dash_api_passthrough_put(struct dash_call *x)
+{
+    json_t *body = NULL;
+    int rc;
+
+    if (body_object(x, &body) < 0)
+        return -1;
+    if (!body)
+        return 0;
+    rc = brock_passthrough_add(x->e, x->arg, json_string_value(json_object_get(body, "why")),
+                               clock_now_ms(), 0);
+    json_decref(body);
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : dash_api_passthrough(x);
+}
+
+/* DELETE /api/passthrough/HOST: seen inside again, whichever list put it there (a shipped
+ * host is taken off brock's own with a "!HOST" entry). */
+int dash_api_passthrough_delete(struct dash_call *x)
+{
+    const struct dash_host *h = &x->env->host;
+    char host[BROCK_HOST_MAX + 1], why[512];
+    int rc = brock_passthrough_remove(x->e, x->arg);
+
+    if (rc == BROCK_ENOTFOUND && brock_host_normalize(x->arg, strlen(x->arg), host + 1) > 0 &&
+        h->passthrough_why && h->passthrough_why(h->passthrough_arg, NULL, host + 1, why,
+                                                 sizeof(why))) {
+        host[0] = '!';
+        rc = brock_passthrough_add(x->e, host, "taken off the shipped list", clock_now_ms(), 0);
+    }
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc == BROCK_ENOTFOUND)
+        return dash_error(x, 404, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : dash_api_passthrough(x);
 }
 
 static int disabled_change(struct dash_call *x, int disabled)

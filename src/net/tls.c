@@ -87,6 +87,30 @@ SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host)
 
 int tls_error_describe(struct bufferevent *bev, const char *host, char *out, size_t size)
 {
+    int refused;
+
+    return tls_error_explain(bev, host, out, size, &refused);
+}
+
+/* The alerts a client sends when it does not trust the certificate it was shown. */
+static int refuses_certificate(unsigned long e)
+{
+    if (ERR_GET_LIB(e) != ERR_LIB_SSL)
+        return 0;
+    switch (ERR_GET_REASON(e)) {
+    case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
+    case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
+    case SSL_R_TLSV1_ALERT_DECRYPT_ERROR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int tls_error_explain(struct bufferevent *bev, const char *host, char *out, size_t size,
+                      int *refused)
+{
     SSL *ssl = bufferevent_openssl_get_ssl(bev);
     long v = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
     unsigned long e, tls = 0;
@@ -106,6 +130,7 @@ int tls_error_describe(struct bufferevent *bev, const char *host, char *out, siz
             tls = e;
     }
     ERR_clear_error();
+    *refused = tls && refuses_certificate(tls);
     if (!ssl || (!tls && v == X509_V_OK))
         return 0;
     if (v != X509_V_OK) {

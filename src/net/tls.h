@@ -44,6 +44,12 @@ int tls_early_bytes(SSL *ssl, evutil_socket_t fd, const void *data, size_t len)
  * OpenSSL's error queue either way. */
 int tls_error_describe(struct bufferevent *bev, const char *host, char *out, size_t size);
 
+/* The same, also telling in *refused whether the peer ended the handshake by an alert that
+ * refuses the certificate it was shown: unknown CA, bad certificate, certificate unknown,
+ * decrypt error. */
+int tls_error_explain(struct bufferevent *bev, const char *host, char *out, size_t size,
+                      int *refused);
+
 /* Whether the TLS handshake on bev (an io_tls bufferevent) is complete. */
 int tls_handshake_done(struct bufferevent *bev);
 

@@ -18,6 +18,7 @@
 
 #include "net/tls.h"
 #include "proxy/intercept.h"
+#include "proxy/passthrough.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
@@ -495,6 +496,8 @@ static void on_client_read(struct bufferevent *bev, void *arg)
         c->tls_counted = 1;
         c->px->metrics.tls_client_ok++;
     }
+    if (c->intercepted)
+        c->tls_spoke = 1;
     conn_touch(c);
     conn_run(c);
 }
@@ -513,13 +516,16 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
 
     /* The handshake with an intercepted client is done: brock reads it itself from now on. */
     if (what & BEV_EVENT_CONNECTED) {
+        c->tls_done_ms = conn_now_ms(c);
         if (pump_start(&c->c_client) < 0)
             conn_out_of_memory(c, "reading the client");
         return;
     }
     if (what & BEV_EVENT_ERROR) {
         char why[BROCK_HOST_MAX + 512];
-        int failed = c->intercepted && tls_error_describe(bev, c->tunnel_host, why, sizeof(why));
+        int cert_refused = 0;
+        int failed = c->intercepted &&
+                     tls_error_explain(bev, c->tunnel_host, why, sizeof(why), &cert_refused);
         const char *refused = NULL;
 
         /* A client that does not trust brock's CA ends here, and one that asked for a name
@@ -533,6 +539,10 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
                 c->px->metrics.tls_client_failed++;
             c->tls_counted = 1;
             conn_log_failure(c, LOG_INFO, 0, why);
+            /* A client that does not trust brock's certificate (its alert says so): twice,
+             * and its host is passed through unseen from then on. */
+            if (cert_refused && !refused)
+                conn_tls_refused(c, "the client's TLS alert refused the certificate");
             conn_close(c, NULL);
             return;
         }
@@ -553,6 +563,18 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
             c->tls_counted = 1;
             conn_log_failure(c, LOG_INFO, 0,
                              "the client closed the connection during the TLS handshake");
+            conn_tls_refused(c, "the client closed the connection during the TLS handshake");
+            conn_close(c, NULL);
+            return;
+        }
+        /* A program that checks a pinned key finishes the handshake, finds the wrong key and
+         * closes at once, having sent nothing: a browser's spare connection stays open far
+         * longer before it goes unused. */
+        if (c->intercepted && !c->tls_spoke && c->tls_done_ms &&
+            conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
+            conn_log_failure(c, LOG_INFO, 0, "the client closed the connection right after the "
+                                             "TLS handshake, before its first request");
+            conn_tls_refused(c, "the client closed the connection before its first request");
             conn_close(c, NULL);
             return;
         }

@@ -96,6 +96,7 @@ struct proxy {
     struct ssl_ctx_st *tls_up;
     const char *const *no_intercept;
     size_t n_no_intercept;
+    struct passthrough *pass; /* the hosts passed through unseen (passthrough.h); with mitm */
 
     /* brock's script in HTML documents (conn_inject.c): its text (NULL with --no-inject),
      * the same in every document, and its hash as a Content-Security-Policy source,
@@ -261,28 +262,30 @@ struct conn {
     struct buf c_url;          /* the request's URL as the engine is given it:
                                 * scheme://authority/path?query */
 
-    /* The client connection itself. */
-    int shut_wr;               /* closing: the client's write half is shut */
-    int intercepted;           /* the client speaks TLS inside a CONNECT to tunnel_host */
-    int tls_counted;           /* its handshake was counted (/metrics) */
+    /* The client connection itself. The flags are bits: every idle connection pays for this
+     * struct. */
+    unsigned shut_wr : 1;      /* closing: the client's write half is shut */
+    unsigned intercepted : 1;  /* the client speaks TLS inside a CONNECT to tunnel_host */
+    unsigned tls_counted : 1;  /* its handshake was counted (/metrics) */
+    unsigned tls_spoke : 1;    /* it sent something inside TLS */
+    unsigned tunnel_on : 1;    /* a tunnel, from its start to the connection's close */
+    unsigned no_splice : 1;    /* its bytes are copied through brock: splicing failed, or it
+                                * is not for this tunnel */
+    unsigned watching : 1;     /* CONN_STREAM: c is in px->watchers */
+    unsigned log_full : 1;     /* its backlog was full at the last ping, and has been since */
+    int64_t tls_done_ms;       /* when its TLS handshake with brock ended; 0: not yet */
     char *tunnel_host;         /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
 
     /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
-    int tunnel_on;             /* from the tunnel's start to the connection's close */
     struct splice_pair *spl;   /* moved by the kernel (net/splice.h); NULL: through brock */
-    int no_splice;             /* copied through brock: splicing failed, or it is not for
-                                * this tunnel */
     uint64_t tunnel_copied[2]; /* bytes copied client to upstream, and upstream to client */
     int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
     struct dial *dial;         /* upstream.c: the upstream connection being made */
 
-    /* CONN_STREAM (conn_log.c): the id of the next live log event this client gets, and
-     * c's place in px->watchers. */
+    /* CONN_STREAM (conn_log.c): the id of the next live log event this client gets. */
     uint64_t log_next;
-    int watching;
-    int log_full;              /* its backlog was full at the last ping, and has been since */
 
     /* admit.c: the client's share, and c's place among the connections that may be cut. */
     struct admit_client *a_client; /* NULL: not counted (closed) */

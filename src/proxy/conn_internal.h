@@ -107,6 +107,11 @@ int conn_inject_end(struct conn *c) __attribute__((warn_unused_result));
 /* Whether a CONNECT to c's host is intercepted (--intercept, and not --no-intercept). */
 int conn_may_intercept(const struct conn *c);
 
+/* The client of an intercepted tunnel refused brock's certificate (why: how it showed it):
+ * counted for the tunnel's host, which the second refusal in ten minutes passes through unseen
+ * from then on, said once in the log. */
+void conn_tls_refused(struct conn *c, const char *why);
+
 /* Answers the CONNECT and speaks TLS with the client in place of the host. */
 void conn_start_intercept(struct conn *c);
 

@@ -14,6 +14,7 @@
 #include "net/splice.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
+#include "proxy/passthrough.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
@@ -23,9 +24,33 @@
 int conn_may_intercept(const struct conn *c)
 {
     const struct proxy *px = c->px;
+    char why[512];
 
-    return px->mitm && !c->intercepted &&
-           !intercept_host_listed(px->no_intercept, px->n_no_intercept, c->c_ex.host);
+    if (!px->mitm || c->intercepted)
+        return 0;
+    if (!passthrough_why(px->pass, px->engine, px->no_intercept, px->n_no_intercept,
+                         c->c_ex.host, why, sizeof(why)))
+        return 1;
+    log_msg(LOG_DEBUG, "%s is passed through unseen: %s", c->c_ex.host, why);
+    return 0;
+}
+
+void conn_tls_refused(struct conn *c, const char *why)
+{
+    struct proxy *px = c->px;
+    const char *host = c->tunnel_host;
+    int64_t now = conn_now_ms(c);
+
+    if (!host || !px->pass || !passthrough_refused(px->pass, host, now))
+        return;
+    if (brock_passthrough_add(px->engine, host, why, now, 1) < 0) {
+        log_msg(LOG_ERR, "passing %s through failed: %s", host, brock_engine_errmsg(px->engine));
+        return;
+    }
+    log_msg(LOG_INFO, "%s is passed through unseen from now on: its clients refused brock's "
+                      "certificate twice in ten minutes (%s); `brock passthrough remove %s` "
+                      "undoes it",
+            host, why, host);
 }
 
 /* Reads the CONNECT head's last line feed (the parser stopped before it); the bytes after it

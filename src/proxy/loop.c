@@ -46,6 +46,7 @@
 #include "net/timer.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
+#include "proxy/passthrough.h"
 #include "proxy/reconfig.h"
 #include "proxy/workers.h"
 #include "util/alloc.h"
@@ -616,6 +617,11 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         px->mitm = intercept_new(o->state_dir, o->ca_init_cmd, err, errlen);
         if (!px->mitm)
             goto fail;
+        px->pass = passthrough_new();
+        if (!px->pass) {
+            snprintf(err, errlen, "out of memory");
+            goto fail;
+        }
         px->no_intercept = o->no_intercept;
         px->n_no_intercept = o->n_no_intercept;
     }
@@ -785,6 +791,15 @@ static void say_where(const struct proxy *px)
                 "from one address", px->admit.max, px->nofile);
 }
 
+/* The dashboard's view of the hosts passed through unseen. */
+static const char *on_dash_passthrough(void *arg, const struct brock_engine *e,
+                                       const char *host, char *why, size_t size)
+{
+    const struct proxy *px = arg;
+
+    return passthrough_why(px->pass, e, px->no_intercept, px->n_no_intercept, host, why, size);
+}
+
 int proxy_run(struct proxy *px, struct brock_engine *e)
 {
     char ca_path[4096] = "", ca_key[4096];
@@ -797,6 +812,9 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
                                    .intercept = px->mitm != NULL,
                                    .https_why = https_why(px->opts->https),
                                    .https_fix = https_fix(px->opts),
+                                   .passthrough_why = px->pass ? on_dash_passthrough : NULL,
+                                   .passthrough_arg = px,
+                                   .passthrough_shipped = passthrough_shipped_count(px->pass),
                                    .inject = px->inject_js != NULL,
                                    .started_ms = clock_now_ms(), .pid = (int)getpid(),
                                    .metrics = &px->metrics, .log = &px->log,
@@ -891,6 +909,7 @@ void proxy_free(struct proxy *px)
     if (px->accept_more)
         event_free(px->accept_more);
     intercept_free(px->mitm);
+    passthrough_free(px->pass);
     conn_inject_cleanup(px);
     SSL_CTX_free(px->tls_up);
     if (px->dns)

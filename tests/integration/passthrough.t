@@ -1,0 +1,158 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// HTTPS passed through unseen while brock sees inside the rest: a client that pins the
+// origin's key (curl --pinnedpubkey) refuses brock's certificate, twice, and from then on
+// reaches the origin through a tunnel; the host is listed (brock passthrough, the API) with
+// when and why, said once in the log, undone, and seen inside again. The same for a client
+// that does not trust brock's CA (its TLS alert), for the hosts brock ships (a bank) and for
+// the user's own entries; a blocked host passed through is still refused.
+'use strict';
+
+const assert = require('node:assert/strict');
+const { before, after } = require('node:test');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const h = require('./harness.js');
+const { startOrigin } = require('./origin.js');
+
+const { flat, check, waitFor } = h;
+
+const HOSTS = ['pinned.test', 'alert.test', 'mine.test', 'www.paypal.com', 'blocked.test'];
+const tmp = h.tmpdir('passthrough-t');
+const state = path.join(tmp, 'state');
+let origin, certs, brock, brockCa, both, pin;
+
+// The SHA-256 pin of the origin's own key, as curl's --pinnedpubkey takes it.
+function pinOf(certPem) {
+  const f = path.join(tmp, 'origin-leaf.pem');
+  fs.writeFileSync(f, certPem);
+  const spki = execFileSync('sh', ['-c', `openssl x509 -in '${f}' -pubkey -noout | ` +
+                                         'openssl pkey -pubin -outform der | ' +
+                                         'openssl dgst -sha256 -binary | base64']);
+  return `sha256//${spki.toString().trim()}`;
+}
+
+// Who issued the certificate a client saw for host through brock: "brock" or the origin's.
+async function issuer(host, extra = []) {
+  const r = await h.curl(brock.port, ['--cacert', both, '-v', ...extra, `https://${host}/`]);
+  return { ...r, brock: /issuer: O=brock/.test(r.stderr) };
+}
+
+async function api(method, p) {
+  const body = method === 'PUT' ? ['-H', 'Content-Type: application/json', '--data-binary', '{}']
+    : [];
+  const r = await h.run('curl', ['-s', '-X', method, '-H', 'X-Brock-Token: ' + token(), ...body,
+                                 `http://127.0.0.1:${brock.port}${p}`]);
+  return JSON.parse(r.stdout);
+}
+
+// The requests the origin got for host, and one's header.
+const header = (q, name) => (q.headers.find(([k]) => k.toLowerCase() === name) || [])[1];
+const requestsFor = (host) => origin.requests.filter((q) => header(q, 'host') === host);
+
+let page = '';
+function token() {
+  return /name="brock-token" content="([0-9a-f]+)"/.exec(page)[1];
+}
+
+before(flat('start an HTTPS origin and brock seeing inside', async () => {
+  certs = h.originCerts(tmp, HOSTS, 'passthrough');
+  origin = await startOrigin({ tls: { key: certs.key, cert: certs.cert } });
+  pin = pinOf(certs.cert);
+  assert.equal((await h.brock(state, ['--no-seed', 'ca', 'init'])).code, 0);
+  brockCa = (await h.brock(state, ['ca', 'path'])).stdout.trim();
+  // The client trusts both brock's CA and the origin's: what a pin refuses is the key.
+  both = path.join(tmp, 'both.pem');
+  fs.writeFileSync(both, fs.readFileSync(brockCa, 'utf8') + fs.readFileSync(certs.ca, 'utf8'));
+  assert.equal((await h.brock(state, ['--no-seed', 'set', 'blocked.test', 'block'])).code, 0);
+  brock = await h.startBrock({ state, global: ['--no-seed'], args: [
+    '-v', '--no-update', '--intercept', '--upstream-ca', certs.ca,
+    '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    '--resolve', `*.paypal.com=127.0.0.1:${origin.port}`] });
+  page = (await h.run('curl', ['-s', `http://127.0.0.1:${brock.port}/`])).stdout;
+}));
+
+after(async () => {
+  if (brock) await brock.stop();
+  if (origin) await origin.close();
+});
+
+check('a client pinning the origin\'s key fails twice, then reaches it unseen', async () => {
+  const reached = () => requestsFor('pinned.test').length;
+  for (let i = 0; i < 2; i++) {
+    const r = await h.curl(brock.port, ['--cacert', both, '--pinnedpubkey', pin,
+                                        'https://pinned.test/']);
+    assert.notEqual(r.code, 0, 'brock\'s certificate does not match the pin');
+  }
+  assert.equal(reached(), 0);
+  await waitFor('the log line', () => /pinned\.test is passed through unseen from now on/
+    .test(brock.log()));
+  const r = await h.curl(brock.port, ['--cacert', both, '--pinnedpubkey', pin,
+                                      'https://pinned.test/']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.status, 200);
+  assert.equal(reached(), 1);
+  // Tunnelled unseen: the origin got the client's own request, without brock's signals.
+  assert.equal(header(requestsFor('pinned.test')[0], 'dnt'), undefined);
+  assert.equal((brock.log().match(/pinned\.test is passed through unseen from now on/g) ||
+                []).length, 1, 'said once');
+});
+
+check('the host is listed with when and why, and undone it is seen inside again', async () => {
+  // In the state once the running brock has written it (once a second).
+  let list;
+  await waitFor('the state', async () => /pinned/.test((list = await h.brock(state,
+                                                                            ['passthrough'])).stdout));
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^pinned\.test +since \d{4}-\d\d-\d\d \d\d:\d\d UTC +learned: the client closed the connection before its first request$/m);
+  const j = await api('GET', '/api/passthrough');
+  const e = j.entries.find((x) => x.host === 'pinned.test');
+  assert.ok(e && e.learned && e.time_ms > 0 && e.why, JSON.stringify(j));
+  assert.ok(j.shipped > 3000);
+  const undo = await h.brock(state, ['passthrough', 'remove', 'pinned.test']);
+  assert.equal(undo.code, 0, undo.stderr);
+  // A running brock picks the change up at its next sync.
+  await waitFor('seen inside again', async () => (await issuer('pinned.test')).brock, 10000);
+});
+
+check('a client that does not trust brock\'s CA (its alert) gets its host passed through', async () => {
+  for (let i = 0; i < 2; i++) {
+    const r = await h.curl(brock.port, ['--cacert', certs.ca, 'https://alert.test/']);
+    assert.notEqual(r.code, 0);
+  }
+  await waitFor('the log line', () => /alert\.test is passed through unseen from now on.*TLS alert/
+    .test(brock.log()));
+  const r = await h.curl(brock.port, ['--cacert', certs.ca, 'https://alert.test/']);
+  assert.equal(r.status, 200, r.stderr);
+  // One refusal of another host is not enough.
+  const other = await h.curl(brock.port, ['--cacert', certs.ca, 'https://mine.test/']);
+  assert.notEqual(other.code, 0);
+  assert.ok((await issuer('mine.test')).brock);
+});
+
+check('the hosts brock ships are passed through, and can be taken off', async () => {
+  let r = await issuer('www.paypal.com');
+  assert.equal(r.status, 200, r.stderr);
+  assert.equal(r.brock, false, 'a bank is never seen inside');
+  const off = await api('DELETE', '/api/passthrough/paypal.com');
+  assert.ok(off.entries.some((x) => x.host === 'paypal.com' && x.taken_off_shipped));
+  r = await issuer('www.paypal.com');
+  assert.equal(r.brock, true, 'taken off the shipped list, it is seen inside');
+  const back = await api('DELETE', '/api/passthrough/!paypal.com');
+  assert.ok(!back.entries.some((x) => x.host === 'paypal.com'));
+  assert.equal((await issuer('www.paypal.com')).brock, false);
+});
+
+check('the user\'s own entries pass hosts through; a blocked host is still refused', async () => {
+  const add = await h.brock(state, ['passthrough', 'add', '*.test', '--why', 'all of them']);
+  assert.equal(add.code, 0, add.stderr);
+  await waitFor('passed through', async () => !(await issuer('mine.test')).brock, 10000);
+  const blocked = await h.curl(brock.port, ['--cacert', both, 'https://blocked.test/']);
+  assert.equal(blocked.connect, 403, 'a CONNECT to a blocked host is refused');
+  assert.equal(requestsFor('blocked.test').length, 0);
+  const bad = await h.brock(state, ['passthrough', 'add', 'not a host']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /not a host name/);
+  assert.equal((await h.brock(state, ['passthrough', 'remove', '*.test'])).code, 0);
+});
