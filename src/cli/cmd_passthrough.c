@@ -162,7 +162,7 @@ static int cmd_passthrough_exec(struct cli *cli, const struct cmd_entry *self, i
     };
     struct brock_engine *e = NULL;
     const char *what = "list", *why = NULL;
-    int c, rc, json = 0, shipped = 0;
+    int c, rc, json = 0, shipped = 0, is_list, is_add;
 
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -177,20 +177,22 @@ static int cmd_passthrough_exec(struct cli *cli, const struct cmd_entry *self, i
     }
     if (optind < argc)
         what = argv[optind++];
-    if (strcmp(what, "list") && strcmp(what, "add") && strcmp(what, "remove"))
+    is_list = strcmp(what, "list") == 0;
+    is_add = strcmp(what, "add") == 0;
+    if (!is_list && !is_add && strcmp(what, "remove") != 0)
         return cli_usage(self, "'%s': expected list, add HOST or remove HOST", what);
-    if (argc - optind != (strcmp(what, "list") ? 1 : 0))
+    if (argc - optind != (is_list ? 0 : 1))
         return cli_usage(self, "expected list, add HOST or remove HOST");
-    if (why && strcmp(what, "add"))
+    if (why && !is_add)
         return cli_usage(self, "--why goes with add");
-    if ((shipped || json) && strcmp(what, "list"))
+    if ((shipped || json) && !is_list)
         return cli_usage(self, "--shipped and --json go with list");
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
-    if (!strcmp(what, "list")) {
+    if (is_list) {
         rc = list(e, json, shipped);
-    } else if (!strcmp(what, "add")) {
+    } else if (is_add) {
         if (brock_passthrough_add(e, argv[optind], why, (int64_t)time(NULL) * 1000, 0) < 0)
             rc = cli_error(self, "%s", brock_engine_errmsg(e));
     } else {

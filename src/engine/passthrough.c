@@ -63,7 +63,7 @@ static int pattern_read(const char *in, char *out)
               c == '-' || c == '_' || c == '.' || c == '*' || c == '?' || c == '[' || c == ']' ||
               c == '!'))
             return -1;
-        out[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+        out[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     }
     out[n] = '\0';
     return 0;
