@@ -93,7 +93,7 @@ static int handle_head(struct side *s, const char *rest, size_t rest_len, void *
     const char *method = http_method_str((enum http_method)p->method);
     int is_connect = p->method == HTTP_CONNECT;
     char host[BROCK_HOST_MAX], authority[BROCK_HOST_MAX + 16], site[BROCK_HOST_MAX];
-    char ref[2048], org[2048], mode[64], dest[64], fsite[64], cookie_name[256];
+    char ref[2048], org[2048], mode[64], dest[64], fsite[64], acc[512], uir[16], cookie_name[256];
     const char *path = NULL;
     size_t path_len = 0;
     struct rewrite_out rw;
@@ -113,6 +113,8 @@ static int handle_head(struct side *s, const char *rest, size_t rest_len, void *
             .fetch_mode = header_copy(hh, "sec-fetch-mode", mode, sizeof(mode)),
             .fetch_dest = header_copy(hh, "sec-fetch-dest", dest, sizeof(dest)),
             .fetch_site = header_copy(hh, "sec-fetch-site", fsite, sizeof(fsite)),
+            .accept = header_copy(hh, "accept", acc, sizeof(acc)),
+            .upgrade_insecure = header_copy(hh, "upgrade-insecure-requests", uir, sizeof(uir)),
         };
 
         (void)fp_infer(&ctx->fp, "127.0.0.1", &r, site);

@@ -132,6 +132,8 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
             .fetch_mode = conn_header(hh, "sec-fetch-mode"),
             .fetch_dest = conn_header(hh, "sec-fetch-dest"),
             .fetch_site = conn_header(hh, "sec-fetch-site"),
+            .accept = conn_header(hh, "accept"),
+            .upgrade_insecure = conn_header(hh, "upgrade-insecure-requests"),
         };
 
         enum fp_result fr;

@@ -3,6 +3,7 @@
 #include "proxy/firstparty.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "proxy/limits.h"
 #include "util/alloc.h"
@@ -18,7 +19,6 @@ struct fp_frame {
 
 struct fp_client {
     char addr[64];
-    char top[BROCK_HOST_MAX]; /* the last top-level page; "" if none seen */
     uint64_t used;
     struct fp_frame frames[LIMIT_FP_FRAMES];
     size_t n_frames, next_frame;
@@ -114,7 +114,6 @@ static int top_known(const struct fp_client *c, const char *host)
 
 static void top_remember(struct fp_client *c, const char *host)
 {
-    copy_host(c->top, host);
     if (top_known(c, host))
         return;
     /* A ring: the oldest page makes room. */
@@ -191,6 +190,48 @@ static enum fp_result page_of(struct fp_client *c, const char *ref_host, char *s
     return c && top_known(c, ref_host) ? FP_KNOWN : FP_GUESS;
 }
 
+/* Whether a header value lists a media type (in an Accept list, before any parameters). */
+static int accepts(const char *accept, const char *type)
+{
+    size_t n = strlen(type);
+
+    for (const char *p = accept; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!strncasecmp(p, type, n) && (p[n] == '\0' || p[n] == ',' || p[n] == ';' ||
+                                          p[n] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
+/* The page of a request that names none (no Referer, no Origin). Fetch metadata says how the
+ * request relates to its page: same-site, it is the host's own site's; cross-site, a page of
+ * another site hid its address, which nothing tells (the client's last top-level page is no
+ * guess: a page that opened the tracker's own site in a popup would make the tracker's next
+ * image a first party). Without fetch metadata (plain HTTP, a program), only a browser's
+ * navigation is the host's own page: Accept naming text/html and Upgrade-Insecure-Requests,
+ * which browsers send on navigations and a page's fetch() cannot (that header is not
+ * CORS-safelisted, and an image or script never carries it). Anything else belongs to an
+ * unknown page: decided as its third party, never learned from. */
+static enum fp_result no_referrer(const struct fp_request *r, char *site)
+{
+    if (is(r->fetch_site, "same-origin") || is(r->fetch_site, "same-site")) {
+        copy_host(site, r->host);
+        return FP_KNOWN;
+    }
+    if (is(r->fetch_site, "none")) {
+        copy_host(site, r->host);
+        return FP_GUESS;
+    }
+    if (!r->fetch_site && !r->fetch_mode && !r->fetch_dest &&
+        is(r->upgrade_insecure, "1") && accepts(r->accept, "text/html")) {
+        copy_host(site, r->host);
+        return FP_GUESS;
+    }
+    return FP_UNKNOWN;
+}
+
 enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp_request *r,
                         char *site)
 {
@@ -222,18 +263,9 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
     }
     c = client_get(m, client, frame);
     if (!ref_host[0]) {
-        /* Fetch metadata saying cross-site with no referrer at all: a page hid its address;
-         * the client's last top-level page is the best guess there is, and only a guess (it
-         * may have other tabs). */
-        if (is(r->fetch_site, "cross-site")) {
-            if (!c || !c->top[0])
-                return FP_UNKNOWN;
-            copy_host(site, c->top);
-            res = FP_GUESS;
-        } else {
-            copy_host(site, r->host);
-            res = FP_KNOWN;
-        }
+        res = no_referrer(r, site);
+        if (res == FP_UNKNOWN)
+            return res;
     } else {
         res = page_of(c, ref_host, site);
     }

@@ -4,7 +4,10 @@
  * pages it navigated to (Sec-Fetch-Mode: navigate, Sec-Fetch-Dest: document) and the frames
  * they opened; a request whose Referer (else Origin) names one of them belongs to that page.
  * A Referer the record does not know is taken as the page, but only as a guess: it is
- * decided on and never learned from. A request with neither header is its own first party.
+ * decided on and never learned from. A request with neither header nor fetch metadata belongs
+ * to an unknown page (a third party of it: blocked if blocked, never learned from), unless it
+ * is a browser's plain-HTTP navigation (Accept: text/html and Upgrade-Insecure-Requests: 1,
+ * which a page's own request cannot send), which is taken as its own page, a guess.
  * Pure: no sockets, clock or logging; memory is bounded (LIMIT_FP_CLIENTS, LIMIT_FP_FRAMES,
  * LIMIT_FP_TOPS). */
 #ifndef BROCK_PROXY_FIRSTPARTY_H
@@ -23,6 +26,8 @@ struct fp_request {
     const char *fetch_mode; /* Sec-Fetch-Mode */
     const char *fetch_dest; /* Sec-Fetch-Dest */
     const char *fetch_site; /* Sec-Fetch-Site */
+    const char *accept;     /* Accept */
+    const char *upgrade_insecure; /* Upgrade-Insecure-Requests */
 };
 
 struct fp_client;

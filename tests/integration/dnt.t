@@ -237,7 +237,9 @@ check('policy checks carry no cookie, referrer or client header, and store none'
 
 check('no DNT or GPC from a site Privacy Badger\'s site fixes name (sitefixes.gpc)', async () => {
   const hdr = (rec, n) => rec.headers.filter(([k]) => k === n).map(([, v]) => v);
-  let r = await curl(['-H', 'DNT: 0', 'http://www.costco.com/echo?n=gpc-page']);
+  // The site's own page, as a browser navigates to it over plain HTTP.
+  let r = await curl(['-H', 'DNT: 0', '-H', 'Accept: text/html,*/*;q=0.8',
+                      '-H', 'Upgrade-Insecure-Requests: 1', 'http://www.costco.com/echo?n=gpc-page']);
   assert.equal(r.status, 200);
   let rec = origin.to('www.costco.com').find((x) => x.path === '/echo?n=gpc-page');
   assert.deepEqual(hdr(rec, 'dnt'), ['0'], 'the client\'s own header is left as it was');

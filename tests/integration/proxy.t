@@ -111,9 +111,17 @@ check('a tracker passes on three sites and is blocked on the fourth', async () =
   assert.match(r.body.toString(), /tracker1\.test/, 'the block page names the host');
   assert.equal(origin.to('tracker1.test').length, 3, 'the blocked request never left brock');
   assert.match(brock.log(), /block tracker1\.test on site-d\.test/);
-  // The tracker's own site still reaches it: a first party always passes.
-  const own = await curl(['http://tracker1.test/home']);
+  // The tracker's own site still reaches it: a first party always passes. Over plain HTTP
+  // a browser's navigation is told by its Accept and Upgrade-Insecure-Requests.
+  const own = await curl(['-H', 'Accept: text/html,application/xhtml+xml,*/*;q=0.8',
+                          '-H', 'Upgrade-Insecure-Requests: 1', 'http://tracker1.test/home']);
   assert.equal(own.status, 200);
+  // A request that names no page at all (an image of a page that sends no referrer, a
+  // program) is not the tracker's own site: it is blocked (an image gets an empty 204).
+  const pixel = await curl(['-H', 'Accept: image/avif,image/webp,*/*',
+                            'http://tracker1.test/pixel.gif?no-referrer']);
+  assert.equal(pixel.status, 204);
+  assert.equal(origin.to('tracker1.test').length, 4, 'only the navigation reached it');
 });
 
 check('blocked requests never reach the origin, whatever their method', async () => {
