@@ -138,6 +138,10 @@ struct har_scan_cb {
 int brock__har_scan(struct brock_engine *e, const struct har_src *src,
                     const struct har_scan_cb *cb, struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
 
+/* What a JSON value is, in a message's words: "an object", "an array", "a string", "a
+ * number", "a boolean", "null". */
+const char *brock__har_kind_of(const json_t *v);
+
 /* The plain computation brock__har_scan() stands in for, used on an engine whose fast paths
  * are off (e->plain): the whole text parsed at once by jansson, the same callbacks called
  * with log.pages' elements, then log.entries' (each entry's place given as its index, len 1),

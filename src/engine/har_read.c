@@ -72,7 +72,7 @@ static int value_is(const json_t *p, const char *want)
 
 /* ---- oddities ---- */
 
-static const char *kind_of(const json_t *v)
+const char *brock__har_kind_of(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT:
@@ -98,7 +98,7 @@ static const char *not_a(const json_t *v, const char *want, char *buf, size_t n)
 {
     if (!v)
         return "missing";
-    snprintf(buf, n, "%s, not %s", kind_of(v), want);
+    snprintf(buf, n, "%s, not %s", brock__har_kind_of(v), want);
     return buf;
 }
 
@@ -161,7 +161,7 @@ static json_t *read_pairs(struct har_file *f, size_t i, json_t *parent, const ch
     if (!json_is_array(arr)) {
         odd(f, strcmp(key, "cookies") == 0 ? HAR_ODD_COOKIES : HAR_ODD_HEADERS,
             "log.entries[%zu].%s.%s is %s, not an array", i, where, key,
-            kind_of(arr));
+            brock__har_kind_of(arr));
         return NULL;
     }
     json_array_foreach(arr, j, p) {
@@ -425,7 +425,7 @@ void brock__har_read_entry(struct har_file *f, size_t i, json_t *entry, struct h
     ref = json_object_get(entry, "pageref");
     if (ref && !json_is_null(ref) && !json_is_string(ref))
         odd(f, HAR_ODD_PAGEREF, "log.entries[%zu].pageref is %s, not a string", i,
-            kind_of(ref));
+            brock__har_kind_of(ref));
     h->pageref = json_string_value(ref);
     if (h->pageref && !*h->pageref)
         h->pageref = NULL;

@@ -14,28 +14,6 @@
 
 #include "util/alloc.h"
 
-/* What har_scan.c's document reader calls a JSON value. */
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        return "null";
-    }
-    return "null";
-}
-
 /* The text of src whole, into *out (mem_free) when it is a file's. */
 static int read_all(struct brock_engine *e, const struct har_src *src, const char *name,
                     const char **text, char **out)
@@ -86,17 +64,17 @@ int brock__har_scan_whole(struct brock_engine *e, struct har_src *src,
                           jerr.text);
         goto out;
     }
-    doc->root = type_name(root);
+    doc->root = brock__har_kind_of(root);
     log = json_object_get(root, "log");
-    doc->log = log ? type_name(log) : NULL;
+    doc->log = log ? brock__har_kind_of(log) : NULL;
     list = json_object_get(log, "pages");
-    doc->pages = list ? type_name(list) : NULL;
+    doc->pages = list ? brock__har_kind_of(list) : NULL;
     json_array_foreach(list, i, v) {
         if ((err = cb->on_page(cb->arg, i, v)) < 0)
             goto out;
     }
     list = json_object_get(log, "entries");
-    doc->entries = list ? type_name(list) : NULL;
+    doc->entries = list ? brock__har_kind_of(list) : NULL;
     json_array_foreach(list, i, v) {
         /* The entry's place is its index: brock__har_load_entry() takes it back from the
          * document. */
