@@ -59,6 +59,8 @@ int dash_api_stats(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_map(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_pause_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_pause_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_widget_put(struct dash_call *x) __attribute__((warn_unused_result));
