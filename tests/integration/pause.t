@@ -90,6 +90,11 @@ async function dntSent(b, site) {
   return dnt ? dnt[1] : '';
 }
 
+// Stops b, which must end cleanly (under a sanitizer, with nothing leaked).
+async function stopped(b) {
+  assert.deepEqual(await b.stop(), { code: 0, signal: null }, b.log());
+}
+
 const count = (text, re) => (text.match(new RegExp(re.source, 'g')) || []).length;
 
 check('a pause of 2 s ends by itself, with no request coming', async (t) => {
@@ -123,6 +128,7 @@ check('a pause of 2 s ends by itself, with no request coming', async (t) => {
     await new Promise((r) => setTimeout(r, 1200));
     assert.equal(count(b.log(), /resumed: the pause ended/), 1, b.log());
     assert.equal(count(b.log(), /brock: resumed$/m), 0, b.log());
+    await stopped(b);
   } finally {
     await b.stop();
   }
@@ -161,6 +167,8 @@ check('with --workers 2, both workers pass the tracker while paused and block it
         await pixel(b, 'news-w.test', a) === 403, 1000);
     await new Promise((r) => setTimeout(r, 1200));
     assert.equal(count(b.log(), /resumed: the pause ended/), 1, 'said once, for all workers');
+    for (const a of agents) a.destroy();
+    await stopped(b);
   } finally {
     for (const a of agents) a.destroy();
     await b.stop();
@@ -182,6 +190,7 @@ check('a pause outlives a restart; one that ended while brock was stopped is ove
     const st = await h.run(h.BROCK, ['status', '--listen', `127.0.0.1:${b.port}`]);
     assert.equal(st.code, 0, st.stderr);
     assert.match(st.stdout, /^paused until \d{4}-\d\d-\d\d [\d:]{8} [+-]\d{4}, (1h|59m5\ds) left \(brock resume\)$/m);
+    await stopped(b);
   } finally {
     await b.stop();
   }
@@ -189,6 +198,7 @@ check('a pause outlives a restart; one that ended while brock was stopped is ove
   try {
     assert.equal((await api(b, '/api/status')).paused, true, 'still paused after a restart');
     assert.equal(await pixel(b, 'news-r.test'), 200);
+    await stopped(b);
   } finally {
     await b.stop();
   }
@@ -203,6 +213,7 @@ check('a pause outlives a restart; one that ended while brock was stopped is ove
     assert.equal(await pixel(b, 'news-r.test'), 403);
     await new Promise((r) => setTimeout(r, 1200));
     assert.doesNotMatch(b.log(), /paused until|resumed/);
+    await stopped(b);
   } finally {
     await b.stop();
   }
@@ -239,6 +250,7 @@ check('disable SITE --for 2s ends by itself', async () => {
     const del = await change(b, 'DELETE', '/api/disabled/shop-s.test');
     assert.equal(del.status, 200);
     assert.equal(await pixel(b, 'shop-s.test'), 403);
+    await stopped(b);
   } finally {
     await b.stop();
   }
@@ -275,6 +287,7 @@ check('the dashboard\'s pause: PUT and DELETE /api/pause, and what they refuse',
                                       `http://127.0.0.1:${b.port}/api/pause`]);
     assert.equal(bare.stdout, '403');
     assert.equal((await api(b, '/api/status')).paused, false);
+    await stopped(b);
   } finally {
     await b.stop();
   }
@@ -307,6 +320,7 @@ check('a public suffix is refused as a site to disable, an address is taken', as
     const bad = await change(b, 'PUT', '/api/disabled/shop.test', { for: '2 hours' });
     assert.equal(bad.status, 400);
     assert.match(bad.json.error, /is not a duration/);
+    await stopped(b);
   } finally {
     await b.stop();
   }
