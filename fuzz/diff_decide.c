@@ -3,10 +3,11 @@
  * settings read once, a URL's host seen as written) against the same decisions made the
  * plain way (the engine's plain switch), on one engine whose state the input changes between
  * them: user choices, choices for one site, learning, disabled sites, widget allowances,
- * settings, DNT records, a new configuration. The input is a program: each op a byte, then
- * bytes picking names from diff_data.h's (or 0xff, a length and a name of the input's own).
- * Each decision is made twice with the fast paths (the second from the kept answer) and once
- * plainly; any difference in what they return, decide or explain aborts. */
+ * settings, DNT records, a new configuration, a pause and a site's time off (begun, and ended
+ * by the clock or by hand). The input is a program: each op a byte, then bytes picking names
+ * from diff_data.h's (or 0xff, a length and a name of the input's own). Each decision is made
+ * twice with the fast paths (the second from the kept answer) and once plainly; any
+ * difference in what they return, decide or explain aborts. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -157,13 +158,43 @@ static void update(struct brock_engine *e, struct prog *g)
     ignore(brock_update_apply(e, "pbconfig.json", c, strlen(c), 1700000000000, NULL));
 }
 
+/* Ends in the future of any run (2096), seconds apart: a pause or a site's time off the
+ * program starts is in force until the program's own brock_expire() passes it. */
+#define FUZZ_LATER INT64_C(4000000000000)
+
+/* brock off for a while: a pause (with an end or without), a resume, a site disabled until a
+ * time, or the clock moved past some of those ends. */
+static void off_for_a_while(struct brock_engine *e, struct prog *g)
+{
+    uint8_t b = take(g);
+    int64_t at = FUZZ_LATER + (int64_t)(b >> 2) * 1000;
+
+    switch (b & 3) {
+    case 0:
+        ignore(brock_pause(e, b & 0x80 ? BROCK_NO_END : at));
+        break;
+    case 1:
+        ignore(brock_resume(e));
+        break;
+    case 2:
+        ignore(brock_site_disable_until(e, name(g), at));
+        break;
+    case 3:
+        ignore(brock_expire(e, at, NULL, NULL));
+        break;
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct brock_engine *e = fuzz_engine_lists();
     struct prog g = {.p = data, .end = data + size};
 
     for (unsigned ops = 0; g.p < g.end && ops < 64; ops++) {
-        switch (take(&g) % 10) {
+        switch (take(&g) % 11) {
+        case 10:
+            off_for_a_while(e, &g);
+            break;
         case 0:
         case 1:
         case 2:

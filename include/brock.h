@@ -210,15 +210,20 @@ BROCK_API int brock_setting(const struct brock_engine *e, enum brock_setting s);
 BROCK_API BROCK_NODISCARD int brock_setting_set(struct brock_engine *e, enum brock_setting s,
                                                 int on);
 
-/* Whether requests made by pages of site_host (NULL: unknown) carry DNT and Sec-GPC. */
+/* Whether requests made by pages of site_host (NULL: unknown) carry DNT and Sec-GPC: not
+ * while brock is paused (brock_pause()), nor where it is disabled. */
 BROCK_API int brock_send_signals(const struct brock_engine *e, const char *site_host);
 
-/* Whether brock is disabled on site_host (a host name): then it changes nothing there. */
+/* Whether brock is disabled on site_host (a host name), or paused everywhere (brock_pause()):
+ * then it changes nothing there. */
 BROCK_API int brock_site_is_disabled(const struct brock_engine *e, const char *site_host);
 
 /* Adds (disabled 1) or removes a site from the disabled sites. site is what a user types:
- * "example.com", "*.example.com" or a URL; it covers the host and its subdomains. Returns 0,
- * BROCK_EINVAL for something that is not a site, BROCK_ENOMEM. */
+ * "example.com", "*.example.com" or a URL; it covers the host and its subdomains. Adding a
+ * site disabled for a while (brock_site_disable_until()) makes it disabled for good;
+ * removing one ends its time off early. Returns 0; BROCK_EINVAL for something that is not a
+ * site, or, to add, for a public suffix ("com", "co.uk": brock would be off on every site
+ * under it; an address is a site); BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_site_set_disabled(struct brock_engine *e, const char *site,
                                                       int disabled);
 
@@ -268,12 +273,78 @@ BROCK_API int brock_passthrough_each(const struct brock_engine *e,
  * (NULL: not wanted), else 0. */
 BROCK_API int brock_passthrough_find(const struct brock_engine *e, const char *host,
                                      struct brock_passthrough *out);
+/* ---- brock off for a while: a pause everywhere, a site disabled until a time ---- */
+
+/* The end of what has none: a pause until brock_resume(), a site disabled for good. */
+#define BROCK_NO_END INT64_MAX
+
+/* The longest time a duration may give (brock_duration_parse()): 7 days, in ms. */
+#define BROCK_DURATION_MAX_MS ((int64_t)7 * 24 * 3600 * 1000)
+
+/* Reads a duration as people type it: whole numbers each followed by its unit, d, h, m or s,
+ * the units in that order and each once ("30s", "10m", "1h", "2h30m", "1d12h"), into *ms.
+ * Returns 0, or BROCK_EINVAL with a sentence naming text and the problem in err (errlen
+ * bytes; err may be NULL) for anything else, for no time at all ("0m") and for more than
+ * BROCK_DURATION_MAX_MS; *ms is then unchanged. Pure. */
+BROCK_API BROCK_NODISCARD int brock_duration_parse(const char *text, int64_t *ms, char *err,
+                                                   size_t errlen);
+
+/* Pauses brock everywhere until until_ms (Unix ms; BROCK_NO_END: until brock_resume()),
+ * replacing an earlier pause. While it lasts every site is as a disabled one: a decision
+ * passes everything (reason BROCK_WHY_DISABLED, pages of unknown sites too), no request
+ * carries DNT or GPC (brock_send_signals()), and brock_site_is_disabled() is 1 everywhere.
+ * It is kept in the settings: it reaches the state at brock_sync(), with it every process on
+ * the state, and later opens. The engine reads no clock for it: a pause ends at
+ * brock_resume(), at brock_expire() with a time past its end, or when the settings are read
+ * (an open, another process's change) at a time past it; an end at or before the latest
+ * time the engine knows (the open's, or brock_expire()'s) is over at once. Returns 0,
+ * BROCK_EINVAL (until_ms not after 0), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_pause(struct brock_engine *e, int64_t until_ms);
+
+/* Ends the pause now; nothing when there is none. Returns 0 (it cannot fail). */
+BROCK_API int brock_resume(struct brock_engine *e);
+
+/* Whether brock is paused at now_ms (Unix ms): 1 with its end in *until_ms (if not NULL;
+ * BROCK_NO_END when it has none), or 0, when there is no pause or its end is at or before
+ * now_ms (over, whether or not brock_expire() has run since). */
+BROCK_API int brock_paused(const struct brock_engine *e, int64_t now_ms, int64_t *until_ms);
+
+/* Disables brock on site (as brock_site_set_disabled() reads it) until until_ms (Unix ms),
+ * when it is on again by itself as the pause ends (brock_expire()); BROCK_NO_END disables it
+ * for good, as brock_site_set_disabled(e, site, 1) does. A site already disabled, for good or
+ * for a while, gets the new end. Returns 0; BROCK_EINVAL for until_ms not after 0, or what
+ * brock_site_set_disabled() refuses; BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_site_disable_until(struct brock_engine *e, const char *site,
+                                                       int64_t until_ms);
+
+/* Calls cb for each disabled site pattern, in order, with when it ends: BROCK_NO_END for a
+ * site disabled for good. cb returns non-zero to stop (returned). Returns 0 or the
+ * callback's value. */
+BROCK_API int brock_disabled_sites_until_each(const struct brock_engine *e,
+                                              int (*cb)(void *arg, const char *site,
+                                                        int64_t until_ms),
+                                              void *arg);
+
+/* The nearest end still to come of the pause or a site disabled for a while (Unix ms), for
+ * a caller to call brock_expire() then; 0 when there is none. */
+BROCK_API int64_t brock_next_end(const struct brock_engine *e);
+
+/* Ends what is due at now_ms (Unix ms, the caller's clock): the pause and each site
+ * disabled for a while whose end is at or before it, each at once in every decision. Calls
+ * on_end (if not NULL) for each before it goes, with the site's pattern, or NULL for the
+ * pause, and arg; on_end must not call into e. An end is not written to the state: every
+ * process on it ends it at the same time, and the settings read later are read as over.
+ * Returns how many ended (0: nothing was due); it cannot fail. */
+BROCK_API int brock_expire(struct brock_engine *e, int64_t now_ms,
+                           void (*on_end)(void *arg, const char *site), void *arg);
 
 /* The settings as one JSON object, as the dashboard's /api/settings and `brock settings
  * --json` show them: {"learn", "send_dnt", "check_dnt": bool, "learning": bool (learn, and
- * not cfg->no_learn), "page_view_days": int, "disabled_sites": [site], "widget_allowlist":
- * [{"site", "widget"}]}, keys sorted, into *out (free with brock_free()) and *len. Returns
- * 0, BROCK_ENOMEM. */
+ * not cfg->no_learn), "page_view_days": int, "disabled_sites": [site], "disabled_until":
+ * [{"site", "until_ms"}] (those disabled for a while, with their ends), "paused": bool,
+ * "paused_until_ms": int or null (no end), "widget_allowlist": [{"site", "widget"}]}, keys
+ * sorted, into *out (free with brock_free()) and *len. The pause is as the engine last
+ * knew it (see brock_expire()). Returns 0, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_settings_json(struct brock_engine *e, char **out,
                                                   size_t *len);
 

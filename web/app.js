@@ -298,6 +298,109 @@ function chart(days) {
           `Trackers learned: ${total('learned')}`))));
 }
 
+// ---- brock off for a while: the pause, and a site's time off ----
+
+// The countdowns on the page: their timers, for the view shown (route() stops them).
+const countdowns = new Set();
+
+function countdownStop() {
+  for (const t of countdowns) clearInterval(t);
+  countdowns.clear();
+}
+
+// What is left until an end, as a clock reads: "9:58", "1:02:03".
+function timeLeft(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const two = (n) => String(n).padStart(2, '0');
+  const hours = Math.floor(s / 3600), minutes = Math.floor(s / 60) % 60;
+  return hours ? `${hours}:${two(minutes)}:${two(s % 60)}` : `${minutes}:${two(s % 60)}`;
+}
+
+// The time left until untilMs, counting down each second; the view is shown again once it
+// is over (brock ends it on time, by itself), a moment later so that brock has.
+function ticker(untilMs, id) {
+  const el = h('time', { class: 'countdown', id, datetime: new Date(untilMs).toISOString(),
+                         title: new Date(untilMs).toLocaleString() },
+               timeLeft(untilMs - Date.now()));
+  const t = setInterval(() => {
+    const ms = untilMs - Date.now();
+    el.textContent = timeLeft(ms);
+    if (ms <= -500) {
+      countdownStop();
+      route();
+    }
+  }, 1000);
+  countdowns.add(t);
+  return el;
+}
+
+// A row of buttons, each of which does act(value) and shows the page again.
+function offChoices(id, label, choices, act) {
+  return h('div', { class: 'off-choices', role: 'group', id, 'aria-label': label },
+    h('span', { class: 'off-label' }, `${label}:`), ' ',
+    choices.map(([value, words]) => [h('button', {
+      type: 'button', 'data-for': value || 'ever', 'aria-label': `${label}: ${words}`,
+      onclick: async () => {
+        try { say(await act(value, words)); } catch (e) { say(e.message); }
+        await route();
+      } }, words), ' ']));
+}
+
+// brock paused everywhere, or the choice to pause it: on the map and on each site's page.
+// status is /api/status.
+function pauseBox(status) {
+  if (status.paused) {
+    return h('section', { class: 'off active', id: 'pause', 'aria-label': 'brock is paused' },
+      h('p', {}, h('strong', {}, 'brock is paused: '),
+        'it blocks nothing and changes no request, as on a disabled site. ',
+        status.paused_until_ms
+          ? ['Back on in ', ticker(status.paused_until_ms, 'countdown'), '.']
+          : 'It stays off until you resume it.'),
+      h('p', {}, h('button', { type: 'button', id: 'resume', onclick: async () => {
+        try {
+          await api('DELETE', '/api/pause');
+          say('brock is on again.');
+        } catch (e) { say(e.message); }
+        await route();
+      } }, 'Resume')));
+  }
+  return h('section', { class: 'off', id: 'pause' },
+    offChoices('pause-choices', 'Pause brock',
+               [['10m', '10 minutes'], ['1h', '1 hour'], [null, 'until I resume']],
+               async (value, words) => {
+                 await api('PUT', '/api/pause', value ? { for: value } : { until_resume: true });
+                 return `brock is paused ${value ? `for ${words}` : 'until you resume it'}.`;
+               }));
+}
+
+// brock off on one site (for a while, or until it is turned back on), or the choice to turn
+// it off there: on the site's page. settings is /api/settings.
+function siteOffBox(site, settings) {
+  const timed = (settings.disabled_until || []).find((d) => d.site === site);
+  if (settings.disabled_sites.includes(site)) {
+    return h('section', { class: 'off active', id: 'site-off' },
+      h('p', {}, h('strong', {}, 'brock is off on this site: '),
+        'it changes nothing on this site\'s requests. ',
+        timed ? ['Back on here in ', ticker(timed.until_ms, 'site-countdown'), '.']
+              : 'It stays off until you turn it back on.'),
+      h('p', {}, h('button', { type: 'button', id: 'site-toggle', onclick: async () => {
+        try {
+          await api('DELETE', `/api/disabled/${enc(site)}`);
+          say(`brock is on again on ${site}`);
+        } catch (e) { say(e.message); }
+        await route();
+      } }, 'Turn it back on')));
+  }
+  return h('section', { class: 'off', id: 'site-off' },
+    offChoices('site-off-choices', 'Turn off on this site',
+               [['10m', '10 minutes'], ['1h', '1 hour'], [null, 'until I turn it back on']],
+               async (value, words) => {
+                 await api('PUT', `/api/disabled/${enc(site)}`, value ? { for: value } : {});
+                 return `brock is off on ${site} ${value ? `for ${words}`
+                                                         : 'until you turn it back on'}.`;
+               }));
+}
+
 // ---- views ----
 
 async function viewSites() {
@@ -342,8 +445,9 @@ async function viewSites() {
 }
 
 async function viewSite(site) {
-  const [s, settings] = await Promise.all([api('GET', `/api/sites/${enc(site)}`),
-                                           api('GET', '/api/settings')]);
+  const [s, settings, status] = await Promise.all([api('GET', `/api/sites/${enc(site)}`),
+                                                   api('GET', '/api/settings'),
+                                                   api('GET', '/api/status')]);
   const rank = (t) => (t.breakage ? 0 : 1);
   // What a tracker gets on this site, a choice for the site only included.
   const on = (t) => t.site_action || t.action;
@@ -351,21 +455,12 @@ async function viewSite(site) {
     .sort((a, b) => rank(a) - rank(b));
   const undecided = s.trackers.filter((t) => on(t) === 'allow');
   const quiet = s.trackers.filter((t) => on(t) === 'noaction');
-  const disabled = settings.disabled_sites.includes(s.site);
   main.replaceChildren(
     h('h1', {}, domain(s.site)),
     h('p', { class: 'muted' },
       `On your visits: ${tally(s.blocked, s.cookieblocked, s.trackers.length)}; ` +
       `last visit ${when(s.time_ms)}.`),
-    h('p', {}, h('button', { type: 'button', id: 'site-toggle', onclick: async () => {
-      try {
-        await api(disabled ? 'DELETE' : 'PUT', `/api/disabled/${enc(s.site)}`);
-        say(disabled ? `brock is on again on ${s.site}` : `brock is off on ${s.site}`);
-      } catch (e) { say(e.message); }
-      await route();
-    } }, disabled ? 'Enable brock on this site' : 'Disable brock on this site')));
-  if (disabled) main.append(h('p', { class: 'note' }, 'brock is disabled here: it changes ' +
-                                                      'nothing on this site\'s requests.'));
+    siteOffBox(s.site, settings), pauseBox(status));
   if (s.passthrough) {
     main.append(h('p', { class: 'warning', id: 'site-passthrough', role: 'note' },
       'brock passes this site\'s HTTPS through unseen, so it cannot block or learn inside ' +
@@ -487,6 +582,8 @@ async function viewSettings() {
                             value: s.page_view_days });
   const site = h('input', { type: 'text', id: 'disable-site', placeholder: 'example.com',
                             'aria-label': 'Site to disable brock on' });
+  // The sites off for a while only, with their ends.
+  const ends = new Map((s.disabled_until || []).map((d) => [d.site, d.until_ms]));
   const file = h('input', { type: 'file', id: 'import-file', accept: '.json,application/json',
                             'aria-label': 'Privacy Badger export or seed file' });
   main.replaceChildren(
@@ -547,6 +644,7 @@ async function viewSettings() {
     h('h2', {}, 'Disabled sites'),
     h('p', { class: 'note' }, 'On these sites brock changes nothing.'),
     h('ul', { id: 'disabled-sites' }, s.disabled_sites.map((d) => h('li', {}, domain(d), ' ',
+      ends.has(d) ? h('span', { class: 'note' }, `(until ${when(ends.get(d))}) `) : null,
       h('button', { type: 'button', class: 'link', 'aria-label': `Enable brock on ${d}`,
                     onclick: async () => {
                       try { await api('DELETE', `/api/disabled/${enc(d)}`); } catch (e) {
@@ -610,9 +708,11 @@ async function viewSettings() {
 // A notice on the first pages while HTTPS passes unseen: what that means, the command that
 // changes it (shown, never run: the dashboard installs nothing), and the page on trusting
 // brock's certificate. Nothing when brock sees inside HTTPS, or when the user turned it off.
-async function httpsNotice() {
-  let status;
-  try { status = await api('GET', '/api/status'); } catch (e) { return null; }
+async function httpsNotice(given) {
+  let status = given;
+  if (!status) {
+    try { status = await api('GET', '/api/status'); } catch (e) { return null; }
+  }
   const https = status.https || {};
   if (https.seen || !https.fix) return null;
   const cmd = h('p', { class: 'command', id: 'https-fix', hidden: true },
@@ -637,6 +737,7 @@ async function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/');
   const arg = parts.length > 1 ? decodeURIComponent(parts.slice(1).join('/')) : '';
   if (parts[0] !== 'log') logStop();
+  countdownStop();
   try {
     if (parts[0] === 'log') viewLog();
     else if (parts[0] === 'site' && arg) await viewSite(arg);

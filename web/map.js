@@ -4,7 +4,8 @@
 // at the mean of its sites' places, so that one seen everywhere drifts to the middle and one
 // seen on a single site stays beside it; a fixed number of passes then pushes overlapping
 // circles apart. The layout is computed once, before drawing, and the same data always gives
-// the same picture. Uses the helpers of app.js (h, svg, api, words, position, count, enc).
+// the same picture. Uses the helpers of app.js (h, svg, api, words, position, count, enc,
+// pauseBox).
 'use strict';
 
 // What the map shows of the time kept: the API's days, '' for everything kept.
@@ -246,9 +247,11 @@ async function viewMap() {
       mapShown[k] = ev.target.checked;
       draw();
     } }), h('span', { class: `swatch swatch-${k}`, 'aria-hidden': 'true' }), label));
-  const notice = await httpsNotice();
+  const status = await api('GET', '/api/status');
+  const notice = await httpsNotice(status);
   main.replaceChildren(
     h('h1', {}, 'Who follows you'),
+    pauseBox(status),
     ...(notice ? [notice] : []),
     h('p', { class: 'muted', id: 'map-help' },
       'The sites you visited (squares, on the ring) and the third parties their pages ' +

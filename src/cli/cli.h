@@ -67,6 +67,8 @@ extern const struct cmd_entry cmd_stats_entry;
 extern const struct cmd_entry cmd_settings_entry;
 extern const struct cmd_entry cmd_disable_entry;
 extern const struct cmd_entry cmd_enable_entry;
+extern const struct cmd_entry cmd_pause_entry;
+extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_passthrough_entry;
 extern const struct cmd_entry cmd_help_entry;
@@ -123,6 +125,11 @@ int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
 
 /* cli_close() but for the freeing: for a command that prints what is written. */
 int cli_sync(const struct cmd_entry *cmd, struct brock_engine *e, int rc);
+
+/* An end for people, into out: "until 2026-12-06 16:04:05 +0000, 9m58s left", in local time,
+ * what is left of it after now_ms as brock_duration_parse() reads a duration. until_ms is
+ * Unix ms, not BROCK_NO_END. Returns out. */
+const char *cli_until(int64_t until_ms, int64_t now_ms, char *out, size_t size);
 
 /* DAYS: a whole number from 0 to BROCK_PAGE_VIEW_DAYS_MAX into *out. Returns 0, or -1. */
 int cli_days_parse(const char *s, long *out);

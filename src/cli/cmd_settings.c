@@ -8,13 +8,18 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "util/clock.h"
+
 static const char settings_help[] =
     "Prints brock's settings, one a line, or the one named; with a value, sets it first:\n"
     "  learn           on|off  learn from what passes (Privacy Badger's learnLocally)\n"
     "  send_dnt        on|off  send DNT: 1 and Sec-GPC: 1 (sendDNTSignal)\n"
     "  check_dnt       on|off  honour, and check for, EFF's DNT policy (checkForDNTPolicy)\n"
     "  page_view_days  DAYS    keep recent page views DAYS days (0 to 3650; default 7)\n"
-    "  disabled_sites          the sites brock is off on (brock disable, brock enable)\n"
+    "  paused                  whether brock is off everywhere, and until when (brock\n"
+    "                          pause, brock resume)\n"
+    "  disabled_sites          the sites brock is off on, each for good or until a time\n"
+    "                          (brock disable, brock enable)\n"
     "  widget_allowlist        the widgets always allowed on a site (the placeholders'\n"
     "                          \"Always allow on this site\"; the dashboard removes them)\n"
     "A running proxy picks a change up within two seconds.\n"
@@ -25,11 +30,20 @@ static const char settings_help[] =
 /* The switches are brock_setting's values, 0 to N_SWITCHES - 1, by brock_setting_name(). */
 #define N_SWITCHES BROCK_SETTING_COUNT
 
-static int on_site_line(void *arg, const char *site)
-{
-    int *n = arg;
+/* Where the lines are: how many sites are printed, and the time they are read at. */
+struct site_lines {
+    int n;
+    int64_t now;
+};
 
-    printf("%s%s", (*n)++ ? ", " : "", site);
+static int on_site_line(void *arg, const char *site, int64_t until_ms)
+{
+    struct site_lines *l = arg;
+    char when[160];
+
+    printf("%s%s", l->n++ ? ", " : "", site);
+    if (until_ms != BROCK_NO_END)
+        printf(" (%s)", cli_until(until_ms, l->now, when, sizeof(when)));
     return 0;
 }
 
@@ -44,6 +58,7 @@ static int on_widget_line(void *arg, const char *site, const char *name)
 /* One setting's line, or every line for NULL. */
 static void settings_print(struct brock_engine *e, const char *only)
 {
+    struct site_lines lines = {0, clock_now_ms()};
     int n = 0;
 
     for (unsigned i = 0; i < N_SWITCHES; i++) {
@@ -57,9 +72,20 @@ static void settings_print(struct brock_engine *e, const char *only)
     }
     if (!only || !strcmp(only, "page_view_days"))
         printf("%-17s %d\n", "page_view_days", brock_page_view_days(e));
+    if (!only || !strcmp(only, "paused")) {
+        int64_t until = 0;
+        char when[160];
+
+        if (!brock_paused(e, lines.now, &until))
+            printf("%-17s no\n", "paused");
+        else if (until == BROCK_NO_END)
+            printf("%-17s until you resume it (brock resume)\n", "paused");
+        else
+            printf("%-17s %s\n", "paused", cli_until(until, lines.now, when, sizeof(when)));
+    }
     if (!only || !strcmp(only, "disabled_sites")) {
         printf("%-17s ", "disabled_sites");
-        if (brock_disabled_sites_each(e, on_site_line, &n) < 0 || n == 0)
+        if (brock_disabled_sites_until_each(e, on_site_line, &lines) < 0 || lines.n == 0)
             printf("(none)");
         printf("\n");
     }
@@ -73,7 +99,8 @@ static void settings_print(struct brock_engine *e, const char *only)
 }
 
 /* The names past the switches: index N_SWITCHES + i. */
-static const char *const others[] = {"page_view_days", "disabled_sites", "widget_allowlist"};
+static const char *const others[] = {"page_view_days", "paused", "disabled_sites",
+                                     "widget_allowlist"};
 
 /* Checks NAME [VALUE] before anything is opened: a value only for a switch (on, off) or
  * page_view_days (DAYS) into *set. Returns the switch's index, N_SWITCHES + the index in
@@ -89,7 +116,7 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
             i = N_SWITCHES + j;
     if (i == N_SWITCHES && strcmp(name, others[0]) != 0) {
         cli_usage(self, "'%s' is not a setting (learn, send_dnt, check_dnt, page_view_days, "
-                        "disabled_sites, widget_allowlist)", name);
+                        "paused, disabled_sites, widget_allowlist)", name);
         return -1;
     }
     if (!value)
@@ -106,6 +133,8 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
         cli_usage(self, "'%s' is not a number of days from 0 to %d", value,
                   BROCK_PAGE_VIEW_DAYS_MAX);
     else if (i == N_SWITCHES + 1)
+        cli_usage(self, "paused changes with brock pause [DURATION] and brock resume");
+    else if (i == N_SWITCHES + 2)
         cli_usage(self, "disabled_sites changes with brock disable SITE and brock enable SITE");
     else
         cli_usage(self, "widget_allowlist changes on the pages' placeholders and the dashboard");
@@ -177,17 +206,21 @@ static const char disable_help[] =
     "Turns brock off on SITE (a host name or a URL; it covers the host's subdomains too), as\n"
     "Privacy Badger's \"disable on this site\": pages of SITE get nothing blocked, no cookie\n"
     "stripped, no DNT signal added; what its third parties do is still learned from, as\n"
-    "Privacy Badger learns there. `brock enable SITE` turns it on again.\n"
+    "Privacy Badger learns there. `brock enable SITE` turns it on again. A public suffix\n"
+    "(com, co.uk), under which every site would be off, is refused; an address is a site.\n"
     "Prints the disabled sites afterwards; a running proxy picks the change up within two\n"
     "seconds.\n"
     "\nOptions:\n"
-    "  -h, --help    print this help\n";
+    "  --for DURATION  only for DURATION (30s, 10m, 1h, 2h30m; at most 7d): brock is on\n"
+    "                  there again by itself then, or at `brock enable SITE`\n"
+    "  -h, --help      print this help\n";
 
 static const char enable_help[] =
     "Turns brock on again on SITE (a host name or a URL) after `brock disable SITE`: SITE\n"
     "is taken off the disabled sites, and its pages get blocking, cookie stripping, DNT\n"
     "signals and learning again. Only that entry goes: a disabled example.com still covers\n"
     "shop.example.com after `brock enable shop.example.com`.\n"
+    "Ends a time off given with `brock disable SITE --for DURATION` early too.\n"
     "Prints the disabled sites afterwards; a running proxy picks the change up within two\n"
     "seconds.\n"
     "\nOptions:\n"
@@ -196,20 +229,35 @@ static const char enable_help[] =
 static int site_switch(struct cli *cli, const struct cmd_entry *self, int argc, char **argv,
                        int disabled)
 {
-    static const struct option opts[] = {CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
+    enum { OPT_FOR = 256 };
+    static const struct option disable_opts[] = {
+        {"for", required_argument, NULL, OPT_FOR}, CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
+    static const struct option enable_opts[] = {CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
     struct brock_engine *e = NULL;
+    const char *how_long = NULL;
+    char err[256];
+    int64_t ms = 0;
     int c, rc;
 
     cli_getopt_start();
-    c = getopt_long(argc, argv, ":h", opts, NULL);
-    if (c != -1)
-        return cli_getopt_other(self, c, argv);
+    while ((c = getopt_long(argc, argv, ":h", disabled ? disable_opts : enable_opts, NULL)) !=
+           -1) {
+        if (c != OPT_FOR)
+            return cli_getopt_other(self, c, argv);
+        how_long = optarg;
+    }
     if (argc - optind != 1)
         return cli_usage(self, "expected one SITE");
+    /* Checked before the state is opened: a bad duration changes nothing. */
+    if (how_long && brock_duration_parse(how_long, &ms, err, sizeof(err)) < 0)
+        return cli_usage(self, "--for: %s%s", err,
+                         strstr(err, "more than") ? "; leave --for out to disable it for good"
+                                                  : "");
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
-    if (brock_site_set_disabled(e, argv[optind], disabled) < 0)
+    if ((how_long ? brock_site_disable_until(e, argv[optind], clock_now_ms() + ms)
+                  : brock_site_set_disabled(e, argv[optind], disabled)) < 0)
         rc = cli_error(self, "%s", brock_engine_errmsg(e));
     rc = cli_sync(self, e, rc);
     if (rc == CLI_OK)
@@ -232,7 +280,7 @@ static int cmd_enable_exec(struct cli *cli, const struct cmd_entry *self, int ar
 
 const struct cmd_entry cmd_disable_entry = {
     .name = "disable",
-    .usage = "SITE",
+    .usage = "SITE [--for DURATION]",
     .summary = "Turn brock off on a site (Privacy Badger's disabled sites)",
     .help = disable_help,
     .exec = cmd_disable_exec,

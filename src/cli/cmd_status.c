@@ -40,8 +40,9 @@ static const char *conf_listen(const struct cli_conf *c)
     return v;
 }
 
-/* The URL of /api/status at listen, a wildcard address asked on loopback. */
-static int status_url(const char *listen, char *out, size_t size)
+/* The URL of the dashboard's what ("status", "settings") at listen, a wildcard address
+ * asked on loopback. */
+static int api_url(const char *listen, const char *what, char *out, size_t size)
 {
     const char *port = strrchr(listen, ':');
     int n;
@@ -49,12 +50,45 @@ static int status_url(const char *listen, char *out, size_t size)
     if (!port || port == listen)
         return -1;
     if (!strncmp(listen, "0.0.0.0:", 8))
-        n = snprintf(out, size, "http://127.0.0.1%s/api/status", port);
+        n = snprintf(out, size, "http://127.0.0.1%s/api/%s", port, what);
     else if (!strncmp(listen, "[::]:", 5))
-        n = snprintf(out, size, "http://[::1]%s/api/status", port);
+        n = snprintf(out, size, "http://[::1]%s/api/%s", port, what);
     else
-        n = snprintf(out, size, "http://%s/api/status", listen);
+        n = snprintf(out, size, "http://%s/api/%s", listen, what);
     return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* brock off for a while: the pause (from /api/status), and the sites off until a time (from
+ * /api/settings at settings_url, asked only then; nothing is said of them when it does not
+ * answer). */
+static void offtime_print(json_t *status, const char *settings_url)
+{
+    json_t *until = json_object_get(status, "paused_until_ms"), *settings, *ends, *one;
+    int64_t now = clock_now_ms();
+    struct jobs_get_result r;
+    char when[160], err[256];
+    size_t i;
+
+    /* As `brock pause` and `brock settings` say it, and what ends it sooner. */
+    if (json_is_true(json_object_get(status, "paused")))
+        printf("paused %s (brock resume)\n", json_is_integer(until)
+                                  ? cli_until(json_integer_value(until), now, when, sizeof(when))
+                                  : "until you resume it");
+    if (jobs_get(settings_url, STATUS_MAX, &r, err, sizeof(err)) < 0)
+        return;
+    settings = r.body ? json_loadb(r.body, r.len, 0, NULL) : NULL;
+    ends = json_object_get(settings, "disabled_until");
+    json_array_foreach(ends, i, one) {
+        const char *site = json_string_value(json_object_get(one, "site"));
+        int64_t end = json_integer_value(json_object_get(one, "until_ms"));
+
+        printf("%s %s %s", i ? "," : "off for a while on", site ? site : "?",
+               cli_until(end, now, when, sizeof(when)));
+    }
+    if (json_array_size(ends))
+        printf("\n");
+    json_decref(settings);
+    mem_free(r.body);
 }
 
 static long long num(json_t *o, const char *key)
@@ -114,7 +148,7 @@ static int cmd_status_exec(struct cli *cli, const struct cmd_entry *self, int ar
     };
     const char *listen = conf_listen(cli->conf);
     struct jobs_get_result r;
-    char url[256], err[1024];
+    char url[256], settings_url[256], err[1024];
     json_t *j;
     int c, as_json = 0;
 
@@ -131,7 +165,8 @@ static int cmd_status_exec(struct cli *cli, const struct cmd_entry *self, int ar
         return cli_usage(self, "'%s': status takes no arguments", argv[optind]);
     if (!listen)
         listen = PROXY_DEFAULT_LISTEN;
-    if (status_url(listen, url, sizeof(url)) < 0)
+    if (api_url(listen, "status", url, sizeof(url)) < 0 ||
+        api_url(listen, "settings", settings_url, sizeof(settings_url)) < 0)
         return cli_usage(self, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", listen);
     if (jobs_get(url, STATUS_MAX, &r, err, sizeof(err)) < 0)
         return cli_error(self, "brock is not running on %s: %s", listen, err);
@@ -143,10 +178,12 @@ static int cmd_status_exec(struct cli *cli, const struct cmd_entry *self, int ar
         return cli_error(self, "%s answers, but not as brock's dashboard (HTTP status %d)",
                          listen, r.http_status);
     }
-    if (as_json)
+    if (as_json) {
         printf("%s\n", r.body);
-    else
+    } else {
         status_print(j);
+        offtime_print(j, settings_url);
+    }
     json_decref(j);
     mem_free(r.body);
     return CLI_OK;

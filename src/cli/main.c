@@ -12,13 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 
 static const struct cmd_entry *const cmd_table[] = {
     &cmd_run_entry,  &cmd_check_entry,  &cmd_learn_entry,  &cmd_list_entry,
     &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_dnt_entry,
-    &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry,
+    &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry, &cmd_pause_entry,
+    &cmd_resume_entry,
     &cmd_update_entry, &cmd_ca_entry,   &cmd_forget_entry, &cmd_stats_entry,
     &cmd_status_entry, &cmd_passthrough_entry,
     &cmd_help_entry,
@@ -282,6 +284,32 @@ int cli_close(const struct cmd_entry *cmd, struct brock_engine *e, int rc)
     rc = cli_sync(cmd, e, rc);
     brock_engine_free(e);
     return rc;
+}
+
+const char *cli_until(int64_t until_ms, int64_t now_ms, char *out, size_t size)
+{
+    static const struct {
+        char unit;
+        int64_t s;
+    } units[] = {{'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}};
+    time_t t = (time_t)(until_ms / 1000);
+    /* Whole seconds, rounded up: a pause of 10m just begun has 10m left, not 9m59s. */
+    int64_t left = until_ms > now_ms ? (until_ms - now_ms + 999) / 1000 : 0;
+    char when[64] = "?", rest[64] = "";
+    size_t used = 0;
+    struct tm tm;
+
+    if (localtime_r(&t, &tm))
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %z", &tm);
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]) && used < sizeof(rest); i++) {
+        if (left / units[i].s == 0)
+            continue;
+        used += (size_t)snprintf(rest + used, sizeof(rest) - used, "%lld%c",
+                                 (long long)(left / units[i].s), units[i].unit);
+        left %= units[i].s;
+    }
+    snprintf(out, size, "until %s, %s left", when, used ? rest : "nothing");
+    return out;
 }
 
 int cli_days_parse(const char *s, long *out)

@@ -144,12 +144,24 @@ static json_t *learned_json(const struct brock_engine *e)
                      st.forgotten > 0);
 }
 
+/* The pause as /api/status and PUT /api/pause say it: {paused, paused_until_ms} (null: no
+ * end, or not paused); NULL when out of memory. */
+static json_t *pause_json(const struct brock_engine *e)
+{
+    int64_t until = 0;
+    int paused = brock_paused(e, clock_now_ms(), &until);
+
+    return json_pack("{s:b, s:o}", "paused", paused, "paused_until_ms",
+                     paused && until != BROCK_NO_END ? json_integer((json_int_t)until)
+                                                     : json_null());
+}
+
 int dash_api_status(struct dash_call *x)
 {
     const struct dash_host *h = &x->env->host;
     struct dash_counters n = {0};
     size_t counts[BROCK_ACTION_COUNT], entries = 0;
-    json_t *by = json_object();
+    json_t *by = json_object(), *pause;
 
     if (h->counters)
         h->counters(h->counters_arg, &n);
@@ -176,7 +188,13 @@ int dash_api_status(struct dash_call *x)
                         (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,
                         "connections", (json_int_t)n.connections, "connections_cut",
                         (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused);
-    return x->json ? 0 : -1;
+    pause = pause_json(x->e);
+    if (!x->json || !pause || json_object_update(x->json, pause) < 0) {
+        json_decref(pause);
+        return -1;
+    }
+    json_decref(pause);
+    return 0;
 }
 
 /* ---- sites ---- */
@@ -597,13 +615,74 @@ int dash_api_passthrough_delete(struct dash_call *x)
     return rc < 0 ? -1 : dash_api_passthrough(x);
 }
 
+/* A duration from the body's "for" (brock_duration_parse()'s words) into *ms: 1 when there
+ * is one, 0 when the body is empty or has no "for" (*until_resume then says whether it asks
+ * for no end), or the answer set to a 400 (-2), or -1 when out of memory. */
+static int body_for(struct dash_call *x, int64_t *ms, int *until_resume)
+{
+    json_t *body = NULL, *v;
+    char err[256];
+    int rc;
+
+    *until_resume = 0;
+    if (!x->rq->body_len)
+        return 0;
+    if (body_object(x, &body) < 0)
+        return -1;
+    if (!body)
+        return -2;
+    v = json_object_get(body, "for");
+    *until_resume = json_is_true(json_object_get(body, "until_resume"));
+    if (!v) {
+        rc = 0;
+    } else if (!json_is_string(v) || *until_resume) {
+        rc = dash_error(x, 400, "\"for\" is a duration such as \"10m\" or \"1h\" (or "
+                                "\"until_resume\": true instead)") < 0 ? -1 : -2;
+    } else if (brock_duration_parse(json_string_value(v), ms, err, sizeof(err)) < 0) {
+        rc = dash_error(x, 400, err) < 0 ? -1 : -2;
+    } else {
+        rc = 1;
+    }
+    json_decref(body);
+    return rc;
+}
+
+/* PUT /api/disabled/SITE, with {"for": DURATION} for a while; DELETE: on again. */
 static int disabled_change(struct dash_call *x, int disabled)
 {
-    int rc = brock_site_set_disabled(x->e, x->arg, disabled);
+    int64_t ms = 0;
+    int timed = 0, ignored, rc;
 
+    if (disabled && (timed = body_for(x, &ms, &ignored)) < 0)
+        return timed == -2 ? 0 : -1;
+    rc = timed ? brock_site_disable_until(x->e, x->arg, clock_now_ms() + ms)
+               : brock_site_set_disabled(x->e, x->arg, disabled);
     if (rc == BROCK_EINVAL)
         return dash_error(x, 400, brock_engine_errmsg(x->e));
     return rc < 0 ? -1 : dash_api_settings(x);
+}
+
+/* PUT /api/pause {"for": DURATION} or {"until_resume": true}; DELETE /api/pause resumes.
+ * Both answer {paused, paused_until_ms}. */
+int dash_api_pause_put(struct dash_call *x)
+{
+    int64_t ms = 0;
+    int until_resume = 0, rc = body_for(x, &ms, &until_resume);
+
+    if (rc < 0)
+        return rc == -2 ? 0 : -1;
+    if (!rc && !until_resume)
+        return dash_error(x, 400, "the body says how long: {\"for\": \"10m\"}, or "
+                                  "{\"until_resume\": true}");
+    if (brock_pause(x->e, rc ? clock_now_ms() + ms : BROCK_NO_END) < 0)
+        return -1;
+    return (x->json = pause_json(x->e)) ? 0 : -1;
+}
+
+int dash_api_pause_delete(struct dash_call *x)
+{
+    (void)brock_resume(x->e);
+    return (x->json = pause_json(x->e)) ? 0 : -1;
 }
 
 int dash_api_disabled_put(struct dash_call *x)

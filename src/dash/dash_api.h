@@ -62,6 +62,8 @@ int dash_api_settings_put(struct dash_call *x) __attribute__((warn_unused_result
 int dash_api_passthrough(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_passthrough_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_passthrough_delete(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_pause_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_pause_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_widget_put(struct dash_call *x) __attribute__((warn_unused_result));

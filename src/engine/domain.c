@@ -106,6 +106,14 @@ int brock__is_public_suffix(const char *host)
     return psl && strchr(host, '.') && !brock__is_ip(host) && !psl_registrable_domain(psl, host);
 }
 
+int brock__is_suffix_name(const char *host)
+{
+    const psl_ctx_t *psl = psl_get();
+
+    /* libpsl reads "1.2.3.4" as a name under "4": an address is asked about first. */
+    return psl && !brock__is_ip(host) && !psl_registrable_domain(psl, host);
+}
+
 /* The text of the list in use: the file brock_psl_load() read, else the system's, which
  * Debian keeps as public_suffix_list.dat beside the compiled form libpsl loads. */
 static FILE *psl_text_open(char *path, size_t n)

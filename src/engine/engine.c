@@ -14,6 +14,7 @@
 #include "util/alloc.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 const char *brock_version(void)
 {
@@ -212,11 +213,14 @@ void brock__settings_changed(struct brock_engine *e)
 {
     json_t *v;
 
+    /* Settings read from the state may hold a pause that ended while no one had it in
+     * memory: over, as brock_expire() would have made it. */
+    brock__pause_prune(e);
     v = json_object_get(e->settings, "learnLocally");
     e->learn = !e->no_learn && (!v || json_is_true(v));
     v = json_object_get(e->settings, "checkForDNTPolicy");
     e->check_dnt = !v || json_is_true(v);
-    /* checkForDNTPolicy and disabledSites change decisions. */
+    /* checkForDNTPolicy, disabledSites and the pause change decisions. */
     brock__answers_forget(e);
 }
 
@@ -270,6 +274,8 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     e->no_learn = cfg->no_learn;
     e->readonly_ok = cfg->readonly_ok;
     e->read_only = cfg->read_only;
+    /* The one clock read for a pause: a state opened after its end finds it over. */
+    e->expire_now = clock_now_ms();
     e->settings = brock__settings_default();
     if (!e->settings || brock__base_cache_init(e) < 0 || brock__answers_init(e) < 0) {
         rc = brock__fail(e, BROCK_ENOMEM, "out of memory");

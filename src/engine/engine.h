@@ -159,6 +159,7 @@ struct brock__names {
  * settings or the lists bumps answers_gen, a widget allowed on a site widgets_gen. */
 struct brock__decide_settings {
     uint64_t answers_gen, widgets_gen; /* answers_gen 0: not read (or out of memory) */
+    int paused;                        /* brock is paused (pause.c) */
     struct brock__names *disabled;     /* disabledSites, "*." and "." taken off; NULL: none */
     struct strmap widget_sites;        /* widgetSiteAllowlist: page host → struct
                                           brock__names, the unblockDomains of its widgets */
@@ -182,6 +183,9 @@ struct brock_engine {
     int no_learn;
     int check_dnt;            /* checkForDNTPolicy */
     unsigned threshold;
+    /* pause.c: the latest time the caller gave brock_expire() (the clock's at the open): a
+     * pause or a site's time off read from the state with an end at or before it is over. */
+    int64_t expire_now;
 
     /* bound.c: the trackers known from live learning alone, by tier, most recently touched
      * at the head; at most learned_max of them are kept, the least recently touched of the
@@ -331,6 +335,11 @@ int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char 
 /* Whether a normalised name of two labels or more is a public suffix, which Privacy Badger
  * makes its own base: no rule above it applies to it or below it. */
 int brock__is_public_suffix(const char *host);
+
+/* Whether a normalised name that is not an address is a public suffix of any number of
+ * labels ("com", "co.uk", "github.io"; by the list's default rule, every name of one label):
+ * what names it would name every site under it. */
+int brock__is_suffix_name(const char *host);
 
 /* Calls fn with each name of the Public Suffix List in use whose children are other sites
  * (normalised; for a "*." rule the name after it), read from the list's text, until fn
@@ -522,6 +531,36 @@ int brock__site_disabled_in(const struct brock__decide_settings *ds, const char 
 /* disabledSites read into *out (NULL when it names no site). Returns 0 or BROCK_ENOMEM. */
 int brock__disabled_sites_read(const struct brock_engine *e, struct brock__names **out)
     BROCK_NODISCARD_INTERNAL;
+
+/* ---- pause.c: brock off for a while ---- */
+
+/* Whether brock is paused, as the settings say now (brock_expire() ends it in them). */
+int brock__paused(const struct brock_engine *e);
+
+/* Whether brock leaves site_host (NULL: an unknown page) alone: paused, or the site
+ * disabled. */
+int brock__site_off(const struct brock_engine *e, const char *site_host);
+
+/* Whether key is one of brock's own settings (the pause, the sites' ends), which Privacy
+ * Badger's JSON neither carries nor sets. */
+int brock__own_setting(const char *key);
+
+/* Takes brock's own keys out of the settings, before the state's are read again. */
+void brock__own_settings_drop(struct brock_engine *e);
+
+/* The settings as Privacy Badger's JSON carries them: a new object without brock's own keys
+ * and without the sites disabled for a while only (an export is read later, when their time
+ * is over). NULL when out of memory. */
+json_t *brock__settings_exported(const struct brock_engine *e);
+
+/* Sets site's end (a disabledSites entry) to until_ms; BROCK_NO_END: none, disabled for
+ * good. Returns 0 or BROCK_ENOMEM. */
+int brock__site_end_set(struct brock_engine *e, const char *site, int64_t until_ms)
+    BROCK_NODISCARD_INTERNAL;
+
+/* Drops what in the settings has ended by e->expire_now (or is malformed), without a call
+ * back or a write: for settings just read or changed. Allocates nothing. */
+void brock__pause_prune(struct brock_engine *e);
 
 /* ---- learn.c: evidence → snitch map → heuristic action ---- */
 

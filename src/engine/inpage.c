@@ -109,7 +109,7 @@ int brock_observe_page(struct brock_engine *e, const struct brock_page_signal *s
     /* A data: or blob: script, or an address brock cannot read, names no host: nothing. */
     if (!e->learn || brock_url_host(s->url, host) < 0 || brock_url_host(s->site, site_host) < 0)
         return 0;
-    if (brock__site_disabled(e, site_host))
+    if (brock__site_off(e, site_host))
         return 0;
     if (s->kind == BROCK_PAGE_SUPERCOOKIE && !is_supercookie(s->items, s->n_items))
         return 0;

@@ -304,11 +304,22 @@ static int merge_settings(struct brock_engine *e, json_t *in)
     brock__answers_forget(e);
     json_object_foreach(in, key, v) {
         json_t *cur = json_object_get(e->settings, key);
-        if (!cur)
-            continue; /* an unknown setting is ignored, as Privacy Badger does */
+        size_t i;
+        json_t *one;
+
+        /* An unknown setting is ignored, as Privacy Badger does; brock's own pause and ends
+         * are this state's, never a file's. */
+        if (!cur || brock__own_setting(key))
+            continue;
         if (!strcmp(key, "disabledSites") || !strcmp(key, "widgetReplacementExceptions")) {
             if (json_is_array(v) && json_is_array(cur) && array_union(cur, v) < 0)
                 return BROCK_ENOMEM;
+            /* A site the file disables, and this state for a while only, is now for good. */
+            json_array_foreach(v, i, one) {
+                if (!strcmp(key, "disabledSites") && json_is_string(one) &&
+                    brock__site_end_set(e, json_string_value(one), BROCK_NO_END) < 0)
+                    return BROCK_ENOMEM;
+            }
         } else if (!strcmp(key, "widgetSiteAllowlist")) {
             const char *site;
             json_t *list;
@@ -581,7 +592,7 @@ json_t *brock__export_pb_json(struct brock_engine *e)
     /* The stores hang from the root at once, so that one decref frees everything. */
     bad = !root || json_object_set_new(root, "action_map", am) < 0 ||
           json_object_set_new(root, "snitch_map", sm) < 0 ||
-          json_object_set(root, "settings_map", e->settings) < 0 ||
+          json_object_set_new(root, "settings_map", brock__settings_exported(e)) < 0 ||
           json_object_set_new(root, "tracking_map", tm) < 0 ||
           json_object_set_new(root, "fp_scripts", fp) < 0;
     if (bad) {

@@ -450,7 +450,9 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         d->reason = BROCK_WHY_PRIVATE;
         return cname;
     }
-    if (ds ? brock__site_disabled_in(ds, site, slen) : brock__site_disabled(e, site)) {
+    /* Paused, every page is as a disabled site's, an unknown one too. */
+    if (ds ? ds->paused || brock__site_disabled_in(ds, site, slen)
+           : brock__site_off(e, site)) {
         d->reason = BROCK_WHY_DISABLED;
         return cname;
     }
@@ -809,7 +811,9 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
         n = snprintf(buf, len, "%s is a private address: never acted on.", d->tracker);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_DISABLED:
-        n = snprintf(buf, len, "brock is disabled on %s.", d->site);
+        n = brock__paused(e) ? snprintf(buf, len, "brock is paused: it changes nothing until "
+                                        "it is resumed or the pause ends.")
+                             : snprintf(buf, len, "brock is disabled on %s.", d->site);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_IGNORED:
         n = snprintf(buf, len, "Privacy Badger's site fixes leave %s alone on this site.",

@@ -61,13 +61,13 @@ int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on)
 
 int brock_send_signals(const struct brock_engine *e, const char *site_host)
 {
-    return brock_setting(e, BROCK_SETTING_SEND_DNT) && !brock__site_disabled(e, site_host) &&
+    return brock_setting(e, BROCK_SETTING_SEND_DNT) && !brock__site_off(e, site_host) &&
            !brock__sitefix_no_signals(e, site_host);
 }
 
 int brock_site_is_disabled(const struct brock_engine *e, const char *site_host)
 {
-    return brock__site_disabled(e, site_host);
+    return brock__site_off(e, site_host);
 }
 
 /* getHostFromDomainInput: "*." and "*" dropped, then the host of the input as a URL. */
@@ -82,18 +82,33 @@ static int site_pattern(const char *input, char *out)
     return 0;
 }
 
-int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabled)
+/* The site a user typed, as disabledSites keeps it, into host; a sentence in errmsg when it
+ * is none. For a site to disable (to_add), a public suffix is refused too: brock would be
+ * off on every site under it. An address is a site of its own. */
+static int site_checked(struct brock_engine *e, const char *site, int to_add, char *host)
 {
-    char host[BROCK_HOST_MAX];
-    json_t *list = json_object_get(e->settings, "disabledSites");
-    size_t i;
-    json_t *v;
-
     if (!site || site_pattern(site, host) < 0)
         return brock__fail(e, BROCK_EINVAL,
                            "'%s' is not a site: give a host name (example.com) or a URL with "
                            "one (https://example.com/)",
                            site ? site : "");
+    if (to_add && brock__is_suffix_name(host))
+        return brock__fail(e, BROCK_EINVAL,
+                           "'%s' is a public suffix, under which anyone can have a site: brock "
+                           "off there would be off on all of them; give one site (example.%s)",
+                           host, host);
+    return 0;
+}
+
+/* Puts host on disabledSites, or takes it off (until_ms 0), with its end (BROCK_NO_END:
+ * none). Returns 0 or BROCK_ENOMEM. */
+static int site_switch(struct brock_engine *e, const char *host, int64_t until_ms)
+{
+    json_t *list = json_object_get(e->settings, "disabledSites");
+    size_t i;
+    json_t *v;
+    int found = 0;
+
     if (!json_is_array(list)) {
         if (json_object_set_new(e->settings, "disabledSites", json_array()) < 0)
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -101,21 +116,41 @@ int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabl
     }
     json_array_foreach(list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
-            if (!disabled) {
-                json_array_remove(list, i);
-                e->settings_dirty = 1;
-                brock__answers_forget(e);
-            }
-            return 0;
+            found = 1;
+            break;
         }
     }
-    if (disabled) {
-        if (json_array_append_new(list, json_string(host)) < 0)
-            return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        e->settings_dirty = 1;
-        brock__answers_forget(e);
-    }
+    /* The end first: a site on the list with an end it should not have would be turned on
+     * again when that end came. */
+    if (brock__site_end_set(e, host, until_ms ? until_ms : BROCK_NO_END) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (found && !until_ms)
+        json_array_remove(list, i);
+    else if (!found && until_ms && json_array_append_new(list, json_string(host)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    e->settings_dirty = 1;
+    brock__answers_forget(e);
     return 0;
+}
+
+int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabled)
+{
+    char host[BROCK_HOST_MAX];
+    int rc = site_checked(e, site, disabled, host);
+
+    return rc < 0 ? rc : site_switch(e, host, disabled ? BROCK_NO_END : 0);
+}
+
+int brock_site_disable_until(struct brock_engine *e, const char *site, int64_t until_ms)
+{
+    char host[BROCK_HOST_MAX];
+    int rc;
+
+    if (until_ms <= 0)
+        return brock__fail(e, BROCK_EINVAL, "a time off must end after 0 (Unix ms), not at %lld",
+                           (long long)until_ms);
+    rc = site_checked(e, site, 1, host);
+    return rc < 0 ? rc : site_switch(e, host, until_ms);
 }
 
 int brock_disabled_sites_each(const struct brock_engine *e,
@@ -194,6 +229,7 @@ static void decide_settings_clear(struct brock__decide_settings *ds)
 {
     mem_free(ds->disabled);
     ds->disabled = NULL;
+    ds->paused = 0;
     strmap_cleanup(&ds->widget_sites, mem_free);
     ds->answers_gen = 0;
 }
@@ -210,6 +246,7 @@ const struct brock__decide_settings *brock__decide_settings(struct brock_engine 
     if (ds->answers_gen == e->answers_gen && ds->widgets_gen == e->widgets_gen)
         return ds;
     decide_settings_clear(ds);
+    ds->paused = brock__paused(e);
     if (brock__disabled_sites_read(e, &ds->disabled) < 0 ||
         brock__widget_sites_read(e, &ds->widget_sites) < 0) {
         decide_settings_clear(ds);
@@ -227,6 +264,16 @@ static int on_site(void *arg, const char *site)
     return json_array_append_new(arg, json_string(site)) < 0 ? BROCK_ENOMEM : 0;
 }
 
+static int on_site_end(void *arg, const char *site, int64_t until_ms)
+{
+    json_t *one;
+
+    if (until_ms == BROCK_NO_END)
+        return 0;
+    one = json_pack("{s:s, s:I}", "site", site, "until_ms", (json_int_t)until_ms);
+    return !one || json_array_append_new(arg, one) < 0 ? BROCK_ENOMEM : 0;
+}
+
 static int on_widget(void *arg, const char *site, const char *name)
 {
     json_t *one = json_pack("{s:s, s:s}", "site", site, "widget", name);
@@ -237,7 +284,10 @@ static int on_widget(void *arg, const char *site, const char *name)
 int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
 {
     json_t *o = json_object(), *sites = json_array(), *widgets = json_array();
-    int bad = !o || !sites || !widgets;
+    json_t *ends = json_array();
+    int64_t until = 0;
+    int paused = brock_paused(e, INT64_MIN, &until);
+    int bad = !o || !sites || !widgets || !ends;
 
     *out = NULL;
     *len = 0;
@@ -248,11 +298,18 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
           json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
           json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) < 0 ||
           json_object_set(o, "disabled_sites", sites) < 0 ||
+          json_object_set(o, "disabled_until", ends) < 0 ||
+          json_object_set_new(o, "paused", json_boolean(paused)) < 0 ||
+          json_object_set_new(o, "paused_until_ms",
+                              paused && until != BROCK_NO_END ? json_integer((json_int_t)until)
+                                                              : json_null()) < 0 ||
           json_object_set(o, "widget_allowlist", widgets) < 0 ||
           brock_disabled_sites_each(e, on_site, sites) < 0 ||
+          brock_disabled_sites_until_each(e, on_site_end, ends) < 0 ||
           brock_widget_site_allowlist_each(e, on_widget, widgets) < 0 ||
           !(*out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII));
     json_decref(sites);
+    json_decref(ends);
     json_decref(widgets);
     json_decref(o);
     if (bad)

@@ -728,6 +728,16 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
     }
     if (e->read_only)
         return store_open_read(e, s, dir, fresh);
+    /* A folder that may hold a state but will not say (one closed to this user) is refused
+     * as a read-only open refuses it. Taken for a state that cannot be made, it would be run
+     * from memory: a new state, seeded, without the user's choices or disabled sites. */
+    if (stat(s->path, &st) != 0 && errno != ENOENT && errno != ENOTDIR) {
+        int err = errno;
+
+        mem_free(s);
+        return brock__fail(e, BROCK_EIO, "cannot read the state in %s: %s", dir,
+                           strerror(err));
+    }
     first_missing(dir, s->made_dir, sizeof(s->made_dir));
     rc = file_mkdirs(dir, 0700);
     if (rc < 0) {

@@ -376,6 +376,9 @@ int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct broc
     old = json_deep_copy(e->settings);
     if (!old)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    /* A row is read only for the keys the state holds; brock's own are there only while
+     * they are set, and one another process took away must go from memory too. */
+    brock__own_settings_drop(e);
     rc = read(e);
     changed = rc == 0 && !json_equal(old, e->settings);
     json_decref(old);

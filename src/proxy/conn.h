@@ -135,6 +135,8 @@ struct proxy {
     struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
     struct event *signals[4];   /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
     struct event *sync;
+    struct event *offtime;      /* the nearest end of the pause or a site's time off
+                                 * (offtime.c); NULL: none was ever due */
 
     /* Stopping (loop.c): no longer accepting, the exchanges in flight finish within the grace
      * period, then brock exits. */

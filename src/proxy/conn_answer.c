@@ -15,6 +15,7 @@
 #include "proxy/blocked.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
+#include "proxy/offtime.h"
 #include "proxy/proxy.h"
 #include "util/file.h"
 
@@ -192,6 +193,8 @@ static int conn_local_write(struct conn *c, int keep)
     buf_init(&out, LIMIT_DASH_RESPONSE);
     status = dash_respond(c->px->dash, &rq, &out);
     conn_spool_close(x);
+    /* A pause or a site's time off set on the dashboard is timed from now. */
+    offtime_arm(c->px);
     if (status < 0) {
         buf_cleanup(&out);
         conn_fail(c, 500, "brock ran out of memory for its dashboard");

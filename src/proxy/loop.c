@@ -4,7 +4,8 @@
  * clients (or answer 503 past the limit); run the bufferevent callbacks, each of which lets
  * its connection's state machine advance as far as the bytes allow; fire expired per-state
  * timeouts; once a second write learning to the state and pick up changes others made
- * (brock_sync); start the DNT policy check due (at most one a second) and, once a day, the
+ * (brock_sync); end the pause or a site's time off when it is due (offtime.c, its own
+ * timer); start the DNT policy check due (at most one a second) and, once a day, the
  * pbconfig.json refresh; and last free the connections closed during the iteration (the
  * reaper), so that nothing up the stack still holds one. SIGHUP reads Privacy Badger's data and
  * opens the log again. SIGTERM, SIGINT and SIGQUIT stop brock: the listener closes, idle
@@ -47,6 +48,7 @@
 #include "net/tls.h"
 #include "proxy/intercept.h"
 #include "proxy/passthrough.h"
+#include "proxy/offtime.h"
 #include "proxy/reconfig.h"
 #include "proxy/workers.h"
 #include "util/alloc.h"
@@ -244,6 +246,8 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     n = brock_sync(px->engine);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* Another process may have paused brock, or resumed it, or changed a site's time off. */
+    offtime_arm(px);
     dash_metrics_sync(&px->metrics, (double)(t1.tv_sec - t0.tv_sec) +
                                         (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     brock_store_status(px->engine, &st);
@@ -897,6 +901,7 @@ void proxy_free(struct proxy *px)
     (void)fetch_free_finished();
     if (px->sync)
         event_free(px->sync);
+    offtime_free(px);
     for (size_t i = 0; i < sizeof(px->signals) / sizeof(px->signals[0]); i++)
         if (px->signals[i])
             event_free(px->signals[i]);

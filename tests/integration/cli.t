@@ -768,6 +768,7 @@ is "$?:$(cat "$T/out")" "0:learn             on
 send_dnt          on
 check_dnt         on
 page_view_days    7
+paused            no
 disabled_sites    (none)
 widget_allowlist  (none)" "settings prints each setting, under the dashboard's names"
 [ ! -e "$S" ]
@@ -790,7 +791,7 @@ perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     join(",", @{$d->{disabled_sites}}) eq "shop.example" or exit 1' <"$T/out"
 ok $? "settings --json: the dashboard's /api/settings object"
 for bad in "colour" "learn maybe" "page_view_days 3651" "page_view_days x" \
-    "disabled_sites x.example" "widget_allowlist x" "learn on extra"; do
+    "disabled_sites x.example" "widget_allowlist x" "learn on extra" "paused yes"; do
     # shellcheck disable=SC2086
     run settings $bad
     st=$?
@@ -805,8 +806,86 @@ is "$(cat "$T/out")" "learn             on
 send_dnt          off
 check_dnt         on
 page_view_days    30
+paused            no
 disabled_sites    shop.example
 widget_allowlist  (none)" "... and no bad input changed anything"
+
+# ---- pause, resume, a site off for a while ----
+fresh
+run resume
+is "$?:$(cat "$T/out")" "0:brock is not paused" "resume without a pause says so"
+[ ! -e "$S" ]
+ok $? "... and creates no state"
+run pause
+st=$?
+[ "$st" -eq 0 ] && grep -Eq '^brock is paused until [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} [-+][0-9]{4}, (10m|9m5[0-9]s) left; brock resume ends it sooner$' "$T/out"
+ok $? "pause: ten minutes, with when it ends"
+b check --site https://bank.example/ https://www.google-analytics.com/collect >"$T/out" 2>&1
+is "$(json effect) $(json reason)" "pass disabled" "paused, every site is as a disabled one"
+run settings paused
+grep -Eq '^paused +until .*, (10m|9m[0-9]+s) left$' "$T/out"
+ok $? "settings paused: until when"
+run pause 2h30m
+grep -Eq ', (2h30m|2h29m5[0-9]s) left;' "$T/out"
+ok $? "pause 2h30m replaces the pause in force"
+run pause --until-resume
+is "$?:$(cat "$T/out")" "0:brock is paused until you resume it (brock resume)" "pause --until-resume: no end"
+run settings --json
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    $d->{paused} && !defined $d->{paused_until_ms} or exit 1' <"$T/out"
+ok $? "settings --json: paused, with no end"
+run resume
+is "$?:$(cat "$T/out")" "0:resumed: brock is on again everywhere but on the disabled sites" "resume ends it"
+b check --site https://bank.example/ https://www.google-analytics.com/collect >"$T/out" 2>&1
+is "$(json reason)" "action" "... and brock decides again"
+for bad in "0m" "0h0m0s" "8d" "169h" "10" "1h1h" "1m1h" "-5m" "1.5h" "soon" "1m 2m" \
+    "--until-resume 1m" "--for 1m"; do
+    # shellcheck disable=SC2086
+    run pause $bad
+    st=$?
+    [ "$st" -eq 2 ] && [ -s "$T/err" ] && [ ! -s "$T/out" ]
+    ok $? "pause $bad: a usage error naming it"
+done
+run pause 8d
+is "$(cat "$T/err")" "brock pause: '8d' is more than 7 days; for a pause with no end, brock pause --until-resume
+Try 'brock pause --help'." "pause 8d says the longest, and what has no end"
+run pause 0m
+is "$(head -1 "$T/err")" "brock pause: '0m' is no time at all: give at least one second" "pause 0m says why"
+run disable shop.example --for 90m
+st=$?
+[ "$st" -eq 0 ] && grep -Eq '^disabled_sites    shop\.example \(until .*, (1h30m|1h29m5[0-9]s) left\)$' "$T/out"
+ok $? "disable SITE --for 90m: off there until a time"
+b check --site https://shop.example/ https://www.google-analytics.com/collect >"$T/out" 2>&1
+is "$(json reason)" "disabled" "... and off there now"
+run settings --json
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+    $d->{disabled_until}[0]{site} eq "shop.example" && $d->{disabled_until}[0]{until_ms} > 0
+    or exit 1' <"$T/out"
+ok $? "settings --json: the site's end in disabled_until"
+run disable shop.example
+is "$(cat "$T/out")" "disabled_sites    shop.example" "disable SITE again: off for good"
+for bad in "x.example --for 8d" "x.example --for" "x.example --for 0s" "--for 1m" \
+    "x.example --for 2 minutes"; do
+    # shellcheck disable=SC2086
+    run disable $bad
+    st=$?
+    [ "$st" -eq 2 ] && [ -s "$T/err" ] && [ ! -s "$T/out" ]
+    ok $? "disable $bad: a usage error naming it"
+done
+run enable x.example --for 1m
+is "$?" "2" "enable takes no --for"
+for suffix in com co.uk "*.co.uk" https://github.io/; do
+    run disable "$suffix"
+    st=$?
+    [ "$st" -eq 1 ] && grep -q "is a public suffix, under which anyone can have a site: brock off there would be off on all of them; give one site (example\." "$T/err"
+    ok $? "disable $suffix: a public suffix is refused, saying why"
+done
+run disable co.uk
+is "$(cat "$T/err")" "brock disable: 'co.uk' is a public suffix, under which anyone can have a site: brock off there would be off on all of them; give one site (example.co.uk)" "... naming the suffix and a site under it"
+run disable 1.2.3.4
+is "$?:$(cat "$T/out")" "0:disabled_sites    shop.example, 1.2.3.4" "an address is a site to disable"
+run settings disabled_sites
+is "$(cat "$T/out")" "disabled_sites    shop.example, 1.2.3.4" "... and nothing refused changed anything"
 
 # ---- stats ----
 # A state nothing went through: the days are there, empty, oldest first, today last (UTC).

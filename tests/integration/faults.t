@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const {
-  DATA, check, tmpdir, startBrock, run, brock, curl, waitFor, trackerHit,
+  BROCK, DATA, check, tmpdir, startBrock, run, brock, curl, waitFor, trackerHit,
 } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
@@ -231,6 +231,44 @@ check('a read-only state folder: run proxies and learns in memory, set fails', a
   const list = await run(cmd, [...pre, ...brockArgs, 'list']);
   assert.equal(list.code, 0, list.stderr);
   fs.chmodSync(state, 0o700);
+  assert.equal(sha(db), before);
+  assert.deepEqual(fs.readdirSync(state), ['brock.db']);
+}, 60000);
+
+// A state folder the user brock runs as cannot open (root's, mode 0700, for nobody; mode
+// 000 for a user who owns it): run refuses to start as list refuses to read, naming the
+// folder and why, rather than serving from a new state in memory without the user's
+// choices; nothing is created or changed.
+check('a state folder brock cannot read: run refuses to start, as list does', async (t) => {
+  const state = await seededState('closed');
+  const db = path.join(state, 'brock.db');
+  assert.equal((await brock(state, ['disable', 'bank.test'])).code, 0);
+  const before = sha(db);
+  let wrap = [];
+  if (process.getuid() === 0) {
+    const id = await run('id', ['-u', 'nobody']);
+    if (id.code !== 0) { t.skip('no user nobody to run brock as'); return; }
+    const uid = Number(id.stdout.trim());
+    wrap = ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'];
+    fs.chmodSync(state, 0o700);
+  } else {
+    fs.chmodSync(state, 0o000);
+  }
+  try {
+    const [cmd, ...pre] = [...wrap, BROCK];
+    for (const where of [state, path.join(state, 'inner')]) {
+      const args = [...pre, '--state', where, '--data', DATA];
+      const list = await run(cmd, [...args, 'list']);
+      assert.equal(list.code, 1, list.stdout);
+      assert.equal(list.stderr, `brock list: cannot read the state in ${where}: Permission denied\n`);
+      const r = await run(cmd, [...args, 'run', '--listen', '127.0.0.1:0', '--no-update'],
+                          { timeout: 15000 });
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(r.stderr, `brock run: cannot read the state in ${where}: Permission denied\n`);
+    }
+  } finally {
+    fs.chmodSync(state, 0o700);
+  }
   assert.equal(sha(db), before);
   assert.deepEqual(fs.readdirSync(state), ['brock.db']);
 }, 60000);

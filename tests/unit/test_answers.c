@@ -2,8 +2,9 @@
 /* Recent decisions kept (answers.c), and every other fast path of a decision: an answer given
  * back is the one brock_decide() makes plainly (the engine's plain switch: no kept answers, no
  * base cache, settings read from JSON), field by field, for a large mix of hosts and sites,
- * addresses among them; and after every kind of change that can alter an answer, the next
- * decision is the new one, never the kept one. */
+ * addresses among them; and after every kind of change that can alter an answer (a pause and
+ * a site's time off, beginning and ending, among them), the next decision is the new one,
+ * never the kept one. */
 #include "test.h"
 
 #include <string.h>
@@ -321,6 +322,23 @@ static void test_settings(void **state)
     assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_DISABLED);
     assert_int_equal(brock_site_set_disabled(e, "news.example", 0), 0);
     assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_ACTION);
+
+    /* brock off for a while: a pause, everywhere, and a site's time off, each seen by the
+     * next decision as it begins and as it ends. */
+    assert_int_equal(brock_pause(e, INT64_MAX - 10), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_DISABLED);
+    assert_int_equal(decide(e, HOST, NULL).reason, BROCK_WHY_DISABLED);
+    assert_int_equal(brock_expire(e, INT64_MAX - 10, NULL, NULL), 1);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_ACTION);
+    assert_int_equal(decide(e, HOST, NULL).reason, BROCK_WHY_ACTION);
+    assert_int_equal(brock_pause(e, BROCK_NO_END), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_DISABLED);
+    assert_int_equal(brock_resume(e), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_ACTION);
+    assert_int_equal(brock_site_disable_until(e, "news.example", INT64_MAX - 5), 0);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_DISABLED);
+    assert_int_equal(brock_expire(e, INT64_MAX - 5, NULL, NULL), 1);
+    assert_int_equal(decide(e, HOST, SITE).reason, BROCK_WHY_ACTION);
     brock_engine_free(e);
 }
 
@@ -452,8 +470,17 @@ static void test_other_process(void **state)
     assert_true(brock_sync(b) > 0);
     assert_int_equal(decide(b, HOST, SITE).reason, BROCK_WHY_DISABLED);
 
-    assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_NOACTION), 0);
     assert_int_equal(brock_site_set_disabled(a, "news.example", 0), 0);
+    assert_int_equal(brock_pause(a, BROCK_NO_END), 0);
+    assert_int_equal(brock_sync(a), 0);
+    assert_true(brock_sync(b) > 0);
+    assert_int_equal(decide(b, HOST, "www.other.example").reason, BROCK_WHY_DISABLED);
+    assert_int_equal(brock_resume(a), 0);
+    assert_int_equal(brock_sync(a), 0);
+    assert_true(brock_sync(b) > 0);
+    assert_int_equal(decide(b, HOST, "www.other.example").action, BROCK_USER_BLOCK);
+
+    assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_NOACTION), 0);
     assert_int_equal(brock_sync(a), 0);
     assert_true(brock_sync(b) > 0);
     assert_int_equal(decide(b, HOST, SITE).action, BROCK_NOACTION);

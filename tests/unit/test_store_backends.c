@@ -278,6 +278,33 @@ static void test_poll(void **state)
     engine_free(b);
 }
 
+/* brock's own settings (the pause, a site's end) reach another engine like any setting,
+ * and go from it when the engine that wrote them takes them away, though a row is read only
+ * for the keys the state holds. */
+static void test_pause(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b;
+
+    skip_unless_ready(f);
+    a = engine_on(f, NULL);
+    b = engine_on(f, NULL);
+    assert_int_equal(brock_pause(a, BROCK_NO_END), 0);
+    assert_int_equal(brock_site_disable_until(a, "news.example", INT64_MAX - 1), 0);
+    flush(a);
+    assert_true(poll_some(b) > 0);
+    assert_int_equal(brock_paused(b, 0, NULL), 1);
+    assert_true(brock_next_end(b) == INT64_MAX - 1);
+    assert_int_equal(brock_resume(a), 0);
+    assert_int_equal(brock_site_set_disabled(a, "news.example", 0), 0);
+    flush(a);
+    assert_true(poll_some(b) > 0);
+    assert_int_equal(brock_paused(b, 0, NULL), 0);
+    assert_int_equal(brock_next_end(b), 0);
+    engine_free(a);
+    engine_free(b);
+}
+
 /* A column changed in memory and not yet written wins over what another engine wrote, and
  * is what the store holds after the next flush. */
 static void test_dirty_wins(void **state)
@@ -569,6 +596,7 @@ int main(void)
         BOTH(test_roundtrip),
         BOTH(test_columnwise),
         BOTH(test_poll),
+        BOTH(test_pause),
         BOTH(test_dirty_wins),
         BOTH(test_daily_adds_up),
         BOTH(test_site_actions),
