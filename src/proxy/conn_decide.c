@@ -204,12 +204,16 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
                       strcmp(d->base, d->site) == 0 && brock_engine_learning(px->engine);
     if (x->site_cookies)
         conn_site_cookies_request(c, hh);
-    /* What the client's pages loaded as third parties: a page's canvas report counts only for
-     * a script seen there, a frame's word on its page only for a frame seen there. */
-    if (x->site_known && d->third_party &&
-        !fp_has_seen(&px->fp, c->c_peer, x->site, x->host)) {
-        fp_saw(&px->fp, c->c_peer, x->site, x->host);
-        fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host);
+    /* What the client's pages loaded as third parties, and when: a page's canvas report counts
+     * only for a script loaded there since the page was given its token. The other workers
+     * hear of a pair when it is new, and of a later load once a second at most (a token's
+     * time is in seconds). */
+    if (x->site_known && d->third_party) {
+        int64_t now = conn_now_ms(c), at = fp_seen_at(&px->fp, c->c_peer, x->site, x->host);
+
+        fp_saw(&px->fp, c->c_peer, x->site, x->host, now);
+        if (at < 0 || at / 1000 < now / 1000)
+            fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host, now);
     }
     if (d->effect == BROCK_DENY) {
         px->n_blocked++;

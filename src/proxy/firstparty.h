@@ -55,9 +55,14 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
 enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host,
                           char *site);
 
-/* Records that a page of site loaded host as a third party, for client. Out of memory only
- * loses it. */
-void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host);
+/* Records that a page of site loaded host as a third party at now_ms (ms since the epoch),
+ * for client. Out of memory only loses it. */
+void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host,
+            int64_t now_ms);
+
+/* When client was last seen loading host (exactly) as a third party on site, as fp_saw() was
+ * told (ms since the epoch); -1 when not lately. */
+int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, const char *host);
 
 /* Whether client was lately seen loading host (exactly) as a third party on site. */
 int fp_has_seen(struct fp_memory *m, const char *client, const char *site, const char *host);

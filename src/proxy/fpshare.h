@@ -22,9 +22,10 @@ size_t fpshare_ring_size(void);
  * to the other workers. w NULL (a single process): nothing. */
 void fpshare_infer(const struct proxy_worker *w, const char *client, const struct fp_request *r);
 
-/* After fp_saw() took the pair (site, host) as new for client. */
+/* After fp_saw() was told that client loaded host on site at now_ms: as new, or again in a
+ * later second than the record said (conn_decide.c tells each pair at most once a second). */
 void fpshare_saw(const struct proxy_worker *w, const char *client, const char *site,
-                 const char *host);
+                 const char *host, int64_t now_ms);
 
 /* After fp_frame_vouch() took host's word that its page is site, for client. */
 void fpshare_vouch(const struct proxy_worker *w, const char *client, const char *host,
