@@ -302,20 +302,3 @@ int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, co
 
     return i >= 0 ? c->seen_ms[i] : -1;
 }
-
-int fp_has_seen(struct fp_memory *m, const char *client, const char *site, const char *host)
-{
-    const struct fp_client *c = client_get(m, client, 0);
-
-    return c && seen_find(c, site, host) >= 0;
-}
-
-int fp_frame_vouch(struct fp_memory *m, const char *client, const char *host, const char *site)
-{
-    struct fp_client *c = client_get(m, client, 0);
-
-    if (!c || seen_find(c, site, host) < 0)
-        return 0;
-    frame_remember(c, host, site, 1);
-    return 1;
-}

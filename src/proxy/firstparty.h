@@ -64,14 +64,4 @@ void fp_saw(struct fp_memory *m, const char *client, const char *site, const cha
  * told (ms since the epoch); -1 when not lately. */
 int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, const char *host);
 
-/* Whether client was lately seen loading host (exactly) as a third party on site. */
-int fp_has_seen(struct fp_memory *m, const char *client, const char *site, const char *host);
-
-/* A document of host says (through brock's script, bound to host by its token) that it is a
- * frame whose top-level page is site: from now on requests it makes belong to site, as if the
- * client's fetch metadata had shown the frame opened there. Only when client was seen loading
- * host on site: a frame can then lie about its own host only, and only toward a page that did
- * load it. Returns 1 when taken, 0 when not. */
-int fp_frame_vouch(struct fp_memory *m, const char *client, const char *host, const char *site);
-
 #endif

@@ -14,7 +14,7 @@
 
 #define FP_RING_SLOTS 4096
 
-enum { EV_TOP = 1, EV_FRAME, EV_SAW, EV_VOUCH };
+enum { EV_TOP = 1, EV_FRAME, EV_SAW };
 
 struct fp_event {
     uint64_t seq;                /* ticket + 1 once written; 0 while being written */
@@ -23,9 +23,8 @@ struct fp_event {
     unsigned char cross;         /* EV_FRAME: Sec-Fetch-Site said cross-site */
     int64_t time_ms;             /* EV_SAW: when */
     char client[64];
-    char a[BROCK_HOST_MAX];      /* EV_TOP, EV_FRAME, EV_VOUCH: the host; EV_SAW: the site */
-    char b[BROCK_HOST_MAX];      /* EV_FRAME: the referrer's host or ""; EV_SAW: the host;
-                                    EV_VOUCH: the page */
+    char a[BROCK_HOST_MAX];      /* EV_TOP, EV_FRAME: the host; EV_SAW: the site */
+    char b[BROCK_HOST_MAX];      /* EV_FRAME: the referrer's host or ""; EV_SAW: the host */
 };
 
 struct fp_ring {
@@ -92,13 +91,6 @@ void fpshare_saw(const struct proxy_worker *w, const char *client, const char *s
         put(w, EV_SAW, 0, now_ms, client, site, host);
 }
 
-void fpshare_vouch(const struct proxy_worker *w, const char *client, const char *host,
-                   const char *site)
-{
-    if (w && w->fp_ring)
-        put(w, EV_VOUCH, 0, 0, client, host, site);
-}
-
 static void replay(struct fp_memory *m, const struct fp_event *e)
 {
     char site[BROCK_HOST_MAX], url[BROCK_HOST_MAX + 16];
@@ -120,9 +112,6 @@ static void replay(struct fp_memory *m, const struct fp_event *e)
         break;
     case EV_SAW:
         fp_saw(m, e->client, e->a, e->b, e->time_ms);
-        break;
-    case EV_VOUCH:
-        (void)fp_frame_vouch(m, e->client, e->a, e->b);
         break;
     default:
         break;
