@@ -84,7 +84,7 @@
 /* The token brock gives a page for its script's reports (report.h) lasts this long: a page's
  * life, reloads aside. A token said to be given more than LIMIT_CLOCK_SKEW_S in the future
  * (the clock was turned back) is not taken either. */
-#define LIMIT_REPORT_TOKEN_S (4 * 60 * 60)
+#define LIMIT_REPORT_TOKEN_S ((int64_t)4 * 60 * 60)
 #define LIMIT_CLOCK_SKEW_S 60
 
 /* What brock's script in pages may say (reportlimit.h): requests of the channel a document

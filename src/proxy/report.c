@@ -45,7 +45,7 @@ static int token_mac(const struct report_keys *k, const unsigned char *head, siz
                      const char *host, unsigned char mac[REPORT_MAC_LEN])
 {
     static const char label[] = "brock report token";
-    unsigned char in[sizeof(label) + REPORT_TOKEN_HEAD + 2 * BROCK_HOST_MAX];
+    unsigned char in[sizeof(label) + REPORT_TOKEN_HEAD + 2 * (size_t)BROCK_HOST_MAX];
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned md_len = 0;
     size_t host_len = strnlen(host, BROCK_HOST_MAX), n = sizeof(label);

@@ -29,7 +29,7 @@
  * bits. It needs no state to check, so every worker checks what any worker gave. */
 #define REPORT_TOKEN_HEAD 19
 #define REPORT_MAC_LEN 16
-#define REPORT_TOKEN_MAX (2 * (REPORT_TOKEN_HEAD + (BROCK_HOST_MAX - 1) + REPORT_MAC_LEN))
+#define REPORT_TOKEN_MAX ((size_t)2 * (REPORT_TOKEN_HEAD + (BROCK_HOST_MAX - 1) + REPORT_MAC_LEN))
 
 /* What a token says of the document it was given to (docs/design.md, "Reports from pages"). */
 enum report_doc_flag {

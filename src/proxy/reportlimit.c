@@ -103,7 +103,7 @@ enum report_limit report_limits_take(struct report_limits *l, uint64_t doc_id,
         c = client_get(l, client);
         c->used = ++l->tick;
         /* A fixed minute from the client's first request in it: simple, and as strict. */
-        if (!c->minute_ms || now_ms - c->minute_ms >= 60 * 1000 || now_ms < c->minute_ms) {
+        if (!c->minute_ms || now_ms - c->minute_ms >= (int64_t)60 * 1000 || now_ms < c->minute_ms) {
             c->minute_ms = now_ms;
             c->count = 0;
         }
