@@ -6,7 +6,7 @@
 // Its element's data-brock attribute says, for this document: the token brock gave it, which
 // binds what it tells brock to this document (its host, its top-level page, what kind of
 // document it is, when it was given), the path brock takes reports on ("-" for both where
-// brock gave no token: over plain HTTP, to a fetch() of the page, in a frame it cannot place),
+// brock gave no token: over plain HTTP, in a frame whose page it cannot tell),
 // and its jobs ("s": say the signals brock's requests carry; "r": watch and report; "w":
 // replace social widgets blocked on the top-level page with placeholders; "a": give the
 // placeholders their buttons; "g", "f": unwrap the links of Google's and Facebook's pages). The
