@@ -145,6 +145,7 @@ $(BUILD)/tests/test_proxyproto: $(BUILD)/src/proxy/proxyproto.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_report: $(BUILD)/src/proxy/report.o
+$(BUILD)/tests/test_reportlimit: $(BUILD)/src/proxy/reportlimit.o
 $(BUILD)/tests/test_widgetallow: $(BUILD)/src/proxy/widgetallow.o
 $(BUILD)/tests/test_passthrough: $(BUILD)/src/proxy/passthrough.o $(EXCL_OBJ)
 $(BUILD)/tests/test_scriptjobs: $(BUILD)/src/proxy/scriptjobs.o

@@ -479,7 +479,9 @@ BROCK_API int brock_widget_pattern_match(const char *pattern, const char *host);
  * site_host (widgetSiteAllowlist), and whose blocked domains are not all matched by
  * allow[0..n_allow) (the page's temporary allowances). Writes into *out a new JSON text (free
  * with brock_free()): an array of {"name", "selectors": CSS selectors (buttonSelectors),
- * "elements": [{"elm": tag, "urls": URL prefixes}] (selectors)}. Returns how many, or
+ * "elements": [{"elm": tag, "urls": URL prefixes}] (selectors), and "chosen": the name a
+ * choice of the user's is for, when one keeps the widget blocked (brock_widget_user_choice()),
+ * else absent}. Returns how many, or
  * BROCK_EINVAL (site_host is not a host name), BROCK_ENOMEM; *out is NULL on failure. */
 BROCK_API BROCK_NODISCARD int brock_widgets_blocked(struct brock_engine *e,
                                                     const char *site_host,
@@ -508,6 +510,25 @@ BROCK_API int brock_widget_site_allowlist_each(const struct brock_engine *e,
                                                int (*cb)(void *arg, const char *site,
                                                          const char *name),
                                                void *arg);
+
+/* A choice of the user's that keeps something of a widget's blocked. */
+struct brock_user_choice {
+    char domain[BROCK_HOST_MAX]; /* the name chosen for */
+    enum brock_action action;    /* BROCK_USER_BLOCK or BROCK_USER_COOKIEBLOCK */
+    int site_only;               /* 1: a choice for that site only (brock_set_site_action()) */
+};
+
+/* Whether a choice of the user's blocks or cookieblocks, on the pages of site_host, one of the
+ * names that the widget name's unblockDomains let load: a choice for the name (or a name above
+ * it that reaches it, as brock_decide() resolves them) or, for a "*."-pattern, for any name
+ * under it; for every site, or for site_host's site only. An allowance of the widget would
+ * override it, which only the user may do (`brock set`, the dashboard): a proxy is not to let a
+ * page do it. Returns 1 with the first such choice in *out, 0 when there is none, BROCK_EINVAL
+ * for a site that is not a host name, BROCK_ENOTFOUND when no widget has that name (or it
+ * allows nothing). The widget lists of brock_widgets_blocked() name it as "chosen". */
+BROCK_API BROCK_NODISCARD int brock_widget_user_choice(struct brock_engine *e,
+                                                       const char *site_host, const char *name,
+                                                       struct brock_user_choice *out);
 
 /* Writes one English sentence explaining d into buf (always NUL-terminated). Returns the
  * length it needed, like snprintf. For an action learned by the heuristic it names the sites

@@ -3,19 +3,22 @@
 // and leaves no name behind. Being inline in XHTML documents too, it has no less-than sign and
 // no ampersand.
 //
-// Its element's data-brock attribute says, for this document: the token that lets it report
-// to brock for this document's host, the path brock takes reports on, and its jobs ("s": say
-// the signals brock's requests carry; "r": watch and report; "w": replace social widgets
-// blocked on the top-level page with placeholders; "g", "f": unwrap the links of Google's and
-// Facebook's pages). The text stays the same in every document, so that one hash lets it run
-// under any Content-Security-Policy.
+// Its element's data-brock attribute says, for this document: the token brock gave it, which
+// binds what it tells brock to this document (its host, its top-level page, what kind of
+// document it is, when it was given), the path brock takes reports on ("-" for both where
+// brock gave no token: over plain HTTP, in a frame whose page it cannot tell),
+// and its jobs ("s": say the signals brock's requests carry; "r": watch and report; "w":
+// replace social widgets blocked on the top-level page with placeholders; "a": give the
+// placeholders their buttons; "g", "f": unwrap the links of Google's and Facebook's pages). The
+// text stays the same in every document, so that one hash lets it run under any
+// Content-Security-Policy; the attribute is taken out before any script of the page runs.
 (function () {
   'use strict';
   const me = document.currentScript;
   const conf = String((me ? me.getAttribute('data-brock') : '') || '').split(' ');
   if (me) me.removeAttribute('data-brock');
-  const token = conf[0];
-  const endpoint = conf[1];
+  const token = conf[0] !== '-' ? conf[0] : '';
+  const endpoint = conf[1] !== '-' ? conf[1] : '';
   const jobs = conf[2] || '';
 
   // The signals: navigator.doNotTrack and navigator.globalPrivacyControl say what brock's
@@ -38,11 +41,13 @@
   }
   // Social widget placeholders (Privacy Badger's socialwidgets.js), in a page or a frame
   // ("w"): brock says which widgets it blocks on the top-level page (the list comes from the
-  // document's own origin, on the path beside the reports'; a frame says which page it is in,
-  // as its reports do), and each one found in the document gives way to a placeholder naming
-  // it, with two buttons. "Allow once" lets the widget load on that page, "Always allow on
-  // this site" on every visit; either puts the widget back at once, without a reload. Only a
-  // click of the user's (a trusted event) counts.
+  // document's own origin, on the path beside the reports'; the token says which page), and
+  // each one found in the document gives way to a placeholder naming it, with two buttons
+  // ("a": in the page and its own site's frames, not in another site's). "Allow once" lets
+  // the widget load on that page, "Always allow on this site" on every visit; either puts the
+  // widget back at once, without a reload. Only a click of the user's (a trusted event)
+  // counts. A widget that the user's own choice blocks gets no buttons: only the user undoes
+  // that choice, where it was made.
   if (jobs.indexOf('w') !== -1 ? (token ? endpoint : '') : '') {
     const call = Reflect.apply;
     const post = window.fetch;
@@ -55,17 +60,9 @@
     const byTag = Document.prototype.getElementsByTagName;
     const folder = location.protocol + '//' + location.host +
       endpoint.slice(0, endpoint.lastIndexOf('/') + 1);
-    const where = { top: window === window.top, ancestors: [] };
-    try {
-      const list = location.ancestorOrigins;
-      for (let i = 0; list ? list.length > i : false; i++) where.ancestors.push(String(list[i]));
-    } catch (e) {
-      // Not every browser has it: brock then knows the frame's page from its own record.
-    }
+    const buttons = jobs.indexOf('a') !== -1;
     const ask = (what, body) => {
       body.token = token;
-      body.top = where.top;
-      body.ancestors = where.ancestors;
       return call(post, window, [folder + what, {
         method: 'POST', body: toJson(body), credentials: 'omit', cache: 'no-store',
       }]);
@@ -145,10 +142,15 @@
                    background: '#f4f4f4', color: '#222', font: '15px sans-serif',
                    'text-align': 'center', visibility: 'visible' });
       const p = document.createElement('p');
-      p.textContent = 'brock has blocked ' + w.name + ' on this page';
+      const chosen = typeof w.chosen === 'string' ? w.chosen !== '' : false;
+      p.textContent = 'brock has blocked ' + w.name + ' on this page' +
+        (chosen ? ', as you chose' : '');
       css(p, { margin: '0 0 0.6em', color: '#222', display: 'block' });
-      inner.append(p, button('Allow once', w, false),
-                   button('Always allow on this site', w, true));
+      inner.append(p);
+      if (buttons ? !chosen : false) {
+        inner.append(button('Allow once', w, false),
+                     button('Always allow on this site', w, true));
+      }
       root.append(inner);
       done.add(el);
       holders.push({ name: w.name, holder: holder, el: el });
@@ -306,34 +308,18 @@
   // The report goes to this document's own origin (no mixed content; connect-src 'self'
   // allows it), by an absolute address so that a base element cannot send it elsewhere.
   const target = location.protocol + '//' + location.host + endpoint;
+  // Where the document sits is the token's to tell brock; here it only says whether to look
+  // at localStorage, which is a frame's business.
   const isTop = window === window.top;
-  const ancestors = [];
-  try {
-    const list = location.ancestorOrigins;
-    for (let i = 0; list ? list.length > i : false; i++) ancestors.push(String(list[i]));
-  } catch (e) {
-    // Not every browser has it: brock then knows the frame's page from its own record.
-  }
 
   const send = (report) => {
     try {
       report.token = token;
-      report.top = isTop;
-      report.ancestors = ancestors;
       apply(beacon, navigator, [target, stringify(report)]);
     } catch (e) {
       // Reporting is best effort: the page must never notice it.
     }
   };
-
-  // A frame tells brock which page it is in, before it loads anything else, so that brock
-  // knows the page of its requests even from a client that sends no fetch metadata.
-  if (!isTop) {
-    const last = ancestors.length ? ancestors[ancestors.length - 1] : '';
-    if (last !== '' ? last !== location.protocol + '//' + location.host : false) {
-      send({ kind: 'frame' });
-    }
-  }
 
   // The wrappers look like the functions they wrap: toString() tells the original's source.
   const originals = new WeakMapOf();

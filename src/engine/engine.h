@@ -886,6 +886,12 @@ void brock__site_actions_free(struct brock_engine *e);
 enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,
                                           const char *fqdn, const char **source);
 
+/* Calls cb for each of the user's choices on site (a base domain): the name chosen for and the
+ * choice. cb returns non-zero to stop (returned). Returns 0 or cb's value. */
+int brock__site_actions_each(const struct brock_engine *e, const char *site,
+                             int (*cb)(void *arg, const char *domain, enum brock_action a),
+                             void *arg);
+
 /* Whether brock_set_site_action() takes the pair: 0, or BROCK_EINVAL with errmsg saying why. */
 int brock__site_action_check(struct brock_engine *e, const char *site, const char *domain)
     BROCK_NODISCARD_INTERNAL;

@@ -131,6 +131,25 @@ void brock__site_actions_free(struct brock_engine *e)
     strmap_cleanup(&e->site_actions, mem_free);
 }
 
+int brock__site_actions_each(const struct brock_engine *e, const char *site,
+                             int (*cb)(void *arg, const char *domain, enum brock_action a),
+                             void *arg)
+{
+    const struct strmap *m = site && *site ? strmap_get(&e->site_index, site) : NULL;
+    const struct site_action *s;
+    const char *domain;
+    size_t it = 0;
+    void *v;
+    int rc;
+
+    while (m && strmap_next(m, &it, &domain, &v)) {
+        s = v;
+        if (s->user != BROCK_NOACTION && (rc = cb(arg, domain, (enum brock_action)s->user)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
 /* ---- the decision ---- */
 
 enum brock_action brock__site_action_find(const struct brock_engine *e, const char *site,

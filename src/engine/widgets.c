@@ -7,6 +7,7 @@
  */
 #include "engine/engine.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/alloc.h"
@@ -110,6 +111,92 @@ static int widget_blocked(struct brock_engine *e, json_t *w, const char *site,
     return 0;
 }
 
+/* ---- the user's choices over a widget ---- */
+
+static int blocks(enum brock_action a)
+{
+    return a == BROCK_USER_BLOCK || a == BROCK_USER_COOKIEBLOCK;
+}
+
+struct under {
+    const char *pattern;
+    struct brock_user_choice *out;
+    int site_only;
+};
+
+static int one_under(void *arg, const char *domain, enum brock_action a)
+{
+    struct under *u = arg;
+
+    if (!blocks(a) || !brock_widget_pattern_match(u->pattern, domain))
+        return 0;
+    snprintf(u->out->domain, sizeof(u->out->domain), "%s", domain);
+    u->out->action = a;
+    u->out->site_only = u->site_only;
+    return 1;
+}
+
+/* Whether a choice of the user's blocks or cookieblocks what pattern (an unblockDomains
+ * entry) lets load on pages of site (normalised; base its base domain, or ""): one for the
+ * name itself or a name above it, which reaches it (brock_decide() resolves them), or, for a
+ * "*."-pattern, one for a name under it. */
+static int pattern_choice(struct brock_engine *e, const char *site, const char *base,
+                          const char *pattern, struct brock_user_choice *out)
+{
+    const char *root = strncmp(pattern, "*.", 2) ? pattern : pattern + 2;
+    struct under u = {.pattern = pattern, .out = out};
+    struct brock_decision d;
+    const char *name;
+    size_t it = 0;
+    void *a;
+
+    if (brock_decide(e, root, site, &d) == 0 && d.reason == BROCK_WHY_ACTION &&
+        blocks(d.action)) {
+        snprintf(out->domain, sizeof(out->domain), "%s", *d.source ? d.source : d.host);
+        out->action = d.action;
+        out->site_only = d.site_choice;
+        return 1;
+    }
+    if (root == pattern)
+        return 0;
+    while (strmap_next(&e->actions, &it, &name, &a))
+        if (one_under(&u, name, (enum brock_action)((const struct action_entry *)a)->user))
+            return 1;
+    u.site_only = 1;
+    return brock__site_actions_each(e, base, one_under, &u);
+}
+
+/* The choice over the widget w (its unblockDomains) on site, as brock_widget_user_choice(). */
+static int widget_choice(struct brock_engine *e, json_t *w, const char *site,
+                         struct brock_user_choice *out)
+{
+    json_t *list = unblock_domains(w), *v;
+    const char *base = brock__base(e, site);
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && pattern_choice(e, site, base, json_string_value(v), out))
+            return 1;
+    }
+    return 0;
+}
+
+int brock_widget_user_choice(struct brock_engine *e, const char *site_host, const char *name,
+                             struct brock_user_choice *out)
+{
+    char site[BROCK_HOST_MAX];
+    json_t *w = widget_get(e, name);
+
+    memset(out, 0, sizeof(*out));
+    if (!site_host || brock_host_normalize(site_host, strlen(site_host), site) < 0)
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name",
+                           site_host ? site_host : "(null)");
+    if (!w || !json_array_size(unblock_domains(w)))
+        return brock__fail(e, BROCK_ENOTFOUND, "no widget '%.80s' lets anything load",
+                           name ? name : "(null)");
+    return widget_choice(e, w, site, out);
+}
+
 /* The strings of list (an array; anything else: none) appended to a new array, or NULL when
  * out of memory. */
 static json_t *strings_copy(json_t *list)
@@ -128,7 +215,7 @@ static json_t *strings_copy(json_t *list)
 
 /* The widget as the page's script finds it: its name, its CSS selectors, and the elements
  * whose src starts with one of their URLs. NULL when out of memory. */
-static json_t *widget_item(const char *name, json_t *w)
+static json_t *widget_item(const char *name, json_t *w, const struct brock_user_choice *chosen)
 {
     json_t *item = json_object(), *elements = json_array(), *sel = json_object_get(w, "selectors");
     json_t *v;
@@ -151,7 +238,9 @@ static json_t *widget_item(const char *name, json_t *w)
             goto fail;
         }
     }
-    if (json_object_set_new(item, "elements", elements) < 0)
+    if (json_object_set_new(item, "elements", elements) < 0 ||
+        (chosen->domain[0] &&
+         json_object_set_new(item, "chosen", json_string(chosen->domain)) < 0))
         goto fail_item;
     return item;
 fail:
@@ -176,12 +265,16 @@ int brock_widgets_blocked(struct brock_engine *e, const char *site_host,
     if (!(list = json_array()))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     json_object_foreach(e->lists.widgets, name, w) {
+        struct brock_user_choice chosen = {0};
         json_t *item;
 
         if (!json_is_object(w) || excluded(e, name) || site_allows(e, site, name) ||
             !widget_blocked(e, w, site, allow, n_allow))
             continue;
-        if (!(item = widget_item(name, w)) || json_array_append_new(list, item) < 0) {
+        /* A widget the user's own choice keeps blocked is replaced all the same, but its
+         * placeholder offers no way round that choice. */
+        (void)widget_choice(e, w, site, &chosen);
+        if (!(item = widget_item(name, w, &chosen)) || json_array_append_new(list, item) < 0) {
             json_decref(list);
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         }

@@ -27,6 +27,7 @@
 #include "net/io.h"
 #include "proxy/privs.h"
 #include "net/resolve.h"
+#include "proxy/reportlimit.h"
 #include "proxy/rewrite.h"
 #include "proxy/side.h"
 #include "proxy/widgetallow.h"
@@ -110,6 +111,7 @@ struct proxy {
     struct report_keys *report;
     uint64_t report_unsaid;
     int64_t report_said_ms;
+    struct report_limits report_limits; /* what pages' scripts said lately (reportlimit.h) */
 
     /* For the dashboard's /api/status, and /metrics (dash.h: counted here, on the loop). */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
@@ -206,6 +208,9 @@ struct exchange {
     int site_known;
     int site_sure;             /* and the record of the client's pages vouches for it: what
                                 * the exchange shows is evidence (firstparty.h) */
+    unsigned navigation;       /* a navigation whose document brock's script gets a token
+                                * for its reports (report.h's REPORT_DOC_* flags: a top-level
+                                * page, a frame, cross-site to its page); 0: none */
     struct brock_decision *d;  /* the engine's decision (conn_decide()): its own allocation,
                                 * freed with the exchange or once the connection is idle (and
                                 * the live log has it), so that an idle connection does not

@@ -10,6 +10,7 @@
 #include "proxy/fpshare.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
+#include "proxy/report.h"
 #include "proxy/workers.h"
 #include "util/alloc.h"
 
@@ -105,6 +106,46 @@ void conn_decision_free(struct exchange *x)
     x->d = NULL;
 }
 
+static int is(const char *v, const char *want)
+{
+    return v && strcmp(v, want) == 0;
+}
+
+/* Whether two hosts are of one site (one base domain; a name without one, an address, is its
+ * own): a page can read the DOM of a same-site frame only when they share an origin, but
+ * brock cannot tell origins from the headers it sees, and a same-site frame is the page's
+ * owner's anyway. */
+static int same_site(const char *a, const char *b)
+{
+    char ba[BROCK_HOST_MAX], bb[BROCK_HOST_MAX];
+
+    if (brock_base_domain(a, ba) < 0 || brock_base_domain(b, bb) < 0)
+        return strcmp(a, b) == 0;
+    return strcmp(ba, bb) == 0;
+}
+
+/* Whether the request is a navigation that brock gives a token for its script's reports
+ * (report.h): inside HTTPS that brock intercepts, where browsers send fetch metadata and no
+ * page script can set it; to a top-level page, or to a frame whose top-level page the record
+ * knows for sure from the Referer of the frame's navigation (a frame that hides its
+ * embedder's address is placed by a guess, which a token must not carry). Its flags
+ * (REPORT_DOC_*), or 0. Anything over plain HTTP and a frame brock cannot place get the
+ * script, but no token; a fetch() of a page (Sec-Fetch-Dest: empty) gets neither. */
+static unsigned conn_navigation(const struct conn *c, const struct fp_request *r,
+                                enum fp_result fr)
+{
+    const struct exchange *x = &c->c_ex;
+
+    if (!c->intercepted || !x->is_https || !is(r->fetch_mode, "navigate"))
+        return 0;
+    if (is(r->fetch_dest, "document"))
+        return REPORT_DOC_TOP;
+    if ((!is(r->fetch_dest, "iframe") && !is(r->fetch_dest, "frame")) || fr != FP_KNOWN ||
+        !r->referer || !*r->referer)
+        return 0;
+    return REPORT_DOC_FRAME | (same_site(x->host, x->site) ? 0 : REPORT_DOC_CROSS);
+}
+
 int conn_decide(struct conn *c, const char *path, size_t path_len)
 {
     struct exchange *x = &c->c_ex;
@@ -122,6 +163,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     d = x->d;
     memset(d, 0, sizeof(*d));
     x->site_known = x->site_sure = 0;
+    x->navigation = 0;
     x->names->site[0] = '\0';
     x->decided = 1;
     if (!x->is_connect) {
@@ -144,6 +186,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
 
         x->site_known = fr != FP_UNKNOWN;
         x->site_sure = fr == FP_KNOWN;
+        x->navigation = conn_navigation(c, &r, fr);
     }
     x->type = x->is_connect ? BROCK_RESOURCE_OTHER : brock_request_type(x->method, hh->h, hh->n);
     /* Without interception a tunnel says nothing of its page: decided as third party. */
@@ -169,12 +212,16 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
      * decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
     conn_exchange(c, &learn_req, &ex);
     x->learn = brock_exchange_flags(px->engine, &ex);
-    /* What the client's pages loaded as third parties: a page's canvas report counts only for
-     * a script seen there, a frame's word on its page only for a frame seen there. */
-    if (x->site_known && d->third_party &&
-        !fp_has_seen(&px->fp, c->c_peer, x->site, x->host)) {
-        fp_saw(&px->fp, c->c_peer, x->site, x->host);
-        fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host);
+    /* What the client's pages loaded as third parties, and when: a page's canvas report counts
+     * only for a script loaded there since the page was given its token. The other workers
+     * hear of a pair when it is new, and of a later load once a second at most (a token's
+     * time is in seconds). */
+    if (x->site_known && d->third_party) {
+        int64_t now = conn_now_ms(c), at = fp_seen_at(&px->fp, c->c_peer, x->site, x->host);
+
+        fp_saw(&px->fp, c->c_peer, x->site, x->host, now);
+        if (at < 0 || at / 1000 < now / 1000)
+            fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host, now);
     }
     if (d->effect == BROCK_DENY) {
         px->n_blocked++;

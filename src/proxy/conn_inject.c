@@ -7,6 +7,7 @@
 #include "proxy/conn.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -168,22 +169,38 @@ static unsigned script_jobs(const struct conn *c)
     doc.host = x->host;
     doc.signals = brock_send_signals(c->px->engine, site);
     doc.learning = brock_engine_learning(c->px->engine);
+    doc.place = SCRIPT_UNPLACED;
+    if (x->navigation & REPORT_DOC_TOP)
+        doc.place = SCRIPT_PAGE;
+    else if (x->navigation & REPORT_DOC_FRAME)
+        doc.place = (x->navigation & REPORT_DOC_CROSS) ? SCRIPT_FRAME_CROSS : SCRIPT_FRAME_SAME;
     return script_jobs_choose(&doc);
 }
 
 /* The script element for this document: its text, and in an attribute what it needs to know
- * here (the text stays the same, and so its hash): the token of the document's host, the
- * channel's path, and its jobs. The attribute is hexadecimal digits, a path and letters:
- * nothing to escape, in HTML or XHTML. */
+ * here (the text stays the same, and so its hash): the token of this document, the channel's
+ * path, and its jobs. A document whose script does not talk to brock (no report, no widget:
+ * brock gave it no token) is told "-" for both, and so learns no path either. The attribute
+ * is hexadecimal digits, a path and letters: nothing to escape, in HTML or XHTML. */
 static int script_tag(struct conn *c, struct buf *tag, unsigned jobs)
 {
-    char token[REPORT_TOKEN_LEN + 1], letters[8];
+    const struct exchange *x = &c->c_ex;
+    char token[REPORT_TOKEN_MAX + 1] = "-", letters[8];
+    const char *path = "-";
+    struct report_doc doc = {.flags = x->navigation, .issued_s = conn_now_ms(c) / 1000};
     int r;
 
-    if (report_token(c->px->report, c->c_ex.host, token) < 0)
-        return -1;
+    if (jobs & (SCRIPT_REPORTS | SCRIPT_WIDGETS)) {
+        /* The top-level page's site as brock recorded the navigation: a page's own host, a
+         * frame's page's. */
+        snprintf(doc.site, sizeof(doc.site), "%s",
+                 (doc.flags & REPORT_DOC_TOP) || !x->site ? x->host : x->site);
+        if (report_token_make(c->px->report, x->host, &doc, token) < 0)
+            return -1;
+        path = c->px->report->path;
+    }
     script_jobs_letters(jobs, letters);
-    r = buf_printf(tag, "<script data-brock=\"%s %s %s\">", token, c->px->report->path, letters);
+    r = buf_printf(tag, "<script data-brock=\"%s %s %s\">", token, path, letters);
     if (r == 0)
         r = buf_append(tag, c->px->inject_js, c->px->inject_js_len);
     if (r == 0)
@@ -209,7 +226,7 @@ int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_
     }
     j->c = c;
     buf_init(&j->csp, LIMIT_HEAD_BYTES);
-    buf_init(&j->tag, c->px->inject_js_len + 256);
+    buf_init(&j->tag, c->px->inject_js_len + REPORT_TOKEN_MAX + 256);
     x->inj = j;
     if (script_tag(c, &j->tag, jobs) < 0)
         return -1;

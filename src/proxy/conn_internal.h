@@ -195,6 +195,8 @@ void conn_stream_end(struct conn *c);
 
 /* ---- conn_report.c ---- */
 
+struct report_doc;
+
 /* Which of the channel's paths (report.h: a report, the widgets to replace, a widget
  * allowed) a request (path[0..path_len): its path and query) of brock's script goes to; 0
  * for none. brock answers these itself and never forwards them. */
@@ -209,7 +211,7 @@ void conn_answer_report(struct conn *c, int kind);
 int conn_report_body(struct conn *c, const struct side_event *ev);
 
 /* The request read whole: checked, then a report learned from (204), the widgets listed
- * (200), a widget allowed (204); or refused (400, 403, 413); keep: the connection stays
+ * (200), a widget allowed (204); or refused (400, 403, 413, 429); keep: the connection stays
  * open. Returns -1 when the connection failed instead. */
 int conn_report_write(struct conn *c, int keep) __attribute__((warn_unused_result));
 
@@ -219,20 +221,17 @@ int conn_report_write(struct conn *c, int keep) __attribute__((warn_unused_resul
 int conn_report_answer(struct conn *c, int status, const char *why, int keep)
     __attribute__((warn_unused_result));
 
-/* The top-level page of the document of c's host that sent a request of the channel, into site
- * (BROCK_HOST_MAX bytes): the document itself when it says it is the top-level page (top);
- * the page its ancestors name (ancestor, an origin, or NULL) when the client was seen loading
- * the document's host there (the frame is then known as that page's from now on, for the
- * requests it makes too); else the page the record of the client's pages knows for its host.
- * The token binds the request to its document's host, so a document says this of itself only.
- * Returns 1 when known, 0 when not. */
-int conn_report_site(struct conn *c, int top, const char *ancestor, char *site);
+/* Counts a request of the channel from the document doc says (its token's) toward the
+ * limits (reportlimit.h): counts_client for a report or an allowance. Returns 0, or 429 (503
+ * when out of memory) with a static sentence in *why. */
+int conn_report_limit(struct conn *c, const struct report_doc *doc, int counts_client,
+                      const char **why) __attribute__((warn_unused_result));
 
 /* ---- conn_widget.c ---- */
 
 /* A widget request read whole (x->report REPORT_PATH_WIDGETS or REPORT_PATH_ALLOW): checked,
  * answered with the widgets the page replaces (200, JSON) or the allowance recorded (204);
- * or refused (400, 403). Returns -1 when the connection failed instead. */
+ * or refused (400, 403, 429). Returns -1 when the connection failed instead. */
 int conn_widget_write(struct conn *c, int keep) __attribute__((warn_unused_result));
 
 /* ---- conn_decide.c ---- */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Requests of brock's script in pages (report.h): recognised on any host brock proxies,
- * answered by brock and never forwarded. What a report says is checked against what brock
- * saw this client load, then learned from (PRIVACY-BADGER.md 3.5, 3.6); a page asks which
- * social widgets to replace with a placeholder, and says when its user let one load
- * (PRIVACY-BADGER.md 4). */
+ * answered by brock and never forwarded, and taken only inside HTTPS that brock intercepts.
+ * Each carries the token brock gave its document, which says the document's host, its
+ * top-level page and what kind of document it is; what a report says is checked against that
+ * and against what brock saw this client load, bounded (reportlimit.h), then learned from
+ * (PRIVACY-BADGER.md 3.5, 3.6). A page also asks which social widgets to replace with a
+ * placeholder, and says when its user let one load (PRIVACY-BADGER.md 4: conn_widget.c). */
 #include "proxy/conn.h"
 
 #include <inttypes.h>
@@ -16,6 +18,7 @@
 #include "proxy/fpshare.h"
 #include "proxy/proxy.h"
 #include "proxy/report.h"
+#include "proxy/reportlimit.h"
 #include "proxy/workers.h"
 
 int conn_is_report(const struct conn *c, const char *path, size_t path_len)
@@ -62,24 +65,24 @@ int conn_report_answer(struct conn *c, int status, const char *why, int keep)
     return 0;
 }
 
-int conn_report_site(struct conn *c, int top, const char *ancestor, char *site)
+int conn_report_limit(struct conn *c, const struct report_doc *doc, int counts_client,
+                      const char **why)
 {
-    struct proxy *px = c->px;
-    const char *host = c->c_ex.host;
-    char page[BROCK_HOST_MAX];
-
-    if (top) {
-        snprintf(site, BROCK_HOST_MAX, "%s", host);
-        return 1;
+    switch (report_limits_take(&c->px->report_limits, doc->id, c->c_peer, counts_client,
+                               conn_now_ms(c))) {
+    case REPORT_LIMIT_OK:
+        return 0;
+    case REPORT_LIMIT_DOC:
+        *why = "a page's script may send brock 32 requests, and this one sent them";
+        return 429;
+    case REPORT_LIMIT_CLIENT:
+        *why = "the pages of this client sent brock 120 reports in a minute; wait";
+        return 429;
+    case REPORT_LIMIT_NOMEM:
+        break;
     }
-    fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
-    if (ancestor && brock_url_host(ancestor, page) >= 0 &&
-        fp_frame_vouch(&px->fp, c->c_peer, host, page)) {
-        fpshare_vouch(px->opts->worker, c->c_peer, host, page);
-        memcpy(site, page, sizeof(page));
-        return 1;
-    }
-    return fp_page_of(&px->fp, c->c_peer, host, site) == FP_KNOWN;
+    *why = "brock ran out of memory for the limits of reports";
+    return 503;
 }
 
 /* Whether a script that read a canvas back also wrote text to one first: Privacy Badger
@@ -103,26 +106,31 @@ static void report_learn(struct conn *c, const struct report *r)
     struct proxy *px = c->px;
     struct brock_page_signal s = {.time_ms = conn_now_ms(c)};
     struct brock_learned learned;
-    char site[BROCK_HOST_MAX], script_host[BROCK_HOST_MAX];
+    const char *site = r->doc.site;
+    char script_host[BROCK_HOST_MAX];
     char url[EXCHANGE_AUTHORITY_MAX + 16];
+    int64_t seen;
 
-    if (!conn_report_site(c, r->top, r->ancestor, site) || r->kind == REPORT_FRAME)
-        return;
     s.site = site;
     if (r->kind == REPORT_CANVAS) {
-        /* A script that this client was seen loading on the page as a third party (PB: seen
-         * in the tab's requests); a data: script names no host and is ignored. */
-        if (brock_url_host(r->script, script_host) < 0 || !canvas_written(r, script_host) ||
-            !fp_has_seen(&px->fp, c->c_peer, site, script_host))
+        /* A script that this client was seen loading on the page's site as a third party
+         * since the page was given its token (PB: seen in the tab's requests); a data: script
+         * names no host and is ignored. */
+        if (brock_url_host(r->script, script_host) < 0 || !canvas_written(r, script_host))
+            return;
+        fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
+        seen = fp_seen_at(&px->fp, c->c_peer, site, script_host);
+        if (seen < 0 || seen / 1000 < r->doc.issued_s ||
+            !report_limits_first(&px->report_limits, r->doc.id, script_host))
             return;
         s.kind = BROCK_PAGE_CANVAS;
         s.url = r->script;
     } else {
-        /* Only a frame's localStorage (PB: third-party frames); its origin is its URL. */
-        if (r->top)
+        /* Only a frame's localStorage (PB: third-party frames); its origin is its URL, its host
+         * the token's. */
+        if (!report_limits_first(&px->report_limits, r->doc.id, c->c_ex.host))
             return;
-        snprintf(url, sizeof(url), "%s://%s/", c->c_ex.is_https ? "https" : "http",
-                 c->c_ex.authority);
+        snprintf(url, sizeof(url), "https://%s/", c->c_ex.authority);
         s.kind = BROCK_PAGE_SUPERCOOKIE;
         s.url = url;
         s.items = r->items;
@@ -156,8 +164,14 @@ int conn_report_write(struct conn *c, int keep)
         return conn_report_answer(c, 413, "a report is at most 16 KiB", keep);
     if (x->report == REPORT_PATH_WIDGETS || x->report == REPORT_PATH_ALLOW)
         return conn_widget_write(c, keep);
-    status = report_read(c->px->report, x->host, c->c_body.data ? c->c_body.data : "",
-                         c->c_body.len, &r, &why);
+    status = report_read(c->px->report, x->host, conn_now_ms(c) / 1000,
+                         c->c_body.data ? c->c_body.data : "", c->c_body.len, &r, &why);
+    /* Counted once its token is good, whatever it says: a page that sends reports brock
+     * refuses runs out of them as soon. */
+    if (status == 0)
+        status = conn_report_limit(c, &r.doc, 1, &why);
+    if (status == 0)
+        status = report_holds(&r, &why);
     if (status == 0) {
         report_learn(c, &r);
         status = 204;
@@ -176,8 +190,14 @@ void conn_answer_report(struct conn *c, int kind)
     x->is_local = 1;
     x->report = kind;
     buf_reset(&c->c_body);
-    if (strcmp(x->method, "POST") != 0) {
-        if (conn_report_answer(c, 400, "reports are POSTed", keep) < 0)
+    /* Over plain HTTP no page has a token, and anyone on the way could read one: brock
+     * teaches nothing there, and says why. */
+    if (!c->intercepted || strcmp(x->method, "POST") != 0) {
+        if (conn_report_answer(c, c->intercepted ? 400 : 403,
+                               c->intercepted ? "reports are POSTed"
+                                              : "brock takes its page script's requests only "
+                                                "inside HTTPS it intercepts",
+                               keep) < 0)
             return;
         if (keep)
             conn_set_state(c, CONN_REQ_BODY);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Social widget placeholders (PRIVACY-BADGER.md 4), brock's side: brock's script in a page or
  * a frame asks which widgets to replace there, and says when its user clicked "Allow once" or
- * "Always allow on this site". The widgets are the top-level page's: a page's own, a frame's
- * those of the page it is in (conn_report_site(), as for reports). The token binds each
- * request to the host of the document that sent it, so a page lists, and allows, widgets for
- * its own host only, and a frame for a page that was seen loading it. */
+ * "Always allow on this site". The widgets are the top-level page's, which the document's
+ * token names (a page's own host, a frame's page as brock saw it load the frame). An
+ * allowance is taken from a top-level page or a frame of its own site, never from another
+ * site's frame, and never over a choice of the user's that blocks the widget. */
 #include "proxy/conn.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "proxy/conn_internal.h"
@@ -62,13 +63,6 @@ struct allow_ctx {
     int failed;
 };
 
-static int count_one(void *arg, const char *pattern)
-{
-    (void)arg;
-    (void)pattern;
-    return 0;
-}
-
 static int allow_one(void *arg, const char *pattern)
 {
     struct allow_ctx *a = arg;
@@ -76,6 +70,38 @@ static int allow_one(void *arg, const char *pattern)
 
     if (widget_allows_add(&c->px->widgets, c->c_peer, a->site, pattern, conn_now_ms(c)) < 0)
         a->failed = 1;
+    return 0;
+}
+
+/* Whether the document may allow the widget on its page: 0, or 400 or 403 with why. Another
+ * site's frame may not (report_may_allow()); nor may anyone, but the user, override a choice
+ * of the user's that blocks the widget. */
+static int allow_holds(struct conn *c, const struct report_widget *w, char *why, size_t size)
+{
+    struct brock_user_choice u;
+    const char *not;
+    int rc;
+
+    if (report_may_allow(&w->doc, &not) != 0) {
+        snprintf(why, size, "%s", not);
+        return 403;
+    }
+    rc = brock_widget_user_choice(c->px->engine, w->doc.site, w->widget, &u);
+    if (rc == BROCK_ENOTFOUND) {
+        snprintf(why, size, "no widget of that name lets anything load");
+        return 400;
+    }
+    if (rc < 0) {
+        snprintf(why, size, "widgets are allowed on sites named by a host");
+        return 400;
+    }
+    if (rc == 1) {
+        snprintf(why, size, "you chose to %s %s%s%s (brock set): only you can let the widget "
+                            "load over that choice",
+                 u.action == BROCK_USER_BLOCK ? "block" : "cookieblock", u.domain,
+                 u.site_only ? " on " : "", u.site_only ? w->doc.site : "");
+        return 403;
+    }
     return 0;
 }
 
@@ -88,8 +114,6 @@ static int widget_allow(struct conn *c, const char *site, const struct report_wi
     struct allow_ctx a = {.c = c, .site = site};
     int rc;
 
-    if (brock_widget_unblock_each(px->engine, w->widget, count_one, NULL) < 0)
-        return conn_report_answer(c, 400, "no widget of that name lets anything load", keep);
     if (w->always) {
         rc = brock_widget_site_allow(px->engine, site, w->widget, 1);
         if (rc == BROCK_ENOMEM) {
@@ -113,25 +137,26 @@ int conn_widget_write(struct conn *c, int keep)
 {
     struct exchange *x = &c->c_ex;
     struct report_widget w;
-    char site[BROCK_HOST_MAX];
     const char *why = "taken";
+    char reason[BROCK_HOST_MAX * 2 + 160];
+    int is_allow = x->report == REPORT_PATH_ALLOW;
     int status, rc;
 
     status = report_read_widget(c->px->report, (enum report_path)x->report, x->host,
-                                c->c_body.data ? c->c_body.data : "", c->c_body.len, &w, &why);
-    if (status == 0 && !conn_report_site(c, w.top, w.ancestor, site)) {
-        /* A frame whose page brock does not know: nothing to replace, nothing to allow. */
-        if (x->report == REPORT_PATH_WIDGETS)
-            rc = widgets_answer(c, "[]", keep);
-        else
-            rc = conn_report_answer(c, 403, "the frame's page was not seen loading it", keep);
-    } else if (status != 0) {
+                                conn_now_ms(c) / 1000, c->c_body.data ? c->c_body.data : "",
+                                c->c_body.len, &w, &why);
+    /* Counted once its token is good, refused or not; a question toward its document's limit
+     * only: a page with many frames asks once in each. */
+    if (status == 0)
+        status = conn_report_limit(c, &w.doc, is_allow, &why);
+    if (status == 0 && is_allow && (status = allow_holds(c, &w, reason, sizeof(reason))) != 0)
+        why = reason;
+    if (status != 0)
         rc = conn_report_answer(c, status, why, keep);
-    } else if (x->report == REPORT_PATH_WIDGETS) {
-        rc = widgets_list(c, site, keep);
-    } else {
-        rc = widget_allow(c, site, &w, keep);
-    }
+    else if (!is_allow)
+        rc = widgets_list(c, w.doc.site, keep);
+    else
+        rc = widget_allow(c, w.doc.site, &w, keep);
     report_widget_cleanup(&w);
     buf_reset(&c->c_body);
     return rc;

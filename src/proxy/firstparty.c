@@ -25,6 +25,7 @@ struct fp_client {
     char tops[LIMIT_FP_TOPS][BROCK_HOST_MAX]; /* recent top-level pages, a ring */
     size_t n_tops, next_top;
     char *seen[LIMIT_FP_SEEN]; /* "site host": third parties its pages loaded, a ring */
+    int64_t seen_ms[LIMIT_FP_SEEN]; /* and when each was last loaded */
     size_t n_seen, next_seen;
 };
 
@@ -292,14 +293,23 @@ static int seen_find(const struct fp_client *c, const char *site, const char *ho
     return -1;
 }
 
-void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host)
+void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host,
+            int64_t now_ms)
 {
     struct fp_client *c = client_get(m, client, 1);
     size_t ns = strnlen(site, BROCK_HOST_MAX - 1), nh = strnlen(host, BROCK_HOST_MAX - 1);
     char *pair;
+    int i;
 
-    if (!c || seen_find(c, site, host) >= 0)
+    if (!c)
         return;
+    if ((i = seen_find(c, site, host)) >= 0) {
+        /* Loaded again: a page's report is believed only for what was loaded since the page
+         * was given its token. Told by another worker, an older load changes nothing. */
+        if (now_ms > c->seen_ms[i])
+            c->seen_ms[i] = now_ms;
+        return;
+    }
     pair = mem_malloc(ns + nh + 2);
     if (!pair)
         return;
@@ -313,22 +323,14 @@ void fp_saw(struct fp_memory *m, const char *client, const char *site, const cha
     else
         mem_free(c->seen[c->next_seen]);
     c->seen[c->next_seen] = pair;
+    c->seen_ms[c->next_seen] = now_ms;
     c->next_seen = (c->next_seen + 1) % LIMIT_FP_SEEN;
 }
 
-int fp_has_seen(struct fp_memory *m, const char *client, const char *site, const char *host)
+int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, const char *host)
 {
     const struct fp_client *c = client_get(m, client, 0);
+    int i = c ? seen_find(c, site, host) : -1;
 
-    return c && seen_find(c, site, host) >= 0;
-}
-
-int fp_frame_vouch(struct fp_memory *m, const char *client, const char *host, const char *site)
-{
-    struct fp_client *c = client_get(m, client, 0);
-
-    if (!c || seen_find(c, site, host) < 0)
-        return 0;
-    frame_remember(c, host, site, 1);
-    return 1;
+    return i >= 0 ? c->seen_ms[i] : -1;
 }

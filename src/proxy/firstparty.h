@@ -60,18 +60,13 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
 enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host,
                           char *site);
 
-/* Records that a page of site loaded host as a third party, for client. Out of memory only
- * loses it. */
-void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host);
+/* Records that a page of site loaded host as a third party at now_ms (ms since the epoch),
+ * for client. Out of memory only loses it. */
+void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host,
+            int64_t now_ms);
 
-/* Whether client was lately seen loading host (exactly) as a third party on site. */
-int fp_has_seen(struct fp_memory *m, const char *client, const char *site, const char *host);
-
-/* A document of host says (through brock's script, bound to host by its token) that it is a
- * frame whose top-level page is site: from now on requests it makes belong to site, as if the
- * client's fetch metadata had shown the frame opened there. Only when client was seen loading
- * host on site: a frame can then lie about its own host only, and only toward a page that did
- * load it. Returns 1 when taken, 0 when not. */
-int fp_frame_vouch(struct fp_memory *m, const char *client, const char *host, const char *site);
+/* When client was last seen loading host (exactly) as a third party on site, as fp_saw() was
+ * told (ms since the epoch); -1 when not lately. */
+int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, const char *host);
 
 #endif

@@ -14,17 +14,17 @@
 
 #define FP_RING_SLOTS 4096
 
-enum { EV_TOP = 1, EV_FRAME, EV_SAW, EV_VOUCH };
+enum { EV_TOP = 1, EV_FRAME, EV_SAW };
 
 struct fp_event {
     uint64_t seq;                /* ticket + 1 once written; 0 while being written */
     unsigned writer;             /* the worker's index */
     unsigned char kind;          /* EV_* */
     unsigned char cross;         /* EV_FRAME: Sec-Fetch-Site said cross-site */
+    int64_t time_ms;             /* EV_SAW: when */
     char client[64];
-    char a[BROCK_HOST_MAX];      /* EV_TOP, EV_FRAME, EV_VOUCH: the host; EV_SAW: the site */
-    char b[BROCK_HOST_MAX];      /* EV_FRAME: the referrer's host or ""; EV_SAW: the host;
-                                    EV_VOUCH: the page */
+    char a[BROCK_HOST_MAX];      /* EV_TOP, EV_FRAME: the host; EV_SAW: the site */
+    char b[BROCK_HOST_MAX];      /* EV_FRAME: the referrer's host or ""; EV_SAW: the host */
 };
 
 struct fp_ring {
@@ -37,8 +37,8 @@ size_t fpshare_ring_size(void)
     return sizeof(struct fp_ring);
 }
 
-static void put(const struct proxy_worker *w, int kind, int cross, const char *client,
-                const char *a, const char *b)
+static void put(const struct proxy_worker *w, int kind, int cross, int64_t time_ms,
+                const char *client, const char *a, const char *b)
 {
     struct fp_ring *ring = w->fp_ring;
     uint64_t t = __atomic_fetch_add(&ring->head, 1, __ATOMIC_RELAXED);
@@ -49,6 +49,7 @@ static void put(const struct proxy_worker *w, int kind, int cross, const char *c
     e->writer = w->index;
     e->kind = (unsigned char)kind;
     e->cross = (unsigned char)cross;
+    e->time_ms = time_ms;
     snprintf(e->client, sizeof(e->client), "%s", client);
     snprintf(e->a, sizeof(e->a), "%s", a);
     snprintf(e->b, sizeof(e->b), "%s", b ? b : "");
@@ -67,7 +68,7 @@ void fpshare_infer(const struct proxy_worker *w, const char *client, const struc
     if (!w || !w->fp_ring || !is(r->fetch_mode, "navigate"))
         return;
     if (is(r->fetch_dest, "document")) {
-        put(w, EV_TOP, 0, client, r->host, NULL);
+        put(w, EV_TOP, 0, 0, client, r->host, NULL);
         return;
     }
     if (!is(r->fetch_dest, "iframe") && !is(r->fetch_dest, "frame"))
@@ -80,21 +81,14 @@ void fpshare_infer(const struct proxy_worker *w, const char *client, const struc
         if (!strcmp(r->origin, "null") || brock_url_host(r->origin, ref) < 0)
             return;
     }
-    put(w, EV_FRAME, is(r->fetch_site, "cross-site"), client, r->host, ref);
+    put(w, EV_FRAME, is(r->fetch_site, "cross-site"), 0, client, r->host, ref);
 }
 
 void fpshare_saw(const struct proxy_worker *w, const char *client, const char *site,
-                 const char *host)
+                 const char *host, int64_t now_ms)
 {
     if (w && w->fp_ring)
-        put(w, EV_SAW, 0, client, site, host);
-}
-
-void fpshare_vouch(const struct proxy_worker *w, const char *client, const char *host,
-                   const char *site)
-{
-    if (w && w->fp_ring)
-        put(w, EV_VOUCH, 0, client, host, site);
+        put(w, EV_SAW, 0, now_ms, client, site, host);
 }
 
 static void replay(struct fp_memory *m, const struct fp_event *e)
@@ -117,10 +111,7 @@ static void replay(struct fp_memory *m, const struct fp_event *e)
         (void)fp_infer(m, e->client, &r, site);
         break;
     case EV_SAW:
-        fp_saw(m, e->client, e->a, e->b);
-        break;
-    case EV_VOUCH:
-        (void)fp_frame_vouch(m, e->client, e->a, e->b);
+        fp_saw(m, e->client, e->a, e->b, e->time_ms);
         break;
     default:
         break;

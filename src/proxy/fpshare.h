@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What one worker learns of its clients' pages (firstparty.h), told to the others: the
- * navigations to top-level pages and frames, the third parties seen on a page, a frame's word
- * on its page. A ring in memory shared by the workers; each worker applies the others'
- * entries to its own record before it infers a first party. Best effort and bounded: a worker
- * that falls more than the ring's length behind skips what it missed. */
+ * navigations to top-level pages and frames, and the third parties seen on a page, with when.
+ * A ring in memory shared by the workers; each worker applies the others' entries to its own
+ * record before it infers a first party. Best effort and bounded: a worker that falls more
+ * than the ring's length behind skips what it missed. */
 #ifndef BROCK_PROXY_FPSHARE_H
 #define BROCK_PROXY_FPSHARE_H
 
@@ -22,13 +22,10 @@ size_t fpshare_ring_size(void);
  * to the other workers. w NULL (a single process): nothing. */
 void fpshare_infer(const struct proxy_worker *w, const char *client, const struct fp_request *r);
 
-/* After fp_saw() took the pair (site, host) as new for client. */
+/* After fp_saw() was told that client loaded host on site at now_ms: as new, or again in a
+ * later second than the record said (conn_decide.c tells each pair at most once a second). */
 void fpshare_saw(const struct proxy_worker *w, const char *client, const char *site,
-                 const char *host);
-
-/* After fp_frame_vouch() took host's word that its page is site, for client. */
-void fpshare_vouch(const struct proxy_worker *w, const char *client, const char *host,
-                   const char *site);
+                 const char *host, int64_t now_ms);
 
 /* Applies the other workers' entries since *next to m, and moves *next on. */
 void fpshare_apply(const struct proxy_worker *w, struct fp_memory *m, uint64_t *next);

@@ -87,6 +87,22 @@
 #define LIMIT_WIDGET_ALLOWS 256
 #define LIMIT_WIDGET_ALLOW_MS ((int64_t)60 * 60 * 1000)
 
+/* The token brock gives a page for its script's reports (report.h) lasts this long: a page's
+ * life, reloads aside. A token said to be given more than LIMIT_CLOCK_SKEW_S in the future
+ * (the clock was turned back) is not taken either. */
+#define LIMIT_REPORT_TOKEN_S ((int64_t)4 * 60 * 60)
+#define LIMIT_CLOCK_SKEW_S 60
+
+/* What brock's script in pages may say (reportlimit.h): requests of the channel a document
+ * makes in all (its reports, its question about widgets, its allowances), and reports and
+ * allowances a client makes in a minute; past either, 429. Each worker keeps the counts of
+ * LIMIT_REPORT_DOCS documents and LIMIT_REPORT_CLIENTS clients, the least recently used out
+ * first (some 180 KiB, made at the first report). */
+#define LIMIT_REPORT_DOC 32
+#define LIMIT_REPORT_CLIENT 120
+#define LIMIT_REPORT_DOCS 1024
+#define LIMIT_REPORT_CLIENTS 256
+
 /* Reports from brock's script in pages that brock refused (a wrong token, a malformed body)
  * are said at most once in this many seconds, with their count: a page cannot flood the log. */
 #define REPORT_LOG_INTERVAL_S 60

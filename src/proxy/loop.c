@@ -596,6 +596,7 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         goto fail;
     }
     widget_allows_init(&px->widgets);
+    report_limits_init(&px->report_limits);
     px->sc = brock_site_cookies_new();
     if (!px->sc) {
         snprintf(err, errlen, "out of memory");
@@ -928,6 +929,7 @@ void proxy_free(struct proxy *px)
     dash_metrics_cleanup(&px->metrics);
     dash_log_cleanup(&px->log);
     widget_allows_cleanup(&px->widgets);
+    report_limits_cleanup(&px->report_limits);
     brock_site_cookies_free(px->sc);
     mem_free(px);
 }

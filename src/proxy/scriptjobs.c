@@ -98,12 +98,23 @@ unsigned script_jobs_choose(const struct script_doc *d)
 
     if (d->signals)
         jobs |= SCRIPT_SIGNALS;
-    if (d->learning)
+    /* Reports come from a document whose token no other page could have read: a top-level
+     * page, or a frame of another site than the page's, whose DOM the page cannot reach. A
+     * same-site frame's token may be read by the page (a sandboxed frame never runs the
+     * script that would remove it), and its localStorage is the site's own: nothing to say. */
+    if (d->learning && (d->place == SCRIPT_PAGE || d->place == SCRIPT_FRAME_CROSS))
         jobs |= SCRIPT_REPORTS;
     /* Widgets are replaced in frames too, as Privacy Badger's content script does (it runs in
-     * all frames): those blocked on the frame's top-level page. The same goes for links: a
-     * frame of Google's or Facebook's shows the same wrapped links as their pages. */
-    return jobs | SCRIPT_WIDGETS | script_jobs_unwrap(d->host);
+     * all frames): those blocked on the frame's top-level page, which the token names. Their
+     * buttons are offered where an allowance is taken: in the page and its own site's frames,
+     * never in another site's frame, which could otherwise allow widgets on the page that
+     * embeds it. The links are unwrapped in any document: a frame of Google's or Facebook's
+     * shows the same wrapped links as their pages. */
+    if (d->place != SCRIPT_UNPLACED)
+        jobs |= SCRIPT_WIDGETS;
+    if (d->place == SCRIPT_PAGE || d->place == SCRIPT_FRAME_SAME)
+        jobs |= SCRIPT_ALLOW;
+    return jobs | script_jobs_unwrap(d->host);
 }
 
 void script_jobs_letters(unsigned jobs, char *out)
@@ -113,7 +124,7 @@ void script_jobs_letters(unsigned jobs, char *out)
         char letter;
     } letters[] = {
         {SCRIPT_SIGNALS, 's'},       {SCRIPT_REPORTS, 'r'},         {SCRIPT_WIDGETS, 'w'},
-        {SCRIPT_UNWRAP_GOOGLE, 'g'}, {SCRIPT_UNWRAP_FACEBOOK, 'f'},
+        {SCRIPT_ALLOW, 'a'},         {SCRIPT_UNWRAP_GOOGLE, 'g'},   {SCRIPT_UNWRAP_FACEBOOK, 'f'},
     };
     size_t n = 0;
 

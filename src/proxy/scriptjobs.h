@@ -10,18 +10,30 @@
 #include <stddef.h>
 
 enum script_job {
-    SCRIPT_SIGNALS = 1,         /* "s": navigator.globalPrivacyControl and doNotTrack */
-    SCRIPT_REPORTS = 2,         /* "r": canvas fingerprinting and supercookies, reported */
-    SCRIPT_WIDGETS = 4,         /* "w": placeholders for blocked social widgets (the page's) */
-    SCRIPT_UNWRAP_GOOGLE = 8,   /* "g": Google's /url?q= links lead where they say */
-    SCRIPT_UNWRAP_FACEBOOK = 16 /* "f": Facebook's l.php?u= links too, and fbclid goes */
+    SCRIPT_SIGNALS = 1,          /* "s": navigator.globalPrivacyControl and doNotTrack */
+    SCRIPT_REPORTS = 2,          /* "r": canvas fingerprinting and supercookies, reported */
+    SCRIPT_WIDGETS = 4,          /* "w": placeholders for blocked social widgets (the page's) */
+    SCRIPT_UNWRAP_GOOGLE = 8,    /* "g": Google's /url?q= links lead where they say */
+    SCRIPT_UNWRAP_FACEBOOK = 16, /* "f": Facebook's l.php?u= links too, and fbclid goes */
+    SCRIPT_ALLOW = 32,           /* "a": the placeholders have buttons that let a widget load */
+};
+
+/* What brock saw of the document's navigation, which says what its script may tell brock
+ * (docs/design.md, "Reports from pages"). */
+enum script_place {
+    SCRIPT_UNPLACED = 0,   /* no token: plain HTTP, a fetch() of a page, a frame brock
+                              cannot place */
+    SCRIPT_PAGE,           /* a top-level page */
+    SCRIPT_FRAME_SAME,     /* a frame of its top-level page's own site */
+    SCRIPT_FRAME_CROSS,    /* a frame of another site than its top-level page's */
 };
 
 /* One document that gets the script, as brock knows it. */
 struct script_doc {
-    const char *host; /* the document's own host, normalised (brock_host_normalize) */
-    int signals;      /* brock sends DNT and Sec-GPC for its site */
-    int learning;     /* brock learns */
+    const char *host;        /* the document's own host, normalised (brock_host_normalize) */
+    int signals;             /* brock sends DNT and Sec-GPC for its site */
+    int learning;            /* brock learns */
+    enum script_place place; /* where it sits, when brock gives it a token */
 };
 
 /* The jobs (enum script_job) of the script in d. */

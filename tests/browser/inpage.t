@@ -7,7 +7,10 @@
 // supercookie), the other a low-entropy one. The fingerprinter and the supercookie frame are
 // learned on three sites, with their evidence, and blocked on the fourth, never reaching the
 // origin there; the others are not learned. The page's own canvas gives the same data as
-// without brock, and the wrapped functions look like the browser's own.
+// without brock, and the wrapped functions look like the browser's own. Three sites of one
+// owner that load a victim's script and read the token of a frame of their own, sandboxed so
+// that brock's script never runs there to take it out, and report the victim's script as a
+// canvas fingerprinter with it, are refused: the victim is not learned.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -26,6 +29,8 @@ const FP = 'fp-tracker.test';        // draws text and reads the canvas back
 const SMALL = 'small-canvas.test';   // draws text, reads back 10x10 pixels only
 const SC = 'frame-tracker.test';     // a frame with a high-entropy localStorage value
 const LO = 'quiet-frame.test';       // a frame with a low-entropy one
+const OWNER = ['w1.test', 'w2.test', 'w3.test']; // one owner's sites, forging reports
+const VICTIM = 'victim.test';        // whose script they load
 
 const tmp = h.tmpdir('inpage-browser-t');
 
@@ -82,6 +87,25 @@ const OWN_JS = `(function () {
   };
 }());`;
 
+// A page of one of OWNER's sites: the victim's script, and a frame of its own sandboxed without
+// scripts, whose token it reads and reports the victim's script with, as fingerprinting it saw
+// in a top-level page. window.forged is brock's answer (or why nothing was sent).
+const FORGED_PAGE = `<!doctype html><html><head><title>owner</title></head><body>
+  <script src="https://${VICTIM}/lib.js"></script>
+  <iframe id="f" sandbox="allow-same-origin" src="/inner"></iframe>
+  <script>
+  document.getElementById('f').addEventListener('load', function () {
+    var el = this.contentDocument.querySelector('script[data-brock]');
+    var conf = el ? el.getAttribute('data-brock').split(' ') : [];
+    if (conf.length !== 3 || conf[0] === '-') { window.forged = 'no token'; return; }
+    var url = 'https://${VICTIM}/lib.js';
+    fetch(location.origin + conf[1], { method: 'POST', body: JSON.stringify({
+      token: conf[0], kind: 'canvas', top: true, ancestors: [], script: url, writers: [url] }) })
+      .then(function (r) { window.forged = r.status; }, function () { window.forged = 'failed'; });
+  });
+  </script></body></html>`;
+const FORGED_INNER = '<!doctype html><html><head><title>inner</title></head><body>inner</body></html>';
+
 function startOrigin(certs) {
   const requests = [];
   const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
@@ -101,6 +125,8 @@ function startOrigin(certs) {
         <script>localStorage.setItem(${JSON.stringify(host === SC ? 'frameId' : 'ab')},
                                      ${JSON.stringify(value)});</script></body></html>`);
     }
+    if (host === VICTIM) return js('window.lib = 1;');
+    if (OWNER.includes(host)) return html(req.url === '/inner' ? FORGED_INNER : FORGED_PAGE);
     if (req.url === '/own.js') return js(OWN_JS);
     if (req.url === '/own') {
       return html('<!doctype html><html><head><title>own</title></head><body>' +
@@ -136,7 +162,7 @@ async function startBrock(name, certs, args) {
 }
 
 before(flat('setting up', async () => {
-  const certs = makeCerts([...SITES, FP, SMALL, SC, LO]);
+  const certs = makeCerts([...SITES, FP, SMALL, SC, LO, ...OWNER, VICTIM]);
   origin = await startOrigin(certs);
   [brock, browser] = await startBrock('state', certs, []);
   [plain, plainBrowser] = await startBrock('plain', certs, ['--no-inject']);
@@ -222,3 +248,23 @@ check('the page\'s own canvas gives what it gives without brock; the wrappers lo
   // Its canvas writes were the site's own: nothing learned about the site.
   assert.deepEqual((await tracker(SITES[0])).evidence || [], []);
 }, 60000);
+
+check('three sites of one owner reporting a victim\'s script with the token of a sandboxed frame ' +
+      'of their own: refused, and the victim is not learned', async () => {
+  for (const site of OWNER) {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(`https://${site}/`, { waitUntil: 'load', timeout: 20000 });
+      assert.equal(await page.evaluate(() => window.lib), 1, `the victim's script ran on ${site}`);
+      const answer = await h.waitFor(`the forged report on ${site}`,
+                                     () => page.evaluate(() => window.forged), 10000);
+      assert.equal(answer, 403, `brock refused the report on ${site}`);
+    } finally {
+      await page.close();
+    }
+  }
+  const t = await tracker(VICTIM);
+  assert.deepEqual(t.evidence || [], [], 'no evidence against the victim');
+  assert.notEqual(t.action, 'block');
+  assert.match(brock.log(), /canvas fingerprinting is taken from a top-level page or another site/);
+}, 90000);

@@ -198,9 +198,8 @@ static void test_bounds(void **state)
     mem_free(m);
 }
 
-/* What the client's pages loaded as third parties, and a frame's word on its page: taken only
- * for a page that was seen loading the frame's host. */
-static void test_seen_and_vouch(void **state)
+/* What the client's pages loaded as third parties, and when they last did. */
+static void test_seen(void **state)
 {
     struct fp_memory *m = mem_malloc(sizeof(*m));
     struct fp_request r = {.host = "t.test", .referer = "http://frame.test/x"};
@@ -209,34 +208,33 @@ static void test_seen_and_vouch(void **state)
     (void)state;
     assert_non_null(m);
     fp_memory_init(m);
-    assert_false(fp_has_seen(m, "c", "site.test", "frame.test"));
-    fp_saw(m, "c", "site.test", "frame.test");
-    fp_saw(m, "c", "site.test", "frame.test");
-    assert_true(fp_has_seen(m, "c", "site.test", "frame.test"));
-    assert_false(fp_has_seen(m, "other", "site.test", "frame.test"));
-    assert_false(fp_has_seen(m, "c", "site.tes", "frame.test"));
-    assert_false(fp_has_seen(m, "c", "site.test", "frame.tes"));
-    assert_false(fp_has_seen(m, "c", "frame.test", "site.test"));
-    /* Unknown frame: its requests are a guess on its own host. */
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "frame.test"), -1);
+    fp_saw(m, "c", "site.test", "frame.test", 1000);
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "frame.test"), 1000);
+    /* Loaded again later: the later time. Told of an older load (by another worker that
+     * heard late): the later time still. */
+    fp_saw(m, "c", "site.test", "frame.test", 5000);
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "frame.test"), 5000);
+    fp_saw(m, "c", "site.test", "frame.test", 3000);
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "frame.test"), 5000);
+    assert_int_equal(fp_seen_at(m, "other", "site.test", "frame.test"), -1);
+    assert_int_equal(fp_seen_at(m, "c", "site.tes", "frame.test"), -1);
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "frame.tes"), -1);
+    assert_int_equal(fp_seen_at(m, "c", "frame.test", "site.test"), -1);
+    /* Seen loaded is not a frame's page: its requests are still a guess on its own host. */
     assert_int_equal(fp_infer(m, "c", &r, site), FP_GUESS);
     assert_string_equal(site, "frame.test");
-    /* A frame naming a page that never loaded it is not taken; one that did is. */
-    assert_int_equal(fp_frame_vouch(m, "c", "frame.test", "victim.test"), 0);
-    assert_int_equal(fp_frame_vouch(m, "other", "frame.test", "site.test"), 0);
-    assert_int_equal(fp_frame_vouch(m, "c", "frame.test", "site.test"), 1);
-    assert_int_equal(fp_infer(m, "c", &r, site), FP_KNOWN);
-    assert_string_equal(site, "site.test");
-    assert_int_equal(fp_page_of(m, "c", "frame.test", site), FP_KNOWN);
-    assert_string_equal(site, "site.test");
     assert_int_equal(fp_page_of(m, "c", "nowhere.test", site), FP_GUESS);
     assert_string_equal(site, "nowhere.test");
-    /* The ring keeps the newest LIMIT_FP_SEEN pairs. */
+    /* The ring keeps the newest LIMIT_FP_SEEN pairs, each with its time. */
     for (int i = 0; i < LIMIT_FP_SEEN; i++) {
         snprintf(host, sizeof(host), "h%d.test", i);
-        fp_saw(m, "c", "site.test", host);
+        fp_saw(m, "c", "site.test", host, 6000 + i);
     }
-    assert_false(fp_has_seen(m, "c", "site.test", "frame.test"));
-    assert_true(fp_has_seen(m, "c", "site.test", "h0.test"));
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "frame.test"), -1);
+    assert_int_equal(fp_seen_at(m, "c", "site.test", "h0.test"), 6000);
+    snprintf(host, sizeof(host), "h%d.test", LIMIT_FP_SEEN - 1);
+    assert_int_equal(fp_seen_at(m, "c", "site.test", host), 6000 + LIMIT_FP_SEEN - 1);
     fp_memory_cleanup(m);
     mem_free(m);
 }
@@ -247,7 +245,7 @@ int main(void)
         cmocka_unit_test(test_headers),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_bounds),
-        cmocka_unit_test(test_seen_and_vouch),
+        cmocka_unit_test(test_seen),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

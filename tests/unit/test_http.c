@@ -157,6 +157,7 @@ static void test_write(void **state)
     buf_init(&b, 16);
     assert_int_equal(http_write_request(&b, "GET", "/", 1, h, 2), -1);
     buf_cleanup(&b);
+    assert_string_equal(http_reason(429), "Too Many Requests");
     assert_string_equal(http_reason(431), "Request Header Fields Too Large");
     /* Written whole or not at all: what was there stays. */
     buf_init(&b, 40);

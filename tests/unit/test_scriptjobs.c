@@ -73,23 +73,37 @@ static const char *letters(const struct script_doc *d)
 
 static void test_choose(void **state)
 {
-    struct script_doc d = {.host = "site.test", .signals = 1, .learning = 1};
+    struct script_doc d = {.host = "site.test", .signals = 1, .learning = 1,
+                           .place = SCRIPT_PAGE};
 
     (void)state;
-    /* Pages and frames alike: a frame replaces the widgets of its page, which brock knows. */
-    assert_string_equal(letters(&d), "srw");
+    /* A top-level page: everything; its placeholders have buttons. */
+    assert_string_equal(letters(&d), "srwa");
     d.signals = d.learning = 0;
-    assert_string_equal(letters(&d), "w");
+    assert_string_equal(letters(&d), "wa");
     d.learning = 1;
-    assert_string_equal(letters(&d), "rw");
+    assert_string_equal(letters(&d), "rwa");
     /* Unwrapping depends on the document's own host. */
     d.host = "www.google.fr";
-    assert_string_equal(letters(&d), "rwg");
+    assert_string_equal(letters(&d), "rwag");
     d.host = "www.facebook.com";
     d.signals = 1;
-    assert_string_equal(letters(&d), "srwf");
+    assert_string_equal(letters(&d), "srwaf");
     d.host = "";
+    assert_string_equal(letters(&d), "srwa");
+    /* Another site's frame reports, and replaces the page's widgets, but offers no button. */
+    d.place = SCRIPT_FRAME_CROSS;
     assert_string_equal(letters(&d), "srw");
+    /* A frame of the page's own site does not report (the page may have read its token), and
+     * may allow widgets on its page. */
+    d.place = SCRIPT_FRAME_SAME;
+    assert_string_equal(letters(&d), "swa");
+    /* Without a token (plain HTTP, a fetch() of a page, a frame brock cannot place): only what
+     * needs no word with brock. */
+    d.place = SCRIPT_UNPLACED;
+    assert_string_equal(letters(&d), "s");
+    d.host = "www.google.fr";
+    assert_string_equal(letters(&d), "sg");
 }
 
 int main(void)

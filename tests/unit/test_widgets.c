@@ -103,6 +103,70 @@ static void test_blocked(void **state)
     brock_engine_free(e);
 }
 
+/* The user's choices that a widget's allowance would override: for the name or above it, for
+ * a name under a "*."-pattern, for every site or one; and the widget lists name them. */
+static void test_user_choice(void **state)
+{
+    struct brock_engine *e = open_engine(NULL);
+    struct brock_user_choice u;
+    char *text = NULL;
+    json_t *root;
+
+    (void)state;
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Facebook Like", &u), 0);
+    assert_int_equal(brock_set_user_action(e, "facebook.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Facebook Like", &u), 1);
+    assert_string_equal(u.domain, "facebook.com");
+    assert_int_equal(u.action, BROCK_USER_BLOCK);
+    assert_int_equal(u.site_only, 0);
+    /* What the page is told: the widget, and the choice that keeps it blocked. */
+    assert_int_equal(brock_widgets_blocked(e, "news.example", NULL, 0, &text), 5);
+    root = json_loads(text, 0, NULL);
+    for (size_t i = 0; i < json_array_size(root); i++)
+        assert_string_equal(json_string_value(json_object_get(json_array_get(root, i), "chosen")),
+                            "facebook.com");
+    json_decref(root);
+    brock_free(text);
+    assert_int_equal(brock_set_user_action(e, "facebook.com", BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Facebook Like", &u), 1);
+    assert_int_equal(u.action, BROCK_USER_COOKIEBLOCK);
+    /* The user's allowance of the very name the widget loads beats a block above it. */
+    assert_int_equal(brock_set_user_action(e, "facebook.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_user_action(e, "www.facebook.com", BROCK_USER_ALLOW), 0);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Facebook Like", &u), 0);
+    assert_int_equal(brock_set_user_action(e, "www.facebook.com", BROCK_NOACTION), 0);
+    assert_int_equal(brock_set_user_action(e, "facebook.com", BROCK_NOACTION), 0);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Facebook Like", &u), 0);
+    /* A choice for one site only holds there only. */
+    assert_int_equal(brock_set_site_action(e, "news.example", "www.facebook.com",
+                                           BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_widget_user_choice(e, "www.news.example", "Facebook Like", &u), 1);
+    assert_string_equal(u.domain, "www.facebook.com");
+    assert_int_equal(u.site_only, 1);
+    assert_int_equal(brock_widget_user_choice(e, "other.example", "Facebook Like", &u), 0);
+    /* "*.disqus.com" lets every name under disqus.com load: a choice for one of them counts,
+     * for every site or for this one. */
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Disqus", &u), 0);
+    assert_int_equal(brock_set_user_action(e, "c.disqus.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Disqus", &u), 1);
+    assert_string_equal(u.domain, "c.disqus.com");
+    assert_int_equal(u.site_only, 0);
+    assert_int_equal(brock_set_user_action(e, "c.disqus.com", BROCK_NOACTION), 0);
+    assert_int_equal(brock_set_site_action(e, "news.example", "c.disqus.com",
+                                           BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "Disqus", &u), 1);
+    assert_string_equal(u.domain, "c.disqus.com");
+    assert_int_equal(u.action, BROCK_USER_COOKIEBLOCK);
+    assert_int_equal(u.site_only, 1);
+    assert_int_equal(brock_widget_user_choice(e, "other.example", "Disqus", &u), 0);
+    /* Not a widget that lets anything load, not a site. */
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "LinkedIn", &u),
+                     BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", NULL, &u), BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_user_choice(e, "not a host", "Disqus", &u), BROCK_EINVAL);
+    brock_engine_free(e);
+}
+
 static int collect(void *arg, const char *pattern)
 {
     strcat(arg, pattern);
@@ -270,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_pattern),
         cmocka_unit_test(test_blocked),
         cmocka_unit_test(test_unblock),
+        cmocka_unit_test(test_user_choice),
         cmocka_unit_test(test_decide),
         cmocka_unit_test(test_site_allowlist),
         cmocka_unit_test(test_allowlist_change_seen),
