@@ -15,7 +15,7 @@ trap 'rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 HOME="$T/home"
 BROCK_TRUST_SYSTEM_DIR="$T/system"
-BROCK_TRUST_FIREFOX_POLICIES="$T/etc/firefox-esr/policies/policies.json"
+BROCK_TRUST_FIREFOX_POLICIES="$T/etc/firefox/policies/policies.json"
 # The command after the system folder changes: here it records that it ran.
 BROCK_TRUST_UPDATE="echo ran >> '$T/updates'"
 export HOME BROCK_TRUST_SYSTEM_DIR BROCK_TRUST_FIREFOX_POLICIES BROCK_TRUST_UPDATE
