@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -32,6 +34,14 @@
 
 /* The first bytes a failing command wrote on stderr, for the user. */
 #define CMD_ERR_MAX 200
+
+/* Every name the CA can have in an NSS database begins so: brock's own ("brock local CA FP")
+ * and the one Firefox gives a certificate it imports, through its policy or by hand, made of
+ * the CA's CN and O ("brock local CA on HOST - brock", with "#2" after it for a second of the
+ * same name). Only those are fetched and compared with the CA, not every certificate a
+ * profile keeps. */
+#define NICK_PREFIX "brock local CA"
+#define NICK_MAX 256
 
 const char *trust_state_name(enum trust_state s)
 {
@@ -146,31 +156,98 @@ int trust_init(struct trust *t, const char *cert_file, char *err, size_t errlen)
 
 /* ---- running certutil and update-ca-certificates ---- */
 
-/* Runs argv (as user when given and brock is root), with input (NULL: none) on its standard
- * input and its standard output discarded. Returns its exit status, 127 when it could not be
- * started (err says so), or -1; the start of what it wrote on stderr goes to err. */
-static int run(char *const argv[], const struct trust_user *as, const char *input,
-               size_t input_len, char *err, size_t errlen)
+/* What a command wrote on its standard output, kept when run() is given one: text (allocated,
+ * NUL-terminated, at most OUTPUT_MAX bytes; the rest is read and dropped) and its length. */
+struct output {
+    char *text;
+    size_t len, cap;
+};
+
+/* Keeps what a listing of every certificate in a database says, and more. */
+#define OUTPUT_MAX ((size_t)4 << 20)
+
+static void output_add(struct output *o, const char *bytes, size_t n)
 {
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, status = 0;
+    if (o->len + n > OUTPUT_MAX)
+        n = OUTPUT_MAX - o->len;
+    if (!n || mem_grow(&o->text, &o->cap, o->len + n + 1, 1) < 0)
+        return;
+    memcpy(o->text + o->len, bytes, n);
+    o->len += n;
+    o->text[o->len] = '\0';
+}
+
+/* Reads the child's standard output (ofd, into out; -1: not kept) and standard error (efd, its
+ * first bytes into err) until both close. Both are served as they come, so that neither pipe
+ * fills while the other is waited on. */
+static void drain(int ofd, struct output *out, int efd, char *err, size_t errlen)
+{
+    struct pollfd p[2] = {{.fd = ofd, .events = POLLIN}, {.fd = efd, .events = POLLIN}};
     size_t got = 0;
-    ssize_t r;
-    pid_t pid;
+    char buf[4096];
+
+    while (p[0].fd >= 0 || p[1].fd >= 0) {
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            ssize_t r;
+
+            if (p[i].fd < 0 || !p[i].revents)
+                continue;
+            r = read(p[i].fd, buf, sizeof(buf));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                p[i].fd = -1;
+            } else if (i == 1 && got + 1 < errlen) {
+                size_t n = (size_t)r < errlen - got - 1 ? (size_t)r : errlen - got - 1;
+
+                memcpy(err + got, buf, n);
+                got += n;
+            } else if (i == 0 && out) {
+                output_add(out, buf, (size_t)r);
+            }
+        }
+    }
+    err[got] = '\0';
+}
+
+static void close_pipes(int p[][2], int n)
+{
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < 2; j++) {
+            if (p[i][j] >= 0)
+                close(p[i][j]);
+            p[i][j] = -1;
+        }
+    }
+}
+
+/* Runs argv (as user when given and brock is root), with input (NULL: none) on its standard
+ * input and its standard output kept in out (NULL: discarded). Returns its exit status, 127
+ * when it could not be started (err says so), or -1; the start of what it wrote on stderr
+ * goes to err. */
+static int run(char *const argv[], const struct trust_user *as, const char *input,
+               size_t input_len, struct output *out, char *err, size_t errlen)
+{
+    /* The child's standard input, output and error. */
+    int p[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}}, status = 0;
+    pid_t pid = -1;
 
     err[0] = '\0';
-    if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
+    if (pipe2(p[0], O_CLOEXEC) < 0 || (out && pipe2(p[1], O_CLOEXEC) < 0) ||
+        pipe2(p[2], O_CLOEXEC) < 0 || (pid = fork()) < 0) {
         snprintf(err, errlen, "%s", strerror(errno));
-        goto fail;
-    }
-    pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        goto fail;
+        close_pipes(p, 3);
+        return -1;
     }
     if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
+        int stdout_fd = out ? p[1][1] : open("/dev/null", O_WRONLY);
 
-        if (dup2(in[0], 0) < 0 || dup2(null, 1) < 0 || dup2(out[1], 2) < 0)
+        if (dup2(p[0][0], 0) < 0 || dup2(stdout_fd, 1) < 0 || dup2(p[2][1], 2) < 0)
             _exit(126);
         if (as && geteuid() == 0 && as->uid != 0 &&
             (setgroups(0, NULL) < 0 || setgid(as->gid) < 0 || setuid(as->uid) < 0))
@@ -179,47 +256,45 @@ static int run(char *const argv[], const struct trust_user *as, const char *inpu
         dprintf(2, "%s cannot be run: %s", argv[0], strerror(errno));
         _exit(127);
     }
-    close(in[0]);
-    close(out[1]);
-    in[0] = out[1] = -1;
+    /* The child's ends: the read end of its input, the write ends of its output and error. */
+    for (int i = 0; i < 3; i++) {
+        int end = i == 0 ? 0 : 1;
+
+        if (p[i][end] >= 0)
+            close(p[i][end]);
+        p[i][end] = -1;
+    }
     /* The input is a certificate, far below a pipe's buffer: written whole before reading.
      * A command that ends without reading it must not end brock with SIGPIPE. */
     if (input) {
         struct sigaction ign = {.sa_handler = SIG_IGN}, old;
 
         sigaction(SIGPIPE, &ign, &old);
-        if (write(in[1], input, input_len) != (ssize_t)input_len)
+        if (write(p[0][1], input, input_len) != (ssize_t)input_len)
             snprintf(err, errlen, "%s", strerror(errno));
         sigaction(SIGPIPE, &old, NULL);
     }
-    close(in[1]);
-    in[1] = -1;
-    while (got + 1 < errlen && (r = read(out[0], err + got, errlen - got - 1)) > 0)
-        got += (size_t)r;
-    err[got] = '\0';
-    close(out[0]);
+    close(p[0][1]);
+    p[0][1] = -1;
+    drain(p[1][0], out, p[2][0], err, errlen);
+    close_pipes(p, 3);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    for (char *p = err; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
+    for (char *c = err; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-fail:
-    for (int i = 0; i < 2; i++) {
-        if (in[i] >= 0)
-            close(in[i]);
-        if (out[i] >= 0)
-            close(out[i]);
-    }
-    return -1;
 }
 
-/* "certutil OP -d sql:DIR ...": its status, as run(). execvp() takes char *const[]: the
- * words are copied into arrays of this call's own. */
-static int certutil(const struct trust *t, const char *dir, const char *op, char *err,
-                    size_t errlen)
+/* "certutil OP -d sql:DIR [-n NICK] ...": its status, as run(). OP is -N (a new empty
+ * database), -A (add the CA under brock's name for it, trusted to issue server certificates),
+ * -D (delete nick), or -L: with nick, that certificate in PEM on out; without, every nickname
+ * in the database.
+ * execvp() takes char *const[]: the words are copied into arrays of this call's own. */
+static int certutil(const struct trust *t, const char *dir, const char *op, const char *nick,
+                    struct output *out, char *err, size_t errlen)
 {
-    char db[PATH_MAX + 8], nick[sizeof(t->nick)], opw[4];
+    char db[PATH_MAX + 8], name[NICK_MAX], opw[4];
     char w_cu[] = "certutil", w_d[] = "-d", w_empty[] = "--empty-password", w_n[] = "-n",
          w_t[] = "-t", w_trust[] = "C,,", w_a[] = "-a";
     char *argv[12];
@@ -227,26 +302,27 @@ static int certutil(const struct trust *t, const char *dir, const char *op, char
     const char *input = NULL;
 
     snprintf(db, sizeof(db), "sql:%s", dir);
-    snprintf(nick, sizeof(nick), "%s", t->nick);
+    snprintf(name, sizeof(name), "%s", op[1] == 'A' ? t->nick : nick ? nick : "");
     snprintf(opw, sizeof(opw), "%s", op);
     argv[n++] = w_cu;
     argv[n++] = opw;
     argv[n++] = w_d;
     argv[n++] = db;
-    if (op[1] == 'N') {
+    if (op[1] == 'N')
         argv[n++] = w_empty;
-    } else {
+    if (nick || op[1] == 'A') {
         argv[n++] = w_n;
-        argv[n++] = nick;
+        argv[n++] = name;
     }
     if (op[1] == 'A') {
         argv[n++] = w_t;
         argv[n++] = w_trust;
-        argv[n++] = w_a;
         input = t->pem;
     }
+    if (op[1] == 'A' || (op[1] == 'L' && nick))
+        argv[n++] = w_a;
     argv[n] = NULL;
-    return run(argv, t->have_user ? &t->user : NULL, input, input ? t->pem_len : 0, err,
+    return run(argv, t->have_user ? &t->user : NULL, input, input ? t->pem_len : 0, out, err,
                errlen);
 }
 
@@ -288,7 +364,7 @@ static int system_update(const struct trust *t, char *err, size_t errlen)
     snprintf(cmd, sizeof(cmd), "%s", t->update_cmd);
     if (!t->update_cmd[0])
         return 0;
-    rc = run(argv, NULL, NULL, 0, err, errlen);
+    rc = run(argv, NULL, NULL, 0, NULL, err, errlen);
     if (rc != 0 && !err[0])
         snprintf(err, errlen, "it exited with %d", rc);
     return rc == 0 ? 0 : -1;
@@ -349,15 +425,91 @@ static int system_uninstall(const struct trust *t, trust_say_fn say, void *arg)
 
 /* ---- NSS databases: Chromium's and each Firefox profile's ---- */
 
+/* Whether PEM text, one certificate or more, holds the CA's own. */
+static int pem_holds(const struct trust *t, const char *text, size_t len)
+{
+    BIO *mine = BIO_new_mem_buf(t->pem, (int)t->pem_len), *b = BIO_new_mem_buf(text, (int)len);
+    X509 *ca = mine ? PEM_read_bio_X509(mine, NULL, NULL, NULL) : NULL, *x;
+    int same = 0;
+
+    while (ca && b && !same && (x = PEM_read_bio_X509(b, NULL, NULL, NULL))) {
+        same = X509_cmp(ca, x) == 0;
+        X509_free(x);
+    }
+    /* The read that finds no more certificates leaves an error behind, which is no news. */
+    ERR_clear_error();
+    X509_free(ca);
+    BIO_free(mine);
+    BIO_free(b);
+    return same;
+}
+
+/* The next nickname beginning with NICK_PREFIX in a `certutil -L` listing at *at, copied into
+ * nick; 0 when there is none left. A line is "NICKNAME   TRUST", the trust attributes its last
+ * word, with two commas ("C,,", "CT,C,C"); the header's lines have no nickname before it. */
+static int next_nick(const char **at, char *nick, size_t size)
+{
+    const size_t plen = sizeof(NICK_PREFIX) - 1;
+
+    while (**at) {
+        const char *line = *at, *eol = strchr(line, '\n'), *end, *word;
+        size_t n;
+
+        eol = eol ? eol : line + strlen(line);
+        *at = *eol ? eol + 1 : eol;
+        end = eol;
+        while (end > line && (end[-1] == ' ' || end[-1] == '\r' || end[-1] == '\t'))
+            end--;
+        word = end;
+        while (word > line && word[-1] != ' ')
+            word--;
+        if (!memchr(word, ',', (size_t)(end - word)))
+            continue;
+        while (word > line && word[-1] == ' ')
+            word--;
+        n = (size_t)(word - line);
+        if (n < plen || n >= size || strncmp(line, NICK_PREFIX, plen) != 0)
+            continue;
+        memcpy(nick, line, n);
+        nick[n] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* The first nickname under which the database in dir holds the CA itself, into nick (size
+ * NICK_MAX): 1, 0 when it holds it under none, or -1 when certutil cannot be run (err says
+ * why). Each candidate's certificate is compared with the CA's, so that another certificate
+ * of a like name is never taken for it. */
+static int nss_find(const struct trust *t, const char *dir, char *nick, char *err, size_t errlen)
+{
+    struct output list = {0};
+    const char *at;
+    int found = 0, rc = certutil(t, dir, "-L", NULL, &list, err, errlen);
+
+    if (rc == 127 || rc < 0) {
+        mem_free(list.text);
+        return -1;
+    }
+    at = list.text ? list.text : "";
+    while (!found && next_nick(&at, nick, NICK_MAX)) {
+        struct output pem = {0};
+
+        if (certutil(t, dir, "-L", nick, &pem, err, errlen) == 0 && pem.text)
+            found = pem_holds(t, pem.text, pem.len);
+        mem_free(pem.text);
+    }
+    mem_free(list.text);
+    return found;
+}
+
 /* Whether the database in dir holds the certificate: 1, 0, or -1 when certutil cannot be
  * run (err says why). */
 static int nss_has(const struct trust *t, const char *dir, char *err, size_t errlen)
 {
-    int rc = certutil(t, dir, "-L", err, errlen);
+    char nick[NICK_MAX];
 
-    if (rc == 127 || rc < 0)
-        return -1;
-    return rc == 0;
+    return nss_find(t, dir, nick, err, errlen);
 }
 
 static const char *certutil_missing(int rc, const char *err)
@@ -391,7 +543,7 @@ static int nss_create(const struct trust *t, const char *dir, char *err, size_t 
                  strerror(errno));
         return -1;
     }
-    rc = certutil(t, dir, "-N", err, errlen);
+    rc = certutil(t, dir, "-N", NULL, NULL, err, errlen);
     if (rc != 0) {
         const char *why = certutil_missing(rc, err);
 
@@ -421,7 +573,7 @@ static int nss_install(const struct trust *t, const char *place, const char *dir
         say(arg, place, dir, TRUST_ALREADY, NULL);
         return 0;
     }
-    rc = certutil(t, dir, "-A", err, sizeof(err));
+    rc = certutil(t, dir, "-A", NULL, NULL, err, sizeof(err));
     if (rc != 0) {
         snprintf(why, sizeof(why), "certutil failed: %s", certutil_missing(rc, err));
         say(arg, place, dir, TRUST_FAILED, why);
@@ -434,16 +586,17 @@ static int nss_install(const struct trust *t, const char *place, const char *dir
 static int nss_uninstall(const struct trust *t, const char *place, const char *dir,
                          trust_say_fn say, void *arg)
 {
-    char err[CMD_ERR_MAX + 64], why[CMD_ERR_MAX + 256];
+    char err[CMD_ERR_MAX + 64], why[CMD_ERR_MAX + 256], nick[NICK_MAX];
     int has, removed = 0;
 
     if (!is_dir(dir)) {
         say(arg, place, dir, TRUST_ALREADY, NULL);
         return 0;
     }
-    /* A name can have been given to more than one certificate: each goes. */
-    for (int i = 0; i < 8 && (has = nss_has(t, dir, err, sizeof(err))) == 1; i++) {
-        int rc = certutil(t, dir, "-D", err, sizeof(err));
+    /* The CA can be there under more than one name (brock's, and the one Firefox gave it
+     * when its policy imported it): each goes. */
+    for (int i = 0; i < 8 && (has = nss_find(t, dir, nick, err, sizeof(err))) == 1; i++) {
+        int rc = certutil(t, dir, "-D", nick, NULL, err, sizeof(err));
 
         if (rc != 0) {
             snprintf(why, sizeof(why), "certutil failed: %s", certutil_missing(rc, err));

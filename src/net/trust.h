@@ -17,7 +17,9 @@
  * changed; empty: none) and BROCK_TRUST_FIREFOX_POLICIES (the policy file). */
 #define TRUST_SYSTEM_DIR "/usr/local/share/ca-certificates"
 #define TRUST_UPDATE_CMD "update-ca-certificates"
-#define TRUST_FIREFOX_POLICIES "/etc/firefox-esr/policies/policies.json"
+/* Firefox on Linux reads its policy from SysConfD/policies/policies.json, SysConfD being
+ * /etc/firefox for Debian's firefox-esr too (its own /etc/firefox-esr holds preferences only). */
+#define TRUST_FIREFOX_POLICIES "/etc/firefox/policies/policies.json"
 
 /* A user whose own stores are changed: the one running brock, or the one who ran sudo. */
 struct trust_user {

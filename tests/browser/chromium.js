@@ -36,13 +36,14 @@ function allowThirdPartyCookies(dir) {
 // third-party cookies be kept and sent; options.secureOrigins: http origins ("http://site.test")
 // the browser treats as secure, so that it sends them fetch metadata (Sec-Fetch-*) as it
 // does over HTTPS, which brock needs to tell the pages it learns on; options.args: more
-// command-line flags (--proxy-pac-url=URL with no proxy, say). Returns
-// { context, close }: a browser context
-// (context.newPage() opens a tab).
+// command-line flags (--proxy-pac-url=URL with no proxy, say); options.home: a HOME of the
+// caller's, whose NSS database (~/.pki/nssdb) Chromium reads, left in place by close().
+// Returns { context, close }: a browser context (context.newPage() opens a tab).
 async function launch(proxy, options = {}) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-chromium-'));
+  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-chromium-'));
+  const home = options.home || own;
   if (options.ca) trustCa(home, options.ca);
-  if (options.thirdPartyCookies) allowThirdPartyCookies(path.join(home, 'profile'));
+  if (options.thirdPartyCookies) allowThirdPartyCookies(path.join(own, 'profile'));
   const args = [
     '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -55,7 +56,7 @@ async function launch(proxy, options = {}) {
     // Loopback is sent to the proxy too, so that local test sites go through it.
     args.push(`--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');
   }
-  const context = await chromium.launchPersistentContext(path.join(home, 'profile'), {
+  const context = await chromium.launchPersistentContext(path.join(own, 'profile'), {
     executablePath: EXECUTABLE,
     args,
     env: { ...process.env, HOME: home },
@@ -65,7 +66,7 @@ async function launch(proxy, options = {}) {
     context,
     async close() {
       await context.close().catch(() => {});
-      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(own, { recursive: true, force: true });
     },
   };
 }

@@ -15,7 +15,7 @@ trap 'rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 HOME="$T/home"
 BROCK_TRUST_SYSTEM_DIR="$T/system"
-BROCK_TRUST_FIREFOX_POLICIES="$T/etc/firefox-esr/policies/policies.json"
+BROCK_TRUST_FIREFOX_POLICIES="$T/etc/firefox/policies/policies.json"
 # The command after the system folder changes: here it records that it ran.
 BROCK_TRUST_UPDATE="echo ran >> '$T/updates'"
 export HOME BROCK_TRUST_SYSTEM_DIR BROCK_TRUST_FIREFOX_POLICIES BROCK_TRUST_UPDATE
@@ -108,6 +108,29 @@ ok $? "uninstall again succeeds"
 is "$(grep -c ': not there (' "$T/out")" 4 "uninstall is idempotent"
 b ca status >"$T/out" 2>"$T/err"
 is "$(grep -c ': not trusted' "$T/out")" 4 "status says it is trusted nowhere"
+
+# Firefox imports the CA under a name of its own: its policy does so in each profile made
+# later, as does importing it by hand. status finds it there and uninstall takes it out; a
+# certificate of a like name that is not the CA stays.
+b ca install >/dev/null 2>&1
+P2="$HOME/.mozilla/firefox/p2.later"
+mkdir -p "$P2"
+certutil -N -d "sql:$P2" --empty-password
+certutil -A -d "sql:$P2" -n "brock local CA on elsewhere - brock" -t CT,CT, -a -i "$S/ca/ca.pem"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj "/CN=brock local CA on another" -keyout "$T/other.key" -out "$T/other.pem" 2>/dev/null
+certutil -A -d "sql:$P2" -n "brock local CA on another" -t CT,CT, -a -i "$T/other.pem"
+b ca status >"$T/out" 2>"$T/err"
+grep -q "^Firefox profile: trusted ($P2)" "$T/out"
+ok $? "status finds the CA under the name Firefox gave it"
+b ca uninstall >"$T/out" 2>"$T/err"
+grep -q "^Firefox profile: removed ($P2)" "$T/out"
+ok $? "uninstall takes it out under that name"
+certutil -L -d "sql:$P2" >"$T/list"
+if grep -q "brock local CA on elsewhere" "$T/list"; then ok 1 "it is gone"; else ok 0 "it is gone"; fi
+grep -q "brock local CA on another" "$T/list"
+ok $? "another certificate of a like name stays"
+rm -rf "$P2"
 
 # A policy file that brock alone wrote goes with the last of brock's entries.
 rm -f "$POL"
