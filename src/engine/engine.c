@@ -239,6 +239,8 @@ static void engine_free(struct brock_engine *e)
     brock__base_cache_free(e);
     brock__answers_free(e);
     brock__decide_settings_free(e);
+    brock__settings_untouch(e);
+    strmap_cleanup(&e->settings_touched, NULL);
     brock__pbconfig_cleanup(e);
     brock__pages_free(e->pages);
     brock__daily_free(e->daily);
@@ -268,6 +270,7 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);
     strmap_init(&e->decide_settings.widget_sites);
+    strmap_init(&e->settings_touched);
     brock__lists_init(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
     e->learned_max = BROCK_MAX_LEARNED_DEFAULT;

@@ -179,6 +179,11 @@ struct brock_engine {
 
     json_t *settings;         /* Privacy Badger's settings_map, as an object */
     int settings_dirty;
+    /* The keys of settings changed here since the last write (brock__settings_touch()), or
+     * all of them: when another process changed the settings meanwhile, its values are taken
+     * for every other key, so that a whole write of this object loses nothing of it. */
+    struct strmap settings_touched;
+    int settings_touch_all;
     int learn;                /* learnLocally (brock's default: on) and not no_learn */
     int no_learn;
     int check_dnt;            /* checkForDNTPolicy */
@@ -742,6 +747,12 @@ int brock__seed_apply(struct brock_engine *e, json_t *seed) BROCK_NODISCARD_INTE
 
 /* Settings: reads the cached flags out of e->settings after it changed. */
 void brock__settings_changed(struct brock_engine *e);
+
+/* Marks the setting key (NULL: every one) as changed here, to be written at the next sync. */
+void brock__settings_touch(struct brock_engine *e, const char *key);
+
+/* Forgets the marks once the settings were written. */
+void brock__settings_untouch(struct brock_engine *e);
 
 /* The settings a decision reads, read again first when they changed; NULL when out of memory
  * (the caller then reads e->settings itself). */

@@ -212,7 +212,7 @@ int brock_page_view_days_set(struct brock_engine *e, long days)
                            BROCK_PAGE_VIEW_DAYS_MAX);
     if (json_object_set_new(e->settings, PAGES_DAYS_KEY, json_integer(days)) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    e->settings_dirty = 1;
+    brock__settings_touch(e, PAGES_DAYS_KEY);
     return 0;
 }
 

@@ -135,7 +135,7 @@ int brock_passthrough_add(struct brock_engine *e, const char *host, const char *
     if (json_array_append_new(list, one) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     cap_learned(list);
-    e->settings_dirty = 1;
+    brock__settings_touch(e, PASS_KEY);
     return 0;
 }
 
@@ -152,7 +152,7 @@ int brock_passthrough_remove(struct brock_engine *e, const char *host)
     if (at < 0)
         return brock__fail(e, BROCK_ENOTFOUND, "%s is not passed through", pat);
     json_array_remove(list, (size_t)at);
-    e->settings_dirty = 1;
+    brock__settings_touch(e, PASS_KEY);
     return 0;
 }
 

@@ -185,7 +185,7 @@ int brock_pause(struct brock_engine *e, int64_t until_ms)
                            (long long)until_ms);
     if (json_object_set_new(e->settings, PAUSE_KEY, json_integer((json_int_t)until_ms)) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    e->settings_dirty = 1;
+    brock__settings_touch(e, PAUSE_KEY);
     brock__settings_changed(e);
     return 0;
 }
@@ -195,7 +195,7 @@ int brock_resume(struct brock_engine *e)
     if (!json_object_get(e->settings, PAUSE_KEY))
         return 0;
     json_object_del(e->settings, PAUSE_KEY);
-    e->settings_dirty = 1;
+    brock__settings_touch(e, PAUSE_KEY);
     brock__settings_changed(e);
     return 0;
 }
@@ -204,6 +204,7 @@ int brock__site_end_set(struct brock_engine *e, const char *site, int64_t until_
 {
     json_t *ends = json_object_get(e->settings, ENDS_KEY);
 
+    brock__settings_touch(e, ENDS_KEY);
     if (until_ms == BROCK_NO_END) {
         if (json_object_get(ends, site))
             json_object_del(ends, site);

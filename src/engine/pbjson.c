@@ -343,7 +343,8 @@ static int merge_settings(struct brock_engine *e, json_t *in)
                 return BROCK_ENOMEM;
         }
     }
-    e->settings_dirty = 1;
+    /* An import changes the settings as a whole. */
+    brock__settings_touch(e, NULL);
     brock__settings_changed(e);
     return 0;
 }

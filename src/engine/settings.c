@@ -38,6 +38,22 @@ int brock_setting_parse(const char *name, enum brock_setting *s)
     return BROCK_EINVAL;
 }
 
+void brock__settings_touch(struct brock_engine *e, const char *key)
+{
+    e->settings_dirty = 1;
+    /* Out of memory, every key counts as this process's: nothing is lost here, another's
+     * change of another key may be. */
+    if (!key || strmap_put(&e->settings_touched, key, (void *)1) < 0)
+        e->settings_touch_all = 1;
+}
+
+void brock__settings_untouch(struct brock_engine *e)
+{
+    strmap_cleanup(&e->settings_touched, NULL);
+    strmap_init(&e->settings_touched);
+    e->settings_touch_all = 0;
+}
+
 int brock_setting(const struct brock_engine *e, enum brock_setting s)
 {
     const char *key = setting_key(s);
@@ -54,7 +70,7 @@ int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on)
         return brock__fail(e, BROCK_EINVAL, "unknown setting %d", (int)s);
     if (json_object_set_new(e->settings, key, json_boolean(on)) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    e->settings_dirty = 1;
+    brock__settings_touch(e, key);
     brock__settings_changed(e);
     return 0;
 }
@@ -128,7 +144,7 @@ static int site_switch(struct brock_engine *e, const char *host, int64_t until_m
         json_array_remove(list, i);
     else if (!found && until_ms && json_array_append_new(list, json_string(host)) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    e->settings_dirty = 1;
+    brock__settings_touch(e, "disabledSites");
     brock__answers_forget(e);
     return 0;
 }

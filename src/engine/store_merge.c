@@ -15,7 +15,7 @@ void brock__store_mark_all(struct brock_engine *e)
 {
     brock__store_mark_rows(e);
     brock__site_actions_mark_all(e);
-    e->settings_dirty = 1;
+    brock__settings_touch(e, NULL);
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
     brock__pages_mark_all(e);
     brock__daily_mark_all(e);

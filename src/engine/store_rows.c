@@ -356,6 +356,7 @@ void brock__store_marks_clear(struct brock_engine *e)
     brock__strvec_cleanup(&e->forgotten);
     brock__site_actions_clean(e);
     e->settings_dirty = 0;
+    brock__settings_untouch(e);
     e->pbconfig_dirty = 0;
     e->reset_pending = 0;
     e->seed_mark = BROCK__SEED_KEPT;
@@ -366,20 +367,55 @@ void brock__store_marks_clear(struct brock_engine *e)
 
 /* ---- settings ---- */
 
+/* The values of the keys changed here since the last write, to put back over what another
+ * process wrote: {key: {"v": value}}, {} for a key taken away. */
+static json_t *touched_values(const struct brock_engine *e)
+{
+    json_t *mine = json_object();
+    const char *key;
+    size_t it = 0;
+
+    while (mine && strmap_next(&e->settings_touched, &it, &key, NULL)) {
+        json_t *v = json_object_get(e->settings, key);
+        json_t *one = v ? json_pack("{s:O}", "v", v) : json_object();
+
+        if (!one || json_object_set_new(mine, key, one) < 0) {
+            json_decref(mine);
+            return NULL;
+        }
+    }
+    return mine;
+}
+
 int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct brock_engine *e))
 {
-    json_t *old;
+    json_t *old, *mine = NULL, *one;
+    const char *key;
     int rc, changed;
 
-    if (e->settings_dirty)
+    /* What this process changed and has not written yet stays; the rest is the state's. */
+    if (e->settings_dirty && e->settings_touch_all)
         return 0;
-    old = json_deep_copy(e->settings);
-    if (!old)
+    if (e->settings_dirty && !(mine = touched_values(e)))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    old = json_deep_copy(e->settings);
+    if (!old) {
+        json_decref(mine);
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    }
     /* A row is read only for the keys the state holds; brock's own are there only while
      * they are set, and one another process took away must go from memory too. */
     brock__own_settings_drop(e);
     rc = read(e);
+    json_object_foreach(mine, key, one) {
+        json_t *v = json_object_get(one, "v");
+
+        if (rc == 0 && (v ? json_object_set(e->settings, key, v) : json_object_del(e->settings,
+                                                                                    key)) < 0 &&
+            v)
+            rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
+    }
+    json_decref(mine);
     changed = rc == 0 && !json_equal(old, e->settings);
     json_decref(old);
     if (rc < 0)

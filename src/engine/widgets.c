@@ -337,7 +337,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
         if (json_array_remove(list, i) < 0 ||
             (!json_array_size(list) && json_object_del(all, host) < 0))
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        e->settings_dirty = 1;
+        brock__settings_touch(e, "widgetSiteAllowlist");
         e->widgets_gen++;
         return 0;
     }
@@ -351,7 +351,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
     }
     if (json_array_append_new(list, json_string(name)) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    e->settings_dirty = 1;
+    brock__settings_touch(e, "widgetSiteAllowlist");
     e->widgets_gen++;
     return 0;
 }

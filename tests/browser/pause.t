@@ -111,11 +111,12 @@ check('a site\'s page: "Turn off on this site: 10 minutes", and the pause there'
 });
 
 check('a pause that ends shows as over on the page by itself', async () => {
-  const r = await h.brock(state, ['pause', '3s']);
+  const r = await h.brock(state, ['pause', '6s']);
   assert.equal(r.code, 0, r.stderr);
-  await h.waitFor('the running brock to read it', async () => (await status()).paused, 2000);
+  // A running brock reads another process's change at its next sync, once a second.
+  await h.waitFor('the running brock to read it', async () => (await status()).paused, 8000);
   await dash.goto(`http://127.0.0.1:${brock.port}/`);
   await dash.locator('#pause #countdown').waitFor();
-  await dash.getByRole('button', { name: 'Pause brock: 10 minutes' }).waitFor({ timeout: 8000 });
+  await dash.getByRole('button', { name: 'Pause brock: 10 minutes' }).waitFor({ timeout: 12000 });
   assert.equal(await dash.locator('#countdown').count(), 0);
 });

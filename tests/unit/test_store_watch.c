@@ -507,6 +507,33 @@ static void test_other_writers(void **state)
     brock_engine_free(a);
 }
 
+/* Two processes change different settings, one writing while the other's change waits for
+ * its sync: the settings are written whole, yet neither change is lost, and a key both
+ * changed keeps the last writer's value. */
+static void test_settings_both_kept(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a = open_state(f), *b = open_state(f);
+    struct brock_passthrough p;
+
+    assert_int_equal(brock_site_set_disabled(a, "a.example", 1), 0);
+    assert_int_equal(brock_passthrough_add(a, "x.example", "a's", 1, 0), 0);
+    assert_int_equal(brock_setting_set(b, BROCK_SETTING_SEND_DNT, 0), 0);
+    assert_int_equal(brock_passthrough_add(b, "x.example", "b's", 2, 0), 0);
+    sync_ok(b);
+    /* a picks b's up before it writes its own. */
+    assert_true(brock_sync(a) >= 1);
+    assert_int_equal(brock_setting(a, BROCK_SETTING_SEND_DNT), 0);
+    assert_int_equal(brock_site_is_disabled(a, "a.example"), 1);
+    sync_ok(b);
+    assert_int_equal(brock_setting(b, BROCK_SETTING_SEND_DNT), 0);
+    assert_int_equal(brock_site_is_disabled(b, "a.example"), 1);
+    assert_int_equal(brock_passthrough_find(b, "x.example", &p), 1);
+    assert_string_equal(p.why, "a's");
+    brock_engine_free(b);
+    brock_engine_free(a);
+}
+
 /* What brock_store_status() says of each kind of engine, and of a failure. */
 static void test_status(void **state)
 {
@@ -596,6 +623,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaced_in_place, setup, teardown),
         cmocka_unit_test_setup_teardown(test_garbage_in_place, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settings_both_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_write_fails, setup, teardown),
     };
