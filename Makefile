@@ -173,6 +173,15 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 TEST_DEADLINE ?= 900
 TESTS = $(UNIT_BIN) $(wildcard tests/integration/*.t) $(wildcard tests/browser/*.t)
 
+# Test files run TEST_JOBS at a time: most of a file's time is spent waiting on the network,
+# a browser or a timer, so two at once on two cores takes little more than one. The heavy
+# ones (a browser each, valgrind, building the Debian package, thousands of connections,
+# floods, memory limits) run one after another among themselves, beside the light ones.
+TEST_JOBS ?= 2
+TESTS_ONE_AT_A_TIME := tests/browser/*.t,tests/integration/valgrind.t,tests/integration/deb.t,$\
+	tests/integration/load.t,tests/integration/flood.t,tests/integration/oom.t
+PROVE_RULES := --rules='seq={$(TESTS_ONE_AT_A_TIME)}' --rules='par=**'
+
 check:
 	@scripts/deps test
 	@$(MAKE) --no-print-directory BUILD=$(BUILD) $(BIN) $(PUBLIC_LIB) $(UNIT_BIN)
@@ -181,7 +190,8 @@ check:
 	BROCK_TEST_DEADLINE=$$(($(TEST_DEADLINE) - 30)) \
 	BROCK_MAKE="$(MAKE) --no-print-directory -C $(CURDIR) BUILD=$(BUILD) SANITIZE=$(SANITIZE)" \
 	BROCK_TEST_FAILURES=$(abspath $(BUILD))/test-failures.txt \
-		prove -f --timer --exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS) || { \
+		prove -f --timer -j$(TEST_JOBS) $(PROVE_RULES) \
+		--exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS) || { \
 		st=$$?; [ ! -s $(BUILD)/test-failures.txt ] || cat $(BUILD)/test-failures.txt; exit $$st; }
 
 asan:
