@@ -449,9 +449,11 @@ static int route_matches(const struct route *r, const char *path, size_t path_le
 }
 
 /* With several processes serving (brock run --workers), the page's next request may reach
- * another one: an answer first picks up what the others wrote, and a change is written to the
- * state before it is answered, so that the page reads its own writes. A single process leaves
- * both to its once-a-second sync. */
+ * another one: an answer first picks up what the others wrote. A change is written to the
+ * state before it is answered, however many processes serve: the page then reads its own
+ * writes anywhere, and a command run right after it (brock pause, brock set) starts from it
+ * rather than racing the once-a-second sync, where the settings written whole would have
+ * set one of the two changes aside. */
 static int shared_sync(const struct dash_env *env)
 {
     return env->host.workers > 1 ? brock_sync(env->host.engine) : 0;
@@ -467,7 +469,7 @@ static int run_shared_route(const struct dash_env *env, const struct dash_reques
     if (shared_sync(env) < 0 || !(r->flags & CHANGES_STATE))
         return run_route(env, rq, r, arg, query, a, own);
     status = run_route(env, rq, r, arg, query, a, own);
-    if (shared_sync(env) < 0) {
+    if (brock_sync(env->host.engine) < 0) {
         /* The change stays in memory, for the loop's next sync to write. */
     }
     return status;

@@ -65,7 +65,7 @@ h.check('/metrics counts what was done, in a format Prometheus parses', async ()
       // Two top-level pages, and one whose server refuses: first party.
       [['http://news.test/', ...h.NAVIGATE_ARGS], 200],
       [['http://news.test/', ...h.NAVIGATE_ARGS], 200],
-      [['http://down.test/'], 502],
+      [['http://down.test/', ...h.NAVIGATE_ARGS], 502],
       // Blocked on the page: four requests to two names of one tracker.
       [['http://ads.block.test/p.gif', ...page], 403],
       [['http://ads.block.test/q.gif', ...page], 403],
@@ -153,7 +153,9 @@ h.check('TLS handshakes are counted on both sides of an intercepted request', as
     '--resolve', `*.test=127.0.0.1:${origin.port}`] });
   try {
     for (let i = 0; i < 2; i++) {
-      const ok = await h.curl(b.port, ['--cacert', brockCa, 'https://secure.test/']);
+      // A page the browser navigates to: its own first party.
+      const ok = await h.curl(b.port, ['--cacert', brockCa, ...h.NAVIGATE_ARGS,
+                                       'https://secure.test/']);
       assert.equal(ok.status, 200, ok.stderr);
     }
     // A client that does not trust brock's CA ends its handshake.

@@ -626,7 +626,7 @@ check('a blocked host\'s own site loads as a first party through an intercepted 
       async () => {
   const navigate = ['-H', 'Sec-Fetch-Mode: navigate', '-H', 'Sec-Fetch-Dest: document',
                     '-H', 'Sec-Fetch-Site: none'];
-  for (const [n, args] of [['typed', []], ['navigation', navigate],
+  for (const [n, args] of [['navigation', navigate],
                            ['own-script', ['-e', `https://${ADNET}/`, '-H',
                                            'Sec-Fetch-Dest: script']]]) {
     const r = await curl([...args, `https://${ADNET}/echo?n=${n}`]);
@@ -634,6 +634,12 @@ check('a blocked host\'s own site loads as a first party through an intercepted 
     assert.equal(r.status, 200, `${n}: ${r.body}`);
     assert.ok(sent(ADNET).find((x) => x.path === `/echo?n=${n}`), `${n} reached the origin`);
   }
+  // A request that names no page at all (no Referer, Origin or fetch metadata: a program, an
+  // image whose page hides its address) is no page of the host's own: it stays blocked.
+  const bare = await curl([`https://${ADNET}/echo?n=bare`]);
+  assert.equal(bare.connect, 200);
+  assert.equal(bare.status, 403);
+  assert.ok(!sent(ADNET).find((x) => x.path === '/echo?n=bare'), 'it never reached the origin');
 });
 
 // What a page's request to a blocked third party gets, by what it fetches: [Sec-Fetch-Dest,
