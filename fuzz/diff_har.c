@@ -5,13 +5,17 @@
  * on a fresh engine with diff_data.h's lists. Both must accept or refuse it alike, count the
  * same, and leave the same learned state (the pb export, byte for byte). The streaming
  * reader is driven twice, from the text in memory and from a file (a memfd). Any difference
- * aborts. */
+ * aborts. A text with a key twice in one object is left out: JSON gives it no one meaning (RFC
+ * 8259, section 4), and the readers differ by design there (jansson keeps the last
+ * log.entries, the stream reads every one). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "brock.h"
 #include "diff_data.h"
@@ -62,10 +66,23 @@ static void same(const struct outcome *a, const struct outcome *b)
         abort();
 }
 
+/* Whether the text parses as JSON only but for a key given twice in one object. */
+static int has_duplicate_keys(const uint8_t *data, size_t size)
+{
+    json_error_t err;
+    json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+                           &err);
+
+    json_decref(j);
+    return !j && json_error_code(&err) == json_error_duplicate_key;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct outcome plain, text, file;
 
+    if (has_duplicate_keys(data, size))
+        return 0;
     learn(data, size, 1, 0, &plain);
     learn(data, size, 0, 0, &text);
     learn(data, size, 0, 1, &file);
