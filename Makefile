@@ -256,11 +256,17 @@ lint-installed:
 	printf '%s\n' $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) | \
 		xargs -P $(NPROC) -n 8 sh -c 'exec clang-tidy --quiet --warnings-as-errors="*" \
 		-checks="$(TIDY_CHECKS)" "$$@" -- $(ALL_CPPFLAGS) -std=c11' clang-tidy
+	@clang-format --dry-run --Werror $(FORMAT_FILES) || \
+		{ echo 'lint: the files above do not follow .clang-format (make format mends them)' >&2; exit 1; }
 	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) \
 		| sort -nr | head -20 || true
 
+# Every C file of the tree follows .clang-format; `make lint` fails on one that does not.
+FORMAT_FILES := $(wildcard include/*.h src/*/*.[ch] tests/unit/*.[ch] tests/integration/*.[ch] \
+	fuzz/*.[ch] bench/*.[ch] scripts/*.c)
+
 format:
-	clang-format -i $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) include/*.h src/*/*.h
+	clang-format -i $(FORMAT_FILES)
 
 # brock.pc is made here, for the PREFIX of this installation.
 install: $(BIN) $(PUBLIC_LIB)

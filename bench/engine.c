@@ -72,8 +72,8 @@ static void print_quantiles(const char *what, uint32_t *ns, size_t n, size_t den
 
 /* Decides n requests drawn from pairs[0..set), timing each call alone with the clock read
  * around it (the clock's own cost, shown first, is in every sample). */
-static void bench_decide(struct brock_engine *e, const struct pair *pairs, size_t set,
-                         int with_url, uint32_t *ns, size_t n, const char *what)
+static void bench_decide(struct brock_engine *e, const struct pair *pairs, size_t set, int with_url,
+                         uint32_t *ns, size_t n, const char *what)
 {
     struct brock_decision d;
     size_t denied = 0;
@@ -281,8 +281,7 @@ int main(int argc, char **argv)
                        "\"headers\": [{\"name\": \"Referer\", \"value\": "
                        "\"https://www.site%zu.example/\"}, {\"name\": \"Cookie\", \"value\": "
                        "\"uid=%016llx\"}]}, \"response\": {\"status\": 200, \"headers\": []}}",
-                       i ? "," : "", i % 7, i % 5000, i % 997,
-                       (unsigned long long)next_rand()) < 0)
+                       i ? "," : "", i % 7, i % 5000, i % 997, (unsigned long long)next_rand()) < 0)
             return 1;
     }
     if (buf_puts(&har, "]}}") < 0)
@@ -294,7 +293,8 @@ int main(int argc, char **argv)
         return 1;
     }
     t = now_s() - t0;
-    printf("learn (JSON parsing included): %zu HAR entries (%.1f MB) in %.3f s: %.0f entries per second, "
+    printf("learn (JSON parsing included): %zu HAR entries (%.1f MB) in %.3f s: %.0f entries per "
+           "second, "
            "%zu recorded, %zu blocked\n",
            st.entries, (double)len / 1e6, t, (double)st.entries / t, st.recorded, st.blocked);
     free(text);

@@ -78,11 +78,9 @@ static long run_one(int port, int origin_port, const char *path, double until)
     long done = -1;
     int fd = connect_to(port, origin_port);
 
-    if (fd < 0 || !ctx || !(ssl = SSL_new(ctx)) || !SSL_set_fd(ssl, fd) ||
-        SSL_connect(ssl) != 1)
+    if (fd < 0 || !ctx || !(ssl = SSL_new(ctx)) || !SSL_set_fd(ssl, fd) || SSL_connect(ssl) != 1)
         goto out;
-    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", path,
-             origin_port);
+    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", path, origin_port);
     done = 0;
     while (now_s() < until) {
         size_t have = 0;

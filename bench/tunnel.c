@@ -84,14 +84,12 @@ static long long run_one(int proxy_port, int origin_port, const char *path, doub
         close(fd);
         return -1;
     }
-    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", path,
-             origin_port);
+    snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", path, origin_port);
     while (now_s() < until) {
         const char *cl;
         long long left;
 
-        if (send_all(fd, req, strlen(req)) < 0 ||
-            (head = read_head(fd, buf, 4096, &extra)) < 0 ||
+        if (send_all(fd, req, strlen(req)) < 0 || (head = read_head(fd, buf, 4096, &extra)) < 0 ||
             !(cl = strcasestr(buf, "\r\nContent-Length:")))
             break;
         left = atoll(cl + 17) - (long long)extra;

@@ -62,10 +62,9 @@ static void same(struct brock_engine *e, const struct brock_decision *a,
     if (strcmp(a->host, b->host) || strcmp(a->tracker, b->tracker) || strcmp(a->base, b->base) ||
         strcmp(a->site, b->site) || strcmp(a->source, b->source) ||
         a->third_party != b->third_party || a->reason != b->reason || a->action != b->action ||
-        a->effect != b->effect || a->site_fix != b->site_fix ||
-        a->site_choice != b->site_choice || a->surrogate != b->surrogate ||
-        a->surrogate_len != b->surrogate_len || strcmp(a->surrogate_token, b->surrogate_token) ||
-        a->type != b->type)
+        a->effect != b->effect || a->site_fix != b->site_fix || a->site_choice != b->site_choice ||
+        a->surrogate != b->surrogate || a->surrogate_len != b->surrogate_len ||
+        strcmp(a->surrogate_token, b->surrogate_token) || a->type != b->type)
         abort();
     brock_decision_explain(e, a, ea, sizeof(ea));
     brock_decision_explain(e, b, eb, sizeof(eb));
@@ -131,8 +130,8 @@ static void decide(struct brock_engine *e, struct prog *g)
 static void observe(struct brock_engine *e, struct prog *g)
 {
     struct brock_header h = {"Cookie", 6, "uid=8f3a9b2c7d1e4f60a5b3", 24};
-    struct brock_observation o = {.host = name(g), .site = name(g), .headers = &h,
-                                  .n_headers = 1, .time_ms = 1700000000000};
+    struct brock_observation o = {
+        .host = name(g), .site = name(g), .headers = &h, .n_headers = 1, .time_ms = 1700000000000};
 
     ignore(brock_observe(e, &o, NULL));
 }
@@ -170,18 +169,10 @@ static void off_for_a_while(struct brock_engine *e, struct prog *g)
     int64_t at = FUZZ_LATER + (int64_t)(b >> 2) * 1000;
 
     switch (b & 3) {
-    case 0:
-        ignore(brock_pause(e, b & 0x80 ? BROCK_NO_END : at));
-        break;
-    case 1:
-        ignore(brock_resume(e));
-        break;
-    case 2:
-        ignore(brock_site_disable_until(e, name(g), at));
-        break;
-    case 3:
-        ignore(brock_expire(e, at, NULL, NULL));
-        break;
+    case 0: ignore(brock_pause(e, b & 0x80 ? BROCK_NO_END : at)); break;
+    case 1: ignore(brock_resume(e)); break;
+    case 2: ignore(brock_site_disable_until(e, name(g), at)); break;
+    case 3: ignore(brock_expire(e, at, NULL, NULL)); break;
     }
 }
 
@@ -192,17 +183,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     for (unsigned ops = 0; g.p < g.end && ops < 64; ops++) {
         switch (take(&g) % 11) {
-        case 10:
-            off_for_a_while(e, &g);
-            break;
+        case 10: off_for_a_while(e, &g); break;
         case 0:
         case 1:
-        case 2:
-            decide(e, &g);
-            break;
-        case 3:
-            observe(e, &g);
-            break;
+        case 2: decide(e, &g); break;
+        case 3: observe(e, &g); break;
         case 4: {
             const char *d = name(&g);
             ignore(brock_set_user_action(e, d, user_action(&g)));
@@ -225,8 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case 8: {
             uint8_t b = take(&g);
-            ignore(brock_setting_set(e, (enum brock_setting)(b % BROCK_SETTING_COUNT),
-                                     b >> 7));
+            ignore(brock_setting_set(e, (enum brock_setting)(b % BROCK_SETTING_COUNT), b >> 7));
             break;
         }
         case 9: {

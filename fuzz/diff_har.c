@@ -44,8 +44,7 @@ static void learn(const uint8_t *data, size_t size, int plain, int from_fd, stru
         o->rc = brock_learn_har_fd(e, "fuzz.har", fd, NULL, NULL, NULL, &o->st);
         close(fd);
     } else {
-        o->rc = brock_learn_har(e, "fuzz.har", (const char *)data, size, NULL, NULL, NULL,
-                                &o->st);
+        o->rc = brock_learn_har(e, "fuzz.har", (const char *)data, size, NULL, NULL, NULL, &o->st);
     }
     e->plain = 0;
     if (o->rc == 0 && brock_export(e, "pb", &o->state, &o->len) != 0)
@@ -70,8 +69,7 @@ static void same(const struct outcome *a, const struct outcome *b)
 static int has_duplicate_keys(const uint8_t *data, size_t size)
 {
     json_error_t err;
-    json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-                           &err);
+    json_t *j = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &err);
 
     json_decref(j);
     return !j && json_error_code(&err) == json_error_duplicate_key;

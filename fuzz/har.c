@@ -28,8 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *out = NULL;
     size_t len = 0, warned = 0;
 
-    if (brock_learn_har(e, "fuzz.har", (const char *)data, size, NULL, on_warning, &warned,
-                        &st) == 0) {
+    if (brock_learn_har(e, "fuzz.har", (const char *)data, size, NULL, on_warning, &warned, &st) ==
+        0) {
         if (st.warnings < st.unreadable || (st.warnings && !warned) || warned > st.warnings)
             abort();
         if (brock_export(e, "pb", &out, &len) == 0)

@@ -29,7 +29,7 @@ struct req_ctx {
     unsigned flags;
     int intercepted;
     struct fp_memory fp;
-    int ahead_bad;  /* a chunked body the proxy checks ahead (pump_check_ahead) was refused */
+    int ahead_bad; /* a chunked body the proxy checks ahead (pump_check_ahead) was refused */
 };
 
 /* What the proxy checks of a chunked body before its head goes upstream, run on the whole
@@ -40,14 +40,13 @@ static void check_ahead(struct req_ctx *ctx, const struct side *s, const char *r
     struct framing_chunks fc = s->fc;
     size_t used;
 
-    if (framing_chunks_active(&fc) && framing_chunks_feed(&fc, rest, rest_len, &used) ==
-                                           FRAMING_BAD)
+    if (framing_chunks_active(&fc) &&
+        framing_chunks_feed(&fc, rest, rest_len, &used) == FRAMING_BAD)
         ctx->ahead_bad = 1;
 }
 
 /* A header's value as a NUL-terminated copy in buf, or NULL when absent. */
-static const char *header_copy(const struct http_head *hh, const char *name, char *buf,
-                               size_t size)
+static const char *header_copy(const struct http_head *hh, const char *name, char *buf, size_t size)
 {
     const struct brock_header *h = http_header_find(hh->h, hh->n, name);
 
@@ -59,9 +58,8 @@ static const char *header_copy(const struct http_head *hh, const char *name, cha
 
 /* The target as the proxy reads it: an origin-form path inside a tunnel is for the tunnel's
  * host; anything else goes through http_parse_target(). */
-static int parse_target(const char *url, size_t len, int is_connect, int intercepted,
-                        char *host, char *authority, size_t asize, const char **path,
-                        size_t *path_len)
+static int parse_target(const char *url, size_t len, int is_connect, int intercepted, char *host,
+                        char *authority, size_t asize, const char **path, size_t *path_len)
 {
     struct http_target t;
 
@@ -102,8 +100,8 @@ static int handle_head(struct side *s, const char *rest, size_t rest_len, void *
     /* The proxy's own pages answer origin-form targets outside a tunnel. */
     if (url[0] == '/' && !is_connect && !intercepted)
         return 0;
-    if (parse_target(url, hh->line_len, is_connect, intercepted, host, authority,
-                     sizeof(authority), &path, &path_len) < 0)
+    if (parse_target(url, hh->line_len, is_connect, intercepted, host, authority, sizeof(authority),
+                     &path, &path_len) < 0)
         return -1; /* 400: the connection ends */
     if (!is_connect) {
         struct fp_request r = {

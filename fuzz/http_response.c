@@ -51,8 +51,7 @@ static int handle_head(struct side *s, const char *rest, size_t rest_len, void *
     (void)rest_len;
     (void)rewrite_response(hh->h, hh->n, flags, &rw);
     side_rewrite_framing(s, &rw);
-    (void)http_write_response(&out, p->status_code, http_head_text(hh), hh->line_len, rw.h,
-                              rw.n);
+    (void)http_write_response(&out, p->status_code, http_head_text(hh), hh->line_len, rw.h, rw.n);
     buf_cleanup(&out);
     rewrite_out_cleanup(&rw);
     /* After 101 the rest belongs to the tunnel. */

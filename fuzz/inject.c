@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct out {
     char *p;
     size_t len, cap;
-    size_t script_at;   /* where the script went in */
+    size_t script_at; /* where the script went in */
     int scripts;
 };
 
@@ -95,8 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (inject_end(&in) < 0 || o.scripts > 1)
         abort();
-    if (size > 0 && o.scripts == 0 && data[0] != 0xFE && data[0] != 0xFF &&
-        !memchr(data, 0, size))
+    if (size > 0 && o.scripts == 0 && data[0] != 0xFE && data[0] != 0xFF && !memchr(data, 0, size))
         abort();
     if (o.scripts) {
         memmove(o.p + o.script_at, o.p + o.script_at + strlen(script),

@@ -15,8 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct brock_update_stats st;
     struct brock_decision d;
 
-    if (brock_update_apply(e, "pbconfig.json", (const char *)data, size, 1700000000000, &st) ==
-        0) {
+    if (brock_update_apply(e, "pbconfig.json", (const char *)data, size, 1700000000000, &st) == 0) {
         (void)brock_decide(e, "cdn.example.com", "news.example.org", &d);
         (void)brock_decide(e, "www.google.com", "example.org", &d);
     }

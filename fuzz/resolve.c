@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const hosts[] = {"example.com", "www.example.com", "127.0.0.1", "::1",
-                                        "a.b.c.example.org", ""};
+    static const char *const hosts[] = {"example.com", "www.example.com",   "127.0.0.1",
+                                        "::1",         "a.b.c.example.org", ""};
     struct resolve_table t = {0};
     char *text = malloc(size + 1);
     char *line, *save = NULL;

@@ -14,8 +14,8 @@
 #include "util/buf.h"
 
 struct side_stream {
-    struct buf log;  /* the events: a letter each, a head's line and headers, body bytes */
-    int failed;      /* the stream ended in SIDE_ERROR */
+    struct buf log; /* the events: a letter each, a head's line and headers, body bytes */
+    int failed;     /* the stream ended in SIDE_ERROR */
 };
 
 static inline void side_stream_log(struct side_stream *st, const struct side *s,

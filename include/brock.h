@@ -115,9 +115,9 @@ BROCK_API const char *brock_action_words(enum brock_action a);
 
 /* What a proxy does with a request. */
 enum brock_effect {
-    BROCK_PASS = 0,        /* send it as it is (with DNT and GPC) */
-    BROCK_STRIP_COOKIES,   /* send it without cookies, referrer cut; drop Set-Cookie */
-    BROCK_DENY,            /* answer it locally; nothing goes upstream */
+    BROCK_PASS = 0,      /* send it as it is (with DNT and GPC) */
+    BROCK_STRIP_COOKIES, /* send it without cookies, referrer cut; drop Set-Cookie */
+    BROCK_DENY,          /* answer it locally; nothing goes upstream */
 };
 
 /* "pass", "cookieblock" or "block". */
@@ -256,13 +256,11 @@ struct brock_passthrough {
  * addition leaves the user's own entry as it is. Returns 0, BROCK_EINVAL (not a host or
  * pattern), BROCK_ENOMEM. Reaches the state at brock_sync(). */
 BROCK_API BROCK_NODISCARD int brock_passthrough_add(struct brock_engine *e, const char *host,
-                                                    const char *why, int64_t time_ms,
-                                                    int learned);
+                                                    const char *why, int64_t time_ms, int learned);
 
 /* Takes host (as brock_passthrough_add() takes it) off the list. Returns 0, BROCK_EINVAL, or
  * BROCK_ENOTFOUND when it is not listed. */
-BROCK_API BROCK_NODISCARD int brock_passthrough_remove(struct brock_engine *e,
-                                                       const char *host);
+BROCK_API BROCK_NODISCARD int brock_passthrough_remove(struct brock_engine *e, const char *host);
 
 /* Calls cb for each entry, the oldest first; cb returns non-zero to stop (returned). */
 BROCK_API int brock_passthrough_each(const struct brock_engine *e,
@@ -345,21 +343,20 @@ BROCK_API int brock_expire(struct brock_engine *e, int64_t now_ms,
  * "paused_until_ms": int or null (no end), "widget_allowlist": [{"site", "widget"}]}, keys
  * sorted, into *out (free with brock_free()) and *len. The pause is as the engine last
  * knew it (see brock_expire()). Returns 0, BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_settings_json(struct brock_engine *e, char **out,
-                                                  size_t *len);
+BROCK_API BROCK_NODISCARD int brock_settings_json(struct brock_engine *e, char **out, size_t *len);
 
 /* Why a decision came out as it did. */
 enum brock_reason {
-    BROCK_WHY_INVALID = 0,  /* the host is not a valid host name */
-    BROCK_WHY_FIRST_PARTY,  /* same site, or one owner's domains (multi-domain first party) */
-    BROCK_WHY_PRIVATE,      /* localhost or a private IPv4 address: never acted on */
-    BROCK_WHY_DISABLED,     /* brock is disabled on the site */
-    BROCK_WHY_ACTION,       /* a third party: the resolved action applies */
-    BROCK_WHY_IGNORED,      /* a site fix (sitefixes.ignore) leaves the host alone there */
-    BROCK_WHY_FP_SCRIPT,    /* a script seen fingerprinting (fp_scripts) on a cookieblocked
-                               host: that script alone is denied, the rest of the host loads */
-    BROCK_WHY_WIDGET,       /* a widget the user let load on the page (once, or always on the
-                               site): the host is left alone there (checkAction's "ignore") */
+    BROCK_WHY_INVALID = 0, /* the host is not a valid host name */
+    BROCK_WHY_FIRST_PARTY, /* same site, or one owner's domains (multi-domain first party) */
+    BROCK_WHY_PRIVATE,     /* localhost or a private IPv4 address: never acted on */
+    BROCK_WHY_DISABLED,    /* brock is disabled on the site */
+    BROCK_WHY_ACTION,      /* a third party: the resolved action applies */
+    BROCK_WHY_IGNORED,     /* a site fix (sitefixes.ignore) leaves the host alone there */
+    BROCK_WHY_FP_SCRIPT,   /* a script seen fingerprinting (fp_scripts) on a cookieblocked
+                              host: that script alone is denied, the rest of the host loads */
+    BROCK_WHY_WIDGET,      /* a widget the user let load on the page (once, or always on the
+                              site): the host is left alone there (checkAction's "ignore") */
 };
 
 /* What a request fetches, in Privacy Badger's (webRequest's) words. */
@@ -401,12 +398,12 @@ brock_resource_type_guess(const char *fetch_dest, const char *accept, const char
 /* A request to decide: its URL (or, without one, its host), the page it was made for, and
  * what it fetches. All pointers are borrowed for the call. */
 struct brock_request {
-    const char *url;                 /* "http(s)://host[:port]/path?query"; NULL: host alone */
-    const char *host;                /* used when url is NULL */
-    const char *site;                /* the first party's host or URL; NULL or "": unknown */
-    enum brock_resource_type type;   /* BROCK_RESOURCE_OTHER when not known */
-    const char *frame_host;          /* the host of the document that made the request (its
-                                        Referer's), normalised; NULL: not known */
+    const char *url;               /* "http(s)://host[:port]/path?query"; NULL: host alone */
+    const char *host;              /* used when url is NULL */
+    const char *site;              /* the first party's host or URL; NULL or "": unknown */
+    enum brock_resource_type type; /* BROCK_RESOURCE_OTHER when not known */
+    const char *frame_host;        /* the host of the document that made the request (its
+                                      Referer's), normalised; NULL: not known */
     /* The page's temporary widget allowances (a click on "Allow once"): host patterns, exact
      * or "*."-prefixed (any name under the rest), as socialwidgets.json's unblockDomains
      * write them; n_widget_allow of them, or none. */
@@ -423,11 +420,11 @@ struct brock_decision {
     char source[BROCK_HOST_MAX];  /* the action map entry the action came from; "" if none */
     int third_party;              /* 1 when tracker is third party to the site */
     enum brock_reason reason;
-    enum brock_action action;     /* the resolved action (noaction unless reason is ACTION) */
+    enum brock_action action; /* the resolved action (noaction unless reason is ACTION) */
     enum brock_effect effect;
-    int site_fix;                 /* 1 when a site fix (sitefixes.yellowlist) set the action */
-    int site_choice;              /* 1 when the user's choice for this site only set the
-                                     action (brock_set_site_action()); source is its domain */
+    int site_fix;    /* 1 when a site fix (sitefixes.yellowlist) set the action */
+    int site_choice; /* 1 when the user's choice for this site only set the
+                        action (brock_set_site_action()); source is its domain */
     /* A denied script (or stylesheet) that Privacy Badger has a surrogate for: the body to
      * answer with instead (a JavaScript or CSS text of surrogate_len bytes, borrowed from the
      * engine until brock_engine_reload() or brock_engine_free()), and the rule's token
@@ -483,8 +480,7 @@ BROCK_API int brock_widget_pattern_match(const char *pattern, const char *host);
  * choice of the user's is for, when one keeps the widget blocked (brock_widget_user_choice()),
  * else absent}. Returns how many, or
  * BROCK_EINVAL (site_host is not a host name), BROCK_ENOMEM; *out is NULL on failure. */
-BROCK_API BROCK_NODISCARD int brock_widgets_blocked(struct brock_engine *e,
-                                                    const char *site_host,
+BROCK_API BROCK_NODISCARD int brock_widgets_blocked(struct brock_engine *e, const char *site_host,
                                                     const char *const *allow, size_t n_allow,
                                                     char **out);
 
@@ -575,21 +571,21 @@ BROCK_API enum brock_resource_type brock_request_type(const char *method,
  * zero-initialises the struct and leaves them alone gets the cookie rules alone. Give them
  * with the request's headers, once an exchange. */
 struct brock_observation {
-    const char *host;                   /* the request host */
-    const char *site;                   /* first-party host or URL; NULL: unknown, not learned */
+    const char *host; /* the request host */
+    const char *site; /* first-party host or URL; NULL: unknown, not learned */
     const struct brock_header *headers;
     size_t n_headers;
-    unsigned flags;                     /* BROCK_OBS_* */
-    int64_t time_ms;                    /* when it happened, Unix milliseconds */
-    const char *url;                    /* the request's URL, "http(s)://host/path?query";
-                                           NULL: not known */
-    enum brock_resource_type type;      /* what it fetches; BROCK_RESOURCE_OTHER: not known */
-    const char *site_url;               /* the top-level page's URL (Privacy Badger's tab URL);
-                                           NULL: not known, then site when it is a URL, else
-                                           "https://" site "/" stands for it */
-    const char *site_cookies;           /* the first party's cookies that its pages' scripts
-                                           can read (not HttpOnly), as a Cookie header value
-                                           "a=1; b=2"; NULL: none known */
+    unsigned flags;                /* BROCK_OBS_* */
+    int64_t time_ms;               /* when it happened, Unix milliseconds */
+    const char *url;               /* the request's URL, "http(s)://host/path?query";
+                                      NULL: not known */
+    enum brock_resource_type type; /* what it fetches; BROCK_RESOURCE_OTHER: not known */
+    const char *site_url;          /* the top-level page's URL (Privacy Badger's tab URL);
+                                      NULL: not known, then site when it is a URL, else
+                                      "https://" site "/" stands for it */
+    const char *site_cookies;      /* the first party's cookies that its pages' scripts
+                                      can read (not HttpOnly), as a Cookie header value
+                                      "a=1; b=2"; NULL: none known */
 };
 
 /* The first parties' cookies that their pages' scripts can read, for site_cookies above: per
@@ -634,9 +630,9 @@ BROCK_API size_t brock_site_cookies_get(struct brock_site_cookies *m, const char
 
 /* What an observation taught. */
 struct brock_learned {
-    int recorded;                  /* a new site was added to the tracker's sites */
-    int blocked;                   /* and the tracker crossed the threshold just now */
-    char tracker[BROCK_HOST_MAX];  /* the tracker's base domain, when recorded */
+    int recorded;                 /* a new site was added to the tracker's sites */
+    int blocked;                  /* and the tracker crossed the threshold just now */
+    char tracker[BROCK_HOST_MAX]; /* the tracker's base domain, when recorded */
 };
 
 /* Learns from one exchange (Privacy Badger's checkForTrackingCookies): identifying cookies
@@ -696,8 +692,7 @@ BROCK_API unsigned brock_exchange_flags(const struct brock_engine *e,
  * cookies in its URL, the page's URL being its Referer when that names the page's host.
  * learned may be NULL. Returns 0 or BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_exchange_request(struct brock_engine *e,
-                                                     const struct brock_exchange *x,
-                                                     unsigned flags,
+                                                     const struct brock_exchange *x, unsigned flags,
                                                      const struct brock_header *h, size_t n,
                                                      struct brock_learned *learned);
 
@@ -707,15 +702,14 @@ BROCK_API BROCK_NODISCARD int brock_exchange_request(struct brock_engine *e,
  * BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_exchange_response(struct brock_engine *e,
                                                       const struct brock_exchange *x,
-                                                      unsigned flags,
-                                                      const struct brock_header *h, size_t n,
-                                                      struct brock_learned *learned);
+                                                      unsigned flags, const struct brock_header *h,
+                                                      size_t n, struct brock_learned *learned);
 
 /* What a script brock runs inside pages saw (PRIVACY-BADGER.md 3.5, 3.6). */
 enum brock_page_signal_kind {
-    BROCK_PAGE_CANVAS = 1, /* a script wrote text to a canvas, then read more than 16x16
-                              pixels of it back (fillText/strokeText, then getImageData or
-                              toDataURL): canvas fingerprinting */
+    BROCK_PAGE_CANVAS = 1,  /* a script wrote text to a canvas, then read more than 16x16
+                               pixels of it back (fillText/strokeText, then getImageData or
+                               toDataURL): canvas fingerprinting */
     BROCK_PAGE_SUPERCOOKIE, /* a frame's localStorage items */
 };
 
@@ -735,7 +729,7 @@ struct brock_page_signal {
                                          document URL */
     const struct brock_header *items; /* SUPERCOOKIE: the frame's localStorage, name = key */
     size_t n_items;
-    int64_t time_ms;                  /* when, Unix milliseconds */
+    int64_t time_ms; /* when, Unix milliseconds */
 };
 
 /* Learns from what a page's script saw, as Privacy Badger does with its content scripts.
@@ -780,8 +774,7 @@ struct brock_learned_status {
 };
 
 /* Fills st for e. */
-BROCK_API void brock_learned_status(const struct brock_engine *e,
-                                    struct brock_learned_status *st);
+BROCK_API void brock_learned_status(const struct brock_engine *e, struct brock_learned_status *st);
 
 /* Sets the user's choice for exactly domain: BROCK_USER_ALLOW, BROCK_USER_BLOCK or
  * BROCK_USER_COOKIEBLOCK; BROCK_NOACTION reverts to what was learned. Returns 0,
@@ -844,27 +837,27 @@ enum brock_store_kind {
  * brock_sync() or brock_engine_free(). */
 struct brock_store_status {
     enum brock_store_kind kind;
-    const char *path;        /* the database's name; "" for memory only */
-    const char *why;         /* BROCK_STORE_READONLY: why, a sentence; else "" */
-    int64_t last_write_ms;   /* Unix ms of the last successful write since the open; 0: none */
-    int failing;             /* 1 when the last brock_sync() failed: memory keeps the changes,
-                                and the next call tries again */
-    const char *last_error;  /* the last failure's sentence since the open; "" if none */
-    int64_t last_error_ms;   /* and when (Unix ms); 0: none */
-    unsigned recreated;      /* times the database was found deleted and written anew, whole */
-    unsigned reloaded;       /* times it was found replaced by another file, and reloaded */
-    const char *event;       /* a sentence on the last of those two; "" if none */
-    int64_t event_ms;        /* and when (Unix ms); 0: none */
-    const char *backend;     /* "sqlite", "postgresql", or "" (memory only) */
-    int connected;           /* the database answers (SQLite: always 1) */
-    int64_t since_ms;        /* when connected last changed, or the store's thread started
-                                (Unix ms); 0: no store thread */
-    uint64_t pending;        /* changes not written yet: rows handed to the store's thread
-                                and entries still marked in memory */
-    uint64_t refused;        /* changes a database server refused for good (a value it cannot
-                                keep: PostgreSQL's SQLSTATE classes 22, 23, 54) and that were
-                                left out, the rest of their batch written; last_error says
-                                the first of the last such batch */
+    const char *path;       /* the database's name; "" for memory only */
+    const char *why;        /* BROCK_STORE_READONLY: why, a sentence; else "" */
+    int64_t last_write_ms;  /* Unix ms of the last successful write since the open; 0: none */
+    int failing;            /* 1 when the last brock_sync() failed: memory keeps the changes,
+                               and the next call tries again */
+    const char *last_error; /* the last failure's sentence since the open; "" if none */
+    int64_t last_error_ms;  /* and when (Unix ms); 0: none */
+    unsigned recreated;     /* times the database was found deleted and written anew, whole */
+    unsigned reloaded;      /* times it was found replaced by another file, and reloaded */
+    const char *event;      /* a sentence on the last of those two; "" if none */
+    int64_t event_ms;       /* and when (Unix ms); 0: none */
+    const char *backend;    /* "sqlite", "postgresql", or "" (memory only) */
+    int connected;          /* the database answers (SQLite: always 1) */
+    int64_t since_ms;       /* when connected last changed, or the store's thread started
+                               (Unix ms); 0: no store thread */
+    uint64_t pending;       /* changes not written yet: rows handed to the store's thread
+                               and entries still marked in memory */
+    uint64_t refused;       /* changes a database server refused for good (a value it cannot
+                               keep: PostgreSQL's SQLSTATE classes 22, 23, 54) and that were
+                               left out, the rest of their batch written; last_error says
+                               the first of the last such batch */
 };
 
 /* Fills *st with how writing e's state fares (a log line for each new event, the
@@ -948,13 +941,13 @@ BROCK_API const char *brock_evidence_kind_name(enum brock_evidence_kind k);
 
 /* Why a tracker is a tracker on one site. Strings borrowed from the engine. */
 struct brock_evidence {
-    const char *site;    /* the site's base domain */
-    const char *host;    /* the request host seen tracking there; "" if not recorded */
-    const char *detail;  /* the name of the identifying cookie; "" if none */
+    const char *site;   /* the site's base domain */
+    const char *host;   /* the request host seen tracking there; "" if not recorded */
+    const char *detail; /* the name of the identifying cookie; "" if none */
     enum brock_evidence_kind kind;
-    int64_t time_ms;     /* when first seen; 0 if not recorded */
-    const char *param;   /* BROCK_EVIDENCE_PIXEL: the URL parameter that carried the
-                            cookie's value; "" otherwise */
+    int64_t time_ms;   /* when first seen; 0 if not recorded */
+    const char *param; /* BROCK_EVIDENCE_PIXEL: the URL parameter that carried the
+                          cookie's value; "" otherwise */
 };
 
 /* One domain with an action, as brock_trackers_each() reports it. All pointers are borrowed
@@ -962,11 +955,11 @@ struct brock_evidence {
 struct brock_tracker {
     const char *domain;
     const char *base;
-    enum brock_action action;     /* resolved (getBestAction) */
-    enum brock_action heuristic;  /* what was learned for exactly this name */
-    enum brock_action user;       /* the user's choice for exactly this name, or noaction */
-    int dnt;                      /* the name posts the DNT policy */
-    int cookieblock_listed;       /* blocking it would turn into cookieblock */
+    enum brock_action action;    /* resolved (getBestAction) */
+    enum brock_action heuristic; /* what was learned for exactly this name */
+    enum brock_action user;      /* the user's choice for exactly this name, or noaction */
+    int dnt;                     /* the name posts the DNT policy */
+    int cookieblock_listed;      /* blocking it would turn into cookieblock */
     const struct brock_evidence *evidence; /* the base's sites, in the order seen */
     size_t n_evidence;
 };
@@ -979,11 +972,9 @@ enum brock_trackers_flags {
  * BROCK_TRACKERS_ALL), in Privacy Badger's display order. With site (a host or base) only
  * trackers seen on that site. cb returns 0 to go on, anything else to stop and have that
  * returned. Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_trackers_each(struct brock_engine *e, const char *site,
-                                                  unsigned flags,
-                                                  int (*cb)(void *arg,
-                                                            const struct brock_tracker *t),
-                                                  void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags,
+                    int (*cb)(void *arg, const struct brock_tracker *t), void *arg);
 
 /* Whether t's base was seen tracking here, rather than known only from the seed or an import
  * (all its evidence BROCK_EVIDENCE_IMPORTED): what `--learned-only` keeps. */
@@ -993,8 +984,7 @@ BROCK_API int brock_tracker_learned(const struct brock_tracker *t);
  * whether or not the action map has an entry for exactly that name (heuristic and user are
  * then noaction). Returns 0, the callback's value, BROCK_EINVAL for a bad name, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_tracker_get(struct brock_engine *e, const char *domain,
-                                                int (*cb)(void *arg,
-                                                          const struct brock_tracker *t),
+                                                int (*cb)(void *arg, const struct brock_tracker *t),
                                                 void *arg);
 
 /* Recent page views, as Privacy Badger's popup keeps them per tab: for each site (the first
@@ -1020,34 +1010,32 @@ struct brock_site {
 
 /* Calls cb for each recent site, newest first; cb returns non-zero to stop (returned).
  * Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_sites(struct brock_engine *e,
-                                          int (*cb)(void *arg, const struct brock_site *s),
-                                          void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_sites(struct brock_engine *e, int (*cb)(void *arg, const struct brock_site *s), void *arg);
 
 /* One third-party host seen on a site. Pointers borrowed, valid during the callback. */
 struct brock_site_tracker {
     const char *host;
-    const char *base;          /* host's base domain */
-    enum brock_action action;  /* resolved now (getBestAction) */
-    enum brock_action seen;    /* the action its last request was given */
-    enum brock_action user;    /* the user's choice for exactly host, or noaction */
-    enum brock_action on_site; /* resolved now on this site: a choice for the site only (for
-                                  host or a name above it) if there is one, else action */
+    const char *base;            /* host's base domain */
+    enum brock_action action;    /* resolved now (getBestAction) */
+    enum brock_action seen;      /* the action its last request was given */
+    enum brock_action user;      /* the user's choice for exactly host, or noaction */
+    enum brock_action on_site;   /* resolved now on this site: a choice for the site only (for
+                                    host or a name above it) if there is one, else action */
     enum brock_action site_user; /* the user's choice for exactly host on this site only
                                     (brock_set_site_action()), or noaction */
-    int cookieblock_listed;    /* blocking it would turn into cookieblock */
-    int breakage;              /* user_block on a host that would be cookieblocked (on_site) */
-    uint64_t count;            /* requests seen */
-    int64_t time_ms;           /* the last one, Unix ms */
+    int cookieblock_listed;      /* blocking it would turn into cookieblock */
+    int breakage;                /* user_block on a host that would be cookieblocked (on_site) */
+    uint64_t count;              /* requests seen */
+    int64_t time_ms;             /* the last one, Unix ms */
 };
 
 /* Calls cb for each host seen on site (a host or base domain), sorted as brock_trackers_each()
  * sorts (Privacy Badger's makeSortable). Returns 0, the callback's value, BROCK_EINVAL for
  * a bad site, BROCK_ENOTFOUND when site has no recent page views, BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_site_trackers(struct brock_engine *e, const char *site,
-                                                  int (*cb)(void *arg,
-                                                            const struct brock_site_tracker *t),
-                                                  void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_site_trackers(struct brock_engine *e, const char *site,
+                    int (*cb)(void *arg, const struct brock_site_tracker *t), void *arg);
 
 /* How long recent page views are kept: the page-view-days setting, in days (0: none are
  * recorded). Older views are forgotten when the engine opens and, in brock_sync(), once a
@@ -1068,10 +1056,9 @@ BROCK_API BROCK_NODISCARD int brock_pages_forget(struct brock_engine *e, int64_t
 
 /* Calls cb with each recent site (base domain) whose pages requested exactly host, newest
  * first. Returns 0, the callback's value, or BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_host_sites(struct brock_engine *e, const char *host,
-                                               int (*cb)(void *arg, const char *site,
-                                                         int64_t time_ms),
-                                               void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_host_sites(struct brock_engine *e, const char *host,
+                 int (*cb)(void *arg, const char *site, int64_t time_ms), void *arg);
 
 /* Daily counters, per day (UTC): the requests the proxy blocked, cookieblocked and allowed,
  * the trackers learned (a base domain's heuristic action first turning to block, or to
@@ -1101,8 +1088,7 @@ struct brock_day {
  * oldest first, days without counts too; cb returns non-zero to stop (returned). Returns 0,
  * the callback's value, BROCK_EINVAL for days out of range, or BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_daily_each(struct brock_engine *e, int days, int64_t now_ms,
-                                               int (*cb)(void *arg,
-                                                         const struct brock_day *d),
+                                               int (*cb)(void *arg, const struct brock_day *d),
                                                void *arg);
 
 /* The same as one JSON array, as the dashboard's /api/stats and `brock stats --json` show
@@ -1128,13 +1114,13 @@ BROCK_API void brock_counts(struct brock_engine *e, size_t counts[BROCK_ACTION_C
 
 /* What an import or a HAR taught. */
 struct brock_stats {
-    size_t entries;      /* HAR entries read, or action map entries in an import */
-    size_t third_party;  /* HAR: third-party requests seen */
-    size_t recorded;     /* new (tracker, site) pairs */
-    size_t blocked;      /* trackers newly blocked or cookieblocked */
-    size_t skipped;      /* HAR: entries whose first party could not be told */
-    size_t unreadable;   /* HAR: entries that could not be read at all, skipped */
-    size_t warnings;     /* HAR: odd fields read as absent, and unreadable entries */
+    size_t entries;     /* HAR entries read, or action map entries in an import */
+    size_t third_party; /* HAR: third-party requests seen */
+    size_t recorded;    /* new (tracker, site) pairs */
+    size_t blocked;     /* trackers newly blocked or cookieblocked */
+    size_t skipped;     /* HAR: entries whose first party could not be told */
+    size_t unreadable;  /* HAR: entries that could not be read at all, skipped */
+    size_t warnings;    /* HAR: odd fields read as absent, and unreadable entries */
 };
 
 /* Merges a Privacy Badger export or seed (JSON text, len bytes) the way Privacy Badger does:
@@ -1142,8 +1128,7 @@ struct brock_stats {
  * kept. The whole text is validated before anything changes. name names the input in error
  * messages. Returns 0, BROCK_EFORMAT (errmsg says where), BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_import(struct brock_engine *e, const char *name,
-                                           const char *json, size_t len,
-                                           struct brock_stats *stats);
+                                           const char *json, size_t len, struct brock_stats *stats);
 
 /* The same for the text in the open file fd, from its offset to its end, read a block at a
  * time as it is parsed: the text itself is never held in memory whole (the values it holds
@@ -1162,24 +1147,21 @@ BROCK_API BROCK_NODISCARD int brock_import_fd(struct brock_engine *e, const char
  * is called now and then with entries done and the total, the total 0 while the text is
  * still being read; both get arg. Returns 0, BROCK_EFORMAT (not a HAR at all: nothing is
  * learned), BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_learn_har(struct brock_engine *e, const char *name,
-                                              const char *json, size_t len,
-                                              void (*progress)(void *arg, size_t done,
-                                                               size_t total),
-                                              void (*on_warning)(void *arg, const char *msg),
-                                              void *arg, struct brock_stats *stats);
+BROCK_API BROCK_NODISCARD int
+brock_learn_har(struct brock_engine *e, const char *name, const char *json, size_t len,
+                void (*progress)(void *arg, size_t done, size_t total),
+                void (*on_warning)(void *arg, const char *msg), void *arg,
+                struct brock_stats *stats);
 
 /* brock_learn_har() on the file open at fd (borrowed; a regular file, read with pread(2) in
  * chunks, so memory does not grow with its size). Returns what brock_learn_har() does, and
  * BROCK_EINVAL when fd is not a regular file, BROCK_EIO when it cannot be read; BROCK_EIO or
  * BROCK_EFORMAT when it changed between the check and the learning (what was learned before
  * is then kept in memory: do not sync it). */
-BROCK_API BROCK_NODISCARD int brock_learn_har_fd(struct brock_engine *e, const char *name,
-                                                 int fd,
+BROCK_API BROCK_NODISCARD int brock_learn_har_fd(struct brock_engine *e, const char *name, int fd,
                                                  void (*progress)(void *arg, size_t done,
                                                                   size_t total),
-                                                 void (*on_warning)(void *arg,
-                                                                    const char *msg),
+                                                 void (*on_warning)(void *arg, const char *msg),
                                                  void *arg, struct brock_stats *stats);
 
 /* The export formats, a NULL-terminated array of names: "pb" (Privacy Badger's JSON), then
@@ -1209,8 +1191,8 @@ BROCK_API BROCK_NODISCARD int brock_export_actions_parse(const char *list, unsig
 /* Writes the state in format into a new buffer: *out (NUL-terminated, free with
  * brock_free()) and *len. The same as brock_export_with(e, format, BROCK_EXPORT_DEFAULT, ...).
  * Returns 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *format,
-                                           char **out, size_t *len);
+BROCK_API BROCK_NODISCARD int brock_export(struct brock_engine *e, const char *format, char **out,
+                                           size_t *len);
 
 /* brock_export() with flags (enum brock_export_flags) choosing what a block list takes in.
  * Block lists block a base with the names below it where the format's rules reach them, and
@@ -1226,8 +1208,8 @@ BROCK_API BROCK_NODISCARD int brock_export_with(struct brock_engine *e, const ch
  * tracker was seen on, its settings the disabled sites); a block list does when it holds a
  * choice for one site only (as a rule, or as a comment saying the format cannot hold it).
  * Returns 1, 0, BROCK_EINVAL for an unknown format, BROCK_ENOMEM. */
-BROCK_API BROCK_NODISCARD int brock_export_names_sites(struct brock_engine *e,
-                                                       const char *format, unsigned flags);
+BROCK_API BROCK_NODISCARD int brock_export_names_sites(struct brock_engine *e, const char *format,
+                                                       unsigned flags);
 
 /* Privacy Badger's string measures, as its JavaScript computes them: over UTF-16 code units
  * (the UTF-8 input is decoded as a browser decodes it, each malformed sequence one U+FFFD). */

@@ -35,7 +35,7 @@ struct cli {
     struct cli_conf *conf; /* the configuration file read at start, or NULL: none */
     int argc;              /* the whole command line, for reading it again (SIGHUP) */
     char **argv;
-    char state_buf[4096];  /* the default state folder, once computed */
+    char state_buf[4096]; /* the default state folder, once computed */
 };
 
 /* The global options' getopt_long table, and brock run's: the configuration file's keys. */
@@ -49,7 +49,7 @@ struct cmd_entry {
     const char *summary; /* one line for `brock --help` */
     const char *help;    /* the options and arguments, for `brock CMD --help` */
     int (*exec)(struct cli *cli, const struct cmd_entry *self, int argc, char **argv);
-    int read_only;       /* only reads the state: creates and writes nothing */
+    int read_only; /* only reads the state: creates and writes nothing */
 };
 
 extern const struct cmd_entry cmd_run_entry;
@@ -96,7 +96,10 @@ void cli_message_capture(char *buf, size_t size);
 void cli_help(const struct cmd_entry *cmd, FILE *f);
 
 /* The options every command shares, to be put at the end of its long options. */
-#define CLI_HELP_OPTION {"help", no_argument, NULL, 'h'}
+#define CLI_HELP_OPTION                                                                            \
+    {                                                                                              \
+        "help", no_argument, NULL, 'h'                                                             \
+    }
 
 /* Starts a command's getopt_long scan over argv (argv[0] is the command's name) with
  * getopt's own messages off. */
@@ -164,9 +167,8 @@ void cli_conf_free(struct cli_conf *c);
  * result and the argv it scanned, as a command's own option loop would; its messages, and a
  * value a flag cannot have, name the file and line. Returns CLI_OK, or the first result of fn
  * that is not CLI_OK. */
-int cli_conf_apply(const struct cli_conf *c, const struct cmd_entry *cmd,
-                   const struct option *opts, int (*fn)(void *arg, int c, char **argv),
-                   void *arg);
+int cli_conf_apply(const struct cli_conf *c, const struct cmd_entry *cmd, const struct option *opts,
+                   int (*fn)(void *arg, int c, char **argv), void *arg);
 
 /* The global options of conf (NULL: none), then those of the command line argc, argv (whose
  * first word is the program's), into cli, which is emptied first; optind is then at the
@@ -187,11 +189,11 @@ struct cli_fetch {
     const char *upstream_ca; /* --upstream-ca, or NULL */
 };
 
-#define CLI_FETCH_HELP \
-    "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n" \
-    "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n" \
-    "                        may be repeated (the first that matches wins)\n" \
-    "  --upstream-ca FILE    also trust the roots in FILE (PEM)\n" \
+#define CLI_FETCH_HELP                                                                             \
+    "  --resolve HOSTGLOB[:PORT]=ADDR:PORT\n"                                                      \
+    "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n"      \
+    "                        may be repeated (the first that matches wins)\n"                      \
+    "  --upstream-ca FILE    also trust the roots in FILE (PEM)\n"                                 \
     "  -h, --help            print this help\n"
 
 #define CLI_FETCH_USAGE "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... [--upstream-ca FILE]"

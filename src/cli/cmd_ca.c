@@ -62,8 +62,8 @@ static struct passwd *sudo_user(struct cli *cli)
         return NULL;
     pw = getpwnam(name);
     if (!pw || !pw->pw_dir || pw->pw_dir[0] != '/' ||
-        snprintf(cli->state_buf, sizeof(cli->state_buf), "%s/.local/state/brock",
-                 pw->pw_dir) >= (int)sizeof(cli->state_buf))
+        snprintf(cli->state_buf, sizeof(cli->state_buf), "%s/.local/state/brock", pw->pw_dir) >=
+            (int)sizeof(cli->state_buf))
         return NULL;
     cli->state_dir = cli->state_buf;
     return pw;
@@ -71,14 +71,14 @@ static struct passwd *sudo_user(struct cli *cli)
 
 /* The folders from the first that did not exist down to dir, made by root for the user who
  * ran sudo, and the CA's files in it, given to that user. */
-static int give_to(const char *first_missing, const char *dir, const char *cert,
-                   const char *key, const struct passwd *pw)
+static int give_to(const char *first_missing, const char *dir, const char *cert, const char *key,
+                   const struct passwd *pw)
 {
     char path[PATH_MAX];
     size_t start = strlen(first_missing);
 
     snprintf(path, sizeof(path), "%s", dir);
-    for (size_t i = start; ; i++) {
+    for (size_t i = start;; i++) {
         if (path[i] == '/' || path[i] == '\0') {
             char c = path[i];
 
@@ -90,9 +90,8 @@ static int give_to(const char *first_missing, const char *dir, const char *cert,
                 break;
         }
     }
-    return chown(cert, pw->pw_uid, pw->pw_gid) < 0 || chown(key, pw->pw_uid, pw->pw_gid) < 0
-               ? -1
-               : 0;
+    return chown(cert, pw->pw_uid, pw->pw_gid) < 0 || chown(key, pw->pw_uid, pw->pw_gid) < 0 ? -1
+                                                                                             : 0;
 }
 
 /* The first folder of path, from the top, that does not exist ("" when all do). */
@@ -127,17 +126,17 @@ static void say_line(void *arg, const char *place, const char *path, enum trust_
                      const char *detail)
 {
     static const char *const words[] = {
-        [TRUST_DONE] = "done", [TRUST_ALREADY] = "already so", [TRUST_YES] = "trusted",
-        [TRUST_NO] = "not trusted", [TRUST_FAILED] = "could not", [TRUST_SKIPPED] = "nothing to do",
+        [TRUST_DONE] = "done",        [TRUST_ALREADY] = "already so",
+        [TRUST_YES] = "trusted",      [TRUST_NO] = "not trusted",
+        [TRUST_FAILED] = "could not", [TRUST_SKIPPED] = "nothing to do",
     };
     const struct say_words *w = arg;
     const char *word = state == TRUST_DONE      ? w->done
                        : state == TRUST_ALREADY ? w->already
                                                 : words[state];
 
-    printf("%s: %s%s%s%s%s%s\n", place, word,
-           *path ? " (" : "", path, *path ? ")" : "", detail && *detail ? ": " : "",
-           detail ? detail : "");
+    printf("%s: %s%s%s%s%s%s\n", place, word, *path ? " (" : "", path, *path ? ")" : "",
+           detail && *detail ? ": " : "", detail ? detail : "");
 }
 
 static int trust_cmd(struct cli *cli, const struct cmd_entry *self, const char *what,
@@ -204,13 +203,17 @@ static int offer(struct cli *cli, const struct cmd_entry *self, const char *cert
     snprintf(cmd, sizeof(cmd), "sudo %s", cli_again(cli, "ca install", err, sizeof(err)));
     snprintf(asked, sizeof(asked), "%s/%s/asked-to-install", cli->state_dir, CA_DIR);
     if (!isatty(0) || !isatty(2) || access(asked, F_OK) == 0) {
-        fprintf(stderr, "brock: HTTPS will pass unseen until this machine trusts brock's CA: "
-                        "`%s` does it\n", cmd);
+        fprintf(stderr,
+                "brock: HTTPS will pass unseen until this machine trusts brock's CA: "
+                "`%s` does it\n",
+                cmd);
         return CLI_OK;
     }
-    fprintf(stderr, "brock sees inside HTTPS, where nearly the whole web is, only once this "
-                    "machine trusts its CA.\nInstall it now (`%s`, which asks for your "
-                    "password)? [y/N] ", cmd);
+    fprintf(stderr,
+            "brock sees inside HTTPS, where nearly the whole web is, only once this "
+            "machine trusts its CA.\nInstall it now (`%s`, which asks for your "
+            "password)? [y/N] ",
+            cmd);
     if (!fgets(answer, sizeof(answer), stdin))
         answer[0] = '\0';
     if (file_write_atomic(asked, "", 0, 0600) < 0)
@@ -257,8 +260,7 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    static const char *const whats[] = {"init", "path", "install", "uninstall", "status",
-                                        "offer"};
+    static const char *const whats[] = {"init", "path", "install", "uninstall", "status", "offer"};
     char cert[4096], key[4096], err[4096 + 256], again[4096 + 64];
     const struct passwd *pw;
     const char *what;
@@ -302,8 +304,10 @@ static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, 
     if (ca_create(cli->state_dir, force, err, sizeof(err)) < 0)
         return cli_error(self, "%s", err);
     print_path(cert);
-    fprintf(stderr, "brock ca: created a CA; `%s` has this machine's browsers and programs "
-                    "trust it\n", cli_again(cli, "ca install", again, sizeof(again)));
+    fprintf(stderr,
+            "brock ca: created a CA; `%s` has this machine's browsers and programs "
+            "trust it\n",
+            cli_again(cli, "ca install", again, sizeof(again)));
     return CLI_OK;
 }
 

@@ -31,22 +31,14 @@ static const char check_help[] =
 static const char *reason_word(enum brock_reason r)
 {
     switch (r) {
-    case BROCK_WHY_INVALID:
-        return "invalid";
-    case BROCK_WHY_FIRST_PARTY:
-        return "first_party";
-    case BROCK_WHY_PRIVATE:
-        return "private";
-    case BROCK_WHY_DISABLED:
-        return "disabled";
-    case BROCK_WHY_ACTION:
-        return "action";
-    case BROCK_WHY_IGNORED:
-        return "ignored";
-    case BROCK_WHY_FP_SCRIPT:
-        return "fp_script";
-    case BROCK_WHY_WIDGET:
-        return "widget";
+    case BROCK_WHY_INVALID: return "invalid";
+    case BROCK_WHY_FIRST_PARTY: return "first_party";
+    case BROCK_WHY_PRIVATE: return "private";
+    case BROCK_WHY_DISABLED: return "disabled";
+    case BROCK_WHY_ACTION: return "action";
+    case BROCK_WHY_IGNORED: return "ignored";
+    case BROCK_WHY_FP_SCRIPT: return "fp_script";
+    case BROCK_WHY_WIDGET: return "widget";
     }
     return "action";
 }

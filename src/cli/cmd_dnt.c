@@ -22,8 +22,8 @@ struct dnt_job {
     struct jobs_dnt_result r;
 };
 
-static int dnt_job_run(struct brock_engine *e, const struct jobs_options *o, void *arg,
-                       char *err, size_t errlen)
+static int dnt_job_run(struct brock_engine *e, const struct jobs_options *o, void *arg, char *err,
+                       size_t errlen)
 {
     struct dnt_job *j = arg;
 
@@ -56,7 +56,8 @@ static int cmd_dnt_exec(struct cli *cli, const struct cmd_entry *self, int argc,
         printf("%s: compliant: %s posts an accepted EFF DNT policy\n", domain, j.r.url);
     else if (j.r.fetched)
         printf("%s: not compliant: the text at %s (%zu bytes) is not an accepted EFF DNT "
-               "policy (hash not accepted)\n", domain, j.r.url, j.r.len);
+               "policy (hash not accepted)\n",
+               domain, j.r.url, j.r.len);
     else
         printf("%s: not compliant: %s\n", domain, j.r.why);
     rc = j.r.compliant ? CLI_OK : CLI_ERROR;

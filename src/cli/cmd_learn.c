@@ -48,8 +48,8 @@ static void on_progress(void *arg, size_t done, size_t total)
     if (total == 0)
         p->width = fprintf(stderr, "\r%s: %zu entries read", p->name, done);
     else
-        p->width = fprintf(stderr, "\r%s: %zu of %zu entries learned (%zu%%)", p->name, done,
-                           total, done * 100 / total);
+        p->width = fprintf(stderr, "\r%s: %zu of %zu entries learned (%zu%%)", p->name, done, total,
+                           done * 100 / total);
     if (p->width > 0)
         p->width--; /* the \r */
     else

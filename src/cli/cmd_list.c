@@ -44,7 +44,7 @@ struct list_row {
     char *domain;
     const char *action; /* static */
     char *sites;
-    char *choices;      /* "site=action,...", or "" */
+    char *choices; /* "site=action,...", or "" */
 };
 
 struct list_ctx {
@@ -53,8 +53,8 @@ struct list_ctx {
     size_t n, cap;
     unsigned actions; /* --action: a bit per enum brock_action; 0: all */
     int learned_only;
-    int all;          /* --all, or noaction in --action: noaction is listed too */
-    int count;        /* --count: only counted, in n */
+    int all;                           /* --all, or noaction in --action: noaction is listed too */
+    int count;                         /* --count: only counted, in n */
     struct brock_site_action *choices; /* the choices for one site only, by site and domain */
     size_t n_choices;
     unsigned char *listed; /* per choice: its domain has a row */
@@ -342,8 +342,7 @@ static void print_rows(const struct list_ctx *c)
     }
     /* The column of choices for one site only is there when there are some. */
     if (c->n_choices) {
-        printf("%-*s  %-*s  %-*s  %s\n", wd, "DOMAIN", wa, "ACTION", wc, "SITE CHOICES",
-               "SITES");
+        printf("%-*s  %-*s  %-*s  %s\n", wd, "DOMAIN", wa, "ACTION", wc, "SITE CHOICES", "SITES");
         for (size_t i = 0; i < c->n; i++)
             printf("%-*s  %-*s  %-*s  %s\n", wd, c->rows[i].domain, wa, c->rows[i].action, wc,
                    *c->rows[i].choices ? c->rows[i].choices : "-",
@@ -380,29 +379,19 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
-        case OPT_JSON:
-            json = 1;
-            break;
-        case OPT_SITE:
-            site_arg = optarg;
-            break;
-        case OPT_ALL:
-            ctx.all = 1;
-            break;
+        case OPT_JSON: json = 1; break;
+        case OPT_SITE: site_arg = optarg; break;
+        case OPT_ALL: ctx.all = 1; break;
         case OPT_ACTION:
             if (actions_parse(optarg, &ctx.actions, bad, sizeof(bad)) < 0)
-                return cli_usage(self, "--action: '%s' is not one of block, cookieblock, allow, "
-                                       "dnt, noaction, user_block, user_cookieblock, user_allow",
+                return cli_usage(self,
+                                 "--action: '%s' is not one of block, cookieblock, allow, "
+                                 "dnt, noaction, user_block, user_cookieblock, user_allow",
                                  bad);
             break;
-        case OPT_LEARNED:
-            ctx.learned_only = 1;
-            break;
-        case OPT_COUNT:
-            ctx.count = 1;
-            break;
-        default:
-            return cli_getopt_other(self, c, argv);
+        case OPT_LEARNED: ctx.learned_only = 1; break;
+        case OPT_COUNT: ctx.count = 1; break;
+        default: return cli_getopt_other(self, c, argv);
         }
     }
     if (optind < argc)

@@ -48,10 +48,9 @@ static int on_entry(void *arg, const struct brock_passthrough *p)
         return 0;
     x->n++;
     if (x->arr)
-        return json_array_append_new(x->arr, json_pack("{s:s, s:s, s:I, s:b}", "host", p->host,
-                                                       "why", p->why, "time_ms",
-                                                       (json_int_t)p->time_ms, "learned",
-                                                       p->learned)) < 0;
+        return json_array_append_new(
+                   x->arr, json_pack("{s:s, s:s, s:I, s:b}", "host", p->host, "why", p->why,
+                                     "time_ms", (json_int_t)p->time_ms, "learned", p->learned)) < 0;
     if (gmtime_r(&t, &tm))
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
     printf("%-40s since %s UTC  %s%s%s\n", p->host, when, p->learned ? "learned" : "yours",

@@ -54,8 +54,7 @@ static int cmd_pause_exec(struct cli *cli, const struct cmd_entry *self, int arg
 {
     enum { OPT_UNTIL_RESUME = 256 };
     static const struct option opts[] = {
-        {"until-resume", no_argument, NULL, OPT_UNTIL_RESUME}, CLI_HELP_OPTION,
-        {NULL, 0, NULL, 0}};
+        {"until-resume", no_argument, NULL, OPT_UNTIL_RESUME}, CLI_HELP_OPTION, {NULL, 0, NULL, 0}};
     struct brock_engine *e = NULL;
     const char *text = PAUSE_DEFAULT;
     int c, rc, no_end = 0;

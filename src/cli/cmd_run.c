@@ -83,9 +83,23 @@ static const char run_help[] =
     "others need a restart.\n";
 
 enum {
-    OPT_LISTEN = 256, OPT_INTERCEPT, OPT_RESOLVE, OPT_UPSTREAM_CA, OPT_NO_UPDATE,
-    OPT_NO_INTERCEPT, OPT_ALLOW, OPT_USER, OPT_HEADER_TIMEOUT, OPT_UPSTREAM_TIMEOUT, OPT_GRACE,
-    OPT_MAX_CLIENT, OPT_NO_INJECT, OPT_LOG_FILE, OPT_NO_PROXY, OPT_WORKERS, OPT_PROXY_PROTOCOL,
+    OPT_LISTEN = 256,
+    OPT_INTERCEPT,
+    OPT_RESOLVE,
+    OPT_UPSTREAM_CA,
+    OPT_NO_UPDATE,
+    OPT_NO_INTERCEPT,
+    OPT_ALLOW,
+    OPT_USER,
+    OPT_HEADER_TIMEOUT,
+    OPT_UPSTREAM_TIMEOUT,
+    OPT_GRACE,
+    OPT_MAX_CLIENT,
+    OPT_NO_INJECT,
+    OPT_LOG_FILE,
+    OPT_NO_PROXY,
+    OPT_WORKERS,
+    OPT_PROXY_PROTOCOL,
     OPT_MAX_LEARNED,
 };
 
@@ -233,8 +247,8 @@ static int run_option(void *arg, int c, char **argv)
         break;
     case OPT_HEADER_TIMEOUT:
     case OPT_UPSTREAM_TIMEOUT:
-        if (run_seconds(optarg, c == OPT_HEADER_TIMEOUT ? &o->header_timeout
-                                                         : &o->upstream_timeout) < 0)
+        if (run_seconds(optarg,
+                        c == OPT_HEADER_TIMEOUT ? &o->header_timeout : &o->upstream_timeout) < 0)
             return cli_usage(self, "--%s '%s': expected whole seconds from 1 to 3600",
                              c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
                              optarg);
@@ -262,8 +276,10 @@ static int run_option(void *arg, int c, char **argv)
         long v;
 
         if (run_number(optarg, 0, PROXY_MAX_CLIENT_CONNECTIONS, &v) < 0)
-            return cli_usage(self, "--max-client-connections '%s': expected a whole number "
-                             "from 0 (no cap) to %d", optarg, PROXY_MAX_CLIENT_CONNECTIONS);
+            return cli_usage(self,
+                             "--max-client-connections '%s': expected a whole number "
+                             "from 0 (no cap) to %d",
+                             optarg, PROXY_MAX_CLIENT_CONNECTIONS);
         o->max_client_connections = (size_t)v;
         break;
     }
@@ -271,14 +287,14 @@ static int run_option(void *arg, int c, char **argv)
         long v;
 
         if (run_number(optarg, 1, BROCK_MAX_LEARNED_MAX, &v) < 0)
-            return cli_usage(self, "--max-learned-trackers '%s': expected a whole number from "
-                             "1 to %d", optarg, BROCK_MAX_LEARNED_MAX);
+            return cli_usage(self,
+                             "--max-learned-trackers '%s': expected a whole number from "
+                             "1 to %d",
+                             optarg, BROCK_MAX_LEARNED_MAX);
         o->max_learned = (size_t)v;
         break;
     }
-    default:
-        a->done = 1;
-        return cli_getopt_other(self, c, argv);
+    default: a->done = 1; return cli_getopt_other(self, c, argv);
     }
     return CLI_OK;
 }
@@ -286,8 +302,8 @@ static int run_option(void *arg, int c, char **argv)
 /* Parses run's options, those of the configuration file conf (NULL: none) and then the
  * command line's, into a (cleaned up by run_args_cleanup() whatever happens) and checks the
  * specs' shape. Returns CLI_OK with a->done 0 to go on, else the command's result. */
-static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf,
-                     struct run_args *a, int argc, char **argv)
+static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf, struct run_args *a,
+                     int argc, char **argv)
 {
     size_t most = (size_t)argc + (conf ? conf->n : 0);
     char err[512];
@@ -356,14 +372,14 @@ static void run_https_decide(struct proxy_options *o, const char *state_dir)
  * call) and the first (till it ends): the previous ones go when new ones are made. */
 struct run_reread {
     const struct cli *cli;
-    struct cli start;        /* the global options at start, before the state was settled */
+    struct cli start; /* the global options at start, before the state was settled */
     const struct cmd_entry *self;
     int argc;
     char **argv;
     const char *state_dir, *ca_init_cmd, *ca_install_cmd; /* those in use */
-    enum proxy_https https;              /* as decided at start */
-    const struct proxy_worker *worker;   /* this process's place among the workers, or NULL */
-    struct run_args args[2]; /* the newest options made, and those before */
+    enum proxy_https https;                               /* as decided at start */
+    const struct proxy_worker *worker; /* this process's place among the workers, or NULL */
+    struct run_args args[2];           /* the newest options made, and those before */
     struct cli_conf *conf[2];
 };
 
@@ -391,11 +407,15 @@ static void run_reread_globals(const struct run_reread *r, const struct cli_conf
     if (cli_globals(&now, conf, r->cli->argc, r->cli->argv, &done) != CLI_OK || done)
         return;
     if (!run_same(old->state_dir, now.state_dir))
-        log_msg(LOG_ERR, "SIGHUP: 'state' changed; it takes a restart: the state in use "
-                "stays %s", r->state_dir);
+        log_msg(LOG_ERR,
+                "SIGHUP: 'state' changed; it takes a restart: the state in use "
+                "stays %s",
+                r->state_dir);
     if (!run_same(old->data_dir, now.data_dir))
-        log_msg(LOG_ERR, "SIGHUP: 'data' changed; it takes a restart: Privacy Badger's data is "
-                "still read from %s", old->data_dir ? old->data_dir : BROCK_DEFAULT_DATA_DIR);
+        log_msg(LOG_ERR,
+                "SIGHUP: 'data' changed; it takes a restart: Privacy Badger's data is "
+                "still read from %s",
+                old->data_dir ? old->data_dir : BROCK_DEFAULT_DATA_DIR);
     if (old->no_seed != now.no_seed)
         log_msg(LOG_ERR, "SIGHUP: 'no-seed' changed; it takes a restart");
     if (old->no_learn != now.no_learn)
@@ -553,7 +573,8 @@ const struct cmd_entry cmd_run_entry = {
              "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
              "[--no-proxy HOSTGLOB]... [--proxy-protocol-from CIDR]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
-             "[--max-client-connections N] [--max-learned-trackers N] [--grace SECONDS] [--workers N|auto] [--log-file FILE] [-v|-q]",
+             "[--max-client-connections N] [--max-learned-trackers N] [--grace SECONDS] [--workers "
+             "N|auto] [--log-file FILE] [-v|-q]",
     .summary = "Run the proxy and its dashboard (the default command)",
     .help = run_help,
     .exec = cmd_run_exec,

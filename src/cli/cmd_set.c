@@ -61,8 +61,7 @@ static int cmd_set_exec(struct cli *cli, const struct cmd_entry *self, int argc,
     }
     /* What it is now is known before the write; it is printed only once written. */
     if (site_arg && brock_decide(e, domain, site, &d) == 0)
-        snprintf(line, sizeof(line), "%s on %s: %s", domain, d.site,
-                 brock_action_words(d.action));
+        snprintf(line, sizeof(line), "%s on %s: %s", domain, d.site, brock_action_words(d.action));
     else if (brock_decide(e, domain, NULL, &d) < 0)
         snprintf(line, sizeof(line), "%s: %s", domain, brock_action_words(action));
     else if (strcmp(d.tracker, d.host) != 0 && d.tracker[0])

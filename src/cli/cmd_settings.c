@@ -65,8 +65,7 @@ static void settings_print(struct brock_engine *e, const char *only)
         enum brock_setting s = (enum brock_setting)i;
         if (!only || !strcmp(only, brock_setting_name(s)))
             printf("%-17s %s%s\n", brock_setting_name(s), brock_setting(e, s) ? "on" : "off",
-                   s == BROCK_SETTING_LEARN && brock_setting(e, s) &&
-                           !brock_engine_learning(e)
+                   s == BROCK_SETTING_LEARN && brock_setting(e, s) && !brock_engine_learning(e)
                        ? " (not learning now: --no-learn)"
                        : "");
     }
@@ -115,8 +114,10 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
         if (!strcmp(name, others[j]))
             i = N_SWITCHES + j;
     if (i == N_SWITCHES && strcmp(name, others[0]) != 0) {
-        cli_usage(self, "'%s' is not a setting (learn, send_dnt, check_dnt, page_view_days, "
-                        "paused, disabled_sites, widget_allowlist)", name);
+        cli_usage(self,
+                  "'%s' is not a setting (learn, send_dnt, check_dnt, page_view_days, "
+                  "paused, disabled_sites, widget_allowlist)",
+                  name);
         return -1;
     }
     if (!value)
@@ -141,8 +142,7 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
     return -1;
 }
 
-static int cmd_settings_exec(struct cli *cli, const struct cmd_entry *self, int argc,
-                             char **argv)
+static int cmd_settings_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     enum { OPT_JSON = 256 };
     static const struct option opts[] = {
@@ -240,8 +240,7 @@ static int site_switch(struct cli *cli, const struct cmd_entry *self, int argc, 
     int c, rc;
 
     cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":h", disabled ? disable_opts : enable_opts, NULL)) !=
-           -1) {
+    while ((c = getopt_long(argc, argv, ":h", disabled ? disable_opts : enable_opts, NULL)) != -1) {
         if (c != OPT_FOR)
             return cli_getopt_other(self, c, argv);
         how_long = optarg;
@@ -266,14 +265,12 @@ static int site_switch(struct cli *cli, const struct cmd_entry *self, int argc, 
     return rc;
 }
 
-static int cmd_disable_exec(struct cli *cli, const struct cmd_entry *self, int argc,
-                            char **argv)
+static int cmd_disable_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     return site_switch(cli, self, argc, argv, 1);
 }
 
-static int cmd_enable_exec(struct cli *cli, const struct cmd_entry *self, int argc,
-                           char **argv)
+static int cmd_enable_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     return site_switch(cli, self, argc, argv, 0);
 }

@@ -28,8 +28,8 @@ static const char stats_help[] =
 static int on_day(void *arg, const struct brock_day *d)
 {
     (void)arg;
-    printf("%-10s  %9" PRIu64 "  %13" PRIu64 "  %9" PRIu64 "  %7" PRIu64 "  %5" PRIu64 "\n",
-           d->day, d->blocked, d->cookieblocked, d->allowed, d->learned, d->sites);
+    printf("%-10s  %9" PRIu64 "  %13" PRIu64 "  %9" PRIu64 "  %7" PRIu64 "  %5" PRIu64 "\n", d->day,
+           d->blocked, d->cookieblocked, d->allowed, d->learned, d->sites);
     return 0;
 }
 
@@ -54,8 +54,8 @@ static int cmd_stats_exec(struct cli *cli, const struct cmd_entry *self, int arg
             json = 1;
         } else if (c == OPT_DAYS) {
             if (cli_days_parse(optarg, &days) < 0 || days < 1)
-                return cli_usage(self, "--days: '%s' is not a number of days from 1 to %d",
-                                 optarg, BROCK_DAILY_DAYS_MAX);
+                return cli_usage(self, "--days: '%s' is not a number of days from 1 to %d", optarg,
+                                 BROCK_DAILY_DAYS_MAX);
         } else {
             return cli_getopt_other(self, c, argv);
         }
@@ -71,8 +71,8 @@ static int cmd_stats_exec(struct cli *cli, const struct cmd_entry *self, int arg
         if (err == 0 && (fwrite(out, 1, len, stdout) != len || fputc('\n', stdout) == EOF))
             rc = cli_error(self, "cannot write to standard output");
     } else {
-        printf("%-10s  %9s  %13s  %9s  %7s  %5s\n", "day", "blocked", "cookieblocked",
-               "allowed", "learned", "sites");
+        printf("%-10s  %9s  %13s  %9s  %7s  %5s\n", "day", "blocked", "cookieblocked", "allowed",
+               "learned", "sites");
         err = brock_daily_each(e, (int)days, clock_now_ms(), on_day, NULL);
     }
     if (err < 0)

@@ -71,14 +71,15 @@ static void offtime_print(json_t *status, const char *settings_url)
 
     /* As `brock pause` and `brock settings` say it, and what ends it sooner. */
     if (json_is_true(json_object_get(status, "paused")))
-        printf("paused %s (brock resume)\n", json_is_integer(until)
-                                  ? cli_until(json_integer_value(until), now, when, sizeof(when))
-                                  : "until you resume it");
+        printf("paused %s (brock resume)\n",
+               json_is_integer(until)
+                   ? cli_until(json_integer_value(until), now, when, sizeof(when))
+                   : "until you resume it");
     if (jobs_get(settings_url, STATUS_MAX, &r, err, sizeof(err)) < 0)
         return;
     settings = r.body ? json_loadb(r.body, r.len, 0, NULL) : NULL;
     ends = json_object_get(settings, "disabled_until");
-    json_array_foreach(ends, i, one) {
+    json_array_foreach (ends, i, one) {
         const char *site = json_string_value(json_object_get(one, "site"));
         int64_t end = json_integer_value(json_object_get(one, "until_ms"));
 
@@ -119,8 +120,9 @@ static void status_print(json_t *j)
            num(s, "requests"), num(s, "blocked"), num(s, "cookieblocked"), num(s, "tunnels"),
            num(s, "learned"), num(s, "connections"));
     printf("trackers: %lld blocked, %lld cookieblocked, %lld allowed (your choices: %lld, %lld, "
-           "%lld)\n", num(a, "block"), num(a, "cookieblock"), num(a, "allow"),
-           num(a, "user_block"), num(a, "user_cookieblock"), num(a, "user_allow"));
+           "%lld)\n",
+           num(a, "block"), num(a, "cookieblock"), num(a, "allow"), num(a, "user_block"),
+           num(a, "user_cookieblock"), num(a, "user_allow"));
     https = json_object_get(j, "https");
     if (json_is_string(json_object_get(https, "why")))
         printf("%s%s%s%s\n", json_string_value(json_object_get(https, "why")),
@@ -175,8 +177,8 @@ static int cmd_status_exec(struct cli *cli, const struct cmd_entry *self, int ar
         !json_is_object(json_object_get(j, "since_start"))) {
         json_decref(j);
         mem_free(r.body);
-        return cli_error(self, "%s answers, but not as brock's dashboard (HTTP status %d)",
-                         listen, r.http_status);
+        return cli_error(self, "%s answers, but not as brock's dashboard (HTTP status %d)", listen,
+                         r.http_status);
     }
     if (as_json) {
         printf("%s\n", r.body);

@@ -126,8 +126,8 @@ static int format_unknown(const struct cmd_entry *self, const char *name)
 }
 
 /* Writes data to path (NULL or "-": standard output) with mode. */
-static int write_out(const struct cmd_entry *self, const char *path, const char *data,
-                     size_t len, int mode)
+static int write_out(const struct cmd_entry *self, const char *path, const char *data, size_t len,
+                     int mode)
 {
     int err;
 
@@ -163,9 +163,7 @@ static int cmd_export_exec(struct cli *cli, const struct cmd_entry *self, int ar
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         switch (c) {
-        case OPT_FORMAT:
-            format = optarg;
-            break;
+        case OPT_FORMAT: format = optarg; break;
         case OPT_ACTION:
             if (brock_export_actions_parse(optarg, &flags, why, sizeof(why)) < 0)
                 return cli_usage(self, "--action: %s", why);
@@ -175,11 +173,8 @@ static int cmd_export_exec(struct cli *cli, const struct cmd_entry *self, int ar
             learned = BROCK_EXPORT_LEARNED_ONLY;
             filtered = 1;
             break;
-        case 'o':
-            output = optarg;
-            break;
-        default:
-            return cli_getopt_other(self, c, argv);
+        case 'o': output = optarg; break;
+        default: return cli_getopt_other(self, c, argv);
         }
     }
     if (optind < argc)

@@ -41,8 +41,7 @@ static int cmd_update_exec(struct cli *cli, const struct cmd_entry *self, int ar
     if (rc == CLI_OK)
         printf("Applied %s: %zu cookieblock domains (%zu added, %zu removed), %zu new DNT "
                "policies, %zu site fixes.\n",
-               JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added,
-               st.site_fixes);
+               JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes);
 out:
     cli_fetch_cleanup(&f);
     return rc;

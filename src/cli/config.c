@@ -66,8 +66,8 @@ static int conf_arg(struct cli_conf *c, struct cli_conf_line *l, const struct op
     int b = 0;
 
     if (o->has_arg == no_argument && (b = conf_bool(l->value)) < 0)
-        return cli_error(NULL, "%s:%u: '%s' is a flag: its value is yes or no, not '%s'",
-                         c->path, l->line, o->name, l->value);
+        return cli_error(NULL, "%s:%u: '%s' is a flag: its value is yes or no, not '%s'", c->path,
+                         l->line, o->name, l->value);
     if (o->has_arg != no_argument && !*l->value)
         return cli_error(NULL, "%s:%u: '%s' needs a value", c->path, l->line, o->name);
     /* A flag that is no says nothing, unless its opposite is an option too: `intercept = no`
@@ -116,8 +116,10 @@ static int conf_line(struct cli_conf *c, char *text, unsigned line)
     if (!o)
         o = conf_find(cmd_run_options, key);
     if (!o)
-        return cli_error(NULL, "%s:%u: unknown key '%s' (the keys are the long options of "
-                               "brock and brock run)", c->path, line, key);
+        return cli_error(NULL,
+                         "%s:%u: unknown key '%s' (the keys are the long options of "
+                         "brock and brock run)",
+                         c->path, line, key);
     c->v[c->n].key = key;
     c->v[c->n].value = value;
     c->v[c->n].line = line;
@@ -201,9 +203,8 @@ static int conf_apply_one(const char *path, const struct cli_conf_line *l,
     return rc;
 }
 
-int cli_conf_apply(const struct cli_conf *c, const struct cmd_entry *cmd,
-                   const struct option *opts, int (*fn)(void *arg, int c, char **argv),
-                   void *arg)
+int cli_conf_apply(const struct cli_conf *c, const struct cmd_entry *cmd, const struct option *opts,
+                   int (*fn)(void *arg, int c, char **argv), void *arg)
 {
     int rc = CLI_OK;
 

@@ -15,16 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
-
 static const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,  &cmd_check_entry,  &cmd_learn_entry,  &cmd_list_entry,
-    &cmd_set_entry,  &cmd_import_entry, &cmd_export_entry, &cmd_dnt_entry,
-    &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry, &cmd_pause_entry,
-    &cmd_resume_entry,
-    &cmd_update_entry, &cmd_ca_entry,   &cmd_forget_entry, &cmd_stats_entry,
-    &cmd_status_entry, &cmd_passthrough_entry,
-    &cmd_help_entry,
-    NULL,
+    &cmd_run_entry,         &cmd_check_entry,  &cmd_learn_entry,
+    &cmd_list_entry,        &cmd_set_entry,    &cmd_import_entry,
+    &cmd_export_entry,      &cmd_dnt_entry,    &cmd_settings_entry,
+    &cmd_disable_entry,     &cmd_enable_entry, &cmd_pause_entry,
+    &cmd_resume_entry,      &cmd_update_entry, &cmd_ca_entry,
+    &cmd_forget_entry,      &cmd_stats_entry,  &cmd_status_entry,
+    &cmd_passthrough_entry, &cmd_help_entry,   NULL,
 };
 
 static const char global_help[] =
@@ -69,8 +67,9 @@ void cli_message_capture(char *buf, size_t size)
 static void vmessage(const struct cmd_entry *cmd, const char *fmt, va_list ap)
 {
     if (msg_buf) {
-        int n = msg_held ? -1 : snprintf(msg_buf, msg_size, "%s%s", msg_where ? msg_where : "",
-                                         msg_where ? ": " : "");
+        int n = msg_held ? -1
+                         : snprintf(msg_buf, msg_size, "%s%s", msg_where ? msg_where : "",
+                                    msg_where ? ": " : "");
 
         if (n >= 0 && (size_t)n < msg_size)
             vsnprintf(msg_buf + n, msg_size - (size_t)n, fmt, ap);
@@ -190,8 +189,10 @@ static void state_check_mode(const char *dir)
         return;
     warned = 1;
     fflush(stdout);
-    fprintf(stderr, "brock: warning: %s is readable by other users; brock keeps a browsing "
-                    "history there: chmod 700 %s\n", dir, dir);
+    fprintf(stderr,
+            "brock: warning: %s is readable by other users; brock keeps a browsing "
+            "history there: chmod 700 %s\n",
+            dir, dir);
 }
 
 int cli_state(struct cli *cli, const struct cmd_entry *cmd)
@@ -214,8 +215,7 @@ static int shell_plain(const char *text)
     if (!*text)
         return 0;
     for (const char *p = text; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:=@%",
-                    *p))
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:=@%", *p))
             return 0;
     return 1;
 }
@@ -427,8 +427,7 @@ static int global_option(void *arg, int c, char **argv)
         g->done = 1;
         main_help(stdout);
         return CLI_OK;
-    case ':':
-        return cli_usage(NULL, "option '%s' needs an argument", argv[optind - 1]);
+    case ':': return cli_usage(NULL, "option '%s' needs an argument", argv[optind - 1]);
     default:
         if (optopt && optopt != '?')
             return cli_usage(NULL, "unknown option '-%c'", optopt);
@@ -457,8 +456,7 @@ int cli_globals(struct cli *cli, const struct cli_conf *conf, int argc, char **a
 
 int cli_conf_reread(const struct cli *cli, struct cli_conf **out)
 {
-    return cli_conf_read(cli->config ? cli->config : CLI_SYSTEM_CONFIG, cli->config != NULL,
-                         out);
+    return cli_conf_read(cli->config ? cli->config : CLI_SYSTEM_CONFIG, cli->config != NULL, out);
 }
 
 /* The global options: the command line's first, for --config (and --help, --version, a bad

@@ -24,13 +24,13 @@
 
 /* Sent with every answer: the page runs only its own script and style, loads nothing from
  * elsewhere, is never framed, and leaks no address in a Referer. */
-#define SECURITY_HEADERS                                                                      \
-    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "    \
-    "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "              \
-    "frame-ancestors 'none'\r\n"                                                              \
-    "X-Frame-Options: DENY\r\n"                                                               \
-    "Referrer-Policy: no-referrer\r\n"                                                        \
-    "X-Content-Type-Options: nosniff\r\n"                                                     \
+#define SECURITY_HEADERS                                                                           \
+    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "           \
+    "img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; "                    \
+    "frame-ancestors 'none'\r\n"                                                                   \
+    "X-Frame-Options: DENY\r\n"                                                                    \
+    "Referrer-Policy: no-referrer\r\n"                                                             \
+    "X-Content-Type-Options: nosniff\r\n"                                                          \
     "Cross-Origin-Resource-Policy: same-origin\r\n"
 
 /* CHANGES_STATE: needs the page's token and no foreign Origin. ANY_HOST: answered whatever
@@ -49,7 +49,7 @@ struct route {
     const char *method; /* GET also answers HEAD */
     const char *path;   /* exact; with a trailing '/', one segment follows (dash_call.arg) */
     unsigned flags;
-    uint64_t body_max;  /* the largest body it takes, in bytes; NO_BODY: none */
+    uint64_t body_max; /* the largest body it takes, in bytes; NO_BODY: none */
     int (*handler)(struct dash_call *x);
 };
 
@@ -186,8 +186,7 @@ static const char *listen_port(const struct dash_env *env)
  * of the loopback names, the address it listens on, or the one this client reached it at
  * (on a wildcard listen), with its port (which may be left out only when it is 80). A name
  * that merely resolves to brock is not its own: that is what DNS rebinding looks like. */
-static int is_own_host(const struct dash_env *env, const struct dash_request *rq,
-                       const char *host)
+static int is_own_host(const struct dash_env *env, const struct dash_request *rq, const char *host)
 {
     static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
     const char *port = listen_port(env);
@@ -338,12 +337,11 @@ static int write_response(const struct answer *a, int status, const char *type,
     if (status != 304)
         snprintf(entity, sizeof(entity), "Content-Type: %s\r\nContent-Length: %zu\r\n", type,
                  body->len);
-    if (buf_printf(a->out,
-                   "HTTP/1.1 %d %s\r\n%s" SECURITY_HEADERS "Cache-Control: %s\r\n%s%s%s\r\n",
-                   status, http_reason(status), entity,
-                   validators && *validators ? "no-cache" : "no-store",
-                   validators ? validators : "", disposition,
-                   a->keep_alive ? "" : "Connection: close\r\n") < 0)
+    if (buf_printf(
+            a->out, "HTTP/1.1 %d %s\r\n%s" SECURITY_HEADERS "Cache-Control: %s\r\n%s%s%s\r\n",
+            status, http_reason(status), entity,
+            validators && *validators ? "no-cache" : "no-store", validators ? validators : "",
+            disposition, a->keep_alive ? "" : "Connection: close\r\n") < 0)
         return -1;
     if (status != 304 && !a->head && body->len && buf_append(a->out, body->data, body->len) < 0)
         return -1;
@@ -387,8 +385,13 @@ static int run_route(const struct dash_env *env, const struct dash_request *rq,
                      const struct route *r, const char *arg, const char *query,
                      const struct answer *a, int own)
 {
-    struct dash_call x = {.env = env, .e = env->host.engine, .rq = rq, .arg = arg,
-                          .query = query, .own_host = own, .status = 200,
+    struct dash_call x = {.env = env,
+                          .e = env->host.engine,
+                          .rq = rq,
+                          .arg = arg,
+                          .query = query,
+                          .own_host = own,
+                          .status = 200,
                           .type = "application/json; charset=utf-8"};
     char *text = NULL;
     int rc = -1;
@@ -415,8 +418,8 @@ out:
 }
 
 /* A GET of one of web/'s files, or 404. */
-static int serve_file(const struct dash_env *env, const struct dash_request *rq,
-                      size_t path_len, const struct answer *a)
+static int serve_file(const struct dash_env *env, const struct dash_request *rq, size_t path_len,
+                      const struct answer *a)
 {
     const struct dash_file *f = NULL;
     char name[128];
@@ -432,8 +435,9 @@ static int serve_file(const struct dash_env *env, const struct dash_request *rq,
     if (!f)
         return refuse(a, 404, "brock has no such page");
     buf_init(&body, LIMIT_DASH_RESPONSE);
-    rc = file_body(env, f, &body) < 0 ? -1
-                                      : write_response(a, 200, file_type(f->name), NULL, NULL, &body);
+    rc = file_body(env, f, &body) < 0
+             ? -1
+             : write_response(a, 200, file_type(f->name), NULL, NULL, &body);
     buf_cleanup(&body);
     return rc;
 }
@@ -487,16 +491,16 @@ struct passage {
 
 /* The body rq's head declares (or a body read in pieces that passed the route's cap) against
  * what the route takes. Returns 0, or the status of the refusal written to a. */
-static int body_check(const struct dash_request *rq, const struct route *r,
-                      const struct answer *a)
+static int body_check(const struct dash_request *rq, const struct route *r, const struct answer *a)
 {
     uint64_t max = r ? r->body_max : NO_BODY;
 
     if (rq->body_too_big || (rq->body_declared && max == NO_BODY) ||
         (rq->body_declared != DASH_BODY_UNKNOWN && rq->body_declared > max))
-        return refuse(a, 413, max == NO_BODY ? "this request takes no body"
-                                             : "the request body is larger than this "
-                                               "request takes");
+        return refuse(a, 413,
+                      max == NO_BODY ? "this request takes no body"
+                                     : "the request body is larger than this "
+                                       "request takes");
     return 0;
 }
 
@@ -504,8 +508,8 @@ static int body_check(const struct dash_request *rq, const struct route *r,
  * route (404), the method (405), for a change its Origin and token (403), the body's size
  * (413). Nothing here needs the body. Returns 0 with p filled in, the status of a refusal
  * written to a, or -1 when out of memory. */
-static int door(const struct dash_env *env, const struct dash_request *rq,
-                const struct answer *a, struct passage *p)
+static int door(const struct dash_env *env, const struct dash_request *rq, const struct answer *a,
+                struct passage *p)
 {
     const char *host = header(rq, "host");
     const char *method = a->head ? "GET" : rq->method;
@@ -518,8 +522,8 @@ static int door(const struct dash_env *env, const struct dash_request *rq,
     p->path_len = q ? (size_t)(q - rq->target) : rq->target_len;
     p->own = host && is_own_host(env, rq, host);
     p->arg[0] = '\0';
-    snprintf(p->query, sizeof(p->query), "%.*s",
-             q ? (int)(rq->target_len - p->path_len - 1) : 0, q ? q + 1 : "");
+    snprintf(p->query, sizeof(p->query), "%.*s", q ? (int)(rq->target_len - p->path_len - 1) : 0,
+             q ? q + 1 : "");
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
         const struct route *r = &routes[i];
         size_t pl = strlen(r->path);
@@ -540,8 +544,9 @@ static int door(const struct dash_env *env, const struct dash_request *rq,
             if ((why = foreign_origin(env, rq)))
                 return refuse(a, 403, why);
             if (!token_matches(env, rq))
-                return refuse(a, 403, "a change needs the dashboard's token (the "
-                                      "X-Brock-Token header)");
+                return refuse(a, 403,
+                              "a change needs the dashboard's token (the "
+                              "X-Brock-Token header)");
         }
         if (!segment)
             p->arg[0] = '\0';
@@ -559,8 +564,8 @@ static int door(const struct dash_env *env, const struct dash_request *rq,
     return (rc = body_check(rq, NULL, a)) != 0 ? rc : 0;
 }
 
-int dash_admit(const struct dash_env *env, const struct dash_request *rq,
-               struct dash_body *body, struct buf *out)
+int dash_admit(const struct dash_env *env, const struct dash_request *rq, struct dash_body *body,
+               struct buf *out)
 {
     const struct answer a = {out, !strcmp(rq->method, "HEAD"), rq->keep_alive};
     struct passage p;

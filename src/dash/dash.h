@@ -13,7 +13,6 @@
 #include "util/buf.h"
 #include "util/strmap.h"
 
-
 /* The kinds of request /metrics counts by decision (brock_requests_total's label). */
 enum dash_decision {
     DASH_DECISION_ALLOW,       /* a third party passed (with DNT and GPC) */
@@ -61,14 +60,14 @@ enum dash_dnt_result {
 struct dash_metrics {
     uint64_t decisions[DASH_DECISION_COUNT];
     uint64_t upstream_errors[DASH_UPSTREAM_COUNT];
-    uint64_t connections_total;          /* accepted */
-    uint64_t forbidden;                  /* refused at accept: not in --allow */
+    uint64_t connections_total;                /* accepted */
+    uint64_t forbidden;                        /* refused at accept: not in --allow */
     uint64_t tls_client_ok, tls_client_failed; /* handshakes with clients (--intercept) */
-    uint64_t tls_upstream_ok;            /* handshakes with origins that verified */
-    uint64_t evidence;                   /* tracking seen on a site (a snitch map entry) */
-    uint64_t sync_buckets[DASH_SYNC_BUCKETS]; /* syncs that took at most each bound */
+    uint64_t tls_upstream_ok;                  /* handshakes with origins that verified */
+    uint64_t evidence;                         /* tracking seen on a site (a snitch map entry) */
+    uint64_t sync_buckets[DASH_SYNC_BUCKETS];  /* syncs that took at most each bound */
     uint64_t sync_count;
-    double sync_seconds;                 /* their sum */
+    double sync_seconds; /* their sum */
     /* Blocked requests per tracker: base domain -> uint64_t count (allocated), up to
      * DASH_TRACKERS_MAX names; the rest in blocked_other. */
     struct strmap *blocked;
@@ -92,9 +91,9 @@ void dash_metrics_sync(struct dash_metrics *m, double seconds);
 /* What /api/status and /metrics report of the running host since it started. */
 struct dash_counters {
     uint64_t requests, blocked, cookieblocked, tunnels, learned;
-    size_t connections; /* open now */
-    uint64_t cut, refused; /* connections closed to make room for others; refused with 503
-                              as none could be */
+    size_t connections;           /* open now */
+    uint64_t cut, refused;        /* connections closed to make room for others; refused with 503
+                                     as none could be */
     uint64_t dnt[DASH_DNT_COUNT]; /* DNT policy checks, by what they found */
 };
 
@@ -110,16 +109,16 @@ struct dash_counters {
 
 /* One request as the log shows it: the exchange's decision and the status its client got. */
 struct dash_log_event {
-    uint64_t id;                 /* 1, 2, ...: the order of the events */
-    int64_t time_ms;             /* when it was answered (Unix time, ms) */
+    uint64_t id;     /* 1, 2, ...: the order of the events */
+    int64_t time_ms; /* when it was answered (Unix time, ms) */
     char method[24];
-    char host[BROCK_HOST_MAX];   /* the request's host */
-    char site[BROCK_HOST_MAX];   /* the first party (base domain); "" when not known */
-    unsigned char decision;      /* enum dash_decision */
-    unsigned char action;        /* enum brock_action */
-    unsigned char reason;        /* enum brock_reason */
+    char host[BROCK_HOST_MAX];           /* the request's host */
+    char site[BROCK_HOST_MAX];           /* the first party (base domain); "" when not known */
+    unsigned char decision;              /* enum dash_decision */
+    unsigned char action;                /* enum brock_action */
+    unsigned char reason;                /* enum brock_reason */
     unsigned char site_fix, site_choice; /* as in struct brock_decision */
-    int status;                  /* 0 when no answer went to the client */
+    int status;                          /* 0 when no answer went to the client */
 };
 
 /* The ring of the newest events, kept by the host on its loop's one thread like the
@@ -156,21 +155,21 @@ struct dash_host {
      * are reported as 0. */
     void (*counters)(void *arg, struct dash_counters *out);
     void *counters_arg;
-    int intercept;               /* the host sees inside HTTPS */
-    const char *https_why;       /* a sentence: whether it does and why; static storage */
-    const char *https_fix;       /* the command that lets it see inside HTTPS, when it does
-                                    not for want of a trusted CA; copied; NULL: none */
-    int inject;                  /* the host puts its script in HTML pages (not --no-inject) */
-    int64_t started_ms;          /* when the host started serving (clock_now_ms()) */
+    int intercept;         /* the host sees inside HTTPS */
+    const char *https_why; /* a sentence: whether it does and why; static storage */
+    const char *https_fix; /* the command that lets it see inside HTTPS, when it does
+                              not for want of a trusted CA; copied; NULL: none */
+    int inject;            /* the host puts its script in HTML pages (not --no-inject) */
+    int64_t started_ms;    /* when the host started serving (clock_now_ms()) */
     const struct dash_metrics *metrics; /* borrowed: outlives the environment; NULL: /metrics
                                            reports the counters alone */
-    const char *ca_cert;         /* the local CA's certificate file, which may not exist
-                                    (/ca.pem answers 404 then); copied; NULL: none */
-    const char *token;           /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
-                                    digits), shared by the processes serving; NULL: a new
-                                    random one; copied */
-    const struct dash_log *log;  /* borrowed: outlives the environment; NULL: /api/log
-                                    answers 404 */
+    const char *ca_cert;                /* the local CA's certificate file, which may not exist
+                                           (/ca.pem answers 404 then); copied; NULL: none */
+    const char *token;                  /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
+                                           digits), shared by the processes serving; NULL: a new
+                                           random one; copied */
+    const struct dash_log *log;         /* borrowed: outlives the environment; NULL: /api/log
+                                           answers 404 */
     /* Why host is passed through unseen when brock sees inside HTTPS (the host's list,
      * proxy/passthrough.h), as a sentence into why; NULL when it is seen inside. e NULL: the
      * lists the host ships and is started with alone. NULL callback: nothing is. */
@@ -178,8 +177,8 @@ struct dash_host {
                                    char *why, size_t size);
     void *passthrough_arg;
     size_t passthrough_shipped; /* how many hosts the host ships on its list */
-    int pid;                     /* the process answering */
-    unsigned workers;            /* the processes serving (brock run --workers) */
+    int pid;                    /* the process answering */
+    unsigned workers;           /* the processes serving (brock run --workers) */
 };
 
 struct dash_env;
@@ -210,24 +209,24 @@ void dash_env_free(struct dash_env *env);
 
 /* One request to the dashboard. Everything is borrowed for the call. */
 struct dash_request {
-    const char *method;          /* "GET", "HEAD", "PUT", ... */
-    const char *target;          /* the origin-form target: path and query */
+    const char *method; /* "GET", "HEAD", "PUT", ... */
+    const char *target; /* the origin-form target: path and query */
     size_t target_len;
     const struct brock_header *h;
     size_t n;
-    uint64_t body_declared;      /* the body its head declares: 0 for none, its
-                                    Content-Length, or DASH_BODY_UNKNOWN */
-    const char *body;            /* the whole body (NUL-terminated), "" when none or in a
-                                    file */
+    uint64_t body_declared; /* the body its head declares: 0 for none, its
+                               Content-Length, or DASH_BODY_UNKNOWN */
+    const char *body;       /* the whole body (NUL-terminated), "" when none or in a
+                               file */
     size_t body_len;
-    int body_fd;                 /* the body in a file, read from its start, for a route that
-                                    takes it so (dash_body.to_file); -1: none */
-    int body_too_big;            /* the body passed the route's cap as it came, and the rest
-                                    was not read */
-    const char *local_host;      /* the address the client reached brock at, as a URL's
-                                    host ("192.0.2.1", "[::1]"); NULL when unknown */
-    int keep_alive;              /* the host keeps the connection open after the answer;
-                                    else the answer says Connection: close */
+    int body_fd;            /* the body in a file, read from its start, for a route that
+                               takes it so (dash_body.to_file); -1: none */
+    int body_too_big;       /* the body passed the route's cap as it came, and the rest
+                               was not read */
+    const char *local_host; /* the address the client reached brock at, as a URL's
+                               host ("192.0.2.1", "[::1]"); NULL when unknown */
+    int keep_alive;         /* the host keeps the connection open after the answer;
+                               else the answer says Connection: close */
     /* GET /api/log: the host can hold one more live stream (stream_ok, in); the answer is
      * the head of one (stream, out: set to 1), whose events the host then writes with
      * dash_log_write() from id *stream_next (out) until the client leaves. NULL: the host
@@ -255,8 +254,8 @@ struct dash_body {
  * refusal (403, 404, 405, 413, ...) whose whole answer is written to out, saying
  * Connection: close unless rq->keep_alive (a host that did not read the body closes the
  * connection after it); or -1 when out of memory. */
-int dash_admit(const struct dash_env *env, const struct dash_request *rq,
-               struct dash_body *body, struct buf *out) __attribute__((warn_unused_result));
+int dash_admit(const struct dash_env *env, const struct dash_request *rq, struct dash_body *body,
+               struct buf *out) __attribute__((warn_unused_result));
 
 /* Writes the whole answer to rq into out: the status line, the headers and the body; for a
  * HEAD, the headers a GET would get (its Content-Length too) and no body. Every check of

@@ -86,8 +86,7 @@ static json_t *exports_json(void)
 
     for (const char *const *f = brock_export_formats(); list && *f; f++) {
         export_file(*f, file, sizeof(file));
-        if (json_array_append_new(list, json_pack("{s:s, s:s}", "format", *f, "file", file)) <
-            0) {
+        if (json_array_append_new(list, json_pack("{s:s, s:s}", "format", *f, "file", file)) < 0) {
             json_decref(list);
             return NULL;
         }
@@ -100,12 +99,9 @@ static json_t *exports_json(void)
 static const char *store_kind_name(enum brock_store_kind k)
 {
     switch (k) {
-    case BROCK_STORE_FILE:
-        return "file";
-    case BROCK_STORE_READONLY:
-        return "read-only";
-    case BROCK_STORE_MEMORY:
-        return "memory";
+    case BROCK_STORE_FILE: return "file";
+    case BROCK_STORE_READONLY: return "read-only";
+    case BROCK_STORE_MEMORY: return "memory";
     }
     return "file";
 }
@@ -118,17 +114,16 @@ static json_t *store_json(const struct brock_engine *e)
     struct brock_store_status st;
 
     brock_store_status(e, &st);
-    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:s, s:I, "
-                     "s:I}",
-                     "kind", store_kind_name(st.kind), "backend",
-                     st.backend[0] ? st.backend : "memory", "path", st.path, "why", st.why,
-                     "connected", st.connected, "since_ms", (json_int_t)st.since_ms, "pending",
-                     (json_int_t)st.pending, "writing", st.kind == BROCK_STORE_FILE && !st.failing,
-                     "last_write_ms", (json_int_t)st.last_write_ms, "last_error", st.last_error,
-                     "last_error_ms", (json_int_t)st.last_error_ms, "recreated",
-                     (json_int_t)st.recreated, "reloaded", (json_int_t)st.reloaded, "event",
-                     st.event, "event_ms", (json_int_t)st.event_ms, "refused",
-                     (json_int_t)st.refused);
+    return json_pack(
+        "{s:s, s:s, s:s, s:s, s:b, s:I, s:I, s:b, s:I, s:s, s:I, s:I, s:I, s:s, s:I, "
+        "s:I}",
+        "kind", store_kind_name(st.kind), "backend", st.backend[0] ? st.backend : "memory", "path",
+        st.path, "why", st.why, "connected", st.connected, "since_ms", (json_int_t)st.since_ms,
+        "pending", (json_int_t)st.pending, "writing", st.kind == BROCK_STORE_FILE && !st.failing,
+        "last_write_ms", (json_int_t)st.last_write_ms, "last_error", st.last_error, "last_error_ms",
+        (json_int_t)st.last_error_ms, "recreated", (json_int_t)st.recreated, "reloaded",
+        (json_int_t)st.reloaded, "event", st.event, "event_ms", (json_int_t)st.event_ms, "refused",
+        (json_int_t)st.refused);
 }
 
 /* {trackers, max, forgotten, full}: the trackers known from live learning alone, the cap
@@ -170,24 +165,21 @@ int dash_api_status(struct dash_call *x)
         if (json_object_set_new(by, brock_action_name((enum brock_action)a),
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
-    x->json = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?}, s:b, s:I, "
-                        "s:o?, s:o?, s:o?, s:o?, "
-                        "s:{s:I, s:I, "
-                        "s:I, s:I, s:I, s:I, s:I, s:I}}",
-                        "version", brock_version(), "listen", h->listen_name, "started_ms",
-                        (json_int_t)h->started_ms, "pid", (json_int_t)h->pid, "workers",
-                        (json_int_t)h->workers, "learning",
-                        brock_engine_learning(x->e), "intercept", h->intercept, "https",
-                        "seen", h->intercept, "why", h->https_why ? h->https_why : "",
-                        "fix", h->https_fix, "inject",
-                        h->inject, "domains", (json_int_t)entries, "actions",
-                        by, "exports", exports_json(), "store", store_json(x->e),
-                        "learned", learned_json(x->e), "since_start", "requests",
-                        (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
-                        "cookieblocked", (json_int_t)n.cookieblocked, "tunnels",
-                        (json_int_t)n.tunnels, "learned", (json_int_t)n.learned,
-                        "connections", (json_int_t)n.connections, "connections_cut",
-                        (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused);
+    x->json = json_pack(
+        "{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?}, s:b, s:I, "
+        "s:o?, s:o?, s:o?, s:o?, "
+        "s:{s:I, s:I, "
+        "s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "version", brock_version(), "listen", h->listen_name, "started_ms",
+        (json_int_t)h->started_ms, "pid", (json_int_t)h->pid, "workers", (json_int_t)h->workers,
+        "learning", brock_engine_learning(x->e), "intercept", h->intercept, "https", "seen",
+        h->intercept, "why", h->https_why ? h->https_why : "", "fix", h->https_fix, "inject",
+        h->inject, "domains", (json_int_t)entries, "actions", by, "exports", exports_json(),
+        "store", store_json(x->e), "learned", learned_json(x->e), "since_start", "requests",
+        (json_int_t)n.requests, "blocked", (json_int_t)n.blocked, "cookieblocked",
+        (json_int_t)n.cookieblocked, "tunnels", (json_int_t)n.tunnels, "learned",
+        (json_int_t)n.learned, "connections", (json_int_t)n.connections, "connections_cut",
+        (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused);
     pause = pause_json(x->e);
     if (!x->json || !pause || json_object_update(x->json, pause) < 0) {
         json_decref(pause);
@@ -223,16 +215,14 @@ int dash_api_sites(struct dash_call *x)
 
 static int on_site_tracker(void *arg, const struct brock_site_tracker *t)
 {
-    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}",
-                          "domain", t->host, "base", t->base, "action",
-                          brock_action_name(t->action), "site_action",
-                          brock_action_name(t->on_site), "site_user",
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}", "domain",
+                          t->host, "base", t->base, "action", brock_action_name(t->action),
+                          "site_action", brock_action_name(t->on_site), "site_user",
                           t->site_user ? brock_action_name(t->site_user) : "", "seen",
                           brock_action_name(t->seen), "user",
-                          t->user ? brock_action_name(t->user) : "", "dnt",
-                          t->action == BROCK_DNT, "cookieblock_listed", t->cookieblock_listed,
-                          "breakage", t->breakage, "count", (json_int_t)t->count, "time_ms",
-                          (json_int_t)t->time_ms);
+                          t->user ? brock_action_name(t->user) : "", "dnt", t->action == BROCK_DNT,
+                          "cookieblock_listed", t->cookieblock_listed, "breakage", t->breakage,
+                          "count", (json_int_t)t->count, "time_ms", (json_int_t)t->time_ms);
 
     return json_array_append_new(arg, j) < 0 ? BROCK_ENOMEM : 0;
 }
@@ -334,15 +324,15 @@ static json_t *tracker_json(struct brock_engine *e, const struct brock_tracker *
             first = v->time_ms;
         if (v->time_ms > last)
             last = v->time_ms;
-        if (ev && json_array_append_new(
-                      ev, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "site", v->site, "host",
-                                    v->host, "kind", brock_evidence_kind_name(v->kind), "detail",
-                                    v->detail, "param", v->param ? v->param : "", "time_ms",
-                                    (json_int_t)v->time_ms)) < 0)
+        if (ev && json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "site",
+                                                      v->site, "host", v->host, "kind",
+                                                      brock_evidence_kind_name(v->kind), "detail",
+                                                      v->detail, "param", v->param ? v->param : "",
+                                                      "time_ms", (json_int_t)v->time_ms)) < 0)
             goto fail;
     }
-    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o}", "domain", t->domain, "base",
-                  t->base, "action", brock_action_name(t->action), "heuristic",
+    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o}", "domain", t->domain, "base", t->base,
+                  "action", brock_action_name(t->action), "heuristic",
                   t->heuristic ? brock_action_name(t->heuristic) : "", "user",
                   t->user ? brock_action_name(t->user) : "", "dnt",
                   t->dnt || t->action == BROCK_DNT, "cookieblock_listed", t->cookieblock_listed,
@@ -390,8 +380,8 @@ int dash_api_trackers(struct dash_call *x)
     if (!(x->json = l.list))
         return -1;
     (void)dash_query_get(x->query, "all", all, sizeof(all));
-    return brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0,
-                               on_tracker, &l) < 0
+    return brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0, on_tracker,
+                               &l) < 0
                ? -1
                : 0;
 }
@@ -445,8 +435,8 @@ int dash_api_tracker_put(struct dash_call *x)
         return -1;
     if (!body)
         return 0;
-    action = brock_action_parse(json_string_value(json_object_get(body, "action")), err,
-                                sizeof(err));
+    action =
+        brock_action_parse(json_string_value(json_object_get(body, "action")), err, sizeof(err));
     site = json_object_get(body, "site");
     if (action >= 0 && site && !json_is_string(site))
         snprintf(err, sizeof(err), "\"site\" must be a site name");
@@ -513,19 +503,21 @@ int dash_api_settings_put(struct dash_call *x)
     if (!body)
         return 0;
     /* All of it is checked before anything changes. */
-    json_object_foreach(body, key, v) {
+    json_object_foreach (body, key, v) {
         if (!strcmp(key, "page_view_days")) {
             if (json_is_integer(v) && json_integer_value(v) >= 0 &&
                 json_integer_value(v) <= BROCK_PAGE_VIEW_DAYS_MAX)
                 continue;
             json_decref(body);
-            return dash_error(x, 400, "\"page_view_days\" must be a whole number of days "
-                                      "from 0 to 3650");
+            return dash_error(x, 400,
+                              "\"page_view_days\" must be a whole number of days "
+                              "from 0 to 3650");
         }
         if (brock_setting_parse(key, &s) != 0 || !json_is_boolean(v)) {
             json_decref(body);
-            return dash_error(x, 400, "settings are \"learn\", \"send_dnt\" and \"check_dnt\", "
-                                      "each true or false, and \"page_view_days\"");
+            return dash_error(x, 400,
+                              "settings are \"learn\", \"send_dnt\" and \"check_dnt\", "
+                              "each true or false, and \"page_view_days\"");
         }
     }
     v = json_object_get(body, "page_view_days");
@@ -603,8 +595,8 @@ int dash_api_passthrough_delete(struct dash_call *x)
     int rc = brock_passthrough_remove(x->e, x->arg);
 
     if (rc == BROCK_ENOTFOUND && brock_host_normalize(x->arg, strlen(x->arg), host + 1) > 0 &&
-        h->passthrough_why && h->passthrough_why(h->passthrough_arg, NULL, host + 1, why,
-                                                 sizeof(why))) {
+        h->passthrough_why &&
+        h->passthrough_why(h->passthrough_arg, NULL, host + 1, why, sizeof(why))) {
         host[0] = '!';
         rc = brock_passthrough_add(x->e, host, "taken off the shipped list", clock_now_ms(), 0);
     }
@@ -636,8 +628,11 @@ static int body_for(struct dash_call *x, int64_t *ms, int *until_resume)
     if (!v) {
         rc = 0;
     } else if (!json_is_string(v) || *until_resume) {
-        rc = dash_error(x, 400, "\"for\" is a duration such as \"10m\" or \"1h\" (or "
-                                "\"until_resume\": true instead)") < 0 ? -1 : -2;
+        rc = dash_error(x, 400,
+                        "\"for\" is a duration such as \"10m\" or \"1h\" (or "
+                        "\"until_resume\": true instead)") < 0
+                 ? -1
+                 : -2;
     } else if (brock_duration_parse(json_string_value(v), ms, err, sizeof(err)) < 0) {
         rc = dash_error(x, 400, err) < 0 ? -1 : -2;
     } else {
@@ -672,8 +667,9 @@ int dash_api_pause_put(struct dash_call *x)
     if (rc < 0)
         return rc == -2 ? 0 : -1;
     if (!rc && !until_resume)
-        return dash_error(x, 400, "the body says how long: {\"for\": \"10m\"}, or "
-                                  "{\"until_resume\": true}");
+        return dash_error(x, 400,
+                          "the body says how long: {\"for\": \"10m\"}, or "
+                          "{\"until_resume\": true}");
     if (brock_pause(x->e, rc ? clock_now_ms() + ms : BROCK_NO_END) < 0)
         return -1;
     return (x->json = pause_json(x->e)) ? 0 : -1;
@@ -768,8 +764,8 @@ int dash_api_export(struct dash_call *x)
     brock_free(text);
     if (rc < 0)
         return -1;
-    x->type = export_is_json(format) ? "application/json; charset=utf-8"
-                                      : "text/plain; charset=utf-8";
+    x->type =
+        export_is_json(format) ? "application/json; charset=utf-8" : "text/plain; charset=utf-8";
     export_file(format, x->filename, sizeof(x->filename));
     return 0;
 }
@@ -799,11 +795,11 @@ int dash_api_list(struct dash_call *x)
     brock_free(text);
     if (rc < 0)
         return -1;
-    snprintf(x->validators, sizeof(x->validators), "ETag: %s\r\nLast-Modified: %s\r\n",
-             a.etag, a.last_modified);
+    snprintf(x->validators, sizeof(x->validators), "ETag: %s\r\nLast-Modified: %s\r\n", a.etag,
+             a.last_modified);
     x->status = a.not_modified ? 304 : 200;
-    x->type = export_is_json(x->arg) ? "application/json; charset=utf-8"
-                                     : "text/plain; charset=utf-8";
+    x->type =
+        export_is_json(x->arg) ? "application/json; charset=utf-8" : "text/plain; charset=utf-8";
     return 0;
 }
 

@@ -15,14 +15,14 @@
 #define DASH_CA_PEM_MAX 8192
 
 struct dash_env {
-    struct dash_host host;   /* listen_name points at listen_name below */
+    struct dash_host host;    /* listen_name points at listen_name below */
     struct dash_lists *lists; /* what the live lists served, in this start */
     char listen_name[80];
     char token[DASH_TOKEN_BYTES * 2 + 1]; /* hex, random per start */
-    const char *const *no_proxy; /* --no-proxy globs (dash_env_set_no_proxy()) */
+    const char *const *no_proxy;          /* --no-proxy globs (dash_env_set_no_proxy()) */
     size_t n_no_proxy;
-    char ca_cert[4096];          /* host.ca_cert points here when set */
-    char https_fix[4096 + 64];   /* host.https_fix points here when set */
+    char ca_cert[4096];           /* host.ca_cert points here when set */
+    char https_fix[4096 + 64];    /* host.https_fix points here when set */
     char ca_pem[DASH_CA_PEM_MAX]; /* the certificate as read at start (as root, before
                                      becoming another user); ca_pem_len 0: none */
     size_t ca_pem_len;
@@ -33,18 +33,18 @@ struct dash_call {
     const struct dash_env *env;
     struct brock_engine *e;
     const struct dash_request *rq;
-    const char *arg;    /* the path segment after the route's prefix, decoded; "" if none */
-    const char *query;  /* after '?', not decoded; "" if none */
-    int own_host;       /* the Host header names brock itself, not a name that merely
-                           resolves to it (only ANY_HOST routes are called without) */
-    int status;         /* 200 unless the handler says otherwise */
-    json_t *json;       /* the answer (a new reference), or NULL with text below */
-    struct buf text;    /* a non-JSON answer (exports), with its type and file name */
+    const char *arg;   /* the path segment after the route's prefix, decoded; "" if none */
+    const char *query; /* after '?', not decoded; "" if none */
+    int own_host;      /* the Host header names brock itself, not a name that merely
+                          resolves to it (only ANY_HOST routes are called without) */
+    int status;        /* 200 unless the handler says otherwise */
+    json_t *json;      /* the answer (a new reference), or NULL with text below */
+    struct buf text;   /* a non-JSON answer (exports), with its type and file name */
     const char *type;
     char filename[64];
     char validators[160]; /* ETag and Last-Modified header lines of a cacheable answer */
-    int stream;         /* text is the start of a stream that the host goes on writing: no
-                           Content-Length, and the connection ends with it */
+    int stream;           /* text is the start of a stream that the host goes on writing: no
+                             Content-Length, and the connection ends with it */
 };
 
 /* The handlers of the routes under /api/. Each returns 0, or -1 when out of memory; a refusal

@@ -38,7 +38,8 @@ static int http_date_parse(const char *s, time_t *t)
 
     memset(&tm, 0, sizeof(tm));
     if (sscanf(s, "%*3[A-Za-z], %2d %3s %4d %2d:%2d:%2d GMT%n", &day, mon, &year, &h, &m, &sec,
-               &used) != 6 || used == 0 || s[used] != '\0')
+               &used) != 6 ||
+        used == 0 || s[used] != '\0')
         return -1;
     at = strstr(months, mon);
     if (!at || strlen(mon) != 3 || (at - months) % 3 != 0)
@@ -123,7 +124,7 @@ int dash_list_answer(struct dash_lists *l, const char *format, const char *text,
     if (if_none_match)
         a->not_modified = etag_listed(if_none_match, a->etag);
     else
-        a->not_modified = if_modified_since && http_date_parse(if_modified_since, &ims) == 0 &&
-                          since <= ims;
+        a->not_modified =
+            if_modified_since && http_date_parse(if_modified_since, &ims) == 0 && since <= ims;
     return 0;
 }

@@ -46,10 +46,8 @@ struct dash_log_event *dash_log_add(struct dash_log *l)
 /* ---- the events as text ---- */
 
 static const char *const decision_words[DASH_DECISION_COUNT] = {
-    [DASH_DECISION_ALLOW] = "allow",
-    [DASH_DECISION_COOKIEBLOCK] = "cookieblock",
-    [DASH_DECISION_BLOCK] = "block",
-    [DASH_DECISION_FIRST_PARTY] = "first_party",
+    [DASH_DECISION_ALLOW] = "allow",       [DASH_DECISION_COOKIEBLOCK] = "cookieblock",
+    [DASH_DECISION_BLOCK] = "block",       [DASH_DECISION_FIRST_PARTY] = "first_party",
     [DASH_DECISION_DISABLED] = "disabled",
 };
 
@@ -86,13 +84,12 @@ static const char *reason_word(const struct dash_log_event *ev)
 /* One event: "id: N", "data: {...}" and the blank line that ends it. */
 static int event_write(const struct dash_log_event *ev, struct buf *out)
 {
-    json_t *j = json_pack("{s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i}", "id", (json_int_t)ev->id,
-                          "time", (json_int_t)ev->time_ms, "method", ev->method, "host",
-                          ev->host, "site", ev->site,
-                          "decision", ev->decision < DASH_DECISION_COUNT
-                                          ? decision_words[ev->decision] : "allow",
-                          "action", brock_action_name((enum brock_action)ev->action),
-                          "reason", reason_word(ev), "status", ev->status);
+    json_t *j = json_pack(
+        "{s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i}", "id", (json_int_t)ev->id, "time",
+        (json_int_t)ev->time_ms, "method", ev->method, "host", ev->host, "site", ev->site,
+        "decision", ev->decision < DASH_DECISION_COUNT ? decision_words[ev->decision] : "allow",
+        "action", brock_action_name((enum brock_action)ev->action), "reason", reason_word(ev),
+        "status", ev->status);
     char text[2048];
     size_t n;
     int rc = -1;
@@ -115,8 +112,8 @@ int dash_log_write(const struct dash_log *l, uint64_t *next, struct buf *out, si
     if (*next > l->next_id)
         *next = l->next_id; /* an id from another start of brock: from now on */
     if (*next < oldest) {
-        if (buf_printf(out, "event: skipped\ndata: {\"skipped\":%" PRIu64 "}\n\n",
-                       oldest - *next) < 0)
+        if (buf_printf(out, "event: skipped\ndata: {\"skipped\":%" PRIu64 "}\n\n", oldest - *next) <
+            0)
             return -1;
         *next = oldest;
     }
@@ -163,8 +160,9 @@ int dash_api_log(struct dash_call *x)
     if (log_start(x, &next) < 0)
         return dash_error(x, 400, "the Last-Event-ID header is not an event's id (a number)");
     if (!st || !st->stream_ok)
-        return dash_error(x, 503, "brock serves as many live logs as it can at once; close "
-                                  "another and try again");
+        return dash_error(x, 503,
+                          "brock serves as many live logs as it can at once; close "
+                          "another and try again");
     /* A HEAD says what a GET would get, and holds nothing open. */
     if (strcmp(x->rq->method, "HEAD") != 0) {
         st->stream = 1;

@@ -17,10 +17,8 @@ static const double sync_bounds[DASH_SYNC_BUCKETS] = {0.001, 0.0025, 0.005, 0.01
                                                       0.05,  0.1,    0.5,   1.0};
 
 static const char *const decision_names[DASH_DECISION_COUNT] = {
-    [DASH_DECISION_ALLOW] = "allow",
-    [DASH_DECISION_COOKIEBLOCK] = "cookieblock",
-    [DASH_DECISION_BLOCK] = "block",
-    [DASH_DECISION_FIRST_PARTY] = "first_party",
+    [DASH_DECISION_ALLOW] = "allow",       [DASH_DECISION_COOKIEBLOCK] = "cookieblock",
+    [DASH_DECISION_BLOCK] = "block",       [DASH_DECISION_FIRST_PARTY] = "first_party",
     [DASH_DECISION_DISABLED] = "disabled",
 };
 
@@ -157,8 +155,7 @@ static int labelled(struct buf *b, const char *name, const char *help, const cha
     return 0;
 }
 
-static int single(struct buf *b, const char *name, const char *type, const char *help,
-                  uint64_t v)
+static int single(struct buf *b, const char *name, const char *type, const char *help, uint64_t v)
 {
     return family(b, name, type, help) < 0 ||
                    buf_printf(b, "brock_%s %llu\n", name, (unsigned long long)v) < 0
@@ -196,8 +193,7 @@ static int write_tls(struct buf *b, const struct dash_metrics *m)
                    "brock_tls_handshakes_total{side=\"client\",result=\"ok\"} %llu\n"
                    "brock_tls_handshakes_total{side=\"client\",result=\"failed\"} %llu\n"
                    "brock_tls_handshakes_total{side=\"upstream\",result=\"ok\"} %llu\n",
-                   (unsigned long long)m->tls_client_ok,
-                   (unsigned long long)m->tls_client_failed,
+                   (unsigned long long)m->tls_client_ok, (unsigned long long)m->tls_client_failed,
                    (unsigned long long)m->tls_upstream_ok) < 0)
         return -1;
     return 0;
@@ -293,12 +289,12 @@ int dash_api_metrics(struct dash_call *x)
     if (labelled(b, "requests_total", "Requests brock decided, by decision.", "decision",
                  decision_names, m->decisions, DASH_DECISION_COUNT) < 0 ||
         write_connections(b, &c, m) < 0 ||
-        labelled(b, "upstream_errors_total", "Exchanges with origins that failed, by kind.",
-                 "kind", upstream_names, m->upstream_errors, DASH_UPSTREAM_COUNT) < 0 ||
+        labelled(b, "upstream_errors_total", "Exchanges with origins that failed, by kind.", "kind",
+                 upstream_names, m->upstream_errors, DASH_UPSTREAM_COUNT) < 0 ||
         write_tls(b, m) < 0 || write_learning(b, &c, m) < 0 || write_sync(b, m) < 0 ||
         labelled(b, "dnt_checks_total",
-                 "DNT policy checks (/.well-known/dnt-policy.txt), by what they found.",
-                 "result", dnt_names, c.dnt, DASH_DNT_COUNT) < 0 ||
+                 "DNT policy checks (/.well-known/dnt-policy.txt), by what they found.", "result",
+                 dnt_names, c.dnt, DASH_DNT_COUNT) < 0 ||
         write_trackers(b, m) < 0 ||
         single(b, "blocked_other_total", "counter",
                "Requests blocked to trackers past the first 1024 named.", m->blocked_other) < 0 ||

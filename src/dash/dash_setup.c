@@ -20,8 +20,10 @@ int dash_no_proxy_check(const char *glob, char *err, size_t errlen)
     if (len == 0 || len >= BROCK_HOST_MAX ||
         strspn(glob, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:*") !=
             len) {
-        snprintf(err, errlen, "--no-proxy '%s': expected a host name, an address or a glob "
-                 "of them such as *.example.com", glob);
+        snprintf(err, errlen,
+                 "--no-proxy '%s': expected a host name, an address or a glob "
+                 "of them such as *.example.com",
+                 glob);
         return -1;
     }
     return 0;

@@ -20,7 +20,7 @@
  * held by the lists (a change of lists makes the answer stale before the target goes); its
  * base and the action's source are tails of it, d->site a tail of the site. */
 struct brock__answer {
-    const char *cname;   /* the tracker when it is not the host */
+    const char *cname; /* the tracker when it is not the host */
     uint8_t host_len, site_len, tracker_len;
     uint8_t base_off, source_off, site_off;
     uint8_t third_party, reason, action, effect, site_fix, site_choice;
@@ -215,12 +215,11 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
         return;
     /* Never so for a decision brock_decide() made; an answer that could not be given back
      * exactly is not kept. */
-    if (tlen >= BROCK_HOST_MAX || t->base_off > tlen || t->source_off > tlen ||
-        t->site_off > slen)
+    if (tlen >= BROCK_HOST_MAX || t->base_off > tlen || t->source_off > tlen || t->site_off > slen)
         return;
     /* The pair a decision is kept for is the one looked up last: its hash is at hand. */
     h = e->answers_probe_lens == (hlen << 8 | slen) ? e->answers_probe
-                                                     : pair_hash(e, d->host, hlen, site, slen);
+                                                    : pair_hash(e, d->host, hlen, site, slen);
     i = h & (ANSWER_SETS - 1);
     set = &e->answer_sets[i];
     if (set->gen != e->answers_gen) {

@@ -21,8 +21,8 @@
 
 struct stat_row {
     int64_t day;                      /* days since 1970-01-01, UTC */
-    uint64_t n[BROCK__DAILY_COUNT];    /* the store's counts and this process's */
-    uint64_t add[BROCK__DAILY_COUNT];  /* this process's, not written yet */
+    uint64_t n[BROCK__DAILY_COUNT];   /* the store's counts and this process's */
+    uint64_t add[BROCK__DAILY_COUNT]; /* this process's, not written yet */
     char site[];                      /* "": requests whose page is unknown */
 };
 
@@ -89,8 +89,7 @@ static struct stat_row *row_ensure(struct brock__daily *st, int64_t day, const c
 }
 
 /* Counts one of what, and a page with page, on (day of time_ms, site). */
-static int daily_add(struct brock_engine *e, const char *site, int what, int page,
-                     int64_t time_ms)
+static int daily_add(struct brock_engine *e, const char *site, int what, int page, int64_t time_ms)
 {
     struct stat_row *r;
 
@@ -291,11 +290,10 @@ int brock_daily_each(struct brock_engine *e, int days, int64_t now_ms,
 static int on_day(void *arg, const struct brock_day *d)
 {
     json_t *a = arg;
-    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms",
-                          (json_int_t)d->time_ms, "blocked", (json_int_t)d->blocked,
-                          "cookieblocked", (json_int_t)d->cookieblocked, "allowed",
-                          (json_int_t)d->allowed, "learned", (json_int_t)d->learned, "sites",
-                          (json_int_t)d->sites);
+    json_t *o = json_pack(
+        "{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms", (json_int_t)d->time_ms,
+        "blocked", (json_int_t)d->blocked, "cookieblocked", (json_int_t)d->cookieblocked, "allowed",
+        (json_int_t)d->allowed, "learned", (json_int_t)d->learned, "sites", (json_int_t)d->sites);
 
     return !o || json_array_append_new(a, o) < 0 ? BROCK_ENOMEM : 0;
 }

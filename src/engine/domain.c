@@ -36,7 +36,7 @@
 
 static pthread_once_t psl_once = PTHREAD_ONCE_INIT;
 static const psl_ctx_t *psl_ctx;
-static char psl_path[PATH_MAX]; /* the file brock_psl_load() read; "" for the system's list */
+static char psl_path[PATH_MAX];     /* the file brock_psl_load() read; "" for the system's list */
 static uint64_t psl_generation = 1; /* brock_psl_load() is called before other threads run */
 
 /* The names a rule of the list in use sits one label under ("com" for "blogspot.com" and
@@ -236,8 +236,8 @@ static void psl_parents_read(void)
 
 static bool is_host_byte(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
 }
 
 /* An IPv6 literal (without brackets) in canonical text form, or BROCK_EINVAL. */
@@ -321,17 +321,16 @@ static bool has_non_ascii(const char *s, size_t len)
 /* What normalize_plain() writes for each byte: letters lower-cased, digits, '-', '_' and '.'
  * as they are, 0 for every other byte. */
 static const unsigned char plain_byte[256] = {
-    ['-'] = '-', ['.'] = '.', ['_'] = '_',
-    ['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3', ['4'] = '4',
-    ['5'] = '5', ['6'] = '6', ['7'] = '7', ['8'] = '8', ['9'] = '9',
-    ['a'] = 'a', ['b'] = 'b', ['c'] = 'c', ['d'] = 'd', ['e'] = 'e', ['f'] = 'f', ['g'] = 'g',
-    ['h'] = 'h', ['i'] = 'i', ['j'] = 'j', ['k'] = 'k', ['l'] = 'l', ['m'] = 'm', ['n'] = 'n',
-    ['o'] = 'o', ['p'] = 'p', ['q'] = 'q', ['r'] = 'r', ['s'] = 's', ['t'] = 't', ['u'] = 'u',
-    ['v'] = 'v', ['w'] = 'w', ['x'] = 'x', ['y'] = 'y', ['z'] = 'z',
-    ['A'] = 'a', ['B'] = 'b', ['C'] = 'c', ['D'] = 'd', ['E'] = 'e', ['F'] = 'f', ['G'] = 'g',
-    ['H'] = 'h', ['I'] = 'i', ['J'] = 'j', ['K'] = 'k', ['L'] = 'l', ['M'] = 'm', ['N'] = 'n',
-    ['O'] = 'o', ['P'] = 'p', ['Q'] = 'q', ['R'] = 'r', ['S'] = 's', ['T'] = 't',
-    ['U'] = 'u', ['V'] = 'v', ['W'] = 'w', ['X'] = 'x', ['Y'] = 'y', ['Z'] = 'z',
+    ['-'] = '-', ['.'] = '.', ['_'] = '_', ['0'] = '0', ['1'] = '1', ['2'] = '2', ['3'] = '3',
+    ['4'] = '4', ['5'] = '5', ['6'] = '6', ['7'] = '7', ['8'] = '8', ['9'] = '9', ['a'] = 'a',
+    ['b'] = 'b', ['c'] = 'c', ['d'] = 'd', ['e'] = 'e', ['f'] = 'f', ['g'] = 'g', ['h'] = 'h',
+    ['i'] = 'i', ['j'] = 'j', ['k'] = 'k', ['l'] = 'l', ['m'] = 'm', ['n'] = 'n', ['o'] = 'o',
+    ['p'] = 'p', ['q'] = 'q', ['r'] = 'r', ['s'] = 's', ['t'] = 't', ['u'] = 'u', ['v'] = 'v',
+    ['w'] = 'w', ['x'] = 'x', ['y'] = 'y', ['z'] = 'z', ['A'] = 'a', ['B'] = 'b', ['C'] = 'c',
+    ['D'] = 'd', ['E'] = 'e', ['F'] = 'f', ['G'] = 'g', ['H'] = 'h', ['I'] = 'i', ['J'] = 'j',
+    ['K'] = 'k', ['L'] = 'l', ['M'] = 'm', ['N'] = 'n', ['O'] = 'o', ['P'] = 'p', ['Q'] = 'q',
+    ['R'] = 'r', ['S'] = 's', ['T'] = 't', ['U'] = 'u', ['V'] = 'v', ['W'] = 'w', ['X'] = 'x',
+    ['Y'] = 'y', ['Z'] = 'z',
 };
 
 /* Eight bytes at a time: a byte's top bit in BYTES_HIGH, one in each byte in BYTES_LOW. */
@@ -520,25 +519,16 @@ int brock_host_normalize(const char *host, size_t len, char *out)
     return n;
 }
 
-int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len,
-                             char *out)
+int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len, char *out)
 {
     int n = -1;
 
     out[0] = '\0';
     switch (path) {
-    case BROCK__NORM_FULL:
-        n = normalize_full(host, len, out);
-        break;
-    case BROCK__NORM_BYTES:
-        n = plain_bytes(host, len, out);
-        break;
-    case BROCK__NORM_WORDS:
-        n = plain_lower_words(host, len, out);
-        break;
-    case BROCK__NORM_SSE2:
-        n = plain_lower_sse2(host, len, out);
-        break;
+    case BROCK__NORM_FULL: n = normalize_full(host, len, out); break;
+    case BROCK__NORM_BYTES: n = plain_bytes(host, len, out); break;
+    case BROCK__NORM_WORDS: n = plain_lower_words(host, len, out); break;
+    case BROCK__NORM_SSE2: n = plain_lower_sse2(host, len, out); break;
     }
     if (n < 0)
         out[0] = '\0';
@@ -654,13 +644,11 @@ int brock_url_host(const char *url, char *out)
 /* The bytes of a plain host that are their own normal form: lower-case letters, digits, '-',
  * '_' and '.'. */
 static const unsigned char plain_lower[256] = {
-    ['-'] = 1, ['.'] = 1, ['_'] = 1,
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
-    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1,
-    ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
-    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
-    ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+    ['-'] = 1, ['.'] = 1, ['_'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
+    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
+    ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,
+    ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
 /* The common URL's host, checked byte by byte against what brock_url_host() reads: the
@@ -920,8 +908,7 @@ int brock__is_third_party_domain(const struct brock_engine *e, const char *a, co
 }
 
 int brock__is_third_party_bases(const struct brock_engine *e, const char *a, size_t alen,
-                                const char *base_a, const char *b, size_t blen,
-                                const char *base_b)
+                                const char *base_a, const char *b, size_t blen, const char *base_b)
 {
     if (alen == blen && !memcmp(a, b, alen))
         return 0;

@@ -24,24 +24,15 @@ const char *brock_version(void)
 const char *brock_strerror(int err)
 {
     switch (err) {
-    case 0:
-        return "success";
-    case BROCK_ENOMEM:
-        return "out of memory";
-    case BROCK_EINVAL:
-        return "invalid argument";
-    case BROCK_EIO:
-        return "input/output error";
-    case BROCK_EFORMAT:
-        return "malformed input";
-    case BROCK_ESTORE:
-        return "state database error";
-    case BROCK_ENOENT:
-        return "required data file missing";
-    case BROCK_ENOTFOUND:
-        return "nothing recorded for that";
-    default:
-        return "unknown error";
+    case 0: return "success";
+    case BROCK_ENOMEM: return "out of memory";
+    case BROCK_EINVAL: return "invalid argument";
+    case BROCK_EIO: return "input/output error";
+    case BROCK_EFORMAT: return "malformed input";
+    case BROCK_ESTORE: return "state database error";
+    case BROCK_ENOENT: return "required data file missing";
+    case BROCK_ENOTFOUND: return "nothing recorded for that";
+    default: return "unknown error";
     }
 }
 
@@ -203,9 +194,9 @@ json_t *brock__settings_default(void)
                      "checkForDNTPolicy", 1, "disabledSites", "disableGoogleNavErrorService", 1,
                      "disableHyperlinkAuditing", 1, "disableNetworkPrediction", 1, "disableTopics",
                      1, "hideBlockedElements", 1, "learnInIncognito", 0, "learnLocally", 1,
-                     "seenComic", 0, "sendDNTSignal", 1, "showCounter", 1,
-                     "showDisabledSitesTip", 1, "showExpandedTrackingSection", 0, "showIntroPage",
-                     1, "showNonTrackingDomains", 0, "widgetReplacementExceptions",
+                     "seenComic", 0, "sendDNTSignal", 1, "showCounter", 1, "showDisabledSitesTip",
+                     1, "showExpandedTrackingSection", 0, "showIntroPage", 1,
+                     "showNonTrackingDomains", 0, "widgetReplacementExceptions",
                      "widgetSiteAllowlist");
 }
 
@@ -380,8 +371,7 @@ int brock_sync(struct brock_engine *e)
         if (picked < 0)
             return picked;
         if (brock__store_unsaved(e) && !e->readonly_ok)
-            return brock__fail(e, BROCK_ESTORE, "%s: the changes were not saved",
-                               e->readonly_why);
+            return brock__fail(e, BROCK_ESTORE, "%s: the changes were not saved", e->readonly_why);
         return picked;
     }
     if (!e->store) {
@@ -448,8 +438,8 @@ int brock_import(struct brock_engine *e, const char *name, const char *json, siz
  * megabytes is millions of system calls. */
 struct fd_text {
     int fd;
-    int err;          /* errno of a failed read; 0: none */
-    size_t at, len;   /* what of buf the parser has not taken yet */
+    int err;        /* errno of a failed read; 0: none */
+    size_t at, len; /* what of buf the parser has not taken yet */
     char buf[16384];
 };
 
@@ -517,9 +507,10 @@ int brock_import_fd(struct brock_engine *e, const char *name, int fd, struct bro
 
 /* The export formats, in the order they are offered: the one list of them. Each name is its
  * writer's: FORMAT(pb) is written by brock__export_pb(). */
-#define EXPORT_FORMATS(FORMAT) \
-    FORMAT(pb) FORMAT(hosts) FORMAT(abp) FORMAT(dnsmasq) FORMAT(unbound) FORMAT(rpz) \
-    FORMAT(privoxy) FORMAT(ubo) FORMAT(adguard) FORMAT(dnr) FORMAT(safari)
+#define EXPORT_FORMATS(FORMAT)                                                                     \
+    FORMAT(pb)                                                                                     \
+    FORMAT(hosts) FORMAT(abp) FORMAT(dnsmasq) FORMAT(unbound) FORMAT(rpz) FORMAT(privoxy)          \
+        FORMAT(ubo) FORMAT(adguard) FORMAT(dnr) FORMAT(safari)
 
 #define EXPORTER(name) {#name, brock__export_##name},
 static const struct brock__exporter exporters[] = {EXPORT_FORMATS(EXPORTER)};
@@ -611,11 +602,9 @@ int brock_export_with(struct brock_engine *e, const char *format, unsigned flags
         if (strcmp(format, exporters[i].name) != 0)
             continue;
         if (flags & ~(unsigned)(BROCK_EXPORT_DEFAULT | BROCK_EXPORT_LEARNED_ONLY))
-            return brock__fail(e, BROCK_EINVAL, "export as %s: unknown flags %#x", format,
-                               flags);
+            return brock__fail(e, BROCK_EINVAL, "export as %s: unknown flags %#x", format, flags);
         if (!(flags & BROCK_EXPORT_DEFAULT))
-            return brock__fail(e, BROCK_EINVAL, "export as %s: no action chosen to export",
-                               format);
+            return brock__fail(e, BROCK_EINVAL, "export as %s: no action chosen to export", format);
         /* Privacy Badger's JSON is the whole state, to be read back: a part of it would
          * import as a state that forgot the rest. */
         if (exporters[i].write == brock__export_pb && flags != BROCK_EXPORT_DEFAULT)

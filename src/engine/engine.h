@@ -115,13 +115,13 @@ struct brock_lists {
     struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
     struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
     struct strvec widget_domains;
-    json_t *widgets;            /* socialwidgets.json as read (widget name → object); NULL:
-                                   none (widgets.c reads it) */
+    json_t *widgets; /* socialwidgets.json as read (widget name → object); NULL:
+                        none (widgets.c reads it) */
     struct brock__surrogates *surrogates; /* surrogate.h; NULL: none */
-    int data_fd;                /* the data folder, open (O_PATH) while the lists last; or -1 */
-    char data_dir[4096];        /* its name, for messages */
-    char seed_path[4096];       /* "" when there is no seed */
-    size_t seed_off;            /* seed_path + seed_off: its name relative to data_dir */
+    int data_fd;          /* the data folder, open (O_PATH) while the lists last; or -1 */
+    char data_dir[4096];  /* its name, for messages */
+    char seed_path[4096]; /* "" when there is no seed */
+    size_t seed_off;      /* seed_path + seed_off: its name relative to data_dir */
 };
 
 /* How the store fares, kept by the back ends for brock_store_status(). */
@@ -166,27 +166,27 @@ struct brock__decide_settings {
 };
 
 struct brock_engine {
-    struct strmap actions;    /* FQDN → struct action_entry */
-    struct strmap snitches;   /* tracker base → struct snitch */
-    struct strmap tracking;   /* tracker base → struct tracking */
-    struct strmap fp_scripts; /* script host → struct fp_host */
+    struct strmap actions;      /* FQDN → struct action_entry */
+    struct strmap snitches;     /* tracker base → struct snitch */
+    struct strmap tracking;     /* tracker base → struct tracking */
+    struct strmap fp_scripts;   /* script host → struct fp_host */
     struct strmap site_actions; /* "SITE DOMAIN" → the user's choice there (siteaction.c) */
     struct strmap site_index;   /* SITE → a map of DOMAIN → the same choices, for the lookup */
-    struct strvec deleted;    /* action entries removed since the last sync */
-    struct strvec forgotten;  /* learned trackers forgotten since the last sync (bound.c):
-                                 their snitch and tracking rows are deleted there */
-    size_t dirty;             /* changes since the last sync; 0: nothing to write */
+    struct strvec deleted;      /* action entries removed since the last sync */
+    struct strvec forgotten;    /* learned trackers forgotten since the last sync (bound.c):
+                                   their snitch and tracking rows are deleted there */
+    size_t dirty;               /* changes since the last sync; 0: nothing to write */
 
-    json_t *settings;         /* Privacy Badger's settings_map, as an object */
+    json_t *settings; /* Privacy Badger's settings_map, as an object */
     int settings_dirty;
     /* The keys of settings changed here since the last write (brock__settings_touch()), or
      * all of them: when another process changed the settings meanwhile, its values are taken
      * for every other key, so that a whole write of this object loses nothing of it. */
     struct strmap settings_touched;
     int settings_touch_all;
-    int learn;                /* learnLocally (brock's default: on) and not no_learn */
+    int learn; /* learnLocally (brock's default: on) and not no_learn */
     int no_learn;
-    int check_dnt;            /* checkForDNTPolicy */
+    int check_dnt; /* checkForDNTPolicy */
     unsigned threshold;
     /* pause.c: the latest time the caller gave brock_expire() (the clock's at the open): a
      * pause or a site's time off read from the state with an end at or before it is over. */
@@ -202,18 +202,18 @@ struct brock_engine {
     size_t n_fp_paths;          /* the paths fp_scripts holds, in all */
 
     struct brock_lists lists;
-    void *store;              /* the store back end's own state; NULL: memory only */
+    void *store; /* the store back end's own state; NULL: memory only */
     const struct brock__store_ops *store_ops; /* its calls, while store is not NULL */
-    struct brock__store_health health; /* how writing fares, for brock_store_status() */
-    struct brock__base_cache *base_cache; /* domain.c; NULL: no cache */
-    uint64_t psl_gen;         /* brock__psl_generation() the base cache was filled under */
+    struct brock__store_health health;        /* how writing fares, for brock_store_status() */
+    struct brock__base_cache *base_cache;     /* domain.c; NULL: no cache */
+    uint64_t psl_gen; /* brock__psl_generation() the base cache was filled under */
 
     /* answers.c: recent decisions, valid while answers_gen is what their set was kept under. */
     struct brock__answer *answers;
     struct brock__answer_set *answer_sets; /* each set's generation and its answers' tags */
     uint64_t answers_gen;
     uint64_t answers_seed;
-    uint64_t answers_probe;   /* the hash of the pair looked up last, */
+    uint64_t answers_probe;    /* the hash of the pair looked up last, */
     size_t answers_probe_lens; /* and its host and site lengths (host << 8 | site) */
     /* Every fast path of a decision off: no kept answers, no base cache (libpsl asked each
      * time), the settings read from JSON each time, a URL's host read by brock_url_host()
@@ -221,25 +221,25 @@ struct brock_engine {
      * way; the differential tests compare the two. (Normalising a name has fast paths of its
      * own, compared with brock__host_normalize_by().) */
     int plain;
-    uint64_t widgets_gen;     /* bumped by every change of widgetSiteAllowlist */
+    uint64_t widgets_gen; /* bumped by every change of widgetSiteAllowlist */
     struct brock__decide_settings decide_settings;
     struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
     struct brock__daily *daily; /* daily.c: daily counters; NULL: none yet */
-    int reset_pending;        /* brock_reset(): the store empties its tables at the next flush */
+    int reset_pending;          /* brock_reset(): the store empties its tables at the next flush */
 
     /* update.c: Privacy Badger's configuration as applied to this state. */
     struct brock__sitefixes *sitefixes; /* NULL: none */
-    char *pbconfig;           /* the text brock_update_apply() took; NULL: none yet */
-    int64_t pbconfig_time;    /* when, Unix ms */
-    char *yellow_applied;     /* the cookieblock list the state follows, one a line */
-    int pbconfig_dirty;       /* the three above go to the state's meta at the next flush */
+    char *pbconfig;                     /* the text brock_update_apply() took; NULL: none yet */
+    int64_t pbconfig_time;              /* when, Unix ms */
+    char *yellow_applied;               /* the cookieblock list the state follows, one a line */
+    int pbconfig_dirty; /* the three above go to the state's meta at the next flush */
 
     /* store.c: why the state cannot be written ("": it can); then the store, if any, is
      * read-only and brock_sync() keeps changes in memory (readonly_ok) or fails. */
     char readonly_why[4608]; /* a path and the reason */
     int readonly_ok;
-    int read_only;            /* brock_config.read_only: never written */
-    int seed_mark;            /* BROCK__SEED_*: what the next flush records of the seed */
+    int read_only; /* brock_config.read_only: never written */
+    int seed_mark; /* BROCK__SEED_*: what the next flush records of the seed */
 
     char errmsg[512];
 };
@@ -288,8 +288,7 @@ enum brock__norm_path {
 
 /* host (len bytes) normalised into out (BROCK_HOST_MAX bytes) by one path only: its length,
  * or negative (out "") when that path declines or the name is not a host. */
-int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len,
-                             char *out);
+int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len, char *out);
 
 /* PB's isThirdParty(request_host, site_host): NULL or "" is third party. */
 int brock__is_third_party(const char *request_host, const char *site_host);
@@ -300,8 +299,7 @@ int brock__is_third_party_domain(const struct brock_engine *e, const char *a, co
 /* The same for a (alen bytes) and b (blen bytes, both not empty) whose bases are known:
  * base_b, and base_a unless NULL (then worked out when needed). */
 int brock__is_third_party_bases(const struct brock_engine *e, const char *a, size_t alen,
-                                const char *base_a, const char *b, size_t blen,
-                                const char *base_b);
+                                const char *base_a, const char *b, size_t blen, const char *base_b);
 
 /* The base domain of a normalised host (no trailing dot), as a pointer into host: the base
  * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
@@ -530,12 +528,11 @@ const char *brock__user_name(int user);
 int brock__site_disabled(const struct brock_engine *e, const char *site_host);
 
 /* The same for site (slen bytes, normalised), from the list as read into ds. */
-int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site,
-                            size_t slen);
+int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site, size_t slen);
 
 /* disabledSites read into *out (NULL when it names no site). Returns 0 or BROCK_ENOMEM. */
-int brock__disabled_sites_read(const struct brock_engine *e, struct brock__names **out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__disabled_sites_read(const struct brock_engine *e,
+                               struct brock__names **out) BROCK_NODISCARD_INTERNAL;
 
 /* ---- pause.c: brock off for a while ---- */
 
@@ -560,8 +557,8 @@ json_t *brock__settings_exported(const struct brock_engine *e);
 
 /* Sets site's end (a disabledSites entry) to until_ms; BROCK_NO_END: none, disabled for
  * good. Returns 0 or BROCK_ENOMEM. */
-int brock__site_end_set(struct brock_engine *e, const char *site, int64_t until_ms)
-    BROCK_NODISCARD_INTERNAL;
+int brock__site_end_set(struct brock_engine *e, const char *site,
+                        int64_t until_ms) BROCK_NODISCARD_INTERNAL;
 
 /* Drops what in the settings has ended by e->expire_now (or is malformed), without a call
  * back or a write: for settings just read or changed. Allocates nothing. */
@@ -606,8 +603,8 @@ int brock__update_tracker_prevalence(struct brock_engine *e, const char *fqdn, c
                                      const char *site, const struct brock__evidence_in *ev);
 
 /* blocklistDomain(base, fqdn). Returns 0 or BROCK_ENOMEM. */
-int brock__blocklist_domain(struct brock_engine *e, const char *base, const char *fqdn)
-    BROCK_NODISCARD_INTERNAL;
+int brock__blocklist_domain(struct brock_engine *e, const char *base,
+                            const char *fqdn) BROCK_NODISCARD_INTERNAL;
 
 /* The snitch list of a base, or NULL. */
 struct snitch *brock__snitch_get(const struct brock_engine *e, const char *base);
@@ -622,8 +619,8 @@ int brock__tracking_add(struct brock_engine *e, const char *base, const char *si
                         unsigned kinds) BROCK_NODISCARD_INTERNAL;
 
 /* Adds path to fp_scripts[host]. Returns 0 or BROCK_ENOMEM. */
-int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
-    BROCK_NODISCARD_INTERNAL;
+int brock__fp_add(struct brock_engine *e, const char *host,
+                  const char *path) BROCK_NODISCARD_INTERNAL;
 
 /* ---- bound.c: what learning keeps, bounded ---- */
 
@@ -631,16 +628,16 @@ int brock__fp_add(struct brock_engine *e, const char *host, const char *path)
  * a tracker new to live learning joins the learned lists, one that learning adds to moves to
  * the head of its tier, and one that the seed or an import names leaves them for good.
  * Returns 0, or BROCK_ENOMEM with nothing changed (the caller then takes the site back). */
-int brock__learned_note(struct brock_engine *e, const char *base, struct snitch *sn, int kind)
-    BROCK_NODISCARD_INTERNAL;
+int brock__learned_note(struct brock_engine *e, const char *base, struct snitch *sn,
+                        int kind) BROCK_NODISCARD_INTERNAL;
 
 /* Forgets the least recently touched learned trackers, open ones first, until at most
  * e->learned_max are left; never keep (NULL: none), the tracker being learned. What learning
  * made of each goes with it: its snitch and tracking entries and the action entries it made
  * (the base's and its sites' hosts'), never an entry with a user's choice or a DNT record,
  * nor a block that learning did not make. Returns how many were forgotten, or BROCK_ENOMEM. */
-int brock__learned_bound(struct brock_engine *e, const struct snitch *keep)
-    BROCK_NODISCARD_INTERNAL;
+int brock__learned_bound(struct brock_engine *e,
+                         const struct snitch *keep) BROCK_NODISCARD_INTERNAL;
 
 /* Orders the learned lists by each tracker's newest evidence, after a load. */
 void brock__learned_order(struct brock_engine *e);
@@ -661,14 +658,13 @@ int brock__widget_allowed(const struct brock_engine *e, const struct brock_reque
                           const char *site, const char *host);
 
 /* The same with widgetSiteAllowlist as read into ds (brock__decide_settings()). */
-int brock__widget_allowed_in(const struct brock__decide_settings *ds,
-                             const struct brock_request *r, const char *site,
-                             const char *host);
+int brock__widget_allowed_in(const struct brock__decide_settings *ds, const struct brock_request *r,
+                             const char *site, const char *host);
 
 /* widgetSiteAllowlist read into out (empty): each page host that allows a widget, to the
  * unblockDomains of its widgets. Returns 0 or BROCK_ENOMEM (out then empty). */
-int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__widget_sites_read(const struct brock_engine *e,
+                             struct strmap *out) BROCK_NODISCARD_INTERNAL;
 
 /* ---- lists.c: the cookieblock list, DNT hashes, MDFP, CNAMEs, widgets ---- */
 
@@ -681,8 +677,7 @@ int brock__lists_load(struct brock_engine *e, const char *dir) BROCK_NODISCARD_I
  * brock__lists_cleanup()); the lists in force are left alone. Returns 0; BROCK_EINVAL without
  * a data folder; BROCK_EIO, BROCK_ENOENT, BROCK_EFORMAT with errmsg naming the file; or
  * BROCK_ENOMEM, *fresh then empty. */
-int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh)
-    BROCK_NODISCARD_INTERNAL;
+int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh) BROCK_NODISCARD_INTERNAL;
 
 /* Empty lists, with no data folder. */
 void brock__lists_init(struct brock_lists *l);
@@ -701,8 +696,8 @@ int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const 
                                 size_t len, struct strvec *out) BROCK_NODISCARD_INTERNAL;
 int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *text, size_t len,
                           struct strvec *yellow, json_t **hashes) BROCK_NODISCARD_INTERNAL;
-int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text, size_t len)
-    BROCK_NODISCARD_INTERNAL;
+int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text,
+                      size_t len) BROCK_NODISCARD_INTERNAL;
 
 /* Adds dom (n bytes) to group (counted from 0) of the groups being read into map, checking
  * that it is a domain in no other group; name and line (0: none) say where, in errors.
@@ -718,8 +713,8 @@ int brock__mdfp_js_read(struct brock_engine *e, const char *name, const char *te
 
 /* Replaces the cookieblock list by list, applying section 6's rules for the domains added
  * and removed. Returns 0 or BROCK_ENOMEM. */
-int brock__yellowlist_apply(struct brock_engine *e, const struct strvec *list)
-    BROCK_NODISCARD_INTERNAL;
+int brock__yellowlist_apply(struct brock_engine *e,
+                            const struct strvec *list) BROCK_NODISCARD_INTERNAL;
 
 /* Exactly on the cookieblock list. */
 int brock__yellowlisted(const struct brock_engine *e, const char *domain);
@@ -733,8 +728,8 @@ const char *brock__cname(const struct brock_engine *e, const char *fqdn, size_t 
 /* ---- pbjson.c: Privacy Badger's JSON ---- */
 
 /* mergeUserData(data) for a parsed, not yet validated object. Validates first. */
-int brock__merge(struct brock_engine *e, const char *name, json_t *data, struct brock_stats *st)
-    BROCK_NODISCARD_INTERNAL;
+int brock__merge(struct brock_engine *e, const char *name, json_t *data,
+                 struct brock_stats *st) BROCK_NODISCARD_INTERNAL;
 
 /* The five exported stores as one JSON object (a new reference), or NULL when out of memory. */
 json_t *brock__export_pb_json(struct brock_engine *e);
@@ -781,8 +776,8 @@ struct brock__exporter {
     int (*write)(struct brock_engine *e, unsigned flags, struct buf *out);
 };
 
-#define BROCK__EXPORTER(name) \
-    int brock__export_##name(struct brock_engine *e, unsigned flags, struct buf *out) \
+#define BROCK__EXPORTER(name)                                                                      \
+    int brock__export_##name(struct brock_engine *e, unsigned flags, struct buf *out)              \
         BROCK_NODISCARD_INTERNAL;
 BROCK__EXPORTER(pb)
 BROCK__EXPORTER(hosts)
@@ -805,8 +800,8 @@ struct brock__rule {
     enum brock_effect effect;  /* what the rule does at name and below (exact: at name only) */
     enum brock_effect context; /* what the rules above it do there: BROCK_PASS when none */
     unsigned depth;            /* rules above it */
-    int exact; /* the rule holds for name alone, and the names below it keep context: a
-                  public suffix's own choice, or a name's own DNT policy */
+    int exact;        /* the rule holds for name alone, and the names below it keep context: a
+                         public suffix's own choice, or a name's own DNT policy */
     int before_exact; /* an exact rule for the same name follows, deeper */
 };
 
@@ -825,8 +820,8 @@ struct brock__plan {
     struct brock__site_rule *site_rules; /* by site, then name */
     size_t n_site_rules;
     size_t counts[BROCK_DENY + 1]; /* rules per effect */
-    char **left_out;           /* names no rule can name rightly, each with why: "name (why)",
-                                  sorted */
+    char **left_out;               /* names no rule can name rightly, each with why: "name (why)",
+                                      sorted */
     size_t n_left_out;
     /* Why the public suffixes below the rules could not be excepted; "" when they were. */
     char psl_note[300];
@@ -884,8 +879,8 @@ int brock__plan_header(struct buf *out, const char *mark, const char *about,
                        const struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
 
 /* One comment line per name left out of p, started with mark. Returns 0, BROCK_ENOMEM. */
-int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__plan *p)
-    BROCK_NODISCARD_INTERNAL;
+int brock__plan_left_out(struct buf *out, const char *mark,
+                         const struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
 
 /* ---- siteaction.c: the user's choices for one site only ---- */
 
@@ -904,8 +899,8 @@ int brock__site_actions_each(const struct brock_engine *e, const char *site,
                              void *arg);
 
 /* Whether brock_set_site_action() takes the pair: 0, or BROCK_EINVAL with errmsg saying why. */
-int brock__site_action_check(struct brock_engine *e, const char *site, const char *domain)
-    BROCK_NODISCARD_INTERNAL;
+int brock__site_action_check(struct brock_engine *e, const char *site,
+                             const char *domain) BROCK_NODISCARD_INTERNAL;
 
 /* Applies a stored row (user: Privacy Badger's name of a user action) unless memory changed
  * that choice since its last write, and marks it seen. A row brock would not write is
@@ -951,8 +946,8 @@ size_t brock__sitefixes_count(const struct brock__sitefixes *f);
  * names under it). And whether sitefixes.gpc says no DNT/GPC (site: any host, NULL for
  * none). */
 struct brock__site_fixes;
-const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e,
-                                                    const char *site, size_t slen);
+const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e, const char *site,
+                                                    size_t slen);
 int brock__sitefix_ignored(const struct brock__site_fixes *sf, const char *host);
 int brock__sitefix_cookieblock(const struct brock__site_fixes *sf, const char *host);
 int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
@@ -976,8 +971,8 @@ int brock__yellowlist_follow(struct brock_engine *e, const struct strvec *list,
 /* The site fixes of the data folder's pbconfig.json into *out (NULL when it has none; free
  * with brock__sitefixes_free()), nothing else changed. Returns 0, BROCK_EIO, BROCK_EFORMAT,
  * BROCK_ENOMEM. */
-int brock__data_sitefixes_read(struct brock_engine *e, struct brock__sitefixes **out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__data_sitefixes_read(struct brock_engine *e,
+                               struct brock__sitefixes **out) BROCK_NODISCARD_INTERNAL;
 
 /* ---- pages.c: recent page views ---- */
 
@@ -988,15 +983,14 @@ void brock__pages_free(struct brock__pages *p);
 /* Adds one row read from the store (action: Privacy Badger's name). Returns 0 or
  * BROCK_ENOMEM. */
 int brock__pages_load(struct brock_engine *e, const char *site, const char *host,
-                      const char *action, int64_t count, int64_t time_ms)
-    BROCK_NODISCARD_INTERNAL;
+                      const char *action, int64_t count, int64_t time_ms) BROCK_NODISCARD_INTERNAL;
 
 /* For the store's flush: put is called with host NULL to delete every row of a site (dropped,
  * or to be written whole), else for each row changed since the last flush. Returns 0 or
  * put's negative value. */
 int brock__pages_flush(struct brock_engine *e,
-                       int (*put)(void *arg, const char *site, const char *host,
-                                  const char *action, int64_t count, int64_t time_ms),
+                       int (*put)(void *arg, const char *site, const char *host, const char *action,
+                                  int64_t count, int64_t time_ms),
                        void *arg) BROCK_NODISCARD_INTERNAL;
 
 /* After a commit: the page views in memory are all in the store. */
@@ -1034,8 +1028,8 @@ void brock__daily_free(struct brock__daily *st);
 /* Counts one of what (BROCK__DAILY_*) on site (a base domain; "" when unknown) on the day of
  * time_ms (Unix ms, UTC). Nothing is counted while page-view-days is 0. Returns 0 or
  * BROCK_ENOMEM. */
-int brock__daily_add(struct brock_engine *e, const char *site, int what, int64_t time_ms)
-    BROCK_NODISCARD_INTERNAL;
+int brock__daily_add(struct brock_engine *e, const char *site, int what,
+                     int64_t time_ms) BROCK_NODISCARD_INTERNAL;
 
 /* Adds one row read from the store (day: days since 1970-01-01) to what memory holds.
  * Returns 0 or BROCK_ENOMEM. */
@@ -1113,8 +1107,8 @@ int brock__store_unsaved(const struct brock_engine *e);
 /* Opens or creates dir/brock.db (with e->read_only: opens it read-only if it exists, and
  * creates nothing). *fresh is set when the state is new: it has no record of being seeded or
  * of being made without the seed. Returns 0 or BROCK_ESTORE/BROCK_EIO with errmsg set. */
-int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
-    BROCK_NODISCARD_INTERNAL;
+int brock__sqlite_open(struct brock_engine *e, const char *dir,
+                       int *fresh) BROCK_NODISCARD_INTERNAL;
 
 /* Connects to the PostgreSQL database conninfo names (a libpq connection string: a URI or
  * key=value words, a service name; never a password, refused with BROCK_EINVAL), creating or
@@ -1122,8 +1116,8 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
  * new state and no store is kept). *fresh as brock__sqlite_open(). Returns 0, BROCK_EINVAL,
  * BROCK_ESTORE or BROCK_ENOMEM with errmsg set; BROCK_ESTORE too when libpq.so.5 cannot be
  * loaded (pq.h), before anything is touched. */
-int brock__pg_open(struct brock_engine *e, const char *conninfo, int *fresh)
-    BROCK_NODISCARD_INTERNAL;
+int brock__pg_open(struct brock_engine *e, const char *conninfo,
+                   int *fresh) BROCK_NODISCARD_INTERNAL;
 
 /* The calls of the table above, on e's store; each does nothing (0) without one. */
 void brock__store_discard(struct brock_engine *e);
@@ -1136,8 +1130,8 @@ void brock__store_close(struct brock_engine *e);
 /* The meta row key's value in a new string *out (mem_free), or NULL when absent. Returns 0
  * or BROCK_ESTORE / BROCK_ENOMEM. The update's rows (pbconfig, pbconfig_time, yellowlist)
  * are written by brock__store_flush() while e->pbconfig_dirty. */
-int brock__store_meta_get(struct brock_engine *e, const char *key, char **out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__store_meta_get(struct brock_engine *e, const char *key,
+                          char **out) BROCK_NODISCARD_INTERNAL;
 
 /* Records the outcome rc of a brock_sync() for brock_store_status(). */
 void brock__store_note_result(struct brock_engine *e, int rc);
@@ -1169,8 +1163,8 @@ void brock__store_marks_clear(struct brock_engine *e);
  * none) to domain's entry, creating it unless memory deleted it since its last write; fields
  * dirty in memory win. Returns 1 when memory changed, 0, or BROCK_ENOMEM. */
 int brock__store_action_apply(struct brock_engine *e, const char *domain, const char *user,
-                              const char *heur, int dnt, int64_t next_update)
-    BROCK_NODISCARD_INTERNAL;
+                              const char *heur, int dnt,
+                              int64_t next_update) BROCK_NODISCARD_INTERNAL;
 
 /* A row of domain's that the store no longer has: the entry goes, unless memory changed it
  * since its last write. Returns 1 when memory changed, else 0. */
@@ -1192,8 +1186,8 @@ char *brock__store_detail_text(const struct snitch_site *ss, int *nomem);
  * each once). Return 0 or BROCK_ENOMEM. */
 int brock__store_tracking_load(struct brock_engine *e, const char *tracker, const char *site,
                                unsigned kinds) BROCK_NODISCARD_INTERNAL;
-int brock__store_fp_load(struct brock_engine *e, const char *host, const char *path)
-    BROCK_NODISCARD_INTERNAL;
+int brock__store_fp_load(struct brock_engine *e, const char *host,
+                         const char *path) BROCK_NODISCARD_INTERNAL;
 
 /* Sets one setting from its stored JSON text. Returns 0, BROCK_ESTORE (not JSON; errmsg
  * names where, as the back end says) or BROCK_ENOMEM. */

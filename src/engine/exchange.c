@@ -35,8 +35,7 @@ unsigned brock_exchange_flags(const struct brock_engine *e, const struct brock_e
     case BROCK_WHY_INVALID:
     case BROCK_WHY_PRIVATE:
     case BROCK_WHY_FP_SCRIPT:
-    case BROCK_WHY_WIDGET:
-        break;
+    case BROCK_WHY_WIDGET: break;
     }
     return flags;
 }
@@ -44,8 +43,8 @@ unsigned brock_exchange_flags(const struct brock_engine *e, const struct brock_e
 /* The page's URL as far as the request tells it: its Referer when that names the page's host
  * (a page's Referer is its address, or its origin under the usual referrer policy); NULL
  * otherwise, and the site's address stands in for it. Written into buf (size bytes). */
-static const char *page_url(const char *site, const struct brock_header *h, size_t n,
-                            char *buf, size_t size)
+static const char *page_url(const char *site, const struct brock_header *h, size_t n, char *buf,
+                            size_t size)
 {
     char host[BROCK_HOST_MAX], page[BROCK_HOST_MAX];
 
@@ -63,9 +62,8 @@ static const char *page_url(const char *site, const struct brock_header *h, size
     return NULL;
 }
 
-int brock_exchange_request(struct brock_engine *e, const struct brock_exchange *x,
-                           unsigned flags, const struct brock_header *h, size_t n,
-                           struct brock_learned *learned)
+int brock_exchange_request(struct brock_engine *e, const struct brock_exchange *x, unsigned flags,
+                           const struct brock_header *h, size_t n, struct brock_learned *learned)
 {
     const struct brock_request *r = x->request;
     const struct brock_decision *d = x->decision;
@@ -76,8 +74,8 @@ int brock_exchange_request(struct brock_engine *e, const struct brock_exchange *
     if ((flags & BROCK_EXCHANGE_SITE_COOKIES) && x->sc) {
         for (size_t i = 0; i < n; i++)
             if (name_is(&h[i], "cookie", 6))
-                brock_site_cookies_request(x->sc, x->client ? x->client : "", d->site,
-                                           h[i].value, h[i].value_len);
+                brock_site_cookies_request(x->sc, x->client ? x->client : "", d->site, h[i].value,
+                                           h[i].value_len);
     }
     if (!(flags & BROCK_EXCHANGE_EVIDENCE))
         return 0;
@@ -97,9 +95,8 @@ int brock_exchange_request(struct brock_engine *e, const struct brock_exchange *
     return brock_observe(e, &o, learned);
 }
 
-int brock_exchange_response(struct brock_engine *e, const struct brock_exchange *x,
-                            unsigned flags, const struct brock_header *h, size_t n,
-                            struct brock_learned *learned)
+int brock_exchange_response(struct brock_engine *e, const struct brock_exchange *x, unsigned flags,
+                            const struct brock_header *h, size_t n, struct brock_learned *learned)
 {
     const struct brock_decision *d = x->decision;
     struct brock_observation o;
@@ -118,8 +115,8 @@ int brock_exchange_response(struct brock_engine *e, const struct brock_exchange 
     if ((flags & BROCK_EXCHANGE_SITE_COOKIES) && x->sc) {
         for (size_t i = 0; i < n; i++)
             if (name_is(&h[i], "set-cookie", 10))
-                brock_site_cookies_response(x->sc, x->client ? x->client : "", d->site,
-                                            h[i].value, h[i].value_len, x->time_ms / 1000);
+                brock_site_cookies_response(x->sc, x->client ? x->client : "", d->site, h[i].value,
+                                            h[i].value_len, x->time_ms / 1000);
     }
     return err;
 }

@@ -65,22 +65,19 @@ static int write_line(struct buf *out, const struct brock__plan *p, size_t i, co
  * $important puts the site's rule above the list's either way. A public suffix's own choice
  * is said for it alone with "|" in AdGuard; Adblock Plus's "|" anchors a whole URL, so there
  * it is left out. */
-static int write_site_line(struct buf *out, const struct brock__plan *p, size_t i,
-                           const void *arg)
+static int write_site_line(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
 {
     const struct list_format *f = arg;
     const struct brock__site_rule *r = &p->site_rules[i];
     int is_abp = f == &abp, deny = r->effect == BROCK_DENY, n;
 
-    if ((r->exact && is_abp) ||
-        (is_abp && deny && brock__plan_excepted(p, r->name)))
+    if ((r->exact && is_abp) || (is_abp && deny && brock__plan_excepted(p, r->name)))
         n = buf_printf(out, "%s left out: %s %s on %s only (%s)\n", f->mark,
                        brock__site_rule_words(r), r->name, r->site,
                        r->exact ? "a public suffix: a rule would reach every site below it"
                                 : "an exception above it wins here");
     else if (is_abp)
-        n = buf_printf(out, "%s||%s^$third-party,domain=%s\n", deny ? "" : "@@", r->name,
-                       r->site);
+        n = buf_printf(out, "%s||%s^$third-party,domain=%s\n", deny ? "" : "@@", r->name, r->site);
     else
         n = buf_printf(out, "%s%s%s^$domain=%s,important\n", deny ? "" : "@@",
                        r->exact ? "|" : "||", r->name, r->site);
@@ -101,8 +98,7 @@ static int write_list(struct brock_engine *e, unsigned flags, struct buf *out,
 
 int brock__export_abp(struct brock_engine *e, unsigned flags, struct buf *out)
 {
-    if (buf_puts(out, "[Adblock Plus 2.0]\n! Title: brock: trackers learned across sites\n") <
-        0)
+    if (buf_puts(out, "[Adblock Plus 2.0]\n! Title: brock: trackers learned across sites\n") < 0)
         return BROCK_ENOMEM;
     return write_list(e, flags, out, &abp);
 }
@@ -130,8 +126,7 @@ static int write_ubo(struct buf *out, const struct brock__plan *p, size_t i, con
 /* "site name * action": the site's rule beats the global one for that name, and reaches the
  * site's subdomains, as a choice for the site does. A public suffix's own choice cannot be
  * said for it alone, and this format has no comments to say so: it is left out. */
-static int write_ubo_site(struct buf *out, const struct brock__plan *p, size_t i,
-                          const void *arg)
+static int write_ubo_site(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
 {
     const struct brock__site_rule *r = &p->site_rules[i];
 

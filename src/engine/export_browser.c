@@ -33,14 +33,12 @@ static int close_array(struct buf *out, int first)
 static json_t *dnr_action(enum brock_effect effect)
 {
     switch (effect) {
-    case BROCK_DENY:
-        return json_pack("{s:s}", "type", "block");
+    case BROCK_DENY: return json_pack("{s:s}", "type", "block");
     case BROCK_STRIP_COOKIES:
         return json_pack("{s:s, s:[{s:s, s:s}], s:[{s:s, s:s}]}", "type", "modifyHeaders",
                          "requestHeaders", "header", "cookie", "operation", "remove",
                          "responseHeaders", "header", "set-cookie", "operation", "remove");
-    case BROCK_PASS:
-        break;
+    case BROCK_PASS: break;
     }
     return json_pack("{s:s}", "type", "allow");
 }
@@ -73,9 +71,8 @@ static json_t *dnr_condition(json_t *domains, int exact)
 static int dnr_rule(struct buf *out, int *first, int *id, int priority, enum brock_effect effect,
                     json_t *domains, int exact)
 {
-    json_t *rule = json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", priority,
-                             "action", dnr_action(effect), "condition",
-                             dnr_condition(domains, exact));
+    json_t *rule = json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", priority, "action",
+                             dnr_action(effect), "condition", dnr_condition(domains, exact));
 
     return append_rule(out, rule, first);
 }
@@ -91,8 +88,8 @@ static int dnr_group(struct buf *out, int *first, int *id, const struct brock__r
     int weight = 2 * (int)r->depth + 1;
 
     if (r->effect == BROCK_DENY || r->context != BROCK_PASS)
-        rc = dnr_rule(out, first, id, weight,
-                      r->effect == BROCK_DENY ? BROCK_DENY : BROCK_PASS, domains, r->exact);
+        rc = dnr_rule(out, first, id, weight, r->effect == BROCK_DENY ? BROCK_DENY : BROCK_PASS,
+                      domains, r->exact);
     if (rc == 0 && r->effect == BROCK_STRIP_COOKIES)
         rc = dnr_rule(out, first, id, weight + 1, BROCK_STRIP_COOKIES, domains, r->exact);
     return rc;
@@ -124,8 +121,8 @@ static int dnr_site_rules(struct buf *out, int *first, int *id, const struct bro
     for (size_t i = 0; i < p->n_site_rules && rc == 0; i++) {
         const struct brock__site_rule *r = &p->site_rules[i];
         enum brock_effect x = r->effect == BROCK_DENY ? BROCK_DENY : BROCK_PASS;
-        json_t *rule = json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", top + 1,
-                                 "action", dnr_action(x), "condition", dnr_site_condition(r));
+        json_t *rule = json_pack("{s:i, s:i, s:o, s:o}", "id", ++*id, "priority", top + 1, "action",
+                                 dnr_action(x), "condition", dnr_site_condition(r));
 
         rc = append_rule(out, rule, first);
         if (rc == 0 && r->effect == BROCK_STRIP_COOKIES)
@@ -191,12 +188,11 @@ static json_t *safari_trigger(const char *name, int exact)
     return json_pack("{s:s, s:[s]}", "url-filter", filter, "load-type", "third-party");
 }
 
-static int safari_rule(struct buf *out, int *first, const struct brock__rule *r,
-                       const char *type)
+static int safari_rule(struct buf *out, int *first, const struct brock__rule *r, const char *type)
 {
-    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger",
-                                      safari_trigger(r->name, r->exact),
-                                      "action", "type", type),
+    return append_rule(out,
+                       json_pack("{s:o, s:{s:s}}", "trigger", safari_trigger(r->name, r->exact),
+                                 "action", "type", type),
                        first);
 }
 
@@ -214,8 +210,7 @@ static int safari_site_rule(struct buf *out, int *first, const struct brock__sit
         json_decref(trigger);
         trigger = NULL;
     }
-    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger", trigger, "action", "type",
-                                      type),
+    return append_rule(out, json_pack("{s:o, s:{s:s}}", "trigger", trigger, "action", "type", type),
                        first);
 }
 
@@ -235,8 +230,7 @@ int brock__export_safari(struct brock_engine *e, unsigned flags, struct buf *out
         if (r->context != BROCK_PASS)
             rc = safari_rule(out, &first, r, "ignore-previous-rules");
         if (rc == 0 && r->effect != BROCK_PASS)
-            rc = safari_rule(out, &first, r,
-                             r->effect == BROCK_DENY ? "block" : "block-cookies");
+            rc = safari_rule(out, &first, r, r->effect == BROCK_DENY ? "block" : "block-cookies");
     }
     for (size_t i = 0; i < p.n_site_rules && rc == 0; i++) {
         const struct brock__site_rule *r = &p.site_rules[i];

@@ -43,8 +43,7 @@ static int write_around(struct buf *out, const struct brock__plan *p, size_t i, 
         return write_one(out, a, r->effect, "", r->name);
     if (!a->below)
         return buf_printf(out, "# left out: %s %s (%s)\n",
-                          r->effect == BROCK_DENY ? "block" : "exception", r->name,
-                          a->why) < 0
+                          r->effect == BROCK_DENY ? "block" : "exception", r->name, a->why) < 0
                    ? BROCK_ENOMEM
                    : 0;
     rc = write_one(out, a, r->effect, "", r->name);
@@ -57,9 +56,10 @@ static int write_around(struct buf *out, const struct brock__plan *p, size_t i, 
 int brock__export_dnsmasq(struct brock_engine *e, unsigned flags, struct buf *out)
 {
     static const struct around a = {"address=/", "/\n", "server=/", "/#\n", "*.", NULL};
-    static const struct brock__text_list f = {
-        .mark = "#", .about = "dnsmasq configuration (conf-file=)", .rule = write_around,
-        .arg = &a};
+    static const struct brock__text_list f = {.mark = "#",
+                                              .about = "dnsmasq configuration (conf-file=)",
+                                              .rule = write_around,
+                                              .arg = &a};
 
     return brock__plan_write(e, flags, &f, out);
 }
@@ -68,7 +68,11 @@ int brock__export_dnsmasq(struct brock_engine *e, unsigned flags, struct buf *ou
 int brock__export_unbound(struct brock_engine *e, unsigned flags, struct buf *out)
 {
     static const struct around a = {
-        "local-zone: \"", ".\" always_nxdomain\n", "local-zone: \"", ".\" transparent\n", NULL,
+        "local-zone: \"",
+        ".\" always_nxdomain\n",
+        "local-zone: \"",
+        ".\" transparent\n",
+        NULL,
         "the choice holds for this name alone, and a local zone reaches every name below it"};
     static const struct brock__text_list f = {.mark = "#",
                                               .about = "Unbound configuration (include:)",

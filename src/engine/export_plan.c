@@ -73,8 +73,7 @@ static int leave_out(struct collect *c, const char *name, const char *why)
     return 0;
 }
 
-static int take(struct collect *c, const char *domain, enum brock_effect x,
-                enum brock_effect below)
+static int take(struct collect *c, const char *domain, enum brock_effect x, enum brock_effect below)
 {
     char *name;
 
@@ -94,7 +93,8 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
     struct collect *c = arg;
     enum brock_effect x = wanted(c, t->action), below = x;
 
-    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION && !brock_tracker_learned(t))
+    if ((c->flags & BROCK_EXPORT_LEARNED_ONLY) && t->user == BROCK_NOACTION &&
+        !brock_tracker_learned(t))
         return 0;
     if (!is_domain(t->domain))
         return x == BROCK_PASS ? 0 : leave_out(c, t->domain, "an address, not a domain name");
@@ -141,11 +141,9 @@ static int on_suffix(void *arg, const char *suffix)
     struct suffixes *s = arg;
     const struct name *up = above(s->m, suffix);
 
-    if (!up || up->below == BROCK_PASS || strmap_get(s->m, suffix) ||
-        strmap_get(&s->seen, suffix))
+    if (!up || up->below == BROCK_PASS || strmap_get(s->m, suffix) || strmap_get(&s->seen, suffix))
         return 0;
-    if (strmap_put(&s->seen, suffix, (void *)1) < 0 ||
-        brock__strvec_push(&s->found, suffix) < 0)
+    if (strmap_put(&s->seen, suffix, (void *)1) < 0 || brock__strvec_push(&s->found, suffix) < 0)
         return BROCK_ENOMEM;
     return 0;
 }
@@ -336,12 +334,9 @@ static int site_rules(struct brock_engine *e, const struct collect *c, struct br
 const char *brock__site_rule_words(const struct brock__site_rule *r)
 {
     switch (r->effect) {
-    case BROCK_DENY:
-        return "block";
-    case BROCK_STRIP_COOKIES:
-        return "cookieblock";
-    case BROCK_PASS:
-        break;
+    case BROCK_DENY: return "block";
+    case BROCK_STRIP_COOKIES: return "cookieblock";
+    case BROCK_PASS: break;
     }
     return "allow";
 }
@@ -403,8 +398,9 @@ void brock__plan_cleanup(struct brock__plan *p)
 int brock__plan_header(struct buf *out, const char *mark, const char *about,
                        const struct brock__plan *p)
 {
-    int r = buf_printf(out, "%s brock %s: %s\n%s blocked: %zu, cookies stripped: %zu, "
-                            "exceptions: %zu\n",
+    int r = buf_printf(out,
+                       "%s brock %s: %s\n%s blocked: %zu, cookies stripped: %zu, "
+                       "exceptions: %zu\n",
                        mark, BROCK_VERSION, about, mark, p->counts[BROCK_DENY],
                        p->counts[BROCK_STRIP_COOKIES], p->counts[BROCK_PASS]);
 
@@ -419,8 +415,9 @@ int brock__plan_left_out(struct buf *out, const char *mark, const struct brock__
         if (buf_printf(out, "%s left out: %s\n", mark, p->left_out[i]) < 0)
             return BROCK_ENOMEM;
     }
-    if (p->psl_note[0] && buf_printf(out, "%s the public suffixes below these rules, which are "
-                                          "other sites, are not excepted: %s\n",
+    if (p->psl_note[0] && buf_printf(out,
+                                     "%s the public suffixes below these rules, which are "
+                                     "other sites, are not excepted: %s\n",
                                      mark, p->psl_note) < 0)
         return BROCK_ENOMEM;
     return 0;
@@ -443,10 +440,10 @@ int brock__plan_write(struct brock_engine *e, unsigned flags, const struct brock
 
         if (f->site_rule)
             rc = f->site_rule(out, &p, i, f->arg);
-        else if (f->mark &&
-                 buf_printf(out, "%s left out: %s %s on %s only (the format cannot tell one "
-                                 "site's requests from another's)\n",
-                            f->mark, brock__site_rule_words(r), r->name, r->site) < 0)
+        else if (f->mark && buf_printf(out,
+                                       "%s left out: %s %s on %s only (the format cannot tell one "
+                                       "site's requests from another's)\n",
+                                       f->mark, brock__site_rule_words(r), r->name, r->site) < 0)
             rc = BROCK_ENOMEM;
     }
     if (rc == 0 && f->mark)

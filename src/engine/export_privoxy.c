@@ -13,14 +13,12 @@
 static const char *heading(enum brock_effect effect, enum brock_effect context)
 {
     switch (effect) {
-    case BROCK_DENY:
-        return "{ +block{brock: tracker learned across sites} +handle-as-image }";
+    case BROCK_DENY: return "{ +block{brock: tracker learned across sites} +handle-as-image }";
     case BROCK_STRIP_COOKIES:
         return context == BROCK_DENY
                    ? "{ -block +crunch-incoming-cookies +crunch-outgoing-cookies }"
                    : "{ +crunch-incoming-cookies +crunch-outgoing-cookies }";
-    case BROCK_PASS:
-        break;
+    case BROCK_PASS: break;
     }
     return context == BROCK_DENY ? "{ -block }"
                                  : "{ -crunch-incoming-cookies -crunch-outgoing-cookies }";
@@ -28,8 +26,7 @@ static const char *heading(enum brock_effect effect, enum brock_effect context)
 
 /* A section's heading where the rules change, then ".name", which matches the name and
  * every name below it, or "name", which matches that host alone. */
-static int write_section(struct buf *out, const struct brock__plan *p, size_t i,
-                         const void *arg)
+static int write_section(struct buf *out, const struct brock__plan *p, size_t i, const void *arg)
 {
     const struct brock__rule *r = &p->rules[i];
     int new_section = i == 0 || p->rules[i - 1].depth != r->depth ||

@@ -68,28 +68,28 @@ enum har_level {
 
 /* One page, by pageref. */
 struct har_page {
-    uint32_t main_frame;         /* _frameref of its first document (a name); 0: unknown */
-    size_t first;                /* the entry that is its first document, as its place in
-                                    time; SIZE_MAX: none */
-    int first_rank;              /* 3 document, 2 text/html, 1 any entry, 0 title, -1 none */
-    const char *top;             /* the host of the top-level document now shown (a name's
-                                    text, or "") */
-    const char *prev;            /* the one before it; "" if none */
-    int top_redirects;           /* top only redirected: prev is still the page before */
+    uint32_t main_frame; /* _frameref of its first document (a name); 0: unknown */
+    size_t first;        /* the entry that is its first document, as its place in
+                            time; SIZE_MAX: none */
+    int first_rank;      /* 3 document, 2 text/html, 1 any entry, 0 title, -1 none */
+    const char *top;     /* the host of the top-level document now shown (a name's
+                            text, or "") */
+    const char *prev;    /* the one before it; "" if none */
+    int top_redirects;   /* top only redirected: prev is still the page before */
 };
 
 /* What the first pass keeps of a readable entry: enough to order it, find its page's first
  * document, and read it again. */
 struct har_slot {
-    int64_t t;                  /* when it started; without a time, the entry before's */
-    size_t off;                 /* where its text is */
-    struct har_page *page;      /* NULL: no pageref */
-    uint32_t len;               /* bytes of its text */
-    uint32_t frame;             /* _frameref (a name); 0 if none */
-    uint32_t host;              /* its URL's host (a name); 0 when it has none */
-    uint32_t i;                 /* its place in log.entries */
-    unsigned char dest;         /* enum har_dest */
-    unsigned char flags;        /* HAR_* */
+    int64_t t;             /* when it started; without a time, the entry before's */
+    size_t off;            /* where its text is */
+    struct har_page *page; /* NULL: no pageref */
+    uint32_t len;          /* bytes of its text */
+    uint32_t frame;        /* _frameref (a name); 0 if none */
+    uint32_t host;         /* its URL's host (a name); 0 when it has none */
+    uint32_t i;            /* its place in log.entries */
+    unsigned char dest;    /* enum har_dest */
+    unsigned char flags;   /* HAR_* */
 };
 
 struct har_ctx {
@@ -97,25 +97,25 @@ struct har_ctx {
     struct har_file f;
     struct har_scan_cb cb;
     struct har_src src;
-    struct har_slot *slots;     /* the readable entries, then sorted by start time */
+    struct har_slot *slots; /* the readable entries, then sorted by start time */
     size_t n_slots, slots_cap;
-    int64_t last;               /* the latest start time read */
-    struct strmap names;        /* framerefs and hosts → their number in name_v, from 1 */
-    char **name_v;              /* each name once, kept until the end */
+    int64_t last;        /* the latest start time read */
+    struct strmap names; /* framerefs and hosts → their number in name_v, from 1 */
+    char **name_v;       /* each name once, kept until the end */
     size_t n_names, names_cap;
-    struct strmap titles;       /* a page's id → the host of its title, when it is a URL */
-    struct strmap pages;        /* pageref → struct har_page */
-    struct strmap frames;       /* a document's host → the top-level host it was shown in */
-    struct brock_header *hdrs;  /* scratch views for one observation */
+    struct strmap titles;      /* a page's id → the host of its title, when it is a URL */
+    struct strmap pages;       /* pageref → struct har_page */
+    struct strmap frames;      /* a document's host → the top-level host it was shown in */
+    struct brock_header *hdrs; /* scratch views for one observation */
     size_t hdrs_cap;
-    struct buf cookies;         /* scratch: cookies arrays rendered as header values */
+    struct buf cookies;            /* scratch: cookies arrays rendered as header values */
     struct brock_site_cookies *sc; /* the first parties' cookies scripts can read */
-    size_t *offs;               /* scratch: where each rendered value starts in cookies */
+    size_t *offs;                  /* scratch: where each rendered value starts in cookies */
     size_t offs_cap;
-    struct har_window win;      /* the file's text read again */
+    struct har_window win; /* the file's text read again */
     void (*progress)(void *arg, size_t done, size_t total);
     void *arg;
-    size_t told;                /* entries read when progress last heard of it */
+    size_t told; /* entries read when progress last heard of it */
 };
 
 /* ---- order ---- */
@@ -141,14 +141,10 @@ static void sort_entries(struct har_ctx *c)
 static enum har_level level_of(const struct har_page *p, const struct har_slot *h)
 {
     switch ((enum har_dest)h->dest) {
-    case HAR_DEST_DOC:
-        return HAR_TOP;
-    case HAR_DEST_FRAME:
-        return HAR_FRAME;
-    case HAR_DEST_OTHER:
-        return HAR_SUB;
-    case HAR_DEST_NONE:
-        break;
+    case HAR_DEST_DOC: return HAR_TOP;
+    case HAR_DEST_FRAME: return HAR_FRAME;
+    case HAR_DEST_OTHER: return HAR_SUB;
+    case HAR_DEST_NONE: break;
     }
     if (h->flags & (HAR_RDOC | HAR_HDOC)) {
         if (h->frame && p && p->main_frame)
@@ -187,8 +183,8 @@ static struct har_page *page_get(struct har_ctx *c, const char *ref)
  * first document of the best rank wins. */
 static void find_pages(struct har_ctx *c)
 {
-    static const int rank[] = {[HAR_SUB] = 1, [HAR_PAGE] = 2, [HAR_DOC] = 3, [HAR_TOP] = 3,
-                               [HAR_FRAME] = 1};
+    static const int rank[] = {
+        [HAR_SUB] = 1, [HAR_PAGE] = 2, [HAR_DOC] = 3, [HAR_TOP] = 3, [HAR_FRAME] = 1};
 
     for (size_t k = 0; k < c->n_slots; k++) {
         const struct har_slot *h = &c->slots[k];
@@ -225,8 +221,7 @@ static int page_titles(struct har_ctx *c)
             continue;
         p = page_get(c, id);
         if (!p)
-            return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages",
-                               c->f.name);
+            return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory reading pages", c->f.name);
         p->first_rank = 0;
         p->top = host;
     }
@@ -275,15 +270,14 @@ static int hdrs_reserve(struct har_ctx *c, size_t n)
 
 /* Views of the headers in arr named name, from c->hdrs[at] on (at most max of them). Returns
  * their count or a negative BROCK_E*. */
-static int collect(struct har_ctx *c, const json_t *arr, const char *name, size_t at,
-                   size_t max)
+static int collect(struct har_ctx *c, const json_t *arr, const char *name, size_t at, size_t max)
 {
     size_t j, n = at;
     json_t *p;
 
     if (hdrs_reserve(c, at + json_array_size(arr)) < 0)
         return BROCK_ENOMEM;
-    json_array_foreach(arr, j, p) {
+    json_array_foreach (arr, j, p) {
         json_t *v;
 
         if (!brock__har_pair_is(p, name))
@@ -304,8 +298,7 @@ static int render_pair(struct buf *b, const json_t *p)
     const json_t *k = json_object_get(p, "name"), *v = json_object_get(p, "value");
 
     if (buf_append(b, json_string_value(k), json_string_length(k)) < 0 ||
-        buf_append(b, "=", 1) < 0 ||
-        buf_append(b, json_string_value(v), json_string_length(v)) < 0)
+        buf_append(b, "=", 1) < 0 || buf_append(b, json_string_value(v), json_string_length(v)) < 0)
         return -1;
     return 0;
 }
@@ -336,7 +329,7 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int re
     if (hdrs_reserve(c, json_array_size(arr)) < 0)
         return BROCK_ENOMEM;
     buf_reset(&c->cookies);
-    json_array_foreach(arr, j, p) {
+    json_array_foreach (arr, j, p) {
         size_t start = c->cookies.len;
 
         if (!brock__har_pair_ok(p))
@@ -455,8 +448,8 @@ fail:
 
 /* The first party of entry i, an entry of page p, into site; updates p when i is a
  * navigation. Returns 1 when the entry is to be learned from, 0 when it teaches nothing. */
-static int page_site(struct har_ctx *c, struct har_page *p, size_t i,
-                     const struct har_entry *h, const char *host, char *site)
+static int page_site(struct har_ctx *c, struct har_page *p, size_t i, const struct har_entry *h,
+                     const char *host, char *site)
 {
     enum har_level lv = level_of(p, &c->slots[i]);
     char ref[BROCK_HOST_MAX];
@@ -562,8 +555,7 @@ static int on_entry(void *arg, size_t i, json_t *entry, size_t off, size_t len)
         return 0;
     }
     if (len > UINT32_MAX || i > UINT32_MAX)
-        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries[%zu] is too large", c->f.name,
-                           i);
+        return brock__fail(c->e, BROCK_EFORMAT, "%s: log.entries[%zu] is too large", c->f.name, i);
     if (mem_grow(&c->slots, &c->slots_cap, c->n_slots + 1, sizeof(*c->slots)) < 0)
         goto nomem;
     sl = &c->slots[c->n_slots];
@@ -585,8 +577,7 @@ static int on_entry(void *arg, size_t i, json_t *entry, size_t off, size_t len)
     c->n_slots++;
     return 0;
 nomem:
-    return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory for %zu entries", c->f.name,
-                       i + 1);
+    return brock__fail(c->e, BROCK_ENOMEM, "%s: out of memory for %zu entries", c->f.name, i + 1);
 }
 
 static int on_page(void *arg, size_t i, json_t *page)
@@ -644,8 +635,7 @@ static int learn_all(struct har_ctx *c, struct brock_stats *st)
         brock__har_read_entry(&again, c->slots[k].i, v, &h);
         if (h.flags & HAR_BAD) {
             brock__har_release(&c->src, v);
-            return brock__fail(c->e, BROCK_EFORMAT, "%s: changed while it was read",
-                               c->f.name);
+            return brock__fail(c->e, BROCK_EFORMAT, "%s: changed while it was read", c->f.name);
         }
         err = learn_entry(c, k, &h, st);
         brock__har_release(&c->src, v);

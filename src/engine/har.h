@@ -20,14 +20,14 @@ enum har_dest {
 
 /* Flags of one entry. */
 enum {
-    HAR_BAD = 1,     /* unreadable (not an object, no request or URL): skipped */
-    HAR_HTML = 4,    /* answered with text/html */
-    HAR_RDOC = 8,    /* Chromium's _resourceType "document": a page or a frame */
+    HAR_BAD = 1,       /* unreadable (not an object, no request or URL): skipped */
+    HAR_HTML = 4,      /* answered with text/html */
+    HAR_RDOC = 8,      /* Chromium's _resourceType "document": a page or a frame */
     HAR_REDIRECT = 16, /* answered with a redirect (3xx with a Location, or a redirectURL) */
-    HAR_NOREF = 32,  /* the request named no Referer */
-    HAR_HDOC = 64,   /* neither Sec-Fetch-Dest nor _resourceType, but asked for a document (or
-                        for nothing in particular) and answered with one or sent on: a page
-                        or a frame */
+    HAR_NOREF = 32,    /* the request named no Referer */
+    HAR_HDOC = 64,     /* neither Sec-Fetch-Dest nor _resourceType, but asked for a document (or
+                          for nothing in particular) and answered with one or sent on: a page
+                          or a frame */
 };
 
 /* What reading keeps of one entry: strings and arrays borrowed from the entry's JSON, which
@@ -35,15 +35,15 @@ enum {
  * brock__har_pair_ok() tells apart. */
 struct har_entry {
     const char *url;
-    const char *method;    /* NULL without one */
-    const char *pageref;   /* NULL without one */
-    const char *frameref;  /* Playwright's _frameref: the frame that made it; NULL if none */
-    const char *referer;   /* the request's first Referer header; NULL if none */
-    json_t *req_headers;   /* arrays, or NULL when absent or not arrays */
+    const char *method;   /* NULL without one */
+    const char *pageref;  /* NULL without one */
+    const char *frameref; /* Playwright's _frameref: the frame that made it; NULL if none */
+    const char *referer;  /* the request's first Referer header; NULL if none */
+    json_t *req_headers;  /* arrays, or NULL when absent or not arrays */
     json_t *req_cookies;
     json_t *resp_headers;
     json_t *resp_cookies;
-    int64_t started;       /* startedDateTime in Unix ms; 0 when missing or bad */
+    int64_t started; /* startedDateTime in Unix ms; 0 when missing or bad */
     enum har_dest dest;
     enum brock_resource_type type; /* what it fetches: its headers as the proxy reads them
                                       (brock_request_type()), Chromium's _resourceType
@@ -76,9 +76,9 @@ struct har_odd_seen {
 
 /* What was read of one file's entries. */
 struct har_file {
-    const char *name;          /* for messages */
-    size_t n;                  /* entries */
-    size_t bad;                /* entries flagged HAR_BAD */
+    const char *name; /* for messages */
+    size_t n;         /* entries */
+    size_t bad;       /* entries flagged HAR_BAD */
     struct har_odd_seen odd[HAR_ODD_COUNT];
 };
 
@@ -102,8 +102,8 @@ struct har_doc {
 /* After a scan: 0 when doc and f (every entry read) are a HAR, else BROCK_EFORMAT with e's
  * errmsg naming f->name and the reason (no log.entries array, no entries, or not one
  * readable entry); log.pages not an array is counted as odd. */
-int brock__har_check(struct brock_engine *e, struct har_file *f, const struct har_doc *doc)
-    BROCK_NODISCARD_INTERNAL;
+int brock__har_check(struct brock_engine *e, struct har_file *f,
+                     const struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
 
 /* Where a HAR's text is: len bytes at text, else the file fd (read with pread(2), so one
  * that can be read at any offset); it starts at start (3 after a UTF-8 BOM). */
@@ -135,8 +135,8 @@ struct har_scan_cb {
  * log.entries and log.pages, which may come in either order; fields brock does not read are
  * left out of them. Fills doc. Returns 0, BROCK_EFORMAT (not JSON, errmsg says where),
  * BROCK_EIO (the file cannot be read), BROCK_ENOMEM, or a callback's error. */
-int brock__har_scan(struct brock_engine *e, const struct har_src *src,
-                    const struct har_scan_cb *cb, struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
+int brock__har_scan(struct brock_engine *e, const struct har_src *src, const struct har_scan_cb *cb,
+                    struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
 
 /* What a JSON value is, in a message's words: "an object", "an array", "a string", "a
  * number", "a boolean", "null". */
@@ -147,13 +147,12 @@ const char *brock__har_kind_of(const json_t *v);
  * with log.pages' elements, then log.entries' (each entry's place given as its index, len 1),
  * and doc filled alike. The document is kept in src->whole for brock__har_load_entry().
  * Returns as brock__har_scan() does, though the words of a refusal may differ. */
-int brock__har_scan_whole(struct brock_engine *e, struct har_src *src,
-                          const struct har_scan_cb *cb, struct har_doc *doc)
-    BROCK_NODISCARD_INTERNAL;
+int brock__har_scan_whole(struct brock_engine *e, struct har_src *src, const struct har_scan_cb *cb,
+                          struct har_doc *doc) BROCK_NODISCARD_INTERNAL;
 
 /* Entry i of a document read whole, into *out (json_decref()). Returns 0 or BROCK_EFORMAT. */
-int brock__har_whole_entry(const struct har_src *src, size_t i, json_t **out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__har_whole_entry(const struct har_src *src, size_t i,
+                           json_t **out) BROCK_NODISCARD_INTERNAL;
 
 /* A file's text read ahead for brock__har_load_entry(): len bytes from off in buf (cap
  * bytes; free with mem_free). Entries read again in about the order they came then cost one
@@ -187,6 +186,6 @@ int brock__har_pair_is(const json_t *p, const char *want);
 /* Calls on_warning (if not NULL) once for each kind of oddity f->odd counted, with a
  * sentence naming the file, the first entry and field, and how many entries had it. */
 void brock__har_warn(const struct har_file *f, void (*on_warning)(void *arg, const char *msg),
-                   void *arg);
+                     void *arg);
 
 #endif

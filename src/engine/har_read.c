@@ -75,20 +75,14 @@ static int value_is(const json_t *p, const char *want)
 const char *brock__har_kind_of(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
     case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
+    case JSON_REAL: return "a number";
     case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        return "null";
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
     }
     return "something else";
 }
@@ -121,12 +115,17 @@ void brock__har_warn(const struct har_file *f, void (*on_warning)(void *arg, con
                      void *arg)
 {
     static const char *const what[HAR_ODD_COUNT] = {
-        [HAR_ODD_ENTRY] = "skipped",           [HAR_ODD_REQUEST] = "skipped",
-        [HAR_ODD_URL] = "skipped",             [HAR_ODD_PAGEREF] = "read as none",
-        [HAR_ODD_HEADERS] = "read as none",    [HAR_ODD_COOKIES] = "read as none",
-        [HAR_ODD_PAIR] = "left out",           [HAR_ODD_RESPONSE] = "read as none",
+        [HAR_ODD_ENTRY] = "skipped",
+        [HAR_ODD_REQUEST] = "skipped",
+        [HAR_ODD_URL] = "skipped",
+        [HAR_ODD_PAGEREF] = "read as none",
+        [HAR_ODD_HEADERS] = "read as none",
+        [HAR_ODD_COOKIES] = "read as none",
+        [HAR_ODD_PAIR] = "left out",
+        [HAR_ODD_RESPONSE] = "read as none",
         [HAR_ODD_TIME] = "the entry keeps its place in the file",
-        [HAR_ODD_PAGES] = "read as none",      [HAR_ODD_PAGE] = "left out",
+        [HAR_ODD_PAGES] = "read as none",
+        [HAR_ODD_PAGE] = "left out",
     };
     char msg[512];
 
@@ -160,15 +159,14 @@ static json_t *read_pairs(struct har_file *f, size_t i, json_t *parent, const ch
         return NULL;
     if (!json_is_array(arr)) {
         odd(f, strcmp(key, "cookies") == 0 ? HAR_ODD_COOKIES : HAR_ODD_HEADERS,
-            "log.entries[%zu].%s.%s is %s, not an array", i, where, key,
-            brock__har_kind_of(arr));
+            "log.entries[%zu].%s.%s is %s, not an array", i, where, key, brock__har_kind_of(arr));
         return NULL;
     }
-    json_array_foreach(arr, j, p) {
+    json_array_foreach (arr, j, p) {
         if (!brock__har_pair_ok(p))
             odd(f, HAR_ODD_PAIR,
-                "log.entries[%zu].%s.%s[%zu] is not an object with a string name and value",
-                i, where, key, j);
+                "log.entries[%zu].%s.%s[%zu] is not an object with a string name and value", i,
+                where, key, j);
     }
     return json_array_size(arr) ? arr : NULL;
 }
@@ -193,16 +191,25 @@ static int rtype_of(const char *rtype, enum har_dest dest)
         const char *name;
         enum brock_resource_type type;
     } types[] = {
-        {"document", BROCK_RESOURCE_MAIN_FRAME}, {"main_frame", BROCK_RESOURCE_MAIN_FRAME},
-        {"sub_frame", BROCK_RESOURCE_SUB_FRAME},  {"iframe", BROCK_RESOURCE_SUB_FRAME},
-        {"stylesheet", BROCK_RESOURCE_STYLESHEET}, {"script", BROCK_RESOURCE_SCRIPT},
-        {"image", BROCK_RESOURCE_IMAGE},          {"imageset", BROCK_RESOURCE_IMAGE},
-        {"font", BROCK_RESOURCE_FONT},            {"media", BROCK_RESOURCE_MEDIA},
-        {"texttrack", BROCK_RESOURCE_MEDIA},      {"xhr", BROCK_RESOURCE_XHR},
-        {"fetch", BROCK_RESOURCE_XHR},            {"xmlhttprequest", BROCK_RESOURCE_XHR},
-        {"ping", BROCK_RESOURCE_PING},            {"beacon", BROCK_RESOURCE_PING},
+        {"document", BROCK_RESOURCE_MAIN_FRAME},
+        {"main_frame", BROCK_RESOURCE_MAIN_FRAME},
+        {"sub_frame", BROCK_RESOURCE_SUB_FRAME},
+        {"iframe", BROCK_RESOURCE_SUB_FRAME},
+        {"stylesheet", BROCK_RESOURCE_STYLESHEET},
+        {"script", BROCK_RESOURCE_SCRIPT},
+        {"image", BROCK_RESOURCE_IMAGE},
+        {"imageset", BROCK_RESOURCE_IMAGE},
+        {"font", BROCK_RESOURCE_FONT},
+        {"media", BROCK_RESOURCE_MEDIA},
+        {"texttrack", BROCK_RESOURCE_MEDIA},
+        {"xhr", BROCK_RESOURCE_XHR},
+        {"fetch", BROCK_RESOURCE_XHR},
+        {"xmlhttprequest", BROCK_RESOURCE_XHR},
+        {"ping", BROCK_RESOURCE_PING},
+        {"beacon", BROCK_RESOURCE_PING},
         {"websocket", BROCK_RESOURCE_WEBSOCKET},
-        {"object", BROCK_RESOURCE_OBJECT},        {"embed", BROCK_RESOURCE_OBJECT},
+        {"object", BROCK_RESOURCE_OBJECT},
+        {"embed", BROCK_RESOURCE_OBJECT},
     };
 
     for (size_t k = 0; rtype && k < sizeof(types) / sizeof(types[0]); k++) {
@@ -295,7 +302,7 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     size_t j;
     json_t *p;
 
-    json_array_foreach(h->req_headers, j, p) {
+    json_array_foreach (h->req_headers, j, p) {
         const char *name, *value;
 
         if (!pair_get(p, &name, &value))
@@ -381,7 +388,9 @@ int64_t brock__har_time(const char *s)
     if (*s)
         return 0;
     return ((clock_days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec) -
-            (int64_t)sign * (oh * 3600 + om * 60)) * 1000 + ms;
+            (int64_t)sign * (oh * 3600 + om * 60)) *
+               1000 +
+           ms;
 }
 
 static void read_time(struct har_file *f, size_t i, struct har_entry *h, const json_t *v)
@@ -390,8 +399,7 @@ static void read_time(struct har_file *f, size_t i, struct har_entry *h, const j
         return; /* left out by hand-made files: the place in the file is all there is */
     h->started = brock__har_time(json_string_value(v));
     if (!h->started)
-        odd(f, HAR_ODD_TIME,
-            "log.entries[%zu].startedDateTime is not a date and time (ISO 8601)",
+        odd(f, HAR_ODD_TIME, "log.entries[%zu].startedDateTime is not a date and time (ISO 8601)",
             i);
 }
 
@@ -475,16 +483,15 @@ int brock__har_check(struct brock_engine *e, struct har_file *f, const struct ha
         return brock__fail(e, BROCK_EFORMAT, "%s: not a HAR: log.entries is %s", f->name,
                            doc_not_a(doc->entries, "an array", why, sizeof(why)));
     if (f->n == 0)
-        return brock__fail(e, BROCK_EFORMAT, "%s: log.entries is empty: nothing to learn",
-                           f->name);
+        return brock__fail(e, BROCK_EFORMAT, "%s: log.entries is empty: nothing to learn", f->name);
     if (f->bad == f->n) {
         const struct har_odd_seen *o = &f->odd[HAR_ODD_ENTRY];
 
         if (!o->count)
             o = f->odd[HAR_ODD_REQUEST].count ? &f->odd[HAR_ODD_REQUEST] : &f->odd[HAR_ODD_URL];
         return brock__fail(e, BROCK_EFORMAT,
-                           "%s: not a HAR: none of its %zu entries can be read: %s", f->name,
-                           f->n, o->first);
+                           "%s: not a HAR: none of its %zu entries can be read: %s", f->name, f->n,
+                           o->first);
     }
     if (doc->pages && strcmp(doc->pages, "null") != 0 && strcmp(doc->pages, "an array") != 0)
         odd(f, HAR_ODD_PAGES, "log.pages is %s, not an array", doc->pages);

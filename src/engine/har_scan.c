@@ -51,19 +51,22 @@ enum hs_keep {
 
 /* The headers brock reads (har_read.c's classify(), har.c's cookies); any other well-formed
  * header is left out as it is parsed, the headers being most of an entry. */
-#define HS_HEADER(s) {s, sizeof(s) - 1}
+#define HS_HEADER(s)                                                                               \
+    {                                                                                              \
+        s, sizeof(s) - 1                                                                           \
+    }
 static const struct {
     const char *name;
     size_t len;
 } hs_headers_read[] = {
-    HS_HEADER("cookie"),         HS_HEADER("set-cookie"),     HS_HEADER("user-agent"),
-    HS_HEADER("referer"),        HS_HEADER("sec-fetch-dest"), HS_HEADER("sec-fetch-mode"),
-    HS_HEADER("accept"),         HS_HEADER("content-type"),   HS_HEADER("upgrade"),
+    HS_HEADER("cookie"),  HS_HEADER("set-cookie"),     HS_HEADER("user-agent"),
+    HS_HEADER("referer"), HS_HEADER("sec-fetch-dest"), HS_HEADER("sec-fetch-mode"),
+    HS_HEADER("accept"),  HS_HEADER("content-type"),   HS_HEADER("upgrade"),
     HS_HEADER("ping-to"),
 };
 
 struct hs_level {
-    json_t *v;          /* borrowed: its parent (or the element's root) owns it */
+    json_t *v; /* borrowed: its parent (or the element's root) owns it */
     enum hs_keep keep;
 };
 
@@ -73,79 +76,61 @@ struct hs {
     struct har_doc *doc;
     struct arena *arena; /* where elements are built, or NULL */
     yajl_handle y;
-    int single;          /* one value alone: the entry brock__har_load_entry() reads */
-    json_t *one;         /* that value, when complete */
+    int single;  /* one value alone: the entry brock__har_load_entry() reads */
+    json_t *one; /* that value, when complete */
     enum hs_where where;
-    int want;            /* the next value at the document level: 0 any, 'l' log, 'e'
-                            entries, 'p' pages */
-    int skip_next;       /* the next value is left out */
-    size_t skip;         /* > 0: inside a value left out, this deep */
+    int want;      /* the next value at the document level: 0 any, 'l' log, 'e'
+                      entries, 'p' pages */
+    int skip_next; /* the next value is left out */
+    size_t skip;   /* > 0: inside a value left out, this deep */
     /* the element being built */
     struct hs_level *stack;
     size_t depth, cap;
-    char *key;           /* the pending key of the object at the top of the stack */
+    char *key; /* the pending key of the object at the top of the stack */
     size_t key_len, key_cap;
-    size_t base;         /* offset in the text of the chunk being parsed */
-    size_t off;          /* where the element being built starts */
+    size_t base; /* offset in the text of the chunk being parsed */
+    size_t off;  /* where the element being built starts */
     size_t n_entries, n_pages;
-    int err;             /* a callback's failure, a negative BROCK_E* */
+    int err; /* a callback's failure, a negative BROCK_E* */
     /* a header being read (in a KEEP_HEADERS array), not built unless it is kept */
-    int pair;            /* reading one */
-    int pair_want;       /* the value coming: 'n' its name, 'v' its value, 0 neither */
+    int pair;      /* reading one */
+    int pair_want; /* the value coming: 'n' its name, 'v' its value, 0 neither */
     int has_name, has_value;
-    char *name, *value;  /* what was read of it */
+    char *name, *value; /* what was read of it */
     size_t name_len, value_len, name_cap, value_cap;
 };
 
 static const char *kind_name(int c)
 {
     switch (c) {
-    case '{':
-        return "an object";
-    case '[':
-        return "an array";
-    case 's':
-        return "a string";
-    case 'n':
-        return "a number";
-    case 'b':
-        return "a boolean";
-    default:
-        return "null";
+    case '{': return "an object";
+    case '[': return "an array";
+    case 's': return "a string";
+    case 'n': return "a number";
+    case 'b': return "a boolean";
+    default: return "null";
     }
 }
 
 static int keep_key(enum hs_keep k, const char *key, size_t n)
 {
-    static const char *const entry[] = {"pageref", "startedDateTime", "_frameref",
-                                        "_resourceType", "request", "response", NULL};
+    static const char *const entry[] = {"pageref", "startedDateTime", "_frameref", "_resourceType",
+                                        "request", "response",        NULL};
     static const char *const request[] = {"method", "url", "headers", "cookies", NULL};
-    static const char *const response[] = {"status", "redirectURL", "headers", "cookies",
-                                           "content", NULL};
+    static const char *const response[] = {"status",  "redirectURL", "headers",
+                                           "cookies", "content",     NULL};
     static const char *const content[] = {"mimeType", NULL};
     static const char *const page[] = {"id", "title", NULL};
     const char *const *names = NULL;
 
     switch (k) {
-    case KEEP_ALL:
-        return 1;
-    case KEEP_ENTRY:
-        names = entry;
-        break;
-    case KEEP_REQUEST:
-        names = request;
-        break;
-    case KEEP_RESPONSE:
-        names = response;
-        break;
-    case KEEP_CONTENT:
-        names = content;
-        break;
-    case KEEP_PAGE:
-        names = page;
-        break;
-    case KEEP_HEADERS:
-        return 1;
+    case KEEP_ALL: return 1;
+    case KEEP_ENTRY: names = entry; break;
+    case KEEP_REQUEST: names = request; break;
+    case KEEP_RESPONSE: names = response; break;
+    case KEEP_CONTENT: names = content; break;
+    case KEEP_PAGE: names = page; break;
+    case KEEP_HEADERS: return 1;
     }
     for (; *names; names++)
         if (n && **names == *key && strlen(*names) == n && memcmp(*names, key, n) == 0)
@@ -226,8 +211,10 @@ static int put_value(struct hs *s, json_t *v, int container)
         return 1;
     if (s->depth == HAR_DEPTH_MAX) {
         /* v is its parent's already */
-        s->err = brock__fail(s->e, BROCK_EFORMAT, "%s: not a HAR: values nested more than %d "
-                             "deep", s->cb->name, HAR_DEPTH_MAX);
+        s->err = brock__fail(s->e, BROCK_EFORMAT,
+                             "%s: not a HAR: values nested more than %d "
+                             "deep",
+                             s->cb->name, HAR_DEPTH_MAX);
         return 0;
     }
     if (mem_grow(&s->stack, &s->cap, s->depth + 1, sizeof(*s->stack)) < 0) {
@@ -287,8 +274,7 @@ static int doc_value(struct hs *s, int kind)
             return 0;
         }
         break;
-    default:
-        break;
+    default: break;
     }
     /* anything else outside an element is left out */
     if (kind == '{' || kind == '[')
@@ -507,7 +493,8 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
             s->want = len == 3 && memcmp(key, "log", 3) == 0 ? 'l' : 0;
         else if (s->where == HS_LOG)
             s->want = len == 7 && memcmp(key, "entries", 7) == 0 ? 'e'
-                      : len == 5 && memcmp(key, "pages", 5) == 0 ? 'p' : 0;
+                      : len == 5 && memcmp(key, "pages", 5) == 0 ? 'p'
+                                                                 : 0;
         s->skip_next = s->want == 0;
         return 1;
     }
@@ -631,9 +618,9 @@ static int hs_error(struct hs *s, struct hs_pos *pos, const char *chunk, size_t 
     len = msg ? strlen((char *)msg) : 0;
     while (len && (msg[len - 1] == '\n' || msg[len - 1] == ' ' || msg[len - 1] == '.'))
         len--;
-    err = brock__fail(s->e, BROCK_EFORMAT, "%s: not JSON: %.*s (line %d, column %zu)",
-                      s->cb->name, (int)len, msg ? (char *)msg : "", pos->line,
-                      s->base + n - pos->line_start + 1);
+    err =
+        brock__fail(s->e, BROCK_EFORMAT, "%s: not JSON: %.*s (line %d, column %zu)", s->cb->name,
+                    (int)len, msg ? (char *)msg : "", pos->line, s->base + n - pos->line_start + 1);
     if (msg)
         yajl_free_error(s->y, msg);
     return err;
@@ -661,8 +648,8 @@ static int read_fail(struct brock_engine *e, const char *name, int errnum)
     return brock__fail(e, BROCK_EIO, "%s: cannot read it: %s", name, strerror(errnum));
 }
 
-int brock__har_scan(struct brock_engine *e, const struct har_src *src,
-                    const struct har_scan_cb *cb, struct har_doc *doc)
+int brock__har_scan(struct brock_engine *e, const struct har_src *src, const struct har_scan_cb *cb,
+                    struct har_doc *doc)
 {
     struct hs s;
     struct hs_pos pos = {1, 0};
@@ -725,8 +712,8 @@ out:
 /* Points *p at the len bytes at off of the file, through the window w: read again from off
  * (a window's worth, or the entry when it is longer) unless w holds them already. */
 static int window_get(struct brock_engine *e, const struct har_src *src,
-                      const struct har_scan_cb *cb, size_t off, size_t len,
-                      struct har_window *w, const char **p)
+                      const struct har_scan_cb *cb, size_t off, size_t len, struct har_window *w,
+                      const char **p)
 {
     size_t rest = src->len > off ? src->len - off : 0, got = 0;
     size_t want = rest < HAR_WINDOW ? rest : HAR_WINDOW;
@@ -741,8 +728,8 @@ static int window_get(struct brock_engine *e, const struct har_src *src,
         want = 1;
     w->len = 0;
     if (mem_grow(&w->buf, &w->cap, want, 1) < 0)
-        return brock__fail(e, BROCK_ENOMEM, "%s: out of memory for an entry of %zu bytes",
-                           cb->name, len);
+        return brock__fail(e, BROCK_ENOMEM, "%s: out of memory for an entry of %zu bytes", cb->name,
+                           len);
     while (got < want) {
         ssize_t r = pread(src->fd, w->buf + got, want - got, (off_t)(off + got));
 

@@ -42,8 +42,8 @@ static int read_all(struct brock_engine *e, const struct har_src *src, const cha
     return 0;
 }
 
-int brock__har_scan_whole(struct brock_engine *e, struct har_src *src,
-                          const struct har_scan_cb *cb, struct har_doc *doc)
+int brock__har_scan_whole(struct brock_engine *e, struct har_src *src, const struct har_scan_cb *cb,
+                          struct har_doc *doc)
 {
     const char *text = NULL;
     char *copy = NULL;
@@ -69,13 +69,13 @@ int brock__har_scan_whole(struct brock_engine *e, struct har_src *src,
     doc->log = log ? brock__har_kind_of(log) : NULL;
     list = json_object_get(log, "pages");
     doc->pages = list ? brock__har_kind_of(list) : NULL;
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if ((err = cb->on_page(cb->arg, i, v)) < 0)
             goto out;
     }
     list = json_object_get(log, "entries");
     doc->entries = list ? brock__har_kind_of(list) : NULL;
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         /* The entry's place is its index: brock__har_load_entry() takes it back from the
          * document. */
         if ((err = cb->on_entry(cb->arg, i, v, i, 1)) < 0)
@@ -92,8 +92,7 @@ out:
 
 int brock__har_whole_entry(const struct har_src *src, size_t i, json_t **out)
 {
-    *out = json_incref(json_array_get(json_object_get(json_object_get(src->whole, "log"),
-                                                      "entries"),
-                                      i));
+    *out = json_incref(
+        json_array_get(json_object_get(json_object_get(src->whole, "log"), "entries"), i));
     return *out ? 0 : BROCK_EFORMAT;
 }

@@ -14,10 +14,8 @@
 const char *brock_page_signal_name(enum brock_page_signal_kind k)
 {
     switch (k) {
-    case BROCK_PAGE_CANVAS:
-        return "canvas";
-    case BROCK_PAGE_SUPERCOOKIE:
-        return "supercookie";
+    case BROCK_PAGE_CANVAS: return "canvas";
+    case BROCK_PAGE_SUPERCOOKIE: return "supercookie";
     }
     return NULL;
 }

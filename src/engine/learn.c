@@ -81,8 +81,7 @@ nomem:
     return BROCK_ENOMEM;
 }
 
-int brock__tracking_add(struct brock_engine *e, const char *base, const char *site,
-                        unsigned kinds)
+int brock__tracking_add(struct brock_engine *e, const char *base, const char *site, unsigned kinds)
 {
     struct tracking *t = strmap_get(&e->tracking, base);
     struct tracking_site *ts;
@@ -171,8 +170,8 @@ int brock__blocklist_domain(struct brock_engine *e, const char *base, const char
 
     err = set_heur(e, base, brock__yellowlisted(e, base) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
     if (!err)
-        err = set_heur(e, fqdn,
-                       brock__would_cookieblock(e, fqdn) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
+        err =
+            set_heur(e, fqdn, brock__would_cookieblock(e, fqdn) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
     for (size_t i = 0; !err && i < e->lists.yellow_order.n; i++) {
         const char *d = e->lists.yellow_order.v[i];
         size_t dlen = strlen(d);

@@ -108,8 +108,8 @@ int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const 
             continue;
         if (!yellow_valid(s, (size_t)(t - s))) {
             rc = brock__fail(e, BROCK_EFORMAT,
-                             "%s line %zu: \"%.*s\" is not a valid cookieblock list domain.",
-                             name, line, (int)((t - s) > 80 ? 80 : (t - s)), s);
+                             "%s line %zu: \"%.*s\" is not a valid cookieblock list domain.", name,
+                             line, (int)((t - s) > 80 ? 80 : (t - s)), s);
             goto out;
         }
         memcpy(dom, s, (size_t)(t - s));
@@ -138,9 +138,8 @@ static int hashes_check(struct brock_engine *e, const char *name, json_t *obj)
     json_t *v;
 
     if (!json_is_object(obj))
-        return brock__fail(e, BROCK_EFORMAT, "%s: the DNT policy hashes are not an object.",
-                           name);
-    json_object_foreach(obj, key, v) {
+        return brock__fail(e, BROCK_EFORMAT, "%s: the DNT policy hashes are not an object.", name);
+    json_object_foreach (obj, key, v) {
         if (!json_is_string(v) || !sha1_valid(json_string_value(v), json_string_length(v)))
             return brock__fail(e, BROCK_EFORMAT,
                                "%s: the hash of DNT policy \"%s\" is not 40 lower-case hex "
@@ -152,13 +151,12 @@ static int hashes_check(struct brock_engine *e, const char *name, json_t *obj)
 
 /* Adds checked hashes; a hash already known keeps its name, as Privacy Badger merges them
  * additively. */
-static int hashes_add(struct brock_engine *e, const char *name, json_t *obj,
-                      struct strmap *map)
+static int hashes_add(struct brock_engine *e, const char *name, json_t *obj, struct strmap *map)
 {
     const char *key;
     json_t *v;
 
-    json_object_foreach(obj, key, v) {
+    json_object_foreach (obj, key, v) {
         const char *sha1 = json_string_value(v);
         char *copy;
 
@@ -192,18 +190,18 @@ int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *
     }
     yl = json_object_get(root, "yellowlist");
     if (!json_is_array(yl) || !json_array_size(yl)) {
-        rc = brock__fail(e, BROCK_EFORMAT,
-                         "%s: \"yellowlist\" is not a non-empty array; the file is rejected.",
-                         name);
+        rc =
+            brock__fail(e, BROCK_EFORMAT,
+                        "%s: \"yellowlist\" is not a non-empty array; the file is rejected.", name);
         goto out;
     }
-    json_array_foreach(yl, i, v) {
+    json_array_foreach (yl, i, v) {
         if (!json_is_string(v) || !yellow_valid(json_string_value(v), json_string_length(v))) {
-            rc = brock__fail(e, BROCK_EFORMAT,
-                             "%s: yellowlist entry %zu (%.80s) is not a valid domain; the file "
-                             "is rejected.",
-                             name, i + 1,
-                             json_is_string(v) ? json_string_value(v) : "not a string");
+            rc =
+                brock__fail(e, BROCK_EFORMAT,
+                            "%s: yellowlist entry %zu (%.80s) is not a valid domain; the file "
+                            "is rejected.",
+                            name, i + 1, json_is_string(v) ? json_string_value(v) : "not a string");
             goto out;
         }
         if (brock__strvec_push(&list, json_string_value(v)) < 0) {
@@ -239,8 +237,7 @@ static int yellow_build(struct strmap *map, struct strvec *order, const struct s
     for (size_t i = 0; i < list->n; i++) {
         if (strmap_get(map, list->v[i]))
             continue;
-        if (strmap_put(map, list->v[i], (void *)1) < 0 ||
-            brock__strvec_push(order, list->v[i]) < 0)
+        if (strmap_put(map, list->v[i], (void *)1) < 0 || brock__strvec_push(order, list->v[i]) < 0)
             return BROCK_ENOMEM;
     }
     return 0;
@@ -256,17 +253,18 @@ int brock__mdfp_add(struct brock_engine *e, const char *name, struct strmap *map
     void *prev;
 
     if (!n || n >= sizeof(key) || memchr(dom, '\0', n))
-        return brock__fail(e, BROCK_EFORMAT, "%s%s%.0u: group %zu has an empty, overlong or "
-                           "malformed domain.", name, line ? " line " : "", line, group + 1);
+        return brock__fail(e, BROCK_EFORMAT,
+                           "%s%s%.0u: group %zu has an empty, overlong or "
+                           "malformed domain.",
+                           name, line ? " line " : "", line, group + 1);
     memcpy(key, dom, n);
     key[n] = '\0';
     prev = strmap_get(map, key);
     if (prev == (void *)(uintptr_t)(group + 1))
         return 0;
     if (prev)
-        return brock__fail(e, BROCK_EFORMAT, "%s%s%.0u: %s is in two groups (%zu and %zu).",
-                           name, line ? " line " : "", line, key, (size_t)(uintptr_t)prev,
-                           group + 1);
+        return brock__fail(e, BROCK_EFORMAT, "%s%s%.0u: %s is in two groups (%zu and %zu).", name,
+                           line ? " line " : "", line, key, (size_t)(uintptr_t)prev, group + 1);
     if (strmap_put(map, key, (void *)(uintptr_t)(group + 1)) < 0)
         return oom(e, name);
     return 0;
@@ -287,19 +285,18 @@ static int mdfp_json(struct brock_engine *e, const char *name, const char *text,
         rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON array of groups.", name);
         goto out;
     }
-    json_array_foreach(root, gi, g) {
+    json_array_foreach (root, gi, g) {
         if (!json_is_array(g)) {
             rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu is not an array.", name, gi + 1);
             goto out;
         }
-        json_array_foreach(g, di, d) {
+        json_array_foreach (g, di, d) {
             if (!json_is_string(d)) {
                 rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu, entry %zu is not a string.",
                                  name, gi + 1, di + 1);
                 goto out;
             }
-            rc = brock__mdfp_add(e, name, map, json_string_value(d), json_string_length(d), gi,
-                                 0);
+            rc = brock__mdfp_add(e, name, map, json_string_value(d), json_string_length(d), gi, 0);
             if (rc < 0)
                 goto out;
         }
@@ -354,8 +351,7 @@ static int cname_bad_target(struct cname_read *r)
 
 static int cname_not_map(struct cname_read *r)
 {
-    r->err = brock__fail(r->e, BROCK_EFORMAT, "%s is not a JSON object of alias: target.",
-                         r->name);
+    r->err = brock__fail(r->e, BROCK_EFORMAT, "%s is not a JSON object of alias: target.", r->name);
     return 0;
 }
 
@@ -521,7 +517,7 @@ static int parse_widgets(struct brock_engine *e, const char *name, const char *t
         rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON object of widgets.", name);
         goto out;
     }
-    json_object_foreach(root, widget, w) {
+    json_object_foreach (root, widget, w) {
         json_t *one, *many;
 
         if (!json_is_object(w)) {
@@ -537,7 +533,7 @@ static int parse_widgets(struct brock_engine *e, const char *name, const char *t
         }
         if (one && (rc = widget_push(e, name, &seen, json_string_value(one))) < 0)
             goto out;
-        json_array_foreach(many, i, d) {
+        json_array_foreach (many, i, d) {
             if (!json_is_string(d)) {
                 rc = widget_fail(e, name, widget);
                 goto out;
@@ -569,8 +565,7 @@ static int find_read(struct brock_engine *e, const char *dir, const char *const 
         int rc;
 
         if (n < 0 || n >= 4096)
-            return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.",
-                               dir);
+            return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.", dir);
         rc = file_read_at(e->lists.data_fd, path + strlen(dir) + 1, LISTS_FILE_MAX, text, len);
         if (rc == 0)
             return 1;
@@ -688,7 +683,8 @@ static int load_mdfp(struct brock_engine *e, const char *dir)
     if (rc == 0)
         rc = find_read(e, dir, DIRS_JS, "multiDomainFirstParties.js", path, &text, &len);
     if (rc == 0)
-        rc = missing(e, dir, "multi-domain first parties (multi-domain-first-parties.json or "
+        rc = missing(e, dir,
+                     "multi-domain first parties (multi-domain-first-parties.json or "
                      "js/multiDomainFirstParties.js)");
     if (rc == 1)
         rc = brock__parse_mdfp(e, path, text, len);
@@ -706,11 +702,9 @@ static int find_seed(struct brock_engine *e, const char *dir)
         int n = snprintf(path, sizeof(e->lists.seed_path), "%s/%sseed.json", dir, *sub);
 
         if (n < 0 || (size_t)n >= sizeof(e->lists.seed_path))
-            return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.",
-                               dir);
+            return brock__fail(e, BROCK_EINVAL, "The data folder name %.80s... is too long.", dir);
         e->lists.seed_off = strlen(dir) + 1;
-        if (fstatat(e->lists.data_fd, path + e->lists.seed_off, &st, 0) == 0 &&
-            S_ISREG(st.st_mode))
+        if (fstatat(e->lists.data_fd, path + e->lists.seed_off, &st, 0) == 0 && S_ISREG(st.st_mode))
             return 0;
     }
     e->lists.seed_path[0] = '\0';
@@ -786,8 +780,9 @@ int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh)
 
     brock__lists_init(fresh);
     if (old.data_fd < 0)
-        return brock__fail(e, BROCK_EINVAL, "brock was started without Privacy Badger's data: "
-                                            "there is nothing to read again.");
+        return brock__fail(e, BROCK_EINVAL,
+                           "brock was started without Privacy Badger's data: "
+                           "there is nothing to read again.");
     /* The folder opened at start, whatever its name leads to now: after giving up root brock
      * may no longer be able to open it by name. */
     fd = fcntl(old.data_fd, F_DUPFD_CLOEXEC, 0);

@@ -57,16 +57,11 @@ static enum js_tok js_next(struct js_lex *lx)
     if (lx->p >= lx->end)
         return JS_EOF;
     switch (*lx->p++) {
-    case '[':
-        return JS_LBRACK;
-    case ']':
-        return JS_RBRACK;
-    case ',':
-        return JS_COMMA;
-    case '=':
-        return JS_EQ;
-    case ';':
-        return JS_SEMI;
+    case '[': return JS_LBRACK;
+    case ']': return JS_RBRACK;
+    case ',': return JS_COMMA;
+    case '=': return JS_EQ;
+    case ';': return JS_SEMI;
     case '"':
         lx->s = lx->p;
         while (lx->p < lx->end && *lx->p != '"') {
@@ -78,15 +73,14 @@ static enum js_tok js_next(struct js_lex *lx)
             return JS_BAD;
         lx->n = (size_t)(lx->p++ - lx->s);
         return JS_STRING;
-    default:
-        return JS_BAD;
+    default: return JS_BAD;
     }
 }
 
 static int is_ident_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
-           c == '_' || c == '$';
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           c == '$';
 }
 
 /* Where the declaration's name is: the first whole-word occurrence, or NULL. */

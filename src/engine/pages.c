@@ -346,8 +346,7 @@ static struct page_site **sites_sorted(struct brock_engine *e, size_t *n)
     return v;
 }
 
-int brock_sites(struct brock_engine *e, int (*cb)(void *arg, const struct brock_site *s),
-                void *arg)
+int brock_sites(struct brock_engine *e, int (*cb)(void *arg, const struct brock_site *s), void *arg)
 {
     struct page_site **v;
     size_t n;
@@ -356,8 +355,7 @@ int brock_sites(struct brock_engine *e, int (*cb)(void *arg, const struct brock_
     if (!(v = sites_sorted(e, &n)))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && !rc; i++) {
-        struct brock_site out = {.site = v[i]->site, .time_ms = v[i]->time_ms,
-                                 .trackers = v[i]->n};
+        struct brock_site out = {.site = v[i]->site, .time_ms = v[i]->time_ms, .trackers = v[i]->n};
 
         out.disabled = brock__site_disabled(e, v[i]->site);
         /* What was done there, not what would be done now: a tracker that passed on the
@@ -467,8 +465,8 @@ int brock_host_sites(struct brock_engine *e, const char *host,
 /* ---- the store ---- */
 
 int brock__pages_flush(struct brock_engine *e,
-                       int (*put)(void *arg, const char *site, const char *host,
-                                  const char *action, int64_t count, int64_t time_ms),
+                       int (*put)(void *arg, const char *site, const char *host, const char *action,
+                                  int64_t count, int64_t time_ms),
                        void *arg)
 {
     struct brock__pages *p = e->pages;

@@ -74,7 +74,7 @@ static ssize_t find(json_t *list, const char *host)
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         const char *h = entry_host(v);
 
         if (h && !strcmp(h, host))
@@ -89,7 +89,7 @@ static void cap_learned(json_t *list)
     size_t learned = 0, i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         learned += (size_t)entry_learned(v);
     }
     for (i = 0; learned > BROCK_PASSTHROUGH_LEARNED_MAX && i < json_array_size(list);) {
@@ -125,8 +125,8 @@ int brock_passthrough_add(struct brock_engine *e, const char *host, const char *
     if (at >= 0 && learned && !entry_learned(json_array_get(list, (size_t)at)))
         return 0;
     one = json_pack("{s:s, s:s%, s:I, s:b}", "host", pat, "why", why ? why : "",
-                    why ? strnlen(why, PASS_WHY_MAX) : 0, "time_ms", (json_int_t)time_ms,
-                    "learned", learned);
+                    why ? strnlen(why, PASS_WHY_MAX) : 0, "time_ms", (json_int_t)time_ms, "learned",
+                    learned);
     if (!one)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     /* A host added again moves to the end: the newest. */
@@ -163,7 +163,7 @@ int brock_passthrough_each(const struct brock_engine *e,
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         struct brock_passthrough p = {0};
         const char *h = entry_host(v), *why = json_string_value(json_object_get(v, "why"));
         int rc;
@@ -189,7 +189,7 @@ int brock_passthrough_find(const struct brock_engine *e, const char *host,
 
     if (!host || !*host)
         return 0;
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         const char *h = entry_host(v), *why;
 
         if (!h || (strcmp(h, host) != 0 && fnmatch(h, host, 0) != 0))

@@ -64,7 +64,7 @@ static long listed(const json_t *list, const char *site)
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), site))
             return (long)i;
     }
@@ -80,7 +80,7 @@ int brock_disabled_sites_until_each(const struct brock_engine *e,
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         const char *site = json_string_value(v);
         int64_t end;
         int rc;
@@ -102,7 +102,7 @@ int64_t brock_next_end(const struct brock_engine *e)
 
     if (next == BROCK_NO_END)
         next = 0;
-    json_object_foreach(json_object_get(e->settings, ENDS_KEY), site, v) {
+    json_object_foreach (json_object_get(e->settings, ENDS_KEY), site, v) {
         end = end_of(v);
         if (end && end != BROCK_NO_END && (!next || end < next))
             next = end;
@@ -139,7 +139,8 @@ static int prune(struct brock_engine *e, int64_t now, void (*on_end)(void *arg, 
         json_object_del(e->settings, ENDS_KEY);
         return n;
     }
-    json_object_foreach_safe(ends, tmp, site, v) {
+    json_object_foreach_safe(ends, tmp, site, v)
+    {
         int64_t end = end_of(v);
         long at = listed(list, site);
 
@@ -216,7 +217,7 @@ int brock__site_end_set(struct brock_engine *e, const char *site, int64_t until_
         ends = json_object_get(e->settings, ENDS_KEY);
     }
     return json_object_set_new(ends, site, json_integer((json_int_t)until_ms)) < 0 ? BROCK_ENOMEM
-                                                                                  : 0;
+                                                                                   : 0;
 }
 
 /* ---- Privacy Badger's JSON ---- */

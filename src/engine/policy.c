@@ -45,16 +45,12 @@ int brock_action_parse(const char *word, char *err, size_t errlen)
 
     switch (a) {
     case BROCK_ALLOW:
-    case BROCK_USER_ALLOW:
-        return BROCK_USER_ALLOW;
+    case BROCK_USER_ALLOW: return BROCK_USER_ALLOW;
     case BROCK_COOKIEBLOCK:
-    case BROCK_USER_COOKIEBLOCK:
-        return BROCK_USER_COOKIEBLOCK;
+    case BROCK_USER_COOKIEBLOCK: return BROCK_USER_COOKIEBLOCK;
     case BROCK_BLOCK:
-    case BROCK_USER_BLOCK:
-        return BROCK_USER_BLOCK;
-    default:
-        break;
+    case BROCK_USER_BLOCK: return BROCK_USER_BLOCK;
+    default: break;
     }
     if (word && !strcmp(word, "reset"))
         return BROCK_NOACTION;
@@ -69,22 +65,14 @@ int brock_action_parse(const char *word, char *err, size_t errlen)
 const char *brock_action_words(enum brock_action a)
 {
     switch (a) {
-    case BROCK_NOACTION:
-        return "allowed (not seen tracking)";
-    case BROCK_ALLOW:
-        return "allowed";
-    case BROCK_BLOCK:
-        return "blocked";
-    case BROCK_COOKIEBLOCK:
-        return "allowed without cookies";
-    case BROCK_DNT:
-        return "allowed (it follows the Do Not Track policy)";
-    case BROCK_USER_ALLOW:
-        return "allowed, as you chose";
-    case BROCK_USER_BLOCK:
-        return "blocked, as you chose";
-    case BROCK_USER_COOKIEBLOCK:
-        return "allowed without cookies, as you chose";
+    case BROCK_NOACTION: return "allowed (not seen tracking)";
+    case BROCK_ALLOW: return "allowed";
+    case BROCK_BLOCK: return "blocked";
+    case BROCK_COOKIEBLOCK: return "allowed without cookies";
+    case BROCK_DNT: return "allowed (it follows the Do Not Track policy)";
+    case BROCK_USER_ALLOW: return "allowed, as you chose";
+    case BROCK_USER_BLOCK: return "blocked, as you chose";
+    case BROCK_USER_COOKIEBLOCK: return "allowed without cookies, as you chose";
     }
     return "allowed (not seen tracking)";
 }
@@ -92,12 +80,9 @@ const char *brock_action_words(enum brock_action a)
 const char *brock_effect_name(enum brock_effect e)
 {
     switch (e) {
-    case BROCK_PASS:
-        return "pass";
-    case BROCK_STRIP_COOKIES:
-        return "cookieblock";
-    case BROCK_DENY:
-        return "block";
+    case BROCK_PASS: return "pass";
+    case BROCK_STRIP_COOKIES: return "cookieblock";
+    case BROCK_DENY: return "block";
     }
     return "pass";
 }
@@ -106,16 +91,13 @@ enum brock_effect brock_action_effect(enum brock_action a)
 {
     switch (a) {
     case BROCK_BLOCK:
-    case BROCK_USER_BLOCK:
-        return BROCK_DENY;
+    case BROCK_USER_BLOCK: return BROCK_DENY;
     case BROCK_COOKIEBLOCK:
-    case BROCK_USER_COOKIEBLOCK:
-        return BROCK_STRIP_COOKIES;
+    case BROCK_USER_COOKIEBLOCK: return BROCK_STRIP_COOKIES;
     case BROCK_NOACTION:
     case BROCK_ALLOW:
     case BROCK_DNT:
-    case BROCK_USER_ALLOW:
-        return BROCK_PASS;
+    case BROCK_USER_ALLOW: return BROCK_PASS;
     }
     return BROCK_PASS;
 }
@@ -134,10 +116,8 @@ const char *brock__heur_name(int heur)
     switch (heur) {
     case BROCK_ALLOW:
     case BROCK_BLOCK:
-    case BROCK_COOKIEBLOCK:
-        return action_names[heur];
-    default:
-        return "";
+    case BROCK_COOKIEBLOCK: return action_names[heur];
+    default: return "";
     }
 }
 
@@ -147,8 +127,7 @@ int brock__user_parse(const char *s)
 
     if (!*s)
         return BROCK_NOACTION;
-    return a == BROCK_USER_ALLOW || a == BROCK_USER_BLOCK || a == BROCK_USER_COOKIEBLOCK ? a
-                                                                                      : -1;
+    return a == BROCK_USER_ALLOW || a == BROCK_USER_BLOCK || a == BROCK_USER_COOKIEBLOCK ? a : -1;
 }
 
 const char *brock__user_name(int user)
@@ -156,10 +135,8 @@ const char *brock__user_name(int user)
     switch (user) {
     case BROCK_USER_ALLOW:
     case BROCK_USER_BLOCK:
-    case BROCK_USER_COOKIEBLOCK:
-        return action_names[user];
-    default:
-        return "";
+    case BROCK_USER_COOKIEBLOCK: return action_names[user];
+    default: return "";
     }
 }
 
@@ -233,22 +210,15 @@ enum brock_action brock__get_action(const struct brock_engine *e, const struct a
 int brock__score(int action)
 {
     switch (action) {
-    case BROCK_NOACTION:
-        return 0;
-    case BROCK_ALLOW:
-        return 1;
-    case BROCK_BLOCK:
-        return 2;
-    case BROCK_COOKIEBLOCK:
-        return 3;
-    case BROCK_DNT:
-        return 4;
+    case BROCK_NOACTION: return 0;
+    case BROCK_ALLOW: return 1;
+    case BROCK_BLOCK: return 2;
+    case BROCK_COOKIEBLOCK: return 3;
+    case BROCK_DNT: return 4;
     case BROCK_USER_ALLOW:
     case BROCK_USER_BLOCK:
-    case BROCK_USER_COOKIEBLOCK:
-        return 5;
-    default:
-        return -1;
+    case BROCK_USER_COOKIEBLOCK: return 5;
+    default: return -1;
     }
 }
 
@@ -343,7 +313,7 @@ int brock__site_disabled(const struct brock_engine *e, const char *site_host)
     if (!site_host || !*site_host || !json_is_array(list))
         return 0;
     hlen = strlen(site_host);
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         const char *p = json_string_value(v);
 
         if (!p)
@@ -370,8 +340,7 @@ int brock__disabled_sites_read(const struct brock_engine *e, struct brock__names
     return rc;
 }
 
-int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site,
-                            size_t slen)
+int brock__site_disabled_in(const struct brock__decide_settings *ds, const char *site, size_t slen)
 {
     const struct brock__names *d = ds->disabled;
 
@@ -417,9 +386,8 @@ static void decision_clear(struct brock_decision *d)
 /* The decision for d->host (hlen bytes) on site (slen bytes, normalised; NULL: unknown page):
  * Privacy Badger's checks in order. Returns the CNAME target copied into d->tracker, or NULL
  * when it is the host. */
-static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site,
-                               size_t slen, struct brock_decision *d,
-                               struct brock__answer_tails *t)
+static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site, size_t slen,
+                               struct brock_decision *d, struct brock__answer_tails *t)
 {
     const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
     const char *cname, *chosen = NULL, *base;
@@ -451,8 +419,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         return cname;
     }
     /* Paused, every page is as a disabled site's, an unknown one too. */
-    if (ds ? ds->paused || brock__site_disabled_in(ds, site, slen)
-           : brock__site_off(e, site)) {
+    if (ds ? ds->paused || brock__site_disabled_in(ds, site, slen) : brock__site_off(e, site)) {
         d->reason = BROCK_WHY_DISABLED;
         return cname;
     }
@@ -531,8 +498,7 @@ int brock_decide(struct brock_engine *e, const char *host, const char *site_host
     if ((hlen = brock_host_normalize(host, len, d->host)) < 0)
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a host name", host);
     return decide_normalized(e, site_host, slen, d, (size_t)hlen,
-                             (size_t)hlen == len && !memcmp(d->host, host, len), site,
-                             &site_norm);
+                             (size_t)hlen == len && !memcmp(d->host, host, len), site, &site_norm);
 }
 
 /* Privacy Badger's FP_CDN_DOMAINS (constants.js): CDNs that are cookieblocked because sites
@@ -584,7 +550,7 @@ static int widget_excluded(void *arg, const char *widget)
     json_t *list = json_object_get(e->settings, "widgetReplacementExceptions"), *v;
     size_t i;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), widget))
             return 1;
     }
@@ -608,8 +574,8 @@ static void decide_url(struct brock_engine *e, const struct brock_request *r,
     }
     if (d->effect != BROCK_DENY)
         return;
-    body = brock__surrogates_find(e->lists.surrogates, d->tracker, r->url, r->type,
-                                  widget_excluded, e, &len, &token);
+    body = brock__surrogates_find(e->lists.surrogates, d->tracker, r->url, r->type, widget_excluded,
+                                  e, &len, &token);
     if (!body)
         return;
     d->surrogate = body;
@@ -621,8 +587,8 @@ static void decide_url(struct brock_engine *e, const struct brock_request *r,
  * "ignore", passed untouched and never learned from. Widget allowances are keyed by the page's
  * exact host, as Privacy Badger keys widgetSiteAllowlist by the tab's host: site, normalised
  * ("": unknown). */
-static int widget_ignored(struct brock_engine *e, const struct brock_request *r,
-                          const char *site, struct brock_decision *d)
+static int widget_ignored(struct brock_engine *e, const struct brock_request *r, const char *site,
+                          struct brock_decision *d)
 {
     const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
     const char *s = *site ? site : NULL;
@@ -690,20 +656,13 @@ decided:
 static const char *evidence_words(enum brock_evidence_kind k)
 {
     switch (k) {
-    case BROCK_EVIDENCE_COOKIE:
-        return "cookie";
-    case BROCK_EVIDENCE_SET_COOKIE:
-        return "Set-Cookie";
-    case BROCK_EVIDENCE_BEACON:
-        return "beacon";
-    case BROCK_EVIDENCE_PIXEL:
-        return "pixel cookie sharing";
-    case BROCK_EVIDENCE_CANVAS:
-        return "canvas fingerprinting";
-    case BROCK_EVIDENCE_SUPERCOOKIE:
-        return "supercookie";
-    case BROCK_EVIDENCE_IMPORTED:
-        break;
+    case BROCK_EVIDENCE_COOKIE: return "cookie";
+    case BROCK_EVIDENCE_SET_COOKIE: return "Set-Cookie";
+    case BROCK_EVIDENCE_BEACON: return "beacon";
+    case BROCK_EVIDENCE_PIXEL: return "pixel cookie sharing";
+    case BROCK_EVIDENCE_CANVAS: return "canvas fingerprinting";
+    case BROCK_EVIDENCE_SUPERCOOKIE: return "supercookie";
+    case BROCK_EVIDENCE_IMPORTED: break;
     }
     return "pre-trained or imported";
 }
@@ -811,7 +770,8 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
         n = snprintf(buf, len, "%s is a private address: never acted on.", d->tracker);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_DISABLED:
-        n = brock__paused(e) ? snprintf(buf, len, "brock is paused: it changes nothing until "
+        n = brock__paused(e) ? snprintf(buf, len,
+                                        "brock is paused: it changes nothing until "
                                         "it is resumed or the pause ends.")
                              : snprintf(buf, len, "brock is disabled on %s.", d->site);
         return n < 0 ? 0 : (size_t)n;
@@ -820,20 +780,23 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
                      d->tracker);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_FP_SCRIPT:
-        n = snprintf(buf, len, "This script on %s was seen fingerprinting: it alone is blocked%s; "
-                     "the rest of %s loads without cookies.", d->tracker,
-                     d->surrogate ? " (a harmless stand-in is served)" : "", d->tracker);
+        n = snprintf(buf, len,
+                     "This script on %s was seen fingerprinting: it alone is blocked%s; "
+                     "the rest of %s loads without cookies.",
+                     d->tracker, d->surrogate ? " (a harmless stand-in is served)" : "",
+                     d->tracker);
         return n < 0 ? 0 : (size_t)n;
     case BROCK_WHY_WIDGET:
         n = snprintf(buf, len, "You let a widget load on this page: %s is left alone here.",
                      d->host);
         return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_ACTION:
-        break;
+    case BROCK_WHY_ACTION: break;
     }
     if (d->site_fix) {
-        n = snprintf(buf, len, "Privacy Badger's site fixes cookieblock %s on this site: it "
-                     "loads without cookies.", d->tracker);
+        n = snprintf(buf, len,
+                     "Privacy Badger's site fixes cookieblock %s on this site: it "
+                     "loads without cookies.",
+                     d->tracker);
         return n < 0 ? 0 : (size_t)n;
     }
 
@@ -862,14 +825,14 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
         n = snprintf(buf, len, "%s posts the EFF Do Not Track policy: allowed.", d->tracker);
         break;
     case BROCK_USER_ALLOW:
-        n = d->site_choice ? snprintf(buf, len, "You chose to allow %s on %s only.", d->source,
-                                      d->site)
-                           : snprintf(buf, len, "You chose to allow %s.", d->source);
+        n = d->site_choice
+                ? snprintf(buf, len, "You chose to allow %s on %s only.", d->source, d->site)
+                : snprintf(buf, len, "You chose to allow %s.", d->source);
         break;
     case BROCK_USER_BLOCK:
-        n = d->site_choice ? snprintf(buf, len, "You chose to block %s on %s only.", d->source,
-                                      d->site)
-                           : snprintf(buf, len, "You chose to block %s.", d->source);
+        n = d->site_choice
+                ? snprintf(buf, len, "You chose to block %s on %s only.", d->source, d->site)
+                : snprintf(buf, len, "You chose to block %s.", d->source);
         break;
     case BROCK_USER_COOKIEBLOCK:
         n = d->site_choice
@@ -877,9 +840,7 @@ size_t brock_decision_explain(struct brock_engine *e, const struct brock_decisio
                            d->source, d->site)
                 : snprintf(buf, len, "You chose to let %s load without cookies.", d->source);
         break;
-    default:
-        n = snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action));
-        break;
+    default: n = snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action)); break;
     }
     return n < 0 ? 0 : (size_t)n;
 }
@@ -912,15 +873,13 @@ int brock_set_user_action(struct brock_engine *e, const char *domain, enum brock
         ent->user = BROCK_NOACTION;
         brock__action_touch(e, ent, BROCK__DIRTY_USER);
         if (ent->heur == BROCK_NOACTION && !ent->dnt)
-            return brock__action_delete(e, name) < 0
-                       ? brock__fail(e, BROCK_ENOMEM, "out of memory")
-                       : 0;
+            return brock__action_delete(e, name) < 0 ? brock__fail(e, BROCK_ENOMEM, "out of memory")
+                                                     : 0;
         return 0;
     case BROCK_ALLOW:
     case BROCK_BLOCK:
     case BROCK_COOKIEBLOCK:
-    case BROCK_DNT:
-        break;
+    case BROCK_DNT: break;
     }
     return brock__fail(e, BROCK_EINVAL, "'%s' is not a user action", brock_action_name(a));
 }

@@ -60,8 +60,7 @@ int brock_engine_reload(struct brock_engine *e, struct brock_update_stats *stats
     if (from_data && (rc = brock__data_sitefixes_read(e, &fixes)) < 0)
         goto out;
     if (hashes_keep(&e->lists.dnt_hashes, &fresh.dnt_hashes) < 0) {
-        rc = brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s again.",
-                         fresh.data_dir);
+        rc = brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s again.", fresh.data_dir);
         goto out;
     }
     /* The list in force goes to the new one by the rules of an update, in place: what was

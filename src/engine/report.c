@@ -128,9 +128,8 @@ int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags
         t.domain = rows[i].a->domain;
         t.base = base;
         t.action = rows[i].best;
-        t.heuristic = rows[i].a->heur == BROCK__HEUR_UNKNOWN
-                          ? BROCK_NOACTION
-                          : (enum brock_action)rows[i].a->heur;
+        t.heuristic = rows[i].a->heur == BROCK__HEUR_UNKNOWN ? BROCK_NOACTION
+                                                             : (enum brock_action)rows[i].a->heur;
         t.user = (enum brock_action)rows[i].a->user;
         t.dnt = rows[i].a->dnt;
         t.cookieblock_listed = brock__would_cookieblock(e, rows[i].a->domain);
@@ -176,8 +175,8 @@ int brock_tracker_get(struct brock_engine *e, const char *domain,
     t.domain = name;
     t.base = base;
     t.action = brock__best_action(e, name, NULL);
-    t.heuristic = !a || a->heur == BROCK__HEUR_UNKNOWN ? BROCK_NOACTION
-                                                       : (enum brock_action)a->heur;
+    t.heuristic =
+        !a || a->heur == BROCK__HEUR_UNKNOWN ? BROCK_NOACTION : (enum brock_action)a->heur;
     t.user = a ? (enum brock_action)a->user : BROCK_NOACTION;
     t.dnt = a ? a->dnt : 0;
     t.cookieblock_listed = brock__would_cookieblock(e, name);
@@ -209,20 +208,13 @@ void brock_counts(struct brock_engine *e, size_t counts[BROCK_ACTION_COUNT], siz
 const char *brock_evidence_kind_name(enum brock_evidence_kind k)
 {
     switch (k) {
-    case BROCK_EVIDENCE_IMPORTED:
-        return "imported";
-    case BROCK_EVIDENCE_COOKIE:
-        return "cookie";
-    case BROCK_EVIDENCE_SET_COOKIE:
-        return "set-cookie";
-    case BROCK_EVIDENCE_BEACON:
-        return "beacon";
-    case BROCK_EVIDENCE_PIXEL:
-        return "pixelcookieshare";
-    case BROCK_EVIDENCE_CANVAS:
-        return "canvas";
-    case BROCK_EVIDENCE_SUPERCOOKIE:
-        return "supercookie";
+    case BROCK_EVIDENCE_IMPORTED: return "imported";
+    case BROCK_EVIDENCE_COOKIE: return "cookie";
+    case BROCK_EVIDENCE_SET_COOKIE: return "set-cookie";
+    case BROCK_EVIDENCE_BEACON: return "beacon";
+    case BROCK_EVIDENCE_PIXEL: return "pixelcookieshare";
+    case BROCK_EVIDENCE_CANVAS: return "canvas";
+    case BROCK_EVIDENCE_SUPERCOOKIE: return "supercookie";
     }
     return "imported";
 }

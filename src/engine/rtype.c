@@ -46,26 +46,16 @@ static const struct {
     const char *dest;
     enum brock_resource_type type;
 } dests[] = {
-    {"document", BROCK_RESOURCE_MAIN_FRAME},
-    {"iframe", BROCK_RESOURCE_SUB_FRAME},
-    {"frame", BROCK_RESOURCE_SUB_FRAME},
-    {"fencedframe", BROCK_RESOURCE_SUB_FRAME},
-    {"script", BROCK_RESOURCE_SCRIPT},
-    {"worker", BROCK_RESOURCE_SCRIPT},
-    {"sharedworker", BROCK_RESOURCE_SCRIPT},
-    {"serviceworker", BROCK_RESOURCE_SCRIPT},
-    {"audioworklet", BROCK_RESOURCE_SCRIPT},
-    {"paintworklet", BROCK_RESOURCE_SCRIPT},
-    {"style", BROCK_RESOURCE_STYLESHEET},
-    {"xslt", BROCK_RESOURCE_STYLESHEET},
-    {"image", BROCK_RESOURCE_IMAGE},
-    {"font", BROCK_RESOURCE_FONT},
-    {"audio", BROCK_RESOURCE_MEDIA},
-    {"video", BROCK_RESOURCE_MEDIA},
-    {"track", BROCK_RESOURCE_MEDIA},
-    {"object", BROCK_RESOURCE_OBJECT},
-    {"embed", BROCK_RESOURCE_OBJECT},
-    {"websocket", BROCK_RESOURCE_WEBSOCKET},
+    {"document", BROCK_RESOURCE_MAIN_FRAME}, {"iframe", BROCK_RESOURCE_SUB_FRAME},
+    {"frame", BROCK_RESOURCE_SUB_FRAME},     {"fencedframe", BROCK_RESOURCE_SUB_FRAME},
+    {"script", BROCK_RESOURCE_SCRIPT},       {"worker", BROCK_RESOURCE_SCRIPT},
+    {"sharedworker", BROCK_RESOURCE_SCRIPT}, {"serviceworker", BROCK_RESOURCE_SCRIPT},
+    {"audioworklet", BROCK_RESOURCE_SCRIPT}, {"paintworklet", BROCK_RESOURCE_SCRIPT},
+    {"style", BROCK_RESOURCE_STYLESHEET},    {"xslt", BROCK_RESOURCE_STYLESHEET},
+    {"image", BROCK_RESOURCE_IMAGE},         {"font", BROCK_RESOURCE_FONT},
+    {"audio", BROCK_RESOURCE_MEDIA},         {"video", BROCK_RESOURCE_MEDIA},
+    {"track", BROCK_RESOURCE_MEDIA},         {"object", BROCK_RESOURCE_OBJECT},
+    {"embed", BROCK_RESOURCE_OBJECT},        {"websocket", BROCK_RESOURCE_WEBSOCKET},
     {"empty", BROCK_RESOURCE_XHR},
 };
 
@@ -92,8 +82,8 @@ static int accept_has(const char *accept, const char *type)
 }
 
 enum brock_resource_type brock_resource_type_guess(const char *fetch_dest, const char *accept,
-                                                   const char *content_type,
-                                                   const char *upgrade, const char *ping_to)
+                                                   const char *content_type, const char *upgrade,
+                                                   const char *ping_to)
 {
     if (fetch_dest) {
         for (size_t i = 0; i < sizeof(dests) / sizeof(dests[0]); i++) {
@@ -143,8 +133,8 @@ static const char *header_value(const struct brock_header *h, size_t n, const ch
 
 /* The first header named name as a string of its own into buf (size bytes; a longer value
  * is cut, which no value this file reads needs), or NULL when there is none. */
-static const char *header_text(const struct brock_header *h, size_t n, const char *name,
-                               char *buf, size_t size)
+static const char *header_text(const struct brock_header *h, size_t n, const char *name, char *buf,
+                               size_t size)
 {
     size_t len = 0;
     const char *v = header_value(h, n, name, &len);
@@ -168,11 +158,11 @@ enum brock_resource_type brock_request_type(const char *method, const struct bro
 {
     char dest[32], mode[32], accept[512], ct[128], upgrade[32], ping[8];
     const char *d = header_text(h, n, "sec-fetch-dest", dest, sizeof(dest));
-    enum brock_resource_type t = brock_resource_type_guess(
-        d, header_text(h, n, "accept", accept, sizeof(accept)),
-        header_text(h, n, "content-type", ct, sizeof(ct)),
-        header_text(h, n, "upgrade", upgrade, sizeof(upgrade)),
-        header_text(h, n, "ping-to", ping, sizeof(ping)));
+    enum brock_resource_type t =
+        brock_resource_type_guess(d, header_text(h, n, "accept", accept, sizeof(accept)),
+                                  header_text(h, n, "content-type", ct, sizeof(ct)),
+                                  header_text(h, n, "upgrade", upgrade, sizeof(upgrade)),
+                                  header_text(h, n, "ping-to", ping, sizeof(ping)));
 
     /* sendBeacon()'s request: keepalive, credentials, no answer the page reads; fetch
      * metadata is all a proxy sees of it. */

@@ -130,7 +130,7 @@ static int site_switch(struct brock_engine *e, const char *host, int64_t until_m
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         list = json_object_get(e->settings, "disabledSites");
     }
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
             found = 1;
             break;
@@ -169,14 +169,14 @@ int brock_site_disable_until(struct brock_engine *e, const char *site, int64_t u
     return rc < 0 ? rc : site_switch(e, host, until_ms);
 }
 
-int brock_disabled_sites_each(const struct brock_engine *e,
-                              int (*cb)(void *arg, const char *site), void *arg)
+int brock_disabled_sites_each(const struct brock_engine *e, int (*cb)(void *arg, const char *site),
+                              void *arg)
 {
     json_t *list = json_object_get(e->settings, "disabledSites");
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         int rc;
         if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
             return rc;
@@ -205,8 +205,8 @@ int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
     json_t *v, *list;
 
     *out = NULL;
-    json_array_foreach(arrays, k, list) {
-        json_array_foreach(list, i, v) {
+    json_array_foreach (arrays, k, list) {
+        json_array_foreach (list, i, v) {
             const char *s = name_of(v, trim);
 
             if (s) {
@@ -222,8 +222,8 @@ int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
         return BROCK_ENOMEM;
     names->n = 0;
     at = (char *)&names->v[count];
-    json_array_foreach(arrays, k, list) {
-        json_array_foreach(list, i, v) {
+    json_array_foreach (arrays, k, list) {
+        json_array_foreach (list, i, v) {
             const char *s = name_of(v, trim);
             size_t len;
 
@@ -310,8 +310,7 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
     for (unsigned i = 0; !bad && i < BROCK_SETTING_COUNT; i++)
         bad = json_object_set_new(o, switches[i].name,
                                   json_boolean(brock_setting(e, (enum brock_setting)i))) < 0;
-    bad = bad ||
-          json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
+    bad = bad || json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
           json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) < 0 ||
           json_object_set(o, "disabled_sites", sites) < 0 ||
           json_object_set(o, "disabled_until", ends) < 0 ||

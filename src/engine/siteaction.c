@@ -159,8 +159,7 @@ enum brock_action brock__site_action_find(const struct brock_engine *e, const ch
     const char *base;
 
     *source = NULL;
-    if (!e->site_index.len || !site || !*site ||
-        !(m = strmap_get(&e->site_index, site)))
+    if (!e->site_index.len || !site || !*site || !(m = strmap_get(&e->site_index, site)))
         return BROCK_NOACTION;
     /* The most specific name wins: the first found walking up from the host. The walk stops
      * at the host's base domain, which only a find needs: a choice for a name above it (a
@@ -191,8 +190,7 @@ static int names_check(struct brock_engine *e, const char *site, const char *dom
     if (!domain || brock_host_normalize(domain, strlen(domain), name) < 0 ||
         !brock__valid_domain(name))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain ? domain : "");
-    if (!site || brock_host_normalize(site, strlen(site), host) < 0 ||
-        !brock__valid_domain(host))
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !brock__valid_domain(host))
         return brock__fail(e, BROCK_EINVAL, "site '%s' is not a domain name", site ? site : "");
     base = brock__base(e, host);
     if (!*base || !strchr(host, '.') || brock__is_ip(host) || brock__is_public_suffix(host))

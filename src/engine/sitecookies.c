@@ -49,8 +49,8 @@ void brock_site_cookies_free(struct brock_site_cookies *m)
     mem_free(m);
 }
 
-static struct sc_site *site_get(struct brock_site_cookies *m, const char *client,
-                                const char *site, int create)
+static struct sc_site *site_get(struct brock_site_cookies *m, const char *client, const char *site,
+                                int create)
 {
     struct sc_site *s = NULL;
     size_t oldest = 0;
@@ -196,8 +196,8 @@ static void split_pair(const char *p, size_t len, const char **name, size_t *nle
     trim(val, vlen);
 }
 
-void brock_site_cookies_request(struct brock_site_cookies *m, const char *client,
-                                const char *site, const char *value, size_t len)
+void brock_site_cookies_request(struct brock_site_cookies *m, const char *client, const char *site,
+                                const char *value, size_t len)
 {
     const char *end = value + len;
     struct sc_site *s = site_get(m, client, site, 1);
@@ -236,8 +236,8 @@ static int max_age_expired(const char *v, size_t n)
     return v[0] == '-' || !nonzero;
 }
 
-void brock_site_cookies_response(struct brock_site_cookies *m, const char *client,
-                                 const char *site, const char *value, size_t len, int64_t now_s)
+void brock_site_cookies_response(struct brock_site_cookies *m, const char *client, const char *site,
+                                 const char *value, size_t len, int64_t now_s)
 {
     const char *end = value + len, *semi = memchr(value, ';', len), *name, *val;
     size_t nlen, vlen;

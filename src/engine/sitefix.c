@@ -17,8 +17,8 @@ struct brock__site_fixes {
 };
 
 struct brock__sitefixes {
-    struct strmap sites;  /* site host → struct brock__site_fixes: one look-up a decision */
-    struct strmap gpc;    /* site host → (void *)1 */
+    struct strmap sites; /* site host → struct brock__site_fixes: one look-up a decision */
+    struct strmap gpc;   /* site host → (void *)1 */
     size_t n;
 };
 
@@ -82,14 +82,14 @@ static int invert(struct brock_engine *e, const char *name, const char *what, js
         return 0;
     if (!json_is_object(obj))
         return bad(e, name, what, NULL);
-    json_object_foreach(obj, key, sites) {
+    json_object_foreach (obj, key, sites) {
         char tracker[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
         json_t *v;
         size_t i;
 
         if (host_of(key, strlen(key), tracker) < 0 || !json_is_array(sites))
             return bad(e, name, what, key);
-        json_array_foreach(sites, i, v) {
+        json_array_foreach (sites, i, v) {
             struct brock__site_fixes *sf;
 
             if (host_of_json(v, site) < 0)
@@ -133,8 +133,7 @@ int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj
     }
     rc = invert(e, name, "ignore", json_object_get(obj, "ignore"), &f->sites, 0, &f->n);
     if (rc == 0)
-        rc = invert(e, name, "yellowlist", json_object_get(obj, "yellowlist"), &f->sites, 1,
-                    &f->n);
+        rc = invert(e, name, "yellowlist", json_object_get(obj, "yellowlist"), &f->sites, 1, &f->n);
     if (rc < 0)
         goto fail;
     gpc = json_object_get(obj, "gpc");
@@ -142,7 +141,7 @@ int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj
         rc = bad(e, name, "gpc", NULL);
         goto fail;
     }
-    json_array_foreach(gpc, i, v) {
+    json_array_foreach (gpc, i, v) {
         char site[BROCK_HOST_MAX];
 
         if (host_of_json(v, site) < 0) {
@@ -183,8 +182,8 @@ static int listed(const struct strvec *sv, const char *host)
     return 0;
 }
 
-const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e,
-                                                    const char *site, size_t slen)
+const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e, const char *site,
+                                                    size_t slen)
 {
     return e->sitefixes && site ? strmap_getn(&e->sitefixes->sites, site, slen) : NULL;
 }

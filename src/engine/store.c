@@ -74,17 +74,17 @@
 #define SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS 5000
 
-#define DAY_COUNT_SQL                                                                             \
-    "CREATE TABLE day_count ("                                                                    \
-    " day INTEGER NOT NULL, site TEXT NOT NULL,"                                                  \
-    " blocked INTEGER NOT NULL DEFAULT 0, cookieblocked INTEGER NOT NULL DEFAULT 0,"              \
-    " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                    \
-    " pages INTEGER NOT NULL DEFAULT 0,"                                                          \
+#define DAY_COUNT_SQL                                                                              \
+    "CREATE TABLE day_count ("                                                                     \
+    " day INTEGER NOT NULL, site TEXT NOT NULL,"                                                   \
+    " blocked INTEGER NOT NULL DEFAULT 0, cookieblocked INTEGER NOT NULL DEFAULT 0,"               \
+    " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                     \
+    " pages INTEGER NOT NULL DEFAULT 0,"                                                           \
     " PRIMARY KEY (day, site)) WITHOUT ROWID;"
 
-#define SITE_ACTION_SQL                                                                           \
-    "CREATE TABLE site_action ("                                                                  \
-    " site TEXT NOT NULL, domain TEXT NOT NULL, user_action TEXT NOT NULL,"                       \
+#define SITE_ACTION_SQL                                                                            \
+    "CREATE TABLE site_action ("                                                                   \
+    " site TEXT NOT NULL, domain TEXT NOT NULL, user_action TEXT NOT NULL,"                        \
     " PRIMARY KEY (site, domain)) WITHOUT ROWID;"
 
 static const char schema_sql[] =
@@ -112,9 +112,7 @@ static const char schema_sql[] =
     "CREATE TABLE page_view ("
     " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
-    " PRIMARY KEY (site, host)) WITHOUT ROWID;"
-    DAY_COUNT_SQL
-    SITE_ACTION_SQL
+    " PRIMARY KEY (site, host)) WITHOUT ROWID;" DAY_COUNT_SQL SITE_ACTION_SQL
     "PRAGMA user_version = 4;";
 
 /* From version 1: the page views are new; version 2's change follows. */
@@ -359,8 +357,7 @@ static void db_file_owner(int fd, const char *dir)
 
 /* Creates path (in dir) with mode 0600 when missing (SQLite would use 0644, and gives the same
  * mode to its -wal and -shm files). Sets *created. */
-static int db_file_create(struct brock_engine *e, const char *dir, const char *path,
-                          int *created)
+static int db_file_create(struct brock_engine *e, const char *dir, const char *path, int *created)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
@@ -528,10 +525,9 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
     s->sqlerr[0] = '\0';
     if (how != OPEN_RW && path_uri(s, how, uri, sizeof(uri)) < 0)
         return brock__fail(e, BROCK_EIO, "the state database name %s is too long", s->path);
-    rc = sqlite3_open_v2(how == OPEN_RW ? s->path : uri, &s->db,
-                         how == OPEN_RW ? SQLITE_OPEN_READWRITE
-                                        : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
-                         NULL);
+    rc = sqlite3_open_v2(
+        how == OPEN_RW ? s->path : uri, &s->db,
+        how == OPEN_RW ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     if (rc != SQLITE_OK) {
         note_err(s, rc);
         if (how != OPEN_IMMUTABLE && is_cant_write(s->sqlcode))
@@ -692,8 +688,7 @@ static int store_open_read(struct brock_engine *e, struct brock__store *s, const
             *fresh = 1;
             return 0;
         }
-        return brock__fail(e, BROCK_EIO, "cannot read the state in %s: %s", dir,
-                           strerror(err));
+        return brock__fail(e, BROCK_EIO, "cannot read the state in %s: %s", dir, strerror(err));
     }
     e->store = s;
     e->store_ops = &sqlite_ops;
@@ -735,8 +730,7 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
         int err = errno;
 
         mem_free(s);
-        return brock__fail(e, BROCK_EIO, "cannot read the state in %s: %s", dir,
-                           strerror(err));
+        return brock__fail(e, BROCK_EIO, "cannot read the state in %s: %s", dir, strerror(err));
     }
     first_missing(dir, s->made_dir, sizeof(s->made_dir));
     rc = file_mkdirs(dir, 0700);
@@ -761,8 +755,8 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
     }
     rc = store_setup(e, fresh, OPEN_RW);
     if (rc == STORE_CANT_WRITE) {
-        snprintf(e->readonly_why, sizeof(e->readonly_why), "the state database %s is read-only (%s)",
-                 s->path, s->sqlerr);
+        snprintf(e->readonly_why, sizeof(e->readonly_why),
+                 "the state database %s is read-only (%s)", s->path, s->sqlerr);
         store_disconnect(s);
         rc = store_setup(e, fresh, OPEN_RO);
     }
@@ -874,8 +868,8 @@ int brock__store_attach(struct brock_engine *e, int create)
     }
     rc = store_setup(e, &fresh, OPEN_RW);
     if (rc == STORE_CANT_WRITE)
-        rc = brock__fail(e, BROCK_ESTORE, "the state database %s cannot be written (%s)",
-                         s->path, s->sqlerr);
+        rc = brock__fail(e, BROCK_ESTORE, "the state database %s cannot be written (%s)", s->path,
+                         s->sqlerr);
     if (rc < 0) {
         store_disconnect(s);
         return rc;

@@ -62,31 +62,31 @@ enum {
 struct brock__store {
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
-    int64_t last_seq;     /* the newest journal row this process has applied */
-    int64_t data_version; /* PRAGMA data_version when the journal was last read */
-    int64_t origin;       /* marks this connection's journal rows */
+    int64_t last_seq;                 /* the newest journal row this process has applied */
+    int64_t data_version;             /* PRAGMA data_version when the journal was last read */
+    int64_t origin;                   /* marks this connection's journal rows */
     unsigned wrote_pages, wrote_days; /* rows of each written in the flush under way */
     char path[PATH_MAX];
-    char sqlerr[256];     /* SQLite's message for the last failed statement */
-    int sqlcode;          /* and its (extended) result code */
-    int readonly;         /* opened read-only: brock__store_flush() writes nothing */
-    int created;          /* this open created path */
-    char made_dir[PATH_MAX]; /* the outermost folder this open created, or "" */
+    char sqlerr[256];                /* SQLite's message for the last failed statement */
+    int sqlcode;                     /* and its (extended) result code */
+    int readonly;                    /* opened read-only: brock__store_flush() writes nothing */
+    int created;                     /* this open created path */
+    char made_dir[PATH_MAX];         /* the outermost folder this open created, or "" */
     char doing[BROCK_HOST_MAX + 64]; /* what the last failed brock__store_fail() call was doing */
 
     /* store_watch.c: the file as this process last knew it, to notice that it was deleted or
      * replaced (a backup restored) under the open connection. */
-    struct stat file;     /* brock.db after the last open or write: device, inode, size, times */
+    struct stat file;       /* brock.db after the last open or write: device, inode, size, times */
     dev_t wal_dev, shm_dev; /* the -wal and -shm files this connection uses (0: none seen) */
     ino_t wal_ino, shm_ino;
-    char instance[33];    /* meta 'instance': a random name given to the database once; "" until
-                             this process has read or written it */
-    int64_t file_gen;     /* the generation known to be in brock.db itself (checkpointed) */
-    char seeded[32];      /* meta 'seeded' as last read or written; "" when unknown */
-    int lost;             /* the connection was closed on a deleted or replaced file */
-    int doubt;            /* brock.db seemed replaced at the last sync, when it was doubt_at */
+    char instance[33]; /* meta 'instance': a random name given to the database once; "" until
+                          this process has read or written it */
+    int64_t file_gen;  /* the generation known to be in brock.db itself (checkpointed) */
+    char seeded[32];   /* meta 'seeded' as last read or written; "" when unknown */
+    int lost;          /* the connection was closed on a deleted or replaced file */
+    int doubt;         /* brock.db seemed replaced at the last sync, when it was doubt_at */
     struct stat doubt_at;
-    int committed;        /* a write succeeded since the open */
+    int committed; /* a write succeeded since the open */
 };
 
 /* ---- the back end's calls (engine.h's struct brock__store_ops) ---- */
@@ -95,8 +95,8 @@ int brock__sqlite_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_check(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-int brock__sqlite_meta_get(struct brock_engine *e, const char *key, char **out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__sqlite_meta_get(struct brock_engine *e, const char *key,
+                           char **out) BROCK_NODISCARD_INTERNAL;
 
 /* ---- statements (store.c) ---- */
 
@@ -117,12 +117,12 @@ int brock__store_bind_text(sqlite3_stmt *st, int i, const char *v);
 const char *brock__store_column_text(sqlite3_stmt *st, int i);
 
 /* An integer from column col of a one-row statement into *out. 0 or SQLite's error code. */
-int brock__store_query_int(struct brock__store *s, sqlite3_stmt *st, int col, int64_t *out)
-    BROCK_NODISCARD_INTERNAL;
+int brock__store_query_int(struct brock__store *s, sqlite3_stmt *st, int col,
+                           int64_t *out) BROCK_NODISCARD_INTERNAL;
 
 /* The oldest and newest journal rows (0 and 0 for an empty journal). 0 or SQLite's error. */
-int brock__store_journal_range(struct brock__store *s, int64_t *min, int64_t *max)
-    BROCK_NODISCARD_INTERNAL;
+int brock__store_journal_range(struct brock__store *s, int64_t *min,
+                               int64_t *max) BROCK_NODISCARD_INTERNAL;
 
 /* Records, for errmsg, that what (on name, which may be NULL) failed, in SQLite's words from
  * the last failed statement, or as a corrupt file. Returns BROCK_ESTORE. */
@@ -145,8 +145,8 @@ void brock__store_note_files(struct brock__store *s);
 
 /* Reads the instance name and generation that brock.db itself holds, without the -wal, on a
  * connection of its own. Returns 0, or -1 when the file cannot be read now. */
-int brock__store_file_identity(const struct brock__store *s, char instance[33], int64_t *gen)
-    BROCK_NODISCARD_INTERNAL;
+int brock__store_file_identity(const struct brock__store *s, char instance[33],
+                               int64_t *gen) BROCK_NODISCARD_INTERNAL;
 
 /* ---- rows into the maps (store_load.c) ---- */
 

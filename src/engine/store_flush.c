@@ -278,7 +278,7 @@ static int flush_settings(struct brock_engine *e)
     json_get_alloc_funcs(NULL, &json_free_fn);
     if (brock__store_run(s, s->st[ST_SETTING_CLEAR]) != 0)
         return brock__store_fail(e, "write", "the settings");
-    json_object_foreach(e->settings, key, v) {
+    json_object_foreach (e->settings, key, v) {
         char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
         int rc;
 
@@ -429,8 +429,7 @@ int brock__sqlite_flush(struct brock_engine *e)
     int rc;
 
     if (!s || (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty &&
-               !e->pbconfig_dirty &&
-               !e->reset_pending && !e->seed_mark))
+               !e->pbconfig_dirty && !e->reset_pending && !e->seed_mark))
         return 0;
     if (s->readonly)
         return brock__fail(e, BROCK_ESTORE, "%s", e->readonly_why);
@@ -447,12 +446,11 @@ int brock__sqlite_flush(struct brock_engine *e)
         goto fail;
     }
     /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 ||
-        (rc = flush_forgotten(e)) < 0 || (rc = flush_actions(e)) < 0 ||
-        (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
+    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 || (rc = flush_forgotten(e)) < 0 ||
+        (rc = flush_actions(e)) < 0 || (rc = flush_snitches(e)) < 0 ||
+        (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
-        (rc = flush_pbconfig(e)) < 0 ||
-        (rc = brock__pages_flush(e, page_put, e)) < 0 ||
+        (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = journal_views(e)) < 0 ||
         (rc = flush_seeded(e)) < 0 || (rc = flush_identity(e, &gen)) < 0)
         goto fail;
@@ -475,10 +473,9 @@ int brock__sqlite_flush(struct brock_engine *e)
 fail:
     /* One sentence naming the file and SQLite's (and the system's) words for the cause. */
     if (rc == BROCK_ESTORE && s->sqlerr[0])
-        brock__fail(e, rc, "writing the state to %s failed: %s (trying to %s)", s->path,
-                    s->sqlerr, s->doing);
+        brock__fail(e, rc, "writing the state to %s failed: %s (trying to %s)", s->path, s->sqlerr,
+                    s->doing);
     if (!sqlite3_get_autocommit(s->db))
         brock__store_exec(s, "ROLLBACK");
     return rc;
 }
-

@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-
 /* ---- rows of statements into the maps (store_rows.c applies them) ---- */
 
 /* Column i as text, or NULL for NULL. */
@@ -20,10 +19,9 @@ static const char *text_or_null(sqlite3_stmt *st, int i)
 int brock__sqlite_action_apply(struct brock_engine *e, const char *domain, sqlite3_stmt *st,
                                int col)
 {
-    return brock__store_action_apply(e, domain, brock__store_column_text(st, col),
-                                     brock__store_column_text(st, col + 1),
-                                     sqlite3_column_int64(st, col + 2) != 0,
-                                     sqlite3_column_int64(st, col + 3));
+    return brock__store_action_apply(
+        e, domain, brock__store_column_text(st, col), brock__store_column_text(st, col + 1),
+        sqlite3_column_int64(st, col + 2) != 0, sqlite3_column_int64(st, col + 3));
 }
 
 int brock__sqlite_snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st,
@@ -130,9 +128,9 @@ int brock__store_daily_read(struct brock_engine *e)
 
 static int site_action_row(struct brock_engine *e, sqlite3_stmt *st)
 {
-    int rc = brock__site_action_apply(e, brock__store_column_text(st, 0),
-                                      brock__store_column_text(st, 1),
-                                      brock__store_column_text(st, 2));
+    int rc =
+        brock__site_action_apply(e, brock__store_column_text(st, 0),
+                                 brock__store_column_text(st, 1), brock__store_column_text(st, 2));
 
     return rc < 0 ? rc : 0;
 }
@@ -176,8 +174,7 @@ int brock__sqlite_load(struct brock_engine *e)
         (rc = load_rows(e, ST_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, ST_TRACKING_ALL, "the tracking map", tracking_apply)) < 0 ||
         (rc = load_rows(e, ST_FP_ALL, "the fingerprinting scripts", fp_apply)) < 0 ||
-        (rc = load_rows(e, ST_SITE_ACTION_ALL, "the choices for one site", site_action_row)) <
-            0 ||
+        (rc = load_rows(e, ST_SITE_ACTION_ALL, "the choices for one site", site_action_row)) < 0 ||
         (rc = brock__store_pages_read(e)) < 0 || (rc = brock__store_daily_read(e)) < 0 ||
         (rc = brock__store_settings_read(e)) < 0)
         goto fail;

@@ -61,8 +61,7 @@ static int merge_snitch(struct brock_engine *e, sqlite3_stmt *st, void *arg)
 static int merge_tracking(struct brock_engine *e, sqlite3_stmt *st, void *arg)
 {
     (void)arg;
-    return brock__tracking_add(e, brock__store_column_text(st, 0),
-                               brock__store_column_text(st, 1),
+    return brock__tracking_add(e, brock__store_column_text(st, 0), brock__store_column_text(st, 1),
                                (unsigned)sqlite3_column_int(st, 2));
 }
 
@@ -74,8 +73,7 @@ static int merge_fp(struct brock_engine *e, sqlite3_stmt *st, void *arg)
 
 /* Applies every row of statement idx with apply; what names the table in errors. */
 static int merge_rows(struct brock_engine *e, int idx, const char *what,
-                      int (*apply)(struct brock_engine *e, sqlite3_stmt *st, void *arg),
-                      void *arg)
+                      int (*apply)(struct brock_engine *e, sqlite3_stmt *st, void *arg), void *arg)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[idx];

@@ -650,8 +650,7 @@ static int pg_load(struct brock_engine *e)
         (rc = load_rows(e, PG_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
         (rc = load_rows(e, PG_TRACKING_ALL, "the tracking map", load_tracking)) < 0 ||
         (rc = load_rows(e, PG_FP_ALL, "the fingerprinting scripts", load_fp)) < 0 ||
-        (rc = load_rows(e, PG_SITE_ACTION_ALL, "the choices for one site", load_site_action)) <
-            0 ||
+        (rc = load_rows(e, PG_SITE_ACTION_ALL, "the choices for one site", load_site_action)) < 0 ||
         (rc = brock__pg_pages_read(e)) < 0 ||
         (rc = load_rows(e, PG_DAY_ALL, "the daily counters", load_day)) < 0 ||
         (rc = brock__pg_settings_read(e)) < 0)
@@ -676,8 +675,7 @@ static int pg_meta_get(struct brock_engine *e, const char *key, char **out)
     *out = NULL;
     /* The connection is the store thread's once it runs (only opening reads meta rows). */
     if (p->bg)
-        return brock__fail(e, BROCK_ESTORE, "%s: the meta data is read only at the open",
-                           p->where);
+        return brock__fail(e, BROCK_ESTORE, "%s: the meta data is read only at the open", p->where);
     r = brock__pg_run(p, PG_META_GET, 1, &key);
     if (!r)
         return brock__pg_fail(e, "read the state's meta data", key);

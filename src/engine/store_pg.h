@@ -79,18 +79,18 @@ struct brock__pg_batch {
 
 /* One thing another instance changed, as read: a result for the engine to apply. */
 enum {
-    PG_NEWS_ACTION,   /* r: the row of name, or none (deleted) */
-    PG_NEWS_SNITCH,   /* r: name's snitch sites */
-    PG_NEWS_SETTINGS, /* r: every setting */
-    PG_NEWS_PAGES,    /* r: every page view */
-    PG_NEWS_ACTIONS,  /* r: every action (a reload of everything) */
-    PG_NEWS_SNITCHES, /* r: every snitch site (idem) */
+    PG_NEWS_ACTION,       /* r: the row of name, or none (deleted) */
+    PG_NEWS_SNITCH,       /* r: name's snitch sites */
+    PG_NEWS_SETTINGS,     /* r: every setting */
+    PG_NEWS_PAGES,        /* r: every page view */
+    PG_NEWS_ACTIONS,      /* r: every action (a reload of everything) */
+    PG_NEWS_SNITCHES,     /* r: every snitch site (idem) */
     PG_NEWS_SITE_ACTIONS, /* r: every choice for one site only */
 };
 
 struct brock__pg_news_item {
     int kind;
-    int drop;  /* a reset by another instance: memory's written snitch sites go first */
+    int drop; /* a reset by another instance: memory's written snitch sites go first */
     char *name;
     PGresult *r;
 };
@@ -106,23 +106,23 @@ struct brock__pg_news {
 struct brock__pg_bg {
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t written;       /* a batch was written, or the thread gave up on one */
-    int wake_fd;                  /* an eventfd: the engine has something for the thread */
+    pthread_cond_t written; /* a batch was written, or the thread gave up on one */
+    int wake_fd;            /* an eventfd: the engine has something for the thread */
     int stop;
     struct brock__pg_batch *queued; /* made by the engine, not yet written; NULL: none */
-    uint64_t made;                /* batches the engine made */
-    struct brock__pg_news *news;  /* read by the thread, not yet applied; NULL: none */
-    int reading;                  /* the thread is reading the journal */
-    uint64_t news_made;           /* made when that read began */
+    uint64_t made;                  /* batches the engine made */
+    struct brock__pg_news *news;    /* read by the thread, not yet applied; NULL: none */
+    int reading;                    /* the thread is reading the journal */
+    uint64_t news_made;             /* made when that read began */
     int connected;
-    int64_t since_ms;             /* when connected last changed (Unix ms) */
-    int64_t written_ms;           /* the last batch written */
+    int64_t since_ms;   /* when connected last changed (Unix ms) */
+    int64_t written_ms; /* the last batch written */
     int64_t error_ms;
-    char error[512];              /* the last failure, "" if none */
-    int sock;                     /* the connection's socket while connected, else -1 */
-    unsigned down;                /* times the connection was lost */
-    uint64_t written_rows;        /* statements written since the start */
-    uint64_t refused;             /* statements the server refused for good, and dropped */
+    char error[512];       /* the last failure, "" if none */
+    int sock;              /* the connection's socket while connected, else -1 */
+    unsigned down;         /* times the connection was lost */
+    uint64_t written_rows; /* statements written since the start */
+    uint64_t refused;      /* statements the server refused for good, and dropped */
 };
 
 struct brock__pg {
@@ -136,9 +136,9 @@ struct brock__pg {
     char sqlstate[6]; /* and the server's SQLSTATE for it; "" when the server gave none */
     /* store_pg_sync.c: a flush sends its statements in pipeline mode, reading their results
      * every PIPE_BATCH statements and at the end. */
-    int pipelined;   /* in pipeline mode */
-    int queued;      /* statements sent whose results are not read yet */
-    int pipe_failed; /* one of them failed (pgerr says why): the flush fails */
+    int pipelined;                 /* in pipeline mode */
+    int queued;                    /* statements sent whose results are not read yet */
+    int pipe_failed;               /* one of them failed (pgerr says why): the flush fails */
     struct brock__pg_batch *batch; /* the batch a flush is making */
     struct brock__pg_bg *bg;       /* the store thread; NULL: brock_sync() does the work */
     const PGresult *applying;      /* the settings being applied from news */
@@ -190,8 +190,8 @@ int brock__pg_session(struct brock__pg *p, int listen) BROCK_NODISCARD_INTERNAL;
 
 /* Applies every row of r with apply (one of the loaders below). 0 or a negative error. */
 int brock__pg_rows(struct brock_engine *e, const PGresult *r,
-                   int (*apply)(struct brock_engine *e, const PGresult *r, int i))
-    BROCK_NODISCARD_INTERNAL;
+                   int (*apply)(struct brock_engine *e, const PGresult *r,
+                                int i)) BROCK_NODISCARD_INTERNAL;
 int brock__pg_load_page(struct brock_engine *e, const PGresult *r, int i);
 int brock__pg_load_setting(struct brock_engine *e, const PGresult *r, int i);
 
@@ -220,8 +220,8 @@ struct brock__pg_news *brock__pg_news_read(struct brock__pg *p, int64_t since);
 
 /* Applies news to memory (fields dirty in memory win). Returns the entries changed, or a
  * negative error. */
-int brock__pg_news_apply(struct brock_engine *e, const struct brock__pg_news *news)
-    BROCK_NODISCARD_INTERNAL;
+int brock__pg_news_apply(struct brock_engine *e,
+                         const struct brock__pg_news *news) BROCK_NODISCARD_INTERNAL;
 void brock__pg_news_free(struct brock__pg_news *news);
 void brock__pg_batch_free(struct brock__pg_batch *b);
 

@@ -450,8 +450,7 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
 }
 
 /* Adds a row's new counts to the database's, or (site NULL) deletes the days before day. */
-static int day_put(void *arg, int64_t day, const char *site,
-                   const uint64_t add[BROCK__DAILY_COUNT])
+static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[BROCK__DAILY_COUNT])
 {
     struct brock_engine *e = arg;
     char d[24], n[BROCK__DAILY_COUNT][24];
@@ -462,8 +461,7 @@ static int day_put(void *arg, int64_t day, const char *site,
         snprintf(n[i], sizeof(n[i]), "%" PRIu64, add[i]);
         v[2 + i] = n[i];
     }
-    if (run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v) <
-        0)
+    if (run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v) < 0)
         return nomem(e);
     return 0;
 }
@@ -511,8 +509,8 @@ static int flush_marked(struct brock_engine *e)
 
     /* Deletions first: a name deleted and then set again since the last flush is set. */
     if ((rc = flush_deleted(e)) < 0 || (rc = flush_forgotten(e)) < 0 ||
-        (rc = flush_actions(e)) < 0 ||
-        (rc = flush_snitches(e)) < 0 || (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
+        (rc = flush_actions(e)) < 0 || (rc = flush_snitches(e)) < 0 ||
+        (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
         (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
         (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
         (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
@@ -556,8 +554,7 @@ static int batch_stmt(struct brock__pg *p, const struct brock__pg_batch *b,
         brock__pq->PQclear(r);
         return 0;
     }
-    if (!brock__pg_refused_for_good(p) ||
-        brock__pg_exec(p, "ROLLBACK TO SAVEPOINT brock_one") < 0)
+    if (!brock__pg_refused_for_good(p) || brock__pg_exec(p, "ROLLBACK TO SAVEPOINT brock_one") < 0)
         return -1;
     if (!(*refused)++)
         memcpy(first, p->pgerr, sizeof(p->pgerr));
@@ -567,8 +564,8 @@ static int batch_stmt(struct brock__pg *p, const struct brock__pg_batch *b,
 /* On any failure the transaction is rolled back: the batch is written whole (less, with each,
  * the statements refused for good) or not at all, and stays to be written again. The lock
  * orders writers, and so the journal's numbers. */
-static int batch_write(struct brock__pg *p, const struct brock__pg_batch *b,
-                       pthread_mutex_t *lock, int each, uint64_t *refused)
+static int batch_write(struct brock__pg *p, const struct brock__pg_batch *b, pthread_mutex_t *lock,
+                       int each, uint64_t *refused)
 {
     int64_t min = 0, before = 0, after = 0;
     char first[sizeof(p->pgerr)] = "";
@@ -642,8 +639,7 @@ int brock__pg_flush(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
 
-    if (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty &&
-        !e->pbconfig_dirty &&
+    if (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty && !e->pbconfig_dirty &&
         !e->reset_pending && !e->seed_mark)
         return 0;
     return p->bg ? brock__pg_bg_flush(e) : flush_now(e);
@@ -916,10 +912,8 @@ static int apply_item(struct brock_engine *e, const struct brock__pg_news_item *
     int rc;
 
     switch (it->kind) {
-    case PG_NEWS_ACTION:
-        return apply_action(e, it->name, it->r);
-    case PG_NEWS_SNITCH:
-        return apply_snitch(e, it->name, it->r);
+    case PG_NEWS_ACTION: return apply_action(e, it->name, it->r);
+    case PG_NEWS_SNITCH: return apply_snitch(e, it->name, it->r);
     case PG_NEWS_SETTINGS:
         p->applying = it->r;
         rc = brock__store_settings_reload(e, settings_from_news);
@@ -933,12 +927,9 @@ static int apply_item(struct brock_engine *e, const struct brock__pg_news_item *
         if (it->drop)
             brock__store_snitches_drop_clean(e);
         return apply_all_actions(e, it->r);
-    case PG_NEWS_SNITCHES:
-        return apply_all_snitches(e, it->r);
-    case PG_NEWS_SITE_ACTIONS:
-        return brock__pg_site_actions_apply(e, it->r);
-    default:
-        return 0;
+    case PG_NEWS_SNITCHES: return apply_all_snitches(e, it->r);
+    case PG_NEWS_SITE_ACTIONS: return brock__pg_site_actions_apply(e, it->r);
+    default: return 0;
     }
 }
 

@@ -413,8 +413,7 @@ int brock__pg_bg_wait(struct brock_engine *e, int timeout_ms)
             return rc;
     }
     (void)brock__pg_bg_health(e);
-    return brock__fail(e, BROCK_ESTORE,
-                       "%s: %llu changes were not written before the deadline: %s", p->where,
-                       (unsigned long long)e->health.queued + e->dirty + e->deleted.n,
+    return brock__fail(e, BROCK_ESTORE, "%s: %llu changes were not written before the deadline: %s",
+                       p->where, (unsigned long long)e->health.queued + e->dirty + e->deleted.n,
                        e->health.last_error[0] ? e->health.last_error : "the database is slow");
 }

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 /* Rereads domain's row: a vanished row deletes an entry with nothing unwritten. */
 static int reload_action(struct brock_engine *e, const char *domain)
 {

@@ -407,12 +407,11 @@ int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct broc
      * they are set, and one another process took away must go from memory too. */
     brock__own_settings_drop(e);
     rc = read(e);
-    json_object_foreach(mine, key, one) {
+    json_object_foreach (mine, key, one) {
         json_t *v = json_object_get(one, "v");
 
-        if (rc == 0 && (v ? json_object_set(e->settings, key, v) : json_object_del(e->settings,
-                                                                                    key)) < 0 &&
-            v)
+        if (rc == 0 &&
+            (v ? json_object_set(e->settings, key, v) : json_object_del(e->settings, key)) < 0 && v)
             rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
     }
     json_decref(mine);

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-
 enum { WATCH_SAME, WATCH_GONE, WATCH_REPLACED, WATCH_WAIT };
 
 static int same_time(const struct timespec *a, const struct timespec *b)
@@ -71,8 +70,7 @@ static void note_event(struct brock_engine *e, int gone)
     if (gone) {
         e->health.recreated++;
         brock__store_note_event(
-            e, "the state database %s was deleted; writing the whole state to a new one",
-            s->path);
+            e, "the state database %s was deleted; writing the whole state to a new one", s->path);
     } else {
         e->health.reloaded++;
         brock__store_note_event(e,

@@ -16,11 +16,11 @@
 /* pbconfig.json is about 100 KB; a text past this is not one. */
 #define PBCONFIG_MAX ((size_t)16 << 20)
 
-
 static int oom(struct brock_engine *e)
 {
-    return brock__fail(e, BROCK_ENOMEM, "Out of memory while applying Privacy Badger's "
-                                        "configuration.");
+    return brock__fail(e, BROCK_ENOMEM,
+                       "Out of memory while applying Privacy Badger's "
+                       "configuration.");
 }
 
 /* The list one domain a line, as the state's meta row keeps it. */
@@ -89,7 +89,7 @@ static int hashes_merge(struct brock_engine *e, json_t *hashes, size_t *added)
     const char *name;
     json_t *v;
 
-    json_object_foreach(hashes, name, v) {
+    json_object_foreach (hashes, name, v) {
         const char *sha1 = json_string_value(v);
         char *copy;
 
@@ -266,8 +266,8 @@ int brock__data_sitefixes_read(struct brock_engine *e, struct brock__sitefixes *
     mem_free(text);
     /* The lists were read from this file already, so it is JSON; unless it changed since. */
     if (!root && json_error_code(&jerr) != json_error_out_of_memory && jerr.text[0])
-        return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.",
-                           path, jerr.line, jerr.column, jerr.text);
+        return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.", path,
+                           jerr.line, jerr.column, jerr.text);
     if (!root)
         return oom(e);
     rc = brock__sitefixes_parse(e, path, json_object_get(root, "sitefixes"), out);

@@ -50,7 +50,7 @@ static int in_strings(json_t *list, const char *s)
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), s))
             return 1;
     }
@@ -150,8 +150,7 @@ static int pattern_choice(struct brock_engine *e, const char *site, const char *
     size_t it = 0;
     void *a;
 
-    if (brock_decide(e, root, site, &d) == 0 && d.reason == BROCK_WHY_ACTION &&
-        blocks(d.action)) {
+    if (brock_decide(e, root, site, &d) == 0 && d.reason == BROCK_WHY_ACTION && blocks(d.action)) {
         snprintf(out->domain, sizeof(out->domain), "%s", *d.source ? d.source : d.host);
         out->action = d.action;
         out->site_only = d.site_choice;
@@ -174,7 +173,7 @@ static int widget_choice(struct brock_engine *e, json_t *w, const char *site,
     const char *base = brock__base(e, site);
     size_t i;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && pattern_choice(e, site, base, json_string_value(v), out))
             return 1;
     }
@@ -204,7 +203,7 @@ static json_t *strings_copy(json_t *list)
     json_t *out = json_array(), *v;
     size_t i;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && out && json_array_append(out, v) < 0) {
             json_decref(out);
             return NULL;
@@ -225,7 +224,7 @@ static json_t *widget_item(const char *name, json_t *w, const struct brock_user_
         json_object_set_new(item, "selectors",
                             strings_copy(json_object_get(w, "buttonSelectors"))) < 0)
         goto fail;
-    json_array_foreach(sel, i, v) {
+    json_array_foreach (sel, i, v) {
         json_t *elm = json_is_object(v) ? json_object_get(v, "elm") : NULL, *one, *urls;
 
         if (!json_is_string(elm))
@@ -239,8 +238,7 @@ static json_t *widget_item(const char *name, json_t *w, const struct brock_user_
         }
     }
     if (json_object_set_new(item, "elements", elements) < 0 ||
-        (chosen->domain[0] &&
-         json_object_set_new(item, "chosen", json_string(chosen->domain)) < 0))
+        (chosen->domain[0] && json_object_set_new(item, "chosen", json_string(chosen->domain)) < 0))
         goto fail_item;
     return item;
 fail:
@@ -250,8 +248,8 @@ fail_item:
     return NULL;
 }
 
-int brock_widgets_blocked(struct brock_engine *e, const char *site_host,
-                          const char *const *allow, size_t n_allow, char **out)
+int brock_widgets_blocked(struct brock_engine *e, const char *site_host, const char *const *allow,
+                          size_t n_allow, char **out)
 {
     char site[BROCK_HOST_MAX];
     json_t *list, *w;
@@ -264,7 +262,7 @@ int brock_widgets_blocked(struct brock_engine *e, const char *site_host,
                            site_host ? site_host : "(null)");
     if (!(list = json_array()))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    json_object_foreach(e->lists.widgets, name, w) {
+    json_object_foreach (e->lists.widgets, name, w) {
         struct brock_user_choice chosen = {0};
         json_t *item;
 
@@ -294,7 +292,7 @@ int brock_widget_unblock_each(const struct brock_engine *e, const char *name,
     size_t i, n = 0;
     int rc;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (!json_is_string(v) || !json_string_length(v))
             continue;
         n++;
@@ -306,15 +304,13 @@ int brock_widget_unblock_each(const struct brock_engine *e, const char *name,
 
 /* ---- widgetSiteAllowlist ---- */
 
-int brock_widget_site_allow(struct brock_engine *e, const char *site, const char *name,
-                            int allow)
+int brock_widget_site_allow(struct brock_engine *e, const char *site, const char *name, int allow)
 {
     char host[BROCK_HOST_MAX];
     json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *list, *v;
     size_t i;
 
-    if (!site || brock_host_normalize(site, strlen(site), host) < 0 ||
-        !brock__valid_domain(host))
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !brock__valid_domain(host))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
                            site ? site : "(null)");
     if (!name)
@@ -329,7 +325,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
         all = json_object_get(e->settings, "widgetSiteAllowlist");
     }
     list = json_object_get(all, host);
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (!json_is_string(v) || strcmp(json_string_value(v), name) != 0)
             continue;
         if (allow)
@@ -342,8 +338,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
         return 0;
     }
     if (!allow)
-        return brock__fail(e, BROCK_ENOTFOUND, "%s does not allow the widget '%.80s'", host,
-                           name);
+        return brock__fail(e, BROCK_ENOTFOUND, "%s does not allow the widget '%.80s'", host, name);
     if (!json_is_array(list)) {
         if (json_object_set_new(all, host, json_array()) < 0)
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -365,8 +360,8 @@ int brock_widget_site_allowlist_each(const struct brock_engine *e,
     size_t i;
     int rc;
 
-    json_object_foreach(all, site, list) {
-        json_array_foreach(list, i, v) {
+    json_object_foreach (all, site, list) {
+        json_array_foreach (list, i, v) {
             if (json_is_string(v) && (rc = cb(arg, site, json_string_value(v))) != 0)
                 return rc;
         }
@@ -383,11 +378,11 @@ static int site_allowed_host(const struct brock_engine *e, const char *site, con
     size_t i, j;
 
     names = site && json_is_object(all) ? json_object_get(all, site) : NULL;
-    json_array_foreach(names, i, n) {
-        json_t *list = json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n)))
-                                         : NULL;
+    json_array_foreach (names, i, n) {
+        json_t *list =
+            json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n))) : NULL;
 
-        json_array_foreach(list, j, v) {
+        json_array_foreach (list, j, v) {
             if (json_is_string(v) && brock_widget_pattern_match(json_string_value(v), host))
                 return 1;
         }
@@ -414,14 +409,14 @@ int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
     const char *site;
     size_t i;
 
-    json_object_foreach(all, site, names) {
+    json_object_foreach (all, site, names) {
         json_t *lists = json_array();
         struct brock__names *domains = NULL;
         int rc = lists ? 0 : BROCK_ENOMEM;
 
-        json_array_foreach(names, i, n) {
-            json_t *list = json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n)))
-                                             : NULL;
+        json_array_foreach (names, i, n) {
+            json_t *list =
+                json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n))) : NULL;
 
             if (rc == 0 && list && json_array_append(lists, list) < 0)
                 rc = BROCK_ENOMEM;
@@ -455,9 +450,8 @@ static int names_match(const struct brock__names *list, const char *host)
     return 0;
 }
 
-int brock__widget_allowed_in(const struct brock__decide_settings *ds,
-                             const struct brock_request *r, const char *site,
-                             const char *host)
+int brock__widget_allowed_in(const struct brock__decide_settings *ds, const struct brock_request *r,
+                             const char *site, const char *host)
 {
     const char *frame = r->frame_host && *r->frame_host ? r->frame_host : NULL;
     const struct brock__names *list;

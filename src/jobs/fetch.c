@@ -296,8 +296,8 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    finish(f, FETCH_TIMEOUT_HIT, "%s did not answer in full within %d s (%zu bytes read)",
-           f->host, FETCH_TIMEOUT, f->body.len);
+    finish(f, FETCH_TIMEOUT_HIT, "%s did not answer in full within %d s (%zu bytes read)", f->host,
+           FETCH_TIMEOUT, f->body.len);
 }
 
 /* ---- starting ---- */
@@ -319,8 +319,8 @@ static int parse_url(struct fetch *f, const char *url, const char **path, size_t
         f->tls = 1;
     else if (slen != 4 || strncasecmp(scheme, "http", 4) != 0)
         return -1;
-    if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len,
-                             f->host) < 0)
+    if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len, f->host) <
+        0)
         return -1;
     f->port = (u.field_set & (1 << UF_PORT)) ? u.port : f->tls ? 443 : 80;
     if (u.field_set & (1 << UF_PATH)) {
@@ -336,8 +336,7 @@ static int parse_url(struct fetch *f, const char *url, const char **path, size_t
 }
 
 int fetch_start(const struct dial_env *env, const char *url, size_t max,
-                void (*cb)(void *arg, const struct fetch_result *r), void *arg,
-                struct fetch **out)
+                void (*cb)(void *arg, const struct fetch_result *r), void *arg, struct fetch **out)
 {
     struct fetch *f;
     const char *path = NULL;
@@ -361,12 +360,12 @@ int fetch_start(const struct dial_env *env, const char *url, size_t max,
     std_port = f->port == (f->tls ? 443 : 80);
     /* Nothing of the user's: no cookies, no referrer, no identifying headers. */
     if (buf_printf(&f->req, "GET %.*s HTTP/1.1\r\nHost: %s%s%s", (int)path_len, path,
-                   strchr(f->host, ':') ? "[" : "", f->host, strchr(f->host, ':') ? "]" : "") <
-            0 ||
+                   strchr(f->host, ':') ? "[" : "", f->host, strchr(f->host, ':') ? "]" : "") < 0 ||
         (!std_port && buf_printf(&f->req, ":%d", f->port) < 0) ||
-        buf_printf(&f->req, "\r\nUser-Agent: brock/%s\r\nAccept: */*\r\n"
-                            "Accept-Encoding: identity\r\nCache-Control: no-store\r\n"
-                            "Connection: close\r\n\r\n",
+        buf_printf(&f->req,
+                   "\r\nUser-Agent: brock/%s\r\nAccept: */*\r\n"
+                   "Accept-Encoding: identity\r\nCache-Control: no-store\r\n"
+                   "Connection: close\r\n\r\n",
                    brock_version()) < 0) {
         fetch_free(f);
         return -1;

@@ -31,10 +31,10 @@ enum fetch_status {
 /* The outcome, borrowed for the callback's duration. */
 struct fetch_result {
     enum fetch_status status;
-    int http_status;   /* 0 when no response head arrived */
-    const char *body;  /* the body read (NUL-terminated), "" when none */
+    int http_status;  /* 0 when no response head arrived */
+    const char *body; /* the body read (NUL-terminated), "" when none */
     size_t len;
-    const char *why;   /* a sentence: what happened, for logs and messages */
+    const char *why; /* a sentence: what happened, for logs and messages */
 };
 
 struct fetch;
@@ -44,8 +44,8 @@ struct fetch;
  * cancelled; the fetch frees itself after cb. Returns 0 and the fetch in *out (may be
  * NULL), or -1 for a URL it cannot fetch or out of memory (cb is then never called). */
 int fetch_start(const struct dial_env *env, const char *url, size_t max,
-                void (*cb)(void *arg, const struct fetch_result *r), void *arg,
-                struct fetch **out) __attribute__((warn_unused_result));
+                void (*cb)(void *arg, const struct fetch_result *r), void *arg, struct fetch **out)
+    __attribute__((warn_unused_result));
 
 /* Stops a fetch whose callback has not run; it never will. */
 void fetch_cancel(struct fetch *f);

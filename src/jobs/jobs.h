@@ -16,7 +16,7 @@
 struct jobs_options {
     const char *const *resolve; /* n_resolve --resolve HOSTGLOB[:PORT]=ADDR:PORT specs */
     size_t n_resolve;
-    const char *upstream_ca;    /* --upstream-ca: extra trusted roots (PEM), or NULL */
+    const char *upstream_ca; /* --upstream-ca: extra trusted roots (PEM), or NULL */
 };
 
 /* Checks the shape of o's --resolve specs without opening anything, so that a typo is a
@@ -26,8 +26,8 @@ int jobs_options_check(const struct jobs_options *o, char *err, size_t errlen)
 
 /* What one DNT policy check found. */
 struct jobs_dnt_result {
-    int compliant;                 /* the text is an accepted EFF DNT policy */
-    int fetched;                   /* a 2xx response came whole: len bytes */
+    int compliant; /* the text is an accepted EFF DNT policy */
+    int fetched;   /* a 2xx response came whole: len bytes */
     size_t len;
     char url[BROCK_HOST_MAX + 64]; /* the policy's URL */
     char why[1024];                /* what the fetch found, a sentence (for one not fetched) */
@@ -44,9 +44,8 @@ int jobs_dnt_check(struct brock_engine *e, const struct jobs_options *o, const c
 /* `brock update`: fetches JOBS_PBCONFIG_URL and applies it to e whole, as the daily refresh
  * does. Returns 0 with *st filled, or -1 with a sentence in err: the fetch failed, the list
  * did not validate (e is then unchanged, and err says so), or the fetch could not run. */
-int jobs_update(struct brock_engine *e, const struct jobs_options *o,
-                struct brock_update_stats *st, char *err, size_t errlen)
-    __attribute__((warn_unused_result));
+int jobs_update(struct brock_engine *e, const struct jobs_options *o, struct brock_update_stats *st,
+                char *err, size_t errlen) __attribute__((warn_unused_result));
 
 /* What jobs_get() brought back. */
 struct jobs_get_result {

@@ -44,20 +44,20 @@ static void on_fetched(void *arg, const struct fetch_result *res)
 
     r->f = NULL;
     if (res->status != FETCH_OK) {
-        log_msg(LOG_ERR, "update: %s failed: %s; the lists stay as they were",
-                JOBS_PBCONFIG_URL, res->why);
+        log_msg(LOG_ERR, "update: %s failed: %s; the lists stay as they were", JOBS_PBCONFIG_URL,
+                res->why);
         arm(r, REFRESH_RETRY_S);
         return;
     }
     if (apply(r->engine, res, &st) < 0) {
-        log_msg(LOG_ERR, "update: %s; the lists stay as they were",
-                brock_engine_errmsg(r->engine));
+        log_msg(LOG_ERR, "update: %s; the lists stay as they were", brock_engine_errmsg(r->engine));
         arm(r, REFRESH_RETRY_S);
         return;
     }
-    log_msg(LOG_INFO, "update: applied %s: %zu cookieblock domains (%zu added, %zu removed), "
-            "%zu new DNT policies, %zu site fixes", JOBS_PBCONFIG_URL, st.yellow, st.added,
-            st.removed, st.hashes_added, st.site_fixes);
+    log_msg(LOG_INFO,
+            "update: applied %s: %zu cookieblock domains (%zu added, %zu removed), "
+            "%zu new DNT policies, %zu site fixes",
+            JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes);
     arm(r, REFRESH_EVERY_S);
 }
 
@@ -88,7 +88,8 @@ struct refresh *refresh_new(const struct dial_env *env, struct brock_engine *e)
         return NULL;
     }
     last = brock_update_time(e);
-    wait = last ? (last + (int64_t)REFRESH_EVERY_S * 1000 - clock_now_ms()) / 1000 : REFRESH_FIRST_S;
+    wait =
+        last ? (last + (int64_t)REFRESH_EVERY_S * 1000 - clock_now_ms()) / 1000 : REFRESH_FIRST_S;
     arm(r, wait < 60 ? 60 : wait);
     return r;
 }
@@ -128,8 +129,8 @@ static void on_updated(void *arg, const struct fetch_result *res)
     o->rc = 0;
 }
 
-int jobs_update(struct brock_engine *e, const struct jobs_options *o,
-                struct brock_update_stats *st, char *err, size_t errlen)
+int jobs_update(struct brock_engine *e, const struct jobs_options *o, struct brock_update_stats *st,
+                char *err, size_t errlen)
 {
     struct update_once once = {e, st, err, errlen, -1};
 

@@ -124,10 +124,10 @@ static X509 *ca_cert_new(EVP_PKEY *key)
     snprintf(cn, sizeof(cn), "brock local CA on %.40s", host);
     name = X509_get_subject_name(x);
     if (!X509_set_version(x, 2) || set_random_serial(x) < 0 ||
-        !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"brock",
-                                    -1, -1, 0) ||
-        !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1,
+        !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"brock", -1,
                                     -1, 0) ||
+        !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1, -1,
+                                    0) ||
         !X509_set_issuer_name(x, name) || !X509_gmtime_adj(X509_getm_notBefore(x), -3600) ||
         !X509_gmtime_adj(X509_getm_notAfter(x), (long)CA_DAYS * 86400) ||
         !X509_set_pubkey(x, key) ||
@@ -187,8 +187,10 @@ int ca_create(const char *state_dir, int force, char *err, size_t errlen)
         return -1;
     }
     if (!force && (access(cert_path, F_OK) == 0 || access(key_path, F_OK) == 0)) {
-        snprintf(err, errlen, "%s: a CA exists already; give --force to replace it (browsers "
-                              "that trust the old one must then trust the new one)", dir);
+        snprintf(err, errlen,
+                 "%s: a CA exists already; give --force to replace it (browsers "
+                 "that trust the old one must then trust the new one)",
+                 dir);
         return -1;
     }
     e = file_mkdirs(dir, 0700);
@@ -213,8 +215,7 @@ int ca_create(const char *state_dir, int force, char *err, size_t errlen)
     }
     e = file_write_atomic(cert_path, cert_pem, cert_len, 0600);
     if (e < 0) {
-        snprintf(err, errlen, "%s: cannot write the CA's certificate: %s", cert_path,
-                 strerror(-e));
+        snprintf(err, errlen, "%s: cannot write the CA's certificate: %s", cert_path, strerror(-e));
         goto out;
     }
     rc = 0;
@@ -244,15 +245,17 @@ static int load_files(struct ca *ca, const char *state_dir, const char *init_cmd
         return -1;
     }
     if (stat(key_path, &st) != 0 || access(cert_path, F_OK) != 0) {
-        snprintf(err, errlen, "--intercept needs a local CA and %s has none: run `%s` first, "
-                              "then trust %s in your browsers", state_dir,
-                 init_cmd ? init_cmd : "brock ca init", cert_path);
+        snprintf(err, errlen,
+                 "--intercept needs a local CA and %s has none: run `%s` first, "
+                 "then trust %s in your browsers",
+                 state_dir, init_cmd ? init_cmd : "brock ca init", cert_path);
         return -1;
     }
     if (st.st_mode & 077) {
-        snprintf(err, errlen, "%s: the CA's key is readable by others (mode %03o); make it "
-                              "mode 600 (chmod 600) or create a new CA", key_path,
-                 (unsigned)(st.st_mode & 0777));
+        snprintf(err, errlen,
+                 "%s: the CA's key is readable by others (mode %03o); make it "
+                 "mode 600 (chmod 600) or create a new CA",
+                 key_path, (unsigned)(st.st_mode & 0777));
         return -1;
     }
     b = BIO_new_file(cert_path, "r");
@@ -372,9 +375,8 @@ static int add_san(X509 *x, const char *host)
     if (!names || !gn || kind == CA_NAME_NONE)
         goto out;
     value = kind == CA_NAME_IP ? ASN1_OCTET_STRING_new() : ASN1_IA5STRING_new();
-    if (!value ||
-        (kind == CA_NAME_IP ? !ASN1_OCTET_STRING_set(value, addr, (int)addr_len)
-                            : !ASN1_STRING_set(value, host, (int)strlen(host))))
+    if (!value || (kind == CA_NAME_IP ? !ASN1_OCTET_STRING_set(value, addr, (int)addr_len)
+                                      : !ASN1_STRING_set(value, host, (int)strlen(host))))
         goto out;
     GENERAL_NAME_set0_value(gn, kind == CA_NAME_IP ? GEN_IPADD : GEN_DNS, value);
     value = NULL;
@@ -405,8 +407,8 @@ X509 *ca_issue(struct ca *ca, const char *host, EVP_PKEY *key, int days, time_t 
     snprintf(cn, sizeof(cn), "%s", host);
     name = X509_get_subject_name(x);
     if (!X509_set_version(x, 2) || set_random_serial(x) < 0 ||
-        !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1,
-                                    -1, 0) ||
+        !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)cn, -1, -1,
+                                    0) ||
         !X509_set_issuer_name(x, X509_get_subject_name(ca->cert)) ||
         !X509_time_adj_ex(X509_getm_notBefore(x), 0, -3600, &now) ||
         !X509_time_adj_ex(X509_getm_notAfter(x), days, 0, &now) || !X509_set_pubkey(x, key) ||

@@ -31,10 +31,10 @@ struct dial {
     char addr[64];                        /* its address, for messages */
     struct event *later;                  /* reports a failure outside dial_start() */
     unsigned n_failed, n_unlisted;
-    char last_why[128];                   /* why the last attempt failed */
-    char failures[512];                   /* "ADDR: why; ADDR: why" */
+    char last_why[128]; /* why the last attempt failed */
+    char failures[512]; /* "ADDR: why; ADDR: why" */
     char why[BROCK_HOST_MAX + 768];
-    int tls_failed;                       /* the dial ended at a TLS handshake */
+    int tls_failed; /* the dial ended at a TLS handshake */
 };
 
 /* ---- the end ---- */
@@ -100,8 +100,8 @@ static void fail_connect(struct dial *d)
     else if (d->n_failed == 1)
         fail(d, "brock could not connect to %s (%s): %s", d->host, d->addr, d->last_why);
     else
-        fail(d, "brock could not connect to %s: none of its %u addresses answered (%s%s)",
-             d->host, d->n_failed, d->failures, d->n_unlisted ? "; ..." : "");
+        fail(d, "brock could not connect to %s: none of its %u addresses answered (%s%s)", d->host,
+             d->n_failed, d->failures, d->n_unlisted ? "; ..." : "");
 }
 
 static void note_failure(struct dial *d, const char *why)
@@ -111,8 +111,8 @@ static void note_failure(struct dial *d, const char *why)
 
     snprintf(d->last_why, sizeof(d->last_why), "%s", why);
     d->n_failed++;
-    n = snprintf(d->failures + have, sizeof(d->failures) - have, "%s%s: %s",
-                 have ? "; " : "", d->addr, why);
+    n = snprintf(d->failures + have, sizeof(d->failures) - have, "%s%s: %s", have ? "; " : "",
+                 d->addr, why);
     if (n < 0 || (size_t)n >= sizeof(d->failures) - have) {
         /* Kept whole or not at all: the list ends with "..." instead. */
         d->failures[have] = '\0';
@@ -233,8 +233,7 @@ static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
     if (err || !res) {
         if (res)
             evutil_freeaddrinfo(res);
-        fail(d, "brock could not resolve %s: %s", d->host,
-             err ? dial_eai_text(err) : "no address");
+        fail(d, "brock could not resolve %s: %s", d->host, err ? dial_eai_text(err) : "no address");
         return;
     }
     d->ai = d->ai_next = res;
@@ -314,8 +313,8 @@ int dial_start(const struct dial_env *env, const char *host, int port, const str
 
 struct evdns_base *dial_dns_new(struct event_base *base)
 {
-    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-                                                      EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+    struct evdns_base *dns =
+        evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS | EVDNS_BASE_DISABLE_WHEN_INACTIVE);
 
     if (!dns) {
         dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);

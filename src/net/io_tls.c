@@ -16,7 +16,6 @@
  * one after the other, make one record and one write(2) rather than one of each. */
 #define TLS_ONE_RECORD ((size_t)16 * 1024)
 
-
 /* arg is the connection's SSL (tls_upstream_ssl_new(), or interception's), handed over: a
  * server SSL accepts on fd, a client SSL connects once io_tls.connect() is called. */
 static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd, void *arg)
@@ -27,10 +26,9 @@ static struct bufferevent *tls_open(struct event_base *base, evutil_socket_t fd,
     if (!ssl)
         return NULL;
     io_nodelay(fd);
-    bev = bufferevent_openssl_socket_new(base, fd, ssl,
-                                         SSL_is_server(ssl) ? BUFFEREVENT_SSL_ACCEPTING
-                                                            : BUFFEREVENT_SSL_CONNECTING,
-                                         BEV_OPT_CLOSE_ON_FREE);
+    bev = bufferevent_openssl_socket_new(
+        base, fd, ssl, SSL_is_server(ssl) ? BUFFEREVENT_SSL_ACCEPTING : BUFFEREVENT_SSL_CONNECTING,
+        BEV_OPT_CLOSE_ON_FREE);
     if (!bev) {
         SSL_free(ssl);
         return NULL;
@@ -69,8 +67,8 @@ static int tls_flush(struct bufferevent *bev)
 
         if (evbuffer_peek(out, -1, NULL, &v, 1) < 1 || v.iov_len == 0)
             break;
-        n = SSL_write(ssl, v.iov_base, v.iov_len > IO_MAX_SINGLE ? (int)IO_MAX_SINGLE
-                                                                  : (int)v.iov_len);
+        n = SSL_write(ssl, v.iov_base,
+                      v.iov_len > IO_MAX_SINGLE ? (int)IO_MAX_SINGLE : (int)v.iov_len);
         if (n > 0) {
             evbuffer_drain(out, (size_t)n);
             continue;
@@ -81,9 +79,7 @@ static int tls_flush(struct bufferevent *bev)
             /* The bufferevent retries it once the socket has room. */
             rc = 0;
             break;
-        default:
-            rc = -1;
-            break;
+        default: rc = -1; break;
         }
         ERR_clear_error();
         break;
@@ -147,8 +143,7 @@ static long tls_fill(struct bufferevent *bev, size_t max)
         evbuffer_commit_space(in, &v, 0);
         switch (SSL_get_error(ssl, n)) {
         case SSL_ERROR_WANT_READ:
-        case SSL_ERROR_WANT_WRITE:
-            break;
+        case SSL_ERROR_WANT_WRITE: break;
         case SSL_ERROR_ZERO_RETURN:
             /* close_notify, or a close without it (SSL_OP_IGNORE_UNEXPECTED_EOF). */
             rc = IO_EOF;

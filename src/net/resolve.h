@@ -25,8 +25,7 @@ int resolve_add(struct resolve_table *t, const char *spec, char *err, size_t err
     __attribute__((warn_unused_result));
 
 /* The first rule matching host (normalised) and port, or NULL. Borrowed from t. */
-const struct resolve_rule *resolve_find(const struct resolve_table *t, const char *host,
-                                        int port);
+const struct resolve_rule *resolve_find(const struct resolve_table *t, const char *host, int port);
 
 void resolve_cleanup(struct resolve_table *t);
 

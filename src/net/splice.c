@@ -19,17 +19,17 @@ struct way {
     struct splice_pair *p;
     evutil_socket_t from, to;
     int pipe[2];
-    size_t in_pipe;  /* read from `from`, not yet written to `to` */
-    uint64_t moved;  /* written to `to` */
-    int eof;         /* `from` closed its end */
-    int done;        /* and all of it went, and `to`'s write half is shut */
+    size_t in_pipe;        /* read from `from`, not yet written to `to` */
+    uint64_t moved;        /* written to `to` */
+    int eof;               /* `from` closed its end */
+    int done;              /* and all of it went, and `to`'s write half is shut */
     struct event *rd, *wr; /* `from` readable, `to` writable */
 };
 
 struct splice_pair {
     struct way w[2];
     size_t pipe_size;
-    int read_any;    /* a byte was read from either socket */
+    int read_any; /* a byte was read from either socket */
     int err;
     void (*on_news)(void *arg, enum splice_news news);
     void *arg;
@@ -137,10 +137,9 @@ static int way_init(struct splice_pair *p, struct way *w, struct event_base *bas
     return 0;
 }
 
-struct splice_pair *splice_pair_new(struct event_base *base, evutil_socket_t a,
-                                    evutil_socket_t b, size_t pipe_size,
-                                    void (*on_news)(void *arg, enum splice_news news),
-                                    void *arg)
+struct splice_pair *splice_pair_new(struct event_base *base, evutil_socket_t a, evutil_socket_t b,
+                                    size_t pipe_size,
+                                    void (*on_news)(void *arg, enum splice_news news), void *arg)
 {
     struct splice_pair *p = mem_calloc(1, sizeof(*p));
     int err;

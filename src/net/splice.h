@@ -16,9 +16,9 @@ struct splice_pair;
 enum splice_news {
     SPLICE_MOVED,  /* bytes moved (either way) */
     SPLICE_DONE,   /* both ways ended: each end's close was passed on to the other end as a
-                    * shutdown of its write half, after every byte before it */
+                      * shutdown of its write half, after every byte before it */
     SPLICE_FAILED, /* a read or a write failed (a reset, or splice(2) refused the sockets):
-                    * splice_pair_errno() says why */
+                      * splice_pair_errno() says why */
 };
 
 /* Starts moving bytes both ways between a and b (nonblocking, connected, borrowed: the pair
@@ -26,10 +26,10 @@ enum splice_news {
  * called from the loop after a wakeup that moved bytes or ended the pair; it may free the
  * pair. Returns the pair (free with splice_pair_free), or NULL with errno set: no pipes
  * (descriptors or memory ran out), or no memory for the events. */
-struct splice_pair *splice_pair_new(struct event_base *base, evutil_socket_t a,
-                                    evutil_socket_t b, size_t pipe_size,
-                                    void (*on_news)(void *arg, enum splice_news news),
-                                    void *arg) __attribute__((warn_unused_result));
+struct splice_pair *splice_pair_new(struct event_base *base, evutil_socket_t a, evutil_socket_t b,
+                                    size_t pipe_size,
+                                    void (*on_news)(void *arg, enum splice_news news), void *arg)
+    __attribute__((warn_unused_result));
 
 /* Stops moving and closes the pipes; what they still held is lost. NULL: nothing. */
 void splice_pair_free(struct splice_pair *p);

@@ -15,8 +15,8 @@ int timer_arm(struct event *t, int64_t ms)
     return event_add(t, &tv);
 }
 
-struct event *timer_start(struct event_base *base, int64_t ms, int repeat,
-                          event_callback_fn cb, void *arg)
+struct event *timer_start(struct event_base *base, int64_t ms, int repeat, event_callback_fn cb,
+                          void *arg)
 {
     struct event *t = event_new(base, -1, repeat ? EV_PERSIST : 0, cb, arg);
 

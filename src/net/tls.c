@@ -38,7 +38,7 @@ SSL_CTX *tls_upstream_ctx_new(const char *upstream_ca, char *err, size_t errlen)
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
     if (!SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) ||
         SSL_CTX_set_alpn_protos(ctx, (const unsigned char *)TLS_ALPN_HTTP11,
-                               sizeof(TLS_ALPN_HTTP11) - 1) != 0) {
+                                sizeof(TLS_ALPN_HTTP11) - 1) != 0) {
         tls_reason(why, sizeof(why));
         snprintf(err, errlen, "cannot set up upstream TLS: %s", why);
         goto fail;
@@ -50,8 +50,8 @@ SSL_CTX *tls_upstream_ctx_new(const char *upstream_ca, char *err, size_t errlen)
     }
     if (upstream_ca && SSL_CTX_load_verify_locations(ctx, upstream_ca, NULL) != 1) {
         tls_reason(why, sizeof(why));
-        snprintf(err, errlen, "--upstream-ca %s: not a file of PEM certificates (%s)",
-                 upstream_ca, why);
+        snprintf(err, errlen, "--upstream-ca %s: not a file of PEM certificates (%s)", upstream_ca,
+                 why);
         goto fail;
     }
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
@@ -101,10 +101,8 @@ static int refuses_certificate(unsigned long e)
     case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
     case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
     case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
-    case SSL_R_TLSV1_ALERT_DECRYPT_ERROR:
-        return 1;
-    default:
-        return 0;
+    case SSL_R_TLSV1_ALERT_DECRYPT_ERROR: return 1;
+    default: return 0;
     }
 }
 

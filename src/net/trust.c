@@ -46,18 +46,12 @@
 const char *trust_state_name(enum trust_state s)
 {
     switch (s) {
-    case TRUST_DONE:
-        return "done";
-    case TRUST_ALREADY:
-        return "already";
-    case TRUST_YES:
-        return "yes";
-    case TRUST_NO:
-        return "no";
-    case TRUST_FAILED:
-        return "failed";
-    case TRUST_SKIPPED:
-        return "skipped";
+    case TRUST_DONE: return "done";
+    case TRUST_ALREADY: return "already";
+    case TRUST_YES: return "yes";
+    case TRUST_NO: return "no";
+    case TRUST_FAILED: return "failed";
+    case TRUST_SKIPPED: return "skipped";
     }
     return "?";
 }
@@ -230,8 +224,8 @@ static void close_pipes(int p[][2], int n)
  * input and its standard output kept in out (NULL: discarded). Returns its exit status, 127
  * when it could not be started (err says so), or -1; the start of what it wrote on stderr
  * goes to err. */
-static int run(char *const argv[], const struct trust_user *as, const char *input,
-               size_t input_len, struct output *out, char *err, size_t errlen)
+static int run(char *const argv[], const struct trust_user *as, const char *input, size_t input_len,
+               struct output *out, char *err, size_t errlen)
 {
     /* The child's standard input, output and error. */
     int p[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}}, status = 0;
@@ -539,8 +533,7 @@ static int nss_create(const struct trust *t, const char *dir, char *err, size_t 
     /* Made by root for the user who ran sudo: theirs, as their browser expects. */
     if (geteuid() == 0 && t->user.uid != 0 &&
         (chown(parent, t->user.uid, t->user.gid) < 0 || chown(dir, t->user.uid, t->user.gid) < 0)) {
-        snprintf(err, errlen, "cannot give %.150s to %s: %s", dir, t->user.name,
-                 strerror(errno));
+        snprintf(err, errlen, "cannot give %.150s to %s: %s", dir, t->user.name, strerror(errno));
         return -1;
     }
     rc = certutil(t, dir, "-N", NULL, NULL, err, errlen);
@@ -613,8 +606,8 @@ static int nss_uninstall(const struct trust *t, const char *place, const char *d
     return 0;
 }
 
-static int nss_status(const struct trust *t, const char *place, const char *dir,
-                      trust_say_fn say, void *arg)
+static int nss_status(const struct trust *t, const char *place, const char *dir, trust_say_fn say,
+                      void *arg)
 {
     char err[CMD_ERR_MAX + 64];
     int has;
@@ -633,16 +626,13 @@ static int nss_status(const struct trust *t, const char *place, const char *dir,
 
 enum op { OP_INSTALL, OP_UNINSTALL, OP_STATUS };
 
-static int nss_op(const struct trust *t, enum op op, const char *place, const char *dir,
-                  int create, trust_say_fn say, void *arg)
+static int nss_op(const struct trust *t, enum op op, const char *place, const char *dir, int create,
+                  trust_say_fn say, void *arg)
 {
     switch (op) {
-    case OP_INSTALL:
-        return nss_install(t, place, dir, create, say, arg);
-    case OP_UNINSTALL:
-        return nss_uninstall(t, place, dir, say, arg);
-    case OP_STATUS:
-        return nss_status(t, place, dir, say, arg);
+    case OP_INSTALL: return nss_install(t, place, dir, create, say, arg);
+    case OP_UNINSTALL: return nss_uninstall(t, place, dir, say, arg);
+    case OP_STATUS: return nss_status(t, place, dir, say, arg);
     }
     return 0;
 }
@@ -735,7 +725,7 @@ static ssize_t policy_index(json_t *list, const char *path)
     size_t i;
     json_t *v;
 
-    json_array_foreach(list, i, v) {
+    json_array_foreach (list, i, v) {
         if (json_is_string(v) && strcmp(json_string_value(v), path) == 0)
             return (ssize_t)i;
     }
@@ -797,8 +787,9 @@ static int policy_op(const struct trust *t, enum op op, trust_say_fn say, void *
     } else if (op == OP_INSTALL && !system_has(t)) {
         /* Firefox reads the file the policy names: the system store's copy, which every
          * user can read. */
-        say(arg, place, t->policy_file, TRUST_FAILED, "it names the system store's copy, "
-                                                      "which could not be written");
+        say(arg, place, t->policy_file, TRUST_FAILED,
+            "it names the system store's copy, "
+            "which could not be written");
         rc = 1;
     } else {
         if (op == OP_INSTALL) {

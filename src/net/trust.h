@@ -33,13 +33,13 @@ struct trust {
     char cert_file[PATH_MAX]; /* the CA's certificate */
     char pem[8192];           /* its PEM text, as OpenSSL writes it */
     size_t pem_len;
-    char fp[17];              /* the first 16 hex digits of its DER's SHA-256 */
-    char nick[64];            /* its name in NSS databases: "brock local CA FP" */
+    char fp[17];   /* the first 16 hex digits of its DER's SHA-256 */
+    char nick[64]; /* its name in NSS databases: "brock local CA FP" */
     char system_dir[PATH_MAX];
     char system_file[PATH_MAX]; /* system_dir/brock-FP.crt */
     char update_cmd[PATH_MAX];  /* "" : none */
     char policy_file[PATH_MAX];
-    struct trust_user user;     /* whose ~/.pki/nssdb and Firefox profiles */
+    struct trust_user user; /* whose ~/.pki/nssdb and Firefox profiles */
     int have_user;
 };
 
@@ -54,8 +54,8 @@ enum trust_state {
     TRUST_SKIPPED, /* nothing to do there (no such store): detail says why */
 };
 
-typedef void (*trust_say_fn)(void *arg, const char *place, const char *path,
-                             enum trust_state state, const char *detail);
+typedef void (*trust_say_fn)(void *arg, const char *place, const char *path, enum trust_state state,
+                             const char *detail);
 
 /* Reads the CA certificate cert_file and works out the places: the user is the one who ran
  * sudo (SUDO_USER) when running as root through sudo, else the process's own (HOME). Returns

@@ -63,8 +63,10 @@ int access_add_for(struct access_list *l, const char *option, const char *spec, 
 
     memset(&r, 0, sizeof(r));
     if (alen == 0 || alen >= sizeof(addr)) {
-        snprintf(err, errlen, "%s '%s': expected an address or ADDR/PREFIX (10.0.0.0/8, "
-                 "::1/128)", option, spec);
+        snprintf(err, errlen,
+                 "%s '%s': expected an address or ADDR/PREFIX (10.0.0.0/8, "
+                 "::1/128)",
+                 option, spec);
         return -1;
     }
     memcpy(addr, spec, alen);
@@ -75,8 +77,7 @@ int access_add_for(struct access_list *l, const char *option, const char *spec, 
     } else if (inet_pton(AF_INET6, addr, r.addr) == 1) {
         is_v4 = 0;
     } else {
-        snprintf(err, errlen, "%s '%s': '%s' is not an IPv4 or IPv6 address", option, spec,
-                 addr);
+        snprintf(err, errlen, "%s '%s': '%s' is not an IPv4 or IPv6 address", option, spec, addr);
         return -1;
     }
     max = is_v4 ? 32 : 128;
@@ -86,14 +87,13 @@ int access_add_for(struct access_list *l, const char *option, const char *spec, 
         long b;
 
         if (slash[1] < '0' || slash[1] > '9') {
-            snprintf(err, errlen, "%s '%s': the prefix length after '/' must be a number",
-                     option, spec);
+            snprintf(err, errlen, "%s '%s': the prefix length after '/' must be a number", option,
+                     spec);
             return -1;
         }
         b = strtol(slash + 1, &end, 10);
         if (*end != '\0' || b < 0 || b > max) {
-            snprintf(err, errlen, "%s '%s': the prefix length must be 0 to %d", option, spec,
-                     max);
+            snprintf(err, errlen, "%s '%s': the prefix length must be 0 to %d", option, spec, max);
             return -1;
         }
         bits = (int)b;
@@ -101,8 +101,10 @@ int access_add_for(struct access_list *l, const char *option, const char *spec, 
     r.bits = is_v4 ? bits + 96 : bits;
     for (int i = r.bits; i < 128; i++) {
         if (r.addr[i / 8] & (0x80 >> (i % 8))) {
-            snprintf(err, errlen, "%s '%s': the address has bits set past the /%d prefix "
-                     "(did you mean a network address?)", option, spec, bits);
+            snprintf(err, errlen,
+                     "%s '%s': the address has bits set past the /%d prefix "
+                     "(did you mean a network address?)",
+                     option, spec, bits);
             return -1;
         }
     }

@@ -33,15 +33,18 @@ int activate_socket(const struct proxy_options *o, char *name, size_t namelen, c
     if (n > 1) {
         for (int i = 0; i < n; i++)
             close(SD_LISTEN_FDS_START + i);
-        snprintf(err, errlen, "systemd passed %d sockets; brock serves the proxy and its "
-                 "dashboard on one (a single ListenStream= in brock.socket)", n);
+        snprintf(err, errlen,
+                 "systemd passed %d sockets; brock serves the proxy and its "
+                 "dashboard on one (a single ListenStream= in brock.socket)",
+                 n);
         return -1;
     }
     r = sd_is_socket_inet(fd, AF_UNSPEC, SOCK_STREAM, 1, 0);
     if (r <= 0) {
-        snprintf(err, errlen, "the socket systemd passed (descriptor %d) is not a listening "
-                 "TCP socket%s%s; brock.socket needs ListenStream=ADDR:PORT", fd,
-                 r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+        snprintf(err, errlen,
+                 "the socket systemd passed (descriptor %d) is not a listening "
+                 "TCP socket%s%s; brock.socket needs ListenStream=ADDR:PORT",
+                 fd, r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
         close(fd);
         return -1;
     }
@@ -59,13 +62,17 @@ int activate_socket(const struct proxy_options *o, char *name, size_t namelen, c
     }
     access_name((const struct sockaddr *)&ss, name, namelen);
     if (!o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
-        snprintf(err, errlen, "the socket systemd passed listens on %s, which exposes brock to "
-                 "the network; name who may use it with --allow CIDR", name);
+        snprintf(err, errlen,
+                 "the socket systemd passed listens on %s, which exposes brock to "
+                 "the network; name who may use it with --allow CIDR",
+                 name);
         close(fd);
         return -1;
     }
     if (o->listen && strcmp(o->listen, name) != 0)
-        log_msg(LOG_ERR, "--listen %s is not used: brock serves on the socket systemd passed "
-                "(%s)", o->listen, name);
+        log_msg(LOG_ERR,
+                "--listen %s is not used: brock serves on the socket systemd passed "
+                "(%s)",
+                o->listen, name);
     return fd;
 }

@@ -134,15 +134,20 @@ static void on_summary(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (a->n_cut_full)
-        summary_part(line, sizeof(line), &used, "closed %zu idle connections to make room, all "
-                     "%zu slots being taken", a->n_cut_full, a->max);
+        summary_part(line, sizeof(line), &used,
+                     "closed %zu idle connections to make room, all "
+                     "%zu slots being taken",
+                     a->n_cut_full, a->max);
     if (a->n_cut_client)
-        summary_part(line, sizeof(line), &used, "closed %zu idle connections of clients at "
+        summary_part(line, sizeof(line), &used,
+                     "closed %zu idle connections of clients at "
                      "their share of %zu (--max-client-connections; the last: %s)",
                      a->n_cut_client, a->per_client, a->over);
     if (a->n_refused)
-        summary_part(line, sizeof(line), &used, "refused %zu connections with 503, as none "
-                     "could be closed", a->n_refused);
+        summary_part(line, sizeof(line), &used,
+                     "refused %zu connections with 503, as none "
+                     "could be closed",
+                     a->n_refused);
     if (used)
         log_msg(LOG_INFO, "in the last second: %s", line);
     a->n_cut_full = a->n_cut_client = a->n_refused = 0;

@@ -41,8 +41,8 @@ struct admit_client {
 };
 
 struct admit {
-    size_t max;           /* connections at once */
-    size_t per_client;    /* at once from one address; 0: no cap */
+    size_t max;            /* connections at once */
+    size_t per_client;     /* at once from one address; 0: no cap */
     struct strmap clients; /* address text -> struct admit_client */
     struct admit_node cut[ADMIT_TIERS];
 

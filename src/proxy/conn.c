@@ -94,8 +94,8 @@ void conn_set_state(struct conn *c, enum conn_state s)
 
 void conn_touch(struct conn *c)
 {
-    if (c->c_state == CONN_REQ_BODY || c->c_state == CONN_RESP_BODY ||
-        c->c_state == CONN_TUNNEL || c->c_state == CONN_STREAM)
+    if (c->c_state == CONN_REQ_BODY || c->c_state == CONN_RESP_BODY || c->c_state == CONN_TUNNEL ||
+        c->c_state == CONN_STREAM)
         conn_arm(c);
 }
 
@@ -103,7 +103,7 @@ void conn_touch(struct conn *c)
  * any connection (px->spare). */
 struct conn_spare {
     struct conn_spare *next;
-    struct http_head head[2];  /* the client's, the upstream's */
+    struct http_head head[2]; /* the client's, the upstream's */
     struct buf req_out, url;
 };
 
@@ -274,8 +274,8 @@ void conn_log_failure(const struct conn *c, enum log_level level, int status, co
 
     if (status)
         snprintf(code, sizeof(code), "%d ", status);
-    log_msg(level, "%s %s%s%s: %s%s", c->c_peer, x->method[0] ? x->method : "-",
-            host[0] ? " " : "", host, code, why);
+    log_msg(level, "%s %s%s%s: %s%s", c->c_peer, x->method[0] ? x->method : "-", host[0] ? " " : "",
+            host, code, why);
 }
 
 void conn_log_request(const struct conn *c)
@@ -473,8 +473,7 @@ static void conn_advance(struct conn *c)
 void conn_run(struct conn *c)
 {
     conn_advance(c);
-    if (c->c_state != CONN_CLOSED &&
-        (pump_limit(&c->c_client) < 0 || pump_limit(&c->c_up) < 0))
+    if (c->c_state != CONN_CLOSED && (pump_limit(&c->c_client) < 0 || pump_limit(&c->c_up) < 0))
         conn_out_of_memory(c, "pausing or resuming a read");
     /* The exchange is over and the next has not begun: what it used goes back now, for the
      * exchanges of other connections to reuse, rather than lying idle here. */
@@ -572,8 +571,9 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
          * longer before it goes unused. */
         if (c->intercepted && !c->tls_spoke && c->tls_done_ms &&
             conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
-            conn_log_failure(c, LOG_INFO, 0, "the client closed the connection right after the "
-                                             "TLS handshake, before its first request");
+            conn_log_failure(c, LOG_INFO, 0,
+                             "the client closed the connection right after the "
+                             "TLS handshake, before its first request");
             conn_tls_refused(c, "the client closed the connection before its first request");
             conn_close(c, NULL);
             return;
@@ -646,8 +646,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         break;
     case CONN_RESP_BODY:
         c->px->metrics.upstream_errors[DASH_UPSTREAM_STALLED]++;
-        snprintf(text, sizeof(text), "the response stalled: nothing moved for %d s",
-                 TIMEOUT_BODY);
+        snprintf(text, sizeof(text), "the response stalled: nothing moved for %d s", TIMEOUT_BODY);
         conn_log_failure(c, LOG_INFO, 0, text);
         conn_close(c, NULL);
         break;

@@ -51,25 +51,25 @@ struct proxy {
     struct brock_engine *engine;
     struct resolve_table resolve;
     struct evconnlistener *listener;
-    char listen_name[80];     /* "127.0.0.1:8119", "[::1]:8119" */
+    char listen_name[80];                /* "127.0.0.1:8119", "[::1]:8119" */
     struct sockaddr_storage listen_addr; /* the bound address (access.c compares with it) */
-    int activated;            /* the socket is systemd's (socket activation), not bound here */
-    struct access_list allow; /* --allow; empty: loopback clients only */
+    int activated;              /* the socket is systemd's (socket activation), not bound here */
+    struct access_list allow;   /* --allow; empty: loopback clients only */
     struct access_list pp_from; /* --proxy-protocol-from: balancers, who send a PROXY header */
     struct front_wait *fronts;  /* their connections waiting for it (front.c) */
     size_t n_fronts;
     int t_head, t_connect, t_response; /* seconds: TIMEOUT_HEAD and so on, or the options */
 
-    struct conn *conns;       /* live connections */
-    struct conn *closing;     /* closed, freed by the reaper after this loop iteration */
+    struct conn *conns;   /* live connections */
+    struct conn *closing; /* closed, freed by the reaper after this loop iteration */
     struct event *reaper;
     struct event *accept_pause; /* re-enables accepting after running out of descriptors */
     struct event *accept_more;  /* re-enables it after a burst, once the others had a turn */
     int accept_burst;           /* accepted since accepting was last enabled */
     size_t n_conns;
     uint64_t next_id;
-    struct admit admit;       /* the limits, each client's share, what may be cut (admit.c) */
-    size_t nofile;            /* the descriptors brock may have open (RLIMIT_NOFILE) */
+    struct admit admit; /* the limits, each client's share, what may be cut (admit.c) */
+    size_t nofile;      /* the descriptors brock may have open (RLIMIT_NOFILE) */
 
     /* Scratch of the heads written on this loop, one at a time (each used whole before the
      * loop goes on): a head's rewritten headers, and a response head as it goes out. Kept
@@ -78,18 +78,18 @@ struct proxy {
     struct buf head_out;
     size_t n_released;        /* connections that freed their scratch since the last sweep */
     struct conn_spare *spare; /* scratch that idle connections handed back, emptied, kept for
-                               * the next exchanges (conn.c), up to LIMIT_SPARE_SCRATCH */
+                                 * the next exchanges (conn.c), up to LIMIT_SPARE_SCRATCH */
     size_t n_spare;
 
-    struct pool_entry *pool;  /* idle upstream connections, most recent first */
+    struct pool_entry *pool; /* idle upstream connections, most recent first */
     size_t n_pool;
 
     struct fp_memory fp;
-    uint64_t fp_next;         /* the next entry of the workers' shared record to apply */
-    struct widget_allows widgets; /* "Allow once" on widget placeholders (widgetallow.h) */
+    uint64_t fp_next;              /* the next entry of the workers' shared record to apply */
+    struct widget_allows widgets;  /* "Allow once" on widget placeholders (widgetallow.h) */
     struct brock_site_cookies *sc; /* the first parties' cookies, for pixel cookie sharing */
 
-    struct dntcheck *dnt;     /* DNT policy checks (dntcheck.c); NULL: none */
+    struct dntcheck *dnt; /* DNT policy checks (dntcheck.c); NULL: none */
 
     /* TLS: leaves for intercepted tunnels (intercept.c; NULL: no --intercept), the verifying
      * context of https:// upstreams (net/tls.c), and the --no-intercept host globs. */
@@ -126,24 +126,24 @@ struct proxy {
     /* Tunnels moved by splice(2) now, and how many may be: each holds two pipes, four
      * descriptors set aside for them (admit_size). */
     size_t n_spliced, splice_max;
-    struct dash_env *dash;    /* the dashboard's engine, address and token (dash.h) */
+    struct dash_env *dash; /* the dashboard's engine, address and token (dash.h) */
 
     /* loop.c: what proxy_new() readied for proxy_run(): the options at start, and those in
      * force (the same, or what SIGHUP read again: reconfig.c). */
     const struct proxy_options *opts;
     const struct proxy_options *live;
     struct privs privs;
-    struct dial_env dial;       /* how upstreams and brock's own fetches connect out */
-    struct refresh *refresh;    /* the daily pbconfig.json refresh; NULL: --no-update */
-    struct event *signals[4];   /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
+    struct dial_env dial;     /* how upstreams and brock's own fetches connect out */
+    struct refresh *refresh;  /* the daily pbconfig.json refresh; NULL: --no-update */
+    struct event *signals[4]; /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
     struct event *sync;
-    struct event *offtime;      /* the nearest end of the pause or a site's time off
-                                 * (offtime.c); NULL: none was ever due */
+    struct event *offtime; /* the nearest end of the pause or a site's time off
+                              * (offtime.c); NULL: none was ever due */
 
     /* Stopping (loop.c): no longer accepting, the exchanges in flight finish within the grace
      * period, then brock exits. */
     int draining;
-    struct event *grace;        /* ends the grace period */
+    struct event *grace; /* ends the grace period */
 };
 
 enum conn_state {
@@ -162,10 +162,10 @@ enum conn_state {
 
 /* Where the body of a request that brock answers itself goes. */
 enum local_body {
-    LOCAL_BODY_KEEP,  /* into c_body, for the dashboard or the script's channel */
-    LOCAL_BODY_DROP,  /* read and dropped: a blocked request's, before its answer, so that the
-                       * connection stays open */
-    LOCAL_BODY_FILE,  /* into a temporary file (spool_fd), never held in memory: an import */
+    LOCAL_BODY_KEEP, /* into c_body, for the dashboard or the script's channel */
+    LOCAL_BODY_DROP, /* read and dropped: a blocked request's, before its answer, so that the
+                        * connection stays open */
+    LOCAL_BODY_FILE, /* into a temporary file (spool_fd), never held in memory: an import */
 };
 
 /* An exchange's names, allocated with it. */
@@ -184,11 +184,11 @@ struct exchange {
     /* The request, as its head said. */
     char method[24];
     int is_head, is_connect;
-    int is_upgrade;            /* it asks to upgrade the connection (WebSocket) */
+    int is_upgrade; /* it asks to upgrade the connection (WebSocket) */
     int client_keepalive, client_http10;
     int req_has_body;
-    enum frame req_frame;      /* how its body goes upstream */
-    int req_done;              /* the whole request was read */
+    enum frame req_frame; /* how its body goes upstream */
+    int req_done;         /* the whole request was read */
 
     /* Its names (conn_exchange_reset() allocates them, written through names; the
      * connection hands them back once idle, with the decision): host, authority and site read
@@ -203,54 +203,54 @@ struct exchange {
     int is_https;
 
     /* What the engine made of it. */
-    const char *site;          /* the first party, when site_known */
+    const char *site;              /* the first party, when site_known */
     enum brock_resource_type type; /* what it fetches, from its headers */
     int site_known;
-    int site_sure;             /* and the record of the client's pages vouches for it: what
-                                * the exchange shows is evidence (firstparty.h) */
-    unsigned navigation;       /* a navigation whose document brock's script gets a token
-                                * for its reports (report.h's REPORT_DOC_* flags: a top-level
-                                * page, a frame, cross-site to its page); 0: none */
-    struct brock_decision *d;  /* the engine's decision (conn_decide()): its own allocation,
-                                * freed with the exchange or once the connection is idle (and
-                                * the live log has it), so that an idle connection does not
-                                * hold its 1.4 KiB; NULL: none (then conn_effect() says
-                                * BROCK_PASS) */
-    unsigned learn;            /* what learning takes from it: BROCK_EXCHANGE_* flags
-                                * (brock_exchange_flags()), the same as from a recording */
+    int site_sure;            /* and the record of the client's pages vouches for it: what
+                                 * the exchange shows is evidence (firstparty.h) */
+    unsigned navigation;      /* a navigation whose document brock's script gets a token
+                                 * for its reports (report.h's REPORT_DOC_* flags: a top-level
+                                 * page, a frame, cross-site to its page); 0: none */
+    struct brock_decision *d; /* the engine's decision (conn_decide()): its own allocation,
+                                 * freed with the exchange or once the connection is idle (and
+                                 * the live log has it), so that an idle connection does not
+                                 * hold its 1.4 KiB; NULL: none (then conn_effect() says
+                                 * BROCK_PASS) */
+    unsigned learn;           /* what learning takes from it: BROCK_EXCHANGE_* flags
+                                 * (brock_exchange_flags()), the same as from a recording */
 
     /* Answered by brock itself (blocked, or the dashboard) rather than sent upstream. */
     int is_local;
-    int local_wait;            /* a dashboard request waits for its body */
-    size_t local_off;          /* where the dashboard's target starts in the request line's
+    int local_wait;          /* a dashboard request waits for its body */
+    size_t local_off;        /* where the dashboard's target starts in the request line's
                                 * target: past "http://ADDR:PORT" for one sent to brock's own
                                 * address through the proxy */
-    int body_too_big;          /* and the body passed body_room (REPORT_BODY_MAX): the rest
+    int body_too_big;        /* and the body passed body_room (REPORT_BODY_MAX): the rest
                                 * was not read */
-    int report;                /* a request of brock's script in a page (conn_report.c): which
+    int report;              /* a request of brock's script in a page (conn_report.c): which
                                 * of the channel's paths (enum report_path); 0: none */
-    enum local_body body_to;   /* where the body of a request answered here goes */
-    int spool_fd;              /* LOCAL_BODY_FILE: the temporary file, closed with the
+    enum local_body body_to; /* where the body of a request answered here goes */
+    int spool_fd;            /* LOCAL_BODY_FILE: the temporary file, closed with the
                                 * exchange */
-    uint64_t body_room;        /* the bytes of that body still taken: the route's cap
+    uint64_t body_room;      /* the bytes of that body still taken: the route's cap
                                 * (dash_admit()) or LIMIT_BLOCKED_BODY, less what came */
 
     /* The upstream connection (upstream.c sets these). */
-    int reused;                /* taken from the pool */
-    int retried;               /* sent again on a fresh one after a pooled one closed */
-    int up_doubtful;           /* the request or its response was framed in a way brock passes
-                                * on but bets no connection on (struct side's doubtful): the
-                                * upstream connection closes after the response */
+    int reused;      /* taken from the pool */
+    int retried;     /* sent again on a fresh one after a pooled one closed */
+    int up_doubtful; /* the request or its response was framed in a way brock passes
+                        * on but bets no connection on (struct side's doubtful): the
+                        * upstream connection closes after the response */
 
     /* The response. */
-    int resp_bytes;            /* the upstream sent something */
-    int resp_final;            /* a final (not interim) head went to the client */
-    enum frame resp_frame;     /* how its body goes to the client */
-    int must_close;            /* the client's connection closes after it */
-    int status;                /* the status the client got (0: none yet) */
-    struct conn_inject *inj;   /* the body gets brock's script (conn_inject.c); NULL: not */
-    int decided;               /* conn_decide() ran: the exchange goes to the live log */
-    int logged;                /* and it went there, with the status its client got */
+    int resp_bytes;          /* the upstream sent something */
+    int resp_final;          /* a final (not interim) head went to the client */
+    enum frame resp_frame;   /* how its body goes to the client */
+    int must_close;          /* the client's connection closes after it */
+    int status;              /* the status the client got (0: none yet) */
+    struct conn_inject *inj; /* the body gets brock's script (conn_inject.c); NULL: not */
+    int decided;             /* conn_decide() ran: the exchange goes to the live log */
+    int logged;              /* and it went there, with the status its client got */
 };
 
 struct conn {
@@ -259,29 +259,29 @@ struct conn {
     uint64_t id;
     enum conn_state c_state;
     struct event *c_timer;
-    char c_peer[64];           /* the client's address, without port */
+    char c_peer[64]; /* the client's address, without port */
     struct side c_client, c_up;
     struct exchange c_ex;
 
     /* Scratch the exchanges reuse: their capacity stays, their contents are the exchange's. */
-    struct buf c_req_out;      /* the rewritten request head, kept for one retry */
-    struct buf c_body;         /* a dashboard request's body, read whole before the answer */
-    struct buf c_url;          /* the request's URL as the engine is given it:
-                                * scheme://authority/path?query */
+    struct buf c_req_out; /* the rewritten request head, kept for one retry */
+    struct buf c_body;    /* a dashboard request's body, read whole before the answer */
+    struct buf c_url;     /* the request's URL as the engine is given it:
+                             * scheme://authority/path?query */
 
     /* The client connection itself. The flags are bits: every idle connection pays for this
      * struct. */
-    unsigned shut_wr : 1;      /* closing: the client's write half is shut */
-    unsigned intercepted : 1;  /* the client speaks TLS inside a CONNECT to tunnel_host */
-    unsigned tls_counted : 1;  /* its handshake was counted (/metrics) */
-    unsigned tls_spoke : 1;    /* it sent something inside TLS */
-    unsigned tunnel_on : 1;    /* a tunnel, from its start to the connection's close */
-    unsigned no_splice : 1;    /* its bytes are copied through brock: splicing failed, or it
-                                * is not for this tunnel */
-    unsigned watching : 1;     /* CONN_STREAM: c is in px->watchers */
-    unsigned log_full : 1;     /* its backlog was full at the last ping, and has been since */
-    int64_t tls_done_ms;       /* when its TLS handshake with brock ended; 0: not yet */
-    char *tunnel_host;         /* allocated for an intercepted tunnel alone; NULL: none */
+    unsigned shut_wr : 1;     /* closing: the client's write half is shut */
+    unsigned intercepted : 1; /* the client speaks TLS inside a CONNECT to tunnel_host */
+    unsigned tls_counted : 1; /* its handshake was counted (/metrics) */
+    unsigned tls_spoke : 1;   /* it sent something inside TLS */
+    unsigned tunnel_on : 1;   /* a tunnel, from its start to the connection's close */
+    unsigned no_splice : 1;   /* its bytes are copied through brock: splicing failed, or it
+                                 * is not for this tunnel */
+    unsigned watching : 1;    /* CONN_STREAM: c is in px->watchers */
+    unsigned log_full : 1;    /* its backlog was full at the last ping, and has been since */
+    int64_t tls_done_ms;      /* when its TLS handshake with brock ended; 0: not yet */
+    char *tunnel_host;        /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
 
     /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
@@ -289,15 +289,15 @@ struct conn {
     uint64_t tunnel_copied[2]; /* bytes copied client to upstream, and upstream to client */
     int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
-    struct dial *dial;         /* upstream.c: the upstream connection being made */
+    struct dial *dial; /* upstream.c: the upstream connection being made */
 
     /* CONN_STREAM (conn_log.c): the id of the next live log event this client gets. */
     uint64_t log_next;
 
     /* admit.c: the client's share, and c's place among the connections that may be cut. */
-    struct admit_client *a_client; /* NULL: not counted (closed) */
+    struct admit_client *a_client;   /* NULL: not counted (closed) */
     struct admit_node a_all, a_mine; /* in px->admit's lists, in its client's */
-    int a_tier;                /* ADMIT_IDLE, ADMIT_HEAD, or -1: never cut */
+    int a_tier;                      /* ADMIT_IDLE, ADMIT_HEAD, or -1: never cut */
 };
 
 /* conn_inject.c: brock's script made ready once (px->inject_js and inject_hash) with the keys

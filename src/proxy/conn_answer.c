@@ -84,8 +84,7 @@ static int conn_blocked_drains(const struct conn *c)
     if (!x->req_has_body || x->is_connect || !x->client_keepalive ||
         conn_header(&c->c_client.head, "expect"))
         return 0;
-    return x->req_frame == FRAME_CHUNKED ||
-           c->c_client.parser.content_length <= LIMIT_BLOCKED_BODY;
+    return x->req_frame == FRAME_CHUNKED || c->c_client.parser.content_length <= LIMIT_BLOCKED_BODY;
 }
 
 void conn_answer_blocked(struct conn *c)
@@ -136,14 +135,14 @@ static void conn_local_request(struct conn *c, struct dash_request *rq,
     rq->target_len = hh->line_len - x->local_off;
     rq->h = hh->h;
     rq->n = hh->n;
-    rq->body_declared = !x->req_has_body              ? 0
+    rq->body_declared = !x->req_has_body                ? 0
                         : x->req_frame == FRAME_CHUNKED ? DASH_BODY_UNKNOWN
                                                         : c->c_client.parser.content_length;
     rq->body = "";
     rq->body_fd = -1;
     rq->keep_alive = keep;
-    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local,
-                    &local_len) == 0) {
+    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local, &local_len) ==
+        0) {
         access_host_text((const struct sockaddr *)&local, local_host, INET6_ADDRSTRLEN + 2);
         rq->local_host = local_host;
     }
@@ -236,8 +235,7 @@ static int conn_spool_open(struct conn *c)
         dir = getenv("TMPDIR");
     fd = file_tmp_open(dir && *dir ? dir : "/tmp");
     if (fd < 0) {
-        snprintf(why, sizeof(why), "brock cannot make a file for the upload: %s",
-                 strerror(-fd));
+        snprintf(why, sizeof(why), "brock cannot make a file for the upload: %s", strerror(-fd));
         conn_fail(c, 500, why);
         return -1;
     }

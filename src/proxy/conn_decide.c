@@ -78,8 +78,8 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
     buf_reset(&c->c_url);
     if (x->is_connect || !path)
         return x->authority;
-    if ((x->is_https ? buf_append(&c->c_url, "https://", 8)
-                     : buf_append(&c->c_url, "http://", 7)) < 0 ||
+    if ((x->is_https ? buf_append(&c->c_url, "https://", 8) : buf_append(&c->c_url, "http://", 7)) <
+            0 ||
         buf_puts(&c->c_url, x->authority) < 0 || buf_append(&c->c_url, path, path_len) < 0) {
         buf_reset(&c->c_url); /* no URL half made: conn_learn() reads it */
         return "";
@@ -131,8 +131,7 @@ static int same_site(const char *a, const char *b)
  * embedder's address is placed by a guess, which a token must not carry). Its flags
  * (REPORT_DOC_*), or 0. Anything over plain HTTP and a frame brock cannot place get the
  * script, but no token; a fetch() of a page (Sec-Fetch-Dest: empty) gets neither. */
-static unsigned conn_navigation(const struct conn *c, const struct fp_request *r,
-                                enum fp_result fr)
+static unsigned conn_navigation(const struct conn *c, const struct fp_request *r, enum fp_result fr)
 {
     const struct exchange *x = &c->c_ex;
 
@@ -199,8 +198,8 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     /* The widgets the user let load on this page (checkAction's first line): matched against
      * the request's host or its frame's, which its Referer names. */
     if (x->site_known) {
-        req.n_widget_allow = widget_allows_get(&px->widgets, c->c_peer, x->site,
-                                               conn_now_ms(c), allow, LIMIT_WIDGET_ALLOWS);
+        req.n_widget_allow = widget_allows_get(&px->widgets, c->c_peer, x->site, conn_now_ms(c),
+                                               allow, LIMIT_WIDGET_ALLOWS);
         req.widget_allow = allow;
         ref = conn_header(hh, "referer");
         if (ref && brock_url_host(ref, frame) >= 0)

@@ -32,13 +32,13 @@
 
 struct conn_inject {
     struct inject in;
-    struct decoder *dec;     /* NULL: the body is not encoded */
+    struct decoder *dec; /* NULL: the body is not encoded */
     struct conn *c;
-    size_t left_off;         /* a piece of body not done yet: where it is in the upstream's */
-    size_t left_len;         /* input (pump_piece), and how much of it is left */
-    int waiting;             /* the client had no room: the piece (or the decoder) waits */
-    struct buf csp;          /* the amended Content-Security-Policy values */
-    struct buf tag;          /* the script element for this document */
+    size_t left_off; /* a piece of body not done yet: where it is in the upstream's */
+    size_t left_len; /* input (pump_piece), and how much of it is left */
+    int waiting;     /* the client had no room: the piece (or the decoder) waits */
+    struct buf csp;  /* the amended Content-Security-Policy values */
+    struct buf tag;  /* the script element for this document */
     char out[INJECT_STEP_BYTES];
 };
 
@@ -249,8 +249,7 @@ int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_
 static int describes_bytes(const struct brock_header *h, int decoded)
 {
     static const char *const names[] = {
-        "content-length", "content-md5", "digest", "content-digest", "repr-digest",
-        "accept-ranges",
+        "content-length", "content-md5", "digest", "content-digest", "repr-digest", "accept-ranges",
     };
 
     if (decoded && http_name_is(h->name, h->name_len, "content-encoding"))

@@ -27,7 +27,6 @@ void conn_log_request(const struct conn *c);
  * own; returns 0, or -1 when out of memory for them (the names then read ""). */
 int conn_exchange_reset(struct conn *c) __attribute__((warn_unused_result));
 
-
 /* Ends the connection after an error: answered with status and text (a static or caller's
  * sentence) if nothing of a response went out yet, then flushed and closed. */
 void conn_fail(struct conn *c, int status, const char *text);

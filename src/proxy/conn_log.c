@@ -40,8 +40,7 @@ void conn_status(struct conn *c, int status)
     ev->status = status;
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)
-        bufferevent_trigger(px->watchers[i]->c_client.bev, EV_WRITE,
-                            BEV_TRIG_DEFER_CALLBACKS);
+        bufferevent_trigger(px->watchers[i]->c_client.bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
 }
 
 void conn_log_unanswered(struct conn *c)

@@ -41,8 +41,8 @@ static void report_refused(struct conn *c, int status, const char *why)
     log_msg(LOG_INFO,
             "refused %" PRIu64 " report%s of brock's page script, the last for %s from %s "
             "(%d: %s); the next are said at most once a minute",
-            px->report_unsaid, px->report_unsaid == 1 ? "" : "s", c->c_ex.host, c->c_peer,
-            status, why);
+            px->report_unsaid, px->report_unsaid == 1 ? "" : "s", c->c_ex.host, c->c_peer, status,
+            why);
     px->report_unsaid = 0;
     px->report_said_ms = now;
 }
@@ -70,16 +70,14 @@ int conn_report_limit(struct conn *c, const struct report_doc *doc, int counts_c
 {
     switch (report_limits_take(&c->px->report_limits, doc->id, c->c_peer, counts_client,
                                conn_now_ms(c))) {
-    case REPORT_LIMIT_OK:
-        return 0;
+    case REPORT_LIMIT_OK: return 0;
     case REPORT_LIMIT_DOC:
         *why = "a page's script may send brock 32 requests, and this one sent them";
         return 429;
     case REPORT_LIMIT_CLIENT:
         *why = "the pages of this client sent brock 120 reports in a minute; wait";
         return 429;
-    case REPORT_LIMIT_NOMEM:
-        break;
+    case REPORT_LIMIT_NOMEM: break;
     }
     *why = "brock ran out of memory for the limits of reports";
     return 503;

@@ -64,8 +64,8 @@ static void conn_read_head(struct conn *c)
     x->is_upgrade = p->upgrade && !x->is_connect;
     x->client_keepalive = http_should_keep_alive(p);
     x->client_http10 = p->http_major == 1 && p->http_minor == 0;
-    x->req_has_body = (p->flags & F_CHUNKED) ||
-                      (p->content_length > 0 && p->content_length != ULLONG_MAX);
+    x->req_has_body =
+        (p->flags & F_CHUNKED) || (p->content_length > 0 && p->content_length != ULLONG_MAX);
     x->req_frame = (p->flags & F_CHUNKED) ? FRAME_CHUNKED
                    : x->req_has_body      ? FRAME_LENGTH
                                           : FRAME_NONE;
@@ -111,7 +111,8 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
         return;
     }
     side_rewrite_framing(&c->c_client, &c->px->rw);
-    if (http_write_request(&c->c_req_out, x->method, path, path_len, c->px->rw.h, c->px->rw.n) < 0) {
+    if (http_write_request(&c->c_req_out, x->method, path, path_len, c->px->rw.h, c->px->rw.n) <
+        0) {
         conn_fail(c, 431, "the request head is too large once rewritten");
         return;
     }
@@ -141,20 +142,22 @@ static void conn_start_request(struct conn *c)
         return;
     }
     if (conn_parse_target(c, url, hh->line_len, &path, &path_len) < 0) {
-        conn_fail(c, 400, "brock cannot parse the request's target (expected http://HOST/PATH "
-                          "or CONNECT HOST:PORT)");
+        conn_fail(c, 400,
+                  "brock cannot parse the request's target (expected http://HOST/PATH "
+                  "or CONNECT HOST:PORT)");
         return;
     }
     /* A request for brock's own address through brock is its own page, never forwarded:
      * forwarding would loop. Names DNS resolves to it are caught when connecting. */
     if (upstream_names_self(c)) {
         if (x->is_connect) {
-            conn_fail(c, 403, "brock does not open a tunnel to itself; ask for its pages "
-                              "directly");
+            conn_fail(c, 403,
+                      "brock does not open a tunnel to itself; ask for its pages "
+                      "directly");
             return;
         }
-        x->local_off = path >= url && path <= url + hh->line_len ? (size_t)(path - url)
-                                                                 : hh->line_len;
+        x->local_off =
+            path >= url && path <= url + hh->line_len ? (size_t)(path - url) : hh->line_len;
         conn_answer_local(c);
         return;
     }

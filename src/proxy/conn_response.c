@@ -55,8 +55,8 @@ static void conn_response_head(struct conn *c)
         return;
     }
     buf_reset(head);
-    if (http_write_response(head, status, http_head_text(&u->head), u->head.line_len,
-                            c->px->rw.h, c->px->rw.n) < 0) {
+    if (http_write_response(head, status, http_head_text(&u->head), u->head.line_len, c->px->rw.h,
+                            c->px->rw.n) < 0) {
         x->resp_final = 0;
         conn_fail(c, 502, "the response head is too large");
         return;
@@ -122,8 +122,10 @@ void conn_bad_body(struct conn *c, const char *reason)
     char why[256];
 
     c->px->metrics.upstream_errors[DASH_UPSTREAM_MALFORMED]++;
-    snprintf(why, sizeof(why), "the upstream's response body is malformed (%s): the "
-             "response was cut short and the client's connection closed", reason);
+    snprintf(why, sizeof(why),
+             "the upstream's response body is malformed (%s): the "
+             "response was cut short and the client's connection closed",
+             reason);
     conn_log_failure(c, LOG_INFO, 0, why);
     if (c->c_ex.resp_frame != FRAME_CLOSE) {
         conn_flush_close(c, NULL);
@@ -170,8 +172,8 @@ void conn_do_response(struct conn *c)
 
         /* A body that gets brock's script comes here piece by piece (pump_read to NULL),
          * each piece done before the next is read. */
-        if (x->inj && (conn_inject_resume(c) != 0 ||
-                       pump_pending(&c->c_client) >= LIMIT_PENDING_BYTES))
+        if (x->inj &&
+            (conn_inject_resume(c) != 0 || pump_pending(&c->c_client) >= LIMIT_PENDING_BYTES))
             return;
         r = pump_read(u, x->inj ? NULL : &c->c_client, x->resp_frame, &ev);
 

@@ -28,8 +28,8 @@ int conn_may_intercept(const struct conn *c)
 
     if (!px->mitm || c->intercepted)
         return 0;
-    if (!passthrough_why(px->pass, px->engine, px->no_intercept, px->n_no_intercept,
-                         c->c_ex.host, why, sizeof(why)))
+    if (!passthrough_why(px->pass, px->engine, px->no_intercept, px->n_no_intercept, c->c_ex.host,
+                         why, sizeof(why)))
         return 1;
     log_msg(LOG_DEBUG, "%s is passed through unseen: %s", c->c_ex.host, why);
     return 0;
@@ -47,9 +47,10 @@ void conn_tls_refused(struct conn *c, const char *why)
         log_msg(LOG_ERR, "passing %s through failed: %s", host, brock_engine_errmsg(px->engine));
         return;
     }
-    log_msg(LOG_INFO, "%s is passed through unseen from now on: its clients refused brock's "
-                      "certificate twice in ten minutes (%s); `brock passthrough remove %s` "
-                      "undoes it",
+    log_msg(LOG_INFO,
+            "%s is passed through unseen from now on: its clients refused brock's "
+            "certificate twice in ten minutes (%s); `brock passthrough remove %s` "
+            "undoes it",
             host, why, host);
 }
 
@@ -59,8 +60,7 @@ static int conn_connect_done(struct conn *c)
 {
     struct side_event ev;
 
-    if (pump_read(&c->c_client, NULL, FRAME_NONE, &ev) != PUMP_EVENT ||
-        ev.type != SIDE_UPGRADE) {
+    if (pump_read(&c->c_client, NULL, FRAME_NONE, &ev) != PUMP_EVENT || ev.type != SIDE_UPGRADE) {
         conn_fail(c, 400, "the CONNECT request is malformed");
         return -1;
     }

@@ -79,11 +79,11 @@ static int allow_one(void *arg, const char *pattern)
 static int allow_holds(struct conn *c, const struct report_widget *w, char *why, size_t size)
 {
     struct brock_user_choice u;
-    const char *not;
+    const char * not ;
     int rc;
 
-    if (report_may_allow(&w->doc, &not) != 0) {
-        snprintf(why, size, "%s", not);
+    if (report_may_allow(&w->doc, &not ) != 0) {
+        snprintf(why, size, "%s", not );
         return 403;
     }
     rc = brock_widget_user_choice(c->px->engine, w->doc.site, w->widget, &u);
@@ -96,8 +96,9 @@ static int allow_holds(struct conn *c, const struct report_widget *w, char *why,
         return 400;
     }
     if (rc == 1) {
-        snprintf(why, size, "you chose to %s %s%s%s (brock set): only you can let the widget "
-                            "load over that choice",
+        snprintf(why, size,
+                 "you chose to %s %s%s%s (brock set): only you can let the widget "
+                 "load over that choice",
                  u.action == BROCK_USER_BLOCK ? "block" : "cookieblock", u.domain,
                  u.site_only ? " on " : "", u.site_only ? w->doc.site : "");
         return 403;
@@ -121,8 +122,7 @@ static int widget_allow(struct conn *c, const char *site, const struct report_wi
             return -1;
         }
         if (rc < 0)
-            return conn_report_answer(c, 400, "widgets are allowed on sites named by a host",
-                                      keep);
+            return conn_report_answer(c, 400, "widgets are allowed on sites named by a host", keep);
     }
     if (brock_widget_unblock_each(px->engine, w->widget, allow_one, &a) < 0 || a.failed) {
         conn_out_of_memory(c, "allowing a widget on a page");

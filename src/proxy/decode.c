@@ -14,13 +14,13 @@
 struct decoder {
     enum decode_coding coding;
     z_stream z;
-    int z_ready;                /* inflateInit2() was called */
-    unsigned char head[2];      /* deflate: the first two bytes tell zlib-wrapped from raw */
+    int z_ready;           /* inflateInit2() was called */
+    unsigned char head[2]; /* deflate: the first two bytes tell zlib-wrapped from raw */
     size_t n_head;
     BrotliDecoderState *br;
-    int started;                /* input came */
-    int ended;                  /* the stream's end was read */
-    int full;                   /* the last run filled its output */
+    int started; /* input came */
+    int ended;   /* the stream's end was read */
+    int full;    /* the last run filled its output */
 };
 
 int decode_coding_parse(const char *v, size_t len)
@@ -30,7 +30,7 @@ int decode_coding_parse(const char *v, size_t len)
         enum decode_coding coding;
     } names[] = {
         {"identity", DECODE_IDENTITY}, {"gzip", DECODE_GZIP}, {"x-gzip", DECODE_GZIP},
-        {"deflate", DECODE_DEFLATE}, {"br", DECODE_BR},
+        {"deflate", DECODE_DEFLATE},   {"br", DECODE_BR},
     };
 
     while (len > 0 && (*v == ' ' || *v == '\t')) {

@@ -24,7 +24,7 @@ struct fp_client {
     size_t n_frames, next_frame;
     char tops[LIMIT_FP_TOPS][BROCK_HOST_MAX]; /* recent top-level pages, a ring */
     size_t n_tops, next_top;
-    char *seen[LIMIT_FP_SEEN]; /* "site host": third parties its pages loaded, a ring */
+    char *seen[LIMIT_FP_SEEN];      /* "site host": third parties its pages loaded, a ring */
     int64_t seen_ms[LIMIT_FP_SEEN]; /* and when each was last loaded */
     size_t n_seen, next_seen;
 };
@@ -199,8 +199,7 @@ static int accepts(const char *accept, const char *type)
     for (const char *p = accept; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
         while (*p == ' ' || *p == '\t')
             p++;
-        if (!strncasecmp(p, type, n) && (p[n] == '\0' || p[n] == ',' || p[n] == ';' ||
-                                          p[n] == ' '))
+        if (!strncasecmp(p, type, n) && (p[n] == '\0' || p[n] == ',' || p[n] == ';' || p[n] == ' '))
             return 1;
     }
     return 0;
@@ -225,8 +224,8 @@ static enum fp_result no_referrer(const struct fp_request *r, char *site)
         copy_host(site, r->host);
         return FP_GUESS;
     }
-    if (!r->fetch_site && !r->fetch_mode && !r->fetch_dest &&
-        is(r->upgrade_insecure, "1") && accepts(r->accept, "text/html")) {
+    if (!r->fetch_site && !r->fetch_mode && !r->fetch_dest && is(r->upgrade_insecure, "1") &&
+        accepts(r->accept, "text/html")) {
         copy_host(site, r->host);
         return FP_GUESS;
     }
@@ -275,8 +274,7 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
     return res;
 }
 
-enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host,
-                          char *site)
+enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host, char *site)
 {
     return page_of(client_get(m, client, 0), host, site);
 }

@@ -20,13 +20,13 @@
 
 /* What a request says about its page; NULL for an absent header. */
 struct fp_request {
-    const char *host;       /* the request host, normalised */
+    const char *host; /* the request host, normalised */
     const char *referer;
     const char *origin;
-    const char *fetch_mode; /* Sec-Fetch-Mode */
-    const char *fetch_dest; /* Sec-Fetch-Dest */
-    const char *fetch_site; /* Sec-Fetch-Site */
-    const char *accept;     /* Accept */
+    const char *fetch_mode;       /* Sec-Fetch-Mode */
+    const char *fetch_dest;       /* Sec-Fetch-Dest */
+    const char *fetch_site;       /* Sec-Fetch-Site */
+    const char *accept;           /* Accept */
     const char *upgrade_insecure; /* Upgrade-Insecure-Requests */
 };
 
@@ -57,8 +57,7 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
 /* The page a document of host belongs to for client, as the record knows it (the top-level
  * page that opened host as a frame, or host itself as one of the client's top-level pages),
  * into site (BROCK_HOST_MAX bytes): FP_KNOWN, else FP_GUESS with host itself. */
-enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host,
-                          char *site);
+enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host, char *site);
 
 /* Records that a page of site loaded host as a third party at now_ms (ms since the epoch),
  * for client. Out of memory only loses it. */

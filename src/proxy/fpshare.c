@@ -17,18 +17,18 @@
 enum { EV_TOP = 1, EV_FRAME, EV_SAW };
 
 struct fp_event {
-    uint64_t seq;                /* ticket + 1 once written; 0 while being written */
-    unsigned writer;             /* the worker's index */
-    unsigned char kind;          /* EV_* */
-    unsigned char cross;         /* EV_FRAME: Sec-Fetch-Site said cross-site */
-    int64_t time_ms;             /* EV_SAW: when */
+    uint64_t seq;        /* ticket + 1 once written; 0 while being written */
+    unsigned writer;     /* the worker's index */
+    unsigned char kind;  /* EV_* */
+    unsigned char cross; /* EV_FRAME: Sec-Fetch-Site said cross-site */
+    int64_t time_ms;     /* EV_SAW: when */
     char client[64];
-    char a[BROCK_HOST_MAX];      /* EV_TOP, EV_FRAME: the host; EV_SAW: the site */
-    char b[BROCK_HOST_MAX];      /* EV_FRAME: the referrer's host or ""; EV_SAW: the host */
+    char a[BROCK_HOST_MAX]; /* EV_TOP, EV_FRAME: the host; EV_SAW: the site */
+    char b[BROCK_HOST_MAX]; /* EV_FRAME: the referrer's host or ""; EV_SAW: the host */
 };
 
 struct fp_ring {
-    uint64_t head;               /* the next ticket */
+    uint64_t head; /* the next ticket */
     struct fp_event ev[FP_RING_SLOTS];
 };
 
@@ -110,11 +110,8 @@ static void replay(struct fp_memory *m, const struct fp_event *e)
         }
         (void)fp_infer(m, e->client, &r, site);
         break;
-    case EV_SAW:
-        fp_saw(m, e->client, e->a, e->b, e->time_ms);
-        break;
-    default:
-        break;
+    case EV_SAW: fp_saw(m, e->client, e->a, e->b, e->time_ms); break;
+    default: break;
     }
 }
 

@@ -37,7 +37,7 @@ enum {
     H_NAME,
     H_VALUE,
     H_VALUE_LF,
-    H_END_LF,    /* the empty line's CR */
+    H_END_LF, /* the empty line's CR */
     H_DONE,
     H_BAD,
 };
@@ -142,8 +142,7 @@ int framing_head_feed(struct framing_head *fh, const char *p, size_t len, size_t
             fh->state = H_DONE;
             *used = i + 1;
             return FRAMING_DONE;
-        default:
-            return head_bad(fh, "malformed head");
+        default: return head_bad(fh, "malformed head");
         }
     }
     fh->state = st;
@@ -155,10 +154,10 @@ int framing_head_feed(struct framing_head *fh, const char *p, size_t len, size_t
 
 enum {
     C_IDLE = 0,
-    C_HEAD_LF,   /* the head's last line feed, handed over again */
-    C_SIZE0,     /* the first digit of a chunk size */
+    C_HEAD_LF, /* the head's last line feed, handed over again */
+    C_SIZE0,   /* the first digit of a chunk size */
     C_SIZE,
-    C_SIZE_WS,   /* whitespace after the size: only a chunk extension may follow */
+    C_SIZE_WS, /* whitespace after the size: only a chunk extension may follow */
     C_EXT,
     C_SIZE_LF,
     C_DATA,
@@ -234,8 +233,7 @@ static int chunk_size_byte(struct framing_chunks *fc, unsigned char ch)
             fc->state = C_DATA;
         }
         return 0;
-    default:
-        return chunks_bad(fc, "invalid chunk");
+    default: return chunks_bad(fc, "invalid chunk");
     }
 }
 
@@ -302,8 +300,7 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
             }
             continue;
         }
-        default:
-            return chunks_bad(fc, "invalid chunk");
+        default: return chunks_bad(fc, "invalid chunk");
         }
         i++;
     }
@@ -525,8 +522,8 @@ static int te_field(struct te_walk *w)
 }
 
 /* Walks every coding of every Transfer-Encoding in order into *te. */
-static int check_transfer_encoding(const struct brock_header *h, size_t n,
-                                   struct framing_te *te, const char **reason)
+static int check_transfer_encoding(const struct brock_header *h, size_t n, struct framing_te *te,
+                                   const char **reason)
 {
     size_t fields = 0;
 

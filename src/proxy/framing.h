@@ -29,8 +29,8 @@ struct framing_head {
  * the chunk data is skipped, not looked at. All-zero storage is an idle scanner. */
 struct framing_chunks {
     int state;
-    uint64_t left;           /* of the current chunk's data */
-    unsigned digits;         /* of the current chunk size */
+    uint64_t left;   /* of the current chunk's data */
+    unsigned digits; /* of the current chunk size */
     struct framing_head trailer;
     const char *reason;
 };
@@ -69,12 +69,12 @@ int framing_chunks_feed(struct framing_chunks *fc, const char *p, size_t len, si
 
 /* What framing_check_headers() made of a head's Transfer-Encoding. */
 struct framing_te {
-    int seen;     /* there is one */
-    int chunked;  /* its last coding is chunked: the body is chunked */
-    int unusual;  /* it is not exactly one field saying "chunked": a list, parameters or
-                   * whitespace; valid, but read differently by some (normal says it plainly) */
+    int seen;    /* there is one */
+    int chunked; /* its last coding is chunked: the body is chunked */
+    int unusual; /* it is not exactly one field saying "chunked": a list, parameters or
+                    * whitespace; valid, but read differently by some (normal says it plainly) */
     char normal[LIMIT_TE_BYTES]; /* when seen: the codings in order, ", " between them, each
-                   * with its parameters (";name=value", no whitespace), chunked with none */
+                                    * with its parameters (";name=value", no whitespace), chunked with none */
     size_t normal_len;
 };
 

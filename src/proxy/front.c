@@ -111,8 +111,10 @@ int front_start(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
 
     if (px->n_fronts >= px->admit.max) {
         access_name(sa, who, sizeof(who));
-        log_msg(LOG_INFO, "refused %s (--proxy-protocol-from): %zu connections already wait "
-                "for their PROXY protocol header", who, px->n_fronts);
+        log_msg(LOG_INFO,
+                "refused %s (--proxy-protocol-from): %zu connections already wait "
+                "for their PROXY protocol header",
+                who, px->n_fronts);
         evutil_closesocket(fd);
         return -1;
     }
@@ -124,8 +126,8 @@ int front_start(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
     w->px = px;
     w->fd = fd;
     w->deadline_ms = clock_now_ms() + (int64_t)LIMIT_PROXY_HEADER_SECONDS * 1000;
-    memcpy(&w->peer, sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-                                                   : sizeof(struct sockaddr_in));
+    memcpy(&w->peer, sa,
+           sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
     w->next = px->fronts;
     if (px->fronts)
         px->fronts->prev = w;

@@ -316,8 +316,8 @@ int http_parse_target(const char *url, size_t len, int is_connect, struct http_t
             t->path_len = 1;
         }
     }
-    if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len,
-                             t->host) < 0)
+    if (brock_host_normalize(url + u.field_data[UF_HOST].off, u.field_data[UF_HOST].len, t->host) <
+        0)
         return -1;
     default_port = t->is_https ? 443 : 80;
     t->port = (u.field_set & (1 << UF_PORT)) ? u.port : default_port;

@@ -15,8 +15,8 @@
 
 enum http_head_error {
     HTTP_HEAD_OK = 0,
-    HTTP_HEAD_TOO_BIG = -1,    /* past LIMIT_HEAD_BYTES (or out of memory): 431 */
-    HTTP_HEAD_TOO_MANY = -2,   /* past LIMIT_HEADERS: 431 */
+    HTTP_HEAD_TOO_BIG = -1,  /* past LIMIT_HEAD_BYTES (or out of memory): 431 */
+    HTTP_HEAD_TOO_MANY = -2, /* past LIMIT_HEADERS: 431 */
 };
 
 struct http_head_span {
@@ -24,12 +24,12 @@ struct http_head_span {
 };
 
 struct http_head {
-    struct buf raw;          /* the start-line text, then each name and value */
-    size_t line_len;         /* the target (requests) or reason phrase (responses) */
+    struct buf raw;              /* the start-line text, then each name and value */
+    size_t line_len;             /* the target (requests) or reason phrase (responses) */
     struct http_head_span *span; /* owned; cap entries, grown on demand up to LIMIT_HEADERS */
     size_t n, cap;
-    int in_value;            /* the last fragment was a value */
-    struct brock_header *h;  /* owned, cap entries: views, valid after http_head_finish() */
+    int in_value;           /* the last fragment was a value */
+    struct brock_header *h; /* owned, cap entries: views, valid after http_head_finish() */
 };
 
 void http_head_init(struct http_head *hh);
@@ -73,19 +73,17 @@ int http_list_has_n(const char *value, size_t len, const char *token, size_t tle
 
 /* Appends "METHOD TARGET HTTP/1.1", the headers and the empty line to out. */
 int http_write_request(struct buf *out, const char *method, const char *target, size_t tlen,
-                       const struct brock_header *h, size_t n)
-    __attribute__((warn_unused_result));
+                       const struct brock_header *h, size_t n) __attribute__((warn_unused_result));
 
 /* Appends "HTTP/1.1 STATUS REASON", the headers and the empty line to out. */
 int http_write_response(struct buf *out, int status, const char *reason, size_t rlen,
-                        const struct brock_header *h, size_t n)
-    __attribute__((warn_unused_result));
+                        const struct brock_header *h, size_t n) __attribute__((warn_unused_result));
 
 /* What a request target names: an absolute-form URL (http:// or https://) or, with
  * is_connect, a CONNECT authority. path points into the URL (the path and query, never the
  * fragment; "/" when it has none; NULL for CONNECT). */
 struct http_target {
-    char host[BROCK_HOST_MAX];       /* normalized (brock_host_normalize) */
+    char host[BROCK_HOST_MAX]; /* normalized (brock_host_normalize) */
     int port;
     int is_https;
     char authority[BROCK_HOST_MAX + 8]; /* host[:port], brackets for IPv6, default port left out */

@@ -22,7 +22,7 @@ enum {
 /* Where in a <head> or <html> tag's attributes (HTML's attribute states; "after a quoted
  * value" and "self-closing start tag" read the next byte as "before a name" does). */
 enum {
-    A_BEFORE_NAME,  /* '>' ends the tag; '=' starts a name */
+    A_BEFORE_NAME, /* '>' ends the tag; '=' starts a name */
     A_IN_NAME,
     A_AFTER_NAME,
     A_BEFORE_VALUE, /* after '=' */
@@ -36,21 +36,21 @@ enum {
     C_START,      /* "<!--": '>' ends it at once */
     C_START_DASH, /* "<!---": so does '>' */
     C_TEXT,
-    C_END_DASH,   /* "-" */
-    C_END,        /* "--": '>' ends it */
-    C_END_BANG,   /* "--!": so does '>' */
+    C_END_DASH, /* "-" */
+    C_END,      /* "--": '>' ends it */
+    C_END_BANG, /* "--!": so does '>' */
 };
 
 /* What a byte does to the output. */
 enum act {
-    ACT_PASS,        /* it goes out as part of the text around it */
-    ACT_HOLD,        /* it is held (the text before it goes out first) */
-    ACT_HOLD_FLUSH,  /* it is held, and what is held goes out: a comment opened */
-    ACT_RELEASE,     /* what is held goes out; the byte is looked at again in the new state */
-    ACT_BEFORE,      /* the script goes out before what is held; the rest passes */
-    ACT_HERE,        /* the script goes out before this byte; the rest passes */
-    ACT_AFTER,       /* the script goes out after this byte (the end of <head ...>) */
-    ACT_GIVE_UP,     /* not a document brock can add to: everything passes as it is */
+    ACT_PASS,       /* it goes out as part of the text around it */
+    ACT_HOLD,       /* it is held (the text before it goes out first) */
+    ACT_HOLD_FLUSH, /* it is held, and what is held goes out: a comment opened */
+    ACT_RELEASE,    /* what is held goes out; the byte is looked at again in the new state */
+    ACT_BEFORE,     /* the script goes out before what is held; the rest passes */
+    ACT_HERE,       /* the script goes out before this byte; the rest passes */
+    ACT_AFTER,      /* the script goes out after this byte (the end of <head ...>) */
+    ACT_GIVE_UP,    /* not a document brock can add to: everything passes as it is */
 };
 
 void inject_init(struct inject *in, const char *script, size_t script_len,
@@ -98,9 +98,7 @@ static int attr_next(int sub, unsigned char c, int *ended)
 
     *ended = 0;
     switch (sub) {
-    case A_BEFORE_NAME:
-        *ended = c == '>';
-        return space || c == '/' || c == '>' ? sub : A_IN_NAME;
+    case A_BEFORE_NAME: *ended = c == '>'; return space || c == '/' || c == '>' ? sub : A_IN_NAME;
     case A_IN_NAME:
     case A_AFTER_NAME:
         *ended = c == '>';
@@ -116,13 +114,9 @@ static int attr_next(int sub, unsigned char c, int *ended)
         if (c == '"' || c == '\'')
             return c == '"' ? A_DQ : A_SQ;
         return space || c == '>' ? sub : A_UNQ;
-    case A_DQ:
-        return c == '"' ? A_BEFORE_NAME : sub;
-    case A_SQ:
-        return c == '\'' ? A_BEFORE_NAME : sub;
-    default: /* A_UNQ */
-        *ended = c == '>';
-        return space ? A_BEFORE_NAME : sub;
+    case A_DQ: return c == '"' ? A_BEFORE_NAME : sub;
+    case A_SQ: return c == '\'' ? A_BEFORE_NAME : sub;
+    default: /* A_UNQ */ *ended = c == '>'; return space ? A_BEFORE_NAME : sub;
     }
 }
 
@@ -230,18 +224,14 @@ static enum act step(struct inject *in, unsigned char c)
             return ACT_PASS;
         in->state = S_LT;
         return ACT_HOLD;
-    case S_NAME:
-        return step_name(in, c);
-    case S_COMMENT:
-        return step_comment(in, c);
+    case S_NAME: return step_name(in, c);
+    case S_COMMENT: return step_comment(in, c);
     case S_BOGUS:
         if (c == '>')
             in->state = S_TEXT;
         return ACT_PASS;
-    case S_TAG:
-        return step_tag(in, c);
-    default:
-        return step_open(in, c);
+    case S_TAG: return step_tag(in, c);
+    default: return step_open(in, c);
     }
 }
 
@@ -273,8 +263,7 @@ static int apply(struct inject *in, enum act a, const char *p, size_t i, size_t 
     int rc = 0;
 
     switch (a) {
-    case ACT_PASS:
-        return 1;
+    case ACT_PASS: return 1;
     case ACT_HOLD:
     case ACT_HOLD_FLUSH:
         rc = in->n_hold == 0 ? out(in, p + *start, i - *start) : 0;
@@ -283,12 +272,8 @@ static int apply(struct inject *in, enum act a, const char *p, size_t i, size_t 
         if (rc == 0 && a == ACT_HOLD_FLUSH)
             rc = out_hold(in);
         return rc < 0 ? -1 : 1;
-    case ACT_RELEASE:
-        *start = i;
-        return out_hold(in) < 0 ? -1 : 0;
-    case ACT_BEFORE:
-        *start = i;
-        return out_script(in) < 0 || out_hold(in) < 0 ? -1 : 0;
+    case ACT_RELEASE: *start = i; return out_hold(in) < 0 ? -1 : 0;
+    case ACT_BEFORE: *start = i; return out_script(in) < 0 || out_hold(in) < 0 ? -1 : 0;
     case ACT_HERE:
     case ACT_AFTER:
         rc = out(in, p + *start, i + (a == ACT_AFTER) - *start);

@@ -25,15 +25,15 @@
 /* Where the injector is; all-zero is not a valid state: use inject_init(). */
 struct inject {
     int state;
-    int inserted;              /* the script went out */
-    int passing;               /* decided (inserted, or given up): bytes pass as they are */
-    int sub;                   /* in a <head> or <html> tag, where among its attributes; in a
-                                * comment, where towards its end */
-    int is_head;               /* that tag is <head> */
-    uint64_t seen;             /* bytes looked at */
+    int inserted;  /* the script went out */
+    int passing;   /* decided (inserted, or given up): bytes pass as they are */
+    int sub;       /* in a <head> or <html> tag, where among its attributes; in a
+                      * comment, where towards its end */
+    int is_head;   /* that tag is <head> */
+    uint64_t seen; /* bytes looked at */
     char hold[INJECT_HOLD_MAX];
     size_t n_hold;
-    const char *script;        /* borrowed: "<script>...</script>" */
+    const char *script; /* borrowed: "<script>...</script>" */
     size_t script_len;
     /* Where the output goes: returns 0, or -1 to stop (out of memory). */
     int (*emit)(void *arg, const char *p, size_t len);
@@ -46,8 +46,7 @@ void inject_init(struct inject *in, const char *script, size_t script_len,
 
 /* The next len bytes of the document (borrowed for the call). Returns 0, or -1 when emit
  * failed (the output is then incomplete; the document cannot go on). */
-int inject_feed(struct inject *in, const char *p, size_t len)
-    __attribute__((warn_unused_result));
+int inject_feed(struct inject *in, const char *p, size_t len) __attribute__((warn_unused_result));
 
 /* The document ended: what was held goes out, and the script too when the document had bytes
  * but no place for it (at the end, where it still runs). An empty document stays empty.

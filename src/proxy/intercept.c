@@ -27,13 +27,13 @@ struct leaf {
 struct intercept {
     SSL_CTX *ctx;
     struct ca *ca;
-    EVP_PKEY *leaf_key;       /* one key for every leaf: issuing is a signature, no keygen */
-    struct strmap leaves;     /* host -> struct leaf */
+    EVP_PKEY *leaf_key;   /* one key for every leaf: issuing is a signature, no keygen */
+    struct strmap leaves; /* host -> struct leaf */
     struct leaf *lru_head, *lru_tail;
     size_t n_leaves;
-    int host_index;           /* SSL ex_data slot: the CONNECT host */
-    int why_index;            /* SSL ex_data slot: why the handshake was refused (allocated),
-                                 for the connection's log line */
+    int host_index; /* SSL ex_data slot: the CONNECT host */
+    int why_index;  /* SSL ex_data slot: why the handshake was refused (allocated),
+                       for the connection's log line */
 };
 
 /* ---- the cache of leaves ---- */
@@ -204,8 +204,7 @@ static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
     return SSL_TLSEXT_ERR_OK;
 }
 
-static void free_host(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
-                      void *argp)
+static void free_host(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
 {
     (void)parent;
     (void)ad;

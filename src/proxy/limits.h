@@ -64,7 +64,6 @@
  * not whole this long after it was accepted: a balancer sends it at once. */
 #define LIMIT_PROXY_HEADER_SECONDS 5
 
-
 /* Idle upstream connections kept per host:port, and in all. */
 #define LIMIT_POOL_PER_HOST 256
 #define LIMIT_POOL_TOTAL 1024
@@ -115,16 +114,17 @@
 #define LIMIT_LOG_SNDBUF (16 * 1024)
 
 /* Timeouts, in seconds. */
-#define TIMEOUT_HEAD 15          /* a client's request head, once it started: past it, 408 */
-#define TIMEOUT_IDLE 60          /* a client's idle keep-alive connection */
-#define TIMEOUT_CONNECT 10       /* resolving and connecting upstream: past it, 504 */
-#define TIMEOUT_RESPONSE 60      /* upstream silence while a response is due: past it, 504 */
-#define TIMEOUT_BODY 60          /* silence from either side while a body streams */
-#define TIMEOUT_TUNNEL 600       /* silence on a CONNECT or WebSocket tunnel */
-#define TIMEOUT_STREAM 15        /* a live log stream's silence: a comment line keeps it open
-                                    (and finds a client that left) */
-#define TIMEOUT_FLUSH 10         /* writing brock's last bytes to a closing client */
-#define TIMEOUT_POOL_IDLE 30     /* an idle upstream connection in the pool */
+#define TIMEOUT_HEAD 15     /* a client's request head, once it started: past it, 408 */
+#define TIMEOUT_IDLE 60     /* a client's idle keep-alive connection */
+#define TIMEOUT_CONNECT 10  /* resolving and connecting upstream: past it, 504 */
+#define TIMEOUT_RESPONSE 60 /* upstream silence while a response is due: past it, 504 */
+#define TIMEOUT_BODY 60     /* silence from either side while a body streams */
+#define TIMEOUT_TUNNEL 600  /* silence on a CONNECT or WebSocket tunnel */
+#define TIMEOUT_STREAM                                                                             \
+    15                       /* a live log stream's silence: a comment line keeps it open
+                                (and finds a client that left) */
+#define TIMEOUT_FLUSH 10     /* writing brock's last bytes to a closing client */
+#define TIMEOUT_POOL_IDLE 30 /* an idle upstream connection in the pool */
 
 /* How often learning is written to the state and others' changes are picked up. */
 #define SYNC_INTERVAL_MS 1000

@@ -97,10 +97,9 @@ static const char refused_busy[] =
     "brock has too many connections open.\n";
 
 /* For a client outside --allow (or, without it, not on loopback). */
-static const char refused_forbidden[] =
-    "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
-    "Content-Length: 49\r\nConnection: close\r\n\r\n"
-    "brock does not serve this address (see --allow).\n";
+static const char refused_forbidden[] = "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+                                        "Content-Length: 49\r\nConnection: close\r\n\r\n"
+                                        "brock does not serve this address (see --allow).\n";
 
 void proxy_admit(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
 {
@@ -188,10 +187,14 @@ static void publish_counters(const struct proxy *px)
 {
     const struct proxy_worker *w = px->opts->worker;
     const uint64_t v[SLOT_COUNT] = {
-        [SLOT_REQUESTS] = px->n_requests, [SLOT_BLOCKED] = px->n_blocked,
-        [SLOT_COOKIEBLOCKED] = px->n_cookieblocked, [SLOT_TUNNELS] = px->n_tunnels,
-        [SLOT_LEARNED] = px->n_learned, [SLOT_CONNECTIONS] = px->n_conns,
-        [SLOT_CUT] = px->admit.total_cut, [SLOT_REFUSED] = px->admit.total_refused,
+        [SLOT_REQUESTS] = px->n_requests,
+        [SLOT_BLOCKED] = px->n_blocked,
+        [SLOT_COOKIEBLOCKED] = px->n_cookieblocked,
+        [SLOT_TUNNELS] = px->n_tunnels,
+        [SLOT_LEARNED] = px->n_learned,
+        [SLOT_CONNECTIONS] = px->n_conns,
+        [SLOT_CUT] = px->admit.total_cut,
+        [SLOT_REFUSED] = px->admit.total_refused,
     };
 
     if (!w)
@@ -229,8 +232,8 @@ static void sync_say_connection(const struct brock_store_status *st)
 
 static void on_sync(evutil_socket_t fd, short what, void *arg)
 {
-    static unsigned failed; /* syncs failed in a row; one loop per process */
-    static unsigned events; /* the state's file deleted or replaced, as last logged */
+    static unsigned failed;  /* syncs failed in a row; one loop per process */
+    static unsigned events;  /* the state's file deleted or replaced, as last logged */
     static uint64_t refused; /* changes the database refused for good, as last logged */
     static int full_said;    /* the cap on learned trackers was reached, and said */
     struct brock_store_status st;
@@ -248,8 +251,8 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     /* Another process may have paused brock, or resumed it, or changed a site's time off. */
     offtime_arm(px);
-    dash_metrics_sync(&px->metrics, (double)(t1.tv_sec - t0.tv_sec) +
-                                        (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    dash_metrics_sync(&px->metrics,
+                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     brock_store_status(px->engine, &st);
     if (st.recreated + st.reloaded != events) {
         events = st.recreated + st.reloaded;
@@ -265,7 +268,8 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     brock_learned_status(px->engine, &ls);
     if (ls.forgotten && !full_said) {
         full_said = 1;
-        log_msg(LOG_INFO, "learning reached its cap of %zu trackers (max-learned-trackers): "
+        log_msg(LOG_INFO,
+                "learning reached its cap of %zu trackers (max-learned-trackers): "
                 "from now on those learned least recently are forgotten to make room (those "
                 "not blocked first); your choices, DNT records and the seed's trackers stay",
                 ls.max);
@@ -314,8 +318,7 @@ static void notify_ready(const struct proxy *px)
         unsigned char b = (unsigned char)w->index;
 
         if (write(w->ready_fd, &b, 1) < 0)
-            log_msg(LOG_ERR, "could not tell the parent this worker is ready: %s",
-                    strerror(errno));
+            log_msg(LOG_ERR, "could not tell the parent this worker is ready: %s", strerror(errno));
         return;
     }
     (void)sd_notifyf(0, "READY=1\nSTATUS=serving on %s, %zu connections open", px->listen_name,
@@ -328,7 +331,8 @@ static void notify_reloading(void)
 
     /* The time lets a manager that waits for the reload's end tell it from an older one. */
     if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-        (void)sd_notifyf(0, "RELOADING=1\nSTATUS=reading the options and Privacy Badger's data "
+        (void)sd_notifyf(0,
+                         "RELOADING=1\nSTATUS=reading the options and Privacy Badger's data "
                          "again\nMONOTONIC_USEC=%llu",
                          (unsigned long long)ts.tv_sec * 1000000ULL +
                              (unsigned long long)ts.tv_nsec / 1000ULL);
@@ -369,15 +373,21 @@ static void reload(struct proxy *px)
     rc = log_reopen();
 
     if (rc < 0)
-        log_msg(LOG_ERR, "SIGHUP: could not open the log file again (%s); lines go on to the "
-                "old one", strerror(-rc));
+        log_msg(LOG_ERR,
+                "SIGHUP: could not open the log file again (%s); lines go on to the "
+                "old one",
+                strerror(-rc));
     if (brock_engine_reload(px->engine, &st) < 0)
-        log_msg(LOG_ERR, "SIGHUP: Privacy Badger's data was not read again, the lists in force "
-                "stay: %s", brock_engine_errmsg(px->engine));
+        log_msg(LOG_ERR,
+                "SIGHUP: Privacy Badger's data was not read again, the lists in force "
+                "stay: %s",
+                brock_engine_errmsg(px->engine));
     else
-        log_msg(LOG_INFO, "SIGHUP: read Privacy Badger's data again: %zu domains on the "
+        log_msg(LOG_INFO,
+                "SIGHUP: read Privacy Badger's data again: %zu domains on the "
                 "cookieblock list (%zu added, %zu removed), %zu new DNT policy hashes, %zu site "
-                "fixes%s", st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
+                "fixes%s",
+                st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes,
                 rc == 1 ? "; opened the log file again" : "");
     reload_options(px);
     notify_ready(px);
@@ -417,13 +427,15 @@ static void drain(struct proxy *px, const char *name)
         return;
     }
     if (px->live->grace <= 0) {
-        log_msg(LOG_INFO, "%s: stopping at once (--grace 0): closing %zu busy connections",
-                name, px->n_conns);
+        log_msg(LOG_INFO, "%s: stopping at once (--grace 0): closing %zu busy connections", name,
+                px->n_conns);
         stop_now(px);
         return;
     }
-    log_msg(LOG_INFO, "%s: stopping: no new connections; %zu busy connections get %d s to "
-            "finish (%s again stops at once)", name, px->n_conns, px->live->grace, name);
+    log_msg(LOG_INFO,
+            "%s: stopping: no new connections; %zu busy connections get %d s to "
+            "finish (%s again stops at once)",
+            name, px->n_conns, px->live->grace, name);
     evtimer_add(px->grace, &tv);
 }
 
@@ -491,8 +503,10 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
     }
     access_cleanup(&allow);
     if (o->listen && !o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
-        snprintf(err, errlen, "listening on %s exposes brock to the network; name who may use "
-                 "it with --allow CIDR", o->listen);
+        snprintf(err, errlen,
+                 "listening on %s exposes brock to the network; name who may use "
+                 "it with --allow CIDR",
+                 o->listen);
         return -1;
     }
     if (privs_plan(o->user, &pv, err, errlen) < 0)
@@ -554,8 +568,7 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
         px->listener = evconnlistener_new_bind(px->base, on_accept, px,
                                                LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE |
                                                    LEV_OPT_CLOSE_ON_EXEC,
-                                               LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss,
-                                               slen);
+                                               LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss, slen);
     if (!px->listener) {
         int e = EVUTIL_SOCKET_ERROR();
 
@@ -609,8 +622,8 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
         if (access_add(&px->allow, o->allow[i], err, errlen) < 0)
             goto fail;
     for (size_t i = 0; i < o->n_proxy_protocol_from; i++)
-        if (access_add_for(&px->pp_from, "--proxy-protocol-from", o->proxy_protocol_from[i],
-                           err, errlen) < 0)
+        if (access_add_for(&px->pp_from, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
+                           errlen) < 0)
             goto fail;
     if (privs_plan(o->user, &px->privs, err, errlen) < 0 ||
         (o->state_dir && privs_check_reach(&px->privs, o->state_dir, err, errlen) < 0))
@@ -635,7 +648,8 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->base = new_base();
     px->dns = px->base ? dial_dns_new(px->base) : NULL;
     if (!px->base || !px->dns ||
-        admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max), o->max_client_connections) < 0) {
+        admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max),
+                   o->max_client_connections) < 0) {
         snprintf(err, errlen, "could not create the event loop");
         goto fail;
     }
@@ -733,8 +747,7 @@ static const char *https_why(enum proxy_https h)
                "sites, refuses the blocked ones, and learns nothing there";
     case PROXY_HTTPS_AUTO:
     case PROXY_HTTPS_NO_CA:
-    case PROXY_HTTPS_UNTRUSTED:
-        break;
+    case PROXY_HTTPS_UNTRUSTED: break;
     }
     return "HTTPS is passed unseen: brock sees only the names of HTTPS sites, so it learns only "
            "on plain-HTTP pages, and nearly the whole web is HTTPS";
@@ -777,9 +790,11 @@ static void say_where(const struct proxy *px)
     else
         snprintf(dash, sizeof(dash), "%s", host);
     log_msg(LOG_INFO, "dashboard: http://%s/", dash);
-    log_msg(LOG_INFO, "to browse through brock, set %s as the HTTP and HTTPS proxy of your "
-                      "browser (chromium --proxy-server=%s), or export http_proxy=http://%s "
-                      "https_proxy=http://%s", dash, dash, dash, dash);
+    log_msg(LOG_INFO,
+            "to browse through brock, set %s as the HTTP and HTTPS proxy of your "
+            "browser (chromium --proxy-server=%s), or export http_proxy=http://%s "
+            "https_proxy=http://%s",
+            dash, dash, dash, dash);
     if (https_fix(px->opts))
         log_msg(LOG_INFO, "%s; `%s` lets it see inside (then start brock again)",
                 https_why(px->opts->https), https_fix(px->opts));
@@ -789,16 +804,20 @@ static void say_where(const struct proxy *px)
         log_msg(LOG_INFO, "running as the user %s (uid %u)", px->privs.user,
                 (unsigned)px->privs.uid);
     if (px->admit.per_client)
-        log_msg(LOG_INFO, "serving up to %zu connections at once (%zu descriptors), %zu from "
-                "one address", px->admit.max, px->nofile, px->admit.per_client);
+        log_msg(LOG_INFO,
+                "serving up to %zu connections at once (%zu descriptors), %zu from "
+                "one address",
+                px->admit.max, px->nofile, px->admit.per_client);
     else
-        log_msg(LOG_INFO, "serving up to %zu connections at once (%zu descriptors), any number "
-                "from one address", px->admit.max, px->nofile);
+        log_msg(LOG_INFO,
+                "serving up to %zu connections at once (%zu descriptors), any number "
+                "from one address",
+                px->admit.max, px->nofile);
 }
 
 /* The dashboard's view of the hosts passed through unseen. */
-static const char *on_dash_passthrough(void *arg, const struct brock_engine *e,
-                                       const char *host, char *why, size_t size)
+static const char *on_dash_passthrough(void *arg, const struct brock_engine *e, const char *host,
+                                       char *why, size_t size)
 {
     const struct proxy *px = arg;
 
@@ -809,11 +828,12 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
 {
     char ca_path[4096] = "", ca_key[4096];
 
-    if (px->opts->state_dir &&
-        ca_paths(px->opts->state_dir, ca_path, ca_key, sizeof(ca_path)) < 0)
+    if (px->opts->state_dir && ca_paths(px->opts->state_dir, ca_path, ca_key, sizeof(ca_path)) < 0)
         ca_path[0] = '\0';
-    const struct dash_host dash = {.engine = e, .listen_name = px->listen_name,
-                                   .counters = on_dash_counters, .counters_arg = px,
+    const struct dash_host dash = {.engine = e,
+                                   .listen_name = px->listen_name,
+                                   .counters = on_dash_counters,
+                                   .counters_arg = px,
                                    .intercept = px->mitm != NULL,
                                    .https_why = https_why(px->opts->https),
                                    .https_fix = https_fix(px->opts),
@@ -821,8 +841,10 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
                                    .passthrough_arg = px,
                                    .passthrough_shipped = passthrough_shipped_count(px->pass),
                                    .inject = px->inject_js != NULL,
-                                   .started_ms = clock_now_ms(), .pid = (int)getpid(),
-                                   .metrics = &px->metrics, .log = &px->log,
+                                   .started_ms = clock_now_ms(),
+                                   .pid = (int)getpid(),
+                                   .metrics = &px->metrics,
+                                   .log = &px->log,
                                    .ca_cert = px->opts->state_dir ? ca_path : NULL,
                                    .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
                                    .workers = px->opts->worker ? px->opts->worker->count : 1};

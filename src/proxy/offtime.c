@@ -74,8 +74,10 @@ static void say_change(const struct proxy *px, int64_t now)
         return;
     if (says(px)) {
         if (until)
-            log_msg(LOG_INFO, "paused %s: brock blocks nothing and changes no request, as on "
-                    "a disabled site", until_words(until, words, sizeof(words)));
+            log_msg(LOG_INFO,
+                    "paused %s: brock blocks nothing and changes no request, as on "
+                    "a disabled site",
+                    until_words(until, words, sizeof(words)));
         else
             log_msg(LOG_INFO, "resumed");
     }
@@ -109,7 +111,7 @@ void offtime_arm(struct proxy *px)
      * one. An end already due fires at the loop's next turn. */
     if (timer_arm(px->offtime, next - now) < 0)
         log_msg(LOG_ERR, "could not set the timer of the pause's end: it ends at the sync "
-                "after it instead");
+                         "after it instead");
 }
 
 void offtime_free(struct proxy *px)

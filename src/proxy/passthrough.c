@@ -55,8 +55,8 @@ static int shipped_host(const char *line, size_t len, char *out)
         return -1;
     if ((c = strstr(line, "//")) && c < end)
         end = c;
-    while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '"' ||
-                          end[-1] == '\r' || end[-1] == '.'))
+    while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '"' || end[-1] == '\r' ||
+                          end[-1] == '.'))
         end--;
     if (end - line >= 2 && line[0] == '*' && line[1] == '.')
         line += 2;
@@ -113,8 +113,7 @@ static int by_name(const void *a, const void *b)
 }
 
 int passthrough_shipped_each(const struct passthrough *p,
-                             int (*fn)(void *arg, const char *host, const char *kind),
-                             void *arg)
+                             int (*fn)(void *arg, const char *host, const char *kind), void *arg)
 {
     const char **keys = mem_calloc(p->shipped.len + 1, sizeof(*keys));
     const char *k;
@@ -147,8 +146,8 @@ static const char *shipped_of(const struct passthrough *p, const char *host, con
 }
 
 const char *passthrough_why(const struct passthrough *p, const struct brock_engine *e,
-                            const char *const *globs, size_t n_globs, const char *host,
-                            char *why, size_t size)
+                            const char *const *globs, size_t n_globs, const char *host, char *why,
+                            size_t size)
 {
     struct brock_passthrough entry;
     char taken[BROCK_HOST_MAX + 1];

@@ -46,15 +46,14 @@ size_t passthrough_shipped_count(const struct passthrough *p);
 /* Calls fn with each shipped host and its kind's words, in the hosts' order; fn returns
  * non-zero to stop (returned). Returns 0, the callback's value, or -1 when out of memory. */
 int passthrough_shipped_each(const struct passthrough *p,
-                             int (*fn)(void *arg, const char *host, const char *kind),
-                             void *arg);
+                             int (*fn)(void *arg, const char *host, const char *kind), void *arg);
 
 /* Why host (normalised) is passed through unseen, as a sentence into why (size bytes), or
  * NULL when it is to be seen inside. e may be NULL (no state yet); globs are the
  * --no-intercept patterns. */
 const char *passthrough_why(const struct passthrough *p, const struct brock_engine *e,
-                            const char *const *globs, size_t n_globs, const char *host,
-                            char *why, size_t size);
+                            const char *const *globs, size_t n_globs, const char *host, char *why,
+                            size_t size);
 
 /* A client refused brock's certificate for host at now_ms. Returns 1 when that is the
  * PASSTHROUGH_FAILURES-th refusal within the window (its count then starts again), else 0. */

@@ -50,14 +50,17 @@ int privs_plan(const char *user, struct privs *p, char *err, size_t errlen)
             return -1;
         }
     } else if (lookup(PRIVS_DEFAULT_USER, p) < 0 && lookup(PRIVS_FALLBACK_USER, p) < 0) {
-        snprintf(err, errlen, "started as root, but neither the user '" PRIVS_DEFAULT_USER
+        snprintf(err, errlen,
+                 "started as root, but neither the user '" PRIVS_DEFAULT_USER
                  "' nor '" PRIVS_FALLBACK_USER "' exists to run as; name one with --user");
         return -1;
     }
     if (p->uid == 0) {
-        snprintf(err, errlen, "--user %s: brock never serves as root; leave --user out to run "
+        snprintf(err, errlen,
+                 "--user %s: brock never serves as root; leave --user out to run "
                  "as '" PRIVS_DEFAULT_USER "' (if it exists) or '" PRIVS_FALLBACK_USER "', or name "
-                 "another unprivileged user", p->user);
+                 "another unprivileged user",
+                 p->user);
         return -1;
     }
     p->drop = 1;
@@ -83,8 +86,8 @@ static int state_path(const char *state_dir, size_t i, char *path, size_t size)
 /* Hands the state folder and its database files to the user, noting who owned them. A file
  * that does not exist (no -wal yet) is no error, nor is a read-only file system: nobody writes
  * there, and the engine has said so already. */
-static int give_state(const struct privs *p, const char *state_dir, struct owners *was,
-                      char *err, size_t errlen)
+static int give_state(const struct privs *p, const char *state_dir, struct owners *was, char *err,
+                      size_t errlen)
 {
     char path[4096];
     struct stat st;
@@ -130,8 +133,7 @@ static int become(const struct privs *p, char *err, size_t errlen)
         return -1;
     }
     if (setgid(p->gid) < 0) {
-        snprintf(err, errlen, "could not become group %u: %s", (unsigned)p->gid,
-                 strerror(errno));
+        snprintf(err, errlen, "could not become group %u: %s", (unsigned)p->gid, strerror(errno));
         return -1;
     }
     if (setuid(p->uid) < 0) {
@@ -221,12 +223,12 @@ int privs_check_reach(const struct privs *p, const char *state_dir, char *err, s
 
         if (stat(closed, &st) == 0)
             snprintf(mode, sizeof(mode), " (mode %04o)", (unsigned)(st.st_mode & 07777));
-        snprintf(err, errlen, "--state %s: brock runs as the user %s once started, and %s%s "
+        snprintf(err, errlen,
+                 "--state %s: brock runs as the user %s once started, and %s%s "
                  "is closed to that user; give --state a folder it can reach (started as root "
-                 "without --state, brock keeps its state in " BROCK_SYSTEM_STATE_DIR ")", state_dir,
-                 p->user, closed, mode);
-    }
-    else
+                 "without --state, brock keeps its state in " BROCK_SYSTEM_STATE_DIR ")",
+                 state_dir, p->user, closed, mode);
+    } else
         snprintf(err, errlen, "--state %s: could not check whether the user %s can reach it",
                  state_dir, p->user);
     return -1;
@@ -269,8 +271,10 @@ int privs_drop(const struct privs *p, const char *state_dir, char *err, size_t e
     }
 #endif
     if (state_dir && access(state_dir, W_OK | X_OK) < 0 && errno != EROFS) {
-        snprintf(err, errlen, "--state %s: the user %s cannot write there (a folder above it "
-                 "is closed to that user)", state_dir, p->user);
+        snprintf(err, errlen,
+                 "--state %s: the user %s cannot write there (a folder above it "
+                 "is closed to that user)",
+                 state_dir, p->user);
         return -1;
     }
     return 0;

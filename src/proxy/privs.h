@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define PRIVS_DEFAULT_USER "brock"    /* when it exists */
+#define PRIVS_DEFAULT_USER "brock" /* when it exists */
 #define PRIVS_FALLBACK_USER "nobody"
 
 struct privs {
-    int drop;       /* 0: not root, nothing to do */
+    int drop; /* 0: not root, nothing to do */
     char user[64];
     uid_t uid;
     gid_t gid;

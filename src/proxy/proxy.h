@@ -20,43 +20,43 @@ enum proxy_https {
 };
 
 struct proxy_options {
-    const char *listen;               /* "ADDR:PORT", "[V6]:PORT"; NULL: 127.0.0.1:8119 */
-    const char *const *resolve;       /* --resolve HOSTGLOB[:PORT]=ADDR:PORT specs, as given */
+    const char *listen;         /* "ADDR:PORT", "[V6]:PORT"; NULL: 127.0.0.1:8119 */
+    const char *const *resolve; /* --resolve HOSTGLOB[:PORT]=ADDR:PORT specs, as given */
     size_t n_resolve;
-    const char *upstream_ca;          /* extra trusted roots for upstream TLS, or NULL */
-    const char *state_dir;            /* the state folder (the local CA lives in ca/) */
-    int intercept;                    /* see inside HTTPS: https is FORCED or TRUSTED */
-    enum proxy_https https;           /* why (AUTO until the command line decides) */
-    const char *ca_install_cmd;       /* the command that has this machine trust the CA, as
-                                       * the user would type it, for messages */
-    const char *const *no_intercept;  /* --no-intercept HOSTGLOB: tunnelled unseen */
+    const char *upstream_ca;         /* extra trusted roots for upstream TLS, or NULL */
+    const char *state_dir;           /* the state folder (the local CA lives in ca/) */
+    int intercept;                   /* see inside HTTPS: https is FORCED or TRUSTED */
+    enum proxy_https https;          /* why (AUTO until the command line decides) */
+    const char *ca_install_cmd;      /* the command that has this machine trust the CA, as
+                                        * the user would type it, for messages */
+    const char *const *no_intercept; /* --no-intercept HOSTGLOB: tunnelled unseen */
     size_t n_no_intercept;
-    const char *const *no_proxy;      /* --no-proxy HOSTGLOB: DIRECT in /proxy.pac */
+    const char *const *no_proxy; /* --no-proxy HOSTGLOB: DIRECT in /proxy.pac */
     size_t n_no_proxy;
-    int no_inject;                    /* --no-inject: pages pass without brock's script */
-    int no_update;                    /* --no-update: no daily pbconfig.json refresh */
-    int verbosity;                    /* 0: errors only (-q), 1: default, 2: every request (-v) */
-    const char *const *allow;         /* --allow CIDR: who may connect; none: loopback only */
+    int no_inject;            /* --no-inject: pages pass without brock's script */
+    int no_update;            /* --no-update: no daily pbconfig.json refresh */
+    int verbosity;            /* 0: errors only (-q), 1: default, 2: every request (-v) */
+    const char *const *allow; /* --allow CIDR: who may connect; none: loopback only */
     size_t n_allow;
     const char *const *proxy_protocol_from; /* --proxy-protocol-from CIDR: balancers whose
-                                       * connections begin with a PROXY protocol header */
+                                               * connections begin with a PROXY protocol header */
     size_t n_proxy_protocol_from;
-    const char *user;                 /* --user NAME to become when started as root, or NULL */
-    int header_timeout;               /* --header-timeout seconds; 0: TIMEOUT_HEAD */
-    int upstream_timeout;             /* --upstream-timeout seconds (connecting, and silence
-                                       * before a response head); 0: limits.h's */
-    const char *ca_init_cmd;          /* the command that makes this state's CA, for
-                                       * messages; NULL: "brock ca init" */
-    int grace;                        /* --grace seconds for exchanges in flight to finish
-                                       * once told to stop; 0: none */
-    size_t max_client_connections;   /* at once from one client address; 0: no cap */
-    size_t max_learned;               /* --max-learned-trackers: the trackers known from live
-                                       * learning alone kept at most (brock_learned_limit());
-                                       * 0: the engine's default */
-    const char *log_file;             /* --log-file, or NULL (opened by the caller) */
-    unsigned workers;                 /* --workers N; 0: one (a single process) */
+    const char *user;                  /* --user NAME to become when started as root, or NULL */
+    int header_timeout;                /* --header-timeout seconds; 0: TIMEOUT_HEAD */
+    int upstream_timeout;              /* --upstream-timeout seconds (connecting, and silence
+                                          * before a response head); 0: limits.h's */
+    const char *ca_init_cmd;           /* the command that makes this state's CA, for
+                                          * messages; NULL: "brock ca init" */
+    int grace;                         /* --grace seconds for exchanges in flight to finish
+                                          * once told to stop; 0: none */
+    size_t max_client_connections;     /* at once from one client address; 0: no cap */
+    size_t max_learned;                /* --max-learned-trackers: the trackers known from live
+                                          * learning alone kept at most (brock_learned_limit());
+                                          * 0: the engine's default */
+    const char *log_file;              /* --log-file, or NULL (opened by the caller) */
+    unsigned workers;                  /* --workers N; 0: one (a single process) */
     const struct proxy_worker *worker; /* this process's place among the workers
-                                       * (proxy_workers_run()); NULL: the only process */
+                                          * (proxy_workers_run()); NULL: the only process */
 
     /* SIGHUP: the options as they are now (the configuration file read again), or NULL with
      * a sentence in err, changing nothing. What the call returns is borrowed until the
@@ -117,7 +117,7 @@ unsigned proxy_workers_default(void);
 int proxy_worker_is_first(const struct proxy_worker *w);
 
 int proxy_workers_run(const struct proxy_options *o, unsigned n,
-                      int (*serve)(void *arg, const struct proxy_worker *w), void *arg,
-                      char *err, size_t errlen) __attribute__((warn_unused_result));
+                      int (*serve)(void *arg, const struct proxy_worker *w), void *arg, char *err,
+                      size_t errlen) __attribute__((warn_unused_result));
 
 #endif

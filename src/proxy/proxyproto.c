@@ -104,8 +104,7 @@ static int v1_fields(const char *s, size_t n, struct proxyproto *out, const char
     if (sport < 0 || dport < 0)
         return malformed(why, "a version 1 line with a port that is not a number from 0 to "
                               "65535");
-    if (v1_addr(af, f[1], fl[1], sport, &out->src) < 0 ||
-        v1_addr(af, f[2], fl[2], dport, &dst) < 0)
+    if (v1_addr(af, f[1], fl[1], sport, &out->src) < 0 || v1_addr(af, f[2], fl[2], dport, &dst) < 0)
         return malformed(why, "a version 1 line with an address not of its protocol");
     out->kind = af == AF_INET ? "TCP4" : "TCP6";
     out->has_source = 1;

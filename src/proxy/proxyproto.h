@@ -21,8 +21,8 @@
 /* What a header says. With has_source 0 (version 1 UNKNOWN, version 2 LOCAL, or a version 2
  * family other than TCP over IPv4 or IPv6) the connection's own address stands. */
 struct proxyproto {
-    int version;                 /* 1 or 2 */
-    const char *kind;            /* "TCP4", "TCP6", "UNKNOWN", "LOCAL", "PROXY": a static string */
+    int version;      /* 1 or 2 */
+    const char *kind; /* "TCP4", "TCP6", "UNKNOWN", "LOCAL", "PROXY": a static string */
     int has_source;
     struct sockaddr_storage src; /* the client's address and port, AF_INET or AF_INET6 */
 };

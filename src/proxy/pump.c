@@ -219,8 +219,8 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     /* The callback may close the connection and free the event: done with it first. */
     s->rd_end = 1;
     event_del(s->rd);
-    bufferevent_trigger_event(bev, BEV_EVENT_READING |
-                              (n == IO_EOF ? BEV_EVENT_EOF : BEV_EVENT_ERROR), 0);
+    bufferevent_trigger_event(
+        bev, BEV_EVENT_READING | (n == IO_EOF ? BEV_EVENT_EOF : BEV_EVENT_ERROR), 0);
 }
 
 /* Bytes the transport read ahead raise no read event: on_readable is run for them. */
@@ -244,8 +244,7 @@ int pump_start(struct side *s)
     if (s->io->flush && bufferevent_disable(s->bev, EV_WRITE) < 0)
         return -1;
     if (!s->io->fill)
-        return bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE) < 0 ? -1
-                                                                                          : 0;
+        return bufferevent_enable(s->bev, s->io->flush ? EV_READ : EV_READ | EV_WRITE) < 0 ? -1 : 0;
     if (!s->rd)
         s->rd = event_new(bufferevent_get_base(s->bev), bufferevent_getfd(s->bev),
                           EV_READ | EV_PERSIST, on_readable, s);

@@ -13,10 +13,10 @@
 #include "proxy/side.h"
 
 enum pump {
-    PUMP_MORE,   /* all input consumed; wait for more */
-    PUMP_EVENT,  /* side_feed() said something: see the event */
-    PUMP_FULL,   /* the other side has too much waiting to be written */
-    PUMP_NOMEM,  /* writing to the other side failed: out of memory */
+    PUMP_MORE,  /* all input consumed; wait for more */
+    PUMP_EVENT, /* side_feed() said something: see the event */
+    PUMP_FULL,  /* the other side has too much waiting to be written */
+    PUMP_NOMEM, /* writing to the other side failed: out of memory */
 };
 
 /* Bytes waiting to be written to s (0 without a bufferevent). */
@@ -41,8 +41,7 @@ const char *pump_piece(const struct side *s, size_t off, size_t len);
  * just gave (SIDE_HEAD): the framing scanner side_feed() will run, run ahead on a copy. Returns
  * 0 when those bytes are fine so far (or the body is not chunked), -1 with *reason (a static
  * sentence) when side_feed() will refuse them. */
-int pump_check_ahead(const struct side *s, const char **reason)
-    __attribute__((warn_unused_result));
+int pump_check_ahead(const struct side *s, const char **reason) __attribute__((warn_unused_result));
 
 /* Appends len bytes, or a formatted text, to s's output. Return 0, or -1 when out of memory
  * (then nothing or part of it was added: the connection must close, unflushed). */

@@ -126,10 +126,9 @@ void reconfig_apply(struct proxy *px, const struct proxy_options *n)
     if (o->max_client_connections != n->max_client_connections)
         note(changed, sizeof(changed), "max-client-connections");
     if (o->max_learned != n->max_learned) {
-        if (brock_learned_limit(px->engine, n->max_learned ? n->max_learned
-                                                            : BROCK_MAX_LEARNED_DEFAULT) < 0)
-            log_msg(LOG_ERR, "SIGHUP: 'max-learned-trackers': %s",
-                    brock_engine_errmsg(px->engine));
+        if (brock_learned_limit(px->engine,
+                                n->max_learned ? n->max_learned : BROCK_MAX_LEARNED_DEFAULT) < 0)
+            log_msg(LOG_ERR, "SIGHUP: 'max-learned-trackers': %s", brock_engine_errmsg(px->engine));
         else
             note(changed, sizeof(changed), "max-learned-trackers");
     }

@@ -183,8 +183,7 @@ static int kind_parse(const char *s, enum report_kind *out)
     static const struct {
         const char *name;
         enum report_kind kind;
-    } kinds[] = {
-        {"canvas", REPORT_CANVAS}, {"supercookie", REPORT_SUPERCOOKIE}};
+    } kinds[] = {{"canvas", REPORT_CANVAS}, {"supercookie", REPORT_SUPERCOOKIE}};
 
     for (size_t i = 0; s && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         if (!strcmp(s, kinds[i].name)) {
@@ -205,7 +204,7 @@ static int strings(json_t *a, const char **out, size_t max)
         return 0;
     if (!json_is_array(a) || json_array_size(a) > max)
         return -1;
-    json_array_foreach(a, i, v) {
+    json_array_foreach (a, i, v) {
         if (!json_is_string(v))
             return -1;
         out[i] = json_string_value(v);
@@ -214,8 +213,8 @@ static int strings(json_t *a, const char **out, size_t max)
 }
 
 /* The token of a report or a widget request: a string, that brock gave a document of host. */
-static int read_token(const struct report_keys *k, const char *host, int64_t now_s,
-                      json_t *root, struct report_doc *d, const char **why)
+static int read_token(const struct report_keys *k, const char *host, int64_t now_s, json_t *root,
+                      struct report_doc *d, const char **why)
 {
     json_t *token = json_object_get(root, "token");
 
@@ -251,7 +250,7 @@ static int read_items(struct report *r, const char **why)
         *why = "a supercookie report has items: an object of at most 64 strings";
         return 400;
     }
-    json_object_foreach(o, key, v) {
+    json_object_foreach (o, key, v) {
         struct brock_header *h = &r->items[r->n_items++];
 
         if (!json_is_string(v)) {

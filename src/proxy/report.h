@@ -119,9 +119,9 @@ enum report_kind {
 /* A report read. Its strings are views into root, valid until report_cleanup(). */
 struct report {
     json_t *root;
-    struct report_doc doc;   /* what the token says of the document that sent it */
+    struct report_doc doc; /* what the token says of the document that sent it */
     enum report_kind kind;
-    const char *script;      /* CANVAS: the URL of the script that read the canvas back */
+    const char *script; /* CANVAS: the URL of the script that read the canvas back */
     const char *writers[REPORT_WRITERS_MAX]; /* CANVAS: URLs of scripts that wrote text first */
     size_t n_writers;
     struct brock_header items[REPORT_ITEMS_MAX]; /* SUPERCOOKIE: key = name */

@@ -11,17 +11,17 @@
 
 struct report_doc_use {
     uint64_t id;
-    uint64_t used;                         /* 0: a free slot */
-    unsigned count;                        /* requests of the channel it made */
+    uint64_t used;  /* 0: a free slot */
+    unsigned count; /* requests of the channel it made */
     unsigned n_taught;
-    uint32_t taught[LIMIT_REPORT_DOC];     /* hashes of the hosts it taught about */
+    uint32_t taught[LIMIT_REPORT_DOC]; /* hashes of the hosts it taught about */
 };
 
 struct report_client_use {
     char addr[64];
-    uint64_t used;                         /* 0: a free slot */
-    int64_t minute_ms;                     /* when its minute began */
-    unsigned count;                        /* reports and allowances in that minute */
+    uint64_t used;     /* 0: a free slot */
+    int64_t minute_ms; /* when its minute began */
+    unsigned count;    /* reports and allowances in that minute */
 };
 
 void report_limits_init(struct report_limits *l)
@@ -87,8 +87,8 @@ static struct report_client_use *client_get(struct report_limits *l, const char 
     return c;
 }
 
-enum report_limit report_limits_take(struct report_limits *l, uint64_t doc_id,
-                                     const char *client, int counts_client, int64_t now_ms)
+enum report_limit report_limits_take(struct report_limits *l, uint64_t doc_id, const char *client,
+                                     int counts_client, int64_t now_ms)
 {
     struct report_doc_use *d;
     struct report_client_use *c = NULL;

@@ -35,8 +35,8 @@ enum report_limit {
  * toward the document's limit and, when counts_client (a report or an allowance, not a
  * question), toward the client's minute. Nothing is counted when the answer is not
  * REPORT_LIMIT_OK. */
-enum report_limit report_limits_take(struct report_limits *l, uint64_t doc_id,
-                                     const char *client, int counts_client, int64_t now_ms)
+enum report_limit report_limits_take(struct report_limits *l, uint64_t doc_id, const char *client,
+                                     int counts_client, int64_t now_ms)
     __attribute__((warn_unused_result));
 
 /* Whether the document doc_id teaches about host (a normalised name) for the first time: 1,

@@ -48,8 +48,13 @@ static int is_hop_by_hop(const struct brock_header *h, const struct brock_header
         size_t len;
     } fixed[] = {
 #define NAME(s) {s, sizeof(s) - 1}
-        NAME("connection"), NAME("keep-alive"), NAME("proxy-connection"),
-        NAME("proxy-authorization"), NAME("proxy-authenticate"), NAME("te"), NAME("trailer"),
+        NAME("connection"),
+        NAME("keep-alive"),
+        NAME("proxy-connection"),
+        NAME("proxy-authorization"),
+        NAME("proxy-authenticate"),
+        NAME("te"),
+        NAME("trailer"),
 #undef NAME
     };
 
@@ -155,8 +160,7 @@ int rewrite_request(const struct brock_header *in, size_t n, const char *method,
     return 0;
 }
 
-int rewrite_response(const struct brock_header *in, size_t n, unsigned flags,
-                     struct rewrite_out *o)
+int rewrite_response(const struct brock_header *in, size_t n, unsigned flags, struct rewrite_out *o)
 {
     o->n = 0;
     buf_reset(&o->scratch);

@@ -123,8 +123,8 @@ void script_jobs_letters(unsigned jobs, char *out)
         unsigned job;
         char letter;
     } letters[] = {
-        {SCRIPT_SIGNALS, 's'},       {SCRIPT_REPORTS, 'r'},         {SCRIPT_WIDGETS, 'w'},
-        {SCRIPT_ALLOW, 'a'},         {SCRIPT_UNWRAP_GOOGLE, 'g'},   {SCRIPT_UNWRAP_FACEBOOK, 'f'},
+        {SCRIPT_SIGNALS, 's'}, {SCRIPT_REPORTS, 'r'},       {SCRIPT_WIDGETS, 'w'},
+        {SCRIPT_ALLOW, 'a'},   {SCRIPT_UNWRAP_GOOGLE, 'g'}, {SCRIPT_UNWRAP_FACEBOOK, 'f'},
     };
     size_t n = 0;
 

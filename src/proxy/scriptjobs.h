@@ -21,11 +21,11 @@ enum script_job {
 /* What brock saw of the document's navigation, which says what its script may tell brock
  * (docs/design.md, "Reports from pages"). */
 enum script_place {
-    SCRIPT_UNPLACED = 0,   /* no token: plain HTTP, a fetch() of a page, a frame brock
-                              cannot place */
-    SCRIPT_PAGE,           /* a top-level page */
-    SCRIPT_FRAME_SAME,     /* a frame of its top-level page's own site */
-    SCRIPT_FRAME_CROSS,    /* a frame of another site than its top-level page's */
+    SCRIPT_UNPLACED = 0, /* no token: plain HTTP, a fetch() of a page, a frame brock
+                            cannot place */
+    SCRIPT_PAGE,         /* a top-level page */
+    SCRIPT_FRAME_SAME,   /* a frame of its top-level page's own site */
+    SCRIPT_FRAME_CROSS,  /* a frame of another site than its top-level page's */
 };
 
 /* One document that gets the script, as brock knows it. */

@@ -235,7 +235,7 @@ void side_start(struct side *s, enum side_role role)
 
 /* Ends the side with an error; every later call gets it again. */
 static size_t refuse(struct side *s, enum side_error error, const char *reason,
-                   struct side_event *ev)
+                     struct side_event *ev)
 {
     memset(&s->failed, 0, sizeof(s->failed));
     s->failed.type = SIDE_ERROR;
@@ -468,8 +468,7 @@ enum frame side_response_frame(const struct side *u, unsigned req, unsigned *rew
     if (status == 101 && (req & SIDE_REQ_UPGRADE)) {
         *rewrite_flags |= REWRITE_UPGRADE;
         out = FRAME_NONE;
-    } else if ((req & SIDE_REQ_HEAD) || status == 204 || status == 304 ||
-               (p->flags & F_SKIPBODY)) {
+    } else if ((req & SIDE_REQ_HEAD) || status == 204 || status == 304 || (p->flags & F_SKIPBODY)) {
         out = FRAME_NONE;
     } else if (p->flags & F_CHUNKED) {
         out = (req & SIDE_REQ_HTTP10) ? FRAME_CLOSE : FRAME_CHUNKED;

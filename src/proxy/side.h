@@ -28,12 +28,12 @@ enum side_role {
 enum side_event_type {
     SIDE_MORE,    /* every byte given was taken; more are needed */
     SIDE_HEAD,    /* a head ended: s->head holds it, s->parser its method or status, version,
-                   * flags and Content-Length */
+                     * flags and Content-Length */
     SIDE_BODY,    /* a piece of body: at, len */
     SIDE_DONE,    /* a message ended */
     SIDE_UPGRADE, /* a message ended, and what follows may be another protocol: a CONNECT, a
-                   * request asking to upgrade, a 101 that agrees (side_feed() reads it as HTTP
-                   * only if given it) */
+                     * request asking to upgrade, a 101 that agrees (side_feed() reads it as HTTP
+                     * only if given it) */
     SIDE_ERROR,   /* the bytes are not HTTP, or a limit was passed: error, reason */
 };
 
@@ -47,12 +47,12 @@ enum side_error {
 
 struct side_event {
     enum side_event_type type;
-    const char *at;         /* SIDE_BODY: a view into the bytes given, valid as they are */
+    const char *at; /* SIDE_BODY: a view into the bytes given, valid as they are */
     size_t len;
-    int plain;              /* SIDE_BODY: the piece is exactly the bytes consumed (a body of
-                             * known length, not parsed), so it may be moved as it is */
-    enum side_error error;  /* SIDE_ERROR */
-    const char *reason;     /* SIDE_ERROR: a static sentence */
+    int plain;             /* SIDE_BODY: the piece is exactly the bytes consumed (a body of
+                              * known length, not parsed), so it may be moved as it is */
+    enum side_error error; /* SIDE_ERROR */
+    const char *reason;    /* SIDE_ERROR: a static sentence */
 };
 
 /* How a body is framed on its way out to the other side. */
@@ -67,35 +67,35 @@ struct side {
     /* The transport: the connection's (pump.h, conn.c, upstream.c). */
     struct bufferevent *bev;
     const struct io_ops *io;
-    int eof;                  /* the peer closed its end */
-    int broken;               /* and not cleanly: a reset, or a read or write that failed */
-    int eof_fed;              /* and side_end() was told */
-    size_t held;              /* input side_feed() consumed that a caller still reads (a piece
-                               * of body handed out): drained at the next pump_read() */
-    int want_read;            /* the connection wants the side read (pump_reading) */
-    int in_full;              /* its input holds LIMIT_PENDING_BYTES: reading waits */
-    struct event *rd;         /* a transport with fill(): the read event on its socket, as
-                               * the side reads it itself; NULL: the bufferevent reads */
-    int rd_end;               /* and it found the end of the stream, or an error: no more */
+    int eof;          /* the peer closed its end */
+    int broken;       /* and not cleanly: a reset, or a read or write that failed */
+    int eof_fed;      /* and side_end() was told */
+    size_t held;      /* input side_feed() consumed that a caller still reads (a piece
+                         * of body handed out): drained at the next pump_read() */
+    int want_read;    /* the connection wants the side read (pump_reading) */
+    int in_full;      /* its input holds LIMIT_PENDING_BYTES: reading waits */
+    struct event *rd; /* a transport with fill(): the read event on its socket, as
+                         * the side reads it itself; NULL: the bufferevent reads */
+    int rd_end;       /* and it found the end of the stream, or an error: no more */
 
     /* The reader: side.c's. */
     enum side_role role;
-    int no_body;              /* upstream: the request was HEAD, so the response has no body
-                               * whatever its head says (set before the response comes) */
-    http_parser parser;       /* its data is the side */
+    int no_body;        /* upstream: the request was HEAD, so the response has no body
+                           * whatever its head says (set before the response comes) */
+    http_parser parser; /* its data is the side */
     struct http_head head;
-    struct {                  /* the head's Transfer-Encoding, as the framing check read it */
+    struct {                        /* the head's Transfer-Encoding, as the framing check read it */
         int seen, chunked, unusual; /* as struct framing_te's */
-        char *normal;         /* unusual: framing_te.normal, allocated (held by every
-                               * connection, the check's buffer would cost it 256 bytes); else
-                               * NULL: the coding is chunked alone */
+        char *normal;               /* unusual: framing_te.normal, allocated (held by every
+                                       * connection, the check's buffer would cost it 256 bytes); else
+                                       * NULL: the coding is chunked alone */
         size_t normal_len;
     } te;
     int doubtful;             /* the head's framing is one brock reads, and passes on, but would
-                               * not bet a connection on (side_feed sets it at each SIDE_HEAD):
-                               * a Transfer-Encoding other than one plain chunked; a request
-                               * whose method has no use for a body (GET, HEAD, DELETE,
-                               * OPTIONS, TRACE) with one; a 1xx or 204 announcing a body */
+                                 * not bet a connection on (side_feed sets it at each SIDE_HEAD):
+                                 * a Transfer-Encoding other than one plain chunked; a request
+                                 * whose method has no use for a body (GET, HEAD, DELETE,
+                                 * OPTIONS, TRACE) with one; a 1xx or 204 announcing a body */
     struct framing_head fh;   /* the head's bytes, checked before the parser sees them */
     struct framing_chunks fc; /* and a chunked body's framing */
     size_t scanned;           /* bytes past the parser's position already checked */

@@ -183,13 +183,13 @@ static int is_local_interface(const struct sockaddr *sa)
     for (struct ifaddrs *i = all; i && !found; i = i->ifa_next) {
         struct sockaddr_storage ss;
 
-        if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
-                             i->ifa_addr->sa_family != AF_INET6))
+        if (!i->ifa_addr ||
+            (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
             continue;
         memset(&ss, 0, sizeof(ss));
-        memcpy(&ss, i->ifa_addr, i->ifa_addr->sa_family == AF_INET
-                                     ? sizeof(struct sockaddr_in)
-                                     : sizeof(struct sockaddr_in6));
+        memcpy(&ss, i->ifa_addr,
+               i->ifa_addr->sa_family == AF_INET ? sizeof(struct sockaddr_in)
+                                                 : sizeof(struct sockaddr_in6));
         /* Compare addresses only: give the interface address the target's port. */
         if (ss.ss_family == AF_INET)
             ((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)access_port(sa));
@@ -269,8 +269,7 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
 
     c->dial = NULL;
     if (!bev) {
-        c->px->metrics.upstream_errors[tls_failed ? DASH_UPSTREAM_TLS
-                                                  : DASH_UPSTREAM_CONNECT]++;
+        c->px->metrics.upstream_errors[tls_failed ? DASH_UPSTREAM_TLS : DASH_UPSTREAM_CONNECT]++;
         conn_upstream_failed(c, 502, why);
         return;
     }

@@ -48,8 +48,7 @@ int widget_allows_add(struct widget_allows *m, const char *client, const char *s
         return -1;
     /* A second click renews the allowance in its slot. */
     for (size_t i = 0; i < LIMIT_WIDGET_ALLOWS && !a; i++)
-        if (m->v[i].until_ms && is(&m->v[i], client, site) &&
-            strcmp(m->v[i].pattern, pattern) == 0)
+        if (m->v[i].until_ms && is(&m->v[i], client, site) && strcmp(m->v[i].pattern, pattern) == 0)
             a = &m->v[i];
     if (!a) {
         a = &m->v[m->next];

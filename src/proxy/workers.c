@@ -36,17 +36,17 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define RESTART_FIRST_MS 100   /* a worker that died waits this long to start again... */
-#define RESTART_MAX_MS 30000   /* ...doubled each time it dies soon after, up to this */
+#define RESTART_FIRST_MS 100    /* a worker that died waits this long to start again... */
+#define RESTART_MAX_MS 30000    /* ...doubled each time it dies soon after, up to this */
 #define RESTART_STEADY_MS 10000 /* a worker that served this long starts from the first delay */
 
 struct worker_proc {
-    pid_t pid;              /* 0: not running */
-    int ready;              /* said ready since it started */
-    int reloading;          /* told of a SIGHUP, not yet ready again */
+    pid_t pid;     /* 0: not running */
+    int ready;     /* said ready since it started */
+    int reloading; /* told of a SIGHUP, not yet ready again */
     int64_t started_ms;
-    int64_t restart_ms;     /* when to start it again; 0: not waiting */
-    unsigned delay_ms;      /* the backoff's next delay */
+    int64_t restart_ms; /* when to start it again; 0: not waiting */
+    unsigned delay_ms;  /* the backoff's next delay */
     unsigned starts;
 };
 
@@ -55,23 +55,23 @@ struct sup {
     int (*serve)(void *arg, const struct proxy_worker *w);
     void *arg;
     unsigned n;
-    int *fds;                 /* the listening sockets, one a worker; -1 once closed */
+    int *fds; /* the listening sockets, one a worker; -1 once closed */
     struct worker_proc *w;
     struct worker_slot *slots;
     size_t slots_size;
     struct fp_ring *fp_ring;
 
-    int pipe[2];              /* workers write their index on [1] when ready */
+    int pipe[2]; /* workers write their index on [1] when ready */
     int sigfd;
     sigset_t old_mask;
     char listen_name[80];
-    int stopping;             /* a stopping signal came: no worker starts again */
-    int all_ready;            /* every worker was ready once: the start is over */
-    int reloading;            /* a SIGHUP is being passed on */
-    int reload_due;           /* a SIGHUP came while the workers started: passed on once all
-                               * of them serve */
-    int failed;               /* a worker could not start, or ended with a failure */
-    int activated;            /* fds are descriptors of the socket systemd passed */
+    int stopping;              /* a stopping signal came: no worker starts again */
+    int all_ready;             /* every worker was ready once: the start is over */
+    int reloading;             /* a SIGHUP is being passed on */
+    int reload_due;            /* a SIGHUP came while the workers started: passed on once all
+                                  * of them serve */
+    int failed;                /* a worker could not start, or ended with a failure */
+    int activated;             /* fds are descriptors of the socket systemd passed */
     struct report_keys report; /* the secrets every worker shares */
     char dash_token[2 * 32 + 1];
 };
@@ -167,11 +167,16 @@ static void sup_close_listeners(struct sup *s)
  * the signals as a fresh `brock run` finds them. Never returns. */
 static void sup_child(struct sup *s, unsigned i)
 {
-    struct proxy_worker w = {.index = i, .count = s->n, .listen_fd = s->fds[i],
+    struct proxy_worker w = {.index = i,
+                             .count = s->n,
+                             .listen_fd = s->fds[i],
                              .activated = s->activated,
-                             .ready_fd = s->pipe[1], .slots = s->slots,
-                             .starts = s->w[i].starts, .report = &s->report,
-                             .dash_token = s->dash_token, .fp_ring = s->fp_ring};
+                             .ready_fd = s->pipe[1],
+                             .slots = s->slots,
+                             .starts = s->w[i].starts,
+                             .report = &s->report,
+                             .dash_token = s->dash_token,
+                             .fp_ring = s->fp_ring};
     static const int reset[] = {SIGINT, SIGTERM, SIGQUIT, SIGCHLD};
     int rc;
 
@@ -224,8 +229,8 @@ static void sup_signal_all(struct sup *s, int sig)
 {
     for (unsigned i = 0; i < s->n; i++)
         if (s->w[i].pid > 0 && kill(s->w[i].pid, sig) < 0 && errno != ESRCH)
-            log_msg(LOG_ERR, "could not signal worker %u (pid %d): %s", i + 1,
-                    (int)s->w[i].pid, strerror(errno));
+            log_msg(LOG_ERR, "could not signal worker %u (pid %d): %s", i + 1, (int)s->w[i].pid,
+                    strerror(errno));
 }
 
 static unsigned sup_running(const struct sup *s)
@@ -268,9 +273,11 @@ static void sup_reload(struct sup *s)
     struct timespec ts;
 
     if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
-        (void)sd_notifyf(0, "RELOADING=1\nSTATUS=the workers read their options again\n"
-                         "MONOTONIC_USEC=%llu", (unsigned long long)ts.tv_sec * 1000000ULL +
-                                                    (unsigned long long)ts.tv_nsec / 1000ULL);
+        (void)sd_notifyf(0,
+                         "RELOADING=1\nSTATUS=the workers read their options again\n"
+                         "MONOTONIC_USEC=%llu",
+                         (unsigned long long)ts.tv_sec * 1000000ULL +
+                             (unsigned long long)ts.tv_nsec / 1000ULL);
     s->reloading = 1;
     for (unsigned i = 0; i < s->n; i++)
         s->w[i].reloading = s->w[i].pid > 0 && s->w[i].ready;
@@ -358,9 +365,9 @@ static void sup_on_exit(struct sup *s, pid_t pid, int status)
     sup_describe(status, how, sizeof(how));
     if (s->stopping) {
         /* One still starting when told to stop ends by the signal passed on: no failure. */
-        int told = WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM ||
-                                           WTERMSIG(status) == SIGINT ||
-                                           WTERMSIG(status) == SIGQUIT);
+        int told =
+            WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGINT ||
+                                    WTERMSIG(status) == SIGQUIT);
 
         if (!told && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
             s->failed = 1;
@@ -369,8 +376,8 @@ static void sup_on_exit(struct sup *s, pid_t pid, int status)
         return;
     }
     if (!s->all_ready) {
-        log_msg(LOG_ERR, "worker %u (pid %d) %s before it was ready; stopping", i + 1,
-                (int)pid, how);
+        log_msg(LOG_ERR, "worker %u (pid %d) %s before it was ready; stopping", i + 1, (int)pid,
+                how);
         s->failed = 1;
         sup_stop(s, SIGTERM);
         return;
@@ -472,8 +479,8 @@ static int sup_loop(struct sup *s)
 }
 
 int proxy_workers_run(const struct proxy_options *o, unsigned n,
-                      int (*serve)(void *arg, const struct proxy_worker *w), void *arg,
-                      char *err, size_t errlen)
+                      int (*serve)(void *arg, const struct proxy_worker *w), void *arg, char *err,
+                      size_t errlen)
 {
     struct sup s;
     sigset_t mask;
@@ -489,8 +496,8 @@ int proxy_workers_run(const struct proxy_options *o, unsigned n,
     s.w = mem_calloc(n, sizeof(*s.w));
     s.slots_size = (n + 1) * sizeof(*s.slots);
     s.slots = mmap(NULL, s.slots_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    s.fp_ring = mmap(NULL, fpshare_ring_size(), PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    s.fp_ring =
+        mmap(NULL, fpshare_ring_size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (!s.fds || !s.w || s.slots == MAP_FAILED || s.fp_ring == MAP_FAILED) {
         snprintf(err, errlen, "out of memory");
         goto out;

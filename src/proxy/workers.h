@@ -15,8 +15,15 @@ struct fp_ring;
  * its own slot, any worker reads them all. The slot past the last worker's holds what the
  * workers that ended had counted. */
 enum {
-    SLOT_REQUESTS, SLOT_BLOCKED, SLOT_COOKIEBLOCKED, SLOT_TUNNELS, SLOT_LEARNED,
-    SLOT_CONNECTIONS, SLOT_CUT, SLOT_REFUSED, SLOT_COUNT
+    SLOT_REQUESTS,
+    SLOT_BLOCKED,
+    SLOT_COOKIEBLOCKED,
+    SLOT_TUNNELS,
+    SLOT_LEARNED,
+    SLOT_CONNECTIONS,
+    SLOT_CUT,
+    SLOT_REFUSED,
+    SLOT_COUNT
 };
 
 struct worker_slot {
@@ -27,7 +34,7 @@ struct proxy_worker {
     unsigned index;            /* 0 .. count - 1 */
     unsigned count;            /* --workers */
     int listen_fd;             /* bound and listening, shared by no other worker; or a
-                                * descriptor of the one socket systemd passed, all share */
+                                  * descriptor of the one socket systemd passed, all share */
     int activated;             /* listen_fd is systemd's socket */
     int ready_fd;              /* the pipe's end: a byte (the index) each time it is ready */
     struct worker_slot *slots; /* count + 1 slots in memory shared with every worker */
@@ -36,7 +43,7 @@ struct proxy_worker {
      * every other: the keys of the script's reports, the dashboard's token (hex). */
     const struct report_keys *report;
     const char *dash_token;
-    struct fp_ring *fp_ring;   /* the clients' pages, told to each other (fpshare.h) */
+    struct fp_ring *fp_ring; /* the clients' pages, told to each other (fpshare.h) */
 };
 
 /* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. Returns 0,

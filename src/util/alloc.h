@@ -15,10 +15,23 @@ struct mem_funcs {
 /* The functions in force; defaults are the C library's. */
 extern struct mem_funcs mem_funcs;
 
-static inline void *mem_malloc(size_t n) { return mem_funcs.malloc_fn(n ? n : 1); }
-static inline void *mem_calloc(size_t n, size_t sz) { return mem_funcs.calloc_fn(n ? n : 1, sz ? sz : 1); }
-static inline void *mem_realloc(void *p, size_t n) { return mem_funcs.realloc_fn(p, n ? n : 1); }
-static inline void mem_free(void *p) { if (p) mem_funcs.free_fn(p); }
+static inline void *mem_malloc(size_t n)
+{
+    return mem_funcs.malloc_fn(n ? n : 1);
+}
+static inline void *mem_calloc(size_t n, size_t sz)
+{
+    return mem_funcs.calloc_fn(n ? n : 1, sz ? sz : 1);
+}
+static inline void *mem_realloc(void *p, size_t n)
+{
+    return mem_funcs.realloc_fn(p, n ? n : 1);
+}
+static inline void mem_free(void *p)
+{
+    if (p)
+        mem_funcs.free_fn(p);
+}
 
 /* Copies of strings; NULL when out of memory. */
 char *mem_strdup(const char *s);

@@ -12,9 +12,9 @@
 struct arena_chunk;
 
 struct arena {
-    struct arena_chunk *head;  /* the chunk allocated from; others follow it */
-    struct arena_chunk *keep;  /* the first chunk of the standard size, kept by resets */
-    size_t chunk;              /* the standard size of a chunk */
+    struct arena_chunk *head; /* the chunk allocated from; others follow it */
+    struct arena_chunk *keep; /* the first chunk of the standard size, kept by resets */
+    size_t chunk;             /* the standard size of a chunk */
 };
 
 /* An empty arena whose chunks are chunk bytes (larger requests get a chunk of their own). */

@@ -44,8 +44,7 @@ size_t log_stamp(char *out, size_t size)
     if (size == 0)
         return 0;
     out[0] = '\0';
-    if (!log_stamps() || clock_gettime(CLOCK_REALTIME, &ts) != 0 ||
-        !localtime_r(&ts.tv_sec, &tm) ||
+    if (!log_stamps() || clock_gettime(CLOCK_REALTIME, &ts) != 0 || !localtime_r(&ts.tv_sec, &tm) ||
         strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm) == 0 ||
         strftime(zone, sizeof(zone), "%z", &tm) == 0)
         return 0;

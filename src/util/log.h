@@ -33,6 +33,9 @@ int log_open(const char *path) __attribute__((warn_unused_result));
  * brock was given, which it leaves alone; or -errno with lines still going where they went. */
 int log_reopen(void) __attribute__((warn_unused_result));
 
-static inline int log_enabled(enum log_level level) { return (int)level <= log_verbosity; }
+static inline int log_enabled(enum log_level level)
+{
+    return (int)level <= log_verbosity;
+}
 
 #endif

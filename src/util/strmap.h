@@ -16,9 +16,9 @@ struct strmap_slot {
 
 struct strmap {
     struct strmap_slot *slots;
-    size_t cap;   /* a power of two, or 0 */
-    size_t len;   /* live keys */
-    size_t used;  /* live keys and tombstones */
+    size_t cap;  /* a power of two, or 0 */
+    size_t len;  /* live keys */
+    size_t used; /* live keys and tombstones */
     uint64_t seed;
 };
 

@@ -114,8 +114,8 @@ static inline const char *test_list_site_choices(struct brock_engine *e, const c
     assert_true(brock_site_actions(e, site, &v, &n) >= 0);
     buf[0] = '\0';
     for (size_t i = 0; i < n && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%s@%s=%s", i ? " " : "",
-                                 v[i].domain, v[i].site, brock_action_name(v[i].action));
+        used += (size_t)snprintf(buf + used, len - used, "%s%s@%s=%s", i ? " " : "", v[i].domain,
+                                 v[i].site, brock_action_name(v[i].action));
     brock_free(v);
     return buf;
 }

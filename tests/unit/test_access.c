@@ -94,9 +94,9 @@ static void test_edges(void **state)
 static void test_refusals(void **state)
 {
     static const char *const bad[] = {
-        "", "/8", "10.0.0.0/", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/8x", "10.0.0/8",
-        "10.1.2.3/8", "::1/129", "fd00::1/8", "example.com", "10.0.0.0/ 8", "1.2.3.4.5",
-        "10.0.0.0/+8",
+        "",          "/8",          "10.0.0.0/", "10.0.0.0/33", "10.0.0.0/-1", "10.0.0.0/8x",
+        "10.0.0/8",  "10.1.2.3/8",  "::1/129",   "fd00::1/8",   "example.com", "10.0.0.0/ 8",
+        "1.2.3.4.5", "10.0.0.0/+8",
     };
     struct access_list l = {0};
     char err[256];
@@ -119,10 +119,17 @@ static void test_loopback_and_wildcard(void **state)
         const char *ip;
         int loopback, wildcard;
     } cases[] = {
-        {"127.0.0.1", 1, 0},   {"127.255.0.9", 1, 0}, {"::1", 1, 0},
-        {"::ffff:127.0.0.1", 1, 0}, {"0.0.0.0", 0, 1}, {"::", 0, 1},
-        {"::ffff:0.0.0.0", 0, 1}, {"128.0.0.1", 0, 0}, {"10.0.0.1", 0, 0},
-        {"::2", 0, 0},         {"fe80::1", 0, 0},
+        {"127.0.0.1", 1, 0},
+        {"127.255.0.9", 1, 0},
+        {"::1", 1, 0},
+        {"::ffff:127.0.0.1", 1, 0},
+        {"0.0.0.0", 0, 1},
+        {"::", 0, 1},
+        {"::ffff:0.0.0.0", 0, 1},
+        {"128.0.0.1", 0, 0},
+        {"10.0.0.1", 0, 0},
+        {"::2", 0, 0},
+        {"fe80::1", 0, 0},
     };
 
     (void)state;
@@ -154,10 +161,8 @@ static void test_endpoints(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_match),
-        cmocka_unit_test(test_edges),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_loopback_and_wildcard),
+        cmocka_unit_test(test_match),     cmocka_unit_test(test_edges),
+        cmocka_unit_test(test_refusals),  cmocka_unit_test(test_loopback_and_wildcard),
         cmocka_unit_test(test_endpoints),
     };
 

@@ -80,8 +80,8 @@ static const char *pb_data(void)
 static void seen(struct brock_engine *e, const char *host, const char *site)
 {
     struct brock_header h = {"Cookie", 6, "uid=8f3a9b2c7d1e4f60a5b3", 24};
-    struct brock_observation o = {.host = host, .site = site, .headers = &h, .n_headers = 1,
-                                  .time_ms = 1700000000000};
+    struct brock_observation o = {
+        .host = host, .site = site, .headers = &h, .n_headers = 1, .time_ms = 1700000000000};
     struct brock_learned l;
 
     assert_int_equal(brock_observe(e, &o, &l), 0);
@@ -90,8 +90,8 @@ static void seen(struct brock_engine *e, const char *host, const char *site)
 /* ---- the same answers ---- */
 
 /* Every nth key of map, and a subdomain of it, as hosts. */
-static size_t keys_of(const struct strmap *map, size_t every, char (*out)[BROCK_HOST_MAX],
-                      size_t n, size_t max)
+static size_t keys_of(const struct strmap *map, size_t every, char (*out)[BROCK_HOST_MAX], size_t n,
+                      size_t max)
 {
     size_t it = 0, i = 0;
     const char *key;
@@ -108,17 +108,55 @@ static size_t keys_of(const struct strmap *map, size_t every, char (*out)[BROCK_
 static void test_same_answers(void **state)
 {
     static const char *const odd[] = {
-        "localhost", "10.1.2.3", "127.0.0.1", "8.8.8.8", "[::1]", "2001:db8::7", "0x7f000001",
-        "WWW.Google-Analytics.COM", "doubleclick.net.", "bücher.example", "a..b", "", "-",
-        "xn--bcher-kva.example", "www.metro.cz", "1gr.cz", "ads.1gr.cz", "2mdn.net",
-        "s0.2mdn.net", "www.crunchyroll.com", "cdn.jsdelivr.net", "a.b.c.d.e.f.g.h.example.co.uk",
+        "localhost",
+        "10.1.2.3",
+        "127.0.0.1",
+        "8.8.8.8",
+        "[::1]",
+        "2001:db8::7",
+        "0x7f000001",
+        "WWW.Google-Analytics.COM",
+        "doubleclick.net.",
+        "bücher.example",
+        "a..b",
+        "",
+        "-",
+        "xn--bcher-kva.example",
+        "www.metro.cz",
+        "1gr.cz",
+        "ads.1gr.cz",
+        "2mdn.net",
+        "s0.2mdn.net",
+        "www.crunchyroll.com",
+        "cdn.jsdelivr.net",
+        "a.b.c.d.e.f.g.h.example.co.uk",
         "very-long-label-to-go-past-what-one-kept-answer-holds.for-names.tracker.example.com",
-        "1.2.3.4", "2.2.3.4", "a.1.2.3.4", "1.2.3", "1.2.0x3.0x4", "0177.0.0.1", "3.4",
+        "1.2.3.4",
+        "2.2.3.4",
+        "a.1.2.3.4",
+        "1.2.3",
+        "1.2.0x3.0x4",
+        "0177.0.0.1",
+        "3.4",
     };
     static const char *const sites[] = {
-        NULL, "", "www.metro.cz", "www.crunchyroll.com", "www.news.example", "news.bbc.co.uk",
-        "disabled.example", "shop.disabled.example", "google.com", "youtube.com", "127.0.0.1",
-        "[::1]", "Bad Site", "WWW.NEWS.EXAMPLE.", "amazon.co.jp", "1.2.3.4", "2.2.3.4",
+        NULL,
+        "",
+        "www.metro.cz",
+        "www.crunchyroll.com",
+        "www.news.example",
+        "news.bbc.co.uk",
+        "disabled.example",
+        "shop.disabled.example",
+        "google.com",
+        "youtube.com",
+        "127.0.0.1",
+        "[::1]",
+        "Bad Site",
+        "WWW.NEWS.EXAMPLE.",
+        "amazon.co.jp",
+        "1.2.3.4",
+        "2.2.3.4",
         "site-with-a-long-name.so-that"
         ".the-pair-is-too-long-to-keep.example.org",
     };
@@ -148,8 +186,7 @@ static void test_same_answers(void **state)
         snprintf(url, sizeof(url), "https://%s/analytics.js", hosts[i]);
         decide_url(e, url, sites[i % nsites]);
         /* The URL's host taken as written, or parsed: the same answers either way. */
-        snprintf(url, sizeof(url), i % 3 ? "http://%s:8080?x" : "HTTP://user@%s\\x",
-                 hosts[i]);
+        snprintf(url, sizeof(url), i % 3 ? "http://%s:8080?x" : "HTTP://user@%s\\x", hosts[i]);
         decide_url(e, url, sites[(i * 7 + 3) % nsites]);
     }
     free(hosts);
@@ -262,8 +299,8 @@ static void test_full_set_keeps_recent(void **state)
     for (unsigned i = 2; i < 18; i++) {
         assert_int_equal(brock_decide(e, hosts[i], site, &d), 0);
         if (d.action != BROCK_USER_BLOCK)
-            fail_msg("%s on %s, one of the set's last sixteen: decided afresh, not kept",
-                     hosts[i], site);
+            fail_msg("%s on %s, one of the set's last sixteen: decided afresh, not kept", hosts[i],
+                     site);
     }
     brock_engine_free(e);
 }

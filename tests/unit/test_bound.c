@@ -16,8 +16,8 @@ static void seen(struct brock_engine *e, const char *host, const char *site)
 {
     static int64_t now = 1700000000000;
     struct brock_header h = {"Cookie", 6, "uid=8f3a9b2c1d7e", 16};
-    struct brock_observation o = {.host = host, .site = site, .headers = &h, .n_headers = 1,
-                                  .time_ms = now++};
+    struct brock_observation o = {
+        .host = host, .site = site, .headers = &h, .n_headers = 1, .time_ms = now++};
     struct brock_learned l;
 
     assert_int_equal(brock_observe(e, &o, &l), 0);
@@ -255,8 +255,8 @@ static void test_state(void **state)
 static void test_fp_paths(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
-    struct brock_page_signal s = {.kind = BROCK_PAGE_CANVAS, .site = "https://site-a.com/",
-                                  .time_ms = 1700000000000};
+    struct brock_page_signal s = {
+        .kind = BROCK_PAGE_CANVAS, .site = "https://site-a.com/", .time_ms = 1700000000000};
     struct brock_learned l;
     char url[64];
 

@@ -123,8 +123,7 @@ static void test_issue(void **state)
     assert_issued_for(ca_cert(ca), ip, "127.0.0.1", 1);
     assert_issued_for(ca_cert(ca), ip6, "::1", 1);
     /* Each its own serial, over the key given. */
-    assert_int_not_equal(ASN1_INTEGER_cmp(X509_get0_serialNumber(a), X509_get0_serialNumber(b)),
-                         0);
+    assert_int_not_equal(ASN1_INTEGER_cmp(X509_get0_serialNumber(a), X509_get0_serialNumber(b)), 0);
     assert_int_equal(EVP_PKEY_eq(X509_get0_pubkey(a), key), 1);
     /* Valid for the days asked from now, not beyond. */
     {
@@ -167,14 +166,36 @@ static int san_one(X509 *leaf, unsigned char *out, size_t size, size_t *len)
 static void test_names(void **state)
 {
     static const char *const hosts[] = {
-        "www.site.test", "a", "xn--bcher-kva.example", "r3---sn-abc.example",
-        "_dmarc.example", "UPPER.Example", "1.2.3.4.5", NULL,
+        "www.site.test",
+        "a",
+        "xn--bcher-kva.example",
+        "r3---sn-abc.example",
+        "_dmarc.example",
+        "UPPER.Example",
+        "1.2.3.4.5",
+        NULL,
     };
     static const char *const refused[] = {
-        "", "x.example,email:a@b", "weird name with spaces", "x.example,DNS:other.example",
-        "IP:1.2.3.4", "email:a@b", "*.example", "a..b", ".a", "a.", "-a.example",
-        "a-.example", "a/b", "a\nb", "caf\xc3\xa9.example", "[::1]", "1.2.3.4:443",
-        "dirName:sect", "a;b", NULL,
+        "",
+        "x.example,email:a@b",
+        "weird name with spaces",
+        "x.example,DNS:other.example",
+        "IP:1.2.3.4",
+        "email:a@b",
+        "*.example",
+        "a..b",
+        ".a",
+        "a.",
+        "-a.example",
+        "a-.example",
+        "a/b",
+        "a\nb",
+        "caf\xc3\xa9.example",
+        "[::1]",
+        "1.2.3.4:443",
+        "dirName:sect",
+        "a;b",
+        NULL,
     };
     struct dirs *d = *state;
     char err[512], label[70], longest[CA_NAME_MAX + 2];

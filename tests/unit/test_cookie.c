@@ -103,8 +103,7 @@ static void test_parse_attributes(void **state)
     PARSE("when=Wed, 29 Jan 2014 17:43:25 GMT", "when=Wed, 29 Jan 2014 17:43:25 GMT");
 }
 
-static int stop_at_second(void *arg, const char *name, size_t nlen, const char *val,
-                          size_t vlen)
+static int stop_at_second(void *arg, const char *name, size_t nlen, const char *val, size_t vlen)
 {
     int *calls = arg;
 
@@ -212,7 +211,10 @@ static void test_value_bits_case(void **state)
 
 /* ---- brock__has_cookie_tracking ---- */
 
-#define H(n, v) {(n), strlen(n), (v), strlen(v)}
+#define H(n, v)                                                                                    \
+    {                                                                                              \
+        (n), strlen(n), (v), strlen(v)                                                             \
+    }
 
 static int tracking(const struct brock_header *h, size_t n, char *name, size_t size)
 {
@@ -462,20 +464,13 @@ static void test_tracking_name_copy(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_basic),
-        cmocka_unit_test(test_parse_newlines),
-        cmocka_unit_test(test_parse_quotes),
-        cmocka_unit_test(test_parse_attributes),
-        cmocka_unit_test(test_parse_views),
-        cmocka_unit_test(test_value_bits_table),
-        cmocka_unit_test(test_value_bits_case),
-        cmocka_unit_test(test_tracking_examples),
-        cmocka_unit_test(test_tracking_headers),
-        cmocka_unit_test(test_tracking_sum),
-        cmocka_unit_test(test_tracking_cf_bm),
-        cmocka_unit_test(test_tracking_duplicates),
-        cmocka_unit_test(test_tracking_many),
-        cmocka_unit_test(test_tracking_name_copy),
+        cmocka_unit_test(test_parse_basic),      cmocka_unit_test(test_parse_newlines),
+        cmocka_unit_test(test_parse_quotes),     cmocka_unit_test(test_parse_attributes),
+        cmocka_unit_test(test_parse_views),      cmocka_unit_test(test_value_bits_table),
+        cmocka_unit_test(test_value_bits_case),  cmocka_unit_test(test_tracking_examples),
+        cmocka_unit_test(test_tracking_headers), cmocka_unit_test(test_tracking_sum),
+        cmocka_unit_test(test_tracking_cf_bm),   cmocka_unit_test(test_tracking_duplicates),
+        cmocka_unit_test(test_tracking_many),    cmocka_unit_test(test_tracking_name_copy),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,8 +59,7 @@ static void test_unsafe_inline(void **state)
     expect("default-src * 'UNSAFE-INLINE'", NULL);
     /* A nonce, a hash or 'strict-dynamic' switches 'unsafe-inline' off: the hash is needed. */
     expect("script-src 'unsafe-inline' 'nonce-abc'", "script-src 'unsafe-inline' 'nonce-abc' " H);
-    expect("script-src 'unsafe-inline' 'sha384-xyz'",
-           "script-src 'unsafe-inline' 'sha384-xyz' " H);
+    expect("script-src 'unsafe-inline' 'sha384-xyz'", "script-src 'unsafe-inline' 'sha384-xyz' " H);
     expect("script-src 'unsafe-inline' 'strict-dynamic'",
            "script-src 'unsafe-inline' 'strict-dynamic' " H);
     /* The governing directive decides: default-src's 'unsafe-inline' does not count. */
@@ -101,12 +100,9 @@ static void test_full(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_governing_directive),
-        cmocka_unit_test(test_append),
-        cmocka_unit_test(test_unsafe_inline),
-        cmocka_unit_test(test_none),
-        cmocka_unit_test(test_policy_lists),
-        cmocka_unit_test(test_full),
+        cmocka_unit_test(test_no_governing_directive), cmocka_unit_test(test_append),
+        cmocka_unit_test(test_unsafe_inline),          cmocka_unit_test(test_none),
+        cmocka_unit_test(test_policy_lists),           cmocka_unit_test(test_full),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,8 +92,11 @@ static void learn_three(struct brock_engine *e, int64_t t)
     struct brock_header h = {"Cookie", 6, "uid=8f3a9c2e71d04b6a", 20};
 
     for (int i = 0; i < 3; i++) {
-        struct brock_observation o = {.host = "px.learned.test", .site = sites[i],
-                                      .headers = &h, .n_headers = 1, .time_ms = t + i};
+        struct brock_observation o = {.host = "px.learned.test",
+                                      .site = sites[i],
+                                      .headers = &h,
+                                      .n_headers = 1,
+                                      .time_ms = t + i};
         assert_int_equal(brock_observe(e, &o, NULL), 0);
     }
 }
@@ -130,9 +133,8 @@ static void day_name(int64_t day, char out[16])
 static void test_counting(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
-    static const char import[] =
-        "{\"action_map\": {}, \"snitch_map\": {\"imported.test\":"
-        " [\"a.example\", \"b.example\", \"c.example\"]}}";
+    static const char import[] = "{\"action_map\": {}, \"snitch_map\": {\"imported.test\":"
+                                 " [\"a.example\", \"b.example\", \"c.example\"]}}";
     char text[1024], want[512], day0[16], day1[16], *json = NULL;
     struct brock_stats imported = {0};
     size_t len = 0;
@@ -211,9 +213,10 @@ static void test_persistence(void **state)
 
     /* A version 2 state, which had no daily counters, is brought up to date. */
     assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(raw, "DROP TABLE day_count; DROP TABLE site_action;"
-                                  " PRAGMA user_version = 2;", NULL,
-                                  NULL, NULL),
+    assert_int_equal(sqlite3_exec(raw,
+                                  "DROP TABLE day_count; DROP TABLE site_action;"
+                                  " PRAGMA user_version = 2;",
+                                  NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
     a = test_engine_open(f->dir, NULL, 1);

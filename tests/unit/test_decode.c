@@ -34,8 +34,8 @@ static size_t brotli(const char *text, size_t len, unsigned char *out, size_t si
 {
     size_t n = size;
 
-    assert_true(BrotliEncoderCompress(9, 22, BROTLI_MODE_TEXT, len, (const uint8_t *)text, &n,
-                                      out));
+    assert_true(
+        BrotliEncoderCompress(9, 22, BROTLI_MODE_TEXT, len, (const uint8_t *)text, &n, out));
     return n;
 }
 
@@ -132,8 +132,8 @@ static void test_errors(void **state)
     assert_int_equal(decode(DECODE_GZIP, z, n - 3, 4, out, sizeof(out), &why), -1);
     assert_non_null(strstr(why, "ended before"));
     why = NULL;
-    assert_int_equal(decode(DECODE_GZIP, (const unsigned char *)text, 40, 4, out, sizeof(out),
-                            &why), -1);
+    assert_int_equal(
+        decode(DECODE_GZIP, (const unsigned char *)text, 40, 4, out, sizeof(out), &why), -1);
     assert_non_null(why);
     n = brotli(text, sizeof(text) - 1, z, sizeof(z));
     assert_int_equal(decode(DECODE_BR, z, n - 2, 4, out, sizeof(out), &why), -1);
@@ -197,10 +197,8 @@ static void test_parse(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_codings),
-        cmocka_unit_test(test_gzip_members_and_trailing),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_bomb),
+        cmocka_unit_test(test_codings), cmocka_unit_test(test_gzip_members_and_trailing),
+        cmocka_unit_test(test_errors),  cmocka_unit_test(test_bomb),
         cmocka_unit_test(test_parse),
     };
 

@@ -56,10 +56,8 @@ static void on_query(struct evdns_server_request *req, void *arg)
         if (!strcasecmp(q->name, "two.test") || !strcasecmp(q->name, "none.test")) {
             if (q->type != EVDNS_TYPE_A)
                 continue;
-            inet_pton(AF_INET, !strcasecmp(q->name, "two.test") ? "127.0.0.2" : "127.0.0.3",
-                      &a[0]);
-            inet_pton(AF_INET, !strcasecmp(q->name, "two.test") ? "127.0.0.1" : "127.0.0.2",
-                      &a[1]);
+            inet_pton(AF_INET, !strcasecmp(q->name, "two.test") ? "127.0.0.2" : "127.0.0.3", &a[0]);
+            inet_pton(AF_INET, !strcasecmp(q->name, "two.test") ? "127.0.0.1" : "127.0.0.2", &a[1]);
             evdns_server_request_add_a_reply(req, q->name, 2, a, 60);
         } else {
             err = DNS_ERR_NOTEXIST;
@@ -68,8 +66,8 @@ static void on_query(struct evdns_server_request *req, void *arg)
     evdns_server_request_respond(req, err);
 }
 
-static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
-                      int len, void *arg)
+static void on_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
+                      void *arg)
 {
     struct world *w = arg;
 
@@ -99,12 +97,12 @@ static int setup(void **state)
     assert_non_null(w->base);
 
     bind_loopback(&sin, "127.0.0.1");
-    w->listener = evconnlistener_new_bind(w->base, on_accept, w,
-                                          LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1,
-                                          (struct sockaddr *)&sin, sizeof(sin));
+    w->listener =
+        evconnlistener_new_bind(w->base, on_accept, w, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE,
+                                -1, (struct sockaddr *)&sin, sizeof(sin));
     assert_non_null(w->listener);
-    assert_int_equal(getsockname(evconnlistener_get_fd(w->listener), (struct sockaddr *)&sin,
-                                 &len), 0);
+    assert_int_equal(getsockname(evconnlistener_get_fd(w->listener), (struct sockaddr *)&sin, &len),
+                     0);
     w->port = ntohs(sin.sin_port);
 
     w->dns_fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -291,7 +289,8 @@ static void test_no_address_answers(void **state)
 
     dial(w, w->dns, "none.test", &o);
     assert_null(o.bev);
-    snprintf(want, sizeof(want), "brock could not connect to none.test: none of its 2 addresses "
+    snprintf(want, sizeof(want),
+             "brock could not connect to none.test: none of its 2 addresses "
              "answered (127.0.0.3:%d: Connection refused; 127.0.0.2:%d: Connection refused)",
              w->port, w->port);
     assert_string_equal(o.why, want);
@@ -299,8 +298,10 @@ static void test_no_address_answers(void **state)
     add_rule(w, "down.test", "127.0.0.2");
     dial(w, w->dns, "down.test", &one);
     assert_null(one.bev);
-    snprintf(want, sizeof(want), "brock could not connect to down.test (127.0.0.2:%d): "
-             "Connection refused", w->port);
+    snprintf(want, sizeof(want),
+             "brock could not connect to down.test (127.0.0.2:%d): "
+             "Connection refused",
+             w->port);
     assert_string_equal(one.why, want);
     assert_int_equal(w->accepted, 0);
 }
@@ -318,7 +319,8 @@ static void test_tls_tries_each_address(void **state)
     dial_over(w, w->dns, "none.test", &io_tls, ctx, &o);
     assert_null(o.bev);
     assert_int_equal(o.n_tried, 2);
-    snprintf(want, sizeof(want), "brock could not connect to none.test: none of its 2 addresses "
+    snprintf(want, sizeof(want),
+             "brock could not connect to none.test: none of its 2 addresses "
              "answered (127.0.0.3:%d: Connection refused; 127.0.0.2:%d: Connection refused)",
              w->port, w->port);
     assert_string_equal(o.why, want);
@@ -334,8 +336,10 @@ static void test_refused_address(void **state)
     add_rule(w, "self.test", "127.0.0.1");
     dial(w, w->dns, "self.test", &o);
     assert_null(o.bev);
-    snprintf(want, sizeof(want), "brock could not connect to self.test (127.0.0.1:%d): it is "
-             "brock itself (not forwarded)", w->port);
+    snprintf(want, sizeof(want),
+             "brock could not connect to self.test (127.0.0.1:%d): it is "
+             "brock itself (not forwarded)",
+             w->port);
     assert_string_equal(o.why, want);
     /* Nothing was opened. */
     event_base_loop(w->base, EVLOOP_NONBLOCK);
@@ -363,12 +367,10 @@ static void test_cancel(void **state)
     /* While resolving, and while connecting: the callback never comes. */
     assert_int_equal(dial_start(&env, "two.test", w->port, &io_tcp, NULL, on_dialed, &o, &d), 0);
     dial_cancel(d);
-    assert_int_equal(dial_start(&env, "127.0.0.1", w->port, &io_tcp, NULL, on_dialed, &o, &d),
-                     0);
+    assert_int_equal(dial_start(&env, "127.0.0.1", w->port, &io_tcp, NULL, on_dialed, &o, &d), 0);
     dial_cancel(d);
     /* An address that refuses: its failure is never told either. */
-    assert_int_equal(dial_start(&env, "127.0.0.2", w->port, &io_tcp, NULL, on_dialed, &o, &d),
-                     0);
+    assert_int_equal(dial_start(&env, "127.0.0.2", w->port, &io_tcp, NULL, on_dialed, &o, &d), 0);
     dial_cancel(d);
     dial_cancel(NULL);
     event_base_loopexit(w->base, &half);
@@ -384,17 +386,16 @@ static void test_needs_tls_context(void **state)
     struct dial *d = NULL;
 
     /* io_tls without a context to verify with is refused at once. */
-    assert_int_equal(dial_start(&env, "127.0.0.1", w->port, &io_tls, NULL, on_dialed, &o, &d),
-                     -1);
+    assert_int_equal(dial_start(&env, "127.0.0.1", w->port, &io_tls, NULL, on_dialed, &o, &d), -1);
     assert_null(d);
     assert_int_equal(o.called, 0);
 }
 
 static void test_eai_text(void **state)
 {
-    static const int codes[] = {EAI_NONAME, EAI_AGAIN, EAI_FAIL, EAI_FAMILY, EAI_SOCKTYPE,
-                                EAI_SERVICE, EAI_BADFLAGS, EAI_MEMORY, EAI_SYSTEM,
-                                EAI_NODATA, EAI_ADDRFAMILY};
+    static const int codes[] = {EAI_NONAME,   EAI_AGAIN,   EAI_FAIL,      EAI_FAMILY,
+                                EAI_SOCKTYPE, EAI_SERVICE, EAI_BADFLAGS,  EAI_MEMORY,
+                                EAI_SYSTEM,   EAI_NODATA,  EAI_ADDRFAMILY};
 
     (void)state;
     assert_string_equal(dial_eai_text(EVUTIL_EAI_NONAME), "Name or service not known");

@@ -100,8 +100,8 @@ static void check_paths(const char *in, size_t len)
     for (size_t k = 0; k < sizeof(fast) / sizeof(fast[0]); k++) {
         n = brock__host_normalize_by(fast[k], in, len, got);
         if (n >= 0 && (n != nf || strcmp(got, full) != 0))
-            fail_msg("\"%.*s\": path %d gives %d \"%s\", the full path %d \"%s\"", (int)len,
-                     in, (int)fast[k], n, got, nf, full);
+            fail_msg("\"%.*s\": path %d gives %d \"%s\", the full path %d \"%s\"", (int)len, in,
+                     (int)fast[k], n, got, nf, full);
     }
 }
 
@@ -146,10 +146,10 @@ static void test_normalize_words(void **state)
 static void test_normalize_bad_chars(void **state)
 {
     static const char *const bad[] = {
-        "exa mple.com", "example.com/", "example.com?", "example.com#x", "user@example.com",
-        "exa\tmple.com", "exa\rmple.com", "exa\nmple.com", "exa\x01mple.com", "exa\x7fmple.com",
-        "example.com:80", "exa%41mple.com", "exa\\mple.com", "exa<mple.com", "exa|mple.com",
-        "exa^mple.com", "exa\"mple.com", "[example.com]", "example]",
+        "exa mple.com",   "example.com/",   "example.com?",  "example.com#x",   "user@example.com",
+        "exa\tmple.com",  "exa\rmple.com",  "exa\nmple.com", "exa\x01mple.com", "exa\x7fmple.com",
+        "example.com:80", "exa%41mple.com", "exa\\mple.com", "exa<mple.com",    "exa|mple.com",
+        "exa^mple.com",   "exa\"mple.com",  "[example.com]", "example]",
     };
     char out[BROCK_HOST_MAX];
 
@@ -208,22 +208,36 @@ static void test_normalize_ipv6(void **state)
 static void test_normalize_idn(void **state)
 {
     (void)state;
-    check_norm("b\xc3\xbc" "cher.de", "xn--bcher-kva.de");
-    check_norm("B\xc3\x9c" "CHER.DE", "xn--bcher-kva.de");
-    check_norm("b\xc3\xbc" "cher.de.", "xn--bcher-kva.de");
+    check_norm("b\xc3\xbc"
+               "cher.de",
+               "xn--bcher-kva.de");
+    check_norm("B\xc3\x9c"
+               "CHER.DE",
+               "xn--bcher-kva.de");
+    check_norm("b\xc3\xbc"
+               "cher.de.",
+               "xn--bcher-kva.de");
     /* Non-transitional, as browsers map today: sharp s is kept, not turned into "ss". */
     check_norm("fa\xc3\x9f.de", "xn--fa-hia.de");
-    check_norm("\xe9\xa3\x9f\xe7\x8b\xae.\xe5\x85\xac\xe5\x8f\xb8.cn",
-               "xn--85x722f.xn--55qx5d.cn");
+    check_norm("\xe9\xa3\x9f\xe7\x8b\xae.\xe5\x85\xac\xe5\x8f\xb8.cn", "xn--85x722f.xn--55qx5d.cn");
     /* Full-width letters and the ideographic full stop map to plain ASCII. */
     check_norm("\xef\xbd\x85\xef\xbd\x98\xef\xbd\x81\xef\xbd\x8d\xef\xbd\x90\xef\xbd\x8c"
                "\xef\xbd\x85\xe3\x80\x82\xef\xbd\x83\xef\xbd\x8f\xef\xbd\x8d",
                "example.com");
     /* Not UTF-8, or mapped to something that is not a host. */
-    check_norm("b\xfc" "cher.de", NULL);
-    check_norm("b\xc3\xbc" "cher .de", NULL);
-    check_norm("b\xc3\xbc" "cher.de/x", NULL);
-    check_norm("b\xc3\xbc" "cher\xef\xbc\x8f" "x.de", NULL);
+    check_norm("b\xfc"
+               "cher.de",
+               NULL);
+    check_norm("b\xc3\xbc"
+               "cher .de",
+               NULL);
+    check_norm("b\xc3\xbc"
+               "cher.de/x",
+               NULL);
+    check_norm("b\xc3\xbc"
+               "cher\xef\xbc\x8f"
+               "x.de",
+               NULL);
     check_norm("\xc3\xbc..de", NULL);
 }
 
@@ -265,8 +279,8 @@ static void check_plain_host(const char *url, int n, const char *out)
         return;
     m = brock_host_normalize(h, len, norm);
     if (m != n || (n >= 0 && strcmp(norm, out) != 0))
-        fail_msg("\"%s\": the host as written, \"%.*s\", is not what brock_url_host() reads",
-                 url, (int)len, h);
+        fail_msg("\"%s\": the host as written, \"%.*s\", is not what brock_url_host() reads", url,
+                 (int)len, h);
 }
 
 static void check_url(const char *url, const char *want)
@@ -301,7 +315,9 @@ static void test_url_host(void **state)
     check_url("http://[::1]:8080/", "::1");
     check_url("http://[2001:DB8::1]/", "2001:db8::1");
     check_url("http://1.2.3.4/", "1.2.3.4");
-    check_url("http://b\xc3\xbc" "cher.de/", "xn--bcher-kva.de");
+    check_url("http://b\xc3\xbc"
+              "cher.de/",
+              "xn--bcher-kva.de");
     check_url("http://example.com:/", "example.com");
     /* Unlike Privacy Badger, no path after the host is needed. */
     check_url("http://foo.bar", "foo.bar");
@@ -524,7 +540,7 @@ static int base_walk_rule(void *arg, const char *suffix)
 static void test_engine_base_is_libpsl(void **state)
 {
     static const char *const exceptions[] = {"www.ck", "a.www.ck", "b.a.www.ck", "x.ck",
-                                             "a.x.ck", "nom.br", "a.nom.br", "b.a.nom.br"};
+                                             "a.x.ck", "nom.br",   "a.nom.br",   "b.a.nom.br"};
     struct base_walk w = {test_engine_open(NULL, NULL, 1), 0, 0};
     char why[256];
 
@@ -598,8 +614,7 @@ static void check_engine_tricky(struct brock_engine *e, size_t i)
         fail_msg("\"%s\": libpsl's base is \"%s\", want \"%s\"", tricky[i].host, want,
                  tricky[i].base);
     if (strcmp(got, want) != 0)
-        fail_msg("\"%s\": the engine's base is \"%s\", libpsl's \"%s\"", tricky[i].host, got,
-                 want);
+        fail_msg("\"%s\": the engine's base is \"%s\", libpsl's \"%s\"", tricky[i].host, got, want);
 }
 
 /* The engine's base of each tricky name is libpsl's and Privacy Badger's, however the cache
@@ -722,8 +737,10 @@ static void *base_thread(void *arg)
 static void test_base_domain_threads(void **state)
 {
     struct base_job jobs[] = {
-        {"www.example.co.uk", "example.co.uk", ""}, {"a.b.test.ck", "b.test.ck", ""},
-        {"www.www.ck", "www.ck", ""},               {"x.efforg.github.io", "efforg.github.io", ""},
+        {"www.example.co.uk", "example.co.uk", ""},
+        {"a.b.test.ck", "b.test.ck", ""},
+        {"www.www.ck", "www.ck", ""},
+        {"x.efforg.github.io", "efforg.github.io", ""},
     };
     pthread_t t[4];
 
@@ -741,17 +758,47 @@ static void test_base_domain_threads(void **state)
 static void test_is_ip(void **state)
 {
     static const char *const ips[] = {
-        "1.2.3.4", "255.255.255.255", "0.0.0.0", "199.99.9.0", "0x7f.0.0.1", "0X7F.0xa.0.1",
-        "0177.0.0.01", "0377.0377.0377.0377",
+        "1.2.3.4",
+        "255.255.255.255",
+        "0.0.0.0",
+        "199.99.9.0",
+        "0x7f.0.0.1",
+        "0X7F.0xa.0.1",
+        "0177.0.0.01",
+        "0377.0377.0377.0377",
         /* Privacy Badger's pattern takes any three octal digits after a 0, even past 255. */
-        "0400.0.0.1", "1.2.3.08", "0x7f000001", "0XDEADBEEF", "1234", "0",
-        "::1", "2001:db8::1", "::ffff:192.0.2.1", "fe80::1:2:3:4",
+        "0400.0.0.1",
+        "1.2.3.08",
+        "0x7f000001",
+        "0XDEADBEEF",
+        "1234",
+        "0",
+        "::1",
+        "2001:db8::1",
+        "::ffff:192.0.2.1",
+        "fe80::1:2:3:4",
     };
     static const char *const not_ips[] = {
-        "256.1.1.1", "1.2.3", "1.2.3.4.5", "1.2.3.", ".1.2.3", "1..2.3",
-        "0x7f00001", "0x7f0000011", "0x1g.0.0.1", "0x123.0.0.1", "1.2.3.0778", "1.2.3.0o7",
-        "01777.0.0.1", "1.2.3.4.bg", "a.b.c.d", "example.com", "foo.bar.2001::7334",
-        "1.2.3.-4", "", NULL,
+        "256.1.1.1",
+        "1.2.3",
+        "1.2.3.4.5",
+        "1.2.3.",
+        ".1.2.3",
+        "1..2.3",
+        "0x7f00001",
+        "0x7f0000011",
+        "0x1g.0.0.1",
+        "0x123.0.0.1",
+        "1.2.3.0778",
+        "1.2.3.0o7",
+        "01777.0.0.1",
+        "1.2.3.4.bg",
+        "a.b.c.d",
+        "example.com",
+        "foo.bar.2001::7334",
+        "1.2.3.-4",
+        "",
+        NULL,
     };
 
     (void)state;
@@ -766,14 +813,31 @@ static void test_is_ip(void **state)
 static void test_is_private(void **state)
 {
     static const char *const priv[] = {
-        "localhost", "127.0.0.1", "127.255.255.255", "10.0.0.0", "10.1.2.3", "172.16.0.1",
-        "172.31.255.255", "192.168.0.1", "192.168.255.255", "010.0.0.1",
+        "localhost",  "127.0.0.1",      "127.255.255.255", "10.0.0.0",        "10.1.2.3",
+        "172.16.0.1", "172.31.255.255", "192.168.0.1",     "192.168.255.255", "010.0.0.1",
     };
     static const char *const pub[] = {
-        "172.15.255.255", "172.32.0.0", "192.169.0.1", "192.167.255.255", "11.0.0.1",
-        "8.8.8.8", "128.0.0.1", "9.255.255.255", "::1", "[::1]", "localhost.localdomain",
-        "my.localhost", "LOCALHOST", "10.0.0", "10.0.0.256", "10.0.0.1.5", "0x0a.0.0.1",
-        "10.0.0.1a", "example.com", "", NULL,
+        "172.15.255.255",
+        "172.32.0.0",
+        "192.169.0.1",
+        "192.167.255.255",
+        "11.0.0.1",
+        "8.8.8.8",
+        "128.0.0.1",
+        "9.255.255.255",
+        "::1",
+        "[::1]",
+        "localhost.localdomain",
+        "my.localhost",
+        "LOCALHOST",
+        "10.0.0",
+        "10.0.0.256",
+        "10.0.0.1.5",
+        "0x0a.0.0.1",
+        "10.0.0.1a",
+        "example.com",
+        "",
+        NULL,
     };
 
     (void)state;
@@ -916,8 +980,18 @@ static void test_valid_domain(void **state)
         "example.com", "a_b-c.example.com", "com", "1.2.3.4", "xn--bcher-kva.de", "-a-.b",
     };
     static const char *const bad[] = {
-        "", "Example.com", "a..b", ".a", "a.", "a b.com", "a/b", "::1", "b\xc3\xbc" "cher.de",
-        "a*.example", NULL,
+        "",
+        "Example.com",
+        "a..b",
+        ".a",
+        "a.",
+        "a b.com",
+        "a/b",
+        "::1",
+        "b\xc3\xbc"
+        "cher.de",
+        "a*.example",
+        NULL,
     };
     char name[300];
 

@@ -7,8 +7,8 @@
 #include "brock.h"
 
 static const int codes[] = {
-    BROCK_ENOMEM, BROCK_EINVAL, BROCK_EIO, BROCK_EFORMAT, BROCK_ESTORE, BROCK_ENOENT,
-    BROCK_ENOTFOUND,
+    BROCK_ENOMEM, BROCK_EINVAL, BROCK_EIO,       BROCK_EFORMAT,
+    BROCK_ESTORE, BROCK_ENOENT, BROCK_ENOTFOUND,
 };
 
 static void test_version(void **state)

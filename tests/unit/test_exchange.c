@@ -6,7 +6,10 @@
 
 #include "engine/engine.h"
 
-#define HDR(n, v) {n, sizeof(n) - 1, v, sizeof(v) - 1}
+#define HDR(n, v)                                                                                  \
+    {                                                                                              \
+        n, sizeof(n) - 1, v, sizeof(v) - 1                                                         \
+    }
 
 /* A request decided as the proxy decides it, and the exchange around it. */
 struct ex {
@@ -31,8 +34,7 @@ static void decide(struct brock_engine *e, struct ex *t, const char *url, const 
     t->x.time_ms = 1780000000000;
 }
 
-static unsigned flags_of(struct brock_engine *e, const char *url, const char *site,
-                         int page_known)
+static unsigned flags_of(struct brock_engine *e, const char *url, const char *site, int page_known)
 {
     struct ex t;
 
@@ -111,8 +113,7 @@ static void test_evidence(void **state)
 
     (void)state;
     decide(e, &t, "https://px.tracker.net/a", "www.one.com", BROCK_RESOURCE_IMAGE, 1, NULL);
-    assert_int_equal(brock_exchange_request(e, &t.x, brock_exchange_flags(e, &t.x), cookie, 1,
-                                            &l),
+    assert_int_equal(brock_exchange_request(e, &t.x, brock_exchange_flags(e, &t.x), cookie, 1, &l),
                      0);
     assert_true(l.recorded);
     assert_string_equal(l.tracker, "tracker.net");
@@ -146,7 +147,8 @@ static void test_site_cookies_and_pixels(void **state)
 #define UID "5d41402abc4b2a76b9719d911017c592"
     static const struct brock_header doc_req[] = {HDR("Cookie", "lang=en")};
     static const struct brock_header doc_resp[] = {
-        HDR("Set-Cookie", "uid=" UID "; Path=/"), HDR("Set-Cookie", "sid=" UID "0; HttpOnly"),
+        HDR("Set-Cookie", "uid=" UID "; Path=/"),
+        HDR("Set-Cookie", "sid=" UID "0; HttpOnly"),
     };
     static const struct brock_header img[] = {HDR("Referer", "https://www.one.com/article")};
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
@@ -157,22 +159,19 @@ static void test_site_cookies_and_pixels(void **state)
 
     (void)state;
     assert_non_null(sc);
-    decide(e, &t, "https://www.one.com/article", "www.one.com", BROCK_RESOURCE_MAIN_FRAME, 1,
-           sc);
+    decide(e, &t, "https://www.one.com/article", "www.one.com", BROCK_RESOURCE_MAIN_FRAME, 1, sc);
     assert_int_equal(brock_exchange_flags(e, &t.x), BROCK_EXCHANGE_SITE_COOKIES);
     assert_int_equal(brock_exchange_request(e, &t.x, BROCK_EXCHANGE_SITE_COOKIES, doc_req, 1, &l),
                      0);
-    assert_int_equal(
-        brock_exchange_response(e, &t.x, BROCK_EXCHANGE_SITE_COOKIES, doc_resp, 2, &l), 0);
+    assert_int_equal(brock_exchange_response(e, &t.x, BROCK_EXCHANGE_SITE_COOKIES, doc_resp, 2, &l),
+                     0);
     assert_true(brock_site_cookies_get(sc, "10.0.0.7", "one.com", got, sizeof(got)) > 0);
     assert_string_equal(got, "lang=en; uid=" UID);
     /* Another client's pages are not this one's. */
     assert_int_equal(brock_site_cookies_get(sc, "10.0.0.8", "one.com", got, sizeof(got)), 0);
 
-    decide(e, &t, "https://px.share.net/p.gif?u=" UID, "www.one.com", BROCK_RESOURCE_IMAGE, 1,
-           sc);
-    assert_int_equal(brock_exchange_request(e, &t.x, brock_exchange_flags(e, &t.x), img, 1, &l),
-                     0);
+    decide(e, &t, "https://px.share.net/p.gif?u=" UID, "www.one.com", BROCK_RESOURCE_IMAGE, 1, sc);
+    assert_int_equal(brock_exchange_request(e, &t.x, brock_exchange_flags(e, &t.x), img, 1, &l), 0);
     assert_true(l.recorded);
     assert_string_equal(sites(e, "share.net"), "one.com");
     assert_int_equal(brock__snitch_get(e, "share.net")->v[0].kind, BROCK_EVIDENCE_PIXEL);

@@ -24,8 +24,11 @@ static void learn(struct brock_engine *e, const char *host)
     struct brock_header h = {"Cookie", 6, "uid=8f3a9b2c1d7e", 16};
 
     for (size_t i = 0; i < 3; i++) {
-        struct brock_observation o = {.host = host, .site = sites[i], .headers = &h,
-                                      .n_headers = 1, .time_ms = 1700000000000};
+        struct brock_observation o = {.host = host,
+                                      .site = sites[i],
+                                      .headers = &h,
+                                      .n_headers = 1,
+                                      .time_ms = 1700000000000};
         assert_int_equal(brock_observe(e, &o, NULL), 0);
     }
 }
@@ -221,29 +224,30 @@ static void test_strip(void **unused)
            "{ +block{brock: tracker learned across sites} +handle-as-image }\n"
            ".x.login.other.example\n"
            "# left out: 203.0.113.7 (an address, not a domain name)\n");
-    expect(e, "dnr", BROCK_EXPORT_DEFAULT,
-           "[\n"
-           "{\"id\": 1, \"priority\": 2, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
-           "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
-           "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
-           "Domains\": [\"yellow.example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 2, \"priority\": 1, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
-           "questDomains\": [\"evil.example\", \"other.example\", \"seeded.example\", \"tracker."
-           "example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 3, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
-           "questDomains\": [\"login.other.example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 4, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
-           "gexFilter\": \"^[a-z]+://dnt\\\\.tracker\\\\.example[:/]\", \"domainType\": \"thirdParty"
-           "\"}},\n"
-           "{\"id\": 5, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
-           "questDomains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 6, \"priority\": 4, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
-           "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
-           "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
-           "Domains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
-           "{\"id\": 7, \"priority\": 5, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
-           "questDomains\": [\"x.login.other.example\"], \"domainType\": \"thirdParty\"}}\n"
-           "]\n");
+    expect(
+        e, "dnr", BROCK_EXPORT_DEFAULT,
+        "[\n"
+        "{\"id\": 1, \"priority\": 2, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
+        "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
+        "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
+        "Domains\": [\"yellow.example\"], \"domainType\": \"thirdParty\"}},\n"
+        "{\"id\": 2, \"priority\": 1, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
+        "questDomains\": [\"evil.example\", \"other.example\", \"seeded.example\", \"tracker."
+        "example\"], \"domainType\": \"thirdParty\"}},\n"
+        "{\"id\": 3, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
+        "questDomains\": [\"login.other.example\"], \"domainType\": \"thirdParty\"}},\n"
+        "{\"id\": 4, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
+        "gexFilter\": \"^[a-z]+://dnt\\\\.tracker\\\\.example[:/]\", \"domainType\": \"thirdParty"
+        "\"}},\n"
+        "{\"id\": 5, \"priority\": 3, \"action\": {\"type\": \"allow\"}, \"condition\": {\"re"
+        "questDomains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
+        "{\"id\": 6, \"priority\": 4, \"action\": {\"type\": \"modifyHeaders\", \"requestHead"
+        "ers\": [{\"header\": \"cookie\", \"operation\": \"remove\"}], \"responseHeaders\": ["
+        "{\"header\": \"set-cookie\", \"operation\": \"remove\"}]}, \"condition\": {\"request"
+        "Domains\": [\"cdn.tracker.example\"], \"domainType\": \"thirdParty\"}},\n"
+        "{\"id\": 7, \"priority\": 5, \"action\": {\"type\": \"block\"}, \"condition\": {\"re"
+        "questDomains\": [\"x.login.other.example\"], \"domainType\": \"thirdParty\"}}\n"
+        "]\n");
     expect(e, "safari", BROCK_EXPORT_DEFAULT,
            "[\n"
            "{\"trigger\": {\"url-filter\": \"^[^:]+://+([^:/]+\\\\.)?yellow\\\\.example[:/]\", "
@@ -372,8 +376,7 @@ static void test_refusals(void **unused)
     size_t len = 7;
 
     (void)unused;
-    assert_int_equal(brock_export_with(e, "bind", BROCK_EXPORT_DEFAULT, &out, &len),
-                     BROCK_EINVAL);
+    assert_int_equal(brock_export_with(e, "bind", BROCK_EXPORT_DEFAULT, &out, &len), BROCK_EINVAL);
     assert_null(out);
     assert_int_equal(len, 0);
     assert_string_equal(brock_engine_errmsg(e),
@@ -391,8 +394,8 @@ static void test_refusals(void **unused)
     assert_int_equal(flags, BROCK_EXPORT_BLOCK);
     assert_int_equal(brock_export_actions_parse("cookieblock,block", &flags, NULL, 0), 0);
     assert_int_equal(flags, BROCK_EXPORT_DEFAULT);
-    static const char *const bad[] = {"", "allow", "block,", ",block", "block,,cookieblock",
-                                      "Block", "block cookieblock"};
+    static const char *const bad[] = {
+        "", "allow", "block,", ",block", "block,,cookieblock", "Block", "block cookieblock"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         flags = 99;
         assert_int_equal(brock_export_actions_parse(bad[i], &flags, err, sizeof(err)),
@@ -455,7 +458,8 @@ static void test_public_suffixes(void **unused)
     out = export(e, "dnsmasq");
     assert_true(has_line(out, "address=/amazonaws.com/"));
     assert_true(has_line(out, "server=/s3.amazonaws.com/#"));
-    assert_true(has_line(out, "server=/compute.amazonaws.com/#")); /* from *.compute.amazonaws.com */
+    assert_true(
+        has_line(out, "server=/compute.amazonaws.com/#")); /* from *.compute.amazonaws.com */
     assert_true(has_line(out, "address=/googleapis.com/"));
     assert_true(has_line(out, "server=/*.googleapis.com/#"));
     brock_free(out);
@@ -539,14 +543,15 @@ static void test_site_choices(void **unused)
     char *out;
 
     (void)unused;
-    assert_int_equal(brock_set_site_action(e, "www.news.example", "tracker.example",
-                                           BROCK_USER_ALLOW), 0);
-    assert_int_equal(brock_set_site_action(e, "shop.example", "login.other.example",
-                                           BROCK_USER_BLOCK), 0);
-    assert_int_equal(brock_set_site_action(e, "mail.example", "static.yellow.example",
-                                           BROCK_USER_COOKIEBLOCK), 0);
-    assert_int_equal(brock_set_site_action(e, "news.example", "googleapis.com",
-                                           BROCK_USER_BLOCK), 0);
+    assert_int_equal(
+        brock_set_site_action(e, "www.news.example", "tracker.example", BROCK_USER_ALLOW), 0);
+    assert_int_equal(
+        brock_set_site_action(e, "shop.example", "login.other.example", BROCK_USER_BLOCK), 0);
+    assert_int_equal(
+        brock_set_site_action(e, "mail.example", "static.yellow.example", BROCK_USER_COOKIEBLOCK),
+        0);
+    assert_int_equal(brock_set_site_action(e, "news.example", "googleapis.com", BROCK_USER_BLOCK),
+                     0);
 
     out = export(e, "ubo");
     assert_true(has_line(out, "news.example tracker.example * noop"));
@@ -596,8 +601,8 @@ static void test_site_choices(void **unused)
     brock_free(out);
 
     /* Formats that see no page. */
-    static const char *const none[][2] = {{"hosts", "#"}, {"dnsmasq", "#"}, {"unbound", "#"},
-                                          {"rpz", ";"}, {"privoxy", "#"}};
+    static const char *const none[][2] = {
+        {"hosts", "#"}, {"dnsmasq", "#"}, {"unbound", "#"}, {"rpz", ";"}, {"privoxy", "#"}};
     for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
         char line[200];
 
@@ -626,8 +631,7 @@ static void test_names_sites(void **unused)
         assert_int_equal(brock_export_names_sites(e, *f, BROCK_EXPORT_DEFAULT),
                          strcmp(*f, "pb") == 0);
     assert_int_equal(brock_export_names_sites(e, "bind9", BROCK_EXPORT_DEFAULT), BROCK_EINVAL);
-    assert_int_equal(brock_set_site_action(e, "news.example", "evil.example", BROCK_USER_BLOCK),
-                     0);
+    assert_int_equal(brock_set_site_action(e, "news.example", "evil.example", BROCK_USER_BLOCK), 0);
     for (f = brock_export_formats(); *f; f++) {
         char *out = NULL;
         size_t len = 0;
@@ -639,8 +643,7 @@ static void test_names_sites(void **unused)
     }
     /* Without blocks the block for one site is left out, and the site with it. */
     assert_int_equal(brock_export_names_sites(e, "hosts", BROCK_EXPORT_COOKIEBLOCK), 0);
-    assert_int_equal(brock_set_site_action(e, "shop.example", "evil.example", BROCK_USER_ALLOW),
-                     0);
+    assert_int_equal(brock_set_site_action(e, "shop.example", "evil.example", BROCK_USER_ALLOW), 0);
     assert_int_equal(brock_export_names_sites(e, "hosts", BROCK_EXPORT_COOKIEBLOCK), 1);
     brock_engine_free(e);
 }

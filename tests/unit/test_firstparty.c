@@ -27,8 +27,8 @@ static void run_steps(const char *name, const struct step *steps, size_t n)
     fp_memory_init(m);
     for (size_t i = 0; i < n; i++) {
         const struct step *s = &steps[i];
-        struct fp_request r = {s->host,     s->referer, s->origin, s->mode,
-                               s->dest,     s->site_hdr, s->accept, s->uir};
+        struct fp_request r = {s->host, s->referer,  s->origin, s->mode,
+                               s->dest, s->site_hdr, s->accept, s->uir};
         char site[BROCK_HOST_MAX];
         enum fp_result got = fp_infer(m, s->client, &r, site);
 
@@ -63,27 +63,29 @@ static void test_headers(void **state)
          * a guess. */
         {"c", "t.test", "http://WWW.Site.TEST:8080/p?q#f", NULL, NULL, NULL, NULL, FP_GUESS,
          "www.site.test", NULL, NULL},
-        {"c", "t.test", "https://user:pw@site.test/", NULL, NULL, NULL, NULL, FP_GUESS,
-         "site.test", NULL, NULL},
+        {"c", "t.test", "https://user:pw@site.test/", NULL, NULL, NULL, NULL, FP_GUESS, "site.test",
+         NULL, NULL},
         {"c", "t.test", "http://[::1]:81/x", NULL, NULL, NULL, NULL, FP_GUESS, "::1", NULL, NULL},
         /* The Origin when there is no Referer; "null" cannot be told. */
-        {"c", "t.test", NULL, "https://shop.test", NULL, NULL, NULL, FP_GUESS, "shop.test", NULL, NULL},
+        {"c", "t.test", NULL, "https://shop.test", NULL, NULL, NULL, FP_GUESS, "shop.test", NULL,
+         NULL},
         {"c", "t.test", NULL, "null", NULL, NULL, NULL, FP_UNKNOWN, "", NULL, NULL},
         /* The Referer wins over the Origin. */
-        {"c", "t.test", "http://r.test/", "http://o.test", NULL, NULL, NULL, FP_GUESS, "r.test", NULL, NULL},
+        {"c", "t.test", "http://r.test/", "http://o.test", NULL, NULL, NULL, FP_GUESS, "r.test",
+         NULL, NULL},
         /* A Referer that is not a URL: unknown. */
         {"c", "t.test", "garbage", NULL, NULL, NULL, NULL, FP_UNKNOWN, "", NULL, NULL},
         /* A top-level navigation is its own page, whatever its Referer... */
         {"c", "b.test", "http://a.test/", NULL, "navigate", "document", "cross-site", FP_KNOWN,
          "b.test", NULL, NULL},
         /* ...and from then on a page the record knows, by Referer or by Origin. */
-        {"c", "t.test", "https://b.test/story", NULL, "no-cors", "image", "cross-site",
-         FP_KNOWN, "b.test", NULL, NULL},
-        {"c", "t.test", NULL, "https://b.test", "cors", "empty", "cross-site", FP_KNOWN,
+        {"c", "t.test", "https://b.test/story", NULL, "no-cors", "image", "cross-site", FP_KNOWN,
          "b.test", NULL, NULL},
+        {"c", "t.test", NULL, "https://b.test", "cors", "empty", "cross-site", FP_KNOWN, "b.test",
+         NULL, NULL},
         /* Another client's pages are not this one's. */
-        {"d", "t.test", "https://b.test/story", NULL, "no-cors", "image", "cross-site",
-         FP_GUESS, "b.test", NULL, NULL},
+        {"d", "t.test", "https://b.test/story", NULL, "no-cors", "image", "cross-site", FP_GUESS,
+         "b.test", NULL, NULL},
     };
 
     (void)state;
@@ -93,7 +95,8 @@ static void test_headers(void **state)
 static void test_frames(void **state)
 {
     static const struct step steps[] = {
-        {"c1", "news.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN, "news.test", NULL, NULL},
+        {"c1", "news.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN, "news.test", NULL,
+         NULL},
         /* The page opens a third-party frame... */
         {"c1", "widget.test", "http://news.test/story", NULL, "navigate", "iframe", "cross-site",
          FP_KNOWN, "news.test", NULL, NULL},
@@ -112,13 +115,13 @@ static void test_frames(void **state)
         {"c2", "tracker.test", "http://widget.test/embed", NULL, NULL, NULL, NULL, FP_GUESS,
          "widget.test", NULL, NULL},
         /* A frame opened by a page the record does not know stays a guess, inside too. */
-        {"c2", "ads.test", "http://blog.test/", NULL, "navigate", "iframe", "cross-site",
-         FP_GUESS, "blog.test", NULL, NULL},
+        {"c2", "ads.test", "http://blog.test/", NULL, "navigate", "iframe", "cross-site", FP_GUESS,
+         "blog.test", NULL, NULL},
         {"c2", "tracker.test", "http://ads.test/slot", NULL, "no-cors", "image", "cross-site",
          FP_GUESS, "blog.test", NULL, NULL},
         /* Visiting the frame's site at top level makes it a page of its own again. */
-        {"c1", "widget.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN,
-         "widget.test", NULL, NULL},
+        {"c1", "widget.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN, "widget.test",
+         NULL, NULL},
         {"c1", "tracker.test", "http://widget.test/", NULL, "no-cors", "image", "cross-site",
          FP_KNOWN, "widget.test", NULL, NULL},
         /* The earlier page is still known (another tab, or the back button). */
@@ -126,14 +129,18 @@ static void test_frames(void **state)
          FP_KNOWN, "news.test", NULL, NULL},
         /* A cross-site request with no referrer at all: a page that hid its address, which
          * nothing tells. */
-        {"c1", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, "", NULL, NULL},
-        {"c3", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, "", NULL, NULL},
+        {"c1", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, "", NULL,
+         NULL},
+        {"c3", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, "", NULL,
+         NULL},
         /* A popup the page opened to the tracker's own site does not make the tracker's next
          * image without a referrer a first party. */
-        {"c4", "news.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN, "news.test", NULL, NULL},
+        {"c4", "news.test", NULL, NULL, "navigate", "document", "none", FP_KNOWN, "news.test", NULL,
+         NULL},
         {"c4", "tracker.test", NULL, NULL, "navigate", "document", "cross-site", FP_KNOWN,
          "tracker.test", NULL, NULL},
-        {"c4", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, "", NULL, NULL},
+        {"c4", "tracker.test", NULL, NULL, "no-cors", "image", "cross-site", FP_UNKNOWN, "", NULL,
+         NULL},
     };
 
     (void)state;
@@ -163,7 +170,8 @@ static void test_bounds(void **state)
         assert_int_equal(fp_infer(m, "10.0.0.1", &top, site), FP_KNOWN);
     }
     for (int i = 0; i < LIMIT_FP_FRAMES + 5; i++) {
-        struct fp_request frame = {host, "http://page.test/", NULL, "navigate", "iframe", NULL, NULL, NULL};
+        struct fp_request frame = {
+            host, "http://page.test/", NULL, "navigate", "iframe", NULL, NULL, NULL};
 
         snprintf(host, sizeof(host), "frame%d.test", i);
         assert_int_equal(fp_infer(m, "10.0.0.1", &frame, site), FP_KNOWN);
@@ -171,8 +179,10 @@ static void test_bounds(void **state)
     }
     {
         /* The first frames made room for the last. */
-        struct fp_request old = {"t.test", "http://frame0.test/", NULL, NULL, NULL, NULL, NULL, NULL};
-        struct fp_request recent = {"t.test", "http://frame36.test/", NULL, NULL, NULL, NULL, NULL, NULL};
+        struct fp_request old = {"t.test", "http://frame0.test/", NULL, NULL, NULL, NULL, NULL,
+                                 NULL};
+        struct fp_request recent = {"t.test", "http://frame36.test/", NULL, NULL, NULL, NULL, NULL,
+                                    NULL};
 
         assert_int_equal(fp_infer(m, "10.0.0.1", &old, site), FP_GUESS);
         assert_string_equal(site, "frame0.test");
@@ -188,7 +198,8 @@ static void test_bounds(void **state)
     }
     {
         struct fp_request old = {"t.test", "http://top0.test/", NULL, NULL, NULL, NULL, NULL, NULL};
-        struct fp_request recent = {"t.test", "http://top1.test/", NULL, NULL, NULL, NULL, NULL, NULL};
+        struct fp_request recent = {"t.test", "http://top1.test/", NULL, NULL, NULL, NULL, NULL,
+                                    NULL};
 
         assert_int_equal(fp_infer(m, "10.0.0.2", &old, site), FP_GUESS);
         assert_int_equal(fp_infer(m, "10.0.0.2", &recent, site), FP_KNOWN);

@@ -85,29 +85,29 @@ static void test_head_good(void **state)
 static void test_head_bad(void **state)
 {
     (void)state;
-    HEAD_BAD("GET / HTTP/1.1\nHost: a\r\n\r\n");             /* bare LF, start line */
-    HEAD_BAD("GET / HTTP/1.1\r\nHost: a\n\r\n");             /* bare LF, header */
-    HEAD_BAD("GET / HTTP/1.1\r\nHost: a\r\n\n");             /* bare LF, end */
-    HEAD_BAD("\nGET / HTTP/1.1\r\n\r\n");                    /* bare LF, before */
-    HEAD_BAD("GET / HTTP/1.1\rHost: a\r\n\r\n");             /* bare CR */
-    HEAD_BAD("GET / HTTP/1.1\r\nX: a\rb\r\n\r\n");           /* bare CR in a value */
-    HEAD_BAD("GET / HTTP/1.1\r\nHost: a\r\n\rX");            /* bare CR at the end */
-    HEAD_BAD("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n");        /* obs-fold, SP */
-    HEAD_BAD("GET / HTTP/1.1\r\nX: a\r\n\tb\r\n\r\n");       /* obs-fold, HTAB */
-    HEAD_BAD("GET / HTTP/1.1\r\nX\0Y: a\r\n\r\n");           /* NUL in a name */
-    HEAD_BAD("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n");           /* NUL in a value */
-    HEAD_BAD("GET / HTTP/1.1\r\nX: a\x01\r\n\r\n");          /* control character */
-    HEAD_BAD("GET / HTTP/1.1\r\nX: a\x7f\r\n\r\n");          /* DEL */
+    HEAD_BAD("GET / HTTP/1.1\nHost: a\r\n\r\n");                        /* bare LF, start line */
+    HEAD_BAD("GET / HTTP/1.1\r\nHost: a\n\r\n");                        /* bare LF, header */
+    HEAD_BAD("GET / HTTP/1.1\r\nHost: a\r\n\n");                        /* bare LF, end */
+    HEAD_BAD("\nGET / HTTP/1.1\r\n\r\n");                               /* bare LF, before */
+    HEAD_BAD("GET / HTTP/1.1\rHost: a\r\n\r\n");                        /* bare CR */
+    HEAD_BAD("GET / HTTP/1.1\r\nX: a\rb\r\n\r\n");                      /* bare CR in a value */
+    HEAD_BAD("GET / HTTP/1.1\r\nHost: a\r\n\rX");                       /* bare CR at the end */
+    HEAD_BAD("GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n");                   /* obs-fold, SP */
+    HEAD_BAD("GET / HTTP/1.1\r\nX: a\r\n\tb\r\n\r\n");                  /* obs-fold, HTAB */
+    HEAD_BAD("GET / HTTP/1.1\r\nX\0Y: a\r\n\r\n");                      /* NUL in a name */
+    HEAD_BAD("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n");                      /* NUL in a value */
+    HEAD_BAD("GET / HTTP/1.1\r\nX: a\x01\r\n\r\n");                     /* control character */
+    HEAD_BAD("GET / HTTP/1.1\r\nX: a\x7f\r\n\r\n");                     /* DEL */
     HEAD_BAD("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\v\r\n\r\n"); /* VT */
-    HEAD_BAD("GET / HTTP/1.1\r\nX(Y): a\r\n\r\n");           /* non-token name */
-    HEAD_BAD("GET / HTTP/1.1\r\nX\x80: a\r\n\r\n");          /* obs-text in a name */
-    HEAD_BAD("GET / HTTP/1.1\r\nX : a\r\n\r\n");             /* space before the colon */
-    HEAD_BAD("GET / HTTP/1.1\r\nX\t: a\r\n\r\n");            /* tab before the colon */
-    HEAD_BAD("GET / HTTP/1.1\r\n: a\r\n\r\n");               /* empty name */
-    HEAD_BAD("GET / HTTP/1.1\r\nX a\r\n\r\n");               /* no colon */
-    HEAD_BAD("GET /\0 HTTP/1.1\r\n\r\n");                    /* NUL in the start line */
-    HEAD_BAD("GET /\t HTTP/1.1\r\n\r\n");                    /* HTAB in the start line */
-    HEAD_BAD(" GET / HTTP/1.1\r\n\r\n");                     /* leading space */
+    HEAD_BAD("GET / HTTP/1.1\r\nX(Y): a\r\n\r\n");                      /* non-token name */
+    HEAD_BAD("GET / HTTP/1.1\r\nX\x80: a\r\n\r\n");                     /* obs-text in a name */
+    HEAD_BAD("GET / HTTP/1.1\r\nX : a\r\n\r\n");                        /* space before the colon */
+    HEAD_BAD("GET / HTTP/1.1\r\nX\t: a\r\n\r\n");                       /* tab before the colon */
+    HEAD_BAD("GET / HTTP/1.1\r\n: a\r\n\r\n");                          /* empty name */
+    HEAD_BAD("GET / HTTP/1.1\r\nX a\r\n\r\n");                          /* no colon */
+    HEAD_BAD("GET /\0 HTTP/1.1\r\n\r\n");                               /* NUL in the start line */
+    HEAD_BAD("GET /\t HTTP/1.1\r\n\r\n");                               /* HTAB in the start line */
+    HEAD_BAD(" GET / HTTP/1.1\r\n\r\n");                                /* leading space */
 }
 
 static void test_head_stays_done(void **state)
@@ -117,8 +117,7 @@ static void test_head_stays_done(void **state)
 
     (void)state;
     memset(&fh, 0, sizeof(fh));
-    assert_int_equal(framing_head_feed(&fh, "GET / HTTP/1.1\r\n\r\n\n\0", 20, &used),
-                     FRAMING_DONE);
+    assert_int_equal(framing_head_feed(&fh, "GET / HTTP/1.1\r\n\r\n\n\0", 20, &used), FRAMING_DONE);
     assert_int_equal(used, 18);
     /* What follows the head (a body, the next request) is not looked at. */
     assert_int_equal(framing_head_feed(&fh, "\n\0", 2, &used), FRAMING_DONE);
@@ -161,23 +160,23 @@ static void test_chunks_good(void **state)
 static void test_chunks_bad(void **state)
 {
     (void)state;
-    CHUNKS_BAD("\rX5\r\nhello\r\n0\r\n\r\n");            /* the head's CR without LF */
-    CHUNKS_BAD("\nzz\r\nhello\r\n0\r\n\r\n");            /* not hex */
-    CHUNKS_BAD("\n5x\r\nhello\r\n0\r\n\r\n");            /* junk after the size */
-    CHUNKS_BAD("\n5 x\r\nhello\r\n0\r\n\r\n");           /* junk after whitespace */
-    CHUNKS_BAD("\n-5\r\nhello\r\n0\r\n\r\n");            /* sign */
-    CHUNKS_BAD("\n0x5\r\nhello\r\n0\r\n\r\n");           /* 0x prefix */
-    CHUNKS_BAD("\n10000000000000005\r\nhello\r\n");      /* overflow */
-    CHUNKS_BAD("\n5\nhello\r\n0\r\n\r\n");               /* bare LF after the size */
-    CHUNKS_BAD("\n5\rhello\r\n0\r\n\r\n");               /* bare CR after the size */
-    CHUNKS_BAD("\n5;a\rb\r\nhello\r\n0\r\n\r\n");        /* bare CR in an extension */
-    CHUNKS_BAD("\n5;a\nb\r\nhello\r\n0\r\n\r\n");        /* bare LF in an extension */
-    CHUNKS_BAD("\n5;a\0\r\nhello\r\n0\r\n\r\n");         /* NUL in an extension */
-    CHUNKS_BAD("\n5\r\nhello!\r\n0\r\n\r\n");            /* data longer than its size */
-    CHUNKS_BAD("\n5\r\nhello\rX0\r\n\r\n");              /* CR without LF after the data */
-    CHUNKS_BAD("\n\r\nhello\r\n0\r\n\r\n");              /* empty size */
-    CHUNKS_BAD("\n0\r\nX: a\n\r\n");                     /* bare LF in a trailer */
-    CHUNKS_BAD("\n0\r\n folded\r\n\r\n");                /* obs-fold in the trailers */
+    CHUNKS_BAD("\rX5\r\nhello\r\n0\r\n\r\n");       /* the head's CR without LF */
+    CHUNKS_BAD("\nzz\r\nhello\r\n0\r\n\r\n");       /* not hex */
+    CHUNKS_BAD("\n5x\r\nhello\r\n0\r\n\r\n");       /* junk after the size */
+    CHUNKS_BAD("\n5 x\r\nhello\r\n0\r\n\r\n");      /* junk after whitespace */
+    CHUNKS_BAD("\n-5\r\nhello\r\n0\r\n\r\n");       /* sign */
+    CHUNKS_BAD("\n0x5\r\nhello\r\n0\r\n\r\n");      /* 0x prefix */
+    CHUNKS_BAD("\n10000000000000005\r\nhello\r\n"); /* overflow */
+    CHUNKS_BAD("\n5\nhello\r\n0\r\n\r\n");          /* bare LF after the size */
+    CHUNKS_BAD("\n5\rhello\r\n0\r\n\r\n");          /* bare CR after the size */
+    CHUNKS_BAD("\n5;a\rb\r\nhello\r\n0\r\n\r\n");   /* bare CR in an extension */
+    CHUNKS_BAD("\n5;a\nb\r\nhello\r\n0\r\n\r\n");   /* bare LF in an extension */
+    CHUNKS_BAD("\n5;a\0\r\nhello\r\n0\r\n\r\n");    /* NUL in an extension */
+    CHUNKS_BAD("\n5\r\nhello!\r\n0\r\n\r\n");       /* data longer than its size */
+    CHUNKS_BAD("\n5\r\nhello\rX0\r\n\r\n");         /* CR without LF after the data */
+    CHUNKS_BAD("\n\r\nhello\r\n0\r\n\r\n");         /* empty size */
+    CHUNKS_BAD("\n0\r\nX: a\n\r\n");                /* bare LF in a trailer */
+    CHUNKS_BAD("\n0\r\n folded\r\n\r\n");           /* obs-fold in the trailers */
 }
 
 /* ---- headers ---- */
@@ -186,9 +185,9 @@ static const char *check(unsigned flags, const char *a, const char *va, const ch
                          const char *vb)
 {
     struct brock_header h[3] = {
-        { "Host", 4, "x", 1 },
-        { a, a ? strlen(a) : 0, va, va ? strlen(va) : 0 },
-        { b, b ? strlen(b) : 0, vb, vb ? strlen(vb) : 0 },
+        {"Host", 4, "x", 1},
+        {a, a ? strlen(a) : 0, va, va ? strlen(va) : 0},
+        {b, b ? strlen(b) : 0, vb, vb ? strlen(vb) : 0},
     };
     const char *reason = NULL;
     size_t n = b ? 3 : a ? 2 : 1;
@@ -329,8 +328,8 @@ static void test_te_lists_good(void **state)
         {"chunked ; foo = bar ;x=\"y\"", NULL, "chunked", 1},
         {"gzip;level=1, chunked", NULL, "gzip;level=1, chunked", 1},
         {"gzip ;\tlevel = 1 ,chunked", NULL, "gzip;level=1, chunked", 1},
-        {"x-zip;a=\"1, 2\";b=\"q\\\"t\", Chunked", NULL,
-         "x-zip;a=\"1, 2\";b=\"q\\\"t\", chunked", 1},
+        {"x-zip;a=\"1, 2\";b=\"q\\\"t\", Chunked", NULL, "x-zip;a=\"1, 2\";b=\"q\\\"t\", chunked",
+         1},
         {"gzip", "chunked", "gzip, chunked", 1},
         {"gzip, deflate", "chunked;x=1", "gzip, deflate, chunked", 1},
     };
@@ -361,8 +360,7 @@ static void test_te_lists_bad(void **state)
         {"chunked;foo=", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
         {"chunked;=bar", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
         {"chunked;foo=\"bar", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
-        {"chunked;foo=\"bar\\\"", NULL,
-         "ambiguous framing: invalid Transfer-Encoding parameter"},
+        {"chunked;foo=\"bar\\\"", NULL, "ambiguous framing: invalid Transfer-Encoding parameter"},
         {"chunked;foo=b@r", NULL, "ambiguous framing: invalid Transfer-Encoding"},
         {"chunked;foo=bar baz", NULL, "ambiguous framing: invalid Transfer-Encoding"},
         {"gzip chunked", NULL, "ambiguous framing: invalid Transfer-Encoding"},
@@ -373,12 +371,11 @@ static void test_te_lists_bad(void **state)
         {"chunked", "", "ambiguous framing: empty Transfer-Encoding element"},
         {"", "chunked", "ambiguous framing: empty Transfer-Encoding element"},
         {"chunked;a=1", "chunked", "ambiguous framing: chunked is not the last Transfer-Encoding"},
-        {"chunked, gzip;a=1", NULL,
-         "ambiguous framing: chunked is not the last Transfer-Encoding"},
+        {"chunked, gzip;a=1", NULL, "ambiguous framing: chunked is not the last Transfer-Encoding"},
         {"gzip;a=1", NULL, "ambiguous framing: Transfer-Encoding does not end with chunked"},
         {"gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, "
-         "gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, chunked", NULL,
-         "ambiguous framing: Transfer-Encoding longer than brock forwards"},
+         "gzip, gzip, gzip, gzip, gzip, gzip, gzip, gzip, chunked",
+         NULL, "ambiguous framing: Transfer-Encoding longer than brock forwards"},
     };
 
     (void)state;
@@ -394,16 +391,11 @@ static void test_te_lists_bad(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_head_good),
-        cmocka_unit_test(test_head_bad),
-        cmocka_unit_test(test_head_stays_done),
-        cmocka_unit_test(test_chunks_good),
-        cmocka_unit_test(test_chunks_bad),
-        cmocka_unit_test(test_headers_good),
-        cmocka_unit_test(test_headers_bad),
-        cmocka_unit_test(test_headers_host),
-        cmocka_unit_test(test_headers_host_list),
-        cmocka_unit_test(test_te_lists_good),
+        cmocka_unit_test(test_head_good),         cmocka_unit_test(test_head_bad),
+        cmocka_unit_test(test_head_stays_done),   cmocka_unit_test(test_chunks_good),
+        cmocka_unit_test(test_chunks_bad),        cmocka_unit_test(test_headers_good),
+        cmocka_unit_test(test_headers_bad),       cmocka_unit_test(test_headers_host),
+        cmocka_unit_test(test_headers_host_list), cmocka_unit_test(test_te_lists_good),
         cmocka_unit_test(test_te_lists_bad),
     };
 

@@ -44,14 +44,14 @@ static void *t_calloc(size_t n, size_t sz)
 
 /* One entry, as a HAR writer would record it. */
 struct ent {
-    const char *page;    /* pageref; NULL: none */
-    int sec;             /* startedDateTime, seconds after 10:00; -1: none */
+    const char *page; /* pageref; NULL: none */
+    int sec;          /* startedDateTime, seconds after 10:00; -1: none */
     const char *url;
-    const char *dest;    /* Sec-Fetch-Dest; NULL: none */
-    const char *rtype;   /* Chromium's _resourceType; NULL: none */
-    const char *frame;   /* Playwright's _frameref; NULL: none */
+    const char *dest;  /* Sec-Fetch-Dest; NULL: none */
+    const char *rtype; /* Chromium's _resourceType; NULL: none */
+    const char *frame; /* Playwright's _frameref; NULL: none */
     const char *referer;
-    const char *cookie;  /* a Cookie header */
+    const char *cookie; /* a Cookie header */
     const char *set_cookie;
     const char *location; /* a redirect's target; NULL: answered 200 */
 };
@@ -83,15 +83,13 @@ static json_t *entry(const struct ent *v)
     o = json_pack("{s:{s:s, s:s, s:s, s:o, s:[], s:[], s:i, s:i}, "
                   "s:{s:i, s:s, s:s, s:o, s:[], s:{s:i, s:s}, s:s, s:i, s:i}, "
                   "s:{}, s:{s:i, s:i, s:i}}",
-                  "request", "method", "GET", "url", v->url, "httpVersion", "HTTP/1.1",
-                  "headers", req_h, "queryString", "cookies", "headersSize", -1, "bodySize", 0,
-                  "response", "status", v->location ? 302 : 200, "statusText",
-                  v->location ? "Found" : "OK", "httpVersion", "HTTP/1.1", "headers", resp_h,
-                  "cookies", "content", "size", 0, "mimeType",
-                  v->rtype && !strcmp(v->rtype, "document") ? "text/html" : "image/gif",
+                  "request", "method", "GET", "url", v->url, "httpVersion", "HTTP/1.1", "headers",
+                  req_h, "queryString", "cookies", "headersSize", -1, "bodySize", 0, "response",
+                  "status", v->location ? 302 : 200, "statusText", v->location ? "Found" : "OK",
+                  "httpVersion", "HTTP/1.1", "headers", resp_h, "cookies", "content", "size", 0,
+                  "mimeType", v->rtype && !strcmp(v->rtype, "document") ? "text/html" : "image/gif",
                   "redirectURL", v->location ? v->location : "", "headersSize", -1, "bodySize", 0,
-                  "cache", "timings",
-                  "send", 0, "wait", 1, "receive", 0);
+                  "cache", "timings", "send", 0, "wait", 1, "receive", 0);
     assert_non_null(o);
     if (v->page)
         json_object_set_new(o, "pageref", json_string(v->page));
@@ -117,9 +115,9 @@ static json_t *har(const struct ent *v, size_t n)
         for (size_t j = 0; j < i; j++)
             seen |= v[j].page && v[i].page && !strcmp(v[j].page, v[i].page);
         if (v[i].page && !seen)
-            json_array_append_new(pages, json_pack("{s:s, s:s, s:s}", "id", v[i].page, "title",
-                                                   "a page", "startedDateTime",
-                                                   "2024-05-01T10:00:00.000Z"));
+            json_array_append_new(pages,
+                                  json_pack("{s:s, s:s, s:s}", "id", v[i].page, "title", "a page",
+                                            "startedDateTime", "2024-05-01T10:00:00.000Z"));
         json_array_append_new(entries, entry(&v[i]));
     }
     return json_pack("{s:{s:s, s:{s:s, s:s}, s:o, s:o}}", "log", "version", "1.2", "creator",
@@ -225,8 +223,8 @@ static void test_sec_fetch_one_page(void **state)
         {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
         {"p", 10, "https://www.two.com/", "document", NULL, NULL, "https://www.one.com/", NULL,
          NULL, NULL},
-        {"p", 11, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/",
-         NULL, NULL, NULL},
+        {"p", 11, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/", NULL,
+         NULL, NULL},
         {"p", 12, "https://px.tracker.net/f", "image", NULL, NULL, "https://ads.four.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
         {"p", 21, "https://px.tracker.net/c", "image", NULL, NULL, "https://www.three.com/",
@@ -251,8 +249,8 @@ static void test_request_of_the_previous_page(void **state)
         {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
         {"p", 4, "https://go.short.com/x", "document", NULL, NULL, "https://www.one.com/", NULL,
          NULL, "https://www.two.com/"},
-        {"p", 5, "https://www.two.com/", "document", NULL, NULL, "https://www.one.com/", NULL,
-         NULL, NULL},
+        {"p", 5, "https://www.two.com/", "document", NULL, NULL, "https://www.one.com/", NULL, NULL,
+         NULL},
         {"p", 6, "https://px.tracker.net/a", "image", NULL, NULL, "https://www.one.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
         {"p", 7, "https://px.other.net/a", "image", NULL, NULL, "https://www.two.com/",
@@ -277,8 +275,8 @@ static void test_frameref(void **state)
         {"p", 0, "http://www.one.com/", NULL, "document", "frame@1", NULL, NULL, NULL, NULL},
         {"p", 1, "http://px.tracker.net/a", NULL, "image", "frame@1", "http://www.one.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
-        {"p", 2, "http://ads.four.com/f.html", NULL, "document", "frame@2",
-         "http://www.one.com/", NULL, NULL, NULL},
+        {"p", 2, "http://ads.four.com/f.html", NULL, "document", "frame@2", "http://www.one.com/",
+         NULL, NULL, NULL},
         {"p", 3, "http://ads.four.com/inner.html", NULL, "document", "frame@3",
          "http://ads.four.com/f.html", NULL, NULL, NULL},
         {"p", 4, "http://px.other.net/b", NULL, "image", "frame@3", "http://ads.four.com/",
@@ -304,14 +302,14 @@ static void test_no_pages_frame_referer(void **state)
 {
     static const struct ent v[] = {
         {NULL, 0, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {NULL, 1, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/",
-         NULL, NULL, NULL},
+        {NULL, 1, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/", NULL,
+         NULL, NULL},
         {NULL, 2, "https://px.tracker.net/f", "image", NULL, NULL, "https://ads.four.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
         {NULL, 3, "https://px.other.net/r", "image", NULL, NULL, "https://www.five.com/x",
          "uid=8f3a9c2e1b7d", NULL, NULL},
-        {NULL, 4, "https://px.other.net/n", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d",
-         NULL, NULL},
+        {NULL, 4, "https://px.other.net/n", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d", NULL,
+         NULL},
     };
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     struct run r;
@@ -330,11 +328,11 @@ static void test_page_per_navigation(void **state)
 {
     static const struct ent v[] = {
         {"page_1", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"page_1", 1, "https://px.tracker.net/a", "image", NULL, NULL, NULL,
-         "uid=8f3a9c2e1b7d", NULL, NULL},
+        {"page_1", 1, "https://px.tracker.net/a", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d",
+         NULL, NULL},
         {"page_2", 5, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"page_2", 6, "https://ads.four.com/f.html", "iframe", NULL, NULL,
-         "https://www.two.com/", NULL, NULL, NULL},
+        {"page_2", 6, "https://ads.four.com/f.html", "iframe", NULL, NULL, "https://www.two.com/",
+         NULL, NULL, NULL},
         {"page_2", 7, "https://px.tracker.net/b", "image", NULL, NULL, "https://ads.four.com/",
          NULL, "id=77aa11bb22cc; Path=/", NULL},
     };
@@ -393,8 +391,8 @@ static void test_untyped_navigations(void **state)
         {"p", 9, "http://site-three.example/go", NULL, NULL, NULL, NULL, NULL, NULL,
          "http://site-three.example/"},
         {"p", 10, "http://site-three.example/", NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-        {"p", 11, "http://px.tracker.example/p.gif", NULL, NULL, NULL,
-         "http://site-three.example/", "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
+        {"p", 11, "http://px.tracker.example/p.gif", NULL, NULL, NULL, "http://site-three.example/",
+         "tid=7f3c9a1e5b2d48c6a0e9f1b3d5c7a9e2", NULL, NULL},
     };
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *doc = har(v, sizeof(v) / sizeof(v[0]));
@@ -423,10 +421,10 @@ static void test_untyped_frames(void **state)
         {"p", 0, "http://www.one.com/", NULL, NULL, "frame@1", NULL, NULL, NULL, NULL},
         {"p", 1, "http://px.tracker.net/a", NULL, NULL, "frame@1", "http://www.one.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
-        {"p", 4, "http://www.two.com/", NULL, NULL, "frame@1", "http://www.one.com/", NULL,
+        {"p", 4, "http://www.two.com/", NULL, NULL, "frame@1", "http://www.one.com/", NULL, NULL,
+         NULL},
+        {"p", 5, "http://ads.four.com/f.html", NULL, NULL, "frame@2", "http://www.two.com/", NULL,
          NULL, NULL},
-        {"p", 5, "http://ads.four.com/f.html", NULL, NULL, "frame@2", "http://www.two.com/",
-         NULL, NULL, NULL},
         {"p", 6, "http://px.other.net/b", NULL, NULL, "frame@2", "http://ads.four.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
         {"p", 7, "http://px.tracker.net/b", NULL, NULL, "frame@1", "http://www.two.com/",
@@ -455,8 +453,7 @@ static void add_request_header(json_t *doc, size_t i, const char *method, const 
     json_t *req = json_object_get(nth(doc, i), "request");
 
     assert_int_equal(json_object_set_new(req, "method", json_string(method)), 0);
-    assert_int_equal(json_array_append_new(json_object_get(req, "headers"), pair(name, value)),
-                     0);
+    assert_int_equal(json_array_append_new(json_object_get(req, "headers"), pair(name, value)), 0);
 }
 
 /* A beacon is what the proxy would read in its headers: sendBeacon()'s fetch metadata (a POST,
@@ -466,12 +463,12 @@ static void test_beacons_as_the_proxy_reads_them(void **state)
 {
     static const struct ent v[] = {
         {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"p", 1, "https://b.metrics.net/c", "empty", "ping", NULL, "https://www.one.com/",
-         NULL, NULL, NULL},
-        {"p", 2, "https://b.json.net/c", "empty", "ping", NULL, "https://www.one.com/", NULL,
+        {"p", 1, "https://b.metrics.net/c", "empty", "ping", NULL, "https://www.one.com/", NULL,
          NULL, NULL},
-        {"p", 3, "https://b.plain.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL,
-         NULL, NULL},
+        {"p", 2, "https://b.json.net/c", "empty", "ping", NULL, "https://www.one.com/", NULL, NULL,
+         NULL},
+        {"p", 3, "https://b.plain.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL, NULL,
+         NULL},
         {"p", 4, "https://b.cors.net/c", NULL, "ping", NULL, "https://www.one.com/", NULL, NULL,
          NULL},
     };
@@ -520,8 +517,7 @@ static void test_learns_as_the_proxy_does(void **state)
 
     (void)state;
     assert_int_equal(brock_site_set_disabled(e, "two.com", 1), 0);
-    assert_int_equal(brock_set_site_action(e, "three.com", "px.tracker.net", BROCK_USER_BLOCK),
-                     0);
+    assert_int_equal(brock_set_site_action(e, "three.com", "px.tracker.net", BROCK_USER_BLOCK), 0);
     learn(e, har(v, sizeof(v) / sizeof(v[0])), &r);
     assert_int_equal(r.rc, 0);
     assert_string_equal(sites(e, "tracker.net"), "one.com,two.com");
@@ -574,11 +570,11 @@ static void test_pixel_cookie_arrays(void **state)
 #define OLD "92eb5ffee6ae2fec3ad71c777531578f"
     static const struct ent v[] = {
         {"a", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"a", 1, "https://px.share.net/p.gif?u=" UID, NULL, NULL, NULL,
-         "https://www.one.com/", NULL, NULL, NULL},
+        {"a", 1, "https://px.share.net/p.gif?u=" UID, NULL, NULL, NULL, "https://www.one.com/",
+         NULL, NULL, NULL},
         {"b", 2, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"b", 3, "https://px.share.net/p.gif?v=" VID, NULL, NULL, NULL,
-         "https://www.two.com/", NULL, NULL, NULL},
+        {"b", 3, "https://px.share.net/p.gif?v=" VID, NULL, NULL, NULL, "https://www.two.com/",
+         NULL, NULL, NULL},
         {"c", 4, "https://www.three.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
         {"c", 5, "https://px.share.net/p.gif?s=" SID "&o=" OLD, NULL, NULL, NULL,
          "https://www.three.com/", NULL, NULL, NULL},
@@ -593,8 +589,8 @@ static void test_pixel_cookie_arrays(void **state)
     json_object_set_new(json_object_get(nth(doc, 2), "request"), "cookies",
                         json_pack("[{s:s, s:s}]", "name", "vid", "value", VID));
     json_object_set_new(json_object_get(nth(doc, 4), "response"), "cookies",
-                        json_pack("[{s:s, s:s, s:b}, {s:s, s:s, s:s}]", "name", "sid", "value",
-                                  SID, "httpOnly", 1, "name", "old", "value", OLD, "expires",
+                        json_pack("[{s:s, s:s, s:b}, {s:s, s:s, s:s}]", "name", "sid", "value", SID,
+                                  "httpOnly", 1, "name", "old", "value", OLD, "expires",
                                   "2000-01-01T00:00:00.000Z"));
     learn(e, doc, &r);
     assert_int_equal(r.rc, 0);
@@ -646,8 +642,8 @@ static void test_odd_response_time_pageref(void **state)
     static const struct ent v[] = {
         {"p", 0, "https://www.one.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
         {"p", 1, "https://www.two.com/", "document", NULL, NULL, NULL, NULL, NULL, NULL},
-        {"p", 2, "https://px.tracker.net/a", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d",
-         NULL, NULL},
+        {"p", 2, "https://px.tracker.net/a", "image", NULL, NULL, NULL, "uid=8f3a9c2e1b7d", NULL,
+         NULL},
         {"p", 3, "https://px.other.net/a", "image", NULL, NULL, "https://www.two.com/",
          "uid=8f3a9c2e1b7d", NULL, NULL},
     };
@@ -843,8 +839,9 @@ static void test_file_larger_than_a_chunk(void **state)
     json_object_set_new(nth(doc, 0), "_padding", pad);
     entries = json_object_get(json_object_get(doc, "log"), "entries");
     for (int k = 0; k < 2000; k++) {
-        struct ent own = {"p", 1, "https://static.one.com/x.png", "image", NULL, NULL,
-                          "https://www.one.com/", "a=1", NULL, NULL};
+        struct ent own = {"p",  1,    "https://static.one.com/x.png", "image",
+                          NULL, NULL, "https://www.one.com/",         "a=1",
+                          NULL, NULL};
 
         json_array_insert_new(entries, 1, entry(&own));
     }
@@ -925,8 +922,9 @@ static void test_file_read_again_out_of_order(void **state)
     free(big);
     entries = json_object_get(json_object_get(doc, "log"), "entries");
     for (int k = 0; k < 6000; k++) {
-        struct ent own = {"p", 1, "https://static.one.com/x.png", "image", NULL, NULL,
-                          "https://www.one.com/", "a=1", NULL, NULL};
+        struct ent own = {"p",  1,    "https://static.one.com/x.png", "image",
+                          NULL, NULL, "https://www.one.com/",         "a=1",
+                          NULL, NULL};
 
         json_array_insert_new(entries, 1, entry(&own));
     }
@@ -1037,8 +1035,8 @@ static void test_stream_is_whole(void **state)
 
             if (o->rc != ref.rc || memcmp(&o->st, &ref.st, sizeof(o->st)) != 0 ||
                 o->len != ref.len || (o->len && memcmp(o->pb, ref.pb, o->len) != 0))
-                fail_msg("%s: the streaming reader (%s) learns otherwise than the whole one",
-                         rel, k ? "a file" : "text");
+                fail_msg("%s: the streaming reader (%s) learns otherwise than the whole one", rel,
+                         k ? "a file" : "text");
         }
         if (i < n)
             assert_int_equal(ref.rc, 0);

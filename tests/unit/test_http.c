@@ -120,7 +120,8 @@ static void test_limits(void **state)
     assert_int_equal(buf_puts(&b, "GET http://a.test/ HTTP/1.1\r\nX-Big: "), 0);
     for (size_t i = 0; i < LIMIT_HEAD_BYTES / 64 + 1; i++)
         assert_int_equal(buf_puts(&b, "0123456789abcdef0123456789abcdef"
-                                      "0123456789abcdef0123456789abcdef"), 0);
+                                      "0123456789abcdef0123456789abcdef"),
+                         0);
     assert_int_equal(buf_puts(&b, "\r\n\r\n"), 0);
     assert_int_not_equal(parse(&c, b.data, b.len, 4096), HPE_OK);
     assert_int_equal(c.err, HTTP_HEAD_TOO_BIG);

@@ -13,7 +13,7 @@
 struct sink {
     char *data;
     size_t len, cap;
-    int fail_at;  /* the emit call that fails (1: the first); 0: none */
+    int fail_at; /* the emit call that fails (1: the first); 0: none */
     int calls;
 };
 
@@ -67,8 +67,8 @@ static void expect_len(const char *doc, size_t len, const char *want, size_t wan
                 continue; /* a split in two at every offset; steps of every size */
             run(doc, len, first, step, &k);
             if (k.len != want_len || memcmp(k.data, want, want_len) != 0)
-                fail_msg("'%s' split at %zu, steps of %zu: got '%s', want '%s'", doc, first,
-                         step, k.data, want);
+                fail_msg("'%s' split at %zu, steps of %zu: got '%s', want '%s'", doc, first, step,
+                         k.data, want);
             free(k.data);
         }
     }
@@ -152,7 +152,8 @@ static void test_quoted_gt(void **state)
     (void)state;
     expect("<head data-x=\"a>b\" data-y='c>d'><title>",
            "<head data-x=\"a>b\" data-y='c>d'>" S "<title>");
-    expect("<html a=\">\" b = '<head>'><head c=\"\">", "<html a=\">\" b = '<head>'><head c=\"\">" S);
+    expect("<html a=\">\" b = '<head>'><head c=\"\">",
+           "<html a=\">\" b = '<head>'><head c=\"\">" S);
     expect("<head a=b>c", "<head a=b>" S "c");
     expect("<head a= \"x>y\">", "<head a= \"x>y\">" S);
     /* A quote starts a value only after '=': elsewhere it is part of a name. */
@@ -241,16 +242,11 @@ static void test_emit_fails(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_after_head),
-        cmocka_unit_test(test_no_head),
-        cmocka_unit_test(test_no_html),
-        cmocka_unit_test(test_comments),
-        cmocka_unit_test(test_bom_and_case),
-        cmocka_unit_test(test_quoted_gt),
-        cmocka_unit_test(test_empty_and_text),
-        cmocka_unit_test(test_bounded_hold),
-        cmocka_unit_test(test_large_page),
-        cmocka_unit_test(test_emit_fails),
+        cmocka_unit_test(test_after_head),     cmocka_unit_test(test_no_head),
+        cmocka_unit_test(test_no_html),        cmocka_unit_test(test_comments),
+        cmocka_unit_test(test_bom_and_case),   cmocka_unit_test(test_quoted_gt),
+        cmocka_unit_test(test_empty_and_text), cmocka_unit_test(test_bounded_hold),
+        cmocka_unit_test(test_large_page),     cmocka_unit_test(test_emit_fails),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

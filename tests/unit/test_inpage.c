@@ -11,8 +11,8 @@
 
 static int canvas(struct brock_engine *e, const char *script, const char *site)
 {
-    struct brock_page_signal s = {.kind = BROCK_PAGE_CANVAS, .site = site, .url = script,
-                                  .time_ms = 1700000000000};
+    struct brock_page_signal s = {
+        .kind = BROCK_PAGE_CANVAS, .site = site, .url = script, .time_ms = 1700000000000};
     struct brock_learned l;
 
     assert_int_equal(brock_observe_page(e, &s, &l), 0);
@@ -23,8 +23,8 @@ static int storage(struct brock_engine *e, const char *frame, const char *site, 
                    const char *value)
 {
     struct brock_header item = {key, strlen(key), value, strlen(value)};
-    struct brock_page_signal s = {.kind = BROCK_PAGE_SUPERCOOKIE, .site = site, .url = frame,
-                                  .items = &item, .n_items = 1};
+    struct brock_page_signal s = {
+        .kind = BROCK_PAGE_SUPERCOOKIE, .site = site, .url = frame, .items = &item, .n_items = 1};
     struct brock_learned l;
 
     assert_int_equal(brock_observe_page(e, &s, &l), 0);
@@ -81,8 +81,7 @@ static void test_supercookie(void **state)
     assert_int_equal(storage(e, "https://frames.sc.test/f.html", "a.example", "ab", "ab"), 0);
     assert_null(brock__snitch_get(e, "sc.test"));
     assert_int_equal(
-        storage(e, "https://frames.sc.test/f.html", "a.example", "frameId", "ABCDEF0123456789"),
-        1);
+        storage(e, "https://frames.sc.test/f.html", "a.example", "frameId", "ABCDEF0123456789"), 1);
     s = brock__snitch_get(e, "sc.test");
     assert_non_null(s);
     assert_int_equal(s->v[0].kind, BROCK_EVIDENCE_SUPERCOOKIE);
@@ -92,8 +91,10 @@ static void test_supercookie(void **state)
     /* The bits are summed over the items: two of 16 bits are 32, not past 33; three are. */
     {
         struct brock_header items[3] = {{"a", 1, "bcd", 3}, {"a", 1, "bcd", 3}, {"a", 1, "bcd", 3}};
-        struct brock_page_signal sig = {.kind = BROCK_PAGE_SUPERCOOKIE, .site = "b.example",
-                                        .url = "https://frames.sc.test/", .items = items,
+        struct brock_page_signal sig = {.kind = BROCK_PAGE_SUPERCOOKIE,
+                                        .site = "b.example",
+                                        .url = "https://frames.sc.test/",
+                                        .items = items,
                                         .n_items = 2};
         struct brock_learned l;
 

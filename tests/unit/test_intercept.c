@@ -106,8 +106,8 @@ static void test_cache_is_bounded(void **state)
     /* One name more than the cache holds went in: h0 went, h1 (in use) stayed. */
     snprintf(host, sizeof(host), "h%d.test", INTERCEPT_LEAF_CACHE);
     last = ASN1_INTEGER_dup(X509_get0_serialNumber(intercept_leaf(m, host, now)));
-    assert_int_equal(ASN1_INTEGER_cmp(h1, X509_get0_serialNumber(intercept_leaf(m, "h1.test",
-                                                                                now))), 0);
+    assert_int_equal(
+        ASN1_INTEGER_cmp(h1, X509_get0_serialNumber(intercept_leaf(m, "h1.test", now))), 0);
     /* The evicted name gets a new leaf, which evicts h2 in turn. */
     assert_int_not_equal(
         ASN1_INTEGER_cmp(h0, X509_get0_serialNumber(intercept_leaf(m, "h0.test", now))), 0);

@@ -171,11 +171,10 @@ static size_t count_widget_domains(const char *path, size_t *widgets)
 
     assert_non_null(root);
     *widgets = json_object_size(root);
-    json_object_foreach(root, name, w) {
+    json_object_foreach (root, name, w) {
         if (json_is_string(json_object_get(w, "domain")))
-            json_object_set_new(seen, json_string_value(json_object_get(w, "domain")),
-                                json_true());
-        json_array_foreach(json_object_get(w, "domains"), i, d)
+            json_object_set_new(seen, json_string_value(json_object_get(w, "domain")), json_true());
+        json_array_foreach (json_object_get(w, "domains"), i, d)
             json_object_set_new(seen, json_string_value(d), json_true());
     }
     i = json_object_size(seen);
@@ -232,8 +231,7 @@ static void test_load_flat(void **state)
     assert_null(brock__cname(e, "0.net.easyjet.com", 16));
     assert_null(brock__cname(e, "easyjet.com", 11));
 
-    assert_int_equal(count_widget_domains(test_data("privacybadger/socialwidgets.json"),
-                                          &widgets),
+    assert_int_equal(count_widget_domains(test_data("privacybadger/socialwidgets.json"), &widgets),
                      e->lists.widget_domains.n);
     assert_int_equal(widgets, 37);
     assert_int_equal(e->lists.widget_domains.n, 50);
@@ -299,8 +297,7 @@ static void test_load_debian(void **state)
     assert_non_null(hashes);
     assert_int_equal(e->lists.dnt_hashes.len, json_object_size(hashes));
     json_decref(hashes);
-    assert_string_equal(strmap_get(&e->lists.dnt_hashes, KNOWN_HASHES[3][0]),
-                        KNOWN_HASHES[3][1]);
+    assert_string_equal(strmap_get(&e->lists.dnt_hashes, KNOWN_HASHES[3][0]), KNOWN_HASHES[3][1]);
 
     snprintf(path, sizeof(path), "%s/js/multiDomainFirstParties.js", dir);
     text = slurp(path, NULL);
@@ -324,12 +321,12 @@ static void test_load_debian(void **state)
 
 static const char *const YELLOW_GOOD[] = {
     "cdn.example.com", "a.b", "1.2.3.example.com", "a-b.c-d.co", "xn--80ak6aa92e.com",
-    "a..com",   /* the pattern lets dots repeat */
+    "a..com", /* the pattern lets dots repeat */
     "126.net",
 };
 static const char *const YELLOW_BAD[] = {
-    "localhost", "Example.com", "-a.com", "a.com.", "a.com1", "a_b.com", "ab", ".com",
-    "a.c m", "a.c\xc3\xb3m", "a.com-", "*.example.com",
+    "localhost", "Example.com", "-a.com", "a.com.",       "a.com1", "a_b.com",
+    "ab",        ".com",        "a.c m",  "a.c\xc3\xb3m", "a.com-", "*.example.com",
 };
 
 static void test_yellow_syntax(void **state)
@@ -440,8 +437,7 @@ static void test_pbconfig(void **state)
                           "{\"yellowlist\": [\"a.com\"], \"dnt_policy_hashes\": "
                           "{\"v\": \"a18e8dba6848d3fc241b03b88291cb75a3cfec3\"}}",
                           "40 lower-case hex");
-    expect_pbconfig_error(e,
-                          "{\"yellowlist\": [\"a.com\"], \"dnt_policy_hashes\": {\"v\": 1}}",
+    expect_pbconfig_error(e, "{\"yellowlist\": [\"a.com\"], \"dnt_policy_hashes\": {\"v\": 1}}",
                           "40 lower-case hex");
 }
 
@@ -460,20 +456,19 @@ static void expect_mdfp_error(struct brock_engine *e, const char *text, const ch
 static void test_mdfp_js(void **state)
 {
     struct brock_engine *e = *state;
-    static const char ok[] =
-        "require.scopes.x = (function () {\n"
-        "/**\n * groups [\"not\", \"these\"]\n */\n"
-        "let multiDomainFirstPartiesArray = [\n"
-        "  [\"a.com\", \"b.com\",], // trailing \"comment\"\n"
-        "  [\n"
-        "    /* inner */ \"c.com\",\n"
-        "\n"
-        "    \"d.net\"\n"
-        "  ],\n"
-        "  [],\n"
-        "];\n"
-        "let other = [1, 2];\n"
-        "})();\n";
+    static const char ok[] = "require.scopes.x = (function () {\n"
+                             "/**\n * groups [\"not\", \"these\"]\n */\n"
+                             "let multiDomainFirstPartiesArray = [\n"
+                             "  [\"a.com\", \"b.com\",], // trailing \"comment\"\n"
+                             "  [\n"
+                             "    /* inner */ \"c.com\",\n"
+                             "\n"
+                             "    \"d.net\"\n"
+                             "  ],\n"
+                             "  [],\n"
+                             "];\n"
+                             "let other = [1, 2];\n"
+                             "})();\n";
 
     assert_int_equal(brock__parse_mdfp(e, "mdfp.js", ok, sizeof(ok) - 1), 0);
     assert_int_equal(e->lists.mdfp.len, 4);
@@ -483,14 +478,12 @@ static void test_mdfp_js(void **state)
     assert_ptr_equal(strmap_get(&e->lists.mdfp, "d.net"), (void *)2);
     assert_null(strmap_get(&e->lists.mdfp, "not"));
 
-    expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.com\", 5],\n];",
-                      "line 2");
+    expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.com\", 5],\n];", "line 2");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n\n  [x.com],\n];", "line 3");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  \"a.com\",\n];", "line 2");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.com\",, \"b\"],\n];",
                       "line 2");
-    expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.c\\om\"],\n];",
-                      "line 2");
+    expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.c\\om\"],\n];", "line 2");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.com\"],\n", "line 3");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.com\"],\n]", "';'");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n  [\"a.com\n\"]];", "line 2");
@@ -499,8 +492,9 @@ static void test_mdfp_js(void **state)
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray;", "'= ['");
     expect_mdfp_error(e, "let xmultiDomainFirstPartiesArray = [];", "does not declare");
     expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [[\"\"]];", "empty");
-    expect_mdfp_error(e, "let multiDomainFirstPartiesArray = [\n [\"a.com\"],\n"
-                         " [\"b.com\", \"a.com\"],\n];",
+    expect_mdfp_error(e,
+                      "let multiDomainFirstPartiesArray = [\n [\"a.com\"],\n"
+                      " [\"b.com\", \"a.com\"],\n];",
                       "line 3: a.com is in two groups (1 and 2)");
     assert_ptr_equal(strmap_get(&e->lists.mdfp, "d.net"), (void *)2);
 }
@@ -696,9 +690,13 @@ static void test_apply_added(void **state)
 {
     struct brock_engine *e = *state;
     static const char *const before[] = {"other.org", "keep.example.com", NULL};
-    static const char *const after[] = {"other.org", "cdn.example.com", "cdn.example.net",
-                                        "img.example.org", "new.example.info",
-                                        "keep.example.com", NULL};
+    static const char *const after[] = {"other.org",
+                                        "cdn.example.com",
+                                        "cdn.example.net",
+                                        "img.example.org",
+                                        "new.example.info",
+                                        "keep.example.com",
+                                        NULL};
 
     apply(e, before);
     entry(e, "example.com", BROCK_BLOCK);
@@ -726,8 +724,7 @@ static void test_apply_added(void **state)
 static void test_apply_removed(void **state)
 {
     struct brock_engine *e = *state;
-    static const char *const before[] = {"cdn.example.com", "example.org", "api.example.org",
-                                         NULL};
+    static const char *const before[] = {"cdn.example.com", "example.org", "api.example.org", NULL};
     static const char *const after[] = {"example.org", NULL};
     struct action_entry *a;
 

@@ -64,8 +64,8 @@ static int on_site(void *arg, const struct brock_site *s)
     struct seen *sn = arg;
     size_t len = strlen(sn->text);
 
-    snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s %zu/%zu/%zu%s", len ? "; " : "",
-             s->site, s->trackers, s->blocked, s->cookieblocked, s->disabled ? " off" : "");
+    snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s %zu/%zu/%zu%s", len ? "; " : "", s->site,
+             s->trackers, s->blocked, s->cookieblocked, s->disabled ? " off" : "");
     return 0;
 }
 
@@ -76,8 +76,7 @@ static int on_host(void *arg, const struct brock_site_tracker *t)
 
     snprintf(sn->text + len, sizeof(sn->text) - len, "%s%s %s(%s) x%llu%s%s", len ? "; " : "",
              t->host, brock_action_name(t->action), brock_action_name(t->seen),
-             (unsigned long long)t->count, t->breakage ? " breakage" : "",
-             t->user ? " user" : "");
+             (unsigned long long)t->count, t->breakage ? " breakage" : "", t->user ? " user" : "");
     return 0;
 }
 
@@ -121,10 +120,11 @@ static void test_sites_and_hosts(void **state)
     int calls = 0;
 
     (void)state;
-    assert_int_equal(brock_page_seen(e, "https://www.news.example/a", "cdn.tracker.test",
-                                     BROCK_ALLOW, T(1000)), 0);
-    assert_int_equal(brock_page_seen(e, "news.example", "static.bbc.co.uk", BROCK_NOACTION,
-                                     T(1100)), 0);
+    assert_int_equal(
+        brock_page_seen(e, "https://www.news.example/a", "cdn.tracker.test", BROCK_ALLOW, T(1000)),
+        0);
+    assert_int_equal(
+        brock_page_seen(e, "news.example", "static.bbc.co.uk", BROCK_NOACTION, T(1100)), 0);
     assert_int_equal(brock_page_seen(e, "news.example", "bbc.co.uk", BROCK_NOACTION, T(1200)), 0);
     assert_int_equal(brock_page_seen(e, "news.example", "cdn.tracker.test", BROCK_ALLOW, T(1300)),
                      0);
@@ -145,10 +145,10 @@ static void test_sites_and_hosts(void **state)
                         "bbc.co.uk user_cookieblock(noaction) x1 user; "
                         "static.bbc.co.uk user_cookieblock(noaction) x1; "
                         "cdn.tracker.test user_block(allow) x2");
-    assert_int_equal(brock_page_seen(e, "news.example", "cdn.tracker.test", BROCK_USER_BLOCK,
-                                     T(2100)), 0);
-    assert_int_equal(brock_page_seen(e, "news.example", "static.bbc.co.uk",
-                                     BROCK_USER_COOKIEBLOCK, T(2200)), 0);
+    assert_int_equal(
+        brock_page_seen(e, "news.example", "cdn.tracker.test", BROCK_USER_BLOCK, T(2100)), 0);
+    assert_int_equal(
+        brock_page_seen(e, "news.example", "static.bbc.co.uk", BROCK_USER_COOKIEBLOCK, T(2200)), 0);
     assert_string_equal(sites_of(e, &sn), "news.example 3/1/1; shop.example 1/0/0");
     assert_string_equal(hosts_of(e, "news.example", &sn),
                         "bbc.co.uk user_cookieblock(noaction) x1 user; "
@@ -163,8 +163,7 @@ static void test_sites_and_hosts(void **state)
     assert_int_equal(brock_host_sites(e, "cdn.tracker.test", on_host_site, &sn), 0);
     assert_string_equal(sn.text, "news.example@2100");
 
-    assert_int_equal(brock_site_trackers(e, "never.example", on_host, &sn),
-                     BROCK_ENOTFOUND);
+    assert_int_equal(brock_site_trackers(e, "never.example", on_host, &sn), BROCK_ENOTFOUND);
     assert_int_equal(brock_site_trackers(e, "not a site", on_host, &sn), BROCK_EINVAL);
     assert_int_equal(brock_page_seen(e, "news.example", "bad host!", BROCK_ALLOW, T(1)),
                      BROCK_EINVAL);
@@ -278,9 +277,10 @@ static void test_migrate_v1(void **state)
     /* Make it what brock 0.1 left: no page views, version 1. */
     snprintf(db, sizeof(db), "%s/brock.db", f->dir);
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(raw, "DROP TABLE page_view; DROP TABLE day_count;"
-                                  " DROP TABLE site_action; PRAGMA user_version = 1;", NULL,
-                                  NULL, NULL),
+    assert_int_equal(sqlite3_exec(raw,
+                                  "DROP TABLE page_view; DROP TABLE day_count;"
+                                  " DROP TABLE site_action; PRAGMA user_version = 1;",
+                                  NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
 
@@ -320,8 +320,7 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
     o->sites[0] = '\0';
     for (size_t i = 0; i < t->n_evidence; i++) {
         size_t len = strlen(o->sites);
-        snprintf(o->sites + len, sizeof(o->sites) - len, "%s%s", i ? " " : "",
-                 t->evidence[i].site);
+        snprintf(o->sites + len, sizeof(o->sites) - len, "%s%s", i ? " " : "", t->evidence[i].site);
     }
     return 0;
 }
@@ -333,8 +332,11 @@ static void learn_three(struct brock_engine *e)
     struct brock_header h = {"Cookie", 6, "uid=8f3a9c2e71d04b6a", 20};
 
     for (int i = 0; i < 3; i++) {
-        struct brock_observation o = {.host = "px.learned.test", .site = sites[i],
-                                      .headers = &h, .n_headers = 1, .time_ms = 100 + i};
+        struct brock_observation o = {.host = "px.learned.test",
+                                      .site = sites[i],
+                                      .headers = &h,
+                                      .n_headers = 1,
+                                      .time_ms = 100 + i};
         assert_int_equal(brock_observe(e, &o, NULL), 0);
     }
 }
@@ -423,9 +425,9 @@ static void test_reset_keeps_seed_under_choices(void **state)
 /* A reset whose seed cannot be loaded changes nothing: what was learned stays. */
 static void test_reset_broken_seed(void **state)
 {
-    static const char *const files[] = {"yellowlist.txt", "dnt-policies.json",
-                                        "multi-domain-first-parties.json", "cname_domains.json",
-                                        "socialwidgets.json", "seed.json"};
+    static const char *const files[] = {
+        "yellowlist.txt",     "dnt-policies.json",  "multi-domain-first-parties.json",
+        "cname_domains.json", "socialwidgets.json", "seed.json"};
     struct fixture *f = *state;
     struct brock_config cfg = {.state_dir = f->dir};
     struct brock_engine *e = NULL;
@@ -490,12 +492,12 @@ static void test_retention(void **state)
     assert_int_equal(brock_page_view_days_set(e, BROCK_PAGE_VIEW_DAYS_MAX + 1), BROCK_EINVAL);
     assert_int_equal(brock_page_view_days(e), BROCK_PAGE_VIEW_DAYS);
     /* 9 days ago is past the default; 6 days ago is not (T(0) is a day ago). */
-    assert_int_equal(brock_page_seen(e, "old.example", "t.test", BROCK_NOACTION,
-                                     T(-8 * DAY_MS)), 0);
-    assert_int_equal(brock_page_seen(e, "recent.example", "t.test", BROCK_NOACTION,
-                                     T(-5 * DAY_MS)), 0);
-    assert_int_equal(brock_page_seen(e, "recent.example", "u.test", BROCK_NOACTION,
-                                     T(-9 * DAY_MS)), 0);
+    assert_int_equal(brock_page_seen(e, "old.example", "t.test", BROCK_NOACTION, T(-8 * DAY_MS)),
+                     0);
+    assert_int_equal(brock_page_seen(e, "recent.example", "t.test", BROCK_NOACTION, T(-5 * DAY_MS)),
+                     0);
+    assert_int_equal(brock_page_seen(e, "recent.example", "u.test", BROCK_NOACTION, T(-9 * DAY_MS)),
+                     0);
     assert_int_equal(n_sites(e), 2);
     assert_true(brock_sync(e) >= 0);
     assert_string_equal(sites_of(e, &sn), "recent.example 1/0/0");

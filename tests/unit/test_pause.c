@@ -78,12 +78,12 @@ static void test_duration(void **state)
         const char *text;
         int64_t ms;
     } good[] = {
-        {"30s", 30000},          {"10m", 600000},         {"1h", 3600000},
-        {"2h30m", 9000000},      {"1d12h", 129600000},    {"7d", BROCK_DURATION_MAX_MS},
-        {"1h0m5s", 3605000},     {"90m", 5400000},        {"0d1s", 1000},
+        {"30s", 30000},      {"10m", 600000},      {"1h", 3600000},
+        {"2h30m", 9000000},  {"1d12h", 129600000}, {"7d", BROCK_DURATION_MAX_MS},
+        {"1h0m5s", 3605000}, {"90m", 5400000},     {"0d1s", 1000},
     };
-    static const char *const bad[] = {"", "10", "m", "10x", "1m1h", "1h1h", "-1m", "1.5h",
-                                      " 1m", "1m ", "10M", "h1", "1hm"};
+    static const char *const bad[] = {"",     "10",  "m",   "10x", "1m1h", "1h1h", "-1m",
+                                      "1.5h", " 1m", "1m ", "10M", "h1",   "1hm"};
     char err[256];
     int64_t ms;
 
@@ -102,8 +102,8 @@ static void test_duration(void **state)
     assert_int_equal(brock_duration_parse("0m", &ms, err, sizeof(err)), BROCK_EINVAL);
     assert_string_equal(err, "'0m' is no time at all: give at least one second");
     assert_int_equal(brock_duration_parse("0h0m0s", &ms, err, sizeof(err)), BROCK_EINVAL);
-    for (const char *const *t = (const char *const[]){"8d", "7d1s", "169h", "99999999999s",
-                                                      "1000000000d", NULL};
+    for (const char *const *t =
+             (const char *const[]){"8d", "7d1s", "169h", "99999999999s", "1000000000d", NULL};
          *t; t++) {
         assert_int_equal(brock_duration_parse(*t, &ms, err, sizeof(err)), BROCK_EINVAL);
         assert_non_null(strstr(err, "is more than 7 days"));
@@ -260,8 +260,8 @@ static void test_suffix_refused(void **state)
     struct ended list;
 
     (void)state;
-    for (const char *const *s = (const char *const[]){"com", "co.uk", "*.co.uk", "github.io",
-                                                      "https://co.uk/x", NULL};
+    for (const char *const *s =
+             (const char *const[]){"com", "co.uk", "*.co.uk", "github.io", "https://co.uk/x", NULL};
          *s; s++) {
         assert_int_equal(brock_site_set_disabled(e, *s, 1), BROCK_EINVAL);
         assert_non_null(strstr(brock_engine_errmsg(e), "is a public suffix"));

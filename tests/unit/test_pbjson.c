@@ -377,7 +377,8 @@ static void test_import_fd(void **state)
     /* Past one block of the reader, with the text split across reads. */
     buf_init(&big, SIZE_MAX);
     assert_int_equal(buf_puts(&big, "{\"action_map\": {\"u.example\": {\"userAction\": "
-                                    "\"user_allow\"}}, \"snitch_map\": {}"), 0);
+                                    "\"user_allow\"}}, \"snitch_map\": {}"),
+                     0);
     for (int i = 0; i < 5000; i++)
         assert_int_equal(buf_puts(&big, "          "), 0);
     assert_int_equal(buf_puts(&big, "}"), 0);

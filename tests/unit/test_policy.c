@@ -401,17 +401,16 @@ static void test_resource_types(void **state)
     assert_int_equal(brock_resource_type_guess(NULL, NULL, NULL, "WebSocket", NULL),
                      BROCK_RESOURCE_WEBSOCKET);
     /* Without Sec-Fetch-Dest, Accept as browsers send it. */
-    assert_int_equal(brock_resource_type_guess(NULL, "text/html,application/xhtml+xml;q=0.9",
-                                               NULL, NULL, NULL),
-                     BROCK_RESOURCE_MAIN_FRAME);
-    assert_int_equal(brock_resource_type_guess(NULL, "image/avif,image/webp,*/*", NULL, NULL,
-                                               NULL),
+    assert_int_equal(
+        brock_resource_type_guess(NULL, "text/html,application/xhtml+xml;q=0.9", NULL, NULL, NULL),
+        BROCK_RESOURCE_MAIN_FRAME);
+    assert_int_equal(brock_resource_type_guess(NULL, "image/avif,image/webp,*/*", NULL, NULL, NULL),
                      BROCK_RESOURCE_IMAGE);
     assert_int_equal(brock_resource_type_guess(NULL, "text/css,*/*;q=0.1", NULL, NULL, NULL),
                      BROCK_RESOURCE_STYLESHEET);
-    assert_int_equal(brock_resource_type_guess(NULL, "application/javascript, */*;q=0.8", NULL,
-                                               NULL, NULL),
-                     BROCK_RESOURCE_SCRIPT);
+    assert_int_equal(
+        brock_resource_type_guess(NULL, "application/javascript, */*;q=0.8", NULL, NULL, NULL),
+        BROCK_RESOURCE_SCRIPT);
     assert_int_equal(brock_resource_type_guess(NULL, "application/javascripts", NULL, NULL, NULL),
                      BROCK_RESOURCE_OTHER);
     assert_int_equal(brock_resource_type_guess(NULL, "*/*", NULL, NULL, NULL),
@@ -420,30 +419,39 @@ static void test_resource_types(void **state)
                      BROCK_RESOURCE_OTHER);
 }
 
-#define HDR(n, v) {n, sizeof(n) - 1, v, sizeof(v) - 1}
+#define HDR(n, v)                                                                                  \
+    {                                                                                              \
+        n, sizeof(n) - 1, v, sizeof(v) - 1                                                         \
+    }
 
 /* A request's type from its method and headers as sent: sendBeacon()'s shape (a POST, fetch
  * metadata empty and no-cors) is a ping, which no other header says. */
 static void test_request_type(void **state)
 {
     static const struct brock_header beacon[] = {
-        HDR("Content-Type", "text/plain;charset=UTF-8"), HDR("SEC-FETCH-MODE", "no-cors"),
-        HDR("sec-fetch-dest", "empty"), HDR("Accept", "*/*"),
+        HDR("Content-Type", "text/plain;charset=UTF-8"),
+        HDR("SEC-FETCH-MODE", "no-cors"),
+        HDR("sec-fetch-dest", "empty"),
+        HDR("Accept", "*/*"),
     };
     static const struct brock_header cors[] = {
-        HDR("Sec-Fetch-Dest", "empty"), HDR("Sec-Fetch-Mode", "cors"),
+        HDR("Sec-Fetch-Dest", "empty"),
+        HDR("Sec-Fetch-Mode", "cors"),
         HDR("Content-Type", "application/json"),
     };
     static const struct brock_header ping[] = {
-        HDR("Sec-Fetch-Dest", "empty"), HDR("Sec-Fetch-Mode", "cors"),
+        HDR("Sec-Fetch-Dest", "empty"),
+        HDR("Sec-Fetch-Mode", "cors"),
         HDR("Content-Type", "text/ping"),
     };
     static const struct brock_header image[] = {
-        HDR("Sec-Fetch-Dest", "image"), HDR("Sec-Fetch-Mode", "no-cors"),
+        HDR("Sec-Fetch-Dest", "image"),
+        HDR("Sec-Fetch-Mode", "no-cors"),
     };
     static const struct brock_header nav[] = {
         HDR("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
-        HDR("Sec-Fetch-Dest", "document"), HDR("Sec-Fetch-Dest", "image"),
+        HDR("Sec-Fetch-Dest", "document"),
+        HDR("Sec-Fetch-Dest", "image"),
     };
 
     (void)state;

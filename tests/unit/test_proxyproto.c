@@ -32,23 +32,42 @@ static const struct good goods[] = {
      B("PROXY UNKNOWN ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff "
        "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff 65535 65535\r\n"),
      "UNKNOWN", NULL, 0},
-    {"v2 TCP4", B(SIG "\x21\x11\x00\x0c" "\xc0\x00\x02\x01" "\xc6\x33\x64\x02" "\xdc\x04\x1f\xb7"),
+    {"v2 TCP4",
+     B(SIG "\x21\x11\x00\x0c"
+           "\xc0\x00\x02\x01"
+           "\xc6\x33\x64\x02"
+           "\xdc\x04\x1f\xb7"),
      "TCP4", "192.0.2.1", 56324},
-    {"v2 TCP6", B(SIG "\x21\x21\x00\x24"
-                  "\x20\x01\x0d\xb8\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01"
-                  "\x20\x01\x0d\xb8\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02"
-                  "\x0f\xa0\x01\xbb"),
+    {"v2 TCP6",
+     B(SIG "\x21\x21\x00\x24"
+           "\x20\x01\x0d\xb8\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01"
+           "\x20\x01\x0d\xb8\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02"
+           "\x0f\xa0\x01\xbb"),
      "TCP6", "2001:db8::1", 4000},
     {"v2 TCP4 with extensions",
-     B(SIG "\x21\x11\x00\x17" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01" "\x30\x39\x1f\xb7"
-       "\x01\x00\x02" "h2" "\x04\x00\x00" "\x05\x00\x00"),
+     B(SIG "\x21\x11\x00\x17"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"
+           "\x01\x00\x02"
+           "h2"
+           "\x04\x00\x00"
+           "\x05\x00\x00"),
      "TCP4", "10.0.0.7", 12345},
     {"v2 LOCAL", B(SIG "\x20\x00\x00\x00"), "LOCAL", NULL, 0},
-    {"v2 LOCAL with addresses", B(SIG "\x20\x11\x00\x0c" "\x7f\x00\x00\x01" "\x7f\x00\x00\x01"
-                                  "\x00\x01\x00\x02"), "LOCAL", NULL, 0},
+    {"v2 LOCAL with addresses",
+     B(SIG "\x20\x11\x00\x0c"
+           "\x7f\x00\x00\x01"
+           "\x7f\x00\x00\x01"
+           "\x00\x01\x00\x02"),
+     "LOCAL", NULL, 0},
     {"v2 PROXY UNSPEC", B(SIG "\x21\x00\x00\x00"), "PROXY", NULL, 0},
-    {"v2 PROXY over UDP", B(SIG "\x21\x12\x00\x0c" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01"
-                            "\x30\x39\x1f\xb7"), "PROXY", NULL, 0},
+    {"v2 PROXY over UDP",
+     B(SIG "\x21\x12\x00\x0c"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"),
+     "PROXY", NULL, 0},
 };
 
 struct bad {
@@ -77,25 +96,51 @@ static const struct bad bads[] = {
      B("PROXY UNKNOWN ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff "
        "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff 65535 655355\r\n"),
      "longer than 107"},
-    {"v1 no end", B("PROXY UNKNOWN xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "longer than 107"},
+    {"v1 no end",
+     B("PROXY UNKNOWN xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+       "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+     "longer than 107"},
     {"v2 a broken signature", B("\r\n\r\n\0\r\nQUIX\n\x21\x11\x00\x00"), "no PROXY"},
-    {"v2 version 1", B(SIG "\x11\x11\x00\x0c" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01"
-                       "\x30\x39\x1f\xb7"), "version number"},
+    {"v2 version 1",
+     B(SIG "\x11\x11\x00\x0c"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"),
+     "version number"},
     {"v2 version 3", B(SIG "\x31\x11\x00\x00"), "version number"},
-    {"v2 command 2", B(SIG "\x22\x11\x00\x0c" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01"
-                       "\x30\x39\x1f\xb7"), "command"},
+    {"v2 command 2",
+     B(SIG "\x22\x11\x00\x0c"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"),
+     "command"},
     {"v2 family 4", B(SIG "\x21\x41\x00\x00"), "unknown address family"},
     {"v2 protocol 3", B(SIG "\x21\x13\x00\x0c"), "unknown address family"},
-    {"v2 too short for IPv4", B(SIG "\x21\x11\x00\x08" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01"),
+    {"v2 too short for IPv4",
+     B(SIG "\x21\x11\x00\x08"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"),
      "too short"},
-    {"v2 too short for IPv6", B(SIG "\x21\x21\x00\x0c" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01"
-                                "\x30\x39\x1f\xb7"), "too short"},
-    {"v2 an extension past the end", B(SIG "\x21\x11\x00\x0f" "\x0a\x00\x00\x07"
-                                       "\x0a\x00\x00\x01" "\x30\x39\x1f\xb7" "\x01\x00\x05"),
+    {"v2 too short for IPv6",
+     B(SIG "\x21\x21\x00\x0c"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"),
+     "too short"},
+    {"v2 an extension past the end",
+     B(SIG "\x21\x11\x00\x0f"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"
+           "\x01\x00\x05"),
      "extension"},
-    {"v2 half an extension", B(SIG "\x21\x11\x00\x0e" "\x0a\x00\x00\x07" "\x0a\x00\x00\x01"
-                               "\x30\x39\x1f\xb7" "\x01\x00"), "extension"},
+    {"v2 half an extension",
+     B(SIG "\x21\x11\x00\x0e"
+           "\x0a\x00\x00\x07"
+           "\x0a\x00\x00\x01"
+           "\x30\x39\x1f\xb7"
+           "\x01\x00"),
+     "extension"},
     {"v2 too long", B(SIG "\x21\x11\x04\x00"), "longer than 1024"},
 };
 

@@ -204,9 +204,8 @@ static void test_broken_changes_nothing(void **state)
  * other lists are read, and hashes learned from the update are kept. */
 static void test_update_wins(void **state)
 {
-    static const char update[] =
-        "{\"yellowlist\": [\"cdn.trk.example\"], \"dnt_policy_hashes\": "
-        "{\"Made up\": \"a8c2c5a3aa0a1fa51ea2e1e3c0ad8b01e2fa7b76\"}}";
+    static const char update[] = "{\"yellowlist\": [\"cdn.trk.example\"], \"dnt_policy_hashes\": "
+                                 "{\"Made up\": \"a8c2c5a3aa0a1fa51ea2e1e3c0ad8b01e2fa7b76\"}}";
     struct fixture *f = *state;
     struct brock_update_stats st;
     struct brock_engine *e;

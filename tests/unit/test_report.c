@@ -27,8 +27,7 @@ static int teardown(void **state)
 }
 
 /* A token of a document of host, given at when, with flags, whose page is site. */
-static void token_for(const char *host, unsigned flags, const char *site, int64_t when,
-                      char *out)
+static void token_for(const char *host, unsigned flags, const char *site, int64_t when, char *out)
 {
     struct report_doc d = {.flags = flags, .issued_s = when};
 
@@ -103,16 +102,13 @@ static void test_token(void **state)
     assert_int_equal(report_token_check(&other, "frame.test", a, NOW, &got, &why), -1);
     report_keys_cleanup(&other);
     /* Expired, or given in the future. */
-    assert_int_equal(report_token_check(&keys, "frame.test", a, NOW + LIMIT_REPORT_TOKEN_S,
-                                        &got, &why),
-                     0);
-    assert_int_equal(report_token_check(&keys, "frame.test", a, NOW + LIMIT_REPORT_TOKEN_S + 1,
-                                        &got, &why),
-                     -1);
+    assert_int_equal(
+        report_token_check(&keys, "frame.test", a, NOW + LIMIT_REPORT_TOKEN_S, &got, &why), 0);
+    assert_int_equal(
+        report_token_check(&keys, "frame.test", a, NOW + LIMIT_REPORT_TOKEN_S + 1, &got, &why), -1);
     assert_non_null(strstr(why, "expired"));
-    assert_int_equal(report_token_check(&keys, "frame.test", a, NOW - LIMIT_CLOCK_SKEW_S - 1,
-                                        &got, &why),
-                     -1);
+    assert_int_equal(
+        report_token_check(&keys, "frame.test", a, NOW - LIMIT_CLOCK_SKEW_S - 1, &got, &why), -1);
     /* What brock does not give: no flags, both kinds, a cross-site top-level page, no site. */
     static const unsigned bad_flags[] = {0, REPORT_DOC_TOP | REPORT_DOC_FRAME,
                                          REPORT_DOC_TOP | REPORT_DOC_CROSS, REPORT_DOC_CROSS, 8};
@@ -209,15 +205,15 @@ static void test_good(void **state)
 static void test_bad(void **state)
 {
     static const char *const bad[] = {
-        "\"kind\":\"canvas\"",                                    /* no script */
+        "\"kind\":\"canvas\"", /* no script */
         "\"kind\":\"canvas\",\"script\":5",
         "\"kind\":\"canvas\",\"script\":\"x\",\"writers\":\"x\"",
-        "\"kind\":\"supercookie\"",                               /* no items */
+        "\"kind\":\"supercookie\"", /* no items */
         "\"kind\":\"supercookie\",\"items\":{\"a\":1}",
         "\"kind\":\"supercookie\",\"items\":[]",
-        "\"kind\":\"cookies\"",                                   /* unknown kind */
-        "\"kind\":\"frame\"",                                     /* no longer a kind */
-        "\"top\":false",                                          /* no kind */
+        "\"kind\":\"cookies\"",                                     /* unknown kind */
+        "\"kind\":\"frame\"",                                       /* no longer a kind */
+        "\"top\":false",                                            /* no kind */
         "\"kind\":\"canvas\",\"script\":\"x\",\"kind\":\"canvas\"", /* duplicate */
     };
     char body[8192], items[6000];
@@ -234,7 +230,11 @@ static void test_bad(void **state)
         report_cleanup(&r);
     }
     /* Not JSON, not an object, no token, a token that is not a string. */
-    static const char *const broken[] = {"", "{", "[]", "\"x\"", "{\"kind\":\"canvas\"}",
+    static const char *const broken[] = {"",
+                                         "{",
+                                         "[]",
+                                         "\"x\"",
+                                         "{\"kind\":\"canvas\"}",
                                          "{\"token\":5,\"kind\":\"canvas\"}",
                                          "{\"token\":\"a\\u0000b\"}"};
     for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
@@ -330,7 +330,8 @@ static void test_widget_requests(void **state)
 
     body_for("site.test", "", body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 0);
+                                        strlen(body), &w, &why),
+                     0);
     assert_int_equal(w.doc.flags, REPORT_DOC_TOP);
     assert_string_equal(w.doc.site, "site.test");
     report_widget_cleanup(&w);
@@ -338,27 +339,32 @@ static void test_widget_requests(void **state)
     body_for("site.test", "\"top\":false,\"ancestors\":[\"https://page.test\"]", body,
              sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 0);
+                                        strlen(body), &w, &why),
+                     0);
     assert_int_equal(w.doc.flags, REPORT_DOC_TOP);
     assert_string_equal(w.doc.site, "site.test");
     report_widget_cleanup(&w);
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_WIDGETS, "other.test", NOW, body,
-                                        strlen(body), &w, &why), 403);
+                                        strlen(body), &w, &why),
+                     403);
     report_widget_cleanup(&w);
     /* An allowance needs its widget and always. */
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 400);
+                                        strlen(body), &w, &why),
+                     400);
     assert_non_null(strstr(why, "widget"));
     report_widget_cleanup(&w);
     body_for("site.test", "\"widget\":\"YouTube\",\"always\":true", body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 0);
+                                        strlen(body), &w, &why),
+                     0);
     assert_string_equal(w.widget, "YouTube");
     assert_int_equal(w.always, 1);
     report_widget_cleanup(&w);
     body_for("site.test", "\"widget\":\"\",\"always\":false", body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 400);
+                                        strlen(body), &w, &why),
+                     400);
     report_widget_cleanup(&w);
     memset(name, 'x', sizeof(name));
     memcpy(name, "\"widget\":\"", 10);
@@ -366,15 +372,16 @@ static void test_widget_requests(void **state)
     name[10 + 129 + 16] = '\0';
     body_for("site.test", name, body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 400);
+                                        strlen(body), &w, &why),
+                     400);
     report_widget_cleanup(&w);
     body_for("site.test", "\"widget\":\"YouTube\",\"always\":1", body, sizeof(body));
     assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, body,
-                                        strlen(body), &w, &why), 400);
-    report_widget_cleanup(&w);
-    assert_int_equal(report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, "{", 1, &w,
-                                        &why),
+                                        strlen(body), &w, &why),
                      400);
+    report_widget_cleanup(&w);
+    assert_int_equal(
+        report_read_widget(&keys, REPORT_PATH_ALLOW, "site.test", NOW, "{", 1, &w, &why), 400);
     report_widget_cleanup(&w);
 }
 

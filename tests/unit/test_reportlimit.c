@@ -89,8 +89,7 @@ static void test_bounded(void **state)
     /* As many clients as there are slots and more: each new one is counted from nothing. */
     for (int i = 0; i < 2 * LIMIT_REPORT_CLIENTS; i++) {
         snprintf(addr, sizeof(addr), "10.0.%d.%d", i / 256, i % 256);
-        assert_int_equal(report_limits_take(&l, 5000 + (uint64_t)i, addr, 1, 0),
-                         REPORT_LIMIT_OK);
+        assert_int_equal(report_limits_take(&l, 5000 + (uint64_t)i, addr, 1, 0), REPORT_LIMIT_OK);
     }
     report_limits_cleanup(&l);
 }

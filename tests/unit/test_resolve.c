@@ -40,8 +40,16 @@ static void test_parse_and_match(void **state)
 static void test_refusals(void **state)
 {
     static const char *const bad[] = {
-        "", "host", "=127.0.0.1:80", "host=", "host=127.0.0.1", "host=name.test:80",
-        "host:0=127.0.0.1:80", "host:x=127.0.0.1:80", "host=127.0.0.1:0", "host=127.0.0.1:99999",
+        "",
+        "host",
+        "=127.0.0.1:80",
+        "host=",
+        "host=127.0.0.1",
+        "host=name.test:80",
+        "host:0=127.0.0.1:80",
+        "host:x=127.0.0.1:80",
+        "host=127.0.0.1:0",
+        "host=127.0.0.1:99999",
     };
     struct resolve_table t = {0};
     char err[256];

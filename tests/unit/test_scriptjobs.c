@@ -73,8 +73,7 @@ static const char *letters(const struct script_doc *d)
 
 static void test_choose(void **state)
 {
-    struct script_doc d = {.host = "site.test", .signals = 1, .learning = 1,
-                           .place = SCRIPT_PAGE};
+    struct script_doc d = {.host = "site.test", .signals = 1, .learning = 1, .place = SCRIPT_PAGE};
 
     (void)state;
     /* A top-level page: everything; its placeholders have buttons. */

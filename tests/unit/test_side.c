@@ -212,8 +212,7 @@ static void run_case(const struct side_case *t)
 static const struct side_case request_cases[] = {
     {"get", SIDE_CLIENT, 0, "GET http://a.test/x HTTP/1.1\r\nHost: a.test\r\n\r\n",
      "H:http://a.test/x;Host=a.test;|Dk|"},
-    {"pipelined, a body of known length between",
-     SIDE_CLIENT, 0,
+    {"pipelined, a body of known length between", SIDE_CLIENT, 0,
      "POST http://a.test/f HTTP/1.1\r\nHost: a.test\r\nContent-Length: 11\r\n\r\nhello world"
      "GET http://a.test/g HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n",
      "H:http://a.test/f;Host=a.test;Content-Length=11;|b:hello world|Dk|"
@@ -224,8 +223,7 @@ static const struct side_case request_cases[] = {
      "GET / HTTP/1.0\r\n\r\n",
      "H:http://a.test/c;Transfer-Encoding=chunked;|b:hello world|Dk|H:/;|D|"},
     {"an HTTP/1.0 request with a body", SIDE_CLIENT, 0,
-     "PUT /api/x HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}",
-     "H:/api/x;Content-Length=2;|b:{}|D|"},
+     "PUT /api/x HTTP/1.0\r\nContent-Length: 2\r\n\r\n{}", "H:/api/x;Content-Length=2;|b:{}|D|"},
     {"CONNECT, then another protocol", SIDE_CLIENT, 0,
      "CONNECT a.test:443 HTTP/1.1\r\nHost: a.test:443\r\n\r\n\x16\x03\x01 not http",
      "H:a.test:443;Host=a.test:443;|U|"},
@@ -302,8 +300,7 @@ static const struct side_case response_cases[] = {
      "H:OK;Content-Length=100;|Dk|H:OK;Transfer-Encoding=chunked;|Dk|"},
     {"no content", SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 304 X\r\n\r\n",
      "H:No Content;|Dk|H:X;|Dk|"},
-    {"HTTP/1.0, closing", SIDE_UPSTREAM, 0,
-     "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nabc",
+    {"HTTP/1.0, closing", SIDE_UPSTREAM, 0, "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nabc",
      "H:OK;Content-Length=3;|b:abc|D|"},
     {"switching protocols", SIDE_UPSTREAM, 0,
      "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
@@ -469,12 +466,15 @@ static void test_doubtful(void **state)
         {SIDE_CLIENT, 0, "DELETE http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 1},
         {SIDE_CLIENT, 0, "OPTIONS * HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 1},
         {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nContent-Length: 4\r\n\r\n", 0},
-        {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
-         0},
-        {SIDE_CLIENT, 0, "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
-         "\r\n", 1},
-        {SIDE_CLIENT, 0, "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;a=b\r\n"
-         "\r\n", 1},
+        {SIDE_CLIENT, 0, "POST http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", 0},
+        {SIDE_CLIENT, 0,
+         "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n"
+         "\r\n",
+         1},
+        {SIDE_CLIENT, 0,
+         "PUT http://a.test/ HTTP/1.1\r\nTransfer-Encoding: chunked;a=b\r\n"
+         "\r\n",
+         1},
         {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", 0},
         {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip,chunked\r\n\r\n", 1},
         {SIDE_UPSTREAM, 0, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", 0},
@@ -505,24 +505,29 @@ static void test_rewrite_framing(void **state)
     } cases[] = {
         {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nX: 1\r\n\r\n",
          "Transfer-Encoding=chunked;X=1;"},
-        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nA: 1\r\nTransfer-Encoding: gzip\t,\tchunked\r\n"
-         "X: 1\r\n\r\n", "A=1;Transfer-Encoding=gzip, chunked;X=1;"},
-        {SIDE_CLIENT, 0, "POST / HTTP/1.1\r\nTransfer-Encoding: gzip;level=1\r\nX: 1\r\n"
+        {SIDE_CLIENT, 0,
+         "POST / HTTP/1.1\r\nA: 1\r\nTransfer-Encoding: gzip\t,\tchunked\r\n"
+         "X: 1\r\n\r\n",
+         "A=1;Transfer-Encoding=gzip, chunked;X=1;"},
+        {SIDE_CLIENT, 0,
+         "POST / HTTP/1.1\r\nTransfer-Encoding: gzip;level=1\r\nX: 1\r\n"
          "Transfer-Encoding: chunked ; foo=bar\r\n\r\n",
          "Transfer-Encoding=gzip;level=1, chunked;X=1;"},
         {SIDE_UPSTREAM, 0, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked;x=y\r\n\r\n",
          "Transfer-Encoding=chunked;"},
-        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nX: 1\r\n\r\n",
-         "X=1;"},
-        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nTransfer-Encoding: gzip, chunked\r\n"
-         "\r\n", ""},
-        {SIDE_UPSTREAM, 0, "HTTP/1.1 101 Switching Protocols\r\nContent-Length: 5\r\n"
-         "Upgrade: x\r\nConnection: upgrade\r\n\r\n", "Upgrade=x;Connection=upgrade;"},
+        {SIDE_UPSTREAM, 0, "HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nX: 1\r\n\r\n", "X=1;"},
+        {SIDE_UPSTREAM, 0,
+         "HTTP/1.1 204 No Content\r\nTransfer-Encoding: gzip, chunked\r\n"
+         "\r\n",
+         ""},
+        {SIDE_UPSTREAM, 0,
+         "HTTP/1.1 101 Switching Protocols\r\nContent-Length: 5\r\n"
+         "Upgrade: x\r\nConnection: upgrade\r\n\r\n",
+         "Upgrade=x;Connection=upgrade;"},
         /* HEAD and 304 keep theirs: they say what a GET would get. */
         {SIDE_UPSTREAM, 0, "HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n",
          "Content-Length=5;"},
-        {SIDE_UPSTREAM, 1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
-         "Content-Length=5;"},
+        {SIDE_UPSTREAM, 1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", "Content-Length=5;"},
     };
 
     (void)state;
@@ -649,14 +654,10 @@ static void test_response_frame(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_requests),
-        cmocka_unit_test(test_responses),
-        cmocka_unit_test(test_plain_body),
-        cmocka_unit_test(test_broken_close),
-        cmocka_unit_test(test_error_stays),
-        cmocka_unit_test(test_response_frame),
-        cmocka_unit_test(test_doubtful),
-        cmocka_unit_test(test_rewrite_framing),
+        cmocka_unit_test(test_requests),    cmocka_unit_test(test_responses),
+        cmocka_unit_test(test_plain_body),  cmocka_unit_test(test_broken_close),
+        cmocka_unit_test(test_error_stays), cmocka_unit_test(test_response_frame),
+        cmocka_unit_test(test_doubtful),    cmocka_unit_test(test_rewrite_framing),
         cmocka_unit_test(test_te_kept),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

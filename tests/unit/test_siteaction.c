@@ -259,8 +259,8 @@ static void test_many_sites(void **state)
      * and, with the news, there. */
     for (unsigned i = 0; i < 100; i++) {
         many_name(site, sizeof(site), i);
-        assert_int_equal(brock_reset_site_action(a, site, i % 2 ? "cdn.tracker.test"
-                                                                 : "tracker.test"), 0);
+        assert_int_equal(
+            brock_reset_site_action(a, site, i % 2 ? "cdn.tracker.test" : "tracker.test"), 0);
         assert_int_equal(brock_reset_site_action(a, site, i % 2 ? "other.test" : "ads.test"), 0);
     }
     assert_true(brock_sync(a) >= 0);
@@ -276,8 +276,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decide_on_one_site),
         cmocka_unit_test(test_bad_input),
-        cmocka_unit_test_setup_teardown(test_survives_reopen_and_reaches_others, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_survives_reopen_and_reaches_others, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_sites, setup, teardown),
     };

@@ -70,8 +70,7 @@ static sqlite3 *raw_open(const struct fixture *f)
 {
     sqlite3 *db = NULL;
 
-    assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                                     NULL),
+    assert_int_equal(sqlite3_open_v2(f->db, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
                      SQLITE_OK);
     sqlite3_busy_timeout(db, 5000);
     return db;
@@ -138,8 +137,7 @@ static void test_roundtrip(void **state)
     add_snitch(a, "google.com", "theguardian.com", NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0);
     add_snitch(a, "google.com", "godaddy.com", "ads.google.com", NULL, BROCK_EVIDENCE_BEACON,
                1700000000999);
-    add_snitch(a, "example.net", "a.co", "odd.example.net", "uid", BROCK_EVIDENCE_SET_COOKIE,
-               5);
+    add_snitch(a, "example.net", "a.co", "odd.example.net", "uid", BROCK_EVIDENCE_SET_COOKIE, 5);
     add_tracking(a, "arkoselabs.com", "expedia.ca", BROCK__TRACK_CANVAS);
     add_tracking(a, "arkoselabs.com", "expedia.com", BROCK__TRACK_CANVAS | BROCK__TRACK_BEACON);
     add_fp(a, "cdn.jsdelivr.net", "/npm/fingerprintjs2@2.1.0/dist/fingerprint2.min.js");
@@ -167,9 +165,8 @@ static void test_roundtrip(void **state)
     assert_same_maps(a, b);
     /* brock__settings_changed() ran on what was loaded. */
     assert_int_equal(b->learn, 0);
-    assert_int_equal(
-        ((struct action_entry *)strmap_get(&b->actions, "odd.example.net"))->heur,
-        BROCK__HEUR_UNKNOWN);
+    assert_int_equal(((struct action_entry *)strmap_get(&b->actions, "odd.example.net"))->heur,
+                     BROCK__HEUR_UNKNOWN);
     assert_string_equal(find_site(b, "google.com", "godaddy.com")->host, "ads.google.com");
     engine_free(b);
 
@@ -370,10 +367,10 @@ static void test_rollback(void **state)
     assert_int_equal(((struct fp_host *)strmap_get(&a->fp_scripts, "cdn.example"))->dirty,
                      BROCK__DIRTY_NEW);
     /* And so is the file. */
-    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
-                             "gone.example"), 1);
-    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
-                             "ok.example"), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1", "gone.example"),
+                     1);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1", "ok.example"),
+                     0);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), 0);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM tracking", NULL), 0);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM fp_script", NULL), 0);
@@ -384,8 +381,8 @@ static void test_rollback(void **state)
     a->seed_mark = BROCK__SEED_LOADED;
     assert_int_equal(brock__store_flush(a), 0);
     assert_all_clean(a);
-    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1",
-                             "gone.example"), 0);
+    assert_int_equal(raw_int(raw, "SELECT count(*) FROM action WHERE domain = ?1", "gone.example"),
+                     0);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM action", NULL), 2);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM snitch", NULL), 1);
     assert_int_equal(raw_int(raw, "SELECT count(*) FROM tracking", NULL), 1);
@@ -470,7 +467,7 @@ static size_t load_seed_by_hand(struct brock_engine *e)
     if (!seed)
         print_error("seed.json: %s\n", jerr.text);
     assert_non_null(seed);
-    json_object_foreach(json_object_get(seed, "action_map"), key, v) {
+    json_object_foreach (json_object_get(seed, "action_map"), key, v) {
         const char *h = json_string_value(json_object_get(v, "heuristicAction"));
         int heur = brock__heur_parse(h ? h : "");
 
@@ -478,22 +475,22 @@ static size_t load_seed_by_hand(struct brock_engine *e)
                    json_is_true(json_object_get(v, "dnt")),
                    json_integer_value(json_object_get(v, "nextUpdateTime")), 7);
     }
-    json_object_foreach(json_object_get(seed, "snitch_map"), key, sites) {
-        json_array_foreach(sites, i, site) {
+    json_object_foreach (json_object_get(seed, "snitch_map"), key, sites) {
+        json_array_foreach (sites, i, site) {
             add_snitch(e, key, json_string_value(site), NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0);
             n_sites++;
         }
     }
-    json_object_foreach(json_object_get(seed, "tracking_map"), key, sites) {
-        json_object_foreach(sites, name, v) {
+    json_object_foreach (json_object_get(seed, "tracking_map"), key, sites) {
+        json_object_foreach (sites, name, v) {
             unsigned kinds = 0;
-            json_array_foreach(v, i, site)
+            json_array_foreach (v, i, site)
                 kinds |= brock__tracking_kind(json_string_value(site));
             add_tracking(e, key, name, kinds);
         }
     }
-    json_object_foreach(json_object_get(seed, "fp_scripts"), key, sites) {
-        json_object_foreach(sites, name, v)
+    json_object_foreach (json_object_get(seed, "fp_scripts"), key, sites) {
+        json_object_foreach (sites, name, v)
             add_fp(e, key, name);
     }
     json_decref(seed);
@@ -606,8 +603,7 @@ static void test_flush_failure_message(void **state)
     add_snitch(a, "kept.example", "site.example", NULL, NULL, BROCK_EVIDENCE_COOKIE, 1);
     for (int i = 0; i < 3; i++)
         assert_int_equal(brock__store_flush(a), BROCK_ESTORE);
-    snprintf(want, sizeof(want), "writing the state to %s failed: no room left (trying to ",
-             f->db);
+    snprintf(want, sizeof(want), "writing the state to %s failed: no room left (trying to ", f->db);
     assert_memory_equal(a->errmsg, want, strlen(want));
     assert_non_null(strstr(a->errmsg, "kept.example"));
     /* The database is at its last commit: not even the action of the failed batch. */

@@ -353,8 +353,8 @@ static void test_site_actions(void **state)
                         "u.example@blog.example=user_block t.example@news.example=user_allow "
                         "t.example@shop.example=user_block");
     assert_int_equal(brock_reset_site_action(a, "news.example", "t.example"), 0);
-    assert_int_equal(
-        brock_set_site_action(a, "shop.example", "t.example", BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(brock_set_site_action(a, "shop.example", "t.example", BROCK_USER_COOKIEBLOCK),
+                     0);
     assert_int_equal(brock_set_site_action(a, "blog.example", "u.example", BROCK_USER_ALLOW), 0);
     assert_int_equal(brock_set_site_action(b, "blog.example", "u.example", BROCK_USER_COOKIEBLOCK),
                      0);
@@ -565,9 +565,8 @@ static void test_forgotten(void **state)
     }
     assert_int_equal(a->forgotten.n, 2);
     ev.host = "px.t0.example";
-    assert_int_equal(brock__record_prevalence(a, "px.t0.example", "t0.example", "blog.example",
-                                              &ev),
-                     1);
+    assert_int_equal(
+        brock__record_prevalence(a, "px.t0.example", "t0.example", "blog.example", &ev), 1);
     flush(a);
     b = engine_on(f, NULL);
     assert_int_equal(b->snitches.len, 2);

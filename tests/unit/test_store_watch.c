@@ -235,8 +235,8 @@ static void test_deleted(void **state)
     learn(a, "px.tracker.example", "site-b.org");
     choose(a, "chosen.example", BROCK_USER_BLOCK);
     assert_int_equal(brock_setting_set(a, BROCK_SETTING_SEND_DNT, 0), 0);
-    assert_int_equal(brock_page_seen(a, "https://site-a.com/", "px.tracker.example",
-                                     BROCK_ALLOW, (int64_t)time(NULL) * 1000),
+    assert_int_equal(brock_page_seen(a, "https://site-a.com/", "px.tracker.example", BROCK_ALLOW,
+                                     (int64_t)time(NULL) * 1000),
                      0);
     sync_ok(a);
     seeded_before = raw_text(f->db, "SELECT value FROM meta WHERE key = 'seeded'");

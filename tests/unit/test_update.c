@@ -58,7 +58,7 @@ static char *pbconfig_with(const char *add, const char *drop, size_t *len)
 
     assert_non_null(root);
     yl = json_object_get(root, "yellowlist");
-    json_array_foreach(yl, i, v) {
+    json_array_foreach (yl, i, v) {
         if (drop && !strcmp(json_string_value(v), drop)) {
             json_array_remove(yl, i);
             break;
@@ -202,7 +202,8 @@ static void test_hashes_only_added(void **state)
     /* one new hash, and one already known under another name */
     snprintf(text, sizeof(text),
              "{\"yellowlist\": [\"a.example\"], \"dnt_policy_hashes\": {\"Made up\": "
-             "\"%s\", \"Same\": \"a18e8dba6848d3fc241b03b88291cb75a3cfec3b\"}}", hex);
+             "\"%s\", \"Same\": \"a18e8dba6848d3fc241b03b88291cb75a3cfec3b\"}}",
+             hex);
     assert_int_equal(brock_update_apply(e, "a", text, strlen(text), NOW, &st), 0);
     assert_int_equal(st.hashes_added, 1);
     assert_true(brock_dnt_policy_accepted(e, policy, strlen(policy)));

@@ -27,13 +27,12 @@ static void test_scoped_and_timed(void **state)
     /* At most max given. */
     assert_int_equal(widget_allows_get(&m, "127.0.0.1", "site.test", 2000, got, 1), 1);
     /* Over with time; a new click renews one in its slot. */
-    assert_int_equal(widget_allows_get(&m, "127.0.0.1", "site.test",
-                                       1000 + LIMIT_WIDGET_ALLOW_MS, got, 8), 0);
-    assert_int_equal(widget_allows_add(&m, "127.0.0.1", "site.test", "youtube.com",
-                                       LIMIT_WIDGET_ALLOW_MS),
-                     0);
-    assert_int_equal(widget_allows_get(&m, "127.0.0.1", "site.test",
-                                       1000 + LIMIT_WIDGET_ALLOW_MS, got, 8), 1);
+    assert_int_equal(
+        widget_allows_get(&m, "127.0.0.1", "site.test", 1000 + LIMIT_WIDGET_ALLOW_MS, got, 8), 0);
+    assert_int_equal(
+        widget_allows_add(&m, "127.0.0.1", "site.test", "youtube.com", LIMIT_WIDGET_ALLOW_MS), 0);
+    assert_int_equal(
+        widget_allows_get(&m, "127.0.0.1", "site.test", 1000 + LIMIT_WIDGET_ALLOW_MS, got, 8), 1);
     assert_string_equal(got[0], "youtube.com");
     widget_allows_cleanup(&m);
     widget_allows_cleanup(&m);

@@ -40,7 +40,7 @@ static void blocked_names(struct brock_engine *e, const char *site, const char *
     assert_true(json_is_array(root));
     assert_int_equal(json_array_size(root), (size_t)count);
     names[0] = '\0';
-    json_array_foreach(root, i, v) {
+    json_array_foreach (root, i, v) {
         strncat(names, json_string_value(json_object_get(v, "name")), size - strlen(names) - 2);
         strncat(names, ";", size - strlen(names) - 1);
     }
@@ -51,8 +51,7 @@ static void blocked_names(struct brock_engine *e, const char *site, const char *
 static void test_blocked(void **state)
 {
     struct brock_engine *e = open_engine(NULL);
-    static const char *const yt[] = {"youtube.com", "www.youtube.com",
-                                     "www.youtube-nocookie.com"};
+    static const char *const yt[] = {"youtube.com", "www.youtube.com", "www.youtube-nocookie.com"};
     char names[512], *text = NULL;
     json_t *root, *w;
 
@@ -78,9 +77,9 @@ static void test_blocked(void **state)
     assert_string_equal(json_string_value(json_object_get(
                             json_array_get(json_object_get(w, "elements"), 0), "elm")),
                         "iframe");
-    assert_int_equal(json_array_size(json_object_get(
-                         json_array_get(json_object_get(w, "elements"), 0), "urls")),
-                     8);
+    assert_int_equal(
+        json_array_size(json_object_get(json_array_get(json_object_get(w, "elements"), 0), "urls")),
+        8);
     json_decref(root);
     brock_free(text);
     /* A cookieblock is no block: the widget loads without cookies. */
@@ -92,10 +91,10 @@ static void test_blocked(void **state)
     blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
     assert_string_equal(names, "Disqus;");
     /* Excluded by the user: never replaced. */
-    assert_int_equal(json_array_append_new(json_object_get(e->settings,
-                                                           "widgetReplacementExceptions"),
-                                           json_string("Disqus")),
-                     0);
+    assert_int_equal(
+        json_array_append_new(json_object_get(e->settings, "widgetReplacementExceptions"),
+                              json_string("Disqus")),
+        0);
     blocked_names(e, "site.example", NULL, 0, names, sizeof(names));
     assert_string_equal(names, "");
     assert_int_equal(brock_widgets_blocked(e, "not a host", NULL, 0, &text), BROCK_EINVAL);
@@ -138,8 +137,8 @@ static void test_user_choice(void **state)
     assert_int_equal(brock_set_user_action(e, "facebook.com", BROCK_NOACTION), 0);
     assert_int_equal(brock_widget_user_choice(e, "news.example", "Facebook Like", &u), 0);
     /* A choice for one site only holds there only. */
-    assert_int_equal(brock_set_site_action(e, "news.example", "www.facebook.com",
-                                           BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_set_site_action(e, "news.example", "www.facebook.com", BROCK_USER_BLOCK),
+                     0);
     assert_int_equal(brock_widget_user_choice(e, "www.news.example", "Facebook Like", &u), 1);
     assert_string_equal(u.domain, "www.facebook.com");
     assert_int_equal(u.site_only, 1);
@@ -152,16 +151,15 @@ static void test_user_choice(void **state)
     assert_string_equal(u.domain, "c.disqus.com");
     assert_int_equal(u.site_only, 0);
     assert_int_equal(brock_set_user_action(e, "c.disqus.com", BROCK_NOACTION), 0);
-    assert_int_equal(brock_set_site_action(e, "news.example", "c.disqus.com",
-                                           BROCK_USER_COOKIEBLOCK), 0);
+    assert_int_equal(
+        brock_set_site_action(e, "news.example", "c.disqus.com", BROCK_USER_COOKIEBLOCK), 0);
     assert_int_equal(brock_widget_user_choice(e, "news.example", "Disqus", &u), 1);
     assert_string_equal(u.domain, "c.disqus.com");
     assert_int_equal(u.action, BROCK_USER_COOKIEBLOCK);
     assert_int_equal(u.site_only, 1);
     assert_int_equal(brock_widget_user_choice(e, "other.example", "Disqus", &u), 0);
     /* Not a widget that lets anything load, not a site. */
-    assert_int_equal(brock_widget_user_choice(e, "news.example", "LinkedIn", &u),
-                     BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_user_choice(e, "news.example", "LinkedIn", &u), BROCK_ENOTFOUND);
     assert_int_equal(brock_widget_user_choice(e, "news.example", NULL, &u), BROCK_ENOTFOUND);
     assert_int_equal(brock_widget_user_choice(e, "not a host", "Disqus", &u), BROCK_EINVAL);
     brock_engine_free(e);
@@ -182,8 +180,7 @@ static void test_unblock(void **state)
     (void)state;
     assert_int_equal(brock_widget_unblock_each(e, "Disqus", collect, got), 0);
     assert_string_equal(got, "*.disqus.com;disqus.com;");
-    assert_int_equal(brock_widget_unblock_each(e, "No Such Widget", collect, got),
-                     BROCK_ENOTFOUND);
+    assert_int_equal(brock_widget_unblock_each(e, "No Such Widget", collect, got), BROCK_ENOTFOUND);
     /* LinkedIn's button allows nothing. */
     assert_int_equal(brock_widget_unblock_each(e, "LinkedIn", collect, got), BROCK_ENOTFOUND);
     assert_int_equal(brock_widget_unblock_each(e, NULL, collect, got), BROCK_ENOTFOUND);
@@ -193,8 +190,12 @@ static void test_unblock(void **state)
 static void decide(struct brock_engine *e, const char *url, const char *site, const char *frame,
                    const char *const *allow, size_t n, struct brock_decision *d)
 {
-    struct brock_request r = {.url = url, .site = site, .type = BROCK_RESOURCE_SUB_FRAME,
-                              .frame_host = frame, .widget_allow = allow, .n_widget_allow = n};
+    struct brock_request r = {.url = url,
+                              .site = site,
+                              .type = BROCK_RESOURCE_SUB_FRAME,
+                              .frame_host = frame,
+                              .widget_allow = allow,
+                              .n_widget_allow = n};
 
     assert_int_equal(brock_decide_request(e, &r, d), 0);
 }
