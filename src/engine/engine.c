@@ -509,8 +509,16 @@ int brock_import_fd(struct brock_engine *e, const char *name, int fd, struct bro
  * writer's: FORMAT(pb) is written by brock__export_pb(). */
 #define EXPORT_FORMATS(FORMAT)                                                                     \
     FORMAT(pb)                                                                                     \
-    FORMAT(hosts) FORMAT(abp) FORMAT(dnsmasq) FORMAT(unbound) FORMAT(rpz) FORMAT(privoxy)          \
-        FORMAT(ubo) FORMAT(adguard) FORMAT(dnr) FORMAT(safari)
+    FORMAT(hosts)                                                                                  \
+    FORMAT(abp)                                                                                    \
+    FORMAT(dnsmasq)                                                                                \
+    FORMAT(unbound)                                                                                \
+    FORMAT(rpz)                                                                                    \
+    FORMAT(privoxy)                                                                                \
+    FORMAT(ubo)                                                                                    \
+    FORMAT(adguard)                                                                                \
+    FORMAT(dnr)                                                                                    \
+    FORMAT(safari)
 
 #define EXPORTER(name) {#name, brock__export_##name},
 static const struct brock__exporter exporters[] = {EXPORT_FORMATS(EXPORTER)};
