@@ -79,7 +79,7 @@ static void offtime_print(json_t *status, const char *settings_url)
         return;
     settings = r.body ? json_loadb(r.body, r.len, 0, NULL) : NULL;
     ends = json_object_get(settings, "disabled_until");
-    json_array_foreach (ends, i, one) {
+    json_array_foreach(ends, i, one) {
         const char *site = json_string_value(json_object_get(one, "site"));
         int64_t end = json_integer_value(json_object_get(one, "until_ms"));
 

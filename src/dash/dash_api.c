@@ -503,7 +503,7 @@ int dash_api_settings_put(struct dash_call *x)
     if (!body)
         return 0;
     /* All of it is checked before anything changes. */
-    json_object_foreach (body, key, v) {
+    json_object_foreach(body, key, v) {
         if (!strcmp(key, "page_view_days")) {
             if (json_is_integer(v) && json_integer_value(v) >= 0 &&
                 json_integer_value(v) <= BROCK_PAGE_VIEW_DAYS_MAX)

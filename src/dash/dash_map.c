@@ -98,7 +98,7 @@ static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *al
     size_t i;
     json_t *s;
 
-    json_array_foreach (all, i, s) {
+    json_array_foreach(all, i, s) {
         int rc;
 
         if (m->since && json_integer_value(json_object_get(s, "time_ms")) < m->since)

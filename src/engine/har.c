@@ -277,7 +277,7 @@ static int collect(struct har_ctx *c, const json_t *arr, const char *name, size_
 
     if (hdrs_reserve(c, at + json_array_size(arr)) < 0)
         return BROCK_ENOMEM;
-    json_array_foreach (arr, j, p) {
+    json_array_foreach(arr, j, p) {
         json_t *v;
 
         if (!brock__har_pair_is(p, name))
@@ -329,7 +329,7 @@ static int render(struct har_ctx *c, const json_t *arr, const char *name, int re
     if (hdrs_reserve(c, json_array_size(arr)) < 0)
         return BROCK_ENOMEM;
     buf_reset(&c->cookies);
-    json_array_foreach (arr, j, p) {
+    json_array_foreach(arr, j, p) {
         size_t start = c->cookies.len;
 
         if (!brock__har_pair_ok(p))

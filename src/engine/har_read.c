@@ -162,7 +162,7 @@ static json_t *read_pairs(struct har_file *f, size_t i, json_t *parent, const ch
             "log.entries[%zu].%s.%s is %s, not an array", i, where, key, brock__har_kind_of(arr));
         return NULL;
     }
-    json_array_foreach (arr, j, p) {
+    json_array_foreach(arr, j, p) {
         if (!brock__har_pair_ok(p))
             odd(f, HAR_ODD_PAIR,
                 "log.entries[%zu].%s.%s[%zu] is not an object with a string name and value", i,
@@ -302,7 +302,7 @@ static void classify(struct har_entry *h, const json_t *entry, const json_t *res
     size_t j;
     json_t *p;
 
-    json_array_foreach (h->req_headers, j, p) {
+    json_array_foreach(h->req_headers, j, p) {
         const char *name, *value;
 
         if (!pair_get(p, &name, &value))

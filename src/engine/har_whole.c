@@ -69,13 +69,13 @@ int brock__har_scan_whole(struct brock_engine *e, struct har_src *src, const str
     doc->log = log ? brock__har_kind_of(log) : NULL;
     list = json_object_get(log, "pages");
     doc->pages = list ? brock__har_kind_of(list) : NULL;
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if ((err = cb->on_page(cb->arg, i, v)) < 0)
             goto out;
     }
     list = json_object_get(log, "entries");
     doc->entries = list ? brock__har_kind_of(list) : NULL;
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         /* The entry's place is its index: brock__har_load_entry() takes it back from the
          * document. */
         if ((err = cb->on_entry(cb->arg, i, v, i, 1)) < 0)

@@ -139,7 +139,7 @@ static int hashes_check(struct brock_engine *e, const char *name, json_t *obj)
 
     if (!json_is_object(obj))
         return brock__fail(e, BROCK_EFORMAT, "%s: the DNT policy hashes are not an object.", name);
-    json_object_foreach (obj, key, v) {
+    json_object_foreach(obj, key, v) {
         if (!json_is_string(v) || !sha1_valid(json_string_value(v), json_string_length(v)))
             return brock__fail(e, BROCK_EFORMAT,
                                "%s: the hash of DNT policy \"%s\" is not 40 lower-case hex "
@@ -156,7 +156,7 @@ static int hashes_add(struct brock_engine *e, const char *name, json_t *obj, str
     const char *key;
     json_t *v;
 
-    json_object_foreach (obj, key, v) {
+    json_object_foreach(obj, key, v) {
         const char *sha1 = json_string_value(v);
         char *copy;
 
@@ -195,7 +195,7 @@ int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *
                         "%s: \"yellowlist\" is not a non-empty array; the file is rejected.", name);
         goto out;
     }
-    json_array_foreach (yl, i, v) {
+    json_array_foreach(yl, i, v) {
         if (!json_is_string(v) || !yellow_valid(json_string_value(v), json_string_length(v))) {
             rc =
                 brock__fail(e, BROCK_EFORMAT,
@@ -285,12 +285,12 @@ static int mdfp_json(struct brock_engine *e, const char *name, const char *text,
         rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON array of groups.", name);
         goto out;
     }
-    json_array_foreach (root, gi, g) {
+    json_array_foreach(root, gi, g) {
         if (!json_is_array(g)) {
             rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu is not an array.", name, gi + 1);
             goto out;
         }
-        json_array_foreach (g, di, d) {
+        json_array_foreach(g, di, d) {
             if (!json_is_string(d)) {
                 rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu, entry %zu is not a string.",
                                  name, gi + 1, di + 1);
@@ -517,7 +517,7 @@ static int parse_widgets(struct brock_engine *e, const char *name, const char *t
         rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON object of widgets.", name);
         goto out;
     }
-    json_object_foreach (root, widget, w) {
+    json_object_foreach(root, widget, w) {
         json_t *one, *many;
 
         if (!json_is_object(w)) {
@@ -533,7 +533,7 @@ static int parse_widgets(struct brock_engine *e, const char *name, const char *t
         }
         if (one && (rc = widget_push(e, name, &seen, json_string_value(one))) < 0)
             goto out;
-        json_array_foreach (many, i, d) {
+        json_array_foreach(many, i, d) {
             if (!json_is_string(d)) {
                 rc = widget_fail(e, name, widget);
                 goto out;

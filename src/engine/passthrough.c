@@ -74,7 +74,7 @@ static ssize_t find(json_t *list, const char *host)
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         const char *h = entry_host(v);
 
         if (h && !strcmp(h, host))
@@ -89,7 +89,7 @@ static void cap_learned(json_t *list)
     size_t learned = 0, i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         learned += (size_t)entry_learned(v);
     }
     for (i = 0; learned > BROCK_PASSTHROUGH_LEARNED_MAX && i < json_array_size(list);) {
@@ -163,7 +163,7 @@ int brock_passthrough_each(const struct brock_engine *e,
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         struct brock_passthrough p = {0};
         const char *h = entry_host(v), *why = json_string_value(json_object_get(v, "why"));
         int rc;
@@ -189,7 +189,7 @@ int brock_passthrough_find(const struct brock_engine *e, const char *host,
 
     if (!host || !*host)
         return 0;
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         const char *h = entry_host(v), *why;
 
         if (!h || (strcmp(h, host) != 0 && fnmatch(h, host, 0) != 0))

@@ -64,7 +64,7 @@ static long listed(const json_t *list, const char *site)
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), site))
             return (long)i;
     }
@@ -80,7 +80,7 @@ int brock_disabled_sites_until_each(const struct brock_engine *e,
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         const char *site = json_string_value(v);
         int64_t end;
         int rc;
@@ -102,7 +102,7 @@ int64_t brock_next_end(const struct brock_engine *e)
 
     if (next == BROCK_NO_END)
         next = 0;
-    json_object_foreach (json_object_get(e->settings, ENDS_KEY), site, v) {
+    json_object_foreach(json_object_get(e->settings, ENDS_KEY), site, v) {
         end = end_of(v);
         if (end && end != BROCK_NO_END && (!next || end < next))
             next = end;

@@ -36,7 +36,7 @@ static int check_string_array(struct brock_engine *e, const char *name, const ch
 
     if (!json_is_array(v))
         return brock__fail(e, BROCK_EFORMAT, "%s: %s[\"%s\"] is not an array", name, where, key);
-    json_array_foreach (v, i, s) {
+    json_array_foreach(v, i, s) {
         if (!json_is_string(s))
             return brock__fail(e, BROCK_EFORMAT, "%s: %s[\"%s\"][%zu] is not a string", name, where,
                                key, i);
@@ -88,11 +88,11 @@ static int check_site_actions(struct brock_engine *e, const char *name, json_t *
         return 0;
     if (!json_is_object(sa))
         return brock__fail(e, BROCK_EFORMAT, "%s: " SITE_ACTIONS_KEY " is not an object", name);
-    json_object_foreach (sa, site, v) {
+    json_object_foreach(sa, site, v) {
         if (!json_is_object(v))
             return brock__fail(e, BROCK_EFORMAT,
                                "%s: " SITE_ACTIONS_KEY "[\"%s\"] is not an object", name, site);
-        json_object_foreach (v, domain, w) {
+        json_object_foreach(v, domain, w) {
             int u = json_is_string(w) ? brock__user_parse(json_string_value(w)) : -1;
 
             if (u <= 0)
@@ -117,8 +117,8 @@ static int merge_site_actions(struct brock_engine *e, json_t *sa)
     const char *site, *domain;
     json_t *v, *w;
 
-    json_object_foreach (sa, site, v) {
-        json_object_foreach (v, domain, w) {
+    json_object_foreach(sa, site, v) {
+        json_object_foreach(v, domain, w) {
             int rc = brock_set_site_action(
                 e, site, domain, (enum brock_action)brock__user_parse(json_string_value(w)));
             if (rc < 0)
@@ -147,12 +147,12 @@ static int validate(struct brock_engine *e, const char *name, json_t *data)
         return brock__fail(e, BROCK_EFORMAT, "%s: action_map is not an object", name);
     if (!json_is_object(sm))
         return brock__fail(e, BROCK_EFORMAT, "%s: snitch_map is not an object", name);
-    json_object_foreach (am, k, v) {
+    json_object_foreach(am, k, v) {
         if ((rc = check_domain_key(e, name, "action_map", k)) < 0 ||
             (rc = check_action_entry(e, name, k, v)) < 0)
             return rc;
     }
-    json_object_foreach (sm, k, v) {
+    json_object_foreach(sm, k, v) {
         if ((rc = check_domain_key(e, name, "snitch_map", k)) < 0 ||
             (rc = check_string_array(e, name, "snitch_map", k, v)) < 0)
             return rc;
@@ -163,12 +163,12 @@ static int validate(struct brock_engine *e, const char *name, json_t *data)
     v = json_object_get(data, "tracking_map");
     if (v && !json_is_object(v))
         return brock__fail(e, BROCK_EFORMAT, "%s: tracking_map is not an object", name);
-    json_object_foreach (v, k, w) {
+    json_object_foreach(v, k, w) {
         json_t *kinds;
         if (!json_is_object(w))
             return brock__fail(e, BROCK_EFORMAT, "%s: tracking_map[\"%s\"] is not an object", name,
                                k);
-        json_object_foreach (w, k2, kinds) {
+        json_object_foreach(w, k2, kinds) {
             if ((rc = check_string_array(e, name, "tracking_map", k, kinds)) < 0)
                 return rc;
         }
@@ -176,7 +176,7 @@ static int validate(struct brock_engine *e, const char *name, json_t *data)
     v = json_object_get(data, "fp_scripts");
     if (v && !json_is_object(v))
         return brock__fail(e, BROCK_EFORMAT, "%s: fp_scripts is not an object", name);
-    json_object_foreach (v, k, w) {
+    json_object_foreach(v, k, w) {
         if (!json_is_object(w))
             return brock__fail(e, BROCK_EFORMAT, "%s: fp_scripts[\"%s\"] is not an object", name,
                                k);
@@ -192,13 +192,13 @@ static int merge_snitch_map(struct brock_engine *e, json_t *sm, struct brock_sta
     const char *key;
     json_t *sites;
 
-    json_object_foreach (sm, key, sites) {
+    json_object_foreach(sm, key, sites) {
         char tracker[BROCK_HOST_MAX];
         size_t i;
         json_t *s;
         if (brock_host_normalize(key, strlen(key), tracker) < 0)
             continue;
-        json_array_foreach (sites, i, s) {
+        json_array_foreach(sites, i, s) {
             char site[BROCK_HOST_MAX];
             int r;
             if (brock_host_normalize(json_string_value(s), json_string_length(s), site) < 0)
@@ -234,7 +234,7 @@ static int merge_action_map(struct brock_engine *e, json_t *am, struct brock_sta
     const char *key;
     json_t *v;
 
-    json_object_foreach (am, key, v) {
+    json_object_foreach(am, key, v) {
         char name[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
         json_t *user = json_object_get(v, "userAction"), *dnt = json_object_get(v, "dnt");
         json_t *heur = json_object_get(v, "heuristicAction");
@@ -283,9 +283,9 @@ static int array_union(json_t *dst, json_t *src)
     size_t i, j;
     json_t *v, *w;
 
-    json_array_foreach (src, i, v) {
+    json_array_foreach(src, i, v) {
         int found = 0;
-        json_array_foreach (dst, j, w) {
+        json_array_foreach(dst, j, w) {
             if (json_equal(v, w)) {
                 found = 1;
                 break;
@@ -304,7 +304,7 @@ static int merge_settings(struct brock_engine *e, json_t *in)
 
     /* disabledSites may grow before a later setting fails. */
     brock__answers_forget(e);
-    json_object_foreach (in, key, v) {
+    json_object_foreach(in, key, v) {
         json_t *cur = json_object_get(e->settings, key);
         size_t i;
         json_t *one;
@@ -317,7 +317,7 @@ static int merge_settings(struct brock_engine *e, json_t *in)
             if (json_is_array(v) && json_is_array(cur) && array_union(cur, v) < 0)
                 return BROCK_ENOMEM;
             /* A site the file disables, and this state for a while only, is now for good. */
-            json_array_foreach (v, i, one) {
+            json_array_foreach(v, i, one) {
                 if (!strcmp(key, "disabledSites") && json_is_string(one) &&
                     brock__site_end_set(e, json_string_value(one), BROCK_NO_END) < 0)
                     return BROCK_ENOMEM;
@@ -327,7 +327,7 @@ static int merge_settings(struct brock_engine *e, json_t *in)
             json_t *list;
             if (!json_is_object(v) || !json_is_object(cur))
                 continue;
-            json_object_foreach (v, site, list) {
+            json_object_foreach(v, site, list) {
                 json_t *have = json_object_get(cur, site);
                 if (!json_is_array(list))
                     continue;
@@ -368,7 +368,7 @@ static unsigned kinds_of(json_t *arr)
     size_t i;
     json_t *v;
 
-    json_array_foreach (arr, i, v)
+    json_array_foreach(arr, i, v)
         k |= brock__tracking_kind(json_string_value(v));
     return k;
 }
@@ -378,7 +378,7 @@ static int merge_tracking(struct brock_engine *e, json_t *tm)
     const char *tracker;
     json_t *sites;
 
-    json_object_foreach (tm, tracker, sites) {
+    json_object_foreach(tm, tracker, sites) {
         struct snitch *s = brock__snitch_get(e, tracker);
         struct tracking *t;
         const char *site;
@@ -387,12 +387,12 @@ static int merge_tracking(struct brock_engine *e, json_t *tm)
         if (!s)
             continue;
         /* The tracker's own sites first, then others while there is room. */
-        json_object_foreach (sites, site, kinds) {
+        json_object_foreach(sites, site, kinds) {
             if (brock__snitch_has(s, site) &&
                 (rc = brock__tracking_add(e, tracker, site, kinds_of(kinds))) < 0)
                 return rc;
         }
-        json_object_foreach (sites, site, kinds) {
+        json_object_foreach(sites, site, kinds) {
             t = strmap_get(&e->tracking, tracker);
             if (t && t->n >= s->n)
                 break;
@@ -409,7 +409,7 @@ static int merge_fp_scripts(struct brock_engine *e, json_t *fp)
     const char *host;
     json_t *paths;
 
-    json_object_foreach (fp, host, paths) {
+    json_object_foreach(fp, host, paths) {
         char name[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
         const char *path;
         json_t *one;
@@ -418,7 +418,7 @@ static int merge_fp_scripts(struct brock_engine *e, json_t *fp)
         if (brock_host_normalize(host, strlen(host), name) < 0 ||
             brock_base_domain(name, base) < 0 || !brock__snitch_get(e, base))
             continue;
-        json_object_foreach (paths, path, one) {
+        json_object_foreach(paths, path, one) {
             int rc = brock__fp_add(e, name, path);
             if (rc < 0)
                 return rc;

@@ -313,7 +313,7 @@ int brock__site_disabled(const struct brock_engine *e, const char *site_host)
     if (!site_host || !*site_host || !json_is_array(list))
         return 0;
     hlen = strlen(site_host);
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         const char *p = json_string_value(v);
 
         if (!p)
@@ -550,7 +550,7 @@ static int widget_excluded(void *arg, const char *widget)
     json_t *list = json_object_get(e->settings, "widgetReplacementExceptions"), *v;
     size_t i;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), widget))
             return 1;
     }

@@ -130,7 +130,7 @@ static int site_switch(struct brock_engine *e, const char *host, int64_t until_m
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         list = json_object_get(e->settings, "disabledSites");
     }
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
             found = 1;
             break;
@@ -176,7 +176,7 @@ int brock_disabled_sites_each(const struct brock_engine *e, int (*cb)(void *arg,
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         int rc;
         if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
             return rc;
@@ -205,8 +205,8 @@ int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
     json_t *v, *list;
 
     *out = NULL;
-    json_array_foreach (arrays, k, list) {
-        json_array_foreach (list, i, v) {
+    json_array_foreach(arrays, k, list) {
+        json_array_foreach(list, i, v) {
             const char *s = name_of(v, trim);
 
             if (s) {
@@ -222,8 +222,8 @@ int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
         return BROCK_ENOMEM;
     names->n = 0;
     at = (char *)&names->v[count];
-    json_array_foreach (arrays, k, list) {
-        json_array_foreach (list, i, v) {
+    json_array_foreach(arrays, k, list) {
+        json_array_foreach(list, i, v) {
             const char *s = name_of(v, trim);
             size_t len;
 

@@ -82,14 +82,14 @@ static int invert(struct brock_engine *e, const char *name, const char *what, js
         return 0;
     if (!json_is_object(obj))
         return bad(e, name, what, NULL);
-    json_object_foreach (obj, key, sites) {
+    json_object_foreach(obj, key, sites) {
         char tracker[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
         json_t *v;
         size_t i;
 
         if (host_of(key, strlen(key), tracker) < 0 || !json_is_array(sites))
             return bad(e, name, what, key);
-        json_array_foreach (sites, i, v) {
+        json_array_foreach(sites, i, v) {
             struct brock__site_fixes *sf;
 
             if (host_of_json(v, site) < 0)
@@ -141,7 +141,7 @@ int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj
         rc = bad(e, name, "gpc", NULL);
         goto fail;
     }
-    json_array_foreach (gpc, i, v) {
+    json_array_foreach(gpc, i, v) {
         char site[BROCK_HOST_MAX];
 
         if (host_of_json(v, site) < 0) {

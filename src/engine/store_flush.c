@@ -278,7 +278,7 @@ static int flush_settings(struct brock_engine *e)
     json_get_alloc_funcs(NULL, &json_free_fn);
     if (brock__store_run(s, s->st[ST_SETTING_CLEAR]) != 0)
         return brock__store_fail(e, "write", "the settings");
-    json_object_foreach (e->settings, key, v) {
+    json_object_foreach(e->settings, key, v) {
         char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
         int rc;
 

@@ -376,7 +376,7 @@ static int flush_settings(struct brock_engine *e)
     json_get_alloc_funcs(NULL, &json_free_fn);
     if (run(p, PG_SETTING_CLEAR, 0, NULL) < 0)
         return nomem(e);
-    json_object_foreach (e->settings, key, val) {
+    json_object_foreach(e->settings, key, val) {
         char *text = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
         const char *v[2] = {key, text};
         int rc;

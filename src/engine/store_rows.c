@@ -407,7 +407,7 @@ int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct broc
      * they are set, and one another process took away must go from memory too. */
     brock__own_settings_drop(e);
     rc = read(e);
-    json_object_foreach (mine, key, one) {
+    json_object_foreach(mine, key, one) {
         json_t *v = json_object_get(one, "v");
 
         if (rc == 0 &&

@@ -335,7 +335,7 @@ static int rule_params(struct brock_engine *e, const char *name, const char *key
     r->params = mem_calloc(json_object_size(params), sizeof(*r->params));
     if (!r->params)
         return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
-    json_object_foreach (params, pname, pv) {
+    json_object_foreach(params, pname, pv) {
         struct sg_param *p = &r->params[r->n_params];
 
         if (!json_is_true(pv) && !json_is_string(pv))
@@ -411,7 +411,7 @@ static int read_bodies(struct brock_engine *e, const char *name, json_t *tokens,
     const char *token;
     json_t *v;
 
-    json_object_foreach (tokens, token, v) {
+    json_object_foreach(tokens, token, v) {
         const char *file = json_is_string(v) ? resource_file(json_string_value(v)) : NULL;
         char path[4096], *text = NULL;
         size_t len;
@@ -460,7 +460,7 @@ static int read_rules_json(struct brock_engine *e, const char *name, const char 
                          name);
         goto out;
     }
-    json_object_foreach (hosts, key, v) {
+    json_object_foreach(hosts, key, v) {
         if ((rc = read_rule(e, name, key, v, s)) < 0)
             goto out;
     }

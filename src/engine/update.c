@@ -89,7 +89,7 @@ static int hashes_merge(struct brock_engine *e, json_t *hashes, size_t *added)
     const char *name;
     json_t *v;
 
-    json_object_foreach (hashes, name, v) {
+    json_object_foreach(hashes, name, v) {
         const char *sha1 = json_string_value(v);
         char *copy;
 

@@ -50,7 +50,7 @@ static int in_strings(json_t *list, const char *s)
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && !strcmp(json_string_value(v), s))
             return 1;
     }
@@ -173,7 +173,7 @@ static int widget_choice(struct brock_engine *e, json_t *w, const char *site,
     const char *base = brock__base(e, site);
     size_t i;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && pattern_choice(e, site, base, json_string_value(v), out))
             return 1;
     }
@@ -203,7 +203,7 @@ static json_t *strings_copy(json_t *list)
     json_t *out = json_array(), *v;
     size_t i;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && out && json_array_append(out, v) < 0) {
             json_decref(out);
             return NULL;
@@ -224,7 +224,7 @@ static json_t *widget_item(const char *name, json_t *w, const struct brock_user_
         json_object_set_new(item, "selectors",
                             strings_copy(json_object_get(w, "buttonSelectors"))) < 0)
         goto fail;
-    json_array_foreach (sel, i, v) {
+    json_array_foreach(sel, i, v) {
         json_t *elm = json_is_object(v) ? json_object_get(v, "elm") : NULL, *one, *urls;
 
         if (!json_is_string(elm))
@@ -262,7 +262,7 @@ int brock_widgets_blocked(struct brock_engine *e, const char *site_host, const c
                            site_host ? site_host : "(null)");
     if (!(list = json_array()))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    json_object_foreach (e->lists.widgets, name, w) {
+    json_object_foreach(e->lists.widgets, name, w) {
         struct brock_user_choice chosen = {0};
         json_t *item;
 
@@ -292,7 +292,7 @@ int brock_widget_unblock_each(const struct brock_engine *e, const char *name,
     size_t i, n = 0;
     int rc;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (!json_is_string(v) || !json_string_length(v))
             continue;
         n++;
@@ -325,7 +325,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
         all = json_object_get(e->settings, "widgetSiteAllowlist");
     }
     list = json_object_get(all, host);
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (!json_is_string(v) || strcmp(json_string_value(v), name) != 0)
             continue;
         if (allow)
@@ -360,8 +360,8 @@ int brock_widget_site_allowlist_each(const struct brock_engine *e,
     size_t i;
     int rc;
 
-    json_object_foreach (all, site, list) {
-        json_array_foreach (list, i, v) {
+    json_object_foreach(all, site, list) {
+        json_array_foreach(list, i, v) {
             if (json_is_string(v) && (rc = cb(arg, site, json_string_value(v))) != 0)
                 return rc;
         }
@@ -378,11 +378,11 @@ static int site_allowed_host(const struct brock_engine *e, const char *site, con
     size_t i, j;
 
     names = site && json_is_object(all) ? json_object_get(all, site) : NULL;
-    json_array_foreach (names, i, n) {
+    json_array_foreach(names, i, n) {
         json_t *list =
             json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n))) : NULL;
 
-        json_array_foreach (list, j, v) {
+        json_array_foreach(list, j, v) {
             if (json_is_string(v) && brock_widget_pattern_match(json_string_value(v), host))
                 return 1;
         }
@@ -409,12 +409,12 @@ int brock__widget_sites_read(const struct brock_engine *e, struct strmap *out)
     const char *site;
     size_t i;
 
-    json_object_foreach (all, site, names) {
+    json_object_foreach(all, site, names) {
         json_t *lists = json_array();
         struct brock__names *domains = NULL;
         int rc = lists ? 0 : BROCK_ENOMEM;
 
-        json_array_foreach (names, i, n) {
+        json_array_foreach(names, i, n) {
             json_t *list =
                 json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n))) : NULL;
 

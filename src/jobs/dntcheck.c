@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include <event2/util.h>
 
@@ -18,7 +19,7 @@
 #include "util/clock.h"
 
 struct dnt_job {
-    struct dnt_job *next, *prev;
+    LIST_ENTRY(dnt_job) link;
     struct dntcheck *q;
     struct fetch *f;
     char fqdn[BROCK_HOST_MAX];
@@ -30,7 +31,7 @@ struct dntcheck {
     struct event *tick;
     char (*queue)[BROCK_HOST_MAX]; /* a ring of DNTCHECK_QUEUE_MAX names */
     size_t head, n;
-    struct dnt_job *running;
+    LIST_HEAD(, dnt_job) running;
     size_t n_running;
     int64_t last_start_ms; /* 0: none yet */
     uint64_t counts[3];    /* checks ended: compliant, not compliant, failed */
@@ -53,15 +54,8 @@ static void arm(struct dntcheck *q, int64_t delay_ms)
 
 static void job_unlink(struct dnt_job *j)
 {
-    struct dntcheck *q = j->q;
-
-    if (j->prev)
-        j->prev->next = j->next;
-    else
-        q->running = j->next;
-    if (j->next)
-        j->next->prev = j->prev;
-    q->n_running--;
+    LIST_REMOVE(j, link);
+    j->q->n_running--;
 }
 
 /* ---- a check's outcome ---- */
@@ -127,10 +121,7 @@ static void start_one(struct dntcheck *q)
         return;
     }
     log_msg(LOG_DEBUG, "dnt: checking %s", url);
-    j->next = q->running;
-    if (q->running)
-        q->running->prev = j;
-    q->running = j;
+    LIST_INSERT_HEAD(&q->running, j, link);
     q->n_running++;
 }
 
@@ -172,8 +163,8 @@ void dntcheck_free(struct dntcheck *q)
 {
     if (!q)
         return;
-    while (q->running) {
-        struct dnt_job *j = q->running;
+    while (!LIST_EMPTY(&q->running)) {
+        struct dnt_job *j = LIST_FIRST(&q->running);
 
         job_unlink(j);
         fetch_cancel(j->f);

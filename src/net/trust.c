@@ -725,7 +725,7 @@ static ssize_t policy_index(json_t *list, const char *path)
     size_t i;
     json_t *v;
 
-    json_array_foreach (list, i, v) {
+    json_array_foreach(list, i, v) {
         if (json_is_string(v) && strcmp(json_string_value(v), path) == 0)
             return (ssize_t)i;
     }

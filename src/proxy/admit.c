@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/resource.h>
 #include <netinet/in.h>
 
@@ -50,35 +51,26 @@ size_t admit_size(size_t *nofile, size_t *spliced)
 
 /* ---- the lists, oldest first ---- */
 
-static void list_init(struct admit_node *head)
+static void list_push(struct admit_list *list, struct admit_node *n)
 {
-    head->prev = head->next = head;
-    head->c = NULL;
-}
-
-static void list_push(struct admit_node *head, struct admit_node *n)
-{
-    n->prev = head->prev;
-    n->next = head;
-    head->prev->next = n;
-    head->prev = n;
+    TAILQ_INSERT_TAIL(list, n, link);
+    n->in = list;
 }
 
 static void list_unlink(struct admit_node *n)
 {
-    if (!n->prev)
+    if (!n->in)
         return;
-    n->prev->next = n->next;
-    n->next->prev = n->prev;
-    n->prev = n->next = NULL;
+    TAILQ_REMOVE(n->in, n, link);
+    n->in = NULL;
 }
 
 /* The oldest connection of the first tier that has one, or NULL. */
-static struct conn *list_oldest(struct admit_node *heads)
+static struct conn *list_oldest(struct admit_list *tiers)
 {
     for (int t = 0; t < ADMIT_TIERS; t++)
-        if (heads[t].next != &heads[t])
-            return heads[t].next->c;
+        if (!TAILQ_EMPTY(&tiers[t]))
+            return TAILQ_FIRST(&tiers[t])->c;
     return NULL;
 }
 
@@ -170,7 +162,7 @@ int admit_init(struct admit *a, struct event_base *base, size_t max, size_t per_
     a->per_client = per_client;
     strmap_init(&a->clients);
     for (int t = 0; t < ADMIT_TIERS; t++)
-        list_init(&a->cut[t]);
+        TAILQ_INIT(&a->cut[t]);
     a->summary = evtimer_new(base, on_summary, a);
     return a->summary ? 0 : -1;
 }
@@ -255,7 +247,7 @@ int admit_join(struct proxy *px, struct conn *c)
         if (!cl)
             return -1;
         for (int t = 0; t < ADMIT_TIERS; t++)
-            list_init(&cl->cut[t]);
+            TAILQ_INIT(&cl->cut[t]);
         if (strmap_put(&px->admit.clients, c->c_peer, cl) < 0) {
             mem_free(cl);
             return -1;

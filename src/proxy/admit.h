@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include "util/strmap.h"
@@ -27,24 +28,25 @@ enum {
     ADMIT_TIERS,
 };
 
-/* A place in a list of connections that may be cut, oldest first; a sentinel heads each
- * list. A node not in a list has prev NULL. */
+/* A place in a list of connections that may be cut, oldest first. */
 struct admit_node {
-    struct admit_node *prev, *next;
+    TAILQ_ENTRY(admit_node) link;
+    struct admit_list *in; /* the list it is in; NULL: none */
     struct conn *c;
 };
+TAILQ_HEAD(admit_list, admit_node);
 
 /* One client address: how many connections it holds, and those that may be cut. */
 struct admit_client {
     size_t n;
-    struct admit_node cut[ADMIT_TIERS];
+    struct admit_list cut[ADMIT_TIERS];
 };
 
 struct admit {
     size_t max;            /* connections at once */
     size_t per_client;     /* at once from one address; 0: no cap */
     struct strmap clients; /* address text -> struct admit_client */
-    struct admit_node cut[ADMIT_TIERS];
+    struct admit_list cut[ADMIT_TIERS];
 
     /* Since the last summary line: connections cut because every slot was taken, cut because
      * their client held its share, refused with 503 (nothing could be cut), the last client

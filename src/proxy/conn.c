@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -715,10 +716,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
         fd = -1;
     if (!c->c_client.bev || conn_client_events(c) < 0 || admit_join(px, c) < 0)
         goto fail;
-    c->next = px->conns;
-    if (px->conns)
-        px->conns->prev = c;
-    px->conns = c;
+    LIST_INSERT_HEAD(&px->conns, c, link);
     px->n_conns++;
     px->metrics.connections_total++;
     conn_arm(c);
@@ -753,16 +751,9 @@ void conn_close(struct conn *c, const char *reason)
         bufferevent_free(c->c_client.bev);
         c->c_client.bev = NULL;
     }
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        px->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
+    LIST_REMOVE(c, link);
     px->n_conns--;
-    c->prev = NULL;
-    c->next = px->closing;
-    px->closing = c;
+    LIST_INSERT_HEAD(&px->closing, c, link);
     event_active(px->reaper, EV_TIMEOUT, 0);
 }
 

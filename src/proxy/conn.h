@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include <event2/bufferevent.h>
@@ -56,12 +57,12 @@ struct proxy {
     int activated;              /* the socket is systemd's (socket activation), not bound here */
     struct access_list allow;   /* --allow; empty: loopback clients only */
     struct access_list pp_from; /* --proxy-protocol-from: balancers, who send a PROXY header */
-    struct front_wait *fronts;  /* their connections waiting for it (front.c) */
+    LIST_HEAD(, front_wait) fronts; /* their connections waiting for it (front.c) */
     size_t n_fronts;
     int t_head, t_connect, t_response; /* seconds: TIMEOUT_HEAD and so on, or the options */
 
-    struct conn *conns;   /* live connections */
-    struct conn *closing; /* closed, freed by the reaper after this loop iteration */
+    LIST_HEAD(conn_list, conn) conns; /* live connections */
+    struct conn_list closing;         /* closed, freed by the reaper after this loop iteration */
     struct event *reaper;
     struct event *accept_pause; /* re-enables accepting after running out of descriptors */
     struct event *accept_more;  /* re-enables it after a burst, once the others had a turn */
@@ -81,7 +82,7 @@ struct proxy {
                                  * the next exchanges (conn.c), up to LIMIT_SPARE_SCRATCH */
     size_t n_spare;
 
-    struct pool_entry *pool; /* idle upstream connections, most recent first */
+    LIST_HEAD(, pool_entry) pool; /* idle upstream connections, most recent first */
     size_t n_pool;
 
     struct fp_memory fp;
@@ -254,7 +255,7 @@ struct exchange {
 };
 
 struct conn {
-    struct conn *next, *prev;
+    LIST_ENTRY(conn) link; /* in px->conns while live, then in px->closing */
     struct proxy *px;
     uint64_t id;
     enum conn_state c_state;

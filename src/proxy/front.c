@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include <event2/event.h>
@@ -19,7 +20,7 @@
 #include "util/log.h"
 
 struct front_wait {
-    struct front_wait *prev, *next;
+    LIST_ENTRY(front_wait) link;
     struct proxy *px;
     evutil_socket_t fd;
     struct event *ev;
@@ -31,12 +32,7 @@ static void front_free(struct front_wait *w)
 {
     struct proxy *px = w->px;
 
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        px->fronts = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
+    LIST_REMOVE(w, link);
     px->n_fronts--;
     if (w->ev)
         event_free(w->ev);
@@ -128,10 +124,7 @@ int front_start(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
     w->deadline_ms = clock_now_ms() + (int64_t)LIMIT_PROXY_HEADER_SECONDS * 1000;
     memcpy(&w->peer, sa,
            sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-    w->next = px->fronts;
-    if (px->fronts)
-        px->fronts->prev = w;
-    px->fronts = w;
+    LIST_INSERT_HEAD(&px->fronts, w, link);
     px->n_fronts++;
     w->ev = event_new(px->base, fd, EV_READ | EV_PERSIST | EV_ET, on_header, w);
     if (!w->ev || event_add(w->ev, &limit) < 0) {
@@ -144,6 +137,6 @@ int front_start(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
 
 void front_cleanup(struct proxy *px)
 {
-    while (px->fronts)
-        front_free(px->fronts);
+    while (!LIST_EMPTY(&px->fronts))
+        front_free(LIST_FIRST(&px->fronts));
 }

@@ -7,6 +7,7 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/queue.h>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -18,7 +19,7 @@
 #include "util/strmap.h"
 
 struct leaf {
-    struct leaf *prev, *next; /* most recently used first */
+    TAILQ_ENTRY(leaf) lru; /* most recently used first */
     char *host;
     X509 *cert;
     time_t renew_at;
@@ -29,7 +30,7 @@ struct intercept {
     struct ca *ca;
     EVP_PKEY *leaf_key;   /* one key for every leaf: issuing is a signature, no keygen */
     struct strmap leaves; /* host -> struct leaf */
-    struct leaf *lru_head, *lru_tail;
+    TAILQ_HEAD(leaf_lru, leaf) lru;
     size_t n_leaves;
     int host_index; /* SSL ex_data slot: the CONNECT host */
     int why_index;  /* SSL ex_data slot: why the handshake was refused (allocated),
@@ -52,33 +53,9 @@ static void leaf_free_cb(void *v)
     leaf_free(v);
 }
 
-static void lru_unlink(struct intercept *m, struct leaf *l)
-{
-    if (l->prev)
-        l->prev->next = l->next;
-    else
-        m->lru_head = l->next;
-    if (l->next)
-        l->next->prev = l->prev;
-    else
-        m->lru_tail = l->prev;
-    l->prev = l->next = NULL;
-}
-
-static void lru_push(struct intercept *m, struct leaf *l)
-{
-    l->prev = NULL;
-    l->next = m->lru_head;
-    if (m->lru_head)
-        m->lru_head->prev = l;
-    m->lru_head = l;
-    if (!m->lru_tail)
-        m->lru_tail = l;
-}
-
 static void leaf_drop(struct intercept *m, struct leaf *l)
 {
-    lru_unlink(m, l);
+    TAILQ_REMOVE(&m->lru, l, lru);
     (void)strmap_del(&m->leaves, l->host);
     m->n_leaves--;
     leaf_free(l);
@@ -92,8 +69,8 @@ X509 *intercept_leaf(struct intercept *m, const char *host, time_t now)
         return NULL;
     l = strmap_get(&m->leaves, host);
     if (l && now < l->renew_at) {
-        lru_unlink(m, l);
-        lru_push(m, l);
+        TAILQ_REMOVE(&m->lru, l, lru);
+        TAILQ_INSERT_HEAD(&m->lru, l, lru);
         return l->cert;
     }
     if (l)
@@ -109,9 +86,9 @@ X509 *intercept_leaf(struct intercept *m, const char *host, time_t now)
         return NULL;
     }
     m->n_leaves++;
-    lru_push(m, l);
+    TAILQ_INSERT_HEAD(&m->lru, l, lru);
     if (m->n_leaves > INTERCEPT_LEAF_CACHE)
-        leaf_drop(m, m->lru_tail);
+        leaf_drop(m, TAILQ_LAST(&m->lru, leaf_lru));
     return l->cert;
 }
 
@@ -227,6 +204,7 @@ struct intercept *intercept_new(const char *state_dir, const char *init_cmd, cha
         return NULL;
     }
     strmap_init(&m->leaves);
+    TAILQ_INIT(&m->lru);
     m->host_index = -1;
     m->why_index = -1;
     m->ca = ca_load(state_dir, init_cmd, err, errlen);

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <time.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -67,10 +68,10 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
     struct proxy *px = arg;
 
     (void)fd;
-    while (px->closing) {
-        struct conn *c = px->closing;
+    while (!LIST_EMPTY(&px->closing)) {
+        struct conn *c = LIST_FIRST(&px->closing);
 
-        px->closing = c->next;
+        LIST_REMOVE(c, link);
         conn_free(c);
     }
     /* Stopping, the last exchange in flight is done (what is 0 when proxy_run() itself reaps,
@@ -417,8 +418,8 @@ static void drain(struct proxy *px, const char *name)
         evconnlistener_free(px->listener);
         px->listener = NULL;
     }
-    for (c = px->conns; c; c = next) {
-        next = c->next;
+    for (c = LIST_FIRST(&px->conns); c; c = next) {
+        next = LIST_NEXT(c, link);
         conn_stop(c);
     }
     if (!px->n_conns) {
@@ -891,8 +892,8 @@ out:
         evconnlistener_free(px->listener);
         px->listener = NULL;
     }
-    while (px->conns)
-        conn_close(px->conns, "brock is stopping");
+    while (!LIST_EMPTY(&px->conns))
+        conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);
     if (brock_sync(e) < 0 || brock_store_wait(e, STOP_WRITE_WAIT_MS) < 0) {
         log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(e));
@@ -909,8 +910,8 @@ void proxy_free(struct proxy *px)
         return;
     if (px->listener)
         evconnlistener_free(px->listener);
-    while (px->conns)
-        conn_close(px->conns, "brock is stopping");
+    while (!LIST_EMPTY(&px->conns))
+        conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);
     front_cleanup(px);
     pool_cleanup(px);

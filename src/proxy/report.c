@@ -204,7 +204,7 @@ static int strings(json_t *a, const char **out, size_t max)
         return 0;
     if (!json_is_array(a) || json_array_size(a) > max)
         return -1;
-    json_array_foreach (a, i, v) {
+    json_array_foreach(a, i, v) {
         if (!json_is_string(v))
             return -1;
         out[i] = json_string_value(v);
@@ -250,7 +250,7 @@ static int read_items(struct report *r, const char **why)
         *why = "a supercookie report has items: an object of at most 64 strings";
         return 400;
     }
-    json_object_foreach (o, key, v) {
+    json_object_foreach(o, key, v) {
         struct brock_header *h = &r->items[r->n_items++];
 
         if (!json_is_string(v)) {

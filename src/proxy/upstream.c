@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/queue.h>
 
 #include <event2/buffer.h>
 
@@ -17,7 +18,7 @@
 #include "util/alloc.h"
 
 struct pool_entry {
-    struct pool_entry *next, *prev;
+    LIST_ENTRY(pool_entry) link;
     struct proxy *px;
     char key[BROCK_HOST_MAX + 16];
     size_t key_len;
@@ -31,12 +32,7 @@ static void pool_unlink(struct pool_entry *p)
 {
     struct proxy *px = p->px;
 
-    if (p->prev)
-        p->prev->next = p->next;
-    else
-        px->pool = p->next;
-    if (p->next)
-        p->next->prev = p->prev;
+    LIST_REMOVE(p, link);
     px->n_pool--;
 }
 
@@ -95,7 +91,9 @@ static int same_key(const struct pool_entry *p, const char *key, size_t len)
 
 static struct pool_entry *pool_take(struct proxy *px, const char *key, size_t len)
 {
-    for (struct pool_entry *p = px->pool; p; p = p->next) {
+    struct pool_entry *p;
+
+    LIST_FOREACH(p, &px->pool, link) {
         if (same_key(p, key, len)) {
             pool_unlink(p);
             return p;
@@ -107,7 +105,7 @@ static struct pool_entry *pool_take(struct proxy *px, const char *key, size_t le
 static void pool_put(struct conn *c)
 {
     struct proxy *px = c->px;
-    struct pool_entry *p, *last = NULL, *oldest_same = NULL;
+    struct pool_entry *p, *q, *last = NULL, *oldest_same = NULL;
     size_t same = 0;
     struct timeval idle = {TIMEOUT_POOL_IDLE, 0};
 
@@ -118,7 +116,7 @@ static void pool_put(struct conn *c)
         return;
     }
     p->key_len = pool_key(c, p->key);
-    for (struct pool_entry *q = px->pool; q; q = q->next) {
+    LIST_FOREACH(q, &px->pool, link) {
         if (same_key(q, p->key, p->key_len)) {
             same++;
             oldest_same = q;
@@ -135,17 +133,14 @@ static void pool_put(struct conn *c)
     bufferevent_setcb(p->bev, pool_on_read, NULL, pool_on_event, p);
     bufferevent_set_timeouts(p->bev, &idle, NULL);
     bufferevent_enable(p->bev, EV_READ);
-    p->next = px->pool;
-    if (px->pool)
-        px->pool->prev = p;
-    px->pool = p;
+    LIST_INSERT_HEAD(&px->pool, p, link);
     px->n_pool++;
 }
 
 void pool_cleanup(struct proxy *px)
 {
-    while (px->pool)
-        pool_drop(px->pool);
+    while (!LIST_EMPTY(&px->pool))
+        pool_drop(LIST_FIRST(&px->pool));
 }
 
 void upstream_release(struct conn *c, int reusable)

@@ -171,10 +171,10 @@ static size_t count_widget_domains(const char *path, size_t *widgets)
 
     assert_non_null(root);
     *widgets = json_object_size(root);
-    json_object_foreach (root, name, w) {
+    json_object_foreach(root, name, w) {
         if (json_is_string(json_object_get(w, "domain")))
             json_object_set_new(seen, json_string_value(json_object_get(w, "domain")), json_true());
-        json_array_foreach (json_object_get(w, "domains"), i, d)
+        json_array_foreach(json_object_get(w, "domains"), i, d)
             json_object_set_new(seen, json_string_value(d), json_true());
     }
     i = json_object_size(seen);

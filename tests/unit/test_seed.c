@@ -32,7 +32,7 @@ static int setup(void **state)
     fd = mkstemp(psl_path);
     if (fd < 0 || !(f = fdopen(fd, "w")))
         return -1;
-    json_object_foreach (map, key, v) {
+    json_object_foreach(map, key, v) {
         json_int_t t = json_integer_value(v);
         fprintf(f, "%s%s\n", t == 2 ? "*." : t == 0 ? "!" : "", key);
     }

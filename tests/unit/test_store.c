@@ -467,7 +467,7 @@ static size_t load_seed_by_hand(struct brock_engine *e)
     if (!seed)
         print_error("seed.json: %s\n", jerr.text);
     assert_non_null(seed);
-    json_object_foreach (json_object_get(seed, "action_map"), key, v) {
+    json_object_foreach(json_object_get(seed, "action_map"), key, v) {
         const char *h = json_string_value(json_object_get(v, "heuristicAction"));
         int heur = brock__heur_parse(h ? h : "");
 
@@ -475,22 +475,22 @@ static size_t load_seed_by_hand(struct brock_engine *e)
                    json_is_true(json_object_get(v, "dnt")),
                    json_integer_value(json_object_get(v, "nextUpdateTime")), 7);
     }
-    json_object_foreach (json_object_get(seed, "snitch_map"), key, sites) {
-        json_array_foreach (sites, i, site) {
+    json_object_foreach(json_object_get(seed, "snitch_map"), key, sites) {
+        json_array_foreach(sites, i, site) {
             add_snitch(e, key, json_string_value(site), NULL, NULL, BROCK_EVIDENCE_IMPORTED, 0);
             n_sites++;
         }
     }
-    json_object_foreach (json_object_get(seed, "tracking_map"), key, sites) {
-        json_object_foreach (sites, name, v) {
+    json_object_foreach(json_object_get(seed, "tracking_map"), key, sites) {
+        json_object_foreach(sites, name, v) {
             unsigned kinds = 0;
-            json_array_foreach (v, i, site)
+            json_array_foreach(v, i, site)
                 kinds |= brock__tracking_kind(json_string_value(site));
             add_tracking(e, key, name, kinds);
         }
     }
-    json_object_foreach (json_object_get(seed, "fp_scripts"), key, sites) {
-        json_object_foreach (sites, name, v)
+    json_object_foreach(json_object_get(seed, "fp_scripts"), key, sites) {
+        json_object_foreach(sites, name, v)
             add_fp(e, key, name);
     }
     json_decref(seed);

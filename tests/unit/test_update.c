@@ -58,7 +58,7 @@ static char *pbconfig_with(const char *add, const char *drop, size_t *len)
 
     assert_non_null(root);
     yl = json_object_get(root, "yellowlist");
-    json_array_foreach (yl, i, v) {
+    json_array_foreach(yl, i, v) {
         if (drop && !strcmp(json_string_value(v), drop)) {
             json_array_remove(yl, i);
             break;

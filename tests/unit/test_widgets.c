@@ -40,7 +40,7 @@ static void blocked_names(struct brock_engine *e, const char *site, const char *
     assert_true(json_is_array(root));
     assert_int_equal(json_array_size(root), (size_t)count);
     names[0] = '\0';
-    json_array_foreach (root, i, v) {
+    json_array_foreach(root, i, v) {
         strncat(names, json_string_value(json_object_get(v, "name")), size - strlen(names) - 2);
         strncat(names, ";", size - strlen(names) - 1);
     }
