@@ -256,6 +256,7 @@ lint-installed:
 	printf '%s\n' $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) | \
 		xargs -P $(NPROC) -n 8 sh -c 'exec clang-tidy --quiet --warnings-as-errors="*" \
 		-checks="$(TIDY_CHECKS)" "$$@" -- $(ALL_CPPFLAGS) -std=c11' clang-tidy
+	@scripts/rooms || { echo 'lint: a file includes a header of a room it may not use' >&2; exit 1; }
 	@clang-format --dry-run --Werror $(FORMAT_FILES) || \
 		{ echo 'lint: the files above do not follow .clang-format (make format mends them)' >&2; exit 1; }
 	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) \
