@@ -39,7 +39,7 @@ UTIL_SRC   := $(filter-out src/util/log.c,$(wildcard src/util/*.c))
 ENGINE_SRC := $(wildcard src/engine/*.c)
 # The rooms of brock run around the library: transports and TLS, the proxy, the dashboard,
 # the background jobs (docs/design.md).
-RUN_SRC    := $(wildcard src/net/*.c src/proxy/*.c src/dash/*.c src/jobs/*.c) src/util/log.c
+RUN_SRC    := $(wildcard src/net/*.c src/http/*.c src/proxy/*.c src/dash/*.c src/jobs/*.c) src/util/log.c
 CLI_SRC    := $(wildcard src/cli/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
@@ -156,10 +156,10 @@ $(BUILD)/tests/test_decode: $(BUILD)/src/proxy/decode.o
 $(BUILD)/tests/test_decode: PKG_LIBS += -lbrotlienc
 # It sets up its databases with libpq itself.
 $(BUILD)/tests/test_store_backends: PKG_LIBS += -lpq
-$(BUILD)/tests/test_http: $(BUILD)/src/proxy/http.o
-$(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/proxy/http.o
-$(BUILD)/tests/test_rewrite: $(BUILD)/src/proxy/http.o $(BUILD)/src/proxy/rewrite.o
-$(BUILD)/tests/test_side: $(BUILD)/src/proxy/framing.o $(BUILD)/src/proxy/http.o \
+$(BUILD)/tests/test_http: $(BUILD)/src/http/head.o
+$(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/http/head.o
+$(BUILD)/tests/test_rewrite: $(BUILD)/src/http/head.o $(BUILD)/src/proxy/rewrite.o
+$(BUILD)/tests/test_side: $(BUILD)/src/proxy/framing.o $(BUILD)/src/http/head.o \
 	$(BUILD)/src/proxy/side.o
 
 $(BUILD)/bench/%: bench/%.c $(LIB)
@@ -216,7 +216,7 @@ FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
                 inject report proxyproto diff_normalize diff_base diff_decide diff_har
-FUZZ_PURE    := proxy/http proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
+FUZZ_PURE    := http/head proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
                 proxy/inject proxy/csp proxy/report proxy/proxyproto
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 

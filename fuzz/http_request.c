@@ -19,7 +19,7 @@
 #include "brock.h"
 #include "engine/engine.h"
 #include "proxy/firstparty.h"
-#include "proxy/http.h"
+#include "http/head.h"
 #include "proxy/rewrite.h"
 #include "side_stream.h"
 

@@ -15,8 +15,7 @@
 #include <openssl/crypto.h>
 
 #include "dash/dash_api.h"
-#include "proxy/http.h"
-#include "proxy/limits.h"
+#include "http/head.h"
 #include "util/alloc.h"
 #include "util/hex.h"
 
@@ -42,8 +41,8 @@ enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4 };
 
 /* What a route's body may hold: nothing, a JSON change, an import. */
 #define NO_BODY 0
-#define JSON_BODY ((uint64_t)LIMIT_DASH_JSON)
-#define IMPORT_BODY LIMIT_DASH_IMPORT
+#define JSON_BODY ((uint64_t)DASH_LIMIT_JSON)
+#define IMPORT_BODY DASH_LIMIT_IMPORT
 
 struct route {
     const char *method; /* GET also answers HEAD */
@@ -371,7 +370,7 @@ static int refuse(const struct answer *a, int status, const char *msg)
     struct buf body;
     int rc = -1;
 
-    buf_init(&body, LIMIT_DASH_RESPONSE);
+    buf_init(&body, DASH_LIMIT_RESPONSE);
     if (text && buf_puts(&body, text) == 0 && buf_puts(&body, "\n") == 0)
         rc = write_response(a, status, "application/json; charset=utf-8", NULL, NULL, &body);
     buf_cleanup(&body);
@@ -396,7 +395,7 @@ static int run_route(const struct dash_env *env, const struct dash_request *rq,
     char *text = NULL;
     int rc = -1;
 
-    buf_init(&x.text, LIMIT_DASH_RESPONSE);
+    buf_init(&x.text, DASH_LIMIT_RESPONSE);
     if (r->handler(&x) < 0)
         goto out;
     if (x.json) {
@@ -434,7 +433,7 @@ static int serve_file(const struct dash_env *env, const struct dash_request *rq,
         f = file_find(name);
     if (!f)
         return refuse(a, 404, "brock has no such page");
-    buf_init(&body, LIMIT_DASH_RESPONSE);
+    buf_init(&body, DASH_LIMIT_RESPONSE);
     rc = file_body(env, f, &body) < 0
              ? -1
              : write_response(a, 200, file_type(f->name), NULL, NULL, &body);

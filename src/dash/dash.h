@@ -38,6 +38,16 @@ enum dash_upstream_error {
     DASH_UPSTREAM_COUNT
 };
 
+/* A request to brock's own address is routed and checked from its head; only a route that
+ * takes a body has one read (src/dash/dash.c's table), and then at most: a change (a choice,
+ * a setting) DASH_LIMIT_JSON, read into memory; an import DASH_LIMIT_IMPORT, streamed to a
+ * temporary file and never held in memory. Any other body, or a larger one, is refused (413)
+ * unread, as is every refusal's, and the connection closes. One of its answers (an export)
+ * is at most DASH_LIMIT_RESPONSE. */
+#define DASH_LIMIT_JSON ((size_t)64 * 1024)
+#define DASH_LIMIT_IMPORT ((uint64_t)64 * 1024 * 1024)
+#define DASH_LIMIT_RESPONSE ((size_t)256 * 1024 * 1024)
+
 /* What a DNT policy check found (brock_dnt_checks_total's label). */
 enum dash_dnt_result {
     DASH_DNT_COMPLIANT,     /* the policy is an accepted text */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proxy/http.h"
+#include "http/head.h"
 #include "util/clock.h"
 
 int dash_error(struct dash_call *x, int status, const char *msg)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dash/dash_api.h"
-#include "proxy/http.h"
+#include "http/head.h"
 #include "util/alloc.h"
 
 /* ---- the ring ---- */

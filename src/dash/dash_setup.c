@@ -9,7 +9,7 @@
 
 #include "dash/dash_api.h"
 #include "net/ca.h"
-#include "proxy/http.h"
+#include "http/head.h"
 
 /* ---- the proxy auto-config file ---- */
 

@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-#include "proxy/http.h"
+#include "http/head.h"
 
 void blocked_answer(const struct brock_decision *d, struct blocked_answer *a)
 {

@@ -703,7 +703,7 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     side_init(&c->c_up);
     side_start(&c->c_client, SIDE_CLIENT);
     buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
-    buf_init(&c->c_body, LIMIT_DASH_JSON);
+    buf_init(&c->c_body, DASH_LIMIT_JSON);
     buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
     exchange_point_names(&c->c_ex, NULL);
     c->a_tier = -1;

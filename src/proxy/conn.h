@@ -22,7 +22,7 @@
 #include "proxy/admit.h"
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
-#include "proxy/http.h"
+#include "http/head.h"
 #include "proxy/limits.h"
 #include "net/dial.h"
 #include "net/io.h"

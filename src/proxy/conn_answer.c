@@ -189,7 +189,7 @@ static int conn_local_write(struct conn *c, int keep)
         }
         rq.body_fd = x->spool_fd;
     }
-    buf_init(&out, LIMIT_DASH_RESPONSE);
+    buf_init(&out, DASH_LIMIT_RESPONSE);
     status = dash_respond(c->px->dash, &rq, &out);
     conn_spool_close(x);
     /* A pause or a site's time off set on the dashboard is timed from now. */
@@ -262,7 +262,7 @@ void conn_answer_local(struct conn *c)
     x->body_too_big = 0;
     buf_reset(&c->c_body);
     conn_local_request(c, &rq, local_host, keep);
-    buf_init(&out, LIMIT_DASH_RESPONSE);
+    buf_init(&out, DASH_LIMIT_RESPONSE);
     status = dash_admit(c->px->dash, &rq, &body, &out);
     if (status < 0) {
         buf_cleanup(&out);

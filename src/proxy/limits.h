@@ -7,12 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A request or response head (request line or status line plus headers): past it, 431. */
-#define LIMIT_HEAD_BYTES ((size_t)64 * 1024)
-
-/* Headers in one head: past it, 431. */
-#define LIMIT_HEADERS 128
-
 /* A Transfer-Encoding that brock accepts but does not forward as it came (a list, parameters,
  * whitespace) goes on in brock's own words, which must fit in this many bytes; a longer one is
  * refused. Real ones are a few words ("gzip, chunked"). */
@@ -20,16 +14,6 @@
 
 /* A declared request body (Content-Length) larger than this is refused with 413. */
 #define LIMIT_REQUEST_BODY (16ULL * 1024 * 1024 * 1024)
-
-/* A request to brock's own address is routed and checked from its head; only a route that
- * takes a body has one read (src/dash/dash.c's table), and then at most: a change (a choice,
- * a setting) LIMIT_DASH_JSON, read into memory; an import LIMIT_DASH_IMPORT, streamed to a
- * temporary file and never held in memory. Any other body, or a larger one, is refused (413)
- * unread, as is every refusal's, and the connection closes. One of its answers (an export)
- * is at most LIMIT_DASH_RESPONSE. */
-#define LIMIT_DASH_JSON ((size_t)64 * 1024)
-#define LIMIT_DASH_IMPORT ((uint64_t)64 * 1024 * 1024)
-#define LIMIT_DASH_RESPONSE ((size_t)256 * 1024 * 1024)
 
 /* The body of a blocked request that brock reads and drops to keep its connection open (a
  * beacon's POST); a larger one is answered at once and its connection closed. */

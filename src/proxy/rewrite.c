@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "proxy/http.h"
+#include "http/head.h"
 
 void rewrite_out_init(struct rewrite_out *o)
 {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "brock.h"
-#include "proxy/limits.h"
+#include "http/head.h"
 #include "util/buf.h"
 
 #define REWRITE_VIA "1.1 brock"

@@ -13,7 +13,7 @@
 #include <http_parser.h>
 
 #include "proxy/framing.h"
-#include "proxy/http.h"
+#include "http/head.h"
 #include "proxy/rewrite.h"
 
 struct bufferevent;

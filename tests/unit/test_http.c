@@ -6,7 +6,7 @@
 #include <http_parser.h>
 #include <string.h>
 
-#include "proxy/http.h"
+#include "http/head.h"
 
 struct ctx {
     struct http_head hh;

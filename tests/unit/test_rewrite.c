@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "proxy/http.h"
+#include "http/head.h"
 #include "proxy/rewrite.h"
 
 #define MAXH 16

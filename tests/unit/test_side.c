@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "proxy/framing.h"
-#include "proxy/http.h"
+#include "http/head.h"
 #include "proxy/rewrite.h"
 #include "proxy/side.h"
 #include "failalloc.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Gathering http-parser's fragments into heads, and writing heads back out. */
-#include "proxy/http.h"
+#include "http/head.h"
 
 #include <stdio.h>
 #include <string.h>

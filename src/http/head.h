@@ -2,16 +2,21 @@
 /* HTTP/1.1 heads as http-parser delivers them: the fragments of the target (or reason
  * phrase) and of each header, gathered into one bounded buffer and then handed out as
  * (pointer, length) views. Also the serialisation of heads. Pure: no sockets. */
-#ifndef BROCK_PROXY_HTTP_H
-#define BROCK_PROXY_HTTP_H
+#ifndef BROCK_HTTP_HEAD_H
+#define BROCK_HTTP_HEAD_H
 
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
 #include "brock.h"
-#include "proxy/limits.h"
 #include "util/buf.h"
+
+/* A request or response head (request line or status line plus headers): past it, 431. */
+#define LIMIT_HEAD_BYTES ((size_t)64 * 1024)
+
+/* Headers in one head: past it, 431. */
+#define LIMIT_HEADERS 128
 
 enum http_head_error {
     HTTP_HEAD_OK = 0,
