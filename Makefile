@@ -139,7 +139,7 @@ NET_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/net/*.c))
 $(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_OBJ)
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
-$(BUILD)/tests/test_fetch: $(NET_OBJ) $(BUILD)/src/jobs/fetch.o $(BUILD)/src/util/log.o
+$(BUILD)/tests/test_fetch: $(NET_OBJ) $(BUILD)/src/http/head.o $(BUILD)/src/jobs/fetch.o $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
 $(BUILD)/tests/test_proxyproto: $(BUILD)/src/proxy/proxyproto.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o

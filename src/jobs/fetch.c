@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/queue.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <http_parser.h>
 
 #include "brock.h"
+#include "http/head.h"
 #include "jobs/jobs.h"
 #include "net/timer.h"
 #include "net/tls.h"
@@ -35,11 +37,11 @@ struct fetch {
     struct dial *dial;   /* until connected */
     struct bufferevent *bev;
     http_parser parser;
+    struct http_head head; /* the response's, gathered as the proxy gathers its heads */
     struct buf body;
     size_t max;
-    int done, too_large, in_location, got_bytes, got_head, finished;
-    struct fetch *fin_prev, *fin_next; /* among the finished, until the reaper has run */
-    char location[256];
+    int done, too_large, head_error, got_bytes, got_head, finished;
+    LIST_ENTRY(fetch) fin; /* among the finished, until the reaper has run */
     char err[BROCK_HOST_MAX + 512];
 };
 
@@ -62,21 +64,16 @@ static void teardown(struct fetch *f)
 
 /* The fetches finished whose reaper has not run yet: a loop that stops right after a
  * callback never runs it, and fetch_free_finished() frees them then. One loop a process. */
-static struct fetch *finished_list;
+static LIST_HEAD(, fetch) finished_list = LIST_HEAD_INITIALIZER(finished_list);
 
 static void fetch_free(struct fetch *f)
 {
-    if (f->finished) {
-        if (f->fin_prev)
-            f->fin_prev->fin_next = f->fin_next;
-        else
-            finished_list = f->fin_next;
-        if (f->fin_next)
-            f->fin_next->fin_prev = f->fin_prev;
-    }
+    if (f->finished)
+        LIST_REMOVE(f, fin);
     teardown(f);
     if (f->reap)
         event_free(f->reap);
+    http_head_cleanup(&f->head);
     buf_cleanup(&f->req);
     buf_cleanup(&f->body);
     mem_free(f);
@@ -103,10 +100,7 @@ static void finish(struct fetch *f, enum fetch_status st, const char *fmt, ...)
     if (f->finished)
         return;
     f->finished = 1;
-    f->fin_next = finished_list;
-    if (finished_list)
-        finished_list->fin_prev = f;
-    finished_list = f;
+    LIST_INSERT_HEAD(&finished_list, f, fin);
     va_start(ap, fmt);
     vsnprintf(why, sizeof(why), fmt, ap);
     va_end(ap);
@@ -130,8 +124,8 @@ size_t fetch_free_finished(void)
 {
     size_t n = 0;
 
-    for (; finished_list; n++)
-        fetch_free(finished_list);
+    for (; !LIST_EMPTY(&finished_list); n++)
+        fetch_free(LIST_FIRST(&finished_list));
     return n;
 }
 
@@ -141,26 +135,23 @@ static int on_header_field(http_parser *p, const char *at, size_t len)
 {
     struct fetch *f = p->data;
 
-    f->in_location = len == 8 && strncasecmp(at, "location", 8) == 0;
-    return 0;
+    f->head_error = http_head_field(&f->head, at, len);
+    return f->head_error == HTTP_HEAD_OK ? 0 : -1;
 }
 
 static int on_header_value(http_parser *p, const char *at, size_t len)
 {
     struct fetch *f = p->data;
-    size_t have = strlen(f->location);
 
-    if (f->in_location && have + len < sizeof(f->location)) {
-        memcpy(f->location + have, at, len);
-        f->location[have + len] = '\0';
-    }
-    return 0;
+    f->head_error = http_head_value(&f->head, at, len);
+    return f->head_error == HTTP_HEAD_OK ? 0 : -1;
 }
 
 static int on_headers_complete(http_parser *p)
 {
     struct fetch *f = p->data;
 
+    http_head_finish(&f->head);
     f->got_head = 1;
     return 0;
 }
@@ -197,11 +188,17 @@ static const http_parser_settings response_settings = {
 static void judge(struct fetch *f)
 {
     unsigned st = f->parser.status_code;
-    char to[BROCK_HOST_MAX];
+    const struct brock_header *loc = http_header_find(f->head.h, f->head.n, "Location");
+    char location[2048], to[BROCK_HOST_MAX];
 
     /* Only the target's host: the why reaches the default log, which names no paths. */
-    if (!f->location[0] || brock_url_host(f->location, to) < 0)
-        to[0] = '\0';
+    to[0] = '\0';
+    if (loc && loc->value_len < sizeof(location)) {
+        memcpy(location, loc->value, loc->value_len);
+        location[loc->value_len] = '\0';
+        if (brock_url_host(location, to) < 0)
+            to[0] = '\0';
+    }
     if (st >= 200 && st < 300)
         finish(f, FETCH_OK, "%s answered %u with %zu bytes", f->host, st, f->body.len);
     else if (st >= 300 && st < 400)
@@ -230,6 +227,9 @@ static void on_read(struct bufferevent *bev, void *arg)
         if (HTTP_PARSER_ERRNO(&f->parser) != HPE_OK) {
             if (f->too_large)
                 finish(f, FETCH_TOO_LARGE, "%s sent more than %zu bytes", f->host, f->max);
+            else if (f->head_error != HTTP_HEAD_OK)
+                finish(f, FETCH_TOO_LARGE, "%s sent a head of over %zu bytes or %d headers",
+                       f->host, LIMIT_HEAD_BYTES, LIMIT_HEADERS);
             else
                 finish(f, FETCH_FAILED, "%s sent a malformed response: %s", f->host,
                        http_errno_description(HTTP_PARSER_ERRNO(&f->parser)));
@@ -351,6 +351,7 @@ int fetch_start(const struct dial_env *env, const char *url, size_t max,
     f->cb = cb;
     f->arg = arg;
     f->max = max;
+    http_head_init(&f->head);
     buf_init(&f->req, 8192);
     buf_init(&f->body, max + 1);
     if (parse_url(f, url, &path, &path_len) < 0 || (f->tls && !env->tls)) {

@@ -48,7 +48,7 @@ function makeCerts() {
   ossl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=brock test origin',
         '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
   fs.writeFileSync(f('leaf.ext'), 'subjectAltName=' +
-    [...ALL, 'tracker-none.test', 'www.eff.org'].map((h) => `DNS:${h}`).join(',') + '\n' +
+    [...ALL, 'tracker-none.test', 'tracker-heads.test', 'www.eff.org'].map((h) => `DNS:${h}`).join(',') + '\n' +
     'extendedKeyUsage=serverAuth\n');
   ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
         '-CAcreateserial', '-days', '2', '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
@@ -86,6 +86,12 @@ function startTlsOrigin(certs) {
       res.writeHead(301, { Location: 'https://tracker-ok.test/.well-known/dnt-policy.txt',
                            ...cookie });
       res.end();
+    } else if (host === 'tracker-heads.test') {
+      // More headers than a head may hold.
+      const many = {};
+      for (let i = 0; i < 200; i++) many[`x-filler-${i}`] = 'y';
+      res.writeHead(200, { 'Content-Type': 'text/plain', ...many });
+      res.end(POLICY);
     } else if (host === SLOW) {
       // A byte every half second, without end.
       res.writeHead(200, { 'Content-Type': 'text/plain', ...cookie });
@@ -286,6 +292,9 @@ check('brock dnt says compliant or why not, and exits 0 only when compliant', as
   r = await dnt('tracker-none.test');
   assert.equal(r.code, 1);
   assert.match(r.stdout, /not compliant: .*answered 404/);
+  r = await dnt('tracker-heads.test');
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /not compliant: .*sent a head of over 65536 bytes or 128 headers/);
   r = await dnt(SLOW);
   assert.equal(r.code, 1);
   assert.match(r.stdout, /not compliant: .*did not answer in full within 10 s/);
