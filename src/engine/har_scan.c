@@ -626,11 +626,31 @@ static int hs_error(struct hs *s, struct hs_pos *pos, const char *chunk, size_t 
     return err;
 }
 
+/* The first vertical tab or form feed of the n bytes at p, or NULL. yajl takes both as
+ * whitespace between tokens, where JSON (RFC 8259, section 2) and jansson, which reads the
+ * same documents whole, do not; inside a string JSON allows neither unescaped. */
+static const char *not_json_space(const char *p, size_t n)
+{
+    const char *vt = memchr(p, '\v', n), *ff = memchr(p, '\f', n);
+
+    return !vt ? ff : !ff || vt < ff ? vt : ff;
+}
+
 /* Feeds n bytes at chunk (offset s->base in the text). Returns 0 or a negative BROCK_E*. */
 static int hs_feed(struct hs *s, struct hs_pos *pos, const char *chunk, size_t n)
 {
-    if (yajl_parse(s->y, (const unsigned char *)chunk, n) != yajl_status_ok)
+    const char *bad = not_json_space(chunk, n);
+    size_t ok = bad ? (size_t)(bad - chunk) : n;
+
+    if (yajl_parse(s->y, (const unsigned char *)chunk, ok) != yajl_status_ok)
         return hs_error(s, pos, chunk, yajl_get_bytes_consumed(s->y), 0);
+    if (bad) {
+        pos_advance(pos, chunk, s->base, ok);
+        return brock__fail(s->e, BROCK_EFORMAT,
+                           "%s: not JSON: a %s, which JSON does not allow (line %d, column %zu)",
+                           s->cb->name, *bad == '\v' ? "vertical tab" : "form feed", pos->line,
+                           s->base + ok - pos->line_start + 1);
+    }
     pos_advance(pos, chunk, s->base, n);
     s->base += n;
     return 0;

@@ -994,6 +994,40 @@ static void learned_by(const char *text, size_t len, int whole, int from_fd, str
     brock_engine_free(e);
 }
 
+#define ONE_ENTRY(SP)                                                                              \
+    "{\"log\": {\"entries\": [{\"request\": {\"method\": \"GET\", \"url\":"                        \
+    " \"https://a.example/\", \"headers\": []}," SP "\"response\": {\"status\": 200,"              \
+    " \"headers\": [{\"name\": \"Content-Type\", \"value\": \"text/html\"}]}}]}}"
+
+/* JSON's whitespace is space, tab, line feed and carriage return alone: a vertical tab or a
+ * form feed between tokens (which yajl would skip) refuses the text, saying where. */
+static void test_json_whitespace_only(void **state)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {ONE_ENTRY("\f"), "t.har: not JSON: a form feed, which JSON does not allow (line 1, "
+                          "column 96)"},
+        {ONE_ENTRY("\v"), "t.har: not JSON: a vertical tab, which JSON does not allow (line 1, "
+                          "column 96)"},
+        {ONE_ENTRY(" \r\n\t"), NULL},
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct run r;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        learn_text(e, cases[i].text, strlen(cases[i].text), &r);
+        if (!cases[i].want) {
+            assert_int_equal(r.rc, 0);
+            continue;
+        }
+        assert_int_equal(r.rc, BROCK_EFORMAT);
+        assert_string_equal(r.errmsg, cases[i].want);
+    }
+    brock_engine_free(e);
+}
+
 /* Every recording in tests/data/har, and cases of this file's, learned from the text and
  * from the file by the streaming reader teach exactly what the whole-document reader
  * (e->plain) teaches: the same counts, the same exported state. */
@@ -1009,6 +1043,8 @@ static void test_stream_is_whole(void **state)
         "{\"log\": {\"entries\": [{\"request\": {\"method\": \"GET\", \"url\":"
         " \"https://a.example/\", \"headers\": []}, \"response\": {\"status\": 200,"
         " \"headers\": [{\"name\": \"Content-Type\", \"value\": \"text/html\"}]}}]}}",
+        ONE_ENTRY("\f"),
+        ONE_ENTRY("\v"),
     };
     size_t n = sizeof(files) / sizeof(files[0]), m = sizeof(texts) / sizeof(texts[0]);
 
@@ -1101,6 +1137,7 @@ int main(void)
         cmocka_unit_test(test_truncated_mid_entry),
         cmocka_unit_test(test_file_larger_than_a_chunk),
         cmocka_unit_test(test_file_read_again_out_of_order),
+        cmocka_unit_test(test_json_whitespace_only),
         cmocka_unit_test(test_stream_is_whole),
         cmocka_unit_test(test_out_of_memory),
     };
