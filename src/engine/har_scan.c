@@ -9,6 +9,7 @@
 #include "engine/har.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -410,27 +411,65 @@ static int cb_boolean(void *ctx, int b)
     return on_scalar(ctx, 'b', json_boolean(b));
 }
 
-/* Numbers come as text, converted only when kept (most are timings, left out): an integer
- * as one when it fits, any other number as a real. */
+/* A number's value, read as jansson (the whole-document reader) reads it: an integer (no
+ * fraction or exponent) must fit in 64 bits, any other number in a double (an underflow is
+ * taken as it rounds). Returns 0, or -1 when out of range (*v is then NULL). */
+static int number_value(const char *text, json_t **v)
+{
+    char *end;
+
+    errno = 0;
+    if (!strpbrk(text, ".eE")) {
+        long long i = strtoll(text, &end, 10);
+
+        *v = errno == ERANGE ? NULL : json_integer(i);
+    } else {
+        double d = strtod(text, &end);
+
+        *v = errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL) ? NULL : json_real(d);
+    }
+    return *v ? 0 : -1;
+}
+
+/* Whether a number left out is in range without reading it: an integer of up to 18
+ * characters (below 2^63), or a fraction without an exponent of up to 300 (below 10^300,
+ * within a double). */
+static int plainly_in_range(const char *num, size_t len)
+{
+    if (memchr(num, 'e', len) || memchr(num, 'E', len))
+        return 0;
+    return memchr(num, '.', len) ? len <= 300 : len <= 18;
+}
+
+/* Numbers come as text. Each is checked as the whole-document reader checks it, kept or not
+ * (most are timings, left out); a kept one is an integer when it is one, else a real. */
 static int cb_number(void *ctx, const char *num, size_t len)
 {
     struct hs *s = ctx;
-    char text[64], *end;
+    char small[64], *text;
     json_t *v = NULL;
+    int bad;
 
-    if (!dropped(s) && len < sizeof(text)) {
-        long long i;
-
-        memcpy(text, num, len);
-        text[len] = '\0';
-        errno = 0;
-        i = strtoll(text, &end, 10);
-        if (!errno && *end == '\0')
-            v = json_integer(i);
-        else
-            v = json_real(strtod(text, NULL));
-    } else if (!dropped(s)) {
-        v = json_real(0); /* more digits than any double holds: read as not a count */
+    if (dropped(s) && plainly_in_range(num, len))
+        return on_scalar(s, 'n', NULL);
+    text = len < sizeof(small) ? small : mem_malloc(len + 1);
+    if (!text)
+        return fail_nomem(s);
+    memcpy(text, num, len);
+    text[len] = '\0';
+    bad = number_value(text, &v);
+    if (text != small)
+        mem_free(text);
+    if (bad) {
+        s->err = brock__fail(s->e, BROCK_EFORMAT,
+                             "%s: a number out of range (%.24s%s): an integer must fit in 64 "
+                             "bits, any other number in a double",
+                             s->cb->name, num, len > 24 ? "..." : "");
+        return 0;
+    }
+    if (dropped(s)) {
+        json_decref(v);
+        v = NULL;
     }
     return on_scalar(s, 'n', v);
 }

@@ -1028,6 +1028,43 @@ static void test_json_whitespace_only(void **state)
     brock_engine_free(e);
 }
 
+#define Z10 "0000000000"
+#define Z100 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10
+#define WITH_TIME(T) ONE_ENTRY(" \"time\": " T ",")
+
+/* A number is read as the whole-document reader reads it, whether it is kept or not: an
+ * integer past 64 bits, or a number past a double's range, refuses the text; a number that
+ * underflows is taken as it rounds. */
+static void test_numbers_in_range(void **state)
+{
+    static const char *const big[] = {
+        WITH_TIME("9223372036854775808"),
+        WITH_TIME("-9223372036854775809"),
+        WITH_TIME("1e999"),
+        WITH_TIME("-1E+400"),
+        WITH_TIME("1" Z100 Z100 Z100 Z100 ".5"),
+    };
+    static const char *const fine[] = {
+        WITH_TIME("9223372036854775807"),  WITH_TIME("-9223372036854775808"), WITH_TIME("1e-999"),
+        WITH_TIME("123456789012345678.5"), WITH_TIME("1" Z100 Z100 ".5"),
+    };
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    struct run r;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+        learn_text(e, big[i], strlen(big[i]), &r);
+        assert_int_equal(r.rc, BROCK_EFORMAT);
+        assert_non_null(strstr(r.errmsg, "t.har: a number out of range ("));
+    }
+    for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
+        learn_text(e, fine[i], strlen(fine[i]), &r);
+        if (r.rc != 0)
+            fail_msg("%s: %s", fine[i], r.errmsg);
+    }
+    brock_engine_free(e);
+}
+
 /* Every recording in tests/data/har, and cases of this file's, learned from the text and
  * from the file by the streaming reader teach exactly what the whole-document reader
  * (e->plain) teaches: the same counts, the same exported state. */
@@ -1045,6 +1082,10 @@ static void test_stream_is_whole(void **state)
         " \"headers\": [{\"name\": \"Content-Type\", \"value\": \"text/html\"}]}}]}}",
         ONE_ENTRY("\f"),
         ONE_ENTRY("\v"),
+        WITH_TIME("9223372036854775808"),
+        WITH_TIME("1e999"),
+        WITH_TIME("1e-999"),
+        WITH_TIME("1" Z100 Z100 Z100 Z100 ".5"),
     };
     size_t n = sizeof(files) / sizeof(files[0]), m = sizeof(texts) / sizeof(texts[0]);
 
@@ -1138,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_file_larger_than_a_chunk),
         cmocka_unit_test(test_file_read_again_out_of_order),
         cmocka_unit_test(test_json_whitespace_only),
+        cmocka_unit_test(test_numbers_in_range),
         cmocka_unit_test(test_stream_is_whole),
         cmocka_unit_test(test_out_of_memory),
     };
