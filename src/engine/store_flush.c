@@ -8,7 +8,6 @@
 #include "engine/store.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "util/alloc.h"
 #include "util/clock.h"

@@ -7,8 +7,6 @@
  */
 #include "engine/store.h"
 
-#include <string.h>
-
 /* ---- rows of statements ---- */
 
 static const char *row_text(const struct brock__store_row *r, int col)

@@ -3,8 +3,8 @@
  * The PostgreSQL store's insides, shared by its files: store_pg.c (the connection, the schema,
  * statements, reading rows for store_walk.c's steps, closing, the back end's table) and
  * store_pg_sync.c (the batch of store_walk.c's writes, writing it, picking up what other
- * instances wrote). The rest of the engine reaches it only through
- * engine.h's store interface. libpq is called through brock__pq (pq.h), which an open loads.
+ * instances wrote). The rest of the engine reaches it only through engine.h's store
+ * interface. libpq is called through brock__pq (pq.h), which an open loads.
  */
 #ifndef BROCK_ENGINE_STORE_PG_H
 #define BROCK_ENGINE_STORE_PG_H
