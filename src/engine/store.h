@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * The SQLite store's insides, shared by its files: store.c (schema, statements, opening,
- * closing, the back end's table), store_load.c (rows into the maps), store_flush.c (writing a
- * batch), store_poll.c (picking up other processes' changes), store_watch.c (noticing that the
- * file was deleted or replaced) and store_merge.c (memory into a new file, or into a restored
- * one). The rest of the engine reaches it only through engine.h's store interface.
+ * closing, the back end's table), store_load.c (rows for store_walk.c's steps into the maps),
+ * store_flush.c (the statements of store_walk.c's writes, in one transaction), store_poll.c
+ * (picking up other processes' changes), store_watch.c (noticing that the file was deleted or
+ * replaced) and store_merge.c (memory into a new file, or into a restored one). The rest of
+ * the engine reaches it only through engine.h's store interface.
  */
 #ifndef BROCK_ENGINE_STORE_H
 #define BROCK_ENGINE_STORE_H
@@ -16,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "engine/engine.h"
+#include "engine/store_walk.h"
 
 /* The prepared statements, by id; store.c holds their SQL. */
 enum {
@@ -62,10 +64,9 @@ enum {
 struct brock__store {
     sqlite3 *db;
     sqlite3_stmt *st[ST_COUNT];
-    int64_t last_seq;                 /* the newest journal row this process has applied */
-    int64_t data_version;             /* PRAGMA data_version when the journal was last read */
-    int64_t origin;                   /* marks this connection's journal rows */
-    unsigned wrote_pages, wrote_days; /* rows of each written in the flush under way */
+    int64_t last_seq;     /* the newest journal row this process has applied */
+    int64_t data_version; /* PRAGMA data_version when the journal was last read */
+    int64_t origin;       /* marks this connection's journal rows */
     char path[PATH_MAX];
     char sqlerr[256];                /* SQLite's message for the last failed statement */
     int sqlcode;                     /* and its (extended) result code */
@@ -148,32 +149,28 @@ void brock__store_note_files(struct brock__store *s);
 int brock__store_file_identity(const struct brock__store *s, char instance[33],
                                int64_t *gen) BROCK_NODISCARD_INTERNAL;
 
-/* ---- rows into the maps (store_load.c) ---- */
+/* ---- the walk's writes and reads (store_flush.c, store_load.c) ---- */
 
-/* brock__store_action_apply() for the row of st whose user_action, heuristic, dnt and
- * next_update are columns col on. */
-int brock__sqlite_action_apply(struct brock_engine *e, const char *domain, sqlite3_stmt *st,
-                               int col) BROCK_NODISCARD_INTERNAL;
+/* The SQLite side of store_walk.c: its writes run statements in the flush's transaction. */
+extern const struct brock__store_walk_ops brock__sqlite_walk;
 
-/* brock__store_snitch_apply() for the row of st whose site, host, detail, kind and time_ms
- * are columns col on. */
-int brock__sqlite_snitch_apply(struct brock_engine *e, const char *tracker, sqlite3_stmt *st,
-                               int col, int check) BROCK_NODISCARD_INTERNAL;
+/* The walk's reader (struct brock__store_walk_ops' rows): steps table's statement. */
+int brock__sqlite_rows(struct brock_engine *e, int table, const char *what,
+                       int (*apply)(struct brock_engine *e, const struct brock__store_row *r,
+                                    void *arg),
+                       void *arg) BROCK_NODISCARD_INTERNAL;
 
-/* Reads every setting row into e->settings (keys absent from the table keep their value).
- * Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */
+/* A row of st, for store_walk.c's steps (&row.r): its current one, until st is stepped or
+ * reset. */
+struct brock__sqlite_row {
+    struct brock__store_row r;
+    sqlite3_stmt *st;
+};
+void brock__sqlite_row_init(struct brock__sqlite_row *row, sqlite3_stmt *st);
+
+/* Reads every setting row into e->settings (brock__store_read_settings()), for
+ * brock__store_settings_reload(). Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */
 int brock__store_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-
-/* Reads every page view row into the engine's recent page views. Returns 0, BROCK_ESTORE or
- * BROCK_ENOMEM. */
-int brock__store_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-
-/* Reads every daily counter row into memory. Returns 0, BROCK_ESTORE or BROCK_ENOMEM. */
-int brock__store_daily_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-
-/* Reads every choice for one site only again (brock__site_actions_reload_begin()'s rules).
- * Returns how many changed, BROCK_ESTORE or BROCK_ENOMEM. */
-int brock__store_site_actions_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 
 /* ---- memory into a new or restored file (store_merge.c) ---- */
 

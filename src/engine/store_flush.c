@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Writing what changed in memory to the state in one transaction at brock_sync(), with a
- * journal row per name written so that other processes reread only those (store_poll.c).
+ * journal row per name written so that other processes reread only those (store_poll.c). The
+ * walk over memory's marks is store_walk.c's; here are the statements it runs for each kind of
+ * row, and the transaction around them.
  */
 #include "engine/store.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -17,38 +18,152 @@
 static const char reset_sql[] =
     "DELETE FROM action; DELETE FROM snitch; DELETE FROM tracking; DELETE FROM fp_script;";
 
-static int journal_add(struct brock__store *s, const char *kind, const char *name)
+/* ---- the walk's writes: one statement each ---- */
+
+/* Runs st, its parameters bound. 0, or -1 with SQLite's words kept for brock__store_fail(). */
+static int run(struct brock_engine *e, sqlite3_stmt *st)
 {
+    return brock__store_run(e->store, st) != 0 ? -1 : 0;
+}
+
+static sqlite3_stmt *stmt(struct brock_engine *e, int id)
+{
+    struct brock__store *s = e->store;
+
+    return s->st[id];
+}
+
+static int put_reset(struct brock_engine *e)
+{
+    return brock__store_exec(e->store, reset_sql) != SQLITE_OK ? -1 : 0;
+}
+
+static int journal_add(struct brock_engine *e, const char *kind, const char *name)
+{
+    struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_JOURNAL_ADD];
 
     brock__store_bind_text(st, 1, kind);
     brock__store_bind_text(st, 2, name);
     sqlite3_bind_int64(st, 3, s->origin);
-    return brock__store_run(s, st);
+    return run(e, st);
 }
 
-/* After brock_reset(): the learned tables are emptied and everything memory holds is
- * written back, so that nothing reset survives in the state. */
-static int flush_reset(struct brock_engine *e)
+/* Only the columns marked dirty overwrite an existing row (?6..?8). */
+static int put_action(struct brock_engine *e, const struct action_entry *a)
+{
+    sqlite3_stmt *st = stmt(e, ST_ACTION_PUT);
+
+    brock__store_bind_text(st, 1, a->domain);
+    brock__store_bind_text(st, 2, brock__user_name(a->user));
+    brock__store_bind_text(st, 3, brock__store_heur_text(a->heur));
+    sqlite3_bind_int(st, 4, a->dnt != 0);
+    sqlite3_bind_int64(st, 5, a->next_update);
+    sqlite3_bind_int(st, 6, (a->dirty & BROCK__DIRTY_USER) != 0);
+    sqlite3_bind_int(st, 7, (a->dirty & BROCK__DIRTY_HEUR) != 0);
+    sqlite3_bind_int(st, 8, (a->dirty & BROCK__DIRTY_DNT) != 0);
+    return run(e, st);
+}
+
+/* Runs statement id with one text parameter. */
+static int run_one(struct brock_engine *e, int id, const char *v)
+{
+    sqlite3_stmt *st = stmt(e, id);
+
+    brock__store_bind_text(st, 1, v);
+    return run(e, st);
+}
+
+static int put_action_del(struct brock_engine *e, const char *domain)
+{
+    return run_one(e, ST_ACTION_DEL, domain);
+}
+
+/* INSERT OR IGNORE: the row is new when it changed the table. */
+static int put_snitch(struct brock_engine *e, const char *tracker, const struct snitch_site *ss,
+                      const char *detail)
 {
     struct brock__store *s = e->store;
+    sqlite3_stmt *st = s->st[ST_SNITCH_PUT];
 
-    if (!e->reset_pending)
-        return 0;
-    if (brock__store_exec(s, reset_sql) != SQLITE_OK || journal_add(s, "reset", "") != 0)
-        return brock__store_fail(e, "reset", "the state");
-    brock__store_mark_rows(e);
-    return 0;
+    brock__store_bind_text(st, 1, tracker);
+    brock__store_bind_text(st, 2, ss->site);
+    brock__store_bind_text(st, 3, ss->host);
+    brock__store_bind_text(st, 4, detail);
+    sqlite3_bind_int(st, 5, ss->kind);
+    sqlite3_bind_int64(st, 6, ss->time_ms);
+    if (run(e, st) < 0)
+        return -1;
+    return sqlite3_changes(s->db) > 0;
 }
 
-static int page_put(void *arg, const char *site, const char *host, const char *action,
+static int put_snitch_del(struct brock_engine *e, const char *tracker)
+{
+    return run_one(e, ST_SNITCH_DEL, tracker);
+}
+
+static int put_tracking_del(struct brock_engine *e, const char *tracker)
+{
+    return run_one(e, ST_TRACKING_DEL, tracker);
+}
+
+static int put_tracking(struct brock_engine *e, const char *tracker, const char *site,
+                        unsigned kinds)
+{
+    sqlite3_stmt *st = stmt(e, ST_TRACKING_PUT);
+
+    brock__store_bind_text(st, 1, tracker);
+    brock__store_bind_text(st, 2, site);
+    sqlite3_bind_int64(st, 3, kinds);
+    return run(e, st);
+}
+
+/* Runs statement id with two text parameters. */
+static int run_two(struct brock_engine *e, int id, const char *a, const char *b)
+{
+    sqlite3_stmt *st = stmt(e, id);
+
+    brock__store_bind_text(st, 1, a);
+    brock__store_bind_text(st, 2, b);
+    return run(e, st);
+}
+
+static int put_fp(struct brock_engine *e, const char *host, const char *path)
+{
+    return run_two(e, ST_FP_PUT, host, path);
+}
+
+static int put_site_action(struct brock_engine *e, const char *site, const char *domain,
+                           const char *user)
+{
+    sqlite3_stmt *st = stmt(e, user ? ST_SITE_ACTION_PUT : ST_SITE_ACTION_DEL);
+
+    brock__store_bind_text(st, 1, site);
+    brock__store_bind_text(st, 2, domain);
+    if (user)
+        brock__store_bind_text(st, 3, user);
+    return run(e, st);
+}
+
+static int put_settings_clear(struct brock_engine *e)
+{
+    return run(e, stmt(e, ST_SETTING_CLEAR));
+}
+
+static int put_setting(struct brock_engine *e, const char *key, const char *json_text)
+{
+    return run_two(e, ST_SETTING_PUT, key, json_text);
+}
+
+static int put_meta(struct brock_engine *e, const char *key, const char *value)
+{
+    return run_two(e, ST_META_PUT, key, value);
+}
+
+static int put_page(struct brock_engine *e, const char *site, const char *host, const char *action,
                     int64_t count, int64_t time_ms)
 {
-    struct brock_engine *e = arg;
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[host ? ST_PAGE_PUT : ST_PAGE_DEL_SITE];
-
-    s->wrote_pages++;
+    sqlite3_stmt *st = stmt(e, host ? ST_PAGE_PUT : ST_PAGE_DEL_SITE);
 
     brock__store_bind_text(st, 1, site);
     if (host) {
@@ -57,17 +172,13 @@ static int page_put(void *arg, const char *site, const char *host, const char *a
         sqlite3_bind_int64(st, 4, count);
         sqlite3_bind_int64(st, 5, time_ms);
     }
-    return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write the page views of", site) : 0;
+    return run(e, st);
 }
 
-/* Adds a row's new counts to the store's, or (site NULL) deletes the days before day. */
-static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[BROCK__DAILY_COUNT])
+static int put_day(struct brock_engine *e, int64_t day, const char *site,
+                   const uint64_t add[BROCK__DAILY_COUNT])
 {
-    struct brock_engine *e = arg;
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[site ? ST_DAY_ADD : ST_DAY_FORGET];
-
-    s->wrote_days++;
+    sqlite3_stmt *st = stmt(e, site ? ST_DAY_ADD : ST_DAY_FORGET);
 
     sqlite3_bind_int64(st, 1, day);
     if (site) {
@@ -75,248 +186,53 @@ static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[
         for (int i = 0; i < BROCK__DAILY_COUNT; i++)
             sqlite3_bind_int64(st, 3 + i, (int64_t)add[i]);
     }
-    return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write", "the daily counters") : 0;
+    return run(e, st);
 }
 
-/* One choice for one site: written, or (user NULL) deleted. */
-static int site_action_put(void *arg, const char *site, const char *domain, const char *user)
+/* Page views written or forgotten, daily counts added: the other processes on the file read
+ * them again ('pages' or 'daily', name ''), so that every worker of one `brock run` (and any
+ * other proxy on the state) shows them all. PostgreSQL has no such write: its instances read
+ * the views at their start and are told only of their forgetting (store_pg_sync.c). */
+static int put_views(struct brock_engine *e, unsigned pages, unsigned days)
 {
-    struct brock_engine *e = arg;
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[user ? ST_SITE_ACTION_PUT : ST_SITE_ACTION_DEL];
-
-    brock__store_bind_text(st, 1, site);
-    brock__store_bind_text(st, 2, domain);
-    if (user)
-        brock__store_bind_text(st, 3, user);
-    return brock__store_run(s, st) != 0 ? brock__store_fail(e, "write the choice on", site) : 0;
+    if ((pages || brock__pages_forgot(e)) && journal_add(e, "pages", "") < 0)
+        return -1;
+    return days ? journal_add(e, "daily", "") : 0;
 }
 
-/* The choices for one site, with one journal row for all: readers read the table again. */
-static int flush_site_actions(struct brock_engine *e)
-{
-    int n = brock__site_actions_flush(e, site_action_put, e);
-
-    if (n > 0 && journal_add(e->store, "site_action", "") != 0)
-        return brock__store_fail(e, "write", "the journal");
-    return n < 0 ? n : 0;
-}
-
-/* Page views were written or forgotten, daily counts added: other processes read them again
- * ('pages' or 'daily', name ''), so that every worker of one `brock run` (and any other proxy
- * on the state) shows them all. */
-static int journal_views(struct brock_engine *e)
+/* The file's record of 'seeded': a file deleted under brock and written anew keeps the time
+ * it had (store_watch.c). */
+static char *seeded(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
 
-    if (((s->wrote_pages || brock__pages_forgot(e)) && journal_add(s, "pages", "") != 0) ||
-        (s->wrote_days && journal_add(s, "daily", "") != 0))
-        return brock__store_fail(e, "write", "the journal");
-    return 0;
+    _Static_assert(sizeof(s->seeded) == BROCK__SEEDED_MAX, "the size the walk writes");
+    return s->seeded;
 }
 
-static int flush_deleted(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_ACTION_DEL];
+const struct brock__store_walk_ops brock__sqlite_walk = {
+    .reset = put_reset,
+    .journal = journal_add,
+    .action = put_action,
+    .action_del = put_action_del,
+    .snitch = put_snitch,
+    .snitch_del = put_snitch_del,
+    .tracking_del = put_tracking_del,
+    .tracking = put_tracking,
+    .fp = put_fp,
+    .site_action = put_site_action,
+    .settings_clear = put_settings_clear,
+    .setting = put_setting,
+    .meta = put_meta,
+    .page = put_page,
+    .day = put_day,
+    .views = put_views,
+    .seeded = seeded,
+    .fail = brock__store_fail,
+    .rows = brock__sqlite_rows,
+};
 
-    for (size_t i = 0; i < e->deleted.n; i++) {
-        brock__store_bind_text(st, 1, e->deleted.v[i]);
-        if (brock__store_run(s, st) != 0 || journal_add(s, "action", e->deleted.v[i]) != 0)
-            return brock__store_fail(e, "delete the action of", e->deleted.v[i]);
-    }
-    return 0;
-}
-
-/* The learned trackers forgotten to stay within the cap (bound.c): their sites and tracking
- * kinds go, before what memory learned since is written. Other processes keep what they hold
- * of them until their own cap lets it go. */
-static int flush_forgotten(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-
-    for (size_t i = 0; i < e->forgotten.n; i++) {
-        brock__store_bind_text(s->st[ST_SNITCH_DEL], 1, e->forgotten.v[i]);
-        brock__store_bind_text(s->st[ST_TRACKING_DEL], 1, e->forgotten.v[i]);
-        if (brock__store_run(s, s->st[ST_SNITCH_DEL]) != 0 ||
-            brock__store_run(s, s->st[ST_TRACKING_DEL]) != 0)
-            return brock__store_fail(e, "forget the learned tracker", e->forgotten.v[i]);
-    }
-    return 0;
-}
-
-static int flush_actions(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_ACTION_PUT];
-    const char *name;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->actions, &it, &name, &val)) {
-        struct action_entry *a = val;
-
-        if (!a->dirty)
-            continue;
-        brock__store_bind_text(st, 1, a->domain);
-        brock__store_bind_text(st, 2, brock__user_name(a->user));
-        brock__store_bind_text(st, 3, brock__store_heur_text(a->heur));
-        sqlite3_bind_int(st, 4, a->dnt != 0);
-        sqlite3_bind_int64(st, 5, a->next_update);
-        sqlite3_bind_int(st, 6, (a->dirty & BROCK__DIRTY_USER) != 0);
-        sqlite3_bind_int(st, 7, (a->dirty & BROCK__DIRTY_HEUR) != 0);
-        sqlite3_bind_int(st, 8, (a->dirty & BROCK__DIRTY_DNT) != 0);
-        if (brock__store_run(s, st) != 0 || journal_add(s, "action", a->domain) != 0)
-            return brock__store_fail(e, "write the action of", a->domain);
-    }
-    return 0;
-}
-
-/* The detail column: store_rows.c words it. */
-static int bind_detail(sqlite3_stmt *st, int i, const struct snitch_site *ss)
-{
-    int nomem;
-    char *text = brock__store_detail_text(ss, &nomem);
-
-    if (nomem)
-        return BROCK_ENOMEM;
-    if (!text)
-        return sqlite3_bind_null(st, i) == SQLITE_OK ? 0 : BROCK_ENOMEM;
-    return sqlite3_bind_text(st, i, text, -1, mem_funcs.free_fn) == SQLITE_OK ? 0 : BROCK_ENOMEM;
-}
-
-static int flush_snitches(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_SNITCH_PUT];
-    const char *tracker;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->snitches, &it, &tracker, &val)) {
-        struct snitch *sn = val;
-        int grew = 0;
-
-        for (size_t i = 0; i < sn->n; i++) {
-            const struct snitch_site *ss = &sn->v[i];
-
-            if (!ss->dirty)
-                continue;
-            brock__store_bind_text(st, 1, tracker);
-            brock__store_bind_text(st, 2, ss->site);
-            brock__store_bind_text(st, 3, ss->host);
-            if (bind_detail(st, 4, ss) < 0)
-                return brock__fail(e, BROCK_ENOMEM, "out of memory");
-            sqlite3_bind_int(st, 5, ss->kind);
-            sqlite3_bind_int64(st, 6, ss->time_ms);
-            if (brock__store_run(s, st) != 0)
-                return brock__store_fail(e, "write the snitch map of", tracker);
-            grew |= sqlite3_changes(s->db) > 0;
-        }
-        if (grew && journal_add(s, "snitch", tracker) != 0)
-            return brock__store_fail(e, "write the snitch map of", tracker);
-    }
-    return 0;
-}
-
-static int flush_tracking(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_TRACKING_PUT];
-    const char *tracker;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->tracking, &it, &tracker, &val)) {
-        struct tracking *t = val;
-
-        for (size_t i = 0; i < t->n; i++) {
-            if (!t->v[i].dirty)
-                continue;
-            brock__store_bind_text(st, 1, tracker);
-            brock__store_bind_text(st, 2, t->v[i].site);
-            sqlite3_bind_int64(st, 3, t->v[i].kinds);
-            if (brock__store_run(s, st) != 0)
-                return brock__store_fail(e, "write the tracking map of", tracker);
-        }
-    }
-    return 0;
-}
-
-static int flush_fp(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_FP_PUT];
-    const char *host;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->fp_scripts, &it, &host, &val)) {
-        struct fp_host *f = val;
-
-        for (size_t i = 0; f->dirty && i < f->n; i++) {
-            brock__store_bind_text(st, 1, host);
-            brock__store_bind_text(st, 2, f->paths[i]);
-            if (brock__store_run(s, st) != 0)
-                return brock__store_fail(e, "write the fingerprinting scripts of", host);
-        }
-    }
-    return 0;
-}
-
-/* The settings object is written whole: memory has no per-key marks. */
-static int flush_settings(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_SETTING_PUT];
-    json_free_t json_free_fn = NULL;
-    const char *key;
-    json_t *v;
-
-    if (!e->settings_dirty || !e->settings)
-        return 0;
-    json_get_alloc_funcs(NULL, &json_free_fn);
-    if (brock__store_run(s, s->st[ST_SETTING_CLEAR]) != 0)
-        return brock__store_fail(e, "write", "the settings");
-    json_object_foreach(e->settings, key, v) {
-        char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-        int rc;
-
-        if (!text)
-            return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        brock__store_bind_text(st, 1, key);
-        brock__store_bind_text(st, 2, text);
-        rc = brock__store_run(s, st);
-        json_free_fn(text);
-        if (rc != 0)
-            return brock__store_fail(e, "write the setting", key);
-    }
-    if (journal_add(s, "settings", "") != 0)
-        return brock__store_fail(e, "write", "the settings");
-    return 0;
-}
-
-/* 'seeded' is when the seed was loaded (Unix ms), or "none" for a state made without it. A
- * state written anew (its file was deleted) keeps the time it had. */
-static int flush_seeded(struct brock_engine *e)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_META_PUT];
-    char when[32] = "none";
-
-    if (e->seed_mark == BROCK__SEED_KEPT)
-        return 0;
-    if (e->seed_mark == BROCK__SEED_LOADED && s->seeded[0] && strcmp(s->seeded, "none") != 0)
-        snprintf(when, sizeof(when), "%s", s->seeded);
-    else if (e->seed_mark == BROCK__SEED_LOADED)
-        snprintf(when, sizeof(when), "%lld", (long long)clock_now_ms());
-    brock__store_bind_text(st, 1, "seeded");
-    brock__store_bind_text(st, 2, when);
-    if (brock__store_run(s, st) != 0)
-        return brock__store_fail(e, "record", "whether the state is seeded");
-    memcpy(s->seeded, when, sizeof(s->seeded));
-    return 0;
-}
+/* ---- the transaction ---- */
 
 /* Every write gives the database its instance name (once) and a generation one higher, into
  * *gen: what tells a copy put back over the file from the file others wrote (store_watch.c). */
@@ -374,34 +290,6 @@ static void after_commit(struct brock_engine *e, int64_t gen)
     brock__store_note_files(s);
 }
 
-static int meta_put(struct brock_engine *e, const char *key, const char *value)
-{
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[ST_META_PUT];
-
-    brock__store_bind_text(st, 1, key);
-    brock__store_bind_text(st, 2, value);
-    if (brock__store_run(s, st) != 0)
-        return brock__store_fail(e, "write the state's meta data", key);
-    return 0;
-}
-
-static int flush_pbconfig(struct brock_engine *e)
-{
-    char when[32];
-    int rc = 0;
-
-    if (!e->pbconfig_dirty)
-        return 0;
-    snprintf(when, sizeof(when), "%lld", (long long)e->pbconfig_time);
-    if (e->pbconfig && ((rc = meta_put(e, "pbconfig", e->pbconfig)) < 0 ||
-                        (rc = meta_put(e, "pbconfig_time", when)) < 0))
-        return rc;
-    if (e->yellow_applied)
-        rc = meta_put(e, "yellowlist", e->yellow_applied);
-    return rc;
-}
-
 int brock__sqlite_meta_get(struct brock_engine *e, const char *key, char **out)
 {
     struct brock__store *s = e->store;
@@ -428,13 +316,11 @@ int brock__sqlite_flush(struct brock_engine *e)
     int64_t min = 0, before = 0, after = 0, gen = 0;
     int rc;
 
-    if (!s || (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty &&
-               !e->pbconfig_dirty && !e->reset_pending && !e->seed_mark))
+    if (!s || !brock__store_unsaved(e))
         return 0;
     if (s->readonly)
         return brock__fail(e, BROCK_ESTORE, "%s", e->readonly_why);
     s->sqlerr[0] = s->doing[0] = '\0';
-    s->wrote_pages = s->wrote_days = 0;
     /* On any failure below the transaction is rolled back and no mark is cleared: the
      * database stays as the last commit left it and the whole batch is written next time. */
     if (brock__store_run(s, s->st[ST_BEGIN_WRITE]) != 0) {
@@ -445,14 +331,8 @@ int brock__sqlite_flush(struct brock_engine *e)
         rc = brock__store_fail(e, "read", "the journal");
         goto fail;
     }
-    /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_reset(e)) < 0 || (rc = flush_deleted(e)) < 0 || (rc = flush_forgotten(e)) < 0 ||
-        (rc = flush_actions(e)) < 0 || (rc = flush_snitches(e)) < 0 ||
-        (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
-        (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
-        (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = journal_views(e)) < 0 ||
-        (rc = flush_seeded(e)) < 0 || (rc = flush_identity(e, &gen)) < 0)
+    if ((rc = brock__store_walk_write(e, &brock__sqlite_walk)) < 0 ||
+        (rc = flush_identity(e, &gen)) < 0)
         goto fail;
     sqlite3_bind_int(s->st[ST_JOURNAL_TRIM], 1, JOURNAL_KEEP);
     if (brock__store_run(s, s->st[ST_JOURNAL_TRIM]) != 0 ||

@@ -32,17 +32,17 @@ static int is_blocking(int heur)
 /* An action row of the file: its columns replace memory's, but for the columns memory changed
  * since its last write (newer than any file), and a block learned in memory stays: evidence
  * seen is never unlearned by a restore. */
-static int merge_action(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+static int merge_action(struct brock_engine *e, const struct brock__store_row *r, void *arg)
 {
     struct strmap *seen = arg;
-    const char *domain = brock__store_column_text(st, 0);
+    const char *domain = brock__store_row_text(r, 0);
     struct action_entry *a = strmap_get(&e->actions, domain);
     int heur = a ? a->heur : BROCK_NOACTION;
     int rc;
 
     if (strmap_put(seen, domain, (void *)1) < 0)
         return BROCK_ENOMEM;
-    if ((rc = brock__sqlite_action_apply(e, domain, st, 1)) < 0)
+    if ((rc = brock__store_row_action(e, domain, r, 1)) < 0)
         return rc;
     a = strmap_get(&e->actions, domain);
     if (a && is_blocking(heur) && !is_blocking(a->heur)) {
@@ -52,41 +52,34 @@ static int merge_action(struct brock_engine *e, sqlite3_stmt *st, void *arg)
     return 0;
 }
 
-static int merge_snitch(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+static int merge_snitch(struct brock_engine *e, const struct brock__store_row *r, void *arg)
 {
     (void)arg;
-    return brock__sqlite_snitch_apply(e, brock__store_column_text(st, 0), st, 1, 1);
+    return brock__store_row_snitch(e, brock__store_row_text(r, 0), r, 1, 1);
 }
 
-static int merge_tracking(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+static int merge_tracking(struct brock_engine *e, const struct brock__store_row *r, void *arg)
 {
     (void)arg;
-    return brock__tracking_add(e, brock__store_column_text(st, 0), brock__store_column_text(st, 1),
-                               (unsigned)sqlite3_column_int(st, 2));
+    return brock__tracking_add(e, brock__store_row_text(r, 0), brock__store_row_text(r, 1),
+                               (unsigned)r->num(r, 2));
 }
 
-static int merge_fp(struct brock_engine *e, sqlite3_stmt *st, void *arg)
+static int merge_fp(struct brock_engine *e, const struct brock__store_row *r, void *arg)
 {
     (void)arg;
-    return brock__fp_add(e, brock__store_column_text(st, 0), brock__store_column_text(st, 1));
+    return brock__fp_add(e, brock__store_row_text(r, 0), brock__store_row_text(r, 1));
 }
 
-/* Applies every row of statement idx with apply; what names the table in errors. */
-static int merge_rows(struct brock_engine *e, int idx, const char *what,
-                      int (*apply)(struct brock_engine *e, sqlite3_stmt *st, void *arg), void *arg)
+/* Applies every row of table with apply; what names the table in errors. */
+static int merge_rows(struct brock_engine *e, int table, const char *what,
+                      int (*apply)(struct brock_engine *e, const struct brock__store_row *r,
+                                   void *arg),
+                      void *arg)
 {
-    struct brock__store *s = e->store;
-    sqlite3_stmt *st = s->st[idx];
-    int rc;
+    int rc = brock__sqlite_rows(e, table, what, apply, arg);
 
-    while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
-        if (apply(e, st, arg) < 0) {
-            sqlite3_reset(st);
-            return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        }
-    }
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE ? 0 : brock__store_fail(e, "read", what);
+    return rc == BROCK_ENOMEM ? brock__fail(e, rc, "out of memory") : rc;
 }
 
 /* The file's settings replace memory's, unless memory changed them since its last write. A
@@ -158,12 +151,14 @@ int brock__store_merge(struct brock_engine *e)
         rc = brock__store_fail(e, "read", "the state");
         goto out;
     }
-    if ((rc = merge_rows(e, ST_ACTION_ALL, "the actions", merge_action, &seen)) < 0 ||
-        (rc = merge_rows(e, ST_SNITCH_ALL, "the snitch map", merge_snitch, NULL)) < 0 ||
-        (rc = merge_rows(e, ST_TRACKING_ALL, "the tracking map", merge_tracking, NULL)) < 0 ||
-        (rc = merge_rows(e, ST_FP_ALL, "the fingerprinting scripts", merge_fp, NULL)) < 0 ||
-        (rc = brock__store_pages_read(e)) < 0 || (rc = brock__store_daily_read(e)) < 0 ||
-        (rc = brock__store_site_actions_read(e)) < 0 || (rc = merge_settings(e)) < 0)
+    if ((rc = merge_rows(e, BROCK__TABLE_ACTION, "the actions", merge_action, &seen)) < 0 ||
+        (rc = merge_rows(e, BROCK__TABLE_SNITCH, "the snitch map", merge_snitch, NULL)) < 0 ||
+        (rc = merge_rows(e, BROCK__TABLE_TRACKING, "the tracking map", merge_tracking, NULL)) < 0 ||
+        (rc = merge_rows(e, BROCK__TABLE_FP, "the fingerprinting scripts", merge_fp, NULL)) < 0 ||
+        (rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_PAGE)) < 0 ||
+        (rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_DAY)) < 0 ||
+        (rc = brock__store_read_site_actions(e, &brock__sqlite_walk)) < 0 ||
+        (rc = merge_settings(e)) < 0)
         goto out;
     if (brock__store_journal_range(s, &min, &max) != 0 ||
         brock__store_run(s, s->st[ST_COMMIT]) != 0) {

@@ -252,11 +252,6 @@ int64_t brock__pg_int(const PGresult *r, int row, int col)
                : strtoll(brock__pq->PQgetvalue(r, row, col), NULL, 10);
 }
 
-const char *brock__pg_text_or_null(const PGresult *r, int row, int col)
-{
-    return brock__pq->PQgetisnull(r, row, col) ? NULL : brock__pq->PQgetvalue(r, row, col);
-}
-
 int brock__pg_journal_range(struct brock__pg *p, int64_t *min, int64_t *max)
 {
     PGresult *r = brock__pg_run(p, PG_JOURNAL_RANGE, 0, NULL);
@@ -464,9 +459,6 @@ static int read_seeded(struct brock_engine *e, int *fresh)
     if (!r)
         return brock__pg_fail(e, "read", "the state's meta data");
     *fresh = brock__pq->PQntuples(r) == 0;
-    p->seeded[0] = '\0';
-    if (brock__pq->PQntuples(r) > 0)
-        snprintf(p->seeded, sizeof(p->seeded), "%s", brock__pq->PQgetvalue(r, 0, 0));
     brock__pq->PQclear(r);
     return 0;
 }
@@ -523,115 +515,63 @@ fail:
     return rc;
 }
 
-/* ---- loading ---- */
+/* ---- rows of results, and loading ---- */
 
-static int load_action(struct brock_engine *e, const PGresult *r, int i)
+/* NULL for SQL NULL, where libpq says "". */
+static const char *row_text(const struct brock__store_row *r, int col)
 {
-    return brock__store_action_apply(e, brock__pq->PQgetvalue(r, i, 0),
-                                     brock__pq->PQgetvalue(r, i, 1), brock__pq->PQgetvalue(r, i, 2),
-                                     brock__pg_int(r, i, 3) != 0, brock__pg_int(r, i, 4));
+    const struct brock__pg_row *row = (const struct brock__pg_row *)r;
+
+    return brock__pq->PQgetisnull(row->res, row->i, col)
+               ? NULL
+               : brock__pq->PQgetvalue(row->res, row->i, col);
 }
 
-static int load_snitch(struct brock_engine *e, const PGresult *r, int i)
+static int64_t row_num(const struct brock__store_row *r, int col)
 {
-    return brock__store_snitch_apply(
-        e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
-        brock__pg_text_or_null(r, i, 2), brock__pg_text_or_null(r, i, 3),
-        (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 0);
+    const struct brock__pg_row *row = (const struct brock__pg_row *)r;
+
+    return brock__pg_int(row->res, row->i, col);
 }
 
-static int load_tracking(struct brock_engine *e, const PGresult *r, int i)
+void brock__pg_row_init(struct brock__pg_row *row, const PGresult *res, int i)
 {
-    return brock__store_tracking_load(e, brock__pq->PQgetvalue(r, i, 0),
-                                      brock__pq->PQgetvalue(r, i, 1),
-                                      (unsigned)brock__pg_int(r, i, 2));
+    row->r.text = row_text;
+    row->r.num = row_num;
+    row->res = res;
+    row->i = i;
 }
 
-static int load_fp(struct brock_engine *e, const PGresult *r, int i)
+int brock__pg_rows(struct brock_engine *e, int table, const char *what,
+                   int (*apply)(struct brock_engine *e, const struct brock__store_row *r,
+                                void *arg),
+                   void *arg)
 {
-    return brock__store_fp_load(e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1));
-}
-
-int brock__pg_load_page(struct brock_engine *e, const PGresult *r, int i)
-{
-    return brock__pages_load(e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
-                             brock__pq->PQgetvalue(r, i, 2), brock__pg_int(r, i, 3),
-                             brock__pg_int(r, i, 4));
-}
-
-static int load_day(struct brock_engine *e, const PGresult *r, int i)
-{
-    int64_t n[BROCK__DAILY_COUNT];
-
-    for (int k = 0; k < BROCK__DAILY_COUNT; k++)
-        n[k] = brock__pg_int(r, i, 2 + k);
-    return brock__daily_load(e, brock__pg_int(r, i, 0), brock__pq->PQgetvalue(r, i, 1), n);
-}
-
-int brock__pg_load_setting(struct brock_engine *e, const PGresult *r, int i)
-{
-    const struct brock__pg *p = e->store;
-
-    return brock__store_setting_apply(e, p->where, brock__pq->PQgetvalue(r, i, 0),
-                                      brock__pq->PQgetvalue(r, i, 1));
-}
-
-int brock__pg_rows(struct brock_engine *e, const PGresult *r,
-                   int (*apply)(struct brock_engine *e, const PGresult *r, int i))
-{
+    static const int stmts[BROCK__TABLE_COUNT] = {
+        [BROCK__TABLE_ACTION] = PG_ACTION_ALL,
+        [BROCK__TABLE_SNITCH] = PG_SNITCH_ALL,
+        [BROCK__TABLE_TRACKING] = PG_TRACKING_ALL,
+        [BROCK__TABLE_FP] = PG_FP_ALL,
+        [BROCK__TABLE_SITE_ACTION] = PG_SITE_ACTION_ALL,
+        [BROCK__TABLE_PAGE] = PG_PAGE_ALL,
+        [BROCK__TABLE_DAY] = PG_DAY_ALL,
+        [BROCK__TABLE_SETTING] = PG_SETTING_ALL,
+    };
+    struct brock__pg *p = e->store;
+    const PGresult *r = p->applying;
+    PGresult *mine = NULL;
+    struct brock__pg_row row;
     int rc = 0;
 
-    for (int i = 0, n = brock__pq->PQntuples(r); i < n && rc >= 0; i++)
-        rc = apply(e, r, i);
-    if (rc == BROCK_ENOMEM)
-        return brock__fail(e, rc, "out of memory");
-    return rc < 0 ? rc : 0;
-}
-
-/* Applies every row of statement id; what names the table in errors. */
-static int load_rows(struct brock_engine *e, int id, const char *what,
-                     int (*apply)(struct brock_engine *e, const PGresult *r, int i))
-{
-    PGresult *r = brock__pg_run(e->store, id, 0, NULL);
-    int rc;
-
-    if (!r)
+    if (!r && !(r = mine = brock__pg_run(p, stmts[table], 0, NULL)))
         return brock__pg_fail(e, "read", what);
-    rc = brock__pg_rows(e, r, apply);
-    brock__pq->PQclear(r);
-    return rc;
-}
-
-int brock__pg_pages_read(struct brock_engine *e)
-{
-    return load_rows(e, PG_PAGE_ALL, "the page views", brock__pg_load_page);
-}
-
-int brock__pg_settings_read(struct brock_engine *e)
-{
-    /* Even a read that fails half-way may have changed disabledSites. */
-    brock__answers_forget(e);
-    return load_rows(e, PG_SETTING_ALL, "the settings", brock__pg_load_setting);
-}
-
-static int load_site_action(struct brock_engine *e, const PGresult *r, int i)
-{
-    return brock__site_action_apply(e, brock__pq->PQgetvalue(r, i, 0),
-                                    brock__pq->PQgetvalue(r, i, 1), brock__pq->PQgetvalue(r, i, 2));
-}
-
-int brock__pg_site_actions_apply(struct brock_engine *e, const PGresult *r)
-{
-    int rc = 0, n = 0;
-
-    brock__site_actions_reload_begin(e);
-    for (int i = 0, rows = brock__pq->PQntuples(r); i < rows && rc >= 0; i++) {
-        rc = load_site_action(e, r, i);
-        n += rc > 0;
+    for (int i = 0, n = brock__pq->PQntuples(r); i < n && rc >= 0; i++) {
+        brock__pg_row_init(&row, r, i);
+        rc = apply(e, &row.r, arg);
     }
-    if (rc < 0)
-        return brock__fail(e, rc, "out of memory");
-    return n + brock__site_actions_reload_end(e);
+    if (mine)
+        brock__pq->PQclear(mine);
+    return rc < 0 ? rc : 0;
 }
 
 static int pg_load(struct brock_engine *e)
@@ -646,14 +586,7 @@ static int pg_load(struct brock_engine *e)
         rc = brock__pg_fail(e, "read", "the state");
         goto fail;
     }
-    if ((rc = load_rows(e, PG_ACTION_ALL, "the actions", load_action)) < 0 ||
-        (rc = load_rows(e, PG_SNITCH_ALL, "the snitch map", load_snitch)) < 0 ||
-        (rc = load_rows(e, PG_TRACKING_ALL, "the tracking map", load_tracking)) < 0 ||
-        (rc = load_rows(e, PG_FP_ALL, "the fingerprinting scripts", load_fp)) < 0 ||
-        (rc = load_rows(e, PG_SITE_ACTION_ALL, "the choices for one site", load_site_action)) < 0 ||
-        (rc = brock__pg_pages_read(e)) < 0 ||
-        (rc = load_rows(e, PG_DAY_ALL, "the daily counters", load_day)) < 0 ||
-        (rc = brock__pg_settings_read(e)) < 0)
+    if ((rc = brock__store_walk_read(e, &brock__pg_walk)) < 0)
         goto fail;
     if (brock__pg_exec(p, "COMMIT") < 0) {
         rc = brock__pg_fail(e, "read", "the state");

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * The PostgreSQL store's insides, shared by its files: store_pg.c (the connection, the schema,
- * statements, loading, closing, the back end's table) and store_pg_sync.c (writing a batch,
- * picking up what other instances wrote). The rest of the engine reaches it only through
- * engine.h's store interface. libpq is called through brock__pq (pq.h), which an open loads.
+ * statements, reading rows for store_walk.c's steps, closing, the back end's table) and
+ * store_pg_sync.c (the batch of store_walk.c's writes, writing it, picking up what other
+ * instances wrote). The rest of the engine reaches it only through engine.h's store
+ * interface. libpq is called through brock__pq (pq.h), which an open loads.
  */
 #ifndef BROCK_ENGINE_STORE_PG_H
 #define BROCK_ENGINE_STORE_PG_H
@@ -13,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "engine/pq.h"
+#include "engine/store_walk.h"
 
 /* The channel every write notifies, with the writer's origin as payload. */
 #define PG_CHANNEL "brock_journal"
@@ -130,7 +132,6 @@ struct brock__pg {
     int64_t last_seq; /* the newest journal row this process has applied */
     int64_t origin;   /* marks this connection's journal rows and notifications */
     int notified;     /* another instance wrote since the last poll */
-    char seeded[32];  /* meta 'seeded' as last read or written; "" when unknown */
     char where[320];  /* "PostgreSQL database NAME on HOST:PORT", for messages */
     char pgerr[512];  /* the server's (or libpq's) words for the last failure */
     char sqlstate[6]; /* and the server's SQLSTATE for it; "" when the server gave none */
@@ -141,7 +142,9 @@ struct brock__pg {
     int pipe_failed;               /* one of them failed (pgerr says why): the flush fails */
     struct brock__pg_batch *batch; /* the batch a flush is making */
     struct brock__pg_bg *bg;       /* the store thread; NULL: brock_sync() does the work */
-    const PGresult *applying;      /* the settings being applied from news */
+    /* The rows of a whole table being applied from news: brock__pg_rows() reads them here
+     * instead of running the table's statement. */
+    const PGresult *applying;
 };
 
 /* Runs prepared statement id with n text parameters (NULL: SQL NULL). Returns the result on
@@ -168,32 +171,31 @@ int brock__pg_fail(struct brock_engine *e, const char *what, const char *name);
 int brock__pg_journal_range(struct brock__pg *p, int64_t *min,
                             int64_t *max) BROCK_NODISCARD_INTERNAL;
 
-/* Every row of the page views, or of the settings, into memory. 0 or a negative error. */
-int brock__pg_pages_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-int brock__pg_settings_read(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-
-/* Every choice for one site only, r (every row of brock_site_action), put in memory
- * (brock__site_actions_reload_begin()'s rules). Returns how many changed, or a negative
- * error. */
-int brock__pg_site_actions_apply(struct brock_engine *e,
-                                 const PGresult *r) BROCK_NODISCARD_INTERNAL;
-
 /* A value of a result as a number (0 for NULL or junk). */
 int64_t brock__pg_int(const PGresult *r, int row, int col);
-
-/* A value of a result as text, or NULL for SQL NULL. */
-const char *brock__pg_text_or_null(const PGresult *r, int row, int col);
 
 /* Makes the connection ready for brock's statements: prepares them and, with listen, listens
  * for other instances' notifications. 0, or -1 with p->pgerr saying why. */
 int brock__pg_session(struct brock__pg *p, int listen) BROCK_NODISCARD_INTERNAL;
 
-/* Applies every row of r with apply (one of the loaders below). 0 or a negative error. */
-int brock__pg_rows(struct brock_engine *e, const PGresult *r,
-                   int (*apply)(struct brock_engine *e, const PGresult *r,
-                                int i)) BROCK_NODISCARD_INTERNAL;
-int brock__pg_load_page(struct brock_engine *e, const PGresult *r, int i);
-int brock__pg_load_setting(struct brock_engine *e, const PGresult *r, int i);
+/* A row of a result, for store_walk.c's steps (&row.r). */
+struct brock__pg_row {
+    struct brock__store_row r;
+    const PGresult *res;
+    int i;
+};
+void brock__pg_row_init(struct brock__pg_row *row, const PGresult *res, int i);
+
+/* The walk's reader (struct brock__store_walk_ops' rows): runs table's statement, or takes
+ * p->applying when set. */
+int brock__pg_rows(struct brock_engine *e, int table, const char *what,
+                   int (*apply)(struct brock_engine *e, const struct brock__store_row *r,
+                                void *arg),
+                   void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* The PostgreSQL side of store_walk.c: its writes add statements to p->batch
+ * (store_pg_sync.c). */
+extern const struct brock__store_walk_ops brock__pg_walk;
 
 /* The back end's calls (store_pg_sync.c). */
 int brock__pg_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;

@@ -173,8 +173,9 @@ static int nomem(struct brock_engine *e)
     return brock__fail(e, BROCK_ENOMEM, "out of memory");
 }
 
-static int journal_add(struct brock__pg *p, const char *kind, const char *name)
+static int journal_add(struct brock_engine *e, const char *kind, const char *name)
 {
+    struct brock__pg *p = e->store;
     char origin[24];
     const char *v[3] = {kind, name, origin};
 
@@ -203,256 +204,120 @@ static int pg_ready(struct brock_engine *e)
     return 0;
 }
 
-/* ---- writing ---- */
+/* ---- the walk's writes: statements added to the batch ---- */
 
-static int flush_reset(struct brock_engine *e)
+/* The learned tables are emptied before the batch's statements (batch_write()). */
+static int put_reset(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
 
-    if (!e->reset_pending)
-        return 0;
     p->batch->reset = 1;
-    if (journal_add(p, "reset", "") < 0)
-        return nomem(e);
-    brock__store_mark_rows(e);
     return 0;
 }
 
-static int flush_deleted(struct brock_engine *e)
+/* Only the columns marked dirty overwrite an existing row (the last three parameters). */
+static int put_action(struct brock_engine *e, const struct action_entry *a)
 {
-    struct brock__pg *p = e->store;
+    char next[24];
+    const char *v[8];
 
-    for (size_t i = 0; i < e->deleted.n; i++) {
-        const char *v[1] = {e->deleted.v[i]};
-
-        if (run(p, PG_ACTION_DEL, 1, v) < 0 || journal_add(p, "action", e->deleted.v[i]) < 0)
-            return nomem(e);
-    }
-    return 0;
+    snprintf(next, sizeof(next), "%" PRId64, a->next_update);
+    v[0] = a->domain;
+    v[1] = brock__user_name(a->user);
+    v[2] = brock__store_heur_text(a->heur);
+    v[3] = a->dnt ? "1" : "0";
+    v[4] = next;
+    v[5] = a->dirty & BROCK__DIRTY_USER ? "t" : "f";
+    v[6] = a->dirty & BROCK__DIRTY_HEUR ? "t" : "f";
+    v[7] = a->dirty & BROCK__DIRTY_DNT ? "t" : "f";
+    return run(e->store, PG_ACTION_PUT, 8, v);
 }
 
-/* The learned trackers forgotten to stay within the cap (bound.c): their sites and tracking
- * kinds go, before what memory learned since is written. The other instances keep what they
- * hold of them until their own cap lets it go. */
-static int flush_forgotten(struct brock_engine *e)
+static int put_action_del(struct brock_engine *e, const char *domain)
 {
-    struct brock__pg *p = e->store;
-
-    for (size_t i = 0; i < e->forgotten.n; i++) {
-        const char *v[1] = {e->forgotten.v[i]};
-
-        if (run(p, PG_SNITCH_DEL, 1, v) < 0 || run(p, PG_TRACKING_DEL, 1, v) < 0)
-            return nomem(e);
-    }
-    return 0;
+    return run(e->store, PG_ACTION_DEL, 1, &domain);
 }
 
-static int flush_actions(struct brock_engine *e)
-{
-    struct brock__pg *p = e->store;
-    const char *name;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->actions, &it, &name, &val)) {
-        const struct action_entry *a = val;
-        char next[24];
-        const char *v[8];
-
-        if (!a->dirty)
-            continue;
-        snprintf(next, sizeof(next), "%" PRId64, a->next_update);
-        v[0] = a->domain;
-        v[1] = brock__user_name(a->user);
-        v[2] = brock__store_heur_text(a->heur);
-        v[3] = a->dnt ? "1" : "0";
-        v[4] = next;
-        v[5] = a->dirty & BROCK__DIRTY_USER ? "t" : "f";
-        v[6] = a->dirty & BROCK__DIRTY_HEUR ? "t" : "f";
-        v[7] = a->dirty & BROCK__DIRTY_DNT ? "t" : "f";
-        if (run(p, PG_ACTION_PUT, 8, v) < 0 || journal_add(p, "action", a->domain) < 0)
-            return nomem(e);
-    }
-    return 0;
-}
-
-/* Writes one snitch site (a site another instance recorded first keeps its row). 0 or < 0. */
-static int snitch_put(struct brock_engine *e, const char *tracker, const struct snitch_site *ss)
+/* Its result is not waited for: the row may be new. */
+static int put_snitch(struct brock_engine *e, const char *tracker, const struct snitch_site *ss,
+                      const char *detail)
 {
     char kind[8], when[24];
-    const char *v[6] = {tracker, ss->site, ss->host, NULL, kind, when};
-    int failed, rc;
-    char *detail = brock__store_detail_text(ss, &failed);
+    const char *v[6] = {tracker, ss->site, ss->host, detail, kind, when};
 
-    if (failed)
-        return nomem(e);
     snprintf(kind, sizeof(kind), "%d", ss->kind);
     snprintf(when, sizeof(when), "%" PRId64, ss->time_ms);
-    v[3] = detail;
-    rc = run(e->store, PG_SNITCH_PUT, 6, v);
-    mem_free(detail);
-    return rc < 0 ? nomem(e) : 0;
+    return run(e->store, PG_SNITCH_PUT, 6, v) < 0 ? -1 : 1;
 }
 
-static int flush_snitches(struct brock_engine *e)
+static int put_snitch_del(struct brock_engine *e, const char *tracker)
 {
-    const char *tracker;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->snitches, &it, &tracker, &val)) {
-        const struct snitch *sn = val;
-        int wrote = 0;
-
-        for (size_t i = 0; i < sn->n; i++) {
-            int r;
-
-            if (!sn->v[i].dirty)
-                continue;
-            if ((r = snitch_put(e, tracker, &sn->v[i])) < 0)
-                return r;
-            wrote = 1;
-        }
-        /* Journaled whether or not the rows were new (their results are not waited for):
-         * a reader then finds nothing new, at the cost of one read. */
-        if (wrote && journal_add(e->store, "snitch", tracker) < 0)
-            return nomem(e);
-    }
-    return 0;
+    return run(e->store, PG_SNITCH_DEL, 1, &tracker);
 }
 
-static int flush_tracking(struct brock_engine *e)
+static int put_tracking_del(struct brock_engine *e, const char *tracker)
 {
-    const char *tracker;
-    void *val;
-    size_t it = 0;
-
-    while (strmap_next(&e->tracking, &it, &tracker, &val)) {
-        const struct tracking *t = val;
-
-        for (size_t i = 0; i < t->n; i++) {
-            char kinds[16];
-            const char *v[3] = {tracker, t->v[i].site, kinds};
-
-            if (!t->v[i].dirty)
-                continue;
-            snprintf(kinds, sizeof(kinds), "%u", t->v[i].kinds);
-            if (run(e->store, PG_TRACKING_PUT, 3, v) < 0)
-                return nomem(e);
-        }
-    }
-    return 0;
+    return run(e->store, PG_TRACKING_DEL, 1, &tracker);
 }
 
-static int flush_fp(struct brock_engine *e)
+static int put_tracking(struct brock_engine *e, const char *tracker, const char *site,
+                        unsigned kinds)
 {
-    const char *host;
-    void *val;
-    size_t it = 0;
+    char k[16];
+    const char *v[3] = {tracker, site, k};
 
-    while (strmap_next(&e->fp_scripts, &it, &host, &val)) {
-        const struct fp_host *f = val;
-
-        for (size_t i = 0; f->dirty && i < f->n; i++) {
-            const char *v[2] = {host, f->paths[i]};
-
-            if (run(e->store, PG_FP_PUT, 2, v) < 0)
-                return nomem(e);
-        }
-    }
-    return 0;
+    snprintf(k, sizeof(k), "%u", kinds);
+    return run(e->store, PG_TRACKING_PUT, 3, v);
 }
 
-/* The settings object is written whole: memory has no per-key marks. */
-static int flush_settings(struct brock_engine *e)
+static int put_fp(struct brock_engine *e, const char *host, const char *path)
 {
-    struct brock__pg *p = e->store;
-    json_free_t json_free_fn = NULL;
-    const char *key;
-    json_t *val;
+    const char *v[2] = {host, path};
 
-    if (!e->settings_dirty || !e->settings)
-        return 0;
-    json_get_alloc_funcs(NULL, &json_free_fn);
-    if (run(p, PG_SETTING_CLEAR, 0, NULL) < 0)
-        return nomem(e);
-    json_object_foreach(e->settings, key, val) {
-        char *text = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT);
-        const char *v[2] = {key, text};
-        int rc;
-
-        if (!text)
-            return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        rc = run(p, PG_SETTING_PUT, 2, v);
-        json_free_fn(text);
-        if (rc < 0)
-            return nomem(e);
-    }
-    if (journal_add(p, "settings", "") < 0)
-        return nomem(e);
-    return 0;
+    return run(e->store, PG_FP_PUT, 2, v);
 }
 
-static int meta_put(struct brock_engine *e, const char *key, const char *value)
+static int put_site_action(struct brock_engine *e, const char *site, const char *domain,
+                           const char *user)
+{
+    const char *v[3] = {site, domain, user};
+
+    return run(e->store, user ? PG_SITE_ACTION_PUT : PG_SITE_ACTION_DEL, user ? 3 : 2, v);
+}
+
+static int put_settings_clear(struct brock_engine *e)
+{
+    return run(e->store, PG_SETTING_CLEAR, 0, NULL);
+}
+
+static int put_setting(struct brock_engine *e, const char *key, const char *json_text)
+{
+    const char *v[2] = {key, json_text};
+
+    return run(e->store, PG_SETTING_PUT, 2, v);
+}
+
+static int put_meta(struct brock_engine *e, const char *key, const char *value)
 {
     const char *v[2] = {key, value};
 
-    if (run(e->store, PG_META_PUT, 2, v) < 0)
-        return nomem(e);
-    return 0;
+    return run(e->store, PG_META_PUT, 2, v);
 }
 
-static int flush_pbconfig(struct brock_engine *e)
-{
-    char when[32];
-    int rc = 0;
-
-    if (!e->pbconfig_dirty)
-        return 0;
-    snprintf(when, sizeof(when), "%" PRId64, e->pbconfig_time);
-    if (e->pbconfig && ((rc = meta_put(e, "pbconfig", e->pbconfig)) < 0 ||
-                        (rc = meta_put(e, "pbconfig_time", when)) < 0))
-        return rc;
-    if (e->yellow_applied)
-        rc = meta_put(e, "yellowlist", e->yellow_applied);
-    return rc;
-}
-
-/* 'seeded' is when the seed was loaded (Unix ms), or "none" for a state made without it. */
-static int flush_seeded(struct brock_engine *e)
-{
-    struct brock__pg *p = e->store;
-    char when[32] = "none";
-    int rc;
-
-    if (e->seed_mark == BROCK__SEED_KEPT)
-        return 0;
-    if (e->seed_mark == BROCK__SEED_LOADED)
-        snprintf(when, sizeof(when), "%" PRId64, clock_now_ms());
-    if ((rc = meta_put(e, "seeded", when)) < 0)
-        return rc;
-    memcpy(p->seeded, when, sizeof(p->seeded));
-    return 0;
-}
-
-static int page_put(void *arg, const char *site, const char *host, const char *action,
+static int put_page(struct brock_engine *e, const char *site, const char *host, const char *action,
                     int64_t count, int64_t time_ms)
 {
-    struct brock_engine *e = arg;
     char n[24], when[24];
     const char *v[5] = {site, host, action, n, when};
 
     snprintf(n, sizeof(n), "%" PRId64, count);
     snprintf(when, sizeof(when), "%" PRId64, time_ms);
-    if (run(e->store, host ? PG_PAGE_PUT : PG_PAGE_DEL_SITE, host ? 5 : 1, v) < 0)
-        return nomem(e);
-    return 0;
+    return run(e->store, host ? PG_PAGE_PUT : PG_PAGE_DEL_SITE, host ? 5 : 1, v);
 }
 
-/* Adds a row's new counts to the database's, or (site NULL) deletes the days before day. */
-static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[BROCK__DAILY_COUNT])
+static int put_day(struct brock_engine *e, int64_t day, const char *site,
+                   const uint64_t add[BROCK__DAILY_COUNT])
 {
-    struct brock_engine *e = arg;
     char d[24], n[BROCK__DAILY_COUNT][24];
     const char *v[2 + BROCK__DAILY_COUNT] = {d, site};
 
@@ -461,33 +326,48 @@ static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[
         snprintf(n[i], sizeof(n[i]), "%" PRIu64, add[i]);
         v[2 + i] = n[i];
     }
-    if (run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v) < 0)
-        return nomem(e);
-    return 0;
+    return run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v);
 }
 
-/* One choice for one site: written, or (user NULL) deleted. */
-static int site_action_put(void *arg, const char *site, const char *domain, const char *user)
+/* A write here only adds to the batch: what can fail is memory. The server's failures come
+ * when the batch is written (batch_write()). */
+static int put_fail(struct brock_engine *e, const char *what, const char *name)
 {
-    struct brock_engine *e = arg;
-    const char *v[3] = {site, domain, user};
-
-    if (run(e->store, user ? PG_SITE_ACTION_PUT : PG_SITE_ACTION_DEL, user ? 3 : 2, v) < 0)
-        return nomem(e);
-    return 0;
+    (void)what;
+    (void)name;
+    return nomem(e);
 }
 
-/* The choices for one site, with one journal row for all: readers read the table again. */
-static int flush_site_actions(struct brock_engine *e)
-{
-    int n = brock__site_actions_flush(e, site_action_put, e);
+/* No views: an instance reads the page views and daily counts at its start, and only their
+ * forgetting is journaled, at the journal's end (flush_journal_end()). No 'seeded' record:
+ * a database is never written anew under an open connection, as SQLite's file can be, so the
+ * time is the one of the write that records it. */
+const struct brock__store_walk_ops brock__pg_walk = {
+    .reset = put_reset,
+    .journal = journal_add,
+    .action = put_action,
+    .action_del = put_action_del,
+    .snitch = put_snitch,
+    .snitch_del = put_snitch_del,
+    .tracking_del = put_tracking_del,
+    .tracking = put_tracking,
+    .fp = put_fp,
+    .site_action = put_site_action,
+    .settings_clear = put_settings_clear,
+    .setting = put_setting,
+    .meta = put_meta,
+    .page = put_page,
+    .day = put_day,
+    .views = NULL,
+    .seeded = NULL,
+    .fail = put_fail,
+    .rows = brock__pg_rows,
+};
 
-    if (n > 0 && journal_add(e->store, "site_action", "") < 0)
-        return nomem(e);
-    return n < 0 ? n : 0;
-}
+/* ---- writing ---- */
 
-/* The journal trimmed, and the notification the other instances wait for. */
+/* After the walk: 'pages' when page views were forgotten, the journal trimmed, and the
+ * notification the other instances wait for. */
 static int flush_journal_end(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
@@ -496,26 +376,9 @@ static int flush_journal_end(struct brock_engine *e)
     const char *v[1] = {origin};
 
     snprintf(origin, sizeof(origin), "%" PRId64, p->origin);
-    if ((brock__pages_forgot(e) && journal_add(p, "pages", "") < 0) ||
+    if ((brock__pages_forgot(e) && journal_add(e, "pages", "") < 0) ||
         run(p, PG_JOURNAL_TRIM, 1, &keep) < 0 || run(p, PG_NOTIFY, 1, v) < 0)
         return nomem(e);
-    return 0;
-}
-
-/* Every marked change, in the order the tables are written. */
-static int flush_marked(struct brock_engine *e)
-{
-    int rc;
-
-    /* Deletions first: a name deleted and then set again since the last flush is set. */
-    if ((rc = flush_deleted(e)) < 0 || (rc = flush_forgotten(e)) < 0 ||
-        (rc = flush_actions(e)) < 0 || (rc = flush_snitches(e)) < 0 ||
-        (rc = flush_tracking(e)) < 0 || (rc = flush_fp(e)) < 0 ||
-        (rc = flush_site_actions(e)) < 0 || (rc = flush_settings(e)) < 0 ||
-        (rc = flush_pbconfig(e)) < 0 || (rc = brock__pages_flush(e, page_put, e)) < 0 ||
-        (rc = brock__daily_flush(e, day_put, e)) < 0 || (rc = flush_seeded(e)) < 0 ||
-        (rc = flush_journal_end(e)) < 0)
-        return rc;
     return 0;
 }
 
@@ -528,7 +391,7 @@ int brock__pg_batch_make(struct brock_engine *e)
     if (!(p->batch = mem_calloc(1, sizeof(*p->batch))))
         return nomem(e);
     p->batch->made_ms = clock_now_ms();
-    if ((rc = flush_reset(e)) < 0 || (rc = flush_marked(e)) < 0) {
+    if ((rc = brock__store_walk_write(e, &brock__pg_walk)) < 0 || (rc = flush_journal_end(e)) < 0) {
         brock__pg_batch_free(p->batch);
         p->batch = NULL;
     }
@@ -639,8 +502,7 @@ int brock__pg_flush(struct brock_engine *e)
 {
     struct brock__pg *p = e->store;
 
-    if (!e->dirty && !e->deleted.n && !e->forgotten.n && !e->settings_dirty && !e->pbconfig_dirty &&
-        !e->reset_pending && !e->seed_mark)
+    if (!brock__store_unsaved(e))
         return 0;
     return p->bg ? brock__pg_bg_flush(e) : flush_now(e);
 }
@@ -804,13 +666,13 @@ int brock__pg_take_notifications(struct brock__pg *p)
 
 static int apply_action(struct brock_engine *e, const char *domain, const PGresult *r)
 {
+    struct brock__pg_row row;
     int rc;
 
     if (brock__pq->PQntuples(r) == 0)
         return brock__store_action_gone(e, domain);
-    rc = brock__store_action_apply(e, domain, brock__pq->PQgetvalue(r, 0, 0),
-                                   brock__pq->PQgetvalue(r, 0, 1), brock__pg_int(r, 0, 2) != 0,
-                                   brock__pg_int(r, 0, 3));
+    brock__pg_row_init(&row, r, 0);
+    rc = brock__store_row_action(e, domain, &row.r, 0);
     return rc < 0 ? nomem(e) : rc;
 }
 
@@ -818,14 +680,14 @@ static int apply_action(struct brock_engine *e, const char *domain, const PGresu
  * Returns how many were added. */
 static int apply_all_snitches(struct brock_engine *e, const PGresult *r)
 {
+    struct brock__pg_row row;
     int added = 0;
 
     for (int i = 0, n = brock__pq->PQntuples(r); i < n; i++) {
-        int rc = brock__store_snitch_apply(
-            e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
-            brock__pg_text_or_null(r, i, 2), brock__pg_text_or_null(r, i, 3),
-            (int)brock__pg_int(r, i, 4), brock__pg_int(r, i, 5), 1);
+        int rc;
 
+        brock__pg_row_init(&row, r, i);
+        rc = brock__store_row_snitch(e, brock__pq->PQgetvalue(r, i, 0), &row.r, 1, 1);
         if (rc < 0)
             return nomem(e);
         added += rc;
@@ -853,14 +715,12 @@ static int settle_tracker(struct brock_engine *e, const char *tracker)
 
 static int apply_snitch(struct brock_engine *e, const char *tracker, const PGresult *r)
 {
+    struct brock__pg_row row;
     int added = 0, rc = 0;
 
     for (int i = 0, n = brock__pq->PQntuples(r); i < n && added >= 0; i++) {
-        rc = brock__store_snitch_apply(e, tracker, brock__pq->PQgetvalue(r, i, 0),
-                                       brock__pg_text_or_null(r, i, 1),
-                                       brock__pg_text_or_null(r, i, 2), (int)brock__pg_int(r, i, 3),
-                                       brock__pg_int(r, i, 4), 1);
-
+        brock__pg_row_init(&row, r, i);
+        rc = brock__store_row_snitch(e, tracker, &row.r, 0, 1);
         added = rc < 0 ? nomem(e) : added + rc;
     }
     if (added > 0 && (rc = settle_tracker(e, tracker)) < 0)
@@ -871,6 +731,7 @@ static int apply_snitch(struct brock_engine *e, const char *tracker, const PGres
 /* Every action row: memory's entries that the database no longer has go. */
 static int apply_all_actions(struct brock_engine *e, const PGresult *r)
 {
+    struct brock__pg_row row;
     struct strmap seen;
     const char *name;
     void *val;
@@ -879,9 +740,8 @@ static int apply_all_actions(struct brock_engine *e, const PGresult *r)
 
     strmap_init(&seen);
     for (int i = 0, rows = brock__pq->PQntuples(r); i < rows && rc >= 0; i++) {
-        rc = brock__store_action_apply(
-            e, brock__pq->PQgetvalue(r, i, 0), brock__pq->PQgetvalue(r, i, 1),
-            brock__pq->PQgetvalue(r, i, 2), brock__pg_int(r, i, 3) != 0, brock__pg_int(r, i, 4));
+        brock__pg_row_init(&row, r, i);
+        rc = brock__store_row_action(e, brock__pq->PQgetvalue(r, i, 0), &row.r, 1);
         if (rc >= 0 && strmap_put(&seen, brock__pq->PQgetvalue(r, i, 0), (void *)1) < 0)
             rc = BROCK_ENOMEM;
         n += rc > 0;
@@ -896,41 +756,40 @@ static int apply_all_actions(struct brock_engine *e, const PGresult *r)
     return rc < 0 ? nomem(e) : n;
 }
 
-/* brock__store_settings_reload()'s reader: the result being applied. */
+/* brock__store_settings_reload()'s reader: the result being applied (p->applying). */
 static int settings_from_news(struct brock_engine *e)
 {
-    struct brock__pg *p = e->store;
-
-    /* Even a read that fails half-way may have changed disabledSites. */
-    brock__answers_forget(e);
-    return brock__pg_rows(e, p->applying, brock__pg_load_setting);
+    return brock__store_read_settings(e, &brock__pg_walk);
 }
 
+/* A whole table read comes in through the walk's steps, which take its rows from the result
+ * (p->applying) rather than from the database. */
 static int apply_item(struct brock_engine *e, const struct brock__pg_news_item *it)
 {
     struct brock__pg *p = e->store;
     int rc;
 
+    p->applying = it->r;
     switch (it->kind) {
-    case PG_NEWS_ACTION: return apply_action(e, it->name, it->r);
-    case PG_NEWS_SNITCH: return apply_snitch(e, it->name, it->r);
-    case PG_NEWS_SETTINGS:
-        p->applying = it->r;
-        rc = brock__store_settings_reload(e, settings_from_news);
-        p->applying = NULL;
-        return rc;
+    case PG_NEWS_ACTION: rc = apply_action(e, it->name, it->r); break;
+    case PG_NEWS_SNITCH: rc = apply_snitch(e, it->name, it->r); break;
+    case PG_NEWS_SETTINGS: rc = brock__store_settings_reload(e, settings_from_news); break;
     case PG_NEWS_PAGES:
         brock__pages_drop_clean(e);
-        rc = brock__pg_rows(e, it->r, brock__pg_load_page);
-        return rc < 0 ? rc : 1;
+        rc = brock__store_read_table(e, &brock__pg_walk, BROCK__TABLE_PAGE);
+        rc = rc < 0 ? rc : 1;
+        break;
     case PG_NEWS_ACTIONS:
         if (it->drop)
             brock__store_snitches_drop_clean(e);
-        return apply_all_actions(e, it->r);
-    case PG_NEWS_SNITCHES: return apply_all_snitches(e, it->r);
-    case PG_NEWS_SITE_ACTIONS: return brock__pg_site_actions_apply(e, it->r);
-    default: return 0;
+        rc = apply_all_actions(e, it->r);
+        break;
+    case PG_NEWS_SNITCHES: rc = apply_all_snitches(e, it->r); break;
+    case PG_NEWS_SITE_ACTIONS: rc = brock__store_read_site_actions(e, &brock__pg_walk); break;
+    default: rc = 0;
     }
+    p->applying = NULL;
+    return rc;
 }
 
 int brock__pg_news_apply(struct brock_engine *e, const struct brock__pg_news *news)

@@ -13,12 +13,14 @@ static int reload_action(struct brock_engine *e, const char *domain)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_ACTION_GET];
+    struct brock__sqlite_row row;
     int rc;
 
+    brock__sqlite_row_init(&row, st);
     brock__store_bind_text(st, 1, domain);
     rc = brock__store_step(s, st);
     if (rc == SQLITE_ROW) {
-        rc = brock__sqlite_action_apply(e, domain, st, 0);
+        rc = brock__store_row_action(e, domain, &row.r, 0);
         sqlite3_reset(st);
         return rc < 0 ? brock__fail(e, rc, "out of memory") : rc;
     }
@@ -33,11 +35,13 @@ static int reload_snitch(struct brock_engine *e, const char *tracker)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_SNITCH_GET];
+    struct brock__sqlite_row row;
     int rc, added = 0;
 
+    brock__sqlite_row_init(&row, st);
     brock__store_bind_text(st, 1, tracker);
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
-        int r = brock__sqlite_snitch_apply(e, tracker, st, 0, 1);
+        int r = brock__store_row_snitch(e, tracker, &row.r, 0, 1);
         if (r < 0) {
             sqlite3_reset(st);
             return brock__fail(e, r, "out of memory");
@@ -58,7 +62,7 @@ static int reload_pages(struct brock_engine *e)
     int rc;
 
     brock__pages_drop_clean(e);
-    rc = brock__store_pages_read(e);
+    rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_PAGE);
     return rc < 0 ? rc : 1;
 }
 
@@ -66,7 +70,7 @@ static int reload_pages(struct brock_engine *e)
  * unwritten ones. */
 static int reload_daily(struct brock_engine *e)
 {
-    int rc = brock__store_daily_read(e);
+    int rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_DAY);
 
     return rc < 0 ? rc : 1;
 }
@@ -116,7 +120,7 @@ static int journal_apply(struct brock_engine *e)
         else if (!strcmp(kind, "daily"))
             r = reload_daily(e);
         else if (!strcmp(kind, "site_action"))
-            r = brock__store_site_actions_read(e);
+            r = brock__store_read_site_actions(e, &brock__sqlite_walk);
         else
             r = 0; /* a kind from a later version: nothing here reads it */
         if (r < 0) {
@@ -138,14 +142,16 @@ static int resync_all(struct brock_engine *e)
 {
     struct brock__store *s = e->store;
     sqlite3_stmt *st = s->st[ST_ACTION_ALL];
+    struct brock__sqlite_row row;
     const struct snitch *last = NULL;
     const char *name;
     void *val;
     size_t it = 0;
     int rc, r, n = 0;
 
+    brock__sqlite_row_init(&row, st);
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
-        if ((r = brock__sqlite_action_apply(e, brock__store_column_text(st, 0), st, 1)) < 0)
+        if ((r = brock__store_row_action(e, brock__store_column_text(st, 0), &row.r, 1)) < 0)
             goto nomem;
         n += r;
     }
@@ -160,10 +166,11 @@ static int resync_all(struct brock_engine *e)
         n += r;
     }
     st = s->st[ST_SNITCH_ALL];
+    brock__sqlite_row_init(&row, st);
     while ((rc = brock__store_step(s, st)) == SQLITE_ROW) {
         const char *tracker = brock__store_column_text(st, 0);
 
-        if ((r = brock__sqlite_snitch_apply(e, tracker, st, 1, 1)) < 0)
+        if ((r = brock__store_row_snitch(e, tracker, &row.r, 1, 1)) < 0)
             goto nomem;
         if (r > 0 && strmap_get(&e->snitches, tracker) != last) {
             last = strmap_get(&e->snitches, tracker);
@@ -173,7 +180,7 @@ static int resync_all(struct brock_engine *e)
     sqlite3_reset(st);
     if (rc != SQLITE_DONE)
         return brock__store_fail(e, "read", "the snitch map");
-    if ((r = brock__store_site_actions_read(e)) < 0)
+    if ((r = brock__store_read_site_actions(e, &brock__sqlite_walk)) < 0)
         return r;
     n += r;
     if ((r = brock__store_settings_reload(e, brock__store_settings_read)) < 0)
