@@ -338,17 +338,14 @@ static int setup_meta(struct brock_engine *e, int *fresh)
     return 0;
 }
 
-/* Opens the connection as how says, checks the file is a sound brock database of a version
- * known here and sets it up. Nothing is written to a file that fails the checks. Returns 0,
- * STORE_CANT_WRITE (s->sqlerr saying why) or a negative error. */
-static int store_setup(struct brock_engine *e, int *fresh, int how)
+/* Opens the connection as how says. Returns 0, STORE_CANT_WRITE (s->sqlerr saying why) or a
+ * negative error. */
+static int store_connect(struct brock_engine *e, int how)
 {
     struct brock__store *s = e->store;
-    int64_t version = 0;
-    char uri[PATH_MAX * 3 + 32], damage[256];
+    char uri[PATH_MAX * 3 + 32];
     int rc;
 
-    s->sqlerr[0] = '\0';
     if (how != OPEN_RW && path_uri(s, how, uri, sizeof(uri)) < 0)
         return brock__fail(e, BROCK_EIO, "the state database name %s is too long", s->path);
     rc = sqlite3_open_v2(
@@ -365,8 +362,19 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
         return STORE_CANT_WRITE;
     }
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    return 0;
+}
+
+/* Checks that the file is a sound brock database of a version known here (and one that this
+ * open can bring up to date), its version into *version. Nothing is written. Returns 0,
+ * STORE_CANT_WRITE or a negative error. */
+static int store_check_file(struct brock_engine *e, int how, int64_t *version)
+{
+    struct brock__store *s = e->store;
+    char damage[256];
+
     /* The first read of the header: a file that is not SQLite fails here, untouched. */
-    if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK) {
+    if (pragma_int(s, "PRAGMA user_version", version) != SQLITE_OK) {
         if (how != OPEN_IMMUTABLE && is_cant_write(s->sqlcode)) {
             if (how == OPEN_RW)
                 note_readonly(s);
@@ -374,22 +382,52 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
         }
         return brock__store_fail(e, "read the state database", NULL);
     }
-    if (version > STORE_SCHEMA_VERSION)
+    if (*version > STORE_SCHEMA_VERSION)
         return brock__fail(e, BROCK_ESTORE,
                            "%s: the state database has schema version %lld, newer than this "
                            "brock knows (%d); brock did not change it - use a newer brock",
-                           s->path, (long long)version, STORE_SCHEMA_VERSION);
+                           s->path, (long long)*version, STORE_SCHEMA_VERSION);
     /* Every page of the tables is read (about as long as loading them): a damaged file is
      * reported here, before anything is written to it. */
     if (quick_check(s, damage, sizeof(damage)) != SQLITE_OK)
         return brock__store_fail(e, "check the state database", NULL);
     if (damage[0])
         return corrupt_fail(e, s->path, damage);
-    if (how != OPEN_RW && version < STORE_SCHEMA_VERSION)
+    if (how != OPEN_RW && *version < STORE_SCHEMA_VERSION)
         return brock__fail(e, BROCK_ESTORE,
                            "%s: the state database has schema version %lld and cannot be "
                            "written, so this brock cannot bring it up to date",
-                           s->path, (long long)version);
+                           s->path, (long long)*version);
+    return 0;
+}
+
+/* Every statement of brock__store_stmt_sql prepared. Returns 0 or a negative error. */
+static int store_prepare(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(s->db, brock__store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                               &s->st[i], NULL) != SQLITE_OK) {
+            note_err(s, SQLITE_ERROR);
+            return brock__store_fail(e, "prepare a statement for", "the state database");
+        }
+    }
+    return 0;
+}
+
+/* Opens the connection as how says, checks the file is a sound brock database of a version
+ * known here and sets it up. Nothing is written to a file that fails the checks. Returns 0,
+ * STORE_CANT_WRITE (s->sqlerr saying why) or a negative error. */
+static int store_setup(struct brock_engine *e, int *fresh, int how)
+{
+    struct brock__store *s = e->store;
+    int64_t version = 0;
+    int rc;
+
+    s->sqlerr[0] = '\0';
+    if ((rc = store_connect(e, how)) != 0 || (rc = store_check_file(e, how, &version)) != 0)
+        return rc;
     if (how == OPEN_RW) {
         /* NORMAL: in WAL mode a commit survives the process being killed; a power loss may
          * lose the last commits, never the file's consistency. */
@@ -399,14 +437,7 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
         if (version < STORE_SCHEMA_VERSION && (rc = schema_create(e)) < 0)
             return rc;
     }
-    for (int i = 0; i < ST_COUNT; i++) {
-        if (sqlite3_prepare_v3(s->db, brock__store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-                               &s->st[i], NULL) != SQLITE_OK) {
-            note_err(s, SQLITE_ERROR);
-            return brock__store_fail(e, "prepare a statement for", "the state database");
-        }
-    }
-    if ((rc = setup_meta(e, fresh)) < 0)
+    if ((rc = store_prepare(e)) < 0 || (rc = setup_meta(e, fresh)) < 0)
         return rc;
     s->readonly = how != OPEN_RW;
     sqlite3_randomness(sizeof(s->origin), &s->origin);
@@ -530,25 +561,16 @@ static int store_open_read(struct brock_engine *e, struct brock__store *s, const
     return rc;
 }
 
-int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
+/* Opening for an engine that writes: the folder and the database made when missing, then
+ * opened read-write, or read-only when it cannot be written (readonly_why says why), or
+ * immutable. A state that cannot be made at all, for want of permission, is kept in memory.
+ * s is the engine's or freed, whatever happens. */
+static int store_open_write(struct brock_engine *e, struct brock__store *s, const char *dir,
+                            int *fresh)
 {
-    struct brock__store *s;
     struct stat st;
     int rc;
 
-    *fresh = 0;
-    e->readonly_why[0] = '\0';
-    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-        return brock__fail(e, BROCK_EIO, "the state folder %s is not a folder", dir);
-    s = mem_calloc(1, sizeof(*s));
-    if (!s)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    if (snprintf(s->path, sizeof(s->path), "%s/brock.db", dir) >= (int)sizeof(s->path)) {
-        mem_free(s);
-        return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
-    }
-    if (e->read_only)
-        return store_open_read(e, s, dir, fresh);
     /* A folder that may hold a state but will not say (one closed to this user) is refused
      * as a read-only open refuses it. Taken for a state that cannot be made, it would be run
      * from memory: a new state, seeded, without the user's choices or disabled sites. */
@@ -598,6 +620,27 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
     if (!s->readonly)
         note_opened(s);
     return 0;
+}
+
+int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
+{
+    struct brock__store *s;
+    struct stat st;
+
+    *fresh = 0;
+    e->readonly_why[0] = '\0';
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return brock__fail(e, BROCK_EIO, "the state folder %s is not a folder", dir);
+    s = mem_calloc(1, sizeof(*s));
+    if (!s)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (snprintf(s->path, sizeof(s->path), "%s/brock.db", dir) >= (int)sizeof(s->path)) {
+        mem_free(s);
+        return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
+    }
+    if (e->read_only)
+        return store_open_read(e, s, dir, fresh);
+    return store_open_write(e, s, dir, fresh);
 }
 
 /* ---- the files under the connection, for store_watch.c ---- */
