@@ -255,7 +255,7 @@ enum {
 int brock__fail(struct brock_engine *e, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- domain.c: host names, base domains, third parties ---- */
+/* ---- address.c: URLs' hosts and IP addresses ---- */
 
 /* Whether host (normalised) is an IP address as Privacy Badger tests it (IPv4 in dotted
  * decimal, octal or hex, all digits, or anything with a colon, IPv6). */
@@ -273,6 +273,8 @@ int brock__is_private(const char *host);
 /* The same without the first byte's shortcut: the reference brock__is_private() must agree
  * with (a plain engine and the differential tests use it). */
 int brock__is_private_plain(const char *host);
+
+/* ---- domain.c: host names, base domains, third parties ---- */
 
 /* The ways brock_host_normalize() can read a name: the full reference (brackets, a trailing
  * dot, IDNA, the ASCII rules), and the fast paths that stand in for it on a name already
