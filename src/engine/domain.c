@@ -751,6 +751,73 @@ static int plain_name(const char *host, size_t len)
  * being one (its base is itself either way). */
 enum { PS_NO, PS_YES, PS_UNKNOWN };
 
+/* The slot of e's cache that holds the host of hash h and length len, or NULL; *set is the
+ * set the hash picks (NULL: no cache to use). */
+static inline struct brock__base_slot *base_cache_find(const struct brock_engine *e, uint64_t h,
+                                                       size_t len, struct brock__base_slot **set)
+{
+    struct brock__base_slot *s;
+
+    *set = NULL;
+    if (!e->base_cache || e->plain)
+        return NULL;
+    s = *set = &e->base_cache->slot[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
+    for (size_t w = 0; w < BASE_CACHE_WAYS; w++)
+        if (s[w].hash == h && s[w].len == len + 1)
+            return &s[w];
+    return NULL;
+}
+
+static int base_off(const struct brock_engine *e, const char *host, size_t len, int *is_ps,
+                    int need_ps);
+
+/* The base of a plain name (plain_name()) worked out from its parent's, as base_off() says;
+ * -1 when libpsl must be asked. *is_ps is set only to PS_UNKNOWN, for a parent that is a
+ * public suffix. */
+static inline int base_from_parent(const struct brock_engine *e, const char *host, size_t len,
+                                   int *is_ps, int need_ps)
+{
+    const char *parent = (const char *)memchr(host, '.', len) + 1;
+    size_t plen = len - (size_t)(parent - host);
+    int parent_ps, poff;
+
+    pthread_once(&psl_parents_once, psl_parents_read);
+    if (!psl_parents_ok || (poff = base_off(e, parent, plen, &parent_ps, 1)) < 0)
+        return -1;
+    if (parent_ps == PS_YES && !need_ps) {
+        *is_ps = PS_UNKNOWN;
+        return 0;
+    }
+    if (parent_ps == PS_NO && !strmap_getn(&psl_parents, parent, plen))
+        return poff + (int)(parent - host);
+    return -1;
+}
+
+/* Keeps the base of host (hash h, len bytes) in set: in the host's own slot, else an empty
+ * one. A base worked out from the parent's costs a look-up to work out again, one libpsl
+ * answered (asked) costs libpsl: the first takes only a slot of its kind, the second any:
+ * one of the first kind, else the one its hash names. A stream of new hosts under a few
+ * sites then leaves their parents' bases in place. */
+static inline void base_cache_put(struct brock__base_slot *set, struct brock__base_slot *slot,
+                                  uint64_t h, size_t len, int off, int is_ps, int asked)
+{
+    for (size_t w = 0; !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].len)
+            slot = &set[w];
+    for (size_t w = 0; !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].asked)
+            slot = &set[w];
+    if (!slot && asked)
+        slot = &set[(h >> 32) & (BASE_CACHE_WAYS - 1)];
+    if (slot) {
+        slot->hash = h;
+        slot->len = (uint16_t)(len + 1);
+        slot->off = (uint16_t)off;
+        slot->is_ps = (uint8_t)is_ps;
+        slot->asked = (uint8_t)asked;
+    }
+}
+
 /* The base of host (len bytes, 0 < len < BROCK_HOST_MAX, NUL-terminated) as its offset in
  * host; *is_ps tells whether host is a public suffix (PS_*; never PS_UNKNOWN when need_ps).
  * -1 when it has none (the caller gives ""). libpsl's answer is the name before the longest
@@ -762,35 +829,16 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
 {
     char tmp[BROCK_HOST_MAX];
     uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
-    struct brock__base_slot *set = NULL, *slot = NULL;
+    struct brock__base_slot *set, *slot = base_cache_find(e, h, len, &set);
     int off = -1, asked = 0;
 
-    if (e->base_cache && !e->plain) {
-        set = &e->base_cache->slot[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
-        for (size_t w = 0; w < BASE_CACHE_WAYS && !slot; w++)
-            if (set[w].hash == h && set[w].len == len + 1)
-                slot = &set[w];
-    }
     if (slot && !(need_ps && slot->is_ps == PS_UNKNOWN)) {
         *is_ps = slot->is_ps;
         return slot->off;
     }
     *is_ps = PS_NO;
-    if (set && plain_name(host, len)) {
-        const char *parent = (const char *)memchr(host, '.', len) + 1;
-        size_t plen = len - (size_t)(parent - host);
-        int parent_ps, poff;
-
-        pthread_once(&psl_parents_once, psl_parents_read);
-        if (psl_parents_ok && (poff = base_off(e, parent, plen, &parent_ps, 1)) >= 0) {
-            if (parent_ps == PS_YES && !need_ps) {
-                off = 0;
-                *is_ps = PS_UNKNOWN;
-            } else if (parent_ps == PS_NO && !strmap_getn(&psl_parents, parent, plen)) {
-                off = poff + (int)(parent - host);
-            }
-        }
-    }
+    if (set && plain_name(host, len))
+        off = base_from_parent(e, host, len, is_ps, need_ps);
     if (off < 0) {
         int n = base_domain(host, tmp, is_ps);
 
@@ -801,25 +849,8 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
         if (set)
             e->base_cache->asked++;
     }
-    /* The host's own slot, else an empty one. A base worked out from the parent's costs a
-     * look-up to work out again, one libpsl answered costs libpsl: the first takes only a
-     * slot of its kind, the second any: one of the first kind, else the one its hash names.
-     * A stream of new hosts under a few sites then leaves their parents' bases in place. */
-    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
-        if (!set[w].len)
-            slot = &set[w];
-    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
-        if (!set[w].asked)
-            slot = &set[w];
-    if (set && !slot && asked)
-        slot = &set[(h >> 32) & (BASE_CACHE_WAYS - 1)];
-    if (slot) {
-        slot->hash = h;
-        slot->len = (uint16_t)(len + 1);
-        slot->off = (uint16_t)off;
-        slot->is_ps = (uint8_t)*is_ps;
-        slot->asked = (uint8_t)asked;
-    }
+    if (set)
+        base_cache_put(set, slot, h, len, off, *is_ps, asked);
     return off;
 }
 
