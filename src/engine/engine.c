@@ -4,6 +4,7 @@
  * syncing with the store, freeing; plus error strings, the allocator and small shared helpers.
  */
 #include "engine/engine.h"
+#include "engine/export.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * that need a cookieblocked or allowed name of the same base), and the names whose cookies
  * go. Computed once from the resolved actions, so that every format writes the same choices.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include <stdio.h>
 #include <stdlib.h>
