@@ -5,6 +5,7 @@
  */
 #include "engine/engine.h"
 #include "engine/export.h"
+#include "engine/store_api.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * deleted or replaced. Loading the maps is
  * store_load.c, writing what changed store_flush.c, picking up what other processes wrote
  * store_poll.c, noticing that the file changed under the connection store_watch.c. It is the
- * default back end of engine.h's store interface; its table is at the end of this file.
+ * default back end of store_api.h's store interface; its table is at the end of this file.
  */
 #include "engine/store.h"
 

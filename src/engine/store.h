@@ -5,7 +5,7 @@
  * store_load.c (rows into the maps), store_flush.c (writing a batch), store_poll.c (picking up
  * other processes' changes), store_watch.c (noticing that the file was deleted or replaced)
  * and store_merge.c (memory into a new file, or into a restored one). The rest of the engine
- * reaches it only through engine.h's store interface.
+ * reaches it only through store_api.h's store interface.
  */
 #ifndef BROCK_ENGINE_STORE_H
 #define BROCK_ENGINE_STORE_H
@@ -16,7 +16,7 @@
 
 #include <sqlite3.h>
 
-#include "engine/engine.h"
+#include "engine/store_api.h"
 
 /* The prepared statements, by id; store_sql.c holds their SQL. */
 enum {
@@ -90,7 +90,7 @@ struct brock__store {
     int committed; /* a write succeeded since the open */
 };
 
-/* ---- the back end's calls (engine.h's struct brock__store_ops) ---- */
+/* ---- the back end's calls (store_api.h's struct brock__store_ops) ---- */
 
 int brock__sqlite_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
