@@ -239,7 +239,7 @@ static void conn_learn_flags(struct conn *c)
  * only for a script loaded there since the page was given its token. The other workers hear
  * of a pair when it is new, and of a later load once a second at most (a token's time is in
  * seconds). */
-static void conn_capture_load(struct conn *c, const struct brock_decision *d)
+static void conn_note_load(struct conn *c, const struct brock_decision *d)
 {
     struct exchange *x = &c->c_ex;
     struct proxy *px = c->px;
@@ -324,7 +324,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     conn_widget_allowances(c, &req, allow, frame);
     conn_decide_request(c, &req, d);
     conn_learn_flags(c);
-    conn_capture_load(c, d);
+    conn_note_load(c, d);
     conn_count_metrics(c->px, d);
     conn_count_daily(c, d);
     conn_note_page_view(c, d);
