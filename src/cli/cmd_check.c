@@ -126,10 +126,11 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
 
 /* check's options and its URL: the request's type into req, the URL into *url, its host
  * into host, the site's URL into *site_url (NULL: none) and its host into site. Returns
- * CLI_OK to go on, else the command's result after a message. */
+ * CLI_OK with *done 0 to go on, else the command's result after a message (or after --help,
+ * with *done set). */
 static int check_args(const struct cmd_entry *self, int argc, char **argv,
                       struct brock_request *req, const char **url, char *host,
-                      const char **site_url, char *site)
+                      const char **site_url, char *site, int *done)
 {
     static const struct option opts[] = {
         {"site", required_argument, NULL, 's'},
@@ -139,6 +140,7 @@ static int check_args(const struct cmd_entry *self, int argc, char **argv,
     };
     int c;
 
+    *done = 0;
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
         if (c == 's') {
@@ -151,6 +153,7 @@ static int check_args(const struct cmd_entry *self, int argc, char **argv,
                                        "websocket or object");
             req->type = (enum brock_resource_type)t;
         } else {
+            *done = 1;
             return cli_getopt_other(self, c, argv);
         }
     }
@@ -172,10 +175,10 @@ static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int arg
     struct brock_engine *e = NULL;
     struct brock_decision d;
     json_t *o = NULL;
-    int rc;
+    int rc, done;
 
-    rc = check_args(self, argc, argv, &req, &url, host, &site_url, site);
-    if (rc != CLI_OK)
+    rc = check_args(self, argc, argv, &req, &url, host, &site_url, site, &done);
+    if (rc != CLI_OK || done)
         return rc;
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)

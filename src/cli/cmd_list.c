@@ -356,9 +356,10 @@ static void print_rows(const struct list_ctx *c)
 }
 
 /* list's options into ctx, *json and *site_arg, the site normalised into site (BROCK_HOST_MAX
- * bytes). Returns CLI_OK to go on, else the command's result after a message. */
+ * bytes). Returns CLI_OK with *done 0 to go on, else the command's result after a message (or
+ * after --help, with *done set). */
 static int list_options(const struct cmd_entry *self, int argc, char **argv, struct list_ctx *ctx,
-                        int *json, const char **site_arg, char *site)
+                        int *json, const char **site_arg, char *site, int *done)
 {
     enum { OPT_JSON = 256, OPT_SITE, OPT_ALL, OPT_ACTION, OPT_LEARNED, OPT_COUNT };
     static const struct option opts[] = {
@@ -374,6 +375,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
     char bad[80];
     int c;
 
+    *done = 0;
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -389,7 +391,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
             break;
         case OPT_LEARNED: ctx->learned_only = 1; break;
         case OPT_COUNT: ctx->count = 1; break;
-        default: return cli_getopt_other(self, c, argv);
+        default: *done = 1; return cli_getopt_other(self, c, argv);
         }
     }
     if (optind < argc)
@@ -440,11 +442,11 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
     const char *site_arg = NULL;
     struct brock_engine *e = NULL;
     struct list_ctx ctx;
-    int rc, json = 0, err;
+    int rc, json = 0, err, done;
 
     memset(&ctx, 0, sizeof(ctx));
-    rc = list_options(self, argc, argv, &ctx, &json, &site_arg, site);
-    if (rc != CLI_OK)
+    rc = list_options(self, argc, argv, &ctx, &json, &site_arg, site, &done);
+    if (rc != CLI_OK || done)
         return rc;
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
