@@ -125,9 +125,9 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
 }
 
 /* check's options and its URL: the request's type into req, the URL into *url, its host
- * into host, the site's URL into *site_url (NULL: none) and its host into site. Returns
- * CLI_OK with *done 0 to go on, else the command's result after a message (or after --help,
- * with *done set). */
+ * into host, the site's URL into *site_url (NULL: none) and its host into site. *done is 0
+ * when the command is to go on (CLI_OK); else it is set, and the command's result (after a
+ * message, or after --help) is returned. */
 static int check_args(const struct cmd_entry *self, int argc, char **argv,
                       struct brock_request *req, const char **url, char *host,
                       const char **site_url, char *site, int *done)
@@ -140,7 +140,7 @@ static int check_args(const struct cmd_entry *self, int argc, char **argv,
     };
     int c;
 
-    *done = 0;
+    *done = 1; /* until the options say to go on */
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
         if (c == 's') {
@@ -153,7 +153,6 @@ static int check_args(const struct cmd_entry *self, int argc, char **argv,
                                        "websocket or object");
             req->type = (enum brock_resource_type)t;
         } else {
-            *done = 1;
             return cli_getopt_other(self, c, argv);
         }
     }
@@ -164,6 +163,7 @@ static int check_args(const struct cmd_entry *self, int argc, char **argv,
         return cli_error(self, "'%s' is not an http(s) URL or a host name", *url);
     if (*site_url && (!is_web(*site_url) || brock_url_host(*site_url, site) < 0))
         return cli_error(self, "--site '%s' is not an http(s) URL or a host name", *site_url);
+    *done = 0;
     return CLI_OK;
 }
 

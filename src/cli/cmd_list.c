@@ -356,8 +356,8 @@ static void print_rows(const struct list_ctx *c)
 }
 
 /* list's options into ctx, *json and *site_arg, the site normalised into site (BROCK_HOST_MAX
- * bytes). Returns CLI_OK with *done 0 to go on, else the command's result after a message (or
- * after --help, with *done set). */
+ * bytes). *done is 0 when the command is to go on (CLI_OK); else it is set, and the command's
+ * result (after a message, or after --help) is returned. */
 static int list_options(const struct cmd_entry *self, int argc, char **argv, struct list_ctx *ctx,
                         int *json, const char **site_arg, char *site, int *done)
 {
@@ -375,7 +375,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
     char bad[80];
     int c;
 
-    *done = 0;
+    *done = 1; /* until the options say to go on */
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
@@ -391,7 +391,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
             break;
         case OPT_LEARNED: ctx->learned_only = 1; break;
         case OPT_COUNT: ctx->count = 1; break;
-        default: *done = 1; return cli_getopt_other(self, c, argv);
+        default: return cli_getopt_other(self, c, argv);
         }
     }
     if (optind < argc)
@@ -402,6 +402,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
         return cli_usage(self, "--count and --json do not go together");
     if (ctx->actions & 1u << BROCK_NOACTION)
         ctx->all = 1;
+    *done = 0;
     return CLI_OK;
 }
 
