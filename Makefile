@@ -259,8 +259,28 @@ lint-installed:
 	@scripts/rooms || { echo 'lint: a file includes a header of a room it may not use' >&2; exit 1; }
 	@clang-format --dry-run --Werror $(FORMAT_FILES) || \
 		{ echo 'lint: the files above do not follow .clang-format (make format mends them)' >&2; exit 1; }
-	@command -v pmccabe >/dev/null && pmccabe -v $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) \
-		| sort -nr | head -20 || true
+	@mkdir -p $(BUILD)/lint
+	@pmccabe $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) > $(BUILD)/lint/pmccabe.txt
+	@awk '$$5 > $(FUNC_MAX) || ($$5 > $(FUNC_COMPLEX_MAX) && $$1 > $(COMPLEXITY_MAX)) { \
+		at = $$6; sub(/\(/, ":", at); sub(/\):$$/, "", at); bad = 1; \
+		printf "%s: %s() has %d lines, complexity %d (at most %d, or %d past complexity %d)\n", \
+			at, $$7, $$5, $$1, $(FUNC_MAX), $(FUNC_COMPLEX_MAX), $(COMPLEXITY_MAX) } \
+		END { exit bad }' $(BUILD)/lint/pmccabe.txt || \
+		{ echo 'lint: the functions above are too long (split them into named steps)' >&2; exit 1; }
+	@wc -l $(SIZE_FILES) | awk '$$2 != "total" && $$1 > $(FILE_MAX) { bad = 1; \
+		printf "%s: %d lines (at most %d)\n", $$2, $$1, $(FILE_MAX) } END { exit bad }' || \
+		{ echo 'lint: the files above are too long (move a part into a file of its own)' >&2; exit 1; }
+
+# How long a function or a file of src/ may grow before `make lint` fails on it (STYLE.md
+# section 1: past these, look for the second idea it hides): a function of more than FUNC_MAX
+# lines, or of more than FUNC_COMPLEX_MAX with a modified McCabe complexity (pmccabe's first
+# column) over COMPLEXITY_MAX; a .c or .h file of more than FILE_MAX lines. Functions are
+# measured in the .c files only: pmccabe reads a header's declarations as bodies.
+FUNC_MAX := 80
+FUNC_COMPLEX_MAX := 60
+COMPLEXITY_MAX := 15
+FILE_MAX := 1000
+SIZE_FILES := $(wildcard src/*/*.[ch])
 
 # Every C file of the tree follows .clang-format; `make lint` fails on one that does not.
 FORMAT_FILES := $(wildcard include/*.h src/*/*.[ch] tests/unit/*.[ch] tests/integration/*.[ch] \

@@ -180,6 +180,60 @@ static int trust_cmd(struct cli *cli, const struct cmd_entry *self, const char *
     return CLI_OK;
 }
 
+/* Asks the terminal once whether to run cmd (`ca install` with sudo) now, no being the
+ * default, and keeps beside the CA (asked) that it was asked. Returns 1 for a yes. */
+static int offer_ask(const char *asked, const char *cmd)
+{
+    char answer[16] = "";
+
+    fprintf(stderr,
+            "brock sees inside HTTPS, where nearly the whole web is, only once this "
+            "machine trusts its CA.\nInstall it now (`%s`, which asks for your "
+            "password)? [y/N] ",
+            cmd);
+    if (!fgets(answer, sizeof(answer), stdin))
+        answer[0] = '\0';
+    if (file_write_atomic(asked, "", 0, 0600) < 0)
+        fprintf(stderr, "brock: %s cannot be written: this will be asked again\n", asked);
+    if (answer[0] != 'y' && answer[0] != 'Y') {
+        fprintf(stderr, "brock: not installed; `%s` does it later\n", cmd);
+        return 0;
+    }
+    return 1;
+}
+
+/* Runs this brock's `ca install` for the state, with sudo unless brock is root; cmd is how
+ * the messages name it. Returns CLI_OK, or the command's result after a message. */
+static int offer_install(struct cli *cli, const struct cmd_entry *self, const char *cmd)
+{
+    char w_sudo[] = "sudo", w_ca[] = "ca", w_install[] = "install", w_state[] = "--state";
+    char exe[PATH_MAX], state[PATH_MAX];
+    char *argv[] = {w_sudo, exe, w_state, state, w_ca, w_install, NULL};
+    int status = 0;
+    ssize_t n;
+    pid_t pid;
+
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return cli_error(self, "cannot tell where brock is: run `%s` yourself", cmd);
+    exe[n] = '\0';
+    fflush(NULL);
+    snprintf(state, sizeof(state), "%s", cli->state_dir);
+    pid = fork();
+
+    if (pid == 0) {
+        /* Root needs no sudo, and may have none. */
+        char **run = geteuid() == 0 ? argv + 1 : argv;
+
+        execvp(run[0], run);
+        dprintf(2, "brock: %s cannot be run: %s\n", run[0], strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return cli_error(self, "`%s` did not finish well (above); brock runs all the same", cmd);
+    return CLI_OK;
+}
+
 /* `make run`'s first step: a new user is led to seeing inside HTTPS. The CA is made if there
  * is none; then, unless it is trusted already, a terminal is asked once (the answer is kept
  * beside the CA, so a later `make run` does not ask again) whether to run `ca install` with
@@ -187,9 +241,8 @@ static int trust_cmd(struct cli *cli, const struct cmd_entry *self, const char *
  * printed. Nothing is installed without a yes. */
 static int offer(struct cli *cli, const struct cmd_entry *self, const char *cert)
 {
-    char err[4096 + 256], cmd[4096 + 64], asked[PATH_MAX], exe[PATH_MAX], answer[16] = "";
+    char err[4096 + 256], cmd[4096 + 64], asked[PATH_MAX];
     struct trust t;
-    ssize_t n;
 
     if (access(cert, F_OK) != 0) {
         if (ca_create(cli->state_dir, 0, err, sizeof(err)) < 0)
@@ -209,48 +262,9 @@ static int offer(struct cli *cli, const struct cmd_entry *self, const char *cert
                 cmd);
         return CLI_OK;
     }
-    fprintf(stderr,
-            "brock sees inside HTTPS, where nearly the whole web is, only once this "
-            "machine trusts its CA.\nInstall it now (`%s`, which asks for your "
-            "password)? [y/N] ",
-            cmd);
-    if (!fgets(answer, sizeof(answer), stdin))
-        answer[0] = '\0';
-    if (file_write_atomic(asked, "", 0, 0600) < 0)
-        fprintf(stderr, "brock: %s cannot be written: this will be asked again\n", asked);
-    if (answer[0] != 'y' && answer[0] != 'Y') {
-        fprintf(stderr, "brock: not installed; `%s` does it later\n", cmd);
+    if (!offer_ask(asked, cmd))
         return CLI_OK;
-    }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
-        return cli_error(self, "cannot tell where brock is: run `%s` yourself", cmd);
-    exe[n] = '\0';
-    fflush(NULL);
-    {
-        char w_sudo[] = "sudo", w_ca[] = "ca", w_install[] = "install", w_state[] = "--state";
-        char state[PATH_MAX];
-        char *argv[] = {w_sudo, exe, w_state, state, w_ca, w_install, NULL};
-        int status = 0;
-        pid_t pid;
-
-        snprintf(state, sizeof(state), "%s", cli->state_dir);
-        pid = fork();
-
-        if (pid == 0) {
-            /* Root needs no sudo, and may have none. */
-            char **run = geteuid() == 0 ? argv + 1 : argv;
-
-            execvp(run[0], run);
-            dprintf(2, "brock: %s cannot be run: %s\n", run[0], strerror(errno));
-            _exit(127);
-        }
-        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-            WEXITSTATUS(status) != 0)
-            return cli_error(self, "`%s` did not finish well (above); brock runs all the same",
-                             cmd);
-    }
-    return CLI_OK;
+    return offer_install(cli, self, cmd);
 }
 
 static int cmd_ca_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)

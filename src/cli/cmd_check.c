@@ -124,7 +124,13 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
     return o;
 }
 
-static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+/* check's options and its URL: the request's type into req, the URL into *url, its host
+ * into host, the site's URL into *site_url (NULL: none) and its host into site. *done is 0
+ * when the command is to go on (CLI_OK); else it is set, and the command's result (after a
+ * message, or after --help) is returned. */
+static int check_args(const struct cmd_entry *self, int argc, char **argv,
+                      struct brock_request *req, const char **url, char *host,
+                      const char **site_url, char *site, int *done)
 {
     static const struct option opts[] = {
         {"site", required_argument, NULL, 's'},
@@ -132,37 +138,48 @@ static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int arg
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
-    const char *site_url = NULL, *url;
-    struct brock_request req = {.type = BROCK_RESOURCE_OTHER};
-    struct brock_engine *e = NULL;
-    struct brock_decision d;
-    json_t *o = NULL;
-    int c, rc;
+    int c;
 
+    *done = 1; /* until the options say to go on */
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
         if (c == 's') {
-            site_url = optarg;
+            *site_url = optarg;
         } else if (c == 't') {
             int t = brock_resource_type_parse(optarg);
             if (t < 0)
                 return cli_usage(self, "--type: use other, main_frame, sub_frame, script, "
                                        "stylesheet, image, font, media, xmlhttprequest, ping, "
                                        "websocket or object");
-            req.type = (enum brock_resource_type)t;
+            req->type = (enum brock_resource_type)t;
         } else {
             return cli_getopt_other(self, c, argv);
         }
     }
     if (argc - optind != 1)
         return cli_usage(self, argc == optind ? "a URL is needed" : "one URL only, please");
-    url = argv[optind];
-    if (!is_web(url) || brock_url_host(url, host) < 0)
-        return cli_error(self, "'%s' is not an http(s) URL or a host name", url);
-    if (site_url && (!is_web(site_url) || brock_url_host(site_url, site) < 0))
-        return cli_error(self, "--site '%s' is not an http(s) URL or a host name", site_url);
+    *url = argv[optind];
+    if (!is_web(*url) || brock_url_host(*url, host) < 0)
+        return cli_error(self, "'%s' is not an http(s) URL or a host name", *url);
+    if (*site_url && (!is_web(*site_url) || brock_url_host(*site_url, site) < 0))
+        return cli_error(self, "--site '%s' is not an http(s) URL or a host name", *site_url);
+    *done = 0;
+    return CLI_OK;
+}
 
+static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
+    const char *site_url = NULL, *url = NULL;
+    struct brock_request req = {.type = BROCK_RESOURCE_OTHER};
+    struct brock_engine *e = NULL;
+    struct brock_decision d;
+    json_t *o = NULL;
+    int rc, done;
+
+    rc = check_args(self, argc, argv, &req, &url, host, &site_url, site, &done);
+    if (rc != CLI_OK || done)
+        return rc;
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;

@@ -355,7 +355,11 @@ static void print_rows(const struct list_ctx *c)
                *c->rows[i].sites ? c->rows[i].sites : "-");
 }
 
-static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+/* list's options into ctx, *json and *site_arg, the site normalised into site (BROCK_HOST_MAX
+ * bytes). *done is 0 when the command is to go on (CLI_OK); else it is set, and the command's
+ * result (after a message, or after --help) is returned. */
+static int list_options(const struct cmd_entry *self, int argc, char **argv, struct list_ctx *ctx,
+                        int *json, const char **site_arg, char *site, int *done)
 {
     enum { OPT_JSON = 256, OPT_SITE, OPT_ALL, OPT_ACTION, OPT_LEARNED, OPT_COUNT };
     static const struct option opts[] = {
@@ -368,43 +372,83 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    char site[BROCK_HOST_MAX], bad[80];
-    const char *site_arg = NULL;
-    struct brock_engine *e = NULL;
-    struct list_ctx ctx;
-    unsigned flags = 0;
-    int c, rc, json = 0, err;
+    char bad[80];
+    int c;
 
-    memset(&ctx, 0, sizeof(ctx));
+    *done = 1; /* until the options say to go on */
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
-        case OPT_JSON: json = 1; break;
-        case OPT_SITE: site_arg = optarg; break;
-        case OPT_ALL: ctx.all = 1; break;
+        case OPT_JSON: *json = 1; break;
+        case OPT_SITE: *site_arg = optarg; break;
+        case OPT_ALL: ctx->all = 1; break;
         case OPT_ACTION:
-            if (actions_parse(optarg, &ctx.actions, bad, sizeof(bad)) < 0)
+            if (actions_parse(optarg, &ctx->actions, bad, sizeof(bad)) < 0)
                 return cli_usage(self,
                                  "--action: '%s' is not one of block, cookieblock, allow, "
                                  "dnt, noaction, user_block, user_cookieblock, user_allow",
                                  bad);
             break;
-        case OPT_LEARNED: ctx.learned_only = 1; break;
-        case OPT_COUNT: ctx.count = 1; break;
+        case OPT_LEARNED: ctx->learned_only = 1; break;
+        case OPT_COUNT: ctx->count = 1; break;
         default: return cli_getopt_other(self, c, argv);
         }
     }
     if (optind < argc)
         return cli_usage(self, "'%s': list takes no arguments", argv[optind]);
-    if (site_arg && brock_host_normalize(site_arg, strlen(site_arg), site) < 0)
-        return cli_error(self, "--site '%s' is not a domain name", site_arg);
-    if (ctx.count && json)
+    if (*site_arg && brock_host_normalize(*site_arg, strlen(*site_arg), site) < 0)
+        return cli_error(self, "--site '%s' is not a domain name", *site_arg);
+    if (ctx->count && *json)
         return cli_usage(self, "--count and --json do not go together");
-    if (ctx.actions & 1u << BROCK_NOACTION)
-        ctx.all = 1;
-    if (ctx.all)
-        flags |= BROCK_TRACKERS_ALL;
+    if (ctx->actions & 1u << BROCK_NOACTION)
+        ctx->all = 1;
+    *done = 0;
+    return CLI_OK;
+}
 
+/* The rows of the list into ctx: site's trackers (NULL: every tracker), then the domains
+ * chosen on sites that no row named. Returns 0 or a negative BROCK_E*. */
+static int list_rows(struct brock_engine *e, const char *site, struct list_ctx *ctx)
+{
+    int err = brock_site_actions(e, site, &ctx->choices, &ctx->n_choices);
+
+    if (err >= 0 && !(ctx->listed = mem_calloc(ctx->n_choices, 1)))
+        err = BROCK_ENOMEM;
+    if (err >= 0)
+        err =
+            site ? list_site(e, site, ctx)
+                 : brock_trackers_each(e, NULL, ctx->all ? BROCK_TRACKERS_ALL : 0, on_tracker, ctx);
+    /* Filtered by action or learning, a list leaves the domains chosen on sites alone. */
+    if (err >= 0 && !ctx->actions && !ctx->learned_only)
+        err = add_chosen(ctx, e);
+    return err;
+}
+
+static void list_ctx_cleanup(struct list_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->n && ctx->rows; i++) {
+        mem_free(ctx->rows[i].domain);
+        mem_free(ctx->rows[i].sites);
+        mem_free(ctx->rows[i].choices);
+    }
+    mem_free(ctx->rows);
+    brock_free(ctx->choices);
+    mem_free(ctx->listed);
+    json_decref(ctx->json);
+}
+
+static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    char site[BROCK_HOST_MAX];
+    const char *site_arg = NULL;
+    struct brock_engine *e = NULL;
+    struct list_ctx ctx;
+    int rc, json = 0, err, done;
+
+    memset(&ctx, 0, sizeof(ctx));
+    rc = list_options(self, argc, argv, &ctx, &json, &site_arg, site, &done);
+    if (rc != CLI_OK || done)
+        return rc;
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
@@ -412,15 +456,7 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
         rc = cli_error(self, "out of memory");
         goto out;
     }
-    err = brock_site_actions(e, site_arg ? site : NULL, &ctx.choices, &ctx.n_choices);
-    if (err >= 0 && !(ctx.listed = mem_calloc(ctx.n_choices, 1)))
-        err = BROCK_ENOMEM;
-    if (err >= 0)
-        err = site_arg ? list_site(e, site, &ctx)
-                       : brock_trackers_each(e, NULL, flags, on_tracker, &ctx);
-    /* Filtered by action or learning, a list leaves the domains chosen on sites alone. */
-    if (err >= 0 && !ctx.actions && !ctx.learned_only)
-        err = add_chosen(&ctx, e);
+    err = list_rows(e, site_arg ? site : NULL, &ctx);
     if (err < 0) {
         rc = cli_error(self, "cannot list the trackers: %s", brock_strerror(err));
         goto out;
@@ -432,15 +468,7 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
     else if (json_dumpf(ctx.json, stdout, JSON_INDENT(2)) < 0 || fputc('\n', stdout) == EOF)
         rc = cli_error(self, "cannot write to standard output");
 out:
-    for (size_t i = 0; i < ctx.n && ctx.rows; i++) {
-        mem_free(ctx.rows[i].domain);
-        mem_free(ctx.rows[i].sites);
-        mem_free(ctx.rows[i].choices);
-    }
-    mem_free(ctx.rows);
-    brock_free(ctx.choices);
-    mem_free(ctx.listed);
-    json_decref(ctx.json);
+    list_ctx_cleanup(&ctx);
     return cli_close(self, e, rc);
 }
 

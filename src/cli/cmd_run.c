@@ -191,6 +191,90 @@ static void run_args_cleanup(struct run_args *a)
     mem_free(a->pp_from);
 }
 
+/* --no-intercept: alone, it turns interception off; with a host pattern (--no-intercept=GLOB,
+ * or the next word as --no-intercept GLOB always took it) it passes those hosts unseen. */
+static int run_no_intercept(struct run_args *a, char **argv)
+{
+    struct proxy_options *o = &a->o;
+    const char *glob = optarg;
+
+    if (!glob && argv && argv[optind] && argv[optind][0] != '-')
+        glob = argv[optind++];
+    if (!glob)
+        o->https = PROXY_HTTPS_OFF;
+    else if (!*glob)
+        return cli_usage(a->self, "--no-intercept= needs a host pattern");
+    else
+        run_list_add(a, LIST_NO_INTERCEPT, a->no_intercept, &o->n_no_intercept, glob);
+    return CLI_OK;
+}
+
+static int run_no_proxy(struct run_args *a)
+{
+    char err[256];
+
+    if (dash_no_proxy_check(optarg, err, sizeof(err)) < 0)
+        return cli_usage(a->self, "%s", err);
+    run_list_add(a, LIST_NO_PROXY, a->no_proxy, &a->o.n_no_proxy, optarg);
+    return CLI_OK;
+}
+
+/* The options given in seconds: the two timeouts and --grace. */
+static int run_seconds_option(struct run_args *a, int c)
+{
+    struct proxy_options *o = &a->o;
+    long v;
+
+    if (c != OPT_GRACE) {
+        if (run_seconds(optarg,
+                        c == OPT_HEADER_TIMEOUT ? &o->header_timeout : &o->upstream_timeout) < 0)
+            return cli_usage(a->self, "--%s '%s': expected whole seconds from 1 to 3600",
+                             c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
+                             optarg);
+        return CLI_OK;
+    }
+    if (run_number(optarg, 0, 3600, &v) < 0)
+        return cli_usage(a->self, "--grace '%s': expected whole seconds from 0 to 3600", optarg);
+    o->grace = (int)v;
+    return CLI_OK;
+}
+
+/* The options that count: --workers, --max-client-connections, --max-learned-trackers. */
+static int run_count_option(struct run_args *a, int c)
+{
+    const struct cmd_entry *self = a->self;
+    struct proxy_options *o = &a->o;
+    long v;
+
+    switch (c) {
+    case OPT_WORKERS:
+        if (strcmp(optarg, "auto") == 0)
+            v = (long)proxy_workers_default();
+        else if (run_number(optarg, 1, PROXY_MAX_WORKERS, &v) < 0)
+            return cli_usage(self, "--workers '%s': expected 'auto' or a whole number from 1 to %d",
+                             optarg, PROXY_MAX_WORKERS);
+        o->workers = (unsigned)v;
+        break;
+    case OPT_MAX_CLIENT:
+        if (run_number(optarg, 0, PROXY_MAX_CLIENT_CONNECTIONS, &v) < 0)
+            return cli_usage(self,
+                             "--max-client-connections '%s': expected a whole number "
+                             "from 0 (no cap) to %d",
+                             optarg, PROXY_MAX_CLIENT_CONNECTIONS);
+        o->max_client_connections = (size_t)v;
+        break;
+    default: /* OPT_MAX_LEARNED */
+        if (run_number(optarg, 1, BROCK_MAX_LEARNED_MAX, &v) < 0)
+            return cli_usage(self,
+                             "--max-learned-trackers '%s': expected a whole number from "
+                             "1 to %d",
+                             optarg, BROCK_MAX_LEARNED_MAX);
+        o->max_learned = (size_t)v;
+        break;
+    }
+    return CLI_OK;
+}
+
 /* One option of run's (c, from getopt_long, with optarg). Returns CLI_OK, or the command's
  * result after a message (or after --help, with a->done set). */
 static int run_option(void *arg, int c, char **argv)
@@ -202,29 +286,8 @@ static int run_option(void *arg, int c, char **argv)
     switch (c) {
     case OPT_LISTEN: o->listen = optarg; break;
     case OPT_INTERCEPT: o->https = PROXY_HTTPS_FORCED; break;
-    case OPT_NO_INTERCEPT: {
-        /* Alone, it turns interception off; with a host pattern (--no-intercept=GLOB, or the
-         * next word as --no-intercept GLOB always took it) it passes those hosts unseen. */
-        const char *glob = optarg;
-
-        if (!glob && argv && argv[optind] && argv[optind][0] != '-')
-            glob = argv[optind++];
-        if (!glob)
-            o->https = PROXY_HTTPS_OFF;
-        else if (!*glob)
-            return cli_usage(self, "--no-intercept= needs a host pattern");
-        else
-            run_list_add(a, LIST_NO_INTERCEPT, a->no_intercept, &o->n_no_intercept, glob);
-        break;
-    }
-    case OPT_NO_PROXY: {
-        char err[256];
-
-        if (dash_no_proxy_check(optarg, err, sizeof(err)) < 0)
-            return cli_usage(self, "%s", err);
-        run_list_add(a, LIST_NO_PROXY, a->no_proxy, &o->n_no_proxy, optarg);
-        break;
-    }
+    case OPT_NO_INTERCEPT: return run_no_intercept(a, argv);
+    case OPT_NO_PROXY: return run_no_proxy(a);
     case OPT_RESOLVE: run_list_add(a, LIST_RESOLVE, a->resolve, &o->n_resolve, optarg); break;
     case OPT_NO_UPDATE: o->no_update = 1; break;
     case OPT_NO_INJECT: o->no_inject = 1; break;
@@ -247,53 +310,10 @@ static int run_option(void *arg, int c, char **argv)
         break;
     case OPT_HEADER_TIMEOUT:
     case OPT_UPSTREAM_TIMEOUT:
-        if (run_seconds(optarg,
-                        c == OPT_HEADER_TIMEOUT ? &o->header_timeout : &o->upstream_timeout) < 0)
-            return cli_usage(self, "--%s '%s': expected whole seconds from 1 to 3600",
-                             c == OPT_HEADER_TIMEOUT ? "header-timeout" : "upstream-timeout",
-                             optarg);
-        break;
-    case OPT_GRACE: {
-        long v;
-
-        if (run_number(optarg, 0, 3600, &v) < 0)
-            return cli_usage(self, "--grace '%s': expected whole seconds from 0 to 3600", optarg);
-        o->grace = (int)v;
-        break;
-    }
-    case OPT_WORKERS: {
-        long v;
-
-        if (strcmp(optarg, "auto") == 0)
-            v = (long)proxy_workers_default();
-        else if (run_number(optarg, 1, PROXY_MAX_WORKERS, &v) < 0)
-            return cli_usage(self, "--workers '%s': expected 'auto' or a whole number from 1 to %d",
-                             optarg, PROXY_MAX_WORKERS);
-        o->workers = (unsigned)v;
-        break;
-    }
-    case OPT_MAX_CLIENT: {
-        long v;
-
-        if (run_number(optarg, 0, PROXY_MAX_CLIENT_CONNECTIONS, &v) < 0)
-            return cli_usage(self,
-                             "--max-client-connections '%s': expected a whole number "
-                             "from 0 (no cap) to %d",
-                             optarg, PROXY_MAX_CLIENT_CONNECTIONS);
-        o->max_client_connections = (size_t)v;
-        break;
-    }
-    case OPT_MAX_LEARNED: {
-        long v;
-
-        if (run_number(optarg, 1, BROCK_MAX_LEARNED_MAX, &v) < 0)
-            return cli_usage(self,
-                             "--max-learned-trackers '%s': expected a whole number from "
-                             "1 to %d",
-                             optarg, BROCK_MAX_LEARNED_MAX);
-        o->max_learned = (size_t)v;
-        break;
-    }
+    case OPT_GRACE: return run_seconds_option(a, c);
+    case OPT_WORKERS:
+    case OPT_MAX_CLIENT:
+    case OPT_MAX_LEARNED: return run_count_option(a, c);
     default: a->done = 1; return cli_getopt_other(self, c, argv);
     }
     return CLI_OK;

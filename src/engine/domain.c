@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <strings.h>
 
 #include <idn2.h>
 #include <libpsl.h>
@@ -535,263 +534,6 @@ int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_
     return n;
 }
 
-/* ---- URLs ---- */
-
-static bool is_scheme(const char *s, size_t len)
-{
-    if (len == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
-        return false;
-    for (size_t i = 1; i < len; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '+' || c == '-' || c == '.'))
-            return false;
-    }
-    return true;
-}
-
-/* An empty port is allowed, as browsers allow "http://host:/". */
-static bool is_port(const char *s, size_t len)
-{
-    unsigned long v = 0;
-
-    if (len > 5)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned long)(s[i] - '0');
-    }
-    return v <= 65535;
-}
-
-/* host[:port] or [v6][:port], normalised into out. */
-static int authority_host(const char *a, size_t len, char *out)
-{
-    const char *colon;
-
-    if (len > 0 && a[0] == '[') {
-        const char *close = memchr(a, ']', len);
-        size_t hlen;
-        if (!close)
-            return BROCK_EINVAL;
-        hlen = (size_t)(close - a) + 1;
-        if (hlen < len && (a[hlen] != ':' || !is_port(a + hlen + 1, len - hlen - 1)))
-            return BROCK_EINVAL;
-        return brock_host_normalize(a, hlen, out);
-    }
-    colon = memchr(a, ':', len);
-    if (colon) {
-        size_t hlen = (size_t)(colon - a);
-        if (!is_port(colon + 1, len - hlen - 1))
-            return BROCK_EINVAL;
-        len = hlen;
-    }
-    return brock_host_normalize(a, len, out);
-}
-
-int brock_url_host(const char *url, char *out)
-{
-    const char *p, *end, *at, *sep;
-
-    if (!out)
-        return BROCK_EINVAL;
-    out[0] = '\0';
-    if (!url)
-        return BROCK_EINVAL;
-    p = url;
-    /* blob: and filesystem: wrap another URL whose host is the one that counts. */
-    for (;;) {
-        sep = strchr(p, ':');
-        if (!sep || !is_scheme(p, (size_t)(sep - p)))
-            break;
-        if ((sep - p == 4 && strncasecmp(p, "blob", 4) == 0) ||
-            (sep - p == 10 && strncasecmp(p, "filesystem", 10) == 0)) {
-            p = sep + 1;
-            continue;
-        }
-        if (sep[1] == '/' && sep[2] == '/')
-            p = sep + 3;
-        break;
-    }
-    if (p == url && p[0] == '/' && p[1] == '/')
-        p += 2;
-    /* Browsers end an http(s) authority at a backslash too; so must we, or
-     * "http://a.example\@b.example/" would be read as b.example. */
-    end = p + strcspn(p, "/?#\\");
-    if (p == url) {
-        /* A bare host or host:port, as in a CONNECT request. Two colons or more without
-         * brackets can only be an IPv6 address. */
-        const char *c = memchr(p, ':', (size_t)(end - p));
-        if (p[0] != '[' && c && memchr(c + 1, ':', (size_t)(end - c - 1)))
-            return brock_host_normalize(p, (size_t)(end - p), out);
-        /* Only a URL's authority may end in an empty port ("http://host:/"): a bare
-         * "http:" or "https:?x" is a scheme with nothing after it, not a host. */
-        if (c && c + 1 == end)
-            return BROCK_EINVAL;
-        return authority_host(p, (size_t)(end - p), out);
-    }
-    /* The last '@' ends the userinfo, as browsers read it: a password may hold an '@'. */
-    at = NULL;
-    for (const char *q = p; q < end; q++)
-        if (*q == '@')
-            at = q;
-    if (at)
-        p = at + 1;
-    return authority_host(p, (size_t)(end - p), out);
-}
-
-/* The bytes of a plain host that are their own normal form: lower-case letters, digits, '-',
- * '_' and '.'. */
-static const unsigned char plain_lower[256] = {
-    ['-'] = 1, ['.'] = 1, ['_'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
-    ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
-    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1,
-    ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1,
-    ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
-};
-
-/* The common URL's host, checked byte by byte against what brock_url_host() reads: the
- * scheme is not blob: or filesystem:, no '@' can end a userinfo, and the authority ends
- * where brock_url_host() ends it. */
-const char *brock__url_plain_host(const char *url, size_t *len)
-{
-    const char *h, *p;
-
-    /* Byte by byte: a shorter string is never read past its end. */
-    if (url[0] != 'h' || url[1] != 't' || url[2] != 't' || url[3] != 'p')
-        return NULL;
-    h = url + 4 + (url[4] == 's');
-    if (h[0] != ':' || h[1] != '/' || h[2] != '/')
-        return NULL;
-    h += 3;
-    for (p = h; plain_lower[(unsigned char)*p]; p++)
-        ;
-    *len = (size_t)(p - h);
-    if (*p == ':') {
-        const char *port = ++p;
-
-        while (*p >= '0' && *p <= '9')
-            p++;
-        if (!is_port(port, (size_t)(p - port)))
-            return NULL;
-    }
-    return *p == '\0' || *p == '/' || *p == '?' || *p == '#' || *p == '\\' ? h : NULL;
-}
-
-/* ---- IP addresses and private hosts ---- */
-
-/* One octet of Privacy Badger's IPv4 pattern: decimal 0-255 (up to three digits), octal
- * written 0nnn, or hex 0xN / 0xNN. */
-static bool is_v4_octet(const char *s, size_t n)
-{
-    bool digits = n > 0;
-
-    if (n >= 3 && n <= 4 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        for (size_t i = 2; i < n; i++)
-            if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
-                  (s[i] >= 'A' && s[i] <= 'F')))
-                return false;
-        return true;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (s[i] < '0' || s[i] > '9')
-            digits = false;
-    if (!digits)
-        return false;
-    if (n <= 2)
-        return true;
-    if (n == 3)
-        return s[0] == '0' || s[0] == '1' || (s[0] == '2' && s[1] <= '4') ||
-               (s[0] == '2' && s[1] == '5' && s[2] <= '5');
-    return n == 4 && s[0] == '0' && s[1] <= '7' && s[2] <= '7' && s[3] <= '7';
-}
-
-static bool is_ipv4(const char *h)
-{
-    size_t len = strlen(h), parts = 0;
-    const char *p = h;
-    bool hex = len == 10 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X');
-
-    if (len > 0 && strspn(h, "0123456789") == len)
-        return true;
-    if (hex) {
-        for (size_t i = 2; i < len; i++)
-            if (!strchr("0123456789abcdefABCDEF", h[i]))
-                hex = false;
-        if (hex)
-            return true;
-    }
-    for (;;) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        if (!is_v4_octet(p, n) || ++parts > 4)
-            return false;
-        if (!dot)
-            break;
-        p = dot + 1;
-    }
-    return parts == 4;
-}
-
-int brock__is_ip(const char *host)
-{
-    struct in6_addr a;
-
-    if (!host || !*host)
-        return 0;
-    /* Only a real IPv6 address counts: "foo.bar.2001::7334" is a name to Privacy Badger. */
-    if (strchr(host, ':'))
-        return inet_pton(AF_INET6, host, &a) == 1;
-    return is_ipv4(host);
-}
-
-/* Privacy Badger reads four dot-separated decimal numbers of 0-255; anything else is not an
- * address to it (and so not private). */
-static bool ipv4_number(const char *h, uint32_t *ip)
-{
-    uint32_t v = 0;
-    const char *p = h;
-
-    for (int i = 0; i < 4; i++) {
-        unsigned long octet = 0;
-        size_t n = strspn(p, "0123456789");
-        if (n == 0 || n > 3 || (i < 3 && p[n] != '.') || (i == 3 && p[n] != '\0'))
-            return false;
-        for (size_t k = 0; k < n; k++)
-            octet = octet * 10 + (unsigned long)(p[k] - '0');
-        if (octet > 255)
-            return false;
-        v = v << 8 | (uint32_t)octet;
-        p += n + 1;
-    }
-    *ip = v;
-    return true;
-}
-
-int brock__is_private_plain(const char *host)
-{
-    uint32_t ip;
-
-    if (!host)
-        return 0;
-    if (strcmp(host, "localhost") == 0)
-        return 1;
-    if (!ipv4_number(host, &ip))
-        return 0;
-    return (ip & 0xff000000u) == 0x7f000000u || (ip & 0xff000000u) == 0x0a000000u ||
-           (ip & 0xfff00000u) == 0xac100000u || (ip & 0xffff0000u) == 0xc0a80000u;
-}
-
-int brock__is_private(const char *host)
-{
-    /* Only "localhost" and dotted decimal numbers are: a name that starts otherwise is not
-     * read further. */
-    if (!host || (*host != 'l' && (*host < '0' || *host > '9')))
-        return 0;
-    return brock__is_private_plain(host);
-}
-
 /* ---- base domains ---- */
 
 /* brock_base_domain(), telling in *is_ps whether host is a public suffix itself. */
@@ -1009,6 +751,73 @@ static int plain_name(const char *host, size_t len)
  * being one (its base is itself either way). */
 enum { PS_NO, PS_YES, PS_UNKNOWN };
 
+/* The slot of e's cache that holds the host of hash h and length len, or NULL; *set is the
+ * set the hash picks (NULL: no cache to use). */
+static inline struct brock__base_slot *base_cache_find(const struct brock_engine *e, uint64_t h,
+                                                       size_t len, struct brock__base_slot **set)
+{
+    struct brock__base_slot *s;
+
+    *set = NULL;
+    if (!e->base_cache || e->plain)
+        return NULL;
+    s = *set = &e->base_cache->slot[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
+    for (size_t w = 0; w < BASE_CACHE_WAYS; w++)
+        if (s[w].hash == h && s[w].len == len + 1)
+            return &s[w];
+    return NULL;
+}
+
+static int base_off(const struct brock_engine *e, const char *host, size_t len, int *is_ps,
+                    int need_ps);
+
+/* The base of a plain name (plain_name()) worked out from its parent's, as base_off() says;
+ * -1 when libpsl must be asked. *is_ps is set only to PS_UNKNOWN, for a parent that is a
+ * public suffix. */
+static inline int base_from_parent(const struct brock_engine *e, const char *host, size_t len,
+                                   int *is_ps, int need_ps)
+{
+    const char *parent = (const char *)memchr(host, '.', len) + 1;
+    size_t plen = len - (size_t)(parent - host);
+    int parent_ps, poff;
+
+    pthread_once(&psl_parents_once, psl_parents_read);
+    if (!psl_parents_ok || (poff = base_off(e, parent, plen, &parent_ps, 1)) < 0)
+        return -1;
+    if (parent_ps == PS_YES && !need_ps) {
+        *is_ps = PS_UNKNOWN;
+        return 0;
+    }
+    if (parent_ps == PS_NO && !strmap_getn(&psl_parents, parent, plen))
+        return poff + (int)(parent - host);
+    return -1;
+}
+
+/* Keeps the base of host (hash h, len bytes) in set: in the host's own slot, else an empty
+ * one. A base worked out from the parent's costs a look-up to work out again, one libpsl
+ * answered (asked) costs libpsl: the first takes only a slot of its kind, the second any:
+ * one of the first kind, else the one its hash names. A stream of new hosts under a few
+ * sites then leaves their parents' bases in place. */
+static inline void base_cache_put(struct brock__base_slot *set, struct brock__base_slot *slot,
+                                  uint64_t h, size_t len, int off, int is_ps, int asked)
+{
+    for (size_t w = 0; !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].len)
+            slot = &set[w];
+    for (size_t w = 0; !slot && w < BASE_CACHE_WAYS; w++)
+        if (!set[w].asked)
+            slot = &set[w];
+    if (!slot && asked)
+        slot = &set[(h >> 32) & (BASE_CACHE_WAYS - 1)];
+    if (slot) {
+        slot->hash = h;
+        slot->len = (uint16_t)(len + 1);
+        slot->off = (uint16_t)off;
+        slot->is_ps = (uint8_t)is_ps;
+        slot->asked = (uint8_t)asked;
+    }
+}
+
 /* The base of host (len bytes, 0 < len < BROCK_HOST_MAX, NUL-terminated) as its offset in
  * host; *is_ps tells whether host is a public suffix (PS_*; never PS_UNKNOWN when need_ps).
  * -1 when it has none (the caller gives ""). libpsl's answer is the name before the longest
@@ -1020,35 +829,16 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
 {
     char tmp[BROCK_HOST_MAX];
     uint64_t h = hash_final(hash_mix(e->actions.seed ^ 0xcbf29ce484222325ULL, host, len));
-    struct brock__base_slot *set = NULL, *slot = NULL;
+    struct brock__base_slot *set, *slot = base_cache_find(e, h, len, &set);
     int off = -1, asked = 0;
 
-    if (e->base_cache && !e->plain) {
-        set = &e->base_cache->slot[h & (BASE_CACHE_SLOTS - BASE_CACHE_WAYS)];
-        for (size_t w = 0; w < BASE_CACHE_WAYS && !slot; w++)
-            if (set[w].hash == h && set[w].len == len + 1)
-                slot = &set[w];
-    }
     if (slot && !(need_ps && slot->is_ps == PS_UNKNOWN)) {
         *is_ps = slot->is_ps;
         return slot->off;
     }
     *is_ps = PS_NO;
-    if (set && plain_name(host, len)) {
-        const char *parent = (const char *)memchr(host, '.', len) + 1;
-        size_t plen = len - (size_t)(parent - host);
-        int parent_ps, poff;
-
-        pthread_once(&psl_parents_once, psl_parents_read);
-        if (psl_parents_ok && (poff = base_off(e, parent, plen, &parent_ps, 1)) >= 0) {
-            if (parent_ps == PS_YES && !need_ps) {
-                off = 0;
-                *is_ps = PS_UNKNOWN;
-            } else if (parent_ps == PS_NO && !strmap_getn(&psl_parents, parent, plen)) {
-                off = poff + (int)(parent - host);
-            }
-        }
-    }
+    if (set && plain_name(host, len))
+        off = base_from_parent(e, host, len, is_ps, need_ps);
     if (off < 0) {
         int n = base_domain(host, tmp, is_ps);
 
@@ -1059,25 +849,8 @@ static int base_off(const struct brock_engine *e, const char *host, size_t len, 
         if (set)
             e->base_cache->asked++;
     }
-    /* The host's own slot, else an empty one. A base worked out from the parent's costs a
-     * look-up to work out again, one libpsl answered costs libpsl: the first takes only a
-     * slot of its kind, the second any: one of the first kind, else the one its hash names.
-     * A stream of new hosts under a few sites then leaves their parents' bases in place. */
-    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
-        if (!set[w].len)
-            slot = &set[w];
-    for (size_t w = 0; set && !slot && w < BASE_CACHE_WAYS; w++)
-        if (!set[w].asked)
-            slot = &set[w];
-    if (set && !slot && asked)
-        slot = &set[(h >> 32) & (BASE_CACHE_WAYS - 1)];
-    if (slot) {
-        slot->hash = h;
-        slot->len = (uint16_t)(len + 1);
-        slot->off = (uint16_t)off;
-        slot->is_ps = (uint8_t)*is_ps;
-        slot->asked = (uint8_t)asked;
-    }
+    if (set)
+        base_cache_put(set, slot, h, len, off, *is_ps, asked);
     return off;
 }
 

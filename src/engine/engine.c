@@ -4,6 +4,8 @@
  * syncing with the store, freeing; plus error strings, the allocator and small shared helpers.
  */
 #include "engine/engine.h"
+#include "engine/export.h"
+#include "engine/store_api.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -239,21 +241,13 @@ static void engine_free(struct brock_engine *e)
     mem_free(e);
 }
 
-int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out, char *err,
-                      size_t errlen)
+/* A new engine with empty maps and cfg's switches, or NULL when out of memory. */
+static struct brock_engine *engine_alloc(const struct brock_config *cfg)
 {
-    struct brock_engine *e;
-    int fresh = 0, rc;
+    struct brock_engine *e = mem_calloc(1, sizeof(*e));
 
-    *out = NULL;
-    if (err && errlen)
-        err[0] = '\0';
-    e = mem_calloc(1, sizeof(*e));
-    if (!e) {
-        if (err)
-            snprintf(err, errlen, "out of memory");
-        return BROCK_ENOMEM;
-    }
+    if (!e)
+        return NULL;
     strmap_init(&e->actions);
     strmap_init(&e->site_actions);
     strmap_init(&e->site_index);
@@ -270,37 +264,58 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     e->read_only = cfg->read_only;
     /* The one clock read for a pause: a state opened after its end finds it over. */
     e->expire_now = clock_now_ms();
+    return e;
+}
+
+/* The default settings and the caches decisions use. Returns 0 or BROCK_ENOMEM. */
+static int engine_settings_init(struct brock_engine *e)
+{
     e->settings = brock__settings_default();
-    if (!e->settings || brock__base_cache_init(e) < 0 || brock__answers_init(e) < 0) {
-        rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
-        goto fail;
-    }
+    if (!e->settings || brock__base_cache_init(e) < 0 || brock__answers_init(e) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
     brock__settings_changed(e);
+    return 0;
+}
+
+/* Privacy Badger's lists, the store and what it holds, and the seed for a new state. Returns
+ * 0 or a negative BROCK_E* with errmsg set. */
+static int engine_load_state(struct brock_engine *e, const struct brock_config *cfg)
+{
+    int fresh = 0, rc;
 
     if (cfg->data_dir && (rc = brock__lists_load(e, cfg->data_dir)) < 0)
-        goto fail;
+        return rc;
     if (cfg->store || cfg->state_dir) {
         rc = cfg->store ? brock__pg_open(e, cfg->store, &fresh)
                         : brock__sqlite_open(e, cfg->state_dir, &fresh);
         if (rc < 0 || (rc = brock__store_load(e)) < 0)
-            goto fail;
+            return rc;
     } else {
         fresh = 1;
     }
     if ((rc = brock__pbconfig_restore(e)) < 0)
-        goto fail;
+        return rc;
     /* A new state gets the seed now, in memory; it is written, with the record that it was
      * seeded (or made without the seed, and so to stay), at the first brock_sync(). */
     if (fresh && cfg->no_seed) {
         e->seed_mark = BROCK__SEED_NONE;
     } else if (fresh && e->lists.seed_path[0]) {
         if ((rc = brock__load_seed(e)) < 0)
-            goto fail;
+            return rc;
         e->seed_mark = BROCK__SEED_LOADED;
     }
+    return 0;
+}
+
+/* What follows loading: learning's order, expired page views and counters, the marks of what
+ * cannot be saved cleared, the store's thread started. Returns 0 or a negative BROCK_E*. */
+static int engine_settle(struct brock_engine *e, const struct brock_config *cfg)
+{
+    int rc;
+
     brock__learned_order(e);
     if ((rc = brock__pages_expire(e, 1)) < 0)
-        goto fail;
+        return rc;
     brock__daily_expire(e, 1);
     if (!e->store)
         e->dirty = 0;
@@ -312,6 +327,27 @@ int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out,
     /* Loaded: from here on a store thread may do the store's work. */
     if (cfg->store_thread && e->store && !e->read_only && !e->readonly_why[0] &&
         e->store_ops->background && (rc = e->store_ops->background(e)) < 0)
+        return rc;
+    return 0;
+}
+
+int brock_engine_open(const struct brock_config *cfg, struct brock_engine **out, char *err,
+                      size_t errlen)
+{
+    struct brock_engine *e;
+    int rc;
+
+    *out = NULL;
+    if (err && errlen)
+        err[0] = '\0';
+    e = engine_alloc(cfg);
+    if (!e) {
+        if (err)
+            snprintf(err, errlen, "out of memory");
+        return BROCK_ENOMEM;
+    }
+    if ((rc = engine_settings_init(e)) < 0 || (rc = engine_load_state(e, cfg)) < 0 ||
+        (rc = engine_settle(e, cfg)) < 0)
         goto fail;
     *out = e;
     return 0;

@@ -2,7 +2,8 @@
 /*
  * The engine's internals, shared by the files of src/engine/ and by its unit tests: the
  * in-memory maps Privacy Badger keeps (action map, snitch map, tracking map, fp_scripts,
- * settings), the lists it reads, and the functions each file offers the others.
+ * settings), the lists it reads, and the functions each file offers the others; those of
+ * exporting are in export.h, the store interface in store_api.h.
  */
 #ifndef BROCK_ENGINE_H
 #define BROCK_ENGINE_H
@@ -255,7 +256,7 @@ enum {
 int brock__fail(struct brock_engine *e, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- domain.c: host names, base domains, third parties ---- */
+/* ---- address.c: URLs' hosts and IP addresses ---- */
 
 /* Whether host (normalised) is an IP address as Privacy Badger tests it (IPv4 in dotted
  * decimal, octal or hex, all digits, or anything with a colon, IPv6). */
@@ -273,6 +274,8 @@ int brock__is_private(const char *host);
 /* The same without the first byte's shortcut: the reference brock__is_private() must agree
  * with (a plain engine and the differential tests use it). */
 int brock__is_private_plain(const char *host);
+
+/* ---- domain.c: host names, base domains, third parties ---- */
 
 /* The ways brock_host_normalize() can read a name: the full reference (brackets, a trailing
  * dot, IDNA, the ASCII rules), and the fast paths that stand in for it on a name already
@@ -765,123 +768,6 @@ int brock__names_from_json(json_t *arrays, const char *(*trim)(const char *),
  * when out of memory. */
 json_t *brock__settings_default(void);
 
-/* ---- export.c and export_*.c ---- */
-
-struct buf;
-
-/* A writer gets the engine, the export's flags (enum brock_export_flags) and the buffer to
- * append to; returns 0, BROCK_ENOMEM. */
-struct brock__exporter {
-    const char *name;
-    int (*write)(struct brock_engine *e, unsigned flags, struct buf *out);
-};
-
-#define BROCK__EXPORTER(name)                                                                      \
-    int brock__export_##name(struct brock_engine *e, unsigned flags, struct buf *out)              \
-        BROCK_NODISCARD_INTERNAL;
-BROCK__EXPORTER(pb)
-BROCK__EXPORTER(hosts)
-BROCK__EXPORTER(abp)
-BROCK__EXPORTER(adguard)
-BROCK__EXPORTER(ubo)
-BROCK__EXPORTER(dnsmasq)
-BROCK__EXPORTER(unbound)
-BROCK__EXPORTER(rpz)
-BROCK__EXPORTER(privoxy)
-BROCK__EXPORTER(dnr)
-BROCK__EXPORTER(safari)
-#undef BROCK__EXPORTER
-
-/* export_plan.c: what a block list must say, computed once for every format. A rule names
- * a domain and what the format must do there; unless the format names hosts one by one, the
- * rule reaches the names below it too, except where a deeper rule says otherwise. */
-struct brock__rule {
-    char *name;
-    enum brock_effect effect;  /* what the rule does at name and below (exact: at name only) */
-    enum brock_effect context; /* what the rules above it do there: BROCK_PASS when none */
-    unsigned depth;            /* rules above it */
-    int exact;        /* the rule holds for name alone, and the names below it keep context: a
-                         public suffix's own choice, or a name's own DNT policy */
-    int before_exact; /* an exact rule for the same name follows, deeper */
-};
-
-/* A choice for one site only, as a list says it: on the pages of site (a base domain), name
- * and the names below it get effect, above every rule of the list. */
-struct brock__site_rule {
-    char site[BROCK_HOST_MAX];
-    char name[BROCK_HOST_MAX];
-    enum brock_effect effect;
-    int exact; /* name is a public suffix: the choice holds for it alone, not the names below */
-};
-
-struct brock__plan {
-    struct brock__rule *rules; /* by depth, context, effect, exact, then name */
-    size_t n;
-    struct brock__site_rule *site_rules; /* by site, then name */
-    size_t n_site_rules;
-    size_t counts[BROCK_DENY + 1]; /* rules per effect */
-    char **left_out;               /* names no rule can name rightly, each with why: "name (why)",
-                                      sorted */
-    size_t n_left_out;
-    /* Why the public suffixes below the rules could not be excepted; "" when they were. */
-    char psl_note[300];
-};
-
-enum brock__plan_flags {
-    BROCK__PLAN_STRIP = 1, /* the format strips cookies: cookieblock is a rule of its own */
-    BROCK__PLAN_EACH = 2,  /* the format's rules name one host each (a hosts file): every
-                              blocked name is a rule, and nothing needs an exception */
-};
-
-/* Computes the plan for an export with flags (enum brock_export_flags) in a format that can
- * do plan_flags (enum brock__plan_flags) into *p (brock__plan_cleanup() it, even on
- * failure). Returns 0, BROCK_ENOMEM. */
-int brock__plan_build(struct brock_engine *e, unsigned flags, unsigned plan_flags,
-                      struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
-void brock__plan_cleanup(struct brock__plan *p);
-
-/* Whether a block list exported with flags names a site a person visited: a choice for one
- * site only that it holds, each of which every format writes as a rule or as a comment
- * saying it cannot. Returns 1, 0, or BROCK_ENOMEM. */
-int brock__plan_names_sites(struct brock_engine *e, unsigned flags) BROCK_NODISCARD_INTERNAL;
-
-/* A block list written as text, rule by rule. */
-struct brock__text_list {
-    unsigned plan_flags;  /* enum brock__plan_flags */
-    const char *mark;     /* starts a comment line; NULL: the format has no comments, and
-                             neither the header nor the names left out are written */
-    const char *about;    /* what the list is, for the header */
-    const char *preamble; /* written after the header; NULL: nothing */
-    /* Writes rule i of p (the rules before it are written). Returns 0, BROCK_ENOMEM. */
-    int (*rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
-    /* Writes p->site_rules[i], after every rule (or a comment saying why it cannot); NULL:
-     * the format cannot tell one site's requests from another's, and each is left out with
-     * a comment. Returns 0, BROCK_ENOMEM. */
-    int (*site_rule)(struct buf *out, const struct brock__plan *p, size_t i, const void *arg);
-    const void *arg;
-};
-
-/* The words of a site rule's effect: "block", "cookieblock" or "allow". */
-const char *brock__site_rule_words(const struct brock__site_rule *r);
-
-/* Whether an exception of p (a rule that lets names through) is at name or above it. */
-int brock__plan_excepted(const struct brock__plan *p, const char *name);
-
-/* Writes the whole list for an export with flags: the header, the preamble, each rule, the
- * names left out. Returns 0, BROCK_ENOMEM. */
-int brock__plan_write(struct brock_engine *e, unsigned flags, const struct brock__text_list *f,
-                      struct buf *out) BROCK_NODISCARD_INTERNAL;
-
-/* The comment lines that open a block list: brock's version, what the list is (about) and
- * how many rules of each kind it holds, each line started with mark ("#", "!", ";"). Returns
- * 0, BROCK_ENOMEM. */
-int brock__plan_header(struct buf *out, const char *mark, const char *about,
-                       const struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
-
-/* One comment line per name left out of p, started with mark. Returns 0, BROCK_ENOMEM. */
-int brock__plan_left_out(struct buf *out, const char *mark,
-                         const struct brock__plan *p) BROCK_NODISCARD_INTERNAL;
-
 /* ---- siteaction.c: the user's choices for one site only ---- */
 
 void brock__site_actions_free(struct brock_engine *e);
@@ -1061,146 +947,6 @@ void brock__daily_expire(struct brock_engine *e, int force);
 
 /* Privacy Badger's makeSortable(domain) in a new string (mem_free), or NULL. */
 char *brock__sortable(const char *domain);
-
-/* ---- the store: what the engine needs of one (store_api.c) ---- */
-
-/*
- * A store keeps the maps between runs and shares them between processes. Its back end (SQLite
- * in store*.c, PostgreSQL in store_pg*.c) opens it, creating the schema, and sets e->store and
- * e->store_ops; then the engine calls, through the table:
- *   load      every row into the engine's empty maps, before anything else (0 or < 0);
- *   flush     every entry marked dirty, deletion, setting and meta change in one transaction,
- *             column-wise for action entries (only the columns marked dirty overwrite a row),
- *             then brock__store_marks_clear(); on failure nothing is written or cleared;
- *   poll      the names other processes changed since the last load or poll, reread each once
- *             (fields dirty in memory are kept); returns how many entries changed;
- *   check     (may be NULL) before poll and flush at each brock_sync(): 0 to go on, 1 to skip
- *             this sync, < 0 an error (SQLite: the file deleted or replaced, store_watch.c);
- *   meta_get  one meta row (pbconfig, yellowlist, ...), in a new string or NULL;
- *   where     the store's name for messages and brock_store_status();
- *   close     closes it; discard closes it after a failed open, removing what the open made;
- *   background, wait, health   below.
- * Every failure sets errmsg through brock__fail() and returns a negative BROCK_E*. Rows come
- * into the maps through the shared helpers below, so both back ends apply them alike.
- */
-struct brock__store_ops {
-    const char *name;
-    int (*load)(struct brock_engine *e);
-    int (*flush)(struct brock_engine *e);
-    int (*poll)(struct brock_engine *e);
-    int (*check)(struct brock_engine *e);
-    int (*meta_get)(struct brock_engine *e, const char *key, char **out);
-    const char *(*where)(const struct brock_engine *e);
-    void (*close)(struct brock_engine *e);
-    void (*discard)(struct brock_engine *e);
-    /* May be NULL: hands the work to a thread of the store's own, so that brock_sync() never
-     * waits on the store (background); waits up to timeout_ms for what it holds to be written
-     * (wait); brings e->health up to date before brock_store_status() (health). */
-    int (*background)(struct brock_engine *e);
-    int (*wait)(struct brock_engine *e, int timeout_ms);
-    int (*health)(struct brock_engine *e);
-};
-
-/* Whether memory holds changes the store has not taken yet (engine.c). */
-int brock__store_unsaved(const struct brock_engine *e);
-
-/* Opens or creates dir/brock.db (with e->read_only: opens it read-only if it exists, and
- * creates nothing). *fresh is set when the state is new: it has no record of being seeded or
- * of being made without the seed. Returns 0 or BROCK_ESTORE/BROCK_EIO with errmsg set. */
-int brock__sqlite_open(struct brock_engine *e, const char *dir,
-                       int *fresh) BROCK_NODISCARD_INTERNAL;
-
-/* Connects to the PostgreSQL database conninfo names (a libpq connection string: a URI or
- * key=value words, a service name; never a password, refused with BROCK_EINVAL), creating or
- * migrating the schema unless e->read_only (then a database without brock's tables reads as a
- * new state and no store is kept). *fresh as brock__sqlite_open(). Returns 0, BROCK_EINVAL,
- * BROCK_ESTORE or BROCK_ENOMEM with errmsg set; BROCK_ESTORE too when libpq.so.5 cannot be
- * loaded (pq.h), before anything is touched. */
-int brock__pg_open(struct brock_engine *e, const char *conninfo,
-                   int *fresh) BROCK_NODISCARD_INTERNAL;
-
-/* The calls of the table above, on e's store; each does nothing (0) without one. */
-void brock__store_discard(struct brock_engine *e);
-int brock__store_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-int brock__store_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-int brock__store_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-int brock__store_check(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-void brock__store_close(struct brock_engine *e);
-
-/* The meta row key's value in a new string *out (mem_free), or NULL when absent. Returns 0
- * or BROCK_ESTORE / BROCK_ENOMEM. The update's rows (pbconfig, pbconfig_time, yellowlist)
- * are written by brock__store_flush() while e->pbconfig_dirty. */
-int brock__store_meta_get(struct brock_engine *e, const char *key,
-                          char **out) BROCK_NODISCARD_INTERNAL;
-
-/* Records the outcome rc of a brock_sync() for brock_store_status(). */
-void brock__store_note_result(struct brock_engine *e, int rc);
-
-/* Records a sentence on what the store went through (a file recreated, a database reached
- * again) for brock_store_status(). */
-void brock__store_note_event(struct brock_engine *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* ---- rows into the maps, for every back end (store_rows.c) ---- */
-
-/* Marks every snitch site, tracking row and fingerprinting script to be written at the next
- * flush. */
-void brock__store_mark_learned(struct brock_engine *e);
-
-/* Marks every action entry (all its columns), snitch site, tracking row and fingerprinting
- * script to be written at the next flush, as after a reset: the store holds none of them. */
-void brock__store_mark_rows(struct brock_engine *e);
-
-/* Reads the settings again through read (the back end's), unless memory changed them since
- * the last write. Returns 1 when they changed, 0, or read's error. */
-int brock__store_settings_reload(struct brock_engine *e, int (*read)(struct brock_engine *e));
-
-/* Clears every dirty mark: what memory holds is taken as written (after a commit, or for a
- * state that cannot be written, the changes made while opening it). */
-void brock__store_marks_clear(struct brock_engine *e);
-
-/* Applies an action row (user_action and heuristic as Privacy Badger names them, "" for
- * none) to domain's entry, creating it unless memory deleted it since its last write; fields
- * dirty in memory win. Returns 1 when memory changed, 0, or BROCK_ENOMEM. */
-int brock__store_action_apply(struct brock_engine *e, const char *domain, const char *user,
-                              const char *heur, int dnt,
-                              int64_t next_update) BROCK_NODISCARD_INTERNAL;
-
-/* A row of domain's that the store no longer has: the entry goes, unless memory changed it
- * since its last write. Returns 1 when memory changed, else 0. */
-int brock__store_action_gone(struct brock_engine *e, const char *domain);
-
-/* Appends a snitch row (host and detail may be NULL; detail "cookie=parameter" for pixel
- * sharing) to tracker's list. With check, a site already listed is skipped. Returns 1 when
- * added, 0, or BROCK_ENOMEM. */
-int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, const char *site,
-                              const char *host, const char *detail, int kind, int64_t time_ms,
-                              int check) BROCK_NODISCARD_INTERNAL;
-
-/* A snitch site's detail column, in a new string (mem_free), NULL for none: the cookie's name,
- * or "cookie=parameter" for pixel sharing (a cookie's name never holds '='). Sets *nomem when
- * out of memory. */
-char *brock__store_detail_text(const struct snitch_site *ss, int *nomem);
-
-/* Appends a tracking row, or a fingerprinting script row, as loading reads them (in order,
- * each once). Return 0 or BROCK_ENOMEM. */
-int brock__store_tracking_load(struct brock_engine *e, const char *tracker, const char *site,
-                               unsigned kinds) BROCK_NODISCARD_INTERNAL;
-int brock__store_fp_load(struct brock_engine *e, const char *host,
-                         const char *path) BROCK_NODISCARD_INTERNAL;
-
-/* Sets one setting from its stored JSON text. Returns 0, BROCK_ESTORE (not JSON; errmsg
- * names where, as the back end says) or BROCK_ENOMEM. */
-int brock__store_setting_apply(struct brock_engine *e, const char *where, const char *key,
-                               const char *json_text) BROCK_NODISCARD_INTERNAL;
-
-/* Another process reset the state: snitch lists with nothing unwritten are dropped, before
- * everything is read again. */
-void brock__store_snitches_drop_clean(struct brock_engine *e);
-
-/* Action heuristic as the stores write it: BROCK__HEUR_UNKNOWN, which has no name, as a word
- * that reads back as unknown. */
-const char *brock__store_heur_text(int heur);
 
 /* ---- engine.c: maps' lifetimes ---- */
 

@@ -14,30 +14,73 @@
 
 /* ---- UTF-8 to UTF-16 and back ---- */
 
+/* The UTF-16 units len bytes of UTF-8 decode to, counted chunk by chunk, each a byte and the
+ * continuation bytes after it, where no sequence crosses from one chunk to the next. */
+static size_t utf16_count(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    uint16_t scratch[4]; /* a chunk is at most 4 bytes, so 4 units */
+    size_t i = 0, count = 0;
+
+    while (i < len) {
+        size_t k = i + 1;
+
+        while (k < len && k - i < 4 && (p[k] & 0xc0) == 0x80)
+            k++;
+        count += brock__utf16_from_utf8(s + i, k - i, scratch);
+        i = k;
+    }
+    return count;
+}
+
+/* A lead byte c of a sequence of 2 to 4 bytes: how many continuation bytes it needs, its
+ * bits of the code point, and the range its first continuation byte must be in (*lo, *hi:
+ * no overlong form, surrogate or code point past U+10FFFF). Returns 0 for a byte that leads
+ * none. */
+static inline int utf8_lead(unsigned c, unsigned *need, uint32_t *cp, unsigned *lo, unsigned *hi)
+{
+    if (c >= 0xc2 && c <= 0xdf) {
+        *need = 1;
+        *cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        *need = 2;
+        *cp = c & 0x0f;
+        *lo = c == 0xe0 ? 0xa0 : 0x80;
+        *hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        *need = 3;
+        *cp = c & 0x07;
+        *lo = c == 0xf0 ? 0x90 : 0x80;
+        *hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Code point cp as one UTF-16 unit or a surrogate pair into out. Returns how many. */
+static inline size_t utf16_put(uint16_t *out, uint32_t cp)
+{
+    if (cp < 0x10000) {
+        out[0] = (uint16_t)cp;
+        return 1;
+    }
+    cp -= 0x10000;
+    out[0] = (uint16_t)(0xd800 + (cp >> 10));
+    out[1] = (uint16_t)(0xdc00 + (cp & 0x3ff));
+    return 2;
+}
+
 /* WHATWG's UTF-8 decoder: a malformed sequence becomes one U+FFFD for its maximal valid
  * prefix (a lone continuation byte, an overlong or surrogate lead, a cut sequence), so that
  * text reads as a browser's TextDecoder and URLSearchParams read it. */
 size_t brock__utf16_from_utf8(const char *s, size_t len, uint16_t *out)
 {
     const unsigned char *p = (const unsigned char *)s;
-    uint16_t scratch[4]; /* a chunk is at most 4 bytes, so 4 units */
     size_t i = 0, n = 0;
 
-    if (!out) {
-        /* Counting only: chunk by chunk, each a byte and the continuation bytes after it, where
-         * no sequence crosses from one chunk to the next. */
-        size_t count = 0;
-
-        while (i < len) {
-            size_t k = i + 1;
-
-            while (k < len && k - i < 4 && (p[k] & 0xc0) == 0x80)
-                k++;
-            count += brock__utf16_from_utf8(s + i, k - i, scratch);
-            i = k;
-        }
-        return count;
-    }
+    if (!out)
+        return utf16_count(s, len);
 
     while (i < len) {
         unsigned c = p[i], need, lo = 0x80, hi = 0xbf;
@@ -48,20 +91,7 @@ size_t brock__utf16_from_utf8(const char *s, size_t len, uint16_t *out)
             i++;
             continue;
         }
-        if (c >= 0xc2 && c <= 0xdf) {
-            need = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            need = 2;
-            cp = c & 0x0f;
-            lo = c == 0xe0 ? 0xa0 : 0x80;
-            hi = c == 0xed ? 0x9f : 0xbf;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            need = 3;
-            cp = c & 0x07;
-            lo = c == 0xf0 ? 0x90 : 0x80;
-            hi = c == 0xf4 ? 0x8f : 0xbf;
-        } else {
+        if (!utf8_lead(c, &need, &cp, &lo, &hi)) {
             out[n++] = 0xfffd;
             i++;
             continue;
@@ -75,15 +105,8 @@ size_t brock__utf16_from_utf8(const char *s, size_t len, uint16_t *out)
             hi = 0xbf;
             i++;
         }
-        if (need > 0) {
-            out[n++] = 0xfffd; /* the byte that broke it starts the next sequence */
-        } else if (cp >= 0x10000) {
-            cp -= 0x10000;
-            out[n++] = (uint16_t)(0xd800 + (cp >> 10));
-            out[n++] = (uint16_t)(0xdc00 + (cp & 0x3ff));
-        } else {
-            out[n++] = (uint16_t)cp;
-        }
+        /* A cut sequence: the byte that broke it starts the next one. */
+        n += utf16_put(out + n, need > 0 ? 0xfffd : cp);
     }
     return n;
 }

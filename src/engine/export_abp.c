@@ -5,7 +5,7 @@
  * Origin's dynamic filtering rules. None of them strips cookies alone, so cookieblocked names
  * are let through, as they must load.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include "util/buf.h"
 

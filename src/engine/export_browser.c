@@ -4,7 +4,7 @@
  * ruleset and a WebKit (Safari) content blocker. Both can strip cookies, so cookieblocked
  * names keep loading without them, as in Privacy Badger.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * cookieblocked name is such a name. A choice for one name alone (a public suffix's, a DNT
  * policy's) is said where the format can name one name without those below it.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include "util/buf.h"
 

@@ -4,7 +4,7 @@
  * hosts line names one host, never the names below it, so a cookieblocked or allowed name
  * below a blocked base loads as it should by not being listed.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include "util/buf.h"
 

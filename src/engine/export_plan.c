@@ -5,7 +5,7 @@
  * that need a cookieblocked or allowed name of the same base), and the names whose cookies
  * go. Computed once from the resolved actions, so that every format writes the same choices.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,18 +203,12 @@ static int index_names(struct collect *c, struct strmap *m)
     return 0;
 }
 
-/* Turns the names taken in into rules. A name gets a rule for itself and the names below it
- * where what they get differs from what the rules above give them (any name not passed, for
- * a format that names hosts one by one), and a rule for itself alone, deeper, where its own
- * effect differs from its names' below. The names become the rules'. */
-static int make_rules(struct collect *c, struct strmap *m)
+/* Marks which names get a rule for themselves and the names below them (is_rule), and a rule
+ * for themselves alone (is_exact). Returns how many rules that makes. */
+static size_t mark_rules(struct collect *c, struct strmap *m, int each)
 {
-    struct brock__plan *p = c->p;
-    int each = (c->plan_flags & BROCK__PLAN_EACH) != 0;
     size_t n = 0;
 
-    if (index_names(c, m) < 0)
-        return BROCK_ENOMEM;
     for (size_t i = 0; i < c->n; i++) {
         struct name *x = &c->v[i];
         const struct name *up = each ? NULL : above(m, x->name);
@@ -226,9 +220,14 @@ static int make_rules(struct collect *c, struct strmap *m)
         x->is_exact = x->effect != x->below;
         n += (x->is_rule != 0) + (x->is_exact != 0);
     }
-    p->rules = mem_calloc(n, sizeof(*p->rules));
-    if (!p->rules)
-        return BROCK_ENOMEM;
+    return n;
+}
+
+/* The marked names' rules into p->rules (room for each), without their names yet. */
+static void place_rules(struct collect *c, struct strmap *m, int each)
+{
+    struct brock__plan *p = c->p;
+
     for (size_t i = 0; i < c->n; i++) {
         const struct name *x = &c->v[i];
         const struct name *up = each ? NULL : above(m, x->name);
@@ -252,7 +251,14 @@ static int make_rules(struct collect *c, struct strmap *m)
             p->counts[r->effect]++;
         }
     }
-    /* The names move to the rules only now: rules_above() read them through the map. */
+}
+
+/* The names move to the rules placed, in the same order (a name with both rules is copied for
+ * the first). Returns 0 or BROCK_ENOMEM. */
+static int name_rules(struct collect *c)
+{
+    struct brock__plan *p = c->p;
+
     p->n = 0;
     for (size_t i = 0; i < c->n; i++) {
         struct name *x = &c->v[i];
@@ -267,6 +273,29 @@ static int make_rules(struct collect *c, struct strmap *m)
             x->name = NULL;
         }
     }
+    return 0;
+}
+
+/* Turns the names taken in into rules. A name gets a rule for itself and the names below it
+ * where what they get differs from what the rules above give them (any name not passed, for
+ * a format that names hosts one by one), and a rule for itself alone, deeper, where its own
+ * effect differs from its names' below. The names become the rules'. */
+static int make_rules(struct collect *c, struct strmap *m)
+{
+    struct brock__plan *p = c->p;
+    int each = (c->plan_flags & BROCK__PLAN_EACH) != 0;
+    size_t n;
+
+    if (index_names(c, m) < 0)
+        return BROCK_ENOMEM;
+    n = mark_rules(c, m, each);
+    p->rules = mem_calloc(n, sizeof(*p->rules));
+    if (!p->rules)
+        return BROCK_ENOMEM;
+    place_rules(c, m, each);
+    /* The names move to the rules only now: rules_above() read them through the map. */
+    if (name_rules(c) < 0)
+        return BROCK_ENOMEM;
     qsort(p->rules, p->n, sizeof(*p->rules), rule_cmp);
     if (p->n_left_out) /* qsort() takes no NULL array, even empty */
         qsort(p->left_out, p->n_left_out, sizeof(*p->left_out), str_cmp);

@@ -5,7 +5,7 @@
  * the names below them that must load (with their cookies cut when cookieblocked), then what
  * is blocked again below those.
  */
-#include "engine/engine.h"
+#include "engine/export.h"
 
 #include "util/buf.h"
 

@@ -6,6 +6,7 @@
  * (section 10), and the state written back out as an export Privacy Badger can import.
  */
 #include "engine/engine.h"
+#include "engine/export.h"
 
 #include <errno.h>
 #include <string.h>
@@ -582,26 +583,16 @@ static int site_actions_export(struct brock_engine *e, json_t *root)
     return bad ? BROCK_ENOMEM : 0;
 }
 
-json_t *brock__export_pb_json(struct brock_engine *e)
+/* Each of the export's maps into its object (the json_t given, hanging from the root): 0, or
+ * nonzero when out of memory. */
+
+static int action_map_export(struct brock_engine *e, json_t *am)
 {
-    json_t *root = json_object(), *am = json_object(), *sm = json_object();
-    json_t *tm = json_object(), *fp = json_object();
-    size_t it;
+    size_t it = 0;
     const char *key;
     void *val;
-    int bad;
+    int bad = 0;
 
-    /* The stores hang from the root at once, so that one decref frees everything. */
-    bad = !root || json_object_set_new(root, "action_map", am) < 0 ||
-          json_object_set_new(root, "snitch_map", sm) < 0 ||
-          json_object_set_new(root, "settings_map", brock__settings_exported(e)) < 0 ||
-          json_object_set_new(root, "tracking_map", tm) < 0 ||
-          json_object_set_new(root, "fp_scripts", fp) < 0;
-    if (bad) {
-        json_decref(root);
-        return NULL;
-    }
-    it = 0;
     while (!bad && strmap_next(&e->actions, &it, &key, &val)) {
         struct action_entry *a = val;
         bad |= json_object_set_new(am, key,
@@ -610,7 +601,16 @@ json_t *brock__export_pb_json(struct brock_engine *e)
                                              "heuristicAction", brock__heur_name(a->heur),
                                              "nextUpdateTime", (json_int_t)a->next_update)) < 0;
     }
-    it = 0;
+    return bad;
+}
+
+static int snitch_map_export(struct brock_engine *e, json_t *sm)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    int bad = 0;
+
     while (!bad && strmap_next(&e->snitches, &it, &key, &val)) {
         struct snitch *s = val;
         json_t *arr = json_array();
@@ -618,7 +618,16 @@ json_t *brock__export_pb_json(struct brock_engine *e)
             bad |= json_array_append_new(arr, json_string(s->v[i].site)) < 0;
         bad |= json_object_set_new(sm, key, arr) < 0;
     }
-    it = 0;
+    return bad;
+}
+
+static int tracking_map_export(struct brock_engine *e, json_t *tm)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    int bad = 0;
+
     while (!bad && strmap_next(&e->tracking, &it, &key, &val)) {
         struct tracking *t = val;
         json_t *sites = json_object();
@@ -631,7 +640,16 @@ json_t *brock__export_pb_json(struct brock_engine *e)
         }
         bad |= json_object_set_new(tm, key, sites) < 0;
     }
-    it = 0;
+    return bad;
+}
+
+static int fp_scripts_export(struct brock_engine *e, json_t *fp)
+{
+    size_t it = 0;
+    const char *key;
+    void *val;
+    int bad = 0;
+
     while (!bad && strmap_next(&e->fp_scripts, &it, &key, &val)) {
         struct fp_host *f = val;
         json_t *paths = json_object();
@@ -639,6 +657,27 @@ json_t *brock__export_pb_json(struct brock_engine *e)
             bad |= json_object_set_new(paths, f->paths[i], json_integer(1)) < 0;
         bad |= json_object_set_new(fp, key, paths) < 0;
     }
+    return bad;
+}
+
+json_t *brock__export_pb_json(struct brock_engine *e)
+{
+    json_t *root = json_object(), *am = json_object(), *sm = json_object();
+    json_t *tm = json_object(), *fp = json_object();
+    int bad;
+
+    /* The stores hang from the root at once, so that one decref frees everything. */
+    bad = !root || json_object_set_new(root, "action_map", am) < 0 ||
+          json_object_set_new(root, "snitch_map", sm) < 0 ||
+          json_object_set_new(root, "settings_map", brock__settings_exported(e)) < 0 ||
+          json_object_set_new(root, "tracking_map", tm) < 0 ||
+          json_object_set_new(root, "fp_scripts", fp) < 0;
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    bad = action_map_export(e, am) || snitch_map_export(e, sm) || tracking_map_export(e, tm) ||
+          fp_scripts_export(e, fp);
     if (!bad)
         bad = site_actions_export(e, root) < 0;
     if (!bad)

@@ -383,20 +383,17 @@ static void decision_clear(struct brock_decision *d)
     d->type = BROCK_RESOURCE_OTHER;
 }
 
-/* The decision for d->host (hlen bytes) on site (slen bytes, normalised; NULL: unknown page):
- * Privacy Badger's checks in order. Returns the CNAME target copied into d->tracker, or NULL
- * when it is the host. */
-static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site, size_t slen,
-                               struct brock_decision *d, struct brock__answer_tails *t)
+/* The names a decision is about, into d: the site's base, the tracker (d->host, or the CNAME
+ * target it hides behind) and its base, each base once, its length known: the tracker's is a
+ * tail of it, which the walk for its action starts from. Returns the CNAME target, or NULL
+ * when it is the host; *tracker_base points at the tracker's base inside d->tracker. */
+static inline const char *decide_names(struct brock_engine *e, size_t hlen, const char *site,
+                                       size_t slen, struct brock_decision *d,
+                                       struct brock__answer_tails *t, const char **tracker_base)
 {
-    const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
-    const char *cname, *chosen = NULL, *base;
-    const struct action_entry *src;
-    const struct brock__site_fixes *fixes;
+    const char *cname, *base;
     size_t tlen;
 
-    /* Each base once, its length known: the tracker's is a tail of it, which the walk below
-     * starts from. */
     t->site_off = slen;
     if (site) {
         base = brock__base_len(e, site, slen);
@@ -407,9 +404,50 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
     base = brock__base_len(e, d->tracker, tlen);
     t->tracker_len = t->source_off = t->base_off = tlen;
     t->base_off -= copy_host_n(d->base, base, tlen - (size_t)(base - d->tracker));
+    *tracker_base = base;
+    return cname;
+}
+
+/* The action for a third party that nothing before it let through (BROCK_WHY_ACTION): a
+ * choice for this site only beats everything below it (siteaction.c); then the action of
+ * the tracker's most specific name, cookieblocked by a site fix unless the user allowed it. */
+static inline void decide_action(struct brock_engine *e, const char *site, const char *base,
+                                 const struct brock__site_fixes *fixes, struct brock_decision *d,
+                                 struct brock__answer_tails *t)
+{
+    const char *chosen = NULL;
+    const struct action_entry *src;
+
+    d->reason = BROCK_WHY_ACTION;
+    d->action = site ? brock__site_action_find(e, d->site, d->tracker, &chosen) : BROCK_NOACTION;
+    if (chosen) {
+        d->site_choice = 1;
+        d->effect = brock_action_effect(d->action);
+        t->source_off -= copy_host(d->source, chosen);
+        return;
+    }
+    d->action = brock__best_action_base(e, d->tracker, base, &src);
+    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(fixes, d->tracker)) {
+        d->action = BROCK_COOKIEBLOCK;
+        d->site_fix = 1;
+    }
+    d->effect = brock_action_effect(d->action);
+    if (src)
+        t->source_off -= copy_host(d->source, src->domain);
+}
+
+/* The decision for d->host (hlen bytes) on site (slen bytes, normalised; NULL: unknown page):
+ * Privacy Badger's checks in order. Returns the CNAME target copied into d->tracker, or NULL
+ * when it is the host. */
+static const char *decide_host(struct brock_engine *e, size_t hlen, const char *site, size_t slen,
+                               struct brock_decision *d, struct brock__answer_tails *t)
+{
+    const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
+    const char *base, *cname = decide_names(e, hlen, site, slen, d, t, &base);
+    const struct brock__site_fixes *fixes;
 
     if (site && *d->tracker &&
-        !brock__is_third_party_bases(e, d->tracker, tlen, base, site, slen, d->site)) {
+        !brock__is_third_party_bases(e, d->tracker, t->tracker_len, base, site, slen, d->site)) {
         d->reason = BROCK_WHY_FIRST_PARTY;
         return cname;
     }
@@ -429,23 +467,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         d->reason = BROCK_WHY_IGNORED;
         return cname;
     }
-    d->reason = BROCK_WHY_ACTION;
-    /* A choice for this site only beats everything below it (siteaction.c). */
-    d->action = site ? brock__site_action_find(e, d->site, d->tracker, &chosen) : BROCK_NOACTION;
-    if (chosen) {
-        d->site_choice = 1;
-        d->effect = brock_action_effect(d->action);
-        t->source_off -= copy_host(d->source, chosen);
-        return cname;
-    }
-    d->action = brock__best_action_base(e, d->tracker, base, &src);
-    if (d->action < BROCK_USER_ALLOW && brock__sitefix_cookieblock(fixes, d->tracker)) {
-        d->action = BROCK_COOKIEBLOCK;
-        d->site_fix = 1;
-    }
-    d->effect = brock_action_effect(d->action);
-    if (src)
-        t->source_off -= copy_host(d->source, src->domain);
+    decide_action(e, site, base, fixes, d, t);
     return cname;
 }
 
@@ -746,102 +768,108 @@ static void explain_sites(struct brock_engine *e, const char *base, const struct
         memcpy(buf + size - 4, "...", 4);
 }
 
-size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,
-                              size_t len)
+/* A choice of the user's (d->action is one of BROCK_USER_*), as snprintf() returns. */
+static int explain_choice(const struct brock_decision *d, char *buf, size_t len)
+{
+    switch (d->action) {
+    case BROCK_USER_ALLOW:
+        return d->site_choice
+                   ? snprintf(buf, len, "You chose to allow %s on %s only.", d->source, d->site)
+                   : snprintf(buf, len, "You chose to allow %s.", d->source);
+    case BROCK_USER_BLOCK:
+        return d->site_choice
+                   ? snprintf(buf, len, "You chose to block %s on %s only.", d->source, d->site)
+                   : snprintf(buf, len, "You chose to block %s.", d->source);
+    default: /* BROCK_USER_COOKIEBLOCK */
+        return d->site_choice
+                   ? snprintf(buf, len, "You chose to let %s load without cookies on %s only.",
+                              d->source, d->site)
+                   : snprintf(buf, len, "You chose to let %s load without cookies.", d->source);
+    }
+}
+
+/* A decision by the action for the tracker (BROCK_WHY_ACTION), with the sites it was seen
+ * tracking on, as snprintf() returns. */
+static int explain_action(struct brock_engine *e, const struct brock_decision *d, char *buf,
+                          size_t len)
 {
     const struct snitch *s;
     char sites[320];
-    int n;
 
-    switch (d->reason) {
-    case BROCK_WHY_INVALID:
-        n = snprintf(buf, len, "'%s' is not a valid host name.", d->host);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_FIRST_PARTY:
-        if (!strcmp(d->base, d->site))
-            n = snprintf(buf, len, "%s belongs to the site itself (%s): first party.", d->tracker,
-                         d->site);
-        else
-            n = snprintf(buf, len,
-                         "%s and %s belong to one owner (multi-domain first party): first party.",
-                         d->base, d->site);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_PRIVATE:
-        n = snprintf(buf, len, "%s is a private address: never acted on.", d->tracker);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_DISABLED:
-        n = brock__paused(e) ? snprintf(buf, len,
-                                        "brock is paused: it changes nothing until "
-                                        "it is resumed or the pause ends.")
-                             : snprintf(buf, len, "brock is disabled on %s.", d->site);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_IGNORED:
-        n = snprintf(buf, len, "Privacy Badger's site fixes leave %s alone on this site.",
-                     d->tracker);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_FP_SCRIPT:
-        n = snprintf(buf, len,
-                     "This script on %s was seen fingerprinting: it alone is blocked%s; "
-                     "the rest of %s loads without cookies.",
-                     d->tracker, d->surrogate ? " (a harmless stand-in is served)" : "",
-                     d->tracker);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_WIDGET:
-        n = snprintf(buf, len, "You let a widget load on this page: %s is left alone here.",
-                     d->host);
-        return n < 0 ? 0 : (size_t)n;
-    case BROCK_WHY_ACTION: break;
-    }
-    if (d->site_fix) {
-        n = snprintf(buf, len,
-                     "Privacy Badger's site fixes cookieblock %s on this site: it "
-                     "loads without cookies.",
-                     d->tracker);
-        return n < 0 ? 0 : (size_t)n;
-    }
+    if (d->site_fix)
+        return snprintf(buf, len,
+                        "Privacy Badger's site fixes cookieblock %s on this site: it "
+                        "loads without cookies.",
+                        d->tracker);
 
     s = brock__snitch_get(e, d->base);
     explain_sites(e, d->base, s, sites, sizeof(sites));
 
     switch (d->action) {
-    case BROCK_NOACTION:
-        n = snprintf(buf, len, "%s has not been seen tracking.", d->tracker);
-        break;
+    case BROCK_NOACTION: return snprintf(buf, len, "%s has not been seen tracking.", d->tracker);
     case BROCK_ALLOW:
-        n = snprintf(buf, len, "%s was seen tracking on %zu site%s (%s), fewer than %u: allowed.",
-                     d->base, s ? s->n : 0, s && s->n == 1 ? "" : "s", sites, e->threshold);
-        break;
+        return snprintf(buf, len,
+                        "%s was seen tracking on %zu site%s (%s), fewer than %u: allowed.", d->base,
+                        s ? s->n : 0, s && s->n == 1 ? "" : "s", sites, e->threshold);
     case BROCK_BLOCK:
-        n = snprintf(buf, len, "%s was seen tracking on %zu sites (%s): blocked (from %s).",
-                     d->base, s ? s->n : 0, sites, d->source);
-        break;
+        return snprintf(buf, len, "%s was seen tracking on %zu sites (%s): blocked (from %s).",
+                        d->base, s ? s->n : 0, sites, d->source);
     case BROCK_COOKIEBLOCK:
-        n = snprintf(buf, len,
-                     "%s tracks (%s) but blocking it would break sites (cookieblock list): it "
-                     "loads without cookies (from %s).",
-                     d->base, *sites ? sites : "learned", d->source);
-        break;
+        return snprintf(buf, len,
+                        "%s tracks (%s) but blocking it would break sites (cookieblock list): it "
+                        "loads without cookies (from %s).",
+                        d->base, *sites ? sites : "learned", d->source);
     case BROCK_DNT:
-        n = snprintf(buf, len, "%s posts the EFF Do Not Track policy: allowed.", d->tracker);
-        break;
+        return snprintf(buf, len, "%s posts the EFF Do Not Track policy: allowed.", d->tracker);
     case BROCK_USER_ALLOW:
-        n = d->site_choice
-                ? snprintf(buf, len, "You chose to allow %s on %s only.", d->source, d->site)
-                : snprintf(buf, len, "You chose to allow %s.", d->source);
-        break;
     case BROCK_USER_BLOCK:
-        n = d->site_choice
-                ? snprintf(buf, len, "You chose to block %s on %s only.", d->source, d->site)
-                : snprintf(buf, len, "You chose to block %s.", d->source);
-        break;
-    case BROCK_USER_COOKIEBLOCK:
-        n = d->site_choice
-                ? snprintf(buf, len, "You chose to let %s load without cookies on %s only.",
-                           d->source, d->site)
-                : snprintf(buf, len, "You chose to let %s load without cookies.", d->source);
-        break;
-    default: n = snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action)); break;
+    case BROCK_USER_COOKIEBLOCK: return explain_choice(d, buf, len);
+    default: return snprintf(buf, len, "%s: %s.", d->tracker, brock_action_name(d->action));
     }
+}
+
+/* A decision by its reason, as snprintf() returns; explain_action() for BROCK_WHY_ACTION. */
+static int explain_reason(struct brock_engine *e, const struct brock_decision *d, char *buf,
+                          size_t len)
+{
+    switch (d->reason) {
+    case BROCK_WHY_INVALID: return snprintf(buf, len, "'%s' is not a valid host name.", d->host);
+    case BROCK_WHY_FIRST_PARTY:
+        if (!strcmp(d->base, d->site))
+            return snprintf(buf, len, "%s belongs to the site itself (%s): first party.",
+                            d->tracker, d->site);
+        return snprintf(buf, len,
+                        "%s and %s belong to one owner (multi-domain first party): first party.",
+                        d->base, d->site);
+    case BROCK_WHY_PRIVATE:
+        return snprintf(buf, len, "%s is a private address: never acted on.", d->tracker);
+    case BROCK_WHY_DISABLED:
+        return brock__paused(e) ? snprintf(buf, len,
+                                           "brock is paused: it changes nothing until "
+                                           "it is resumed or the pause ends.")
+                                : snprintf(buf, len, "brock is disabled on %s.", d->site);
+    case BROCK_WHY_IGNORED:
+        return snprintf(buf, len, "Privacy Badger's site fixes leave %s alone on this site.",
+                        d->tracker);
+    case BROCK_WHY_FP_SCRIPT:
+        return snprintf(buf, len,
+                        "This script on %s was seen fingerprinting: it alone is blocked%s; "
+                        "the rest of %s loads without cookies.",
+                        d->tracker, d->surrogate ? " (a harmless stand-in is served)" : "",
+                        d->tracker);
+    case BROCK_WHY_WIDGET:
+        return snprintf(buf, len, "You let a widget load on this page: %s is left alone here.",
+                        d->host);
+    case BROCK_WHY_ACTION: break;
+    }
+    return explain_action(e, d, buf, len);
+}
+
+size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,
+                              size_t len)
+{
+    int n = explain_reason(e, d, buf, len);
+
     return n < 0 ? 0 : (size_t)n;
 }
 

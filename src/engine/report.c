@@ -74,25 +74,16 @@ static void evidence_fill(const struct snitch *s, struct brock_evidence *ev)
     }
 }
 
-int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags,
-                        int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+/* The action entries to report into rows (room for every entry), *n of them, each with its
+ * sort key: those with an action (every one with BROCK_TRACKERS_ALL), and when site_base is
+ * not "", only those whose base was seen tracking there. Returns 0 or BROCK_ENOMEM, *n
+ * counting the rows made even then. */
+static int rows_collect(struct brock_engine *e, const char *site_base, unsigned flags,
+                        struct row *rows, size_t *n)
 {
-    char site_base[BROCK_HOST_MAX] = "";
-    struct row *rows = NULL;
-    struct brock_evidence *ev = NULL;
-    size_t n = 0, it = 0, ev_cap = 0;
+    size_t it = 0;
     struct action_entry *a;
-    int rc = 0;
 
-    if (site && *site) {
-        char host[BROCK_HOST_MAX];
-        if (brock_url_host(site, host) < 0)
-            return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site);
-        brock__base_domain(host, site_base);
-    }
-    rows = mem_calloc(e->actions.len + 1, sizeof(*rows));
-    if (!rows)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
     while (strmap_next(&e->actions, &it, NULL, (void **)&a)) {
         enum brock_action best = brock__best_action(e, a->domain, NULL);
         if (best == BROCK_NOACTION && !(flags & BROCK_TRACKERS_ALL))
@@ -103,16 +94,25 @@ int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags
             if (!brock__snitch_has(brock__snitch_get(e, base), site_base))
                 continue;
         }
-        rows[n].key = brock__sortable(a->domain);
-        if (!rows[n].key) {
-            rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
-            goto out;
-        }
-        rows[n].a = a;
-        rows[n].best = best;
-        n++;
+        rows[*n].key = brock__sortable(a->domain);
+        if (!rows[*n].key)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        rows[*n].a = a;
+        rows[*n].best = best;
+        (*n)++;
     }
-    qsort(rows, n, sizeof(*rows), row_cmp);
+    return 0;
+}
+
+/* Calls cb for each of the n rows, in order, with its evidence, until one returns nonzero.
+ * Returns that, 0, or BROCK_ENOMEM. */
+static int rows_visit(struct brock_engine *e, const struct row *rows, size_t n,
+                      int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+{
+    struct brock_evidence *ev = NULL;
+    size_t ev_cap = 0;
+    int rc = 0;
+
     for (size_t i = 0; i < n && !rc; i++) {
         char base[BROCK_HOST_MAX];
         struct brock_tracker t;
@@ -137,11 +137,35 @@ int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags
         t.n_evidence = s ? s->n : 0;
         rc = cb(arg, &t);
     }
-out:
+    mem_free(ev);
+    return rc;
+}
+
+int brock_trackers_each(struct brock_engine *e, const char *site, unsigned flags,
+                        int (*cb)(void *arg, const struct brock_tracker *t), void *arg)
+{
+    char site_base[BROCK_HOST_MAX] = "";
+    struct row *rows = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (site && *site) {
+        char host[BROCK_HOST_MAX];
+        if (brock_url_host(site, host) < 0)
+            return brock__fail(e, BROCK_EINVAL, "'%s' is not a site", site);
+        brock__base_domain(host, site_base);
+    }
+    rows = mem_calloc(e->actions.len + 1, sizeof(*rows));
+    if (!rows)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    rc = rows_collect(e, site_base, flags, rows, &n);
+    if (rc == 0) {
+        qsort(rows, n, sizeof(*rows), row_cmp);
+        rc = rows_visit(e, rows, n, cb, arg);
+    }
     for (size_t i = 0; i < n; i++)
         mem_free(rows[i].key);
     mem_free(rows);
-    mem_free(ev);
     return rc;
 }
 

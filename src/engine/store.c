@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * brock's state in SQLite (DIR/brock.db, WAL mode): the schema, the statements the store runs,
- * and opening and closing the database, discarding what a failed open (or a failed first
- * write) created; opening it again when the file was deleted or replaced. Loading the maps is
+ * brock's state in SQLite (DIR/brock.db, WAL mode): creating or migrating the schema, preparing
+ * the statements (their SQL is store_sql.c), and opening and closing the database, discarding
+ * what a failed open (or a failed first write) created; opening it again when the file was
+ * deleted or replaced. Loading the maps is
  * store_load.c, writing what changed store_flush.c, picking up what other processes wrote
  * store_poll.c, noticing that the file changed under the connection store_watch.c. It is the
- * default back end of engine.h's store interface; its table is at the end of this file.
+ * default back end of store_api.h's store interface; its table is at the end of this file.
  */
 #include "engine/store.h"
 
@@ -20,184 +21,7 @@
 #include "util/alloc.h"
 #include "util/file.h"
 
-/*
- * Schema, version 4 (PRAGMA user_version; version 1 lacked page_view, day_count and
- * site_action, version 2 day_count and site_action, version 3 site_action, and each is
- * migrated):
- *
- *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
- *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
- *       none); a heuristic string brock does not know is kept as it is.
- *   snitch(tracker, site, seq, host, detail, kind INT, time_ms INT; PK(tracker, site))
- *       snitch_map: the sites a tracker base was seen on, seq ordering them within the tracker,
- *       with the evidence (request host, cookie name, enum brock_evidence_kind, Unix ms). A
- *       tracker learned live and forgotten to stay within the cap (bound.c) loses its rows
- *       here and in tracking, unjournaled: other processes keep theirs till their own cap.
- *   tracking(tracker, site, kinds INT; PK(tracker, site))
- *       tracking_map, kinds a mask of BROCK__TRACK_*; rowid keeps the order seen.
- *   fp_script(host, path; PK(host, path))
- *       fp_scripts.
- *   setting(key PK, value TEXT)
- *       settings_map, one JSON value per key.
- *   meta(key PK, value TEXT)
- *       'seeded': Unix ms when the seed was loaded; absent on a state never seeded.
- *       'pbconfig', 'pbconfig_time': the last configuration `brock update` applied, and when;
- *       'yellowlist': the cookieblock list the learned actions follow, one domain a line.
- *       'instance': a random name the database gets at its first write, kept by copies of it.
- *       'generation': counts the writes, one more at each; with 'instance' it tells a file
- *       copied back over brock.db from one that other processes wrote (store_watch.c).
- *   page_view(site, host, action TEXT, count INT, time_ms INT; PK(site, host))
- *       recent page views: the third-party hosts a site's pages requested, the action the
- *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
- *   day_count(day INT, site, blocked INT, cookieblocked INT, allowed INT, learned INT,
- *             pages INT; PK(day, site))
- *       daily counters: per day (days since 1970-01-01, UTC) and first party (its base
- *       domain; '' when unknown), the requests blocked, cookieblocked and allowed, the
- *       trackers learned there and the top-level pages opened. A process adds what it
- *       counted to the row.
- *   site_action(site, domain, user_action TEXT; PK(site, domain))
- *       the user's choices for one site only: on the pages of site (a base domain) requests
- *       to domain and the names under it get user_action (Privacy Badger's name of a user
- *       action). A removed choice is a deleted row.
- *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
- *       one row per action domain written or deleted ('action'), per tracker whose snitch list
- *       grew ('snitch'), per settings write ('settings', name ''), per reset to the seed
- *       ('reset', name ''), per forgetting of page views ('pages', name '') and per write of
- *       choices for one site ('site_action', name '': the table is read again whole, being
- *       small), so that other
- *       processes
- *       reload only those; origin is a random number per connection so a process skips its
- *       own rows. Only the last JOURNAL_KEEP rows are kept: a reader that fell further behind
- *       reloads everything.
- */
-
-#define SCHEMA_VERSION 4
 #define BUSY_TIMEOUT_MS 5000
-
-#define DAY_COUNT_SQL                                                                              \
-    "CREATE TABLE day_count ("                                                                     \
-    " day INTEGER NOT NULL, site TEXT NOT NULL,"                                                   \
-    " blocked INTEGER NOT NULL DEFAULT 0, cookieblocked INTEGER NOT NULL DEFAULT 0,"               \
-    " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                     \
-    " pages INTEGER NOT NULL DEFAULT 0,"                                                           \
-    " PRIMARY KEY (day, site)) WITHOUT ROWID;"
-
-#define SITE_ACTION_SQL                                                                            \
-    "CREATE TABLE site_action ("                                                                   \
-    " site TEXT NOT NULL, domain TEXT NOT NULL, user_action TEXT NOT NULL,"                        \
-    " PRIMARY KEY (site, domain)) WITHOUT ROWID;"
-
-static const char schema_sql[] =
-    "CREATE TABLE action ("
-    " domain TEXT PRIMARY KEY NOT NULL,"
-    " user_action TEXT NOT NULL DEFAULT '',"
-    " heuristic TEXT NOT NULL DEFAULT '',"
-    " dnt INTEGER NOT NULL DEFAULT 0,"
-    " next_update INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;"
-    "CREATE TABLE snitch ("
-    " tracker TEXT NOT NULL, site TEXT NOT NULL, seq INTEGER NOT NULL,"
-    " host TEXT, detail TEXT,"
-    " kind INTEGER NOT NULL DEFAULT 0, time_ms INTEGER NOT NULL DEFAULT 0,"
-    " PRIMARY KEY (tracker, site));"
-    "CREATE INDEX snitch_order ON snitch (tracker, seq);"
-    "CREATE TABLE tracking ("
-    " tracker TEXT NOT NULL, site TEXT NOT NULL, kinds INTEGER NOT NULL,"
-    " PRIMARY KEY (tracker, site));"
-    "CREATE TABLE fp_script (host TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (host, path));"
-    "CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);"
-    "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT);"
-    "CREATE TABLE journal ("
-    " seq INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " kind TEXT NOT NULL, name TEXT NOT NULL, origin INTEGER NOT NULL DEFAULT 0);"
-    "CREATE TABLE page_view ("
-    " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
-    " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
-    " PRIMARY KEY (site, host)) WITHOUT ROWID;" DAY_COUNT_SQL SITE_ACTION_SQL
-    "PRAGMA user_version = 4;";
-
-/* From version 1: the page views are new; version 2's change follows. */
-static const char migrate_v1_sql[] =
-    "CREATE TABLE page_view ("
-    " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
-    " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
-    " PRIMARY KEY (site, host)) WITHOUT ROWID;";
-
-/* From version 2: the daily counters are new; version 3's change follows. */
-static const char migrate_v2_sql[] = DAY_COUNT_SQL;
-
-/* From version 3: the choices for one site only are new; nothing else changed. */
-static const char migrate_v3_sql[] = SITE_ACTION_SQL "PRAGMA user_version = 4;";
-
-static const char *const stmt_sql[ST_COUNT] = {
-    [ST_BEGIN_READ] = "BEGIN",
-    [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
-    [ST_COMMIT] = "COMMIT",
-    /* ?6..?8 say which columns this process changed: only those overwrite an existing row,
-     * so two processes changing different columns of one domain both win. */
-    [ST_ACTION_PUT] = "INSERT INTO action (domain, user_action, heuristic, dnt, next_update)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (domain) DO UPDATE SET"
-                      " user_action = CASE WHEN ?6 THEN excluded.user_action ELSE user_action END,"
-                      " heuristic = CASE WHEN ?7 THEN excluded.heuristic ELSE heuristic END,"
-                      " dnt = CASE WHEN ?8 THEN excluded.dnt ELSE dnt END,"
-                      " next_update = CASE WHEN ?8 THEN excluded.next_update ELSE next_update END",
-    [ST_ACTION_DEL] = "DELETE FROM action WHERE domain = ?1",
-    [ST_ACTION_GET] = "SELECT user_action, heuristic, dnt, next_update FROM action"
-                      " WHERE domain = ?1",
-    [ST_ACTION_ALL] = "SELECT domain, user_action, heuristic, dnt, next_update FROM action",
-    /* A site another process already recorded keeps its place and evidence. */
-    [ST_SNITCH_PUT] = "INSERT OR IGNORE INTO snitch"
-                      " (tracker, site, seq, host, detail, kind, time_ms) VALUES (?1, ?2,"
-                      " (SELECT coalesce(max(seq), -1) + 1 FROM snitch WHERE tracker = ?1),"
-                      " ?3, ?4, ?5, ?6)",
-    [ST_SNITCH_GET] = "SELECT site, host, detail, kind, time_ms FROM snitch WHERE tracker = ?1"
-                      " ORDER BY seq",
-    [ST_SNITCH_ALL] = "SELECT tracker, site, host, detail, kind, time_ms FROM snitch"
-                      " ORDER BY tracker, seq",
-    [ST_TRACKING_PUT] = "INSERT INTO tracking (tracker, site, kinds) VALUES (?1, ?2, ?3)"
-                        " ON CONFLICT (tracker, site) DO UPDATE SET kinds = kinds | excluded.kinds",
-    [ST_TRACKING_ALL] = "SELECT tracker, site, kinds FROM tracking ORDER BY rowid",
-    [ST_SNITCH_DEL] = "DELETE FROM snitch WHERE tracker = ?1",
-    [ST_TRACKING_DEL] = "DELETE FROM tracking WHERE tracker = ?1",
-    [ST_FP_PUT] = "INSERT OR IGNORE INTO fp_script (host, path) VALUES (?1, ?2)",
-    [ST_FP_ALL] = "SELECT host, path FROM fp_script ORDER BY rowid",
-    [ST_SETTING_CLEAR] = "DELETE FROM setting",
-    [ST_SETTING_PUT] = "INSERT INTO setting (key, value) VALUES (?1, ?2)",
-    [ST_SETTING_ALL] = "SELECT key, value FROM setting",
-    [ST_META_PUT] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
-                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    [ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
-    [ST_JOURNAL_ADD] = "INSERT INTO journal (kind, name, origin) VALUES (?1, ?2, ?3)",
-    [ST_JOURNAL_TRIM] = "DELETE FROM journal WHERE seq <= (SELECT max(seq) FROM journal) - ?1",
-    [ST_JOURNAL_RANGE] = "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM journal",
-    [ST_JOURNAL_SINCE] = "SELECT kind, name, origin FROM journal WHERE seq > ?1 ORDER BY seq",
-    [ST_DATA_VERSION] = "PRAGMA data_version",
-    [ST_PAGE_PUT] = "INSERT INTO page_view (site, host, action, count, time_ms)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (site, host) DO UPDATE SET"
-                    " action = excluded.action, count = excluded.count,"
-                    " time_ms = excluded.time_ms",
-    [ST_PAGE_DEL_SITE] = "DELETE FROM page_view WHERE site = ?1",
-    [ST_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM page_view",
-    [ST_DAY_ADD] = "INSERT INTO day_count"
-                   " (day, site, blocked, cookieblocked, allowed, learned, pages)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (day, site) DO UPDATE SET"
-                   " blocked = blocked + excluded.blocked,"
-                   " cookieblocked = cookieblocked + excluded.cookieblocked,"
-                   " allowed = allowed + excluded.allowed, learned = learned + excluded.learned,"
-                   " pages = pages + excluded.pages",
-    [ST_DAY_FORGET] = "DELETE FROM day_count WHERE day < ?1",
-    [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
-                   " FROM day_count",
-    [ST_SITE_ACTION_PUT] = "INSERT INTO site_action (site, domain, user_action) VALUES (?1, ?2, ?3)"
-                           " ON CONFLICT (site, domain) DO UPDATE SET"
-                           " user_action = excluded.user_action",
-    [ST_SITE_ACTION_DEL] = "DELETE FROM site_action WHERE site = ?1 AND domain = ?2",
-    [ST_SITE_ACTION_ALL] = "SELECT site, domain, user_action FROM site_action",
-    [ST_INSTANCE_PUT] = "INSERT INTO meta (key, value) VALUES ('instance', ?1)"
-                        " ON CONFLICT (key) DO NOTHING",
-    [ST_GENERATION_BUMP] = "INSERT INTO meta (key, value) VALUES ('generation', 1)"
-                           " ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-                           " RETURNING CAST(value AS INTEGER)",
-};
 
 static const struct brock__store_ops sqlite_ops;
 
@@ -331,10 +155,12 @@ static int schema_create(struct brock_engine *e)
     if (brock__store_exec(s, "BEGIN IMMEDIATE") != SQLITE_OK)
         return brock__store_fail(e, "create the tables", NULL);
     if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK ||
-        (version == 0 && brock__store_exec(s, schema_sql) != SQLITE_OK) ||
-        (version == 1 && brock__store_exec(s, migrate_v1_sql) != SQLITE_OK) ||
-        ((version == 1 || version == 2) && brock__store_exec(s, migrate_v2_sql) != SQLITE_OK) ||
-        (version >= 1 && version <= 3 && brock__store_exec(s, migrate_v3_sql) != SQLITE_OK) ||
+        (version == 0 && brock__store_exec(s, brock__store_schema_sql) != SQLITE_OK) ||
+        (version == 1 && brock__store_exec(s, brock__store_migrate_v1_sql) != SQLITE_OK) ||
+        ((version == 1 || version == 2) &&
+         brock__store_exec(s, brock__store_migrate_v2_sql) != SQLITE_OK) ||
+        (version >= 1 && version <= 3 &&
+         brock__store_exec(s, brock__store_migrate_v3_sql) != SQLITE_OK) ||
         brock__store_exec(s, "COMMIT") != SQLITE_OK) {
         brock__store_exec(s, "ROLLBACK");
         return brock__store_fail(e, "create the tables", NULL);
@@ -512,17 +338,14 @@ static int setup_meta(struct brock_engine *e, int *fresh)
     return 0;
 }
 
-/* Opens the connection as how says, checks the file is a sound brock database of a version
- * known here and sets it up. Nothing is written to a file that fails the checks. Returns 0,
- * STORE_CANT_WRITE (s->sqlerr saying why) or a negative error. */
-static int store_setup(struct brock_engine *e, int *fresh, int how)
+/* Opens the connection as how says. Returns 0, STORE_CANT_WRITE (s->sqlerr saying why) or a
+ * negative error. */
+static int store_connect(struct brock_engine *e, int how)
 {
     struct brock__store *s = e->store;
-    int64_t version = 0;
-    char uri[PATH_MAX * 3 + 32], damage[256];
+    char uri[PATH_MAX * 3 + 32];
     int rc;
 
-    s->sqlerr[0] = '\0';
     if (how != OPEN_RW && path_uri(s, how, uri, sizeof(uri)) < 0)
         return brock__fail(e, BROCK_EIO, "the state database name %s is too long", s->path);
     rc = sqlite3_open_v2(
@@ -539,8 +362,19 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
         return STORE_CANT_WRITE;
     }
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    return 0;
+}
+
+/* Checks that the file is a sound brock database of a version known here (and one that this
+ * open can bring up to date), its version into *version. Nothing is written. Returns 0,
+ * STORE_CANT_WRITE or a negative error. */
+static int store_check_file(struct brock_engine *e, int how, int64_t *version)
+{
+    struct brock__store *s = e->store;
+    char damage[256];
+
     /* The first read of the header: a file that is not SQLite fails here, untouched. */
-    if (pragma_int(s, "PRAGMA user_version", &version) != SQLITE_OK) {
+    if (pragma_int(s, "PRAGMA user_version", version) != SQLITE_OK) {
         if (how != OPEN_IMMUTABLE && is_cant_write(s->sqlcode)) {
             if (how == OPEN_RW)
                 note_readonly(s);
@@ -548,39 +382,62 @@ static int store_setup(struct brock_engine *e, int *fresh, int how)
         }
         return brock__store_fail(e, "read the state database", NULL);
     }
-    if (version > SCHEMA_VERSION)
+    if (*version > STORE_SCHEMA_VERSION)
         return brock__fail(e, BROCK_ESTORE,
                            "%s: the state database has schema version %lld, newer than this "
                            "brock knows (%d); brock did not change it - use a newer brock",
-                           s->path, (long long)version, SCHEMA_VERSION);
+                           s->path, (long long)*version, STORE_SCHEMA_VERSION);
     /* Every page of the tables is read (about as long as loading them): a damaged file is
      * reported here, before anything is written to it. */
     if (quick_check(s, damage, sizeof(damage)) != SQLITE_OK)
         return brock__store_fail(e, "check the state database", NULL);
     if (damage[0])
         return corrupt_fail(e, s->path, damage);
-    if (how != OPEN_RW && version < SCHEMA_VERSION)
+    if (how != OPEN_RW && *version < STORE_SCHEMA_VERSION)
         return brock__fail(e, BROCK_ESTORE,
                            "%s: the state database has schema version %lld and cannot be "
                            "written, so this brock cannot bring it up to date",
-                           s->path, (long long)version);
+                           s->path, (long long)*version);
+    return 0;
+}
+
+/* Every statement of brock__store_stmt_sql prepared. Returns 0 or a negative error. */
+static int store_prepare(struct brock_engine *e)
+{
+    struct brock__store *s = e->store;
+
+    for (int i = 0; i < ST_COUNT; i++) {
+        if (sqlite3_prepare_v3(s->db, brock__store_stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+                               &s->st[i], NULL) != SQLITE_OK) {
+            note_err(s, SQLITE_ERROR);
+            return brock__store_fail(e, "prepare a statement for", "the state database");
+        }
+    }
+    return 0;
+}
+
+/* Opens the connection as how says, checks the file is a sound brock database of a version
+ * known here and sets it up. Nothing is written to a file that fails the checks. Returns 0,
+ * STORE_CANT_WRITE (s->sqlerr saying why) or a negative error. */
+static int store_setup(struct brock_engine *e, int *fresh, int how)
+{
+    struct brock__store *s = e->store;
+    int64_t version = 0;
+    int rc;
+
+    s->sqlerr[0] = '\0';
+    if ((rc = store_connect(e, how)) != 0 || (rc = store_check_file(e, how, &version)) != 0)
+        return rc;
     if (how == OPEN_RW) {
         /* NORMAL: in WAL mode a commit survives the process being killed; a power loss may
          * lose the last commits, never the file's consistency. */
         if (brock__store_exec(s, "PRAGMA journal_mode = WAL") != SQLITE_OK ||
             brock__store_exec(s, "PRAGMA synchronous = NORMAL") != SQLITE_OK)
             return brock__store_fail(e, "set up the state database", NULL);
-        if (version < SCHEMA_VERSION && (rc = schema_create(e)) < 0)
+        if (version < STORE_SCHEMA_VERSION && (rc = schema_create(e)) < 0)
             return rc;
     }
-    for (int i = 0; i < ST_COUNT; i++) {
-        if (sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-                               NULL) != SQLITE_OK) {
-            note_err(s, SQLITE_ERROR);
-            return brock__store_fail(e, "prepare a statement for", "the state database");
-        }
-    }
-    if ((rc = setup_meta(e, fresh)) < 0)
+    if ((rc = store_prepare(e)) < 0 || (rc = setup_meta(e, fresh)) < 0)
         return rc;
     s->readonly = how != OPEN_RW;
     sqlite3_randomness(sizeof(s->origin), &s->origin);
@@ -704,25 +561,16 @@ static int store_open_read(struct brock_engine *e, struct brock__store *s, const
     return rc;
 }
 
-int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
+/* Opening for an engine that writes: the folder and the database made when missing, then
+ * opened read-write, or read-only when it cannot be written (readonly_why says why), or
+ * immutable. A state that cannot be made at all, for want of permission, is kept in memory.
+ * s is the engine's or freed, whatever happens. */
+static int store_open_write(struct brock_engine *e, struct brock__store *s, const char *dir,
+                            int *fresh)
 {
-    struct brock__store *s;
     struct stat st;
     int rc;
 
-    *fresh = 0;
-    e->readonly_why[0] = '\0';
-    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-        return brock__fail(e, BROCK_EIO, "the state folder %s is not a folder", dir);
-    s = mem_calloc(1, sizeof(*s));
-    if (!s)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    if (snprintf(s->path, sizeof(s->path), "%s/brock.db", dir) >= (int)sizeof(s->path)) {
-        mem_free(s);
-        return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
-    }
-    if (e->read_only)
-        return store_open_read(e, s, dir, fresh);
     /* A folder that may hold a state but will not say (one closed to this user) is refused
      * as a read-only open refuses it. Taken for a state that cannot be made, it would be run
      * from memory: a new state, seeded, without the user's choices or disabled sites. */
@@ -772,6 +620,27 @@ int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
     if (!s->readonly)
         note_opened(s);
     return 0;
+}
+
+int brock__sqlite_open(struct brock_engine *e, const char *dir, int *fresh)
+{
+    struct brock__store *s;
+    struct stat st;
+
+    *fresh = 0;
+    e->readonly_why[0] = '\0';
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return brock__fail(e, BROCK_EIO, "the state folder %s is not a folder", dir);
+    s = mem_calloc(1, sizeof(*s));
+    if (!s)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if (snprintf(s->path, sizeof(s->path), "%s/brock.db", dir) >= (int)sizeof(s->path)) {
+        mem_free(s);
+        return brock__fail(e, BROCK_EIO, "the state folder name %s is too long", dir);
+    }
+    if (e->read_only)
+        return store_open_read(e, s, dir, fresh);
+    return store_open_write(e, s, dir, fresh);
 }
 
 /* ---- the files under the connection, for store_watch.c ---- */

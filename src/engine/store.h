@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * The SQLite store's insides, shared by its files: store.c (schema, statements, opening,
- * closing, the back end's table), store_load.c (rows for store_walk.c's steps into the maps),
- * store_flush.c (the statements of store_walk.c's writes, in one transaction), store_poll.c
- * (picking up other processes' changes), store_watch.c (noticing that the file was deleted or
- * replaced) and store_merge.c (memory into a new file, or into a restored one). The rest of
- * the engine reaches it only through engine.h's store interface.
+ * The SQLite store's insides, shared by its files: store_sql.c (the schema and the statements'
+ * SQL), store.c (creating the schema, statements, opening, closing, the back end's table),
+ * store_load.c (rows for store_walk.c's steps into the maps), store_flush.c (the statements of
+ * store_walk.c's writes, in one transaction), store_poll.c (picking up other processes'
+ * changes), store_watch.c (noticing that the file was deleted or replaced) and store_merge.c
+ * (memory into a new file, or into a restored one). The rest of the engine reaches it only
+ * through store_api.h's store interface.
  */
 #ifndef BROCK_ENGINE_STORE_H
 #define BROCK_ENGINE_STORE_H
@@ -16,10 +17,10 @@
 
 #include <sqlite3.h>
 
-#include "engine/engine.h"
+#include "engine/store_api.h"
 #include "engine/store_walk.h"
 
-/* The prepared statements, by id; store.c holds their SQL. */
+/* The prepared statements, by id; store_sql.c holds their SQL. */
 enum {
     ST_BEGIN_READ,
     ST_BEGIN_WRITE,
@@ -90,7 +91,7 @@ struct brock__store {
     int committed; /* a write succeeded since the open */
 };
 
-/* ---- the back end's calls (engine.h's struct brock__store_ops) ---- */
+/* ---- the back end's calls (store_api.h's struct brock__store_ops) ---- */
 
 int brock__sqlite_load(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_flush(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
@@ -98,6 +99,21 @@ int brock__sqlite_poll(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_check(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__sqlite_meta_get(struct brock_engine *e, const char *key,
                            char **out) BROCK_NODISCARD_INTERNAL;
+
+/* ---- the SQL (store_sql.c) ---- */
+
+/* The schema's version (PRAGMA user_version), the one brock__store_schema_sql makes. */
+#define STORE_SCHEMA_VERSION 4
+
+/* The tables of a new state; then what brings a state of version 1, 2 or 3 up to date: from
+ * version v, migrate_vN_sql for every N from v to 3, in order. */
+extern const char brock__store_schema_sql[];
+extern const char brock__store_migrate_v1_sql[];
+extern const char brock__store_migrate_v2_sql[];
+extern const char brock__store_migrate_v3_sql[];
+
+/* Each prepared statement's SQL, by id (ST_*). */
+extern const char *const brock__store_stmt_sql[ST_COUNT];
 
 /* ---- statements (store.c) ---- */
 

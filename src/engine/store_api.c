@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/store_api.h"
 #include "util/clock.h"
 
 int brock__store_load(struct brock_engine *e)

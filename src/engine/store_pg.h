@@ -3,7 +3,7 @@
  * The PostgreSQL store's insides, shared by its files: store_pg.c (the connection, the schema,
  * statements, reading rows for store_walk.c's steps, closing, the back end's table) and
  * store_pg_sync.c (the batch of store_walk.c's writes, writing it, picking up what other
- * instances wrote). The rest of the engine reaches it only through engine.h's store
+ * instances wrote). The rest of the engine reaches it only through store_api.h's store
  * interface. libpq is called through brock__pq (pq.h), which an open loads.
  */
 #ifndef BROCK_ENGINE_STORE_PG_H
@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "engine/engine.h"
+#include "engine/store_api.h"
 #include "engine/pq.h"
 #include "engine/store_walk.h"
 

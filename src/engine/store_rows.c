@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/store_api.h"
 #include "util/alloc.h"
 
 /* Written for BROCK__HEUR_UNKNOWN, which has no name: any string brock__heur_parse() rejects

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "engine/engine.h"
+#include "engine/store_api.h"
 
 /* The size of a back end's record of meta 'seeded' (Unix ms as text, or "none"). */
 #define BROCK__SEEDED_MAX 32

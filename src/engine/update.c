@@ -5,6 +5,7 @@
  * fixes replaced), kept in the state, and brought back at every open over the data folder's.
  */
 #include "engine/engine.h"
+#include "engine/store_api.h"
 
 #include <stdlib.h>
 #include <string.h>

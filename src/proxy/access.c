@@ -51,17 +51,13 @@ int access_add(struct access_list *l, const char *spec, char *err, size_t errlen
     return access_add_for(l, "--allow", spec, err, errlen);
 }
 
-int access_add_for(struct access_list *l, const char *option, const char *spec, char *err,
-                   size_t errlen)
+/* The address of spec (alen bytes: before its '/', if any) into r->addr, IPv4 mapped. Returns
+ * 1 for IPv4, 0 for IPv6, or -1 with err set. */
+static int range_address(struct access_range *r, const char *option, const char *spec, size_t alen,
+                         char *err, size_t errlen)
 {
     char addr[64];
-    const char *slash = strchr(spec, '/');
-    size_t alen = slash ? (size_t)(slash - spec) : strlen(spec);
-    struct access_range r;
-    struct access_range *v;
-    int is_v4, max, bits;
 
-    memset(&r, 0, sizeof(r));
     if (alen == 0 || alen >= sizeof(addr)) {
         snprintf(err, errlen,
                  "%s '%s': expected an address or ADDR/PREFIX (10.0.0.0/8, "
@@ -71,33 +67,52 @@ int access_add_for(struct access_list *l, const char *option, const char *spec, 
     }
     memcpy(addr, spec, alen);
     addr[alen] = '\0';
-    if (inet_pton(AF_INET, addr, r.addr + 12) == 1) {
-        memcpy(r.addr, v4_mapped_prefix, 12);
-        is_v4 = 1;
-    } else if (inet_pton(AF_INET6, addr, r.addr) == 1) {
-        is_v4 = 0;
-    } else {
-        snprintf(err, errlen, "%s '%s': '%s' is not an IPv4 or IPv6 address", option, spec, addr);
+    if (inet_pton(AF_INET, addr, r->addr + 12) == 1) {
+        memcpy(r->addr, v4_mapped_prefix, 12);
+        return 1;
+    }
+    if (inet_pton(AF_INET6, addr, r->addr) == 1)
+        return 0;
+    snprintf(err, errlen, "%s '%s': '%s' is not an IPv4 or IPv6 address", option, spec, addr);
+    return -1;
+}
+
+/* The prefix length after spec's '/' (slash), 0 to max. Returns it, or -1 with err set. */
+static int range_bits(const char *option, const char *spec, const char *slash, int max, char *err,
+                      size_t errlen)
+{
+    char *end = NULL;
+    long b;
+
+    if (slash[1] < '0' || slash[1] > '9') {
+        snprintf(err, errlen, "%s '%s': the prefix length after '/' must be a number", option,
+                 spec);
         return -1;
     }
+    b = strtol(slash + 1, &end, 10);
+    if (*end != '\0' || b < 0 || b > max) {
+        snprintf(err, errlen, "%s '%s': the prefix length must be 0 to %d", option, spec, max);
+        return -1;
+    }
+    return (int)b;
+}
+
+int access_add_for(struct access_list *l, const char *option, const char *spec, char *err,
+                   size_t errlen)
+{
+    const char *slash = strchr(spec, '/');
+    size_t alen = slash ? (size_t)(slash - spec) : strlen(spec);
+    struct access_range r;
+    struct access_range *v;
+    int is_v4, max, bits;
+
+    memset(&r, 0, sizeof(r));
+    if ((is_v4 = range_address(&r, option, spec, alen, err, errlen)) < 0)
+        return -1;
     max = is_v4 ? 32 : 128;
     bits = max;
-    if (slash) {
-        char *end = NULL;
-        long b;
-
-        if (slash[1] < '0' || slash[1] > '9') {
-            snprintf(err, errlen, "%s '%s': the prefix length after '/' must be a number", option,
-                     spec);
-            return -1;
-        }
-        b = strtol(slash + 1, &end, 10);
-        if (*end != '\0' || b < 0 || b > max) {
-            snprintf(err, errlen, "%s '%s': the prefix length must be 0 to %d", option, spec, max);
-            return -1;
-        }
-        bits = (int)b;
-    }
+    if (slash && (bits = range_bits(option, spec, slash, max, err, errlen)) < 0)
+        return -1;
     r.bits = is_v4 ? bits + 96 : bits;
     for (int i = r.bits; i < 128; i++) {
         if (r.addr[i / 8] & (0x80 >> (i % 8))) {

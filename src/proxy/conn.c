@@ -510,6 +510,75 @@ static void on_client_write(struct bufferevent *bev, void *arg)
     conn_run(c);
 }
 
+/* A client's TLS handshake with brock failed: counted once, logged with why, the connection
+ * closed. */
+static void conn_client_tls_failed(struct conn *c, const char *why)
+{
+    if (!c->tls_counted)
+        c->px->metrics.tls_client_failed++;
+    c->tls_counted = 1;
+    conn_log_failure(c, LOG_INFO, 0, why);
+}
+
+/* An error on the client's connection: a TLS failure, or a reset. */
+static void conn_client_error(struct conn *c, struct bufferevent *bev)
+{
+    char why[BROCK_HOST_MAX + 512];
+    int cert_refused = 0;
+    int failed =
+        c->intercepted && tls_error_explain(bev, c->tunnel_host, why, sizeof(why), &cert_refused);
+    const char *refused = NULL;
+
+    /* A client that does not trust brock's CA ends here, and one that asked for a name brock
+     * makes no certificate for, which brock's own words say better: say so once. */
+    if (c->intercepted)
+        refused = intercept_refusal(c->px->mitm, bufferevent_openssl_get_ssl(bev));
+    if (refused)
+        snprintf(why, sizeof(why), "%s", refused);
+    if (failed || refused) {
+        conn_client_tls_failed(c, why);
+        /* A client that does not trust brock's certificate (its alert says so): twice, and
+         * its host is passed through unseen from then on. */
+        if (cert_refused && !refused)
+            conn_tls_refused(c, "the client's TLS alert refused the certificate");
+        conn_close(c, NULL);
+        return;
+    }
+    /* A reset: as a close, news only in the middle of a request. */
+    if (conn_mid_request(c)) {
+        conn_client_gone(c);
+        return;
+    }
+    conn_close(c, "client connection error");
+}
+
+/* The client closed its side. */
+static void conn_client_eof(struct conn *c, struct bufferevent *bev)
+{
+    /* A close without close_notify arrives here too (intercept.c): browsers end connections
+     * that way all the time, and where it happened says whether anything was lost. */
+    if (c->intercepted && !tls_handshake_done(bev)) {
+        conn_client_tls_failed(c, "the client closed the connection during the TLS handshake");
+        conn_tls_refused(c, "the client closed the connection during the TLS handshake");
+        conn_close(c, NULL);
+        return;
+    }
+    /* A program that checks a pinned key finishes the handshake, finds the wrong key and
+     * closes at once, having sent nothing: a browser's spare connection stays open far
+     * longer before it goes unused. */
+    if (c->intercepted && !c->tls_spoke && c->tls_done_ms &&
+        conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
+        conn_log_failure(c, LOG_INFO, 0,
+                         "the client closed the connection right after the "
+                         "TLS handshake, before its first request");
+        conn_tls_refused(c, "the client closed the connection before its first request");
+        conn_close(c, NULL);
+        return;
+    }
+    c->c_client.eof = 1;
+    conn_run(c);
+}
+
 static void on_client_event(struct bufferevent *bev, short what, void *arg)
 {
     struct conn *c = arg;
@@ -521,67 +590,10 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
             conn_out_of_memory(c, "reading the client");
         return;
     }
-    if (what & BEV_EVENT_ERROR) {
-        char why[BROCK_HOST_MAX + 512];
-        int cert_refused = 0;
-        int failed = c->intercepted &&
-                     tls_error_explain(bev, c->tunnel_host, why, sizeof(why), &cert_refused);
-        const char *refused = NULL;
-
-        /* A client that does not trust brock's CA ends here, and one that asked for a name
-         * brock makes no certificate for, which brock's own words say better: say so once. */
-        if (c->intercepted)
-            refused = intercept_refusal(c->px->mitm, bufferevent_openssl_get_ssl(bev));
-        if (refused)
-            snprintf(why, sizeof(why), "%s", refused);
-        if (failed || refused) {
-            if (!c->tls_counted)
-                c->px->metrics.tls_client_failed++;
-            c->tls_counted = 1;
-            conn_log_failure(c, LOG_INFO, 0, why);
-            /* A client that does not trust brock's certificate (its alert says so): twice,
-             * and its host is passed through unseen from then on. */
-            if (cert_refused && !refused)
-                conn_tls_refused(c, "the client's TLS alert refused the certificate");
-            conn_close(c, NULL);
-            return;
-        }
-        /* A reset: as a close, news only in the middle of a request. */
-        if (conn_mid_request(c)) {
-            conn_client_gone(c);
-            return;
-        }
-        conn_close(c, "client connection error");
-        return;
-    }
-    if (what & BEV_EVENT_EOF) {
-        /* A close without close_notify arrives here too (intercept.c): browsers end connections
-         * that way all the time, and where it happened says whether anything was lost. */
-        if (c->intercepted && !tls_handshake_done(bev)) {
-            if (!c->tls_counted)
-                c->px->metrics.tls_client_failed++;
-            c->tls_counted = 1;
-            conn_log_failure(c, LOG_INFO, 0,
-                             "the client closed the connection during the TLS handshake");
-            conn_tls_refused(c, "the client closed the connection during the TLS handshake");
-            conn_close(c, NULL);
-            return;
-        }
-        /* A program that checks a pinned key finishes the handshake, finds the wrong key and
-         * closes at once, having sent nothing: a browser's spare connection stays open far
-         * longer before it goes unused. */
-        if (c->intercepted && !c->tls_spoke && c->tls_done_ms &&
-            conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
-            conn_log_failure(c, LOG_INFO, 0,
-                             "the client closed the connection right after the "
-                             "TLS handshake, before its first request");
-            conn_tls_refused(c, "the client closed the connection before its first request");
-            conn_close(c, NULL);
-            return;
-        }
-        c->c_client.eof = 1;
-        conn_run(c);
-    }
+    if (what & BEV_EVENT_ERROR)
+        conn_client_error(c, bev);
+    else if (what & BEV_EVENT_EOF)
+        conn_client_eof(c, bev);
 }
 
 int conn_client_events(struct conn *c)

@@ -145,83 +145,118 @@ static unsigned conn_navigation(const struct conn *c, const struct fp_request *r
     return REPORT_DOC_FRAME | (same_site(x->host, x->site) ? 0 : REPORT_DOC_CROSS);
 }
 
-int conn_decide(struct conn *c, const char *path, size_t path_len)
+/* Resets the exchange's decision for a new one; its storage is kept from one request to the
+ * next. Returns it, or NULL when out of memory. */
+static struct brock_decision *conn_decision_reset(struct exchange *x)
 {
-    struct exchange *x = &c->c_ex;
-    const struct http_head *hh = &c->c_client.head;
-    struct proxy *px = c->px;
-    struct brock_request req = {0}, learn_req;
-    struct brock_exchange ex;
-    struct brock_decision *d;
-    const char *allow[LIMIT_WIDGET_ALLOWS];
-    char why[512], frame[BROCK_HOST_MAX];
-    const char *ref;
-
     if (!x->d && !(x->d = mem_malloc(sizeof(*x->d))))
-        return -1;
-    d = x->d;
-    memset(d, 0, sizeof(*d));
+        return NULL;
+    memset(x->d, 0, sizeof(*x->d));
     x->site_known = x->site_sure = 0;
     x->navigation = 0;
     x->names->site[0] = '\0';
     x->decided = 1;
-    if (!x->is_connect) {
-        struct fp_request r = {
-            .host = x->host,
-            .referer = conn_header(hh, "referer"),
-            .origin = conn_header(hh, "origin"),
-            .fetch_mode = conn_header(hh, "sec-fetch-mode"),
-            .fetch_dest = conn_header(hh, "sec-fetch-dest"),
-            .fetch_site = conn_header(hh, "sec-fetch-site"),
-            .accept = conn_header(hh, "accept"),
-            .upgrade_insecure = conn_header(hh, "upgrade-insecure-requests"),
-        };
+    return x->d;
+}
 
-        enum fp_result fr;
+/* The request's first party, from the client's record of its pages (firstparty.h), shared
+ * with the other workers; and whether it is a navigation that gets a report token. */
+static void conn_infer_first_party(struct conn *c)
+{
+    struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    struct proxy *px = c->px;
+    struct fp_request r = {
+        .host = x->host,
+        .referer = conn_header(hh, "referer"),
+        .origin = conn_header(hh, "origin"),
+        .fetch_mode = conn_header(hh, "sec-fetch-mode"),
+        .fetch_dest = conn_header(hh, "sec-fetch-dest"),
+        .fetch_site = conn_header(hh, "sec-fetch-site"),
+        .accept = conn_header(hh, "accept"),
+        .upgrade_insecure = conn_header(hh, "upgrade-insecure-requests"),
+    };
+    enum fp_result fr;
 
-        fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
-        fr = fp_infer(&px->fp, c->c_peer, &r, x->names->site);
-        fpshare_infer(px->opts->worker, c->c_peer, &r);
+    fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
+    fr = fp_infer(&px->fp, c->c_peer, &r, x->names->site);
+    fpshare_infer(px->opts->worker, c->c_peer, &r);
 
-        x->site_known = fr != FP_UNKNOWN;
-        x->site_sure = fr == FP_KNOWN;
-        x->navigation = conn_navigation(c, &r, fr);
-    }
-    x->type = x->is_connect ? BROCK_RESOURCE_OTHER : brock_request_type(x->method, hh->h, hh->n);
-    /* Without interception a tunnel says nothing of its page: decided as third party. */
-    req.url = conn_url(c, path, path_len);
-    req.host = x->host;
-    req.site = x->site_known ? x->site : NULL;
-    req.type = x->type;
-    if (!*req.url)
-        req.url = NULL; /* too long to copy: decided on its host */
-    /* The widgets the user let load on this page (checkAction's first line): matched against
-     * the request's host or its frame's, which its Referer names. */
-    if (x->site_known) {
-        req.n_widget_allow = widget_allows_get(&px->widgets, c->c_peer, x->site, conn_now_ms(c),
-                                               allow, LIMIT_WIDGET_ALLOWS);
-        req.widget_allow = allow;
-        ref = conn_header(hh, "referer");
-        if (ref && brock_url_host(ref, frame) >= 0)
-            req.frame_host = frame;
-    }
-    if (brock_decide_request(px->engine, &req, d) < 0)
+    x->site_known = fr != FP_UNKNOWN;
+    x->site_sure = fr == FP_KNOWN;
+    x->navigation = conn_navigation(c, &r, fr);
+}
+
+static enum brock_resource_type conn_guess_type(const struct conn *c)
+{
+    const struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+
+    return x->is_connect ? BROCK_RESOURCE_OTHER : brock_request_type(x->method, hh->h, hh->n);
+}
+
+/* The widgets the user let load on this page (checkAction's first line): matched against the
+ * request's host or its frame's, which its Referer names. allow and frame hold what req
+ * points to. */
+static void conn_widget_allowances(struct conn *c, struct brock_request *req,
+                                   const char *allow[LIMIT_WIDGET_ALLOWS],
+                                   char frame[BROCK_HOST_MAX])
+{
+    struct exchange *x = &c->c_ex;
+    struct proxy *px = c->px;
+    const char *ref;
+
+    if (!x->site_known)
+        return;
+    req->n_widget_allow = widget_allows_get(&px->widgets, c->c_peer, x->site, conn_now_ms(c), allow,
+                                            LIMIT_WIDGET_ALLOWS);
+    req->widget_allow = allow;
+    ref = conn_header(&c->c_client.head, "referer");
+    if (ref && brock_url_host(ref, frame) >= 0)
+        req->frame_host = frame;
+}
+
+/* The engine's decision for req into d; a request it cannot decide passes. */
+static void conn_decide_request(struct conn *c, const struct brock_request *req,
+                                struct brock_decision *d)
+{
+    if (brock_decide_request(c->px->engine, req, d) < 0)
         d->effect = BROCK_PASS;
-    /* What learning takes from it, by the rules a recording is learned by: a guessed page is
-     * decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
-    conn_exchange(c, &learn_req, &ex);
-    x->learn = brock_exchange_flags(px->engine, &ex);
-    /* What the client's pages loaded as third parties, and when: a page's canvas report counts
-     * only for a script loaded there since the page was given its token. The other workers
-     * hear of a pair when it is new, and of a later load once a second at most (a token's
-     * time is in seconds). */
-    if (x->site_known && d->third_party) {
-        int64_t now = conn_now_ms(c), at = fp_seen_at(&px->fp, c->c_peer, x->site, x->host);
+}
 
-        fp_saw(&px->fp, c->c_peer, x->site, x->host, now);
-        if (at < 0 || at / 1000 < now / 1000)
-            fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host, now);
-    }
+/* What learning takes from the exchange, by the rules a recording is learned by: a guessed
+ * page is decided on as it is, but is not evidence (PRIVACY-BADGER.md 1.5). */
+static void conn_learn_flags(struct conn *c)
+{
+    struct brock_request learn_req;
+    struct brock_exchange ex;
+
+    conn_exchange(c, &learn_req, &ex);
+    c->c_ex.learn = brock_exchange_flags(c->px->engine, &ex);
+}
+
+/* What the client's pages loaded as third parties, and when: a page's canvas report counts
+ * only for a script loaded there since the page was given its token. The other workers hear
+ * of a pair when it is new, and of a later load once a second at most (a token's time is in
+ * seconds). */
+static void conn_note_load(struct conn *c, const struct brock_decision *d)
+{
+    struct exchange *x = &c->c_ex;
+    struct proxy *px = c->px;
+    int64_t now, at;
+
+    if (!x->site_known || !d->third_party)
+        return;
+    now = conn_now_ms(c);
+    at = fp_seen_at(&px->fp, c->c_peer, x->site, x->host);
+    fp_saw(&px->fp, c->c_peer, x->site, x->host, now);
+    if (at < 0 || at / 1000 < now / 1000)
+        fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host, now);
+}
+
+/* The counts of blocked and cookieblocked requests, and of decisions by kind. */
+static void conn_count_metrics(struct proxy *px, const struct brock_decision *d)
+{
     if (d->effect == BROCK_DENY) {
         px->n_blocked++;
         dash_metrics_blocked(&px->metrics, d->base);
@@ -229,19 +264,70 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
         px->n_cookieblocked++;
     }
     px->metrics.decisions[conn_decision_kind(d)]++;
-    /* The daily counters: what brock did each day, and for how many sites. */
-    if (brock_daily_count(px->engine, d, conn_now_ms(c)) < 0)
-        log_msg(LOG_ERR, "counting a request to %s failed: %s", x->host,
-                brock_engine_errmsg(px->engine));
-    /* The dashboard's recent sites: what each page's third parties were given. */
+}
+
+/* The daily counters: what brock did each day, and for how many sites. */
+static void conn_count_daily(struct conn *c, const struct brock_decision *d)
+{
+    struct brock_engine *e = c->px->engine;
+
+    if (brock_daily_count(e, d, conn_now_ms(c)) < 0)
+        log_msg(LOG_ERR, "counting a request to %s failed: %s", c->c_ex.host,
+                brock_engine_errmsg(e));
+}
+
+/* The dashboard's recent sites: what each page's third parties were given. */
+static void conn_note_page_view(struct conn *c, const struct brock_decision *d)
+{
+    const struct exchange *x = &c->c_ex;
+    struct brock_engine *e = c->px->engine;
+
     if (x->site_known && d->third_party && d->reason == BROCK_WHY_ACTION &&
-        brock_page_seen(px->engine, x->site, d->tracker, d->action, conn_now_ms(c)) < 0)
+        brock_page_seen(e, x->site, d->tracker, d->action, conn_now_ms(c)) < 0)
         log_msg(LOG_ERR, "recording %s on %s failed: %s", d->tracker, x->site,
-                brock_engine_errmsg(px->engine));
-    if (d->effect != BROCK_PASS && log_enabled(LOG_INFO)) {
-        brock_decision_explain(px->engine, d, why, sizeof(why));
-        log_msg(LOG_INFO, "%s %s on %s: %s", brock_effect_name(d->effect), x->host,
-                x->site_known ? x->site : "an unknown page", why);
-    }
+                brock_engine_errmsg(e));
+}
+
+/* A request blocked or cookieblocked, and why, at LOG_INFO. */
+static void conn_log_decision(struct conn *c, const struct brock_decision *d)
+{
+    const struct exchange *x = &c->c_ex;
+    char why[512];
+
+    if (d->effect == BROCK_PASS || !log_enabled(LOG_INFO))
+        return;
+    brock_decision_explain(c->px->engine, d, why, sizeof(why));
+    log_msg(LOG_INFO, "%s %s on %s: %s", brock_effect_name(d->effect), x->host,
+            x->site_known ? x->site : "an unknown page", why);
+}
+
+int conn_decide(struct conn *c, const char *path, size_t path_len)
+{
+    struct exchange *x = &c->c_ex;
+    struct brock_request req = {0};
+    struct brock_decision *d;
+    const char *allow[LIMIT_WIDGET_ALLOWS];
+    char frame[BROCK_HOST_MAX];
+
+    if (!(d = conn_decision_reset(x)))
+        return -1;
+    /* Without interception a tunnel says nothing of its page: decided as third party. */
+    if (!x->is_connect)
+        conn_infer_first_party(c);
+    x->type = conn_guess_type(c);
+    req.url = conn_url(c, path, path_len);
+    req.host = x->host;
+    req.site = x->site_known ? x->site : NULL;
+    req.type = x->type;
+    if (!*req.url)
+        req.url = NULL; /* too long to copy: decided on its host */
+    conn_widget_allowances(c, &req, allow, frame);
+    conn_decide_request(c, &req, d);
+    conn_learn_flags(c);
+    conn_note_load(c, d);
+    conn_count_metrics(c->px, d);
+    conn_count_daily(c, d);
+    conn_note_page_view(c, d);
+    conn_log_decision(c, d);
     return 0;
 }

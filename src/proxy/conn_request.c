@@ -120,32 +120,25 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     upstream_start(c);
 }
 
-/* The head is in: a local page, a tunnel, blocked, or a request to send upstream. */
-static void conn_start_request(struct conn *c)
+/* What brock answers or takes over before any decision: a page of its own, a target it cannot
+ * parse, a request for its own address, a report of its script, a tunnel it intercepts.
+ * Returns 1 when the request was taken so, else 0 with the target's path in *path. */
+static int conn_take_undecided(struct conn *c, const char **path, size_t *path_len)
 {
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     const char *url = http_head_text(hh);
-    const char *path = NULL;
-    size_t path_len = 0;
-    uint64_t declared = c->c_client.parser.content_length;
     int kind;
 
-    c->px->n_requests++;
-    conn_read_head(c);
-    if (declared != ULLONG_MAX && declared > LIMIT_REQUEST_BODY) {
-        conn_fail(c, 413, "the request body is larger than brock accepts");
-        return;
-    }
     if (url[0] == '/' && !x->is_connect && !c->intercepted) {
         conn_answer_local(c);
-        return;
+        return 1;
     }
-    if (conn_parse_target(c, url, hh->line_len, &path, &path_len) < 0) {
+    if (conn_parse_target(c, url, hh->line_len, path, path_len) < 0) {
         conn_fail(c, 400,
                   "brock cannot parse the request's target (expected http://HOST/PATH "
                   "or CONNECT HOST:PORT)");
-        return;
+        return 1;
     }
     /* A request for brock's own address through brock is its own page, never forwarded:
      * forwarding would loop. Names DNS resolves to it are caught when connecting. */
@@ -154,29 +147,33 @@ static void conn_start_request(struct conn *c)
             conn_fail(c, 403,
                       "brock does not open a tunnel to itself; ask for its pages "
                       "directly");
-            return;
+            return 1;
         }
         x->local_off =
-            path >= url && path <= url + hh->line_len ? (size_t)(path - url) : hh->line_len;
+            *path >= url && *path <= url + hh->line_len ? (size_t)(*path - url) : hh->line_len;
         conn_answer_local(c);
-        return;
+        return 1;
     }
     /* A report of brock's script in a page goes to the page's own origin, on a path no site
      * has: brock answers it, whatever the host's action, and it never reaches the origin. */
-    if ((kind = conn_is_report(c, path, path_len)) != 0) {
+    if ((kind = conn_is_report(c, *path, *path_len)) != 0) {
         conn_answer_report(c, kind);
-        return;
+        return 1;
     }
     /* An intercepted tunnel is opened to any host: each request inside is decided on its own
      * first party, so that a blocked host's own site loads as Privacy Badger lets it load. */
     if (x->is_connect && conn_may_intercept(c)) {
         conn_start_intercept(c);
-        return;
+        return 1;
     }
-    if (conn_decide(c, path, path_len) < 0) {
-        conn_fail(c, 503, "brock ran out of memory for the request");
-        return;
-    }
+    return 0;
+}
+
+/* The request decided: blocked, a tunnel opened, or sent upstream. */
+static void conn_follow_decision(struct conn *c, const char *path, size_t path_len)
+{
+    struct exchange *x = &c->c_ex;
+
     if (x->d->effect == BROCK_DENY) {
         /* Only a learned block is worth a policy check (section 9), never a user's. */
         if (x->d->action == BROCK_BLOCK)
@@ -189,6 +186,28 @@ static void conn_start_request(struct conn *c)
     } else {
         conn_forward(c, path, path_len);
     }
+}
+
+/* The head is in: a local page, a tunnel, blocked, or a request to send upstream. */
+static void conn_start_request(struct conn *c)
+{
+    const char *path = NULL;
+    size_t path_len = 0;
+    uint64_t declared = c->c_client.parser.content_length;
+
+    c->px->n_requests++;
+    conn_read_head(c);
+    if (declared != ULLONG_MAX && declared > LIMIT_REQUEST_BODY) {
+        conn_fail(c, 413, "the request body is larger than brock accepts");
+        return;
+    }
+    if (conn_take_undecided(c, &path, &path_len))
+        return;
+    if (conn_decide(c, path, path_len) < 0) {
+        conn_fail(c, 503, "brock ran out of memory for the request");
+        return;
+    }
+    conn_follow_decision(c, path, path_len);
 }
 
 /* The client's bytes are not a request brock can read. */

@@ -62,9 +62,103 @@ static void head_start_fields(struct framing_head *fh)
     fh->reason = NULL;
 }
 
+/* The state after ch in the start line (st is H_START or H_LINE); H_BAD with *why set when ch
+ * cannot be there. */
+static inline int head_start_line(int st, unsigned char ch, const char **why)
+{
+    if (ch == '\n') {
+        *why = "malformed head: bare LF (a line must end with CRLF)";
+        return H_BAD;
+    }
+    if (st == H_START) {
+        if (ch == '\r')
+            return H_START_LF;
+        if (is_text(ch, 0) && ch != ' ')
+            return H_LINE;
+        *why = "malformed head: control character or space in the start line";
+        return H_BAD;
+    }
+    if (ch == '\r')
+        return H_LINE_LF;
+    if (!is_text(ch, 0)) {
+        *why = "malformed head: control character in the start line";
+        return H_BAD;
+    }
+    return st;
+}
+
+/* The state after ch at the start of a header line (H_FIELD), or H_BAD with *why set. */
+static inline int head_field_start(unsigned char ch, const char **why)
+{
+    if (ch == '\r')
+        return H_END_LF;
+    if (ch == ' ' || ch == '\t')
+        *why = "malformed head: obs-fold (a header line starts with whitespace)";
+    else if (ch == ':')
+        *why = "malformed head: empty header name";
+    else if (ch == '\n')
+        *why = "malformed head: bare LF (a line must end with CRLF)";
+    else if (is_tchar(ch))
+        return H_NAME;
+    else
+        *why = "malformed head: invalid character in a header name";
+    return H_BAD;
+}
+
+/* The state after ch in a header's name (H_NAME) or value (H_VALUE), or H_BAD with *why set. */
+static inline int head_field(int st, unsigned char ch, const char **why)
+{
+    if (st == H_NAME) {
+        if (ch == ':')
+            return H_VALUE;
+        if (ch == ' ' || ch == '\t')
+            *why = "malformed head: whitespace before the colon";
+        else if (ch == '\r' || ch == '\n')
+            *why = "malformed head: header line without a colon";
+        else if (!is_tchar(ch))
+            *why = "malformed head: invalid character in a header name";
+        else
+            return st;
+        return H_BAD;
+    }
+    if (ch == '\r')
+        return H_VALUE_LF;
+    if (ch == '\n')
+        *why = "malformed head: bare LF (a line must end with CRLF)";
+    else if (!is_text(ch, 1))
+        *why = "malformed head: control character in a header value";
+    else
+        return st;
+    return H_BAD;
+}
+
+/* The state after ch in state st: H_DONE after the empty line that ends the head, H_BAD with
+ * *why set when ch cannot be there. */
+static inline int head_next(int st, unsigned char ch, const char **why)
+{
+    switch (st) {
+    case H_START:
+    case H_LINE: return head_start_line(st, ch, why);
+    case H_FIELD: return head_field_start(ch, why);
+    case H_NAME:
+    case H_VALUE: return head_field(st, ch, why);
+    case H_START_LF:
+    case H_LINE_LF:
+    case H_VALUE_LF:
+    case H_END_LF:
+        if (ch != '\n') {
+            *why = "malformed head: bare CR";
+            return H_BAD;
+        }
+        return st == H_START_LF ? H_START : st == H_END_LF ? H_DONE : H_FIELD;
+    default: *why = "malformed head"; return H_BAD;
+    }
+}
+
 int framing_head_feed(struct framing_head *fh, const char *p, size_t len, size_t *used)
 {
     const unsigned char *s = (const unsigned char *)p;
+    const char *why = NULL;
     int st = fh->state;
     size_t i;
 
@@ -74,75 +168,13 @@ int framing_head_feed(struct framing_head *fh, const char *p, size_t len, size_t
     if (st == H_BAD)
         return FRAMING_BAD;
     for (i = 0; i < len; i++) {
-        unsigned char ch = s[i];
-
-        switch (st) {
-        case H_START:
-            if (ch == '\r')
-                st = H_START_LF;
-            else if (ch == '\n')
-                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
-            else if (is_text(ch, 0) && ch != ' ')
-                st = H_LINE;
-            else
-                return head_bad(fh, "malformed head: control character or space in the "
-                                    "start line");
-            break;
-        case H_START_LF:
-        case H_LINE_LF:
-        case H_VALUE_LF:
-            if (ch != '\n')
-                return head_bad(fh, "malformed head: bare CR");
-            st = st == H_START_LF ? H_START : H_FIELD;
-            break;
-        case H_LINE:
-            if (ch == '\r')
-                st = H_LINE_LF;
-            else if (ch == '\n')
-                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
-            else if (!is_text(ch, 0))
-                return head_bad(fh, "malformed head: control character in the start line");
-            break;
-        case H_FIELD:
-            if (ch == '\r')
-                st = H_END_LF;
-            else if (ch == ' ' || ch == '\t')
-                return head_bad(fh, "malformed head: obs-fold (a header line starts with "
-                                    "whitespace)");
-            else if (ch == ':')
-                return head_bad(fh, "malformed head: empty header name");
-            else if (ch == '\n')
-                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
-            else if (is_tchar(ch))
-                st = H_NAME;
-            else
-                return head_bad(fh, "malformed head: invalid character in a header name");
-            break;
-        case H_NAME:
-            if (ch == ':')
-                st = H_VALUE;
-            else if (ch == ' ' || ch == '\t')
-                return head_bad(fh, "malformed head: whitespace before the colon");
-            else if (ch == '\r' || ch == '\n')
-                return head_bad(fh, "malformed head: header line without a colon");
-            else if (!is_tchar(ch))
-                return head_bad(fh, "malformed head: invalid character in a header name");
-            break;
-        case H_VALUE:
-            if (ch == '\r')
-                st = H_VALUE_LF;
-            else if (ch == '\n')
-                return head_bad(fh, "malformed head: bare LF (a line must end with CRLF)");
-            else if (!is_text(ch, 1))
-                return head_bad(fh, "malformed head: control character in a header value");
-            break;
-        case H_END_LF:
-            if (ch != '\n')
-                return head_bad(fh, "malformed head: bare CR");
+        st = head_next(st, s[i], &why);
+        if (st == H_BAD)
+            return head_bad(fh, why);
+        if (st == H_DONE) {
             fh->state = H_DONE;
             *used = i + 1;
             return FRAMING_DONE;
-        default: return head_bad(fh, "malformed head");
         }
     }
     fh->state = st;

@@ -457,71 +457,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     }
 }
 
-int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len)
-{
-    char copy[128];
-    size_t n = strlen(spec);
-    int any = n >= 2 && strcmp(spec + n - 2, ":0") == 0;
-
-    if (n >= sizeof(copy))
-        return -1;
-    memcpy(copy, spec, n + 1);
-    if (any)
-        copy[n - 1] = '1';
-    if (evutil_parse_sockaddr_port(copy, (struct sockaddr *)ss, len) < 0)
-        return -1;
-    if (any && ss->ss_family == AF_INET6)
-        ((struct sockaddr_in6 *)ss)->sin6_port = 0;
-    else if (any)
-        ((struct sockaddr_in *)ss)->sin_port = 0;
-    return 0;
-}
-
-int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
-{
-    struct resolve_table t = {NULL, 0};
-    struct access_list allow = {NULL, 0};
-    struct sockaddr_storage ss;
-    struct privs pv;
-    int len = (int)sizeof(ss);
-
-    if (o->listen && listen_parse(o->listen, &ss, &len) < 0) {
-        snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);
-        return -1;
-    }
-    for (size_t i = 0; i < o->n_allow; i++) {
-        if (access_add(&allow, o->allow[i], err, errlen) < 0) {
-            access_cleanup(&allow);
-            return -1;
-        }
-    }
-    for (size_t i = 0; i < o->n_proxy_protocol_from; i++) {
-        if (access_add_for(&allow, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
-                           errlen) < 0) {
-            access_cleanup(&allow);
-            return -1;
-        }
-    }
-    access_cleanup(&allow);
-    if (o->listen && !o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
-        snprintf(err, errlen,
-                 "listening on %s exposes brock to the network; name who may use "
-                 "it with --allow CIDR",
-                 o->listen);
-        return -1;
-    }
-    if (privs_plan(o->user, &pv, err, errlen) < 0)
-        return -1;
-    for (size_t i = 0; i < o->n_resolve; i++) {
-        if (resolve_add(&t, o->resolve[i], err, errlen) < 0) {
-            resolve_cleanup(&t);
-            return -1;
-        }
-    }
-    resolve_cleanup(&t);
-    return 0;
-}
-
 /* With epoll, the changes a loop iteration makes to one descriptor (a write enabled, then
  * finished) reach the kernel as one call, or none. */
 static struct event_base *new_base(void)
@@ -586,6 +521,94 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
     return 0;
 }
 
+/* The proxy's own parts: the first parties' record, the rewriter, the dashboard's metrics and
+ * log, the widgets allowed, the report limits, the sites' cookies. Returns 0, or -1 with err
+ * set. */
+static int proxy_parts_init(struct proxy *px, char *err, size_t errlen)
+{
+    fp_memory_init(&px->fp);
+    rewrite_out_init(&px->rw);
+    buf_init(&px->head_out, LIMIT_HEAD_BYTES + 4096);
+    if (dash_metrics_init(&px->metrics) < 0 || dash_log_init(&px->log) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    widget_allows_init(&px->widgets);
+    report_limits_init(&px->report_limits);
+    px->sc = brock_site_cookies_new();
+    if (!px->sc) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* The lists of o: --resolve, --allow, --proxy-protocol-from; then the user to run as, who
+ * must reach the state. Returns 0, or -1 with err set. */
+static int proxy_lists_init(struct proxy *px, const struct proxy_options *o, char *err,
+                            size_t errlen)
+{
+    for (size_t i = 0; i < o->n_resolve; i++)
+        if (resolve_add(&px->resolve, o->resolve[i], err, errlen) < 0)
+            return -1;
+    for (size_t i = 0; i < o->n_allow; i++)
+        if (access_add(&px->allow, o->allow[i], err, errlen) < 0)
+            return -1;
+    for (size_t i = 0; i < o->n_proxy_protocol_from; i++)
+        if (access_add_for(&px->pp_from, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
+                           errlen) < 0)
+            return -1;
+    if (privs_plan(o->user, &px->privs, err, errlen) < 0 ||
+        (o->state_dir && privs_check_reach(&px->privs, o->state_dir, err, errlen) < 0))
+        return -1;
+    return 0;
+}
+
+/* TLS to upstreams, interception with the hosts it passes unseen, and the script put in
+ * pages. Returns 0, or -1 with err set. */
+static int proxy_tls_init(struct proxy *px, const struct proxy_options *o, char *err, size_t errlen)
+{
+    px->tls_up = tls_upstream_ctx_new(o->upstream_ca, err, errlen);
+    if (!px->tls_up)
+        return -1;
+    if (o->intercept) {
+        px->mitm = intercept_new(o->state_dir, o->ca_init_cmd, err, errlen);
+        if (!px->mitm)
+            return -1;
+        px->pass = passthrough_new();
+        if (!px->pass) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        px->no_intercept = o->no_intercept;
+        px->n_no_intercept = o->n_no_intercept;
+    }
+    if (!o->no_inject && conn_inject_prepare(px, err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+/* The event loop, its resolver, the admission of clients and the dialer. Returns 0, or -1
+ * with err set. */
+static int proxy_loop_init(struct proxy *px, const struct proxy_options *o, char *err,
+                           size_t errlen)
+{
+    px->base = new_base();
+    px->dns = px->base ? dial_dns_new(px->base) : NULL;
+    if (!px->base || !px->dns ||
+        admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max),
+                   o->max_client_connections) < 0) {
+        snprintf(err, errlen, "could not create the event loop");
+        return -1;
+    }
+    /* Upstreams and brock's own fetches (DNT policies, pbconfig.json) connect out alike. */
+    px->dial.base = px->base;
+    px->dial.dns = px->dns;
+    px->dial.resolve = &px->resolve;
+    px->dial.tls = px->tls_up;
+    return 0;
+}
+
 struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct proxy *px = mem_calloc(1, sizeof(*px));
@@ -602,69 +625,13 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_head = o->header_timeout > 0 ? o->header_timeout : TIMEOUT_HEAD;
     px->t_connect = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_CONNECT;
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
-    fp_memory_init(&px->fp);
-    rewrite_out_init(&px->rw);
-    buf_init(&px->head_out, LIMIT_HEAD_BYTES + 4096);
-    if (dash_metrics_init(&px->metrics) < 0 || dash_log_init(&px->log) < 0) {
-        snprintf(err, errlen, "out of memory");
-        goto fail;
+    if (proxy_parts_init(px, err, errlen) < 0 || proxy_lists_init(px, o, err, errlen) < 0 ||
+        proxy_tls_init(px, o, err, errlen) < 0 || proxy_loop_init(px, o, err, errlen) < 0 ||
+        start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0) {
+        proxy_free(px);
+        return NULL;
     }
-    widget_allows_init(&px->widgets);
-    report_limits_init(&px->report_limits);
-    px->sc = brock_site_cookies_new();
-    if (!px->sc) {
-        snprintf(err, errlen, "out of memory");
-        goto fail;
-    }
-    for (size_t i = 0; i < o->n_resolve; i++)
-        if (resolve_add(&px->resolve, o->resolve[i], err, errlen) < 0)
-            goto fail;
-    for (size_t i = 0; i < o->n_allow; i++)
-        if (access_add(&px->allow, o->allow[i], err, errlen) < 0)
-            goto fail;
-    for (size_t i = 0; i < o->n_proxy_protocol_from; i++)
-        if (access_add_for(&px->pp_from, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
-                           errlen) < 0)
-            goto fail;
-    if (privs_plan(o->user, &px->privs, err, errlen) < 0 ||
-        (o->state_dir && privs_check_reach(&px->privs, o->state_dir, err, errlen) < 0))
-        goto fail;
-    px->tls_up = tls_upstream_ctx_new(o->upstream_ca, err, errlen);
-    if (!px->tls_up)
-        goto fail;
-    if (o->intercept) {
-        px->mitm = intercept_new(o->state_dir, o->ca_init_cmd, err, errlen);
-        if (!px->mitm)
-            goto fail;
-        px->pass = passthrough_new();
-        if (!px->pass) {
-            snprintf(err, errlen, "out of memory");
-            goto fail;
-        }
-        px->no_intercept = o->no_intercept;
-        px->n_no_intercept = o->n_no_intercept;
-    }
-    if (!o->no_inject && conn_inject_prepare(px, err, errlen) < 0)
-        goto fail;
-    px->base = new_base();
-    px->dns = px->base ? dial_dns_new(px->base) : NULL;
-    if (!px->base || !px->dns ||
-        admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max),
-                   o->max_client_connections) < 0) {
-        snprintf(err, errlen, "could not create the event loop");
-        goto fail;
-    }
-    /* Upstreams and brock's own fetches (DNT policies, pbconfig.json) connect out alike. */
-    px->dial.base = px->base;
-    px->dial.dns = px->dns;
-    px->dial.resolve = &px->resolve;
-    px->dial.tls = px->tls_up;
-    if (start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0)
-        goto fail;
     return px;
-fail:
-    proxy_free(px);
-    return NULL;
 }
 
 /* The events of a running proxy: the reaper, the accept pause, the signals that stop it and
@@ -825,33 +792,63 @@ static const char *on_dash_passthrough(void *arg, const struct brock_engine *e, 
     return passthrough_why(px->pass, e, px->no_intercept, px->n_no_intercept, host, why, size);
 }
 
+/* What the dashboard is told of this run, into *out; ca_path is the CA's certificate ("" when
+ * unknown). */
+static void proxy_dash_host(struct proxy *px, struct brock_engine *e, const char *ca_path,
+                            struct dash_host *out)
+{
+    *out = (struct dash_host){.engine = e,
+                              .listen_name = px->listen_name,
+                              .counters = on_dash_counters,
+                              .counters_arg = px,
+                              .intercept = px->mitm != NULL,
+                              .https_why = https_why(px->opts->https),
+                              .https_fix = https_fix(px->opts),
+                              .passthrough_why = px->pass ? on_dash_passthrough : NULL,
+                              .passthrough_arg = px,
+                              .passthrough_shipped = passthrough_shipped_count(px->pass),
+                              .inject = px->inject_js != NULL,
+                              .started_ms = clock_now_ms(),
+                              .pid = (int)getpid(),
+                              .metrics = &px->metrics,
+                              .log = &px->log,
+                              .ca_cert = px->opts->state_dir ? ca_path : NULL,
+                              .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
+                              .workers = px->opts->worker ? px->opts->worker->count : 1};
+}
+
+/* The end of a run that returns rc: the listener closed, every connection closed and freed,
+ * learning written to the state. Returns rc, or 1 when the state could not be written. */
+static int proxy_stop(struct proxy *px, struct brock_engine *e, int rc)
+{
+    if (!px->draining)
+        notify_stopping(px);
+    if (px->listener) {
+        evconnlistener_free(px->listener);
+        px->listener = NULL;
+    }
+    while (!LIST_EMPTY(&px->conns))
+        conn_close(LIST_FIRST(&px->conns), "brock is stopping");
+    on_reap(-1, 0, px);
+    if (brock_sync(e) < 0 || brock_store_wait(e, STOP_WRITE_WAIT_MS) < 0) {
+        log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(e));
+        rc = 1;
+    } else if (rc == 0) {
+        log_msg(LOG_INFO, "learning is written to the state; stopped");
+    }
+    return rc;
+}
+
 int proxy_run(struct proxy *px, struct brock_engine *e)
 {
     char ca_path[4096] = "", ca_key[4096];
-
-    if (px->opts->state_dir && ca_paths(px->opts->state_dir, ca_path, ca_key, sizeof(ca_path)) < 0)
-        ca_path[0] = '\0';
-    const struct dash_host dash = {.engine = e,
-                                   .listen_name = px->listen_name,
-                                   .counters = on_dash_counters,
-                                   .counters_arg = px,
-                                   .intercept = px->mitm != NULL,
-                                   .https_why = https_why(px->opts->https),
-                                   .https_fix = https_fix(px->opts),
-                                   .passthrough_why = px->pass ? on_dash_passthrough : NULL,
-                                   .passthrough_arg = px,
-                                   .passthrough_shipped = passthrough_shipped_count(px->pass),
-                                   .inject = px->inject_js != NULL,
-                                   .started_ms = clock_now_ms(),
-                                   .pid = (int)getpid(),
-                                   .metrics = &px->metrics,
-                                   .log = &px->log,
-                                   .ca_cert = px->opts->state_dir ? ca_path : NULL,
-                                   .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
-                                   .workers = px->opts->worker ? px->opts->worker->count : 1};
+    struct dash_host dash;
     char err[512];
     int rc = 1;
 
+    if (px->opts->state_dir && ca_paths(px->opts->state_dir, ca_path, ca_key, sizeof(ca_path)) < 0)
+        ca_path[0] = '\0';
+    proxy_dash_host(px, e, ca_path, &dash);
     px->engine = e;
     log_verbosity = px->opts->verbosity;
     if (brock_learned_limit(e, px->opts->max_learned ? px->opts->max_learned
@@ -886,22 +883,7 @@ int proxy_run(struct proxy *px, struct brock_engine *e)
     }
     rc = 0;
 out:
-    if (!px->draining)
-        notify_stopping(px);
-    if (px->listener) {
-        evconnlistener_free(px->listener);
-        px->listener = NULL;
-    }
-    while (!LIST_EMPTY(&px->conns))
-        conn_close(LIST_FIRST(&px->conns), "brock is stopping");
-    on_reap(-1, 0, px);
-    if (brock_sync(e) < 0 || brock_store_wait(e, STOP_WRITE_WAIT_MS) < 0) {
-        log_msg(LOG_ERR, "writing the state failed: %s", brock_engine_errmsg(e));
-        rc = 1;
-    } else if (rc == 0) {
-        log_msg(LOG_INFO, "learning is written to the state; stopped");
-    }
-    return rc;
+    return proxy_stop(px, e, rc);
 }
 
 void proxy_free(struct proxy *px)

@@ -166,31 +166,21 @@ static void first_closed(const char *dir, char *closed, size_t size)
     }
 }
 
-int privs_check_reach(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+/* Asks, as p's user itself in a child, so that every rule of the file system applies (modes,
+ * groups, ACLs), which folder of parent is closed to it: into closed (size bytes, "" when none
+ * was named), and the child's exit status as waitpid() gives it into *status. Returns 0, or -1
+ * with err set when it could not ask. */
+static int reach_ask(const struct privs *p, const char *parent, char *closed, size_t size,
+                     int *status, char *err, size_t errlen)
 {
-    char closed[4096] = "", parent[4096];
-    char *slash;
-    int fds[2], status = 0;
+    int fds[2];
     ssize_t got;
     pid_t pid;
 
-    if (!p->drop)
-        return 0;
-    /* The state folder itself is handed to the user; the folders above it must let it by. */
-    snprintf(parent, sizeof(parent), "%s", state_dir);
-    slash = strrchr(parent, '/');
-    if (!slash)
-        return 0;
-    if (slash == parent)
-        slash[1] = '\0';
-    else
-        *slash = '\0';
     if (pipe2(fds, O_CLOEXEC) < 0) {
         snprintf(err, errlen, "could not check the state folder: %s", strerror(errno));
         return -1;
     }
-    /* Asked as the user itself, in a child, so that every rule of the file system applies
-     * (modes, groups, ACLs). */
     pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "could not check the state folder: %s", strerror(errno));
@@ -204,17 +194,39 @@ int privs_check_reach(const struct privs *p, const char *state_dir, char *err, s
         close(fds[0]);
         if (become(p, why, sizeof(why)) < 0)
             _exit(2);
-        first_closed(parent, closed, sizeof(closed));
+        first_closed(parent, closed, size);
         if (closed[0] && write(fds[1], closed, strlen(closed)) < 0)
             _exit(2);
         _exit(closed[0] ? 1 : 0);
     }
     close(fds[1]);
-    got = read(fds[0], closed, sizeof(closed) - 1);
+    got = read(fds[0], closed, size - 1);
     closed[got > 0 ? got : 0] = '\0';
     close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR)
         ;
+    return 0;
+}
+
+int privs_check_reach(const struct privs *p, const char *state_dir, char *err, size_t errlen)
+{
+    char closed[4096] = "", parent[4096];
+    char *slash;
+    int status = 0;
+
+    if (!p->drop)
+        return 0;
+    /* The state folder itself is handed to the user; the folders above it must let it by. */
+    snprintf(parent, sizeof(parent), "%s", state_dir);
+    slash = strrchr(parent, '/');
+    if (!slash)
+        return 0;
+    if (slash == parent)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    if (reach_ask(p, parent, closed, sizeof(closed), &status, err, errlen) < 0)
+        return -1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     if (closed[0]) {

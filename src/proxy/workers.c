@@ -478,32 +478,82 @@ static int sup_loop(struct sup *s)
     return s->failed ? 1 : 0;
 }
 
+/* s set up for n workers serving o: nothing open yet, the workers' table and the memory they
+ * share made. Returns 0, or -1 with err set (sup_cleanup() s even then). */
+static int sup_init(struct sup *s, const struct proxy_options *o, unsigned n, char *err,
+                    size_t errlen)
+{
+    s->o = o;
+    s->n = n;
+    s->pipe[0] = s->pipe[1] = s->sigfd = -1;
+    s->fds = mem_calloc(n, sizeof(*s->fds));
+    s->w = mem_calloc(n, sizeof(*s->w));
+    s->slots_size = (n + 1) * sizeof(*s->slots);
+    s->slots = mmap(NULL, s->slots_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    s->fp_ring =
+        mmap(NULL, fpshare_ring_size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!s->fds || !s->w || s->slots == MAP_FAILED || s->fp_ring == MAP_FAILED) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++)
+        s->fds[i] = -1;
+    return 0;
+}
+
+/* The signals the parent handles, blocked and read from s->sigfd. Returns 0, or -1 with err
+ * set. */
+static int sup_signals(struct sup *s, char *err, size_t errlen)
+{
+    sigset_t mask;
+
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGQUIT);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &mask, &s->old_mask) < 0 ||
+        (s->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        snprintf(err, errlen, "could not wait for signals: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes and frees what s holds, and unblocks the signals it blocked. */
+static void sup_cleanup(struct sup *s)
+{
+    sup_close_listeners(s);
+    if (s->sigfd >= 0) {
+        close(s->sigfd);
+        sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+    }
+    for (int i = 0; i < 2; i++)
+        if (s->pipe[i] >= 0)
+            close(s->pipe[i]);
+    if (s->slots && s->slots != MAP_FAILED)
+        munmap(s->slots, s->slots_size);
+    if (s->fp_ring && s->fp_ring != MAP_FAILED)
+        munmap(s->fp_ring, fpshare_ring_size());
+    mem_free(s->fds);
+    mem_free(s->w);
+    report_keys_cleanup(&s->report);
+    OPENSSL_cleanse(s->dash_token, sizeof(s->dash_token));
+}
+
 int proxy_workers_run(const struct proxy_options *o, unsigned n,
                       int (*serve)(void *arg, const struct proxy_worker *w), void *arg, char *err,
                       size_t errlen)
 {
     struct sup s;
-    sigset_t mask;
     int rc = -1;
 
     memset(&s, 0, sizeof(s));
-    s.o = o;
     s.serve = serve;
     s.arg = arg;
-    s.n = n;
-    s.pipe[0] = s.pipe[1] = s.sigfd = -1;
-    s.fds = mem_calloc(n, sizeof(*s.fds));
-    s.w = mem_calloc(n, sizeof(*s.w));
-    s.slots_size = (n + 1) * sizeof(*s.slots);
-    s.slots = mmap(NULL, s.slots_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    s.fp_ring =
-        mmap(NULL, fpshare_ring_size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (!s.fds || !s.w || s.slots == MAP_FAILED || s.fp_ring == MAP_FAILED) {
-        snprintf(err, errlen, "out of memory");
+    if (sup_init(&s, o, n, err, errlen) < 0)
         goto out;
-    }
-    for (unsigned i = 0; i < n; i++)
-        s.fds[i] = -1;
     if (sup_secrets(&s) < 0) {
         snprintf(err, errlen, "no random bytes for the workers' keys");
         goto out;
@@ -514,17 +564,8 @@ int proxy_workers_run(const struct proxy_options *o, unsigned n,
         snprintf(err, errlen, "could not make a pipe: %s", strerror(errno));
         goto out;
     }
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGQUIT);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGCHLD);
-    if (sigprocmask(SIG_BLOCK, &mask, &s.old_mask) < 0 ||
-        (s.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-        snprintf(err, errlen, "could not wait for signals: %s", strerror(errno));
+    if (sup_signals(&s, err, errlen) < 0)
         goto out;
-    }
     /* The parent itself holds no client: a write to a worker gone is its own affair. */
     signal(SIGPIPE, SIG_IGN);
     if (sup_start(&s, 0) < 0) {
@@ -533,21 +574,6 @@ int proxy_workers_run(const struct proxy_options *o, unsigned n,
     }
     rc = sup_loop(&s);
 out:
-    sup_close_listeners(&s);
-    if (s.sigfd >= 0) {
-        close(s.sigfd);
-        sigprocmask(SIG_SETMASK, &s.old_mask, NULL);
-    }
-    for (int i = 0; i < 2; i++)
-        if (s.pipe[i] >= 0)
-            close(s.pipe[i]);
-    if (s.slots && s.slots != MAP_FAILED)
-        munmap(s.slots, s.slots_size);
-    if (s.fp_ring && s.fp_ring != MAP_FAILED)
-        munmap(s.fp_ring, fpshare_ring_size());
-    mem_free(s.fds);
-    mem_free(s.w);
-    report_keys_cleanup(&s.report);
-    OPENSSL_cleanse(s.dash_token, sizeof(s.dash_token));
+    sup_cleanup(&s);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include "engine/engine.h"
+#include "engine/store_api.h"
 #include "util/alloc.h"
 
 static inline struct brock_engine *engine_new(void)

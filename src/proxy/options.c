@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The options of `brock run` checked for their shape before anything is opened, so that a typo
+ * is a usage error; and the listening address as they give it. */
+#include "proxy/proxy.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <event2/util.h>
+
+#include "net/resolve.h"
+#include "proxy/access.h"
+#include "proxy/privs.h"
+#include "proxy/workers.h"
+
+int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len)
+{
+    char copy[128];
+    size_t n = strlen(spec);
+    int any = n >= 2 && strcmp(spec + n - 2, ":0") == 0;
+
+    if (n >= sizeof(copy))
+        return -1;
+    memcpy(copy, spec, n + 1);
+    if (any)
+        copy[n - 1] = '1';
+    if (evutil_parse_sockaddr_port(copy, (struct sockaddr *)ss, len) < 0)
+        return -1;
+    if (any && ss->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)ss)->sin6_port = 0;
+    else if (any)
+        ((struct sockaddr_in *)ss)->sin_port = 0;
+    return 0;
+}
+
+int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
+{
+    struct resolve_table t = {NULL, 0};
+    struct access_list allow = {NULL, 0};
+    struct sockaddr_storage ss;
+    struct privs pv;
+    int len = (int)sizeof(ss);
+
+    if (o->listen && listen_parse(o->listen, &ss, &len) < 0) {
+        snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);
+        return -1;
+    }
+    for (size_t i = 0; i < o->n_allow; i++) {
+        if (access_add(&allow, o->allow[i], err, errlen) < 0) {
+            access_cleanup(&allow);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < o->n_proxy_protocol_from; i++) {
+        if (access_add_for(&allow, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
+                           errlen) < 0) {
+            access_cleanup(&allow);
+            return -1;
+        }
+    }
+    access_cleanup(&allow);
+    if (o->listen && !o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
+        snprintf(err, errlen,
+                 "listening on %s exposes brock to the network; name who may use "
+                 "it with --allow CIDR",
+                 o->listen);
+        return -1;
+    }
+    if (privs_plan(o->user, &pv, err, errlen) < 0)
+        return -1;
+    for (size_t i = 0; i < o->n_resolve; i++) {
+        if (resolve_add(&t, o->resolve[i], err, errlen) < 0) {
+            resolve_cleanup(&t);
+            return -1;
+        }
+    }
+    resolve_cleanup(&t);
+    return 0;
+}
