@@ -943,7 +943,7 @@ void brock__daily_drop_clean(struct brock_engine *e);
  * changed, or once a minute. */
 void brock__daily_expire(struct brock_engine *e, int force);
 
-/* ---- report.c ---- */
+/* ---- trackers.c ---- */
 
 /* Privacy Badger's makeSortable(domain) in a new string (mem_free), or NULL. */
 char *brock__sortable(const char *domain);

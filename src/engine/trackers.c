@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * Reports over the state: every domain with an action, in Privacy Badger's display order,
+ * The trackers over the state: every domain with an action, in Privacy Badger's display order,
  * with the evidence behind it (what `brock list` and the dashboard show), and counts.
  */
 #include "engine/engine.h"
