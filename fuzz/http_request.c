@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct req_ctx {
     unsigned flags;
     int intercepted;
-    struct fp_memory fp;
+    struct firstparty_memory fp;
     int ahead_bad; /* a chunked body the proxy checks ahead (pump_check_ahead) was refused */
 };
 
@@ -104,7 +104,7 @@ static int handle_head(struct side *s, const char *rest, size_t rest_len, void *
                      &path, &path_len) < 0)
         return -1; /* 400: the connection ends */
     if (!is_connect) {
-        struct fp_request r = {
+        struct firstparty_request r = {
             .host = host,
             .referer = header_copy(hh, "referer", ref, sizeof(ref)),
             .origin = header_copy(hh, "origin", org, sizeof(org)),
@@ -115,7 +115,7 @@ static int handle_head(struct side *s, const char *rest, size_t rest_len, void *
             .upgrade_insecure = header_copy(hh, "upgrade-insecure-requests", uir, sizeof(uir)),
         };
 
-        (void)fp_infer(&ctx->fp, "127.0.0.1", &r, site);
+        (void)firstparty_infer(&ctx->fp, "127.0.0.1", &r, site);
     }
     (void)brock__has_cookie_tracking(hh->h, hh->n, cookie_name, sizeof(cookie_name));
     if (p->upgrade && !is_connect)
@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Bits 1 to 4: the pieces are 1, 2, 3 ... 16 bytes. */
     step = ((data[0] >> 1) & 15) + 1;
     ctx.ahead_bad = 0;
-    fp_memory_init(&ctx.fp);
+    firstparty_memory_init(&ctx.fp);
     side_stream_read(&whole, SIDE_CLIENT, 0, (const char *)data + 1, size - 1, size, handle_head,
                      &ctx);
     side_stream_read(&split, SIDE_CLIENT, 0, (const char *)data + 1, size - 1, step, handle_head,
@@ -162,6 +162,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     side_stream_cleanup(&whole);
     side_stream_cleanup(&split);
-    fp_memory_cleanup(&ctx.fp);
+    firstparty_memory_cleanup(&ctx.fp);
     return 0;
 }

@@ -85,8 +85,8 @@ struct proxy {
     LIST_HEAD(, pool_entry) pool; /* idle upstream connections, most recent first */
     size_t n_pool;
 
-    struct fp_memory fp;
-    uint64_t fp_next;              /* the next entry of the workers' shared record to apply */
+    struct firstparty_memory firstparty;
+    uint64_t firstparty_next;      /* the next entry of the workers' shared record to apply */
     struct widget_allows widgets;  /* "Allow once" on widget placeholders (widgetallow.h) */
     struct brock_site_cookies *sc; /* the first parties' cookies, for pixel cookie sharing */
 

@@ -7,7 +7,7 @@
 
 #include "dash/dash.h"
 #include "proxy/conn_internal.h"
-#include "proxy/fpshare.h"
+#include "proxy/firstparty_share.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
 #include "proxy/report.h"
@@ -131,7 +131,8 @@ static int same_site(const char *a, const char *b)
  * embedder's address is placed by a guess, which a token must not carry). Its flags
  * (REPORT_DOC_*), or 0. Anything over plain HTTP and a frame brock cannot place get the
  * script, but no token; a fetch() of a page (Sec-Fetch-Dest: empty) gets neither. */
-static unsigned conn_navigation(const struct conn *c, const struct fp_request *r, enum fp_result fr)
+static unsigned conn_navigation(const struct conn *c, const struct firstparty_request *r,
+                                enum firstparty_result fr)
 {
     const struct exchange *x = &c->c_ex;
 
@@ -139,7 +140,7 @@ static unsigned conn_navigation(const struct conn *c, const struct fp_request *r
         return 0;
     if (is(r->fetch_dest, "document"))
         return REPORT_DOC_TOP;
-    if ((!is(r->fetch_dest, "iframe") && !is(r->fetch_dest, "frame")) || fr != FP_KNOWN ||
+    if ((!is(r->fetch_dest, "iframe") && !is(r->fetch_dest, "frame")) || fr != FIRSTPARTY_KNOWN ||
         !r->referer || !*r->referer)
         return 0;
     return REPORT_DOC_FRAME | (same_site(x->host, x->site) ? 0 : REPORT_DOC_CROSS);
@@ -166,7 +167,7 @@ static void conn_infer_first_party(struct conn *c)
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     struct proxy *px = c->px;
-    struct fp_request r = {
+    struct firstparty_request r = {
         .host = x->host,
         .referer = conn_header(hh, "referer"),
         .origin = conn_header(hh, "origin"),
@@ -176,14 +177,14 @@ static void conn_infer_first_party(struct conn *c)
         .accept = conn_header(hh, "accept"),
         .upgrade_insecure = conn_header(hh, "upgrade-insecure-requests"),
     };
-    enum fp_result fr;
+    enum firstparty_result fr;
 
-    fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
-    fr = fp_infer(&px->fp, c->c_peer, &r, x->names->site);
-    fpshare_infer(px->opts->worker, c->c_peer, &r);
+    firstparty_share_apply(px->opts->worker, &px->firstparty, &px->firstparty_next);
+    fr = firstparty_infer(&px->firstparty, c->c_peer, &r, x->names->site);
+    firstparty_share_infer(px->opts->worker, c->c_peer, &r);
 
-    x->site_known = fr != FP_UNKNOWN;
-    x->site_sure = fr == FP_KNOWN;
+    x->site_known = fr != FIRSTPARTY_UNKNOWN;
+    x->site_sure = fr == FIRSTPARTY_KNOWN;
     x->navigation = conn_navigation(c, &r, fr);
 }
 
@@ -248,10 +249,10 @@ static void conn_note_load(struct conn *c, const struct brock_decision *d)
     if (!x->site_known || !d->third_party)
         return;
     now = conn_now_ms(c);
-    at = fp_seen_at(&px->fp, c->c_peer, x->site, x->host);
-    fp_saw(&px->fp, c->c_peer, x->site, x->host, now);
+    at = firstparty_seen_at(&px->firstparty, c->c_peer, x->site, x->host);
+    firstparty_saw(&px->firstparty, c->c_peer, x->site, x->host, now);
     if (at < 0 || at / 1000 < now / 1000)
-        fpshare_saw(px->opts->worker, c->c_peer, x->site, x->host, now);
+        firstparty_share_saw(px->opts->worker, c->c_peer, x->site, x->host, now);
 }
 
 /* The counts of blocked and cookieblocked requests, and of decisions by kind. */

@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "proxy/conn_internal.h"
-#include "proxy/fpshare.h"
+#include "proxy/firstparty_share.h"
 #include "proxy/proxy.h"
 #include "proxy/report.h"
 #include "proxy/reportlimit.h"
@@ -116,8 +116,8 @@ static void report_learn(struct conn *c, const struct report *r)
          * names no host and is ignored. */
         if (brock_url_host(r->script, script_host) < 0 || !canvas_written(r, script_host))
             return;
-        fpshare_apply(px->opts->worker, &px->fp, &px->fp_next);
-        seen = fp_seen_at(&px->fp, c->c_peer, site, script_host);
+        firstparty_share_apply(px->opts->worker, &px->firstparty, &px->firstparty_next);
+        seen = firstparty_seen_at(&px->firstparty, c->c_peer, site, script_host);
         if (seen < 0 || seen / 1000 < r->doc.issued_s ||
             !report_limits_first(&px->report_limits, r->doc.id, script_host))
             return;

@@ -8,19 +8,19 @@
 #include "proxy/limits.h"
 #include "util/alloc.h"
 
-_Static_assert(LIMIT_FP_CLIENTS <= 256, "fp_memory holds at most 256 clients");
+_Static_assert(LIMIT_FP_CLIENTS <= 256, "firstparty_memory holds at most 256 clients");
 
-struct fp_frame {
+struct firstparty_frame {
     char host[BROCK_HOST_MAX]; /* a frame's host */
     char site[BROCK_HOST_MAX]; /* the top-level page that opened it */
     int sure;                  /* that page was one of the client's top-level pages, not a
                                   Referer's guess */
 };
 
-struct fp_client {
+struct firstparty_client {
     char addr[64];
     uint64_t used;
-    struct fp_frame frames[LIMIT_FP_FRAMES];
+    struct firstparty_frame frames[LIMIT_FP_FRAMES];
     size_t n_frames, next_frame;
     char tops[LIMIT_FP_TOPS][BROCK_HOST_MAX]; /* recent top-level pages, a ring */
     size_t n_tops, next_top;
@@ -29,29 +29,30 @@ struct fp_client {
     size_t n_seen, next_seen;
 };
 
-void fp_memory_init(struct fp_memory *m)
+void firstparty_memory_init(struct firstparty_memory *m)
 {
     memset(m, 0, sizeof(*m));
 }
 
-static void seen_free(struct fp_client *c)
+static void seen_free(struct firstparty_client *c)
 {
     for (size_t i = 0; i < c->n_seen; i++)
         mem_free(c->seen[i]);
 }
 
-void fp_memory_cleanup(struct fp_memory *m)
+void firstparty_memory_cleanup(struct firstparty_memory *m)
 {
     for (size_t i = 0; i < m->n; i++) {
         seen_free(m->clients[i]);
         mem_free(m->clients[i]);
     }
-    fp_memory_init(m);
+    firstparty_memory_init(m);
 }
 
-static struct fp_client *client_get(struct fp_memory *m, const char *addr, int create)
+static struct firstparty_client *client_get(struct firstparty_memory *m, const char *addr,
+                                            int create)
 {
-    struct fp_client *c = NULL;
+    struct firstparty_client *c = NULL;
     size_t oldest = 0;
 
     for (size_t i = 0; i < m->n; i++) {
@@ -89,7 +90,7 @@ static void copy_host(char *dst, const char *src)
     dst[n] = '\0';
 }
 
-static struct fp_frame *frame_find(struct fp_client *c, const char *host)
+static struct firstparty_frame *frame_find(struct firstparty_client *c, const char *host)
 {
     for (size_t i = 0; i < c->n_frames; i++)
         if (strcmp(c->frames[i].host, host) == 0)
@@ -97,15 +98,15 @@ static struct fp_frame *frame_find(struct fp_client *c, const char *host)
     return NULL;
 }
 
-static void frame_forget(struct fp_client *c, const char *host)
+static void frame_forget(struct firstparty_client *c, const char *host)
 {
-    struct fp_frame *f = frame_find(c, host);
+    struct firstparty_frame *f = frame_find(c, host);
 
     if (f)
         f->host[0] = '\0';
 }
 
-static int top_known(const struct fp_client *c, const char *host)
+static int top_known(const struct firstparty_client *c, const char *host)
 {
     for (size_t i = 0; i < c->n_tops; i++)
         if (strcmp(c->tops[i], host) == 0)
@@ -113,7 +114,7 @@ static int top_known(const struct fp_client *c, const char *host)
     return 0;
 }
 
-static void top_remember(struct fp_client *c, const char *host)
+static void top_remember(struct firstparty_client *c, const char *host)
 {
     if (top_known(c, host))
         return;
@@ -124,9 +125,10 @@ static void top_remember(struct fp_client *c, const char *host)
         c->n_tops++;
 }
 
-static void frame_remember(struct fp_client *c, const char *host, const char *site, int sure)
+static void frame_remember(struct firstparty_client *c, const char *host, const char *site,
+                           int sure)
 {
-    struct fp_frame *f = frame_find(c, host);
+    struct firstparty_frame *f = frame_find(c, host);
 
     if (strcmp(host, site) == 0)
         return;
@@ -179,16 +181,16 @@ static int is(const char *v, const char *s)
  * itself when it is one of the client's top-level pages. Anything else is a guess: the
  * Referer's host may be a frame whose document brock never saw (an ad's, loaded before brock
  * ran, from a cache, or by a client that sends no fetch metadata). */
-static enum fp_result page_of(struct fp_client *c, const char *ref_host, char *site)
+static enum firstparty_result page_of(struct firstparty_client *c, const char *ref_host, char *site)
 {
-    const struct fp_frame *f = c ? frame_find(c, ref_host) : NULL;
+    const struct firstparty_frame *f = c ? frame_find(c, ref_host) : NULL;
 
     if (f) {
         copy_host(site, f->site);
-        return f->sure ? FP_KNOWN : FP_GUESS;
+        return f->sure ? FIRSTPARTY_KNOWN : FIRSTPARTY_GUESS;
     }
     copy_host(site, ref_host);
-    return c && top_known(c, ref_host) ? FP_KNOWN : FP_GUESS;
+    return c && top_known(c, ref_host) ? FIRSTPARTY_KNOWN : FIRSTPARTY_GUESS;
 }
 
 /* Whether a header value lists a media type (in an Accept list, before any parameters). */
@@ -214,33 +216,33 @@ static int accepts(const char *accept, const char *type)
  * which browsers send on navigations and a page's fetch() cannot (that header is not
  * CORS-safelisted, and an image or script never carries it). Anything else belongs to an
  * unknown page: decided as its third party, never learned from. */
-static enum fp_result no_referrer(const struct fp_request *r, char *site)
+static enum firstparty_result no_referrer(const struct firstparty_request *r, char *site)
 {
     if (is(r->fetch_site, "same-origin") || is(r->fetch_site, "same-site")) {
         copy_host(site, r->host);
-        return FP_KNOWN;
+        return FIRSTPARTY_KNOWN;
     }
     if (is(r->fetch_site, "none")) {
         copy_host(site, r->host);
-        return FP_GUESS;
+        return FIRSTPARTY_GUESS;
     }
     if (!r->fetch_site && !r->fetch_mode && !r->fetch_dest && is(r->upgrade_insecure, "1") &&
         accepts(r->accept, "text/html")) {
         copy_host(site, r->host);
-        return FP_GUESS;
+        return FIRSTPARTY_GUESS;
     }
-    return FP_UNKNOWN;
+    return FIRSTPARTY_UNKNOWN;
 }
 
-enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp_request *r,
-                        char *site)
+enum firstparty_result firstparty_infer(struct firstparty_memory *m, const char *client,
+                                        const struct firstparty_request *r, char *site)
 {
     char ref_host[BROCK_HOST_MAX];
     int navigate = is(r->fetch_mode, "navigate");
     int top = navigate && is(r->fetch_dest, "document");
     int frame = navigate && (is(r->fetch_dest, "iframe") || is(r->fetch_dest, "frame"));
-    enum fp_result res;
-    struct fp_client *c;
+    enum firstparty_result res;
+    struct firstparty_client *c;
 
     site[0] = '\0';
     if (top) {
@@ -250,37 +252,38 @@ enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp
             frame_forget(c, r->host);
         }
         copy_host(site, r->host);
-        return FP_KNOWN;
+        return FIRSTPARTY_KNOWN;
     }
     ref_host[0] = '\0';
     if (r->referer && *r->referer) {
         if (url_host(r->referer, ref_host) < 0)
-            return FP_UNKNOWN;
+            return FIRSTPARTY_UNKNOWN;
     } else if (r->origin && *r->origin) {
         /* "Origin: null" comes from sandboxed and opaque documents: no page to name. */
         if (strcmp(r->origin, "null") == 0 || url_host(r->origin, ref_host) < 0)
-            return FP_UNKNOWN;
+            return FIRSTPARTY_UNKNOWN;
     }
     c = client_get(m, client, frame);
     if (!ref_host[0]) {
         res = no_referrer(r, site);
-        if (res == FP_UNKNOWN)
+        if (res == FIRSTPARTY_UNKNOWN)
             return res;
     } else {
         res = page_of(c, ref_host, site);
     }
     if (frame && c)
-        frame_remember(c, r->host, site, res == FP_KNOWN);
+        frame_remember(c, r->host, site, res == FIRSTPARTY_KNOWN);
     return res;
 }
 
-enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host, char *site)
+enum firstparty_result firstparty_page_of(struct firstparty_memory *m, const char *client,
+                                          const char *host, char *site)
 {
     return page_of(client_get(m, client, 0), host, site);
 }
 
 /* The seen pair's index in c's ring, or -1. */
-static int seen_find(const struct fp_client *c, const char *site, const char *host)
+static int seen_find(const struct firstparty_client *c, const char *site, const char *host)
 {
     size_t n = strlen(site);
 
@@ -291,10 +294,10 @@ static int seen_find(const struct fp_client *c, const char *site, const char *ho
     return -1;
 }
 
-void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host,
-            int64_t now_ms)
+void firstparty_saw(struct firstparty_memory *m, const char *client, const char *site,
+                    const char *host, int64_t now_ms)
 {
-    struct fp_client *c = client_get(m, client, 1);
+    struct firstparty_client *c = client_get(m, client, 1);
     size_t ns = strnlen(site, BROCK_HOST_MAX - 1), nh = strnlen(host, BROCK_HOST_MAX - 1);
     char *pair;
     int i;
@@ -325,9 +328,10 @@ void fp_saw(struct fp_memory *m, const char *client, const char *site, const cha
     c->next_seen = (c->next_seen + 1) % LIMIT_FP_SEEN;
 }
 
-int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, const char *host)
+int64_t firstparty_seen_at(struct firstparty_memory *m, const char *client, const char *site,
+                           const char *host)
 {
-    const struct fp_client *c = client_get(m, client, 0);
+    const struct firstparty_client *c = client_get(m, client, 0);
     int i = c ? seen_find(c, site, host) : -1;
 
     return i >= 0 ? c->seen_ms[i] : -1;

@@ -19,7 +19,7 @@
 #include "brock.h"
 
 /* What a request says about its page; NULL for an absent header. */
-struct fp_request {
+struct firstparty_request {
     const char *host; /* the request host, normalised */
     const char *referer;
     const char *origin;
@@ -30,42 +30,44 @@ struct fp_request {
     const char *upgrade_insecure; /* Upgrade-Insecure-Requests */
 };
 
-struct fp_client;
+struct firstparty_client;
 
-struct fp_memory {
-    struct fp_client *clients[256];
+struct firstparty_memory {
+    struct firstparty_client *clients[256];
     size_t n;
     uint64_t tick; /* a counter, not a clock: picks the least recently used client */
 };
 
-void fp_memory_init(struct fp_memory *m);
-void fp_memory_cleanup(struct fp_memory *m);
+void firstparty_memory_init(struct firstparty_memory *m);
+void firstparty_memory_cleanup(struct firstparty_memory *m);
 
-enum fp_result {
-    FP_UNKNOWN = 0, /* the page cannot be told: decide as third party, do not learn */
-    FP_KNOWN = 1,   /* site holds the first party's host: decide, and learn */
-    FP_GUESS = 2,   /* site holds the Referer's (or Origin's) host, which the record does not
-                       know as a top-level page: decide on it, never learn from it */
+enum firstparty_result {
+    FIRSTPARTY_UNKNOWN = 0, /* the page cannot be told: decide as third party, do not learn */
+    FIRSTPARTY_KNOWN = 1,   /* site holds the first party's host: decide, and learn */
+    FIRSTPARTY_GUESS = 2, /* site holds the Referer's (or Origin's) host, which the record does not
+                             know as a top-level page: decide on it, never learn from it */
 };
 
 /* Infers the first party of r, made by client (an address, any string), into site
  * (BROCK_HOST_MAX bytes; "" when unknown), and records navigations and frames in m. Out of
  * memory only loses what would have been remembered (later requests are then guesses). */
-enum fp_result fp_infer(struct fp_memory *m, const char *client, const struct fp_request *r,
-                        char *site);
+enum firstparty_result firstparty_infer(struct firstparty_memory *m, const char *client,
+                                        const struct firstparty_request *r, char *site);
 
 /* The page a document of host belongs to for client, as the record knows it (the top-level
  * page that opened host as a frame, or host itself as one of the client's top-level pages),
- * into site (BROCK_HOST_MAX bytes): FP_KNOWN, else FP_GUESS with host itself. */
-enum fp_result fp_page_of(struct fp_memory *m, const char *client, const char *host, char *site);
+ * into site (BROCK_HOST_MAX bytes): FIRSTPARTY_KNOWN, else FIRSTPARTY_GUESS with host itself. */
+enum firstparty_result firstparty_page_of(struct firstparty_memory *m, const char *client,
+                                          const char *host, char *site);
 
 /* Records that a page of site loaded host as a third party at now_ms (ms since the epoch),
  * for client. Out of memory only loses it. */
-void fp_saw(struct fp_memory *m, const char *client, const char *site, const char *host,
-            int64_t now_ms);
+void firstparty_saw(struct firstparty_memory *m, const char *client, const char *site,
+                    const char *host, int64_t now_ms);
 
-/* When client was last seen loading host (exactly) as a third party on site, as fp_saw() was
+/* When client was last seen loading host (exactly) as a third party on site, as firstparty_saw() was
  * told (ms since the epoch); -1 when not lately. */
-int64_t fp_seen_at(struct fp_memory *m, const char *client, const char *site, const char *host);
+int64_t firstparty_seen_at(struct firstparty_memory *m, const char *client, const char *site,
+                           const char *host);
 
 #endif

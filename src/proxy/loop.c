@@ -526,7 +526,7 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
  * set. */
 static int proxy_parts_init(struct proxy *px, char *err, size_t errlen)
 {
-    fp_memory_init(&px->fp);
+    firstparty_memory_init(&px->firstparty);
     rewrite_out_init(&px->rw);
     buf_init(&px->head_out, LIMIT_HEAD_BYTES + 4096);
     if (dash_metrics_init(&px->metrics) < 0 || dash_log_init(&px->log) < 0) {
@@ -930,7 +930,7 @@ void proxy_free(struct proxy *px)
     resolve_cleanup(&px->resolve);
     access_cleanup(&px->allow);
     access_cleanup(&px->pp_from);
-    fp_memory_cleanup(&px->fp);
+    firstparty_memory_cleanup(&px->firstparty);
     dash_metrics_cleanup(&px->metrics);
     dash_log_cleanup(&px->log);
     widget_allows_cleanup(&px->widgets);

@@ -29,7 +29,7 @@
 
 #include "proxy/access.h"
 #include "proxy/activate.h"
-#include "proxy/fpshare.h"
+#include "proxy/firstparty_share.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
 #include "util/alloc.h"
@@ -59,7 +59,7 @@ struct sup {
     struct worker_proc *w;
     struct worker_slot *slots;
     size_t slots_size;
-    struct fp_ring *fp_ring;
+    struct firstparty_ring *firstparty_ring;
 
     int pipe[2]; /* workers write their index on [1] when ready */
     int sigfd;
@@ -176,7 +176,7 @@ static void sup_child(struct sup *s, unsigned i)
                              .starts = s->w[i].starts,
                              .report = &s->report,
                              .dash_token = s->dash_token,
-                             .fp_ring = s->fp_ring};
+                             .firstparty_ring = s->firstparty_ring};
     static const int reset[] = {SIGINT, SIGTERM, SIGQUIT, SIGCHLD};
     int rc;
 
@@ -490,9 +490,9 @@ static int sup_init(struct sup *s, const struct proxy_options *o, unsigned n, ch
     s->w = mem_calloc(n, sizeof(*s->w));
     s->slots_size = (n + 1) * sizeof(*s->slots);
     s->slots = mmap(NULL, s->slots_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    s->fp_ring =
-        mmap(NULL, fpshare_ring_size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (!s->fds || !s->w || s->slots == MAP_FAILED || s->fp_ring == MAP_FAILED) {
+    s->firstparty_ring = mmap(NULL, firstparty_share_ring_size(), PROT_READ | PROT_WRITE,
+                              MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!s->fds || !s->w || s->slots == MAP_FAILED || s->firstparty_ring == MAP_FAILED) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -534,8 +534,8 @@ static void sup_cleanup(struct sup *s)
             close(s->pipe[i]);
     if (s->slots && s->slots != MAP_FAILED)
         munmap(s->slots, s->slots_size);
-    if (s->fp_ring && s->fp_ring != MAP_FAILED)
-        munmap(s->fp_ring, fpshare_ring_size());
+    if (s->firstparty_ring && s->firstparty_ring != MAP_FAILED)
+        munmap(s->firstparty_ring, firstparty_share_ring_size());
     mem_free(s->fds);
     mem_free(s->w);
     report_keys_cleanup(&s->report);

@@ -9,7 +9,7 @@
 
 #include "proxy/report.h"
 
-struct fp_ring;
+struct firstparty_ring;
 
 /* A worker's counters since brock started, as /api/status reports them; each worker writes
  * its own slot, any worker reads them all. The slot past the last worker's holds what the
@@ -43,7 +43,8 @@ struct proxy_worker {
      * every other: the keys of the script's reports, the dashboard's token (hex). */
     const struct report_keys *report;
     const char *dash_token;
-    struct fp_ring *fp_ring; /* the clients' pages, told to each other (fpshare.h) */
+    struct firstparty_ring
+        *firstparty_ring; /* the clients' pages, told to each other (firstparty_share.h) */
 };
 
 /* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. Returns 0,

@@ -10,24 +10,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct fp_memory;
-struct fp_request;
+struct firstparty_memory;
+struct firstparty_request;
 struct proxy_worker;
 
 /* The shared ring, to map before the workers start. */
-struct fp_ring;
-size_t fpshare_ring_size(void);
+struct firstparty_ring;
+size_t firstparty_share_ring_size(void);
 
-/* After fp_infer() made a record of r for client: a navigation to a page or a frame is told
+/* After firstparty_infer() made a record of r for client: a navigation to a page or a frame is told
  * to the other workers. w NULL (a single process): nothing. */
-void fpshare_infer(const struct proxy_worker *w, const char *client, const struct fp_request *r);
+void firstparty_share_infer(const struct proxy_worker *w, const char *client,
+                            const struct firstparty_request *r);
 
-/* After fp_saw() was told that client loaded host on site at now_ms: as new, or again in a
+/* After firstparty_saw() was told that client loaded host on site at now_ms: as new, or again in a
  * later second than the record said (conn_decide.c tells each pair at most once a second). */
-void fpshare_saw(const struct proxy_worker *w, const char *client, const char *site,
-                 const char *host, int64_t now_ms);
+void firstparty_share_saw(const struct proxy_worker *w, const char *client, const char *site,
+                          const char *host, int64_t now_ms);
 
 /* Applies the other workers' entries since *next to m, and moves *next on. */
-void fpshare_apply(const struct proxy_worker *w, struct fp_memory *m, uint64_t *next);
+void firstparty_share_apply(const struct proxy_worker *w, struct firstparty_memory *m,
+                            uint64_t *next);
 
 #endif

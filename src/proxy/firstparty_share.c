@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The workers' shared record of their clients' pages; see fpshare.h. Each entry is written
+/* The workers' shared record of their clients' pages; see firstparty_share.h. Each entry is written
  * under a sequence number, as a seqlock: a writer claims a ticket, marks the slot busy, writes
  * it and publishes the ticket; a reader copies a slot and keeps it only when the ticket it read
  * before and after is the one it expected. */
-#include "proxy/fpshare.h"
+#include "proxy/firstparty_share.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,11 +12,11 @@
 #include "proxy/firstparty.h"
 #include "proxy/workers.h"
 
-#define FP_RING_SLOTS 4096
+#define FIRSTPARTY_RING_SLOTS 4096
 
 enum { EV_TOP = 1, EV_FRAME, EV_SAW };
 
-struct fp_event {
+struct firstparty_event {
     uint64_t seq;        /* ticket + 1 once written; 0 while being written */
     unsigned writer;     /* the worker's index */
     unsigned char kind;  /* EV_* */
@@ -27,22 +27,22 @@ struct fp_event {
     char b[BROCK_HOST_MAX]; /* EV_FRAME: the referrer's host or ""; EV_SAW: the host */
 };
 
-struct fp_ring {
+struct firstparty_ring {
     uint64_t head; /* the next ticket */
-    struct fp_event ev[FP_RING_SLOTS];
+    struct firstparty_event ev[FIRSTPARTY_RING_SLOTS];
 };
 
-size_t fpshare_ring_size(void)
+size_t firstparty_share_ring_size(void)
 {
-    return sizeof(struct fp_ring);
+    return sizeof(struct firstparty_ring);
 }
 
 static void put(const struct proxy_worker *w, int kind, int cross, int64_t time_ms,
                 const char *client, const char *a, const char *b)
 {
-    struct fp_ring *ring = w->fp_ring;
+    struct firstparty_ring *ring = w->firstparty_ring;
     uint64_t t = __atomic_fetch_add(&ring->head, 1, __ATOMIC_RELAXED);
-    struct fp_event *e = &ring->ev[t % FP_RING_SLOTS];
+    struct firstparty_event *e = &ring->ev[t % FIRSTPARTY_RING_SLOTS];
 
     __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -61,11 +61,12 @@ static int is(const char *v, const char *want)
     return v && strcmp(v, want) == 0;
 }
 
-void fpshare_infer(const struct proxy_worker *w, const char *client, const struct fp_request *r)
+void firstparty_share_infer(const struct proxy_worker *w, const char *client,
+                            const struct firstparty_request *r)
 {
     char ref[BROCK_HOST_MAX] = "";
 
-    if (!w || !w->fp_ring || !is(r->fetch_mode, "navigate"))
+    if (!w || !w->firstparty_ring || !is(r->fetch_mode, "navigate"))
         return;
     if (is(r->fetch_dest, "document")) {
         put(w, EV_TOP, 0, 0, client, r->host, NULL);
@@ -84,22 +85,22 @@ void fpshare_infer(const struct proxy_worker *w, const char *client, const struc
     put(w, EV_FRAME, is(r->fetch_site, "cross-site"), 0, client, r->host, ref);
 }
 
-void fpshare_saw(const struct proxy_worker *w, const char *client, const char *site,
-                 const char *host, int64_t now_ms)
+void firstparty_share_saw(const struct proxy_worker *w, const char *client, const char *site,
+                          const char *host, int64_t now_ms)
 {
-    if (w && w->fp_ring)
+    if (w && w->firstparty_ring)
         put(w, EV_SAW, 0, now_ms, client, site, host);
 }
 
-static void replay(struct fp_memory *m, const struct fp_event *e)
+static void replay(struct firstparty_memory *m, const struct firstparty_event *e)
 {
     char site[BROCK_HOST_MAX], url[BROCK_HOST_MAX + 16];
-    struct fp_request r = {.host = e->a, .fetch_mode = "navigate"};
+    struct firstparty_request r = {.host = e->a, .fetch_mode = "navigate"};
 
     switch (e->kind) {
     case EV_TOP:
         r.fetch_dest = "document";
-        (void)fp_infer(m, e->client, &r, site);
+        (void)firstparty_infer(m, e->client, &r, site);
         break;
     case EV_FRAME:
         r.fetch_dest = "iframe";
@@ -108,27 +109,28 @@ static void replay(struct fp_memory *m, const struct fp_event *e)
             snprintf(url, sizeof(url), "http://%s/", e->b);
             r.referer = url;
         }
-        (void)fp_infer(m, e->client, &r, site);
+        (void)firstparty_infer(m, e->client, &r, site);
         break;
-    case EV_SAW: fp_saw(m, e->client, e->a, e->b, e->time_ms); break;
+    case EV_SAW: firstparty_saw(m, e->client, e->a, e->b, e->time_ms); break;
     default: break;
     }
 }
 
-void fpshare_apply(const struct proxy_worker *w, struct fp_memory *m, uint64_t *next)
+void firstparty_share_apply(const struct proxy_worker *w, struct firstparty_memory *m,
+                            uint64_t *next)
 {
-    struct fp_ring *ring;
-    struct fp_event copy;
+    struct firstparty_ring *ring;
+    struct firstparty_event copy;
     uint64_t head;
 
-    if (!w || !w->fp_ring)
+    if (!w || !w->firstparty_ring)
         return;
-    ring = w->fp_ring;
+    ring = w->firstparty_ring;
     head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
-    if (head - *next > FP_RING_SLOTS)
-        *next = head - FP_RING_SLOTS;
+    if (head - *next > FIRSTPARTY_RING_SLOTS)
+        *next = head - FIRSTPARTY_RING_SLOTS;
     for (; *next < head; ++*next) {
-        const struct fp_event *e = &ring->ev[*next % FP_RING_SLOTS];
+        const struct firstparty_event *e = &ring->ev[*next % FIRSTPARTY_RING_SLOTS];
         uint64_t s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 
         /* Still being written: next time, unless its writer died writing it. */
