@@ -180,7 +180,7 @@ static int trust_cmd(struct cli *cli, const struct cmd_entry *self, const char *
     return CLI_OK;
 }
 
-/* Asks the terminal once whether to run cmd (`ca install` with sudo) now, no being the
+/* Asks the terminal once whether to run cmd (`ca install`, with sudo unless root) now, no being the
  * default, and keeps beside the CA (asked) that it was asked. Returns 1 for a yes. */
 static int offer_ask(const char *asked, const char *cmd)
 {
@@ -188,9 +188,8 @@ static int offer_ask(const char *asked, const char *cmd)
 
     fprintf(stderr,
             "brock sees inside HTTPS, where nearly the whole web is, only once this "
-            "machine trusts its CA.\nInstall it now (`%s`, which asks for your "
-            "password)? [y/N] ",
-            cmd);
+            "machine trusts its CA.\nInstall it now (`%s`%s)? [y/N] ",
+            cmd, geteuid() == 0 ? "" : ", which asks for your password");
     if (!fgets(answer, sizeof(answer), stdin))
         answer[0] = '\0';
     if (file_write_atomic(asked, "", 0, 0600) < 0)
@@ -253,7 +252,9 @@ static int offer(struct cli *cli, const struct cmd_entry *self, const char *cert
         return cli_error(self, "%s", err);
     if (trust_in_system(&t))
         return CLI_OK;
-    snprintf(cmd, sizeof(cmd), "sudo %s", cli_again(cli, "ca install", err, sizeof(err)));
+    /* Root needs no sudo, and may have none. */
+    snprintf(cmd, sizeof(cmd), "%s%s", geteuid() == 0 ? "" : "sudo ",
+             cli_again(cli, "ca install", err, sizeof(err)));
     snprintf(asked, sizeof(asked), "%s/%s/asked-to-install", cli->state_dir, CA_DIR);
     if (!isatty(0) || !isatty(2) || access(asked, F_OK) == 0) {
         fprintf(stderr,
