@@ -240,6 +240,10 @@ TIDY_CHECKS := -*,clang-analyzer-*,bugprone-*,-bugprone-easily-swappable-paramet
 TIDY_CHECKS := $(TIDY_CHECKS),-bugprone-reserved-identifier,-clang-analyzer-valist.Uninitialized,-clang-analyzer-valist.Unterminated
 TIDY_CHECKS := $(TIDY_CHECKS),-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling
 
+# cppcheck reads no system header, but the <sys/queue.h> list macros declare structures: it is
+# given that one header before each file.
+QUEUE_H := $(firstword $(wildcard /usr/include/sys/queue.h /usr/include/*/sys/queue.h))
+
 # Both run on every core: clang-tidy a few files an invocation (xargs fails when one does).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 
@@ -252,7 +256,7 @@ lint-installed:
 	@! find tests -name '*.t' -not -path '*/node_modules/*' ! -perm -u+x | grep . || \
 		{ echo 'lint: these tests are not executable (prove runs each file itself)' >&2; exit 1; }
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 \
-		-j $(NPROC) -Iinclude -Isrc --suppress=missingIncludeSystem src
+		-j $(NPROC) -Iinclude -Isrc --suppress=missingIncludeSystem $(QUEUE_H:%=--include=%) src
 	printf '%s\n' $(UTIL_SRC) $(ENGINE_SRC) $(RUN_SRC) $(CLI_SRC) | \
 		xargs -P $(NPROC) -n 8 sh -c 'exec clang-tidy --quiet --warnings-as-errors="*" \
 		-checks="$(TIDY_CHECKS)" "$$@" -- $(ALL_CPPFLAGS) -std=c11' clang-tidy
