@@ -58,6 +58,12 @@ int brock__har_scan_whole(struct brock_engine *e, struct har_src *src, const str
     err = read_all(e, src, cb->name, &text, &copy);
     if (err < 0)
         goto out;
+    /* JSON has no raw NUL byte, in a string or between tokens; jansson lets one through after
+     * a number, where yajl (the streaming reader) refuses it. */
+    if (memchr(text, '\0', src->len - src->start)) {
+        err = brock__fail(e, BROCK_EFORMAT, "%s: not JSON: a NUL byte", cb->name);
+        goto out;
+    }
     root = json_loadb(text, src->len - src->start, JSON_ALLOW_NUL, &jerr);
     if (!root) {
         err = brock__fail(e, BROCK_EFORMAT, "%s: not JSON: line %d: %s", cb->name, jerr.line,

@@ -1065,6 +1065,29 @@ static void test_numbers_in_range(void **state)
     brock_engine_free(e);
 }
 
+/* A raw NUL byte is no JSON, between tokens (where jansson would let one through after a
+ * number) or in a string: both readers refuse it, from the text and from a file. */
+static void test_nul_byte_refused(void **state)
+{
+    static const char *const at[] = {"\"size\": 0", "\"GET"};
+    char text[] = ONE_ENTRY(" \"size\": 0 ,");
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+        char *nul = strstr(text, at[i]);
+        struct learned l;
+
+        assert_non_null(nul);
+        nul[strlen(at[i])] = '\0';
+        for (int k = 0; k < 3; k++) {
+            learned_by(text, sizeof(text) - 1, k == 0, k == 2, &l);
+            assert_int_equal(l.rc, BROCK_EFORMAT);
+            brock_free(l.pb);
+        }
+        nul[strlen(at[i])] = at[i][strlen(at[i]) - 1] == '0' ? ' ' : '"';
+    }
+}
+
 /* Every recording in tests/data/har, and cases of this file's, learned from the text and
  * from the file by the streaming reader teach exactly what the whole-document reader
  * (e->plain) teaches: the same counts, the same exported state. */
@@ -1180,6 +1203,7 @@ int main(void)
         cmocka_unit_test(test_file_read_again_out_of_order),
         cmocka_unit_test(test_json_whitespace_only),
         cmocka_unit_test(test_numbers_in_range),
+        cmocka_unit_test(test_nul_byte_refused),
         cmocka_unit_test(test_stream_is_whole),
         cmocka_unit_test(test_out_of_memory),
     };
