@@ -60,7 +60,7 @@ int brock__har_scan_whole(struct brock_engine *e, struct har_src *src, const str
         goto out;
     /* JSON has no raw NUL byte, in a string or between tokens; jansson lets one through after
      * a number, where yajl (the streaming reader) refuses it. */
-    if (memchr(text, '\0', src->len - src->start)) {
+    if (text && memchr(text, '\0', src->len - src->start)) {
         err = brock__fail(e, BROCK_EFORMAT, "%s: not JSON: a NUL byte", cb->name);
         goto out;
     }
