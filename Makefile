@@ -24,7 +24,7 @@ LDOPT := -pie -Wl,-z,relro,-z,now
 endif
 
 # libpq gives its headers only: the PostgreSQL store loads libpq.so.5 with dlopen() when one is
-# opened (src/engine/pq.h), so that a process on SQLite never maps libpq and its dependencies.
+# opened (src/store/pq.h), so that a process on SQLite never maps libpq and its dependencies.
 PKGS := libpsl sqlite3 jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
 	libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
@@ -36,7 +36,10 @@ ALL_LDFLAGS  := $(LDOPT) $(LDFLAGS)
 
 # The library's helpers; the log is the programs' only (the library prints nothing).
 UTIL_SRC   := $(filter-out src/util/log.c,$(wildcard src/util/*.c))
-ENGINE_SRC := $(wildcard src/engine/*.c)
+# The library's rooms (docs/design.md): Privacy Badger's data, decisions and learning, the
+# store, HAR reading, the exports, and the opening that joins them.
+ENGINE_SRC := $(wildcard src/data/*.c src/engine/*.c src/store/*.c src/har/*.c src/export/*.c \
+	src/front/*.c)
 # The rooms of brock run around the library: transports and TLS, the proxy, the dashboard,
 # the background jobs (docs/design.md).
 RUN_SRC    := $(wildcard src/net/*.c src/http/*.c src/proxy/*.c src/dash/*.c src/jobs/*.c) src/util/log.c

@@ -127,7 +127,7 @@ static int forget(struct brock_engine *e, struct snitch *sn)
             return rc;
     /* The store deletes the tracker's rows at the next sync, before it writes what is
      * learned: one forgotten and then learned again in between is written anew. */
-    if (brock__strvec_push(&e->forgotten, name) < 0)
+    if (strvec_push(&e->forgotten, name) < 0)
         return BROCK_ENOMEM;
     brock__tracking_free(strmap_del(&e->tracking, name));
     sn->lru_name = NULL;

@@ -18,7 +18,7 @@ int brock_dnt_take_due(struct brock_engine *e, const char *fqdn, int64_t now_ms,
     struct action_entry *a;
 
     if (!e->check_dnt || brock_host_normalize(fqdn, strlen(fqdn), name) < 0 ||
-        !brock__valid_domain(name))
+        !hostname_valid(name))
         return 0;
     a = brock__action_get(e, name);
     if (a && now_ms < a->next_update)
@@ -60,7 +60,7 @@ int brock_dnt_record(struct brock_engine *e, const char *fqdn, int compliant)
     char name[BROCK_HOST_MAX];
     struct action_entry *a;
 
-    if (brock_host_normalize(fqdn, strlen(fqdn), name) < 0 || !brock__valid_domain(name))
+    if (brock_host_normalize(fqdn, strlen(fqdn), name) < 0 || !hostname_valid(name))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", fqdn);
     a = brock__action_ensure(e, name);
     if (!a)

@@ -25,9 +25,6 @@
 #include "util/hash.h"
 #include "util/strmap.h"
 
-/* The longest name DNS carries, without a trailing dot. */
-#define HOST_LEN_MAX 253
-
 /* A Unicode host may be longer in UTF-8 than in its A-label form; past this it cannot fit. */
 #define HOST_UTF8_MAX (4 * BROCK_HOST_MAX)
 
@@ -262,7 +259,7 @@ static int normalize_ascii(const char *s, size_t len, char *out)
 
     if (memchr(s, ':', len))
         return normalize_ipv6(s, len, out);
-    if (len == 0 || len > HOST_LEN_MAX)
+    if (len == 0 || len > HOSTNAME_LEN_MAX)
         return BROCK_EINVAL;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -390,7 +387,7 @@ static int plain_lower_words(const char *s, size_t len, char *out)
     uint64_t x;
     size_t i;
 
-    if (len < 8 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
+    if (len < 8 || len > HOSTNAME_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
         return -1;
     for (i = 0; i + 8 <= len; i += 8) {
         memcpy(&x, s + i, 8);
@@ -414,7 +411,7 @@ static int plain_lower_sse2(const char *s, size_t len, char *out)
 #ifdef __SSE2__
     size_t i;
 
-    if (len < 16 || len > HOST_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
+    if (len < 16 || len > HOSTNAME_LEN_MAX || s[0] == '.' || s[len - 1] == '.')
         return -1;
     for (i = 0; i + 16 <= len; i += 16)
         if (!plain_lower_16(s + i) || (i && s[i - 1] == '.' && s[i] == '.'))
@@ -449,7 +446,7 @@ static int plain_bytes(const char *s, size_t len, char *out)
 {
     size_t dot = (size_t)-1; /* where the label before the current one ended */
 
-    if (len == 0 || len > HOST_LEN_MAX)
+    if (len == 0 || len > HOSTNAME_LEN_MAX)
         return -1;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = plain_byte[(unsigned char)s[i]];
@@ -876,28 +873,4 @@ const char *brock__parent(const char *name)
     const char *dot = name ? strchr(name, '.') : NULL;
 
     return dot && dot[1] ? dot + 1 : NULL;
-}
-
-int brock__valid_domain(const char *name)
-{
-    size_t len, label = 0;
-
-    if (!name)
-        return 0;
-    len = strlen(name);
-    if (len == 0 || len > HOST_LEN_MAX)
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = name[i];
-        if (c == '.') {
-            if (label == 0)
-                return 0;
-            label = 0;
-        } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_') {
-            label++;
-        } else {
-            return 0;
-        }
-    }
-    return label > 0;
 }

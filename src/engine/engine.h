@@ -15,9 +15,11 @@
 #include <jansson.h>
 
 #include "brock.h"
+#include "data/data.h"
+#include "util/attr.h"
+#include "util/hostname.h"
 #include "util/strmap.h"
-
-#define BROCK_NODISCARD_INTERNAL __attribute__((warn_unused_result))
+#include "util/strvec.h"
 
 /* Privacy Badger's constants (PRIVACY-BADGER.md section 15). */
 #define BROCK__TRACKING_THRESHOLD 3
@@ -98,15 +100,6 @@ struct fp_host {
     char **paths;
     uint8_t dirty;
 };
-
-/* A list of owned strings. */
-struct strvec {
-    size_t n, cap;
-    char **v;
-};
-
-int brock__strvec_push(struct strvec *sv, const char *s) BROCK_NODISCARD_INTERNAL;
-void brock__strvec_cleanup(struct strvec *sv);
 
 /* Privacy Badger's lists, read from the data folder (lists.c). */
 struct brock_lists {
@@ -355,9 +348,6 @@ int brock__psl_each(int (*fn)(void *arg, const char *suffix), void *arg, char *w
 
 /* The parent of a name: the text after its first dot, or NULL at the last label. */
 const char *brock__parent(const char *name);
-
-/* A name is valid for an action: normalised host syntax, labels of [a-z0-9_-]. */
-int brock__valid_domain(const char *name);
 
 /* ---- answers.c: recent decisions ---- */
 
@@ -692,6 +682,10 @@ int brock__data_read(struct brock_engine *e, const char *file, char path[4096], 
                      size_t *len) BROCK_NODISCARD_INTERNAL;
 void brock__lists_cleanup(struct brock_lists *l);
 
+/* A context for data/'s readers: their errors go to e's message, their files come from the
+ * data folder e's lists came from (brock__data_read()). */
+void brock__data_ctx_of(struct brock_engine *e, struct brock__data_ctx *cx);
+
 /* Parses the cookieblock list out of a pbconfig.json text (validated as ingestPbconfig
  * does), a plain one-per-line text, the DNT hashes out of pbconfig or dnt-policies.json, and
  * the MDFP groups out of JSON or Debian's JavaScript array literal. */
@@ -701,18 +695,6 @@ int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *
                           struct strvec *yellow, json_t **hashes) BROCK_NODISCARD_INTERNAL;
 int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text,
                       size_t len) BROCK_NODISCARD_INTERNAL;
-
-/* Adds dom (n bytes) to group (counted from 0) of the groups being read into map, checking
- * that it is a domain in no other group; name and line (0: none) say where, in errors.
- * Returns 0, BROCK_EFORMAT or BROCK_ENOMEM. */
-int brock__mdfp_add(struct brock_engine *e, const char *name, struct strmap *map, const char *dom,
-                    size_t n, size_t group, unsigned line) BROCK_NODISCARD_INTERNAL;
-
-/* mdfp_js.c: reads the groups out of Debian's multiDomainFirstParties.js (len bytes of text,
- * named name in errors) into map, with brock__mdfp_add(). Returns 0, BROCK_EFORMAT or
- * BROCK_ENOMEM. */
-int brock__mdfp_js_read(struct brock_engine *e, const char *name, const char *text, size_t len,
-                        struct strmap *map) BROCK_NODISCARD_INTERNAL;
 
 /* Replaces the cookieblock list by list, applying section 6's rules for the domains added
  * and removed. Returns 0 or BROCK_ENOMEM. */
@@ -736,6 +718,12 @@ int brock__merge(struct brock_engine *e, const char *name, json_t *data,
 
 /* The five exported stores as one JSON object (a new reference), or NULL when out of memory. */
 json_t *brock__export_pb_json(struct brock_engine *e);
+
+/* The same written into out, as export/export.c's table calls it for the format "pb" (flags:
+ * the whole state only). Returns 0, BROCK_ENOMEM. */
+struct buf;
+int brock__export_pb(struct brock_engine *e, unsigned flags,
+                     struct buf *out) BROCK_NODISCARD_INTERNAL;
 
 /* Loads the seed (section 10) into an empty state, keeping user actions: read (the file
  * parsed and checked, nothing changed; *out owned by the caller), then apply. */
@@ -812,40 +800,22 @@ void brock__site_actions_clean(struct brock_engine *e);
 /* Every choice is written at the next flush (the store's file is new). */
 void brock__site_actions_mark_all(struct brock_engine *e);
 
-/* ---- sitefix.c: Privacy Badger's site fixes (pbconfig.json "sitefixes") ---- */
-
-struct brock__sitefixes;
-
-/* Checks a "sitefixes" object (NULL: none) whole and, when all of it is good, stores the
- * fixes, inverted to be keyed by site host, in *out (free with brock__sitefixes_free()).
- * Returns 0, BROCK_EFORMAT (errmsg names name and the entry) or BROCK_ENOMEM. */
-int brock__sitefixes_parse(struct brock_engine *e, const char *name, json_t *obj,
-                           struct brock__sitefixes **out) BROCK_NODISCARD_INTERNAL;
-void brock__sitefixes_free(struct brock__sitefixes *f);
-
-/* The number of (site, entry) pairs in f. */
-size_t brock__sitefixes_count(const struct brock__sitefixes *f);
-
-/* The fixes for pages on site (slen bytes, a normalised host, matched exactly; NULL: none),
- * or NULL when it has none; then for a request to host: whether sitefixes.ignore leaves host
- * alone, whether sitefixes.yellowlist cookieblocks it (both cover a listed name and the
- * names under it). And whether sitefixes.gpc says no DNT/GPC (site: any host, NULL for
- * none). */
-struct brock__site_fixes;
-const struct brock__site_fixes *brock__sitefix_find(const struct brock_engine *e, const char *site,
-                                                    size_t slen);
-int brock__sitefix_ignored(const struct brock__site_fixes *sf, const char *host);
-int brock__sitefix_cookieblock(const struct brock__site_fixes *sf, const char *host);
-int brock__sitefix_no_signals(const struct brock_engine *e, const char *site);
-
 /* ---- update.c: applying pbconfig.json ---- */
 
+/* What `brock update` left in a state's store (its meta rows), each NULL when missing: the
+ * configuration applied last, when, and the cookieblock list the actions followed. */
+struct brock__stored_config {
+    const char *pbconfig;
+    const char *pbconfig_time;
+    const char *yellowlist;
+};
+
 /* At open, after the state is loaded: the site fixes of the data folder's pbconfig.json (if any),
- * then the configuration the state last applied, which wins over the data folder's; a
- * cookieblock list that differs from the one the state followed (a new package, a new
- * update) is applied with the added/removed rules. Returns 0, BROCK_EFORMAT, BROCK_ENOMEM,
- * BROCK_ESTORE. */
-int brock__pbconfig_restore(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+ * then the configuration the state last applied (sc; NULL: no store), which wins over the data
+ * folder's; a cookieblock list that differs from the one the state followed (a new package, a
+ * new update) is applied with the added/removed rules. Returns 0, BROCK_EFORMAT, BROCK_ENOMEM. */
+int brock__pbconfig_restore(struct brock_engine *e,
+                            const struct brock__stored_config *sc) BROCK_NODISCARD_INTERNAL;
 void brock__pbconfig_cleanup(struct brock_engine *e);
 
 /* Makes list the cookieblock list in force by brock__yellowlist_apply()'s rules, and the one
@@ -949,6 +919,15 @@ void brock__daily_expire(struct brock_engine *e, int force);
 char *brock__sortable(const char *domain);
 
 /* ---- engine.c: maps' lifetimes ---- */
+
+/* A new engine with empty maps and cfg's switches, or NULL when out of memory. */
+struct brock_engine *brock__engine_alloc(const struct brock_config *cfg);
+
+/* The default settings and the caches decisions use. Returns 0 or BROCK_ENOMEM. */
+int brock__engine_settings_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
+
+/* Frees e and everything it holds but its store (brock_engine_free() closes that first). */
+void brock__engine_free(struct brock_engine *e);
 
 void brock__snitch_free(void *p);
 void brock__tracking_free(void *p);

@@ -5,7 +5,7 @@
  * read from Debian's release layout or from a flat folder of the current files.
  */
 #include "engine/engine.h"
-#include "engine/surrogate.h"
+#include "data/surrogate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +26,6 @@ static const char *const DIRS_DATA[] = {"data/", "", NULL};
 static const char *const DIRS_JS[] = {"js/", "data/", "", NULL};
 
 /* ---- validation ---- */
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
 
 static int is_lower_alnum(char c)
 {
@@ -68,12 +63,10 @@ static int sha1_valid(const char *s, size_t n)
 
 static int json_fail(struct brock_engine *e, const char *name, const json_error_t *jerr)
 {
-    /* jansson leaves the message empty when it cannot even set up its lexer, which only an
-     * allocation failure does. */
-    if (json_error_code(jerr) == json_error_out_of_memory || !jerr->text[0])
-        return brock__fail(e, BROCK_ENOMEM, "Out of memory while reading %s.", name);
-    return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.", name,
-                       jerr->line, jerr->column, jerr->text);
+    struct brock__data_ctx cx;
+
+    brock__data_ctx_of(e, &cx);
+    return brock__data_json_fail(&cx, name, jerr);
 }
 
 static int oom(struct brock_engine *e, const char *name)
@@ -114,7 +107,7 @@ int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const 
         }
         memcpy(dom, s, (size_t)(t - s));
         dom[t - s] = '\0';
-        if (brock__strvec_push(&list, dom) < 0) {
+        if (strvec_push(&list, dom) < 0) {
             rc = oom(e, name);
             goto out;
         }
@@ -123,11 +116,11 @@ int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const 
         rc = brock__fail(e, BROCK_EFORMAT, "%s lists no domains.", name);
         goto out;
     }
-    brock__strvec_cleanup(out);
+    strvec_cleanup(out);
     *out = list;
     memset(&list, 0, sizeof(list));
 out:
-    brock__strvec_cleanup(&list);
+    strvec_cleanup(&list);
     return rc;
 }
 
@@ -204,7 +197,7 @@ int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *
                             name, i + 1, json_is_string(v) ? json_string_value(v) : "not a string");
             goto out;
         }
-        if (brock__strvec_push(&list, json_string_value(v)) < 0) {
+        if (strvec_push(&list, json_string_value(v)) < 0) {
             rc = oom(e, name);
             goto out;
         }
@@ -222,11 +215,11 @@ int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *
             goto out;
         }
     }
-    brock__strvec_cleanup(yellow);
+    strvec_cleanup(yellow);
     *yellow = list;
     memset(&list, 0, sizeof(list));
 out:
-    brock__strvec_cleanup(&list);
+    strvec_cleanup(&list);
     json_decref(root);
     return rc;
 }
@@ -237,7 +230,7 @@ static int yellow_build(struct strmap *map, struct strvec *order, const struct s
     for (size_t i = 0; i < list->n; i++) {
         if (strmap_get(map, list->v[i]))
             continue;
-        if (strmap_put(map, list->v[i], (void *)1) < 0 || brock__strvec_push(order, list->v[i]) < 0)
+        if (strmap_put(map, list->v[i], (void *)1) < 0 || strvec_push(order, list->v[i]) < 0)
             return BROCK_ENOMEM;
     }
     return 0;
@@ -245,80 +238,15 @@ static int yellow_build(struct strmap *map, struct strvec *order, const struct s
 
 /* ---- multi-domain first parties ---- */
 
-/* line is 0 for JSON, which has no line to name; "%.0u" prints nothing for a 0. */
-int brock__mdfp_add(struct brock_engine *e, const char *name, struct strmap *map, const char *dom,
-                    size_t n, size_t group, unsigned line)
-{
-    char key[BROCK_HOST_MAX];
-    void *prev;
-
-    if (!n || n >= sizeof(key) || memchr(dom, '\0', n))
-        return brock__fail(e, BROCK_EFORMAT,
-                           "%s%s%.0u: group %zu has an empty, overlong or "
-                           "malformed domain.",
-                           name, line ? " line " : "", line, group + 1);
-    memcpy(key, dom, n);
-    key[n] = '\0';
-    prev = strmap_get(map, key);
-    if (prev == (void *)(uintptr_t)(group + 1))
-        return 0;
-    if (prev)
-        return brock__fail(e, BROCK_EFORMAT, "%s%s%.0u: %s is in two groups (%zu and %zu).", name,
-                           line ? " line " : "", line, key, (size_t)(uintptr_t)prev, group + 1);
-    if (strmap_put(map, key, (void *)(uintptr_t)(group + 1)) < 0)
-        return oom(e, name);
-    return 0;
-}
-
-static int mdfp_json(struct brock_engine *e, const char *name, const char *text, size_t len,
-                     struct strmap *map)
-{
-    json_error_t jerr;
-    json_t *root, *g, *d;
-    size_t gi, di;
-    int rc = 0;
-
-    root = json_loadb(text, len, 0, &jerr);
-    if (!root)
-        return json_fail(e, name, &jerr);
-    if (!json_is_array(root)) {
-        rc = brock__fail(e, BROCK_EFORMAT, "%s is not a JSON array of groups.", name);
-        goto out;
-    }
-    json_array_foreach(root, gi, g) {
-        if (!json_is_array(g)) {
-            rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu is not an array.", name, gi + 1);
-            goto out;
-        }
-        json_array_foreach(g, di, d) {
-            if (!json_is_string(d)) {
-                rc = brock__fail(e, BROCK_EFORMAT, "%s: group %zu, entry %zu is not a string.",
-                                 name, gi + 1, di + 1);
-                goto out;
-            }
-            rc = brock__mdfp_add(e, name, map, json_string_value(d), json_string_length(d), gi, 0);
-            if (rc < 0)
-                goto out;
-        }
-    }
-out:
-    json_decref(root);
-    return rc;
-}
-
 int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text, size_t len)
 {
+    struct brock__data_ctx cx;
     struct strmap map;
-    size_t i = 0;
     int rc;
 
+    brock__data_ctx_of(e, &cx);
     strmap_init(&map);
-    while (i < len && is_space(text[i]))
-        i++;
-    if (i < len && text[i] == '[')
-        rc = mdfp_json(e, name, text, len, &map);
-    else
-        rc = brock__mdfp_js_read(e, name, text, len, &map);
+    rc = brock__mdfp_read(&cx, name, text, len, &map);
     if (rc < 0) {
         strmap_cleanup(&map, NULL);
         return rc;
@@ -486,8 +414,7 @@ static int widget_push(struct brock_engine *e, const char *name, struct strmap *
 {
     if (strmap_get(seen, dom))
         return 0;
-    if (strmap_put(seen, dom, (void *)1) < 0 ||
-        brock__strvec_push(&e->lists.widget_domains, dom) < 0)
+    if (strmap_put(seen, dom, (void *)1) < 0 || strvec_push(&e->lists.widget_domains, dom) < 0)
         return oom(e, name);
     return 0;
 }
@@ -593,6 +520,19 @@ int brock__data_read(struct brock_engine *e, const char *file, char path[4096], 
     return find_read(e, e->lists.data_dir, DIRS_DATA, file, path, text, len);
 }
 
+static int data_read(void *arg, const char *file, char path[4096], char **text, size_t *len)
+{
+    return brock__data_read(arg, file, path, text, len);
+}
+
+void brock__data_ctx_of(struct brock_engine *e, struct brock__data_ctx *cx)
+{
+    cx->msg = e->errmsg;
+    cx->msg_size = sizeof(e->errmsg);
+    cx->read = data_read;
+    cx->arg = e;
+}
+
 static int missing(struct brock_engine *e, const char *dir, const char *what)
 {
     return brock__fail(e, BROCK_ENOENT,
@@ -656,7 +596,7 @@ out:
     mem_free(text);
     json_decref(pb_hashes);
     json_decref(file_hashes);
-    brock__strvec_cleanup(&yellow);
+    strvec_cleanup(&yellow);
     return rc;
 }
 
@@ -746,8 +686,12 @@ static int lists_read(struct brock_engine *e, const char *dir)
         rc = load_optional(e, dir, "socialwidgets.json", parse_widgets);
     if (rc == 0)
         rc = load_optional(e, dir, "cname_domains.json", parse_cname);
-    if (rc == 0)
-        rc = brock__surrogates_load(e, &e->lists.surrogates);
+    if (rc == 0) {
+        struct brock__data_ctx cx;
+
+        brock__data_ctx_of(e, &cx);
+        rc = brock__surrogates_load(&cx, &e->lists.surrogates);
+    }
     if (rc == 0)
         rc = find_seed(e, dir);
     return rc;
@@ -804,11 +748,11 @@ int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh)
 void brock__lists_cleanup(struct brock_lists *l)
 {
     strmap_cleanup(&l->yellow, NULL);
-    brock__strvec_cleanup(&l->yellow_order);
+    strvec_cleanup(&l->yellow_order);
     strmap_cleanup(&l->dnt_hashes, mem_free);
     strmap_cleanup(&l->mdfp, NULL);
     strmap_cleanup(&l->cname, mem_free);
-    brock__strvec_cleanup(&l->widget_domains);
+    strvec_cleanup(&l->widget_domains);
     json_decref(l->widgets);
     l->widgets = NULL;
     brock__surrogates_free(l->surrogates);
@@ -872,7 +816,7 @@ static int apply_removed(struct brock_engine *e, const struct strmap *old)
             continue;
         if (brock__get_action(e, v, 0) == BROCK_NOACTION)
             continue;
-        if (brock__strvec_push(&keys, k) < 0) {
+        if (strvec_push(&keys, k) < 0) {
             rc = BROCK_ENOMEM;
             goto out;
         }
@@ -885,7 +829,7 @@ static int apply_removed(struct brock_engine *e, const struct strmap *old)
             goto out;
     }
 out:
-    brock__strvec_cleanup(&keys);
+    strvec_cleanup(&keys);
     strmap_cleanup(&bases, NULL);
     return rc;
 }
@@ -925,7 +869,7 @@ int brock__yellowlist_apply(struct brock_engine *e, const struct strvec *list)
     rc = yellow_build(&map, &order, list);
     if (rc < 0) {
         strmap_cleanup(&map, NULL);
-        brock__strvec_cleanup(&order);
+        strvec_cleanup(&order);
         return brock__fail(e, rc, "Out of memory while replacing the cookieblock list.");
     }
     /* The recomputation below is against the new list, so it goes in first. */
@@ -940,12 +884,12 @@ int brock__yellowlist_apply(struct brock_engine *e, const struct strvec *list)
         /* The old list comes back so that applying the new one again redoes every step;
          * the steps already done are the same the second time. */
         strmap_cleanup(&e->lists.yellow, NULL);
-        brock__strvec_cleanup(&e->lists.yellow_order);
+        strvec_cleanup(&e->lists.yellow_order);
         e->lists.yellow = old;
         e->lists.yellow_order = old_order;
         return brock__fail(e, rc, "Out of memory while applying the new cookieblock list.");
     }
     strmap_cleanup(&old, NULL);
-    brock__strvec_cleanup(&old_order);
+    strvec_cleanup(&old_order);
     return 0;
 }

@@ -59,7 +59,7 @@ void brock__pages_free(struct brock__pages *p)
     if (!p)
         return;
     strmap_cleanup(&p->sites, site_free);
-    brock__strvec_cleanup(&p->dropped);
+    strvec_cleanup(&p->dropped);
     mem_free(p);
 }
 
@@ -99,7 +99,7 @@ static struct page_site *site_ensure(struct brock_engine *e, const char *site, i
         while (strmap_next(&p->sites, &it, NULL, (void **)&v))
             if (!old || v->time_ms < old->time_ms)
                 old = v;
-        if (track && brock__strvec_push(&p->dropped, old->site) < 0)
+        if (track && strvec_push(&p->dropped, old->site) < 0)
             return NULL;
         strmap_del(&p->sites, old->site);
         site_free(old);
@@ -254,7 +254,7 @@ int brock_pages_forget(struct brock_engine *e, int64_t before_ms)
         if (s->n)
             continue;
         /* Now empty: the store deletes the site's rows, memory drops it. */
-        if (brock__strvec_push(&p->dropped, s->site) < 0)
+        if (strvec_push(&p->dropped, s->site) < 0)
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         strmap_del(&p->sites, s->site);
         site_free(s);
@@ -504,7 +504,7 @@ void brock__pages_clean(struct brock_engine *e)
 
     if (!p)
         return;
-    brock__strvec_cleanup(&p->dropped);
+    strvec_cleanup(&p->dropped);
     p->forgot = 0;
     while (strmap_next(&p->sites, &it, NULL, (void **)&s)) {
         s->rewrite = 0;

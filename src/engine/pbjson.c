@@ -6,7 +6,6 @@
  * (section 10), and the state written back out as an export Privacy Badger can import.
  */
 #include "engine/engine.h"
-#include "engine/export.h"
 
 #include <errno.h>
 #include <string.h>
@@ -24,7 +23,7 @@ static int check_domain_key(struct brock_engine *e, const char *name, const char
 {
     char norm[BROCK_HOST_MAX];
 
-    if (brock_host_normalize(key, strlen(key), norm) < 0 || !brock__valid_domain(norm))
+    if (brock_host_normalize(key, strlen(key), norm) < 0 || !hostname_valid(norm))
         return brock__fail(e, BROCK_EFORMAT, "%s: %s: '%s' is not a domain name", name, store, key);
     return 0;
 }

@@ -5,7 +5,7 @@
  * and getBestAction), then the decision for a request and the user's choices.
  */
 #include "engine/engine.h"
-#include "engine/surrogate.h"
+#include "data/surrogate.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -182,7 +182,7 @@ int brock__action_delete(struct brock_engine *e, const char *domain)
 
     if (!a)
         return 0;
-    if (brock__strvec_push(&e->deleted, domain) < 0)
+    if (strvec_push(&e->deleted, domain) < 0)
         return BROCK_ENOMEM;
     strmap_del(&e->actions, domain);
     mem_free(a);
@@ -462,7 +462,7 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
         return cname;
     }
     /* Site fixes are keyed by the page's exact host, not its base (checkAction). */
-    fixes = brock__sitefix_find(e, site, slen);
+    fixes = brock__sitefix_find(e->sitefixes, site, slen);
     if (brock__sitefix_ignored(fixes, d->tracker)) {
         d->reason = BROCK_WHY_IGNORED;
         return cname;
@@ -880,8 +880,7 @@ int brock_set_user_action(struct brock_engine *e, const char *domain, enum brock
     char name[BROCK_HOST_MAX];
     struct action_entry *ent;
 
-    if (!domain || brock_host_normalize(domain, strlen(domain), name) < 0 ||
-        !brock__valid_domain(name))
+    if (!domain || brock_host_normalize(domain, strlen(domain), name) < 0 || !hostname_valid(name))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain ? domain : "");
     switch (a) {
     case BROCK_USER_ALLOW:

@@ -78,7 +78,7 @@ int brock_setting_set(struct brock_engine *e, enum brock_setting s, int on)
 int brock_send_signals(const struct brock_engine *e, const char *site_host)
 {
     return brock_setting(e, BROCK_SETTING_SEND_DNT) && !brock__site_off(e, site_host) &&
-           !brock__sitefix_no_signals(e, site_host);
+           !brock__sitefix_no_signals(e->sitefixes, site_host);
 }
 
 int brock_site_is_disabled(const struct brock_engine *e, const char *site_host)
@@ -93,7 +93,7 @@ static int site_pattern(const char *input, char *out)
         input += 2;
     else if (*input == '*')
         input++;
-    if (brock_url_host(input, out) < 0 || !brock__valid_domain(out))
+    if (brock_url_host(input, out) < 0 || !hostname_valid(out))
         return BROCK_EINVAL;
     return 0;
 }

@@ -187,10 +187,9 @@ static int names_check(struct brock_engine *e, const char *site, const char *dom
     char host[BROCK_HOST_MAX];
     const char *base;
 
-    if (!domain || brock_host_normalize(domain, strlen(domain), name) < 0 ||
-        !brock__valid_domain(name))
+    if (!domain || brock_host_normalize(domain, strlen(domain), name) < 0 || !hostname_valid(name))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain ? domain : "");
-    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !brock__valid_domain(host))
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !hostname_valid(host))
         return brock__fail(e, BROCK_EINVAL, "site '%s' is not a domain name", site ? site : "");
     base = brock__base(e, host);
     if (!*base || !strchr(host, '.') || brock__is_ip(host) || brock__is_public_suffix(host))
@@ -301,7 +300,7 @@ int brock__site_action_apply(struct brock_engine *e, const char *site, const cha
     struct site_action *s;
     char key[KEY_MAX];
 
-    if (!is_user_action(a) || !brock__valid_domain(site) || !brock__valid_domain(domain))
+    if (!is_user_action(a) || !hostname_valid(site) || !hostname_valid(domain))
         return 0; /* a row no version of brock writes: left alone */
     if (key_make(key, site, strlen(site), domain) < 0)
         return 0;

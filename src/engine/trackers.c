@@ -188,7 +188,7 @@ int brock_tracker_get(struct brock_engine *e, const char *domain,
     struct brock_tracker t;
     int rc;
 
-    if (brock_host_normalize(domain, strlen(domain), name) < 0 || !brock__valid_domain(name))
+    if (brock_host_normalize(domain, strlen(domain), name) < 0 || !hostname_valid(name))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a domain name", domain);
     brock__base_domain(name, base);
     a = brock__action_get(e, name);

@@ -5,7 +5,6 @@
  * fixes replaced), kept in the state, and brought back at every open over the data folder's.
  */
 #include "engine/engine.h"
-#include "engine/store_api.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +51,7 @@ static int list_split(const char *text, struct strvec *out)
         if (n && n < sizeof(dom)) {
             memcpy(dom, p, n);
             dom[n] = '\0';
-            if (brock__strvec_push(out, dom) < 0)
+            if (strvec_push(out, dom) < 0)
                 return BROCK_ENOMEM;
         }
         p += n + (eol ? 1 : 0);
@@ -70,15 +69,14 @@ static int lists_set(struct brock_engine *e, const struct strvec *list)
     for (size_t i = 0; i < list->n; i++) {
         if (strmap_get(&map, list->v[i]))
             continue;
-        if (strmap_put(&map, list->v[i], (void *)1) < 0 ||
-            brock__strvec_push(&order, list->v[i]) < 0) {
+        if (strmap_put(&map, list->v[i], (void *)1) < 0 || strvec_push(&order, list->v[i]) < 0) {
             strmap_cleanup(&map, NULL);
-            brock__strvec_cleanup(&order);
+            strvec_cleanup(&order);
             return BROCK_ENOMEM;
         }
     }
     strmap_cleanup(&e->lists.yellow, NULL);
-    brock__strvec_cleanup(&e->lists.yellow_order);
+    strvec_cleanup(&e->lists.yellow_order);
     e->lists.yellow = map;
     e->lists.yellow_order = order;
     return 0;
@@ -116,7 +114,7 @@ struct parsed {
 
 static void parsed_cleanup(struct parsed *p)
 {
-    brock__strvec_cleanup(&p->yellow);
+    strvec_cleanup(&p->yellow);
     json_decref(p->hashes);
     brock__sitefixes_free(p->fixes);
     memset(p, 0, sizeof(*p));
@@ -125,6 +123,7 @@ static void parsed_cleanup(struct parsed *p)
 static int parse_all(struct brock_engine *e, const char *name, const char *text, size_t len,
                      struct parsed *p)
 {
+    struct brock__data_ctx cx;
     json_error_t jerr;
     json_t *root;
     int rc;
@@ -139,7 +138,8 @@ static int parse_all(struct brock_engine *e, const char *name, const char *text,
         parsed_cleanup(p);
         return oom(e);
     }
-    rc = brock__sitefixes_parse(e, name, json_object_get(root, "sitefixes"), &p->fixes);
+    brock__data_ctx_of(e, &cx);
+    rc = brock__sitefixes_parse(&cx, name, json_object_get(root, "sitefixes"), &p->fixes);
     json_decref(root);
     if (rc < 0)
         parsed_cleanup(p);
@@ -254,6 +254,7 @@ int brock__data_sitefixes_read(struct brock_engine *e, struct brock__sitefixes *
 {
     char path[4096], *text = NULL;
     size_t len = 0;
+    struct brock__data_ctx cx;
     json_error_t jerr;
     json_t *root;
     int rc;
@@ -266,12 +267,10 @@ int brock__data_sitefixes_read(struct brock_engine *e, struct brock__sitefixes *
     root = json_loadb(text, len, 0, &jerr);
     mem_free(text);
     /* The lists were read from this file already, so it is JSON; unless it changed since. */
-    if (!root && json_error_code(&jerr) != json_error_out_of_memory && jerr.text[0])
-        return brock__fail(e, BROCK_EFORMAT, "%s is not valid JSON (line %d, column %d): %s.", path,
-                           jerr.line, jerr.column, jerr.text);
+    brock__data_ctx_of(e, &cx);
     if (!root)
-        return oom(e);
-    rc = brock__sitefixes_parse(e, path, json_object_get(root, "sitefixes"), out);
+        return brock__data_json_fail(&cx, path, &jerr);
+    rc = brock__sitefixes_parse(&cx, path, json_object_get(root, "sitefixes"), out);
     json_decref(root);
     return rc;
 }
@@ -290,63 +289,63 @@ static int data_sitefixes(struct brock_engine *e)
     return 0;
 }
 
-/* The configuration `brock update` left in the state, when it still reads back whole. */
-static int stored_config(struct brock_engine *e, struct strvec *target)
+/* The configuration `brock update` left in the state (sc->pbconfig, with sc->pbconfig_time),
+ * when it still reads back whole. */
+static int stored_config(struct brock_engine *e, const struct brock__stored_config *sc,
+                         struct strvec *target)
 {
     struct parsed p;
-    char *text = NULL, *when = NULL;
+    char *text;
     char saved[sizeof(e->errmsg)];
-    int rc;
+    int rc = 0;
 
-    rc = brock__store_meta_get(e, "pbconfig", &text);
-    if (rc < 0 || !text)
-        return rc;
+    if (!sc->pbconfig)
+        return 0;
     memcpy(saved, e->errmsg, sizeof(saved));
-    if (parse_all(e, "the state's stored pbconfig.json", text, strlen(text), &p) < 0) {
+    if (parse_all(e, "the state's stored pbconfig.json", sc->pbconfig, strlen(sc->pbconfig), &p) <
+        0) {
         /* Checked when it was stored: a text that no longer reads is set aside, and the
          * data folder's lists serve until the next update. */
         memcpy(e->errmsg, saved, sizeof(saved));
-        mem_free(text);
         return 0;
     }
-    rc = brock__store_meta_get(e, "pbconfig_time", &when);
-    if (rc == 0 && hashes_merge(e, p.hashes, NULL) < 0)
+    if (!(text = mem_strdup(sc->pbconfig)) || hashes_merge(e, p.hashes, NULL) < 0)
         rc = oom(e);
     if (rc == 0) {
         brock__sitefixes_free(e->sitefixes);
         e->sitefixes = p.fixes;
         p.fixes = NULL;
         brock__answers_forget(e);
-        brock__strvec_cleanup(target);
+        strvec_cleanup(target);
         *target = p.yellow;
         memset(&p.yellow, 0, sizeof(p.yellow));
         replace_str(&e->pbconfig, text);
         text = NULL;
-        e->pbconfig_time = when ? strtoll(when, NULL, 10) : 0;
+        e->pbconfig_time = sc->pbconfig_time ? strtoll(sc->pbconfig_time, NULL, 10) : 0;
     }
     parsed_cleanup(&p);
     mem_free(text);
-    mem_free(when);
     return rc;
 }
 
-int brock__pbconfig_restore(struct brock_engine *e)
+int brock__pbconfig_restore(struct brock_engine *e, const struct brock__stored_config *sc)
 {
     struct strvec target = {0}, followed = {0};
-    char *old = NULL, *joined = NULL;
+    const char *old;
+    char *joined = NULL;
     int rc = 0;
 
     if ((rc = data_sitefixes(e)) < 0)
         return rc;
-    if (!e->store)
+    if (!sc)
         return 0;
+    old = sc->yellowlist;
     for (size_t i = 0; i < e->lists.yellow_order.n; i++)
-        if (brock__strvec_push(&target, e->lists.yellow_order.v[i]) < 0) {
+        if (strvec_push(&target, e->lists.yellow_order.v[i]) < 0) {
             rc = oom(e);
             goto out;
         }
-    if ((rc = stored_config(e, &target)) < 0 ||
-        (rc = brock__store_meta_get(e, "yellowlist", &old)) < 0)
+    if ((rc = stored_config(e, sc, &target)) < 0)
         goto out;
     if (list_join(&target, &joined) < 0) {
         rc = oom(e);
@@ -373,9 +372,8 @@ int brock__pbconfig_restore(struct brock_engine *e)
     replace_str(&e->yellow_applied, joined);
     joined = NULL;
 out:
-    brock__strvec_cleanup(&target);
-    brock__strvec_cleanup(&followed);
-    mem_free(old);
+    strvec_cleanup(&target);
+    strvec_cleanup(&followed);
     mem_free(joined);
     return rc;
 }

@@ -310,7 +310,7 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
     json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *list, *v;
     size_t i;
 
-    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !brock__valid_domain(host))
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !hostname_valid(host))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
                            site ? site : "(null)");
     if (!name)

@@ -7,7 +7,7 @@
 #include "test.h"
 
 #include "engine/engine.h"
-#include "engine/store_api.h"
+#include "store/store_api.h"
 #include "util/alloc.h"
 
 static inline struct brock_engine *engine_new(void)
@@ -35,8 +35,8 @@ static inline void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->snitches, brock__snitch_free);
     strmap_cleanup(&e->tracking, brock__tracking_free);
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
-    brock__strvec_cleanup(&e->deleted);
-    brock__strvec_cleanup(&e->forgotten);
+    strvec_cleanup(&e->deleted);
+    strvec_cleanup(&e->forgotten);
     brock__daily_free(e->daily);
     json_decref(e->settings);
     free(e);
@@ -72,7 +72,7 @@ static inline void delete_action(struct brock_engine *e, const char *domain)
 
     assert_non_null(a);
     mem_free(a);
-    assert_int_equal(brock__strvec_push(&e->deleted, domain), 0);
+    assert_int_equal(strvec_push(&e->deleted, domain), 0);
     e->dirty++;
 }
 

@@ -997,18 +997,18 @@ static void test_valid_domain(void **state)
 
     (void)state;
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-        if (!brock__valid_domain(good[i]))
+        if (!hostname_valid(good[i]))
             fail_msg("\"%s\" is valid", good[i]);
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        if (brock__valid_domain(bad[i]))
+        if (hostname_valid(bad[i]))
             fail_msg("\"%s\" is not valid", bad[i] ? bad[i] : "(null)");
     memset(name, 'a', sizeof(name));
     name[3] = '.';
     name[253] = '\0';
-    assert_true(brock__valid_domain(name));
+    assert_true(hostname_valid(name));
     name[253] = 'a';
     name[254] = '\0';
-    assert_false(brock__valid_domain(name));
+    assert_false(hostname_valid(name));
 }
 
 int main(void)

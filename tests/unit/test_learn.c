@@ -11,7 +11,7 @@
 static void yellowlist(struct brock_engine *e, const char *d)
 {
     assert_int_equal(strmap_put(&e->lists.yellow, d, (void *)1), 0);
-    assert_int_equal(brock__strvec_push(&e->lists.yellow_order, d), 0);
+    assert_int_equal(strvec_push(&e->lists.yellow_order, d), 0);
 }
 
 /* One request from a page of site to host carrying cookie (a Cookie header value). */

@@ -44,7 +44,7 @@ static void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->snitches, NULL);
     strmap_cleanup(&e->tracking, NULL);
     strmap_cleanup(&e->fp_scripts, NULL);
-    brock__strvec_cleanup(&e->deleted);
+    strvec_cleanup(&e->deleted);
     mem_free(e);
 }
 
@@ -363,7 +363,7 @@ static void test_yellow_syntax(void **state)
         assert_non_null(strstr(e->errmsg, "pb.json"));
         assert_int_equal(out.n, 1);
     }
-    brock__strvec_cleanup(&out);
+    strvec_cleanup(&out);
 }
 
 static void test_yellow_txt(void **state)
@@ -384,7 +384,7 @@ static void test_yellow_txt(void **state)
     assert_non_null(strstr(e->errmsg, "NOT A DOMAIN"));
     assert_int_equal(brock__parse_yellowlist_txt(e, "y.txt", "\n \n", 3, &out), BROCK_EFORMAT);
     assert_int_equal(out.n, 3);
-    brock__strvec_cleanup(&out);
+    strvec_cleanup(&out);
 }
 
 static void expect_pbconfig_error(struct brock_engine *e, const char *text, const char *msg)
@@ -419,7 +419,7 @@ static void test_pbconfig(void **state)
                      BROCK_EFORMAT);
     assert_non_null(strstr(e->errmsg, "pbconfig.json is not valid JSON"));
     assert_int_equal(out.n, 1119);
-    brock__strvec_cleanup(&out);
+    strvec_cleanup(&out);
     mem_free(text);
 
     expect_pbconfig_error(e, "[]", "not a JSON object");
@@ -674,7 +674,7 @@ static struct strvec list_of(const char *const *v)
     struct strvec sv = {0};
 
     for (; *v; v++)
-        assert_int_equal(brock__strvec_push(&sv, *v), 0);
+        assert_int_equal(strvec_push(&sv, *v), 0);
     return sv;
 }
 
@@ -683,7 +683,7 @@ static void apply(struct brock_engine *e, const char *const *v)
     struct strvec sv = list_of(v);
 
     assert_int_equal(brock__yellowlist_apply(e, &sv), 0);
-    brock__strvec_cleanup(&sv);
+    strvec_cleanup(&sv);
 }
 
 static void test_apply_added(void **state)
@@ -833,7 +833,7 @@ static void test_apply_real(void **state)
         assert_string_equal(e->lists.yellow_order.v[i], list.v[i]);
     assert_int_equal(heur_of(e, "cdn.example.com"), BROCK_BLOCK);
     assert_int_equal(heur_of(e, "www.google.com"), BROCK_COOKIEBLOCK);
-    brock__strvec_cleanup(&list);
+    strvec_cleanup(&list);
 }
 
 /* ---- running out of memory ---- */
@@ -882,7 +882,7 @@ static void test_alloc_failures(void **state)
     }
     assert_int_equal(rc, 0);
     assert_int_equal(heur_of(e, "new.example.com"), BROCK_COOKIEBLOCK);
-    brock__strvec_cleanup(&sv);
+    strvec_cleanup(&sv);
 }
 
 int main(void)

@@ -11,7 +11,7 @@
 #include "test.h"
 #include "store_test.h"
 
-#include "engine/store_pg.h"
+#include "store/store_pg.h"
 
 #include <errno.h>
 #include <sys/wait.h>

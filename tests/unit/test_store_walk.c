@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "engine/store_walk.h"
+#include "store/store_walk.h"
 
 /* ---- a back end that notes what it is told to write ---- */
 
@@ -269,7 +269,7 @@ static void mark_one_of_each(struct brock_engine *e)
 {
     put_action(e, "gone.example", BROCK_USER_ALLOW, 0, 0, 0, BROCK__DIRTY_USER);
     delete_action(e, "gone.example");
-    assert_int_equal(brock__strvec_push(&e->forgotten, "old.example"), 0);
+    assert_int_equal(strvec_push(&e->forgotten, "old.example"), 0);
     put_action(e, "a.example", BROCK_USER_BLOCK, 0, 0, 0, BROCK__DIRTY_USER);
     add_snitch(e, "t.example", "s.example", "h.example", NULL, 0, 1);
     add_tracking(e, "t.example", "s.example", 1);

@@ -14,7 +14,7 @@
 #include <openssl/evp.h>
 
 #include "engine/engine.h"
-#include "engine/surrogate.h"
+#include "data/surrogate.h"
 #include "util/file.h"
 
 struct fixture {
@@ -327,11 +327,11 @@ static void test_reformat(void **state)
 /* Reads text as surrogates.js; returns the rc, errmsg in e. */
 static int read_js(struct brock_engine *e, const char *text, struct brock__surrogates **s)
 {
-    int rc;
+    struct brock__data_ctx cx;
 
+    brock__data_ctx_of(e, &cx);
     assert_int_equal(brock__surrogates_new(s), 0);
-    rc = brock__surrogates_js_read(e, "surrogates.js", text, strlen(text), *s);
-    return rc;
+    return brock__surrogates_js_read(&cx, "surrogates.js", text, strlen(text), *s);
 }
 
 static void test_tokenizer(void **state)

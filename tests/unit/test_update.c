@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 
 #include "engine/engine.h"
-#include "engine/store_api.h"
+#include "store/store_api.h"
 #include "util/alloc.h"
 #include "util/file.h"
 

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * Privacy Badger's data, read: the readers of its files that need nothing of the engine (the
+ * surrogates, in surrogate.h; the multi-domain first parties; the site fixes) and the look-ups
+ * decisions make in what they read. A reader is given a context that says where to write
+ * what went wrong and how to read another file of the data folder; the engine (engine/lists.c)
+ * makes one of itself and keeps what the readers return.
+ */
+#ifndef BROCK_DATA_DATA_H
+#define BROCK_DATA_DATA_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "brock.h"
+#include "util/attr.h"
+#include "util/strmap.h"
+
+/* What a reader is given. */
+struct brock__data_ctx {
+    char *msg; /* a sentence on what went wrong goes here (msg_size bytes) */
+    size_t msg_size;
+    /* Reads file from the data folder (its data/ subfolder first). Returns 1 with *text (free
+     * with mem_free) and path (the file's name, for messages) set; 0 when there is no such
+     * file or no data folder; or a negative BROCK_E* with the message written. */
+    int (*read)(void *arg, const char *file, char path[4096], char **text, size_t *len);
+    void *arg;
+};
+
+/* Writes the sentence (printf's fmt) into cx's message and returns err. */
+int brock__data_fail(const struct brock__data_ctx *cx, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The refusal of a text jansson could not read as JSON, named name: BROCK_ENOMEM when it ran
+ * out of memory, else BROCK_EFORMAT with the line, column and jansson's words. */
+int brock__data_json_fail(const struct brock__data_ctx *cx, const char *name,
+                          const json_error_t *jerr);
+
+/* ---- mdfp.c: the multi-domain first parties ---- */
+
+/* Reads the groups of multi-domain first parties out of text (len bytes, named name in errors):
+ * a JSON array of arrays, or Debian's multiDomainFirstParties.js. Each domain goes into map
+ * with its group's number + 1 (cast to a pointer). Returns 0, BROCK_EFORMAT (a domain in two
+ * groups, an empty or malformed one, anything the layouts do not allow) or BROCK_ENOMEM. */
+int brock__mdfp_read(const struct brock__data_ctx *cx, const char *name, const char *text,
+                     size_t len, struct strmap *map) BROCK_NODISCARD_INTERNAL;
+
+/* Adds dom (n bytes) to group (counted from 0) of the groups being read into map, checking
+ * that it is a domain in no other group; name and line (0: none) say where, in errors.
+ * Returns 0, BROCK_EFORMAT or BROCK_ENOMEM. */
+int brock__mdfp_add(const struct brock__data_ctx *cx, const char *name, struct strmap *map,
+                    const char *dom, size_t n, size_t group,
+                    unsigned line) BROCK_NODISCARD_INTERNAL;
+
+/* ---- sitefix.c: Privacy Badger's site fixes (pbconfig.json "sitefixes") ---- */
+
+struct brock__sitefixes;
+
+/* Checks a "sitefixes" object (NULL: none) whole and, when all of it is good, stores the
+ * fixes, inverted to be keyed by site host, in *out (free with brock__sitefixes_free()).
+ * Returns 0, BROCK_EFORMAT (the message names name and the entry) or BROCK_ENOMEM. */
+int brock__sitefixes_parse(const struct brock__data_ctx *cx, const char *name, json_t *obj,
+                           struct brock__sitefixes **out) BROCK_NODISCARD_INTERNAL;
+void brock__sitefixes_free(struct brock__sitefixes *f);
+
+/* The number of (site, entry) pairs in f. */
+size_t brock__sitefixes_count(const struct brock__sitefixes *f);
+
+/* The fixes for pages on site (slen bytes, a normalised host, matched exactly; NULL: none),
+ * or NULL when it has none; then for a request to host: whether sitefixes.ignore leaves host
+ * alone, whether sitefixes.yellowlist cookieblocks it (both cover a listed name and the
+ * names under it). And whether sitefixes.gpc says no DNT/GPC (site: any host, NULL for
+ * none). */
+struct brock__site_fixes;
+const struct brock__site_fixes *brock__sitefix_find(const struct brock__sitefixes *f,
+                                                    const char *site, size_t slen);
+int brock__sitefix_ignored(const struct brock__site_fixes *sf, const char *host);
+int brock__sitefix_cookieblock(const struct brock__site_fixes *sf, const char *host);
+int brock__sitefix_no_signals(const struct brock__sitefixes *f, const char *site);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Host names as brock keeps them. */
+#ifndef BROCK_UTIL_HOSTNAME_H
+#define BROCK_UTIL_HOSTNAME_H
+
+/* The longest host name (RFC 1035), without a trailing dot. */
+#define HOSTNAME_LEN_MAX 253
+
+/* Whether name is a normalised host name that can key an action: labels of [a-z0-9_-], none
+ * empty, at most HOSTNAME_LEN_MAX bytes in all. NULL is not. */
+int hostname_valid(const char *name);
+
+#endif
