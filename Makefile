@@ -40,9 +40,10 @@ UTIL_SRC   := $(filter-out src/util/log.c,$(wildcard src/util/*.c))
 # store, HAR reading, the exports, and the opening that joins them.
 ENGINE_SRC := $(wildcard src/data/*.c src/engine/*.c src/store/*.c src/har/*.c src/export/*.c \
 	src/front/*.c)
-# The rooms of brock run around the library: transports and TLS, the proxy, the dashboard,
-# the background jobs (docs/design.md).
-RUN_SRC    := $(wildcard src/net/*.c src/http/*.c src/proxy/*.c src/dash/*.c src/jobs/*.c) src/util/log.c
+# The rooms of brock run around the library: transports and TLS, HTTP heads, what the proxy
+# counts and logs, the proxy, the dashboard, the background jobs (docs/design.md).
+RUN_SRC    := $(wildcard src/net/*.c src/http/*.c src/monitor/*.c src/proxy/*.c src/dash/*.c \
+	src/jobs/*.c) src/util/log.c
 CLI_SRC    := $(wildcard src/cli/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)

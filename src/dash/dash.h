@@ -10,33 +10,9 @@
 #include <stdint.h>
 
 #include "brock.h"
+#include "monitor/livelog.h"
+#include "monitor/metrics.h"
 #include "util/buf.h"
-#include "util/strmap.h"
-
-/* The kinds of request /metrics counts by decision (brock_requests_total's label). */
-enum dash_decision {
-    DASH_DECISION_ALLOW,       /* a third party passed (with DNT and GPC) */
-    DASH_DECISION_COOKIEBLOCK, /* a third party sent without cookies */
-    DASH_DECISION_BLOCK,       /* answered by brock; nothing went upstream */
-    DASH_DECISION_FIRST_PARTY, /* the page's own site, or a private address */
-    DASH_DECISION_DISABLED,    /* a site where brock is disabled */
-    DASH_DECISION_COUNT
-};
-
-/* The ways an upstream exchange fails (brock_upstream_errors_total's label). */
-enum dash_upstream_error {
-    DASH_UPSTREAM_CONNECT,          /* no address answered, the name did not resolve: the
-                                       dial gave up */
-    DASH_UPSTREAM_CONNECT_TIMEOUT,  /* connecting took longer than --upstream-timeout */
-    DASH_UPSTREAM_RESPONSE_TIMEOUT, /* no response head in time */
-    DASH_UPSTREAM_NO_RESPONSE,      /* closed before a whole response head */
-    DASH_UPSTREAM_CUT,              /* closed in the middle of a response body */
-    DASH_UPSTREAM_MALFORMED,        /* a response brock cannot pass on */
-    DASH_UPSTREAM_STALLED,          /* a response body stopped moving */
-    DASH_UPSTREAM_TLS,              /* the TLS handshake with the origin failed (its
-                                       certificate did not verify, or it spoke no TLS) */
-    DASH_UPSTREAM_COUNT
-};
 
 /* A request to brock's own address is routed and checked from its head; only a route that
  * takes a body has one read (src/dash/dash.c's table), and then at most: a change (a choice,
@@ -48,113 +24,14 @@ enum dash_upstream_error {
 #define DASH_LIMIT_IMPORT ((uint64_t)64 * 1024 * 1024)
 #define DASH_LIMIT_RESPONSE ((size_t)256 * 1024 * 1024)
 
-/* What a DNT policy check found (brock_dnt_checks_total's label). */
-enum dash_dnt_result {
-    DASH_DNT_COMPLIANT,     /* the policy is an accepted text */
-    DASH_DNT_NOT_COMPLIANT, /* fetched, and not an accepted text */
-    DASH_DNT_FAILED,        /* the fetch failed */
-    DASH_DNT_COUNT
-};
-
-/* The store's sync times are counted in these buckets (seconds, upper bounds). */
-#define DASH_SYNC_BUCKETS 9
-
-/* Blocked requests are counted per tracker (its base domain) for this many trackers; those
- * seen after are counted together. /metrics names the DASH_TOP_TRACKERS most blocked. */
-#define DASH_TRACKERS_MAX 1024
-#define DASH_TOP_TRACKERS 20
-
-/* What /metrics reports, kept by the host as it works: plain counters, written by the one
- * thread of its loop and read by the dashboard on that thread, so no lock is needed. Zero it
- * (or dash_metrics_init()) before use; free with dash_metrics_cleanup(). */
-struct dash_metrics {
-    uint64_t decisions[DASH_DECISION_COUNT];
-    uint64_t upstream_errors[DASH_UPSTREAM_COUNT];
-    uint64_t connections_total;                /* accepted */
-    uint64_t forbidden;                        /* refused at accept: not in --allow */
-    uint64_t tls_client_ok, tls_client_failed; /* handshakes with clients (--intercept) */
-    uint64_t tls_upstream_ok;                  /* handshakes with origins that verified */
-    uint64_t evidence;                         /* tracking seen on a site (a snitch map entry) */
-    uint64_t sync_buckets[DASH_SYNC_BUCKETS];  /* syncs that took at most each bound */
-    uint64_t sync_count;
-    double sync_seconds; /* their sum */
-    /* Blocked requests per tracker: base domain -> uint64_t count (allocated), up to
-     * DASH_TRACKERS_MAX names; the rest in blocked_other. */
-    struct strmap *blocked;
-    uint64_t blocked_other;
-};
-
-/* Readies m: all counters at zero. Returns 0, or -1 when out of memory. */
-int dash_metrics_init(struct dash_metrics *m) __attribute__((warn_unused_result));
-
-/* Frees what m holds; m may be zeroed or initialised. */
-void dash_metrics_cleanup(struct dash_metrics *m);
-
-/* A request to tracker (a base domain) was blocked: counted under its name while there is
- * room, else with the others. Allocates at most once per new name; out of memory counts it
- * with the others. */
-void dash_metrics_blocked(struct dash_metrics *m, const char *tracker);
-
-/* One sync of the store took seconds. */
-void dash_metrics_sync(struct dash_metrics *m, double seconds);
-
 /* What /api/status and /metrics report of the running host since it started. */
 struct dash_counters {
     uint64_t requests, blocked, cookieblocked, tunnels, learned;
-    size_t connections;           /* open now */
-    uint64_t cut, refused;        /* connections closed to make room for others; refused with 503
+    size_t connections;              /* open now */
+    uint64_t cut, refused;           /* connections closed to make room for others; refused with 503
                                      as none could be */
-    uint64_t dnt[DASH_DNT_COUNT]; /* DNT policy checks, by what they found */
+    uint64_t dnt[METRICS_DNT_COUNT]; /* DNT policy checks, by what they found */
 };
-
-/* ---- the live request log (GET /api/log) ---- */
-
-/* The requests the log remembers: the newest DASH_LOG_EVENTS, in memory only. A client of
- * the log that falls further behind is told how many it missed. */
-#define DASH_LOG_EVENTS 1024
-
-/* What a client of the log may have waiting in its connection's output before events are
- * no longer written to it (they stay in the ring for when it catches up). */
-#define DASH_LOG_BACKLOG ((size_t)64 * 1024)
-
-/* One request as the log shows it: the exchange's decision and the status its client got. */
-struct dash_log_event {
-    uint64_t id;     /* 1, 2, ...: the order of the events */
-    int64_t time_ms; /* when it was answered (Unix time, ms) */
-    char method[24];
-    char host[BROCK_HOST_MAX];           /* the request's host */
-    char site[BROCK_HOST_MAX];           /* the first party (base domain); "" when not known */
-    unsigned char decision;              /* enum dash_decision */
-    unsigned char action;                /* enum brock_action */
-    unsigned char reason;                /* enum brock_reason */
-    unsigned char site_fix, site_choice; /* as in struct brock_decision */
-    int status;                          /* 0 when no answer went to the client */
-};
-
-/* The ring of the newest events, kept by the host on its loop's one thread like the
- * counters. dash_log_init() allocates it once; nothing is allocated per event. */
-struct dash_log {
-    struct dash_log_event *ring; /* DASH_LOG_EVENTS slots */
-    uint64_t next_id;            /* the id the next event gets (the first is 1) */
-};
-
-/* Readies l, empty. Returns 0, or -1 when out of memory. */
-int dash_log_init(struct dash_log *l) __attribute__((warn_unused_result));
-
-/* Frees what l holds; l may be zeroed or initialised. */
-void dash_log_cleanup(struct dash_log *l);
-
-/* The slot of a new event, its id and everything else zeroed, for the caller to fill in
- * before it returns to the loop; the oldest event makes way for it when the ring is full. */
-struct dash_log_event *dash_log_add(struct dash_log *l);
-
-/* Writes the events from id *next to the newest into out as Server-Sent Events (an "id:"
- * line and a "data:" line of JSON each), stopping once out holds room bytes or more, and
- * moves *next past what it wrote. When *next fell out of the ring, an event "skipped" says
- * how many were missed first. Returns 0, or -1 when out of memory (*next then names the
- * first event not written). */
-int dash_log_write(const struct dash_log *l, uint64_t *next, struct buf *out, size_t room)
-    __attribute__((warn_unused_result));
 
 /* What the dashboard needs from its host. */
 struct dash_host {
@@ -165,20 +42,20 @@ struct dash_host {
      * are reported as 0. */
     void (*counters)(void *arg, struct dash_counters *out);
     void *counters_arg;
-    int intercept;         /* the host sees inside HTTPS */
-    const char *https_why; /* a sentence: whether it does and why; static storage */
-    const char *https_fix; /* the command that lets it see inside HTTPS, when it does
+    int intercept;                 /* the host sees inside HTTPS */
+    const char *https_why;         /* a sentence: whether it does and why; static storage */
+    const char *https_fix;         /* the command that lets it see inside HTTPS, when it does
                               not for want of a trusted CA; copied; NULL: none */
-    int inject;            /* the host puts its script in HTML pages (not --no-inject) */
-    int64_t started_ms;    /* when the host started serving (clock_now_ms()) */
-    const struct dash_metrics *metrics; /* borrowed: outlives the environment; NULL: /metrics
+    int inject;                    /* the host puts its script in HTML pages (not --no-inject) */
+    int64_t started_ms;            /* when the host started serving (clock_now_ms()) */
+    const struct metrics *metrics; /* borrowed: outlives the environment; NULL: /metrics
                                            reports the counters alone */
-    const char *ca_cert;                /* the local CA's certificate file, which may not exist
+    const char *ca_cert;           /* the local CA's certificate file, which may not exist
                                            (/ca.pem answers 404 then); copied; NULL: none */
-    const char *token;                  /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
+    const char *token;             /* the token the page holds (hex, DASH_TOKEN_BYTES * 2
                                            digits), shared by the processes serving; NULL: a new
                                            random one; copied */
-    const struct dash_log *log;         /* borrowed: outlives the environment; NULL: /api/log
+    const struct livelog *log;     /* borrowed: outlives the environment; NULL: /api/log
                                            answers 404 */
     /* Why host is passed through unseen when brock sees inside HTTPS (the host's list,
      * proxy/passthrough.h), as a sentence into why; NULL when it is seen inside. e NULL: the
@@ -239,7 +116,7 @@ struct dash_request {
                                else the answer says Connection: close */
     /* GET /api/log: the host can hold one more live stream (stream_ok, in); the answer is
      * the head of one (stream, out: set to 1), whose events the host then writes with
-     * dash_log_write() from id *stream_next (out) until the client leaves. NULL: the host
+     * livelog_write() from id *stream_next (out) until the client leaves. NULL: the host
      * holds no streams (the log answers 503). */
     struct dash_stream *stream;
 };

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* /metrics: what brock has done since it started, in Prometheus' text exposition format
- * (version 0.0.4), every name prefixed brock_. The host keeps the counters (struct
- * dash_metrics) as it works, on its one loop; this file keeps the per-tracker table bounded
- * and writes the text. */
+ * (version 0.0.4), every name prefixed brock_. The proxy keeps the counters (struct metrics,
+ * src/monitor/) as it works, on its one loop; this file writes them as text. */
 #include "dash/dash.h"
 
 #include <stdio.h>
@@ -11,85 +10,28 @@
 #include "dash/dash_api.h"
 #include "util/alloc.h"
 
-/* The upper bounds of the store's sync time buckets, in seconds: a sync with nothing to
- * write takes microseconds, a first seed a second or more. */
-static const double sync_bounds[DASH_SYNC_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025,
-                                                      0.05,  0.1,    0.5,   1.0};
-
-static const char *const decision_names[DASH_DECISION_COUNT] = {
-    [DASH_DECISION_ALLOW] = "allow",       [DASH_DECISION_COOKIEBLOCK] = "cookieblock",
-    [DASH_DECISION_BLOCK] = "block",       [DASH_DECISION_FIRST_PARTY] = "first_party",
-    [DASH_DECISION_DISABLED] = "disabled",
+static const char *const decision_names[METRICS_DECISION_COUNT] = {
+    [METRICS_DECISION_ALLOW] = "allow",       [METRICS_DECISION_COOKIEBLOCK] = "cookieblock",
+    [METRICS_DECISION_BLOCK] = "block",       [METRICS_DECISION_FIRST_PARTY] = "first_party",
+    [METRICS_DECISION_DISABLED] = "disabled",
 };
 
-static const char *const upstream_names[DASH_UPSTREAM_COUNT] = {
-    [DASH_UPSTREAM_CONNECT] = "connect",
-    [DASH_UPSTREAM_CONNECT_TIMEOUT] = "connect_timeout",
-    [DASH_UPSTREAM_RESPONSE_TIMEOUT] = "response_timeout",
-    [DASH_UPSTREAM_NO_RESPONSE] = "no_response",
-    [DASH_UPSTREAM_CUT] = "cut",
-    [DASH_UPSTREAM_MALFORMED] = "malformed",
-    [DASH_UPSTREAM_STALLED] = "stalled",
-    [DASH_UPSTREAM_TLS] = "tls",
+static const char *const upstream_names[METRICS_UPSTREAM_COUNT] = {
+    [METRICS_UPSTREAM_CONNECT] = "connect",
+    [METRICS_UPSTREAM_CONNECT_TIMEOUT] = "connect_timeout",
+    [METRICS_UPSTREAM_RESPONSE_TIMEOUT] = "response_timeout",
+    [METRICS_UPSTREAM_NO_RESPONSE] = "no_response",
+    [METRICS_UPSTREAM_CUT] = "cut",
+    [METRICS_UPSTREAM_MALFORMED] = "malformed",
+    [METRICS_UPSTREAM_STALLED] = "stalled",
+    [METRICS_UPSTREAM_TLS] = "tls",
 };
 
-static const char *const dnt_names[DASH_DNT_COUNT] = {
-    [DASH_DNT_COMPLIANT] = "compliant",
-    [DASH_DNT_NOT_COMPLIANT] = "not_compliant",
-    [DASH_DNT_FAILED] = "failed",
+static const char *const dnt_names[METRICS_DNT_COUNT] = {
+    [METRICS_DNT_COMPLIANT] = "compliant",
+    [METRICS_DNT_NOT_COMPLIANT] = "not_compliant",
+    [METRICS_DNT_FAILED] = "failed",
 };
-
-/* ---- the counters ---- */
-
-int dash_metrics_init(struct dash_metrics *m)
-{
-    memset(m, 0, sizeof(*m));
-    m->blocked = mem_calloc(1, sizeof(*m->blocked));
-    if (!m->blocked)
-        return -1;
-    strmap_init(m->blocked);
-    return 0;
-}
-
-void dash_metrics_cleanup(struct dash_metrics *m)
-{
-    if (m->blocked) {
-        strmap_cleanup(m->blocked, mem_free);
-        mem_free(m->blocked);
-    }
-    m->blocked = NULL;
-}
-
-void dash_metrics_blocked(struct dash_metrics *m, const char *tracker)
-{
-    uint64_t *n = m->blocked ? strmap_get(m->blocked, tracker) : NULL;
-
-    if (!n && m->blocked && m->blocked->len < DASH_TRACKERS_MAX && *tracker) {
-        n = mem_calloc(1, sizeof(*n));
-        if (n && strmap_put(m->blocked, tracker, n) < 0) {
-            mem_free(n);
-            n = NULL;
-        }
-    }
-    if (n)
-        (*n)++;
-    else
-        m->blocked_other++;
-}
-
-void dash_metrics_sync(struct dash_metrics *m, double seconds)
-{
-    for (size_t i = 0; i < DASH_SYNC_BUCKETS; i++) {
-        if (seconds <= sync_bounds[i]) {
-            m->sync_buckets[i]++;
-            break;
-        }
-    }
-    m->sync_count++;
-    m->sync_seconds += seconds;
-}
-
-/* ---- the text ---- */
 
 struct top {
     const char *name;
@@ -102,8 +44,8 @@ static int top_before(const struct top *a, const struct top *b)
     return a->n != b->n ? a->n > b->n : strcmp(a->name, b->name) < 0;
 }
 
-/* The DASH_TOP_TRACKERS most blocked trackers, most first, into top. Returns how many. */
-static size_t top_trackers(const struct dash_metrics *m, struct top *top)
+/* The METRICS_TOP_TRACKERS most blocked trackers, most first, into top. Returns how many. */
+static size_t top_trackers(const struct metrics *m, struct top *top)
 {
     size_t it = 0, n = 0;
     const char *key;
@@ -113,9 +55,9 @@ static size_t top_trackers(const struct dash_metrics *m, struct top *top)
         struct top t = {key, *(const uint64_t *)val};
         size_t i;
 
-        if (n == DASH_TOP_TRACKERS && !top_before(&t, &top[n - 1]))
+        if (n == METRICS_TOP_TRACKERS && !top_before(&t, &top[n - 1]))
             continue;
-        if (n < DASH_TOP_TRACKERS)
+        if (n < METRICS_TOP_TRACKERS)
             n++;
         for (i = n - 1; i > 0 && top_before(&t, &top[i - 1]); i--)
             top[i] = top[i - 1];
@@ -163,8 +105,7 @@ static int single(struct buf *b, const char *name, const char *type, const char 
                : 0;
 }
 
-static int write_connections(struct buf *b, const struct dash_counters *c,
-                             const struct dash_metrics *m)
+static int write_connections(struct buf *b, const struct dash_counters *c, const struct metrics *m)
 {
     const char *const reasons[] = {"busy", "forbidden"};
     const uint64_t refused[] = {c->refused, m->forbidden};
@@ -184,7 +125,7 @@ static int write_connections(struct buf *b, const struct dash_counters *c,
     return 0;
 }
 
-static int write_tls(struct buf *b, const struct dash_metrics *m)
+static int write_tls(struct buf *b, const struct metrics *m)
 {
     if (family(b, "tls_handshakes_total", "counter",
                "TLS handshakes: with clients (--intercept), and with origins whose "
@@ -199,8 +140,7 @@ static int write_tls(struct buf *b, const struct dash_metrics *m)
     return 0;
 }
 
-static int write_learning(struct buf *b, const struct dash_counters *c,
-                          const struct dash_metrics *m)
+static int write_learning(struct buf *b, const struct dash_counters *c, const struct metrics *m)
 {
     const char *const events[] = {"evidence", "blocked"};
     const uint64_t v[] = {m->evidence, c->learned};
@@ -211,7 +151,7 @@ static int write_learning(struct buf *b, const struct dash_counters *c,
                     "event", events, v, 2);
 }
 
-static int write_sync(struct buf *b, const struct dash_metrics *m)
+static int write_sync(struct buf *b, const struct metrics *m)
 {
     uint64_t cumulative = 0;
 
@@ -219,10 +159,10 @@ static int write_sync(struct buf *b, const struct dash_metrics *m)
                "Time each sync of the state took (writing what was learned, reading others' "
                "changes), once a second.") < 0)
         return -1;
-    for (size_t i = 0; i < DASH_SYNC_BUCKETS; i++) {
+    for (size_t i = 0; i < METRICS_SYNC_BUCKETS; i++) {
         cumulative += m->sync_buckets[i];
-        if (buf_printf(b, "brock_store_sync_seconds_bucket{le=\"%g\"} %llu\n", sync_bounds[i],
-                       (unsigned long long)cumulative) < 0)
+        if (buf_printf(b, "brock_store_sync_seconds_bucket{le=\"%g\"} %llu\n",
+                       metrics_sync_bounds[i], (unsigned long long)cumulative) < 0)
             return -1;
     }
     if (buf_printf(b,
@@ -235,9 +175,9 @@ static int write_sync(struct buf *b, const struct dash_metrics *m)
     return 0;
 }
 
-static int write_trackers(struct buf *b, const struct dash_metrics *m)
+static int write_trackers(struct buf *b, const struct metrics *m)
 {
-    struct top top[DASH_TOP_TRACKERS];
+    struct top top[METRICS_TOP_TRACKERS];
     size_t n = top_trackers(m, top);
 
     if (family(b, "blocked_by_tracker_total", "counter",
@@ -278,8 +218,8 @@ static int write_state(struct buf *b, struct brock_engine *e, int64_t started_ms
 int dash_api_metrics(struct dash_call *x)
 {
     const struct dash_host *h = &x->env->host;
-    static const struct dash_metrics none;
-    const struct dash_metrics *m = h->metrics ? h->metrics : &none;
+    static const struct metrics none;
+    const struct metrics *m = h->metrics ? h->metrics : &none;
     struct dash_counters c = {0};
     struct buf *b = &x->text;
 
@@ -287,14 +227,14 @@ int dash_api_metrics(struct dash_call *x)
         h->counters(h->counters_arg, &c);
     x->type = "text/plain; version=0.0.4; charset=utf-8";
     if (labelled(b, "requests_total", "Requests brock decided, by decision.", "decision",
-                 decision_names, m->decisions, DASH_DECISION_COUNT) < 0 ||
+                 decision_names, m->decisions, METRICS_DECISION_COUNT) < 0 ||
         write_connections(b, &c, m) < 0 ||
         labelled(b, "upstream_errors_total", "Exchanges with origins that failed, by kind.", "kind",
-                 upstream_names, m->upstream_errors, DASH_UPSTREAM_COUNT) < 0 ||
+                 upstream_names, m->upstream_errors, METRICS_UPSTREAM_COUNT) < 0 ||
         write_tls(b, m) < 0 || write_learning(b, &c, m) < 0 || write_sync(b, m) < 0 ||
         labelled(b, "dnt_checks_total",
                  "DNT policy checks (/.well-known/dnt-policy.txt), by what they found.", "result",
-                 dnt_names, c.dnt, DASH_DNT_COUNT) < 0 ||
+                 dnt_names, c.dnt, METRICS_DNT_COUNT) < 0 ||
         write_trackers(b, m) < 0 ||
         single(b, "blocked_other_total", "counter",
                "Requests blocked to trackers past the first 1024 named.", m->blocked_other) < 0 ||

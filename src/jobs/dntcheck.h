@@ -27,7 +27,7 @@ struct dntcheck *dntcheck_new(const struct dial_env *env, struct brock_engine *e
 /* Stops the queue; running fetches are cancelled, their outcome never recorded. */
 void dntcheck_free(struct dntcheck *q);
 
-/* The checks that ended since q started, by what they found (dash.h's DASH_DNT_*: compliant,
+/* The checks that ended since q started, by what they found (dash.h's METRICS_DNT_*: compliant,
  * not compliant, failed), into out. */
 void dntcheck_counts(const struct dntcheck *q, uint64_t out[3]);
 

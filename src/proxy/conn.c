@@ -335,7 +335,7 @@ void conn_client_gone(struct conn *c)
 
 void conn_upstream_cut(struct conn *c)
 {
-    c->px->metrics.upstream_errors[DASH_UPSTREAM_CUT]++;
+    c->px->metrics.upstream_errors[METRICS_UPSTREAM_CUT]++;
     conn_log_failure(c, LOG_INFO, 0, "the upstream closed the connection mid-response");
     conn_flush_close(c, NULL);
 }
@@ -644,7 +644,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     case CONN_IDLE: conn_close(c, "idle keep-alive timeout"); break;
     case CONN_REQ_HEAD: conn_fail(c, 408, "the request head did not arrive in time"); break;
     case CONN_CONNECT:
-        c->px->metrics.upstream_errors[DASH_UPSTREAM_CONNECT_TIMEOUT]++;
+        c->px->metrics.upstream_errors[METRICS_UPSTREAM_CONNECT_TIMEOUT]++;
         upstream_cancel(c);
         snprintf(text, sizeof(text), "brock could not connect to %s: timed out after %d s",
                  c->c_ex.host, c->px->t_connect);
@@ -652,13 +652,13 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         break;
     case CONN_REQ_BODY: conn_fail(c, 408, "the request body stalled"); break;
     case CONN_RESP_HEAD:
-        c->px->metrics.upstream_errors[DASH_UPSTREAM_RESPONSE_TIMEOUT]++;
+        c->px->metrics.upstream_errors[METRICS_UPSTREAM_RESPONSE_TIMEOUT]++;
         snprintf(text, sizeof(text), "%s did not answer within %d s", c->c_ex.host,
                  c->px->t_response);
         conn_fail(c, 504, text);
         break;
     case CONN_RESP_BODY:
-        c->px->metrics.upstream_errors[DASH_UPSTREAM_STALLED]++;
+        c->px->metrics.upstream_errors[METRICS_UPSTREAM_STALLED]++;
         snprintf(text, sizeof(text), "the response stalled: nothing moved for %d s", TIMEOUT_BODY);
         conn_log_failure(c, LOG_INFO, 0, text);
         conn_close(c, NULL);

@@ -116,11 +116,11 @@ struct proxy {
 
     /* For the dashboard's /api/status, and /metrics (dash.h: counted here, on the loop). */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
-    struct dash_metrics metrics;
+    struct metrics metrics;
 
     /* The live request log (dash.h: the ring), and the connections streaming it to the
      * dashboard (CONN_STREAM), which each new event wakes. */
-    struct dash_log log;
+    struct livelog log;
     struct conn *watchers[LIMIT_LOG_CLIENTS];
     size_t n_watchers;
 

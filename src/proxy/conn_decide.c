@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "dash/dash.h"
+#include "monitor/metrics.h"
 #include "proxy/conn_internal.h"
 #include "proxy/firstparty_share.h"
 #include "proxy/limits.h"
@@ -87,17 +87,17 @@ static const char *conn_url(struct conn *c, const char *path, size_t path_len)
     return c->c_url.data;
 }
 
-enum dash_decision conn_decision_kind(const struct brock_decision *d)
+enum metrics_decision conn_decision_kind(const struct brock_decision *d)
 {
     if (d->effect == BROCK_DENY)
-        return DASH_DECISION_BLOCK;
+        return METRICS_DECISION_BLOCK;
     if (d->effect == BROCK_STRIP_COOKIES)
-        return DASH_DECISION_COOKIEBLOCK;
+        return METRICS_DECISION_COOKIEBLOCK;
     if (d->reason == BROCK_WHY_FIRST_PARTY || d->reason == BROCK_WHY_PRIVATE)
-        return DASH_DECISION_FIRST_PARTY;
+        return METRICS_DECISION_FIRST_PARTY;
     if (d->reason == BROCK_WHY_DISABLED)
-        return DASH_DECISION_DISABLED;
-    return DASH_DECISION_ALLOW;
+        return METRICS_DECISION_DISABLED;
+    return METRICS_DECISION_ALLOW;
 }
 
 void conn_decision_free(struct exchange *x)
@@ -260,7 +260,7 @@ static void conn_count_metrics(struct proxy *px, const struct brock_decision *d)
 {
     if (d->effect == BROCK_DENY) {
         px->n_blocked++;
-        dash_metrics_blocked(&px->metrics, d->base);
+        metrics_blocked(&px->metrics, d->base);
     } else if (d->effect == BROCK_STRIP_COOKIES) {
         px->n_cookieblocked++;
     }

@@ -236,7 +236,7 @@ int conn_widget_write(struct conn *c, int keep) __attribute__((warn_unused_resul
 /* ---- conn_decide.c ---- */
 
 /* How /metrics and the live log count a decision. */
-enum dash_decision conn_decision_kind(const struct brock_decision *d);
+enum metrics_decision conn_decision_kind(const struct brock_decision *d);
 
 /* The value of the header called name in hh (NUL-terminated in its buffer), or NULL. */
 const char *conn_header(const struct http_head *hh, const char *name);

@@ -2,7 +2,7 @@
 /* The live request log's two ends in the proxy: each decided exchange goes into the ring
  * (dash.h) once its client has its status, with nothing allocated, and the connections that
  * stream the log to the dashboard (CONN_STREAM) are woken to write it. A stream writes only
- * while its client takes what it has: past DASH_LOG_BACKLOG the events wait in the ring, and
+ * while its client takes what it has: past LIVELOG_BACKLOG the events wait in the ring, and
  * one that falls out of it is counted as skipped in the stream. */
 #include "proxy/conn.h"
 
@@ -12,7 +12,7 @@
 
 #include <event2/buffer.h>
 
-#include "dash/dash.h"
+#include "monitor/livelog.h"
 #include "proxy/conn_internal.h"
 
 /* ---- events ---- */
@@ -21,13 +21,13 @@ void conn_status(struct conn *c, int status)
 {
     struct exchange *x = &c->c_ex;
     struct proxy *px = c->px;
-    struct dash_log_event *ev;
+    struct livelog_event *ev;
 
     x->status = status;
     if (!x->decided || x->logged || !px->log.ring)
         return;
     x->logged = 1;
-    ev = dash_log_add(&px->log);
+    ev = livelog_add(&px->log);
     ev->time_ms = conn_now_ms(c);
     snprintf(ev->method, sizeof(ev->method), "%s", x->method);
     snprintf(ev->host, sizeof(ev->host), "%s", x->d->host[0] ? x->d->host : x->host);
@@ -103,13 +103,13 @@ void conn_do_stream(struct conn *c)
         conn_close(c, "the live log's client left");
         return;
     }
-    if (pending >= DASH_LOG_BACKLOG)
+    if (pending >= LIVELOG_BACKLOG)
         return;
     c->log_full = 0;
     if (c->log_next >= c->px->log.next_id)
         return;
-    buf_init(&out, DASH_LOG_BACKLOG + 4096);
-    rc = dash_log_write(&c->px->log, &c->log_next, &out, DASH_LOG_BACKLOG - pending);
+    buf_init(&out, LIVELOG_BACKLOG + 4096);
+    rc = livelog_write(&c->px->log, &c->log_next, &out, LIVELOG_BACKLOG - pending);
     if (rc == 0 && out.len)
         rc = pump_write(s, out.data, out.len);
     buf_cleanup(&out);
@@ -121,7 +121,7 @@ void conn_stream_ping(struct conn *c)
 {
     /* A client whose backlog stayed full from one ping to the next holds a place another
      * could use; an EventSource comes back by itself, with Last-Event-ID. */
-    if (pump_pending(&c->c_client) >= DASH_LOG_BACKLOG) {
+    if (pump_pending(&c->c_client) >= LIVELOG_BACKLOG) {
         if (c->log_full) {
             conn_close(c, "the live log's client stopped reading");
             return;

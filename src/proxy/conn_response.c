@@ -105,7 +105,7 @@ static void conn_upstream_closed(struct conn *c)
         return;
     }
     if (!x->resp_final) {
-        c->px->metrics.upstream_errors[DASH_UPSTREAM_NO_RESPONSE]++;
+        c->px->metrics.upstream_errors[METRICS_UPSTREAM_NO_RESPONSE]++;
         conn_fail(c, 502, "the upstream closed the connection without a response");
     } else {
         conn_upstream_cut(c);
@@ -121,7 +121,7 @@ void conn_bad_body(struct conn *c, const char *reason)
 {
     char why[256];
 
-    c->px->metrics.upstream_errors[DASH_UPSTREAM_MALFORMED]++;
+    c->px->metrics.upstream_errors[METRICS_UPSTREAM_MALFORMED]++;
     snprintf(why, sizeof(why),
              "the upstream's response body is malformed (%s): the "
              "response was cut short and the client's connection closed",
@@ -148,7 +148,7 @@ static void conn_bad_response(struct conn *c, const struct side_event *ev)
             return;
         }
         why = "the upstream closed the connection before a whole response";
-        c->px->metrics.upstream_errors[DASH_UPSTREAM_NO_RESPONSE]++;
+        c->px->metrics.upstream_errors[METRICS_UPSTREAM_NO_RESPONSE]++;
         conn_fail(c, 502, why);
         return;
     } else if (c->c_ex.resp_final) {
@@ -157,7 +157,7 @@ static void conn_bad_response(struct conn *c, const struct side_event *ev)
     } else if (ev->error == SIDE_ERR_HEAD) {
         why = "the upstream's response head is too large";
     }
-    c->px->metrics.upstream_errors[DASH_UPSTREAM_MALFORMED]++;
+    c->px->metrics.upstream_errors[METRICS_UPSTREAM_MALFORMED]++;
     conn_fail(c, 502, why);
 }
 

@@ -94,7 +94,7 @@
 #define LIMIT_LOG_CLIENTS 16
 
 /* The kernel's send buffer of a live log stream, in bytes: what it holds of the stream
- * besides brock's own backlog (DASH_LOG_BACKLOG). */
+ * besides brock's own backlog (LIVELOG_BACKLOG). */
 #define LIMIT_LOG_SNDBUF (16 * 1024)
 
 /* Timeouts, in seconds. */

@@ -252,8 +252,8 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     /* Another process may have paused brock, or resumed it, or changed a site's time off. */
     offtime_arm(px);
-    dash_metrics_sync(&px->metrics,
-                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    metrics_sync(&px->metrics,
+                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     brock_store_status(px->engine, &st);
     if (st.recreated + st.reloaded != events) {
         events = st.recreated + st.reloaded;
@@ -529,7 +529,7 @@ static int proxy_parts_init(struct proxy *px, char *err, size_t errlen)
     firstparty_memory_init(&px->firstparty);
     rewrite_out_init(&px->rw);
     buf_init(&px->head_out, LIMIT_HEAD_BYTES + 4096);
-    if (dash_metrics_init(&px->metrics) < 0 || dash_log_init(&px->log) < 0) {
+    if (metrics_init(&px->metrics) < 0 || livelog_init(&px->log) < 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -931,8 +931,8 @@ void proxy_free(struct proxy *px)
     access_cleanup(&px->allow);
     access_cleanup(&px->pp_from);
     firstparty_memory_cleanup(&px->firstparty);
-    dash_metrics_cleanup(&px->metrics);
-    dash_log_cleanup(&px->log);
+    metrics_cleanup(&px->metrics);
+    livelog_cleanup(&px->log);
     widget_allows_cleanup(&px->widgets);
     report_limits_cleanup(&px->report_limits);
     brock_site_cookies_free(px->sc);

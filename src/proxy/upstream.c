@@ -264,7 +264,8 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
 
     c->dial = NULL;
     if (!bev) {
-        c->px->metrics.upstream_errors[tls_failed ? DASH_UPSTREAM_TLS : DASH_UPSTREAM_CONNECT]++;
+        c->px->metrics
+            .upstream_errors[tls_failed ? METRICS_UPSTREAM_TLS : METRICS_UPSTREAM_CONNECT]++;
         conn_upstream_failed(c, 502, why);
         return;
     }

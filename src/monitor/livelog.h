@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The live request log: a ring of the newest requests' events, kept by the proxy on its loop's
+ * one thread as it answers them and handed to the dashboard, whose GET /api/log the proxy then
+ * holds open as a stream of Server-Sent Events written from the ring. Nothing of it is written
+ * to disk. */
+#ifndef BROCK_MONITOR_LIVELOG_H
+#define BROCK_MONITOR_LIVELOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "brock.h"
+#include "monitor/metrics.h"
+#include "util/buf.h"
+
+/* The requests the log remembers: the newest LIVELOG_EVENTS, in memory only. A client of
+ * the log that falls further behind is told how many it missed. */
+#define LIVELOG_EVENTS 1024
+
+/* What a client of the log may have waiting in its connection's output before events are
+ * no longer written to it (they stay in the ring for when it catches up). */
+#define LIVELOG_BACKLOG ((size_t)64 * 1024)
+
+/* One request as the log shows it: the exchange's decision and the status its client got. */
+struct livelog_event {
+    uint64_t id;     /* 1, 2, ...: the order of the events */
+    int64_t time_ms; /* when it was answered (Unix time, ms) */
+    char method[24];
+    char host[BROCK_HOST_MAX];           /* the request's host */
+    char site[BROCK_HOST_MAX];           /* the first party (base domain); "" when not known */
+    unsigned char decision;              /* enum metrics_decision */
+    unsigned char action;                /* enum brock_action */
+    unsigned char reason;                /* enum brock_reason */
+    unsigned char site_fix, site_choice; /* as in struct brock_decision */
+    int status;                          /* 0 when no answer went to the client */
+};
+
+/* The ring of the newest events, kept by the proxy on its loop's one thread like the
+ * counters. livelog_init() allocates it once; nothing is allocated per event. */
+struct livelog {
+    struct livelog_event *ring; /* LIVELOG_EVENTS slots */
+    uint64_t next_id;           /* the id the next event gets (the first is 1) */
+};
+
+/* Readies l, empty. Returns 0, or -1 when out of memory. */
+int livelog_init(struct livelog *l) __attribute__((warn_unused_result));
+
+/* Frees what l holds; l may be zeroed or initialised. */
+void livelog_cleanup(struct livelog *l);
+
+/* The slot of a new event, its id and everything else zeroed, for the caller to fill in
+ * before it returns to the loop; the oldest event makes way for it when the ring is full. */
+struct livelog_event *livelog_add(struct livelog *l);
+
+/* Writes the events from id *next to the newest into out as Server-Sent Events (an "id:"
+ * line and a "data:" line of JSON each), stopping once out holds room bytes or more, and
+ * moves *next past what it wrote. When *next fell out of the ring, an event "skipped" says
+ * how many were missed first. Returns 0, or -1 when out of memory (*next then names the
+ * first event not written). */
+int livelog_write(const struct livelog *l, uint64_t *next, struct buf *out, size_t room)
+    __attribute__((warn_unused_result));
+
+#endif
