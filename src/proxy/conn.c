@@ -215,7 +215,7 @@ int conn_exchange_reset(struct conn *c)
     struct exchange_names *names;
 
     conn_log_unanswered(c);
-    conn_inject_free(c->c_ex.inj);
+    c->px->hooks->filter_free(c->c_ex.filter);
     conn_decision_free(&c->c_ex);
     conn_spool_close(&c->c_ex);
     names = c->c_ex.names;
@@ -818,7 +818,7 @@ void conn_free(struct conn *c)
     buf_cleanup(&c->c_req_out);
     buf_cleanup(&c->c_body);
     buf_cleanup(&c->c_url);
-    conn_inject_free(c->c_ex.inj);
+    c->px->hooks->filter_free(c->c_ex.filter);
     conn_decision_free(&c->c_ex);
     conn_spool_close(&c->c_ex);
     exchange_free_names(&c->c_ex);

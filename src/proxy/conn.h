@@ -35,7 +35,7 @@
 #include "util/buf.h"
 
 struct conn;
-struct conn_inject;
+struct conn_hooks;
 struct conn_spare;
 struct dash_env;
 struct dntcheck;
@@ -47,6 +47,7 @@ struct intercept;
 struct report_keys;
 
 struct proxy {
+    const struct conn_hooks *hooks; /* the page features, as the relay's core calls them */
     struct event_base *base;
     struct evdns_base *dns;
     struct brock_engine *engine;
@@ -244,14 +245,14 @@ struct exchange {
                         * upstream connection closes after the response */
 
     /* The response. */
-    int resp_bytes;          /* the upstream sent something */
-    int resp_final;          /* a final (not interim) head went to the client */
-    enum frame resp_frame;   /* how its body goes to the client */
-    int must_close;          /* the client's connection closes after it */
-    int status;              /* the status the client got (0: none yet) */
-    struct conn_inject *inj; /* the body gets brock's script (conn_inject.c); NULL: not */
-    int decided;             /* conn_decide() ran: the exchange goes to the live log */
-    int logged;              /* and it went there, with the status its client got */
+    int resp_bytes;        /* the upstream sent something */
+    int resp_final;        /* a final (not interim) head went to the client */
+    enum frame resp_frame; /* how its body goes to the client */
+    int must_close;        /* the client's connection closes after it */
+    int status;            /* the status the client got (0: none yet) */
+    void *filter;          /* the body is rewritten (px->hooks' filter); NULL: not */
+    int decided;           /* conn_decide() ran: the exchange goes to the live log */
+    int logged;            /* and it went there, with the status its client got */
 };
 
 struct conn {
@@ -303,11 +304,10 @@ struct conn {
 
 /* conn_inject.c: brock's script made ready once (px->inject_js and inject_hash) with the keys
  * of its reports (px->report); returns 0, or -1 with a sentence in err. conn_inject_cleanup()
- * wipes the keys. An exchange's part is freed with conn_inject_free() (NULL is a no-op). */
+ * wipes the keys. */
 int conn_inject_prepare(struct proxy *px, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 void conn_inject_cleanup(struct proxy *px);
-void conn_inject_free(struct conn_inject *j);
 
 /* conn.c */
 const char *conn_state_name(enum conn_state s);

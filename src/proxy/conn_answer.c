@@ -13,7 +13,7 @@
 
 #include "dash/dash.h"
 #include "proxy/blocked.h"
-#include "proxy/conn_internal.h"
+#include "proxy/conn_features.h"
 #include "proxy/limits.h"
 #include "proxy/offtime.h"
 #include "proxy/proxy.h"

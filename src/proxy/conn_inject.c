@@ -16,7 +16,7 @@
 #include <openssl/evp.h>
 
 #include "dash/dash.h"
-#include "proxy/conn_internal.h"
+#include "proxy/conn_features.h"
 #include "proxy/csp.h"
 #include "proxy/proxy.h"
 #include "proxy/workers.h"
@@ -227,7 +227,7 @@ int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_
     j->c = c;
     buf_init(&j->csp, LIMIT_HEAD_BYTES);
     buf_init(&j->tag, c->px->inject_js_len + REPORT_TOKEN_MAX + 256);
-    x->inj = j;
+    x->filter = j;
     if (script_tag(c, &j->tag, jobs) < 0)
         return -1;
     /* The body's length changes: chunked to a client that reads it, until close to one that
@@ -347,7 +347,7 @@ static int weaken_etags(struct rewrite_out *o)
 
 int conn_inject_head(struct conn *c, struct rewrite_out *o)
 {
-    struct conn_inject *j = c->c_ex.inj;
+    struct conn_inject *j = c->c_ex.filter;
     size_t k = 0;
 
     if (!j) {
@@ -419,7 +419,7 @@ static int run_piece(struct conn *c, struct conn_inject *j, const char *p, size_
 
 int conn_inject_body(struct conn *c, const struct side_event *ev)
 {
-    struct conn_inject *j = c->c_ex.inj;
+    struct conn_inject *j = c->c_ex.filter;
 
     if (j->in.emit == NULL)
         inject_init(&j->in, j->tag.data, j->tag.len, on_emit, j);
@@ -429,7 +429,7 @@ int conn_inject_body(struct conn *c, const struct side_event *ev)
 
 int conn_inject_resume(struct conn *c)
 {
-    struct conn_inject *j = c->c_ex.inj;
+    struct conn_inject *j = c->c_ex.filter;
     const char *p = "";
 
     if (!j || !j->waiting)
@@ -443,7 +443,7 @@ int conn_inject_resume(struct conn *c)
 
 int conn_inject_end(struct conn *c)
 {
-    struct conn_inject *j = c->c_ex.inj;
+    struct conn_inject *j = c->c_ex.filter;
     const char *why = NULL;
 
     if (j->in.emit == NULL)

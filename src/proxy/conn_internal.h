@@ -79,28 +79,6 @@ void conn_do_response(struct conn *c);
  * the body cut short and the client's connection closed. */
 void conn_bad_body(struct conn *c, const char *reason);
 
-/* ---- conn_inject.c ---- */
-
-/* At a final response's head, before its headers are rewritten: when the body gets brock's
- * script, readies the exchange's part (x->inj) and changes the framing that
- * side_response_frame() chose (f, flags, must_close) to one for a body of unknown length.
- * Returns 0 (injecting or not), or -1 when out of memory. */
-int conn_inject_start(struct conn *c, enum frame *f, unsigned *flags, int *must_close)
-    __attribute__((warn_unused_result));
-
-/* The rewritten headers (o) of a response that gets the script: those that describe the
- * origin's bytes dropped, ETag made weak, Content-Security-Policy amended; of a 304 to a
- * document that would get it, ETag made weak. Returns 0, or -1 when out of memory. */
-int conn_inject_head(struct conn *c, struct rewrite_out *o) __attribute__((warn_unused_result));
-
-/* A piece of body (from pump_read() to NULL), its rest left in the upstream's input while the
- * client has no room, and the end of the body. Each returns 0 when done, 1 (body, resume)
- * when the rest waits for the client, -1 when the connection ended (said why). */
-int conn_inject_body(struct conn *c, const struct side_event *ev)
-    __attribute__((warn_unused_result));
-int conn_inject_resume(struct conn *c) __attribute__((warn_unused_result));
-int conn_inject_end(struct conn *c) __attribute__((warn_unused_result));
-
 /* ---- conn_tunnel.c ---- */
 
 /* Whether a CONNECT to c's host is intercepted (--intercept, and not --no-intercept). */
@@ -136,10 +114,6 @@ void conn_touch(struct conn *c);
  * Returns 0, or -1 when out of memory, the connection then closed. */
 int conn_reply(struct conn *c, int status, const char *text, int keep)
     __attribute__((warn_unused_result));
-
-/* A blocked request is answered here (by what it fetches) and nothing goes upstream; one with
- * a body, once that is read and dropped, if it is small enough to keep the connection. */
-void conn_answer_blocked(struct conn *c);
 
 /* A request brock answers itself once its body is in (the dashboard's changes, a page's
  * report): 100 Continue when asked for, then the body is read (conn_local_body(),
@@ -192,46 +166,33 @@ void conn_stream_ping(struct conn *c);
 /* The connection closes: it no longer streams (nothing when it did not). */
 void conn_stream_end(struct conn *c);
 
-/* ---- conn_report.c ---- */
+/* ---- the page features' hooks ---- */
 
-struct report_doc;
-
-/* Which of the channel's paths (report.h: a report, the widgets to replace, a widget
- * allowed) a request (path[0..path_len): its path and query) of brock's script goes to; 0
- * for none. brock answers these itself and never forwards them. */
-int conn_is_report(const struct conn *c, const char *path, size_t path_len);
-
-/* Answers a request to the channel's path kind (conn_is_report()): at once when it is refused
- * on its head, else once its body is in. */
-void conn_answer_report(struct conn *c, int kind);
-
-/* A piece of a report's body, kept up to REPORT_BODY_MAX. Returns 0, or -1 when the
- * connection was closed instead (past the limit: 413). */
-int conn_report_body(struct conn *c, const struct side_event *ev);
-
-/* The request read whole: checked, then a report learned from (204), the widgets listed
- * (200), a widget allowed (204); or refused (400, 403, 413, 429); keep: the connection stays
- * open. Returns -1 when the connection failed instead. */
-int conn_report_write(struct conn *c, int keep) __attribute__((warn_unused_result));
-
-/* The answer to a request of the channel with no body: 204, or status and why (a static
- * sentence; refusals are said in the log at most once a minute). Returns 0, or -1 when the
- * connection failed instead. */
-int conn_report_answer(struct conn *c, int status, const char *why, int keep)
-    __attribute__((warn_unused_result));
-
-/* Counts a request of the channel from the document doc says (its token's) toward the
- * limits (reportlimit.h): counts_client for a report or an allowance. Returns 0, or 429 (503
- * when out of memory) with a static sentence in *why. */
-int conn_report_limit(struct conn *c, const struct report_doc *doc, int counts_client,
-                      const char **why) __attribute__((warn_unused_result));
-
-/* ---- conn_widget.c ---- */
-
-/* A widget request read whole (x->report REPORT_PATH_WIDGETS or REPORT_PATH_ALLOW): checked,
- * answered with the widgets the page replaces (200, JSON) or the allowance recorded (204);
- * or refused (400, 403, 429). Returns -1 when the connection failed instead. */
-int conn_widget_write(struct conn *c, int keep) __attribute__((warn_unused_result));
+/* Where the relay's core (conn.c, conn_request.c, conn_response.c, conn_tunnel.c) lets the page
+ * features act on an exchange: one table (px->hooks; conn_features.c fills it), so that the
+ * core calls no feature by name and includes none of their headers. */
+struct conn_hooks {
+    /* A request brock blocks: answered by brock (by what it fetches), nothing goes upstream. */
+    void (*blocked)(struct conn *c);
+    /* Whether a request (its path and query, path_len bytes) is to brock's script's channel:
+     * the kind of path, 0 for none; then the channel's answer, brock's own whatever the
+     * host's action. */
+    int (*channel_kind)(const struct conn *c, const char *path, size_t path_len);
+    void (*channel_answer)(struct conn *c, int kind);
+    /* A response body rewritten on its way to the client (brock's script in pages). At a
+     * final response head, start() may take the body, setting x->filter and the framing the
+     * new body goes out with (0 either way, -1 when out of memory), and head() amends the
+     * rewritten head (of a body it took, or of a 304 to one it would; -1: it cannot). For an
+     * exchange it took, body() takes each piece read, resume() carries on a piece left
+     * waiting for the client, end() closes the body (each 0 done, 1 still waiting for the
+     * client, -1 the connection ended); free() frees a filter (NULL is a no-op). */
+    int (*filter_start)(struct conn *c, enum frame *f, unsigned *flags, int *must_close);
+    int (*filter_head)(struct conn *c, struct rewrite_out *o);
+    int (*filter_body)(struct conn *c, const struct side_event *ev);
+    int (*filter_resume)(struct conn *c);
+    int (*filter_end)(struct conn *c);
+    void (*filter_free)(void *filter);
+};
 
 /* ---- conn_decide.c ---- */
 

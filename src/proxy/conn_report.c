@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "proxy/conn_internal.h"
+#include "proxy/conn_features.h"
 #include "proxy/firstparty_share.h"
 #include "proxy/proxy.h"
 #include "proxy/report.h"

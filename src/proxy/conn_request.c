@@ -156,8 +156,8 @@ static int conn_take_undecided(struct conn *c, const char **path, size_t *path_l
     }
     /* A report of brock's script in a page goes to the page's own origin, on a path no site
      * has: brock answers it, whatever the host's action, and it never reaches the origin. */
-    if ((kind = conn_is_report(c, *path, *path_len)) != 0) {
-        conn_answer_report(c, kind);
+    if ((kind = c->px->hooks->channel_kind(c, *path, *path_len)) != 0) {
+        c->px->hooks->channel_answer(c, kind);
         return 1;
     }
     /* An intercepted tunnel is opened to any host: each request inside is decided on its own
@@ -178,7 +178,7 @@ static void conn_follow_decision(struct conn *c, const char *path, size_t path_l
         /* Only a learned block is worth a policy check (section 9), never a user's. */
         if (x->d->action == BROCK_BLOCK)
             dntcheck_blocked(c->px->dnt, x->d->tracker, conn_now_ms(c));
-        conn_answer_blocked(c);
+        c->px->hooks->blocked(c);
     } else if (x->is_connect) {
         c->px->n_tunnels++;
         conn_set_state(c, CONN_CONNECT);

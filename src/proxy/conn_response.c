@@ -38,7 +38,7 @@ static void conn_response_head(struct conn *c)
         if (x->learn)
             conn_learn(c, &u->head, 0);
         x->resp_frame = side_response_frame(u, conn_request_kind(x), &flags, &must_close);
-        if (conn_inject_start(c, &x->resp_frame, &flags, &must_close) < 0) {
+        if (c->px->hooks->filter_start(c, &x->resp_frame, &flags, &must_close) < 0) {
             conn_fail(c, 502, "out of memory");
             return;
         }
@@ -49,7 +49,7 @@ static void conn_response_head(struct conn *c)
     }
     rewrite_response(u->head.h, u->head.n, flags, &c->px->rw);
     side_rewrite_framing(u, &c->px->rw);
-    if (!interim && conn_inject_head(c, &c->px->rw) < 0) {
+    if (!interim && c->px->hooks->filter_head(c, &c->px->rw) < 0) {
         x->resp_final = 0;
         conn_fail(c, 502, "the response head is too large once brock's script is let in");
         return;
@@ -172,10 +172,10 @@ void conn_do_response(struct conn *c)
 
         /* A body that gets brock's script comes here piece by piece (pump_read to NULL),
          * each piece done before the next is read. */
-        if (x->inj &&
-            (conn_inject_resume(c) != 0 || pump_pending(&c->c_client) >= LIMIT_PENDING_BYTES))
+        if (x->filter && (c->px->hooks->filter_resume(c) != 0 ||
+                          pump_pending(&c->c_client) >= LIMIT_PENDING_BYTES))
             return;
-        r = pump_read(u, x->inj ? NULL : &c->c_client, x->resp_frame, &ev);
+        r = pump_read(u, x->filter ? NULL : &c->c_client, x->resp_frame, &ev);
 
         if (r == PUMP_FULL)
             return;
@@ -193,11 +193,11 @@ void conn_do_response(struct conn *c)
             continue;
         }
         if (ev.type == SIDE_BODY) {
-            if (conn_inject_body(c, &ev) < 0)
+            if (c->px->hooks->filter_body(c, &ev) < 0)
                 return;
             continue;
         }
-        if (ev.type == SIDE_DONE && x->inj && conn_inject_end(c) < 0)
+        if (ev.type == SIDE_DONE && x->filter && c->px->hooks->filter_end(c) < 0)
             return;
         if (ev.type == SIDE_ERROR)
             conn_bad_response(c, &ev);

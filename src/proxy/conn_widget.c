@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proxy/conn_internal.h"
+#include "proxy/conn_features.h"
 #include "proxy/limits.h"
 #include "proxy/report.h"
 

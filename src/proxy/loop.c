@@ -35,6 +35,7 @@
 #include "proxy/access.h"
 #include "proxy/activate.h"
 #include "proxy/conn.h"
+#include "proxy/conn_features.h"
 #include "proxy/front.h"
 #include "dash/dash.h"
 #include "jobs/dntcheck.h"
@@ -593,6 +594,7 @@ static int proxy_tls_init(struct proxy *px, const struct proxy_options *o, char 
 static int proxy_loop_init(struct proxy *px, const struct proxy_options *o, char *err,
                            size_t errlen)
 {
+    px->hooks = &conn_features;
     px->base = new_base();
     px->dns = px->base ? dial_dns_new(px->base) : NULL;
     if (!px->base || !px->dns ||
