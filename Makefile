@@ -41,9 +41,10 @@ UTIL_SRC   := $(filter-out src/util/log.c,$(wildcard src/util/*.c))
 ENGINE_SRC := $(wildcard src/data/*.c src/engine/*.c src/store/*.c src/har/*.c src/export/*.c \
 	src/front/*.c)
 # The rooms of brock run around the library: transports and TLS, HTTP heads, what the proxy
-# counts and logs, the proxy, the dashboard, the background jobs (docs/design.md).
-RUN_SRC    := $(wildcard src/net/*.c src/http/*.c src/monitor/*.c src/proxy/*.c src/dash/*.c \
-	src/jobs/*.c) src/util/log.c
+# counts and logs, running as a process and whom to let in, the proxy, the dashboard, the
+# background jobs (docs/design.md).
+RUN_SRC    := $(wildcard src/net/*.c src/http/*.c src/monitor/*.c src/process/*.c src/proxy/*.c \
+	src/dash/*.c src/jobs/*.c) src/util/log.c
 CLI_SRC    := $(wildcard src/cli/*.c)
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 BENCH_SRC  := $(wildcard bench/*.c)
@@ -144,8 +145,8 @@ $(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_O
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
 $(BUILD)/tests/test_fetch: $(NET_OBJ) $(BUILD)/src/http/head.o $(BUILD)/src/jobs/fetch.o $(BUILD)/src/util/log.o
-$(BUILD)/tests/test_access: $(BUILD)/src/proxy/access.o
-$(BUILD)/tests/test_proxyproto: $(BUILD)/src/proxy/proxyproto.o
+$(BUILD)/tests/test_access: $(BUILD)/src/process/access.o
+$(BUILD)/tests/test_proxyproto: $(BUILD)/src/process/proxyproto.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o
 $(BUILD)/tests/test_report: $(BUILD)/src/proxy/report.o
@@ -221,7 +222,7 @@ FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
                 inject report proxyproto diff_normalize diff_base diff_decide diff_har
 FUZZ_PURE    := http/head proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/inject proxy/csp proxy/report proxy/proxyproto
+                proxy/inject proxy/csp proxy/report process/proxyproto
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The PROXY protocol header as a balancer's connection begins (proxy/proxyproto.h): a header
+/* The PROXY protocol header as a balancer's connection begins (process/proxyproto.h): a header
  * found must lie within the bytes given, carry an IPv4 or IPv6 source when it says so, and
  * be incomplete, never malformed nor shorter, when cut anywhere before its end; a refusal
  * must say why. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#include "proxy/proxyproto.h"
+#include "process/proxyproto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,7 +18,7 @@
 
 #include "brock.h"
 #include "dash/dash.h"
-#include "proxy/access.h"
+#include "process/access.h"
 #include "proxy/admit.h"
 #include "proxy/firstparty.h"
 #include "proxy/framing.h"
@@ -26,7 +26,7 @@
 #include "proxy/limits.h"
 #include "net/dial.h"
 #include "net/io.h"
-#include "proxy/privs.h"
+#include "process/privs.h"
 #include "net/resolve.h"
 #include "proxy/reportlimit.h"
 #include "proxy/rewrite.h"

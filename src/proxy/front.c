@@ -14,7 +14,7 @@
 
 #include "proxy/conn.h"
 #include "proxy/limits.h"
-#include "proxy/proxyproto.h"
+#include "process/proxyproto.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/log.h"

@@ -32,8 +32,8 @@
 #include <systemd/sd-daemon.h>
 
 #include "brock.h"
-#include "proxy/access.h"
-#include "proxy/activate.h"
+#include "process/access.h"
+#include "process/activate.h"
 #include "proxy/conn.h"
 #include "proxy/conn_features.h"
 #include "proxy/front.h"
@@ -42,7 +42,7 @@
 #include "jobs/fetch.h"
 #include "proxy/limits.h"
 #include "util/log.h"
-#include "proxy/privs.h"
+#include "process/privs.h"
 #include "jobs/refresh.h"
 #include "net/ca.h"
 #include "net/dial.h"
@@ -491,8 +491,8 @@ static int start_listener(struct proxy *px, const char *spec, char *err, size_t 
                                           LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0,
                                           px->opts->worker->listen_fd);
         px->activated = px->opts->worker->activated;
-    } else if ((fd = activate_socket(px->opts, px->listen_name, sizeof(px->listen_name), err,
-                                     errlen)) < 0) {
+    } else if ((fd = activate_socket(px->opts->listen, px->opts->n_allow != 0, px->listen_name,
+                                     sizeof(px->listen_name), err, errlen)) < 0) {
         return -1;
     } else if (fd > 0) {
         px->activated = 1;

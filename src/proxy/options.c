@@ -11,8 +11,8 @@
 #include <event2/util.h>
 
 #include "net/resolve.h"
-#include "proxy/access.h"
-#include "proxy/privs.h"
+#include "process/access.h"
+#include "process/privs.h"
 #include "proxy/workers.h"
 
 int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len)

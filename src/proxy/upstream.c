@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Connections to origins, through the dialer (net/dial.h) with brock's own address refused;
  * and the pool of idle keep-alive connections, per host and port, that requests reuse. */
-#include "proxy/access.h"
+#include "process/access.h"
 #include "proxy/conn.h"
 
 #include <ifaddrs.h>

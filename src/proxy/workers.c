@@ -27,8 +27,8 @@
 #include <openssl/crypto.h>
 #include <systemd/sd-daemon.h>
 
-#include "proxy/access.h"
-#include "proxy/activate.h"
+#include "process/access.h"
+#include "process/activate.h"
 #include "proxy/firstparty_share.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
@@ -116,7 +116,8 @@ static int sup_listen(struct sup *s, char *err, size_t errlen)
     struct sockaddr_storage ss;
     socklen_t got = sizeof(ss);
     int len = (int)sizeof(ss);
-    int fd = activate_socket(s->o, s->listen_name, sizeof(s->listen_name), err, errlen);
+    int fd = activate_socket(s->o->listen, s->o->n_allow != 0, s->listen_name,
+                             sizeof(s->listen_name), err, errlen);
 
     if (fd < 0)
         return -1;

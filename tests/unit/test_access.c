@@ -6,7 +6,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "proxy/access.h"
+#include "process/access.h"
 
 static struct sockaddr_storage addr_of(const char *ip, int port)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The PROXY protocol header (proxy/proxyproto.h): versions 1 and 2, every address kind, each
+/* The PROXY protocol header (process/proxyproto.h): versions 1 and 2, every address kind, each
  * good header whole, followed by the client's bytes and cut at every byte (incomplete, never
  * malformed), read up to a guard page; and the refusals, each naming what is wrong. */
 #include "test.h"
@@ -7,7 +7,7 @@
 #include <arpa/inet.h>
 #include <sys/mman.h>
 
-#include "proxy/proxyproto.h"
+#include "process/proxyproto.h"
 
 #define SIG "\r\n\r\n\0\r\nQUIT\n"
 

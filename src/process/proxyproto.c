@@ -2,7 +2,7 @@
 /* The PROXY protocol header, versions 1 (a text line) and 2 (binary), read strictly: anything
  * the specification does not allow is refused, so that a client talking to brock directly
  * cannot pass for a balancer by sending something header-like. */
-#include "proxy/proxyproto.h"
+#include "process/proxyproto.h"
 
 #include <arpa/inet.h>
 #include <string.h>

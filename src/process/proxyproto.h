@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The PROXY protocol header (versions 1 and 2) a load balancer sends first on each connection
  * it opens to brock, carrying the address of the client it serves. Pure: parsing only. */
-#ifndef BROCK_PROXY_PROXYPROTO_H
-#define BROCK_PROXY_PROXYPROTO_H
+#ifndef BROCK_PROCESS_PROXYPROTO_H
+#define BROCK_PROCESS_PROXYPROTO_H
 
 #include <stddef.h>
 #include <stdint.h>

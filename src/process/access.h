@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Who may use brock: --allow CIDR lists, matching a client's address against them, and
  * whether an address is loopback or brock's own. Pure: parsing and comparing only. */
-#ifndef BROCK_PROXY_ACCESS_H
-#define BROCK_PROXY_ACCESS_H
+#ifndef BROCK_PROCESS_ACCESS_H
+#define BROCK_PROCESS_ACCESS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* --allow CIDR lists and address comparisons; see access.h. */
-#include "proxy/access.h"
+#include "process/access.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

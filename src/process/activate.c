@@ -2,7 +2,7 @@
 /* Socket activation (sd_listen_fds(3)): systemd binds brock.socket's ListenStream= and starts
  * brock with the socket as descriptor 3; connections that came first wait in its queue. The
  * dashboard answers on the proxy's own port, so one socket is all brock takes. */
-#include "proxy/activate.h"
+#include "process/activate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,11 +13,10 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "proxy/access.h"
-#include "proxy/proxy.h"
+#include "process/access.h"
 #include "util/log.h"
 
-int activate_socket(const struct proxy_options *o, char *name, size_t namelen, char *err,
+int activate_socket(const char *wanted, int allow, char *name, size_t namelen, char *err,
                     size_t errlen)
 {
     struct sockaddr_storage ss;
@@ -61,7 +60,7 @@ int activate_socket(const struct proxy_options *o, char *name, size_t namelen, c
         return -1;
     }
     access_name((const struct sockaddr *)&ss, name, namelen);
-    if (!o->n_allow && !access_is_loopback((const struct sockaddr *)&ss)) {
+    if (!allow && !access_is_loopback((const struct sockaddr *)&ss)) {
         snprintf(err, errlen,
                  "the socket systemd passed listens on %s, which exposes brock to "
                  "the network; name who may use it with --allow CIDR",
@@ -69,10 +68,10 @@ int activate_socket(const struct proxy_options *o, char *name, size_t namelen, c
         close(fd);
         return -1;
     }
-    if (o->listen && strcmp(o->listen, name) != 0)
+    if (wanted && strcmp(wanted, name) != 0)
         log_msg(LOG_ERR,
                 "--listen %s is not used: brock serves on the socket systemd passed "
                 "(%s)",
-                o->listen, name);
+                wanted, name);
     return fd;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Least privilege: brock started as root gives up root once its listener is bound and its
  * keys are in memory, keeping only what it writes (the state folder) for the new user. */
-#ifndef BROCK_PROXY_PRIVS_H
-#define BROCK_PROXY_PRIVS_H
+#ifndef BROCK_PROCESS_PRIVS_H
+#define BROCK_PROCESS_PRIVS_H
 
 #include <stddef.h>
 #include <sys/types.h>

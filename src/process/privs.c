@@ -2,7 +2,7 @@
 /* Giving up root after startup; see privs.h. The order follows the usual daemon pattern:
  * supplementary groups, then the gid, then the uid (after which the others can no longer be
  * changed), then a check that setuid(0) fails. */
-#include "proxy/privs.h"
+#include "process/privs.h"
 
 #include <errno.h>
 #include <fcntl.h>
