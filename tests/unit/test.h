@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What every unit test includes: cmocka, where the shared test data is, temporary folders, and
- * an engine opened or the test failed. */
+/* What every unit test includes: cmocka, where the shared test data is, temporary folders, an
+ * engine opened or the test failed, and the shared fixture (fixture.h). */
 #ifndef BROCK_TEST_H
 #define BROCK_TEST_H
 
@@ -119,5 +119,7 @@ static inline const char *test_list_site_choices(struct brock_engine *e, const c
     brock_free(v);
     return buf;
 }
+
+#include "fixture.h"
 
 #endif

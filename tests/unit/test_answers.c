@@ -429,36 +429,17 @@ static void test_update(void **state)
 
 /* ---- changes from files and other processes ---- */
 
-struct fixture {
-    char tmp[256], data[300], state[300], db[320], aside[320];
-};
-
 /* A data folder of links to the test data's files, but for its own CNAME list. */
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
+    struct test_fixture *f = test_fixture_new("answers");
 
-    assert_non_null(f);
-    test_mkdtemp("answers", f->tmp, sizeof(f->tmp));
-    snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
-    snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
-    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->state);
-    snprintf(f->aside, sizeof(f->aside), "%s/aside.db", f->tmp);
     test_link_data(f->data, (const char *const[]){"cname_domains.json", NULL});
     *state = f;
     return 0;
 }
 
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    int rc = test_rmtree(f->tmp);
-
-    free(f);
-    return rc;
-}
-
-static void write_cname(const struct fixture *f, const char *json)
+static void write_cname(const struct test_fixture *f, const char *json)
 {
     char path[400];
     FILE *fp;
@@ -472,7 +453,7 @@ static void write_cname(const struct fixture *f, const char *json)
 
 static void test_reload(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
 
     write_cname(f, "{\"cdn.news.example\": \"px.cloaked.example\"}");
@@ -492,9 +473,9 @@ static void test_reload(void **state)
 /* Another process's change, read from the state's journal at brock_sync(). */
 static void test_other_process(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->state, NULL, 1);
-    struct brock_engine *b = test_engine_open(f->state, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1);
+    struct brock_engine *b = test_fixture_open(f, NULL, 1);
 
     assert_int_equal(decide(b, HOST, SITE).action, BROCK_NOACTION);
     assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_USER_BLOCK), 0);
@@ -528,8 +509,8 @@ static void test_other_process(void **state)
 /* A backup of the state put back under an open engine: merged at its next brock_sync(). */
 static void test_state_replaced(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = test_engine_open(f->state, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 1);
     sqlite3 *src = NULL, *dst = NULL;
     sqlite3_backup *bk;
 
@@ -556,7 +537,7 @@ static void test_state_replaced(void **state)
 /* Another Public Suffix List: base domains, and so answers, change. Last: the list stays. */
 static void test_psl_load(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     char path[400];
     FILE *fp;
@@ -584,10 +565,10 @@ int main(void)
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_import),
         cmocka_unit_test(test_update),
-        cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_other_process, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_state_replaced, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_psl_load, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reload, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_other_process, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_state_replaced, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_psl_load, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
