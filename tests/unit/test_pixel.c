@@ -409,23 +409,26 @@ static void test_observe_site_url(void **state)
     brock_engine_free(e);
 }
 
+/* A temporary folder for the engine's state, removed by test_fixture_teardown. */
+static int setup(void **state)
+{
+    *state = test_fixture_new("pixel");
+    return 0;
+}
+
 static void test_store_and_export(void **state)
 {
-    char dir[PATH_MAX], *out = NULL;
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
+    const struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 0);
     const struct snitch *s;
+    char *out = NULL;
     size_t len;
 
-    (void)state;
-    test_mkdtemp("pixel", dir, sizeof(dir));
-    cfg.state_dir = dir;
-    assert_int_equal(brock_engine_open(&cfg, &e, NULL, 0), 0);
     assert_int_equal(pixel_seen(e, "a.example", PIXEL_URL, BROCK_RESOURCE_IMAGE, "id=Zk3q9TmW2xR7"),
                      1);
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
-    assert_int_equal(brock_engine_open(&cfg, &e, NULL, 0), 0);
+    e = test_fixture_open(f, NULL, 0);
     s = brock__snitch_get(e, "pixel.test");
     assert_non_null(s);
     assert_int_equal(s->v[0].kind, BROCK_EVIDENCE_PIXEL);
@@ -435,7 +438,6 @@ static void test_store_and_export(void **state)
     assert_non_null(strstr(out, "\"pixelcookieshare\""));
     brock_free(out);
     brock_engine_free(e);
-    test_rmtree(dir);
 }
 
 int main(void)
@@ -453,7 +455,7 @@ int main(void)
         cmocka_unit_test(test_rule_names),
         cmocka_unit_test(test_observe),
         cmocka_unit_test(test_observe_site_url),
-        cmocka_unit_test(test_store_and_export),
+        cmocka_unit_test_setup_teardown(test_store_and_export, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -240,15 +240,21 @@ static int collect_pairs(void *arg, const char *site, const char *name)
     return 0;
 }
 
+/* A temporary folder for the engine's state, removed by test_fixture_teardown. */
+static int setup(void **state)
+{
+    *state = test_fixture_new("widgets");
+    return 0;
+}
+
 static void test_site_allowlist(void **state)
 {
-    char dir[PATH_MAX], got[512] = "";
+    const struct test_fixture *f = *state;
+    char got[512] = "";
     struct brock_engine *e;
     struct brock_decision d;
 
-    (void)state;
-    test_mkdtemp("widgets", dir, sizeof(dir));
-    e = test_engine_pb(dir);
+    e = test_engine_pb(f->state);
     assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
     assert_int_equal(brock_widget_site_allow(e, "Site.Example", "YouTube", 1), 0);
     assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 1), 0);
@@ -266,7 +272,7 @@ static void test_site_allowlist(void **state)
     brock_engine_free(e);
 
     /* It lasts: the setting is in the state. */
-    e = test_engine_pb(dir);
+    e = test_engine_pb(f->state);
     got[0] = '\0';
     assert_int_equal(brock_widget_site_allowlist_each(e, collect_pairs, got), 0);
     assert_string_equal(got, "site.example=YouTube;");
@@ -281,7 +287,6 @@ static void test_site_allowlist(void **state)
     assert_string_equal(got, "");
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
-    test_rmtree(dir);
 }
 
 /* The allowlist a decision reads is read out of the settings once: each way it can change is
@@ -332,7 +337,7 @@ int main(void)
         cmocka_unit_test(test_unblock),
         cmocka_unit_test(test_user_choice),
         cmocka_unit_test(test_decide),
-        cmocka_unit_test(test_site_allowlist),
+        cmocka_unit_test_setup_teardown(test_site_allowlist, setup, test_fixture_teardown),
         cmocka_unit_test(test_allowlist_change_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
