@@ -183,13 +183,11 @@ static void test_beacon_type(void **state)
 
 static void test_learning_off(void **state)
 {
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
+    struct brock_config cfg = {.no_learn = 1};
+    struct brock_engine *e = test_engine_with(&cfg);
     struct brock_learned l;
 
     (void)state;
-    cfg.no_learn = 1;
-    assert_int_equal(brock_engine_open(&cfg, &e, NULL, 0), 0);
     assert_false(brock_engine_learning(e));
     assert_false(seen(e, "t.example", "a.com", "uid=8f3a9b2c1d", &l));
     brock_engine_free(e);

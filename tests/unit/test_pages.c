@@ -410,27 +410,23 @@ static void test_reset_broken_seed(void **state)
         "yellowlist.txt",     "dnt-policies.json",  "multi-domain-first-parties.json",
         "cname_domains.json", "socialwidgets.json", "seed.json"};
     struct test_fixture *f = *state;
-    struct brock_config cfg = {.state_dir = f->state};
-    struct brock_engine *e = NULL;
-    char data[600], real[PATH_MAX], from[PATH_MAX + 64], to[700], err[512] = "";
+    struct brock_engine *e;
+    char real[PATH_MAX], from[PATH_MAX + 64], to[PATH_MAX + 64];
     struct one o;
     FILE *fp;
 
-    snprintf(data, sizeof(data), "%s/data", f->tmp);
-    assert_int_equal(mkdir(data, 0700), 0);
+    assert_int_equal(mkdir(f->data, 0700), 0);
     /* A link's relative target is read from the link's folder: name the data absolutely. */
     assert_non_null(realpath(test_data("privacybadger"), real));
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(from, sizeof(from), "%s/%s", real, files[i]);
-        snprintf(to, sizeof(to), "%s/%s", data, files[i]);
+        snprintf(to, sizeof(to), "%s/%s", f->data, files[i]);
         assert_int_equal(symlink(from, to), 0);
     }
-    cfg.data_dir = data;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
-        fail_msg("open: %s", err);
+    e = test_fixture_open(f, f->data, 0);
     learn_three(e);
     /* The seed now is a broken file. */
-    snprintf(to, sizeof(to), "%s/seed.json", data);
+    snprintf(to, sizeof(to), "%s/seed.json", f->data);
     assert_int_equal(unlink(to), 0);
     assert_non_null(fp = fopen(to, "w"));
     fputs("{\"action_map\": {", fp);

@@ -513,7 +513,6 @@ static void test_status(void **state)
     struct brock_config cfg = {.state_dir = f->state, .no_seed = 1, .read_only = 1};
     struct brock_engine *a = test_engine_open(NULL, NULL, 1), *b;
     struct brock_store_status st;
-    char err[256];
 
     st = status(a);
     assert_int_equal(st.kind, BROCK_STORE_MEMORY);
@@ -532,7 +531,7 @@ static void test_status(void **state)
     assert_int_equal(st.failing, 0);
     assert_string_equal(st.last_error, "");
 
-    assert_int_equal(brock_engine_open(&cfg, &b, err, sizeof(err)), 0);
+    b = test_engine_with(&cfg);
     st = status(b);
     assert_int_equal(st.kind, BROCK_STORE_READONLY);
     assert_true(st.why[0] != '\0');
