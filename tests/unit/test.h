@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What every unit test includes: cmocka, where the shared test data is, temporary folders, and
- * an engine opened or the test failed. */
+/* What every unit test includes: cmocka, where the shared test data is, temporary folders, an
+ * engine opened or the test failed, and the shared fixture (fixture.h). */
 #ifndef BROCK_TEST_H
 #define BROCK_TEST_H
 
@@ -88,19 +88,26 @@ static inline void test_link_data(const char *dir, const char *const *skip)
     closedir(d);
 }
 
+/* An engine opened with cfg; the test fails with the engine's words when it cannot be. */
+static inline struct brock_engine *test_engine_with(const struct brock_config *cfg)
+{
+    struct brock_engine *e = NULL;
+    char err[512] = "";
+
+    if (brock_engine_open(cfg, &e, err, sizeof(err)) != 0)
+        fail_msg("open %s on %s: %s", cfg->state_dir ? cfg->state_dir : "(memory)",
+                 cfg->data_dir ? cfg->data_dir : "(no data)", err);
+    return e;
+}
+
 /* An engine on state_dir (NULL: memory only) with data_dir's lists (NULL: none), seeded or not;
  * the test fails with the engine's words when it cannot be opened. */
 static inline struct brock_engine *test_engine_open(const char *state_dir, const char *data_dir,
                                                     int no_seed)
 {
     struct brock_config cfg = {.state_dir = state_dir, .data_dir = data_dir, .no_seed = no_seed};
-    struct brock_engine *e = NULL;
-    char err[512] = "";
 
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
-        fail_msg("open %s on %s: %s", state_dir ? state_dir : "(memory)",
-                 data_dir ? data_dir : "(no data)", err);
-    return e;
+    return test_engine_with(&cfg);
 }
 
 /* The choices for one site only that brock_site_actions() lists for site (NULL: every site),
@@ -119,5 +126,7 @@ static inline const char *test_list_site_choices(struct brock_engine *e, const c
     brock_free(v);
     return buf;
 }
+
+#include "fixture.h"
 
 #endif

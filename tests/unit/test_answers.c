@@ -105,61 +105,64 @@ static size_t keys_of(const struct strmap *map, size_t every, char (*out)[BROCK_
     return n;
 }
 
+/* Hosts asked besides those of the lists: odd ones, and names that look alike. */
+static const char *const odd[] = {
+    "localhost",
+    "10.1.2.3",
+    "127.0.0.1",
+    "8.8.8.8",
+    "[::1]",
+    "2001:db8::7",
+    "0x7f000001",
+    "WWW.Google-Analytics.COM",
+    "doubleclick.net.",
+    "bücher.example",
+    "a..b",
+    "",
+    "-",
+    "xn--bcher-kva.example",
+    "www.metro.cz",
+    "1gr.cz",
+    "ads.1gr.cz",
+    "2mdn.net",
+    "s0.2mdn.net",
+    "www.crunchyroll.com",
+    "cdn.jsdelivr.net",
+    "a.b.c.d.e.f.g.h.example.co.uk",
+    "very-long-label-to-go-past-what-one-kept-answer-holds.for-names.tracker.example.com",
+    "1.2.3.4",
+    "2.2.3.4",
+    "a.1.2.3.4",
+    "1.2.3",
+    "1.2.0x3.0x4",
+    "0177.0.0.1",
+    "3.4",
+};
+/* The pages they are asked for. */
+static const char *const sites[] = {
+    NULL,
+    "",
+    "www.metro.cz",
+    "www.crunchyroll.com",
+    "www.news.example",
+    "news.bbc.co.uk",
+    "disabled.example",
+    "shop.disabled.example",
+    "google.com",
+    "youtube.com",
+    "127.0.0.1",
+    "[::1]",
+    "Bad Site",
+    "WWW.NEWS.EXAMPLE.",
+    "amazon.co.jp",
+    "1.2.3.4",
+    "2.2.3.4",
+    "site-with-a-long-name.so-that"
+    ".the-pair-is-too-long-to-keep.example.org",
+};
+
 static void test_same_answers(void **state)
 {
-    static const char *const odd[] = {
-        "localhost",
-        "10.1.2.3",
-        "127.0.0.1",
-        "8.8.8.8",
-        "[::1]",
-        "2001:db8::7",
-        "0x7f000001",
-        "WWW.Google-Analytics.COM",
-        "doubleclick.net.",
-        "bücher.example",
-        "a..b",
-        "",
-        "-",
-        "xn--bcher-kva.example",
-        "www.metro.cz",
-        "1gr.cz",
-        "ads.1gr.cz",
-        "2mdn.net",
-        "s0.2mdn.net",
-        "www.crunchyroll.com",
-        "cdn.jsdelivr.net",
-        "a.b.c.d.e.f.g.h.example.co.uk",
-        "very-long-label-to-go-past-what-one-kept-answer-holds.for-names.tracker.example.com",
-        "1.2.3.4",
-        "2.2.3.4",
-        "a.1.2.3.4",
-        "1.2.3",
-        "1.2.0x3.0x4",
-        "0177.0.0.1",
-        "3.4",
-    };
-    static const char *const sites[] = {
-        NULL,
-        "",
-        "www.metro.cz",
-        "www.crunchyroll.com",
-        "www.news.example",
-        "news.bbc.co.uk",
-        "disabled.example",
-        "shop.disabled.example",
-        "google.com",
-        "youtube.com",
-        "127.0.0.1",
-        "[::1]",
-        "Bad Site",
-        "WWW.NEWS.EXAMPLE.",
-        "amazon.co.jp",
-        "1.2.3.4",
-        "2.2.3.4",
-        "site-with-a-long-name.so-that"
-        ".the-pair-is-too-long-to-keep.example.org",
-    };
     struct brock_engine *e = test_engine_open(NULL, pb_data(), 0);
     size_t max = 40000, n = 0, nsites = sizeof(sites) / sizeof(sites[0]);
     char(*hosts)[BROCK_HOST_MAX] = calloc(max, BROCK_HOST_MAX);
@@ -429,36 +432,17 @@ static void test_update(void **state)
 
 /* ---- changes from files and other processes ---- */
 
-struct fixture {
-    char tmp[256], data[300], state[300], db[320], aside[320];
-};
-
 /* A data folder of links to the test data's files, but for its own CNAME list. */
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
+    struct test_fixture *f = test_fixture_new("answers");
 
-    assert_non_null(f);
-    test_mkdtemp("answers", f->tmp, sizeof(f->tmp));
-    snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
-    snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
-    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->state);
-    snprintf(f->aside, sizeof(f->aside), "%s/aside.db", f->tmp);
     test_link_data(f->data, (const char *const[]){"cname_domains.json", NULL});
     *state = f;
     return 0;
 }
 
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    int rc = test_rmtree(f->tmp);
-
-    free(f);
-    return rc;
-}
-
-static void write_cname(const struct fixture *f, const char *json)
+static void write_cname(const struct test_fixture *f, const char *json)
 {
     char path[400];
     FILE *fp;
@@ -472,7 +456,7 @@ static void write_cname(const struct fixture *f, const char *json)
 
 static void test_reload(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
 
     write_cname(f, "{\"cdn.news.example\": \"px.cloaked.example\"}");
@@ -492,9 +476,9 @@ static void test_reload(void **state)
 /* Another process's change, read from the state's journal at brock_sync(). */
 static void test_other_process(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->state, NULL, 1);
-    struct brock_engine *b = test_engine_open(f->state, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1);
+    struct brock_engine *b = test_fixture_open(f, NULL, 1);
 
     assert_int_equal(decide(b, HOST, SITE).action, BROCK_NOACTION);
     assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_USER_BLOCK), 0);
@@ -528,8 +512,8 @@ static void test_other_process(void **state)
 /* A backup of the state put back under an open engine: merged at its next brock_sync(). */
 static void test_state_replaced(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = test_engine_open(f->state, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 1);
     sqlite3 *src = NULL, *dst = NULL;
     sqlite3_backup *bk;
 
@@ -556,7 +540,7 @@ static void test_state_replaced(void **state)
 /* Another Public Suffix List: base domains, and so answers, change. Last: the list stays. */
 static void test_psl_load(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     char path[400];
     FILE *fp;
@@ -584,10 +568,10 @@ int main(void)
         cmocka_unit_test(test_settings),
         cmocka_unit_test(test_import),
         cmocka_unit_test(test_update),
-        cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_other_process, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_state_replaced, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_psl_load, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reload, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_other_process, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_state_replaced, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_psl_load, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -210,17 +210,21 @@ static void test_import_takes_over(void **state)
     brock_engine_free(e);
 }
 
+/* A temporary folder for the engine's state, removed by test_fixture_teardown. */
+static int setup(void **state)
+{
+    *state = test_fixture_new("bound");
+    return 0;
+}
+
 /* The state forgets them too: what a sync wrote is what the next open reads, and its rows of
  * a tracker forgotten and then learned again are the new ones. */
 static void test_state(void **state)
 {
-    char dir[256], path[300];
+    const struct test_fixture *f = *state;
     struct brock_engine *e;
 
-    (void)state;
-    test_mkdtemp("bound", dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/state", dir);
-    e = test_engine_open(path, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_int_equal(brock_learned_limit(e, 3), 0);
     flood(e, "site-a.com", 0, 3);
     assert_int_equal(brock_sync(e), 0);
@@ -230,7 +234,7 @@ static void test_state(void **state)
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
 
-    e = test_engine_open(path, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_int_equal(e->snitches.len, 3);
     assert_int_equal(status(e).trackers, 3);
     assert_true(known(e, "t0.net") && known(e, "t4.net") && known(e, "t5.net"));
@@ -244,11 +248,10 @@ static void test_state(void **state)
     assert_int_equal(status(e).trackers, 1);
     assert_true(known(e, "t0.net"));
     brock_engine_free(e);
-    e = test_engine_open(path, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_int_equal(e->snitches.len, 1);
     assert_true(known(e, "t0.net"));
     brock_engine_free(e);
-    assert_int_equal(test_rmtree(dir), 0);
 }
 
 /* A page can report any number of scripts fingerprinting: learning adds paths up to a bound. */
@@ -281,7 +284,7 @@ int main(void)
         cmocka_unit_test(test_choices_stay),
         cmocka_unit_test(test_seed_stays),
         cmocka_unit_test(test_import_takes_over),
-        cmocka_unit_test(test_state),
+        cmocka_unit_test_setup_teardown(test_state, setup, test_fixture_teardown),
         cmocka_unit_test(test_fp_paths),
     };
 

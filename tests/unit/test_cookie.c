@@ -27,80 +27,105 @@ static int collect(void *arg, const char *name, size_t nlen, const char *val, si
     return 0;
 }
 
-/* Parses s and compares with want, a NULL-terminated list of "name=value". */
-static void check_parse(const char *s, const char *const *want)
-{
-    struct pairs p = {0};
-    int n = brock__cookie_parse(s, strlen(s), collect, &p), w = 0;
+/* A text, and the pairs brock__cookie_parse() must see in it, as "name=value". */
+struct parse_case {
+    const char *s;
+    const char *want[4]; /* the rest NULL */
+};
 
-    while (want[w])
-        w++;
-    if (n != w || p.n != w)
-        fail_msg("\"%s\": %d pairs (%d seen), want %d", s, n, p.n, w);
-    for (int i = 0; i < w; i++)
-        if (strcmp(p.text[i], want[i]) != 0)
-            fail_msg("\"%s\": pair %d is \"%s\", want \"%s\"", s, i, p.text[i], want[i]);
+#define ROWS(a) (a), sizeof(a) / sizeof((a)[0])
+
+/* Parses each row's text and compares with its pairs. */
+static void parse_rows(const struct parse_case *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = rows[i].s;
+        struct pairs p = {0};
+        int got = brock__cookie_parse(s, strlen(s), collect, &p), w = 0;
+
+        while (w < 4 && rows[i].want[w])
+            w++;
+        if (got != w || p.n != w)
+            fail_msg("row %zu \"%s\": %d pairs (%d seen), want %d", i, s, got, p.n, w);
+        for (int k = 0; k < w; k++)
+            if (strcmp(p.text[k], rows[i].want[k]) != 0)
+                fail_msg("row %zu \"%s\": pair %d is \"%s\", want \"%s\"", i, s, k, p.text[k],
+                         rows[i].want[k]);
+    }
 }
 
-#define PARSE(s, ...) check_parse((s), (const char *const[]){__VA_ARGS__, NULL})
-#define PARSE_NONE(s) check_parse((s), (const char *const[]){NULL})
+static const struct parse_case basic_cases[] = {
+    {"a=1", {"a=1"}},
+    {"a=1; b=2", {"a=1", "b=2"}},
+    {"a=1;b=2;", {"a=1", "b=2"}},
+    {"  a  =  1  ;\tb\t=\t2\r", {"a=1", "b=2"}},
+    {"a=", {"a="}},
+    {"=v", {"=v"}},
+    {"a=b=c", {"a=b=c"}},
+    {"a=1;a=2", {"a=1", "a=2"}},
+    {"na me=va lue", {"na me=va lue"}},
+    {"", {NULL}},
+    {";;;", {NULL}},
+    {" ; \n ;", {NULL}},
+};
 
 static void test_parse_basic(void **state)
 {
     (void)state;
-    PARSE("a=1", "a=1");
-    PARSE("a=1; b=2", "a=1", "b=2");
-    PARSE("a=1;b=2;", "a=1", "b=2");
-    PARSE("  a  =  1  ;\tb\t=\t2\r", "a=1", "b=2");
-    PARSE("a=", "a=");
-    PARSE("=v", "=v");
-    PARSE("a=b=c", "a=b=c");
-    PARSE("a=1;a=2", "a=1", "a=2");
-    PARSE("na me=va lue", "na me=va lue");
-    PARSE_NONE("");
-    PARSE_NONE(";;;");
-    PARSE_NONE(" ; \n ;");
+    parse_rows(ROWS(basic_cases));
 }
+
+static const struct parse_case newlines_cases[] = {
+    /* '\n' separates like ';' (several Set-Cookie headers folded into one value). */
+    {"a=1\nb=2", {"a=1", "b=2"}},
+    {"a=1; Path=/\nb=2; Secure", {"a=1", "b=2"}},
+    {"a=1\n\nb=2\n", {"a=1", "b=2"}},
+};
 
 static void test_parse_newlines(void **state)
 {
     (void)state;
-    /* '\n' separates like ';' (several Set-Cookie headers folded into one value). */
-    PARSE("a=1\nb=2", "a=1", "b=2");
-    PARSE("a=1; Path=/\nb=2; Secure", "a=1", "b=2");
-    PARSE("a=1\n\nb=2\n", "a=1", "b=2");
+    parse_rows(ROWS(newlines_cases));
 }
+
+static const struct parse_case quotes_cases[] = {
+    {"a=\"quoted\"", {"a=quoted"}},
+    {"a= \"quoted value\" ", {"a=quoted value"}},
+    {"a=\"\"", {"a="}},
+    /* The first and last characters go, whatever the last one is. */
+    {"a=\"", {"a="}},
+    {"a=\"abc", {"a=ab"}},
+    {"a=x\"y\"", {"a=x\"y\""}},
+    {"\"a\"=1", {"\"a\"=1"}},
+};
 
 static void test_parse_quotes(void **state)
 {
     (void)state;
-    PARSE("a=\"quoted\"", "a=quoted");
-    PARSE("a= \"quoted value\" ", "a=quoted value");
-    PARSE("a=\"\"", "a=");
-    /* The first and last characters go, whatever the last one is. */
-    PARSE("a=\"", "a=");
-    PARSE("a=\"abc", "a=ab");
-    PARSE("a=x\"y\"", "a=x\"y\"");
-    PARSE("\"a\"=1", "\"a\"=1");
+    parse_rows(ROWS(quotes_cases));
 }
+
+static const struct parse_case attributes_cases[] = {
+    {"id=abc; Domain=.example.com; Path=/; Expires=Wed, 29 Jan 2014 17:43:25 GMT; "
+     "Max-Age=3600; SameSite=Lax; Secure=1; HttpOnly=1",
+     {"id=abc"}},
+    {"id=abc; DOMAIN=x; pAtH=/; expires=1; MAX-AGE=1; samesite=none; SECURE=; httponly=",
+     {"id=abc"}},
+    /* Pieces without '=' are dropped, attribute names or not. */
+    {"flag; a=1; Secure; HttpOnly; partitioned", {"a=1"}},
+    {"en; secure; httponly", {NULL}},
+    /* Only the seven attribute names are dropped; Version and Comment are cookies. */
+    {"vf=5;Version=1;Comment=;Domain=.example.com", {"vf=5", "Version=1", "Comment="}},
+    {"max_age=1; domains=2; path2=3", {"max_age=1", "domains=2", "path2=3"}},
+    /* Only ';' and '\n' separate: a comma in a date stays inside its piece. */
+    {"a=1; expires=Wed, 29 Jan 2014 17:43:25 GMT; b=2", {"a=1", "b=2"}},
+    {"when=Wed, 29 Jan 2014 17:43:25 GMT", {"when=Wed, 29 Jan 2014 17:43:25 GMT"}},
+};
 
 static void test_parse_attributes(void **state)
 {
     (void)state;
-    PARSE("id=abc; Domain=.example.com; Path=/; Expires=Wed, 29 Jan 2014 17:43:25 GMT; "
-          "Max-Age=3600; SameSite=Lax; Secure=1; HttpOnly=1",
-          "id=abc");
-    PARSE("id=abc; DOMAIN=x; pAtH=/; expires=1; MAX-AGE=1; samesite=none; SECURE=; httponly=",
-          "id=abc");
-    /* Pieces without '=' are dropped, attribute names or not. */
-    PARSE("flag; a=1; Secure; HttpOnly; partitioned", "a=1");
-    PARSE_NONE("en; secure; httponly");
-    /* Only the seven attribute names are dropped; Version and Comment are cookies. */
-    PARSE("vf=5;Version=1;Comment=;Domain=.example.com", "vf=5", "Version=1", "Comment=");
-    PARSE("max_age=1; domains=2; path2=3", "max_age=1", "domains=2", "path2=3");
-    /* Only ';' and '\n' separate: a comma in a date stays inside its piece. */
-    PARSE("a=1; expires=Wed, 29 Jan 2014 17:43:25 GMT; b=2", "a=1", "b=2");
-    PARSE("when=Wed, 29 Jan 2014 17:43:25 GMT", "when=Wed, 29 Jan 2014 17:43:25 GMT");
+    parse_rows(ROWS(attributes_cases));
 }
 
 static int stop_at_second(void *arg, const char *name, size_t nlen, const char *val, size_t vlen)
@@ -186,27 +211,49 @@ static void test_value_bits_table(void **state)
     assert_int_equal(entries, 207);
 }
 
+/* A value of vlen bytes, and the bits brock__cookie_value_bits() gives it (-1: identifying). */
+struct bits_case {
+    const char *v;
+    size_t vlen;
+    int bits;
+};
+
+#define V(s) (s), sizeof(s) - 1
+
+static const struct bits_case bits_cases[] = {
+    {V("EN"), 8},
+    {V("En"), 8},
+    {V("TRUE"), 3},
+    {V("No_Data"), 3},
+    {V("OPT-OUT"), 3},
+    {V("10"), -1},
+    {V("-1"), -1},
+    {V("abc"), -1},
+    {V("english"), -1},
+    {V("nodata1"), -1},
+    {V("opt-outs"), -1},
+    {V(" en"), -1},
+    {V("thirdpartytest1234567890abcdef"), -1},
+    /* Views: only vlen bytes count, and a NUL inside is no table value. */
+    {"enXYZ", 2, 8},
+    {"yes", 0, 3},
+    {V("e\0n"), -1},
+    {NULL, 0, 3},
+};
+
+#undef V
+
 static void test_value_bits_case(void **state)
 {
     (void)state;
-    assert_int_equal(bits("EN"), 8);
-    assert_int_equal(bits("En"), 8);
-    assert_int_equal(bits("TRUE"), 3);
-    assert_int_equal(bits("No_Data"), 3);
-    assert_int_equal(bits("OPT-OUT"), 3);
-    assert_int_equal(bits("10"), -1);
-    assert_int_equal(bits("-1"), -1);
-    assert_int_equal(bits("abc"), -1);
-    assert_int_equal(bits("english"), -1);
-    assert_int_equal(bits("nodata1"), -1);
-    assert_int_equal(bits("opt-outs"), -1);
-    assert_int_equal(bits(" en"), -1);
-    assert_int_equal(bits("thirdpartytest1234567890abcdef"), -1);
-    /* Views: only vlen bytes count, and a NUL inside is no table value. */
-    assert_int_equal(brock__cookie_value_bits("enXYZ", 2), 8);
-    assert_int_equal(brock__cookie_value_bits("yes", 0), 3);
-    assert_int_equal(brock__cookie_value_bits("e\0n", 3), -1);
-    assert_int_equal(brock__cookie_value_bits(NULL, 0), 3);
+    for (size_t i = 0; i < sizeof(bits_cases) / sizeof(bits_cases[0]); i++) {
+        const struct bits_case *c = &bits_cases[i];
+        int got = brock__cookie_value_bits(c->v, c->vlen);
+
+        if (got != c->bits)
+            fail_msg("row %zu \"%.*s\" (%zu bytes): %d bits, want %d", i, (int)c->vlen,
+                     c->v ? c->v : "", c->vlen, got, c->bits);
+    }
 }
 
 /* ---- brock__has_cookie_tracking ---- */
@@ -221,200 +268,157 @@ static int tracking(const struct brock_header *h, size_t n, char *name, size_t s
     return brock__has_cookie_tracking(h, n, name, size);
 }
 
-static void test_tracking_examples(void **state)
-{
-    char name[64];
+/* Headers, and what brock__has_cookie_tracking() says of them: whether they track, and the
+ * cookie it names (NULL: not looked at). */
+struct tracking_case {
+    struct {
+        const char *name, *value;
+    } h[5]; /* the rest NULL */
+    int want;
+    const char *cookie;
+};
 
-    (void)state;
-    /* Privacy Badger's examples (section 3.2). */
-    {
-        struct brock_header h[] = {H("Cookie", "thirdpartytest=1234567890")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "thirdpartytest");
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "key=ab")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-        assert_string_equal(name, "");
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "key=ab"), H("Cookie", "key=ab")};
-        assert_int_equal(tracking(h, 2, name, sizeof(name)), 1);
-        assert_string_equal(name, "key");
-    }
-    {
-        struct brock_header h[] = {
-            H("Set-Cookie", "vf=5;Version=1;Comment=;Domain=.example.com;Path=/")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
+/* Each row's headers, every one of them read. */
+static void tracking_rows(const struct tracking_case *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct tracking_case *c = &rows[i];
+        struct brock_header h[5];
+        char name[64] = "(unset)";
+        size_t k = 0;
+        int got;
+
+        for (; k < 5 && c->h[k].name; k++)
+            h[k] = (struct brock_header)H(c->h[k].name, c->h[k].value);
+        got = tracking(h, k, name, sizeof(name));
+        if (got != c->want)
+            fail_msg("row %zu (%s: %s): %d, want %d", i, c->h[0].name, c->h[0].value, got, c->want);
+        if (c->cookie && strcmp(name, c->cookie) != 0)
+            fail_msg("row %zu (%s: %s): names \"%s\", want \"%s\"", i, c->h[0].name, c->h[0].value,
+                     name, c->cookie);
     }
 }
+
+/* Privacy Badger's examples (section 3.2). */
+static const struct tracking_case example_cases[] = {
+    {{{"Cookie", "thirdpartytest=1234567890"}}, 1, "thirdpartytest"},
+    {{{"Cookie", "key=ab"}}, 0, ""},
+    {{{"Cookie", "key=ab"}, {"Cookie", "key=ab"}}, 1, "key"},
+    {{{"Set-Cookie", "vf=5;Version=1;Comment=;Domain=.example.com;Path=/"}}, 0, NULL},
+};
+
+static void test_tracking_examples(void **state)
+{
+    (void)state;
+    tracking_rows(ROWS(example_cases));
+}
+
+static const struct tracking_case header_cases[] = {
+    {{{"COOKIE", "id=abcdef"}}, 1, NULL},
+    {{{"set-COOKIE", "id=abcdef; Path=/"}}, 1, "id"},
+    /* Only Cookie and Set-Cookie are read. */
+    {{{"X-Cookie", "id=abcdef"},
+      {"Cookie2", "id=abcdef"},
+      {"Set-Cookie2", "id=abcdef"},
+      {"Referer", "id=abcdef"},
+      {"Cookies", "id=abcdef"}},
+     0,
+     NULL},
+    /* Bits add up across every Cookie and Set-Cookie header: 4 + 4 + 4 = 12 in the first four,
+     * 15 with the fifth. */
+    {{{"Cookie", "a=1"}, {"Accept", "x=1"}, {"Set-Cookie", "b=2; Secure"}, {"Cookie", "c=3"}},
+     0,
+     NULL},
+    {{{"Cookie", "a=1"},
+      {"Accept", "x=1"},
+      {"Set-Cookie", "b=2; Secure"},
+      {"Cookie", "c=3"},
+      {"cookie", "d="}},
+     1,
+     "d"},
+    {{{"Cookie", ""}}, 0, NULL},
+};
 
 static void test_tracking_headers(void **state)
 {
+    const char raw[] = "Cookie: a=enabcdef";
+    struct brock_header h[] = {{raw, 6, raw + 8, 4}};
     char name[64];
 
     (void)state;
-    {
-        struct brock_header h[] = {H("COOKIE", "id=abcdef")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-    }
-    {
-        struct brock_header h[] = {H("set-COOKIE", "id=abcdef; Path=/")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "id");
-    }
-    {
-        /* Only Cookie and Set-Cookie are read. */
-        struct brock_header h[] = {H("X-Cookie", "id=abcdef"), H("Cookie2", "id=abcdef"),
-                                   H("Set-Cookie2", "id=abcdef"), H("Referer", "id=abcdef"),
-                                   H("Cookies", "id=abcdef")};
-        assert_int_equal(tracking(h, 5, name, sizeof(name)), 0);
-    }
-    {
-        /* Bits add up across every Cookie and Set-Cookie header. */
-        struct brock_header h[] = {H("Cookie", "a=1"), H("Accept", "x=1"),
-                                   H("Set-Cookie", "b=2; Secure"), H("Cookie", "c=3"),
-                                   H("cookie", "d=")};
-        assert_int_equal(tracking(h, 4, name, sizeof(name)), 0);
-        assert_int_equal(tracking(h, 5, name, sizeof(name)), 1);
-        assert_string_equal(name, "d");
-    }
-    {
-        /* Header views need no NUL. */
-        const char raw[] = "Cookie: a=enabcdef";
-        struct brock_header h[] = {{raw, 6, raw + 8, 4}};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-        h[0].value_len = 5;
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "a");
-    }
+    tracking_rows(ROWS(header_cases));
+    /* Header views need no NUL. */
+    assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
+    h[0].value_len = 5;
+    assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
+    assert_string_equal(name, "a");
     assert_int_equal(tracking(NULL, 0, name, sizeof(name)), 0);
-    {
-        struct brock_header h[] = {H("Cookie", "")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
 }
+
+static const struct tracking_case sum_cases[] = {
+    /* 8 + 4 = 12 is not more than 12. */
+    {{{"Cookie", "lang=en; n=1"}}, 0, NULL},
+    /* 8 + 4 + 3 = 15: the cookie that passes 12 is named. */
+    {{{"Cookie", "lang=en; n=1; c=; d=yes"}}, 1, "c"},
+    /* Values are lower-cased and unquoted before the lookup. */
+    {{{"Cookie", "lang=\"EN\""}}, 0, NULL},
+    {{{"Cookie", "lang=\"abc\""}}, 1, NULL},
+    /* '\n' splits folded Set-Cookie values: 4 * 3 = 12, then 16. */
+    {{{"Set-Cookie", "a=1\nb=2\nc=3"}}, 0, NULL},
+    {{{"Set-Cookie", "a=1\nb=2\nc=3\nd=4"}}, 1, NULL},
+    /* Attributes do not count, whatever their values. */
+    {{{"Set-Cookie", "id=en; Path=/a8f3e9c1; Expires=Wed, 29 Jan 2014 17:43:25 GMT; "
+                     "Domain=tracker.example; Max-Age=31536000; SameSite=None; Secure"}},
+     0,
+     NULL},
+    /* Pieces without '=' do not count either. */
+    {{{"Cookie", "a8f3e9c1; en; secure; httponly"}}, 0, NULL},
+};
 
 static void test_tracking_sum(void **state)
 {
-    char name[64];
-
     (void)state;
-    {
-        /* 8 + 4 = 12 is not more than 12. */
-        struct brock_header h[] = {H("Cookie", "lang=en; n=1")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        /* 8 + 4 + 3 = 15: the cookie that passes 12 is named. */
-        struct brock_header h[] = {H("Cookie", "lang=en; n=1; c=; d=yes")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "c");
-    }
-    {
-        /* Values are lower-cased and unquoted before the lookup. */
-        struct brock_header h[] = {H("Cookie", "lang=\"EN\"")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "lang=\"abc\"")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-    }
-    {
-        /* '\n' splits folded Set-Cookie values: 4 * 3 = 12, then 16. */
-        struct brock_header h[] = {H("Set-Cookie", "a=1\nb=2\nc=3"),
-                                   H("Set-Cookie", "a=1\nb=2\nc=3\nd=4")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-        assert_int_equal(tracking(h + 1, 1, name, sizeof(name)), 1);
-    }
-    {
-        /* Attributes do not count, whatever their values. */
-        struct brock_header h[] = {H("Set-Cookie", "id=en; Path=/a8f3e9c1; Expires=Wed, 29 Jan "
-                                                   "2014 17:43:25 GMT; Domain=tracker.example; "
-                                                   "Max-Age=31536000; SameSite=None; Secure")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        /* Pieces without '=' do not count either. */
-        struct brock_header h[] = {H("Cookie", "a8f3e9c1; en; secure; httponly")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
+    tracking_rows(ROWS(sum_cases));
 }
+
+static const struct tracking_case cf_bm_cases[] = {
+    {{{"Set-Cookie", "__cf_bm=Zm9vYmFyLmJhei4xMjM0NTY3ODkw; path=/; expires=Wed, 29 Jan 2014 "
+                     "17:43:25 GMT; domain=.tracker.example; HttpOnly"}},
+     0,
+     NULL},
+    /* Ignored, not counted as bits either: 8 + 4 stays 12. */
+    {{{"Cookie", "__cf_bm=; lang=en; __cf_bm=1; n=1"}}, 0, NULL},
+    {{{"Cookie", "__cf_bm=abc123xyz; id=abc123xyz"}}, 1, "id"},
+    /* The name is matched exactly. */
+    {{{"Cookie", "__CF_BM=abc123xyz"}}, 1, "__CF_BM"},
+    {{{"Cookie", "__cf_bm2=abc123xyz"}}, 1, NULL},
+    {{{"Cookie", "__cfduid=abc123xyz"}}, 1, NULL},
+};
 
 static void test_tracking_cf_bm(void **state)
 {
-    char name[64];
-
     (void)state;
-    {
-        struct brock_header h[] = {H("Set-Cookie", "__cf_bm=Zm9vYmFyLmJhei4xMjM0NTY3ODkw; "
-                                                   "path=/; expires=Wed, 29 Jan 2014 17:43:25 "
-                                                   "GMT; domain=.tracker.example; HttpOnly")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        /* Ignored, not counted as bits either: 8 + 4 stays 12. */
-        struct brock_header h[] = {H("Cookie", "__cf_bm=; lang=en; __cf_bm=1; n=1")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "__cf_bm=abc123xyz; id=abc123xyz")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "id");
-    }
-    {
-        /* The name is matched exactly. */
-        struct brock_header h[] = {H("Cookie", "__CF_BM=abc123xyz")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "__CF_BM");
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "__cf_bm2=abc123xyz")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "__cfduid=abc123xyz")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-    }
+    tracking_rows(ROWS(cf_bm_cases));
 }
+
+static const struct tracking_case duplicate_cases[] = {
+    /* Within one header the later value replaces the earlier one. */
+    {{{"Cookie", "a=abcdef; a=0"}}, 0, NULL},
+    {{{"Cookie", "a=0; a=abcdef"}}, 1, "a"},
+    /* A name counts once per header: 4 bits, not 16. */
+    {{{"Cookie", "a=1; a=1; a=1; a=1; a=1"}}, 0, NULL},
+    /* The name keeps its first place: "a" (now identifying) comes before "b". */
+    {{{"Cookie", "a=1; b=xyz123; a=abc123"}}, 1, "a"},
+    /* Names are case-sensitive: A and a are two cookies, 8 + 8. */
+    {{{"Cookie", "a=en; A=en"}}, 1, "A"},
+    /* Across headers nothing is replaced: each header's "a" counts. */
+    {{{"Cookie", "a=en"}, {"Set-Cookie", "a=en; Path=/"}}, 1, NULL},
+};
 
 static void test_tracking_duplicates(void **state)
 {
-    char name[64];
-
     (void)state;
-    {
-        /* Within one header the later value replaces the earlier one. */
-        struct brock_header h[] = {H("Cookie", "a=abcdef; a=0")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        struct brock_header h[] = {H("Cookie", "a=0; a=abcdef")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "a");
-    }
-    {
-        /* A name counts once per header: 4 bits, not 16. */
-        struct brock_header h[] = {H("Cookie", "a=1; a=1; a=1; a=1; a=1")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 0);
-    }
-    {
-        /* The name keeps its first place: "a" (now identifying) comes before "b". */
-        struct brock_header h[] = {H("Cookie", "a=1; b=xyz123; a=abc123")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "a");
-    }
-    {
-        /* Names are case-sensitive: A and a are two cookies, 8 + 8. */
-        struct brock_header h[] = {H("Cookie", "a=en; A=en")};
-        assert_int_equal(tracking(h, 1, name, sizeof(name)), 1);
-        assert_string_equal(name, "A");
-    }
-    {
-        /* Across headers nothing is replaced: each header's "a" counts. */
-        struct brock_header h[] = {H("Cookie", "a=en"), H("Set-Cookie", "a=en; Path=/")};
-        assert_int_equal(tracking(h, 2, name, sizeof(name)), 1);
-    }
+    tracking_rows(ROWS(duplicate_cases));
 }
 
 static void test_tracking_many(void **state)

@@ -19,30 +19,9 @@
 
 static int64_t now; /* noon today (UTC), so that an hour either way stays today */
 
-struct fixture {
-    char tmp[256];
-    char dir[300];
-    char db[320];
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    test_mkdtemp("daily", f->tmp, sizeof(f->tmp));
-    snprintf(f->dir, sizeof(f->dir), "%s/state", f->tmp);
-    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    test_rmtree(f->tmp);
-    free(f);
+    *state = test_fixture_new("daily");
     return 0;
 }
 
@@ -189,15 +168,15 @@ static void test_counting(void **state)
 /* Each process adds what it counted to the state's rows; a new engine reads the sums. */
 static void test_persistence(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->dir, NULL, 1), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
     char text[1024];
     sqlite3 *raw = NULL;
 
     count(a, "a.example", BROCK_DENY, now);
     count(a, "a.example", BROCK_PASS, now);
     assert_true(brock_sync(a) >= 0);
-    b = test_engine_open(f->dir, NULL, 1);
+    b = test_fixture_open(f, NULL, 1);
     assert_string_equal(days_of(b, 1, text), "1/0/1/0/1");
     count(b, "b.example", BROCK_PASS, now);
     count(b, "a.example", BROCK_DENY, now);
@@ -207,7 +186,7 @@ static void test_persistence(void **state)
     assert_true(brock_sync(a) >= 0); /* nothing new: nothing added twice */
     brock_engine_free(a);
     brock_engine_free(b);
-    a = test_engine_open(f->dir, NULL, 1);
+    a = test_fixture_open(f, NULL, 1);
     assert_string_equal(days_of(a, 1, text), "2/1/2/0/2");
     brock_engine_free(a);
 
@@ -219,12 +198,12 @@ static void test_persistence(void **state)
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
-    a = test_engine_open(f->dir, NULL, 1);
+    a = test_fixture_open(f, NULL, 1);
     assert_string_equal(days_of(a, 1, text), "0/0/0/0/0");
     count(a, "c.example", BROCK_PASS, now);
     assert_true(brock_sync(a) >= 0);
     brock_engine_free(a);
-    a = test_engine_open(f->dir, NULL, 1);
+    a = test_fixture_open(f, NULL, 1);
     assert_string_equal(days_of(a, 1, text), "0/0/1/0/1");
     brock_engine_free(a);
 }
@@ -232,8 +211,8 @@ static void test_persistence(void **state)
 /* Days are kept as long as page views: a day goes once all of it is past the setting. */
 static void test_retention(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = test_engine_open(f->dir, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 1);
     int64_t today = now / DAY_MS;
     char text[1024], where[64];
 
@@ -253,7 +232,7 @@ static void test_retention(void **state)
     assert_int_equal(rows_in(f->db, "1"), 2);
 
     /* A shorter setting applies at the next sync; 0 keeps nothing and counts nothing. */
-    e = test_engine_open(f->dir, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_int_equal(brock_page_view_days_set(e, 1), 0);
     assert_true(brock_sync(e) >= 0);
     assert_string_equal(days_of(e, 10, text), "0/0/0/0/0; 0/0/0/0/0; 0/0/0/0/0; 0/0/0/0/0; "
@@ -277,8 +256,8 @@ int main(void)
     now = ((int64_t)ts.tv_sec * 1000 / DAY_MS) * DAY_MS + DAY_MS / 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counting),
-        cmocka_unit_test_setup_teardown(test_persistence, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_persistence, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_retention, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,11 +12,6 @@
 
 #define DAY ((int64_t)86400000)
 
-static struct brock_engine *open_engine(void)
-{
-    return test_engine_open(NULL, test_data("privacybadger"), 1);
-}
-
 static char *read_data(const char *rel, size_t *len)
 {
     char *text = NULL;
@@ -27,7 +22,7 @@ static char *read_data(const char *rel, size_t *len)
 
 static void test_schedule(void **state)
 {
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
     struct action_entry *a;
     int64_t now = 1700000000000;
 
@@ -58,7 +53,7 @@ static void test_accepted_texts(void **state)
         "privacybadger/dnt-policy-discussion-draft.txt",
         "privacybadger/dnt-policy-discussion-draft2.txt",
     };
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
     struct buf v;
     size_t len;
     char *t;
@@ -104,7 +99,7 @@ static void test_accepted_texts(void **state)
 
 static void test_record(void **state)
 {
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_decision d;
 
     (void)state;

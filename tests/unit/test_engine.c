@@ -42,11 +42,10 @@ static void test_strerror(void **state)
 static void test_not_found(void **state)
 {
     struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
+    struct brock_engine *e = test_engine_with(&cfg);
     char err[512];
 
     (void)state;
-    assert_int_equal(brock_engine_open(&cfg, &e, err, sizeof(err)), 0);
     assert_int_equal(brock_site_trackers(e, "never.example", NULL, NULL), BROCK_ENOTFOUND);
     brock_engine_free(e);
 

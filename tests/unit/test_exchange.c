@@ -65,8 +65,7 @@ static void test_flags(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, test_data("privacybadger"), 1);
     struct brock_config off = {.no_learn = 1};
-    struct brock_engine *quiet = NULL;
-    char err[256];
+    struct brock_engine *quiet;
 
     (void)state;
     assert_int_equal(flags_of(e, "https://px.tracker.net/a", "www.one.com", 1),
@@ -95,7 +94,7 @@ static void test_flags(void **state)
                      BROCK_EXCHANGE_EVIDENCE);
     brock_engine_free(e);
 
-    assert_int_equal(brock_engine_open(&off, &quiet, err, sizeof(err)), 0);
+    quiet = test_engine_with(&off);
     assert_int_equal(flags_of(quiet, "https://px.tracker.net/a", "www.one.com", 1), 0);
     assert_int_equal(flags_of(quiet, "https://cdn.one.com/a", "www.one.com", 1), 0);
     brock_engine_free(quiet);

@@ -69,6 +69,24 @@ static void test_three_sites_block(void **state)
     brock_engine_free(e);
 }
 
+/* Requests that are no evidence: host on site with cookie, none of them recorded. */
+static const struct {
+    const char *host, *site, *cookie;
+} not_evidence[] = {
+    /* low-entropy cookies */
+    {"lang.example", "a.com", "lang=en"},
+    {"lang.example", "b.com", "consent=yes; dnt=1"},
+    /* first party and one owner's domains */
+    {"cdn.a.com", "www.a.com", "uid=8f3a9b2c1d"},
+    /* unknown first party: not learned */
+    {"t.example", NULL, "uid=8f3a9b2c1d"},
+    /* never recorded */
+    {"x.consensu.org", "a.com", "uid=8f3a9b2c1d"},
+    {"abc.id.opendns.com", "a.com", "uid=8f3a9b2c1d"},
+    /* private hosts */
+    {"192.168.1.1", "a.com", "uid=8f3a9b2c1d"},
+};
+
 static void test_not_evidence(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
@@ -81,21 +99,15 @@ static void test_not_evidence(void **state)
                                   .time_ms = 0};
 
     (void)state;
-    /* low-entropy cookies */
-    assert_false(seen(e, "lang.example", "a.com", "lang=en", &l));
-    assert_false(seen(e, "lang.example", "b.com", "consent=yes; dnt=1", &l));
+    for (size_t i = 0; i < sizeof(not_evidence) / sizeof(not_evidence[0]); i++) {
+        if (seen(e, not_evidence[i].host, not_evidence[i].site, not_evidence[i].cookie, &l))
+            fail_msg("row %zu: %s on %s with \"%s\" was recorded", i, not_evidence[i].host,
+                     not_evidence[i].site ? not_evidence[i].site : "(no site)",
+                     not_evidence[i].cookie);
+    }
     /* no cookies at all */
     assert_int_equal(brock_observe(e, &o, &l), 0);
     assert_false(l.recorded);
-    /* first party and one owner's domains */
-    assert_false(seen(e, "cdn.a.com", "www.a.com", "uid=8f3a9b2c1d", &l));
-    /* unknown first party: not learned */
-    assert_false(seen(e, "t.example", NULL, "uid=8f3a9b2c1d", &l));
-    /* never recorded */
-    assert_false(seen(e, "x.consensu.org", "a.com", "uid=8f3a9b2c1d", &l));
-    assert_false(seen(e, "abc.id.opendns.com", "a.com", "uid=8f3a9b2c1d", &l));
-    /* private hosts */
-    assert_false(seen(e, "192.168.1.1", "a.com", "uid=8f3a9b2c1d", &l));
     assert_int_equal(e->actions.len, 0);
     assert_int_equal(e->snitches.len, 0);
     brock_engine_free(e);
@@ -171,13 +183,11 @@ static void test_beacon_type(void **state)
 
 static void test_learning_off(void **state)
 {
-    struct brock_config cfg = {0};
-    struct brock_engine *e = NULL;
+    struct brock_config cfg = {.no_learn = 1};
+    struct brock_engine *e = test_engine_with(&cfg);
     struct brock_learned l;
 
     (void)state;
-    cfg.no_learn = 1;
-    assert_int_equal(brock_engine_open(&cfg, &e, NULL, 0), 0);
     assert_false(brock_engine_learning(e));
     assert_false(seen(e, "t.example", "a.com", "uid=8f3a9b2c1d", &l));
     brock_engine_free(e);
@@ -191,26 +201,52 @@ static void test_learning_off(void **state)
     brock_engine_free(e);
 }
 
+/* The heuristic actions an entry must have. */
+struct heur_is {
+    const char *domain;
+    int heur;
+};
+
+static void heur_rows(struct brock_engine *e, const struct heur_is *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct action_entry *a = brock__action_get(e, rows[i].domain);
+
+        if (!a || a->heur != rows[i].heur)
+            fail_msg("row %zu: %s is %s, not %s", i, rows[i].domain,
+                     a ? brock__heur_name(a->heur) : "not in the map",
+                     brock__heur_name(rows[i].heur));
+    }
+}
+
+/* the base itself listed: cookieblock */
+static const struct heur_is listed_base[] = {
+    {"widgets.example", BROCK_COOKIEBLOCK},
+    {"a.widgets.example", BROCK_COOKIEBLOCK},
+};
+
+/* a parent of the FQDN listed (down to the TLD): the FQDN cookieblocked, the base blocked;
+ * listed subdomains of the base are cookieblocked too */
+static const struct heur_is listed_parent[] = {
+    {"big.example", BROCK_BLOCK},
+    {"x.cdn.big.example", BROCK_COOKIEBLOCK},
+    {"cdn.big.example", BROCK_COOKIEBLOCK},
+    {"api.big.example", BROCK_COOKIEBLOCK},
+};
+
 static void test_yellowlist_blocklist(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
-    /* the base itself listed: cookieblock */
     yellowlist(e, "widgets.example");
     assert_int_equal(brock__blocklist_domain(e, "widgets.example", "a.widgets.example"), 0);
-    assert_int_equal(brock__action_get(e, "widgets.example")->heur, BROCK_COOKIEBLOCK);
-    assert_int_equal(brock__action_get(e, "a.widgets.example")->heur, BROCK_COOKIEBLOCK);
+    heur_rows(e, listed_base, sizeof(listed_base) / sizeof(listed_base[0]));
 
-    /* a parent of the FQDN listed (down to the TLD): the FQDN cookieblocked, the base blocked */
     yellowlist(e, "cdn.big.example");
     yellowlist(e, "api.big.example");
     assert_int_equal(brock__blocklist_domain(e, "big.example", "x.cdn.big.example"), 0);
-    assert_int_equal(brock__action_get(e, "big.example")->heur, BROCK_BLOCK);
-    assert_int_equal(brock__action_get(e, "x.cdn.big.example")->heur, BROCK_COOKIEBLOCK);
-    /* listed subdomains of the base are cookieblocked too */
-    assert_int_equal(brock__action_get(e, "cdn.big.example")->heur, BROCK_COOKIEBLOCK);
-    assert_int_equal(brock__action_get(e, "api.big.example")->heur, BROCK_COOKIEBLOCK);
+    heur_rows(e, listed_parent, sizeof(listed_parent) / sizeof(listed_parent[0]));
     assert_int_equal(best(e, "api.big.example"), BROCK_COOKIEBLOCK);
     assert_int_equal(best(e, "other.big.example"), BROCK_BLOCK);
     assert_true(brock__would_cookieblock(e, "deep.x.cdn.big.example"));
@@ -278,22 +314,33 @@ static void test_evidence_is_utf8(void **state)
     brock_engine_free(e);
 }
 
+/* updateTrackerPrevalence for tracker on site, and what it returns. */
+static const struct {
+    const char *tracker, *site;
+    int want;
+} prevalence[] = {
+    /* it records nothing once a user decided (t.example: allowed) */
+    {"t.example", "a.com", 0},
+    {"u.example", "a.com", 1},
+    {"u.example", "b.com", 1},
+    {"u.example", "c.com", 2},
+};
+
 static void test_threshold_via_update_prevalence(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
-    /* updateTrackerPrevalence records nothing once a user decided */
     assert_int_equal(brock_set_user_action(e, "t.example", BROCK_USER_ALLOW), 0);
-    assert_int_equal(brock__update_tracker_prevalence(e, "t.example", "t.example", "a.com", NULL),
-                     0);
+    for (size_t i = 0; i < sizeof(prevalence) / sizeof(prevalence[0]); i++) {
+        int got = brock__update_tracker_prevalence(e, prevalence[i].tracker, prevalence[i].tracker,
+                                                   prevalence[i].site, NULL);
+
+        if (got != prevalence[i].want)
+            fail_msg("row %zu: %s on %s gives %d, not %d", i, prevalence[i].tracker,
+                     prevalence[i].site, got, prevalence[i].want);
+    }
     assert_null(brock__snitch_get(e, "t.example"));
-    assert_int_equal(brock__update_tracker_prevalence(e, "u.example", "u.example", "a.com", NULL),
-                     1);
-    assert_int_equal(brock__update_tracker_prevalence(e, "u.example", "u.example", "b.com", NULL),
-                     1);
-    assert_int_equal(brock__update_tracker_prevalence(e, "u.example", "u.example", "c.com", NULL),
-                     2);
     assert_int_equal(best(e, "u.example"), BROCK_BLOCK);
     brock_engine_free(e);
 }

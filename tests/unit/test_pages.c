@@ -22,28 +22,9 @@
 static int64_t t0;
 #define T(ms) (t0 + (ms))
 
-struct fixture {
-    char tmp[256];
-    char dir[300];
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    test_mkdtemp("pages", f->tmp, sizeof(f->tmp));
-    snprintf(f->dir, sizeof(f->dir), "%s/state", f->tmp);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    test_rmtree(f->tmp);
-    free(f);
+    *state = test_fixture_new("pages");
     return 0;
 }
 
@@ -228,8 +209,8 @@ static void test_bounds(void **state)
 
 static void test_persistence(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = open_engine(f->dir, 0);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = open_engine(f->state, 0);
     char site[64];
     struct seen sn;
 
@@ -242,7 +223,7 @@ static void test_persistence(void **state)
     assert_int_equal(brock_page_seen(e, "late.example", "t.test", BROCK_NOACTION, T(30)), 0);
     brock_engine_free(e);
 
-    e = open_engine(f->dir, 0);
+    e = open_engine(f->state, 0);
     assert_string_equal(sites_of(e, &sn), "news.example 2/0/0; old.example 1/0/0");
     assert_string_equal(hosts_of(e, "news.example", &sn),
                         "t.test noaction(allow) x2; u.test noaction(noaction) x1");
@@ -254,7 +235,7 @@ static void test_persistence(void **state)
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
 
-    e = open_engine(f->dir, 0);
+    e = open_engine(f->state, 0);
     sites_of(e, &sn);
     assert_null(strstr(sn.text, "news.example"));
     assert_null(strstr(sn.text, "old.example"));
@@ -264,8 +245,8 @@ static void test_persistence(void **state)
 
 static void test_migrate_v1(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = open_engine(f->dir, 0);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = open_engine(f->state, 0);
     char db[400];
     sqlite3 *raw = NULL;
     sqlite3_stmt *st = NULL;
@@ -275,7 +256,7 @@ static void test_migrate_v1(void **state)
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
     /* Make it what brock 0.1 left: no page views, version 1. */
-    snprintf(db, sizeof(db), "%s/brock.db", f->dir);
+    snprintf(db, sizeof(db), "%s/brock.db", f->state);
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
     assert_int_equal(sqlite3_exec(raw,
                                   "DROP TABLE page_view; DROP TABLE day_count;"
@@ -284,7 +265,7 @@ static void test_migrate_v1(void **state)
                      SQLITE_OK);
     sqlite3_close(raw);
 
-    e = open_engine(f->dir, 0);
+    e = open_engine(f->state, 0);
     assert_string_equal(sites_of(e, &sn), "");
     assert_int_equal(brock_page_seen(e, "news.example", "kept.test", BROCK_USER_BLOCK, T(9)), 0);
     assert_true(brock_sync(e) >= 0);
@@ -297,7 +278,7 @@ static void test_migrate_v1(void **state)
     sqlite3_finalize(st);
     sqlite3_close(raw);
 
-    e = open_engine(f->dir, 0);
+    e = open_engine(f->state, 0);
     assert_string_equal(hosts_of(e, "news.example", &sn),
                         "kept.test user_block(user_block) x1 user");
     brock_engine_free(e);
@@ -343,8 +324,8 @@ static void learn_three(struct brock_engine *e)
 
 static void test_tracker_and_reset(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = open_engine(f->dir, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = open_engine(f->state, 1);
     size_t counts[BROCK_ACTION_COUNT], seeded = 0, after = 0;
     struct one o;
 
@@ -377,7 +358,7 @@ static void test_tracker_and_reset(void **state)
     brock_engine_free(e);
 
     /* The deletions reached the state; the seed, the choice and the page views are there. */
-    e = open_engine(f->dir, 1);
+    e = open_engine(f->state, 1);
     assert_int_equal(brock_tracker_get(e, "px.learned.test", on_tracker, &o), 0);
     assert_string_equal(o.action, "noaction");
     assert_int_equal(o.n_evidence, 0);
@@ -428,28 +409,24 @@ static void test_reset_broken_seed(void **state)
     static const char *const files[] = {
         "yellowlist.txt",     "dnt-policies.json",  "multi-domain-first-parties.json",
         "cname_domains.json", "socialwidgets.json", "seed.json"};
-    struct fixture *f = *state;
-    struct brock_config cfg = {.state_dir = f->dir};
-    struct brock_engine *e = NULL;
-    char data[600], real[PATH_MAX], from[PATH_MAX + 64], to[700], err[512] = "";
+    struct test_fixture *f = *state;
+    struct brock_engine *e;
+    char real[PATH_MAX], from[PATH_MAX + 64], to[PATH_MAX + 64];
     struct one o;
     FILE *fp;
 
-    snprintf(data, sizeof(data), "%s/data", f->tmp);
-    assert_int_equal(mkdir(data, 0700), 0);
+    assert_int_equal(mkdir(f->data, 0700), 0);
     /* A link's relative target is read from the link's folder: name the data absolutely. */
     assert_non_null(realpath(test_data("privacybadger"), real));
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         snprintf(from, sizeof(from), "%s/%s", real, files[i]);
-        snprintf(to, sizeof(to), "%s/%s", data, files[i]);
+        snprintf(to, sizeof(to), "%s/%s", f->data, files[i]);
         assert_int_equal(symlink(from, to), 0);
     }
-    cfg.data_dir = data;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
-        fail_msg("open: %s", err);
+    e = test_fixture_open(f, f->data, 0);
     learn_three(e);
     /* The seed now is a broken file. */
-    snprintf(to, sizeof(to), "%s/seed.json", data);
+    snprintf(to, sizeof(to), "%s/seed.json", f->data);
     assert_int_equal(unlink(to), 0);
     assert_non_null(fp = fopen(to, "w"));
     fputs("{\"action_map\": {", fp);
@@ -482,8 +459,8 @@ static int n_sites(struct brock_engine *e)
 /* page-view-days: validated, 7 by default, applied at open and at brock_sync(); 0 keeps none. */
 static void test_retention(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = open_engine(f->dir, 0);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = open_engine(f->state, 0);
     struct seen sn;
 
     assert_int_equal(brock_page_view_days(e), BROCK_PAGE_VIEW_DAYS);
@@ -504,7 +481,7 @@ static void test_retention(void **state)
     brock_engine_free(e);
 
     /* What the sync forgot is gone from the state too. */
-    e = open_engine(f->dir, 0);
+    e = open_engine(f->state, 0);
     assert_string_equal(sites_of(e, &sn), "recent.example 1/0/0");
     assert_int_equal(brock_page_view_days_set(e, 5), 0);
     assert_true(brock_sync(e) >= 0); /* the setting changed: applied at once */
@@ -515,7 +492,7 @@ static void test_retention(void **state)
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
 
-    e = open_engine(f->dir, 0);
+    e = open_engine(f->state, 0);
     assert_int_equal(brock_page_view_days(e), 0);
     assert_int_equal(n_sites(e), 0);
     brock_engine_free(e);
@@ -525,8 +502,8 @@ static void test_retention(void **state)
  * engine on the same state, which keeps what it has not written yet. */
 static void test_forget(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_engine(f->dir, 0), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = open_engine(f->state, 0), *b;
     struct seen sn;
 
     assert_int_equal(brock_pages_forget(a, INT64_MAX), 0);
@@ -538,7 +515,7 @@ static void test_forget(void **state)
     assert_int_equal(brock_page_seen(a, "three.example", "t.test", BROCK_NOACTION, T(0)), 0);
     assert_true(brock_sync(a) >= 0);
 
-    b = open_engine(f->dir, 0);
+    b = open_engine(f->state, 0);
     assert_int_equal(n_sites(b), 3);
     /* Older than a day: two.example goes, one.example loses t.test. */
     assert_int_equal(brock_pages_forget(b, T(-DAY_MS)), 2);
@@ -558,7 +535,7 @@ static void test_forget(void **state)
     brock_engine_free(a);
     brock_engine_free(b);
 
-    a = open_engine(f->dir, 0);
+    a = open_engine(f->state, 0);
     assert_int_equal(n_sites(a), 0);
     brock_engine_free(a);
 }
@@ -573,13 +550,13 @@ int main(void)
         cmocka_unit_test(test_sites_and_hosts),
         cmocka_unit_test(test_breakage),
         cmocka_unit_test(test_bounds),
-        cmocka_unit_test_setup_teardown(test_persistence, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_tracker_and_reset, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reset_broken_seed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_persistence, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_v1, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_tracker_and_reset, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_reset_broken_seed, setup, test_fixture_teardown),
         cmocka_unit_test(test_reset_keeps_seed_under_choices),
-        cmocka_unit_test_setup_teardown(test_retention, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_forget, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retention, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_forget, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

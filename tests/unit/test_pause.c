@@ -16,26 +16,9 @@
 #define TRACKER "ads.tracker.example"
 #define SITE "www.news.example"
 
-struct fixture {
-    char dir[256];
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    test_mkdtemp("pause", f->dir, sizeof(f->dir));
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    test_rmtree(f->dir);
-    free(f);
+    *state = test_fixture_new("pause");
     return 0;
 }
 
@@ -285,8 +268,8 @@ static void test_suffix_refused(void **state)
 
 static void test_kept(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->dir, NULL, 1), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
     int64_t now = clock_now_ms(), until = 0;
     struct ended list;
 
@@ -294,7 +277,7 @@ static void test_kept(void **state)
     assert_int_equal(brock_site_disable_until(a, "news.example", now + 3600000), 0);
     assert_int_equal(brock_sync(a), 0);
     brock_engine_free(a);
-    b = test_engine_open(f->dir, NULL, 1);
+    b = test_fixture_open(f, NULL, 1);
     assert_int_equal(brock_paused(b, now, &until), 1);
     assert_int_equal(until, now + 3600000);
     assert_string_equal(sites_until(b, &list), "news.example=timed");
@@ -305,7 +288,7 @@ static void test_kept(void **state)
     assert_int_equal(brock_sync(b), 0);
     brock_engine_free(b);
     usleep(400 * 1000);
-    a = test_engine_open(f->dir, NULL, 1);
+    a = test_fixture_open(f, NULL, 1);
     assert_int_equal(brock_paused(a, INT64_MIN, NULL), 0);
     assert_string_equal(sites_until(a, &list), "");
     assert_int_equal(decide(a, TRACKER, SITE).reason, BROCK_WHY_ACTION);
@@ -316,9 +299,9 @@ static void test_kept(void **state)
  * end applied in one process is not written for the others. */
 static void test_other_process(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->dir, NULL, 1);
-    struct brock_engine *b = test_engine_open(f->dir, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1);
+    struct brock_engine *b = test_fixture_open(f, NULL, 1);
     int64_t now = clock_now_ms();
 
     assert_int_equal(brock_set_user_action(a, "tracker.example", BROCK_USER_BLOCK), 0);
@@ -388,8 +371,8 @@ int main(void)
         cmocka_unit_test(test_pause_no_end),
         cmocka_unit_test(test_site_for_a_while),
         cmocka_unit_test(test_suffix_refused),
-        cmocka_unit_test_setup_teardown(test_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_other_process, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kept, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_other_process, setup, test_fixture_teardown),
         cmocka_unit_test(test_pb_json),
     };
 

@@ -17,11 +17,6 @@ static const char *pb_dir(void)
     return dir;
 }
 
-static struct brock_engine *open_engine(const char *data, int no_seed)
-{
-    return test_engine_open(NULL, data, no_seed);
-}
-
 static enum brock_action best(struct brock_engine *e, const char *d)
 {
     return brock__best_action(e, d, NULL);
@@ -32,7 +27,7 @@ static enum brock_action best(struct brock_engine *e, const char *d)
  * (test_seed.c reproduces them exactly with Privacy Badger's list). */
 static void test_seed_system_psl(void **state)
 {
-    struct brock_engine *e = open_engine(pb_dir(), 0);
+    struct brock_engine *e = test_engine_open(NULL, pb_dir(), 0);
     size_t counts[BROCK_ACTION_COUNT], entries;
 
     (void)state;
@@ -56,7 +51,7 @@ static void test_seed_debian(void **state)
     snprintf(path, sizeof(path), "%s/data/seed.json", dir);
     if (access(path, R_OK) != 0)
         skip();
-    e = open_engine(dir, 0);
+    e = test_engine_open(NULL, dir, 0);
     brock_counts(e, counts, &entries);
     /* Debian's older release: every base of its snitch map got an entry, and the yellowlist
      * turned some blocks into cookieblocks. */
@@ -79,7 +74,7 @@ static int import_text(struct brock_engine *e, const char *json)
 
 static void test_merge_examples(void **state)
 {
-    struct brock_engine *e = open_engine(pb_dir(), 1);
+    struct brock_engine *e = test_engine_open(NULL, pb_dir(), 1);
     struct action_entry *a;
 
     (void)state;
@@ -138,7 +133,7 @@ static void test_merge_examples(void **state)
 
 static void test_merge_settings_tracking_fp(void **state)
 {
-    struct brock_engine *e = open_engine(NULL, 1);
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     json_t *ds;
     struct tracking *t;
 
@@ -177,7 +172,7 @@ static void test_merge_settings_tracking_fp(void **state)
  * snitch map), keyed by the host as requests name it, and come out as it exports them. */
 static void test_fp_scripts_round_trip(void **state)
 {
-    struct brock_engine *e = open_engine(NULL, 1), *f = open_engine(NULL, 1);
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1), *f = test_engine_open(NULL, NULL, 1);
     struct brock_decision d;
     struct brock_request r = {.url = "https://cdn.jsdelivr.net/npm/fp.js?x=1",
                               .site = "news.example",
@@ -237,7 +232,7 @@ static void test_bad_imports_change_nothing(void **state)
         "{\"action_map\": {}, \"snitch_map\": {}, \"settings_map\": 1}",
         "{\"action_map\": {}, \"snitch_map\": {}, \"fp_scripts\": {\"x\": 1}}",
     };
-    struct brock_engine *e = open_engine(NULL, 1);
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
     char *before, *after;
     size_t blen, alen;
 
@@ -277,7 +272,8 @@ static int same_action(void *arg, const struct brock_tracker *t)
 static void test_round_trip(void **state)
 {
     /* As a user moving to a new machine: export, then import into a newly seeded state. */
-    struct brock_engine *e = open_engine(pb_dir(), 0), *f = open_engine(pb_dir(), 0);
+    struct brock_engine *e = test_engine_open(NULL, pb_dir(), 0),
+                        *f = test_engine_open(NULL, pb_dir(), 0);
     struct brock_stats st;
     struct compare c = {f, 0};
     size_t ce[BROCK_ACTION_COUNT], cf[BROCK_ACTION_COUNT], ne, nf;
@@ -308,7 +304,7 @@ static void test_round_trip(void **state)
 
 static void test_other_exports(void **state)
 {
-    struct brock_engine *e = open_engine(pb_dir(), 0);
+    struct brock_engine *e = test_engine_open(NULL, pb_dir(), 0);
     char *hosts, *abp, *none = NULL;
     size_t len;
 

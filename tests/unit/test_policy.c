@@ -21,114 +21,207 @@ static enum brock_action best(struct brock_engine *e, const char *d)
     return brock__best_action(e, d, NULL);
 }
 
-static void test_base_block_cascades_down_not_up(void **state)
+#define ROWS(a) (a), sizeof(a) / sizeof((a)[0])
+
+/* An action map entry as learning, DNT or the user leave it. */
+struct entry {
+    const char *domain;
+    int heur, user, dnt;
+};
+
+/* The best action a name must get. */
+struct best_is {
+    const char *domain;
+    enum brock_action want;
+};
+
+/* Entries set, then the best actions they give. A table's rows go in order on one engine, so
+ * that a row sees the entries of the rows before it. */
+struct resolve_row {
+    struct entry set[2];    /* the rest NULL */
+    struct best_is best[2]; /* the rest NULL */
+};
+
+static void resolve_rows(struct brock_engine *e, const struct resolve_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (const struct entry *s = rows[i].set; s < rows[i].set + 2 && s->domain; s++)
+            set(e, s->domain, s->heur, s->user, s->dnt);
+        for (const struct best_is *b = rows[i].best; b < rows[i].best + 2 && b->domain; b++) {
+            enum brock_action got = best(e, b->domain);
+
+            if (got != b->want)
+                fail_msg("row %zu: %s gets %s, not %s", i, b->domain, brock_action_name(got),
+                         brock_action_name(b->want));
+        }
+    }
+}
+
+/* Runs rows on an engine of their own. */
+static void resolve_alone(const struct resolve_row *rows, size_t n)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
-    (void)state;
-    set(e, "example.com", BROCK_BLOCK, 0, 0);
-    assert_int_equal(best(e, "cdn.widgets.example.com"), BROCK_BLOCK);
-    assert_int_equal(best(e, "example.com"), BROCK_BLOCK);
-    brock_engine_free(e);
-
-    e = test_engine_open(NULL, NULL, 0);
-    set(e, "cdn.widgets.example.com", BROCK_BLOCK, 0, 0);
-    assert_int_equal(best(e, "example.com"), BROCK_NOACTION);
-    assert_int_equal(best(e, "widgets.example.com"), BROCK_NOACTION);
+    resolve_rows(e, rows, n);
     brock_engine_free(e);
 }
+
+/* A blocked base reaches its names; a blocked name does not reach the names above it. */
+static const struct resolve_row cascade_down[] = {
+    {{{"example.com", BROCK_BLOCK, 0, 0}},
+     {{"cdn.widgets.example.com", BROCK_BLOCK}, {"example.com", BROCK_BLOCK}}},
+};
+
+static const struct resolve_row not_up[] = {
+    {{{"cdn.widgets.example.com", BROCK_BLOCK, 0, 0}},
+     {{"example.com", BROCK_NOACTION}, {"widgets.example.com", BROCK_NOACTION}}},
+};
+
+static void test_base_block_cascades_down_not_up(void **state)
+{
+    (void)state;
+    resolve_alone(ROWS(cascade_down));
+    resolve_alone(ROWS(not_up));
+}
+
+static const struct resolve_row score_rows[] = {
+    /* base block + child allow -> block */
+    {{{"a.com", BROCK_BLOCK, 0, 0}, {"x.a.com", BROCK_ALLOW, 0, 0}}, {{"x.a.com", BROCK_BLOCK}}},
+    /* base cookieblock + child block -> cookieblock */
+    {{{"b.com", BROCK_COOKIEBLOCK, 0, 0}, {"x.b.com", BROCK_BLOCK, 0, 0}},
+     {{"x.b.com", BROCK_COOKIEBLOCK}}},
+    /* base block + child cookieblock -> cookieblock */
+    {{{"c.com", BROCK_BLOCK, 0, 0}, {"x.c.com", BROCK_COOKIEBLOCK, 0, 0}},
+     {{"x.c.com", BROCK_COOKIEBLOCK}, {"y.c.com", BROCK_BLOCK}}},
+};
+
+/* Each action's score. */
+static const struct {
+    enum brock_action action;
+    int score;
+} scores[] = {
+    {BROCK_NOACTION, 0},
+    {BROCK_ALLOW, 1},
+    {BROCK_BLOCK, 2},
+    {BROCK_COOKIEBLOCK, 3},
+    {BROCK_DNT, 4},
+    {BROCK_USER_ALLOW, 5},
+    {BROCK_USER_BLOCK, 5},
+    {BROCK_USER_COOKIEBLOCK, 5},
+    {BROCK__HEUR_UNKNOWN, -1},
+};
 
 static void test_scores_and_ties(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
+    const struct action_entry *src;
 
     (void)state;
-    /* base block + child allow -> block */
-    set(e, "a.com", BROCK_BLOCK, 0, 0);
-    set(e, "x.a.com", BROCK_ALLOW, 0, 0);
-    assert_int_equal(best(e, "x.a.com"), BROCK_BLOCK);
-    /* base cookieblock + child block -> cookieblock */
-    set(e, "b.com", BROCK_COOKIEBLOCK, 0, 0);
-    set(e, "x.b.com", BROCK_BLOCK, 0, 0);
-    assert_int_equal(best(e, "x.b.com"), BROCK_COOKIEBLOCK);
-    /* base block + child cookieblock -> cookieblock */
-    set(e, "c.com", BROCK_BLOCK, 0, 0);
-    set(e, "x.c.com", BROCK_COOKIEBLOCK, 0, 0);
-    assert_int_equal(best(e, "x.c.com"), BROCK_COOKIEBLOCK);
-    assert_int_equal(best(e, "y.c.com"), BROCK_BLOCK);
+    resolve_rows(e, ROWS(score_rows));
     /* ties go to the more specific name: the source is the child */
-    {
-        const struct action_entry *src;
-        set(e, "d.com", BROCK_BLOCK, 0, 0);
-        set(e, "x.d.com", BROCK_BLOCK, 0, 0);
-        assert_int_equal(brock__best_action(e, "x.d.com", &src), BROCK_BLOCK);
-        assert_string_equal(src->domain, "x.d.com");
+    set(e, "d.com", BROCK_BLOCK, 0, 0);
+    set(e, "x.d.com", BROCK_BLOCK, 0, 0);
+    assert_int_equal(brock__best_action(e, "x.d.com", &src), BROCK_BLOCK);
+    assert_string_equal(src->domain, "x.d.com");
+    for (size_t i = 0; i < sizeof(scores) / sizeof(scores[0]); i++) {
+        if (brock__score(scores[i].action) != scores[i].score)
+            fail_msg("row %zu: %s scores %d, not %d", i, brock_action_name(scores[i].action),
+                     brock__score(scores[i].action), scores[i].score);
     }
-    assert_int_equal(brock__score(BROCK_NOACTION), 0);
-    assert_int_equal(brock__score(BROCK_ALLOW), 1);
-    assert_int_equal(brock__score(BROCK_BLOCK), 2);
-    assert_int_equal(brock__score(BROCK_COOKIEBLOCK), 3);
-    assert_int_equal(brock__score(BROCK_DNT), 4);
-    assert_int_equal(brock__score(BROCK_USER_ALLOW), 5);
-    assert_int_equal(brock__score(BROCK_USER_BLOCK), 5);
-    assert_int_equal(brock__score(BROCK_USER_COOKIEBLOCK), 5);
-    assert_int_equal(brock__score(BROCK__HEUR_UNKNOWN), -1);
     brock_engine_free(e);
 }
+
+static const struct resolve_row dnt_rows[] = {
+    {{{"dnt.com", BROCK_NOACTION, 0, 1}},
+     {{"dnt.com", BROCK_DNT}, {"sub.dnt.com", BROCK_NOACTION}}},
+    {{{"blocked.com", BROCK_BLOCK, 0, 1}},
+     {{"sub.blocked.com", BROCK_BLOCK}, {"blocked.com", BROCK_DNT}}},
+    /* a DNT flag on a subdomain beats a blocked base */
+    {{{"t.com", BROCK_BLOCK, 0, 0}, {"ok.t.com", BROCK_NOACTION, 0, 1}}, {{"ok.t.com", BROCK_DNT}}},
+};
+
+/* checking turned off: flags kept but ignored */
+static const struct resolve_row dnt_off_rows[] = {
+    {.best = {{"ok.t.com", BROCK_BLOCK}, {"dnt.com", BROCK_NOACTION}}},
+};
 
 static void test_dnt_exact_only(void **state)
 {
     struct brock_engine *e = test_engine_open(NULL, NULL, 0);
 
     (void)state;
-    set(e, "dnt.com", BROCK_NOACTION, 0, 1);
-    assert_int_equal(best(e, "dnt.com"), BROCK_DNT);
-    assert_int_equal(best(e, "sub.dnt.com"), BROCK_NOACTION);
-    set(e, "blocked.com", BROCK_BLOCK, 0, 1);
-    assert_int_equal(best(e, "sub.blocked.com"), BROCK_BLOCK);
-    assert_int_equal(best(e, "blocked.com"), BROCK_DNT);
-    /* a DNT flag on a subdomain beats a blocked base */
-    set(e, "t.com", BROCK_BLOCK, 0, 0);
-    set(e, "ok.t.com", BROCK_NOACTION, 0, 1);
-    assert_int_equal(best(e, "ok.t.com"), BROCK_DNT);
-    /* checking turned off: flags kept but ignored */
+    resolve_rows(e, ROWS(dnt_rows));
     assert_int_equal(json_object_set_new(e->settings, "checkForDNTPolicy", json_false()), 0);
     brock__settings_changed(e);
-    assert_int_equal(best(e, "ok.t.com"), BROCK_BLOCK);
-    assert_int_equal(best(e, "dnt.com"), BROCK_NOACTION);
+    resolve_rows(e, ROWS(dnt_off_rows));
     assert_int_equal(brock__action_get(e, "dnt.com")->dnt, 1);
     brock_engine_free(e);
 }
 
+static const struct resolve_row user_rows[] = {
+    {{{"u.com", BROCK_COOKIEBLOCK, BROCK_USER_BLOCK, 0},
+      {"x.u.com", BROCK_NOACTION, BROCK_USER_ALLOW, 1}},
+     {{"x.u.com", BROCK_USER_ALLOW}, {"y.u.com", BROCK_USER_BLOCK}}},
+    {{{"v.com", BROCK_NOACTION, BROCK_USER_ALLOW, 0}, {"x.v.com", BROCK_NOACTION, 0, 1}},
+     {{"x.v.com", BROCK_USER_ALLOW}}},
+};
+
 static void test_user_actions_win(void **state)
 {
-    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
-
     (void)state;
-    set(e, "u.com", BROCK_COOKIEBLOCK, BROCK_USER_BLOCK, 0);
-    set(e, "x.u.com", BROCK_NOACTION, BROCK_USER_ALLOW, 1);
-    assert_int_equal(best(e, "x.u.com"), BROCK_USER_ALLOW);
-    assert_int_equal(best(e, "y.u.com"), BROCK_USER_BLOCK);
-    set(e, "v.com", BROCK_NOACTION, BROCK_USER_ALLOW, 0);
-    set(e, "x.v.com", BROCK_NOACTION, 0, 1);
-    assert_int_equal(best(e, "x.v.com"), BROCK_USER_ALLOW);
-    brock_engine_free(e);
+    resolve_alone(ROWS(user_rows));
 }
+
+static const struct resolve_row unknown_rows[] = {
+    {{{"foo.com", BROCK__HEUR_UNKNOWN, 0, 0}}, {{"foo.com", BROCK_NOACTION}}},
+    {{{"x.foo.com", BROCK_ALLOW, 0, 0}}, {{"x.foo.com", BROCK_ALLOW}}},
+    /* googleapis.com is a public suffix: ajax.googleapis.com is its own base */
+    {{{"googleapis.com", BROCK_BLOCK, 0, 0}}, {{"ajax.googleapis.com", BROCK_NOACTION}}},
+};
 
 static void test_unknown_ignored_and_walk_stops_at_base(void **state)
 {
-    struct brock_engine *e = test_engine_open(NULL, NULL, 0);
-
     (void)state;
     assert_int_equal(brock__heur_parse("foo"), -1);
-    set(e, "foo.com", BROCK__HEUR_UNKNOWN, 0, 0);
-    assert_int_equal(best(e, "foo.com"), BROCK_NOACTION);
-    set(e, "x.foo.com", BROCK_ALLOW, 0, 0);
-    assert_int_equal(best(e, "x.foo.com"), BROCK_ALLOW);
-    /* googleapis.com is a public suffix: ajax.googleapis.com is its own base */
-    set(e, "googleapis.com", BROCK_BLOCK, 0, 0);
-    assert_int_equal(best(e, "ajax.googleapis.com"), BROCK_NOACTION);
-    brock_engine_free(e);
+    resolve_alone(ROWS(unknown_rows));
+}
+
+/* A field of a decision not looked at. */
+#define ANY (-1)
+
+/* A decision for host on site: what brock_decide() returns, and the fields it gives. */
+struct decide_row {
+    const char *host, *site;
+    int rc, third_party, reason, effect;
+};
+
+static const struct decide_row decide_rows[] = {
+    {"a.cookies.org", "site.example", 0, ANY, ANY, BROCK_STRIP_COOKIES},
+    /* first party: same base */
+    {"cdn.tracker.net", "www.tracker.net", 0, 0, BROCK_WHY_FIRST_PARTY, BROCK_PASS},
+    /* unknown page: judged third party, still blocked */
+    {"tracker.net", NULL, 0, 1, ANY, BROCK_DENY},
+    /* private hosts are never acted on (10.1.2.3 is blocked) */
+    {"10.1.2.3", "site.example", 0, ANY, BROCK_WHY_PRIVATE, BROCK_PASS},
+    {"localhost", "site.example", 0, ANY, BROCK_WHY_PRIVATE, ANY},
+    /* a bad host */
+    {"bad host", "site.example", BROCK_EINVAL, ANY, ANY, BROCK_PASS},
+};
+
+static void decide_each(struct brock_engine *e, const struct decide_row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct decide_row *r = &rows[i];
+        struct brock_decision d;
+        int rc = brock_decide(e, r->host, r->site, &d);
+
+        if (rc != r->rc || (r->third_party != ANY && d.third_party != r->third_party) ||
+            (r->reason != ANY && (int)d.reason != r->reason) ||
+            (r->effect != ANY && (int)d.effect != r->effect))
+            fail_msg("row %zu (%s on %s): %d, third party %d, reason %d, effect %s", i, r->host,
+                     r->site ? r->site : "(none)", rc, d.third_party, (int)d.reason,
+                     brock_effect_name(d.effect));
+    }
 }
 
 static void test_decide(void **state)
@@ -151,30 +244,21 @@ static void test_decide(void **state)
     assert_string_equal(d.source, "tracker.net");
     assert_true(brock_decision_explain(e, &d, why, sizeof(why)) > 0);
     assert_non_null(strstr(why, "blocked"));
-
-    assert_int_equal(brock_decide(e, "a.cookies.org", "site.example", &d), 0);
-    assert_int_equal(d.effect, BROCK_STRIP_COOKIES);
-    /* first party: same base */
-    assert_int_equal(brock_decide(e, "cdn.tracker.net", "www.tracker.net", &d), 0);
-    assert_int_equal(d.third_party, 0);
-    assert_int_equal(d.reason, BROCK_WHY_FIRST_PARTY);
-    assert_int_equal(d.effect, BROCK_PASS);
-    /* unknown page: judged third party, still blocked */
-    assert_int_equal(brock_decide(e, "tracker.net", NULL, &d), 0);
-    assert_int_equal(d.third_party, 1);
-    assert_int_equal(d.effect, BROCK_DENY);
-    /* private hosts are never acted on */
     set(e, "10.1.2.3", BROCK_BLOCK, 0, 0);
-    assert_int_equal(brock_decide(e, "10.1.2.3", "site.example", &d), 0);
-    assert_int_equal(d.reason, BROCK_WHY_PRIVATE);
-    assert_int_equal(d.effect, BROCK_PASS);
-    assert_int_equal(brock_decide(e, "localhost", "site.example", &d), 0);
-    assert_int_equal(d.reason, BROCK_WHY_PRIVATE);
-    /* a bad host */
-    assert_int_equal(brock_decide(e, "bad host", "site.example", &d), BROCK_EINVAL);
-    assert_int_equal(d.effect, BROCK_PASS);
+    decide_each(e, ROWS(decide_rows));
     brock_engine_free(e);
 }
+
+/* The disabledSites list ["example.com", "*.other.org", "*third.net"]: whether a site is on
+ * it. */
+static const struct {
+    const char *site;
+    int disabled;
+} disabled_rows[] = {
+    {"example.com", 1}, {"www.example.com", 1}, {"domainthatendswithexample.com", 0},
+    {"other.org", 1},   {"a.b.other.org", 1},   {"third.net", 1},
+    {"xthird.net", 0},
+};
 
 static void test_disabled_sites(void **state)
 {
@@ -184,13 +268,11 @@ static void test_disabled_sites(void **state)
 
     (void)state;
     assert_int_equal(json_object_set_new(e->settings, "disabledSites", list), 0);
-    assert_true(brock__site_disabled(e, "example.com"));
-    assert_true(brock__site_disabled(e, "www.example.com"));
-    assert_false(brock__site_disabled(e, "domainthatendswithexample.com"));
-    assert_true(brock__site_disabled(e, "other.org"));
-    assert_true(brock__site_disabled(e, "a.b.other.org"));
-    assert_true(brock__site_disabled(e, "third.net"));
-    assert_false(brock__site_disabled(e, "xthird.net"));
+    for (size_t i = 0; i < sizeof(disabled_rows) / sizeof(disabled_rows[0]); i++) {
+        if (!brock__site_disabled(e, disabled_rows[i].site) != !disabled_rows[i].disabled)
+            fail_msg("row %zu: %s is %s", i, disabled_rows[i].site,
+                     disabled_rows[i].disabled ? "not disabled" : "disabled");
+    }
     set(e, "tracker.net", BROCK_BLOCK, 0, 0);
     assert_int_equal(brock_decide(e, "tracker.net", "www.example.com", &d), 0);
     assert_int_equal(d.reason, BROCK_WHY_DISABLED);
@@ -372,6 +454,30 @@ static void test_action_parse(void **state)
     assert_string_equal(brock__heur_name(BROCK_USER_BLOCK), "");
 }
 
+/* The headers brock_resource_type_guess() reads, and the type it must guess from them. */
+static const struct {
+    const char *dest, *accept, *content_type, *upgrade, *ping_to;
+    int want;
+} guess_rows[] = {
+    {"Image", NULL, NULL, NULL, NULL, BROCK_RESOURCE_IMAGE},
+    {"iframe", "text/html", NULL, NULL, NULL, BROCK_RESOURCE_SUB_FRAME},
+    {"document", NULL, NULL, NULL, NULL, BROCK_RESOURCE_MAIN_FRAME},
+    {"serviceworker", NULL, NULL, NULL, NULL, BROCK_RESOURCE_SCRIPT},
+    {"empty", "*/*", NULL, NULL, NULL, BROCK_RESOURCE_XHR},
+    /* A beacon's destination is "empty" too. */
+    {"empty", NULL, "text/ping", NULL, NULL, BROCK_RESOURCE_PING},
+    {NULL, NULL, NULL, NULL, "https://a.example/", BROCK_RESOURCE_PING},
+    {NULL, NULL, NULL, "WebSocket", NULL, BROCK_RESOURCE_WEBSOCKET},
+    /* Without Sec-Fetch-Dest, Accept as browsers send it. */
+    {NULL, "text/html,application/xhtml+xml;q=0.9", NULL, NULL, NULL, BROCK_RESOURCE_MAIN_FRAME},
+    {NULL, "image/avif,image/webp,*/*", NULL, NULL, NULL, BROCK_RESOURCE_IMAGE},
+    {NULL, "text/css,*/*;q=0.1", NULL, NULL, NULL, BROCK_RESOURCE_STYLESHEET},
+    {NULL, "application/javascript, */*;q=0.8", NULL, NULL, NULL, BROCK_RESOURCE_SCRIPT},
+    {NULL, "application/javascripts", NULL, NULL, NULL, BROCK_RESOURCE_OTHER},
+    {NULL, "*/*", NULL, NULL, NULL, BROCK_RESOURCE_OTHER},
+    {"nonsense", NULL, NULL, NULL, NULL, BROCK_RESOURCE_OTHER},
+};
+
 /* What a request fetches, from its headers; each type's name and back. */
 static void test_resource_types(void **state)
 {
@@ -382,41 +488,17 @@ static void test_resource_types(void **state)
     assert_string_equal(brock_resource_type_name(BROCK_RESOURCE_COUNT), "other");
     assert_int_equal(brock_resource_type_parse("img"), BROCK_EINVAL);
     assert_int_equal(brock_resource_type_parse(NULL), BROCK_EINVAL);
+    for (size_t i = 0; i < sizeof(guess_rows) / sizeof(guess_rows[0]); i++) {
+        int got = (int)brock_resource_type_guess(guess_rows[i].dest, guess_rows[i].accept,
+                                                 guess_rows[i].content_type, guess_rows[i].upgrade,
+                                                 guess_rows[i].ping_to);
 
-    assert_int_equal(brock_resource_type_guess("Image", NULL, NULL, NULL, NULL),
-                     BROCK_RESOURCE_IMAGE);
-    assert_int_equal(brock_resource_type_guess("iframe", "text/html", NULL, NULL, NULL),
-                     BROCK_RESOURCE_SUB_FRAME);
-    assert_int_equal(brock_resource_type_guess("document", NULL, NULL, NULL, NULL),
-                     BROCK_RESOURCE_MAIN_FRAME);
-    assert_int_equal(brock_resource_type_guess("serviceworker", NULL, NULL, NULL, NULL),
-                     BROCK_RESOURCE_SCRIPT);
-    assert_int_equal(brock_resource_type_guess("empty", "*/*", NULL, NULL, NULL),
-                     BROCK_RESOURCE_XHR);
-    /* A beacon's destination is "empty" too. */
-    assert_int_equal(brock_resource_type_guess("empty", NULL, "text/ping", NULL, NULL),
-                     BROCK_RESOURCE_PING);
-    assert_int_equal(brock_resource_type_guess(NULL, NULL, NULL, NULL, "https://a.example/"),
-                     BROCK_RESOURCE_PING);
-    assert_int_equal(brock_resource_type_guess(NULL, NULL, NULL, "WebSocket", NULL),
-                     BROCK_RESOURCE_WEBSOCKET);
-    /* Without Sec-Fetch-Dest, Accept as browsers send it. */
-    assert_int_equal(
-        brock_resource_type_guess(NULL, "text/html,application/xhtml+xml;q=0.9", NULL, NULL, NULL),
-        BROCK_RESOURCE_MAIN_FRAME);
-    assert_int_equal(brock_resource_type_guess(NULL, "image/avif,image/webp,*/*", NULL, NULL, NULL),
-                     BROCK_RESOURCE_IMAGE);
-    assert_int_equal(brock_resource_type_guess(NULL, "text/css,*/*;q=0.1", NULL, NULL, NULL),
-                     BROCK_RESOURCE_STYLESHEET);
-    assert_int_equal(
-        brock_resource_type_guess(NULL, "application/javascript, */*;q=0.8", NULL, NULL, NULL),
-        BROCK_RESOURCE_SCRIPT);
-    assert_int_equal(brock_resource_type_guess(NULL, "application/javascripts", NULL, NULL, NULL),
-                     BROCK_RESOURCE_OTHER);
-    assert_int_equal(brock_resource_type_guess(NULL, "*/*", NULL, NULL, NULL),
-                     BROCK_RESOURCE_OTHER);
-    assert_int_equal(brock_resource_type_guess("nonsense", NULL, NULL, NULL, NULL),
-                     BROCK_RESOURCE_OTHER);
+        if (got != guess_rows[i].want)
+            fail_msg("row %zu (%s, %s): %s, not %s", i,
+                     guess_rows[i].dest ? guess_rows[i].dest : "no dest",
+                     guess_rows[i].accept ? guess_rows[i].accept : "no accept",
+                     brock_resource_type_name(got), brock_resource_type_name(guess_rows[i].want));
+    }
 }
 
 #define HDR(n, v)                                                                                  \
@@ -424,50 +506,69 @@ static void test_resource_types(void **state)
         n, sizeof(n) - 1, v, sizeof(v) - 1                                                         \
     }
 
+static const struct brock_header beacon[] = {
+    HDR("Content-Type", "text/plain;charset=UTF-8"),
+    HDR("SEC-FETCH-MODE", "no-cors"),
+    HDR("sec-fetch-dest", "empty"),
+    HDR("Accept", "*/*"),
+};
+static const struct brock_header cors[] = {
+    HDR("Sec-Fetch-Dest", "empty"),
+    HDR("Sec-Fetch-Mode", "cors"),
+    HDR("Content-Type", "application/json"),
+};
+static const struct brock_header ping[] = {
+    HDR("Sec-Fetch-Dest", "empty"),
+    HDR("Sec-Fetch-Mode", "cors"),
+    HDR("Content-Type", "text/ping"),
+};
+static const struct brock_header image[] = {
+    HDR("Sec-Fetch-Dest", "image"),
+    HDR("Sec-Fetch-Mode", "no-cors"),
+};
+static const struct brock_header nav[] = {
+    HDR("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
+    HDR("Sec-Fetch-Dest", "document"),
+    HDR("Sec-Fetch-Dest", "image"),
+};
+
+/* A request's method, its first n headers of a list, and its type. */
+static const struct {
+    const char *method, *list;
+    const struct brock_header *h;
+    size_t n;
+    int want;
+} request_rows[] = {
+    {"POST", "beacon", beacon, 4, BROCK_RESOURCE_PING},
+    {"post", "beacon", beacon, 4, BROCK_RESOURCE_PING},
+    /* The same fetch metadata on a GET is a fetch(), and so is a POST that needed CORS. */
+    {"GET", "beacon", beacon, 4, BROCK_RESOURCE_XHR},
+    {NULL, "beacon", beacon, 4, BROCK_RESOURCE_XHR},
+    {"POST", "cors", cors, 3, BROCK_RESOURCE_XHR},
+    /* <a ping> says so in its Content-Type, whatever its mode. */
+    {"POST", "ping", ping, 3, BROCK_RESOURCE_PING},
+    {"POST", "image", image, 2, BROCK_RESOURCE_IMAGE},
+    /* The first of a name is read. */
+    {"GET", "nav", nav, 3, BROCK_RESOURCE_MAIN_FRAME},
+    {"GET", "nav", nav, 1, BROCK_RESOURCE_MAIN_FRAME},
+    {"GET", "none", NULL, 0, BROCK_RESOURCE_OTHER},
+};
+
 /* A request's type from its method and headers as sent: sendBeacon()'s shape (a POST, fetch
  * metadata empty and no-cors) is a ping, which no other header says. */
 static void test_request_type(void **state)
 {
-    static const struct brock_header beacon[] = {
-        HDR("Content-Type", "text/plain;charset=UTF-8"),
-        HDR("SEC-FETCH-MODE", "no-cors"),
-        HDR("sec-fetch-dest", "empty"),
-        HDR("Accept", "*/*"),
-    };
-    static const struct brock_header cors[] = {
-        HDR("Sec-Fetch-Dest", "empty"),
-        HDR("Sec-Fetch-Mode", "cors"),
-        HDR("Content-Type", "application/json"),
-    };
-    static const struct brock_header ping[] = {
-        HDR("Sec-Fetch-Dest", "empty"),
-        HDR("Sec-Fetch-Mode", "cors"),
-        HDR("Content-Type", "text/ping"),
-    };
-    static const struct brock_header image[] = {
-        HDR("Sec-Fetch-Dest", "image"),
-        HDR("Sec-Fetch-Mode", "no-cors"),
-    };
-    static const struct brock_header nav[] = {
-        HDR("Accept", "text/html,application/xhtml+xml,*/*;q=0.8"),
-        HDR("Sec-Fetch-Dest", "document"),
-        HDR("Sec-Fetch-Dest", "image"),
-    };
-
     (void)state;
-    assert_int_equal(brock_request_type("POST", beacon, 4), BROCK_RESOURCE_PING);
-    assert_int_equal(brock_request_type("post", beacon, 4), BROCK_RESOURCE_PING);
-    /* The same fetch metadata on a GET is a fetch(), and so is a POST that needed CORS. */
-    assert_int_equal(brock_request_type("GET", beacon, 4), BROCK_RESOURCE_XHR);
-    assert_int_equal(brock_request_type(NULL, beacon, 4), BROCK_RESOURCE_XHR);
-    assert_int_equal(brock_request_type("POST", cors, 3), BROCK_RESOURCE_XHR);
-    /* <a ping> says so in its Content-Type, whatever its mode. */
-    assert_int_equal(brock_request_type("POST", ping, 3), BROCK_RESOURCE_PING);
-    assert_int_equal(brock_request_type("POST", image, 2), BROCK_RESOURCE_IMAGE);
-    /* The first of a name is read. */
-    assert_int_equal(brock_request_type("GET", nav, 3), BROCK_RESOURCE_MAIN_FRAME);
-    assert_int_equal(brock_request_type("GET", nav, 1), BROCK_RESOURCE_MAIN_FRAME);
-    assert_int_equal(brock_request_type("GET", NULL, 0), BROCK_RESOURCE_OTHER);
+    for (size_t i = 0; i < sizeof(request_rows) / sizeof(request_rows[0]); i++) {
+        int got =
+            (int)brock_request_type(request_rows[i].method, request_rows[i].h, request_rows[i].n);
+
+        if (got != request_rows[i].want)
+            fail_msg("row %zu (%s, %zu of %s): %s, not %s", i,
+                     request_rows[i].method ? request_rows[i].method : "no method",
+                     request_rows[i].n, request_rows[i].list, brock_resource_type_name(got),
+                     brock_resource_type_name(request_rows[i].want));
+    }
 }
 
 /* brock_decide_request() decides on the URL's host, and says what type it was given. */

@@ -16,36 +16,18 @@
 
 #define NOW ((int64_t)1700000000000)
 
-struct fixture {
-    char tmp[64];
-    char state[128];
-    char data[128]; /* the shared data files, linked; pbconfig.json written by the test */
-};
-
+/* The shared data folder's files, linked, but for pbconfig.json, which the test writes. */
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
+    struct test_fixture *f = test_fixture_new("reload");
 
-    assert_non_null(f);
-    test_mkdtemp("reload", f->tmp, sizeof(f->tmp));
-    snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
-    snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
     test_link_data(f->data, (const char *const[]){"pbconfig.json", NULL});
     *state = f;
     return 0;
 }
 
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    int rc = test_rmtree(f->tmp);
-
-    free(f);
-    return rc;
-}
-
 /* Writes text to the data folder's file name, in place of the shared one. */
-static void puts_data(const struct fixture *f, const char *name, const char *text)
+static void puts_data(const struct test_fixture *f, const char *name, const char *text)
 {
     char path[256];
 
@@ -55,7 +37,7 @@ static void puts_data(const struct fixture *f, const char *name, const char *tex
 }
 
 /* Privacy Badger's pbconfig.json with add (if not NULL) appended to the cookieblock list. */
-static void write_pbconfig(const struct fixture *f, const char *add)
+static void write_pbconfig(const struct test_fixture *f, const char *add)
 {
     json_error_t jerr;
     json_t *root = json_load_file(test_data("privacybadger/pbconfig.json"), 0, &jerr);
@@ -101,13 +83,13 @@ static void learn_tracker(struct brock_engine *e)
 
 static void test_list_changed(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_update_stats st;
     struct brock_engine *e;
     size_t n0;
 
     write_pbconfig(f, NULL);
-    e = test_engine_open(f->state, f->data, 1);
+    e = test_fixture_open(f, f->data, 1);
     n0 = e->lists.yellow_order.n;
     learn_tracker(e);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_DENY);
@@ -131,7 +113,7 @@ static void test_list_changed(void **state)
     brock_engine_free(e);
 
     /* The state follows the list it was reloaded to: opening on it again changes nothing. */
-    e = test_engine_open(f->state, f->data, 1);
+    e = test_fixture_open(f, f->data, 1);
     assert_int_equal(e->pbconfig_dirty, 0);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
 
@@ -156,13 +138,13 @@ static void test_broken_changes_nothing(void **state)
         {"dnt-policies.json", "{\"v1\": \"not a hash\"}"},
         {"cname_domains.json", "{\"a.example\": 1}"},
     };
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
     size_t n0, h0;
     char path[256];
 
     write_pbconfig(f, NULL);
-    e = test_engine_open(f->state, f->data, 1);
+    e = test_fixture_open(f, f->data, 1);
     learn_tracker(e);
     assert_int_equal(brock_sync(e), 0);
     n0 = e->lists.yellow_order.n;
@@ -206,12 +188,12 @@ static void test_update_wins(void **state)
 {
     static const char update[] = "{\"yellowlist\": [\"cdn.trk.example\"], \"dnt_policy_hashes\": "
                                  "{\"Made up\": \"a8c2c5a3aa0a1fa51ea2e1e3c0ad8b01e2fa7b76\"}}";
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_update_stats st;
     struct brock_engine *e;
 
     write_pbconfig(f, NULL);
-    e = test_engine_open(f->state, f->data, 1);
+    e = test_fixture_open(f, f->data, 1);
     learn_tracker(e);
     assert_int_equal(brock_update_apply(e, "update", update, strlen(update), NOW, NULL), 0);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
@@ -242,7 +224,7 @@ static void test_without_data(void **state)
 /* ---- running out of memory ---- */
 
 /* The data folder cut down to a few entries in each list. */
-static void minimal_data(const struct fixture *f)
+static void minimal_data(const struct test_fixture *f)
 {
     static const char *const names[] = {"seed.json", "yellowlist.txt", "dnt-policies.json",
                                         "public-suffix-list.json"};
@@ -262,7 +244,7 @@ static void minimal_data(const struct fixture *f)
  * force; the reload that finally succeeds applies the change. */
 static void test_alloc_failures(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
     size_t n0;
     long n;
@@ -295,11 +277,11 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_list_changed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_broken_changes_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_update_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_changed, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_broken_changes_nothing, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_update_wins, setup, test_fixture_teardown),
         cmocka_unit_test(test_without_data),
-        cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_alloc_failures, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,11 +61,6 @@ static enum brock_action best(struct brock_engine *e, const char *d)
     return brock__best_action(e, d, NULL);
 }
 
-static struct brock_engine *open_engine(const char *data, int no_seed)
-{
-    return test_engine_open(NULL, data, no_seed);
-}
-
 static void test_pb_list_loaded(void **state)
 {
     char base[BROCK_HOST_MAX];
@@ -79,7 +74,7 @@ static void test_pb_list_loaded(void **state)
 
 static void test_seed_counts(void **state)
 {
-    struct brock_engine *e = open_engine(pb_dir(), 0);
+    struct brock_engine *e = test_engine_open(NULL, pb_dir(), 0);
     size_t counts[BROCK_ACTION_COUNT], entries;
 
     (void)state;

@@ -12,26 +12,9 @@
 
 #include "engine/engine.h"
 
-struct fixture {
-    char dir[256];
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    test_mkdtemp("siteaction", f->dir, sizeof(f->dir));
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    test_rmtree(f->dir);
-    free(f);
+    *state = test_fixture_new("siteaction");
     return 0;
 }
 
@@ -127,9 +110,9 @@ static void test_bad_input(void **state)
 /* Written at the sync, read back at the next open, seen by another process at its sync. */
 static void test_survives_reopen_and_reaches_others(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->dir, NULL, 1);
-    struct brock_engine *b = test_engine_open(f->dir, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1);
+    struct brock_engine *b = test_fixture_open(f, NULL, 1);
     char text[512];
 
     block_learned(b, "tracker.test");
@@ -155,7 +138,7 @@ static void test_survives_reopen_and_reaches_others(void **state)
     brock_engine_free(b);
     brock_engine_free(a);
 
-    a = test_engine_open(f->dir, NULL, 1);
+    a = test_fixture_open(f, NULL, 1);
     assert_string_equal(test_list_site_choices(a, NULL, text, sizeof(text)),
                         "z.test@a.test=user_cookieblock z.test@b.test=user_block");
     assert_int_equal(effect(a, "z.test", "b.test"), BROCK_DENY);
@@ -165,27 +148,27 @@ static void test_survives_reopen_and_reaches_others(void **state)
 /* A state of the version before, without the table, gets it and keeps the rest. */
 static void test_migration(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = test_engine_open(f->dir, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 1);
     char db[300], text[256];
     sqlite3 *raw = NULL;
 
     assert_int_equal(brock_set_user_action(e, "kept.test", BROCK_USER_BLOCK), 0);
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
-    snprintf(db, sizeof(db), "%s/brock.db", f->dir);
+    snprintf(db, sizeof(db), "%s/brock.db", f->state);
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
     assert_int_equal(
         sqlite3_exec(raw, "DROP TABLE site_action; PRAGMA user_version = 3;", NULL, NULL, NULL),
         SQLITE_OK);
     sqlite3_close(raw);
 
-    e = test_engine_open(f->dir, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_int_equal(effect(e, "kept.test", "news.test"), BROCK_DENY);
     assert_int_equal(brock_set_site_action(e, "news.test", "kept.test", BROCK_USER_ALLOW), 0);
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
-    e = test_engine_open(f->dir, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_string_equal(test_list_site_choices(e, NULL, text, sizeof(text)),
                         "kept.test@news.test=user_allow");
     assert_int_equal(effect(e, "kept.test", "news.test"), BROCK_PASS);
@@ -228,8 +211,8 @@ static void check_many(struct brock_engine *e, unsigned reset)
 
 static void test_many_sites(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = test_engine_open(f->dir, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1);
     struct brock_engine *b;
     char site[64];
 
@@ -251,7 +234,7 @@ static void test_many_sites(void **state)
     check_many(a, 0);
 
     /* Another process loads them all. */
-    b = test_engine_open(f->dir, NULL, 1);
+    b = test_fixture_open(f, NULL, 1);
     block_learned(b, "tracker.test");
     check_many(b, 0);
 
@@ -276,9 +259,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decide_on_one_site),
         cmocka_unit_test(test_bad_input),
-        cmocka_unit_test_setup_teardown(test_survives_reopen_and_reaches_others, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_migration, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_many_sites, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_survives_reopen_and_reaches_others, setup,
+                                        test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_migration, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_many_sites, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,11 +8,6 @@
 
 #include "engine/engine.h"
 
-static struct brock_engine *open_engine(void)
-{
-    return test_engine_open(NULL, test_data("privacybadger"), 1);
-}
-
 static void set_heur(struct brock_engine *e, const char *domain, int heur)
 {
     struct action_entry *a = brock__action_ensure(e, domain);
@@ -30,7 +25,7 @@ static void decide(struct brock_engine *e, const char *host, const char *site,
 /* sitefixes.ignore: "doubleclick.net" on www.youtube.com. */
 static void test_ignore(void **state)
 {
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_decision d;
     char why[256];
 
@@ -66,7 +61,7 @@ static void test_ignore(void **state)
 /* sitefixes.yellowlist: "2mdn.net" and "try.abtasty.com" on their sites. */
 static void test_yellowlist(void **state)
 {
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_decision d;
     char why[256];
 
@@ -101,7 +96,7 @@ static void test_yellowlist(void **state)
 /* sitefixes.gpc, the sendDNTSignal setting and disabled sites decide the signals. */
 static void test_signals(void **state)
 {
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
 
     (void)state;
     assert_int_equal(brock_send_signals(e, "www.example.com"), 1);
@@ -131,7 +126,7 @@ static void test_replaced_and_checked(void **state)
         "\"sitefixes\": {\"gpc\": {\"www.b.example\": true}}",
         "\"sitefixes\": {\"gpc\": [\"\"]}",
     };
-    struct brock_engine *e = open_engine();
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_decision d;
     struct brock_update_stats st;
     char text[512];

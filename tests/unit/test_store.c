@@ -19,44 +19,21 @@
 #include "util/alloc.h"
 #include "util/file.h"
 
-struct fixture {
-    char dir[256];
-    char db[300];
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    test_mkdtemp("store", f->dir, sizeof(f->dir));
-    /* The state folder itself is created by the store, below the temporary one. */
-    strcat(f->dir, "/state");
-    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    char *slash = strrchr(f->dir, '/');
-
-    *slash = '\0';
-    test_rmtree(f->dir);
-    free(f);
+    *state = test_fixture_new("store");
     return 0;
 }
 
 /* ---- engines on the fixture's state ---- */
 
 /* An engine on the fixture's state, loaded. */
-static struct brock_engine *engine_on(const struct fixture *f, int *fresh)
+static struct brock_engine *engine_on(const struct test_fixture *f, int *fresh)
 {
     struct brock_engine *e = engine_new();
     int is_fresh = -1;
 
-    assert_int_equal(brock__sqlite_open(e, f->dir, &is_fresh), 0);
+    assert_int_equal(brock__sqlite_open(e, f->state, &is_fresh), 0);
     assert_non_null(e->store);
     assert_int_equal(brock__store_load(e), 0);
     if (fresh)
@@ -66,7 +43,7 @@ static struct brock_engine *engine_on(const struct fixture *f, int *fresh)
 
 /* ---- a second, plain SQLite connection, to look at and tamper with the file ---- */
 
-static sqlite3 *raw_open(const struct fixture *f)
+static sqlite3 *raw_open(const struct test_fixture *f)
 {
     sqlite3 *db = NULL;
 
@@ -113,7 +90,7 @@ static int64_t now_us(void)
 
 static void test_roundtrip(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a, *b;
     struct stat st;
     sqlite3 *raw;
@@ -122,7 +99,7 @@ static void test_roundtrip(void **state)
 
     a = engine_on(f, &fresh);
     assert_int_equal(fresh, 1);
-    assert_int_equal(stat(f->dir, &st), 0);
+    assert_int_equal(stat(f->state, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     assert_int_equal(stat(f->db, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
@@ -173,7 +150,7 @@ static void test_roundtrip(void **state)
     /* And once more after the first engine is gone. */
     engine_free(a);
     a = engine_new();
-    assert_int_equal(brock__sqlite_open(a, f->dir, &fresh), 0);
+    assert_int_equal(brock__sqlite_open(a, f->state, &fresh), 0);
     assert_int_equal(fresh, 0);
     assert_int_equal(brock__store_load(a), 0);
     assert_int_equal(a->actions.len, 5);
@@ -185,7 +162,7 @@ static void test_roundtrip(void **state)
 
 static void test_columnwise_upsert(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL), *b = engine_on(f, NULL), *c;
     const struct action_entry *x;
 
@@ -218,7 +195,7 @@ static void test_columnwise_upsert(void **state)
 
 static void test_poll(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL), *b = engine_on(f, NULL);
     const struct action_entry *x;
     const struct snitch *sn;
@@ -282,7 +259,7 @@ static void test_poll(void **state)
 
 static void test_delete(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL), *b, *c;
 
     put_action(a, "d.example", BROCK_USER_BLOCK, 0, 0, 0, 7);
@@ -329,7 +306,7 @@ static void test_delete(void **state)
 
 static void test_rollback(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL);
     const struct action_entry *ok, *refused;
     size_t dirty;
@@ -392,7 +369,7 @@ static void test_rollback(void **state)
     engine_free(a);
 }
 
-static void assert_no_file(const struct fixture *f, const char *suffix)
+static void assert_no_file(const struct test_fixture *f, const char *suffix)
 {
     char p[320];
 
@@ -402,7 +379,7 @@ static void assert_no_file(const struct fixture *f, const char *suffix)
 
 static void test_not_a_database(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = engine_new();
     char text[4096], *back = NULL;
     size_t len = 0;
@@ -410,10 +387,10 @@ static void test_not_a_database(void **state)
 
     for (size_t i = 0; i < sizeof(text); i++)
         text[i] = "brock state, but not SQLite\n"[i % 28];
-    assert_int_equal(file_mkdirs(f->dir, 0700), 0);
+    assert_int_equal(file_mkdirs(f->state, 0700), 0);
     assert_int_equal(file_write_atomic(f->db, text, sizeof(text), 0600), 0);
 
-    assert_int_equal(brock__sqlite_open(e, f->dir, &fresh), BROCK_ESTORE);
+    assert_int_equal(brock__sqlite_open(e, f->state, &fresh), BROCK_ESTORE);
     assert_null(e->store);
     assert_non_null(strstr(e->errmsg, f->db));
     assert_non_null(strstr(e->errmsg, "file is not a database"));
@@ -429,18 +406,18 @@ static void test_not_a_database(void **state)
 
 static void test_newer_schema(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = engine_new();
     sqlite3 *raw;
     sqlite3_stmt *st;
     int fresh = -1;
 
-    assert_int_equal(file_mkdirs(f->dir, 0700), 0);
+    assert_int_equal(file_mkdirs(f->state, 0700), 0);
     raw = raw_open(f);
     raw_exec(raw, "CREATE TABLE future (x); PRAGMA user_version = 99;");
     sqlite3_close(raw);
 
-    assert_int_equal(brock__sqlite_open(e, f->dir, &fresh), BROCK_ESTORE);
+    assert_int_equal(brock__sqlite_open(e, f->state, &fresh), BROCK_ESTORE);
     assert_null(e->store);
     assert_non_null(strstr(e->errmsg, f->db));
     assert_non_null(strstr(e->errmsg, "version 99"));
@@ -499,7 +476,7 @@ static size_t load_seed_by_hand(struct brock_engine *e)
 
 static void test_seed_flush(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL), *b = engine_on(f, NULL), *c;
     size_t n_sites = load_seed_by_hand(a);
     int64_t t0, flush_us, load_us;
@@ -548,7 +525,7 @@ static void test_seed_flush(void **state)
  * nothing is written to it. */
 static void test_damaged_page(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL), *b = engine_new();
     char *before = NULL, *after = NULL;
     size_t len = 0, len2 = 0;
@@ -575,7 +552,7 @@ static void test_damaged_page(void **state)
     assert_int_equal(fclose(fp), 0);
     assert_int_equal(file_read(f->db, 1 << 24, &before, &len), 0);
 
-    assert_int_equal(brock__sqlite_open(b, f->dir, &fresh), BROCK_ESTORE);
+    assert_int_equal(brock__sqlite_open(b, f->state, &fresh), BROCK_ESTORE);
     assert_null(b->store);
     assert_non_null(strstr(b->errmsg, f->db));
     assert_non_null(strstr(b->errmsg, "is corrupt ("));
@@ -592,7 +569,7 @@ static void test_damaged_page(void **state)
 /* A failed write says which file and why, in one sentence; the retry writes it all. */
 static void test_flush_failure_message(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *a = engine_on(f, NULL);
     char want[400];
     sqlite3 *raw = raw_open(f);
@@ -638,13 +615,13 @@ static int mapped(const char *prefix)
  * and GnuTLS): only a PostgreSQL store does. This program does not link libpq either. */
 static void test_sqlite_without_libpq(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *e = test_engine_open(f->dir, NULL, 1);
+    struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 1);
 
     assert_int_equal(brock_set_user_action(e, "tracker.example", BROCK_USER_BLOCK), 0);
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
-    e = test_engine_open(f->dir, NULL, 1);
+    e = test_fixture_open(f, NULL, 1);
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
     assert_true(mapped("libc.so"));
@@ -655,17 +632,17 @@ static void test_sqlite_without_libpq(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_columnwise_upsert, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_poll, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rollback, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_newer_schema, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_seed_flush, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_damaged_page, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_flush_failure_message, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_sqlite_without_libpq, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_roundtrip, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_columnwise_upsert, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_poll, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_delete, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_rollback, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_database, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_newer_schema, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_seed_flush, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_page, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_flush_failure_message, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_sqlite_without_libpq, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,7 @@ static int pg_count;
 
 struct fixture {
     enum backend b;
-    char dir[PATH_MAX];            /* SQLite: the state folder */
+    struct test_fixture *sqlite;   /* SQLite: its folders (the state below); NULL otherwise */
     char conninfo[PATH_MAX + 192]; /* PostgreSQL: this case's database */
 };
 
@@ -104,8 +104,7 @@ static int setup(void **state)
     f->b = *(const enum backend *)*state;
     *state = f;
     if (f->b == SQLITE) {
-        test_mkdtemp("stores", f->dir, sizeof(f->dir));
-        strcat(f->dir, "/state");
+        f->sqlite = test_fixture_new("stores");
         return 0;
     }
     if (pg_skip)
@@ -120,10 +119,7 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
 
-    if (f->b == SQLITE) {
-        *strrchr(f->dir, '/') = '\0';
-        test_rmtree(f->dir);
-    }
+    test_fixture_free(f->sqlite);
     free(f);
     return 0;
 }
@@ -142,7 +138,7 @@ static struct brock_engine *engine_on(const struct fixture *f, int *fresh)
     struct brock_engine *e = engine_new();
     int is_fresh = -1, rc;
 
-    rc = f->b == SQLITE ? brock__sqlite_open(e, f->dir, &is_fresh)
+    rc = f->b == SQLITE ? brock__sqlite_open(e, f->sqlite->state, &is_fresh)
                         : brock__pg_open(e, f->conninfo, &is_fresh);
     if (rc != 0)
         fail_msg("open: %s", e->errmsg);

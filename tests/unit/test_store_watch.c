@@ -19,41 +19,13 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-struct fixture {
-    char top[256];
-    char state[300];
-    char db[320];
-    char aside[320];
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    test_mkdtemp("watch", f->top, sizeof(f->top));
-    snprintf(f->state, sizeof(f->state), "%s/state", f->top);
-    snprintf(f->db, sizeof(f->db), "%s/brock.db", f->state);
-    snprintf(f->aside, sizeof(f->aside), "%s/aside.db", f->top);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    test_rmtree(f->top);
-    free(f);
+    *state = test_fixture_new("watch");
     return 0;
 }
 
 /* ---- an engine, what it learned, and what it holds ---- */
-
-static struct brock_engine *open_state(const struct fixture *f)
-{
-    return test_engine_open(f->state, NULL, 1);
-}
 
 static void sync_ok(struct brock_engine *e)
 {
@@ -154,7 +126,7 @@ static struct brock_store_status status(const struct brock_engine *e)
 
 /* ---- the file, from outside ---- */
 
-static void rm_suffix(const struct fixture *f, const char *suffix)
+static void rm_suffix(const struct test_fixture *f, const char *suffix)
 {
     char p[340];
 
@@ -180,7 +152,7 @@ static char *raw_text(const char *db, const char *sql)
     return out;
 }
 
-static void assert_sound(const struct fixture *f)
+static void assert_sound(const struct test_fixture *f)
 {
     char *ic = raw_text(f->db, "PRAGMA integrity_check");
 
@@ -189,7 +161,7 @@ static void assert_sound(const struct fixture *f)
 }
 
 /* A consistent copy of the state, as a backup tool makes it (SQLite's online backup). */
-static void backup_to(const struct fixture *f, const char *to)
+static void backup_to(const struct test_fixture *f, const char *to)
 {
     sqlite3 *src = NULL, *dst = NULL;
     sqlite3_backup *b;
@@ -225,8 +197,8 @@ static void copy_in_place(const char *from, const char *to)
  * written before the rm and what came after, to a new file of mode 0600. */
 static void test_deleted(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
     struct brock_store_status st;
     struct stat sb;
     char *seeded_before, *seeded_after;
@@ -267,7 +239,7 @@ static void test_deleted(void **state)
     sync_ok(a);
     assert_int_equal(status(a).recreated, 1);
 
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     assert_int_equal(tracker(b, "tracker.example").n_evidence, 3);
     assert_int_equal(tracker(b, "px.tracker.example").action, BROCK_BLOCK);
@@ -283,8 +255,8 @@ static void test_deleted(void **state)
  * not be laid over the new one. */
 static void test_deleted_wal_left(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
 
     for (int i = 0; i < 40; i++) {
         char host[64];
@@ -299,8 +271,8 @@ static void test_deleted_wal_left(void **state)
     assert_int_equal(status(a).recreated, 1);
     brock_engine_free(a);
     assert_sound(f);
-    a = open_state(f);
-    b = open_state(f);
+    a = test_fixture_open(f, NULL, 1);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     assert_int_equal(tracker(b, "after.example").user, BROCK_USER_COOKIEBLOCK);
     assert_int_equal(tracker(b, "tracker3.example").n_evidence, 2);
@@ -311,8 +283,8 @@ static void test_deleted_wal_left(void **state)
 /* The whole state folder removed: made again, 0700. */
 static void test_folder_deleted(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
     struct stat sb;
 
     choose(a, "kept.example", BROCK_USER_BLOCK);
@@ -322,7 +294,7 @@ static void test_folder_deleted(void **state)
     assert_int_equal(status(a).recreated, 1);
     assert_int_equal(stat(f->state, &sb), 0);
     assert_int_equal(sb.st_mode & 0777, 0700);
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_int_equal(tracker(b, "kept.example").user, BROCK_USER_BLOCK);
     brock_engine_free(b);
     brock_engine_free(a);
@@ -333,8 +305,8 @@ static void test_folder_deleted(void **state)
  * a change made since the last sync is newer than any file and stays. */
 static void restore(void **state, int in_place)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
     struct brock_store_status st;
 
     choose(a, "choice.example", BROCK_USER_BLOCK);
@@ -379,7 +351,7 @@ static void restore(void **state, int in_place)
     assert_int_equal(tracker(a, "other.example").n_evidence, 1);
     assert_int_equal(tracker(a, "unsynced.example").user, BROCK_USER_BLOCK);
     assert_sound(f);
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     brock_engine_free(b);
     /* And it goes on as any state: no more events. */
@@ -388,7 +360,7 @@ static void restore(void **state, int in_place)
     sync_ok(a);
     st = status(a);
     assert_int_equal(st.reloaded, 1);
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     brock_engine_free(b);
     brock_engine_free(a);
@@ -410,8 +382,8 @@ static void test_replaced_in_place(void **state)
  * away, the state is written anew. */
 static void test_garbage_in_place(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b;
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b;
     struct brock_store_status st;
     char junk[8192];
     int64_t written;
@@ -438,7 +410,7 @@ static void test_garbage_in_place(void **state)
     sync_ok(a);
     st = status(a);
     assert_int_equal(st.reloaded + st.recreated, 0);
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     assert_int_equal(tracker(b, "meanwhile.example").user, BROCK_USER_ALLOW);
     brock_engine_free(b);
@@ -470,7 +442,7 @@ static void test_garbage_in_place(void **state)
     st = status(a);
     assert_int_equal(st.recreated, 1);
     assert_int_equal(st.failing, 0);
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     brock_engine_free(b);
     brock_engine_free(a);
@@ -480,8 +452,8 @@ static void test_garbage_in_place(void **state)
  * replacement: each picks up the other's changes, as ever. */
 static void test_other_writers(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b = open_state(f);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b = test_fixture_open(f, NULL, 1);
 
     for (int i = 0; i < 5; i++) {
         char name[64];
@@ -501,7 +473,7 @@ static void test_other_writers(void **state)
     sync_ok(a);
     assert_int_equal(status(a).reloaded, 0);
     assert_int_equal(status(a).recreated, 0);
-    b = open_state(f);
+    b = test_fixture_open(f, NULL, 1);
     assert_same_state(a, b);
     brock_engine_free(b);
     brock_engine_free(a);
@@ -512,8 +484,8 @@ static void test_other_writers(void **state)
  * changed keeps the last writer's value. */
 static void test_settings_both_kept(void **state)
 {
-    struct fixture *f = *state;
-    struct brock_engine *a = open_state(f), *b = open_state(f);
+    struct test_fixture *f = *state;
+    struct brock_engine *a = test_fixture_open(f, NULL, 1), *b = test_fixture_open(f, NULL, 1);
     struct brock_passthrough p;
 
     assert_int_equal(brock_site_set_disabled(a, "a.example", 1), 0);
@@ -537,18 +509,17 @@ static void test_settings_both_kept(void **state)
 /* What brock_store_status() says of each kind of engine, and of a failure. */
 static void test_status(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_config cfg = {.state_dir = f->state, .no_seed = 1, .read_only = 1};
     struct brock_engine *a = test_engine_open(NULL, NULL, 1), *b;
     struct brock_store_status st;
-    char err[256];
 
     st = status(a);
     assert_int_equal(st.kind, BROCK_STORE_MEMORY);
     assert_string_equal(st.path, "");
     brock_engine_free(a);
 
-    a = open_state(f);
+    a = test_fixture_open(f, NULL, 1);
     st = status(a);
     assert_int_equal(st.kind, BROCK_STORE_FILE);
     assert_string_equal(st.path, f->db);
@@ -560,7 +531,7 @@ static void test_status(void **state)
     assert_int_equal(st.failing, 0);
     assert_string_equal(st.last_error, "");
 
-    assert_int_equal(brock_engine_open(&cfg, &b, err, sizeof(err)), 0);
+    b = test_engine_with(&cfg);
     st = status(b);
     assert_int_equal(st.kind, BROCK_STORE_READONLY);
     assert_true(st.why[0] != '\0');
@@ -572,7 +543,7 @@ static void test_status(void **state)
  * sync says why, and closing leaves nothing; the next open, with room, seeds it whole. */
 static void test_first_write_fails(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     const char *data = test_data("privacybadger");
     struct rlimit was, small;
     struct brock_engine *e, *mem;
@@ -586,7 +557,7 @@ static void test_first_write_fails(void **state)
     small.rlim_cur = 256 * 1024;
     signal(SIGXFSZ, SIG_IGN);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
-    e = test_engine_open(f->state, data, 0);
+    e = test_fixture_open(f, data, 0);
     rc = brock_sync(e);
     st = status(e);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
@@ -602,10 +573,10 @@ static void test_first_write_fails(void **state)
     mem = test_engine_open(NULL, data, 0);
     brock_counts(mem, want, &n_want);
     brock_engine_free(mem);
-    e = test_engine_open(f->state, data, 0);
+    e = test_fixture_open(f, data, 0);
     sync_ok(e);
     brock_engine_free(e);
-    e = test_engine_open(f->state, data, 0);
+    e = test_fixture_open(f, data, 0);
     brock_counts(e, got, &n_got);
     assert_true(n_want > 10000);
     assert_int_equal(n_got, n_want);
@@ -616,16 +587,16 @@ static void test_first_write_fails(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_deleted_wal_left, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_folder_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_replaced_by_rename, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_replaced_in_place, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_garbage_in_place, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_other_writers, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_settings_both_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_status, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_first_write_fails, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deleted, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_deleted_wal_left, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_folder_deleted, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_replaced_by_rename, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_replaced_in_place, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_garbage_in_place, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_other_writers, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_settings_both_kept, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_status, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_first_write_fails, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

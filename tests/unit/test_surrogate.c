@@ -17,20 +17,12 @@
 #include "data/surrogate.h"
 #include "util/file.h"
 
-struct fixture {
-    char tmp[64];
-    char data[128];
-};
-
 /* A data folder of links to the current layout's files, without its surrogates unless
  * with_rules. */
 static int setup_dir(void **state, int with_rules)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
+    struct test_fixture *f = test_fixture_new("surrogate");
 
-    assert_non_null(f);
-    test_mkdtemp("surrogate", f->tmp, sizeof(f->tmp));
-    snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
     test_link_data(f->data, with_rules ? NULL
                                        : (const char *const[]){"surrogate-rules.json",
                                                                "web_accessible_resources", NULL});
@@ -48,16 +40,7 @@ static int setup_rules(void **state)
     return setup_dir(state, 1);
 }
 
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    int rc = test_rmtree(f->tmp);
-
-    free(f);
-    return rc;
-}
-
-static void put(const struct fixture *f, const char *name, const char *text)
+static void put(const struct test_fixture *f, const char *name, const char *text)
 {
     char path[512];
 
@@ -67,7 +50,7 @@ static void put(const struct fixture *f, const char *name, const char *text)
 }
 
 /* Debian's surrogates.js in the data folder. */
-static void put_debian(const struct fixture *f)
+static void put_debian(const struct test_fixture *f)
 {
     char dst[512], real[4096];
 
@@ -127,7 +110,7 @@ static const struct {
 
 static void test_debian_layout(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
     struct brock_decision d;
     size_t hosts, bodies, len;
@@ -181,7 +164,7 @@ static void test_debian_layout(void **state)
 
 static void test_current_layout(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = test_engine_open(NULL, f->data, 1);
     struct brock_decision d;
     size_t hosts, bodies;
@@ -243,7 +226,7 @@ static void test_current_layout(void **state)
 /* A data folder without surrogates has none, and that is no error. */
 static void test_none(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = test_engine_open(NULL, f->data, 1);
     struct brock_decision d;
 
@@ -259,7 +242,7 @@ static void test_none(void **state)
 
 static void test_fp_scripts(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e = test_engine_open(NULL, f->data, 0); /* seeded */
     const char *fp2 = "https://cdn.jsdelivr.net/npm/fingerprintjs2@2.1.0/dist/fingerprint2.min.js";
     struct brock_decision d;
@@ -404,7 +387,7 @@ static void test_js_errors(void **state)
 /* Malformed rules fail the open and a reload, which then changes nothing. */
 static void test_malformed_rules(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_config cfg = {.data_dir = f->data, .no_seed = 1};
     struct brock_engine *e = NULL;
     struct brock_decision d;
@@ -449,14 +432,14 @@ static void test_malformed_rules(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_debian_layout, setup_plain, teardown),
-        cmocka_unit_test_setup_teardown(test_current_layout, setup_rules, teardown),
-        cmocka_unit_test_setup_teardown(test_none, setup_plain, teardown),
-        cmocka_unit_test_setup_teardown(test_fp_scripts, setup_rules, teardown),
+        cmocka_unit_test_setup_teardown(test_debian_layout, setup_plain, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_current_layout, setup_rules, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_none, setup_plain, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_fp_scripts, setup_rules, test_fixture_teardown),
         cmocka_unit_test(test_reformat),
         cmocka_unit_test(test_tokenizer),
         cmocka_unit_test(test_js_errors),
-        cmocka_unit_test_setup_teardown(test_malformed_rules, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_rules, setup_plain, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,33 +18,13 @@
 
 #define NOW ((int64_t)1700000000000)
 
-struct fixture {
-    char tmp[64];
-    char state[128];
-    char data[128]; /* a data folder whose pbconfig.json the test writes */
-};
-
-/* The shared data folder's files, linked, but for pbconfig.json. */
+/* The shared data folder's files, linked, but for pbconfig.json, which the test writes. */
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
+    struct test_fixture *f = test_fixture_new("update");
 
-    assert_non_null(f);
-    test_mkdtemp("update", f->tmp, sizeof(f->tmp));
-    snprintf(f->state, sizeof(f->state), "%s/state", f->tmp);
-    snprintf(f->data, sizeof(f->data), "%s/data", f->tmp);
     test_link_data(f->data, (const char *const[]){"pbconfig.json", NULL});
     *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    /* Never through the links: they lead to the shared test data. */
-    test_rmtree(f->tmp);
-    free(f);
     return 0;
 }
 
@@ -74,7 +54,7 @@ static char *pbconfig_with(const char *add, const char *drop, size_t *len)
     return text;
 }
 
-static void write_data_pbconfig(const struct fixture *f, const char *add)
+static void write_data_pbconfig(const struct test_fixture *f, const char *add)
 {
     char path[256];
     size_t len;
@@ -83,11 +63,6 @@ static void write_data_pbconfig(const struct fixture *f, const char *add)
     snprintf(path, sizeof(path), "%s/pbconfig.json", f->data);
     assert_int_equal(file_write_atomic(path, text, len, 0600), 0);
     free(text);
-}
-
-static struct brock_engine *open_at(const char *state_dir, const char *data_dir)
-{
-    return test_engine_open(state_dir, data_dir, 1);
 }
 
 static void set_heur(struct brock_engine *e, const char *domain, int heur)
@@ -116,7 +91,7 @@ static void learn_tracker(struct brock_engine *e)
 
 static void test_added_removed(void **state)
 {
-    struct brock_engine *e = open_at(NULL, test_data("privacybadger"));
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_update_stats st;
     size_t n0 = e->lists.yellow_order.n, len;
     char *text;
@@ -164,7 +139,7 @@ static void test_invalid_changes_nothing(void **state)
         "{\"yellowlist\": [\"a.example\"], \"dnt_policy_hashes\": {\"x\": \"ABC\"}}",
         "{\"yellowlist\": [\"a.example\"], \"sitefixes\": {\"gpc\": 1}}",
     };
-    struct brock_engine *e = open_at(NULL, test_data("privacybadger"));
+    struct brock_engine *e = test_engine_pb(NULL);
     size_t n0 = e->lists.yellow_order.n, h0 = e->lists.dnt_hashes.len;
 
     (void)state;
@@ -189,7 +164,7 @@ static void test_invalid_changes_nothing(void **state)
 static void test_hashes_only_added(void **state)
 {
     static const char policy[] = "A policy text brock's tests made up.\n";
-    struct brock_engine *e = open_at(NULL, test_data("privacybadger"));
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_update_stats st;
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int mdlen = 0;
@@ -218,13 +193,13 @@ static void test_hashes_only_added(void **state)
 /* The applied configuration outlives the process and wins over the data folder's. */
 static void test_persisted(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
     size_t len;
     char *text, *row = NULL;
 
     write_data_pbconfig(f, NULL);
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     learn_tracker(e);
     text = pbconfig_with("cdn.trk.example", NULL, &len);
     assert_int_equal(brock_update_apply(e, "new", text, len, NOW, NULL), 0);
@@ -232,7 +207,7 @@ static void test_persisted(void **state)
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
 
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     assert_true(brock__yellowlisted(e, "cdn.trk.example"));
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
     assert_int_equal(brock_update_time(e), NOW);
@@ -244,13 +219,13 @@ static void test_persisted(void **state)
     brock_engine_free(e);
 
     /* Unsynced, an update is dropped with the engine, as every change is. */
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     text = pbconfig_with(NULL, NULL, &len);
     assert_int_equal(brock_update_apply(e, "old", text, len, NOW + 5, NULL), 0);
     free(text);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_DENY);
     brock_engine_free(e);
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
     assert_int_equal(brock_update_time(e), NOW);
     brock_engine_free(e);
@@ -260,30 +235,30 @@ static void test_persisted(void **state)
  * through the same added/removed rules. */
 static void test_data_folder_changed(void **state)
 {
-    struct fixture *f = *state;
+    struct test_fixture *f = *state;
     struct brock_engine *e;
 
     write_data_pbconfig(f, NULL);
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     learn_tracker(e);
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
 
     write_data_pbconfig(f, "cdn.trk.example");
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
     assert_int_equal(brock_update_time(e), 0);
     assert_true(brock_sync(e) >= 0);
     brock_engine_free(e);
 
     /* the state now follows the new list: opening again changes nothing */
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     assert_int_equal(e->pbconfig_dirty, 0);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
     brock_engine_free(e);
 
     write_data_pbconfig(f, NULL);
-    e = open_at(f->state, f->data);
+    e = test_fixture_open(f, f->data, 1);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_DENY);
     brock_engine_free(e);
 }
@@ -294,8 +269,8 @@ int main(void)
         cmocka_unit_test(test_added_removed),
         cmocka_unit_test(test_invalid_changes_nothing),
         cmocka_unit_test(test_hashes_only_added),
-        cmocka_unit_test_setup_teardown(test_persisted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_data_folder_changed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_persisted, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_data_folder_changed, setup, test_fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

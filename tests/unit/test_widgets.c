@@ -7,11 +7,6 @@
 
 #include "engine/engine.h"
 
-static struct brock_engine *open_engine(const char *state)
-{
-    return test_engine_open(state, test_data("privacybadger"), 1);
-}
-
 static void test_pattern(void **state)
 {
     (void)state;
@@ -50,7 +45,7 @@ static void blocked_names(struct brock_engine *e, const char *site, const char *
 
 static void test_blocked(void **state)
 {
-    struct brock_engine *e = open_engine(NULL);
+    struct brock_engine *e = test_engine_pb(NULL);
     static const char *const yt[] = {"youtube.com", "www.youtube.com", "www.youtube-nocookie.com"};
     char names[512], *text = NULL;
     json_t *root, *w;
@@ -106,7 +101,7 @@ static void test_blocked(void **state)
  * a name under a "*."-pattern, for every site or one; and the widget lists name them. */
 static void test_user_choice(void **state)
 {
-    struct brock_engine *e = open_engine(NULL);
+    struct brock_engine *e = test_engine_pb(NULL);
     struct brock_user_choice u;
     char *text = NULL;
     json_t *root;
@@ -174,7 +169,7 @@ static int collect(void *arg, const char *pattern)
 
 static void test_unblock(void **state)
 {
-    struct brock_engine *e = open_engine(NULL);
+    struct brock_engine *e = test_engine_pb(NULL);
     char got[256] = "";
 
     (void)state;
@@ -202,7 +197,7 @@ static void decide(struct brock_engine *e, const char *url, const char *site, co
 
 static void test_decide(void **state)
 {
-    struct brock_engine *e = open_engine(NULL);
+    struct brock_engine *e = test_engine_pb(NULL);
     static const char *const yt[] = {"youtube.com", "www.youtube.com"};
     static const char *const dq[] = {"*.disqus.com"};
     struct brock_decision d;
@@ -245,15 +240,21 @@ static int collect_pairs(void *arg, const char *site, const char *name)
     return 0;
 }
 
+/* A temporary folder for the engine's state, removed by test_fixture_teardown. */
+static int setup(void **state)
+{
+    *state = test_fixture_new("widgets");
+    return 0;
+}
+
 static void test_site_allowlist(void **state)
 {
-    char dir[PATH_MAX], got[512] = "";
+    const struct test_fixture *f = *state;
+    char got[512] = "";
     struct brock_engine *e;
     struct brock_decision d;
 
-    (void)state;
-    test_mkdtemp("widgets", dir, sizeof(dir));
-    e = open_engine(dir);
+    e = test_engine_pb(f->state);
     assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
     assert_int_equal(brock_widget_site_allow(e, "Site.Example", "YouTube", 1), 0);
     assert_int_equal(brock_widget_site_allow(e, "site.example", "YouTube", 1), 0);
@@ -271,7 +272,7 @@ static void test_site_allowlist(void **state)
     brock_engine_free(e);
 
     /* It lasts: the setting is in the state. */
-    e = open_engine(dir);
+    e = test_engine_pb(f->state);
     got[0] = '\0';
     assert_int_equal(brock_widget_site_allowlist_each(e, collect_pairs, got), 0);
     assert_string_equal(got, "site.example=YouTube;");
@@ -286,7 +287,6 @@ static void test_site_allowlist(void **state)
     assert_string_equal(got, "");
     assert_int_equal(brock_sync(e), 0);
     brock_engine_free(e);
-    test_rmtree(dir);
 }
 
 /* The allowlist a decision reads is read out of the settings once: each way it can change is
@@ -298,7 +298,7 @@ static void test_allowlist_change_seen(void **state)
     const char *url = "https://www.youtube.com/embed/x";
     struct brock_decision d;
     struct brock_stats st;
-    struct brock_engine *e = open_engine(NULL);
+    struct brock_engine *e = test_engine_pb(NULL);
 
     (void)state;
     assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
@@ -337,7 +337,7 @@ int main(void)
         cmocka_unit_test(test_unblock),
         cmocka_unit_test(test_user_choice),
         cmocka_unit_test(test_decide),
-        cmocka_unit_test(test_site_allowlist),
+        cmocka_unit_test_setup_teardown(test_site_allowlist, setup, test_fixture_teardown),
         cmocka_unit_test(test_allowlist_change_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
