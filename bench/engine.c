@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "engine/names.h"
 #include "util/buf.h"
 
 static double now_s(void)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "brock.h"
-#include "engine/engine.h"
+#include "engine/evidence.h"
 #include "engine/sitecookies.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -14,6 +14,7 @@
 
 #include "brock.h"
 #include "engine/engine.h"
+#include "engine/names.h"
 #include "diff_data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

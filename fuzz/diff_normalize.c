@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "brock.h"
-#include "engine/engine.h"
+#include "engine/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,7 @@
 
 #include "brock.h"
 #include "engine/engine.h"
+#include "engine/names.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

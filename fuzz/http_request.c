@@ -18,6 +18,7 @@
 
 #include "brock.h"
 #include "engine/engine.h"
+#include "engine/evidence.h"
 #include "proxy/firstparty.h"
 #include "http/head.h"
 #include "proxy/rewrite.h"

@@ -16,6 +16,7 @@
 
 #include "brock.h"
 #include "engine/engine.h"
+#include "engine/evidence.h"
 #include "http/head.h"
 #include "proxy/rewrite.h"
 #include "side_stream.h"

@@ -3,7 +3,7 @@
  * Addresses as the engine reads them: the host of a URL, found where browsers find it, and IP
  * addresses as Privacy Badger tests them (whether a host is one, whether it is private).
  */
-#include "engine/engine.h"
+#include "engine/names.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>

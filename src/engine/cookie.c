@@ -5,6 +5,7 @@
  * low-entropy values and their bits add up to no more than 12.
  */
 #include "engine/engine.h"
+#include "engine/evidence.h"
 
 #include <limits.h>
 #include <stdbool.h>

@@ -5,6 +5,7 @@
  * way Privacy Badger does, multi-domain first parties included.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -5,6 +5,7 @@
  * front/open.c's, syncing it store/store_api.c's, exporting export/export.c's.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <errno.h>
 #include <stdio.h>

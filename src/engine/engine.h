@@ -249,75 +249,7 @@ enum {
 int brock__fail(struct brock_engine *e, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- address.c: URLs' hosts and IP addresses ---- */
-
-/* Whether host (normalised) is an IP address as Privacy Badger tests it (IPv4 in dotted
- * decimal, octal or hex, all digits, or anything with a colon, IPv6). */
-int brock__is_ip(const char *host);
-
-/* The host of url as written, without copying it, when url is "http://" or "https://", a
- * host of lower-case letters, digits, '-', '_' and '.', an optional valid port, then the
- * end, '/', '?', '#' or '\\': its start, and its length in *len. brock_url_host() gives that
- * host normalised if it is valid. NULL for any other URL. */
-const char *brock__url_plain_host(const char *url, size_t *len);
-
-/* localhost, or IPv4 in 127/8, 10/8, 172.16/12, 192.168/16: never acted on. */
-int brock__is_private(const char *host);
-
-/* The same without the first byte's shortcut: the reference brock__is_private() must agree
- * with (a plain engine and the differential tests use it). */
-int brock__is_private_plain(const char *host);
-
-/* ---- domain.c: host names, base domains, third parties ---- */
-
-/* The ways brock_host_normalize() can read a name: the full reference (brackets, a trailing
- * dot, IDNA, the ASCII rules), and the fast paths that stand in for it on a name already
- * plain: byte by byte, a word at a time, sixteen bytes at a time (SSE2; always declines
- * without it). A fast path declines (-1) what it does not take; what it takes, it must
- * normalise exactly as the full path does, which the differential tests check. */
-enum brock__norm_path {
-    BROCK__NORM_FULL,
-    BROCK__NORM_BYTES,
-    BROCK__NORM_WORDS,
-    BROCK__NORM_SSE2,
-};
-
-/* host (len bytes) normalised into out (BROCK_HOST_MAX bytes) by one path only: its length,
- * or negative (out "") when that path declines or the name is not a host. */
-int brock__host_normalize_by(enum brock__norm_path path, const char *host, size_t len, char *out);
-
-/* PB's isThirdParty(request_host, site_host): NULL or "" is third party. */
-int brock__is_third_party(const char *request_host, const char *site_host);
-
-/* isThirdPartyDomain: isThirdParty and not one multi-domain first party. */
-int brock__is_third_party_domain(const struct brock_engine *e, const char *a, const char *b);
-
-/* The same for a (alen bytes) and b (blen bytes, both not empty) whose bases are known:
- * base_b, and base_a unless NULL (then worked out when needed). */
-int brock__is_third_party_bases(const struct brock_engine *e, const char *a, size_t alen,
-                                const char *base_a, const char *b, size_t blen, const char *base_b);
-
-/* The base domain of a normalised host (no trailing dot), as a pointer into host: the base
- * is a tail of it. Cached per engine; "" (the end of host) when host has none. */
-const char *brock__base(const struct brock_engine *e, const char *host);
-
-/* The same for host of len bytes (NUL-terminated). */
-const char *brock__base_len(const struct brock_engine *e, const char *host, size_t len);
-
-/* brock_base_domain() for a name the engine already holds as valid (an action map key, a
- * normalised host), where a failure can only leave out "" or, without a Public Suffix List,
- * the name itself: the same as the public call, with nothing to check. */
-void brock__base_domain(const char *host, char *out);
-int brock__base_cache_init(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
-void brock__base_cache_free(struct brock_engine *e);
-/* How often the base cache has asked libpsl (for tests). */
-uint64_t brock__psl_asked(const struct brock_engine *e);
-
-/* A number brock_psl_load() changes: base domains computed under another may differ. */
-uint64_t brock__psl_generation(void);
-
-/* After brock_psl_load(): forgets the base domains and answers e computed with the old list. */
-void brock__psl_check(struct brock_engine *e);
+/* ---- engine.c: jansson's values in an arena ---- */
 
 struct arena;
 
@@ -327,27 +259,6 @@ struct arena;
  * allocates through functions brock did not put in. */
 int brock__json_arena(struct arena *a);
 void brock__json_arena_on(int on);
-
-/* isMultiDomainFirstParty(base_a, base_b). */
-int brock__is_mdfp(const struct brock_engine *e, const char *base_a, const char *base_b);
-
-/* Whether a normalised name of two labels or more is a public suffix, which Privacy Badger
- * makes its own base: no rule above it applies to it or below it. */
-int brock__is_public_suffix(const char *host);
-
-/* Whether a normalised name that is not an address is a public suffix of any number of
- * labels ("com", "co.uk", "github.io"; by the list's default rule, every name of one label):
- * what names it would name every site under it. */
-int brock__is_suffix_name(const char *host);
-
-/* Calls fn with each name of the Public Suffix List in use whose children are other sites
- * (normalised; for a "*." rule the name after it), read from the list's text, until fn
- * returns other than 0. Returns 0, fn's value, or BROCK_EIO with why (n bytes) naming the
- * file and the failure when the text cannot be read. */
-int brock__psl_each(int (*fn)(void *arg, const char *suffix), void *arg, char *why, size_t n);
-
-/* The parent of a name: the text after its first dot, or NULL at the last label. */
-const char *brock__parent(const char *name);
 
 /* ---- answers.c: recent decisions ---- */
 
@@ -378,102 +289,6 @@ struct brock__answer_tails {
 void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
                        const struct brock_decision *d, size_t hlen, const char *cname,
                        const struct brock__answer_tails *t);
-
-/* ---- cookie.c: Cookie and Set-Cookie ---- */
-
-/* Calls cb for each name=value piece of one header value in Privacy Badger's parseCookie
- * with noDecode, skipAttributes and skipNonValues: `\n` separates like `;`, name and value
- * trimmed, one pair of quotes removed from the value. Views point into s. cb returns 0 to
- * go on. Returns the number of pairs, or cb's non-zero value. */
-int brock__cookie_parse(const char *s, size_t len,
-                        int (*cb)(void *arg, const char *name, size_t nlen, const char *val,
-                                  size_t vlen),
-                        void *arg);
-
-/* The bits a low-entropy cookie value carries, or -1 when the value (lower-cased) is not
- * in Privacy Badger's table and so identifies. */
-int brock__cookie_value_bits(const char *val, size_t vlen);
-
-/* hasCookieTracking over the Cookie and Set-Cookie headers among h. Returns 1 when they
- * identify (copying the first identifying cookie's name into name, if not NULL), else 0. */
-int brock__has_cookie_tracking(const struct brock_header *h, size_t n, char *name,
-                               size_t name_size);
-
-/* ---- entropy.c: estimateMaxEntropy and findCommonSubstrings, over UTF-16 ---- */
-
-/* findCommonSubstrings' shortest substring, and the pixel rule's shortest value. */
-#define BROCK__COMMON_MIN 8
-
-/* Decodes len bytes of UTF-8 as WHATWG's decoder does (each malformed sequence one U+FFFD)
- * into out, which holds len units (UTF-16 never needs more); with out NULL only counts.
- * Returns the number of units. */
-size_t brock__utf16_from_utf8(const char *s, size_t len, uint16_t *out);
-
-/* Encodes n units as UTF-8 into out (3 * n + 1 bytes), NUL-terminated; half a surrogate pair
- * becomes U+FFFD. Returns the bytes written, without the NUL. */
-size_t brock__utf8_from_utf16(const uint16_t *s, size_t n, char *out);
-
-/* A copy of s (mem_free() it) that is valid UTF-8: each malformed sequence becomes U+FFFD, as
- * a browser reads the bytes. What brock keeps of a request's bytes (a cookie's name, a script's
- * path) goes through it, for the state's readers need text: PostgreSQL refuses anything else,
- * and JSON cannot carry it. NULL when out of memory. */
-char *brock__utf8_dup(const char *s);
-
-/* One unit lower- or upper-cased, as JavaScript does for the letters it covers. */
-uint16_t brock__lower16(uint16_t c);
-uint16_t brock__upper16(uint16_t c);
-
-/* estimateMaxEntropy of n units. */
-double brock__max_entropy16(const uint16_t *s, size_t n);
-
-/* A piece of a string: offset and length, in units. */
-struct brock__span {
-    size_t off, len;
-};
-
-/* findCommonSubstrings' working memory and result: v[0..n) are substrings of a. */
-struct brock__lcs {
-    uint32_t *row;
-    size_t row_cap;
-    struct brock__span *v;
-    size_t n, cap;
-};
-
-/* findCommonSubstrings(a, b) into w (reused across calls; brock__lcs_cleanup() frees it).
- * Returns 0 or BROCK_ENOMEM. */
-int brock__lcs_run(struct brock__lcs *w, const uint16_t *a, size_t n, const uint16_t *b,
-                   size_t m) BROCK_NODISCARD_INTERNAL;
-void brock__lcs_cleanup(struct brock__lcs *w);
-
-/* ---- pixel.c: pixel cookie sharing (section 3.7) ---- */
-
-/* What the rule reads; strings as (pointer, length), none needs a NUL. */
-struct brock__pixel_in {
-    const char *url; /* the image's URL */
-    size_t url_len;
-    const char *tab_url; /* the top-level page's URL */
-    size_t tab_url_len;
-    const char *ua; /* the User-Agent; NULL: none */
-    size_t ua_len;
-    const char *cookies; /* the page's script-readable cookies, "a=1; b=2" */
-    size_t cookies_len;
-};
-
-/* The first cookie and URL parameter found shared, as UTF-8. */
-struct brock__pixel_hit {
-    char cookie[128];
-    char param[128];
-};
-
-/* The cells of findCommonSubstrings' table one check may fill, over all its pairs of a
- * cookie and a parameter: past them the check gives up, finding nothing. */
-#define BROCK__PIXEL_CELLS_MAX ((size_t)1 << 24)
-
-/* Privacy Badger's pixelCookieShareAccounting without the recording: whether a parameter
- * of in->url carries a high-entropy piece of one of in->cookies. Returns 1 (with *hit
- * filled), 0, or BROCK_ENOMEM. */
-int brock__pixel_share(const struct brock__pixel_in *in,
-                       struct brock__pixel_hit *hit) BROCK_NODISCARD_INTERNAL;
 
 /* ---- policy.c: actions and their resolution ---- */
 

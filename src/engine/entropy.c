@@ -4,7 +4,7 @@
  * units: estimateMaxEntropy (section 3.4) and findCommonSubstrings (section 3.7), the two
  * halves of the pixel cookie sharing rule.
  */
-#include "engine/engine.h"
+#include "engine/evidence.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -6,6 +6,8 @@
  * sites (Privacy Badger's recordPrevalence and blocklistDomain, sections 3.1 and 3.9).
  */
 #include "engine/engine.h"
+#include "engine/names.h"
+#include "engine/evidence.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,6 +5,7 @@
  * read from Debian's release layout or from a flat folder of the current files.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 #include "data/surrogate.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  * keeps them per tab. Bounded: past the limits the oldest site or host is dropped.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,6 +6,7 @@
  * (section 10), and the state written back out as an export Privacy Badger can import.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <errno.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * third party without any cookie of its own. Strings are compared as JavaScript compares
  * them, in UTF-16 code units, with the URL's parameters read as URLSearchParams reads them.
  */
-#include "engine/engine.h"
+#include "engine/evidence.h"
 
 #include <string.h>
 

@@ -5,6 +5,7 @@
  * and getBestAction), then the decision for a request and the user's choices.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 #include "data/surrogate.h"
 
 #include <stdio.h>

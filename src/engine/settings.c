@@ -4,6 +4,7 @@
  * on, and the sites where it is disabled (section 4.2).
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <string.h>
 

@@ -7,6 +7,7 @@
  * on a site without choices costs one lookup however many other sites have some.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,7 @@
  * with the evidence behind it (what `brock list` and the dashboard show), and counts.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <stdlib.h>
 #include <string.h>

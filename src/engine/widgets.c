@@ -6,6 +6,7 @@
  * requests through is checkAction's first line, in policy.c.
  */
 #include "engine/engine.h"
+#include "engine/names.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -6,6 +6,7 @@
  * go. Computed once from the resolved actions, so that every format writes the same choices.
  */
 #include "export/export.h"
+#include "engine/names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

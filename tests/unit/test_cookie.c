@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "engine/engine.h"
+#include "engine/evidence.h"
 
 /* ---- brock__cookie_parse ---- */
 

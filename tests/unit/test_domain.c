@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/names.h"
 #include "util/hash.h"
 
 /* ---- brock_host_normalize ---- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/evidence.h"
 #include "util/alloc.h"
 
 static void yellowlist(struct brock_engine *e, const char *d)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "engine/evidence.h"
 
 /* ---- brock_max_entropy ---- */
 
