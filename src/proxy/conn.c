@@ -17,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent_ssl.h>
 
+#include "dash/dash.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
 #include "proxy/passthrough.h"

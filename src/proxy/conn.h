@@ -17,7 +17,8 @@
 #include <http_parser.h>
 
 #include "brock.h"
-#include "dash/dash.h"
+#include "monitor/livelog.h"
+#include "monitor/metrics.h"
 #include "process/access.h"
 #include "proxy/admit.h"
 #include "proxy/firstparty.h"
@@ -115,11 +116,11 @@ struct proxy {
     int64_t report_said_ms;
     struct report_limits report_limits; /* what pages' scripts said lately (reportlimit.h) */
 
-    /* For the dashboard's /api/status, and /metrics (dash.h: counted here, on the loop). */
+    /* For the dashboard's /api/status, and /metrics (monitor/metrics.h: counted here, on the loop). */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
     struct metrics metrics;
 
-    /* The live request log (dash.h: the ring), and the connections streaming it to the
+    /* The live request log (monitor/livelog.h: the ring), and the connections streaming it to the
      * dashboard (CONN_STREAM), which each new event wakes. */
     struct livelog log;
     struct conn *watchers[LIMIT_LOG_CLIENTS];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dash/dash.h"
 #include "proxy/conn.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
