@@ -201,19 +201,80 @@ static int add_site_choices(struct brock_engine *e, unsigned n)
     return 0;
 }
 
+/* Observations straight into the engine: what the proxy does per third-party exchange. */
+static int bench_observe(struct brock_engine *e)
+{
+    double t0, t;
+    size_t nobs = 1000000, recorded = 0;
+    char host[64], site[64], cookie[40];
+    struct brock_header h = {"Cookie", 6, cookie, 0};
+    struct brock_observation o = {
+        .host = host, .site = site, .headers = &h, .n_headers = 1, .flags = 0, .time_ms = 1};
+    struct brock_learned l;
+
+    t0 = now_s();
+    for (size_t i = 0; i < nobs; i++) {
+        uint64_t r = next_rand();
+        snprintf(host, sizeof(host), "px.tracker%u.example", (unsigned)(r % 20000));
+        snprintf(site, sizeof(site), "www.site%u.example", (unsigned)((r >> 20) % 3000));
+        h.value_len = (size_t)snprintf(cookie, sizeof(cookie), "uid=%08x", (unsigned)r);
+        if (brock_observe(e, &o, &l) == 0 && l.recorded)
+            recorded++;
+    }
+    t = now_s() - t0;
+    printf("observe: %zu observations in %.3f s: %.0f per second (%zu recorded)\n", nobs, t,
+           (double)nobs / t, recorded);
+    return 0;
+}
+
+/* A HAR of third-party requests with identifying cookies from many sites, learned from. */
+static int bench_har(struct brock_engine *e)
+{
+    size_t entries = 200000, len;
+    struct brock_stats st;
+    struct buf har;
+    double t0, t;
+    char *text;
+
+    buf_init(&har, (size_t)1 << 31);
+    if (buf_puts(&har, "{\"log\": {\"version\": \"1.2\", \"entries\": [") < 0)
+        return -1;
+    for (size_t i = 0; i < entries; i++) {
+        if (buf_printf(&har,
+                       "%s{\"startedDateTime\": \"2026-01-01T00:00:00.000Z\", \"request\": "
+                       "{\"method\": \"GET\", \"url\": \"https://t%zu.hartracker%zu.example/p\", "
+                       "\"headers\": [{\"name\": \"Referer\", \"value\": "
+                       "\"https://www.site%zu.example/\"}, {\"name\": \"Cookie\", \"value\": "
+                       "\"uid=%016llx\"}]}, \"response\": {\"status\": 200, \"headers\": []}}",
+                       i ? "," : "", i % 7, i % 5000, i % 997, (unsigned long long)next_rand()) < 0)
+            return -1;
+    }
+    if (buf_puts(&har, "]}}") < 0)
+        return -1;
+    text = buf_detach(&har, &len);
+    t0 = now_s();
+    if (brock_learn_har(e, "bench.har", text, len, NULL, NULL, NULL, &st)) {
+        fprintf(stderr, "bench: %s\n", brock_engine_errmsg(e));
+        return -1;
+    }
+    t = now_s() - t0;
+    printf("learn (JSON parsing included): %zu HAR entries (%.1f MB) in %.3f s: %.0f entries per "
+           "second, "
+           "%zu recorded, %zu blocked\n",
+           st.entries, (double)len / 1e6, t, (double)st.entries / t, st.recorded, st.blocked);
+    free(text);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct brock_config cfg = {0};
     struct brock_engine *e;
     char err[512], *pair_text;
-    size_t npairs = 200000, warm = 2000, calls = 1000000, entries = 200000, len;
+    size_t npairs = 200000, warm = 2000, calls = 1000000;
     int sites_only = argc > 2 && !strcmp(argv[2], "sites");
     struct pair *pairs;
     uint32_t *ns;
-    struct buf har;
-    double t0, t;
-    struct brock_stats st;
-    char *text;
 
     cfg.data_dir = argc > 1 ? argv[1] : BROCK_DEFAULT_DATA_DIR;
     if (brock_engine_open(&cfg, &e, err, sizeof(err))) {
@@ -248,57 +309,8 @@ int main(int argc, char **argv)
     if (argc > 2 && !strcmp(argv[2], "decide"))
         goto out;
 
-    /* Observations straight into the engine: what the proxy does per third-party exchange. */
-    {
-        size_t nobs = 1000000, recorded = 0;
-        char host[64], site[64], cookie[40];
-        struct brock_header h = {"Cookie", 6, cookie, 0};
-        struct brock_observation o = {
-            .host = host, .site = site, .headers = &h, .n_headers = 1, .flags = 0, .time_ms = 1};
-        struct brock_learned l;
-
-        t0 = now_s();
-        for (size_t i = 0; i < nobs; i++) {
-            uint64_t r = next_rand();
-            snprintf(host, sizeof(host), "px.tracker%u.example", (unsigned)(r % 20000));
-            snprintf(site, sizeof(site), "www.site%u.example", (unsigned)((r >> 20) % 3000));
-            h.value_len = (size_t)snprintf(cookie, sizeof(cookie), "uid=%08x", (unsigned)r);
-            if (brock_observe(e, &o, &l) == 0 && l.recorded)
-                recorded++;
-        }
-        t = now_s() - t0;
-        printf("observe: %zu observations in %.3f s: %.0f per second (%zu recorded)\n", nobs, t,
-               (double)nobs / t, recorded);
-    }
-
-    /* A HAR of third-party requests with identifying cookies from many sites. */
-    buf_init(&har, (size_t)1 << 31);
-    if (buf_puts(&har, "{\"log\": {\"version\": \"1.2\", \"entries\": [") < 0)
+    if (bench_observe(e) < 0 || bench_har(e) < 0)
         return 1;
-    for (size_t i = 0; i < entries; i++) {
-        if (buf_printf(&har,
-                       "%s{\"startedDateTime\": \"2026-01-01T00:00:00.000Z\", \"request\": "
-                       "{\"method\": \"GET\", \"url\": \"https://t%zu.hartracker%zu.example/p\", "
-                       "\"headers\": [{\"name\": \"Referer\", \"value\": "
-                       "\"https://www.site%zu.example/\"}, {\"name\": \"Cookie\", \"value\": "
-                       "\"uid=%016llx\"}]}, \"response\": {\"status\": 200, \"headers\": []}}",
-                       i ? "," : "", i % 7, i % 5000, i % 997, (unsigned long long)next_rand()) < 0)
-            return 1;
-    }
-    if (buf_puts(&har, "]}}") < 0)
-        return 1;
-    text = buf_detach(&har, &len);
-    t0 = now_s();
-    if (brock_learn_har(e, "bench.har", text, len, NULL, NULL, NULL, &st)) {
-        fprintf(stderr, "bench: %s\n", brock_engine_errmsg(e));
-        return 1;
-    }
-    t = now_s() - t0;
-    printf("learn (JSON parsing included): %zu HAR entries (%.1f MB) in %.3f s: %.0f entries per "
-           "second, "
-           "%zu recorded, %zu blocked\n",
-           st.entries, (double)len / 1e6, t, (double)st.entries / t, st.recorded, st.blocked);
-    free(text);
 out:
     free(pairs);
     free(pair_text);

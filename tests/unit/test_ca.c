@@ -160,56 +160,61 @@ static int san_one(X509 *leaf, unsigned char *out, size_t size, size_t *len)
     return type;
 }
 
-/* A name a client sends (SNI) goes into the certificate only as one host name or one address:
- * text that a configuration string would read as more names, or as another kind of name,
- * gets no certificate at all. */
-static void test_names(void **state)
+/* A name of CA_NAME_MAX bytes: labels of 50 letters between dots. */
+static void make_longest(char *longest)
 {
-    static const char *const hosts[] = {
-        "www.site.test",
-        "a",
-        "xn--bcher-kva.example",
-        "r3---sn-abc.example",
-        "_dmarc.example",
-        "UPPER.Example",
-        "1.2.3.4.5",
-        NULL,
-    };
-    static const char *const refused[] = {
-        "",
-        "x.example,email:a@b",
-        "weird name with spaces",
-        "x.example,DNS:other.example",
-        "IP:1.2.3.4",
-        "email:a@b",
-        "*.example",
-        "a..b",
-        ".a",
-        "a.",
-        "-a.example",
-        "a-.example",
-        "a/b",
-        "a\nb",
-        "caf\xc3\xa9.example",
-        "[::1]",
-        "1.2.3.4:443",
-        "dirName:sect",
-        "a;b",
-        NULL,
-    };
-    struct dirs *d = *state;
-    char err[512], label[70], longest[CA_NAME_MAX + 2];
-    unsigned char addr[16], got[300];
-    size_t addr_len = 0, len = 0;
-    EVP_PKEY *key = EVP_EC_gen("P-256");
-    time_t now = time(NULL);
-    struct ca *ca;
-    X509 *x;
+    memset(longest, 'a', CA_NAME_MAX);
+    for (size_t i = 50; i < CA_NAME_MAX; i += 51)
+        longest[i] = '.';
+    longest[CA_NAME_MAX] = '\0';
+}
 
-    for (size_t i = 0; hosts[i]; i++)
-        assert_int_equal(ca_name_kind(hosts[i], NULL, NULL), CA_NAME_DNS);
-    for (size_t i = 0; refused[i]; i++)
-        assert_int_equal(ca_name_kind(refused[i], NULL, NULL), CA_NAME_NONE);
+/* Names a client may send (SNI) that go into a certificate as one host name, and text that a
+ * configuration string would read as more names, or as another kind of name. */
+static const char *const name_hosts[] = {
+    "www.site.test",
+    "a",
+    "xn--bcher-kva.example",
+    "r3---sn-abc.example",
+    "_dmarc.example",
+    "UPPER.Example",
+    "1.2.3.4.5",
+    NULL,
+};
+static const char *const name_refused[] = {
+    "",
+    "x.example,email:a@b",
+    "weird name with spaces",
+    "x.example,DNS:other.example",
+    "IP:1.2.3.4",
+    "email:a@b",
+    "*.example",
+    "a..b",
+    ".a",
+    "a.",
+    "-a.example",
+    "a-.example",
+    "a/b",
+    "a\nb",
+    "caf\xc3\xa9.example",
+    "[::1]",
+    "1.2.3.4:443",
+    "dirName:sect",
+    "a;b",
+    NULL,
+};
+/* Which names are a host name, which an address, which none; the lengths a name may have. */
+static void test_name_kinds(void **state)
+{
+    char label[70], longest[CA_NAME_MAX + 2];
+    unsigned char addr[16];
+    size_t addr_len = 0;
+
+    (void)state;
+    for (size_t i = 0; name_hosts[i]; i++)
+        assert_int_equal(ca_name_kind(name_hosts[i], NULL, NULL), CA_NAME_DNS);
+    for (size_t i = 0; name_refused[i]; i++)
+        assert_int_equal(ca_name_kind(name_refused[i], NULL, NULL), CA_NAME_NONE);
     assert_int_equal(ca_name_kind(NULL, NULL, NULL), CA_NAME_NONE);
     assert_int_equal(ca_name_kind("192.0.2.7", addr, &addr_len), CA_NAME_IP);
     assert_int_equal(addr_len, 4);
@@ -222,20 +227,33 @@ static void test_names(void **state)
     assert_int_equal(ca_name_kind(label, NULL, NULL), CA_NAME_DNS);
     strcat(label, "a");
     assert_int_equal(ca_name_kind(label, NULL, NULL), CA_NAME_NONE);
-    memset(longest, 'a', CA_NAME_MAX);
-    for (size_t i = 50; i < CA_NAME_MAX; i += 51)
-        longest[i] = '.';
-    longest[CA_NAME_MAX] = '\0';
+    make_longest(longest);
     assert_int_equal(ca_name_kind(longest, NULL, NULL), CA_NAME_DNS);
     strcat(longest, "a");
     assert_int_equal(ca_name_kind(longest, NULL, NULL), CA_NAME_NONE);
+}
 
+/* A name a client sends (SNI) goes into the certificate only as one host name or one address:
+ * text that is not one of those gets no certificate at all. */
+static void test_names(void **state)
+{
+    struct dirs *d = *state;
+    char err[512], longest[CA_NAME_MAX + 2];
+    unsigned char got[300];
+    size_t len = 0;
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    time_t now = time(NULL);
+    struct ca *ca;
+    X509 *x;
+
+    make_longest(longest);
+    strcat(longest, "a");
     assert_non_null(key);
     assert_int_equal(ca_create(d->a, 0, err, sizeof(err)), 0);
     ca = ca_load(d->a, NULL, err, sizeof(err));
     assert_non_null(ca);
-    for (size_t i = 0; refused[i]; i++)
-        assert_null(ca_issue(ca, refused[i], key, 7, now));
+    for (size_t i = 0; name_refused[i]; i++)
+        assert_null(ca_issue(ca, name_refused[i], key, 7, now));
 
     /* The name as one dNSName, byte for byte; an address as one iPAddress of its bytes. */
     x = ca_issue(ca, "www.site.test", key, 7, now);
@@ -270,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_create_and_refuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_issue, setup, teardown),
+        cmocka_unit_test(test_name_kinds),
         cmocka_unit_test_setup_teardown(test_names, setup, teardown),
     };
 

@@ -566,6 +566,41 @@ static void expect_load_error(struct brock_engine *e, const char *dir, const cha
     assert_int_equal(e->lists.mdfp.len, 2);
 }
 
+/* The CNAME map of d: the test data's file refused, each bad map refused naming its fault,
+ * then a good one left in place (a repeated alias and one too long among its entries). */
+static void cname_cases(struct brock_engine *e, const char *d)
+{
+    /* Each bad CNAME map, and the words that must name its fault. */
+    static const char *const bad[][2] = {
+        {"{\"a.example.com\": 1}", "a.example.com"},
+        {"{\"a.example.com\": {\"t\": \"t.tracker.net\"}}",
+         "the target of \"a.example.com\" is not a host name"},
+        {"{\"a.example.com\": \"\"}", "the target of \"a.example.com\""},
+        {"[\"a.example.com\", \"t.tracker.net\"]",
+         "cname_domains.json is not a JSON object of alias: target"},
+        {"\"t.tracker.net\"", "cname_domains.json is not a JSON object of alias: target"},
+        {"{\"a.example.com\": \"t.tracker.net\"} {}",
+         "cname_domains.json is not valid JSON (line 1, column 36)"},
+        {"{\n  \"a.example.com\": \"t.tracker.net\",\n  x\n}",
+         "cname_domains.json is not valid JSON (line 3, column 3)"},
+    };
+    char text[600];
+
+    copy_data(d, "data/cname_domains.json", "privacybadger/cname_domains.json", 100000);
+    expect_load_error(e, d, "cname_domains.json");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+        puts_file(d, "data/cname_domains.json", bad[i][0]);
+        expect_load_error(e, d, bad[i][1]);
+    }
+    /* A repeated alias: the last target holds (the first is freed, which ASan checks); an
+     * alias longer than any host name can never match and is left out. */
+    snprintf(text, sizeof(text),
+             "{\"a.example.com\": \"old.tracker.net\", \"%0300d.example.com\": \"x.net\","
+             " \"a.example.com\": \"t.tracker.net\"}",
+             0);
+    puts_file(d, "data/cname_domains.json", text);
+}
+
 static void test_load_malformed(void **state)
 {
     struct brock_engine *e = *state;
@@ -584,40 +619,7 @@ static void test_load_malformed(void **state)
               "{\"W\": {\"domains\": [\"w.example.com\", \"*.w.example.com\"]},"
               " \"V\": {\"domain\": \"w.example.com\"}, \"U\": {}}");
 
-    copy_data(d, "data/cname_domains.json", "privacybadger/cname_domains.json", 100000);
-    expect_load_error(e, d, "cname_domains.json");
-    {
-        /* Each bad CNAME map, and the words that must name its fault. */
-        static const char *const bad[][2] = {
-            {"{\"a.example.com\": 1}", "a.example.com"},
-            {"{\"a.example.com\": {\"t\": \"t.tracker.net\"}}",
-             "the target of \"a.example.com\" is not a host name"},
-            {"{\"a.example.com\": \"\"}", "the target of \"a.example.com\""},
-            {"[\"a.example.com\", \"t.tracker.net\"]",
-             "cname_domains.json is not a JSON object of alias: target"},
-            {"\"t.tracker.net\"", "cname_domains.json is not a JSON object of alias: target"},
-            {"{\"a.example.com\": \"t.tracker.net\"} {}",
-             "cname_domains.json is not valid JSON (line 1, column 36)"},
-            {"{\n  \"a.example.com\": \"t.tracker.net\",\n  x\n}",
-             "cname_domains.json is not valid JSON (line 3, column 3)"},
-        };
-
-        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-            puts_file(d, "data/cname_domains.json", bad[i][0]);
-            expect_load_error(e, d, bad[i][1]);
-        }
-    }
-    /* A repeated alias: the last target holds (the first is freed, which ASan checks); an
-     * alias longer than any host name can never match and is left out. */
-    {
-        char text[600];
-
-        snprintf(text, sizeof(text),
-                 "{\"a.example.com\": \"old.tracker.net\", \"%0300d.example.com\": \"x.net\","
-                 " \"a.example.com\": \"t.tracker.net\"}",
-                 0);
-        puts_file(d, "data/cname_domains.json", text);
-    }
+    cname_cases(e, d);
 
     puts_file(d, "js/multiDomainFirstParties.js",
               "let multiDomainFirstPartiesArray = [\n  [\"a.com\", true],\n];\n");
