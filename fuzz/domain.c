@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)brock__is_ip(host);
         (void)brock__is_private(host);
         (void)hostname_valid(host);
-        (void)brock__parent(host);
+        (void)hostname_parent(host);
         if (nul && brock_host_normalize(nul + 1, size - hlen - 1, site) >= 0)
             (void)brock__is_third_party(host, site);
     }

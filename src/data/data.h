@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Privacy Badger's data, read: the readers of its files that need nothing of the engine (the
- * surrogates, in surrogate.h; the multi-domain first parties; the site fixes) and the look-ups
- * decisions make in what they read. A reader is given a context that says where to write
+ * cookieblock list and DNT hashes, the CNAME map and widgets; the surrogates, in surrogate.h;
+ * the multi-domain first parties; the site fixes) and the look-ups decisions make in what they
+ * read. A reader is given a context that says where to write
  * what went wrong and how to read another file of the data folder; the engine (engine/lists.c)
  * makes one of itself and keeps what the readers return.
  */
@@ -16,6 +17,7 @@
 #include "brock.h"
 #include "util/attr.h"
 #include "util/strmap.h"
+#include "util/strvec.h"
 
 /* What a reader is given. */
 struct brock__data_ctx {
@@ -36,6 +38,69 @@ int brock__data_fail(const struct brock__data_ctx *cx, int err, const char *fmt,
  * out of memory, else BROCK_EFORMAT with the line, column and jansson's words. */
 int brock__data_json_fail(const struct brock__data_ctx *cx, const char *name,
                           const json_error_t *jerr);
+
+struct brock__surrogates;
+
+/* Privacy Badger's lists, read from the data folder (engine/lists.c finds the files, the readers
+ * here and in mdfp.c and surrogate.c read them). */
+struct brock_lists {
+    struct strmap yellow;       /* cookieblock list: domain → (void *)1 */
+    struct strvec yellow_order; /* the same, in the list's order */
+    struct strmap dnt_hashes;   /* sha1 hex → policy name (owned string) */
+    struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
+    struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
+    struct strvec widget_domains;
+    json_t *widgets; /* socialwidgets.json as read (widget name → object); NULL:
+                        none (widgets.c reads it) */
+    struct brock__surrogates *surrogates; /* surrogate.h; NULL: none */
+    int data_fd;          /* the data folder, open (O_PATH) while the lists last; or -1 */
+    char data_dir[4096];  /* its name, for messages */
+    char seed_path[4096]; /* "" when there is no seed */
+    size_t seed_off;      /* seed_path + seed_off: its name relative to data_dir */
+};
+
+/* ---- lists_read.c: the cookieblock list, DNT hashes, CNAMEs, widgets ---- */
+
+/* The cookieblock list out of a plain one-per-line text (yellowlist.txt) into *out, or out of
+ * a pbconfig.json text (validated as ingestPbconfig does) into *yellow with its DNT policy
+ * hashes (*hashes, a new reference, checked). Nothing is taken from a text with one bad entry.
+ * Returns 0, BROCK_EFORMAT (the message names name and the entry) or BROCK_ENOMEM. */
+int brock__parse_yellowlist_txt(const struct brock__data_ctx *cx, const char *name,
+                                const char *text, size_t len,
+                                struct strvec *out) BROCK_NODISCARD_INTERNAL;
+int brock__parse_pbconfig(const struct brock__data_ctx *cx, const char *name, const char *text,
+                          size_t len, struct strvec *yellow,
+                          json_t **hashes) BROCK_NODISCARD_INTERNAL;
+
+/* Checks a {name: sha1} object of DNT policy hashes whole (0 or BROCK_EFORMAT), and adds a
+ * checked one's to map (sha1 → name, owned), a hash already known keeping its name, as
+ * Privacy Badger merges them (0 or BROCK_ENOMEM). */
+int brock__hashes_check(const struct brock__data_ctx *cx, const char *name,
+                        json_t *obj) BROCK_NODISCARD_INTERNAL;
+int brock__hashes_add(const struct brock__data_ctx *cx, const char *name, json_t *obj,
+                      struct strmap *map) BROCK_NODISCARD_INTERNAL;
+
+/* Fills a set (domain → (void *)1) and its ordered copy from list, dropping repeats. Returns
+ * 0 or BROCK_ENOMEM. */
+int brock__yellow_build(struct strmap *map, struct strvec *order,
+                        const struct strvec *list) BROCK_NODISCARD_INTERNAL;
+
+/* cname_domains.json (alias: target), read as a stream into l->cname; socialwidgets.json into
+ * l->widgets and l->widget_domains. Returns 0, BROCK_EFORMAT (the message names name and the
+ * fault) or BROCK_ENOMEM. */
+int brock__cname_read(const struct brock__data_ctx *cx, struct brock_lists *l, const char *name,
+                      const char *text, size_t len) BROCK_NODISCARD_INTERNAL;
+int brock__widgets_read(const struct brock__data_ctx *cx, struct brock_lists *l, const char *name,
+                        const char *text, size_t len) BROCK_NODISCARD_INTERNAL;
+
+/* Exactly on the cookieblock list. */
+int brock__yellowlisted(const struct brock_lists *l, const char *domain);
+
+/* wouldGetCookieblocked: fqdn or any parent down to the TLD is on the list. */
+int brock__would_cookieblock(const struct brock_lists *l, const char *fqdn);
+
+/* The CNAME target of fqdn (len bytes), or NULL. */
+const char *brock__cname(const struct brock_lists *l, const char *fqdn, size_t len);
 
 /* ---- mdfp.c: the multi-domain first parties ---- */
 

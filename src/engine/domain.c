@@ -866,12 +866,3 @@ const char *brock__base_len(const struct brock_engine *e, const char *host, size
     off = base_off(e, host, len, &is_ps, 0);
     return off < 0 ? host + len : host + off;
 }
-
-/* ---- names in the action map ---- */
-
-const char *brock__parent(const char *name)
-{
-    const char *dot = name ? strchr(name, '.') : NULL;
-
-    return dot && dot[1] ? dot + 1 : NULL;
-}

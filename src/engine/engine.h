@@ -101,23 +101,6 @@ struct fp_host {
     uint8_t dirty;
 };
 
-/* Privacy Badger's lists, read from the data folder (lists.c). */
-struct brock_lists {
-    struct strmap yellow;       /* cookieblock list: domain → (void *)1 */
-    struct strvec yellow_order; /* the same, in the list's order */
-    struct strmap dnt_hashes;   /* sha1 hex → policy name (owned string) */
-    struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
-    struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
-    struct strvec widget_domains;
-    json_t *widgets; /* socialwidgets.json as read (widget name → object); NULL:
-                        none (widgets.c reads it) */
-    struct brock__surrogates *surrogates; /* surrogate.h; NULL: none */
-    int data_fd;          /* the data folder, open (O_PATH) while the lists last; or -1 */
-    char data_dir[4096];  /* its name, for messages */
-    char seed_path[4096]; /* "" when there is no seed */
-    size_t seed_off;      /* seed_path + seed_off: its name relative to data_dir */
-};
-
 /* How the store fares, kept by the back ends for brock_store_status(). */
 struct brock__store_health {
     int64_t last_write_ms, last_error_ms, event_ms;
@@ -501,13 +484,8 @@ void brock__lists_cleanup(struct brock_lists *l);
  * data folder e's lists came from (brock__data_read()). */
 void brock__data_ctx_of(struct brock_engine *e, struct brock__data_ctx *cx);
 
-/* Parses the cookieblock list out of a pbconfig.json text (validated as ingestPbconfig
- * does), a plain one-per-line text, the DNT hashes out of pbconfig or dnt-policies.json, and
- * the MDFP groups out of JSON or Debian's JavaScript array literal. */
-int brock__parse_yellowlist_txt(struct brock_engine *e, const char *name, const char *text,
-                                size_t len, struct strvec *out) BROCK_NODISCARD_INTERNAL;
-int brock__parse_pbconfig(struct brock_engine *e, const char *name, const char *text, size_t len,
-                          struct strvec *yellow, json_t **hashes) BROCK_NODISCARD_INTERNAL;
+/* Parses the MDFP groups out of JSON or Debian's JavaScript array literal (data/mdfp.c) into
+ * the lists in force. */
 int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text,
                       size_t len) BROCK_NODISCARD_INTERNAL;
 
@@ -515,15 +493,6 @@ int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text
  * and removed. Returns 0 or BROCK_ENOMEM. */
 int brock__yellowlist_apply(struct brock_engine *e,
                             const struct strvec *list) BROCK_NODISCARD_INTERNAL;
-
-/* Exactly on the cookieblock list. */
-int brock__yellowlisted(const struct brock_engine *e, const char *domain);
-
-/* wouldGetCookieblocked: fqdn or any parent down to the TLD is on the list. */
-int brock__would_cookieblock(const struct brock_engine *e, const char *fqdn);
-
-/* The CNAME target of fqdn (len bytes), or NULL. */
-const char *brock__cname(const struct brock_engine *e, const char *fqdn, size_t len);
 
 /* ---- pbjson.c: Privacy Badger's JSON ---- */
 

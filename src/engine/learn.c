@@ -170,10 +170,10 @@ int brock__blocklist_domain(struct brock_engine *e, const char *base, const char
     size_t blen = strlen(base);
     int err;
 
-    err = set_heur(e, base, brock__yellowlisted(e, base) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
+    err = set_heur(e, base, brock__yellowlisted(&e->lists, base) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
     if (!err)
-        err =
-            set_heur(e, fqdn, brock__would_cookieblock(e, fqdn) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
+        err = set_heur(e, fqdn,
+                       brock__would_cookieblock(&e->lists, fqdn) ? BROCK_COOKIEBLOCK : BROCK_BLOCK);
     for (size_t i = 0; !err && i < e->lists.yellow_order.n; i++) {
         const char *d = e->lists.yellow_order.v[i];
         size_t dlen = strlen(d);
@@ -315,7 +315,7 @@ static int pixel_shared(const struct brock_observation *o, const char *site_host
 int brock__learn_parties(struct brock_engine *e, const char *host, const char *site_host,
                          struct brock__parties *p)
 {
-    const char *cname = brock__cname(e, host, strlen(host));
+    const char *cname = brock__cname(&e->lists, host, strlen(host));
 
     p->fqdn = cname ? cname : host;
     if (brock__is_private(p->fqdn))

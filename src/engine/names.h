@@ -104,7 +104,4 @@ int brock__is_suffix_name(const char *host);
  * file and the failure when the text cannot be read. */
 int brock__psl_each(int (*fn)(void *arg, const char *suffix), void *arg, char *why, size_t n);
 
-/* The parent of a name: the text after its first dot, or NULL at the last label. */
-const char *brock__parent(const char *name);
-
 #endif

@@ -420,7 +420,7 @@ int brock_site_trackers(struct brock_engine *e, const char *site,
             .action = brock__best_action(e, h->host, NULL),
             .seen = (enum brock_action)h->action,
             .user = a ? (enum brock_action)a->user : BROCK_NOACTION,
-            .cookieblock_listed = brock__would_cookieblock(e, h->host),
+            .cookieblock_listed = brock__would_cookieblock(&e->lists, h->host),
             .count = h->count,
             .time_ms = h->time_ms,
         };

@@ -242,7 +242,8 @@ static enum brock_action walk(const struct brock_engine *e, const char *fqdn, co
         base = brock__base(e, fqdn);
     if (!*base)
         return BROCK_NOACTION;
-    for (const char *p = fqdn; p && n < sizeof(starts) / sizeof(starts[0]); p = brock__parent(p)) {
+    for (const char *p = fqdn; p && n < sizeof(starts) / sizeof(starts[0]);
+         p = hostname_parent(p)) {
         starts[n++] = p;
         if (p >= base)
             break;
@@ -400,7 +401,7 @@ static inline const char *decide_names(struct brock_engine *e, size_t hlen, cons
         base = brock__base_len(e, site, slen);
         t->site_off -= copy_host_n(d->site, base, slen - (size_t)(base - site));
     }
-    cname = brock__cname(e, d->host, hlen);
+    cname = brock__cname(&e->lists, d->host, hlen);
     tlen = cname ? copy_host(d->tracker, cname) : copy_host_n(d->tracker, d->host, hlen);
     base = brock__base_len(e, d->tracker, tlen);
     t->tracker_len = t->source_off = t->base_off = tlen;

@@ -165,7 +165,7 @@ enum brock_action brock__site_action_find(const struct brock_engine *e, const ch
     /* The most specific name wins: the first found walking up from the host. The walk stops
      * at the host's base domain, which only a find needs: a choice for a name above it (a
      * public suffix's) does not reach the host. */
-    for (const char *p = fqdn; p; p = brock__parent(p)) {
+    for (const char *p = fqdn; p; p = hostname_parent(p)) {
         const struct site_action *s = strmap_get(m, p);
 
         if (!s || s->user == BROCK_NOACTION)

@@ -133,7 +133,7 @@ static int rows_visit(struct brock_engine *e, const struct row *rows, size_t n,
                                                              : (enum brock_action)rows[i].a->heur;
         t.user = (enum brock_action)rows[i].a->user;
         t.dnt = rows[i].a->dnt;
-        t.cookieblock_listed = brock__would_cookieblock(e, rows[i].a->domain);
+        t.cookieblock_listed = brock__would_cookieblock(&e->lists, rows[i].a->domain);
         t.evidence = ev;
         t.n_evidence = s ? s->n : 0;
         rc = cb(arg, &t);
@@ -204,7 +204,7 @@ int brock_tracker_get(struct brock_engine *e, const char *domain,
         !a || a->heur == BROCK__HEUR_UNKNOWN ? BROCK_NOACTION : (enum brock_action)a->heur;
     t.user = a ? (enum brock_action)a->user : BROCK_NOACTION;
     t.dnt = a ? a->dnt : 0;
-    t.cookieblock_listed = brock__would_cookieblock(e, name);
+    t.cookieblock_listed = brock__would_cookieblock(&e->lists, name);
     t.evidence = ev;
     t.n_evidence = s ? s->n : 0;
     rc = cb(arg, &t);

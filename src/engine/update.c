@@ -129,7 +129,8 @@ static int parse_all(struct brock_engine *e, const char *name, const char *text,
     int rc;
 
     memset(p, 0, sizeof(*p));
-    rc = brock__parse_pbconfig(e, name, text, len, &p->yellow, &p->hashes);
+    brock__data_ctx_of(e, &cx);
+    rc = brock__parse_pbconfig(&cx, name, text, len, &p->yellow, &p->hashes);
     if (rc < 0)
         return rc;
     /* Parsed once more for the part brock__parse_pbconfig does not read. */
@@ -138,7 +139,6 @@ static int parse_all(struct brock_engine *e, const char *name, const char *text,
         parsed_cleanup(p);
         return oom(e);
     }
-    brock__data_ctx_of(e, &cx);
     rc = brock__sitefixes_parse(&cx, name, json_object_get(root, "sitefixes"), &p->fixes);
     json_decref(root);
     if (rc < 0)
@@ -162,7 +162,7 @@ static int count_changes(const struct brock_engine *e, const struct strvec *list
     *added = *removed = 0;
     strmap_init(&next);
     for (size_t i = 0; i < list->n; i++) {
-        *added += !brock__yellowlisted(e, list->v[i]) && !strmap_get(&next, list->v[i]);
+        *added += !brock__yellowlisted(&e->lists, list->v[i]) && !strmap_get(&next, list->v[i]);
         if (strmap_put(&next, list->v[i], (void *)1) < 0) {
             strmap_cleanup(&next, NULL);
             return BROCK_ENOMEM;

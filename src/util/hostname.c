@@ -27,3 +27,10 @@ int hostname_valid(const char *name)
     }
     return label > 0;
 }
+
+const char *hostname_parent(const char *name)
+{
+    const char *dot = name ? strchr(name, '.') : NULL;
+
+    return dot && dot[1] ? dot + 1 : NULL;
+}

@@ -10,4 +10,8 @@
  * empty, at most HOSTNAME_LEN_MAX bytes in all. NULL is not. */
 int hostname_valid(const char *name);
 
+/* The parent of a name: the text after its first dot, or NULL at the last label (or for
+ * NULL). */
+const char *hostname_parent(const char *name);
+
 #endif

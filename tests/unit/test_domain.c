@@ -593,17 +593,17 @@ static void test_parent(void **state)
     const char *p;
 
     (void)state;
-    p = brock__parent("a.b.example.com");
+    p = hostname_parent("a.b.example.com");
     assert_string_equal(p, "b.example.com");
-    p = brock__parent(p);
+    p = hostname_parent(p);
     assert_string_equal(p, "example.com");
-    p = brock__parent(p);
+    p = hostname_parent(p);
     assert_string_equal(p, "com");
-    assert_null(brock__parent(p));
-    assert_null(brock__parent("localhost"));
-    assert_null(brock__parent("a."));
-    assert_null(brock__parent(""));
-    assert_null(brock__parent(NULL));
+    assert_null(hostname_parent(p));
+    assert_null(hostname_parent("localhost"));
+    assert_null(hostname_parent("a."));
+    assert_null(hostname_parent(""));
+    assert_null(hostname_parent(NULL));
 }
 
 static void test_valid_domain(void **state)

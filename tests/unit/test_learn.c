@@ -250,8 +250,8 @@ static void test_yellowlist_blocklist(void **state)
     heur_rows(e, listed_parent, sizeof(listed_parent) / sizeof(listed_parent[0]));
     assert_int_equal(best(e, "api.big.example"), BROCK_COOKIEBLOCK);
     assert_int_equal(best(e, "other.big.example"), BROCK_BLOCK);
-    assert_true(brock__would_cookieblock(e, "deep.x.cdn.big.example"));
-    assert_false(brock__would_cookieblock(e, "big.example"));
+    assert_true(brock__would_cookieblock(&e->lists, "deep.x.cdn.big.example"));
+    assert_false(brock__would_cookieblock(&e->lists, "big.example"));
     brock_engine_free(e);
 }
 

@@ -18,6 +18,15 @@
 #include "util/file.h"
 
 /* An engine with empty maps; the lists tests need no store and no settings. */
+
+/* A reader's context on e (its message, its data folder), as the engine makes one. */
+static const struct brock__data_ctx *ctx_of(struct brock_engine *e)
+{
+    static struct brock__data_ctx cx;
+
+    brock__data_ctx_of(e, &cx);
+    return &cx;
+}
 static struct brock_engine *engine_new(void)
 {
     struct brock_engine *e = mem_calloc(1, sizeof(*e));
@@ -225,11 +234,12 @@ static void test_load_flat(void **state)
                          strmap_get(&e->lists.mdfp, "archive.org"));
     assert_null(strmap_get(&e->lists.mdfp, "example.com"));
     assert_int_equal(e->lists.cname.len, 75955);
-    assert_string_equal(brock__cname(e, "0.net.easyjet.com", 17), "easyjet-com.affex.org");
+    assert_string_equal(brock__cname(&e->lists, "0.net.easyjet.com", 17), "easyjet-com.affex.org");
     /* the name is its first len bytes */
-    assert_string_equal(brock__cname(e, "0.net.easyjet.com.x", 17), "easyjet-com.affex.org");
-    assert_null(brock__cname(e, "0.net.easyjet.com", 16));
-    assert_null(brock__cname(e, "easyjet.com", 11));
+    assert_string_equal(brock__cname(&e->lists, "0.net.easyjet.com.x", 17),
+                        "easyjet-com.affex.org");
+    assert_null(brock__cname(&e->lists, "0.net.easyjet.com", 16));
+    assert_null(brock__cname(&e->lists, "easyjet.com", 11));
 
     assert_int_equal(count_widget_domains(test_data("privacybadger/socialwidgets.json"), &widgets),
                      e->lists.widget_domains.n);
@@ -241,13 +251,13 @@ static void test_load_flat(void **state)
     snprintf(seed, sizeof(seed), "%s/seed.json", dir);
     assert_string_equal(e->lists.seed_path, seed);
 
-    assert_true(brock__yellowlisted(e, "googleapis.com"));
-    assert_false(brock__yellowlisted(e, "fonts.googleapis.com"));
-    assert_true(brock__would_cookieblock(e, "fonts.googleapis.com"));
-    assert_true(brock__would_cookieblock(e, "x.y.googleapis.com"));
-    assert_false(brock__would_cookieblock(e, "googleapis.org"));
-    assert_false(brock__would_cookieblock(e, "com"));
-    assert_false(brock__would_cookieblock(e, ""));
+    assert_true(brock__yellowlisted(&e->lists, "googleapis.com"));
+    assert_false(brock__yellowlisted(&e->lists, "fonts.googleapis.com"));
+    assert_true(brock__would_cookieblock(&e->lists, "fonts.googleapis.com"));
+    assert_true(brock__would_cookieblock(&e->lists, "x.y.googleapis.com"));
+    assert_false(brock__would_cookieblock(&e->lists, "googleapis.org"));
+    assert_false(brock__would_cookieblock(&e->lists, "com"));
+    assert_false(brock__would_cookieblock(&e->lists, ""));
 }
 
 /* Counts the groups and the domains of the array literal by brackets and quotes alone. */
@@ -338,18 +348,19 @@ static void test_yellow_syntax(void **state)
 
     for (size_t i = 0; i < sizeof(YELLOW_GOOD) / sizeof(*YELLOW_GOOD); i++) {
         size_t n = (size_t)snprintf(text, sizeof(text), "%s\n", YELLOW_GOOD[i]);
-        assert_int_equal(brock__parse_yellowlist_txt(e, "t.txt", text, n, &out), 0);
+        assert_int_equal(brock__parse_yellowlist_txt(ctx_of(e), "t.txt", text, n, &out), 0);
         assert_int_equal(out.n, 1);
         assert_string_equal(out.v[0], YELLOW_GOOD[i]);
         n = (size_t)snprintf(text, sizeof(text), "{\"yellowlist\": [\"%s\"]}", YELLOW_GOOD[i]);
-        assert_int_equal(brock__parse_pbconfig(e, "pb.json", text, n, &out, &h), 0);
+        assert_int_equal(brock__parse_pbconfig(ctx_of(e), "pb.json", text, n, &out, &h), 0);
         assert_int_equal(out.n, 1);
         assert_int_equal(json_object_size(h), 0);
         json_decref(h);
     }
     for (size_t i = 0; i < sizeof(YELLOW_BAD) / sizeof(*YELLOW_BAD); i++) {
         size_t n = (size_t)snprintf(text, sizeof(text), "good.com\n%s\n", YELLOW_BAD[i]);
-        assert_int_equal(brock__parse_yellowlist_txt(e, "t.txt", text, n, &out), BROCK_EFORMAT);
+        assert_int_equal(brock__parse_yellowlist_txt(ctx_of(e), "t.txt", text, n, &out),
+                         BROCK_EFORMAT);
         assert_non_null(strstr(e->errmsg, "t.txt line 2"));
         /* The whole file is refused: the list from before is left as it was. */
         assert_int_equal(out.n, 1);
@@ -358,7 +369,8 @@ static void test_yellow_syntax(void **state)
                              " \"dnt_policy_hashes\": %s}",
                              YELLOW_BAD[i], HASHES_SMALL);
         h = NULL;
-        assert_int_equal(brock__parse_pbconfig(e, "pb.json", text, n, &out, &h), BROCK_EFORMAT);
+        assert_int_equal(brock__parse_pbconfig(ctx_of(e), "pb.json", text, n, &out, &h),
+                         BROCK_EFORMAT);
         assert_null(h);
         assert_non_null(strstr(e->errmsg, "pb.json"));
         assert_int_equal(out.n, 1);
@@ -373,16 +385,18 @@ static void test_yellow_txt(void **state)
     static const char bad[] = "a.com\n\nNOT A DOMAIN\n";
     struct strvec out = {0};
 
-    assert_int_equal(brock__parse_yellowlist_txt(e, "y.txt", text, sizeof(text) - 1, &out), 0);
+    assert_int_equal(brock__parse_yellowlist_txt(ctx_of(e), "y.txt", text, sizeof(text) - 1, &out),
+                     0);
     assert_int_equal(out.n, 3);
     assert_string_equal(out.v[0], "a.com");
     assert_string_equal(out.v[1], "b.org");
     assert_string_equal(out.v[2], "c.net");
-    assert_int_equal(brock__parse_yellowlist_txt(e, "y.txt", bad, sizeof(bad) - 1, &out),
+    assert_int_equal(brock__parse_yellowlist_txt(ctx_of(e), "y.txt", bad, sizeof(bad) - 1, &out),
                      BROCK_EFORMAT);
     assert_non_null(strstr(e->errmsg, "y.txt line 3"));
     assert_non_null(strstr(e->errmsg, "NOT A DOMAIN"));
-    assert_int_equal(brock__parse_yellowlist_txt(e, "y.txt", "\n \n", 3, &out), BROCK_EFORMAT);
+    assert_int_equal(brock__parse_yellowlist_txt(ctx_of(e), "y.txt", "\n \n", 3, &out),
+                     BROCK_EFORMAT);
     assert_int_equal(out.n, 3);
     strvec_cleanup(&out);
 }
@@ -392,7 +406,7 @@ static void expect_pbconfig_error(struct brock_engine *e, const char *text, cons
     struct strvec out = {0};
     json_t *h = NULL;
 
-    assert_int_equal(brock__parse_pbconfig(e, "pb.json", text, strlen(text), &out, &h),
+    assert_int_equal(brock__parse_pbconfig(ctx_of(e), "pb.json", text, strlen(text), &out, &h),
                      BROCK_EFORMAT);
     assert_null(h);
     assert_int_equal(out.n, 0);
@@ -408,14 +422,14 @@ static void test_pbconfig(void **state)
     char *text = slurp(test_data("privacybadger/pbconfig.json"), &len);
     json_t *h;
 
-    assert_int_equal(brock__parse_pbconfig(e, "pbconfig.json", text, len, &out, &h), 0);
+    assert_int_equal(brock__parse_pbconfig(ctx_of(e), "pbconfig.json", text, len, &out, &h), 0);
     assert_int_equal(out.n, 1119);
     assert_int_equal(json_object_size(h), 7);
     assert_string_equal(json_string_value(json_object_get(h, "DNT Policy v1.0")),
                         KNOWN_HASHES[3][0]);
     json_decref(h);
 
-    assert_int_equal(brock__parse_pbconfig(e, "pbconfig.json", text, len / 2, &out, &h),
+    assert_int_equal(brock__parse_pbconfig(ctx_of(e), "pbconfig.json", text, len / 2, &out, &h),
                      BROCK_EFORMAT);
     assert_non_null(strstr(e->errmsg, "pbconfig.json is not valid JSON"));
     assert_int_equal(out.n, 1119);
@@ -562,7 +576,7 @@ static void expect_load_error(struct brock_engine *e, const char *dir, const cha
     if (!strstr(e->errmsg, file))
         fail_msg("\"%s\" does not name %s", e->errmsg, file);
     assert_int_equal(e->lists.yellow.len, 2);
-    assert_true(brock__yellowlisted(e, "cdn.example.com"));
+    assert_true(brock__yellowlisted(&e->lists, "cdn.example.com"));
     assert_int_equal(e->lists.mdfp.len, 2);
 }
 
@@ -640,12 +654,12 @@ static void test_load_malformed(void **state)
 
     assert_int_equal(brock__lists_load(e, d), 0);
     assert_int_equal(e->lists.yellow.len, 1);
-    assert_true(brock__yellowlisted(e, "pb.example.com"));
-    assert_false(brock__yellowlisted(e, "cdn.example.com"));
+    assert_true(brock__yellowlisted(&e->lists, "pb.example.com"));
+    assert_false(brock__yellowlisted(&e->lists, "cdn.example.com"));
     /* Hashes merge: the file's name for a known hash stays. */
     assert_int_equal(e->lists.dnt_hashes.len, 2);
     assert_string_equal(strmap_get(&e->lists.dnt_hashes, KNOWN_HASHES[3][0]), "v1");
-    assert_string_equal(brock__cname(e, "a.example.com", 13), "t.tracker.net");
+    assert_string_equal(brock__cname(&e->lists, "a.example.com", 13), "t.tracker.net");
     assert_int_equal(e->lists.cname.len, 1);
     assert_int_equal(e->lists.widget_domains.n, 2);
     assert_string_equal(e->lists.widget_domains.v[0], "w.example.com");
@@ -710,7 +724,7 @@ static void test_apply_added(void **state)
     assert_int_equal(e->lists.yellow.len, 6);
     for (size_t i = 0; i < 6; i++)
         assert_string_equal(e->lists.yellow_order.v[i], after[i]);
-    assert_true(brock__yellowlisted(e, "cdn.example.com"));
+    assert_true(brock__yellowlisted(&e->lists, "cdn.example.com"));
     assert_int_equal(heur_of(e, "cdn.example.com"), BROCK_COOKIEBLOCK);
     assert_true(brock__action_get(e, "cdn.example.com")->dirty & BROCK__DIRTY_HEUR);
     assert_int_equal(heur_of(e, "img.example.org"), BROCK_COOKIEBLOCK);
@@ -741,7 +755,7 @@ static void test_apply_removed(void **state)
     entry(e, "cdn.tracker.net", BROCK_COOKIEBLOCK);
     apply(e, after);
 
-    assert_false(brock__yellowlisted(e, "cdn.example.com"));
+    assert_false(brock__yellowlisted(&e->lists, "cdn.example.com"));
     assert_int_equal(heur_of(e, "cdn.example.com"), BROCK_BLOCK);
     assert_int_equal(heur_of(e, "example.com"), BROCK_BLOCK);
     /* noaction entries are left alone; dnt and user ones are blocklisted underneath. */
@@ -794,7 +808,7 @@ static void test_apply_remove_empty(void **state)
     memset(s1, 0, sizeof(s1));
 
     apply(e, before);
-    assert_true(brock__yellowlisted(e, ""));
+    assert_true(brock__yellowlisted(&e->lists, ""));
     entry(e, "example.com", BROCK_BLOCK);
     entry(e, "a.example.com", BROCK_COOKIEBLOCK);
     entry(e, "b.example.com", BROCK_ALLOW);
@@ -804,8 +818,8 @@ static void test_apply_remove_empty(void **state)
     dirty = e->dirty;
 
     apply(e, after);
-    assert_false(brock__yellowlisted(e, ""));
-    assert_true(brock__yellowlisted(e, "a.example.com"));
+    assert_false(brock__yellowlisted(&e->lists, ""));
+    assert_true(brock__yellowlisted(&e->lists, "a.example.com"));
     n1 = snapshot(e, s1, 16);
     assert_int_equal(n0, n1);
     assert_memory_equal(s0, s1, n0 * sizeof(*s0));
@@ -826,7 +840,7 @@ static void test_apply_real(void **state)
     entry(e, "example.com", BROCK_BLOCK);
     entry(e, "cdn.example.com", BROCK_COOKIEBLOCK);
     entry(e, "google.com", BROCK_BLOCK);
-    assert_int_equal(brock__parse_pbconfig(e, "pbconfig.json", text, len, &list, &h), 0);
+    assert_int_equal(brock__parse_pbconfig(ctx_of(e), "pbconfig.json", text, len, &list, &h), 0);
     json_decref(h);
     mem_free(text);
     assert_int_equal(brock__yellowlist_apply(e, &list), 0);
@@ -864,14 +878,14 @@ static void test_alloc_failures(void **state)
         if (rc != 0) {
             if (rc != BROCK_ENOMEM)
                 fail_msg("allocation %ld: %d (%s)", n, rc, e->errmsg);
-            assert_true(brock__yellowlisted(e, "cdn.example.com"));
+            assert_true(brock__yellowlisted(&e->lists, "cdn.example.com"));
             assert_int_equal(e->lists.yellow.len, 2);
         }
     }
     assert_int_equal(rc, 0);
     printf("# a load of a small folder makes %ld allocations\n", n - 1);
-    assert_true(brock__yellowlisted(e, "only.example.net"));
-    assert_string_equal(brock__cname(e, "a.example.com", 13), "t.tracker.net");
+    assert_true(brock__yellowlisted(&e->lists, "only.example.net"));
+    assert_string_equal(brock__cname(&e->lists, "a.example.com", 13), "t.tracker.net");
 
     entry(e, "example.com", BROCK_BLOCK);
     for (n = 0, rc = -1; n < 10000 && rc != 0; n++) {
@@ -880,7 +894,7 @@ static void test_alloc_failures(void **state)
         fail_never();
         assert_true(rc == 0 || rc == BROCK_ENOMEM);
         if (rc != 0)
-            assert_true(brock__yellowlisted(e, "only.example.net"));
+            assert_true(brock__yellowlisted(&e->lists, "only.example.net"));
     }
     assert_int_equal(rc, 0);
     assert_int_equal(heur_of(e, "new.example.com"), BROCK_COOKIEBLOCK);

@@ -162,7 +162,7 @@ static void test_broken_changes_nothing(void **state)
         assert_non_null(strstr(brock_engine_errmsg(e), broken[i].file));
         assert_int_equal(e->lists.yellow_order.n, n0);
         assert_int_equal(e->lists.dnt_hashes.len, h0);
-        assert_false(brock__yellowlisted(e, "cdn.trk.example"));
+        assert_false(brock__yellowlisted(&e->lists, "cdn.trk.example"));
         assert_int_equal(effect(e, "cdn.trk.example"), BROCK_DENY);
         assert_int_equal(e->pbconfig_dirty, 0);
         assert_int_equal(rename(keep, path), 0);
@@ -266,7 +266,7 @@ static void test_alloc_failures(void **state)
         if (rc != BROCK_ENOMEM)
             fail_msg("allocation %ld: %d (%s)", n, rc, brock_engine_errmsg(e));
         assert_int_equal(e->lists.yellow_order.n, n0);
-        assert_false(brock__yellowlisted(e, "cdn.trk.example"));
+        assert_false(brock__yellowlisted(&e->lists, "cdn.trk.example"));
     }
     assert_int_equal(rc, 0);
     printf("# a reload of the test data makes %ld allocations\n", n);

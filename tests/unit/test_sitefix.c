@@ -138,7 +138,7 @@ static void test_replaced_and_checked(void **state)
             fail_msg("accepted: %s", bad[i]);
         assert_non_null(strstr(brock_engine_errmsg(e), "sitefixes"));
         assert_int_equal(brock_send_signals(e, "www.costco.com"), 0);
-        assert_true(brock__yellowlisted(e, "googleapis.com"));
+        assert_true(brock__yellowlisted(&e->lists, "googleapis.com"));
     }
     snprintf(text, sizeof(text),
              "{\"yellowlist\": [\"a.example\"], \"sitefixes\": {\"ignore\": {\"t.example\": "

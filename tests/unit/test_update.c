@@ -106,8 +106,8 @@ static void test_added_removed(void **state)
     assert_int_equal(st.removed, 1);
     assert_int_equal(st.yellow, n0);
     assert_int_equal(st.hashes_added, 0);
-    assert_true(brock__yellowlisted(e, "cdn.trk.example"));
-    assert_false(brock__yellowlisted(e, "googleapis.com"));
+    assert_true(brock__yellowlisted(&e->lists, "cdn.trk.example"));
+    assert_false(brock__yellowlisted(&e->lists, "googleapis.com"));
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
     assert_int_equal(effect(e, "img.cdn.trk.example"), BROCK_STRIP_COOKIES);
     assert_int_equal(effect(e, "www.trk.example"), BROCK_DENY);
@@ -119,7 +119,7 @@ static void test_added_removed(void **state)
     assert_int_equal(st.added, 1);
     assert_int_equal(st.removed, 1);
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_DENY);
-    assert_true(brock__yellowlisted(e, "googleapis.com"));
+    assert_true(brock__yellowlisted(&e->lists, "googleapis.com"));
     brock_engine_free(e);
 }
 
@@ -153,7 +153,7 @@ static void test_invalid_changes_nothing(void **state)
         assert_non_null(strstr(brock_engine_errmsg(e), "pbconfig.json"));
         assert_int_equal(e->lists.yellow_order.n, n0);
         assert_int_equal(e->lists.dnt_hashes.len, h0);
-        assert_false(brock__yellowlisted(e, "a.example"));
+        assert_false(brock__yellowlisted(&e->lists, "a.example"));
         assert_int_equal(brock_send_signals(e, "www.costco.com"), 0);
         assert_int_equal(brock_update_time(e), 0);
         assert_int_equal(effect(e, "cdn.trk.example"), BROCK_DENY);
@@ -208,7 +208,7 @@ static void test_persisted(void **state)
     brock_engine_free(e);
 
     e = test_fixture_open(f, f->data, 1);
-    assert_true(brock__yellowlisted(e, "cdn.trk.example"));
+    assert_true(brock__yellowlisted(&e->lists, "cdn.trk.example"));
     assert_int_equal(effect(e, "cdn.trk.example"), BROCK_STRIP_COOKIES);
     assert_int_equal(brock_update_time(e), NOW);
     assert_int_equal(brock_send_signals(e, "www.costco.com"), 0);
