@@ -339,8 +339,36 @@ function startSlowOrigin(tag = 'slow', fill = bytes) {
   });
 }
 
+// A site of a test's own on a loopback port: handle(req, res, host) answers each request
+// (host: the Host header without its port). Every request is recorded first as { host,
+// path, headers (node's object of them), time (Date.now()) }. With tls ({ key, cert }) it
+// speaks HTTPS. Resolves with { port, requests, to(host[, path]): the requests to host (and
+// path), connections(): how many were made, close() }.
+function startSite(handle, { tls } = {}) {
+  const requests = [];
+  let connections = 0;
+  const handler = (req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url, headers: req.headers, time: Date.now() });
+    handle(req, res, host);
+  };
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+  server.on('connection', () => { connections++; });
+  // A client that refuses the site's certificate is none of the site's business.
+  server.on('tlsClientError', () => {});
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      requests,
+      to(host, p) { return requests.filter((r) => r.host === host && (!p || r.path === p)); },
+      connections: () => connections,
+      close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+    }));
+  });
+}
+
 module.exports = {
-  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, streamBytes,
-  sha256, htmlText,
+  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, startSite, bytes,
+  streamBytes, sha256, htmlText,
   ENCODERS,
 };

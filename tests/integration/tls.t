@@ -11,13 +11,12 @@ const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const https = require('node:https');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { Duplex } = require('node:stream');
 const tls = require('node:tls');
-const { startOrigin, bytes, sha256 } = require('./origin.js');
+const { startOrigin, startSite, bytes, sha256 } = require('./origin.js');
 const h = require('./harness.js');
 const { flat, run, waitFor } = h;
 
@@ -39,20 +38,6 @@ const ENDINGS = ['cut.test', 'cut-notify.test', 'whole.test', 'until-close.test'
 // ---- certificates for the origins, made now ----
 
 const f = (n) => path.join(tmp, n);
-function ossl(args) {
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-function leaf(name, sans, { days = 2, ca = 'tca' } = {}) {
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-subj', `/CN=${name}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
-  fs.writeFileSync(f(`${name}.ext`), `subjectAltName=${sans.join(',')}\n` +
-                   'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f(`${ca}.pem`), '-CAkey', f(`${ca}.key`),
-        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', String(days),
-        '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`)]);
-  return { key: fs.readFileSync(f(`${name}.key`)), cert: fs.readFileSync(f(`${name}.pem`)) };
-}
 
 // The leaf of the origin that ends connections its own ways (made by makeCerts).
 function makeEndingsCert() {
@@ -61,20 +46,18 @@ function makeEndingsCert() {
 
 function makeCerts(yellow) {
   // The CA brock is told to trust, and one it is not.
-  for (const ca of ['tca', 'other-ca']) {
-    ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-          '-days', '2', '-subj', `/CN=brock test ${ca}`, '-keyout', f(`${ca}.key`),
-          '-out', f(`${ca}.pem`), '-addext', 'basicConstraints=critical,CA:TRUE',
-          '-addext', 'keyUsage=critical,keyCertSign']);
-  }
+  for (const ca of ['tca', 'other-ca']) h.testCa(tmp, ca, `brock test ${ca}`);
   const names = [...SITES, ...TRACKERS, ADNET, PINNED_ADS, 'lang.test', 'pinned.test', yellow,
                  ...ENDINGS];
+  const leaf = (name, sans, opts = {}) => h.testLeaf(tmp, name, { sans, ca: 'tca', ...opts });
   return {
     good: leaf('good', [...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1']),
     selfsigned: (() => {
-      ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-            '-days', '2', '-subj', '/CN=selfsigned.test', '-keyout', f('self.key'),
-            '-out', f('self.pem'), '-addext', 'subjectAltName=DNS:selfsigned.test']);
+      execFileSync('openssl', [
+        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-days', '2', '-subj', '/CN=selfsigned.test', '-keyout', f('self.key'),
+        '-out', f('self.pem'), '-addext', 'subjectAltName=DNS:selfsigned.test',
+      ], { stdio: ['ignore', 'ignore', 'pipe'] });
       return { key: fs.readFileSync(f('self.key')), cert: fs.readFileSync(f('self.pem')) };
     })(),
     untrusted: leaf('untrusted', ['DNS:untrusted.test'], { ca: 'other-ca' }),
@@ -86,17 +69,7 @@ function makeCerts(yellow) {
 // An HTTPS server that counts connections and requests: a refused upstream sees the first
 // and never the second.
 function startCounting(cert) {
-  const seen = { connections: 0, requests: 0 };
-  const server = https.createServer(cert, (req, res) => {
-    seen.requests++;
-    res.end('should not be reached\n');
-  });
-  server.on('connection', () => { seen.connections++; });
-  server.on('tlsClientError', () => {});
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port, seen,
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  return startSite((req, res) => { res.end('should not be reached\n'); }, { tls: cert });
 }
 
 // A TLS origin that ends each connection after one response, by Host: cut.test announces
@@ -786,15 +759,15 @@ for (const [name, reason] of [['selfsigned', /self.signed certificate/],
                               ['misnamed', /hostname mismatch/]]) {
   check(`an upstream whose certificate is ${name} gets 502 and nothing`, async () => {
     const host = `${name}.test`;
-    const before = bad[name].seen.connections;
+    const before = bad[name].connections();
     const r = await curl([`https://${host}/secret?n=1`]);
     assert.equal(r.connect, 200, 'the tunnel to the client is fine');
     assert.equal(r.status, 502);
     const text = r.body.toString();
     assert.match(text, new RegExp(host.replace(/\./g, '\\.')), 'the page names the host');
     assert.match(text, reason, 'and the reason');
-    assert.ok(bad[name].seen.connections > before, 'brock did try the origin');
-    assert.equal(bad[name].seen.requests, 0, 'nothing was sent to it');
+    assert.ok(bad[name].connections() > before, 'brock did try the origin');
+    assert.equal(bad[name].requests.length, 0, 'nothing was sent to it');
   });
 }
 
