@@ -13,10 +13,10 @@ const h = require('../integration/harness.js');
 // Starts `brock run` on state. opts:
 //   port: the origin's port, which *.test and every name of hosts resolve to;
 //   hosts: names beyond *.test the origin answers for;
-//   intercept: see inside HTTPS with a CA of the state's own (`brock ca init` first), the
-//     origin's certificates trusted through upstreamCa (a CA's PEM file);
+//   intercept: see inside HTTPS with a CA of the state's own (`brock ca init` first);
+//   upstreamCa: the CA (a PEM file) that signed the origin's certificates, for brock to trust;
 //   verbose: log every request (-v);
-//   setup: brock commands run on state before (each an argument list; each must succeed);
+//   setup: brock commands run on state first (each an argument list), each to succeed;
 //   global: options before `run`; args: more options of `run`; env: as h.startBrock takes it;
 //   browser: launch a Chromium through brock with these options of chromium.js's launch
 //     (trusting brock's CA when intercepting).
@@ -25,12 +25,13 @@ const h = require('../integration/harness.js');
 async function startProxy(state, opts = {}) {
   const setup = [...(opts.intercept ? [['ca', 'init']] : []), ...(opts.setup || [])];
   for (const cmd of setup) {
-    const r = await h.brock(state, cmd);
+    const r = await h.brock(state, cmd, { env: opts.env });
     assert.equal(r.code, 0, r.stderr);
   }
   const args = [
     ...(opts.verbose ? ['-v'] : []), '--no-update',
-    ...(opts.intercept ? ['--intercept', '--upstream-ca', opts.upstreamCa] : []),
+    ...(opts.intercept ? ['--intercept'] : []),
+    ...(opts.upstreamCa ? ['--upstream-ca', opts.upstreamCa] : []),
     ...['*.test', ...(opts.hosts || [])]
       .flatMap((host) => ['--resolve', `${host}=127.0.0.1:${opts.port}`]),
     ...(opts.args || []),
