@@ -32,8 +32,7 @@ async function startProxy(state, opts = {}) {
     ...(opts.verbose ? ['-v'] : []), '--no-update',
     ...(opts.intercept ? ['--intercept'] : []),
     ...(opts.upstreamCa ? ['--upstream-ca', opts.upstreamCa] : []),
-    ...['*.test', ...(opts.hosts || [])]
-      .flatMap((host) => ['--resolve', `${host}=127.0.0.1:${opts.port}`]),
+    ...h.resolveTo(opts.port, '*.test', ...(opts.hosts || [])),
     ...(opts.args || []),
   ];
   const b = await h.startBrock({ state, args, global: opts.global, env: opts.env });

@@ -86,10 +86,8 @@ async function startTlsOrigin(certs) {
 let certs, origin, tlsOrigin, brock;
 
 function resolveArgs() {
-  return ['--resolve', `*.test:443=127.0.0.1:${tlsOrigin.port}`,
-          '--resolve', `www.eff.org:443=127.0.0.1:${tlsOrigin.port}`,
-          '--resolve', `*.test=127.0.0.1:${origin.port}`,
-          '--resolve', `*.costco.com=127.0.0.1:${origin.port}`];
+  return [...h.resolveTo(tlsOrigin.port, '*.test:443', 'www.eff.org:443'),
+          ...h.resolveTo(origin.port, '*.test', '*.costco.com')];
 }
 
 function startBrock(state) {

@@ -192,6 +192,12 @@ async function startBrock(opts) {
   };
 }
 
+// brock's options that send every host of hosts (names, "*.test", "name:443") to port on
+// loopback: ['--resolve', 'HOST=127.0.0.1:PORT', ...].
+function resolveTo(port, ...hosts) {
+  return hosts.flatMap((host) => ['--resolve', `${host}=127.0.0.1:${port}`]);
+}
+
 // Runs a command to its end (bounded); resolves with its exit code, stdout and stderr.
 function run(cmd, args, opts = {}) {
   return new Promise((resolve) => {
@@ -298,7 +304,8 @@ async function trackerHit(port, tracker, site, agent = false) {
 }
 
 module.exports = {
-  BROCK, DATA, flat, check, tmpdir, track, startBrock, run, brock, curl, raw, waitFor, rssKiB,
+  BROCK, DATA, flat, check, tmpdir, track, startBrock, resolveTo, run, brock, curl, raw,
+  waitFor, rssKiB,
   NAVIGATE, NAVIGATE_ARGS, navigate, trackerHit, pg, startPg,
 };
 

@@ -21,11 +21,9 @@ const tmp = h.tmpdir('proxy-t');
 function startBrock(state, verbosity = ['-v'], listen = '127.0.0.1:0') {
   return h.startBrock({ state, listen, args: [
     ...verbosity, '--no-update',
-    ...['eof', 'flaky', 'garbage', 'cut']
-      .flatMap((host) => ['--resolve', `${host}.test=127.0.0.1:${rawOrigin.port}`]),
-    '--resolve', `down.test=127.0.0.1:${downPort}`,
-    '--resolve', `*.test=127.0.0.1:${origin.port}`,
-    '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
+    ...h.resolveTo(rawOrigin.port, 'eof.test', 'flaky.test', 'garbage.test', 'cut.test'),
+    ...h.resolveTo(downPort, 'down.test'),
+    ...h.resolveTo(origin.port, '*.test', yellow),
   ] });
 }
 

@@ -190,12 +190,8 @@ before(flat(async () => {
   }
   brock = await startBrock(state, [
     '--intercept', '--no-intercept', 'pinned*.test',
-    '--resolve', `selfsigned.test=127.0.0.1:${bad.selfsigned.port}`,
-    '--resolve', `untrusted.test=127.0.0.1:${bad.untrusted.port}`,
-    '--resolve', `expired.test=127.0.0.1:${bad.expired.port}`,
-    '--resolve', `misnamed.test=127.0.0.1:${bad.misnamed.port}`,
-    '--resolve', `*.test=127.0.0.1:${origin.port}`,
-    '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
+    ...Object.entries(bad).flatMap(([name, b]) => h.resolveTo(b.port, `${name}.test`)),
+    ...h.resolveTo(origin.port, '*.test', yellow),
   ]);
 }));
 
@@ -680,7 +676,7 @@ check('without interception, a CONNECT to a blocked host is refused as before', 
   const plain = f('state-plain');
   assert.equal((await h.brock(plain, ['set', ADNET, 'block'])).code, 0);
   const b = await h.startBrock({ state: plain, args: [
-    '--no-update', '--upstream-ca', f('tca.pem'), '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    '--no-update', '--upstream-ca', f('tca.pem'), ...h.resolveTo(origin.port, '*.test'),
   ] });
   try {
     const r = await h.curl(b.port, ['--cacert', f('tca.pem'), `https://${ADNET}/echo?n=plain`]);
@@ -854,8 +850,7 @@ check('ends of intercepted connections: normal closes are silent, cut ones one l
   // At the default level, serving 127.0.0.1 only (linesFrom's marker is a refused 127.0.0.2).
   const b = await h.startBrock({ state, args: [
     '--no-update', '--intercept', '--upstream-ca', f('tca.pem'), '--allow', '127.0.0.1/32',
-    ...ENDINGS.flatMap((host) => ['--resolve', `${host}=127.0.0.1:${endings.port}`]),
-    '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    ...h.resolveTo(endings.port, ...ENDINGS), ...h.resolveTo(origin.port, '*.test'),
   ] });
   const lines = (action) => h.linesFrom(b, action, 300);
   const ca = ['--cacert', brockCa];
