@@ -10,6 +10,7 @@
 const http = require('node:http');
 const https = require('node:https');
 const net = require('node:net');
+const { createServer: createTlsServer } = require('node:tls');
 const crypto = require('node:crypto');
 const zlib = require('node:zlib');
 
@@ -367,8 +368,46 @@ function startSite(handle, { tls } = {}) {
   });
 }
 
+// An origin that answers by hand, for framing of a test's own or ends a well-behaved server
+// never makes: each connection carries one request, read whole (its head, then a body of
+// Content-Length bytes), and answer({ head, target, host, body }, socket) writes the answer
+// and ends the connection its own way; what comes after the request is not read. With tls
+// ({ key, cert }) it speaks TLS. Resolves with { port, close() }.
+function startOneShotOrigin(answer, { tls } = {}) {
+  const sockets = new Set();
+  const serve = (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let got = Buffer.alloc(0);
+    const read = (d) => {
+      got = Buffer.concat([got, d]);
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = got.subarray(0, end).toString('latin1');
+      const length = Number((/\r\ncontent-length:\s*(\d+)/i.exec(head) || [])[1] || 0);
+      if (got.length < end + 4 + length) return;
+      socket.removeListener('data', read);
+      answer({ head, target: head.split(' ')[1] || '',
+               host: (/^host:\s*([^:\r\n]+)/mi.exec(head) || [])[1] || '',
+               body: got.subarray(end + 4, end + 4 + length) }, socket);
+    };
+    socket.on('data', read);
+  };
+  const server = tls ? createTlsServer(tls, serve) : net.createServer(serve);
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      close() {
+        for (const s of sockets) s.destroy();
+        return new Promise((r) => server.close(r));
+      },
+    }));
+  });
+}
+
 module.exports = {
-  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, startSite, bytes,
-  streamBytes, sha256, htmlText,
+  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, startSite,
+  startOneShotOrigin, bytes, streamBytes, sha256, htmlText,
   ENCODERS,
 };

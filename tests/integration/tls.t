@@ -16,7 +16,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { Duplex } = require('node:stream');
 const tls = require('node:tls');
-const { startOrigin, startSite, bytes, sha256 } = require('./origin.js');
+const { startOrigin, startSite, startOneShotOrigin, bytes, sha256 } = require('./origin.js');
 const h = require('./harness.js');
 const { flat, run, waitFor } = h;
 
@@ -77,32 +77,21 @@ function startCounting(cert) {
 // it); whole.test sends all it announced, until-close.test a body that runs until the close,
 // then both drop the connection without close_notify, as many servers do.
 function startEndings(cert) {
-  const server = tls.createServer(cert, (socket) => {
-    let got = '';
-    socket.on('error', () => {});
-    socket.on('data', (d) => {
-      got += d.toString('latin1');
-      if (!got.includes('\r\n\r\n')) return;
-      const host = (/^host:\s*([^:\r\n]+)/mi.exec(got) || [])[1];
-      const replies = {
-        'cut.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'drop'],
-        'cut-notify.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'end'],
-        'whole.test': ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n' +
-                       '0123456789', 'drop'],
-        'until-close.test': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n0123456789', 'drop'],
-      };
-      const [text, how] = replies[host] || ['HTTP/1.1 404 Not Found\r\n\r\n', 'end'];
-      if (how === 'end') {
-        socket.end(text);
-        return;
-      }
-      socket.write(text, () => setTimeout(() => socket.destroy(), 100));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    close() { return new Promise((r) => server.close(r)); },
-  })));
+  return startOneShotOrigin(({ host }, socket) => {
+    const replies = {
+      'cut.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'drop'],
+      'cut-notify.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'end'],
+      'whole.test': ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n' +
+                     '0123456789', 'drop'],
+      'until-close.test': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n0123456789', 'drop'],
+    };
+    const [text, how] = replies[host] || ['HTTP/1.1 404 Not Found\r\n\r\n', 'end'];
+    if (how === 'end') {
+      socket.end(text);
+      return;
+    }
+    socket.write(text, () => setTimeout(() => socket.destroy(), 100));
+  }, { tls: cert });
 }
 
 // ---- brock ----
