@@ -198,6 +198,19 @@ function resolveTo(port, ...hosts) {
   return hosts.flatMap((host) => ['--resolve', `${host}=127.0.0.1:${port}`]);
 }
 
+// A loopback port nothing listens on now (one just listened on and closed): for an origin
+// that is down, or a port to name before what will listen there starts.
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 // Runs a command to its end (bounded); resolves with its exit code, stdout and stderr.
 function run(cmd, args, opts = {}) {
   return new Promise((resolve) => {
@@ -304,8 +317,8 @@ async function trackerHit(port, tracker, site, agent = false) {
 }
 
 module.exports = {
-  BROCK, DATA, flat, check, tmpdir, track, startBrock, resolveTo, run, brock, curl, raw,
-  waitFor, rssKiB,
+  BROCK, DATA, flat, check, tmpdir, track, startBrock, resolveTo, freePort, run, brock, curl,
+  raw, waitFor, rssKiB,
   NAVIGATE, NAVIGATE_ARGS, navigate, trackerHit, pg, startPg,
 };
 

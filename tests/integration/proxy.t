@@ -56,10 +56,7 @@ before(flat(async () => {
   yellow = h.pickYellow();
   origin = await startOrigin({ cookieHost: yellow });
   rawOrigin = await startRawOrigin();
-  const probe = net.createServer();
-  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
-  downPort = probe.address().port;
-  await new Promise((r) => probe.close(r));
+  downPort = await h.freePort();
   stateDir = path.join(tmp, 'state');
   brock = await startBrock(stateDir);
   // A client that never finishes its head; the answer is checked near the end, so that the
