@@ -15,11 +15,12 @@ const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { launch, GIF } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 
 // One folder per user: another user's left-over folder of the same name is not writable.
 const ARTIFACTS = process.env.BROCK_ARTIFACTS ||
@@ -41,10 +42,7 @@ const tmp = h.tmpdir('dash-browser');
 // and (on the fourth) a tracker seen only there and a cookieblocked domain; solo-* sites
 // load the pixel alone, long-* ones LONG as well. Trackers set an identifying cookie.
 function startOrigin() {
-  const requests = [];
-  const server = http.createServer((req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url });
+  return startSite((req, res, host) => {
     if (host.endsWith('tracker.test')) {
       res.setHeader('Set-Cookie', `uid=${crypto.randomBytes(16).toString('hex')}; Path=/`);
       res.setHeader('Content-Type', 'image/gif');
@@ -71,19 +69,6 @@ function startOrigin() {
             `<img src="http://${TRACKER}/p.gif?on=${host}&t=${Date.now()}" alt="">` +
             `${fonts}${extra}`);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    to: (host) => requests.filter((r) => r.host === host),
-    close: () => { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
-}
-
-// brock with every test host resolved to the origin on port; listen is its "127.0.0.1:PORT".
-async function startBrock(port) {
-  const b = await h.startBrock({ state: path.join(tmp, 'state'), args: [
-    '--no-update', '--resolve', `*.test=127.0.0.1:${port}`,
-    '--resolve', `${YELLOW}=127.0.0.1:${port}`] });
-  return { ...b, listen: `127.0.0.1:${b.port}` };
 }
 
 let origin, brock, browsing, viewing, tab, dash;
@@ -101,12 +86,14 @@ async function sitePage(site) {
 
 before(async () => {
   origin = await startOrigin();
-  brock = await startBrock(origin.port);
   // The sites it visits are plain http: treated as secure, Chromium tells brock its
   // navigations (fetch metadata), as it does over HTTPS.
   const visited = [...SITES, 'extra-e.test', 'extra-f.test', 'solo-h.test', 'long-g.test',
                    'only-k.test', 'other-l.test'];
-  browsing = await launch(brock.listen, { secureOrigins: visited.map((s) => `http://${s}`) });
+  brock = await startProxy(path.join(tmp, 'state'), {
+    port: origin.port, hosts: [YELLOW],
+    browser: { secureOrigins: visited.map((s) => `http://${s}`) } });
+  browsing = brock.browser;
   viewing = await launch(null);
   tab = await browsing.context.newPage();
   dash = await viewing.context.newPage();

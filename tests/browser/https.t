@@ -15,11 +15,11 @@
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
-const { launch, GIF } = require('./chromium.js');
+const { GIF } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 const { flat, check } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
@@ -33,10 +33,7 @@ const tmp = h.tmpdir('https-t');
 // The sites: each page embeds the tracker's image (a fresh URL per page, never cached)
 // and the yellowlisted one; both images set an identifying cookie.
 function startOrigin(certs, yellow) {
-  const requests = [];
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url, headers: req.headers });
+  return startSite((req, res, host) => {
     res.setHeader('Cache-Control', 'no-store');
     if ((host === TRACKER && req.url.startsWith('/pixel.gif')) || host === yellow) {
       res.setHeader('Set-Cookie',
@@ -91,18 +88,7 @@ function startOrigin(certs, yellow) {
     res.end(`<!doctype html><title>${host}</title><h1>${host}</h1>` +
             `<img id="t" src="https://${TRACKER}/pixel.gif?on=${host}">` +
             `<img id="y" src="https://${yellow}/pixel.gif?on=${host}">`);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port, requests,
-    to(h) { return requests.filter((r) => r.host === h); },
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
-}
-
-async function startBrock(state, args) {
-  const init = await h.brock(state, ['ca', 'init']);
-  assert.equal(init.code, 0, init.stderr);
-  return h.startBrock({ state, args: ['-v', '--no-update', ...args] });
+  }, { tls: { key: certs.key, cert: certs.cert } });
 }
 
 let origin, brock, browser, yellow;
@@ -113,12 +99,10 @@ before(flat(async () => {
   const certs = h.originCerts(tmp, [...SITES, TRACKER, yellow, ANALYTICS],
                               'brock browser test');
   origin = await startOrigin(certs, yellow);
-  brock = await startBrock(state, ['--intercept', '--upstream-ca', certs.ca,
-                                   '--resolve', `*.test=127.0.0.1:${origin.port}`,
-                                   '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
-                                   '--resolve', `${ANALYTICS}=127.0.0.1:${origin.port}`]);
-  browser = await launch(`127.0.0.1:${brock.port}`, { ca: path.join(state, 'ca', 'ca.pem'),
-                                                     thirdPartyCookies: true });
+  brock = await startProxy(state, { port: origin.port, hosts: [yellow, ANALYTICS],
+                                    intercept: true, upstreamCa: certs.ca, verbose: true,
+                                    browser: { thirdPartyCookies: true } });
+  browser = brock.browser;
   // A cookie the browser already holds for the yellowlisted domain: brock must keep it home.
   await browser.context.addCookies([{ name: 'yid', value: '8c1f0e9a7b6d5c4e3f21a0b9',
                                       domain: yellow, path: '/', secure: true,

@@ -10,12 +10,11 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
 const zlib = require('node:zlib');
-const { launch } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 const { flat, check } = h;
 
 const tmp = h.tmpdir('inject-browser-t');
@@ -26,7 +25,7 @@ const REPORT = '<script src="/report.js"></script>';
 // The pages: /csp (a policy of script-src 'self', an external script and an inline one of
 // its own), /meta (a <meta> policy refusing every script), /gzip (a plain page, gzip).
 function startOrigin(certs) {
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
+  return startSite((req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     if (req.url === '/own.js' || req.url === '/report.js') {
       res.setHeader('Content-Type', 'text/javascript');
@@ -55,24 +54,17 @@ function startOrigin(certs) {
     res.setHeader('Content-Encoding', 'gzip');
     res.end(zlib.gzipSync('<!DOCTYPE html><html><head><title>x</title></head>' +
                           `<body>${REPORT}</body></html>`));
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  }, { tls: { key: certs.key, cert: certs.cert } });
 }
 
 let origin, brock, plain, browser, plainBrowser;
 
+// brock seeing inside HTTPS, and a Chromium through it.
 async function startBrock(name, args) {
-  const state = path.join(tmp, name);
-  const init = await h.brock(state, ['ca', 'init']);
-  assert.equal(init.code, 0, init.stderr);
-  const b = await h.startBrock({ state, args: ['-v', '--no-update', '--intercept',
-                                               '--upstream-ca', path.join(tmp, 'ca.pem'),
-                                               '--resolve', `*.test=127.0.0.1:${origin.port}`,
-                                               ...args] });
-  return [b, await launch(`127.0.0.1:${b.port}`, { ca: path.join(state, 'ca', 'ca.pem') })];
+  const b = await startProxy(path.join(tmp, name), {
+    port: origin.port, intercept: true, upstreamCa: path.join(tmp, 'ca.pem'), verbose: true,
+    args, browser: {} });
+  return [b, b.browser];
 }
 
 before(flat('setting up', async () => {

@@ -15,13 +15,10 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const crypto = require('node:crypto');
-const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
-const { launch } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 const { flat, check } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
@@ -33,24 +30,6 @@ const OWNER = ['w1.test', 'w2.test', 'w3.test']; // one owner's sites, forging r
 const VICTIM = 'victim.test';        // whose script they load
 
 const tmp = h.tmpdir('inpage-browser-t');
-
-function makeCerts(names) {
-  const f = (n) => path.join(tmp, n);
-  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-days', '2', '-subj', '/CN=brock inpage test CA', '-keyout', f('ca.key'),
-        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign']);
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-subj', '/CN=brock inpage test origin', '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
-  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
-                   'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
-        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', '2',
-        '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
-  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
-           cert: fs.readFileSync(f('leaf.pem')) };
-}
 
 const FP_JS = `(function () {
   const c = document.createElement('canvas');
@@ -107,10 +86,7 @@ const FORGED_PAGE = `<!doctype html><html><head><title>owner</title></head><body
 const FORGED_INNER = '<!doctype html><html><head><title>inner</title></head><body>inner</body></html>';
 
 function startOrigin(certs) {
-  const requests = [];
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url, headers: req.headers });
+  return startSite((req, res, host) => {
     res.setHeader('Cache-Control', 'no-store');
     const js = (body) => { res.setHeader('Content-Type', 'text/javascript'); res.end(body); };
     const html = (body) => {
@@ -138,31 +114,23 @@ function startOrigin(certs) {
       <iframe src="https://${SC}/frame?on=${host}"></iframe>
       <iframe src="https://${LO}/frame?on=${host}"></iframe>
       </body></html>`);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port, requests,
-    to(hst) { return requests.filter((r) => r.host === hst); },
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  }, { tls: { key: certs.key, cert: certs.cert } });
 }
 
 let origin, brock, plain, browser, plainBrowser;
 
+// brock seeing inside HTTPS, and a Chromium through it.
 async function startBrock(name, certs, args) {
-  const state = path.join(tmp, name);
-  const init = await h.brock(state, ['ca', 'init']);
-  assert.equal(init.code, 0, init.stderr);
-  const b = await h.startBrock({ state, args: ['-v', '--no-update', '--intercept',
-                                               '--upstream-ca', certs.ca,
-                                               '--resolve', `*.test=127.0.0.1:${origin.port}`,
-                                               ...args] });
-  // Third-party frames get storage only where third-party cookies are allowed.
-  return [b, await launch(`127.0.0.1:${b.port}`, { ca: path.join(state, 'ca', 'ca.pem'),
-                                                   thirdPartyCookies: true })];
+  const b = await startProxy(path.join(tmp, name), {
+    port: origin.port, intercept: true, upstreamCa: certs.ca, verbose: true, args,
+    // Third-party frames get storage only where third-party cookies are allowed.
+    browser: { thirdPartyCookies: true } });
+  return [b, b.browser];
 }
 
 before(flat('setting up', async () => {
-  const certs = makeCerts([...SITES, FP, SMALL, SC, LO, ...OWNER, VICTIM]);
+  const certs = h.originCerts(tmp, [...SITES, FP, SMALL, SC, LO, ...OWNER, VICTIM],
+                              'brock inpage test');
   origin = await startOrigin(certs);
   [brock, browser] = await startBrock('state', certs, []);
   [plain, plainBrowser] = await startBrock('plain', certs, ['--no-inject']);

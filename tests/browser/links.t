@@ -10,10 +10,10 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const https = require('node:https');
 const path = require('node:path');
-const { launch } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 const { flat, check } = h;
 
 const GOOGLE = 'www.google.de';
@@ -59,16 +59,11 @@ setTimeout(function () {
 </body></html>`;
 
 function startOrigin(certs) {
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
+  return startSite((req, res, host) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.end(host === FACEBOOK || host === `fb.${OTHER}` ? FACEBOOK_PAGE : GOOGLE_PAGE);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  }, { tls: { key: certs.key, cert: certs.cert } });
 }
 
 let origin;
@@ -79,14 +74,10 @@ const state = path.join(tmp, 'state');
 before(flat('setting up', async () => {
   origin = await startOrigin(h.originCerts(tmp, [GOOGLE, FACEBOOK, OTHER, `fb.${OTHER}`],
                                            'brock links test'));
-  const r = await h.brock(state, ['ca', 'init']);
-  assert.equal(r.code, 0, r.stderr);
-  brock = await h.startBrock({ state, args: ['--no-update', '--intercept',
-                                             '--upstream-ca', path.join(tmp, 'ca.pem'),
-                                             '--resolve', `*.test=127.0.0.1:${origin.port}`,
-                                             '--resolve', `${GOOGLE}=127.0.0.1:${origin.port}`,
-                                             '--resolve', `${FACEBOOK}=127.0.0.1:${origin.port}`] });
-  browser = await launch(`127.0.0.1:${brock.port}`, { ca: path.join(state, 'ca', 'ca.pem') });
+  brock = await startProxy(state, { port: origin.port, hosts: [GOOGLE, FACEBOOK],
+                                    intercept: true, upstreamCa: path.join(tmp, 'ca.pem'),
+                                    browser: {} });
+  browser = brock.browser;
 }));
 
 after(async () => {

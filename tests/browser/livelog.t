@@ -11,6 +11,7 @@ const path = require('node:path');
 const { launch } = require('./chromium.js');
 const h = require('../integration/harness.js');
 const { startOrigin } = require('../integration/origin.js');
+const { startProxy } = require('./brock.js');
 
 function check(name, fn) {
   h.check(name, fn, 60000);
@@ -22,12 +23,10 @@ let origin, brock, viewing;
 
 before(async () => {
   origin = await startOrigin();
-  for (const [domain, action] of [['block.test', 'block'], ['strip.test', 'cookieblock']]) {
-    const r = await h.brock(state, ['--no-seed', 'set', domain, action]);
-    assert.equal(r.code, 0, r.stderr);
-  }
-  brock = await h.startBrock({ state, global: ['--no-seed'], args: [
-    '--no-update', '--workers', '1', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+  brock = await startProxy(state, {
+    port: origin.port, global: ['--no-seed'], args: ['--workers', '1'],
+    setup: [['block.test', 'block'], ['strip.test', 'cookieblock']]
+      .map(([domain, action]) => ['--no-seed', 'set', domain, action]) });
   viewing = await launch(null);
 });
 

@@ -19,6 +19,7 @@ const path = require('node:path');
 const { launch } = require('./chromium.js');
 const { startOrigin } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 
 const RED = 'ads.red.test', YELLOW = 'cdn.yellow.test', GREEN = 'fonts.green.test';
 const OLD = 'img.old.test';
@@ -40,8 +41,7 @@ const tmp = h.tmpdir('map-browser');
 const state = path.join(tmp, 'state');
 let origin, brock, viewing, dash, base;
 
-const start = () => h.startBrock({ state, global: ['--no-seed'], args: [
-  '--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+const start = () => startProxy(state, { port: origin.port, global: ['--no-seed'] });
 
 async function browse(site) {
   const nav = await h.curl(brock.port, [...h.NAVIGATE_ARGS, `http://${site}/`]);

@@ -8,10 +8,11 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const http = require('node:http');
 const path = require('node:path');
 const { launch } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 
 function check(name, fn) {
   h.check(name, fn, 60000);
@@ -19,19 +20,11 @@ function check(name, fn) {
 
 // A site that records the headers of each request it is sent.
 function startOrigin() {
-  const seen = [];
-  const server = http.createServer((req, res) => {
-    seen.push({ host: req.headers.host, path: req.url, dnt: req.headers.dnt,
-                gpc: req.headers['sec-gpc'] });
+  return startSite((req, res) => {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store');
     res.end('<!doctype html><title>A site</title><h1>Hello</h1>');
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    seen,
-    close: () => { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
 }
 
 const state = path.join(h.tmpdir('pac-browser'), 'state');
@@ -39,9 +32,8 @@ let origin, brock, browser;
 
 before(async () => {
   origin = await startOrigin();
-  brock = await h.startBrock({ state, global: ['--no-seed'], args: [
-    '--no-update', '--no-proxy', 'direct.test',
-    '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+  brock = await startProxy(state, { port: origin.port, global: ['--no-seed'],
+                                    args: ['--no-proxy', 'direct.test'] });
   // Chromium's own resolver finds direct.test only when it connects without a proxy.
   browser = await launch(null, {
     args: [`--proxy-pac-url=http://127.0.0.1:${brock.port}/proxy.pac`,
@@ -59,12 +51,12 @@ check('Chromium sends a page through brock as its PAC file says', async () => {
   const r = await tab.goto('http://pages.site.test/hello', { timeout: 20000 });
   assert.equal(r.status(), 200);
   assert.equal(await tab.textContent('h1'), 'Hello');
-  const got = origin.seen.filter((s) => s.path === '/hello');
-  assert.equal(got.length, 1, JSON.stringify(origin.seen));
-  assert.equal(got[0].host, 'pages.site.test');
+  const got = origin.requests.filter((s) => s.path === '/hello');
+  assert.equal(got.length, 1, JSON.stringify(origin.requests));
+  assert.equal(got[0].headers.host, 'pages.site.test');
   // brock's headers: the request went through it.
-  assert.equal(got[0].dnt, '1');
-  assert.equal(got[0].gpc, '1');
+  assert.equal(got[0].headers.dnt, '1');
+  assert.equal(got[0].headers['sec-gpc'], '1');
   await tab.close();
 });
 
@@ -72,8 +64,8 @@ check('a --no-proxy host goes DIRECT, around brock', async () => {
   const tab = await browser.context.newPage();
   const r = await tab.goto(`http://direct.test:${origin.port}/direct`, { timeout: 20000 });
   assert.equal(r.status(), 200);
-  const got = origin.seen.filter((s) => s.path === '/direct');
-  assert.equal(got.length, 1, JSON.stringify(origin.seen));
-  assert.equal(got[0].dnt, undefined, 'the request went through brock');
+  const got = origin.requests.filter((s) => s.path === '/direct');
+  assert.equal(got.length, 1, JSON.stringify(origin.requests));
+  assert.equal(got[0].headers.dnt, undefined, 'the request went through brock');
   await tab.close();
 });

@@ -14,6 +14,7 @@ const path = require('node:path');
 const { launch } = require('./chromium.js');
 const h = require('../integration/harness.js');
 const { startOrigin } = require('../integration/origin.js');
+const { startProxy } = require('./brock.js');
 
 const TRACKER = 'tracker-d.test';
 const SITE = 'news-d.test';
@@ -38,10 +39,7 @@ async function pixel() {
 before(async () => {
   origin = await startOrigin();
   state = path.join(h.tmpdir('pause-browser'), 'state');
-  const r = await h.brock(state, ['set', TRACKER, 'block']);
-  assert.equal(r.code, 0, r.stderr);
-  brock = await h.startBrock({ state, args: ['--no-update', '--resolve',
-                                             `*.test=127.0.0.1:${origin.port}`] });
+  brock = await startProxy(state, { port: origin.port, setup: [['set', TRACKER, 'block']] });
   viewing = await launch(null);
   dash = await viewing.context.newPage();
 });

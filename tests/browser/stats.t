@@ -10,10 +10,11 @@
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const http = require('node:http');
 const path = require('node:path');
 const { launch, GIF } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 
 const SITES = ['one-a.test', 'two-b.test', 'three-c.test', 'four-d.test'];
 const TRACKER = 'px.tracker.test';
@@ -29,8 +30,7 @@ const state = path.join(tmp, 'state');
 // Each site's page loads the tracker's pixel (which sets an identifying cookie) and an image
 // from the domain whose cookies are blocked.
 function startOrigin() {
-  const server = http.createServer((req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
+  return startSite((req, res, host) => {
     res.setHeader('Cache-Control', 'no-store');
     if (host === TRACKER || host === STRIPPED) {
       if (host === TRACKER)
@@ -44,22 +44,17 @@ function startOrigin() {
             `<img src="http://${TRACKER}/p.gif?on=${host}" alt="">` +
             `<img src="http://${STRIPPED}/s.gif" alt="">`);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    close: () => { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
 }
 
 let origin, brock, browsing, viewing;
 
 before(async () => {
   origin = await startOrigin();
-  const set = await h.brock(state, ['--no-seed', 'set', STRIPPED, 'cookieblock']);
-  assert.equal(set.code, 0, set.stderr);
-  brock = await h.startBrock({ state, global: ['--no-seed'], args: [
-    '--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`] });
-  browsing = await launch(`127.0.0.1:${brock.port}`, {
-    secureOrigins: SITES.map((s) => `http://${s}`), thirdPartyCookies: true });
+  brock = await startProxy(state, {
+    port: origin.port, global: ['--no-seed'],
+    setup: [['--no-seed', 'set', STRIPPED, 'cookieblock']],
+    browser: { secureOrigins: SITES.map((s) => `http://${s}`), thirdPartyCookies: true } });
+  browsing = brock.browser;
   viewing = await launch(null);
 });
 

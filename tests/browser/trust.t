@@ -18,12 +18,13 @@ const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const chromium = require('./chromium.js');
 const firefox = require('./firefox.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 const { flat, check } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
@@ -63,10 +64,7 @@ const env = { HOME: home, BROCK_TRUST_SYSTEM_DIR: systemDir, BROCK_TRUST_UPDATE:
 // The sites: a page at /chromium or /firefox embeds that browser's tracker image (a fresh
 // URL each time, never cached), which sets an identifying cookie; any other page is plain.
 function startOrigin(certs) {
-  const requests = [];
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url, headers: req.headers });
+  return startSite((req, res, host) => {
     res.setHeader('Cache-Control', 'no-store');
     if (Object.values(TRACKER).includes(host)) {
       res.setHeader('Set-Cookie',
@@ -79,12 +77,7 @@ function startOrigin(certs) {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.end(`<!doctype html><title>${host}</title><h1>${host}</h1>` +
             (tracker ? `<img id="t" src="https://${tracker}/pixel.gif?on=${host}">` : ''));
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    to(host, p) { return requests.filter((r) => r.host === host && (!p || r.path === p)); },
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  }, { tls: { key: certs.key, cert: certs.cert } });
 }
 
 let origin, brock, certs, fp;
@@ -132,11 +125,7 @@ check('brock ca install, with no CA yet, creates it and puts it in every place',
 });
 
 check('brock run sees inside HTTPS by default once its CA is in the system store', async () => {
-  brock = await h.startBrock({
-    state, env,
-    args: ['-v', '--no-update', '--upstream-ca', certs.ca,
-           '--resolve', `*.test=127.0.0.1:${origin.port}`],
-  });
+  brock = await startProxy(state, { port: origin.port, upstreamCa: certs.ca, verbose: true, env });
   await h.waitFor('the line about HTTPS', () => /HTTPS is/.test(brock.log()), 5000);
   assert.match(brock.log(), /HTTPS is seen inside: this machine trusts brock's CA/);
 });

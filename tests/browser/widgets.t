@@ -17,10 +17,10 @@
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
-const { launch } = require('./chromium.js');
+const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
+const { startProxy } = require('./brock.js');
 const { flat, check } = h;
 
 const RB = 'rumble.com';
@@ -35,11 +35,10 @@ const INNER = 'inner.test';
 // A page that embeds YouTube, which the user blocks.
 const CHOSEN = 'chosen.test';
 
-function startOrigin(certs) {
-  const requests = [];
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url });
+// The sites, the player and YouTube; embeds(site): the player's requests from site's pages,
+// pages(site): the requests for site's own page.
+async function startOrigin(certs) {
+  const site = await startSite((req, res, host) => {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     if (host === RB || host === YT) {
@@ -67,13 +66,12 @@ function startOrigin(certs) {
       </head><body><h1>${host}</h1>
       <iframe id="rb" width="560" height="315" src="https://${RB}/embed/abc?on=${on}"></iframe>
       </body></html>`);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port, requests,
-    embeds(site) { return requests.filter((r) => r.host === RB && r.path.endsWith(`on=${site}`)); },
-    pages(site) { return requests.filter((r) => r.host === site && r.path === '/'); },
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  }, { tls: { key: certs.key, cert: certs.cert } });
+  return {
+    ...site,
+    embeds: (on) => site.to(RB).filter((r) => r.path.endsWith(`on=${on}`)),
+    pages: (host) => site.to(host, '/'),
+  };
 }
 
 let origin;
@@ -81,20 +79,9 @@ const running = [];
 
 // brock with youtube.com blocked by the user, and a browser through it.
 async function startBrock(name, args) {
-  const state = path.join(tmp, name);
-  for (const cmd of [['ca', 'init'], ['set', 'youtube.com', 'block']]) {
-    const r = await h.brock(state, cmd);
-    assert.equal(r.code, 0, r.stderr);
-  }
-  const b = await h.startBrock({ state, args: ['-v', '--no-update', '--intercept',
-                                               '--upstream-ca', path.join(tmp, 'ca.pem'),
-                                               '--resolve', `*.test=127.0.0.1:${origin.port}`,
-                                               '--resolve', `${YT}=127.0.0.1:${origin.port}`,
-                                               '--resolve', `${RB}=127.0.0.1:${origin.port}`,
-                                               ...args] });
-  b.state = state;
-  b.ca = path.join(state, 'ca', 'ca.pem');
-  b.browser = await launch(`127.0.0.1:${b.port}`, { ca: b.ca });
+  const b = await startProxy(path.join(tmp, name), {
+    port: origin.port, hosts: [YT, RB], intercept: true, upstreamCa: path.join(tmp, 'ca.pem'),
+    verbose: true, setup: [['set', 'youtube.com', 'block']], args, browser: {} });
   running.push(b);
   return b;
 }

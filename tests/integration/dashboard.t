@@ -18,8 +18,8 @@ const tmp = h.tmpdir('dash-t');
 const stateDir = path.join(tmp, 'state');
 
 function startBrock() {
-  return h.startBrock({ state: stateDir, args: ['--no-update',
-                                               '--resolve', `*.test=127.0.0.1:${origin.port}`] });
+  return h.startBrock({ state: stateDir,
+                        args: ['--no-update', ...h.resolveTo(origin.port, '*.test')] });
 }
 
 let n = 0;

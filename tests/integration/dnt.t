@@ -10,11 +10,9 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
-const https = require('node:https');
 const path = require('node:path');
-const { startOrigin, sha256 } = require('./origin.js');
+const { startOrigin, startSite, sha256 } = require('./origin.js');
 const h = require('./harness.js');
 const { DATA, flat, waitFor } = h;
 const POLICY = fs.readFileSync(path.join(DATA, 'dnt-policy.txt'), 'utf8');
@@ -37,33 +35,10 @@ function check(name, fn, timeout = 40000) {
 
 const tmp = h.tmpdir('dnt-t');
 
-// A test CA and one leaf for every name the HTTPS origin answers for.
-function makeCerts() {
-  const f = (n) => path.join(tmp, n);
-  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  ossl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=brock test CA',
-        '-keyout', f('ca.key'), '-out', f('ca.pem'),
-        '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign']);
-  ossl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=brock test origin',
-        '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
-  fs.writeFileSync(f('leaf.ext'), 'subjectAltName=' +
-    [...ALL, 'tracker-none.test', 'tracker-heads.test', 'www.eff.org'].map((h) => `DNS:${h}`).join(',') + '\n' +
-    'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
-        '-CAcreateserial', '-days', '2', '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
-  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
-           cert: fs.readFileSync(f('leaf.pem')) };
-}
-
 // The HTTPS origin: policies by Host, the configuration for www.eff.org, every request kept.
-function startTlsOrigin(certs) {
-  const requests = [];
+async function startTlsOrigin(certs) {
   const state = { pbconfig: null, pbStatus: 200 };
-  const slowSockets = new Set();
-  const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url, headers: req.headers, time: Date.now() });
+  const site = await startSite((req, res, host) => {
     if (host === 'www.eff.org' && req.url === '/files/pbconfig.json') {
       res.writeHead(state.pbStatus, { 'Content-Type': 'application/json' });
       res.end(state.pbconfig);
@@ -93,38 +68,26 @@ function startTlsOrigin(certs) {
       res.writeHead(200, { 'Content-Type': 'text/plain', ...many });
       res.end(POLICY);
     } else if (host === SLOW) {
-      // A byte every half second, without end.
+      // A byte every half second, without end (close() cuts it).
       res.writeHead(200, { 'Content-Type': 'text/plain', ...cookie });
-      slowSockets.add(res);
       const timer = setInterval(() => res.write('.'), 500);
-      res.on('close', () => { clearInterval(timer); slowSockets.delete(res); });
+      res.on('close', () => clearInterval(timer));
     } else {
       res.writeHead(404);
       res.end();
     }
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({
-      port: server.address().port, requests, state,
-      policyFetches(host) {
-        return requests.filter((r) => r.host === host && r.path === '/.well-known/dnt-policy.txt');
-      },
-      close() {
-        for (const r of slowSockets) r.destroy();
-        server.closeAllConnections();
-        return new Promise((r) => server.close(r));
-      },
-    }));
-  });
+  }, { tls: { key: certs.key, cert: certs.cert } });
+  return {
+    ...site, state,
+    policyFetches: (host) => site.to(host, '/.well-known/dnt-policy.txt'),
+  };
 }
 
 let certs, origin, tlsOrigin, brock;
 
 function resolveArgs() {
-  return ['--resolve', `*.test:443=127.0.0.1:${tlsOrigin.port}`,
-          '--resolve', `www.eff.org:443=127.0.0.1:${tlsOrigin.port}`,
-          '--resolve', `*.test=127.0.0.1:${origin.port}`,
-          '--resolve', `*.costco.com=127.0.0.1:${origin.port}`];
+  return [...h.resolveTo(tlsOrigin.port, '*.test:443', 'www.eff.org:443'),
+          ...h.resolveTo(origin.port, '*.test', '*.costco.com')];
 }
 
 function startBrock(state) {
@@ -154,7 +117,8 @@ const sent = (host, cookie) => origin.to(host).filter((r) =>
   r.headers.some(([n, v]) => n === 'cookie' && v === cookie));
 
 before(flat(async () => {
-  certs = makeCerts();
+  // A test CA and one leaf for every name the HTTPS origin answers for.
+  certs = h.originCerts(tmp, [...ALL, 'tracker-none.test', 'tracker-heads.test', 'www.eff.org']);
   origin = await startOrigin();
   tlsOrigin = await startTlsOrigin(certs);
   brock = await startBrock(path.join(tmp, 'state'));

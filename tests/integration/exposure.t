@@ -10,12 +10,12 @@
 const assert = require('node:assert/strict');
 const dns = require('node:dns').promises;
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const {
-  BROCK, DATA, check, tmpdir, track, startBrock, run, brock, curl, raw, rawFrom, waitFor, navigate,
+  BROCK, DATA, check, tmpdir, track, startBrock, freePort, run, brock, curl, raw, rawFrom, waitFor,
+  navigate,
 } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
@@ -28,18 +28,6 @@ function statusOf(text) {
 
 function get(port, host = `127.0.0.1:${port}`, target = '/api/status') {
   return `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
-}
-
-// A port free at the time of asking, for tests that must name brock's port in --resolve.
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function listing(dir) {

@@ -14,10 +14,9 @@ const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const http = require('node:http');
-const net = require('node:net');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { check, tmpdir, track, startBrock, waitFor, pg, startPg } = require('./harness.js');
+const { check, tmpdir, track, startBrock, freePort, waitFor, pg, startPg } = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((f) => fs.existsSync(f));
@@ -26,14 +25,6 @@ const instances = [];
 const fronts = {}; // name -> the port HAProxy listens on
 
 // A free loopback port (bound, then released for HAProxy).
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
-
 before(async () => {
   if (!HAPROXY) {
     skip = 'haproxy is not installed (Debian package haproxy)';

@@ -192,6 +192,25 @@ async function startBrock(opts) {
   };
 }
 
+// brock's options that send every host of hosts (names, "*.test", "name:443") to port on
+// loopback: ['--resolve', 'HOST=127.0.0.1:PORT', ...].
+function resolveTo(port, ...hosts) {
+  return hosts.flatMap((host) => ['--resolve', `${host}=127.0.0.1:${port}`]);
+}
+
+// A loopback port nothing listens on now (one just listened on and closed): for an origin
+// that is down, or a port to name before what will listen there starts.
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 // Runs a command to its end (bounded); resolves with its exit code, stdout and stderr.
 function run(cmd, args, opts = {}) {
   return new Promise((resolve) => {
@@ -298,7 +317,8 @@ async function trackerHit(port, tracker, site, agent = false) {
 }
 
 module.exports = {
-  BROCK, DATA, flat, check, tmpdir, track, startBrock, run, brock, curl, raw, waitFor, rssKiB,
+  BROCK, DATA, flat, check, tmpdir, track, startBrock, resolveTo, freePort, run, brock, curl,
+  raw, waitFor, rssKiB,
   NAVIGATE, NAVIGATE_ARGS, navigate, trackerHit, pg, startPg,
 };
 
@@ -373,23 +393,41 @@ async function linesFrom(b, action, settleMs = 200) {
 }
 module.exports.linesFrom = linesFrom;
 
+// Test certificates, made with the openssl CLI in dir. testCa(dir, name, cn): a throw-away
+// CA, dir/NAME.pem and dir/NAME.key, its subject CN=cn.
+function openssl(args) {
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+function testCa(dir, name, cn) {
+  const f = (n) => path.join(dir, n);
+  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+           '-days', '2', '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`),
+           '-out', f(`${name}.pem`), '-addext', 'basicConstraints=critical,CA:TRUE',
+           '-addext', 'keyUsage=critical,keyCertSign']);
+  return f(`${name}.pem`);
+}
+
+// A leaf (a server's certificate) in dir/NAME.*, for sans (subjectAltName entries: "DNS:x",
+// "IP:x"; a bare name is a DNS one), signed by the CA dir/CA.pem made by testCa, valid for
+// days from now (negative: expired): { key, cert } (PEM bytes).
+function testLeaf(dir, name, { sans, cn = name, ca = 'ca', days = 2 }) {
+  const f = (n) => path.join(dir, n);
+  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+           '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
+  const alt = sans.map((n) => (/^[A-Z]+:/.test(n) ? n : `DNS:${n}`)).join(',');
+  fs.writeFileSync(f(`${name}.ext`), `subjectAltName=${alt}\nextendedKeyUsage=serverAuth\n`);
+  openssl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f(`${ca}.pem`), '-CAkey', f(`${ca}.key`),
+           '-set_serial', '0x' + require('node:crypto').randomBytes(8).toString('hex'),
+           '-days', String(days), '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`)]);
+  return { key: fs.readFileSync(f(`${name}.key`)), cert: fs.readFileSync(f(`${name}.pem`)) };
+}
+
 // A throw-away CA in dir and one leaf it signed for names (an origin's TLS certificate):
 // { ca: the CA's PEM file, key, cert: the leaf's PEM bytes }.
 function originCerts(dir, names, label = 'brock test') {
-  const f = (n) => path.join(dir, n);
-  const ossl = (args) => execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-days', '2', '-subj', `/CN=${label} CA`, '-keyout', f('ca.key'),
-        '-out', f('ca.pem'), '-addext', 'basicConstraints=critical,CA:TRUE',
-        '-addext', 'keyUsage=critical,keyCertSign']);
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-subj', `/CN=${label} origin`, '-keyout', f('leaf.key'), '-out', f('leaf.csr')]);
-  fs.writeFileSync(f('leaf.ext'), `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}\n` +
-                   'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f('leaf.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'),
-        '-set_serial', '0x' + require('node:crypto').randomBytes(8).toString('hex'),
-        '-days', '2', '-extfile', f('leaf.ext'), '-out', f('leaf.pem')]);
-  return { ca: f('ca.pem'), key: fs.readFileSync(f('leaf.key')),
-           cert: fs.readFileSync(f('leaf.pem')) };
+  const ca = testCa(dir, 'ca', `${label} CA`);
+  return { ca, ...testLeaf(dir, 'leaf', { sans: names, cn: `${label} origin` }) };
 }
+module.exports.testCa = testCa;
+module.exports.testLeaf = testLeaf;
 module.exports.originCerts = originCerts;

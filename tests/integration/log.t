@@ -22,10 +22,7 @@ before(async () => {
   // Accepts and never answers: the upstream timeout.
   silent = net.createServer(() => {});
   await new Promise((r) => silent.listen(0, '127.0.0.1', r));
-  const probe = net.createServer();
-  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
-  downPort = probe.address().port;
-  await new Promise((r) => probe.close(r));
+  downPort = await h.freePort();
 });
 
 after(async () => {

@@ -8,7 +8,6 @@
 
 const assert = require('node:assert/strict');
 const http = require('node:http');
-const net = require('node:net');
 const path = require('node:path');
 const h = require('./harness.js');
 const parse = require('../browser/node_modules/parse-prometheus-text-format');
@@ -29,16 +28,6 @@ function get(port, target) {
   });
 }
 
-// A loopback port with nothing listening on it.
-function closedPort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // The value of family name's sample whose labels include labels (a number), or undefined.
 function sample(families, name, labels = {}) {
   const f = families.find((x) => x.name === name);
@@ -51,7 +40,7 @@ function sample(families, name, labels = {}) {
 h.check('/metrics counts what was done, in a format Prometheus parses', async () => {
   const state = path.join(h.tmpdir('metrics'), 'state');
   const origin = await startOrigin();
-  const down = await closedPort();
+  const down = await h.freePort();
   for (const [domain, action] of [['block.test', 'block'], ['strip.test', 'cookieblock']]) {
     const r = await h.brock(state, ['--no-seed', 'set', domain, action]);
     assert.equal(r.code, 0, r.stderr);

@@ -10,10 +10,9 @@
 const assert = require('node:assert/strict');
 const { before, after } = require('node:test');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
-const { check, startBrock, tmpdir, run, raw } = require('./harness.js');
-const { bytes } = require('./origin.js');
+const { check, startBrock, resolveTo, tmpdir, run, raw } = require('./harness.js');
+const { bytes, startOneShotOrigin } = require('./origin.js');
 
 const CHUNKED = bytes(20000, 'chunked');
 const EOF = bytes(30000, 'eof');
@@ -24,41 +23,23 @@ let origin, proxy, atFile, logFile;
 // An origin that answers one request a connection, then closes: /chunked in chunks, /eof
 // without a length (read until close), POST /upload with the length of the body it read.
 function startOrigin() {
-  const server = net.createServer((socket) => {
-    let got = Buffer.alloc(0);
-    socket.on('data', (d) => {
-      got = Buffer.concat([got, d]);
-      const end = got.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const head = got.subarray(0, end).toString('latin1');
-      const length = Number((/\r\ncontent-length:\s*(\d+)/i.exec(head) || [])[1] || 0);
-      if (got.length < end + 4 + length) return;
-      const target = head.split(' ')[1] || '';
-      if (target === '/chunked') {
-        socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
-        for (let off = 0; off < CHUNKED.length; off += 4096) {
-          const piece = CHUNKED.subarray(off, off + 4096);
-          socket.write(piece.length.toString(16) + '\r\n');
-          socket.write(piece);
-          socket.write('\r\n');
-        }
-        socket.end('0\r\n\r\n');
-      } else if (target === '/eof') {
-        socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n');
-        socket.end(EOF);
-      } else {
-        const text = `got ${length}`;
-        socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${text.length}\r\n\r\n${text}`);
+  return startOneShotOrigin(({ target, body }, socket) => {
+    if (target === '/chunked') {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
+      for (let off = 0; off < CHUNKED.length; off += 4096) {
+        const piece = CHUNKED.subarray(off, off + 4096);
+        socket.write(piece.length.toString(16) + '\r\n');
+        socket.write(piece);
+        socket.write('\r\n');
       }
-      socket.removeAllListeners('data');
-    });
-    socket.on('error', () => {});
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({
-      port: server.address().port,
-      close() { return new Promise((r) => server.close(r)); },
-    }));
+      socket.end('0\r\n\r\n');
+    } else if (target === '/eof') {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n');
+      socket.end(EOF);
+    } else {
+      const text = `got ${body.length}`;
+      socket.end(`HTTP/1.1 200 OK\r\nContent-Length: ${text.length}\r\n\r\n${text}`);
+    }
   });
 }
 
@@ -169,7 +150,7 @@ before(async () => {
   proxy = await startBrock({
     state: tmpdir('oom-state'),
     global: ['--no-seed'],
-    args: ['--no-update', '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    args: ['--no-update', ...resolveTo(origin.port, '*.test'),
            '--header-timeout', '5', '--upstream-timeout', '5'],
     env: {
       LD_PRELOAD: shim, BROCK_OOM_AT: atFile, BROCK_OOM_LOG: logFile,

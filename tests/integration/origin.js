@@ -10,6 +10,7 @@
 const http = require('node:http');
 const https = require('node:https');
 const net = require('node:net');
+const { createServer: createTlsServer } = require('node:tls');
 const crypto = require('node:crypto');
 const zlib = require('node:zlib');
 
@@ -339,8 +340,74 @@ function startSlowOrigin(tag = 'slow', fill = bytes) {
   });
 }
 
+// A site of a test's own on a loopback port: handle(req, res, host) answers each request
+// (host: the Host header without its port). Every request is recorded first as { host,
+// path, headers (node's object of them), time (Date.now()) }. With tls ({ key, cert }) it
+// speaks HTTPS. Resolves with { port, requests, to(host[, path]): the requests to host (and
+// path), connections(): how many were made, close() }.
+function startSite(handle, { tls } = {}) {
+  const requests = [];
+  let connections = 0;
+  const handler = (req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url, headers: req.headers, time: Date.now() });
+    handle(req, res, host);
+  };
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
+  server.on('connection', () => { connections++; });
+  // A client that refuses the site's certificate is none of the site's business.
+  server.on('tlsClientError', () => {});
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      requests,
+      to(host, p) { return requests.filter((r) => r.host === host && (!p || r.path === p)); },
+      connections: () => connections,
+      close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+    }));
+  });
+}
+
+// An origin that answers by hand, for framing of a test's own or ends a well-behaved server
+// never makes: each connection carries one request, read whole (its head, then a body of
+// Content-Length bytes), and answer({ head, target, host, body }, socket) writes the answer
+// and ends the connection its own way; what comes after the request is not read. With tls
+// ({ key, cert }) it speaks TLS. Resolves with { port, close() }.
+function startOneShotOrigin(answer, { tls } = {}) {
+  const sockets = new Set();
+  const serve = (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    let got = Buffer.alloc(0);
+    const read = (d) => {
+      got = Buffer.concat([got, d]);
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = got.subarray(0, end).toString('latin1');
+      const length = Number((/\r\ncontent-length:\s*(\d+)/i.exec(head) || [])[1] || 0);
+      if (got.length < end + 4 + length) return;
+      socket.removeListener('data', read);
+      answer({ head, target: head.split(' ')[1] || '',
+               host: (/^host:\s*([^:\r\n]+)/mi.exec(head) || [])[1] || '',
+               body: got.subarray(end + 4, end + 4 + length) }, socket);
+    };
+    socket.on('data', read);
+  };
+  const server = tls ? createTlsServer(tls, serve) : net.createServer(serve);
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({
+      port: server.address().port,
+      close() {
+        for (const s of sockets) s.destroy();
+        return new Promise((r) => server.close(r));
+      },
+    }));
+  });
+}
+
 module.exports = {
-  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, bytes, streamBytes,
-  sha256, htmlText,
+  startOrigin, startRawOrigin, startRecordingOrigin, startSlowOrigin, startSite,
+  startOneShotOrigin, bytes, streamBytes, sha256, htmlText,
   ENCODERS,
 };

@@ -21,11 +21,9 @@ const tmp = h.tmpdir('proxy-t');
 function startBrock(state, verbosity = ['-v'], listen = '127.0.0.1:0') {
   return h.startBrock({ state, listen, args: [
     ...verbosity, '--no-update',
-    ...['eof', 'flaky', 'garbage', 'cut']
-      .flatMap((host) => ['--resolve', `${host}.test=127.0.0.1:${rawOrigin.port}`]),
-    '--resolve', `down.test=127.0.0.1:${downPort}`,
-    '--resolve', `*.test=127.0.0.1:${origin.port}`,
-    '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
+    ...h.resolveTo(rawOrigin.port, 'eof.test', 'flaky.test', 'garbage.test', 'cut.test'),
+    ...h.resolveTo(downPort, 'down.test'),
+    ...h.resolveTo(origin.port, '*.test', yellow),
   ] });
 }
 
@@ -58,10 +56,7 @@ before(flat(async () => {
   yellow = h.pickYellow();
   origin = await startOrigin({ cookieHost: yellow });
   rawOrigin = await startRawOrigin();
-  const probe = net.createServer();
-  await new Promise((r) => probe.listen(0, '127.0.0.1', r));
-  downPort = probe.address().port;
-  await new Promise((r) => probe.close(r));
+  downPort = await h.freePort();
   stateDir = path.join(tmp, 'state');
   brock = await startBrock(stateDir);
   // A client that never finishes its head; the answer is checked near the end, so that the

@@ -17,7 +17,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { startOrigin } = require('./origin.js');
 const h = require('./harness.js');
-const { check, run, tmpdir, waitFor } = h;
+const { check, run, tmpdir, waitFor, freePort } = h;
 
 let listener, origin;
 
@@ -111,18 +111,6 @@ check('with --workers 2 the parent alone speaks: READY=1 once both listen', asyn
     n.proc.kill('SIGKILL');
   }
 });
-
-// A port nothing listens on now.
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 // A request sent through the proxy on port as soon as something accepts there (it waits in
 // the socket's queue while brock starts); resolves with the whole answer (latin1).

@@ -11,13 +11,12 @@ const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const https = require('node:https');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { Duplex } = require('node:stream');
 const tls = require('node:tls');
-const { startOrigin, bytes, sha256 } = require('./origin.js');
+const { startOrigin, startSite, startOneShotOrigin, bytes, sha256 } = require('./origin.js');
 const h = require('./harness.js');
 const { flat, run, waitFor } = h;
 
@@ -39,20 +38,6 @@ const ENDINGS = ['cut.test', 'cut-notify.test', 'whole.test', 'until-close.test'
 // ---- certificates for the origins, made now ----
 
 const f = (n) => path.join(tmp, n);
-function ossl(args) {
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-function leaf(name, sans, { days = 2, ca = 'tca' } = {}) {
-  ossl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-        '-subj', `/CN=${name}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`)]);
-  fs.writeFileSync(f(`${name}.ext`), `subjectAltName=${sans.join(',')}\n` +
-                   'extendedKeyUsage=serverAuth\n');
-  ossl(['x509', '-req', '-in', f(`${name}.csr`), '-CA', f(`${ca}.pem`), '-CAkey', f(`${ca}.key`),
-        '-set_serial', '0x' + crypto.randomBytes(8).toString('hex'), '-days', String(days),
-        '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`)]);
-  return { key: fs.readFileSync(f(`${name}.key`)), cert: fs.readFileSync(f(`${name}.pem`)) };
-}
 
 // The leaf of the origin that ends connections its own ways (made by makeCerts).
 function makeEndingsCert() {
@@ -61,20 +46,18 @@ function makeEndingsCert() {
 
 function makeCerts(yellow) {
   // The CA brock is told to trust, and one it is not.
-  for (const ca of ['tca', 'other-ca']) {
-    ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-          '-days', '2', '-subj', `/CN=brock test ${ca}`, '-keyout', f(`${ca}.key`),
-          '-out', f(`${ca}.pem`), '-addext', 'basicConstraints=critical,CA:TRUE',
-          '-addext', 'keyUsage=critical,keyCertSign']);
-  }
+  for (const ca of ['tca', 'other-ca']) h.testCa(tmp, ca, `brock test ${ca}`);
   const names = [...SITES, ...TRACKERS, ADNET, PINNED_ADS, 'lang.test', 'pinned.test', yellow,
                  ...ENDINGS];
+  const leaf = (name, sans, opts = {}) => h.testLeaf(tmp, name, { sans, ca: 'tca', ...opts });
   return {
     good: leaf('good', [...names.map((n) => `DNS:${n}`), 'IP:127.0.0.1']),
     selfsigned: (() => {
-      ossl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
-            '-days', '2', '-subj', '/CN=selfsigned.test', '-keyout', f('self.key'),
-            '-out', f('self.pem'), '-addext', 'subjectAltName=DNS:selfsigned.test']);
+      execFileSync('openssl', [
+        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+        '-days', '2', '-subj', '/CN=selfsigned.test', '-keyout', f('self.key'),
+        '-out', f('self.pem'), '-addext', 'subjectAltName=DNS:selfsigned.test',
+      ], { stdio: ['ignore', 'ignore', 'pipe'] });
       return { key: fs.readFileSync(f('self.key')), cert: fs.readFileSync(f('self.pem')) };
     })(),
     untrusted: leaf('untrusted', ['DNS:untrusted.test'], { ca: 'other-ca' }),
@@ -86,17 +69,7 @@ function makeCerts(yellow) {
 // An HTTPS server that counts connections and requests: a refused upstream sees the first
 // and never the second.
 function startCounting(cert) {
-  const seen = { connections: 0, requests: 0 };
-  const server = https.createServer(cert, (req, res) => {
-    seen.requests++;
-    res.end('should not be reached\n');
-  });
-  server.on('connection', () => { seen.connections++; });
-  server.on('tlsClientError', () => {});
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port, seen,
-    close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
-  })));
+  return startSite((req, res) => { res.end('should not be reached\n'); }, { tls: cert });
 }
 
 // A TLS origin that ends each connection after one response, by Host: cut.test announces
@@ -104,32 +77,21 @@ function startCounting(cert) {
 // it); whole.test sends all it announced, until-close.test a body that runs until the close,
 // then both drop the connection without close_notify, as many servers do.
 function startEndings(cert) {
-  const server = tls.createServer(cert, (socket) => {
-    let got = '';
-    socket.on('error', () => {});
-    socket.on('data', (d) => {
-      got += d.toString('latin1');
-      if (!got.includes('\r\n\r\n')) return;
-      const host = (/^host:\s*([^:\r\n]+)/mi.exec(got) || [])[1];
-      const replies = {
-        'cut.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'drop'],
-        'cut-notify.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'end'],
-        'whole.test': ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n' +
-                       '0123456789', 'drop'],
-        'until-close.test': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n0123456789', 'drop'],
-      };
-      const [text, how] = replies[host] || ['HTTP/1.1 404 Not Found\r\n\r\n', 'end'];
-      if (how === 'end') {
-        socket.end(text);
-        return;
-      }
-      socket.write(text, () => setTimeout(() => socket.destroy(), 100));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    port: server.address().port,
-    close() { return new Promise((r) => server.close(r)); },
-  })));
+  return startOneShotOrigin(({ host }, socket) => {
+    const replies = {
+      'cut.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'drop'],
+      'cut-notify.test': ['HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789', 'end'],
+      'whole.test': ['HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n' +
+                     '0123456789', 'drop'],
+      'until-close.test': ['HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n0123456789', 'drop'],
+    };
+    const [text, how] = replies[host] || ['HTTP/1.1 404 Not Found\r\n\r\n', 'end'];
+    if (how === 'end') {
+      socket.end(text);
+      return;
+    }
+    socket.write(text, () => setTimeout(() => socket.destroy(), 100));
+  }, { tls: cert });
 }
 
 // ---- brock ----
@@ -217,12 +179,8 @@ before(flat(async () => {
   }
   brock = await startBrock(state, [
     '--intercept', '--no-intercept', 'pinned*.test',
-    '--resolve', `selfsigned.test=127.0.0.1:${bad.selfsigned.port}`,
-    '--resolve', `untrusted.test=127.0.0.1:${bad.untrusted.port}`,
-    '--resolve', `expired.test=127.0.0.1:${bad.expired.port}`,
-    '--resolve', `misnamed.test=127.0.0.1:${bad.misnamed.port}`,
-    '--resolve', `*.test=127.0.0.1:${origin.port}`,
-    '--resolve', `${yellow}=127.0.0.1:${origin.port}`,
+    ...Object.entries(bad).flatMap(([name, b]) => h.resolveTo(b.port, `${name}.test`)),
+    ...h.resolveTo(origin.port, '*.test', yellow),
   ]);
 }));
 
@@ -707,7 +665,7 @@ check('without interception, a CONNECT to a blocked host is refused as before', 
   const plain = f('state-plain');
   assert.equal((await h.brock(plain, ['set', ADNET, 'block'])).code, 0);
   const b = await h.startBrock({ state: plain, args: [
-    '--no-update', '--upstream-ca', f('tca.pem'), '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    '--no-update', '--upstream-ca', f('tca.pem'), ...h.resolveTo(origin.port, '*.test'),
   ] });
   try {
     const r = await h.curl(b.port, ['--cacert', f('tca.pem'), `https://${ADNET}/echo?n=plain`]);
@@ -786,15 +744,15 @@ for (const [name, reason] of [['selfsigned', /self.signed certificate/],
                               ['misnamed', /hostname mismatch/]]) {
   check(`an upstream whose certificate is ${name} gets 502 and nothing`, async () => {
     const host = `${name}.test`;
-    const before = bad[name].seen.connections;
+    const before = bad[name].connections();
     const r = await curl([`https://${host}/secret?n=1`]);
     assert.equal(r.connect, 200, 'the tunnel to the client is fine');
     assert.equal(r.status, 502);
     const text = r.body.toString();
     assert.match(text, new RegExp(host.replace(/\./g, '\\.')), 'the page names the host');
     assert.match(text, reason, 'and the reason');
-    assert.ok(bad[name].seen.connections > before, 'brock did try the origin');
-    assert.equal(bad[name].seen.requests, 0, 'nothing was sent to it');
+    assert.ok(bad[name].connections() > before, 'brock did try the origin');
+    assert.equal(bad[name].requests.length, 0, 'nothing was sent to it');
   });
 }
 
@@ -881,8 +839,7 @@ check('ends of intercepted connections: normal closes are silent, cut ones one l
   // At the default level, serving 127.0.0.1 only (linesFrom's marker is a refused 127.0.0.2).
   const b = await h.startBrock({ state, args: [
     '--no-update', '--intercept', '--upstream-ca', f('tca.pem'), '--allow', '127.0.0.1/32',
-    ...ENDINGS.flatMap((host) => ['--resolve', `${host}=127.0.0.1:${endings.port}`]),
-    '--resolve', `*.test=127.0.0.1:${origin.port}`,
+    ...h.resolveTo(endings.port, ...ENDINGS), ...h.resolveTo(origin.port, '*.test'),
   ] });
   const lines = (action) => h.linesFrom(b, action, 300);
   const ca = ['--cacert', brockCa];
