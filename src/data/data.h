@@ -102,6 +102,32 @@ int brock__would_cookieblock(const struct brock_lists *l, const char *fqdn);
 /* The CNAME target of fqdn (len bytes), or NULL. */
 const char *brock__cname(const struct brock_lists *l, const char *fqdn, size_t len);
 
+/* ---- lists_load.c: the data folder's lists ---- */
+
+/* Empty lists, with no data folder; brock__lists_cleanup() frees what lists hold and closes
+ * their folder, leaving them empty. */
+void brock__lists_init(struct brock_lists *l);
+void brock__lists_cleanup(struct brock_lists *l);
+
+/* Opens dir (Debian's release layout: data/, js/; or a flat folder of the current files) and
+ * reads every list into l (emptied first). Returns 0; BROCK_ENOENT, BROCK_EIO, BROCK_EFORMAT
+ * with the message naming the file; BROCK_ENOMEM; l is then empty. */
+int brock__lists_open(const struct brock__data_ctx *cx, struct brock_lists *l,
+                      const char *dir) BROCK_NODISCARD_INTERNAL;
+
+/* Reads every list again into fresh (emptied first), from the folder old was read from (held
+ * open since, whatever its name leads to now). Returns as brock__lists_open(), and
+ * BROCK_EINVAL when old has no data folder. */
+int brock__lists_reopen(const struct brock__data_ctx *cx, const struct brock_lists *old,
+                        struct brock_lists *fresh) BROCK_NODISCARD_INTERNAL;
+
+/* Reads file from l's data folder (its data/ subfolder first), at most the lists' size limit.
+ * Returns 1 with *text (free with mem_free) and path (the file's name, for messages) set; 0
+ * when there is no such file or no data folder; or an error, with the message written. */
+int brock__lists_file(const struct brock__data_ctx *cx, const struct brock_lists *l,
+                      const char *file, char path[4096], char **text,
+                      size_t *len) BROCK_NODISCARD_INTERNAL;
+
 /* ---- mdfp.c: the multi-domain first parties ---- */
 
 /* Reads the groups of multi-domain first parties out of text (len bytes, named name in errors):
@@ -110,6 +136,10 @@ const char *brock__cname(const struct brock_lists *l, const char *fqdn, size_t l
  * groups, an empty or malformed one, anything the layouts do not allow) or BROCK_ENOMEM. */
 int brock__mdfp_read(const struct brock__data_ctx *cx, const char *name, const char *text,
                      size_t len, struct strmap *map) BROCK_NODISCARD_INTERNAL;
+
+/* The same read into l->mdfp, which keeps its groups when text is refused. */
+int brock__mdfp_install(const struct brock__data_ctx *cx, struct brock_lists *l, const char *name,
+                        const char *text, size_t len) BROCK_NODISCARD_INTERNAL;
 
 /* Adds dom (n bytes) to group (counted from 0) of the groups being read into map, checking
  * that it is a domain in no other group; name and line (0: none) say where, in errors.

@@ -234,3 +234,20 @@ int brock__mdfp_read(const struct brock__data_ctx *cx, const char *name, const c
         return mdfp_json(cx, name, text, len, map);
     return mdfp_js_read(cx, name, text, len, map);
 }
+
+int brock__mdfp_install(const struct brock__data_ctx *cx, struct brock_lists *l, const char *name,
+                        const char *text, size_t len)
+{
+    struct strmap map;
+    int rc;
+
+    strmap_init(&map);
+    rc = brock__mdfp_read(cx, name, text, len, &map);
+    if (rc < 0) {
+        strmap_cleanup(&map, NULL);
+        return rc;
+    }
+    strmap_cleanup(&l->mdfp, NULL);
+    l->mdfp = map;
+    return 0;
+}

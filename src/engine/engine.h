@@ -457,7 +457,7 @@ int brock__widget_allowed_in(const struct brock__decide_settings *ds, const stru
 int brock__widget_sites_read(const struct brock_engine *e,
                              struct strmap *out) BROCK_NODISCARD_INTERNAL;
 
-/* ---- lists.c: the cookieblock list, DNT hashes, MDFP, CNAMEs, widgets ---- */
+/* ---- lists.c: Privacy Badger's lists in force (data/ reads them) ---- */
 
 /* Loads every list from dir (Debian's release layout: data/, js/; or a flat folder of the
  * current files). Returns 0, BROCK_ENOENT or BROCK_EFORMAT with errmsg naming the file. */
@@ -470,24 +470,13 @@ int brock__lists_load(struct brock_engine *e, const char *dir) BROCK_NODISCARD_I
  * BROCK_ENOMEM, *fresh then empty. */
 int brock__lists_reread(struct brock_engine *e, struct brock_lists *fresh) BROCK_NODISCARD_INTERNAL;
 
-/* Empty lists, with no data folder. */
-void brock__lists_init(struct brock_lists *l);
-
-/* Reads file from the data folder the lists came from (its data/ subfolder first), at most the
- * lists' size limit. Returns 1 with *text (free with mem_free) and path (the file's name, for
- * messages) set; 0 when there is no such file or no data folder; or an error. */
+/* brock__lists_file() of the lists in force, with errors in e's message. */
 int brock__data_read(struct brock_engine *e, const char *file, char path[4096], char **text,
                      size_t *len) BROCK_NODISCARD_INTERNAL;
-void brock__lists_cleanup(struct brock_lists *l);
 
 /* A context for data/'s readers: their errors go to e's message, their files come from the
  * data folder e's lists came from (brock__data_read()). */
 void brock__data_ctx_of(struct brock_engine *e, struct brock__data_ctx *cx);
-
-/* Parses the MDFP groups out of JSON or Debian's JavaScript array literal (data/mdfp.c) into
- * the lists in force. */
-int brock__parse_mdfp(struct brock_engine *e, const char *name, const char *text,
-                      size_t len) BROCK_NODISCARD_INTERNAL;
 
 /* Replaces the cookieblock list by list, applying section 6's rules for the domains added
  * and removed. Returns 0 or BROCK_ENOMEM. */

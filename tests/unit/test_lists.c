@@ -461,7 +461,8 @@ static void expect_mdfp_error(struct brock_engine *e, const char *text, const ch
 {
     size_t before = e->lists.mdfp.len;
 
-    assert_int_equal(brock__parse_mdfp(e, "mdfp.js", text, strlen(text)), BROCK_EFORMAT);
+    assert_int_equal(brock__mdfp_install(ctx_of(e), &e->lists, "mdfp.js", text, strlen(text)),
+                     BROCK_EFORMAT);
     if (!strstr(e->errmsg, msg) || !strstr(e->errmsg, "mdfp.js"))
         fail_msg("\"%s\" does not say \"%s\"", e->errmsg, msg);
     assert_int_equal(e->lists.mdfp.len, before);
@@ -484,7 +485,7 @@ static void test_mdfp_js(void **state)
                              "let other = [1, 2];\n"
                              "})();\n";
 
-    assert_int_equal(brock__parse_mdfp(e, "mdfp.js", ok, sizeof(ok) - 1), 0);
+    assert_int_equal(brock__mdfp_install(ctx_of(e), &e->lists, "mdfp.js", ok, sizeof(ok) - 1), 0);
     assert_int_equal(e->lists.mdfp.len, 4);
     assert_ptr_equal(strmap_get(&e->lists.mdfp, "a.com"), (void *)1);
     assert_ptr_equal(strmap_get(&e->lists.mdfp, "b.com"), (void *)1);
@@ -520,11 +521,12 @@ static void test_mdfp_json(void **state)
     size_t len;
     char *text = slurp(test_data("privacybadger/multi-domain-first-parties.json"), &len);
 
-    assert_int_equal(brock__parse_mdfp(e, "mdfp.json", ok, sizeof(ok) - 1), 0);
+    assert_int_equal(brock__mdfp_install(ctx_of(e), &e->lists, "mdfp.json", ok, sizeof(ok) - 1), 0);
     assert_int_equal(e->lists.mdfp.len, 3);
     assert_ptr_equal(strmap_get(&e->lists.mdfp, "c.com"), (void *)2);
 
-    assert_int_equal(brock__parse_mdfp(e, "mdfp.json", text, len - 10), BROCK_EFORMAT);
+    assert_int_equal(brock__mdfp_install(ctx_of(e), &e->lists, "mdfp.json", text, len - 10),
+                     BROCK_EFORMAT);
     assert_non_null(strstr(e->errmsg, "mdfp.json is not valid JSON"));
     mem_free(text);
     assert_int_equal(e->lists.mdfp.len, 3);
