@@ -429,6 +429,8 @@ static int serve_file(const struct dash_env *env, const struct dash_request *rq,
         f = file_find("index.html");
     else if (path_len == 3 && !strncmp(rq->target, "/ca", 3))
         f = file_find("ca.html");
+    else if (path_len == 12 && !strncmp(rq->target, "/favicon.ico", 12))
+        f = file_find("favicon.svg"); /* what every browser asks for, whatever a page says */
     else if (segment_decode(rq->target + 1, path_len - 1, name, sizeof(name)) == 0)
         f = file_find(name);
     if (!f)

@@ -104,6 +104,14 @@ check('the page, its files and the security headers', async () => {
   const css = await curl([base() + '/app.css']);
   assert.match(css.headers['content-type'], /^text\/css/);
   assert.equal(css.headers['x-frame-options'], 'DENY');
+  // The icon the pages name, and the one every browser asks for whatever a page says.
+  assert.match(r.text, /<link rel="icon" href="\/favicon\.svg"/);
+  for (const path of ['/favicon.svg', '/favicon.ico']) {
+    const icon = await curl([base() + path]);
+    assert.equal(icon.status, 200, path);
+    assert.equal(icon.headers['content-type'], 'image/svg+xml', path);
+    assert.match(icon.text, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, path);
+  }
   const missing = await api('GET', '/nothing-here');
   assert.equal(missing.status, 404);
   assert.equal(missing.headers['x-frame-options'], 'DENY');
