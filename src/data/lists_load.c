@@ -67,13 +67,18 @@ int brock__lists_file(const struct brock__data_ctx *cx, const struct brock_lists
     return find_read(cx, l, l->data_dir, DIRS_DATA, file, path, text, len);
 }
 
-/* cx->read for the lists being read into arg. */
+/* The lists being read, and where a failure to read one more of their files is said. */
+struct lists_files {
+    const struct brock__data_ctx *cx;
+    const struct brock_lists *l;
+};
+
+/* cx->read over a struct lists_files. */
 static int lists_file(void *arg, const char *file, char path[4096], char **text, size_t *len)
 {
-    const struct brock_lists *l = arg;
-    const struct brock__data_ctx cx = {NULL, 0, NULL, NULL};
+    const struct lists_files *f = arg;
 
-    return brock__lists_file(&cx, l, file, path, text, len);
+    return brock__lists_file(f->cx, f->l, file, path, text, len);
 }
 
 static int missing(const struct brock__data_ctx *cx, const char *dir, const char *what)
@@ -236,7 +241,8 @@ static int lists_read(const struct brock__data_ctx *cx, struct brock_lists *l, c
         rc = load_optional(cx, l, dir, "cname_domains.json", brock__cname_read);
     if (rc == 0) {
         /* The surrogates' bodies are more files of the same folder. */
-        struct brock__data_ctx files = {cx->msg, cx->msg_size, lists_file, l};
+        struct lists_files lf = {cx, l};
+        struct brock__data_ctx files = {cx->msg, cx->msg_size, lists_file, &lf};
 
         rc = brock__surrogates_load(&files, &l->surrogates);
     }

@@ -426,6 +426,14 @@ static void test_malformed_rules(void **state)
     assert_int_equal(brock_engine_reload(e, NULL), 0);
     decide(e, "https://a.example/x.js", NULL, BROCK_RESOURCE_SCRIPT, &d);
     assert_string_equal(d.surrogate, "second");
+    /* A body that cannot be read (a folder in its place) fails the reload, saying which. */
+    assert_int_equal(unlink(strcat(strcpy(err, f->data), "/web_accessible_resources/t.js")), 0);
+    assert_int_equal(mkdir(err, 0700), 0);
+    assert_true(brock_engine_reload(e, NULL) < 0);
+    if (!strstr(brock_engine_errmsg(e), "web_accessible_resources/t.js"))
+        fail_msg("the message does not name the body: \"%s\"", brock_engine_errmsg(e));
+    decide(e, "https://a.example/x.js", NULL, BROCK_RESOURCE_SCRIPT, &d);
+    assert_string_equal(d.surrogate, "second");
     brock_engine_free(e);
 }
 
