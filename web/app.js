@@ -192,6 +192,7 @@ function trackerRow(t, site) {
     }),
     where);
   const extra = [`${words(action)}${t.site_user ? ' on this site only' : ''}.`];
+  if (t.count) extra.push(` Seen ${count(t.count, 'time')}.`);
   if (t.site_user) {
     extra.push(' ', h('button', { class: 'link undo', type: 'button',
                                   onclick: () => choose(t.domain, 'reset', site) },
@@ -201,7 +202,6 @@ function trackerRow(t, site) {
                                   onclick: () => choose(t.domain, 'reset') },
                       'Undo: back to what brock learned'));
   }
-  if (t.count) extra.push(` Seen ${count(t.count, 'time')}.`);
   li.append(h('span', { class: 'extra' }, extra));
   if (t.breakage) {
     li.append(h('p', { class: 'warning', role: 'note' },
@@ -407,7 +407,7 @@ async function viewSites() {
   const settings = await api('GET', '/api/settings');
   // The days kept, within what a chart shows readably.
   const n = Math.min(Math.max(settings.page_view_days, 7), 31);
-  const [sites, days] = await Promise.all([api('GET', '/api/sites'),
+  const [first, days] = await Promise.all([api('GET', `/api/sites?limit=${SITES_PAGE}`),
                                            api('GET', `/api/stats?days=${n}`)]);
   main.replaceChildren(h('h1', {}, 'Recent sites'));
   const notice = await httpsNotice();
@@ -416,25 +416,29 @@ async function viewSites() {
   if (settings.page_view_days === 0)
     main.append(h('p', { class: 'note' }, 'Nothing is counted while recent sites are kept ' +
                                           'for 0 days (Settings).'));
-  if (!sites.length) {
+  if (!first.total) {
     main.append(h('p', { class: 'muted' },
                   'No site has been visited through brock yet. Point a browser at brock ' +
                   `(${location.host}) as its proxy and browse.`));
     return;
   }
-  // The counts are what brock did on the visits, not what it would do now.
-  main.append(h('ul', { class: 'rows', 'aria-label': 'Recent sites' }, sites.map((s) => {
-    const n = s.blocked + s.cookieblocked;
-    return h('li', { class: 'siterow', 'data-site': s.site },
-      h('a', { href: `#/site/${enc(s.site)}` }, domain(s.site)),
-      h('span', { class: 'counts' },
-        s.disabled ? 'brock is off here'
-                   : [n ? h('span', { class: 'badge', 'aria-hidden': 'true' }, n) : null, ' ',
-                      tally(s.blocked, s.cookieblocked, s.trackers)]));
-  })));
+  // The counts are what brock did on the visits, not what it would do now. The tally says
+  // them in words, with the blocked count first: no badge repeats it.
+  const siteRow = (s) => h('li', { class: 'siterow', 'data-site': s.site },
+    h('a', { href: `#/site/${enc(s.site)}` }, domain(s.site)),
+    h('span', { class: `counts${s.blocked + s.cookieblocked ? ' some' : ''}` },
+      s.disabled ? 'brock is off here' : tally(s.blocked, s.cookieblocked, s.trackers)));
+  const list = h('ul', { class: 'rows', id: 'site-rows', 'aria-label': 'Recent sites' },
+                 first.sites.map(siteRow));
+  main.append(h('p', { class: 'muted', id: 'sites-count' }, count(first.total, 'site')), list);
+  main.append(more('sites-more', first, 'site', async (offset) => {
+    const page = await api('GET', `/api/sites?limit=${SITES_PAGE}&offset=${offset}`);
+    list.append(...page.sites.map(siteRow));
+    return page;
+  }));
   // The list is a browsing history; what brock learned about trackers stays.
   main.append(askFirst('forget', 'Forget recent sites…',
-                       `Forget all ${count(sites.length, 'recent site')}? ` +
+                       `Forget all ${count(first.total, 'recent site')}? ` +
                        'What brock learned stays.', 'Yes, forget them', async () => {
     try {
       const r = await api('POST', '/api/forget');
@@ -478,32 +482,115 @@ async function viewSite(site) {
   group('Don\'t appear to be tracking', quiet);
 }
 
-async function viewTrackers() {
-  const all = await api('GET', '/api/trackers');
-  const text = h('input', { type: 'search', id: 'filter-text', placeholder: 'example.com' });
-  const state = h('select', { id: 'filter-state' },
-    h('option', { value: '' }, 'any'), h('option', { value: 'block' }, 'blocked'),
-    h('option', { value: 'cookieblock' }, 'cookies blocked'),
-    h('option', { value: 'allow' }, 'allowed'), h('option', { value: 'user' }, 'your choices'),
-    h('option', { value: 'dnt' }, 'promise not to track'));
-  const list = h('ul', { class: 'rows', 'aria-label': 'Tracking domains' });
-  const shownCount = h('p', { class: 'muted', 'aria-live': 'polite' });
-  const show = () => {
-    const q = text.value.trim().toLowerCase();
-    const want = state.value;
-    const shown = all.filter((t) => (!q || t.domain.includes(q)) &&
-      (!want || (want === 'user' ? !!t.user : want === 'dnt' ? t.dnt
-                                             : position(t.action) === want)));
-    shownCount.textContent = `${shown.length} of ${count(all.length, 'domain')}`;
-    list.replaceChildren(...shown.slice(0, 500).map((t) => trackerRow(t)));
+// How the All trackers page orders and narrows the list; kept while the dashboard is open,
+// so that a choice made on a row, which shows the page again, keeps the person's place.
+const TRACKER_SORTS = [['recent', 'What matters first'], ['sites', 'Seen on the most sites'],
+                       ['name', 'Name']];
+const TRACKER_SHOWS = [['any', 'Every tracker'], ['learned', 'Learned from your browsing'],
+                       ['pretrained', 'Pre-trained (Privacy Badger\'s list)'],
+                       ['blocked', 'Blocked'], ['cookieblocked', 'Cookies blocked'],
+                       ['allowed', 'Allowed'], ['user', 'Your choices'],
+                       ['dnt', 'Promise not to track']];
+const trackersShown = { sort: 'recent', show: 'any', q: '', rows: 0 };
+const TRACKERS_PAGE = 100;
+const SITES_PAGE = 100;
+
+// A button that fetches the next page of a list (fetch(offset) appends it and returns it)
+// while there is one; page is the first page's answer ({total, offset, limit}).
+function more(id, page, what, fetchPage) {
+  let shown = page.offset + page[`${what}s`].length;
+  const left = () => Math.min(page.limit, page.total - shown);
+  const button = h('button', { type: 'button', id, onclick: async () => {
+    try {
+      const next = await fetchPage(shown);
+      shown += next[`${what}s`].length;
+      if (shown >= next.total) button.remove();
+      else button.textContent = `Show ${count(left(), `more ${what}`, `more ${what}s`)}`;
+    } catch (e) { say(e.message); }
+  } }, `Show ${count(left(), `more ${what}`, `more ${what}s`)}`);
+  return shown < page.total ? h('p', {}, button) : null;
+}
+
+// A name typed in the filter that could be a domain (one the list has not got can be added).
+function looksLikeDomain(q) {
+  return /^([a-z0-9_]([a-z0-9_-]*[a-z0-9_])?\.)+[a-z]{2,63}$/.test(q) && q.length <= 253;
+}
+
+// What the filter offers when its text names a domain brock knows nothing of: a choice for
+// it, as Privacy Badger's options page lets one add a domain.
+async function addDomainBox(q) {
+  if (!looksLikeDomain(q)) return null;
+  try {
+    await api('GET', `/api/trackers/${enc(q)}`);
+    return null;
+  } catch (e) { /* unknown to brock: offer to add it */ }
+  const add = (action) => async () => {
+    try {
+      const t = await api('PUT', `/api/trackers/${enc(q)}`, { action });
+      say(`Added ${describe(t)}`);
+      location.hash = `#/tracker/${enc(q)}`;
+    } catch (e) { say(`Could not add ${q}: ${e.message}`); }
   };
-  text.addEventListener('input', show);
-  state.addEventListener('change', show);
+  return h('div', { class: 'add-domain', id: 'add-domain', role: 'group',
+                    'aria-label': `Add ${q}` },
+    h('p', {}, h('strong', {}, q), ' is not in the list. Add it as:'),
+    h('p', {}, [['block', 'Blocked'], ['cookieblock', 'Cookies blocked'], ['allow', 'Allowed']]
+      .map(([value, label]) => [h('button', { type: 'button', 'data-action': value,
+                                              'aria-label': `Add ${q}: ${label}`,
+                                              onclick: add(value) }, label), ' '])));
+}
+
+async function viewTrackers() {
+  const want = trackersShown;
+  const text = h('input', { type: 'search', id: 'filter-text', placeholder: 'example.com',
+                            value: want.q, autocomplete: 'off', spellcheck: 'false' });
+  const pick = (id, options, value) => h('select', { id }, options.map(([v, label]) =>
+    h('option', { value: v, selected: v === value }, label)));
+  const sort = pick('filter-sort', TRACKER_SORTS, want.sort);
+  const show = pick('filter-state', TRACKER_SHOWS, want.show);
+  const list = h('ul', { class: 'rows', id: 'tracker-rows', 'aria-label': 'Tracking domains' });
+  const shownCount = h('p', { class: 'muted', id: 'trackers-count', 'aria-live': 'polite' });
+  const extra = h('div', { id: 'trackers-extra' });
+  const query = (offset, limit) => `/api/trackers?sort=${want.sort}&show=${want.show}` +
+    `${want.q ? `&q=${enc(want.q)}` : ''}&offset=${offset}&limit=${limit}`;
+  let asked = 0;
+  const fill = async () => {
+    const mine = ++asked;
+    const q = text.value.trim().toLowerCase();
+    if (/[^a-z0-9._-]/.test(q)) {
+      shownCount.textContent = 'A domain name has only letters, digits, dots and hyphens.';
+      list.replaceChildren();
+      extra.replaceChildren();
+      return;
+    }
+    Object.assign(want, { q, sort: sort.value, show: show.value });
+    // After a choice on a row the page shows as many rows as before.
+    const page = await api('GET', query(0, Math.max(TRACKERS_PAGE, want.rows)));
+    if (mine !== asked) return; // a newer filter is on its way
+    want.rows = page.trackers.length;
+    shownCount.textContent = `${page.total} of ${count(page.known, 'domain')}`;
+    list.replaceChildren(...page.trackers.map((t) => trackerRow(t)));
+    list.dataset.shown = `${want.sort} ${want.show} ${want.q}`; // what the rows answer
+    extra.replaceChildren(...[await addDomainBox(q),
+      more('trackers-more', page, 'tracker', async (offset) => {
+        const next = await api('GET', query(offset, TRACKERS_PAGE));
+        list.append(...next.trackers.map((t) => trackerRow(t)));
+        want.rows = offset + next.trackers.length;
+        return next;
+      })].filter(Boolean));
+  };
+  let typing = null;
+  const again = () => { want.rows = 0; fill().catch((e) => say(e.message)); };
+  text.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(again, 150); });
+  sort.addEventListener('change', again);
+  show.addEventListener('change', again);
+  // The first rows are there before the page shows.
+  await fill();
   main.replaceChildren(h('h1', {}, 'All trackers'),
     h('div', { class: 'filters', role: 'search' },
-      h('label', {}, 'Domain contains', text), h('label', {}, 'State', state)),
-    shownCount, list);
-  show();
+      h('label', {}, 'Domain contains', text), h('label', {}, 'Show', show),
+      h('label', {}, 'Order', sort)),
+    shownCount, list, extra);
 }
 
 async function viewTracker(name) {
@@ -559,8 +646,40 @@ async function viewTracker(name) {
   }
 }
 
-// What the export formats are called on the page; a format brock adds later shows its name.
-const EXPORT_WORDS = { pb: 'Privacy Badger JSON', hosts: 'hosts file', abp: 'Adblock Plus list' };
+// What the export formats are called on the page, and what reads each; a format brock adds
+// later shows its name.
+const EXPORT_WORDS = {
+  pb: ['Privacy Badger backup', 'Privacy Badger\'s options import it, and so does brock'],
+  hosts: ['Hosts file', 'for /etc/hosts, or any blocker that reads one'],
+  abp: ['Adblock Plus filter list', 'also read by uBlock Origin and AdGuard'],
+  dnsmasq: ['dnsmasq blocking', 'blocked names answer "no such domain"'],
+  unbound: ['Unbound blocking', 'blocked names answer "no such domain"'],
+  rpz: ['DNS firewall zone', 'a response policy zone for BIND, Knot Resolver, PowerDNS'],
+  privoxy: ['Privoxy actions', 'blocks, and strips cookies where brock does'],
+  ubo: ['uBlock Origin rules', 'for its "My rules" pane'],
+  adguard: ['AdGuard Home and Pi-hole list', 'DNS filtering rules'],
+  dnr: ['Chromium extension rules', 'a declarativeNetRequest ruleset'],
+  safari: ['Safari content blocker', 'a WebKit content blocker list'],
+};
+
+// How brock runs, in words, with the options that chose it as secondary text.
+function runFacts(status) {
+  const https = status.https || {};
+  const flag = (text) => (text ? h('span', { class: 'note' }, ` (${text})`) : null);
+  return h('dl', { class: 'facts', id: 'run-options' },
+    h('dt', {}, 'HTTPS'),
+    h('dd', {}, https.seen ? 'brock sees inside: it blocks and learns on HTTPS pages too.'
+                           : 'Passed unseen: brock sees only the names of HTTPS sites.',
+      flag(https.flag),
+      https.seen ? null : [' ', h('a', { href: '/ca' }, 'How to let brock see inside')],
+      https.fix ? [h('br'), h('span', { class: 'note' }, 'On brock\'s machine: ',
+                              h('code', {}, https.fix), ', then start brock again.')] : null),
+    h('dt', {}, 'Pages'),
+    h('dd', {}, status.inject
+      ? 'brock\'s script goes in each page, to catch what only the page sees.'
+      : 'Passed as they come: brock adds nothing to them.', flag(status.inject ? null
+                                                                      : '--no-inject')));
+}
 
 async function viewSettings() {
   const [s, status, pass] = await Promise.all([api('GET', '/api/settings'),
@@ -593,11 +712,7 @@ async function viewSettings() {
            'DNT: 1 and Sec-GPC: 1 on every request.'),
     toggle('check_dnt', 'Check and honour DNT policies',
            'A domain that posts EFF\'s DNT policy is not blocked.'),
-    h('p', { class: 'note', id: 'run-options' },
-      `${(status.https && status.https.why) || ''}${status.https && status.https.fix
-        ? ` (\`${status.https.fix}\` changes that)` : ''}. ` +
-      `Pages: ${status.inject ? 'brock\'s script goes in each page'
-                              : 'passed as they come (--no-inject)'}.`),
+    runFacts(status),
     h('form', { class: 'inline setting', onsubmit: async (ev) => {
       ev.preventDefault();
       const days = Number(keep.value);
@@ -677,9 +792,12 @@ async function viewSettings() {
                       } }, 'remove'))))
       : h('p', { class: 'muted', id: 'widget-allowlist' }, 'None.'),
     h('h2', {}, 'Export'),
+    h('p', { class: 'note' }, 'What brock blocks, for Privacy Badger or for another blocker ' +
+      'to use.'),
     h('ul', { id: 'exports', 'aria-label': 'Export' }, status.exports.map((x) => h('li', {},
-      h('a', { href: `/api/export?format=${enc(x.format)}`, download: x.file },
-        EXPORT_WORDS[x.format] || x.format), ' ', h('span', { class: 'note' }, x.file)))),
+      h('a', { href: `/api/export?format=${enc(x.format)}`, download: x.file,
+               'data-format': x.format }, (EXPORT_WORDS[x.format] || [x.format])[0]), ' ',
+      h('span', { class: 'note' }, (EXPORT_WORDS[x.format] || [])[1] || '', ` (${x.file})`)))),
     h('h2', {}, 'Import'),
     h('form', { class: 'inline', onsubmit: async (ev) => {
       ev.preventDefault();
@@ -693,11 +811,12 @@ async function viewSettings() {
     h('h2', {}, 'Reset'),
     h('p', { class: 'note' }, 'Forget everything learned and start again from Privacy ' +
                              'Badger\'s pre-trained list. Your own choices stay.'),
-    askFirst('reset', 'Reset to the seed…', 'Forget what brock learned?',
+    askFirst('reset', 'Start again from the pre-trained list…', 'Forget what brock learned?',
              'Yes, forget what brock learned', async () => {
       try {
         const r = await api('POST', '/api/reset');
-        say(`Reset to the seed: ${count(r.domains, 'domain')}.`);
+        say('Started again from Privacy Badger\'s pre-trained list: ' +
+            `${count(r.domains, 'domain')}.`);
       } catch (e) { say(e.message); }
       await route();
     }));
@@ -756,11 +875,19 @@ async function route() {
   }
 }
 
-// The header's line: what brock did today (UTC, as the daily counters count).
+// The header's line: what brock did today (UTC, as the daily counters count), and, while
+// brock cannot see inside HTTPS, the way to the page that says how to let it.
 async function today() {
   const line = document.getElementById('today');
   try {
-    const [d] = await api('GET', '/api/stats?days=1');
+    const [[d], status] = await Promise.all([api('GET', '/api/stats?days=1'),
+                                             api('GET', '/api/status')]);
+    const unseen = status.https && !status.https.seen;
+    document.getElementById('trust')?.remove();
+    if (unseen) {
+      line.after(h('a', { id: 'trust', class: 'trust', href: '/ca' },
+                     'HTTPS unseen: let brock see inside'));
+    }
     line.dataset.blocked = d.blocked;
     line.dataset.cookieblocked = d.cookieblocked;
     line.replaceChildren('Today: ', h('strong', {}, d.blocked), ' blocked, ',
@@ -770,6 +897,13 @@ async function today() {
   }
 }
 
-window.addEventListener('hashchange', () => { route().then(() => main.focus()); today(); });
+// A new view starts at its top (a view shown again after a change on it keeps its place).
+window.addEventListener('hashchange', () => {
+  route().then(() => {
+    window.scrollTo(0, 0);
+    main.focus({ preventScroll: true });
+  });
+  today();
+});
 route();
 today();

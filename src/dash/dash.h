@@ -44,6 +44,8 @@ struct dash_host {
     void *counters_arg;
     int intercept;                 /* the host sees inside HTTPS */
     const char *https_why;         /* a sentence: whether it does and why; static storage */
+    const char *https_flag;        /* the option that chose it ("--intercept"), or NULL;
+                                      static storage */
     const char *https_fix;         /* the command that lets it see inside HTTPS, when it does
                               not for want of a trusted CA; copied; NULL: none */
     int inject;                    /* the host puts its script in HTML pages (not --no-inject) */

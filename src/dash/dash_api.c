@@ -5,6 +5,7 @@
  * (web/app.js) is a client of these. */
 #include "dash/dash_api.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ int dash_query_get(const char *query, const char *key, char *out, size_t size)
 
 /* The body as a JSON object into *out. Returns 0, with *out NULL when the answer is set to
  * a 400 instead, or -1 when out of memory. */
-static int body_object(struct dash_call *x, json_t **out)
+int dash_body_object(struct dash_call *x, json_t **out)
 {
     json_error_t jerr;
     json_t *j = json_loadb(x->rq->body, x->rq->body_len, 0, &jerr);
@@ -166,18 +167,18 @@ int dash_api_status(struct dash_call *x)
                                 json_integer((json_int_t)counts[a])) < 0)
             break;
     x->json = json_pack(
-        "{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?}, s:b, s:I, "
+        "{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?, s:s?}, s:b, s:I, "
         "s:o?, s:o?, s:o?, s:o?, "
         "s:{s:I, s:I, "
         "s:I, s:I, s:I, s:I, s:I, s:I}}",
         "version", brock_version(), "listen", h->listen_name, "started_ms",
         (json_int_t)h->started_ms, "pid", (json_int_t)h->pid, "workers", (json_int_t)h->workers,
         "learning", brock_engine_learning(x->e), "intercept", h->intercept, "https", "seen",
-        h->intercept, "why", h->https_why ? h->https_why : "", "fix", h->https_fix, "inject",
-        h->inject, "domains", (json_int_t)entries, "actions", by, "exports", exports_json(),
-        "store", store_json(x->e), "learned", learned_json(x->e), "since_start", "requests",
-        (json_int_t)n.requests, "blocked", (json_int_t)n.blocked, "cookieblocked",
-        (json_int_t)n.cookieblocked, "tunnels", (json_int_t)n.tunnels, "learned",
+        h->intercept, "why", h->https_why ? h->https_why : "", "fix", h->https_fix, "flag",
+        h->https_flag, "inject", h->inject, "domains", (json_int_t)entries, "actions", by,
+        "exports", exports_json(), "store", store_json(x->e), "learned", learned_json(x->e),
+        "since_start", "requests", (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
+        "cookieblocked", (json_int_t)n.cookieblocked, "tunnels", (json_int_t)n.tunnels, "learned",
         (json_int_t)n.learned, "connections", (json_int_t)n.connections, "connections_cut",
         (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused);
     pause = pause_json(x->e);
@@ -206,11 +207,41 @@ static int on_site(void *arg, const struct brock_site *s)
     return json_array_append_new(arg, j) < 0 ? BROCK_ENOMEM : 0;
 }
 
+/* GET /api/sites[?offset=N&limit=N]: the recent sites, newest first, as an array; with limit,
+ * one page of them as {total, offset, limit, sites}. */
 int dash_api_sites(struct dash_call *x)
 {
-    if (!(x->json = json_array()))
+    json_t *all = json_array(), *page;
+    long offset = 0, limit = 0;
+
+    if (dash_query_number(x->query, "offset", 0, LONG_MAX / 2, &offset) < 0 ||
+        dash_query_number(x->query, "limit", 1, 1000, &limit) < 0) {
+        json_decref(all);
+        return dash_error(x, 400,
+                          "\"limit\" must be a whole number from 1 to 1000, and \"offset\" one "
+                          "from 0");
+    }
+    if (!all || brock_sites(x->e, on_site, all) < 0) {
+        json_decref(all);
         return -1;
-    return brock_sites(x->e, on_site, x->json) < 0 ? -1 : 0;
+    }
+    if (!limit) {
+        x->json = all;
+        return 0;
+    }
+    page = json_array();
+    for (size_t i = (size_t)offset;
+         page && i < json_array_size(all) && i < (size_t)(offset + limit); i++)
+        if (json_array_append(page, json_array_get(all, i)) < 0) {
+            json_decref(page);
+            page = NULL;
+        }
+    x->json =
+        page ? json_pack("{s:I, s:I, s:I, s:o}", "total", (json_int_t)json_array_size(all),
+                         "offset", (json_int_t)offset, "limit", (json_int_t)limit, "sites", page)
+             : NULL;
+    json_decref(all);
+    return x->json ? 0 : -1;
 }
 
 static int on_site_tracker(void *arg, const struct brock_site_tracker *t)
@@ -278,182 +309,6 @@ int dash_api_site(struct dash_call *x)
     return rc < 0 ? -1 : 0;
 }
 
-/* ---- trackers ---- */
-
-static int on_host_site(void *arg, const char *site, int64_t time_ms)
-{
-    json_t *j = json_pack("{s:s, s:I}", "site", site, "time_ms", (json_int_t)time_ms);
-
-    return json_array_append_new(arg, j) < 0 ? BROCK_ENOMEM : 0;
-}
-
-/* One tracker; with detail, the evidence, the times and the recent sites it was seen on. */
-/* The user's choices for exactly domain on one site only: site → action. */
-static json_t *site_actions_json(struct brock_engine *e, const char *domain)
-{
-    struct brock_site_action *v = NULL;
-    json_t *o = json_object();
-    size_t n = 0;
-
-    if (!o || brock_site_actions(e, NULL, &v, &n) < 0) {
-        json_decref(o);
-        return NULL;
-    }
-    for (size_t i = 0; o && i < n; i++) {
-        if (strcmp(v[i].domain, domain) == 0 &&
-            json_object_set_new(o, v[i].site, json_string(brock_action_name(v[i].action))) < 0) {
-            json_decref(o);
-            o = NULL;
-        }
-    }
-    brock_free(v);
-    return o;
-}
-
-static json_t *tracker_json(struct brock_engine *e, const struct brock_tracker *t, int detail)
-{
-    json_t *sites = json_array(), *ev = detail ? json_array() : NULL, *j;
-    int64_t first = 0, last = 0;
-
-    for (size_t i = 0; sites && i < t->n_evidence; i++) {
-        const struct brock_evidence *v = &t->evidence[i];
-
-        if (json_array_append_new(sites, json_string(v->site)) < 0)
-            goto fail;
-        if (v->time_ms && (!first || v->time_ms < first))
-            first = v->time_ms;
-        if (v->time_ms > last)
-            last = v->time_ms;
-        if (ev && json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "site",
-                                                      v->site, "host", v->host, "kind",
-                                                      brock_evidence_kind_name(v->kind), "detail",
-                                                      v->detail, "param", v->param ? v->param : "",
-                                                      "time_ms", (json_int_t)v->time_ms)) < 0)
-            goto fail;
-    }
-    j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:o}", "domain", t->domain, "base", t->base,
-                  "action", brock_action_name(t->action), "heuristic",
-                  t->heuristic ? brock_action_name(t->heuristic) : "", "user",
-                  t->user ? brock_action_name(t->user) : "", "dnt",
-                  t->dnt || t->action == BROCK_DNT, "cookieblock_listed", t->cookieblock_listed,
-                  "sites", sites);
-    sites = NULL;
-    if (!j || !detail) {
-        json_decref(ev);
-        return j;
-    }
-    /* set_new takes its value's reference even when it fails. */
-    if (json_object_set_new(j, "evidence", ev) < 0 ||
-        json_object_set_new(j, "first_seen", json_integer(first)) < 0 ||
-        json_object_set_new(j, "last_seen", json_integer(last)) < 0 ||
-        json_object_set_new(j, "seen_on", json_array()) < 0 ||
-        brock_host_sites(e, t->domain, on_host_site, json_object_get(j, "seen_on")) < 0 ||
-        json_object_set_new(j, "site_actions", site_actions_json(e, t->domain)) < 0) {
-        json_decref(j);
-        return NULL;
-    }
-    return j;
-fail:
-    json_decref(sites);
-    json_decref(ev);
-    return NULL;
-}
-
-struct tracker_list {
-    struct brock_engine *e;
-    json_t *list;
-};
-
-static int on_tracker(void *arg, const struct brock_tracker *t)
-{
-    struct tracker_list *l = arg;
-    json_t *j = tracker_json(l->e, t, 0);
-
-    return json_array_append_new(l->list, j) < 0 ? BROCK_ENOMEM : 0;
-}
-
-int dash_api_trackers(struct dash_call *x)
-{
-    struct tracker_list l = {x->e, json_array()};
-    char all[8] = "";
-
-    if (!(x->json = l.list))
-        return -1;
-    (void)dash_query_get(x->query, "all", all, sizeof(all));
-    return brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0, on_tracker,
-                               &l) < 0
-               ? -1
-               : 0;
-}
-
-struct one_tracker {
-    struct brock_engine *e;
-    json_t *j;
-};
-
-static int on_one(void *arg, const struct brock_tracker *t)
-{
-    struct one_tracker *o = arg;
-
-    o->j = tracker_json(o->e, t, 1);
-    return o->j ? 0 : BROCK_ENOMEM;
-}
-
-static int tracker_answer(struct dash_call *x, int must_be_known)
-{
-    struct one_tracker o = {x->e, NULL};
-    int rc = brock_tracker_get(x->e, x->arg, on_one, &o);
-
-    if (rc == BROCK_EINVAL)
-        return dash_error(x, 400, brock_engine_errmsg(x->e));
-    if (rc < 0)
-        return -1;
-    /* Nothing known and never seen: no such tracker. */
-    if (must_be_known && !strcmp(json_string_value(json_object_get(o.j, "action")), "noaction") &&
-        !json_array_size(json_object_get(o.j, "evidence")) &&
-        !json_array_size(json_object_get(o.j, "seen_on")) &&
-        !*json_string_value(json_object_get(o.j, "heuristic"))) {
-        json_decref(o.j);
-        return dash_error(x, 404, "brock knows nothing of that domain");
-    }
-    x->json = o.j;
-    return 0;
-}
-
-int dash_api_tracker(struct dash_call *x)
-{
-    return tracker_answer(x, 1);
-}
-
-int dash_api_tracker_put(struct dash_call *x)
-{
-    json_t *body = NULL, *site;
-    char err[256];
-    int action, rc;
-
-    if (body_object(x, &body) < 0)
-        return -1;
-    if (!body)
-        return 0;
-    action =
-        brock_action_parse(json_string_value(json_object_get(body, "action")), err, sizeof(err));
-    site = json_object_get(body, "site");
-    if (action >= 0 && site && !json_is_string(site))
-        snprintf(err, sizeof(err), "\"site\" must be a site name");
-    if (action < 0 || (site && !json_is_string(site))) {
-        json_decref(body);
-        return dash_error(x, 400, err);
-    }
-    /* With a site, the choice holds on that site only; without, everywhere. */
-    rc = site ? brock_set_site_action(x->e, json_string_value(site), x->arg,
-                                      (enum brock_action)action)
-              : brock_set_user_action(x->e, x->arg, (enum brock_action)action);
-    json_decref(body);
-    if (rc == BROCK_EINVAL)
-        return dash_error(x, 400, brock_engine_errmsg(x->e));
-    return rc < 0 ? -1 : tracker_answer(x, 0);
-}
-
 /* ---- settings ---- */
 
 /* GET /api/stats?days=N: the daily counters of the last N days (default 7), oldest first. */
@@ -498,7 +353,7 @@ int dash_api_settings_put(struct dash_call *x)
     const char *key;
     enum brock_setting s;
 
-    if (body_object(x, &body) < 0)
+    if (dash_body_object(x, &body) < 0)
         return -1;
     if (!body)
         return 0;
@@ -574,7 +429,7 @@ int dash_api_passthrough_put(struct dash_call *x)
     json_t *body = NULL;
     int rc;
 
-    if (body_object(x, &body) < 0)
+    if (dash_body_object(x, &body) < 0)
         return -1;
     if (!body)
         return 0;
@@ -619,7 +474,7 @@ static int body_for(struct dash_call *x, int64_t *ms, int *until_resume)
     *until_resume = 0;
     if (!x->rq->body_len)
         return 0;
-    if (body_object(x, &body) < 0)
+    if (dash_body_object(x, &body) < 0)
         return -1;
     if (!body)
         return -2;
@@ -699,7 +554,7 @@ static int widget_change(struct dash_call *x, int allow)
     const char *name;
     int rc;
 
-    if (body_object(x, &body) < 0)
+    if (dash_body_object(x, &body) < 0)
         return -1;
     if (!body)
         return 0;

@@ -77,6 +77,10 @@ int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));
 /* The value of key in query (after '?', not decoded: the values brock reads are plain words)
  * into out, of size bytes. Returns 0, or -1 when key is absent or its value does not fit. */
 int dash_query_get(const char *query, const char *key, char *out, size_t size);
+/* The query's key as a whole number from min to max into *out, left as it is when key is
+ * absent. Returns 0, or -1 when key is there with anything else (dash_trackers.c). */
+int dash_query_number(const char *query, const char *key, long min, long max, long *out);
+
 /* dash_metrics.c: GET /metrics, Prometheus' text format. */
 int dash_api_metrics(struct dash_call *x) __attribute__((warn_unused_result));
 
@@ -91,6 +95,10 @@ int dash_api_ca_pem(struct dash_call *x) __attribute__((warn_unused_result));
 /* Reads the CA's certificate (env->host.ca_cert) into env, for /ca.pem to serve when the
  * file cannot be read later; none is no error. */
 void dash_setup_ca_read(struct dash_env *env);
+
+/* The request's body as a JSON object into *out. Returns 0, with *out NULL when the answer is
+ * set to a 400 instead, or -1 when out of memory. */
+int dash_body_object(struct dash_call *x, json_t **out) __attribute__((warn_unused_result));
 
 /* Sets x's answer to status with {"error": msg}. Returns 0, or -1 when out of memory. */
 int dash_error(struct dash_call *x, int status, const char *msg)

@@ -707,20 +707,29 @@ static const char *https_why(enum proxy_https h)
 {
     switch (h) {
     case PROXY_HTTPS_FORCED:
-        return "HTTPS is seen inside (--intercept): brock decides and learns on each request "
-               "of HTTPS pages, as on plain HTTP ones";
+        return "HTTPS is seen inside, as asked: brock decides and learns on each request of "
+               "HTTPS pages, as on plain HTTP ones";
     case PROXY_HTTPS_TRUSTED:
         return "HTTPS is seen inside: this machine trusts brock's CA, so brock decides and "
                "learns on each request of HTTPS pages, as on plain HTTP ones";
     case PROXY_HTTPS_OFF:
-        return "HTTPS is passed unseen (--no-intercept): brock sees only the names of HTTPS "
-               "sites, refuses the blocked ones, and learns nothing there";
+        return "HTTPS is passed unseen, as asked: brock sees only the names of HTTPS sites, "
+               "refuses the blocked ones, and learns nothing there";
     case PROXY_HTTPS_AUTO:
     case PROXY_HTTPS_NO_CA:
     case PROXY_HTTPS_UNTRUSTED: break;
     }
     return "HTTPS is passed unseen: brock sees only the names of HTTPS sites, so it learns only "
            "on plain-HTTP pages, and nearly the whole web is HTTPS";
+}
+
+/* The option that chose how brock treats HTTPS, when one did (the configuration file's
+ * `intercept` is the same): said beside the sentence, never in it. */
+static const char *https_flag(enum proxy_https h)
+{
+    if (h == PROXY_HTTPS_FORCED)
+        return "--intercept";
+    return h == PROXY_HTTPS_OFF ? "--no-intercept" : NULL;
 }
 
 /* The command that makes brock see inside HTTPS, when trust is what it lacks. */
@@ -768,6 +777,8 @@ static void say_where(const struct proxy *px)
     if (https_fix(px->opts))
         log_msg(LOG_INFO, "%s; `%s` lets it see inside (then start brock again)",
                 https_why(px->opts->https), https_fix(px->opts));
+    else if (https_flag(px->opts->https))
+        log_msg(LOG_INFO, "%s (%s)", https_why(px->opts->https), https_flag(px->opts->https));
     else
         log_msg(LOG_INFO, "%s", https_why(px->opts->https));
     if (px->privs.drop)
@@ -805,6 +816,7 @@ static void proxy_dash_host(struct proxy *px, struct brock_engine *e, const char
                               .counters_arg = px,
                               .intercept = px->mitm != NULL,
                               .https_why = https_why(px->opts->https),
+                              .https_flag = https_flag(px->opts->https),
                               .https_fix = https_fix(px->opts),
                               .passthrough_why = px->pass ? on_dash_passthrough : NULL,
                               .passthrough_arg = px,

@@ -215,9 +215,10 @@ check('the recent sites count what was done there, in sentences', async () => {
   await dash.goto(`http://${brock.listen}/#/sites`);
   const text = (site) => dash.locator(`li.siterow[data-site="${site}"] .counts`).innerText();
   await dash.locator('li.siterow[data-site="solo-h.test"]').waitFor();
-  // The badge, then the sentence.
-  assert.match(await text('solo-h.test'), /^1 1 blocked of 1 third-party domain$/);
-  assert.match(await text('extra-f.test'), /^1 1 blocked of 2 third-party domains$/);
+  // The sentence alone: no badge says its first number again.
+  assert.match(await text('solo-h.test'), /^1 blocked of 1 third-party domain$/);
+  assert.match(await text('extra-f.test'), /^1 blocked of 2 third-party domains$/);
+  assert.equal(await dash.locator('li.siterow .badge').count(), 0);
   // On extra-e.test the tracker passed (the user allowed it then); it is blocked now.
   assert.match(await text('extra-e.test'), /^0 blocked of 2 third-party domains$/);
   assert.match(await text(SITES[3]),
@@ -336,13 +337,17 @@ check('the header stays in view, and the focus ring never circles the page', asy
 check('Settings → Export: links that download each format the API offers', async () => {
   await dash.goto(`http://${brock.listen}/#/settings`);
   await dash.locator('main h1', { hasText: 'Settings' }).waitFor();
-  const links = dash.locator('h2:text-is("Export") + ul a');
+  const links = dash.locator('#exports a');
   assert.ok(await links.count() > 0, 'the section holds links');
   const formats = await dash.evaluate(async () =>
     (await (await fetch('/api/status')).json()).exports.map((x) => x.format));
   assert.deepEqual(formats, ['pb', 'hosts', 'abp', 'dnsmasq', 'unbound', 'rpz', 'privoxy', 'ubo',
                             'adguard', 'dnr', 'safari']);
   assert.equal(await links.count(), formats.length);
+  // Each is named in words; the format's name is secondary text at most.
+  for (const name of await links.allInnerTexts())
+    assert.ok(!formats.includes(name.trim().toLowerCase()), `"${name}" is named in words`);
+  assert.equal(await dash.locator('#exports a[data-format=rpz]').innerText(), 'DNS firewall zone');
   for (const [i, format] of formats.entries()) {
     const a = links.nth(i);
     assert.equal(await a.getAttribute('href'), `/api/export?format=${format}`);
@@ -430,4 +435,138 @@ check('"On this site only" beside the slider: allowed there, blocked elsewhere; 
   await dash.locator(`li.tracker[data-domain="${TRACKER}"][data-action="block"]`).waitFor();
   await visit('only-k.test');
   assert.equal(origin.to(TRACKER).length, before + 1, 'blocked there again after undo');
+});
+
+// ---- All trackers: what matters first, filters, sorting, pages, adding a domain ----
+
+// The names the All trackers page lists now, in order.
+const listed = () => dash.locator('#tracker-rows > li.tracker').evaluateAll(
+  (rows) => rows.map((r) => r.dataset.domain));
+
+// Waits until the list answers the sort, the filter and the text.
+const answered = (sort, show, q) => dash.locator(
+  `#tracker-rows[data-shown="${sort} ${show} ${q}"]`).waitFor({ state: 'attached' });
+
+async function trackersPage() {
+  await dash.goto(`http://${brock.listen}/#/trackers`);
+  await dash.locator('main h1', { hasText: 'All trackers' }).waitFor();
+  await dash.locator('#tracker-rows > li.tracker').first().waitFor();
+}
+
+check('All trackers opens on what brock learned, blocked first, then the seed', async () => {
+  await trackersPage();
+  const names = await listed();
+  // The seed holds thousands: a page of them, and a button for the next.
+  assert.equal(names.length, 100);
+  assert.match(await dash.locator('#trackers-count').innerText(), /^\d+ of \d+ domains$/);
+  assert.match(await dash.locator('#trackers-more').innerText(), /^Show 100 more trackers$/);
+  // The tracker brock learned here comes first (it is blocked); the seed's follow.
+  assert.equal(names[0], TRACKER);
+  const api = await dash.evaluate(async () =>
+    (await (await fetch('/api/trackers?sort=recent&limit=100')).json()).trackers);
+  const firstSeed = api.findIndex((t) => !t.learned && !t.user);
+  assert.ok(firstSeed > 0, 'learned ones, then pre-trained ones');
+  assert.ok(api.slice(firstSeed).every((t) => !t.learned && !t.user));
+  await dash.locator('#trackers-more').click();
+  await dash.waitForFunction(() =>
+    document.querySelectorAll('#tracker-rows > li.tracker').length === 200);
+});
+
+check('All trackers: the filters and the order narrow and sort the list', async () => {
+  await trackersPage();
+  await dash.locator('#filter-state').selectOption('learned');
+  await answered('recent', 'learned', '');
+  const learned = await listed();
+  assert.ok(learned.includes(TRACKER), `learned: ${learned}`);
+  for (const d of learned) assert.match(d, /\.test$/, `${d} was learned in this test`);
+
+  await dash.locator('#filter-state').selectOption('pretrained');
+  await answered('recent', 'pretrained', '');
+  assert.ok(await dash.locator('#tracker-rows li').count() > 0);
+  for (const d of await listed()) assert.doesNotMatch(d, /\.test$/);
+
+  await dash.locator('#filter-state').selectOption('any');
+  await dash.locator('#filter-sort').selectOption('name');
+  await dash.locator('#filter-text').fill('tracker.test');
+  await answered('name', 'any', 'tracker.test');
+  // The hosts and the bases learning recorded, by name.
+  const named = ['ads.newtracker.test', 'newtracker.test', LONG, 'longtracker.test', TRACKER,
+                 'tracker.test'].sort();
+  assert.match(await dash.locator('#trackers-count').innerText(), /^6 of/);
+  assert.deepEqual(await listed(), named);
+  // The place is kept across a choice made on a row (which shows the page again).
+  await row(TRACKER).locator('label', { hasText: 'Block cookies' }).click();
+  await dash.locator(`li.tracker[data-domain="${TRACKER}"][data-action="user_cookieblock"]`)
+    .waitFor();
+  assert.equal(await dash.locator('#filter-text').inputValue(), 'tracker.test');
+  await dash.locator('#filter-state').selectOption('user');
+  await answered('name', 'user', 'tracker.test');
+  assert.deepEqual(await listed(), [TRACKER]);
+  await row(TRACKER).locator('button.undo').click();
+  await dash.locator('#trackers-count', { hasText: /^0 of/ }).waitFor();
+  // Put back as the next checks expect it.
+  await dash.locator('#filter-state').selectOption('any');
+  await dash.locator('#filter-sort').selectOption('recent');
+  await dash.locator('#filter-text').fill('');
+  await answered('recent', 'any', '');
+});
+
+check('All trackers: a domain not in the list can be added from the filter', async () => {
+  await trackersPage();
+  const name = 'brand-new-tracker.example';
+  await dash.locator('#filter-text').fill('brand-new<');
+  await dash.locator('#trackers-count', { hasText: 'only letters, digits' }).waitFor();
+  await dash.locator('#filter-text').fill(name);
+  await dash.locator('#add-domain').waitFor();
+  assert.match(await dash.locator('#add-domain').innerText(), /is not in the list/);
+  await dash.locator('#add-domain button[data-action=block]').click();
+  await dash.locator('main h1', { hasText: 'brand-new-tracker' }).waitFor();
+  assert.equal(await dash.locator('#tracker-state').innerText(), 'Blocked by you');
+  const t = await dash.evaluate(async (n) => (await fetch(`/api/trackers/${n}`)).json(), name);
+  assert.equal(t.user, 'user_block');
+  // Known now: the filter lists it and offers nothing to add.
+  await trackersPage();
+  await dash.locator('#filter-text').fill(name);
+  await dash.locator(`#tracker-rows li[data-domain="${name}"]`).waitFor();
+  assert.equal(await dash.locator('#add-domain').count(), 0);
+  await dash.locator('#filter-text').fill('');
+});
+
+check('the words: whole sentences, flags and format names only beside them', async () => {
+  await visit(SITES[3]);
+  await sitePage(SITES[3]);
+  await row(TRACKER).locator('label', { hasText: 'Allow' }).click();
+  await dash.locator(`li.tracker[data-domain="${TRACKER}"][data-action="user_allow"]`)
+    .waitFor();
+  const extra = await row(TRACKER).locator('.extra').innerText();
+  // Each sentence ends before the next begins; the undo comes last.
+  assert.match(extra, /^Allowed by you\.( Seen \d+ times?\.)? Undo: back to what brock learned$/);
+  await row(TRACKER).locator('button.undo').click();
+  await dash.locator(`li.tracker[data-domain="${TRACKER}"][data-action="block"]`).waitFor();
+
+  await dash.goto(`http://${brock.listen}/#/settings`);
+  await dash.locator('main h1', { hasText: 'Settings' }).waitFor();
+  assert.equal(await dash.locator('#reset').innerText(), 'Start again from the pre-trained list…');
+  // How brock runs: in words; an option's name only in the secondary text.
+  const facts = dash.locator('#run-options dd');
+  for (const dd of await facts.evaluateAll((els) => els.map((e) => {
+    const c = e.cloneNode(true);
+    for (const n of c.querySelectorAll('.note, code')) n.remove();
+    return c.textContent;
+  }))) assert.doesNotMatch(dd, /--/, dd);
+  assert.match(await facts.first().innerText(), /^Passed unseen/);
+});
+
+check('while HTTPS passes unseen, the way to trusting brock is one click from any page', async () => {
+  const status = await dash.evaluate(async () => (await fetch('/api/status')).json());
+  // No CA in this state: brock cannot see inside, and says how to.
+  assert.equal(status.https.seen, false);
+  assert.match(status.https.fix, /^sudo brock .*ca install$/);
+  for (const view of ['#/', '#/sites', '#/trackers', '#/settings']) {
+    await dash.goto(`http://${brock.listen}/${view}`);
+    await dash.locator('header a#trust').waitFor();
+    assert.equal(await dash.locator('header a#trust').getAttribute('href'), '/ca');
+  }
+  await dash.locator('header a#trust').click();
+  await dash.locator('h1', { hasText: 'Trust brock\'s certificate authority' }).waitFor();
 });

@@ -223,7 +223,7 @@ is "$(https_status)" "seen -" "/api/status: seen, nothing to fix"
 stop
 
 start --no-intercept
-grep -q "HTTPS is passed unseen (--no-intercept)" "$T/log"
+grep -q "HTTPS is passed unseen, as asked: .* (--no-intercept)$" "$T/log"
 ok $? "--no-intercept alone turns it off"
 is "$(https_status)" "unseen -" "off by choice: no command offered"
 stop
@@ -233,7 +233,7 @@ printf 'intercept = no\n' >"$T/conf"
     >"$T/log" 2>&1 &
 runpid=$!
 for _ in $(seq 100); do grep -q 'HTTPS is' "$T/log" && break; sleep 0.1; done
-grep -q "HTTPS is passed unseen (--no-intercept)" "$T/log"
+grep -q "HTTPS is passed unseen, as asked: .* (--no-intercept)$" "$T/log"
 ok $? "the configuration file's intercept = no turns it off"
 stop
 
