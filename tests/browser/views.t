@@ -181,9 +181,9 @@ check('the keyboard alone reaches a tracker\'s slider and moves it, the focus al
   await dash.keyboard.press('ArrowRight');
   const want = `user_${next}`;
   const said = await h.waitFor(`${host} is ${want}`, async () => {
-    const t = await dash.evaluate(async (d) =>
+    const got = await dash.evaluate(async (d) =>
       (await fetch(`/api/trackers/${encodeURIComponent(d)}`)).json(), host);
-    return t.user === want && t;
+    return got.user === want && got;
   }, 10000);
   assert.equal(said.user, want, `${host} went from ${was} to ${next}`);
 });
