@@ -128,8 +128,7 @@ struct tracker_query {
 
 /* One tracker of the list with what it is sorted by. */
 struct tracker_row {
-    json_t *j;
-    const char *domain; /* j's */
+    char *domain;       /* a copy */
     int pretrained;     /* 0: your choice or learned here; 1: only pre-trained */
     int position;       /* 0 block, 1 cookieblock, 2 allow */
     int64_t last;       /* the newest evidence's time */
@@ -139,6 +138,7 @@ struct tracker_row {
 struct tracker_list {
     struct brock_engine *e;
     const struct tracker_query *want;
+    json_t *bare; /* the whole list in the engine's order: each tracker goes here at once */
     struct tracker_row *rows;
     size_t n, cap;
     size_t known; /* every tracker the list holds, before show= and q= */
@@ -256,6 +256,10 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
     l->known++;
     if (!tracker_shown(l->want, t))
         return 0;
+    if (l->bare)
+        return json_array_append_new(l->bare, tracker_json(l->e, t, 0)) < 0 ? BROCK_ENOMEM : 0;
+    /* Only what the order needs is kept; a page's trackers are looked up again once sorted,
+     * so that a page of 100 out of 10,000 costs 100 trackers' JSON, not 10,000. */
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
         struct tracker_row *grown = realloc(l->rows, cap * sizeof(*grown));
@@ -266,13 +270,15 @@ static int on_tracker(void *arg, const struct brock_tracker *t)
         l->cap = cap;
     }
     r = &l->rows[l->n];
-    if (!(r->j = tracker_json(l->e, t, 0)))
+    if (!(r->domain = strdup(t->domain)))
         return BROCK_ENOMEM;
     l->n++;
-    r->domain = json_string_value(json_object_get(r->j, "domain"));
     r->pretrained = !(t->user != BROCK_NOACTION || brock_tracker_learned(t));
     r->position = tracker_position(t->action);
-    r->last = json_integer_value(json_object_get(r->j, "last_seen"));
+    r->last = 0;
+    for (size_t i = 0; i < t->n_evidence; i++)
+        if (t->evidence[i].time_ms > r->last)
+            r->last = t->evidence[i].time_ms;
     r->sites = t->n_evidence;
     return 0;
 }
@@ -311,20 +317,32 @@ static int by_sites(const void *pa, const void *pb)
     return by_name(a, b);
 }
 
+struct tracker_page {
+    struct brock_engine *e;
+    json_t *list;
+};
+
+static int on_page_tracker(void *arg, const struct brock_tracker *t)
+{
+    struct tracker_page *p = arg;
+
+    return json_array_append_new(p->list, tracker_json(p->e, t, 0)) < 0 ? BROCK_ENOMEM : 0;
+}
+
 /* The rows from offset, at most limit of them (all with 0), as an array; NULL when out of
  * memory. */
 static json_t *tracker_rows_json(const struct tracker_list *l, long offset, long limit)
 {
-    json_t *list = json_array();
+    struct tracker_page p = {l->e, json_array()};
 
-    for (size_t i = (size_t)offset; list && i < l->n && (!limit || i < (size_t)(offset + limit));
-         i++) {
-        if (json_array_append(list, l->rows[i].j) < 0) {
-            json_decref(list);
+    for (size_t i = (size_t)offset;
+         p.list && i < l->n && (!limit || i < (size_t)(offset + limit)); i++) {
+        if (brock_tracker_get(l->e, l->rows[i].domain, on_page_tracker, &p) < 0) {
+            json_decref(p.list);
             return NULL;
         }
     }
-    return list;
+    return p.list;
 }
 
 /* GET /api/trackers[?all=1][&sort=…][&show=…][&q=…][&offset=N&limit=N]: the trackers as an
@@ -332,7 +350,7 @@ static json_t *tracker_rows_json(const struct tracker_list *l, long offset, long
 int dash_api_trackers(struct dash_call *x)
 {
     struct tracker_query want;
-    struct tracker_list l = {x->e, &want, NULL, 0, 0, 0};
+    struct tracker_list l = {x->e, &want, NULL, NULL, 0, 0, 0};
     static int (*const order[])(const void *, const void *) = {NULL, by_recent, by_name_only,
                                                                by_sites};
     const char *err = NULL;
@@ -342,19 +360,25 @@ int dash_api_trackers(struct dash_call *x)
     if (tracker_query_read(x->query, &want, &err) < 0)
         return dash_error(x, 400, err);
     (void)dash_query_get(x->query, "all", all, sizeof(all));
+    if (!want.limit && want.sort == SORT_PB && !(l.bare = json_array()))
+        return -1;
     rc =
         brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0, on_tracker, &l);
     if (rc >= 0 && order[want.sort])
         qsort(l.rows, l.n, sizeof(*l.rows), order[want.sort]);
-    if (rc >= 0 && !want.limit)
+    if (rc >= 0 && l.bare) {
+        x->json = l.bare;
+        l.bare = NULL;
+    } else if (rc >= 0 && !want.limit)
         x->json = tracker_rows_json(&l, 0, 0);
     else if (rc >= 0)
         x->json = json_pack("{s:I, s:I, s:I, s:I, s:o}", "total", (json_int_t)l.n, "offset",
                             (json_int_t)want.offset, "limit", (json_int_t)want.limit, "known",
                             (json_int_t)l.known, "trackers",
                             tracker_rows_json(&l, want.offset, want.limit));
+    json_decref(l.bare);
     for (size_t i = 0; i < l.n; i++)
-        json_decref(l.rows[i].j);
+        free(l.rows[i].domain);
     free(l.rows);
     return rc < 0 || !x->json ? -1 : 0;
 }
