@@ -128,10 +128,10 @@ struct tracker_query {
 
 /* One tracker of the list with what it is sorted by. */
 struct tracker_row {
-    char *domain;       /* a copy */
-    int pretrained;     /* 0: your choice or learned here; 1: only pre-trained */
-    int position;       /* 0 block, 1 cookieblock, 2 allow */
-    int64_t last;       /* the newest evidence's time */
+    char *domain;   /* a copy */
+    int pretrained; /* 0: your choice or learned here; 1: only pre-trained */
+    int position;   /* 0 block, 1 cookieblock, 2 allow */
+    int64_t last;   /* the newest evidence's time */
     size_t sites;
 };
 
@@ -335,8 +335,8 @@ static json_t *tracker_rows_json(const struct tracker_list *l, long offset, long
 {
     struct tracker_page p = {l->e, json_array()};
 
-    for (size_t i = (size_t)offset;
-         p.list && i < l->n && (!limit || i < (size_t)(offset + limit)); i++) {
+    for (size_t i = (size_t)offset; p.list && i < l->n && (!limit || i < (size_t)(offset + limit));
+         i++) {
         if (brock_tracker_get(l->e, l->rows[i].domain, on_page_tracker, &p) < 0) {
             json_decref(p.list);
             return NULL;
