@@ -256,6 +256,53 @@ check('browsing through brock fills the sites and the trackers', async () => {
   assert.equal(all.find((x) => x.domain === 'tracker1.test').action, 'block');
 });
 
+check('the trackers and the sites a page at a time, sorted and narrowed as asked', async () => {
+  const all = (await api('GET', '/api/trackers')).json;
+  // Pages of 400 by name put together are the whole list by name.
+  let got = [], page;
+  for (let offset = 0; ; offset += 400) {
+    page = (await api('GET', `/api/trackers?sort=name&offset=${offset}&limit=400`)).json;
+    assert.equal(page.total, all.length);
+    assert.equal(page.known, all.length);
+    assert.equal(page.offset, offset);
+    got = got.concat(page.trackers);
+    if (page.trackers.length < 400) break;
+  }
+  assert.deepEqual(got.map((t) => t.domain), all.map((t) => t.domain).sort());
+  assert.deepEqual(got.find((t) => t.domain === 'tracker1.test'),
+                   all.find((t) => t.domain === 'tracker1.test'));
+  // What matters first: what brock learned (blocked first), before the seed's.
+  const recent = (await api('GET', '/api/trackers?sort=recent&limit=5')).json.trackers;
+  assert.equal(recent[0].domain, 'tracker1.test');
+  assert.equal(recent[0].learned, true);
+  assert.ok(recent[0].last_seen > 0);
+  const learned = (await api('GET', '/api/trackers?show=learned&limit=1000')).json;
+  assert.ok(learned.trackers.every((t) => t.learned));
+  assert.ok(learned.trackers.some((t) => t.domain === 'tracker1.test'));
+  const seed = (await api('GET', '/api/trackers?show=pretrained&limit=10')).json;
+  assert.ok(seed.total > 1000 && seed.trackers.every((t) => !t.learned));
+  const q = (await api('GET', '/api/trackers?q=TRACKER1.test&limit=10')).json;
+  assert.deepEqual(q.trackers.map((t) => t.domain), ['tracker1.test']);
+  const blocked = (await api('GET', '/api/trackers?show=blocked&sort=sites&limit=50')).json;
+  assert.ok(blocked.trackers.every((t) => t.action === 'block' || t.action === 'user_block'));
+  const sites = blocked.trackers.map((t) => t.sites.length);
+  assert.deepEqual(sites, [...sites].sort((a, b) => b - a), 'most sites first');
+  // Bad values: refused with a sentence, nothing else answered.
+  for (const bad of ['limit=0', 'limit=1001', 'limit=x', 'offset=-1', 'limit=5&offset=1e3',
+                     'sort=newest', 'show=mine', 'q=a%20b', 'q=%3Cb%3E']) {
+    const r = await api('GET', `/api/trackers?${bad}`);
+    assert.equal(r.status, 400, bad);
+    assert.match(r.json.error, /must be/, bad);
+  }
+  const sitesAll = (await api('GET', '/api/sites')).json;
+  const first = (await api('GET', '/api/sites?limit=2')).json;
+  const rest = (await api('GET', '/api/sites?limit=1000&offset=2')).json;
+  assert.equal(first.total, sitesAll.length);
+  assert.deepEqual([...first.sites, ...rest.sites], sitesAll);
+  for (const bad of ['limit=0', 'limit=5000', 'offset=x'])
+    assert.equal((await api('GET', `/api/sites?${bad}`)).status, 400, bad);
+});
+
 check('brock list --site lists what the dashboard\'s page of the site lists', async () => {
   // tracker1.test was blocked by the time site-d.test's page requested it: it was never seen
   // tracking there, yet the site's page shows it.
