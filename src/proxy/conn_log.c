@@ -17,7 +17,7 @@
 
 /* ---- events ---- */
 
-void conn_status(struct conn *c, int status)
+void conn_status(struct conn *c, int status, enum livelog_answer by)
 {
     struct exchange *x = &c->c_ex;
     struct proxy *px = c->px;
@@ -37,6 +37,7 @@ void conn_status(struct conn *c, int status)
     ev->reason = (unsigned char)x->d->reason;
     ev->site_fix = (unsigned char)(x->d->site_fix != 0);
     ev->site_choice = (unsigned char)(x->d->site_choice != 0);
+    ev->answer = (unsigned char)by;
     ev->status = status;
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)
@@ -46,7 +47,7 @@ void conn_status(struct conn *c, int status)
 void conn_log_unanswered(struct conn *c)
 {
     if (c->c_ex.decided && !c->c_ex.logged)
-        conn_status(c, 0);
+        conn_status(c, 0, LIVELOG_ANSWER_NONE);
 }
 
 /* ---- streams ---- */
