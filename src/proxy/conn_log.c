@@ -17,6 +17,18 @@
 
 /* ---- events ---- */
 
+/* How the exchange's page was come by: a guess of the request's own host as its page is
+ * told apart from a Referer's, so that the log does not call a browser's request of its own
+ * one of a page. */
+static enum livelog_page conn_log_page(const struct exchange *x)
+{
+    if (!x->site_known || !*x->d->site)
+        return LIVELOG_PAGE_NONE;
+    if (x->site_sure)
+        return LIVELOG_PAGE_KNOWN;
+    return strcmp(x->site, x->host) == 0 ? LIVELOG_PAGE_SELF : LIVELOG_PAGE_GUESS;
+}
+
 void conn_status(struct conn *c, int status, enum livelog_answer by)
 {
     struct exchange *x = &c->c_ex;
@@ -38,6 +50,7 @@ void conn_status(struct conn *c, int status, enum livelog_answer by)
     ev->site_fix = (unsigned char)(x->d->site_fix != 0);
     ev->site_choice = (unsigned char)(x->d->site_choice != 0);
     ev->answer = (unsigned char)by;
+    ev->page = (unsigned char)conn_log_page(x);
     ev->status = status;
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)

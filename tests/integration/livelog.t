@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The dashboard's live request log (GET /api/log, Server-Sent Events): the requests made
 // through brock arrive in order with their decisions, reasons and statuses, and say who gave
-// the status (the server, or brock in the request's place); a client that reconnects with Last-Event-ID gets what it missed; a client outside --allow is refused.
+// the status (the server, or brock in the request's place) and how the page was come by; a
+// client that reconnects with Last-Event-ID gets what it missed; a client outside --allow is
+// refused.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -130,6 +132,23 @@ h.check('the live log streams the requests made through brock, in order', async 
     assert.deepEqual([live.events[6].data.host, live.events[6].data.decision,
                       live.events[6].data.status, live.events[6].data.answered_by],
                      ['gone.test', 'allow', 502, 'brock']);
+
+    // How each page was come by: a page seen opening; none named (decided as a third party
+    // of any page, never a first party); the request's own host taken as its page, as for a
+    // browser's request of its own (Sec-Fetch-Site: none); a Referer brock did not see open.
+    assert.ok(live.events.slice(0, 6).every((e) => e.data.page === 'known'));
+    for (const args of [['http://ads.block.test/none.gif'],
+                        ['http://update.test/check', '-H', 'Sec-Fetch-Site: none',
+                         '-H', 'Sec-Fetch-Mode: no-cors', '-H', 'Sec-Fetch-Dest: empty'],
+                        ['http://widgets.other.test/g.js', '-H', 'Referer: http://elsewhere.test/']])
+      await h.curl(b.port, args);
+    await live.until('the three pages', (e) => e.length >= 10);
+    assert.deepEqual(live.events.slice(7).map((e) => [e.data.host, e.data.site, e.data.decision,
+                                                      e.data.reason, e.data.page]), [
+      ['ads.block.test', '', 'block', 'user', 'none'],
+      ['update.test', 'update.test', 'first_party', 'first_party', 'self'],
+      ['widgets.other.test', 'elsewhere.test', 'allow', 'not_tracking', 'guess'],
+    ]);
 
     // An id that is no number is refused, and holds nothing open.
     const bad = await stream(b.port, { 'Last-Event-ID': 'yesterday' });
