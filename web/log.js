@@ -35,9 +35,9 @@ const LOG_LEARNED = {
   block: 'seen tracking on three or more sites (pre-trained or learned)',
   cookieblock: 'tracking, but sites need it: cookies blocked',
 };
-// How brock came by the page, when it is no page it saw opening.
+// How brock came by a third party's page, when it is no page it saw opening.
 const LOG_PAGES = {
-  none: 'no page known: judged as a third party of any page, never learned from',
+  none: 'no page named it: judged as any page\'s third party, never learned from',
   guess: 'its page is a guess (the Referer of a page brock did not see open)',
 };
 // What the buttons of a third party's row do, and what the row says after.
@@ -141,7 +141,7 @@ function logRow(e) {
                      : domain(e.host);
   const site = e.site && !self ? [' on ', h('a', { href: `#/site/${enc(e.site)}` },
                                               domain(e.site))] : '';
-  const page = LOG_PAGES[e.page] && !self ? `; ${LOG_PAGES[e.page]}` : '';
+  const page = third && LOG_PAGES[e.page] ? `; ${LOG_PAGES[e.page]}` : '';
   const row = h('li', { class: `logrow ${logClass(e.decision)}`, 'data-id': e.id,
                         'data-decision': e.decision, 'data-host': e.host },
     h('time', { datetime: new Date(e.time).toISOString() }, logTime(e.time)),

@@ -155,10 +155,17 @@ check('a row says truly what decided it, whose status it shows, and when no page
   };
   assert.match(await text('px.one.test'),
                /Allowed.*seen tracking on fewer than three sites · the server answered 200/);
-  assert.match(await text('px.three.test'), /\(no page\)/);
+  assert.match(await text('px.three.test'), /\(no page\).*judged as any page's third party/);
+  // A local address is never acted on: no third party's words, no buttons.
+  await through('http://127.0.0.1:1/', 502, []);
+  const local = await text('127.0.0.1');
+  assert.match(local, /Left alone.*never acted on · brock answered 502 itself/);
+  assert.doesNotMatch(local, /third party/);
+  assert.equal(await newest(dash, '127.0.0.1').locator('button').count(), 0);
   const three = dash.locator('#log-rows > li[data-host="px.three.test"]').last();
   assert.match(await three.textContent(),
-               /Blocked.*on news\.test.*seen tracking on three or more sites.*· brock answered 403 in its place/);
+               /Blocked.*on news\.test.*seen tracking on three or more sites.*brock answered 403/);
+  assert.match(await three.textContent(), /brock answered 403 in its place/);
   assert.doesNotMatch(await three.textContent(), /Allowed|fewer than three/);
   const own = await text('update.test');
   assert.doesNotMatch(own, /the page's own site|First party/);
@@ -192,11 +199,16 @@ check('a row opens its tracker, and blocks, allows or turns brock off from the k
   // No violation with rows of every kind and their buttons on the page.
   await newest(dash, 'pixel.allowed.test').waitFor();
   await dash.evaluate(AXE);
-  const found = await dash.evaluate(async () =>
-    (await window.axe.run(document, { resultTypes: ['violations'],
-                                      rules: { 'target-size': { enabled: true } } }))
-      .violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-  assert.deepEqual(found, []);
+  for (const [colorScheme, width] of [['light', 1100], ['dark', 380]]) {
+    await dash.emulateMedia({ colorScheme });
+    await dash.setViewportSize({ width, height: 800 });
+    const found = await dash.evaluate(async () =>
+      (await window.axe.run(document, { resultTypes: ['violations'],
+                                        rules: { 'target-size': { enabled: true } } }))
+        .violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+    assert.deepEqual(found, [], `${colorScheme}, ${width} px wide`);
+  }
+  await dash.emulateMedia({ colorScheme: 'light' });
 
   // Block, by keyboard alone: from the host's link, Tab reaches the row's buttons.
   const row = newest(dash, 'pixel.allowed.test');

@@ -140,7 +140,8 @@ h.check('the live log streams the requests made through brock, in order', async 
     for (const args of [['http://ads.block.test/none.gif'],
                         ['http://update.test/check', '-H', 'Sec-Fetch-Site: none',
                          '-H', 'Sec-Fetch-Mode: no-cors', '-H', 'Sec-Fetch-Dest: empty'],
-                        ['http://widgets.other.test/g.js', '-H', 'Referer: http://elsewhere.test/']])
+                        ['http://widgets.other.test/g.js',
+                         '-H', 'Referer: http://elsewhere.test/']])
       await h.curl(b.port, args);
     await live.until('the three pages', (e) => e.length >= 10);
     assert.deepEqual(live.events.slice(7).map((e) => [e.data.host, e.data.site, e.data.decision,
