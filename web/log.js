@@ -225,7 +225,7 @@ function viewLog() {
     }
     logHeld();
   } }, 'Pause');
-  const filter = h('input', { type: 'search', id: 'log-filter', placeholder: 'host, site, decision',
+  const filter = h('input', { type: 'search', id: 'log-filter', placeholder: 'host, site, words',
                               oninput: () => {
     logState.filter = filter.value.trim().toLowerCase();
     for (const row of document.querySelectorAll('#log-rows > li.logrow[data-id]'))
