@@ -34,6 +34,8 @@ struct livelog_event *livelog_add(struct livelog *l)
     ev->time_ms = 0;
     ev->method[0] = ev->host[0] = ev->site[0] = '\0';
     ev->decision = ev->action = ev->reason = ev->site_fix = ev->site_choice = 0;
+    ev->answer = LIVELOG_ANSWER_NONE;
+    ev->page = LIVELOG_PAGE_NONE;
     ev->status = 0;
     return ev;
 }
@@ -44,6 +46,20 @@ static const char *const decision_words[METRICS_DECISION_COUNT] = {
     [METRICS_DECISION_ALLOW] = "allow",       [METRICS_DECISION_COOKIEBLOCK] = "cookieblock",
     [METRICS_DECISION_BLOCK] = "block",       [METRICS_DECISION_FIRST_PARTY] = "first_party",
     [METRICS_DECISION_DISABLED] = "disabled",
+};
+
+static const char *const answer_words[] = {
+    [LIVELOG_ANSWER_NONE] = "none",
+    [LIVELOG_ANSWER_SERVER] = "server",
+    [LIVELOG_ANSWER_BROCK] = "brock",
+    [LIVELOG_ANSWER_TUNNEL] = "tunnel",
+};
+
+static const char *const page_words[] = {
+    [LIVELOG_PAGE_NONE] = "none",
+    [LIVELOG_PAGE_KNOWN] = "known",
+    [LIVELOG_PAGE_GUESS] = "guess",
+    [LIVELOG_PAGE_SELF] = "self",
 };
 
 /* Why, in a word: which of the engine's rules decided (PRIVACY-BADGER.md's order). */
@@ -80,11 +96,13 @@ static const char *reason_word(const struct livelog_event *ev)
 static int event_write(const struct livelog_event *ev, struct buf *out)
 {
     json_t *j = json_pack(
-        "{s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i}", "id", (json_int_t)ev->id, "time",
+        "{s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s}", "id", (json_int_t)ev->id, "time",
         (json_int_t)ev->time_ms, "method", ev->method, "host", ev->host, "site", ev->site,
         "decision", ev->decision < METRICS_DECISION_COUNT ? decision_words[ev->decision] : "allow",
         "action", brock_action_name((enum brock_action)ev->action), "reason", reason_word(ev),
-        "status", ev->status);
+        "status", ev->status, "answered_by",
+        answer_words[ev->answer <= LIVELOG_ANSWER_TUNNEL ? ev->answer : LIVELOG_ANSWER_NONE],
+        "page", page_words[ev->page <= LIVELOG_PAGE_SELF ? ev->page : LIVELOG_PAGE_NONE]);
     char text[2048];
     size_t n;
     int rc = -1;

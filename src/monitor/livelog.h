@@ -21,6 +21,26 @@
  * no longer written to it (they stay in the ring for when it catches up). */
 #define LIVELOG_BACKLOG ((size_t)64 * 1024)
 
+/* Who gave the client the status an event carries: the dashboard tells the server's answer
+ * from brock's, which stands in for a blocked request (a surrogate script, an empty image, a
+ * 403) or says what went wrong upstream. */
+enum livelog_answer {
+    LIVELOG_ANSWER_NONE = 0, /* no answer went to the client (status 0) */
+    LIVELOG_ANSWER_SERVER,   /* the server's response, passed on */
+    LIVELOG_ANSWER_BROCK,    /* written by brock in the request's place: nothing of the server's */
+    LIVELOG_ANSWER_TUNNEL,   /* a CONNECT's 200: brock opened the tunnel to the server */
+};
+
+/* How the proxy came by an event's page (its site), as firstparty.h infers it: the
+ * dashboard says a guess is one, and does not call a request no page made a first party's. */
+enum livelog_page {
+    LIVELOG_PAGE_NONE = 0, /* no page known (site ""): decided as a third party of any page */
+    LIVELOG_PAGE_KNOWN,    /* a page the client was seen opening, or that page itself */
+    LIVELOG_PAGE_GUESS,    /* a Referer's (or Origin's) page that brock did not see open */
+    LIVELOG_PAGE_SELF,     /* nothing named a page: the request was taken as its own (a
+                              browser's request of its own, or an address opened directly) */
+};
+
 /* One request as the log shows it: the exchange's decision and the status its client got. */
 struct livelog_event {
     uint64_t id;     /* 1, 2, ...: the order of the events */
@@ -32,6 +52,8 @@ struct livelog_event {
     unsigned char action;                /* enum brock_action */
     unsigned char reason;                /* enum brock_reason */
     unsigned char site_fix, site_choice; /* as in struct brock_decision */
+    unsigned char answer;                /* enum livelog_answer: who gave the status */
+    unsigned char page;                  /* enum livelog_page: how site was come by */
     int status;                          /* 0 when no answer went to the client */
 };
 

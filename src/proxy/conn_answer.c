@@ -24,7 +24,7 @@ int conn_reply(struct conn *c, int status, const char *text, int keep)
     struct exchange *x = &c->c_ex;
     size_t len = strlen(text);
 
-    conn_status(c, status);
+    conn_status(c, status, LIVELOG_ANSWER_BROCK);
     /* One write: all of it or nothing. */
     if (pump_printf(&c->c_client,
                     "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -45,7 +45,7 @@ static int conn_answer_typed(struct conn *c, const struct blocked_answer *a, int
     struct buf out;
     int r;
 
-    conn_status(c, a->status);
+    conn_status(c, a->status, LIVELOG_ANSWER_BROCK);
     /* One write: all of it or nothing. */
     buf_init(&out, a->body_len + 512);
     r = blocked_write(&out, a, x->is_head, keep);

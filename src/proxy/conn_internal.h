@@ -140,9 +140,10 @@ void conn_local_done(struct conn *c);
 
 /* ---- conn_log.c ---- */
 
-/* The exchange's status: what its client got (0: nothing). The first time it is set for a
- * decided exchange, the exchange goes to the live log and wakes its streams. */
-void conn_status(struct conn *c, int status);
+/* The exchange's status: what its client got (0: nothing), and who gave it (enum
+ * livelog_answer). The first time it is set for a decided exchange, the exchange goes to the
+ * live log and wakes its streams. */
+void conn_status(struct conn *c, int status, enum livelog_answer by);
 
 /* The exchange ends (the next request begins, or the connection closes): decided and never
  * answered, it goes to the live log with status 0. */

@@ -17,7 +17,19 @@
 
 /* ---- events ---- */
 
-void conn_status(struct conn *c, int status)
+/* How the exchange's page was come by: a guess of the request's own host as its page is
+ * told apart from a Referer's, so that the log does not call a browser's request of its own
+ * one of a page. */
+static enum livelog_page conn_log_page(const struct exchange *x)
+{
+    if (!x->site_known || !*x->d->site)
+        return LIVELOG_PAGE_NONE;
+    if (x->site_sure)
+        return LIVELOG_PAGE_KNOWN;
+    return strcmp(x->site, x->host) == 0 ? LIVELOG_PAGE_SELF : LIVELOG_PAGE_GUESS;
+}
+
+void conn_status(struct conn *c, int status, enum livelog_answer by)
 {
     struct exchange *x = &c->c_ex;
     struct proxy *px = c->px;
@@ -37,6 +49,8 @@ void conn_status(struct conn *c, int status)
     ev->reason = (unsigned char)x->d->reason;
     ev->site_fix = (unsigned char)(x->d->site_fix != 0);
     ev->site_choice = (unsigned char)(x->d->site_choice != 0);
+    ev->answer = (unsigned char)by;
+    ev->page = (unsigned char)conn_log_page(x);
     ev->status = status;
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)
@@ -46,7 +60,7 @@ void conn_status(struct conn *c, int status)
 void conn_log_unanswered(struct conn *c)
 {
     if (c->c_ex.decided && !c->c_ex.logged)
-        conn_status(c, 0);
+        conn_status(c, 0, LIVELOG_ANSWER_NONE);
 }
 
 /* ---- streams ---- */

@@ -34,7 +34,7 @@ static void conn_response_head(struct conn *c)
     if (interim && (x->client_http10 || status != 100))
         return;
     if (!interim) {
-        conn_status(c, status);
+        conn_status(c, status, LIVELOG_ANSWER_SERVER);
         if (x->learn)
             conn_learn(c, &u->head, 0);
         x->resp_frame = side_response_frame(u, conn_request_kind(x), &flags, &must_close);

@@ -135,7 +135,7 @@ void conn_start_intercept(struct conn *c)
     }
     if (conn_client_to_tls(c) < 0)
         return;
-    conn_status(c, 200);
+    conn_status(c, 200, LIVELOG_ANSWER_TUNNEL);
     x->resp_final = 1;
     conn_log_request(c);
     c->px->n_tunnels++;
@@ -153,7 +153,7 @@ void conn_tunnel_ready(struct conn *c)
         conn_out_of_memory(c, "answering a CONNECT");
         return;
     }
-    conn_status(c, 200);
+    conn_status(c, 200, LIVELOG_ANSWER_TUNNEL);
     x->resp_final = 1;
     conn_log_request(c);
     if (conn_connect_done(c) == 0)

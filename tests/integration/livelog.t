@@ -1,8 +1,10 @@
 #!/usr/bin/env -S node --test --test-reporter=tap
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The dashboard's live request log (GET /api/log, Server-Sent Events): the requests made
-// through brock arrive in order with their decisions, reasons and statuses; a client that
-// reconnects with Last-Event-ID gets what it missed; a client outside --allow is refused.
+// through brock arrive in order with their decisions, reasons and statuses, and say who gave
+// the status (the server, or brock in the request's place) and how the page was come by; a
+// client that reconnects with Last-Event-ID gets what it missed; a client outside --allow is
+// refused.
 'use strict';
 
 const assert = require('node:assert/strict');
@@ -55,6 +57,7 @@ h.check('the live log streams the requests made through brock, in order', async 
   const held = [];
   const silent = net.createServer((s) => held.push(s));
   await new Promise((r) => silent.listen(0, '127.0.0.1', r));
+  const gone = await h.freePort();
   for (const [domain, action] of [['block.test', 'block'], ['strip.test', 'cookieblock']]) {
     const r = await h.brock(state, ['--no-seed', 'set', domain, action]);
     assert.equal(r.code, 0, r.stderr);
@@ -63,6 +66,7 @@ h.check('the live log streams the requests made through brock, in order', async 
   const b = await h.startBrock({ state, global: ['--no-seed'], args: [
     '--no-update', '--workers', '1', '--allow', '127.0.0.1/32',
     '--resolve', `silent.test=127.0.0.1:${silent.address().port}`,
+    '--resolve', `gone.test=127.0.0.1:${gone}`,
     '--resolve', `*.test=127.0.0.1:${origin.port}`] });
   let live, again;
   try {
@@ -92,12 +96,14 @@ h.check('the live log streams the requests made through brock, in order', async 
     await live.until('the five events', (e) => e.length >= 5);
     const got = live.events.map((e) => e.data);
     assert.deepEqual(got.map((e) => [e.method, e.host, e.site, e.decision, e.action, e.reason,
-                                      e.status]), [
-      ['GET', 'news.test', 'news.test', 'first_party', 'noaction', 'first_party', 200],
-      ['GET', 'ads.block.test', 'news.test', 'block', 'user_block', 'user', 403],
-      ['GET', 'cdn.strip.test', 'news.test', 'cookieblock', 'user_cookieblock', 'user', 200],
-      ['GET', 'widgets.other.test', 'news.test', 'allow', 'noaction', 'not_tracking', 200],
-      ['GET', 'silent.test', 'news.test', 'allow', 'noaction', 'not_tracking', 0],
+                                      e.status, e.answered_by]), [
+      ['GET', 'news.test', 'news.test', 'first_party', 'noaction', 'first_party', 200, 'server'],
+      ['GET', 'ads.block.test', 'news.test', 'block', 'user_block', 'user', 403, 'brock'],
+      ['GET', 'cdn.strip.test', 'news.test', 'cookieblock', 'user_cookieblock', 'user', 200,
+       'server'],
+      ['GET', 'widgets.other.test', 'news.test', 'allow', 'noaction', 'not_tracking', 200,
+       'server'],
+      ['GET', 'silent.test', 'news.test', 'allow', 'noaction', 'not_tracking', 0, 'none'],
     ]);
     // Ids count up with the events, which carry them in their data too.
     live.events.forEach((e, i) => {
@@ -119,6 +125,31 @@ h.check('the live log streams the requests made through brock, in order', async 
     await live.until('the new one', (e) => e.length >= 6);
     assert.equal(again.events[3].data.host, 'ads.block.test');
     assert.equal(again.events[3].id, live.events[5].id);
+
+    // An allowed request whose server cannot be reached: the status is brock's.
+    assert.equal((await h.curl(b.port, ['http://gone.test/', ...page])).status, 502);
+    await live.until('the unreachable one', (e) => e.length >= 7);
+    assert.deepEqual([live.events[6].data.host, live.events[6].data.decision,
+                      live.events[6].data.status, live.events[6].data.answered_by],
+                     ['gone.test', 'allow', 502, 'brock']);
+
+    // How each page was come by: a page seen opening; none named (decided as a third party
+    // of any page, never a first party); the request's own host taken as its page, as for a
+    // browser's request of its own (Sec-Fetch-Site: none); a Referer brock did not see open.
+    assert.ok(live.events.slice(0, 6).every((e) => e.data.page === 'known'));
+    for (const args of [['http://ads.block.test/none.gif'],
+                        ['http://update.test/check', '-H', 'Sec-Fetch-Site: none',
+                         '-H', 'Sec-Fetch-Mode: no-cors', '-H', 'Sec-Fetch-Dest: empty'],
+                        ['http://widgets.other.test/g.js',
+                         '-H', 'Referer: http://elsewhere.test/']])
+      await h.curl(b.port, args);
+    await live.until('the three pages', (e) => e.length >= 10);
+    assert.deepEqual(live.events.slice(7).map((e) => [e.data.host, e.data.site, e.data.decision,
+                                                      e.data.reason, e.data.page]), [
+      ['ads.block.test', '', 'block', 'user', 'none'],
+      ['update.test', 'update.test', 'first_party', 'first_party', 'self'],
+      ['widgets.other.test', 'elsewhere.test', 'allow', 'not_tracking', 'guess'],
+    ]);
 
     // An id that is no number is refused, and holds nothing open.
     const bad = await stream(b.port, { 'Last-Event-ID': 'yesterday' });
