@@ -99,11 +99,11 @@ function mapTrackerBox(t) {
 
 // The sites, sorted by name, down the ring's right half and up its left, spaced evenly in
 // height (not in angle) so that labels side by side never meet: the ring is as large as its
-// rows need, or as grow asks.
-function mapPlaceSites(sites, grow) {
+// rows need, and least, times grow.
+function mapPlaceSites(sites, least, grow) {
   const right = Math.ceil(sites.length / 2), left = sites.length - right;
   const row = MAP_FONT * 1.5 + MAP_GAP;
-  const ring = Math.max(140, row * right / 2 + 20) * grow;
+  const ring = Math.max(140, row * right / 2 + 20, least) * grow;
   const boxes = new MapBoxes();
   sites.forEach((s, i) => {
     const onRight = i < right, n = onRight ? right : left, k = onRight ? i : i - right;
@@ -162,9 +162,16 @@ function mapLayout(data) {
   }));
   // A ring per number of sites, the most sites innermost.
   const counts = [...new Set(trackers.map((t) => on.get(t.domain).length))].sort((a, b) => b - a);
+  // A ring whose disc is half as large again as the third parties' boxes together seldom
+  // needs to grow (each growth places everything again).
+  let area = 0;
+  for (const t of trackers) {
+    area += (2 * t.r + 4 + t.w + MAP_GAP) * (Math.max(2 * t.r, MAP_FONT * 1.5) + MAP_GAP);
+  }
+  const least = Math.sqrt(1.5 * area / Math.PI) + 24;
   let lay = null;
   for (let grow = 1; !lay; grow *= 1.15) {
-    const { ring, boxes } = mapPlaceSites(sites, grow);
+    const { ring, boxes } = mapPlaceSites(sites, least, grow);
     const most = ring - 24;
     const fits = trackers.every((t) => {
       let mx = 0, my = 0;
