@@ -446,9 +446,10 @@ h.check('with thousands of sites the map draws the newest and the most important
       as.map((a) => a.getAttribute('href'))), ['#/sites', '#/trackers']);
     // The table lists every third party of the 40 sites.
     assert.equal(await page.locator('#map-table tbody tr').count(), 40 * 6);
-    // Quick: the whole view, asked for and drawn again, takes well under 300 ms.
+    // Quick: the whole view, asked for and drawn again, takes under 300 ms (the best of five,
+    // so that a busy machine's pause does not count).
     const times = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       times.push(await page.evaluate(async () => {
         const t0 = performance.now();
         await viewMap();
@@ -481,7 +482,10 @@ h.check('with thousands of sites the map draws the newest and the most important
 // Firefox ESR draws the same map: every label there, nothing overlapping.
 h.check('Firefox ESR draws the map with its labels, nothing overlapping', async () => {
   const firefox = require('./firefox.js');
-  if (!fs.existsSync(firefox.EXECUTABLE)) return;
+  if (!fs.existsSync(firefox.EXECUTABLE)) {
+    console.log(`# no ${firefox.EXECUTABLE}: the map is not drawn in Firefox`);
+    return;
+  }
   const ff = await firefox.launch(`127.0.0.1:${brock.port}`, path.join(tmp, 'firefox'),
                                   h.tmpdir('map-firefox-home'));
   try {
