@@ -111,7 +111,6 @@ function mapPlaceSites(sites, least, grow) {
     s.side = onRight ? 1 : -1;
     s.x = s.side * Math.sqrt(Math.max(0, ring * ring - y * y));
     s.y = y;
-    s.angle = Math.atan2(s.y, s.x);
     s.box = mapSiteBox(s);
     boxes.add(s.box);
   });
@@ -187,8 +186,9 @@ function mapLayout(data) {
   const round = (n) => Math.round(n * 100) / 100;
   for (const p of [...sites, ...trackers]) { p.x = round(p.x); p.y = round(p.y); }
   const all = [...sites, ...trackers].map((p) => p.box);
-  lay.box = { x0: Math.min(...all.map((b) => b.x0)) - 8, y0: Math.min(...all.map((b) => b.y0)) - 8,
-              x1: Math.max(...all.map((b) => b.x1)) + 8, y1: Math.max(...all.map((b) => b.y1)) + 8 };
+  const edge = (k, pick, pad) => pick(...all.map((b) => b[k])) + pad;
+  lay.box = { x0: edge('x0', Math.min, -8), y0: edge('y0', Math.min, -8),
+              x1: edge('x1', Math.max, 8), y1: edge('y1', Math.max, 8) };
   return lay;
 }
 
