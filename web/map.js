@@ -103,7 +103,7 @@ function mapTrackerBox(t) {
 function mapPlaceSites(sites, least, grow) {
   const right = Math.ceil(sites.length / 2), left = sites.length - right;
   const row = MAP_FONT * 1.5 + MAP_GAP;
-  const ring = Math.max(140, row * right / 2 + 20, least) * grow;
+  const ring = Math.max(100, row * right / 2 + 20, least) * grow;
   const boxes = new MapBoxes();
   sites.forEach((s, i) => {
     const onRight = i < right, n = onRight ? right : left, k = onRight ? i : i - right;
@@ -159,7 +159,9 @@ function mapLayout(data) {
   const trackers = [...data.trackers].sort(mapOrder).map((t) => ({
     ...t, r: mapRadius(on.get(t.domain).length), w: mapTextWidth(mapShort(t.domain)),
   }));
-  // A ring per number of sites, the most sites innermost.
+  // A ring per number of sites, the most sites innermost, spread evenly from the middle out;
+  // but never nearer the middle than the share of the sites it was seen on says (one seen on
+  // 2 sites of 40 stays near the ring even when no third party was seen on more).
   const counts = [...new Set(trackers.map((t) => on.get(t.domain).length))].sort((a, b) => b - a);
   // A ring whose disc is half as large again as the third parties' boxes together seldom
   // needs to grow (each growth places everything again).
@@ -176,8 +178,9 @@ function mapLayout(data) {
       let mx = 0, my = 0;
       for (const s of on.get(t.domain)) { mx += s.x; my += s.y; }
       t.angle = Math.atan2(my, mx);
-      const rank = counts.indexOf(on.get(t.domain).length);
-      const r0 = counts.length === 1 ? most : most * (0.25 + 0.75 * rank / (counts.length - 1));
+      const k = on.get(t.domain).length, rank = counts.indexOf(k);
+      const r0 = most * Math.max(counts.length === 1 ? 1 : rank / (counts.length - 1),
+                                 1 - k / Math.max(1, sites.length));
       return mapPlaceTracker(t, Math.round(r0), most, boxes);
     });
     if (fits || grow > 50) lay = { ring, sites, trackers };
