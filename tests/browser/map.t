@@ -372,10 +372,11 @@ check('no page scrolls sideways at 360 px, nor at 1600 px', async () => {
   await dash.setViewportSize({ width: 1000, height: 900 });
 });
 
-// A state of 2,000 sites and 10,001 third parties, written straight into its page views:
-// site N (N minutes old) loaded everywhere.track.test and five hosts of its own. The user
-// blocks one host of the newest site and one of an old site, and blocks the cookies of one of
-// the second newest.
+// A state of 2,000 sites and 10,001 third parties, written straight into its page views (of
+// which brock keeps the newest 500) and its action map (every host seen tracking): site N
+// (N minutes old) loaded everywhere.track.test and five hosts of its own. The user blocks one
+// host of the newest site and one of an old site, and blocks the cookies of one of the second
+// newest.
 const BIG_SITES = 2000;
 const BIG_BLOCKED = 'tr3.track.test', BIG_YELLOW = 'tr9.track.test';
 const BIG_OLD = 'tr9000.track.test', EVERYWHERE = 'everywhere.track.test';
@@ -394,7 +395,9 @@ async function startBig() {
     'INSERT INTO page_view (site, host, action, count, time_ms) ' +
     "SELECT 'site' || (i / 6) || '.test', CASE WHEN i % 6 = 0 THEN '" + EVERYWHERE + "' " +
     "ELSE 'tr' || ((i / 6) * 5 + i % 6 - 1) || '.track.test' END, 'noaction', 1, " +
-    `${Date.now()} - (i / 6) * 60000 FROM n`]);
+    `${Date.now()} - (i / 6) * 60000 FROM n; ` +
+    "INSERT OR IGNORE INTO action (domain, heuristic) SELECT DISTINCT host, 'allow' " +
+    'FROM page_view']);
   assert.equal(r.code, 0, r.stderr);
   return startProxy(big, { port: origin.port, global: ['--no-seed'] });
 }
