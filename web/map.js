@@ -58,29 +58,37 @@ function mapTextWidth(text) {
 }
 
 // The boxes placed so far, in a grid of cells, so that a new box is compared with its
-// neighbours only.
+// neighbours only. Plain loops, no closures: a layout asks thousands of times.
 class MapBoxes {
   constructor() { this.cells = new Map(); this.size = 48; }
-  keys(b, fn) {
+  // The box placed that comes within MAP_GAP of x0..x1 × y0..y1; null when none does.
+  hit(x0, y0, x1, y1) {
+    const s = this.size;
+    for (let gx = Math.floor(x0 / s); gx <= Math.floor(x1 / s); gx++) {
+      for (let gy = Math.floor(y0 / s); gy <= Math.floor(y1 / s); gy++) {
+        const cell = this.cells.get(gx * 65536 + gy);
+        if (!cell) continue;
+        for (const o of cell) if (mapMeet(o, x0, y0, x1, y1)) return o;
+      }
+    }
+    return null;
+  }
+  add(b) {
     const s = this.size;
     for (let gx = Math.floor(b.x0 / s); gx <= Math.floor(b.x1 / s); gx++) {
       for (let gy = Math.floor(b.y0 / s); gy <= Math.floor(b.y1 / s); gy++) {
-        if (fn(gx * 65536 + gy) === false) return false;
+        const k = gx * 65536 + gy;
+        if (this.cells.has(k)) this.cells.get(k).push(b);
+        else this.cells.set(k, [b]);
       }
     }
-    return true;
   }
-  free(b) {
-    return this.keys(b, (k) => !(this.cells.get(k) || []).some((o) =>
-      b.x0 < o.x1 + MAP_GAP && o.x0 < b.x1 + MAP_GAP && b.y0 < o.y1 + MAP_GAP &&
-      o.y0 < b.y1 + MAP_GAP));
-  }
-  add(b) {
-    this.keys(b, (k) => {
-      if (this.cells.has(k)) this.cells.get(k).push(b);
-      else this.cells.set(k, [b]);
-    });
-  }
+}
+
+// Whether box o comes within MAP_GAP of x0..x1 × y0..y1.
+function mapMeet(o, x0, y0, x1, y1) {
+  return x0 < o.x1 + MAP_GAP && o.x0 < x1 + MAP_GAP && y0 < o.y1 + MAP_GAP &&
+    o.y0 < y1 + MAP_GAP;
 }
 
 // A site's box: its square and its label, which reads away from the ring's middle (right of
@@ -118,21 +126,26 @@ function mapPlaceSites(sites, least, grow) {
 }
 
 // Places one third party at the free spot nearest its sites' mean angle on its own ring (r0),
-// trying the rings beside it next. Returns false when no spot inside the ring is free.
+// trying the rings beside it next, a spot every 8 px. The box last in the way is tried first
+// at the next spot, as it is most often still there. Returns false when no spot inside the
+// ring is free.
 function mapPlaceTracker(t, r0, most, boxes) {
   const step = MAP_FONT * 1.5;
+  const b = mapTrackerBox({ ...t, x: 0, y: 0 }); // the box about the circle's centre
+  let last = null;
   for (let i = 0; i < 2 * most / step + 2; i++) {
     const rr = r0 + (i % 2 ? 1 : -1) * Math.ceil(i / 2) * step;
     if (rr < 0 || rr > most) continue;
-    const tries = rr < 1 ? 1 : Math.ceil(Math.PI * rr / 6);
+    const tries = rr < 1 ? 1 : Math.ceil(Math.PI * rr / 8);
     for (let j = 0; j < 2 * tries; j++) {
       const a = t.angle + (j % 2 ? 1 : -1) * Math.ceil(j / 2) * (Math.PI / tries);
-      t.x = rr * Math.cos(a);
-      t.y = rr * Math.sin(a);
-      const b = mapTrackerBox(t);
-      if (boxes.free(b)) {
-        t.box = b;
-        boxes.add(b);
+      const x = rr * Math.cos(a), y = rr * Math.sin(a);
+      const x0 = x + b.x0, y0 = y + b.y0, x1 = x + b.x1, y1 = y + b.y1;
+      if (!(last && mapMeet(last, x0, y0, x1, y1)) && !(last = boxes.hit(x0, y0, x1, y1))) {
+        t.x = x;
+        t.y = y;
+        t.box = { x0, y0, x1, y1 };
+        boxes.add(t.box);
         return true;
       }
       if (rr < 1) break;
