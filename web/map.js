@@ -187,6 +187,7 @@ function mapLayout(data) {
   for (let grow = 1; !lay; grow *= 1.15) {
     const { ring, boxes } = mapPlaceSites(sites, least, grow);
     const most = ring - 24;
+    for (const t of trackers) t.box = null;
     const fits = trackers.every((t) => {
       let mx = 0, my = 0;
       for (const s of on.get(t.domain)) { mx += s.x; my += s.y; }
@@ -196,12 +197,13 @@ function mapLayout(data) {
                                  1 - k / Math.max(1, sites.length));
       return mapPlaceTracker(t, Math.round(r0), most, boxes);
     });
-    if (fits || grow > 50) lay = { ring, sites, trackers };
+    // Past any size a screen could show, what found no room is left out rather than looped on.
+    if (fits || grow > 50) lay = { ring, sites, trackers: trackers.filter((t) => t.box) };
   }
   // Hundredths are plenty, and keep the SVG short.
   const round = (n) => Math.round(n * 100) / 100;
-  for (const p of [...sites, ...trackers]) { p.x = round(p.x); p.y = round(p.y); }
-  const all = [...sites, ...trackers].map((p) => p.box);
+  for (const p of [...sites, ...lay.trackers]) { p.x = round(p.x); p.y = round(p.y); }
+  const all = [...sites, ...lay.trackers].map((p) => p.box);
   const edge = (k, pick, pad) => pick(...all.map((b) => b[k])) + pad;
   lay.box = { x0: edge('x0', Math.min, -8), y0: edge('y0', Math.min, -8),
               x1: edge('x1', Math.max, 8), y1: edge('y1', Math.max, 8) };
