@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The dashboard's map (#/): the sites visited and the third parties their pages requested, as
-// a graph drawn in SVG from GET /api/map. Sites sit on a ring; a third party sits inside it,
-// at the mean of its sites' places, so that one seen everywhere drifts to the middle and one
-// seen on a single site stays beside it; a fixed number of passes then pushes overlapping
-// circles apart. The layout is computed once, before drawing, and the same data always gives
+// a graph drawn in SVG from GET /api/map. Sites sit on a ring, their names read level beside
+// them; a third party sits on an inner ring by the number of its sites (more sites, nearer the
+// middle), at the free spot nearest the mean of its sites' places. Every node is placed with
+// its label's box, checked against everything placed before it, so that nothing overlaps by
+// construction. The layout is computed once, before drawing, and the same data always gives
 // the same picture. Uses the helpers of app.js (h, svg, api, words, position, count, enc,
 // pauseBox).
 'use strict';
@@ -13,6 +14,16 @@ const MAP_TIMES = [['1', 'The last day'], ['7', 'The last week'], ['', 'Everythi
 const MAP_KINDS = [['block', 'Blocked'], ['cookieblock', 'Cookies blocked'],
                    ['allow', 'Allowed']];
 const mapShown = { days: '', block: true, cookieblock: true, allow: true };
+
+// What the map draws at most: the most recent sites (the API is asked for these alone) and,
+// of their third parties, the most important; the table and the Sites and All trackers pages
+// list the rest. More would be unreadable, and slow to lay out.
+const MAP_SITES = 40;
+const MAP_TRACKERS = 120;
+// The labels' size in px (app.css says the same); the drawing is never scaled down, so that
+// this is their size on the screen too.
+const MAP_FONT = 12;
+const MAP_GAP = 3; // the least room between two nodes' boxes
 
 // A third party's circle grows with the sites it reaches.
 function mapRadius(sites) {
@@ -24,85 +35,179 @@ function mapShort(name) {
   return name.length > 24 ? `${name.slice(0, 23)}…` : name;
 }
 
-// A fixed number of passes that push overlapping circles apart and keep them inside the ring.
-// Each pass only compares circles in neighbouring cells of a grid as wide as the largest
-// circle, which keeps a few hundred of them quick.
-function relax(trackers, ring) {
-  const n = trackers.length;
-  const x = Float64Array.from(trackers, (t) => t.x), y = Float64Array.from(trackers, (t) => t.y);
-  const r = Float64Array.from(trackers, (t) => t.r);
-  const cell = 2 * mapRadius(Infinity) + 3;
-  for (let pass = 0; pass < 60; pass++) {
-    const grid = new Map();
-    for (let i = 0; i < n; i++) {
-      const key = Math.floor(x[i] / cell) * 4096 + Math.floor(y[i] / cell);
-      if (grid.has(key)) grid.get(key).push(i);
-      else grid.set(key, [i]);
-    }
-    let moved = false;
-    for (let i = 0; i < n; i++) {
-      const cx = Math.floor(x[i] / cell), cy = Math.floor(y[i] / cell);
-      for (let gx = cx - 1; gx <= cx + 1; gx++) {
-        for (let gy = cy - 1; gy <= cy + 1; gy++) {
-          for (const j of grid.get(gx * 4096 + gy) || []) {
-            if (j <= i) continue;
-            const dx = x[j] - x[i], dy = y[j] - y[i], need = r[i] + r[j] + 3;
-            const d2 = dx * dx + dy * dy;
-            if (d2 >= need * need) continue;
-            const d = Math.sqrt(d2) || 0.01, push = (need - d) / 2;
-            x[i] -= dx / d * push; y[i] -= dy / d * push;
-            x[j] += dx / d * push; y[j] += dy / d * push;
-            moved = true;
-          }
-        }
-      }
-    }
-    for (let i = 0; i < n; i++) {
-      const d = Math.sqrt(x[i] * x[i] + y[i] * y[i]), most = ring - 14 - r[i];
-      if (d > most) { x[i] *= most / d; y[i] *= most / d; }
-    }
-    if (!moved) break;
-  }
-  trackers.forEach((t, i) => { t.x = x[i]; t.y = y[i]; });
+// Which third parties matter most: blocked, then cookies blocked, then allowed; then those on
+// more sites; then by name. The map places and draws them in this order.
+const MAP_RANK = { block: 0, cookieblock: 1, allow: 2 };
+function mapOrder(a, b) {
+  return MAP_RANK[position(a.action)] - MAP_RANK[position(b.action)] || b.sites - a.sites ||
+    (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0);
 }
 
-// Places sites and trackers: { ring, size, sites: [{...site, x, y, angle}], trackers: [...,
-// x, y, r] }, in the order the keyboard walks them (sites round the ring, then trackers by
-// angle from the top).
+// A label's width in px, measured in the page's font (an estimate where a canvas is missing).
+let mapCanvas = null;
+function mapTextWidth(text) {
+  if (mapCanvas === null) {
+    mapCanvas = document.createElement('canvas').getContext('2d') || false;
+    if (mapCanvas) {
+      const family = getComputedStyle(document.documentElement).fontFamily;
+      mapCanvas.font = `${MAP_FONT}px ${family}`;
+    }
+  }
+  // A little over the measure: the test of overlap reads what the browser drew.
+  return mapCanvas ? mapCanvas.measureText(text).width * 1.06 + 2 : text.length * MAP_FONT * 0.65;
+}
+
+// The boxes placed so far, in a grid of cells, so that a new box is compared with its
+// neighbours only. Plain loops, no closures: a layout asks thousands of times.
+class MapBoxes {
+  constructor() { this.cells = new Map(); this.size = 48; }
+  // The box placed that comes within MAP_GAP of x0..x1 × y0..y1; null when none does.
+  hit(x0, y0, x1, y1) {
+    const s = this.size;
+    for (let gx = Math.floor(x0 / s); gx <= Math.floor(x1 / s); gx++) {
+      for (let gy = Math.floor(y0 / s); gy <= Math.floor(y1 / s); gy++) {
+        const cell = this.cells.get(gx * 65536 + gy);
+        if (!cell) continue;
+        for (const o of cell) if (mapMeet(o, x0, y0, x1, y1)) return o;
+      }
+    }
+    return null;
+  }
+  add(b) {
+    const s = this.size;
+    for (let gx = Math.floor(b.x0 / s); gx <= Math.floor(b.x1 / s); gx++) {
+      for (let gy = Math.floor(b.y0 / s); gy <= Math.floor(b.y1 / s); gy++) {
+        const k = gx * 65536 + gy;
+        if (this.cells.has(k)) this.cells.get(k).push(b);
+        else this.cells.set(k, [b]);
+      }
+    }
+  }
+}
+
+// Whether box o comes within MAP_GAP of x0..x1 × y0..y1.
+function mapMeet(o, x0, y0, x1, y1) {
+  return x0 < o.x1 + MAP_GAP && o.x0 < x1 + MAP_GAP && y0 < o.y1 + MAP_GAP &&
+    o.y0 < y1 + MAP_GAP;
+}
+
+// A site's box: its square and its label, which reads away from the ring's middle (right of
+// the square on the right half, left of it on the left half).
+function mapSiteBox(s) {
+  const w = s.w, right = s.side > 0;
+  return { x0: right ? s.x - 6 : s.x - 10 - w, x1: right ? s.x + 10 + w : s.x + 6,
+           y0: s.y - MAP_FONT * 0.75, y1: s.y + MAP_FONT * 0.75 };
+}
+
+// A third party's box: its circle and its label, to the circle's right.
+function mapTrackerBox(t) {
+  const half = Math.max(t.r, MAP_FONT * 0.75);
+  return { x0: t.x - t.r, x1: t.x + t.r + 4 + t.w, y0: t.y - half, y1: t.y + half };
+}
+
+// The sites, sorted by name, down the ring's right half and up its left, spaced evenly in
+// height (not in angle) so that labels side by side never meet: the ring is as large as its
+// rows need, and least, times grow.
+function mapPlaceSites(sites, least, grow) {
+  const right = Math.ceil(sites.length / 2), left = sites.length - right;
+  const row = MAP_FONT * 1.5 + MAP_GAP;
+  const ring = Math.max(100, row * right / 2 + 20, least) * grow;
+  const boxes = new MapBoxes();
+  sites.forEach((s, i) => {
+    const onRight = i < right, n = onRight ? right : left, k = onRight ? i : i - right;
+    const y = (onRight ? -1 : 1) * ring * (1 - (2 * k + 1) / n);
+    s.side = onRight ? 1 : -1;
+    s.x = s.side * Math.sqrt(Math.max(0, ring * ring - y * y));
+    s.y = y;
+    s.box = mapSiteBox(s);
+    boxes.add(s.box);
+  });
+  return { ring, boxes };
+}
+
+// Places one third party at the free spot nearest its sites' mean angle on its own ring (r0),
+// trying the rings beside it next, a spot every 8 px. The box last in the way is tried first
+// at the next spot, as it is most often still there. Returns false when no spot inside the
+// ring is free.
+function mapPlaceTracker(t, r0, most, boxes) {
+  const step = MAP_FONT * 1.5;
+  const b = mapTrackerBox({ ...t, x: 0, y: 0 }); // the box about the circle's centre
+  let last = null;
+  for (let i = 0; i < 2 * most / step + 2; i++) {
+    const rr = r0 + (i % 2 ? 1 : -1) * Math.ceil(i / 2) * step;
+    if (rr < 0 || rr > most) continue;
+    const tries = rr < 1 ? 1 : Math.ceil(Math.PI * rr / 8);
+    for (let j = 0; j < 2 * tries; j++) {
+      const a = t.angle + (j % 2 ? 1 : -1) * Math.ceil(j / 2) * (Math.PI / tries);
+      const x = rr * Math.cos(a), y = rr * Math.sin(a);
+      const x0 = x + b.x0, y0 = y + b.y0, x1 = x + b.x1, y1 = y + b.y1;
+      if (!(last && mapMeet(last, x0, y0, x1, y1)) && !(last = boxes.hit(x0, y0, x1, y1))) {
+        t.x = x;
+        t.y = y;
+        t.box = { x0, y0, x1, y1 };
+        boxes.add(t.box);
+        return true;
+      }
+      if (rr < 1) break;
+    }
+  }
+  return false;
+}
+
+// Places sites and trackers: { ring, box, sites: [{...site, x, y, w, box}], trackers: [...,
+// x, y, r, w, box] }, in the order the keyboard walks them (sites round the ring, then the
+// trackers most important first). Third parties seen on more sites sit on rings nearer the
+// middle, each at the free spot nearest the mean angle of its sites, placed most important
+// first; every box (a node with its label) is checked against those placed before it, so
+// nothing overlaps by construction. When a third party finds no room the ring grows and
+// everything is placed again. Nothing is random: the same data gives the same picture.
 function mapLayout(data) {
   const sites = [...data.sites].sort((a, b) => (a.site < b.site ? -1 : a.site > b.site ? 1 : 0));
-  const ring = Math.max(120, sites.length * 22 / (2 * Math.PI));
-  const at = new Map();
-  sites.forEach((s, i) => {
-    s.angle = 2 * Math.PI * i / Math.max(1, sites.length) - Math.PI / 2;
-    s.x = ring * Math.cos(s.angle);
-    s.y = ring * Math.sin(s.angle);
-    at.set(s.site, s);
-  });
-  const of = new Map(data.trackers.map((t) => [t.domain, []]));
+  for (const s of sites) s.w = mapTextWidth(mapShort(s.site));
+  const on = new Map(data.trackers.map((t) => [t.domain, []]));
+  const byName = new Map(sites.map((s) => [s.site, s]));
   for (const l of data.links) {
-    if (at.has(l.site) && of.has(l.tracker)) of.get(l.tracker).push(at.get(l.site));
+    if (byName.has(l.site) && on.has(l.tracker)) on.get(l.tracker).push(byName.get(l.site));
   }
-  const trackers = data.trackers.map((t, i) => {
-    const on = of.get(t.domain);
-    let mx = 0, my = 0;
-    for (const s of on) { mx += Math.cos(s.angle); my += Math.sin(s.angle); }
-    mx /= Math.max(1, on.length);
-    my /= Math.max(1, on.length);
-    // One site: a little inside it; several: their centroid, pulled in from the ring.
-    const pull = on.length === 1 ? ring - 34 : ring - 60;
-    const spread = i * 2.399963; // the golden angle: a deterministic nudge for equal places
-    return { ...t, r: mapRadius(on.length), x: mx * pull + Math.cos(spread) * 0.5,
-             y: my * pull + Math.sin(spread) * 0.5 };
-  });
-  relax(trackers, ring);
+  const trackers = [...data.trackers].sort(mapOrder).map((t) => ({
+    ...t, r: mapRadius(on.get(t.domain).length), w: mapTextWidth(mapShort(t.domain)),
+  }));
+  // A ring per number of sites, the most sites innermost, spread evenly from the middle out;
+  // but never nearer the middle than the share of the sites it was seen on says (one seen on
+  // 2 sites of 40 stays near the ring even when no third party was seen on more).
+  const counts = [...new Set(trackers.map((t) => on.get(t.domain).length))].sort((a, b) => b - a);
+  // A ring whose disc is half as large again as the third parties' boxes together seldom
+  // needs to grow (each growth places everything again).
+  let area = 0;
+  for (const t of trackers) {
+    area += (2 * t.r + 4 + t.w + MAP_GAP) * (Math.max(2 * t.r, MAP_FONT * 1.5) + MAP_GAP);
+  }
+  const least = Math.sqrt(1.5 * area / Math.PI) + 24;
+  let lay = null;
+  for (let grow = 1; !lay; grow *= 1.15) {
+    const { ring, boxes } = mapPlaceSites(sites, least, grow);
+    const most = ring - 24;
+    for (const t of trackers) t.box = null;
+    const fits = trackers.every((t) => {
+      let mx = 0, my = 0;
+      for (const s of on.get(t.domain)) { mx += s.x; my += s.y; }
+      t.angle = Math.atan2(my, mx);
+      const k = on.get(t.domain).length, rank = counts.indexOf(k);
+      const r0 = most * Math.max(counts.length === 1 ? 1 : rank / (counts.length - 1),
+                                 1 - k / Math.max(1, sites.length));
+      return mapPlaceTracker(t, Math.round(r0), most, boxes);
+    });
+    // Past any size a screen could show, what found no room is left out rather than looped on.
+    if (fits || grow > 50) lay = { ring, sites, trackers: trackers.filter((t) => t.box) };
+  }
   // Hundredths are plenty, and keep the SVG short.
   const round = (n) => Math.round(n * 100) / 100;
-  for (const p of [...sites, ...trackers]) { p.x = round(p.x); p.y = round(p.y); }
-  const angle = (t) => (Math.atan2(t.y, t.x) + 2.5 * Math.PI) % (2 * Math.PI);
-  trackers.sort((a, b) => angle(a) - angle(b) || (a.domain < b.domain ? -1 : 1));
-  const label = Math.min(24, Math.max(0, ...sites.map((s) => s.site.length))) * 6.2 + 16;
-  return { ring, size: ring + label, sites, trackers };
+  for (const p of [...sites, ...lay.trackers]) { p.x = round(p.x); p.y = round(p.y); }
+  const all = [...sites, ...lay.trackers].map((p) => p.box);
+  const edge = (k, pick, pad) => pick(...all.map((b) => b[k])) + pad;
+  lay.box = { x0: edge('x0', Math.min, -8), y0: edge('y0', Math.min, -8),
+              x1: edge('x1', Math.max, 8), y1: edge('y1', Math.max, 8) };
+  return lay;
 }
 
 function mapSiteWords(s) {
@@ -127,25 +232,26 @@ function mapGraph(data, info) {
     return svg('line', { class: `edge state-${action.get(l.tracker)}`, x1: s.x, y1: s.y,
                          x2: t.x, y2: t.y, 'data-site': l.site, 'data-tracker': l.tracker });
   });
-  const siteNodes = lay.sites.map((s) => {
-    const right = Math.cos(s.angle) >= -1e-9;
-    const deg = s.angle * 180 / Math.PI + (right ? 0 : 180);
-    return svg('g', { class: `node site${s.disabled ? ' disabled' : ''}`, 'data-name': s.site,
-                      'data-kind': 'site', role: 'link', 'aria-label': mapSiteWords(s) },
-      svg('title', {}, mapSiteWords(s)),
-      svg('rect', { x: s.x - 6, y: s.y - 6, width: 12, height: 12, rx: 2 }),
-      svg('text', { class: 'label', 'text-anchor': right ? 'start' : 'end',
-                    transform: `translate(${s.x} ${s.y}) rotate(${deg}) ` +
-                               `translate(${right ? 12 : -12} 4)` }, mapShort(s.site)));
-  });
+  const siteNodes = lay.sites.map((s) => svg('g', {
+    class: `node site${s.disabled ? ' disabled' : ''}`, 'data-name': s.site, 'data-kind': 'site',
+    role: 'link', 'aria-label': mapSiteWords(s),
+  }, svg('title', {}, mapSiteWords(s)),
+  svg('rect', { x: s.x - 6, y: s.y - 6, width: 12, height: 12, rx: 2 }),
+  svg('text', { class: 'label', x: s.side > 0 ? s.x + 10 : s.x - 10, y: s.y + 4,
+                'text-anchor': s.side > 0 ? 'start' : 'end' }, mapShort(s.site))));
   const trackerNodes = lay.trackers.map((t) => svg('g', {
     class: `node tracker state-${position(t.action)}${t.user ? ' user' : ''}`,
     'data-name': t.domain, 'data-kind': 'tracker', 'data-action': t.action,
     'data-sites': t.sites, role: 'link', 'aria-label': mapTrackerWords(t),
-  }, svg('title', {}, mapTrackerWords(t)), svg('circle', { cx: t.x, cy: t.y, r: t.r })));
+  }, svg('title', {}, mapTrackerWords(t)), svg('circle', { cx: t.x, cy: t.y, r: t.r }),
+  svg('text', { class: 'label', x: t.x + t.r + 4, y: t.y + 4 }, mapShort(t.domain))));
   const nodes = [...siteNodes, ...trackerNodes];
-  const graph = svg('svg', { class: 'map', viewBox: `${-lay.size} ${-lay.size} ` +
-                                                    `${2 * lay.size} ${2 * lay.size}`,
+  // Drawn at 1:1, never smaller, so that a label is as large on a phone as on a desktop:
+  // where the screen is narrower than the drawing, its box scrolls.
+  const b = lay.box, width = Math.ceil(b.x1 - b.x0), height = Math.ceil(b.y1 - b.y0);
+  const graph = svg('svg', { class: 'map', viewBox: `${Math.floor(b.x0)} ${Math.floor(b.y0)} ` +
+                                                    `${width} ${height}`,
+                             width, height,
                              role: 'group', 'aria-label': 'Map of sites and third parties',
                              'aria-describedby': 'map-help' },
     svg('g', { class: 'edges' }, edges), svg('g', { class: 'nodes' }, nodes));
@@ -221,19 +327,57 @@ function mapFilter(data) {
   return { sites: data.sites, trackers, links: data.links.filter((l) => kept.has(l.tracker)) };
 }
 
+// What the map draws of it: the most important third parties, at most MAP_TRACKERS.
+function mapCap(shown) {
+  if (shown.trackers.length <= MAP_TRACKERS) return shown;
+  const trackers = [...shown.trackers].sort(mapOrder).slice(0, MAP_TRACKERS);
+  const kept = new Set(trackers.map((t) => t.domain));
+  return { sites: shown.sites, trackers, links: shown.links.filter((l) => kept.has(l.tracker)) };
+}
+
+// What the map leaves out, in words, and where it is listed; nothing when it leaves out
+// nothing.
+function mapMore(data, shown, drawn) {
+  const sites = data.more ? data.more.sites : 0;
+  const trackers = shown.trackers.length - drawn.trackers.length;
+  const elsewhere = data.more ? data.more.trackers : 0;
+  if (!sites && !trackers && !elsewhere) return [];
+  const left = [];
+  if (sites) left.push(count(sites, 'older site'));
+  if (trackers) {
+    left.push(`${count(trackers, 'third party', 'third parties')} of the sites drawn`);
+  }
+  if (elsewhere) {
+    left.push(`${count(elsewhere, 'third party', 'third parties')} seen only on older sites`);
+  }
+  return [`Left out of the map: ${left.join(', ')}. It draws the ${MAP_SITES} most recent ` +
+    `sites and at most ${MAP_TRACKERS} of their third parties, the blocked first, then those ` +
+    'on more sites. The table below lists every third party of the sites drawn; ',
+  h('a', { href: '#/sites' }, 'Sites'), ' and ', h('a', { href: '#/trackers' }, 'All trackers'),
+  ' list everything.'];
+}
+
 async function viewMap() {
-  const data = await api('GET', `/api/map${mapShown.days ? `?days=${mapShown.days}` : ''}`);
+  const days = mapShown.days ? `&days=${mapShown.days}` : '';
+  // The map and brock's status are asked for together: one round trip's wait, not two.
+  const [data, status] = await Promise.all([api('GET', `/api/map?sites=${MAP_SITES}${days}`),
+                                            api('GET', '/api/status')]);
   const info = h('p', { id: 'map-info', class: 'map-info' });
   const box = h('div', { class: 'map-box' });
   const table = h('div', { class: 'table-wrap' });
   const tally = h('p', { class: 'muted', id: 'map-count', 'aria-live': 'polite' });
+  const more = h('p', { class: 'muted', id: 'map-more' });
   const draw = () => {
-    const shown = mapFilter(data);
-    tally.textContent = `${count(shown.sites.length, 'site')}, ` +
-      `${count(shown.trackers.length, 'third party', 'third parties')}.`;
-    box.replaceChildren(shown.sites.length ? mapGraph(shown, info) : h('p', { class: 'muted' },
+    const shown = mapFilter(data), drawn = mapCap(shown);
+    tally.textContent = `${count(drawn.sites.length, 'site')}, ` +
+      `${count(drawn.trackers.length, 'third party', 'third parties')}.`;
+    more.replaceChildren(...mapMore(data, shown, drawn));
+    more.hidden = !more.firstChild;
+    box.replaceChildren(drawn.sites.length ? mapGraph(drawn, info) : h('p', { class: 'muted' },
       'No site has been visited through brock in this time. Point a browser at brock ' +
       `(${location.host}) as its proxy and browse.`));
+    // A drawing wider than the screen starts with its middle in view.
+    box.scrollLeft = (box.scrollWidth - box.clientWidth) / 2;
     table.replaceChildren(mapTable(shown));
   };
   const time = h('select', { id: 'map-days', onchange: async () => {
@@ -247,7 +391,6 @@ async function viewMap() {
       mapShown[k] = ev.target.checked;
       draw();
     } }), h('span', { class: `swatch swatch-${k}`, 'aria-hidden': 'true' }), label));
-  const status = await api('GET', '/api/status');
   const notice = await httpsNotice(status);
   main.replaceChildren(
     h('h1', {}, 'Who follows you'),
@@ -255,13 +398,14 @@ async function viewMap() {
     ...(notice ? [notice] : []),
     h('p', { class: 'muted', id: 'map-help' },
       'The sites you visited (squares, on the ring) and the third parties their pages ' +
-      'loaded (circles, larger for more sites), linked where one was seen on the other. ' +
-      'Point at one, or move with the arrow keys, for its name; click or press Enter to ' +
-      'open its page. A ring around a circle marks your own choice.'),
+      'loaded (circles, larger for more sites, those on more sites nearer the middle), ' +
+      'linked where one was seen on the other. Point at one, or move with the arrow keys, ' +
+      'for what brock saw of it; click or press Enter to open its page. A ring around a ' +
+      'circle marks your own choice.'),
     h('div', { class: 'filters', role: 'group', 'aria-label': 'What the map shows' },
       h('label', {}, 'Seen in', time), h('fieldset', { class: 'kinds' },
         h('legend', {}, 'Third parties'), kinds)),
-    tally, info, box,
+    tally, more, info, box,
     h('h2', {}, 'The map as a table'), table);
   draw();
 }

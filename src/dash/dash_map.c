@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* GET /api/map: the recent page views as the graph the dashboard's map draws: the sites
  * visited, the third-party hosts their pages requested, and a link for each pair seen, each
- * with when it was last seen; with days=N only what was seen in the last N days. */
+ * with when it was last seen; with days=N only what was seen in the last N days, and with
+ * sites=N only the N most recent of those sites, their hosts and links, and a count of what
+ * that left out (a state of thousands of sites need not reach the page whole to be drawn). */
 #include "dash/dash_api.h"
 
 #include <stdlib.h>
@@ -10,6 +12,8 @@
 #include "util/clock.h"
 
 #define DAY_MS 86400000LL
+/* The most sites= may ask for: more than the page could ever draw, well under size_t. */
+#define MAP_SITES_MAX 1000000
 
 struct map_walk {
     json_t *trackers, *links;
@@ -17,6 +21,9 @@ struct map_walk {
     int64_t since;    /* what was last seen before is left out; 0 keeps everything */
     const char *site; /* the site whose hosts are being walked */
     size_t kept, blocked, cookieblocked; /* the site's links kept, and what they were given */
+    size_t limit;                        /* the sites to keep (sites=N); 0 keeps every one */
+    size_t more_sites;                   /* the sites in the time left out by limit */
+    json_t *more; /* the hosts seen only on those sites, as a set (keys only) */
 };
 
 static int on_map_site(void *arg, const struct brock_site *s)
@@ -71,6 +78,16 @@ static int on_map_link(void *arg, const struct brock_site_tracker *t)
     return 0;
 }
 
+/* A host of a site left out: counted once, unless a site kept has it too. */
+static int on_more_link(void *arg, const struct brock_site_tracker *t)
+{
+    struct map_walk *m = arg;
+
+    if ((m->since && t->time_ms < m->since) || json_object_get(m->by_host, t->host))
+        return 0;
+    return json_object_set_new(m->more, t->host, json_null()) < 0 ? BROCK_ENOMEM : 0;
+}
+
 /* The days query into *since (0 without one). Returns 0, or -1 when it is not 1 to 3650. */
 static int map_since(const char *query, int64_t *since)
 {
@@ -91,8 +108,30 @@ static int map_since(const char *query, int64_t *since)
     return 0;
 }
 
+/* The sites query into *limit (0 without one). Returns 0, or -1 when it is not 1 to
+ * MAP_SITES_MAX. */
+static int map_limit(const char *query, size_t *limit)
+{
+    char sites[16] = "";
+    char *end = NULL;
+    long n = 0;
+
+    *limit = 0;
+    if (!strstr(query, "sites="))
+        return 0;
+    if (dash_query_get(query, "sites", sites, sizeof(sites)) < 0)
+        return -1;
+    if (sites[0] >= '0' && sites[0] <= '9')
+        n = strtol(sites, &end, 10);
+    if (!end || *end || n < 1 || n > MAP_SITES_MAX)
+        return -1;
+    *limit = (size_t)n;
+    return 0;
+}
+
 /* Walks every recent site's hosts into m, keeping the sites seen since m->since in kept
- * (with their counts). Returns 0 or -1 when out of memory. */
+ * (with their counts), the newest m->limit of them when there is a limit; the others' hosts
+ * only go into m->more. Returns 0 or -1 when out of memory. */
 static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *all, json_t *kept)
 {
     size_t i;
@@ -104,6 +143,13 @@ static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *al
         if (m->since && json_integer_value(json_object_get(s, "time_ms")) < m->since)
             continue;
         m->site = json_string_value(json_object_get(s, "site"));
+        if (m->limit && json_array_size(kept) >= m->limit) {
+            m->more_sites++;
+            rc = brock_site_trackers(e, m->site, on_more_link, m);
+            if (rc < 0 && rc != BROCK_ENOTFOUND)
+                return -1;
+            continue;
+        }
         m->kept = m->blocked = m->cookieblocked = 0;
         rc = brock_site_trackers(e, m->site, on_map_link, m);
         if (rc < 0 && rc != BROCK_ENOTFOUND)
@@ -120,22 +166,28 @@ static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *al
 
 int dash_api_map(struct dash_call *x)
 {
-    struct map_walk m = {json_array(), json_array(), json_object(), 0, NULL, 0, 0, 0};
+    struct map_walk m = {json_array(), json_array(), json_object(), 0, NULL, 0, 0, 0, 0, 0,
+                         json_object()};
     json_t *all = json_array(), *sites = json_array();
     int rc = -1;
 
-    if (!m.trackers || !m.links || !m.by_host || !all || !sites)
+    if (!m.trackers || !m.links || !m.by_host || !m.more || !all || !sites)
         goto out;
     if (map_since(x->query, &m.since) < 0) {
         rc = dash_error(x, 400, "\"days\" must be a whole number of days from 1 to 3650");
+        goto out;
+    }
+    if (map_limit(x->query, &m.limit) < 0) {
+        rc = dash_error(x, 400, "\"sites\" must be a whole number of sites from 1 to 1000000");
         goto out;
     }
     /* The sites first: the hosts of each are asked for outside brock_sites()'s walk. */
     if (brock_sites(x->e, on_map_site, all) < 0 || map_walk_sites(x->e, &m, all, sites) < 0)
         goto out;
     json_decref(x->json);
-    x->json =
-        json_pack("{s:O, s:O, s:O}", "sites", sites, "trackers", m.trackers, "links", m.links);
+    x->json = json_pack("{s:O, s:O, s:O, s:{s:I, s:I}}", "sites", sites, "trackers", m.trackers,
+                        "links", m.links, "more", "sites", (json_int_t)m.more_sites, "trackers",
+                        (json_int_t)json_object_size(m.more));
     rc = x->json ? 0 : -1;
 out:
     json_decref(all);
@@ -143,5 +195,6 @@ out:
     json_decref(m.trackers);
     json_decref(m.links);
     json_decref(m.by_host);
+    json_decref(m.more);
     return rc;
 }
