@@ -12,9 +12,8 @@
 // draws the 40 newest and 120 of their third parties, says what it left out, stays under
 // 300 ms, and /api/map?sites=N answers the N newest. Firefox ESR draws the labels too. The
 // header says what brock did today; the dark theme follows the system; no page scrolls
-// sideways at 360 px; the page itself never wears a focus ring. With BROCK_SCREENSHOTS=DIR it
-// also writes the README's screenshots (desktop and phone, light and dark) into DIR; never
-// otherwise.
+// sideways at 360 px; the page itself never wears a focus ring. (views.t writes the
+// screenshots of every view, this one's included.)
 'use strict';
 
 const { before, after } = require('node:test');
@@ -506,24 +505,3 @@ h.check('Firefox ESR draws the map with its labels, nothing overlapping', async 
     await ff.close();
   }
 }, 60000);
-
-// Only when asked: the README's pictures.
-if (process.env.BROCK_SCREENSHOTS) {
-  check('screenshots', async () => {
-    const dir = process.env.BROCK_SCREENSHOTS;
-    fs.mkdirSync(dir, { recursive: true });
-    for (const [form, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]]) {
-      for (const scheme of ['light', 'dark']) {
-        await dash.setViewportSize({ width, height });
-        await dash.emulateMedia({ colorScheme: scheme });
-        for (const [name, view] of [['map', '#/'], ['site', '#/site/a-news.test']]) {
-          await dash.goto(`${base}/${view}`);
-          await dash.locator('main h1').waitFor();
-          await dash.waitForLoadState('networkidle');
-          await dash.screenshot({ path: path.join(dir, `${name}-${form}-${scheme}.png`),
-                                  fullPage: true });
-        }
-      }
-    }
-  });
-}
