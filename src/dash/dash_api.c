@@ -5,6 +5,7 @@
  * (web/app.js) is a client of these. */
 #include "dash/dash_api.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,33 @@ int dash_query_get(const char *query, const char *key, char *out, size_t size)
         return 0;
     }
     return -1;
+}
+
+int dash_query_has(const char *query, const char *key)
+{
+    size_t kl = strlen(key);
+
+    for (const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
+        if (!strncmp(p, key, kl) && (p[kl] == '=' || p[kl] == '&' || !p[kl]))
+            return 1;
+    return 0;
+}
+
+int dash_query_number(const char *query, const char *key, long min, long max, long *out)
+{
+    char v[24], *end;
+    long n;
+
+    if (!dash_query_has(query, key))
+        return 0;
+    if (dash_query_get(query, key, v, sizeof(v)) < 0 || v[0] < '0' || v[0] > '9')
+        return -1;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (*end || errno || n < min || n > max)
+        return -1;
+    *out = n;
+    return 0;
 }
 
 /* The body as a JSON object into *out. Returns 0, with *out NULL when the answer is set to

@@ -77,8 +77,11 @@ int dash_api_forget(struct dash_call *x) __attribute__((warn_unused_result));
 /* The value of key in query (after '?', not decoded: the values brock reads are plain words)
  * into out, of size bytes. Returns 0, or -1 when key is absent or its value does not fit. */
 int dash_query_get(const char *query, const char *key, char *out, size_t size);
+/* Whether the query names key at all, with a value or not. */
+int dash_query_has(const char *query, const char *key);
+
 /* The query's key as a whole number from min to max into *out, left as it is when key is
- * absent. Returns 0, or -1 when key is there with anything else (dash_trackers.c). */
+ * absent. Returns 0, or -1 when key is there with anything else. */
 int dash_query_number(const char *query, const char *key, long min, long max, long *out);
 
 /* dash_metrics.c: GET /metrics, Prometheus' text format. */

@@ -91,20 +91,13 @@ static int on_more_link(void *arg, const struct brock_site_tracker *t)
 /* The days query into *since (0 without one). Returns 0, or -1 when it is not 1 to 3650. */
 static int map_since(const char *query, int64_t *since)
 {
-    char days[8] = "";
-    char *end = NULL;
     long n = 0;
 
     *since = 0;
-    if (!strstr(query, "days="))
-        return 0;
-    if (dash_query_get(query, "days", days, sizeof(days)) < 0)
+    if (dash_query_number(query, "days", 1, BROCK_DAILY_DAYS_MAX, &n) < 0)
         return -1;
-    if (days[0] >= '0' && days[0] <= '9')
-        n = strtol(days, &end, 10);
-    if (!end || *end || n < 1 || n > BROCK_DAILY_DAYS_MAX)
-        return -1;
-    *since = clock_now_ms() - (int64_t)n * DAY_MS;
+    if (n)
+        *since = clock_now_ms() - (int64_t)n * DAY_MS;
     return 0;
 }
 
@@ -112,18 +105,9 @@ static int map_since(const char *query, int64_t *since)
  * MAP_SITES_MAX. */
 static int map_limit(const char *query, size_t *limit)
 {
-    char sites[16] = "";
-    char *end = NULL;
     long n = 0;
 
-    *limit = 0;
-    if (!strstr(query, "sites="))
-        return 0;
-    if (dash_query_get(query, "sites", sites, sizeof(sites)) < 0)
-        return -1;
-    if (sites[0] >= '0' && sites[0] <= '9')
-        n = strtol(sites, &end, 10);
-    if (!end || *end || n < 1 || n > MAP_SITES_MAX)
+    if (dash_query_number(query, "sites", 1, MAP_SITES_MAX, &n) < 0)
         return -1;
     *limit = (size_t)n;
     return 0;

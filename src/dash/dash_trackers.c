@@ -5,7 +5,6 @@
 #include "dash/dash_api.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,34 +150,6 @@ static int word_index(const char *const *names, const char *word)
         if (!strcmp(names[i], word))
             return i;
     return -1;
-}
-
-/* Whether the query names key at all, with a value or not. */
-static int query_has(const char *query, const char *key)
-{
-    size_t kl = strlen(key);
-
-    for (const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL)
-        if (!strncmp(p, key, kl) && (p[kl] == '=' || p[kl] == '&' || !p[kl]))
-            return 1;
-    return 0;
-}
-
-int dash_query_number(const char *query, const char *key, long min, long max, long *out)
-{
-    char v[24], *end;
-    long n;
-
-    if (!query_has(query, key))
-        return 0;
-    if (dash_query_get(query, key, v, sizeof(v)) < 0 || v[0] < '0' || v[0] > '9')
-        return -1;
-    errno = 0;
-    n = strtol(v, &end, 10);
-    if (*end || errno || n < min || n > max)
-        return -1;
-    *out = n;
-    return 0;
 }
 
 /* The query's sort, show, q, offset and limit into *w. Returns 0, or -1 with the refusal's
