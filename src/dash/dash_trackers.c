@@ -335,7 +335,7 @@ int dash_api_trackers(struct dash_call *x)
         return -1;
     rc =
         brock_trackers_each(x->e, NULL, !strcmp(all, "1") ? BROCK_TRACKERS_ALL : 0, on_tracker, &l);
-    if (rc >= 0 && order[want.sort])
+    if (rc >= 0 && l.n && order[want.sort])
         qsort(l.rows, l.n, sizeof(*l.rows), order[want.sort]);
     if (rc >= 0 && l.bare) {
         x->json = l.bare;

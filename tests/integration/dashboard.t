@@ -281,6 +281,13 @@ check('the trackers and the sites a page at a time, sorted and narrowed as asked
   assert.ok(learned.trackers.some((t) => t.domain === 'tracker1.test'));
   const seed = (await api('GET', '/api/trackers?show=pretrained&limit=10')).json;
   assert.ok(seed.total > 1000 && seed.trackers.every((t) => !t.learned));
+  // Nothing matching, in every order: an empty page (nothing to sort is no error).
+  for (const sort of ['pb', 'recent', 'name', 'sites']) {
+    const none = await api('GET', `/api/trackers?sort=${sort}&q=matches-nothing&limit=10`);
+    assert.equal(none.status, 200, sort);
+    assert.deepEqual([none.json.total, none.json.trackers], [0, []], sort);
+    assert.deepEqual((await api('GET', `/api/trackers?sort=${sort}&q=matches-nothing`)).json, []);
+  }
   const q = (await api('GET', '/api/trackers?q=TRACKER1.test&limit=10')).json;
   assert.deepEqual(q.trackers.map((t) => t.domain), ['tracker1.test']);
   const blocked = (await api('GET', '/api/trackers?show=blocked&sort=sites&limit=50')).json;
