@@ -141,7 +141,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 
 # Unit tests of the rooms outside the library link the objects they test.
 NET_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/net/*.c))
-$(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls: $(NET_OBJ)
+$(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls \
+	$(BUILD)/tests/test_tls_sessions: $(NET_OBJ)
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
 $(BUILD)/tests/test_fetch: $(NET_OBJ) $(BUILD)/src/http/head.o $(BUILD)/src/jobs/fetch.o $(BUILD)/src/util/log.o

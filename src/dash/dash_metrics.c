@@ -135,7 +135,11 @@ static int write_tls(struct buf *b, const struct metrics *m)
                    "brock_tls_handshakes_total{side=\"client\",result=\"failed\"} %llu\n"
                    "brock_tls_handshakes_total{side=\"upstream\",result=\"ok\"} %llu\n",
                    (unsigned long long)m->tls_client_ok, (unsigned long long)m->tls_client_failed,
-                   (unsigned long long)m->tls_upstream_ok) < 0)
+                   (unsigned long long)m->tls_upstream_ok) < 0 ||
+        single(b, "upstream_tls_resumed_total", "counter",
+               "Handshakes with origins that resumed a session kept from an earlier one "
+               "(among the upstream ok ones).",
+               m->tls_upstream_resumed) < 0)
         return -1;
     return 0;
 }

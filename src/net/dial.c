@@ -186,7 +186,7 @@ static int connect_one(struct dial *d, const struct sockaddr *sa, int len)
         note_failure(d, why);
         return -1;
     }
-    if (d->io->tls && !(open_arg = tls_upstream_ssl_new(d->env.tls, d->host))) {
+    if (d->io->tls && !(open_arg = tls_upstream_ssl_new(d->env.tls, d->host, d->port))) {
         note_failure(d, "out of memory");
         return -1;
     }

@@ -11,6 +11,7 @@
 #include <openssl/x509v3.h>
 
 #include "net/resolve.h"
+#include "net/tls_sessions.h"
 
 void tls_reason(char *out, size_t size)
 {
@@ -58,13 +59,17 @@ SSL_CTX *tls_upstream_ctx_new(const char *upstream_ca, char *err, size_t errlen)
     /* A response cut short is told by its framing, not by a missing close_notify (as for
      * intercepted clients, proxy/intercept.c). */
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    if (tls_sessions_attach(ctx) < 0) {
+        snprintf(err, errlen, "cannot set up upstream TLS: out of memory");
+        goto fail;
+    }
     return ctx;
 fail:
     SSL_CTX_free(ctx);
     return NULL;
 }
 
-SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host)
+SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host, int port)
 {
     SSL *ssl = SSL_new(ctx);
     int ok;
@@ -75,7 +80,7 @@ SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host)
         ok = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host);
     else
         ok = SSL_set_tlsext_host_name(ssl, host) && SSL_set1_host(ssl, host);
-    if (!ok) {
+    if (!ok || tls_sessions_offer(ssl, host, port) < 0) {
         SSL_free(ssl);
         ERR_clear_error();
         return NULL;
@@ -139,6 +144,13 @@ int tls_error_explain(struct bufferevent *bev, const char *host, char *out, size
         snprintf(out, size, "TLS with %s failed: %s", host, text);
     }
     return 1;
+}
+
+int tls_resumed(struct bufferevent *bev)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+
+    return ssl && SSL_is_init_finished(ssl) && SSL_session_reused(ssl);
 }
 
 int tls_handshake_done(struct bufferevent *bev)

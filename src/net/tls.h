@@ -26,9 +26,11 @@ void tls_reason(char *out, size_t size);
  * Returns a new context (SSL_CTX_free), or NULL with a sentence naming the problem in err. */
 SSL_CTX *tls_upstream_ctx_new(const char *upstream_ca, char *err, size_t errlen);
 
-/* A client SSL on ctx for host: SNI sent (for names), and the certificate checked for host
- * (a name, or an IP literal against its IP subjectAltName). NULL when out of memory. */
-SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host);
+/* A client SSL on ctx for host at port: SNI sent (for names), the certificate checked for
+ * host (a name, or an IP literal against its IP subjectAltName), and the session kept from
+ * an earlier connection to host and port offered for resumption (tls_sessions.h). NULL when
+ * out of memory. */
+SSL *tls_upstream_ssl_new(SSL_CTX *ctx, const char *host, int port);
 
 /* ---- a TLS bufferevent (an io_tls one) ---- */
 
@@ -49,6 +51,10 @@ int tls_error_describe(struct bufferevent *bev, const char *host, char *out, siz
  * decrypt error. */
 int tls_error_explain(struct bufferevent *bev, const char *host, char *out, size_t size,
                       int *refused);
+
+/* Whether the TLS handshake on bev (an io_tls bufferevent) is complete and resumed an earlier
+ * session rather than made a new one. */
+int tls_resumed(struct bufferevent *bev);
 
 /* Whether the TLS handshake on bev (an io_tls bufferevent) is complete. */
 int tls_handshake_done(struct bufferevent *bev);

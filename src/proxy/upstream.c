@@ -15,6 +15,7 @@
 #include "proxy/limits.h"
 #include "proxy/pump.h"
 #include "net/dial.h"
+#include "net/tls.h"
 #include "util/alloc.h"
 
 struct pool_entry {
@@ -269,8 +270,10 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
         conn_upstream_failed(c, 502, why);
         return;
     }
-    if (c->c_up.io->tls)
+    if (c->c_up.io->tls) {
         c->px->metrics.tls_upstream_ok++;
+        c->px->metrics.tls_upstream_resumed += (uint64_t)tls_resumed(bev);
+    }
     c->c_up.bev = bev;
     conn_upstream_ready(c);
 }

@@ -22,13 +22,13 @@ static void test_upstream_ctx(void **state)
     assert_non_null(ctx);
     assert_int_equal(SSL_CTX_get_min_proto_version(ctx), TLS1_2_VERSION);
     assert_int_equal(SSL_CTX_get_verify_mode(ctx), SSL_VERIFY_PEER);
-    ssl = tls_upstream_ssl_new(ctx, "www.site.test");
+    ssl = tls_upstream_ssl_new(ctx, "www.site.test", 443);
     assert_non_null(ssl);
     assert_string_equal(SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name), "www.site.test");
     assert_string_equal(X509_VERIFY_PARAM_get0_host(SSL_get0_param(ssl), 0), "www.site.test");
     SSL_free(ssl);
     /* An address gets no SNI (RFC 6066 forbids it) but is still checked. */
-    ssl = tls_upstream_ssl_new(ctx, "127.0.0.1");
+    ssl = tls_upstream_ssl_new(ctx, "127.0.0.1", 443);
     assert_non_null(ssl);
     assert_null(SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name));
     assert_null(X509_VERIFY_PARAM_get0_host(SSL_get0_param(ssl), 0));
