@@ -157,26 +157,34 @@ static int word_index(const char *const *names, const char *word)
 static int tracker_query_read(const char *query, struct tracker_query *w, const char **err)
 {
     char v[32];
+    int i = 0;
 
     memset(w, 0, sizeof(*w));
-    if (!dash_query_get(query, "sort", v, sizeof(v)) &&
-        (int)(w->sort = (enum tracker_sort)word_index(sort_names, v)) < 0) {
+    /* A key given with a value brock cannot read is refused, never taken as absent. */
+    if (dash_query_has(query, "sort") &&
+        (dash_query_get(query, "sort", v, sizeof(v)) < 0 || (i = word_index(sort_names, v)) < 0)) {
         *err = "\"sort\" must be pb, recent, name or sites";
         return -1;
     }
-    if (!dash_query_get(query, "show", v, sizeof(v)) &&
-        (int)(w->show = (enum tracker_show)word_index(show_names, v)) < 0) {
+    if (dash_query_has(query, "sort"))
+        w->sort = (enum tracker_sort)i;
+    if (dash_query_has(query, "show") &&
+        (dash_query_get(query, "show", v, sizeof(v)) < 0 || (i = word_index(show_names, v)) < 0)) {
         *err = "\"show\" must be any, learned, pretrained, blocked, cookieblocked, allowed, "
                "user or dnt";
         return -1;
     }
-    if (!dash_query_get(query, "q", w->q, sizeof(w->q))) {
-        for (char *c = w->q; *c; c++) {
-            *c = (char)tolower((unsigned char)*c);
-            if (!isalnum((unsigned char)*c) && !strchr(".-_", *c)) {
-                *err = "\"q\" must be part of a domain name (letters, digits, '.', '-', '_')";
-                return -1;
-            }
+    if (dash_query_has(query, "show"))
+        w->show = (enum tracker_show)i;
+    if (dash_query_has(query, "q") && dash_query_get(query, "q", w->q, sizeof(w->q)) < 0) {
+        *err = "\"q\" must be part of a domain name (letters, digits, '.', '-', '_')";
+        return -1;
+    }
+    for (char *c = w->q; *c; c++) {
+        *c = (char)tolower((unsigned char)*c);
+        if (!isalnum((unsigned char)*c) && !strchr(".-_", *c)) {
+            *err = "\"q\" must be part of a domain name (letters, digits, '.', '-', '_')";
+            return -1;
         }
     }
     if (dash_query_number(query, "offset", 0, LONG_MAX / 2, &w->offset) < 0 ||

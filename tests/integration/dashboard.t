@@ -296,7 +296,9 @@ check('the trackers and the sites a page at a time, sorted and narrowed as asked
   assert.deepEqual(sites, [...sites].sort((a, b) => b - a), 'most sites first');
   // Bad values: refused with a sentence, nothing else answered.
   for (const bad of ['limit=0', 'limit=1001', 'limit=x', 'offset=-1', 'limit=5&offset=1e3',
-                     'sort=newest', 'show=mine', 'q=a%20b', 'q=%3Cb%3E']) {
+                     'sort=newest', 'show=mine', 'q=a%20b', 'q=%3Cb%3E',
+                     `sort=${'x'.repeat(40)}`, `show=${'x'.repeat(40)}`, `q=${'a'.repeat(300)}`,
+                     'sort', 'q']) {
     const r = await api('GET', `/api/trackers?${bad}`);
     assert.equal(r.status, 400, bad);
     assert.match(r.json.error, /must be/, bad);
