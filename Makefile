@@ -26,7 +26,7 @@ endif
 # libpq gives its headers only: the PostgreSQL store loads libpq.so.5 with dlopen() when one is
 # opened (src/store/pq.h), so that a process on SQLite never maps libpq and its dependencies.
 PKGS := libpsl sqlite3 jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
-	libsystemd
+	libsystemd libnghttp2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 

@@ -33,6 +33,8 @@ static const char run_help[] =
     "  --no-proxy HOSTGLOB   have the proxy auto-config file (/proxy.pac, /wpad.dat) send\n"
     "                        matching hosts DIRECT, not through brock (intranet names,\n"
     "                        *.corp.example); may be repeated\n"
+    "  --no-http2            speak HTTP/1.1 alone with clients inside intercepted HTTPS (by\n"
+    "                        default a browser may choose HTTP/2 there)\n"
     "  --no-inject           pass HTML pages as they come, without brock's script (which\n"
     "                        makes navigator.globalPrivacyControl true in the page and\n"
     "                        puts placeholders where blocked social widgets were)\n"
@@ -101,6 +103,8 @@ enum {
     OPT_WORKERS,
     OPT_PROXY_PROTOCOL,
     OPT_MAX_LEARNED,
+    OPT_HTTP2,
+    OPT_NO_HTTP2,
 };
 
 const struct option cmd_run_options[] = {
@@ -112,6 +116,8 @@ const struct option cmd_run_options[] = {
     {"upstream-ca", required_argument, NULL, OPT_UPSTREAM_CA},
     {"no-update", no_argument, NULL, OPT_NO_UPDATE},
     {"no-inject", no_argument, NULL, OPT_NO_INJECT},
+    {"http2", no_argument, NULL, OPT_HTTP2},
+    {"no-http2", no_argument, NULL, OPT_NO_HTTP2},
     {"allow", required_argument, NULL, OPT_ALLOW},
     {"proxy-protocol-from", required_argument, NULL, OPT_PROXY_PROTOCOL},
     {"user", required_argument, NULL, OPT_USER},
@@ -291,6 +297,8 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_RESOLVE: run_list_add(a, LIST_RESOLVE, a->resolve, &o->n_resolve, optarg); break;
     case OPT_NO_UPDATE: o->no_update = 1; break;
     case OPT_NO_INJECT: o->no_inject = 1; break;
+    case OPT_HTTP2: o->no_http2 = 0; break;
+    case OPT_NO_HTTP2: o->no_http2 = 1; break;
     case OPT_ALLOW: run_list_add(a, LIST_ALLOW, a->allow, &o->n_allow, optarg); break;
     case OPT_PROXY_PROTOCOL:
         run_list_add(a, LIST_PP, a->pp_from, &o->n_proxy_protocol_from, optarg);
@@ -590,7 +598,7 @@ const struct cmd_entry cmd_run_entry = {
     .name = "run",
     .usage = "[--listen ADDR:PORT] [--intercept | --no-intercept] [--no-intercept HOSTGLOB]... "
              "[--resolve HOSTGLOB[:PORT]=ADDR:PORT]... "
-             "[--upstream-ca FILE] [--no-update] [--no-inject] [--allow CIDR]... "
+             "[--upstream-ca FILE] [--no-update] [--no-inject] [--no-http2] [--allow CIDR]... "
              "[--no-proxy HOSTGLOB]... [--proxy-protocol-from CIDR]... [--user NAME] "
              "[--header-timeout SECONDS] [--upstream-timeout SECONDS] "
              "[--max-client-connections N] [--max-learned-trackers N] [--grace SECONDS] [--workers "

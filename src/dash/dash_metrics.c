@@ -139,7 +139,15 @@ static int write_tls(struct buf *b, const struct metrics *m)
         single(b, "upstream_tls_resumed_total", "counter",
                "Handshakes with origins that resumed a session kept from an earlier one "
                "(among the upstream ok ones).",
-               m->tls_upstream_resumed) < 0)
+               m->tls_upstream_resumed) < 0 ||
+        single(b, "http2_connections_total", "counter", "Intercepted clients that chose HTTP/2.",
+               m->h2_connections) < 0 ||
+        single(b, "http2_streams_total", "counter",
+               "Request streams of those clients, each served as one exchange.",
+               m->h2_streams) < 0 ||
+        single(b, "http2_sessions_refused_total", "counter",
+               "HTTP/2 sessions brock ended because the client broke the protocol or a limit.",
+               m->h2_refused) < 0)
         return -1;
     return 0;
 }

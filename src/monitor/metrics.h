@@ -63,6 +63,9 @@ struct metrics {
     uint64_t tls_client_ok, tls_client_failed;   /* handshakes with clients (--intercept) */
     uint64_t tls_upstream_ok;                    /* handshakes with origins that verified */
     uint64_t tls_upstream_resumed;               /* of those, resumed sessions */
+    uint64_t h2_connections;                     /* clients that chose HTTP/2 (intercepted) */
+    uint64_t h2_streams;                         /* their request streams served */
+    uint64_t h2_refused;                         /* their sessions ended for breaking HTTP/2 */
     uint64_t evidence;                           /* tracking seen on a site (a snitch map entry) */
     uint64_t sync_buckets[METRICS_SYNC_BUCKETS]; /* syncs that took at most each bound */
     uint64_t sync_count;

@@ -17,6 +17,7 @@
 #include <event2/util.h>
 
 #include "proxy/conn.h"
+#include "proxy/h2front.h"
 #include "proxy/limits.h"
 #include "proxy/pump.h"
 #include "util/alloc.h"
@@ -78,9 +79,11 @@ static struct conn *list_oldest(struct admit_list *tiers)
  * is that client receiving it, whatever its state says. */
 static int tier_of(const struct conn *c)
 {
-    if (pump_pending(&c->c_client))
+    /* A stream connection is bounded by its carrier's stream limit, and goes with its stream. */
+    if (pump_pending(&c->c_client) || c->h2_stream)
         return -1;
     switch (c->c_state) {
+    case CONN_H2: return h2front_busy(c) ? -1 : ADMIT_IDLE;
     case CONN_IDLE: return ADMIT_IDLE;
     case CONN_REQ_HEAD: return ADMIT_HEAD;
     case CONN_CONNECT:

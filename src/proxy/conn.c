@@ -19,6 +19,7 @@
 
 #include "dash/dash.h"
 #include "net/tls.h"
+#include "proxy/h2front.h"
 #include "proxy/intercept.h"
 #include "proxy/passthrough.h"
 #include "proxy/conn_internal.h"
@@ -28,9 +29,10 @@
 
 /* Every client connection holds one, idle keep-alive ones too (bench/memory measures what
  * each adds): what is used for a request alone is allocated for it (the decision, the
- * exchange's names, an intercepted tunnel's host), not held here. 1424 bytes on 64-bit
- * systems; a change that grows it past that should say why. */
-_Static_assert(sizeof(struct conn) <= 1424, "struct conn grew: every idle connection pays it");
+ * exchange's names, an intercepted tunnel's host), not held here. 1432 bytes on 64-bit
+ * systems (the last 8: HTTP/2's pointer, a carrier's session or a stream's); a change that
+ * grows it past that should say why. */
+_Static_assert(sizeof(struct conn) <= 1432, "struct conn grew: every idle connection pays it");
 
 /* ---- states ---- */
 
@@ -45,6 +47,7 @@ const char *conn_state_name(enum conn_state s)
     case CONN_RESP_BODY: return "response-body";
     case CONN_TUNNEL: return "tunnel";
     case CONN_STREAM: return "stream";
+    case CONN_H2: return "h2";
     case CONN_FLUSH: return "flush";
     case CONN_CLOSED: return "closed";
     }
@@ -65,6 +68,7 @@ static int state_timeout(const struct conn *c)
     case CONN_RESP_BODY: return TIMEOUT_BODY;
     case CONN_TUNNEL: return TIMEOUT_TUNNEL;
     case CONN_STREAM: return TIMEOUT_STREAM;
+    case CONN_H2: return TIMEOUT_IDLE;
     case CONN_FLUSH: return TIMEOUT_FLUSH;
     case CONN_CLOSED: return 0;
     }
@@ -97,7 +101,7 @@ void conn_set_state(struct conn *c, enum conn_state s)
 void conn_touch(struct conn *c)
 {
     if (c->c_state == CONN_REQ_BODY || c->c_state == CONN_RESP_BODY || c->c_state == CONN_TUNNEL ||
-        c->c_state == CONN_STREAM)
+        c->c_state == CONN_STREAM || c->c_state == CONN_H2)
         conn_arm(c);
 }
 
@@ -309,6 +313,7 @@ static int conn_mid_request(const struct conn *c)
     case CONN_RESP_BODY:
     case CONN_TUNNEL:
     case CONN_STREAM:
+    case CONN_H2:
     case CONN_FLUSH:
     case CONN_CLOSED: return 0;
     }
@@ -394,7 +399,8 @@ static void conn_do_flush(struct conn *c)
         conn_drop_upstream(c, 0);
     in = bufferevent_get_input(s->bev);
     evbuffer_drain(in, evbuffer_get_length(in));
-    if (s->eof) {
+    /* A stream connection's last bytes are with its carrier: nothing more to wait for. */
+    if (s->eof || c->h2_stream) {
         conn_close(c, "done");
         return;
     }
@@ -433,6 +439,7 @@ static void conn_dispatch(struct conn *c)
         case CONN_RESP_BODY: conn_do_response(c); break;
         case CONN_TUNNEL: conn_do_tunnel(c); break;
         case CONN_STREAM: conn_do_stream(c); break;
+        case CONN_H2: h2front_run(c); break;
         case CONN_FLUSH: conn_do_flush(c); break;
         case CONN_CLOSED: break;
         }
@@ -587,8 +594,13 @@ static void on_client_event(struct bufferevent *bev, short what, void *arg)
     /* The handshake with an intercepted client is done: brock reads it itself from now on. */
     if (what & BEV_EVENT_CONNECTED) {
         c->tls_done_ms = conn_now_ms(c);
-        if (pump_start(&c->c_client) < 0)
+        if (pump_start(&c->c_client) < 0) {
             conn_out_of_memory(c, "reading the client");
+            return;
+        }
+        /* What the client sends next is HTTP/2's preface, when it chose h2. */
+        if (h2front_negotiated(bev) && h2front_start(c) == 0)
+            conn_run(c);
         return;
     }
     if (what & BEV_EVENT_ERROR)
@@ -666,6 +678,13 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         break;
     case CONN_TUNNEL: conn_close(c, "the tunnel was idle too long"); break;
     case CONN_STREAM: conn_stream_ping(c); break;
+    case CONN_H2:
+        /* Its streams have timeouts of their own. */
+        if (h2front_working(c))
+            conn_arm(c);
+        else
+            conn_close(c, "idle HTTP/2 connection timeout");
+        break;
     case CONN_FLUSH: conn_close(c, "the client did not take the last bytes in time"); break;
     case CONN_CLOSED: break;
     }
@@ -744,6 +763,49 @@ fail:
     return NULL;
 }
 
+struct conn *conn_new_stream(struct conn *carrier, struct bufferevent *bev, struct h2stream *st)
+{
+    struct proxy *px = carrier->px;
+    struct conn *c = mem_calloc(1, sizeof(*c));
+
+    if (!c) {
+        bufferevent_free(bev);
+        return NULL;
+    }
+    c->px = px;
+    c->id = ++px->next_id;
+    c->c_state = CONN_IDLE;
+    side_init(&c->c_client);
+    side_init(&c->c_up);
+    side_start(&c->c_client, SIDE_CLIENT);
+    buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
+    buf_init(&c->c_body, DASH_LIMIT_JSON);
+    buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
+    exchange_point_names(&c->c_ex, NULL);
+    c->a_tier = -1;
+    memcpy(c->c_peer, carrier->c_peer, sizeof(c->c_peer));
+    /* Inside the carrier's tunnel, whose handshake is done and counted. */
+    c->intercepted = c->tls_counted = c->tls_spoke = 1;
+    c->tls_done_ms = carrier->tls_done_ms;
+    c->tunnel_port = carrier->tunnel_port;
+    c->h2_stream = 1;
+    c->h2.stream = st;
+    c->c_client.io = &h2front_io;
+    c->c_client.bev = bev;
+    c->c_timer = evtimer_new(px->base, on_timeout, c);
+    c->tunnel_host = mem_strdup(carrier->tunnel_host);
+    if (!c->c_timer || !c->tunnel_host || conn_client_events(c) < 0 || admit_join(px, c) < 0) {
+        bufferevent_free(bev);
+        c->c_client.bev = NULL;
+        conn_free(c);
+        return NULL;
+    }
+    LIST_INSERT_HEAD(&px->conns, c, link);
+    px->n_conns++;
+    conn_arm(c);
+    return c;
+}
+
 void conn_close(struct conn *c, const char *reason)
 {
     struct proxy *px = c->px;
@@ -756,6 +818,10 @@ void conn_close(struct conn *c, const char *reason)
     conn_stream_end(c);
     conn_log_unanswered(c);
     conn_set_state(c, CONN_CLOSED);
+    if (c->h2_carrier)
+        h2front_free(c);
+    if (c->h2_stream)
+        h2front_stream_gone(c);
     admit_leave(c);
     evtimer_del(c->c_timer);
     conn_drop_upstream(c, 0);
@@ -792,6 +858,10 @@ int conn_wake(struct conn *c)
 
 void conn_stop(struct conn *c)
 {
+    if (c->c_state == CONN_H2) {
+        h2front_stop(c);
+        return;
+    }
     /* A live log is no exchange in flight: it ends with brock. */
     if (c->c_state == CONN_STREAM) {
         conn_close(c, "brock is stopping");

@@ -38,6 +38,8 @@
 struct conn;
 struct conn_hooks;
 struct conn_spare;
+struct h2front;
+struct h2stream;
 struct dash_env;
 struct dntcheck;
 struct front_wait;
@@ -159,6 +161,8 @@ enum conn_state {
     CONN_TUNNEL,    /* CONNECT or an upgraded connection: bytes both ways */
     CONN_STREAM,    /* the dashboard's live log: events written as they come, until the
                        client leaves */
+    CONN_H2,        /* an intercepted client speaking HTTP/2: frames both ways, each request
+                       stream handed to a stream connection of its own (h2front.h) */
     CONN_FLUSH,     /* writing the last bytes, then closing */
     CONN_CLOSED,    /* waiting to be freed */
 };
@@ -283,6 +287,9 @@ struct conn {
                                  * is not for this tunnel */
     unsigned watching : 1;    /* CONN_STREAM: c is in px->watchers */
     unsigned log_full : 1;    /* its backlog was full at the last ping, and has been since */
+    unsigned h2_carrier : 1;  /* it speaks HTTP/2 with its client (CONN_H2): h2.front */
+    unsigned h2_stream : 1;   /* it serves one stream of a carrier: h2.stream, NULL once the
+                                 * carrier let go of it */
     int64_t tls_done_ms;      /* when its TLS handshake with brock ended; 0: not yet */
     char *tunnel_host;        /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
@@ -293,6 +300,12 @@ struct conn {
     int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
     struct dial *dial; /* upstream.c: the upstream connection being made */
+
+    /* HTTP/2 (h2front.c): a carrier's session, or a stream connection's stream. */
+    union {
+        struct h2front *front;
+        struct h2stream *stream;
+    } h2;
 
     /* CONN_STREAM (conn_log.c): the id of the next live log event this client gets. */
     uint64_t log_next;
@@ -313,6 +326,12 @@ void conn_inject_cleanup(struct proxy *px);
 /* conn.c */
 const char *conn_state_name(enum conn_state s);
 struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa);
+
+/* A stream connection of carrier (h2front.h): its client side is bev (one end of a pair,
+ * handed over), its client, tunnel host and port the carrier's, and it serves one exchange of
+ * stream st. Admitted as one of the client's connections (never cut: the carrier's stream limit
+ * bounds them). NULL when out of memory (bev is then freed). */
+struct conn *conn_new_stream(struct conn *carrier, struct bufferevent *bev, struct h2stream *st);
 
 /* A new client connection fd (handed over) from sa, or from the client a balancer's PROXY
  * header named: refused with 403 outside --allow, with 503 when no slot can be made, else

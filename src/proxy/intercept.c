@@ -15,6 +15,7 @@
 #include "brock.h"
 #include "net/ca.h"
 #include "net/tls.h"
+#include "proxy/h2front.h"
 #include "util/alloc.h"
 #include "util/strmap.h"
 
@@ -35,6 +36,7 @@ struct intercept {
     int host_index; /* SSL ex_data slot: the CONNECT host */
     int why_index;  /* SSL ex_data slot: why the handshake was refused (allocated),
                        for the connection's log line */
+    int h2;         /* clients may choose HTTP/2 */
 };
 
 /* ---- the cache of leaves ---- */
@@ -166,16 +168,18 @@ const char *intercept_refusal(const struct intercept *m, SSL *ssl)
     return ssl && m->why_index >= 0 ? SSL_get_ex_data(ssl, m->why_index) : NULL;
 }
 
-/* Only HTTP/1.1 is spoken inside; a client offering only others gets no ALPN answer. */
+/* HTTP/2 when the client offers it (and brock speaks it: intercept_set_h2()), else HTTP/1.1;
+ * a client offering only others gets no ALPN answer. */
 static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                    const unsigned char *in, unsigned int inlen, void *arg)
 {
+    const struct intercept *m = arg;
+    const unsigned char *ours = (const unsigned char *)(m->h2 ? H2_ALPN_PROTOS : TLS_ALPN_HTTP11);
+    unsigned ours_len = m->h2 ? sizeof(H2_ALPN_PROTOS) - 1 : sizeof(TLS_ALPN_HTTP11) - 1;
     unsigned char *sel;
 
     (void)ssl;
-    (void)arg;
-    if (SSL_select_next_proto(&sel, outlen, (const unsigned char *)TLS_ALPN_HTTP11,
-                              sizeof(TLS_ALPN_HTTP11) - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+    if (SSL_select_next_proto(&sel, outlen, ours, ours_len, in, inlen) != OPENSSL_NPN_NEGOTIATED)
         return SSL_TLSEXT_ERR_NOACK;
     *out = sel;
     return SSL_TLSEXT_ERR_OK;
@@ -261,6 +265,11 @@ SSL *intercept_ssl_new(struct intercept *m, const char *host)
         return NULL;
     }
     return ssl;
+}
+
+void intercept_set_h2(struct intercept *m, int on)
+{
+    m->h2 = on;
 }
 
 int intercept_host_listed(const char *const *globs, size_t n, const char *host)

@@ -30,9 +30,12 @@ void intercept_free(struct intercept *m);
 
 /* A server-side SSL for one intercepted connection. Its certificate is chosen during the
  * handshake: for the name the client sends (SNI), else for host (the CONNECT target, a name
- * or an address literal). Offers only http/1.1 by ALPN. Returns a new SSL (handed to the
+ * or an address literal). Offers h2 (when set) and http/1.1 by ALPN. Returns a new SSL (handed to the
  * bufferevent that uses it), or NULL when out of memory. */
 SSL *intercept_ssl_new(struct intercept *m, const char *host);
+
+/* Whether clients may choose HTTP/2 by ALPN (h2front.h); off until set. */
+void intercept_set_h2(struct intercept *m, int on);
 
 /* Why brock refused the handshake of ssl (one of m's), as a sentence for the connection's
  * log line: a server name it makes no certificate for. Borrowed from ssl; NULL when it

@@ -576,6 +576,7 @@ static int proxy_tls_init(struct proxy *px, const struct proxy_options *o, char 
         px->mitm = intercept_new(o->state_dir, o->ca_init_cmd, err, errlen);
         if (!px->mitm)
             return -1;
+        intercept_set_h2(px->mitm, !o->no_http2);
         px->pass = passthrough_new();
         if (!px->pass) {
             snprintf(err, errlen, "out of memory");

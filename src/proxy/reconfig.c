@@ -13,6 +13,7 @@
 
 #include "dash/dash.h"
 #include "proxy/conn.h"
+#include "proxy/intercept.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
 #include "util/log.h"
@@ -134,6 +135,11 @@ void reconfig_apply(struct proxy *px, const struct proxy_options *n)
             note(changed, sizeof(changed), "max-learned-trackers");
     }
     px->admit.per_client = n->max_client_connections;
+    /* New handshakes offer h2 or not; connections that chose it keep it. */
+    if (o->no_http2 != n->no_http2)
+        note(changed, sizeof(changed), n->no_http2 ? "no-http2" : "http2");
+    if (px->mitm)
+        intercept_set_h2(px->mitm, !n->no_http2);
     if (o->grace != n->grace)
         note(changed, sizeof(changed), "grace");
     if (o->verbosity != n->verbosity)

@@ -77,7 +77,7 @@ h.check('/metrics counts what was done, in a format Prometheus parses', async ()
     const families = parse(r.body);
     assert.ok(families.length >= 10, r.body);
     for (const f of families) {
-      assert.match(f.name, /^brock_[a-z_]+$/);
+      assert.match(f.name, /^brock_[a-z][a-z0-9_]*$/);
       assert.ok(f.help, `${f.name} has no help`);
       assert.ok(['COUNTER', 'GAUGE', 'HISTOGRAM'].includes(f.type), `${f.name}: ${f.type}`);
       if (f.type === 'COUNTER') assert.match(f.name, /_total$/);

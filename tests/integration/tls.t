@@ -260,7 +260,9 @@ check('the leaf is issued by brock\'s CA for the name asked, briefly, with a ran
   assert.ok(a.authorized, `chains to brock's CA: ${a.authError}`);
   assert.equal(a.cert.subjectaltname, 'DNS:site1.test');
   assert.match(a.cert.issuer.CN, /^brock local CA on /);
-  assert.equal(a.alpn, 'http/1.1', 'ALPN offers http/1.1 only');
+  assert.equal(a.alpn, 'h2', 'ALPN chooses h2 when the client offers it');
+  const one = await handshake('site1.test:443', 'site1.test', ['http/1.1']);
+  assert.equal(one.alpn, 'http/1.1', 'and http/1.1 for a client that offers only that');
   const days = (Date.parse(a.cert.valid_to) - Date.now()) / 86400e3;
   assert.ok(days > 1 && days <= 8, `short validity: ${a.cert.valid_to}`);
   // SNI wins over the CONNECT host; an address literal without SNI gets an IP name.

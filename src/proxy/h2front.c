@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The carrier: an intercepted client's HTTP/2 session (nghttp2), its frames read and written
+ * on the loop, each request stream handed to a stream connection (h2stream.c writes its
+ * request, reads its response). See h2front.h. */
+#include "proxy/h2front.h"
+
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent_ssl.h>
+#include <nghttp2/nghttp2.h>
+#include <openssl/ssl.h>
+
+#include "net/io.h"
+#include "proxy/conn.h"
+#include "proxy/conn_internal.h"
+#include "proxy/h2stream.h"
+#include "proxy/limits.h"
+#include "util/alloc.h"
+#include "util/log.h"
+
+const struct io_ops h2front_io = {
+    .name = "HTTP/2 stream",
+    .tls = 0,
+    .splice = 0,
+};
+
+int h2front_negotiated(struct bufferevent *bev)
+{
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+    const unsigned char *p = NULL;
+    unsigned len = 0;
+
+    if (!ssl)
+        return 0;
+    SSL_get0_alpn_selected(ssl, &p, &len);
+    return len == 2 && memcmp(p, "h2", 2) == 0;
+}
+
+/* ---- what nghttp2 reports ---- */
+
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
+{
+    struct h2front *f = arg;
+    struct h2stream *st;
+
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0;
+    /* Stopping: no new stream (the GOAWAY said which was the last taken). */
+    if (f->stopping)
+        return nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+                                         NGHTTP2_REFUSED_STREAM) == 0
+                   ? 0
+                   : NGHTTP2_ERR_CALLBACK_FAILURE;
+    st = h2stream_new(f, frame->hd.stream_id);
+    if (!st || nghttp2_session_set_stream_user_data(ng, frame->hd.stream_id, st) != 0) {
+        h2stream_free(st);
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint8_t *name,
+                     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+                     void *arg)
+{
+    struct h2stream *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+
+    (void)flags;
+    (void)arg;
+    if (st && frame->hd.type == NGHTTP2_HEADERS)
+        h2stream_header(st, (const char *)name, namelen, (const char *)value, valuelen);
+    return 0;
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
+{
+    struct h2stream *st;
+    int ended = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+
+    (void)arg;
+    if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA)
+        return 0;
+    st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+    if (!st)
+        return 0;
+    if (frame->hd.type == NGHTTP2_HEADERS && !h2stream_started(st))
+        h2stream_start(st, ended);
+    else if (ended)
+        h2stream_end(st);
+    return 0;
+}
+
+static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data,
+                         size_t len, void *arg)
+{
+    struct h2stream *st = nghttp2_session_get_stream_user_data(ng, id);
+
+    (void)flags;
+    (void)arg;
+    /* Bytes no stream connection takes are given back to the windows at once. */
+    if (!st || h2stream_data(st, (const char *)data, len) < 0) {
+        if (nghttp2_session_consume(ng, id, len) != 0)
+            (void)nghttp2_session_consume_connection(ng, len);
+    }
+    return 0;
+}
+
+/* A whole response went before the client's request ended (an upload brock answered early):
+ * the client is asked to stop sending it, without error (RFC 9113 8.1). */
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
+{
+    struct h2stream *st;
+
+    (void)arg;
+    if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
+        !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
+        return 0;
+    st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+    if (st && !st->req_ended && !st->rst_sent) {
+        st->rst_sent = 1;
+        return nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+                                         NGHTTP2_NO_ERROR) == 0
+                   ? 0
+                   : NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *arg)
+{
+    struct h2stream *st = nghttp2_session_get_stream_user_data(ng, id);
+
+    (void)arg;
+    if (st)
+        h2stream_closed(st, error);
+    return 0;
+}
+
+/* ---- the session ---- */
+
+static nghttp2_session *session_new(struct h2front *f)
+{
+    nghttp2_session_callbacks *cb = NULL;
+    nghttp2_option *opt = NULL;
+    nghttp2_session *ng = NULL;
+
+    if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0)
+        goto done;
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+    /* A request's window is given back as its stream connection takes the bytes. */
+    nghttp2_option_set_no_auto_window_update(opt, 1);
+    /* The floods HTTP/2 allows, bounded at nghttp2's own defaults, said here so that they
+     * do not depend on the library's version: streams reset faster than 33 a second after a
+     * burst of 1000 (rapid reset), CONTINUATION frames past 8 for one header block, SETTINGS
+     * entries past 32 in one frame, and answers (PING and SETTINGS acknowledgements) queued
+     * past 1000 for a client that does not read them. */
+    nghttp2_option_set_stream_reset_rate_limit(opt, 1000, 33);
+    nghttp2_option_set_max_continuations(opt, 8);
+    nghttp2_option_set_max_settings(opt, 32);
+    nghttp2_option_set_max_outbound_ack(opt, 1000);
+    nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+    if (nghttp2_session_server_new2(&ng, cb, f, opt) != 0)
+        ng = NULL;
+done:
+    nghttp2_session_callbacks_del(cb);
+    nghttp2_option_del(opt);
+    return ng;
+}
+
+/* brock's SETTINGS, and the connection's window raised from HTTP/2's 64 KiB. */
+static int session_settings(nghttp2_session *ng)
+{
+    const nghttp2_settings_entry iv[] = {
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)LIMIT_HEAD_BYTES},
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+    };
+
+    if (nghttp2_submit_settings(ng, NGHTTP2_FLAG_NONE, iv, sizeof(iv) / sizeof(iv[0])) != 0)
+        return -1;
+    return nghttp2_session_set_local_window_size(ng, NGHTTP2_FLAG_NONE, 0, H2_CONN_WINDOW) == 0
+               ? 0
+               : -1;
+}
+
+int h2front_start(struct conn *c)
+{
+    struct h2front *f = mem_calloc(1, sizeof(*f));
+
+    if (!f || !(f->ng = session_new(f)) || session_settings(f->ng) < 0) {
+        if (f)
+            nghttp2_session_del(f->ng);
+        mem_free(f);
+        conn_out_of_memory(c, "starting HTTP/2 with the client");
+        return -1;
+    }
+    f->c = c;
+    LIST_INIT(&f->streams);
+    c->h2.front = f;
+    c->h2_carrier = 1;
+    c->px->metrics.h2_connections++;
+    conn_set_state(c, CONN_H2);
+    return 0;
+}
+
+int h2front_busy(const struct conn *c)
+{
+    return c->h2_carrier && c->h2.front && c->h2.front->n_streams > 0;
+}
+
+int h2front_working(const struct conn *c)
+{
+    const struct h2stream *st;
+
+    if (!c->h2_carrier || !c->h2.front)
+        return 0;
+    LIST_FOREACH(st, &c->h2.front->streams, link) {
+        if (st->sc)
+            return 1;
+    }
+    return 0;
+}
+
+void h2front_kick(struct h2front *f)
+{
+    struct conn *c = f->c;
+
+    if (f->kicked || !c || c->c_state != CONN_H2 || !c->c_client.bev)
+        return;
+    f->kicked = 1;
+    bufferevent_trigger(c->c_client.bev, EV_WRITE,
+                        BEV_TRIG_DEFER_CALLBACKS | BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+/* The client's frames, as many as came. Returns 0, or -1 when the session failed (c is then
+ * closing). */
+static int carrier_read(struct conn *c, struct h2front *f)
+{
+    struct evbuffer *in = bufferevent_get_input(c->c_client.bev);
+
+    while (evbuffer_get_length(in) > 0) {
+        struct evbuffer_iovec v;
+        ssize_t n;
+
+        if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
+            break;
+        n = nghttp2_session_mem_recv(f->ng, v.iov_base, v.iov_len);
+        if (n < 0) {
+            char why[160];
+
+            snprintf(why, sizeof(why), "the client broke HTTP/2: %s; closed the connection",
+                     nghttp2_strerror((int)n));
+            conn_log_failure(c, LOG_INFO, 0, why);
+            c->px->metrics.h2_refused++;
+            /* What nghttp2 queued (a GOAWAY saying why) goes out before the close. */
+            evbuffer_drain(in, evbuffer_get_length(in));
+            return -1;
+        }
+        evbuffer_drain(in, (size_t)n);
+    }
+    return 0;
+}
+
+/* brock's frames, while the client's output has room (its write event brings the rest).
+ * Returns 0, or -1 when out of memory (c is then closed). */
+static int carrier_write(struct conn *c, struct h2front *f)
+{
+    struct evbuffer *out = bufferevent_get_output(c->c_client.bev);
+
+    while (evbuffer_get_length(out) < LIMIT_PENDING_BYTES) {
+        const uint8_t *p;
+        ssize_t n = nghttp2_session_mem_send(f->ng, &p);
+
+        if (n == 0)
+            break;
+        if (n < 0 || evbuffer_add(out, p, (size_t)n) < 0) {
+            conn_out_of_memory(c, "writing HTTP/2 frames");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void h2front_run(struct conn *c)
+{
+    struct h2front *f = c->h2.front;
+    int failed;
+
+    f->kicked = 0;
+    failed = carrier_read(c, f) < 0;
+    if (c->c_state != CONN_H2 || carrier_write(c, f) < 0)
+        return;
+    if (failed) {
+        conn_flush_close(c, NULL);
+        return;
+    }
+    if (c->c_client.eof) {
+        conn_close(c, "the client closed its HTTP/2 connection");
+        return;
+    }
+    /* Both ends said GOAWAY, or brock is stopping and its streams are done. */
+    if ((!nghttp2_session_want_read(f->ng) && !nghttp2_session_want_write(f->ng)) ||
+        (f->stopping && f->n_streams == 0 && !nghttp2_session_want_write(f->ng)))
+        conn_flush_close(c, "the HTTP/2 session ended");
+    admit_update(c);
+}
+
+void h2front_stop(struct conn *c)
+{
+    struct h2front *f = c->h2.front;
+
+    if (f->stopping)
+        return;
+    f->stopping = 1;
+    if (nghttp2_submit_goaway(f->ng, NGHTTP2_FLAG_NONE,
+                              nghttp2_session_get_last_proc_stream_id(f->ng), NGHTTP2_NO_ERROR,
+                              NULL, 0) != 0) {
+        conn_close(c, "brock is stopping");
+        return;
+    }
+    conn_run(c);
+}
+
+void h2front_free(struct conn *c)
+{
+    struct h2front *f = c->h2.front;
+
+    c->h2.front = NULL;
+    c->h2_carrier = 0;
+    if (!f)
+        return;
+    /* Each stream's connection goes with it; nghttp2 no longer reports on any. */
+    while (!LIST_EMPTY(&f->streams))
+        h2stream_drop(LIST_FIRST(&f->streams));
+    nghttp2_session_del(f->ng);
+    mem_free(f);
+}
+
+void h2front_stream_gone(struct conn *c)
+{
+    struct h2stream *st = c->h2.stream;
+
+    c->h2.stream = NULL;
+    c->h2_stream = 0;
+    if (st)
+        h2stream_conn_gone(st);
+}

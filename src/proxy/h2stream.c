@@ -1,0 +1,706 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* One HTTP/2 request stream of a carrier: its header block checked and written into its stream
+ * connection's pair as an HTTP/1.1 request, its DATA frames as that request's body, and the
+ * HTTP/1.1 response the stream connection writes back read into HEADERS and DATA frames. */
+#include "proxy/h2stream.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http/head.h"
+#include "proxy/conn_internal.h"
+#include "proxy/h2front.h"
+#include "proxy/limits.h"
+#include "proxy/pump.h"
+#include "util/alloc.h"
+#include "util/log.h"
+
+/* ---- the stream's life ---- */
+
+struct h2stream *h2stream_new(struct h2front *f, int32_t id)
+{
+    struct h2stream *st = mem_calloc(1, sizeof(*st));
+
+    if (!st)
+        return NULL;
+    st->f = f;
+    st->id = id;
+    buf_init(&st->path, LIMIT_HEAD_BYTES);
+    buf_init(&st->fields, LIMIT_HEAD_BYTES);
+    buf_init(&st->cookie, LIMIT_HEAD_BYTES);
+    side_init(&st->resp);
+    side_start(&st->resp, SIDE_UPSTREAM);
+    st->resp.io = &h2front_io;
+    if (!(st->body = evbuffer_new())) {
+        side_cleanup(&st->resp);
+        mem_free(st);
+        return NULL;
+    }
+    LIST_INSERT_HEAD(&f->streams, st, link);
+    f->n_streams++;
+    /* A carrier with a stream is never the connection cut to make room for one. */
+    admit_update(f->c);
+    return st;
+}
+
+void h2stream_free(struct h2stream *st)
+{
+    struct h2front *f;
+
+    if (!st)
+        return;
+    f = st->f;
+    LIST_REMOVE(st, link);
+    f->n_streams--;
+    if (!st->ng_closed)
+        (void)nghttp2_session_set_stream_user_data(f->ng, st->id, NULL);
+    buf_cleanup(&st->path);
+    buf_cleanup(&st->fields);
+    buf_cleanup(&st->cookie);
+    side_cleanup(&st->resp);
+    evbuffer_free(st->body);
+    if (st->end)
+        bufferevent_free(st->end);
+    mem_free(st);
+    if (f->c)
+        admit_update(f->c);
+}
+
+/* st and its stream connection let go of each other; the connection is returned (NULL:
+ * none). */
+static struct conn *detach(struct h2stream *st)
+{
+    struct conn *sc = st->sc;
+
+    st->sc = NULL;
+    if (sc)
+        sc->h2.stream = NULL;
+    return sc;
+}
+
+/* The stream connection closes now, its stream no longer its (reason: for -v). */
+static void close_conn(struct h2stream *st, const char *reason)
+{
+    struct conn *sc = detach(st);
+
+    if (sc)
+        conn_close(sc, reason);
+}
+
+/* Resets the stream with code (an RST_STREAM frame); its connection closes. */
+static void reset(struct h2stream *st, uint32_t code)
+{
+    close_conn(st, "its HTTP/2 stream was reset");
+    if (st->rst_sent)
+        return;
+    st->rst_sent = 1;
+    if (!st->ng_closed &&
+        nghttp2_submit_rst_stream(st->f->ng, NGHTTP2_FLAG_NONE, st->id, code) != 0)
+        log_msg(LOG_ERR, "%s: could not reset an HTTP/2 stream", st->f->c->c_peer);
+    h2front_kick(st->f);
+}
+
+void h2stream_closed(struct h2stream *st, uint32_t error)
+{
+    st->ng_closed = 1;
+    close_conn(st, error ? "the client reset its HTTP/2 stream" : NULL);
+    h2stream_free(st);
+}
+
+void h2stream_drop(struct h2stream *st)
+{
+    close_conn(st, "its HTTP/2 connection closed");
+    h2stream_free(st);
+}
+
+/* ---- the request's header block ---- */
+
+/* A token of RFC 9110 (tchar): a method, or a field name, which HTTP/2 has in lower case. */
+static int token_ok(const char *p, size_t len, int lower)
+{
+    static const char extra[] = "!#$%&'*+-.^_`|~";
+
+    if (len == 0)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)p[i];
+
+        if (!((ch >= 'a' && ch <= 'z') || (!lower && ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || (ch && strchr(extra, ch))))
+            return 0;
+    }
+    return 1;
+}
+
+static int name_ok(const char *p, size_t len)
+{
+    return token_ok(p, len, 1);
+}
+
+/* A field value HTTP/1.1 reads as one value: no NUL, CR or LF. */
+static int value_ok(const char *p, size_t len)
+{
+    return !memchr(p, '\0', len) && !memchr(p, '\r', len) && !memchr(p, '\n', len);
+}
+
+/* Fields that belong to one HTTP/1.1 connection, which HTTP/2 forbids (RFC 9113 8.2.2). */
+static int connection_specific(const char *name, size_t len)
+{
+    return http_name_is(name, len, "connection") || http_name_is(name, len, "keep-alive") ||
+           http_name_is(name, len, "proxy-connection") ||
+           http_name_is(name, len, "transfer-encoding") || http_name_is(name, len, "upgrade");
+}
+
+/* brock answers the stream itself with status (the first refusal stands). */
+static void refuse(struct h2stream *st, int status, const char *why)
+{
+    if (!st->refuse && !st->reset) {
+        st->refuse = status;
+        st->why = why;
+    }
+}
+
+static int copy_field(char *out, size_t size, const char *p, size_t len)
+{
+    if (len == 0 || len >= size)
+        return -1;
+    memcpy(out, p, len);
+    out[len] = '\0';
+    return 0;
+}
+
+static void pseudo_header(struct h2stream *st, const char *name, size_t nlen, const char *v,
+                          size_t vlen)
+{
+    if (http_name_is(name, nlen, ":method")) {
+        if (!token_ok(v, vlen, 0) || copy_field(st->method, sizeof(st->method), v, vlen) < 0)
+            st->reset = NGHTTP2_PROTOCOL_ERROR;
+    } else if (http_name_is(name, nlen, ":scheme")) {
+        st->scheme_ok = http_name_is(v, vlen, "https");
+        if (!st->scheme_ok)
+            refuse(st, 400, "only https requests are served inside an HTTPS tunnel");
+    } else if (http_name_is(name, nlen, ":authority")) {
+        if (copy_field(st->authority, sizeof(st->authority), v, vlen) < 0)
+            refuse(st, 400, "the request's :authority is empty or too long");
+    } else if (http_name_is(name, nlen, ":path")) {
+        for (size_t i = 0; i < vlen; i++) {
+            unsigned char ch = (unsigned char)v[i];
+
+            if (ch <= ' ' || ch == 0x7f) {
+                st->reset = NGHTTP2_PROTOCOL_ERROR;
+                return;
+            }
+        }
+        if (vlen == 0 || buf_append(&st->path, v, vlen) < 0)
+            st->reset = NGHTTP2_PROTOCOL_ERROR;
+    } else {
+        /* :protocol (extended CONNECT, never offered) or one HTTP/2 does not define. */
+        st->reset = NGHTTP2_PROTOCOL_ERROR;
+    }
+}
+
+/* A Content-Length: digits only, the same number if repeated. */
+static void content_length(struct h2stream *st, const char *v, size_t vlen)
+{
+    uint64_t n = 0;
+
+    if (vlen == 0 || vlen > 19) {
+        st->reset = NGHTTP2_PROTOCOL_ERROR;
+        return;
+    }
+    for (size_t i = 0; i < vlen; i++) {
+        if (v[i] < '0' || v[i] > '9') {
+            st->reset = NGHTTP2_PROTOCOL_ERROR;
+            return;
+        }
+        n = n * 10 + (uint64_t)(v[i] - '0');
+    }
+    if (st->has_length && n != st->length)
+        st->reset = NGHTTP2_PROTOCOL_ERROR;
+    st->has_length = 1;
+    st->length = n;
+}
+
+static void regular_header(struct h2stream *st, const char *name, size_t nlen, const char *v,
+                           size_t vlen)
+{
+    if (!name_ok(name, nlen) || !value_ok(v, vlen) || connection_specific(name, nlen) ||
+        (http_name_is(name, nlen, "te") && !http_name_is(v, vlen, "trailers"))) {
+        st->reset = NGHTTP2_PROTOCOL_ERROR;
+        return;
+    }
+    if (http_name_is(name, nlen, "te"))
+        return;
+    if (http_name_is(name, nlen, "content-length")) {
+        content_length(st, v, vlen);
+        return;
+    }
+    if (http_name_is(name, nlen, "host")) {
+        if (copy_field(st->host, sizeof(st->host), v, vlen) < 0)
+            refuse(st, 400, "the request's Host is empty or too long");
+        return;
+    }
+    /* Cookie fields may come one pair each (RFC 9113 8.2.3): HTTP/1.1 has them in one. */
+    if (http_name_is(name, nlen, "cookie")) {
+        if ((st->cookie.len && buf_append(&st->cookie, "; ", 2) < 0) ||
+            buf_append(&st->cookie, v, vlen) < 0)
+            refuse(st, 431, "the request's header list is too large");
+        return;
+    }
+    if (buf_append(&st->fields, name, nlen) < 0 || buf_append(&st->fields, ": ", 2) < 0 ||
+        buf_append(&st->fields, v, vlen) < 0 || buf_append(&st->fields, "\r\n", 2) < 0)
+        refuse(st, 431, "the request's header list is too large");
+}
+
+void h2stream_header(struct h2stream *st, const char *name, size_t nlen, const char *value,
+                     size_t vlen)
+{
+    /* A trailer: checked like any field, and dropped (the body is framed without them). */
+    if (st->started) {
+        if (!name_ok(name, nlen) || !value_ok(value, vlen))
+            reset(st, NGHTTP2_PROTOCOL_ERROR);
+        return;
+    }
+    st->head_bytes += nlen + vlen + 32;
+    if (++st->n_fields > LIMIT_HEADERS || st->head_bytes > LIMIT_HEAD_BYTES)
+        refuse(st, 431, "the request's header list is too large");
+    if (st->refuse || st->reset)
+        return;
+    if (nlen > 0 && name[0] == ':')
+        pseudo_header(st, name, nlen, value, vlen);
+    else
+        regular_header(st, name, nlen, value, vlen);
+}
+
+int h2stream_started(const struct h2stream *st)
+{
+    return st->started;
+}
+
+/* ---- brock's own answer ---- */
+
+static ssize_t on_body_read(nghttp2_session *ng, int32_t id, uint8_t *out, size_t length,
+                            uint32_t *flags, nghttp2_data_source *src, void *arg);
+
+/* A field for nghttp2, which copies it and never writes to it (its type says otherwise). */
+static nghttp2_nv field(const char *name, size_t nlen, const char *value, size_t vlen)
+{
+    return (nghttp2_nv){(uint8_t *)(uintptr_t)name, (uint8_t *)(uintptr_t)value, nlen, vlen,
+                        NGHTTP2_NV_FLAG_NONE};
+}
+
+/* Answers the stream with status and a sentence, nothing sent anywhere. */
+static void answer(struct h2stream *st, int status, const char *why)
+{
+    char code[12], len[24];
+    nghttp2_data_provider prov = {.source.ptr = st, .read_callback = on_body_read};
+    nghttp2_nv nv[4];
+
+    log_msg(LOG_INFO, "%s %s %s: %d %s", st->f->c->c_peer, st->method[0] ? st->method : "-",
+            st->authority[0] ? st->authority : st->f->c->tunnel_host, status, why);
+    nv[0] = field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
+    nv[1] = field("content-type", 12, "text/plain; charset=utf-8", 25);
+    nv[2] = field("cache-control", 13, "no-store", 8);
+    nv[3] = field("content-length", 14, len,
+                  (size_t)snprintf(len, sizeof(len), "%zu", strlen(why) + 1));
+    if (evbuffer_add_printf(st->body, "%s\n", why) < 0 ||
+        nghttp2_submit_response(st->f->ng, st->id, nv, sizeof(nv) / sizeof(nv[0]), &prov) != 0) {
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+        return;
+    }
+    st->submitted = st->resp_done = 1;
+    h2front_kick(st->f);
+}
+
+/* ---- the request, as HTTP/1.1 into the pair ---- */
+
+static int add(struct evbuffer *out, const void *p, size_t len)
+{
+    return evbuffer_add(out, p, len);
+}
+
+/* The request head: its line, Host, its fields, its cookies in one field, and its framing:
+ * the Content-Length it declared, chunked for a body of unknown length, none without one. */
+static int write_head(struct h2stream *st)
+{
+    struct evbuffer *out = bufferevent_get_output(st->end);
+    int rc;
+
+    st->head_sent = 1;
+    st->chunked = !st->has_length && !st->req_ended;
+    rc = add(out, st->method, strlen(st->method)) | add(out, " ", 1) |
+         add(out, st->path.data, st->path.len) | add(out, " HTTP/1.1\r\nhost: ", 17) |
+         add(out, st->authority, strlen(st->authority)) | add(out, "\r\n", 2) |
+         add(out, st->fields.data ? st->fields.data : "", st->fields.len);
+    if (st->cookie.len)
+        rc |= add(out, "cookie: ", 8) | add(out, st->cookie.data, st->cookie.len) |
+              add(out, "\r\n", 2);
+    if (st->has_length)
+        rc |= evbuffer_add_printf(out, "content-length: %" PRIu64 "\r\n", st->length) < 0;
+    else if (st->chunked)
+        rc |= add(out, "transfer-encoding: chunked\r\n", 28);
+    rc |= add(out, "\r\n", 2);
+    /* The fields are not needed again: their buffer names the response's fields. */
+    buf_reset(&st->fields);
+    return rc ? -1 : 0;
+}
+
+/* Whether the request's authority is the tunnel's host and port: the stream connection
+ * serves that one alone (else 421, RFC 9110 15.5.20: the browser asks on another
+ * connection). */
+static int authority_ours(const struct h2stream *st)
+{
+    const struct conn *c = st->f->c;
+    char url[EXCHANGE_AUTHORITY_MAX + 16];
+    struct http_target t;
+    int n = snprintf(url, sizeof(url), "https://%s/", st->authority);
+
+    return n > 0 && (size_t)n < sizeof(url) && http_parse_target(url, (size_t)n, 0, &t) == 0 &&
+           strcmp(t.host, c->tunnel_host) == 0 && t.port == c->tunnel_port;
+}
+
+/* Why brock does not hand the request on (a status to answer with, and *why), 0 when it
+ * does; *code when it resets the stream instead. */
+static int request_refused(struct h2stream *st, int ended, const char **why, uint32_t *code)
+{
+    *code = st->reset;
+    *why = st->why;
+    if (st->reset)
+        return -1;
+    if (st->refuse)
+        return st->refuse;
+    if (strcmp(st->method, "CONNECT") == 0) {
+        *why = "CONNECT is not served inside an HTTPS tunnel";
+        return 405;
+    }
+    if (!st->method[0] || !st->path.len || !st->scheme_ok) {
+        *code = NGHTTP2_PROTOCOL_ERROR;
+        return -1;
+    }
+    if (!st->authority[0])
+        memcpy(st->authority, st->host, sizeof(st->authority));
+    *why = "the request names no authority, or a Host other than its :authority";
+    if (!st->authority[0] || (st->host[0] && strcasecmp(st->host, st->authority) != 0))
+        return 400;
+    *why = "this connection serves the host its tunnel was opened to alone";
+    if (!authority_ours(st))
+        return 421;
+    if (ended && st->has_length && st->length != 0) {
+        *code = NGHTTP2_PROTOCOL_ERROR;
+        return -1;
+    }
+    return 0;
+}
+
+static void on_end_read(struct bufferevent *bev, void *arg);
+static void on_end_write(struct bufferevent *bev, void *arg);
+static void on_end_event(struct bufferevent *bev, short what, void *arg);
+
+/* A pair for the stream, and its connection on the other end. Returns 0, or -1 when out of
+ * memory. */
+static int open_conn(struct h2stream *st)
+{
+    struct conn *c = st->f->c;
+    struct bufferevent *pair[2];
+
+    if (bufferevent_pair_new(c->px->base, BEV_OPT_DEFER_CALLBACKS, pair) != 0)
+        return -1;
+    st->end = pair[0];
+    st->resp.bev = st->end;
+    st->resp.no_body = strcmp(st->method, "HEAD") == 0;
+    bufferevent_setcb(st->end, on_end_read, on_end_write, on_end_event, st);
+    if (bufferevent_enable(st->end, EV_READ | EV_WRITE) < 0) {
+        bufferevent_free(pair[1]);
+        return -1;
+    }
+    st->sc = conn_new_stream(c, pair[1], st);
+    return st->sc ? 0 : -1;
+}
+
+void h2stream_start(struct h2stream *st, int ended)
+{
+    struct conn *c = st->f->c;
+    const char *why;
+    uint32_t code;
+    int status;
+
+    st->started = 1;
+    st->req_ended = ended;
+    status = request_refused(st, ended, &why, &code);
+    if (status < 0) {
+        reset(st, code);
+        return;
+    }
+    if (status > 0) {
+        answer(st, status, why);
+        return;
+    }
+    /* As many streams as connections: a client past its share waits for one. */
+    if (!admit_room(c->px, c->c_peer)) {
+        reset(st, NGHTTP2_REFUSED_STREAM);
+        return;
+    }
+    if (open_conn(st) < 0) {
+        log_msg(LOG_ERR, "%s: out of memory for an HTTP/2 stream", c->c_peer);
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+        return;
+    }
+    c->px->metrics.h2_streams++;
+    /* A body of unknown length waits for its first DATA frame, or the end: a request that
+     * ends with an empty DATA frame then goes without one. */
+    if ((ended || st->has_length) && write_head(st) < 0)
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+}
+
+int h2stream_data(struct h2stream *st, const char *p, size_t len)
+{
+    struct evbuffer *out;
+    int rc = 0;
+
+    if (!st->sc || !st->end || st->req_ended || len == 0)
+        return -1;
+    if (st->has_length && len > st->length - st->got) {
+        reset(st, NGHTTP2_PROTOCOL_ERROR);
+        return -1;
+    }
+    if (!st->head_sent && write_head(st) < 0) {
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+        return -1;
+    }
+    out = bufferevent_get_output(st->end);
+    if (st->chunked)
+        rc = evbuffer_add_printf(out, "%zx\r\n", len) < 0;
+    rc |= add(out, p, len);
+    if (st->chunked)
+        rc |= add(out, "\r\n", 2);
+    if (rc) {
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+        return -1;
+    }
+    st->got += len;
+    st->unconsumed += len;
+    return 0;
+}
+
+void h2stream_end(struct h2stream *st)
+{
+    if (st->req_ended)
+        return;
+    st->req_ended = 1;
+    if (!st->sc || !st->end)
+        return;
+    if (st->has_length && st->got != st->length) {
+        reset(st, NGHTTP2_PROTOCOL_ERROR);
+        return;
+    }
+    if ((!st->head_sent && write_head(st) < 0) ||
+        (st->head_sent && st->chunked && add(bufferevent_get_output(st->end), "0\r\n\r\n", 5)))
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+}
+
+/* The stream connection took what was written to it: the windows get those bytes back. */
+static void on_end_write(struct bufferevent *bev, void *arg)
+{
+    struct h2stream *st = arg;
+    size_t n = st->unconsumed;
+
+    (void)bev;
+    if (!n || evbuffer_get_length(bufferevent_get_output(st->end)) > 0)
+        return;
+    st->unconsumed = 0;
+    if (st->ng_closed || nghttp2_session_consume(st->f->ng, st->id, n) != 0)
+        (void)nghttp2_session_consume_connection(st->f->ng, n);
+    h2front_kick(st->f);
+}
+
+static void on_end_event(struct bufferevent *bev, short what, void *arg)
+{
+    /* The stream connection's own close says when it is gone (h2stream_conn_gone()). */
+    (void)bev;
+    (void)what;
+    (void)arg;
+}
+
+/* ---- the response, from HTTP/1.1 into frames ---- */
+
+/* The client's window took some of the body: more of it is read when it had stopped. */
+static void unpause(struct h2stream *st)
+{
+    if (!st->paused || evbuffer_get_length(st->body) >= LIMIT_PENDING_BYTES / 2 || !st->end)
+        return;
+    st->paused = 0;
+    if (bufferevent_enable(st->end, EV_READ) < 0) {
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+        return;
+    }
+    /* What the input holds already raises no read event. */
+    bufferevent_trigger(st->end, EV_READ, BEV_TRIG_DEFER_CALLBACKS | BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+static ssize_t on_body_read(nghttp2_session *ng, int32_t id, uint8_t *out, size_t length,
+                            uint32_t *flags, nghttp2_data_source *src, void *arg)
+{
+    struct h2stream *st = src->ptr;
+    size_t have = evbuffer_get_length(st->body);
+    int n;
+
+    (void)ng;
+    (void)id;
+    (void)arg;
+    if (have == 0 && !st->resp_done) {
+        st->deferred = 1;
+        return NGHTTP2_ERR_DEFERRED;
+    }
+    n = evbuffer_remove(st->body, out, length < have ? length : have);
+    if (n < 0)
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    if (st->resp_done && evbuffer_get_length(st->body) == 0)
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    unpause(st);
+    return n;
+}
+
+/* The body has more, or its end: DATA frames go on. */
+static void resume(struct h2stream *st)
+{
+    if (st->deferred && !st->ng_closed) {
+        st->deferred = 0;
+        (void)nghttp2_session_resume_data(st->f->ng, st->id);
+    }
+    h2front_kick(st->f);
+}
+
+/* Fields of one HTTP/1.1 connection, which an HTTP/2 response must not carry: the
+ * connection-specific ones, and those its Connection field names. */
+static int hop_by_hop(const struct brock_header *h, const struct brock_header *connection)
+{
+    return connection_specific(h->name, h->name_len) || http_name_is(h->name, h->name_len, "te") ||
+           (connection &&
+            http_list_has_n(connection->value, connection->value_len, h->name, h->name_len));
+}
+
+/* The response head as a HEADERS frame: its status, its fields in lower case (their names
+ * copied into st->fields). Returns 0, or -1 when out of memory. */
+static int submit_head(struct h2stream *st)
+{
+    const struct http_head *hh = &st->resp.head;
+    const struct brock_header *conn = http_header_find(hh->h, hh->n, "connection");
+    int status = st->resp.parser.status_code;
+    nghttp2_data_provider prov = {.source.ptr = st, .read_callback = on_body_read};
+    nghttp2_nv nv[LIMIT_HEADERS + 1];
+    size_t n = 1, off = 0;
+    char code[12];
+
+    nv[0] = field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
+    buf_reset(&st->fields);
+    for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
+        if (!hop_by_hop(&hh->h[i], conn) &&
+            buf_append(&st->fields, hh->h[i].name, hh->h[i].name_len) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
+        const struct brock_header *h = &hh->h[i];
+        char *name = st->fields.data + off;
+
+        if (hop_by_hop(h, conn))
+            continue;
+        for (size_t k = 0; k < h->name_len; k++)
+            name[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
+        nv[n++] = field(name, h->name_len, h->value, h->value_len);
+        off += h->name_len;
+    }
+    st->submitted = 1;
+    /* No body follows a HEAD's answer, a 204 or a 304: the HEADERS frame ends the stream. */
+    return nghttp2_submit_response(st->f->ng, st->id, nv, n,
+                                   st->resp.no_body || status == 204 || status == 304 ? NULL
+                                                                                      : &prov)
+               ? -1
+               : 0;
+}
+
+/* The stream connection's response is not HTTP brock reads (it writes none such) or was cut
+ * short: the client sees the stream reset, never a body framed as whole. A response cut
+ * short was said in the log already, by the stream connection (with -v, this line too). */
+static void response_failed(struct h2stream *st, const char *why)
+{
+    log_msg(st->sc ? LOG_INFO : LOG_DEBUG, "%s %s %s: the HTTP/2 stream was reset: %s",
+            st->f->c->c_peer, st->method[0] ? st->method : "-", st->authority, why);
+    reset(st, NGHTTP2_INTERNAL_ERROR);
+}
+
+/* One event of the response. Returns 1 to read on, 0 to stop. */
+static int response_event(struct h2stream *st, const struct side_event *ev)
+{
+    switch (ev->type) {
+    case SIDE_HEAD:
+        /* An interim answer (100 Continue): the final one follows. */
+        if (st->resp.parser.status_code / 100 == 1)
+            return 1;
+        if (st->submitted || submit_head(st) < 0) {
+            response_failed(st, "its response head could not be sent");
+            return 0;
+        }
+        return 1;
+    case SIDE_BODY:
+        if (evbuffer_add(st->body, ev->at, ev->len) < 0) {
+            response_failed(st, "out of memory for its body");
+            return 0;
+        }
+        return 1;
+    case SIDE_DONE:
+        st->resp_done = 1;
+        /* One exchange a stream: its connection is done. */
+        close_conn(st, NULL);
+        return 0;
+    case SIDE_MORE: return 0;
+    case SIDE_UPGRADE:
+    case SIDE_ERROR: response_failed(st, ev->reason ? ev->reason : "an upgrade"); return 0;
+    }
+    return 0;
+}
+
+static void read_response(struct h2stream *st)
+{
+    struct side_event ev;
+
+    while (!st->paused && !st->resp_done && !st->rst_sent && st->end) {
+        /* The client's window holds the body back: its connection waits too. */
+        if (evbuffer_get_length(st->body) >= LIMIT_PENDING_BYTES) {
+            st->paused = 1;
+            if (bufferevent_disable(st->end, EV_READ) < 0)
+                response_failed(st, "its reading could not be paused");
+            break;
+        }
+        if (pump_read(&st->resp, NULL, FRAME_NONE, &ev) != PUMP_EVENT) {
+            /* All read, and its connection is gone: the response ends short. */
+            if (!st->sc && !st->ng_closed)
+                response_failed(st, "its connection closed before the response was whole");
+            break;
+        }
+        if (!response_event(st, &ev))
+            break;
+    }
+    resume(st);
+}
+
+static void on_end_read(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    read_response(arg);
+}
+
+void h2stream_conn_gone(struct h2stream *st)
+{
+    st->sc = NULL;
+    if (st->resp_done || st->ng_closed || st->rst_sent)
+        return;
+    if (!st->end) {
+        reset(st, NGHTTP2_INTERNAL_ERROR);
+        return;
+    }
+    /* What it wrote last is read now, and a body read until close ends here. */
+    st->resp.eof = 1;
+    read_response(st);
+}

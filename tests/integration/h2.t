@@ -1,0 +1,209 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// HTTP/2 toward the client inside `brock run --intercept`: a client that offers h2 by ALPN gets
+// it (and HTTP/1.1 with --no-http2, or when it offers only that); each stream is one request
+// that brock handles as it handles any inside a tunnel: DNT and GPC, cookie fields joined,
+// bodies with and without Content-Length, HEAD, 204 and 304 without a body, a big response
+// under flow control, a hundred streams at once on one connection, blocking and learning.
+// The hardening cases (tests/integration/h2limits.t) and the conformance table
+// (tests/integration/h2spec.t) have files of their own.
+'use strict';
+
+const { before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { startSite } = require('./origin.js');
+const h = require('./harness.js');
+const c2 = require('./h2client.js');
+const { flat } = h;
+
+function check(name, fn) {
+  h.check(name, fn, 60000);
+}
+
+const tmp = h.tmpdir('h2-t');
+const state = path.join(tmp, 'state');
+const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
+const TRACKER = 'tracker.test';
+const BIG = crypto.randomBytes(3 * 1024 * 1024);
+
+let origin, brock, plain, ca;
+
+function serve(req, res, host) {
+  let n = 0;
+  const hash = crypto.createHash('sha256');
+  req.on('data', (d) => { n += d.length; hash.update(d); });
+  req.on('end', () => {
+    if (req.url === '/big') {
+      res.setHeader('Content-Type', 'application/octet-stream');
+      res.setHeader('Content-Length', String(BIG.length));
+      res.end(req.method === 'HEAD' ? undefined : BIG);
+      return;
+    }
+    if (req.url === '/nocontent') { res.statusCode = 204; res.end(); return; }
+    if (req.url === '/notmodified') { res.statusCode = 304; res.end(); return; }
+    if (host === TRACKER) {
+      res.setHeader('Set-Cookie', `uid=${crypto.randomBytes(16).toString('hex')}; Path=/`);
+      res.setHeader('Content-Type', 'image/gif');
+      res.end('GIF89a');
+      return;
+    }
+    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Connection', 'keep-alive, X-Hop');
+    res.setHeader('X-Hop', 'hop-by-hop: never forwarded');
+    res.setHeader('X-Kept', 'kept');
+    res.end(JSON.stringify({ path: req.url, method: req.method, got: n,
+                             sha: hash.digest('hex'), headers: req.headers }));
+  });
+}
+
+before(flat(async () => {
+  const certs = h.originCerts(tmp, [...SITES, TRACKER], 'brock h2 test');
+  origin = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
+  let r = await h.brock(state, ['ca', 'init']);
+  assert.equal(r.code, 0, r.stderr);
+  ca = fs.readFileSync(path.join(state, 'ca', 'ca.pem'));
+  const args = ['-v', '--no-update', '--intercept', '--upstream-ca', certs.ca,
+                ...h.resolveTo(origin.port, '*.test')];
+  brock = await h.startBrock({ state, args });
+  const state2 = path.join(tmp, 'state2');
+  r = await h.brock(state2, ['ca', 'init']);
+  assert.equal(r.code, 0, r.stderr);
+  plain = await h.startBrock({ state: state2, args: [...args, '--no-http2'] });
+  plain.ca = fs.readFileSync(path.join(state2, 'ca', 'ca.pem'));
+}));
+
+after(async () => {
+  if (brock) await brock.stop();
+  if (plain) await plain.stop();
+  if (origin) await origin.close();
+});
+
+const json = (r) => JSON.parse(r.body.toString());
+
+check('a client offering h2 gets it; with --no-http2, or offering only http/1.1, HTTP/1.1',
+      async () => {
+  const s = await c2.session(brock.port, SITES[0], ca);
+  assert.equal(s.alpn, 'h2');
+  const r = await c2.request(s, { ':path': '/hello?x=1' });
+  assert.equal(r.status, 200);
+  assert.equal(json(r).path, '/hello?x=1');
+  s.close();
+  const t = await c2.tlsTo(brock.port, SITES[0], ca, ['http/1.1']);
+  assert.equal(t.alpnProtocol, 'http/1.1');
+  t.destroy();
+  const t2 = await c2.tlsTo(plain.port, SITES[0], plain.ca, ['h2', 'http/1.1']);
+  assert.equal(t2.alpnProtocol, 'http/1.1', '--no-http2 chooses HTTP/1.1');
+  t2.destroy();
+});
+
+check('each stream leaves with DNT and GPC, its cookie fields in one, hop-by-hop fields dropped',
+      async () => {
+  const s = await c2.session(brock.port, SITES[0], ca);
+  const r = await c2.request(s, { ':path': '/q', cookie: ['a=1', 'b=2', 'c=3'], 'x-mine': 'yes',
+                                  'user-agent': 'h2 test' });
+  const got = json(r);
+  assert.equal(got.headers.dnt, '1');
+  assert.equal(got.headers['sec-gpc'], '1');
+  assert.equal(got.headers.cookie, 'a=1; b=2; c=3', 'one Cookie field, as HTTP/1.1 has it');
+  assert.equal(got.headers['x-mine'], 'yes');
+  assert.equal(got.headers.host, SITES[0]);
+  assert.equal(r.headers['x-kept'], 'kept');
+  assert.equal(r.headers['x-hop'], undefined, 'a field the Connection field named is dropped');
+  assert.equal(r.headers.connection, undefined);
+  s.close();
+});
+
+check('request bodies: with Content-Length, without one (chunked upstream), empty', async () => {
+  const s = await c2.session(brock.port, SITES[1], ca);
+  const body = crypto.randomBytes(700 * 1024);
+  const sha = crypto.createHash('sha256').update(body).digest('hex');
+  let r = await c2.request(s, { ':method': 'POST', ':path': '/cl',
+                                'content-length': String(body.length) }, body);
+  assert.equal(json(r).got, body.length);
+  assert.equal(json(r).sha, sha);
+  assert.equal(json(r).headers['content-length'], String(body.length));
+  r = await c2.request(s, { ':method': 'PUT', ':path': '/nolength' }, body);
+  assert.equal(json(r).got, body.length, 'a body of unknown length arrives whole');
+  assert.equal(json(r).sha, sha);
+  assert.equal(json(r).headers['transfer-encoding'], 'chunked');
+  r = await c2.request(s, { ':method': 'POST', ':path': '/empty' }, '');
+  assert.equal(json(r).got, 0);
+  assert.equal(json(r).headers['transfer-encoding'], undefined,
+               'a request that ended with an empty DATA frame goes without a body');
+  s.close();
+});
+
+check('HEAD, 204 and 304 end with their HEADERS; a 3 MiB response arrives whole', async () => {
+  const s = await c2.session(brock.port, SITES[1], ca);
+  let r = await c2.request(s, { ':method': 'HEAD', ':path': '/big' });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-length'], String(BIG.length));
+  assert.equal(r.body.length, 0);
+  r = await c2.request(s, { ':path': '/nocontent' });
+  assert.equal(r.status, 204);
+  r = await c2.request(s, { ':path': '/notmodified' });
+  assert.equal(r.status, 304);
+  r = await c2.request(s, { ':path': '/big' });
+  assert.equal(r.status, 200);
+  assert.ok(r.body.equals(BIG), `the body arrived whole (${r.body.length} bytes)`);
+  s.close();
+});
+
+check('a hundred streams at once on one connection, each answered', async () => {
+  const s = await c2.session(brock.port, SITES[2], ca);
+  const before = origin.to(SITES[2]).length;
+  const rs = await Promise.all(Array.from({ length: 100 }, (_, i) =>
+    c2.request(s, { ':path': `/many/${i}` })));
+  for (const [i, r] of rs.entries()) {
+    assert.equal(r.status, 200, `stream ${i}`);
+    assert.equal(json(r).path, `/many/${i}`);
+  }
+  assert.equal(origin.to(SITES[2]).length - before, 100);
+  s.close();
+  const m = (await h.curl(brock.port, [`http://127.0.0.1:${brock.port}/metrics`])).body
+    .toString();
+  assert.match(m, /^brock_http2_connections_total [1-9]/m);
+  const streams = Number(/^brock_http2_streams_total (\d+)/m.exec(m)[1]);
+  assert.ok(streams >= 100, `metrics count the streams (${streams})`);
+});
+
+check('a tracker is learned from streams and blocked on the fourth site', async () => {
+  for (const site of SITES.slice(0, 4)) {
+    // The page, opened as a browser opens it, then its image from the tracker.
+    const p = await c2.session(brock.port, site, ca);
+    const page = await c2.request(p, { ':path': '/', 'sec-fetch-site': 'none',
+                                       'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' });
+    assert.equal(page.status, 200);
+    p.close();
+    const s = await c2.session(brock.port, TRACKER, ca);
+    const r = await c2.request(s, { ':path': `/pixel.gif?on=${site}`,
+                                    referer: `https://${site}/`, 'sec-fetch-site': 'cross-site',
+                                    'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'image',
+                                    cookie: `uid=${crypto.createHash('sha256').update(site)
+                                      .digest('hex').slice(0, 24)}` });
+    s.close();
+    const reached = origin.to(TRACKER).some((q) => q.path === `/pixel.gif?on=${site}`);
+    if (site !== SITES[3]) {
+      assert.equal(r.status, 200, `${site}: allowed while brock learns`);
+      assert.ok(reached);
+    } else {
+      assert.equal(r.status, 204, 'blocked: an image is answered 204 by brock');
+      assert.equal(r.headers['set-cookie'], undefined);
+      assert.ok(!reached, 'and never reached the origin');
+    }
+  }
+  assert.match(brock.log(), /learned: tracker\.test tracks across/);
+});
+
+check('a :authority other than the tunnel\'s host is answered 421', async () => {
+  const s = await c2.session(brock.port, SITES[3], ca);
+  const before = origin.requests.length;
+  const r = await c2.request(s, { ':path': '/', ':authority': SITES[2] });
+  assert.equal(r.status, 421);
+  assert.match(r.body.toString(), /host its tunnel was opened to/);
+  assert.equal(origin.requests.length, before, 'nothing went to the origin');
+  s.close();
+});
