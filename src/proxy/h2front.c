@@ -106,13 +106,35 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     return 0;
 }
 
+/* The session ends for what the client did (why: a sentence): said and counted once. */
+static void h2front_refused(struct h2front *f, const char *why)
+{
+    if (f->refused)
+        return;
+    f->refused = 1;
+    conn_log_failure(f->c, LOG_INFO, 0, why);
+    f->c->px->metrics.h2_refused++;
+}
+
 /* A whole response went before the client's request ended (an upload brock answered early):
  * the client is asked to stop sending it, without error (RFC 9113 8.1). */
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
+    struct h2front *f = arg;
     struct h2stream *st;
 
-    (void)arg;
+    /* nghttp2 ended the session for a limit or a broken rule (a flood of resets, more
+     * streams than SETTINGS allowed): said once, with what the GOAWAY says. */
+    if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR) {
+        char why[256];
+
+        snprintf(why, sizeof(why), "brock ended the client's HTTP/2 connection: %s%s%.*s",
+                 nghttp2_http2_strerror(frame->goaway.error_code),
+                 frame->goaway.opaque_data_len ? ": " : "", (int)frame->goaway.opaque_data_len,
+                 frame->goaway.opaque_data ? (const char *)frame->goaway.opaque_data : "");
+        h2front_refused(f, why);
+        return 0;
+    }
     if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
@@ -257,8 +279,7 @@ static int carrier_read(struct conn *c, struct h2front *f)
 
             snprintf(why, sizeof(why), "the client broke HTTP/2: %s; closed the connection",
                      nghttp2_strerror((int)n));
-            conn_log_failure(c, LOG_INFO, 0, why);
-            c->px->metrics.h2_refused++;
+            h2front_refused(f, why);
             /* What nghttp2 queued (a GOAWAY saying why) goes out before the close. */
             evbuffer_drain(in, evbuffer_get_length(in));
             return -1;

@@ -23,6 +23,7 @@ struct h2front {
     size_t n_streams;
     unsigned kicked : 1;   /* a write event is due, which runs the carrier */
     unsigned stopping : 1; /* GOAWAY sent: no new stream */
+    unsigned refused : 1;  /* the session ended for what the client did, said in the log */
 };
 
 struct h2stream {
