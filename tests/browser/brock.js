@@ -45,4 +45,15 @@ async function startProxy(state, opts = {}) {
   return b;
 }
 
-module.exports = { startProxy };
+// What the browser spoke with brock for page's document and for each resource it loaded
+// (the Resource Timing API's nextHopProtocol: "h2", "http/1.1"): { page, resources: { url:
+// protocol } }.
+function protocols(page) {
+  return page.evaluate(() => ({
+    page: performance.getEntriesByType('navigation')[0].nextHopProtocol,
+    resources: Object.fromEntries(performance.getEntriesByType('resource')
+      .map((r) => [r.name, r.nextHopProtocol])),
+  }));
+}
+
+module.exports = { startProxy, protocols };

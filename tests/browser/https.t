@@ -19,7 +19,7 @@ const path = require('node:path');
 const { GIF } = require('./chromium.js');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
-const { startProxy } = require('./brock.js');
+const { startProxy, protocols } = require('./brock.js');
 const { flat, check } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
@@ -39,6 +39,8 @@ function startOrigin(certs, yellow) {
       res.setHeader('Set-Cookie',
                     `uid=${crypto.randomBytes(16).toString('hex')}; Path=/; SameSite=None; Secure`);
       res.setHeader('Content-Type', 'image/gif');
+      // Lets the page read the image's timing: which protocol it came over.
+      res.setHeader('Timing-Allow-Origin', '*');
       res.end(GIF);
       return;
     }
@@ -129,7 +131,8 @@ async function visit(site) {
     const title = await page.title();
     const loaded = await page.evaluate(() => Object.fromEntries(
       [...document.images].map((i) => [i.id, i.complete && i.naturalWidth > 0])));
-    return { title, loaded, sentCookies: await Promise.all(sentCookies) };
+    return { title, loaded, sentCookies: await Promise.all(sentCookies),
+             proto: await protocols(page) };
   } finally {
     await page.close();
   }
@@ -144,6 +147,10 @@ check('Chromium learns a tracker over HTTPS through brock, then blocks it', asyn
     const v = await visit(site);
     assert.equal(v.title, site, `${site} loads through brock, its certificate trusted`);
     assert.equal(v.loaded.t, true, `the tracker's image loads on ${site} while brock learns`);
+    // Every rule of this file is met on HTTP/2 streams: the browser chose it with brock.
+    assert.equal(v.proto.page, 'h2', `${site} came over HTTP/2`);
+    assert.equal(v.proto.resources[`https://${TRACKER}/pixel.gif?on=${site}`], 'h2',
+                 'and the tracker\'s image too');
     const [rec] = trackerFrom(site);
     assert.ok(rec, `the tracker's request from ${site} reached the origin`);
     assert.equal(rec.headers.referer, `https://${site}/`);

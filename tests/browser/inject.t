@@ -14,7 +14,7 @@ const path = require('node:path');
 const zlib = require('node:zlib');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
-const { startProxy } = require('./brock.js');
+const { startProxy, protocols } = require('./brock.js');
 const { flat, check } = h;
 
 const tmp = h.tmpdir('inject-browser-t');
@@ -85,6 +85,8 @@ async function report(b, url) {
   try {
     await page.goto(url, { waitUntil: 'load', timeout: 20000 });
     await h.waitFor('the report', async () => (await page.title()).startsWith('{'), 10000);
+    // The script and its CSP hash go into pages the browser fetched over HTTP/2.
+    assert.equal((await protocols(page)).page, 'h2');
     return JSON.parse(await page.title());
   } finally {
     await page.close();

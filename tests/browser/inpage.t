@@ -18,7 +18,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
-const { startProxy } = require('./brock.js');
+const { startProxy, protocols } = require('./brock.js');
 const { flat, check } = h;
 
 const SITES = ['site1.test', 'site2.test', 'site3.test', 'site4.test'];
@@ -158,6 +158,8 @@ check('a canvas fingerprinter and a supercookie frame are learned on three sites
     const page = await browser.context.newPage();
     try {
       await page.goto(`https://${site}/`, { waitUntil: 'load', timeout: 20000 });
+      // The reports below come from pages and scripts fetched over HTTP/2.
+      assert.equal((await protocols(page)).page, 'h2');
       assert.ok(await page.evaluate(() => window.fp > 100), `the fingerprinter ran on ${site}`);
       assert.equal(await page.evaluate(() => window.small), 400);
       await h.waitFor(`canvas and supercookie evidence on ${site}`, async () =>

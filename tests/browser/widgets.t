@@ -20,7 +20,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
-const { startProxy } = require('./brock.js');
+const { startProxy, protocols } = require('./brock.js');
 const { flat, check } = h;
 
 const RB = 'rumble.com';
@@ -103,6 +103,8 @@ after(async () => {
 async function open(b, site, waitUntil = 'load') {
   const page = await b.browser.context.newPage();
   await page.goto(`https://${site}/`, { waitUntil, timeout: 20000 });
+  if (waitUntil === 'load')
+    assert.equal((await protocols(page)).page, 'h2', 'the page came over HTTP/2');
   return page;
 }
 
