@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "http/h2req.h"
 #include "http/head.h"
 #include "proxy/conn_internal.h"
 #include "proxy/h2front.h"
@@ -27,9 +28,8 @@ struct h2stream *h2stream_new(struct h2front *f, int32_t id)
         return NULL;
     st->f = f;
     st->id = id;
-    buf_init(&st->path, LIMIT_HEAD_BYTES);
-    buf_init(&st->fields, LIMIT_HEAD_BYTES);
-    buf_init(&st->cookie, LIMIT_HEAD_BYTES);
+    h2req_init(&st->req);
+    buf_init(&st->names, LIMIT_HEAD_BYTES);
     side_init(&st->resp);
     side_start(&st->resp, SIDE_UPSTREAM);
     st->resp.io = &h2front_io;
@@ -56,9 +56,8 @@ void h2stream_free(struct h2stream *st)
     f->n_streams--;
     if (!st->ng_closed)
         (void)nghttp2_session_set_stream_user_data(f->ng, st->id, NULL);
-    buf_cleanup(&st->path);
-    buf_cleanup(&st->fields);
-    buf_cleanup(&st->cookie);
+    h2req_cleanup(&st->req);
+    buf_cleanup(&st->names);
     side_cleanup(&st->resp);
     evbuffer_free(st->body);
     if (st->end)
@@ -115,163 +114,16 @@ void h2stream_drop(struct h2stream *st)
     h2stream_free(st);
 }
 
-/* ---- the request's header block ---- */
-
-/* A token of RFC 9110 (tchar): a method, or a field name, which HTTP/2 has in lower case. */
-static int token_ok(const char *p, size_t len, int lower)
-{
-    static const char extra[] = "!#$%&'*+-.^_`|~";
-
-    if (len == 0)
-        return 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)p[i];
-
-        if (!((ch >= 'a' && ch <= 'z') || (!lower && ch >= 'A' && ch <= 'Z') ||
-              (ch >= '0' && ch <= '9') || (ch && strchr(extra, ch))))
-            return 0;
-    }
-    return 1;
-}
-
-static int name_ok(const char *p, size_t len)
-{
-    return token_ok(p, len, 1);
-}
-
-/* A field value HTTP/1.1 reads as one value: no NUL, CR or LF. */
-static int value_ok(const char *p, size_t len)
-{
-    return !memchr(p, '\0', len) && !memchr(p, '\r', len) && !memchr(p, '\n', len);
-}
-
-/* Fields that belong to one HTTP/1.1 connection, which HTTP/2 forbids (RFC 9113 8.2.2). */
-static int connection_specific(const char *name, size_t len)
-{
-    return http_name_is(name, len, "connection") || http_name_is(name, len, "keep-alive") ||
-           http_name_is(name, len, "proxy-connection") ||
-           http_name_is(name, len, "transfer-encoding") || http_name_is(name, len, "upgrade");
-}
-
-/* brock answers the stream itself with status (the first refusal stands). */
-static void refuse(struct h2stream *st, int status, const char *why)
-{
-    if (!st->refuse && !st->reset) {
-        st->refuse = status;
-        st->why = why;
-    }
-}
-
-static int copy_field(char *out, size_t size, const char *p, size_t len)
-{
-    if (len == 0 || len >= size)
-        return -1;
-    memcpy(out, p, len);
-    out[len] = '\0';
-    return 0;
-}
-
-static void pseudo_header(struct h2stream *st, const char *name, size_t nlen, const char *v,
-                          size_t vlen)
-{
-    if (http_name_is(name, nlen, ":method")) {
-        if (!token_ok(v, vlen, 0) || copy_field(st->method, sizeof(st->method), v, vlen) < 0)
-            st->reset = NGHTTP2_PROTOCOL_ERROR;
-    } else if (http_name_is(name, nlen, ":scheme")) {
-        st->scheme_ok = http_name_is(v, vlen, "https");
-        if (!st->scheme_ok)
-            refuse(st, 400, "only https requests are served inside an HTTPS tunnel");
-    } else if (http_name_is(name, nlen, ":authority")) {
-        if (copy_field(st->authority, sizeof(st->authority), v, vlen) < 0)
-            refuse(st, 400, "the request's :authority is empty or too long");
-    } else if (http_name_is(name, nlen, ":path")) {
-        for (size_t i = 0; i < vlen; i++) {
-            unsigned char ch = (unsigned char)v[i];
-
-            if (ch <= ' ' || ch == 0x7f) {
-                st->reset = NGHTTP2_PROTOCOL_ERROR;
-                return;
-            }
-        }
-        if (vlen == 0 || buf_append(&st->path, v, vlen) < 0)
-            st->reset = NGHTTP2_PROTOCOL_ERROR;
-    } else {
-        /* :protocol (extended CONNECT, never offered) or one HTTP/2 does not define. */
-        st->reset = NGHTTP2_PROTOCOL_ERROR;
-    }
-}
-
-/* A Content-Length: digits only, the same number if repeated. */
-static void content_length(struct h2stream *st, const char *v, size_t vlen)
-{
-    uint64_t n = 0;
-
-    if (vlen == 0 || vlen > 19) {
-        st->reset = NGHTTP2_PROTOCOL_ERROR;
-        return;
-    }
-    for (size_t i = 0; i < vlen; i++) {
-        if (v[i] < '0' || v[i] > '9') {
-            st->reset = NGHTTP2_PROTOCOL_ERROR;
-            return;
-        }
-        n = n * 10 + (uint64_t)(v[i] - '0');
-    }
-    if (st->has_length && n != st->length)
-        st->reset = NGHTTP2_PROTOCOL_ERROR;
-    st->has_length = 1;
-    st->length = n;
-}
-
-static void regular_header(struct h2stream *st, const char *name, size_t nlen, const char *v,
-                           size_t vlen)
-{
-    if (!name_ok(name, nlen) || !value_ok(v, vlen) || connection_specific(name, nlen) ||
-        (http_name_is(name, nlen, "te") && !http_name_is(v, vlen, "trailers"))) {
-        st->reset = NGHTTP2_PROTOCOL_ERROR;
-        return;
-    }
-    if (http_name_is(name, nlen, "te"))
-        return;
-    if (http_name_is(name, nlen, "content-length")) {
-        content_length(st, v, vlen);
-        return;
-    }
-    if (http_name_is(name, nlen, "host")) {
-        if (copy_field(st->host, sizeof(st->host), v, vlen) < 0)
-            refuse(st, 400, "the request's Host is empty or too long");
-        return;
-    }
-    /* Cookie fields may come one pair each (RFC 9113 8.2.3): HTTP/1.1 has them in one. */
-    if (http_name_is(name, nlen, "cookie")) {
-        if ((st->cookie.len && buf_append(&st->cookie, "; ", 2) < 0) ||
-            buf_append(&st->cookie, v, vlen) < 0)
-            refuse(st, 431, "the request's header list is too large");
-        return;
-    }
-    if (buf_append(&st->fields, name, nlen) < 0 || buf_append(&st->fields, ": ", 2) < 0 ||
-        buf_append(&st->fields, v, vlen) < 0 || buf_append(&st->fields, "\r\n", 2) < 0)
-        refuse(st, 431, "the request's header list is too large");
-}
-
 void h2stream_header(struct h2stream *st, const char *name, size_t nlen, const char *value,
                      size_t vlen)
 {
     /* A trailer: checked like any field, and dropped (the body is framed without them). */
     if (st->started) {
-        if (!name_ok(name, nlen) || !value_ok(value, vlen))
+        if (!h2req_trailer_ok(name, nlen, value, vlen))
             reset(st, NGHTTP2_PROTOCOL_ERROR);
         return;
     }
-    st->head_bytes += nlen + vlen + 32;
-    if (++st->n_fields > LIMIT_HEADERS || st->head_bytes > LIMIT_HEAD_BYTES)
-        refuse(st, 431, "the request's header list is too large");
-    if (st->refuse || st->reset)
-        return;
-    if (nlen > 0 && name[0] == ':')
-        pseudo_header(st, name, nlen, value, vlen);
-    else
-        regular_header(st, name, nlen, value, vlen);
+    h2req_field(&st->req, name, nlen, value, vlen);
 }
 
 int h2stream_started(const struct h2stream *st)
@@ -298,8 +150,8 @@ static void answer(struct h2stream *st, int status, const char *why)
     nghttp2_data_provider prov = {.source.ptr = st, .read_callback = on_body_read};
     nghttp2_nv nv[4];
 
-    log_msg(LOG_INFO, "%s %s %s: %d %s", st->f->c->c_peer, st->method[0] ? st->method : "-",
-            st->authority[0] ? st->authority : st->f->c->tunnel_host, status, why);
+    log_msg(LOG_INFO, "%s %s %s: %d %s", st->f->c->c_peer, st->req.method[0] ? st->req.method : "-",
+            st->req.authority[0] ? st->req.authority : st->f->c->tunnel_host, status, why);
     nv[0] = field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
     nv[1] = field("content-type", 12, "text/plain; charset=utf-8", 25);
     nv[2] = field("cache-control", 13, "no-store", 8);
@@ -321,77 +173,23 @@ static int add(struct evbuffer *out, const void *p, size_t len)
     return evbuffer_add(out, p, len);
 }
 
-/* The request head: its line, Host, its fields, its cookies in one field, and its framing:
- * the Content-Length it declared, chunked for a body of unknown length, none without one. */
+/* The request head into the pair: its Content-Length, chunked for a body of unknown length,
+ * no body when the stream ended with it. */
 static int write_head(struct h2stream *st)
 {
-    struct evbuffer *out = bufferevent_get_output(st->end);
+    struct buf head;
+    enum h2req_body body = st->req.has_length ? H2REQ_LENGTH
+                           : st->req_ended    ? H2REQ_NO_BODY
+                                              : H2REQ_CHUNKED;
     int rc;
 
     st->head_sent = 1;
-    st->chunked = !st->has_length && !st->req_ended;
-    rc = add(out, st->method, strlen(st->method)) | add(out, " ", 1) |
-         add(out, st->path.data, st->path.len) | add(out, " HTTP/1.1\r\nhost: ", 17) |
-         add(out, st->authority, strlen(st->authority)) | add(out, "\r\n", 2) |
-         add(out, st->fields.data ? st->fields.data : "", st->fields.len);
-    if (st->cookie.len)
-        rc |= add(out, "cookie: ", 8) | add(out, st->cookie.data, st->cookie.len) |
-              add(out, "\r\n", 2);
-    if (st->has_length)
-        rc |= evbuffer_add_printf(out, "content-length: %" PRIu64 "\r\n", st->length) < 0;
-    else if (st->chunked)
-        rc |= add(out, "transfer-encoding: chunked\r\n", 28);
-    rc |= add(out, "\r\n", 2);
-    /* The fields are not needed again: their buffer names the response's fields. */
-    buf_reset(&st->fields);
+    st->chunked = body == H2REQ_CHUNKED;
+    buf_init(&head, 2 * LIMIT_HEAD_BYTES);
+    rc = h2req_write_head(&st->req, body, &head) < 0 ||
+         add(bufferevent_get_output(st->end), head.data, head.len) < 0;
+    buf_cleanup(&head);
     return rc ? -1 : 0;
-}
-
-/* Whether the request's authority is the tunnel's host and port: the stream connection
- * serves that one alone (else 421, RFC 9110 15.5.20: the browser asks on another
- * connection). */
-static int authority_ours(const struct h2stream *st)
-{
-    const struct conn *c = st->f->c;
-    char url[EXCHANGE_AUTHORITY_MAX + 16];
-    struct http_target t;
-    int n = snprintf(url, sizeof(url), "https://%s/", st->authority);
-
-    return n > 0 && (size_t)n < sizeof(url) && http_parse_target(url, (size_t)n, 0, &t) == 0 &&
-           strcmp(t.host, c->tunnel_host) == 0 && t.port == c->tunnel_port;
-}
-
-/* Why brock does not hand the request on (a status to answer with, and *why), 0 when it
- * does; *code when it resets the stream instead. */
-static int request_refused(struct h2stream *st, int ended, const char **why, uint32_t *code)
-{
-    *code = st->reset;
-    *why = st->why;
-    if (st->reset)
-        return -1;
-    if (st->refuse)
-        return st->refuse;
-    if (strcmp(st->method, "CONNECT") == 0) {
-        *why = "CONNECT is not served inside an HTTPS tunnel";
-        return 405;
-    }
-    if (!st->method[0] || !st->path.len || !st->scheme_ok) {
-        *code = NGHTTP2_PROTOCOL_ERROR;
-        return -1;
-    }
-    if (!st->authority[0])
-        memcpy(st->authority, st->host, sizeof(st->authority));
-    *why = "the request names no authority, or a Host other than its :authority";
-    if (!st->authority[0] || (st->host[0] && strcasecmp(st->host, st->authority) != 0))
-        return 400;
-    *why = "this connection serves the host its tunnel was opened to alone";
-    if (!authority_ours(st))
-        return 421;
-    if (ended && st->has_length && st->length != 0) {
-        *code = NGHTTP2_PROTOCOL_ERROR;
-        return -1;
-    }
-    return 0;
 }
 
 static void on_end_read(struct bufferevent *bev, void *arg);
@@ -409,7 +207,7 @@ static int open_conn(struct h2stream *st)
         return -1;
     st->end = pair[0];
     st->resp.bev = st->end;
-    st->resp.no_body = strcmp(st->method, "HEAD") == 0;
+    st->resp.no_body = strcmp(st->req.method, "HEAD") == 0;
     bufferevent_setcb(st->end, on_end_read, on_end_write, on_end_event, st);
     if (bufferevent_enable(st->end, EV_READ | EV_WRITE) < 0) {
         bufferevent_free(pair[1]);
@@ -428,7 +226,7 @@ void h2stream_start(struct h2stream *st, int ended)
 
     st->started = 1;
     st->req_ended = ended;
-    status = request_refused(st, ended, &why, &code);
+    status = h2req_check(&st->req, ended, c->tunnel_host, c->tunnel_port, &why, &code);
     if (status < 0) {
         reset(st, code);
         return;
@@ -450,7 +248,7 @@ void h2stream_start(struct h2stream *st, int ended)
     c->px->metrics.h2_streams++;
     /* A body of unknown length waits for its first DATA frame, or the end: a request that
      * ends with an empty DATA frame then goes without one. */
-    if ((ended || st->has_length) && write_head(st) < 0)
+    if ((ended || st->req.has_length) && write_head(st) < 0)
         reset(st, NGHTTP2_INTERNAL_ERROR);
 }
 
@@ -461,7 +259,7 @@ int h2stream_data(struct h2stream *st, const char *p, size_t len)
 
     if (!st->sc || !st->end || st->req_ended || len == 0)
         return -1;
-    if (st->has_length && len > st->length - st->got) {
+    if (st->req.has_length && len > st->req.length - st->got) {
         reset(st, NGHTTP2_PROTOCOL_ERROR);
         return -1;
     }
@@ -491,7 +289,7 @@ void h2stream_end(struct h2stream *st)
     st->req_ended = 1;
     if (!st->sc || !st->end)
         return;
-    if (st->has_length && st->got != st->length) {
+    if (st->req.has_length && st->got != st->req.length) {
         reset(st, NGHTTP2_PROTOCOL_ERROR);
         return;
     }
@@ -576,13 +374,14 @@ static void resume(struct h2stream *st)
  * connection-specific ones, and those its Connection field names. */
 static int hop_by_hop(const struct brock_header *h, const struct brock_header *connection)
 {
-    return connection_specific(h->name, h->name_len) || http_name_is(h->name, h->name_len, "te") ||
+    return h2req_connection_specific(h->name, h->name_len) ||
+           http_name_is(h->name, h->name_len, "te") ||
            (connection &&
             http_list_has_n(connection->value, connection->value_len, h->name, h->name_len));
 }
 
 /* The response head as a HEADERS frame: its status, its fields in lower case (their names
- * copied into st->fields). Returns 0, or -1 when out of memory. */
+ * copied into st->names). Returns 0, or -1 when out of memory. */
 static int submit_head(struct h2stream *st)
 {
     const struct http_head *hh = &st->resp.head;
@@ -594,15 +393,15 @@ static int submit_head(struct h2stream *st)
     char code[12];
 
     nv[0] = field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
-    buf_reset(&st->fields);
+    buf_reset(&st->names);
     for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
         if (!hop_by_hop(&hh->h[i], conn) &&
-            buf_append(&st->fields, hh->h[i].name, hh->h[i].name_len) < 0)
+            buf_append(&st->names, hh->h[i].name, hh->h[i].name_len) < 0)
             return -1;
     }
     for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
         const struct brock_header *h = &hh->h[i];
-        char *name = st->fields.data + off;
+        char *name = st->names.data + off;
 
         if (hop_by_hop(h, conn))
             continue;
@@ -626,7 +425,7 @@ static int submit_head(struct h2stream *st)
 static void response_failed(struct h2stream *st, const char *why)
 {
     log_msg(st->sc ? LOG_INFO : LOG_DEBUG, "%s %s %s: the HTTP/2 stream was reset: %s",
-            st->f->c->c_peer, st->method[0] ? st->method : "-", st->authority, why);
+            st->f->c->c_peer, st->req.method[0] ? st->req.method : "-", st->req.authority, why);
     reset(st, NGHTTP2_INTERNAL_ERROR);
 }
 

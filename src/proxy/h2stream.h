@@ -12,6 +12,7 @@
 #include <event2/bufferevent.h>
 #include <nghttp2/nghttp2.h>
 
+#include "http/h2req.h"
 #include "proxy/conn.h"
 #include "proxy/side.h"
 #include "util/buf.h"
@@ -34,23 +35,15 @@ struct h2stream {
     struct bufferevent *end; /* the carrier's end of the pair; NULL: none */
 
     /* The request, as its header block said. */
-    char method[24];
-    char authority[EXCHANGE_AUTHORITY_MAX];
-    char host[EXCHANGE_AUTHORITY_MAX]; /* a Host field, when there was one */
-    struct buf path;
-    struct buf fields; /* the other fields, "name: value\r\n" each */
-    struct buf cookie; /* the cookie fields, joined with "; " */
-    size_t head_bytes, n_fields;
-    uint64_t length, got; /* its Content-Length (has_length), and the DATA bytes so far */
-    int refuse;           /* brock answers it itself with this status (0: it does not) */
-    const char *why;      /* and why (a static sentence) */
-    int reset;            /* or resets it with this error code (0: it does not) */
-    unsigned has_length : 1, scheme_ok : 1, started : 1, head_sent : 1, chunked : 1, req_ended : 1;
+    struct h2req req;
+    uint64_t got; /* its DATA bytes so far */
+    unsigned started : 1, head_sent : 1, chunked : 1, req_ended : 1;
     size_t unconsumed; /* DATA bytes written to the pair not yet given back to the windows */
 
     /* The response, read from the pair as an upstream's is. */
     struct side resp;
     struct evbuffer *body; /* its body, waiting for the client's window */
+    struct buf names;      /* its field names in lower case, for the HEADERS frame */
     unsigned submitted : 1, resp_done : 1, deferred : 1, paused : 1, ng_closed : 1;
     unsigned rst_sent : 1; /* brock reset it */
 };
