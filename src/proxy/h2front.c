@@ -39,6 +39,60 @@ int h2front_negotiated(struct bufferevent *bev)
 
 /* ---- what nghttp2 reports ---- */
 
+static uint32_t *opened_word(struct h2front *f, int32_t id, uint32_t *bit)
+{
+    uint32_t slot = ((uint32_t)id >> 1) % (H2_OPENED_WINDOW / 2);
+
+    *bit = 1u << (slot % 32);
+    return &f->opened[slot / 32];
+}
+
+/* The client opens stream id: the ids it skipped to get there are closed for good. */
+static void opened_mark(struct h2front *f, int32_t id)
+{
+    uint32_t bit, *w;
+
+    if (id > f->max_id) {
+        int32_t from = f->max_id + 2;
+
+        if (id - from >= H2_OPENED_WINDOW)
+            from = id - H2_OPENED_WINDOW + 2;
+        for (int32_t k = from; k < id; k += 2) {
+            w = opened_word(f, k, &bit);
+            *w &= ~bit;
+        }
+        f->max_id = id;
+    }
+    w = opened_word(f, id, &bit);
+    *w |= bit;
+}
+
+/* Whether a HEADERS frame on id opens a stream below one the client opened already, which it
+ * never opened (a frame on a stream it did open and that closed is nghttp2's to judge). */
+static int opened_skipped(struct h2front *f, int32_t id)
+{
+    uint32_t bit, *w;
+
+    if (id >= f->max_id || f->max_id - id >= H2_OPENED_WINDOW)
+        return 0;
+    w = opened_word(f, id, &bit);
+    return !(*w & bit);
+}
+
+static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *arg)
+{
+    struct h2front *f = arg;
+
+    if (hd->type != NGHTTP2_HEADERS || hd->stream_id <= 0 || !(hd->stream_id & 1))
+        return 0;
+    if (opened_skipped(f, hd->stream_id))
+        return nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR) == 0
+                   ? 0
+                   : NGHTTP2_ERR_CALLBACK_FAILURE;
+    opened_mark(f, hd->stream_id);
+    return 0;
+}
+
 static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
     struct h2front *f = arg;
@@ -169,6 +223,7 @@ static nghttp2_session *session_new(struct h2front *f)
 
     if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0)
         goto done;
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);

@@ -17,11 +17,19 @@
 #include "proxy/side.h"
 #include "util/buf.h"
 
+/* Stream ids (odd and even) below the highest whose opening is remembered. */
+#define H2_OPENED_WINDOW 2048
+
 struct h2front {
     struct conn *c; /* the carrier */
     nghttp2_session *ng;
     LIST_HEAD(, h2stream) streams; /* every stream with a struct of its own */
     size_t n_streams;
+    /* The highest stream id the client opened, and which of the 1024 odd ids up to it it
+     * opened (bit (id / 2) % 1024): a HEADERS frame for one it skipped is a stream it may no
+     * longer open (RFC 9113 5.1.1), which nghttp2 ignores where the RFC asks for an error. */
+    int32_t max_id;
+    uint32_t opened[H2_OPENED_WINDOW / 64];
     unsigned kicked : 1;   /* a write event is due, which runs the carrier */
     unsigned stopping : 1; /* GOAWAY sent: no new stream */
     unsigned refused : 1;  /* the session ended for what the client did, said in the log */
