@@ -680,10 +680,10 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
     case CONN_STREAM: conn_stream_ping(c); break;
     case CONN_H2:
         /* Its streams have timeouts of their own. */
-        if (h2front_working(c))
-            conn_arm(c);
-        else
-            conn_close(c, "idle HTTP/2 connection timeout");
+        /* Idle: a GOAWAY says so, and the connection closes once it is written. */
+        conn_arm(c);
+        if (!h2front_working(c))
+            h2front_stop(c);
         break;
     case CONN_FLUSH: conn_close(c, "the client did not take the last bytes in time"); break;
     case CONN_CLOSED: break;

@@ -392,16 +392,18 @@ void h2front_stop(struct conn *c)
 {
     struct h2front *f = c->h2.front;
 
-    if (f->stopping)
-        return;
-    f->stopping = 1;
-    if (nghttp2_submit_goaway(f->ng, NGHTTP2_FLAG_NONE,
-                              nghttp2_session_get_last_proc_stream_id(f->ng), NGHTTP2_NO_ERROR,
-                              NULL, 0) != 0) {
-        conn_close(c, "brock is stopping");
+    /* Told twice (a GOAWAY did not end it within a timeout): it ends now. */
+    if (f->stopping) {
+        conn_close(c, "the HTTP/2 connection did not end after its GOAWAY");
         return;
     }
-    conn_run(c);
+    f->stopping = 1;
+    /* Out of memory for it, the connection still closes once its streams are done. */
+    (void)nghttp2_submit_goaway(f->ng, NGHTTP2_FLAG_NONE,
+                                nghttp2_session_get_last_proc_stream_id(f->ng), NGHTTP2_NO_ERROR,
+                                NULL, 0);
+    /* At the loop's next turn: the caller may be walking the connections (drain()). */
+    h2front_kick(f);
 }
 
 void h2front_free(struct conn *c)

@@ -67,8 +67,8 @@ int h2front_busy(const struct conn *c);
  * never finished, does not hold the carrier open). */
 int h2front_working(const struct conn *c);
 
-/* brock is stopping: the carrier takes no new stream (GOAWAY) and closes once those in flight
- * are done. */
+/* brock is stopping, or the carrier was idle for TIMEOUT_IDLE: it takes no new stream (GOAWAY)
+ * and closes once those in flight are done; told again (the next timeout), it closes at once. */
 void h2front_stop(struct conn *c);
 
 /* The carrier closes (conn_close): every stream connection closes too, and the session goes. */

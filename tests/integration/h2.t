@@ -43,6 +43,7 @@ function serve(req, res, host) {
       return;
     }
     if (req.url === '/nocontent') { res.statusCode = 204; res.end(); return; }
+    if (req.url === '/slow') { setTimeout(() => res.end('slow but whole\n'), 800); return; }
     if (req.url === '/notmodified') { res.statusCode = 304; res.end(); return; }
     if (host === TRACKER) {
       res.setHeader('Set-Cookie', `uid=${crypto.randomBytes(16).toString('hex')}; Path=/`);
@@ -206,4 +207,26 @@ check('a :authority other than the tunnel\'s host is answered 421', async () => 
   assert.match(r.body.toString(), /host its tunnel was opened to/);
   assert.equal(origin.requests.length, before, 'nothing went to the origin');
   s.close();
+});
+
+check('stopping, brock finishes a stream in flight, says GOAWAY, and exits', async () => {
+  const st = path.join(tmp, 'state3');
+  const r = await h.brock(st, ['ca', 'init']);
+  assert.equal(r.code, 0, r.stderr);
+  const b = await h.startBrock({ state: st, args: ['--no-update', '--intercept', '--grace', '10',
+                                                   '--upstream-ca', path.join(tmp, 'ca.pem'),
+                                                   ...h.resolveTo(origin.port, '*.test')] });
+  const s = await c2.session(b.port, SITES[0], fs.readFileSync(path.join(st, 'ca', 'ca.pem')));
+  let goaway = false;
+  s.on('goaway', () => { goaway = true; });
+  const pending = c2.request(s, { ':path': '/slow' });
+  await new Promise((res) => setTimeout(res, 300));
+  b.proc.kill('SIGTERM');
+  const got = await pending;
+  assert.equal(got.status, 200);
+  assert.equal(got.body.toString(), 'slow but whole\n');
+  const end = await b.exited;
+  assert.equal(end.code, 0, b.log());
+  assert.ok(goaway, 'the client was told no new stream would be taken');
+  s.destroy();
 });
