@@ -30,6 +30,7 @@ const TRACKER = 'tracker.test';
 const BIG = crypto.randomBytes(3 * 1024 * 1024);
 
 let origin, brock, plain, ca;
+const YELLOW = h.pickYellow();
 
 function serve(req, res, host) {
   let n = 0;
@@ -45,7 +46,7 @@ function serve(req, res, host) {
     if (req.url === '/nocontent') { res.statusCode = 204; res.end(); return; }
     if (req.url === '/slow') { setTimeout(() => res.end('slow but whole\n'), 800); return; }
     if (req.url === '/notmodified') { res.statusCode = 304; res.end(); return; }
-    if (host === TRACKER) {
+    if (host === TRACKER || host === YELLOW) {
       res.setHeader('Set-Cookie', `uid=${crypto.randomBytes(16).toString('hex')}; Path=/`);
       res.setHeader('Content-Type', 'image/gif');
       res.end('GIF89a');
@@ -61,13 +62,13 @@ function serve(req, res, host) {
 }
 
 before(flat(async () => {
-  const certs = h.originCerts(tmp, [...SITES, TRACKER], 'brock h2 test');
+  const certs = h.originCerts(tmp, [...SITES, TRACKER, YELLOW], 'brock h2 test');
   origin = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
   let r = await h.brock(state, ['ca', 'init']);
   assert.equal(r.code, 0, r.stderr);
   ca = fs.readFileSync(path.join(state, 'ca', 'ca.pem'));
   const args = ['-v', '--no-update', '--intercept', '--upstream-ca', certs.ca,
-                ...h.resolveTo(origin.port, '*.test')];
+                ...h.resolveTo(origin.port, '*.test', YELLOW)];
   brock = await h.startBrock({ state, args });
   const state2 = path.join(tmp, 'state2');
   r = await h.brock(state2, ['ca', 'init']);
@@ -229,4 +230,25 @@ check('stopping, brock finishes a stream in flight, says GOAWAY, and exits', asy
   assert.equal(end.code, 0, b.log());
   assert.ok(goaway, 'the client was told no new stream would be taken');
   s.destroy();
+});
+
+check('a cookieblocked domain over HTTP/2: no cookie either way, the Referer cut to its origin',
+      async () => {
+  const p = await c2.session(brock.port, SITES[1], ca);
+  await c2.request(p, { ':path': '/page', 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate',
+                        'sec-fetch-dest': 'document' });
+  p.close();
+  const s = await c2.session(brock.port, YELLOW, ca);
+  const r = await c2.request(s, { ':path': '/y.gif?x=1', cookie: ['yid=8c1f0e9a7b6d5c4e3f21a0b9'],
+                                  referer: `https://${SITES[1]}/page?secret=1`,
+                                  'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors',
+                                  'sec-fetch-dest': 'image' });
+  s.close();
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['set-cookie'], undefined, 'no Set-Cookie reached the client');
+  const [seen] = origin.to(YELLOW, '/y.gif?x=1');
+  assert.ok(seen, 'the request reached the origin');
+  assert.equal(seen.headers.cookie, undefined, 'no Cookie reached the origin');
+  assert.equal(seen.headers.referer, `https://${SITES[1]}/`, 'the Referer was cut to its origin');
+  assert.equal(seen.headers.dnt, '1');
 });
