@@ -208,9 +208,11 @@ struct exchange {
     /* What the engine made of it. */
     const char *site;              /* the first party, when site_known */
     enum brock_resource_type type; /* what it fetches, from its headers */
-    int site_known;
-    int site_sure;            /* and the record of the client's pages vouches for it: what
-                                 * the exchange shows is evidence (firstparty.h) */
+    unsigned site_known : 1;
+    unsigned site_sure : 1;   /* and the record of the client's pages vouches for it: what
+                             * the exchange shows is evidence (firstparty.h) */
+    unsigned site_self : 1;   /* nothing named a page (no Referer, no Origin): the request's
+                             * own host was taken as its page (the live log's "self") */
     unsigned navigation;      /* a navigation whose document brock's script gets a token
                                  * for its reports (report.h's REPORT_DOC_* flags: a top-level
                                  * page, a frame, cross-site to its page); 0: none */
