@@ -355,6 +355,10 @@ void pool_cleanup(struct proxy *px);
 void conn_sweep_idle(struct proxy *px);
 /* Frees the spare scratch (px->spare): at every sweep, and when the proxy is freed. */
 void conn_spare_cleanup(struct proxy *px);
+/* conn_tunnel.c: run every second too. The quiet closes held past PASSTHROUGH_TOGETHER_MS,
+ * none of the client's spoken connections ending with them, are counted as refusals of
+ * brock's certificate (passthrough.h). */
+void conn_tls_quiet_due(struct proxy *px);
 /* Whether connecting to sa would reach brock's own listener (any local address on its port
  * when it listens on a wildcard). */
 int upstream_is_self(const struct proxy *px, const struct sockaddr *sa);
