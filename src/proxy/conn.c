@@ -567,22 +567,25 @@ static void conn_client_eof(struct conn *c, struct bufferevent *bev)
      * that way all the time, and where it happened says whether anything was lost. */
     if (c->intercepted && !tls_handshake_done(bev)) {
         conn_client_tls_failed(c, "the client closed the connection during the TLS handshake");
-        conn_tls_refused(c, "the client closed the connection during the TLS handshake");
+        conn_tls_quiet(c, "the client closed the connection during the TLS handshake");
         conn_close(c, NULL);
         return;
     }
     /* A program that checks a pinned key finishes the handshake, finds the wrong key and
      * closes at once, having sent nothing: a browser's spare connection stays open far
-     * longer before it goes unused. */
+     * longer before it goes unused, unless the browser quits, closing its spoken
+     * connections with it (conn_tls_quiet() holds the close to see). */
     if (c->intercepted && !c->tls_spoke && c->tls_done_ms &&
         conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
         conn_log_failure(c, LOG_INFO, 0,
                          "the client closed the connection right after the "
                          "TLS handshake, before its first request");
-        conn_tls_refused(c, "the client closed the connection before its first request");
+        conn_tls_quiet(c, "the client closed the connection before its first request");
         conn_close(c, NULL);
         return;
     }
+    if (c->intercepted && c->tls_spoke)
+        conn_tls_spoke_closed(c);
     c->c_client.eof = 1;
     conn_run(c);
 }

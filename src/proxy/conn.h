@@ -212,9 +212,11 @@ struct exchange {
     /* What the engine made of it. */
     const char *site;              /* the first party, when site_known */
     enum brock_resource_type type; /* what it fetches, from its headers */
-    int site_known;
-    int site_sure;            /* and the record of the client's pages vouches for it: what
-                                 * the exchange shows is evidence (firstparty.h) */
+    unsigned site_known : 1;
+    unsigned site_sure : 1;   /* and the record of the client's pages vouches for it: what
+                             * the exchange shows is evidence (firstparty.h) */
+    unsigned site_self : 1;   /* nothing named a page (no Referer, no Origin): the request's
+                             * own host was taken as its page (the live log's "self") */
     unsigned navigation;      /* a navigation whose document brock's script gets a token
                                  * for its reports (report.h's REPORT_DOC_* flags: a top-level
                                  * page, a frame, cross-site to its page); 0: none */
@@ -372,6 +374,10 @@ void pool_cleanup(struct proxy *px);
 void conn_sweep_idle(struct proxy *px);
 /* Frees the spare scratch (px->spare): at every sweep, and when the proxy is freed. */
 void conn_spare_cleanup(struct proxy *px);
+/* conn_tunnel.c: run every second too. The quiet closes held past PASSTHROUGH_TOGETHER_MS,
+ * none of the client's spoken connections ending with them, are counted as refusals of
+ * brock's certificate (passthrough.h). */
+void conn_tls_quiet_due(struct proxy *px);
 /* Whether connecting to sa would reach brock's own listener (any local address on its port
  * when it listens on a wildcard). */
 int upstream_is_self(const struct proxy *px, const struct sockaddr *sa);

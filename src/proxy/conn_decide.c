@@ -153,7 +153,7 @@ static struct brock_decision *conn_decision_reset(struct exchange *x)
     if (!x->d && !(x->d = mem_malloc(sizeof(*x->d))))
         return NULL;
     memset(x->d, 0, sizeof(*x->d));
-    x->site_known = x->site_sure = 0;
+    x->site_known = x->site_sure = x->site_self = 0;
     x->navigation = 0;
     x->names->site[0] = '\0';
     x->decided = 1;
@@ -185,6 +185,9 @@ static void conn_infer_first_party(struct conn *c)
 
     x->site_known = fr != FIRSTPARTY_UNKNOWN;
     x->site_sure = fr == FIRSTPARTY_KNOWN;
+    /* A guess with no Referer or Origin is the request's own host; a Referer's page that is
+     * the same host was still named by the request. */
+    x->site_self = fr == FIRSTPARTY_GUESS && !(r.referer && *r.referer) && !(r.origin && *r.origin);
     x->navigation = conn_navigation(c, &r, fr);
 }
 

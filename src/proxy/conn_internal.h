@@ -88,6 +88,13 @@ int conn_may_intercept(const struct conn *c);
  * counted for the tunnel's host, which the second refusal in ten minutes passes through unseen
  * from then on, said once in the log. */
 void conn_tls_refused(struct conn *c, const char *why);
+/* A quiet close (during the handshake, or right after it with nothing sent): held, and counted
+ * as a refusal by conn_tls_quiet_due() unless the client ended a spoken connection with it
+ * (passthrough.h). */
+void conn_tls_quiet(struct conn *c, const char *why);
+/* An intercepted connection that had spoken ended: the client's quiet closes about then are
+ * no refusals. */
+void conn_tls_spoke_closed(struct conn *c);
 
 /* Answers the CONNECT and speaks TLS with the client in place of the host. */
 void conn_start_intercept(struct conn *c);

@@ -7,7 +7,6 @@
 #include "proxy/conn.h"
 
 #include <stdio.h>
-#include <string.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -19,14 +18,15 @@
 
 /* How the exchange's page was come by: a guess of the request's own host as its page is
  * told apart from a Referer's, so that the log does not call a browser's request of its own
- * one of a page. */
+ * one of a page. Told by where the guess came from, not by comparing names: a Referer of the
+ * request's own host (a page brock did not see open) names a page, and is a guess. */
 static enum livelog_page conn_log_page(const struct exchange *x)
 {
     if (!x->site_known || !*x->d->site)
         return LIVELOG_PAGE_NONE;
     if (x->site_sure)
         return LIVELOG_PAGE_KNOWN;
-    return strcmp(x->site, x->host) == 0 ? LIVELOG_PAGE_SELF : LIVELOG_PAGE_GUESS;
+    return x->site_self ? LIVELOG_PAGE_SELF : LIVELOG_PAGE_GUESS;
 }
 
 void conn_status(struct conn *c, int status, enum livelog_answer by)

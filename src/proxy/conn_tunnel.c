@@ -18,6 +18,7 @@
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 #define CONNECT_ANSWER "HTTP/1.1 200 Connection established\r\nVia: %s\r\n\r\n"
 
@@ -35,13 +36,11 @@ int conn_may_intercept(const struct conn *c)
     return 0;
 }
 
-void conn_tls_refused(struct conn *c, const char *why)
+/* A refusal of brock's certificate for host counted: the second within the window passes the
+ * host through, said once. */
+static void refusal_count(struct proxy *px, const char *host, const char *why, int64_t now)
 {
-    struct proxy *px = c->px;
-    const char *host = c->tunnel_host;
-    int64_t now = conn_now_ms(c);
-
-    if (!host || !px->pass || !passthrough_refused(px->pass, host, now))
+    if (!passthrough_refused(px->pass, host, now))
         return;
     if (brock_passthrough_add(px->engine, host, why, now, 1) < 0) {
         log_msg(LOG_ERR, "passing %s through failed: %s", host, brock_engine_errmsg(px->engine));
@@ -52,6 +51,43 @@ void conn_tls_refused(struct conn *c, const char *why)
             "certificate twice in ten minutes (%s); `brock passthrough remove %s` "
             "undoes it",
             host, why, host);
+}
+
+void conn_tls_refused(struct conn *c, const char *why)
+{
+    struct proxy *px = c->px;
+
+    if (c->tunnel_host && px->pass)
+        refusal_count(px, c->tunnel_host, why, conn_now_ms(c));
+}
+
+void conn_tls_quiet(struct conn *c, const char *why)
+{
+    struct proxy *px = c->px;
+
+    if (c->tunnel_host && px->pass)
+        (void)passthrough_quiet(px->pass, c->c_peer, c->tunnel_host, why, conn_now_ms(c));
+}
+
+void conn_tls_spoke_closed(struct conn *c)
+{
+    if (c->px->pass)
+        passthrough_spoke_closed(c->px->pass, c->c_peer, conn_now_ms(c));
+}
+
+void conn_tls_quiet_due(struct proxy *px)
+{
+    char host[BROCK_HOST_MAX];
+    const char *why;
+    struct timeval tv;
+    int64_t now;
+
+    if (!px->pass)
+        return;
+    event_base_gettimeofday_cached(px->base, &tv);
+    now = clock_tv_ms(&tv);
+    while (passthrough_due(px->pass, now, host, &why))
+        refusal_count(px, host, why, now);
 }
 
 /* Reads the CONNECT head's last line feed (the parser stopped before it); the bytes after it

@@ -247,6 +247,7 @@ static void on_sync(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     conn_sweep_idle(px);
+    conn_tls_quiet_due(px);
     publish_counters(px);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     n = brock_sync(px->engine);

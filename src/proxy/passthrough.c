@@ -26,10 +26,22 @@ struct refusal {
     unsigned count;
 };
 
+/* A quiet close held, or a spoken close remembered (then host is "" and why NULL). */
+struct held_close {
+    char client[PASSTHROUGH_CLIENT_MAX];
+    char host[BROCK_HOST_MAX];
+    const char *why;
+    int64_t at_ms;
+    int used;
+};
+
 struct passthrough {
     struct strmap shipped; /* host → its kind's words (static) */
     struct refusal refused[PASSTHROUGH_COUNTED];
     size_t next_refused;
+    struct held_close quiet[PASSTHROUGH_HELD]; /* quiet closes not yet counted */
+    struct held_close spoke[PASSTHROUGH_HELD]; /* spoken closes, a ring */
+    size_t next_spoke;
 };
 
 static const char *kind_of(const char *file)
@@ -202,4 +214,65 @@ int passthrough_refused(struct passthrough *p, const char *host, int64_t now_ms)
         return 0;
     r->count = 0;
     return 1;
+}
+
+static int64_t apart(int64_t a, int64_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+int passthrough_quiet(struct passthrough *p, const char *client, const char *host, const char *why,
+                      int64_t now_ms)
+{
+    struct held_close *slot = &p->quiet[0];
+
+    for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
+        const struct held_close *s = &p->spoke[i];
+
+        if (s->used && !strcmp(s->client, client) &&
+            apart(now_ms, s->at_ms) <= PASSTHROUGH_TOGETHER_MS)
+            return 0;
+    }
+    /* A free slot, else the oldest held close's, forgotten uncounted. */
+    for (size_t i = 0; i < PASSTHROUGH_HELD && slot->used; i++)
+        if (!p->quiet[i].used || p->quiet[i].at_ms < slot->at_ms)
+            slot = &p->quiet[i];
+    snprintf(slot->client, sizeof(slot->client), "%s", client);
+    snprintf(slot->host, sizeof(slot->host), "%s", host);
+    slot->why = why;
+    slot->at_ms = now_ms;
+    slot->used = 1;
+    return 1;
+}
+
+void passthrough_spoke_closed(struct passthrough *p, const char *client, int64_t now_ms)
+{
+    struct held_close *s = &p->spoke[p->next_spoke];
+
+    p->next_spoke = (p->next_spoke + 1) % PASSTHROUGH_HELD;
+    snprintf(s->client, sizeof(s->client), "%s", client);
+    s->at_ms = now_ms;
+    s->used = 1;
+    for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
+        struct held_close *q = &p->quiet[i];
+
+        if (q->used && !strcmp(q->client, client) &&
+            apart(now_ms, q->at_ms) <= PASSTHROUGH_TOGETHER_MS)
+            q->used = 0;
+    }
+}
+
+int passthrough_due(struct passthrough *p, int64_t now_ms, char *host, const char **why)
+{
+    for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
+        struct held_close *q = &p->quiet[i];
+
+        if (q->used && now_ms - q->at_ms > PASSTHROUGH_TOGETHER_MS) {
+            snprintf(host, BROCK_HOST_MAX, "%s", q->host);
+            *why = q->why;
+            q->used = 0;
+            return 1;
+        }
+    }
+    return 0;
 }

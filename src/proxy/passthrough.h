@@ -24,11 +24,24 @@ extern const size_t passthrough_shipped_len;
 
 /* A client that closes its connection this soon after the handshake, having sent nothing
  * inside it, counts as refusing (a program checking a pinned key closes at once; a browser's
- * unused connection stays open far longer). */
+ * unused connection stays open far longer, but for when the browser quits: see
+ * PASSTHROUGH_TOGETHER_MS). */
 #define PASSTHROUGH_QUIET_CLOSE_MS 2000
 
 /* Hosts whose refusals are being counted, at most. */
 #define PASSTHROUGH_COUNTED 256
+
+/* A quiet close (during the handshake, or right after it with nothing sent) within this long
+ * of the same client ending a connection it had spoken on is no refusal: the client is ending
+ * its connections together (a browser quitting closes its spare ones with the rest), which a
+ * program refusing one certificate does not do. A quiet close is held this long, then
+ * counted. */
+#define PASSTHROUGH_TOGETHER_MS 250
+
+/* Quiet closes held, and spoken closes remembered, at most: past it the oldest is forgotten
+ * (a held close then uncounted: the host's next refusal counts instead). */
+#define PASSTHROUGH_HELD 64
+#define PASSTHROUGH_CLIENT_MAX 64
 
 struct passthrough;
 
@@ -58,5 +71,21 @@ const char *passthrough_why(const struct passthrough *p, const struct brock_engi
 /* A client refused brock's certificate for host at now_ms. Returns 1 when that is the
  * PASSTHROUGH_FAILURES-th refusal within the window (its count then starts again), else 0. */
 int passthrough_refused(struct passthrough *p, const char *host, int64_t now_ms);
+
+/* A connection of client (an address, any string) to host closed quietly at now_ms, why
+ * saying how (a string that outlives it): held, to be counted once passthrough_due() gives it,
+ * unless the client ends a spoken connection with it (PASSTHROUGH_TOGETHER_MS). A full table
+ * forgets its oldest held close uncounted. Returns 1 when held, 0 when it was no refusal. */
+int passthrough_quiet(struct passthrough *p, const char *client, const char *host, const char *why,
+                      int64_t now_ms);
+
+/* A connection of client that had spoken inside TLS ended at now_ms: the client's quiet
+ * closes within PASSTHROUGH_TOGETHER_MS of it, before or after, are no refusals. */
+void passthrough_spoke_closed(struct passthrough *p, const char *client, int64_t now_ms);
+
+/* A held quiet close that is due by now_ms (held longer than PASSTHROUGH_TOGETHER_MS): 1
+ * with its host (BROCK_HOST_MAX bytes) and why, and it is forgotten; 0 when none. The caller
+ * counts it with passthrough_refused(). */
+int passthrough_due(struct passthrough *p, int64_t now_ms, char *host, const char **why);
 
 #endif

@@ -135,20 +135,24 @@ h.check('the live log streams the requests made through brock, in order', async 
 
     // How each page was come by: a page seen opening; none named (decided as a third party
     // of any page, never a first party); the request's own host taken as its page, as for a
-    // browser's request of its own (Sec-Fetch-Site: none); a Referer brock did not see open.
+    // browser's request of its own (Sec-Fetch-Site: none); a Referer brock did not see open,
+    // of another host, then of the request's own host (a page named, if one brock did not
+    // see open: a guess, not the request taken as its own).
     assert.ok(live.events.slice(0, 6).every((e) => e.data.page === 'known'));
     for (const args of [['http://ads.block.test/none.gif'],
                         ['http://update.test/check', '-H', 'Sec-Fetch-Site: none',
                          '-H', 'Sec-Fetch-Mode: no-cors', '-H', 'Sec-Fetch-Dest: empty'],
                         ['http://widgets.other.test/g.js',
-                         '-H', 'Referer: http://elsewhere.test/']])
+                         '-H', 'Referer: http://elsewhere.test/'],
+                        ['http://unseen.test/logo.png', '-H', 'Referer: http://unseen.test/']])
       await h.curl(b.port, args);
-    await live.until('the three pages', (e) => e.length >= 10);
+    await live.until('the four pages', (e) => e.length >= 11);
     assert.deepEqual(live.events.slice(7).map((e) => [e.data.host, e.data.site, e.data.decision,
                                                       e.data.reason, e.data.page]), [
       ['ads.block.test', '', 'block', 'user', 'none'],
       ['update.test', 'update.test', 'first_party', 'first_party', 'self'],
       ['widgets.other.test', 'elsewhere.test', 'allow', 'not_tracking', 'guess'],
+      ['unseen.test', 'unseen.test', 'first_party', 'first_party', 'guess'],
     ]);
 
     // An id that is no number is refused, and holds nothing open.

@@ -5,20 +5,24 @@
 // reaches the origin through a tunnel; the host is listed (brock passthrough, the API) with
 // when and why, said once in the log, undone, and seen inside again. The same for a client
 // that does not trust brock's CA (its TLS alert), for the hosts brock ships (a bank) and for
-// the user's own entries; a blocked host passed through is still refused.
+// the user's own entries; a blocked host passed through is still refused. A client that
+// quits, closing its unused connections with the ones it spoke on (a browser), refused nothing.
 'use strict';
 
 const assert = require('node:assert/strict');
 const { before, after } = require('node:test');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
+const tls = require('node:tls');
 const h = require('./harness.js');
 const { startOrigin } = require('./origin.js');
 
 const { flat, check, waitFor } = h;
 
-const HOSTS = ['pinned.test', 'alert.test', 'mine.test', 'www.paypal.com', 'blocked.test'];
+const HOSTS = ['pinned.test', 'alert.test', 'mine.test', 'www.paypal.com', 'blocked.test',
+               'quits.test', 'lone.test'];
 const tmp = h.tmpdir('passthrough-t');
 const state = path.join(tmp, 'state');
 let origin, certs, brock, brockCa, both, pin;
@@ -114,6 +118,61 @@ check('the host is listed with when and why, and undone it is seen inside again'
   assert.equal(undo.code, 0, undo.stderr);
   // A running brock picks the change up at its next sync.
   await waitFor('seen inside again', async () => (await issuer('pinned.test')).brock, 10000);
+});
+
+// A TLS connection to host inside a CONNECT tunnel through brock, trusting both CAs, from
+// the loopback address from: resolves with the TLS socket once the handshake is done.
+function tunnel(host, from = '127.0.0.1') {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ port: brock.port, host: '127.0.0.1', localAddress: from });
+    let got = '';
+    const onData = (d) => {
+      got += d.toString('latin1');
+      if (!got.includes('\r\n\r\n')) return;
+      s.removeListener('data', onData);
+      if (!/^HTTP\/1\.1 200 /.test(got)) return reject(new Error(`CONNECT: ${got}`));
+      const t = tls.connect({ socket: s, servername: host, ca: [fs.readFileSync(both)] },
+                            () => resolve(t));
+      t.on('error', reject);
+    };
+    s.on('data', onData);
+    s.on('error', reject);
+    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+  });
+}
+
+// One GET on t, resolved once the whole response is in (the connection then idle).
+function get(t, host) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    t.on('data', (d) => {
+      text += d.toString('latin1');
+      const m = /\r\ncontent-length: *(\d+)\r\n[^]*?\r\n\r\n/i.exec(text);
+      if (m && text.length >= m.index + m[0].length + Number(m[1])) resolve(text);
+    });
+    t.on('error', reject);
+    t.write(`GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+  });
+}
+
+check('a client that quits, closing an unused connection with the one it used, refused nothing',
+      async () => {
+  // Twice, as a browser that quits right after loading a page: its spare connection, done
+  // with the handshake and unused, goes with the one it loaded the page on.
+  for (let i = 0; i < 2; i++) {
+    const used = await tunnel('quits.test');
+    const spare = await tunnel('quits.test');
+    assert.match(await get(used, 'quits.test'), /^HTTP\/1\.1 200 /);
+    used.destroy();
+    spare.destroy();
+  }
+  // Then a program of another client, alone, closing at once, twice: held as long, and
+  // counted. Once its host is passed through, the closes before it have been weighed too.
+  for (let i = 0; i < 2; i++) (await tunnel('lone.test', '127.0.0.2')).destroy();
+  await waitFor('the lone program\'s host passed through',
+                () => /lone\.test is passed through unseen from now on/.test(brock.log()));
+  assert.doesNotMatch(brock.log(), /quits\.test is passed through/);
+  assert.equal((await issuer('quits.test')).brock, true, 'quits.test is still seen inside');
 });
 
 check('a client that does not trust brock\'s CA (its alert) gets its host passed through', async () => {

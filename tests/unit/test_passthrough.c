@@ -149,13 +149,57 @@ static void test_refusals(void **state)
     passthrough_free(p);
 }
 
+/* Quiet closes are held PASSTHROUGH_TOGETHER_MS, then due; a client that ends a spoken
+ * connection about then (a browser quitting) makes its quiet closes none, whichever came
+ * first; another client's stay. */
+static void test_quiet_closes(void **state)
+{
+    struct passthrough *p = passthrough_new();
+    const int64_t t = 1000000, w = PASSTHROUGH_TOGETHER_MS;
+    char host[BROCK_HOST_MAX];
+    const char *why = NULL;
+
+    (void)state;
+    assert_non_null(p);
+    /* Alone: due once held long enough, once, with its host and why. */
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "pinned.example", "closed", t), 1);
+    assert_int_equal(passthrough_due(p, t + w, host, &why), 0);
+    assert_int_equal(passthrough_due(p, t + w + 1, host, &why), 1);
+    assert_string_equal(host, "pinned.example");
+    assert_string_equal(why, "closed");
+    assert_int_equal(passthrough_due(p, t + w + 1, host, &why), 0);
+    /* A spoken close of the same client just after it: no refusal. */
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "a.example", "closed", 2 * t), 1);
+    assert_int_equal(passthrough_quiet(p, "10.0.0.2", "b.example", "closed", 2 * t), 1);
+    passthrough_spoke_closed(p, "10.0.0.1", 2 * t + w);
+    assert_int_equal(passthrough_due(p, 3 * t, host, &why), 1);
+    assert_string_equal(host, "b.example");
+    assert_int_equal(passthrough_due(p, 3 * t, host, &why), 0);
+    /* One just before it: none either; later than the window, it counts. */
+    passthrough_spoke_closed(p, "10.0.0.1", 4 * t);
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "c.example", "closed", 4 * t + w), 0);
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "d.example", "closed", 4 * t + w + 1), 1);
+    assert_int_equal(passthrough_due(p, 5 * t, host, &why), 1);
+    assert_string_equal(host, "d.example");
+    /* A full table forgets its oldest, never more than it holds. */
+    for (int i = 0; i <= PASSTHROUGH_HELD; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "h%d.example", i);
+        assert_int_equal(passthrough_quiet(p, "10.0.0.3", name, "closed", 6 * t + i), 1);
+    }
+    for (int i = 1; i <= PASSTHROUGH_HELD; i++)
+        assert_int_equal(passthrough_due(p, 7 * t, host, &why), 1);
+    assert_int_equal(passthrough_due(p, 7 * t, host, &why), 0);
+    passthrough_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_state_list),
-        cmocka_unit_test(test_learned_cap),
-        cmocka_unit_test(test_shipped),
-        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_state_list),   cmocka_unit_test(test_learned_cap),
+        cmocka_unit_test(test_shipped),      cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_quiet_closes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
