@@ -446,6 +446,8 @@ static void conn_dispatch(struct conn *c)
     } while (c->c_state != before && c->c_state != CONN_CLOSED);
 }
 
+static int conn_client_quiet(struct conn *c, struct bufferevent *bev);
+
 /* Room made by writing lets the machine advance again. */
 static void conn_advance(struct conn *c)
 {
@@ -457,7 +459,8 @@ static void conn_advance(struct conn *c)
             return;
         a = pump_flush(&c->c_client);
         if (a < 0) {
-            conn_close(c, "writing to the client failed");
+            if (!conn_client_quiet(c, c->c_client.bev))
+                conn_close(c, "writing to the client failed");
             return;
         }
         b = pump_flush(&c->c_up);
@@ -504,8 +507,10 @@ static void on_client_read(struct bufferevent *bev, void *arg)
         c->tls_counted = 1;
         c->px->metrics.tls_client_ok++;
     }
-    if (c->intercepted)
+    if (c->intercepted && !c->tls_spoke) {
         c->tls_spoke = 1;
+        conn_tls_trusted(c);
+    }
     conn_touch(c);
     conn_run(c);
 }
@@ -553,6 +558,8 @@ static void conn_client_error(struct conn *c, struct bufferevent *bev)
         return;
     }
     /* A reset: as a close, news only in the middle of a request. */
+    if (conn_client_quiet(c, bev))
+        return;
     if (conn_mid_request(c)) {
         conn_client_gone(c);
         return;
@@ -561,29 +568,47 @@ static void conn_client_error(struct conn *c, struct bufferevent *bev)
 }
 
 /* The client closed its side. */
-static void conn_client_eof(struct conn *c, struct bufferevent *bev)
+/* The client of an intercepted tunnel ended it (a close, a reset, a write that failed) having
+ * sent nothing inside TLS: during the handshake, or right after it, it may have refused
+ * brock's certificate. Closes c and returns 1 when so, else 0 (c left as it is). */
+static int conn_client_quiet(struct conn *c, struct bufferevent *bev)
 {
-    /* A close without close_notify arrives here too (intercept.c): browsers end connections
-     * that way all the time, and where it happened says whether anything was lost. */
-    if (c->intercepted && !tls_handshake_done(bev)) {
+    if (!c->intercepted || c->tls_spoke)
+        return 0;
+    /* A browser gives up its other connections to a host once one carries HTTP/2, some in
+     * the middle of their handshakes: nothing refused. */
+    if (conn_tls_trusting(c)) {
+        conn_close(c, "the client gave up a spare connection to a host it uses");
+        return 1;
+    }
+    if (!tls_handshake_done(bev)) {
         conn_client_tls_failed(c, "the client closed the connection during the TLS handshake");
         conn_tls_quiet(c, "the client closed the connection during the TLS handshake");
         conn_close(c, NULL);
-        return;
+        return 1;
     }
     /* A program that checks a pinned key finishes the handshake, finds the wrong key and
-     * closes at once, having sent nothing: a browser's spare connection stays open far
-     * longer before it goes unused, unless the browser quits, closing its spoken
-     * connections with it (conn_tls_quiet() holds the close to see). */
-    if (c->intercepted && !c->tls_spoke && c->tls_done_ms &&
-        conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
+     * closes at once, having sent nothing (where brock spoke first, HTTP/2's SETTINGS, the
+     * close makes that write fail): a browser's spare connection stays open far longer
+     * before it goes unused, unless the browser quits, closing its spoken connections with
+     * it (conn_tls_quiet() holds the close to see). */
+    if (c->tls_done_ms && conn_now_ms(c) - c->tls_done_ms < PASSTHROUGH_QUIET_CLOSE_MS) {
         conn_log_failure(c, LOG_INFO, 0,
                          "the client closed the connection right after the "
                          "TLS handshake, before its first request");
         conn_tls_quiet(c, "the client closed the connection before its first request");
         conn_close(c, NULL);
-        return;
+        return 1;
     }
+    return 0;
+}
+
+static void conn_client_eof(struct conn *c, struct bufferevent *bev)
+{
+    /* A close without close_notify arrives here too (intercept.c): browsers end connections
+     * that way all the time, and where it happened says whether anything was lost. */
+    if (conn_client_quiet(c, bev))
+        return;
     if (c->intercepted && c->tls_spoke)
         conn_tls_spoke_closed(c);
     c->c_client.eof = 1;

@@ -95,6 +95,11 @@ void conn_tls_quiet(struct conn *c, const char *why);
 /* An intercepted connection that had spoken ended: the client's quiet closes about then are
  * no refusals. */
 void conn_tls_spoke_closed(struct conn *c);
+/* The client first spoke inside an intercepted tunnel: it took brock's certificate for the
+ * tunnel's host, and its quiet closes of other connections to it about then are no refusals
+ * (conn_tls_trusting() says so). */
+void conn_tls_trusted(struct conn *c);
+int conn_tls_trusting(const struct conn *c);
 
 /* Answers the CONNECT and speaks TLS with the client in place of the host. */
 void conn_start_intercept(struct conn *c);

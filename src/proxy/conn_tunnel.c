@@ -40,7 +40,12 @@ int conn_may_intercept(const struct conn *c)
  * host through, said once. */
 static void refusal_count(struct proxy *px, const char *host, const char *why, int64_t now)
 {
-    if (!passthrough_refused(px->pass, host, now))
+    char already[512];
+
+    /* Refusals counted together (held closes due at once) pass a host through once. */
+    if (passthrough_why(px->pass, px->engine, px->no_intercept, px->n_no_intercept, host, already,
+                        sizeof(already)) ||
+        !passthrough_refused(px->pass, host, now))
         return;
     if (brock_passthrough_add(px->engine, host, why, now, 1) < 0) {
         log_msg(LOG_ERR, "passing %s through failed: %s", host, brock_engine_errmsg(px->engine));
@@ -67,6 +72,18 @@ void conn_tls_quiet(struct conn *c, const char *why)
 
     if (c->tunnel_host && px->pass)
         (void)passthrough_quiet(px->pass, c->c_peer, c->tunnel_host, why, conn_now_ms(c));
+}
+
+void conn_tls_trusted(struct conn *c)
+{
+    if (c->tunnel_host && c->px->pass)
+        passthrough_trusted(c->px->pass, c->c_peer, c->tunnel_host, conn_now_ms(c));
+}
+
+int conn_tls_trusting(const struct conn *c)
+{
+    return c->tunnel_host && c->px->pass &&
+           passthrough_trusts(c->px->pass, c->c_peer, c->tunnel_host, conn_now_ms(c));
 }
 
 void conn_tls_spoke_closed(struct conn *c)

@@ -42,6 +42,8 @@ struct passthrough {
     struct held_close quiet[PASSTHROUGH_HELD]; /* quiet closes not yet counted */
     struct held_close spoke[PASSTHROUGH_HELD]; /* spoken closes, a ring */
     size_t next_spoke;
+    struct held_close trusted[PASSTHROUGH_HELD]; /* clients that spoke for a host, a ring */
+    size_t next_trusted;
 };
 
 static const char *kind_of(const char *file)
@@ -221,11 +223,56 @@ static int64_t apart(int64_t a, int64_t b)
     return a > b ? a - b : b - a;
 }
 
+/* Where client's speaking for host is remembered, or PASSTHROUGH_HELD when it is not. */
+static size_t trusted_find(const struct passthrough *p, const char *client, const char *host)
+{
+    for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
+        const struct held_close *t = &p->trusted[i];
+
+        if (t->used && !strcmp(t->host, host) && !strcmp(t->client, client))
+            return i;
+    }
+    return PASSTHROUGH_HELD;
+}
+
+int passthrough_trusts(const struct passthrough *p, const char *client, const char *host,
+                       int64_t now_ms)
+{
+    size_t i = trusted_find(p, client, host);
+
+    return i < PASSTHROUGH_HELD && apart(now_ms, p->trusted[i].at_ms) <= PASSTHROUGH_TRUSTED_MS;
+}
+
+void passthrough_trusted(struct passthrough *p, const char *client, const char *host,
+                         int64_t now_ms)
+{
+    size_t at = trusted_find(p, client, host);
+    struct held_close *t = at < PASSTHROUGH_HELD ? &p->trusted[at] : NULL;
+
+    if (!t) {
+        t = &p->trusted[p->next_trusted];
+        p->next_trusted = (p->next_trusted + 1) % PASSTHROUGH_HELD;
+        snprintf(t->client, sizeof(t->client), "%s", client);
+        snprintf(t->host, sizeof(t->host), "%s", host);
+        t->used = 1;
+    }
+    t->at_ms = now_ms;
+    for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
+        struct held_close *q = &p->quiet[i];
+
+        if (q->used && !strcmp(q->host, host) && !strcmp(q->client, client) &&
+            apart(now_ms, q->at_ms) <= PASSTHROUGH_TRUSTED_MS)
+            q->used = 0;
+    }
+}
+
 int passthrough_quiet(struct passthrough *p, const char *client, const char *host, const char *why,
                       int64_t now_ms)
 {
     struct held_close *slot = &p->quiet[0];
 
+    if (passthrough_trusts(p, client, host, now_ms))
+        return 0;
     for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
         const struct held_close *s = &p->spoke[i];
 

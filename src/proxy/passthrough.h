@@ -43,6 +43,12 @@ extern const size_t passthrough_shipped_len;
 #define PASSTHROUGH_HELD 64
 #define PASSTHROUGH_CLIENT_MAX 64
 
+/* A quiet close of a connection to a host within this long of the same client speaking inside
+ * brock's TLS for that host, before or after, is no refusal: the client took brock's
+ * certificate for it. A browser opens several connections to a host at once and, once one of
+ * them carries HTTP/2, drops the others in the middle of their handshakes. */
+#define PASSTHROUGH_TRUSTED_MS 10000
+
 struct passthrough;
 
 /* The shipped list read: lines with a "$app=" modifier are left out (a proxy cannot tell one
@@ -82,6 +88,16 @@ int passthrough_quiet(struct passthrough *p, const char *client, const char *hos
 /* A connection of client that had spoken inside TLS ended at now_ms: the client's quiet
  * closes within PASSTHROUGH_TOGETHER_MS of it, before or after, are no refusals. */
 void passthrough_spoke_closed(struct passthrough *p, const char *client, int64_t now_ms);
+
+/* client spoke inside brock's TLS for host at now_ms (it took brock's certificate): its quiet
+ * closes of connections to host within PASSTHROUGH_TRUSTED_MS are no refusals, held ones
+ * dropped. The last PASSTHROUGH_HELD pairs are remembered. */
+void passthrough_trusted(struct passthrough *p, const char *client, const char *host,
+                         int64_t now_ms);
+
+/* Whether client spoke inside brock's TLS for host within PASSTHROUGH_TRUSTED_MS of now_ms. */
+int passthrough_trusts(const struct passthrough *p, const char *client, const char *host,
+                       int64_t now_ms);
 
 /* A held quiet close that is due by now_ms (held longer than PASSTHROUGH_TOGETHER_MS): 1
  * with its host (BROCK_HOST_MAX bytes) and why, and it is forgotten; 0 when none. The caller

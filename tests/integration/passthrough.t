@@ -15,6 +15,7 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
+const { Duplex } = require('node:stream');
 const tls = require('node:tls');
 const h = require('./harness.js');
 const { startOrigin } = require('./origin.js');
@@ -22,7 +23,7 @@ const { startOrigin } = require('./origin.js');
 const { flat, check, waitFor } = h;
 
 const HOSTS = ['pinned.test', 'alert.test', 'mine.test', 'www.paypal.com', 'blocked.test',
-               'quits.test', 'lone.test'];
+               'quits.test', 'lone.test', 'racing.test', 'halfway.test'];
 const tmp = h.tmpdir('passthrough-t');
 const state = path.join(tmp, 'state');
 let origin, certs, brock, brockCa, both, pin;
@@ -173,6 +174,48 @@ check('a client that quits, closing an unused connection with the one it used, r
                 () => /lone\.test is passed through unseen from now on/.test(brock.log()));
   assert.doesNotMatch(brock.log(), /quits\.test is passed through/);
   assert.equal((await issuer('quits.test')).brock, true, 'quits.test is still seen inside');
+});
+
+// A client's connection to host that it gives up in the middle of the TLS handshake, once
+// brock's first flight arrived (as a browser drops its other connections to a host once one
+// carries HTTP/2): resolves once it closed.
+function halfway(host, from = '127.0.0.1') {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ port: brock.port, host: '127.0.0.1', localAddress: from });
+    let got = '';
+    const onData = (d) => {
+      got += d.toString('latin1');
+      if (!got.includes('\r\n\r\n')) return;
+      s.removeListener('data', onData);
+      const d2 = new Duplex({ read() {}, write(chunk, enc, cb) { s.write(chunk, cb); } });
+      s.once('data', () => s.destroy());
+      tls.connect({ socket: d2, servername: host }).on('error', () => {});
+    };
+    s.on('data', onData);
+    s.on('error', reject);
+    s.on('close', resolve);
+    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+  });
+}
+
+check('a client that gives up spare connections mid-handshake to a host it uses refused nothing',
+      async () => {
+  for (let i = 0; i < 2; i++) {
+    const used = await tunnel('racing.test');
+    assert.match(await get(used, 'racing.test'), /^HTTP\/1\.1 200 /);
+    await halfway('racing.test');
+    await halfway('racing.test');
+    used.destroy();
+  }
+  // Another client that never got through to its host, giving up twice, refused it.
+  await halfway('halfway.test', '127.0.0.3');
+  await halfway('halfway.test', '127.0.0.3');
+  await waitFor('the other client\'s host passed through',
+                () => /halfway\.test is passed through unseen from now on/.test(brock.log()));
+  assert.doesNotMatch(brock.log(), /racing\.test is passed through/);
+  assert.doesNotMatch(brock.log(), /racing\.test: the client closed the connection during/,
+                      'and nothing was said of the spare connections');
+  assert.equal((await issuer('racing.test')).brock, true, 'racing.test is still seen inside');
 });
 
 check('a client that does not trust brock\'s CA (its alert) gets its host passed through', async () => {

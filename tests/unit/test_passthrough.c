@@ -194,12 +194,47 @@ static void test_quiet_closes(void **state)
     passthrough_free(p);
 }
 
+/* A client that spoke for a host about when it dropped other connections to it refused
+ * nothing; another client, or another host, or later, still counts. */
+static void test_trusted(void **state)
+{
+    struct passthrough *p = passthrough_new();
+    const int64_t t = 1000000, w = PASSTHROUGH_TRUSTED_MS;
+    char host[BROCK_HOST_MAX];
+    const char *why = NULL;
+
+    (void)state;
+    assert_non_null(p);
+    assert_int_equal(passthrough_trusts(p, "10.0.0.1", "a.example", t), 0);
+    passthrough_trusted(p, "10.0.0.1", "a.example", t);
+    assert_int_equal(passthrough_trusts(p, "10.0.0.1", "a.example", t + w), 1);
+    assert_int_equal(passthrough_trusts(p, "10.0.0.1", "a.example", t + w + 1), 0);
+    assert_int_equal(passthrough_trusts(p, "10.0.0.2", "a.example", t), 0);
+    assert_int_equal(passthrough_trusts(p, "10.0.0.1", "b.example", t), 0);
+    /* After it: not held at all. Another client's and another host's are. */
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "a.example", "closed", t + 5), 0);
+    assert_int_equal(passthrough_quiet(p, "10.0.0.2", "a.example", "closed", t + 5), 1);
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "b.example", "closed", t + 5), 1);
+    /* Before it: held, then dropped once the client speaks for the host. */
+    assert_int_equal(passthrough_quiet(p, "10.0.0.3", "c.example", "closed", 2 * t), 1);
+    passthrough_trusted(p, "10.0.0.3", "c.example", 2 * t + 100);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(passthrough_due(p, 3 * t, host, &why), 1);
+        assert_true(strcmp(host, "a.example") == 0 || strcmp(host, "b.example") == 0);
+    }
+    assert_int_equal(passthrough_due(p, 3 * t, host, &why), 0);
+    /* Spoken again, the window starts again. */
+    passthrough_trusted(p, "10.0.0.1", "a.example", 4 * t);
+    assert_int_equal(passthrough_quiet(p, "10.0.0.1", "a.example", "closed", 4 * t + w), 0);
+    passthrough_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_state_list),   cmocka_unit_test(test_learned_cap),
         cmocka_unit_test(test_shipped),      cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_quiet_closes),
+        cmocka_unit_test(test_quiet_closes), cmocka_unit_test(test_trusted),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
