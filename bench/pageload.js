@@ -5,9 +5,9 @@
 // Each load is cold: a fresh Chromium process with a fresh profile, so no connection, TLS
 // session or cache is left from the one before. Per load: the time from navigation start to
 // the load event (Navigation Timing), the TCP connections the relay accepted meanwhile (those
-// to the origin), the protocol nginx logged for the page's requests and the one the browser
-// used with the proxy or the origin (nextHopProtocol). Prints a line a load on stderr and a
-// table on stdout.
+// to the origin) and how many of them nginx answered requests on, the protocol nginx logged
+// for the page's requests and the one the browser used with the proxy or the origin
+// (nextHopProtocol). Prints a line a load on stderr and a table on stdout.
 // Usage: node pageload.js RTT_MS LOADS RELAY_PORT COUNT_FILE ACCESS_LOG WAY...
 // where WAY is NAME=PROXY_PORT:CA_FILE, PROXY_PORT "-" for none (Chromium then reaches the
 // relay itself, the test names mapped to it).
@@ -112,6 +112,7 @@ async function loadOnce(way) {
     return {
       ms: t.ms,
       conns: lines(countFile).length - conns0,
+      nginxConns: new Set(logged.map((f) => f[1])).size,
       hop: t.hop,
       resHop: tally(t.resHops),
       origin: tally(logged.map((f) => f[0])),
@@ -143,7 +144,8 @@ const median = (xs) => {
         ? `# ${rtt} ms ${way.name} ${what}: failed: ${r.error}\n`
         : `# ${rtt} ms ${way.name} ${what}: ${r.ms.toFixed(0)} ms, ${r.conns} connections to ` +
           `the origin, origin ${r.origin}, browser ${r.hop} (resources ${r.resHop}), ` +
-          `${r.requests} requests logged, ${r.failed} failed${r.why ? ` (${r.why})` : ''}` +
+          `${r.requests} requests logged on ${r.nginxConns} of nginx's connections, ` +
+          `${r.failed} failed${r.why ? ` (${r.why})` : ''}` +
           `${r.learned?.length ? `; brock learned to pass ${r.learned.join(', ')} through ` +
             'unseen (taken off its list)' : ''}\n`);
       if (i >= 0) way.runs.push(r);
@@ -153,9 +155,11 @@ const median = (xs) => {
               `three names) with a ${rtt} ms round trip; ${loads} cold loads each, interleaved` +
               (WARM ? ', the proxies\' connections to the origin kept from load to load'
                 : ', each with no connection to the origin open'));
+  console.log('conns/load: TCP connections to the origin a load (the relay\'s count); used: ' +
+              'those nginx answered requests on (medians)');
   console.log(`${'way'.padEnd(10)} ${'median ms'.padStart(9)} ${'vs direct'.padStart(9)} ` +
-              `${'conns/load'.padStart(10)} ${'failed'.padStart(6)}  origin protocol, ` +
-              `browser protocol (page)`);
+              `${'conns/load'.padStart(10)} ${'used'.padStart(5)} ${'failed'.padStart(6)}  ` +
+              'origin protocol, browser protocol (page)');
   let direct = NaN;
   for (const way of ways) {
     const ok = way.runs.filter((r) => !r.error && r.failed === 0);
@@ -163,10 +167,12 @@ const median = (xs) => {
     if (way.name === 'direct') direct = ms;
     const ratio = direct > 0 && ms > 0 ? (ms / direct).toFixed(2) : '-';
     const conns = median(ok.map((r) => r.conns));
+    const used = median(ok.map((r) => r.nginxConns));
     const origin = [...new Set(ok.map((r) => r.origin.replace(/x\d+/g, '')))].join(' / ');
     const hop = [...new Set(ok.map((r) => r.hop))].join(' / ');
     console.log(`${way.name.padEnd(10)} ${(ok.length ? ms.toFixed(0) : '-').padStart(9)} ` +
                 `${ratio.padStart(9)} ${(ok.length ? String(conns) : '-').padStart(10)} ` +
+                `${(ok.length ? String(used) : '-').padStart(5)} ` +
                 `${String(way.runs.length - ok.length).padStart(6)}  ${origin || '-'}, ` +
                 `${hop || '-'}`);
   }
