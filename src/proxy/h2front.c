@@ -145,6 +145,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
     return 0;
 }
 
+static void answered_early(nghttp2_session *ng, struct h2stream *st, size_t len);
+
 static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data,
                          size_t len, void *arg)
 {
@@ -156,6 +158,8 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     if (!st || h2stream_data(st, (const char *)data, len) < 0) {
         if (nghttp2_session_consume(ng, id, len) != 0)
             (void)nghttp2_session_consume_connection(ng, len);
+        if (st && st->early)
+            answered_early(ng, st, len);
     }
     return 0;
 }
@@ -171,7 +175,18 @@ static void h2front_refused(struct h2front *f, const char *why)
 }
 
 /* A whole response went before the client's request ended (an upload brock answered early):
- * the client is asked to stop sending it, without error (RFC 9113 8.1). */
+ * the rest of the body is read and dropped, up to H2_DISCARD_MAX, past which the client is
+ * asked to stop sending it, without error (RFC 9113 8.1). Not at once: curl (7.88, Debian 12's)
+ * takes that RST_STREAM for a failure and drops the response it got. */
+static void answered_early(nghttp2_session *ng, struct h2stream *st, size_t len)
+{
+    st->discarded += len;
+    if (st->discarded > H2_DISCARD_MAX && !st->rst_sent) {
+        st->rst_sent = 1;
+        (void)nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_NO_ERROR);
+    }
+}
+
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
     struct h2front *f = arg;
@@ -193,13 +208,8 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *
         !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM))
         return 0;
     st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-    if (st && !st->req_ended && !st->rst_sent) {
-        st->rst_sent = 1;
-        return nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
-                                         NGHTTP2_NO_ERROR) == 0
-                   ? 0
-                   : NGHTTP2_ERR_CALLBACK_FAILURE;
-    }
+    if (st && !st->req_ended)
+        st->early = 1;
     return 0;
 }
 

@@ -17,6 +17,10 @@
 #include "proxy/side.h"
 #include "util/buf.h"
 
+/* The bytes of a request body answered before it ended that are read and dropped before the
+ * client is asked to stop (RST_STREAM of NO_ERROR). */
+#define H2_DISCARD_MAX ((size_t)1024 * 1024)
+
 /* Stream ids (odd and even) below the highest whose opening is remembered. */
 #define H2_OPENED_WINDOW 2048
 
@@ -54,6 +58,8 @@ struct h2stream {
     struct buf names;      /* its field names in lower case, for the HEADERS frame */
     unsigned submitted : 1, resp_done : 1, deferred : 1, paused : 1, ng_closed : 1;
     unsigned rst_sent : 1; /* brock reset it */
+    unsigned early : 1;    /* its whole response went before its request ended */
+    size_t discarded;      /* and the request's bytes dropped since */
 };
 
 /* A stream whose HEADERS began (in f->streams). NULL when out of memory. */

@@ -62,9 +62,11 @@ function serve(req, res, host) {
 }
 
 before(flat(async () => {
-  const certs = h.originCerts(tmp, [...SITES, TRACKER, YELLOW], 'brock h2 test');
+  const certs = h.originCerts(tmp, [...SITES, TRACKER, YELLOW, 'adnet.test'], 'brock h2 test');
   origin = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
   let r = await h.brock(state, ['ca', 'init']);
+  assert.equal(r.code, 0, r.stderr);
+  r = await h.brock(state, ['set', 'adnet.test', 'block']);
   assert.equal(r.code, 0, r.stderr);
   ca = fs.readFileSync(path.join(state, 'ca', 'ca.pem'));
   const args = ['-v', '--no-update', '--intercept', '--upstream-ca', certs.ca,
@@ -251,4 +253,17 @@ check('a cookieblocked domain over HTTP/2: no cookie either way, the Referer cut
   assert.equal(seen.headers.cookie, undefined, 'no Cookie reached the origin');
   assert.equal(seen.headers.referer, `https://${SITES[1]}/`, 'the Referer was cut to its origin');
   assert.equal(seen.headers.dnt, '1');
+});
+
+check('an upload brock answers before it ends: the answer arrives whole (curl over HTTP/2)',
+      async () => {
+  // A blocked host's POST: brock reads up to 64 KiB of it, answers, and drops the rest.
+  const file = path.join(tmp, 'upload.bin');
+  fs.writeFileSync(file, crypto.randomBytes(600 * 1024));
+  const r = await h.curl(brock.port, ['--http2', '--cacert', path.join(state, 'ca', 'ca.pem'),
+                                      '--data-binary', `@${file}`, 'https://adnet.test/collect']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.status, 403);
+  assert.match(r.headers, /^HTTP\/2 403/m);
+  assert.equal(origin.to('adnet.test').length, 0);
 });
