@@ -750,7 +750,9 @@ void conn_upstream_failed(struct conn *c, int status, const char *why)
 
 /* ---- lifetime ---- */
 
-struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
+/* A connection of px with nothing of its client's yet: idle, its sides and scratch ready, its
+ * timer made (NULL when out of memory for either). */
+static struct conn *conn_alloc(struct proxy *px)
 {
     struct conn *c = mem_calloc(1, sizeof(*c));
 
@@ -767,10 +769,25 @@ struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockadd
     buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
     exchange_point_names(&c->c_ex, NULL);
     c->a_tier = -1;
-    admit_address(sa, c->c_peer, sizeof(c->c_peer));
     c->c_timer = evtimer_new(px->base, on_timeout, c);
+    if (!c->c_timer) {
+        conn_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+struct conn *conn_new(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa)
+{
+    struct conn *c = conn_alloc(px);
+
+    if (!c) {
+        evutil_closesocket(fd);
+        return NULL;
+    }
+    admit_address(sa, c->c_peer, sizeof(c->c_peer));
     c->c_client.io = &io_tcp;
-    c->c_client.bev = c->c_timer ? io_tcp.open(px->base, fd, NULL) : NULL;
+    c->c_client.bev = io_tcp.open(px->base, fd, NULL);
     /* The bufferevent owns the socket from here on. */
     if (c->c_client.bev)
         fd = -1;
@@ -794,23 +811,12 @@ fail:
 struct conn *conn_new_stream(struct conn *carrier, struct bufferevent *bev, struct h2stream *st)
 {
     struct proxy *px = carrier->px;
-    struct conn *c = mem_calloc(1, sizeof(*c));
+    struct conn *c = conn_alloc(px);
 
     if (!c) {
         bufferevent_free(bev);
         return NULL;
     }
-    c->px = px;
-    c->id = ++px->next_id;
-    c->c_state = CONN_IDLE;
-    side_init(&c->c_client);
-    side_init(&c->c_up);
-    side_start(&c->c_client, SIDE_CLIENT);
-    buf_init(&c->c_req_out, LIMIT_HEAD_BYTES + 4096);
-    buf_init(&c->c_body, DASH_LIMIT_JSON);
-    buf_init(&c->c_url, LIMIT_HEAD_BYTES + EXCHANGE_AUTHORITY_MAX + 16);
-    exchange_point_names(&c->c_ex, NULL);
-    c->a_tier = -1;
     memcpy(c->c_peer, carrier->c_peer, sizeof(c->c_peer));
     /* Inside the carrier's tunnel, whose handshake is done and counted. */
     c->intercepted = c->tls_counted = c->tls_spoke = 1;
@@ -820,9 +826,8 @@ struct conn *conn_new_stream(struct conn *carrier, struct bufferevent *bev, stru
     c->h2.stream = st;
     c->c_client.io = &h2front_io;
     c->c_client.bev = bev;
-    c->c_timer = evtimer_new(px->base, on_timeout, c);
     c->tunnel_host = mem_strdup(carrier->tunnel_host);
-    if (!c->c_timer || !c->tunnel_host || conn_client_events(c) < 0 || admit_join(px, c) < 0) {
+    if (!c->tunnel_host || conn_client_events(c) < 0 || admit_join(px, c) < 0) {
         bufferevent_free(bev);
         c->c_client.bev = NULL;
         conn_free(c);

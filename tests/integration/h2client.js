@@ -6,8 +6,10 @@
 // with a line feed, floods, a window held at zero), with a reader of the frames brock sends.
 'use strict';
 
+const fs = require('node:fs');
 const http2 = require('node:http2');
 const net = require('node:net');
+const path = require('node:path');
 const tls = require('node:tls');
 
 // A socket through brock's CONNECT to host:443, once brock answered 200.
@@ -175,10 +177,24 @@ async function raw(port, host, ca, { initial = [] } = {}) {
   return c;
 }
 
+// An HTTPS origin for names (serve: its request handler) and a brock in state (a folder under
+// tmp) intercepting every *.test name to it: { origin, brock, ca: brock's CA (PEM bytes) }.
+async function intercepting(tmp, state, names, serve) {
+  const h = require('./harness.js');
+  const { startSite } = require('./origin.js');
+  const certs = h.originCerts(tmp, names, `brock ${path.basename(tmp)}`);
+  const origin = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
+  const r = await h.brock(state, ['ca', 'init']);
+  if (r.code !== 0) throw new Error(r.stderr);
+  const brock = await h.startBrock({ state, args: ['--no-update', '--intercept', '--upstream-ca',
+                                                   certs.ca, ...h.resolveTo(origin.port, '*.test')] });
+  return { origin, brock, ca: fs.readFileSync(path.join(state, 'ca', 'ca.pem')) };
+}
+
 // The error code of a RST_STREAM or GOAWAY frame.
 function errorCode(f) {
   return f.type === TYPE.GOAWAY ? f.payload.readUInt32BE(4) : f.payload.readUInt32BE(0);
 }
 
-module.exports = { tunnel, tlsTo, session, request, raw, frame, literal, indexed, block,
+module.exports = { intercepting, tunnel, tlsTo, session, request, raw, frame, literal, indexed, block,
                    settings, errorCode, hpackInt, hpackString, TYPE, FLAG, PREFACE };

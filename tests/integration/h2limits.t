@@ -12,9 +12,7 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const path = require('node:path');
-const { startSite } = require('./origin.js');
 const h = require('./harness.js');
 const c2 = require('./h2client.js');
 const { TYPE, FLAG, frame, block, literal, indexed, errorCode } = c2;
@@ -58,13 +56,7 @@ function serve(req, res) {
 }
 
 before(flat(async () => {
-  const certs = h.originCerts(tmp, [SITE], 'brock h2 limits test');
-  origin = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
-  const r = await h.brock(state, ['ca', 'init']);
-  assert.equal(r.code, 0, r.stderr);
-  ca = fs.readFileSync(path.join(state, 'ca', 'ca.pem'));
-  brock = await h.startBrock({ state, args: ['--no-update', '--intercept', '--upstream-ca',
-                                             certs.ca, ...h.resolveTo(origin.port, '*.test')] });
+  ({ origin, brock, ca } = await c2.intercepting(tmp, state, [SITE], serve));
 }));
 
 after(async () => {

@@ -11,10 +11,8 @@
 
 const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const { startSite } = require('./origin.js');
 const h = require('./harness.js');
 const c2 = require('./h2client.js');
 const { TYPE, FLAG, frame, block, literal, settings, errorCode, PREFACE } = c2;
@@ -29,16 +27,10 @@ const E = { NO_ERROR: 0, PROTOCOL_ERROR: 1, FLOW_CONTROL_ERROR: 3, STREAM_CLOSED
 let origin, brock, ca;
 
 before(flat(async () => {
-  const certs = h.originCerts(tmp, [SITE], 'brock h2spec test');
-  origin = await startSite((req, res) => {
+  ({ origin, brock, ca } = await c2.intercepting(tmp, state, [SITE], (req, res) => {
     req.resume();
     req.on('end', () => res.end(`ok ${req.url}\n`));
-  }, { tls: { key: certs.key, cert: certs.cert } });
-  const r = await h.brock(state, ['ca', 'init']);
-  assert.equal(r.code, 0, r.stderr);
-  ca = fs.readFileSync(path.join(state, 'ca', 'ca.pem'));
-  brock = await h.startBrock({ state, args: ['--no-update', '--intercept', '--upstream-ca',
-                                             certs.ca, ...h.resolveTo(origin.port, '*.test')] });
+  }));
 }));
 
 after(async () => {

@@ -121,25 +121,32 @@ check('the host is listed with when and why, and undone it is seen inside again'
   await waitFor('seen inside again', async () => (await issuer('pinned.test')).brock, 10000);
 });
 
+// A CONNECT to host through brock from the loopback address from; then(s) once brock
+// answered 200, else reject.
+function connectThen(host, from, reject, then) {
+  const s = net.connect({ port: brock.port, host: '127.0.0.1', localAddress: from });
+  let got = '';
+  const onData = (d) => {
+    got += d.toString('latin1');
+    if (!got.includes('\r\n\r\n')) return;
+    s.removeListener('data', onData);
+    if (!/^HTTP\/1\.1 200 /.test(got)) return reject(new Error(`CONNECT: ${got}`));
+    then(s);
+  };
+  s.on('data', onData);
+  s.on('error', reject);
+  s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+  return s;
+}
+
 // A TLS connection to host inside a CONNECT tunnel through brock, trusting both CAs, from
 // the loopback address from: resolves with the TLS socket once the handshake is done.
 function tunnel(host, from = '127.0.0.1') {
-  return new Promise((resolve, reject) => {
-    const s = net.connect({ port: brock.port, host: '127.0.0.1', localAddress: from });
-    let got = '';
-    const onData = (d) => {
-      got += d.toString('latin1');
-      if (!got.includes('\r\n\r\n')) return;
-      s.removeListener('data', onData);
-      if (!/^HTTP\/1\.1 200 /.test(got)) return reject(new Error(`CONNECT: ${got}`));
-      const t = tls.connect({ socket: s, servername: host, ca: [fs.readFileSync(both)] },
-                            () => resolve(t));
-      t.on('error', reject);
-    };
-    s.on('data', onData);
-    s.on('error', reject);
-    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
-  });
+  return new Promise((resolve, reject) => connectThen(host, from, reject, (s) => {
+    const t = tls.connect({ socket: s, servername: host, ca: [fs.readFileSync(both)] },
+                          () => resolve(t));
+    t.on('error', reject);
+  }));
 }
 
 // One GET on t, resolved once the whole response is in (the connection then idle).
@@ -181,20 +188,11 @@ check('a client that quits, closing an unused connection with the one it used, r
 // carries HTTP/2): resolves once it closed.
 function halfway(host, from = '127.0.0.1') {
   return new Promise((resolve, reject) => {
-    const s = net.connect({ port: brock.port, host: '127.0.0.1', localAddress: from });
-    let got = '';
-    const onData = (d) => {
-      got += d.toString('latin1');
-      if (!got.includes('\r\n\r\n')) return;
-      s.removeListener('data', onData);
-      const d2 = new Duplex({ read() {}, write(chunk, enc, cb) { s.write(chunk, cb); } });
+    connectThen(host, from, reject, (s) => {
+      const d = new Duplex({ read() {}, write(chunk, enc, cb) { s.write(chunk, cb); } });
       s.once('data', () => s.destroy());
-      tls.connect({ socket: d2, servername: host }).on('error', () => {});
-    };
-    s.on('data', onData);
-    s.on('error', reject);
-    s.on('close', resolve);
-    s.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+      tls.connect({ socket: d, servername: host }).on('error', () => {});
+    }).on('close', resolve);
   });
 }
 
