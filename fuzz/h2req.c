@@ -117,9 +117,8 @@ static void read_back(const struct h2req *r, const struct expect *e, enum h2req_
      * request without a body, or the wait for the body's first byte. */
     used += side_feed(&s, head->data + used, head->len - used, &ev);
     if (used != head->len ||
-        ev.type != (body == H2REQ_NO_BODY || (body == H2REQ_LENGTH && r->length == 0)
-                        ? SIDE_DONE
-                        : SIDE_MORE))
+        ev.type != (body == H2REQ_NO_BODY || (body == H2REQ_LENGTH && r->length == 0) ? SIDE_DONE
+                                                                                      : SIDE_MORE))
         abort();
 done:
     side_cleanup(&s);

@@ -247,16 +247,15 @@ void passthrough_trusted(struct passthrough *p, const char *client, const char *
                          int64_t now_ms)
 {
     size_t at = trusted_find(p, client, host);
-    struct held_close *t = at < PASSTHROUGH_HELD ? &p->trusted[at] : NULL;
 
-    if (!t) {
-        t = &p->trusted[p->next_trusted];
+    if (at == PASSTHROUGH_HELD) {
+        at = p->next_trusted;
         p->next_trusted = (p->next_trusted + 1) % PASSTHROUGH_HELD;
-        snprintf(t->client, sizeof(t->client), "%s", client);
-        snprintf(t->host, sizeof(t->host), "%s", host);
-        t->used = 1;
+        snprintf(p->trusted[at].client, sizeof(p->trusted[at].client), "%s", client);
+        snprintf(p->trusted[at].host, sizeof(p->trusted[at].host), "%s", host);
+        p->trusted[at].used = 1;
     }
-    t->at_ms = now_ms;
+    p->trusted[at].at_ms = now_ms;
     for (size_t i = 0; i < PASSTHROUGH_HELD; i++) {
         struct held_close *q = &p->quiet[i];
 
