@@ -89,29 +89,48 @@ static int copy_field(char *out, size_t size, const char *p, size_t len)
     return 0;
 }
 
+/* A :path HTTP/1.1 reads as the same request target: origin form ("/" first), or "*";
+ * no space or control character. */
+static int path_ok(const char *v, size_t vlen)
+{
+    if (vlen == 0 || (v[0] != '/' && !(vlen == 1 && v[0] == '*')))
+        return 0;
+    for (size_t i = 0; i < vlen; i++) {
+        unsigned char ch = (unsigned char)v[i];
+
+        if (ch <= ' ' || ch == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
 static void pseudo_header(struct h2req *r, const char *name, size_t nlen, const char *v,
                           size_t vlen)
 {
+    /* Pseudo-headers come first, each once (RFC 9113 8.3). */
+    if (r->n_regular) {
+        r->reset = H2REQ_PROTOCOL_ERROR;
+        return;
+    }
     if (http_name_is(name, nlen, ":method")) {
-        if (!token_ok(v, vlen, 0) || copy_field(r->method, sizeof(r->method), v, vlen) < 0)
+        if (r->method[0] || !token_ok(v, vlen, 0) ||
+            copy_field(r->method, sizeof(r->method), v, vlen) < 0)
             r->reset = H2REQ_PROTOCOL_ERROR;
     } else if (http_name_is(name, nlen, ":scheme")) {
+        if (r->scheme_seen++) {
+            r->reset = H2REQ_PROTOCOL_ERROR;
+            return;
+        }
         r->scheme_ok = http_name_is(v, vlen, "https");
         if (!r->scheme_ok)
             refuse(r, 400, "only https requests are served inside an HTTPS tunnel");
     } else if (http_name_is(name, nlen, ":authority")) {
-        if (copy_field(r->authority, sizeof(r->authority), v, vlen) < 0)
+        if (r->authority[0])
+            r->reset = H2REQ_PROTOCOL_ERROR;
+        else if (copy_field(r->authority, sizeof(r->authority), v, vlen) < 0)
             refuse(r, 400, "the request's :authority is empty or too long");
     } else if (http_name_is(name, nlen, ":path")) {
-        for (size_t i = 0; i < vlen; i++) {
-            unsigned char ch = (unsigned char)v[i];
-
-            if (ch <= ' ' || ch == 0x7f) {
-                r->reset = H2REQ_PROTOCOL_ERROR;
-                return;
-            }
-        }
-        if (vlen == 0 || buf_append(&r->path, v, vlen) < 0)
+        if (r->path.len || !path_ok(v, vlen) || buf_append(&r->path, v, vlen) < 0)
             r->reset = H2REQ_PROTOCOL_ERROR;
     } else {
         /* :protocol (extended CONNECT, never offered) or one HTTP/2 does not define. */
@@ -144,6 +163,7 @@ static void content_length(struct h2req *r, const char *v, size_t vlen)
 static void regular_header(struct h2req *r, const char *name, size_t nlen, const char *v,
                            size_t vlen)
 {
+    r->n_regular++;
     if (!name_ok(name, nlen) || !value_ok(v, vlen) || h2req_connection_specific(name, nlen) ||
         (http_name_is(name, nlen, "te") && !http_name_is(v, vlen, "trailers"))) {
         r->reset = H2REQ_PROTOCOL_ERROR;
@@ -216,7 +236,8 @@ int h2req_check(struct h2req *r, int ended, const char *tunnel_host, int tunnel_
         *why = "CONNECT is not served inside an HTTPS tunnel";
         return 405;
     }
-    if (!r->method[0] || !r->path.len || !r->scheme_ok) {
+    if (!r->method[0] || !r->path.len || !r->scheme_ok ||
+        (r->path.data[0] == '*' && strcmp(r->method, "OPTIONS") != 0)) {
         *code = H2REQ_PROTOCOL_ERROR;
         return -1;
     }

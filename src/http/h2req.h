@@ -33,10 +33,11 @@ struct h2req {
     struct buf cookie; /* the cookie fields, joined with "; " (RFC 9113 8.2.3) */
     size_t head_bytes, n_fields;
     uint64_t length; /* its Content-Length, when has_length */
-    int has_length, scheme_ok;
-    int refuse;      /* a status to answer it with instead (the first refusal stands); 0 */
-    const char *why; /* and why (a static sentence) */
-    uint32_t reset;  /* or the error code to reset it with; 0 */
+    int has_length, scheme_ok, scheme_seen;
+    size_t n_regular; /* fields that are not pseudo-headers, so far */
+    int refuse;       /* a status to answer it with instead (the first refusal stands); 0 */
+    const char *why;  /* and why (a static sentence) */
+    uint32_t reset;   /* or the error code to reset it with; 0 */
 };
 
 /* Whether a field belongs to one HTTP/1.1 connection, which HTTP/2 forbids (RFC 9113 8.2.2):

@@ -98,6 +98,12 @@ static void test_resets(void **state)
         {":method", "GET", ":scheme", "https", ":authority", "site.test", NULL},
         {":scheme", "https", ":authority", "site.test", ":path", "/", NULL},
         {USUAL, ":protocol", "websocket", NULL},
+        {":method", "GET", ":scheme", "https", ":authority", "site.test", ":path", "m", NULL},
+        {":method", "GET", ":scheme", "https", ":authority", "site.test", ":path", "*", NULL},
+        {USUAL, ":path", "/again", NULL},
+        {USUAL, ":method", "GET", NULL},
+        {":method", "GET", ":scheme", "https", "accept", "*/*", ":path", "/", NULL},
+        {":scheme", "https", ":method", "GET", ":scheme", "https", ":path", "/", NULL},
     };
     uint32_t code;
 
