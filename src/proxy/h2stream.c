@@ -67,6 +67,17 @@ void h2stream_free(struct h2stream *st)
         admit_update(f->c);
 }
 
+/* Request bytes written to the pair that its connection will never read now (it is gone) are
+ * given back to the windows, or every such stream would shrink the connection's for good. */
+static void give_back(struct h2stream *st)
+{
+    size_t n = st->unconsumed;
+
+    st->unconsumed = 0;
+    if (n && (st->ng_closed || nghttp2_session_consume(st->f->ng, st->id, n) != 0))
+        (void)nghttp2_session_consume_connection(st->f->ng, n);
+}
+
 /* st and its stream connection let go of each other; the connection is returned (NULL:
  * none). */
 static struct conn *detach(struct h2stream *st)
@@ -74,6 +85,7 @@ static struct conn *detach(struct h2stream *st)
     struct conn *sc = st->sc;
 
     st->sc = NULL;
+    give_back(st);
     if (sc)
         sc->h2.stream = NULL;
     return sc;
@@ -302,14 +314,10 @@ void h2stream_end(struct h2stream *st)
 static void on_end_write(struct bufferevent *bev, void *arg)
 {
     struct h2stream *st = arg;
-    size_t n = st->unconsumed;
-
     (void)bev;
-    if (!n || evbuffer_get_length(bufferevent_get_output(st->end)) > 0)
+    if (!st->unconsumed || evbuffer_get_length(bufferevent_get_output(st->end)) > 0)
         return;
-    st->unconsumed = 0;
-    if (st->ng_closed || nghttp2_session_consume(st->f->ng, st->id, n) != 0)
-        (void)nghttp2_session_consume_connection(st->f->ng, n);
+    give_back(st);
     h2front_kick(st->f);
 }
 
@@ -493,6 +501,7 @@ static void on_end_read(struct bufferevent *bev, void *arg)
 void h2stream_conn_gone(struct h2stream *st)
 {
     st->sc = NULL;
+    give_back(st);
     if (st->resp_done || st->ng_closed || st->rst_sent)
         return;
     if (!st->end) {

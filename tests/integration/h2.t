@@ -13,6 +13,7 @@ const { before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const http2 = require('node:http2');
 const path = require('node:path');
 const { startSite } = require('./origin.js');
 const h = require('./harness.js');
@@ -33,6 +34,11 @@ let origin, brock, plain, ca;
 const YELLOW = h.pickYellow();
 
 function serve(req, res, host) {
+  // Takes the head and never reads the body: an upload that stalls at the origin.
+  if (req.url.startsWith('/sink')) {
+    req.pause();
+    return;
+  }
   let n = 0;
   const hash = crypto.createHash('sha256');
   req.on('data', (d) => { n += d.length; hash.update(d); });
@@ -267,4 +273,28 @@ check('an upload brock answers before it ends: the answer arrives whole (curl ov
   assert.equal(r.status, 403);
   assert.match(r.headers, /^HTTP\/2 403/m);
   assert.equal(origin.to('adnet.test').length, 0);
+});
+
+check('a stream given up with its body still in brock gives its window back', async () => {
+  // An upload the origin never reads fills what brock holds for it, then the client gives up.
+  // Done six times on one connection, the bytes brock took into the windows and never passed
+  // on pass its 1 MiB window unless they are given back; the next upload would then stall.
+  const s = await c2.session(brock.port, SITES[0], ca);
+  const big = crypto.randomBytes(6 * 1024 * 1024);
+  for (let i = 0; i < 6; i++) {
+    const req = s.request({ ':method': 'POST', ':path': `/sink/${i}` });
+    req.on('error', () => {});
+    req.write(big);
+    await new Promise((r) => setTimeout(r, 1000));
+    req.close(http2.constants.NGHTTP2_CANCEL);
+  }
+  const body = crypto.randomBytes(300 * 1024);
+  const r = await Promise.race([
+    c2.request(s, { ':method': 'POST', ':path': '/after-sinks' }, body),
+    new Promise((_, no) => setTimeout(() => no(new Error('the upload stalled: the ' +
+                                                         'connection\'s window is gone')), 10000)),
+  ]);
+  assert.equal(r.status, 200, `status ${r.status}, reset ${r.rst}: ${r.body}`);
+  assert.equal(JSON.parse(r.body.toString()).got, body.length);
+  s.close();
 });
