@@ -178,16 +178,17 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 # everything it started are killed, and it fails (exit 124). The node tests also stop
 # themselves a little earlier (BROCK_TEST_DEADLINE), saying so.
 TEST_DEADLINE ?= 900
-TESTS = $(UNIT_BIN) $(wildcard tests/integration/*.t) $(wildcard tests/browser/*.t)
 
 # Test files run TEST_JOBS at a time: most of a file's time is spent waiting on the network,
 # a browser or a timer, so two at once on two cores takes little more than one. The heavy
 # ones (a browser each, valgrind, building the Debian package, thousands of connections,
-# floods, memory limits) run one after another among themselves, beside the light ones.
+# floods, memory limits) run one after another among themselves, beside the light ones
+# (scripts/testrun: a lock, and the order).
 TEST_JOBS ?= 2
-TESTS_ONE_AT_A_TIME := tests/browser/*.t,tests/integration/valgrind.t,tests/integration/deb.t,$\
-	tests/integration/load.t,tests/integration/flood.t,tests/integration/oom.t
-PROVE_RULES := --rules='seq={$(TESTS_ONE_AT_A_TIME)}' --rules='par=**'
+HEAVY_TESTS := $(wildcard tests/browser/*.t) $(addprefix tests/integration/,$\
+	valgrind.t deb.t load.t flood.t oom.t)
+TESTS = $(shell scripts/testrun order $(HEAVY_TESTS) -- $(UNIT_BIN) $\
+	$(filter-out $(HEAVY_TESTS),$(wildcard tests/integration/*.t)))
 
 check:
 	@scripts/deps test
@@ -197,8 +198,8 @@ check:
 	BROCK_TEST_DEADLINE=$$(($(TEST_DEADLINE) - 30)) \
 	BROCK_MAKE="$(MAKE) --no-print-directory -C $(CURDIR) BUILD=$(BUILD) SANITIZE=$(SANITIZE)" \
 	BROCK_TEST_FAILURES=$(abspath $(BUILD))/test-failures.txt \
-		prove -f --timer -j$(TEST_JOBS) $(PROVE_RULES) \
-		--exec 'timeout -k 10 $(TEST_DEADLINE)' $(TESTS) || { \
+	BROCK_TEST_HEAVY="$(HEAVY_TESTS)" BROCK_TEST_LOCK=$(abspath $(BUILD))/test-heavy.lock \
+		prove -f --timer -j$(TEST_JOBS) --exec 'scripts/testrun $(TEST_DEADLINE)' $(TESTS) || { \
 		st=$$?; [ ! -s $(BUILD)/test-failures.txt ] || cat $(BUILD)/test-failures.txt; exit $$st; }
 
 asan:
