@@ -147,7 +147,12 @@ static int write_tls(struct buf *b, const struct metrics *m)
                m->h2_streams) < 0 ||
         single(b, "http2_sessions_refused_total", "counter",
                "HTTP/2 sessions brock ended because the client broke the protocol or a limit.",
-               m->h2_refused) < 0)
+               m->h2_refused) < 0 ||
+        single(b, "http2_upstream_connections_total", "counter",
+               "HTTP/2 connections to origins, each carrying all the requests to its origin.",
+               m->h2up_connections) < 0 ||
+        single(b, "http2_upstream_streams_total", "counter",
+               "Requests sent to origins on those connections.", m->h2up_streams) < 0)
         return -1;
     return 0;
 }

@@ -190,6 +190,12 @@ static int connect_one(struct dial *d, const struct sockaddr *sa, int len)
         note_failure(d, "out of memory");
         return -1;
     }
+    /* SSL_set_alpn_protos() returns 0 on success, unlike the rest of OpenSSL. */
+    if (open_arg && d->env.alpn && SSL_set_alpn_protos(open_arg, d->env.alpn, d->env.alpn_len)) {
+        SSL_free(open_arg);
+        note_failure(d, "out of memory");
+        return -1;
+    }
     bev = d->io->open(d->env.base, -1, open_arg);
     if (!bev) {
         note_failure(d, "out of memory");

@@ -22,6 +22,10 @@ struct dial_env {
     struct evdns_base *dns;              /* NULL: --resolve rules and address literals only */
     const struct resolve_table *resolve; /* the --resolve rules; NULL: none */
     SSL_CTX *tls;                        /* verifies servers over io_tls (tls_upstream_ctx_new) */
+    /* The protocols offered over io_tls with ALPN, in its wire format (each name after its
+     * length byte), alpn_len bytes; NULL: no ALPN. */
+    const unsigned char *alpn;
+    unsigned alpn_len;
 };
 
 struct dial;

@@ -34,12 +34,15 @@
 #include "proxy/side.h"
 #include "proxy/widgetallow.h"
 #include "util/buf.h"
+#include "util/strmap.h"
 
 struct conn;
 struct conn_hooks;
 struct conn_spare;
 struct h2front;
 struct h2stream;
+struct h2up;
+struct h2up_stream;
 struct dash_env;
 struct dntcheck;
 struct front_wait;
@@ -88,6 +91,11 @@ struct proxy {
 
     LIST_HEAD(, pool_entry) pool; /* idle upstream connections, most recent first */
     size_t n_pool;
+    /* HTTP/2 to origins (h2up.c): their connections, and the dials that may become one; the
+     * origins ("https:host:port") that chose HTTP/1.1 lately, each with when that is
+     * forgotten (a time in ms in the pointer). */
+    LIST_HEAD(, h2up) h2up;
+    struct strmap h1_known;
 
     struct firstparty_memory firstparty;
     uint64_t firstparty_next;      /* the next entry of the workers' shared record to apply */
@@ -139,6 +147,7 @@ struct proxy {
     const struct proxy_options *live;
     struct privs privs;
     struct dial_env dial;     /* how upstreams and brock's own fetches connect out */
+    struct dial_env dial_h2;  /* the same, offering origins HTTP/2 (h2up.h) */
     struct refresh *refresh;  /* the daily pbconfig.json refresh; NULL: --no-update */
     struct event *signals[4]; /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
     struct event *sync;
@@ -292,6 +301,9 @@ struct conn {
     unsigned h2_carrier : 1;  /* it speaks HTTP/2 with its client (CONN_H2): h2.front */
     unsigned h2_stream : 1;   /* it serves one stream of a carrier: h2.stream, NULL once the
                                  * carrier let go of it */
+    unsigned up_waiting : 1;  /* up2.session: c waits for its dial */
+    unsigned up_dialer : 1;   /* up2.session: c makes its dial, which others wait for */
+    unsigned up_h2 : 1;       /* up2.stream: c's upstream is an HTTP/2 stream */
     int64_t tls_done_ms;      /* when its TLS handshake with brock ended; 0: not yet */
     char *tunnel_host;        /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
@@ -302,6 +314,13 @@ struct conn {
     int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
     struct dial *dial; /* upstream.c: the upstream connection being made */
+
+    /* HTTP/2 to the origin (h2up.c): the dial c waits for or makes (up_waiting,
+     * up_dialer), or the stream its upstream side is on (up_h2). */
+    union {
+        struct h2up *session;
+        struct h2up_stream *stream;
+    } up2;
 
     /* HTTP/2 (h2front.c): a carrier's session, or a stream connection's stream. */
     union {

@@ -37,6 +37,7 @@
 #include "proxy/conn.h"
 #include "proxy/conn_features.h"
 #include "proxy/front.h"
+#include "proxy/h2up.h"
 #include "dash/dash.h"
 #include "jobs/dntcheck.h"
 #include "jobs/fetch.h"
@@ -610,6 +611,11 @@ static int proxy_loop_init(struct proxy *px, const struct proxy_options *o, char
     px->dial.dns = px->dns;
     px->dial.resolve = &px->resolve;
     px->dial.tls = px->tls_up;
+    /* The same, offering origins HTTP/2 for the proxy's requests (h2up.h). */
+    px->dial_h2 = px->dial;
+    px->dial_h2.alpn = (const unsigned char *)H2UP_ALPN_PROTOS;
+    px->dial_h2.alpn_len = sizeof(H2UP_ALPN_PROTOS) - 1;
+    strmap_init(&px->h1_known);
     return 0;
 }
 
@@ -912,6 +918,7 @@ void proxy_free(struct proxy *px)
         conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);
     front_cleanup(px);
+    h2up_cleanup(px);
     pool_cleanup(px);
     conn_spare_cleanup(px);
     rewrite_out_cleanup(&px->rw);

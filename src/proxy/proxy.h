@@ -34,7 +34,8 @@ struct proxy_options {
     const char *const *no_proxy; /* --no-proxy HOSTGLOB: DIRECT in /proxy.pac */
     size_t n_no_proxy;
     int no_inject;            /* --no-inject: pages pass without brock's script */
-    int no_http2;             /* --no-http2: HTTP/1.1 alone inside intercepted tunnels */
+    int no_http2;             /* --no-http2: HTTP/1.1 alone, inside intercepted tunnels and
+                               * with origins */
     int no_update;            /* --no-update: no daily pbconfig.json refresh */
     int verbosity;            /* 0: errors only (-q), 1: default, 2: every request (-v) */
     const char *const *allow; /* --allow CIDR: who may connect; none: loopback only */

@@ -12,6 +12,7 @@
 
 #include <event2/buffer.h>
 
+#include "proxy/h2up.h"
 #include "proxy/limits.h"
 #include "proxy/pump.h"
 #include "net/dial.h"
@@ -148,6 +149,11 @@ void upstream_release(struct conn *c, int reusable)
 {
     struct bufferevent *bev = c->c_up.bev;
 
+    /* A stream's pair is never pooled: the origin's connection is the session's. */
+    if (c->up_h2) {
+        h2up_release(c);
+        return;
+    }
     if (!bev) {
         pump_stop(&c->c_up);
         return;
@@ -267,6 +273,7 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
     if (!bev) {
         c->px->metrics
             .upstream_errors[tls_failed ? METRICS_UPSTREAM_TLS : METRICS_UPSTREAM_CONNECT]++;
+        (void)h2up_dialed(c, NULL, why);
         conn_upstream_failed(c, 502, why);
         return;
     }
@@ -274,6 +281,9 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
         c->px->metrics.tls_upstream_ok++;
         c->px->metrics.tls_upstream_resumed += (uint64_t)tls_resumed(bev);
     }
+    /* The origin chose HTTP/2: c is on a stream of its new session. */
+    if (h2up_dialed(c, bev, NULL))
+        return;
     c->c_up.bev = bev;
     conn_upstream_ready(c);
 }
@@ -284,7 +294,13 @@ void upstream_start(struct conn *c)
     struct pool_entry *p;
     char key[BROCK_HOST_MAX + 16];
     size_t key_len;
+    int h2 = h2up_eligible(c);
 
+    /* On the origin's HTTP/2 connection, or waiting for the dial that may open one. A request
+     * sent again goes on a fresh connection of its own. */
+    if (h2 && !c->c_ex.retried && h2up_take(c))
+        return;
+    h2 = h2 && !h2up_known_h1(c);
     key_len = pool_key(c, key);
     p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key, key_len);
     if (p) {
@@ -298,13 +314,18 @@ void upstream_start(struct conn *c)
     }
     c->c_ex.reused = 0;
     c->c_up.io = c->c_ex.is_https ? &io_tls : &io_tcp;
-    if (dial_start(&px->dial, c->c_ex.host, c->c_ex.port, c->c_up.io, refuse_self, on_dialed, c,
-                   &c->dial) < 0)
+    if (dial_start(h2 ? &px->dial_h2 : &px->dial, c->c_ex.host, c->c_ex.port, c->c_up.io,
+                   refuse_self, on_dialed, c, &c->dial) < 0) {
         conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
+        return;
+    }
+    if (h2 && !c->c_ex.retried)
+        h2up_dialing(c);
 }
 
 void upstream_cancel(struct conn *c)
 {
     dial_cancel(c->dial);
     c->dial = NULL;
+    h2up_cancel(c);
 }

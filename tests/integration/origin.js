@@ -8,6 +8,7 @@
 'use strict';
 
 const http = require('node:http');
+const http2 = require('node:http2');
 const https = require('node:https');
 const net = require('node:net');
 const { createServer: createTlsServer } = require('node:tls');
@@ -345,16 +346,24 @@ function startSlowOrigin(tag = 'slow', fill = bytes) {
 // path, headers (node's object of them), time (Date.now()) }. With tls ({ key, cert }) it
 // speaks HTTPS. Resolves with { port, requests, to(host[, path]): the requests to host (and
 // path), connections(): how many were made, close() }.
-function startSite(handle, { tls } = {}) {
+function startSite(handle, { tls, h2 = false } = {}) {
   const requests = [];
   let connections = 0;
   const handler = (req, res) => {
-    const host = (req.headers.host || '').replace(/:\d+$/, '');
-    requests.push({ host, path: req.url, headers: req.headers, time: Date.now() });
+    const host = (req.headers.host || req.headers[':authority'] || '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url, headers: req.headers, time: Date.now(),
+                    version: req.httpVersion });
     handle(req, res, host);
   };
-  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
-  server.on('connection', () => { connections++; });
+  // With h2, an origin that offers HTTP/2 by ALPN (and HTTP/1.1 to clients without it). Its
+  // session may hold many streams' responses at once: Node's cap on that memory (10 MB)
+  // would refuse streams no real server refuses.
+  const server = !tls ? http.createServer(handler)
+    : h2 ? http2.createSecureServer({ ...tls, allowHTTP1: true, maxSessionMemory: 256 }, handler)
+      : https.createServer(tls, handler);
+  server.on(h2 ? 'secureConnection' : 'connection', () => { connections++; });
+  const sessions = new Set();
+  server.on('session', (sn) => { sessions.add(sn); sn.on('close', () => sessions.delete(sn)); });
   // A client that refuses the site's certificate is none of the site's business.
   server.on('tlsClientError', () => {});
   return new Promise((resolve) => {
@@ -363,7 +372,11 @@ function startSite(handle, { tls } = {}) {
       requests,
       to(host, p) { return requests.filter((r) => r.host === host && (!p || r.path === p)); },
       connections: () => connections,
-      close() { server.closeAllConnections(); return new Promise((r) => server.close(r)); },
+      close() {
+        if (h2) for (const sn of sessions) sn.destroy();
+        else server.closeAllConnections();
+        return new Promise((r) => server.close(r));
+      },
     }));
   });
 }
