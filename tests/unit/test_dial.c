@@ -184,7 +184,7 @@ static void on_give_up(evutil_socket_t fd, short what, void *arg)
 static void dial_over(struct world *w, struct evdns_base *dns, const char *host,
                       const struct io_ops *io, SSL_CTX *tls, struct outcome *o)
 {
-    struct dial_env env = {w->base, dns, &w->resolve, tls};
+    struct dial_env env = {.base = w->base, .dns = dns, .resolve = &w->resolve, .tls = tls};
     struct timeval five = {5, 0};
     struct event *give_up = evtimer_new(w->base, on_give_up, w->base);
     struct dial *d;
@@ -359,7 +359,7 @@ static void test_unknown_name(void **state)
 static void test_cancel(void **state)
 {
     struct world *w = *state;
-    struct dial_env env = {w->base, w->dns, &w->resolve, NULL};
+    struct dial_env env = {.base = w->base, .dns = w->dns, .resolve = &w->resolve};
     struct outcome o = {0};
     struct dial *d;
     struct timeval half = {0, 500000};
@@ -381,7 +381,7 @@ static void test_cancel(void **state)
 static void test_needs_tls_context(void **state)
 {
     struct world *w = *state;
-    struct dial_env env = {w->base, w->dns, NULL, NULL};
+    struct dial_env env = {.base = w->base, .dns = w->dns};
     struct outcome o = {0};
     struct dial *d = NULL;
 
