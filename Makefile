@@ -164,6 +164,7 @@ $(BUILD)/tests/test_decode: PKG_LIBS += -lbrotlienc
 $(BUILD)/tests/test_store_backends: PKG_LIBS += -lpq
 $(BUILD)/tests/test_http: $(BUILD)/src/http/head.o
 $(BUILD)/tests/test_h2req: $(BUILD)/src/http/head.o $(BUILD)/src/http/h2req.o
+$(BUILD)/tests/test_h2resp: $(BUILD)/src/http/head.o $(BUILD)/src/http/h2resp.o
 $(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/http/head.o
 $(BUILD)/tests/test_rewrite: $(BUILD)/src/http/head.o $(BUILD)/src/proxy/rewrite.o
 $(BUILD)/tests/test_side: $(BUILD)/src/proxy/framing.o $(BUILD)/src/http/head.o \
@@ -223,8 +224,8 @@ FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
-                inject report proxyproto diff_normalize diff_base diff_decide diff_har h2req
-FUZZ_PURE    := http/head http/h2req proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
+                inject report proxyproto diff_normalize diff_base diff_decide diff_har h2req h2resp
+FUZZ_PURE    := http/head http/h2req http/h2resp proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
                 proxy/inject proxy/csp proxy/report process/proxyproto
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 

@@ -15,6 +15,7 @@
 #include <event2/bufferevent_ssl.h>
 
 #include "http/h2req.h"
+#include "http/h2resp.h"
 #include "http/head.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
@@ -59,12 +60,11 @@ struct h2up_stream {
     struct side req;              /* the request, read from the pair */
     struct evbuffer *body;        /* its body, waiting for DATA frames */
     struct buf names;             /* its field names in lower case, for nghttp2 */
-    struct buf head;              /* the response's fields, gathered as HTTP/1.1 lines */
-    int status;
+    struct h2resp resp;           /* the response's head, gathered */
     uint64_t owed;  /* response body bytes received and not yet given back to the windows */
     uint64_t taken; /* of them, what the connection took, to give back at the next run */
     unsigned submitted : 1, req_ended : 1, deferred : 1, paused : 1, no_body : 1;
-    unsigned has_length : 1, chunked : 1, resp_head : 1, resp_done : 1, ng_closed : 1;
+    unsigned chunked : 1, resp_head : 1, resp_done : 1, ng_closed : 1;
 };
 
 static void session_kick(struct h2up *s);
@@ -162,7 +162,7 @@ static void stream_free(struct h2up_stream *st)
     side_cleanup(&st->req);
     evbuffer_free(st->body);
     buf_cleanup(&st->names);
-    buf_cleanup(&st->head);
+    h2resp_cleanup(&st->resp);
     if (st->end)
         bufferevent_free(st->end);
     mem_free(st);
@@ -415,26 +415,21 @@ static int end_write(struct h2up_stream *st, const void *p, size_t len)
 }
 
 /* A head from the fields gathered: an interim one (1xx) as it is, the final one with its
- * framing (chunked when it has a body and no Content-Length). */
+ * framing (h2resp.h). */
 static int write_head(struct h2up_stream *st)
 {
-    struct evbuffer *out = bufferevent_get_output(st->end);
-    const char *reason = http_reason(st->status);
-    int interim = st->status / 100 == 1;
+    struct buf out;
+    int rc;
 
-    if (!interim) {
+    if (st->resp.status / 100 != 1) {
         st->resp_head = 1;
-        st->chunked = !st->no_body && st->status != 204 && st->status != 304 && !st->has_length;
+        st->chunked = h2resp_chunked(&st->resp, st->no_body);
     }
-    if (evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\n", st->status, reason ? reason : "") < 0 ||
-        evbuffer_add(out, st->head.data ? st->head.data : "", st->head.len) < 0 ||
-        (st->chunked && evbuffer_add(out, "transfer-encoding: chunked\r\n", 28) < 0) ||
-        evbuffer_add(out, "\r\n", 2) < 0)
-        return -1;
-    buf_reset(&st->head);
-    st->has_length = 0;
-    st->status = 0;
-    return 0;
+    buf_init(&out, 2 * LIMIT_HEAD_BYTES);
+    rc = h2resp_write(&st->resp, st->chunked, &out) < 0 || end_write(st, out.data, out.len) < 0;
+    buf_cleanup(&out);
+    h2resp_reset(&st->resp);
+    return rc ? -1 : 0;
 }
 
 static int finish_response(struct h2up_stream *st)
@@ -459,14 +454,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     /* A trailer section is dropped: the body is framed without one. */
     if (!st || frame->hd.type != NGHTTP2_HEADERS || st->resp_head)
         return 0;
-    if (namelen == 7 && memcmp(n, ":status", 7) == 0) {
-        st->status = valuelen == 3 ? atoi(v) : 0;
-        return 0;
-    }
-    if (namelen == 14 && memcmp(n, "content-length", 14) == 0)
-        st->has_length = 1;
-    if (buf_append(&st->head, n, namelen) < 0 || buf_append(&st->head, ": ", 2) < 0 ||
-        buf_append(&st->head, v, valuelen) < 0 || buf_append(&st->head, "\r\n", 2) < 0)
+    if (h2resp_field(&st->resp, n, namelen, v, valuelen) < 0)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     return 0;
 }
@@ -751,7 +739,7 @@ static void attach(struct h2up *s, struct conn *c, int reused)
     st->req.bev = st->end;
     st->req.io = &h2up_io;
     buf_init(&st->names, LIMIT_HEAD_BYTES);
-    buf_init(&st->head, LIMIT_HEAD_BYTES);
+    h2resp_init(&st->resp);
     bufferevent_setcb(st->end, on_end_read, NULL, on_end_event, st);
     evbuffer_add_cb(bufferevent_get_output(st->end), on_taken, st);
     (void)bufferevent_enable(st->end, EV_READ | EV_WRITE);
