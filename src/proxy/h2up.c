@@ -195,6 +195,9 @@ static void stream_reset(struct h2up_stream *st, uint32_t code)
 static void stream_closed(struct h2up_stream *st)
 {
     st->ng_closed = 1;
+    /* Whatever more of the request comes has nowhere to go: the connection's output fills. */
+    if (st->end)
+        (void)bufferevent_disable(st->end, EV_READ);
     if (!st->resp_done)
         stream_end_conn(st);
     if (!st->c)
@@ -322,6 +325,7 @@ static ssize_t on_body_read(nghttp2_session *ng, int32_t id, uint8_t *out, size_
     /* Room again: the connection's body is read on (at the next turn, not inside nghttp2). */
     if (st->paused && st->end && evbuffer_get_length(st->body) < LIMIT_PENDING_BYTES / 2) {
         st->paused = 0;
+        (void)bufferevent_enable(st->end, EV_READ);
         bufferevent_trigger(st->end, EV_READ,
                             BEV_TRIG_DEFER_CALLBACKS | BEV_TRIG_IGNORE_WATERMARKS);
     }
@@ -362,9 +366,11 @@ static void read_request(struct h2up_stream *st)
     struct side_event ev;
 
     while (st->s && st->end && !st->req_ended && !st->ng_closed) {
-        /* The origin's window holds the body back: the connection waits too. */
+        /* The origin's window holds the body back: the pair stops taking the connection's
+         * bytes, so that it stops reading its client too. */
         if (evbuffer_get_length(st->body) >= LIMIT_PENDING_BYTES) {
             st->paused = 1;
+            (void)bufferevent_disable(st->end, EV_READ);
             break;
         }
         if (pump_read(&st->req, NULL, FRAME_NONE, &ev) != PUMP_EVENT)

@@ -35,6 +35,11 @@ let origin, old, brock, plain, ca, caPath;
 const reset = [];
 
 function serve(req, res) {
+  // Takes the head and never reads the body: an upload that stalls at the origin.
+  if (req.url === '/sink') {
+    req.pause();
+    return;
+  }
   const chunks = [];
   req.on('data', (d) => chunks.push(d));
   req.on('end', () => {
@@ -192,6 +197,18 @@ check('a response its client does not read holds back its own stream alone', asy
   const rst = await h.waitFor('the stream to be reset', () =>
     reset.find((x) => x.path === '/endless'));
   assert.equal(rst.code, http2.constants.NGHTTP2_CANCEL);
+});
+
+check('an upload the origin does not read is held back, not gathered in brock', async () => {
+  const file = path.join(tmp, 'huge');
+  fs.writeFileSync(file, Buffer.alloc(48 * 1024 * 1024, 122));
+  const before = h.rssKiB(brock.proc.pid);
+  const r = await get(brock.port, `https://${SITE}/sink`, ['--data-binary', `@${file}`],
+                      { maxTime: 4 });
+  assert.notEqual(r.code, 0, 'the upload stalled');
+  const grew = h.rssKiB(brock.proc.pid) - before;
+  assert.ok(grew < 16 * 1024, `brock held ${grew} KiB more, not the 48 MiB upload`);
+  fs.rmSync(file);
 });
 
 check('a stream the origin resets is cut short for its client alone', async () => {
