@@ -14,6 +14,7 @@
 #include "net/io.h"
 #include "proxy/conn.h"
 #include "proxy/conn_internal.h"
+#include "proxy/h2common.h"
 #include "proxy/h2stream.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
@@ -231,7 +232,7 @@ static nghttp2_session *session_new(struct h2front *f)
     nghttp2_option *opt = NULL;
     nghttp2_session *ng = NULL;
 
-    if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0)
+    if (nghttp2_session_callbacks_new(&cb) != 0 || !(opt = h2_options_new()))
         goto done;
     nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
@@ -240,18 +241,8 @@ static nghttp2_session *session_new(struct h2front *f)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
-    /* A request's window is given back as its stream connection takes the bytes. */
-    nghttp2_option_set_no_auto_window_update(opt, 1);
-    /* The floods HTTP/2 allows, bounded at nghttp2's own defaults, said here so that they
-     * do not depend on the library's version: streams reset faster than 33 a second after a
-     * burst of 1000 (rapid reset), CONTINUATION frames past 8 for one header block, SETTINGS
-     * entries past 32 in one frame, and answers (PING and SETTINGS acknowledgements) queued
-     * past 1000 for a client that does not read them. */
-    nghttp2_option_set_stream_reset_rate_limit(opt, 1000, 33);
-    nghttp2_option_set_max_continuations(opt, 8);
-    nghttp2_option_set_max_settings(opt, 32);
-    nghttp2_option_set_max_outbound_ack(opt, 1000);
-    nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
+    /* A request's window is given back as its stream connection takes the bytes; the floods
+     * are bounded (h2common.h). */
     if (nghttp2_session_server_new2(&ng, cb, f, opt) != 0)
         ng = NULL;
 done:

@@ -12,6 +12,7 @@
 #include "http/h2req.h"
 #include "http/head.h"
 #include "proxy/conn_internal.h"
+#include "proxy/h2common.h"
 #include "proxy/h2front.h"
 #include "proxy/limits.h"
 #include "proxy/pump.h"
@@ -148,13 +149,6 @@ int h2stream_started(const struct h2stream *st)
 static ssize_t on_body_read(nghttp2_session *ng, int32_t id, uint8_t *out, size_t length,
                             uint32_t *flags, nghttp2_data_source *src, void *arg);
 
-/* A field for nghttp2, which copies it and never writes to it (its type says otherwise). */
-static nghttp2_nv field(const char *name, size_t nlen, const char *value, size_t vlen)
-{
-    return (nghttp2_nv){(uint8_t *)(uintptr_t)name, (uint8_t *)(uintptr_t)value, nlen, vlen,
-                        NGHTTP2_NV_FLAG_NONE};
-}
-
 /* Answers the stream with status and a sentence, nothing sent anywhere. */
 static void answer(struct h2stream *st, int status, const char *why)
 {
@@ -164,11 +158,11 @@ static void answer(struct h2stream *st, int status, const char *why)
 
     log_msg(LOG_INFO, "%s %s %s: %d %s", st->f->c->c_peer, st->req.method[0] ? st->req.method : "-",
             st->req.authority[0] ? st->req.authority : st->f->c->tunnel_host, status, why);
-    nv[0] = field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
-    nv[1] = field("content-type", 12, "text/plain; charset=utf-8", 25);
-    nv[2] = field("cache-control", 13, "no-store", 8);
-    nv[3] = field("content-length", 14, len,
-                  (size_t)snprintf(len, sizeof(len), "%zu", strlen(why) + 1));
+    nv[0] = h2_field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
+    nv[1] = h2_field("content-type", 12, "text/plain; charset=utf-8", 25);
+    nv[2] = h2_field("cache-control", 13, "no-store", 8);
+    nv[3] = h2_field("content-length", 14, len,
+                     (size_t)snprintf(len, sizeof(len), "%zu", strlen(why) + 1));
     if (evbuffer_add_printf(st->body, "%s\n", why) < 0 ||
         nghttp2_submit_response(st->f->ng, st->id, nv, sizeof(nv) / sizeof(nv[0]), &prov) != 0) {
         reset(st, NGHTTP2_INTERNAL_ERROR);
@@ -393,31 +387,15 @@ static int hop_by_hop(const struct brock_header *h, const struct brock_header *c
 static int submit_head(struct h2stream *st)
 {
     const struct http_head *hh = &st->resp.head;
-    const struct brock_header *conn = http_header_find(hh->h, hh->n, "connection");
     int status = st->resp.parser.status_code;
     nghttp2_data_provider prov = {.source.ptr = st, .read_callback = on_body_read};
     nghttp2_nv nv[LIMIT_HEADERS + 1];
-    size_t n = 1, off = 0;
+    size_t n = 1;
     char code[12];
 
-    nv[0] = field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
-    buf_reset(&st->names);
-    for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
-        if (!hop_by_hop(&hh->h[i], conn) &&
-            buf_append(&st->names, hh->h[i].name, hh->h[i].name_len) < 0)
-            return -1;
-    }
-    for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
-        const struct brock_header *h = &hh->h[i];
-        char *name = st->names.data + off;
-
-        if (hop_by_hop(h, conn))
-            continue;
-        for (size_t k = 0; k < h->name_len; k++)
-            name[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
-        nv[n++] = field(name, h->name_len, h->value, h->value_len);
-        off += h->name_len;
-    }
+    nv[0] = h2_field(":status", 7, code, (size_t)snprintf(code, sizeof(code), "%03d", status));
+    if (h2_fields(hh, hop_by_hop, &st->names, nv, &n, sizeof(nv) / sizeof(nv[0])) < 0)
+        return -1;
     st->submitted = 1;
     /* No body follows a HEAD's answer, a 204 or a 304: the HEADERS frame ends the stream. */
     return nghttp2_submit_response(st->f->ng, st->id, nv, n,

@@ -18,6 +18,7 @@
 #include "http/h2resp.h"
 #include "http/head.h"
 #include "proxy/conn_internal.h"
+#include "proxy/h2common.h"
 #include "proxy/limits.h"
 #include "proxy/proxy.h"
 #include "proxy/pump.h"
@@ -219,12 +220,6 @@ static struct h2up_stream *stream_by_id(struct h2up *s, int32_t id)
 
 /* ---- the request, from the pair into frames ---- */
 
-static nghttp2_nv field(const char *name, size_t nlen, const char *value, size_t vlen)
-{
-    return (nghttp2_nv){(uint8_t *)(uintptr_t)name, (uint8_t *)(uintptr_t)value, nlen, vlen,
-                        NGHTTP2_NV_FLAG_NONE};
-}
-
 /* Fields of the HTTP/1.1 hop, which HTTP/2 forbids: connection-specific ones, those the
  * Connection field names, Host (its :authority), and TE but for "trailers". */
 static int not_forwarded(const struct brock_header *h, const struct brock_header *connection)
@@ -246,38 +241,22 @@ static int submit_request(struct h2up_stream *st)
 {
     const struct http_head *hh = &st->req.head;
     const struct brock_header *host = http_header_find(hh->h, hh->n, "host");
-    const struct brock_header *conn = http_header_find(hh->h, hh->n, "connection");
     const char *method = http_method_str((enum http_method)st->req.parser.method);
     nghttp2_data_provider prov = {.source.ptr = st, .read_callback = on_body_read};
     nghttp2_nv nv[LIMIT_HEADERS + 4];
-    size_t n = 0, off = 0;
+    size_t n = 0;
     int body = st->req.te.chunked ||
                (st->req.parser.content_length > 0 && st->req.parser.content_length != UINT64_MAX);
     int32_t id;
 
     if (!host)
         return -1;
-    nv[n++] = field(":method", 7, method, strlen(method));
-    nv[n++] = field(":scheme", 7, "https", 5);
-    nv[n++] = field(":authority", 10, host->value, host->value_len);
-    nv[n++] = field(":path", 5, http_head_text(hh), hh->line_len);
-    buf_reset(&st->names);
-    for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
-        if (!not_forwarded(&hh->h[i], conn) &&
-            buf_append(&st->names, hh->h[i].name, hh->h[i].name_len) < 0)
-            return -1;
-    }
-    for (size_t i = 0; i < hh->n && i < LIMIT_HEADERS; i++) {
-        const struct brock_header *h = &hh->h[i];
-        char *name = st->names.data + off;
-
-        if (not_forwarded(h, conn))
-            continue;
-        for (size_t k = 0; k < h->name_len; k++)
-            name[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ? name[k] + 32 : name[k]);
-        nv[n++] = field(name, h->name_len, h->value, h->value_len);
-        off += h->name_len;
-    }
+    nv[n++] = h2_field(":method", 7, method, strlen(method));
+    nv[n++] = h2_field(":scheme", 7, "https", 5);
+    nv[n++] = h2_field(":authority", 10, host->value, host->value_len);
+    nv[n++] = h2_field(":path", 5, http_head_text(hh), hh->line_len);
+    if (h2_fields(hh, not_forwarded, &st->names, nv, &n, sizeof(nv) / sizeof(nv[0])) < 0)
+        return -1;
     st->no_body = st->req.parser.method == HTTP_HEAD;
     id = nghttp2_submit_request(st->s->ng, NULL, nv, n, body ? &prov : NULL, st);
     if (id < 0)
@@ -548,20 +527,13 @@ static nghttp2_session *session_new(struct h2up *s)
     nghttp2_option *opt = NULL;
     nghttp2_session *ng = NULL;
 
-    if (nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0)
+    if (nghttp2_session_callbacks_new(&cb) != 0 || !(opt = h2_options_new()))
         goto done;
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_not_send_callback(cb, on_frame_not_send);
-    /* A response's window is given back as its connection takes the bytes. */
-    nghttp2_option_set_no_auto_window_update(opt, 1);
-    /* The same bounds as toward browsers (h2front.c): an origin is no more trusted. */
-    nghttp2_option_set_max_continuations(opt, 8);
-    nghttp2_option_set_max_settings(opt, 32);
-    nghttp2_option_set_max_outbound_ack(opt, 1000);
-    nghttp2_option_set_max_deflate_dynamic_table_size(opt, 4096);
     if (nghttp2_session_client_new2(&ng, cb, s, opt) != 0)
         ng = NULL;
 done:
