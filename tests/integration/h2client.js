@@ -49,7 +49,11 @@ async function tlsTo(port, host, ca, alpn = ['h2', 'http/1.1']) {
 // A node:http2 session with brock as host (through its CONNECT), and what ALPN chose.
 async function session(port, host, ca, settings = {}) {
   const t = await tlsTo(port, host, ca);
-  const s = http2.connect(`https://${host}`, { createConnection: () => t, settings });
+  // Node refuses new streams of its own once a session holds 10 MB (maxSessionMemory): an
+  // upload brock holds back stays in the client until then, and a loaded machine would make
+  // that a refusal no browser makes.
+  const s = http2.connect(`https://${host}`, { createConnection: () => t, settings,
+                                               maxSessionMemory: 256 });
   s.on('error', () => {});
   s.alpn = t.alpnProtocol;
   return s;
