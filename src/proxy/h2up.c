@@ -49,6 +49,7 @@ struct h2up {
     LIST_HEAD(, h2up_stream) streams;
     size_t n_streams;
     unsigned kicked : 1; /* a run is due at the loop's next turn */
+    unsigned taken : 1;  /* a stream has bytes to give back to the windows */
     unsigned going : 1;  /* GOAWAY received, or the dial is over: no new stream */
 };
 
@@ -388,8 +389,10 @@ static void on_taken(struct evbuffer *b, const struct evbuffer_cb_info *info, vo
         return;
     st->owed -= n;
     st->taken += n;
-    if (st->s)
+    if (st->s) {
+        st->s->taken = 1;
         session_kick(st->s);
+    }
 }
 
 /* ---- the response, from frames into the pair ---- */
@@ -570,6 +573,9 @@ static void give_back(struct h2up *s)
 {
     struct h2up_stream *st;
 
+    if (!s->taken)
+        return;
+    s->taken = 0;
     LIST_FOREACH(st, &s->streams, link) {
         if (st->taken && (st->ng_closed || nghttp2_session_consume(s->ng, st->id, st->taken)))
             (void)nghttp2_session_consume_connection(s->ng, st->taken);
@@ -871,6 +877,8 @@ void h2up_release(struct conn *c)
     /* What it never took goes back to the windows. */
     st->taken += st->owed;
     st->owed = 0;
+    if (st->s && st->taken)
+        st->s->taken = 1;
     if (st->end) {
         evbuffer_remove_cb(bufferevent_get_output(st->end), on_taken, st);
         bufferevent_free(st->end);
