@@ -618,6 +618,20 @@ static int session_io(struct h2up *s, const char **why)
     return 0;
 }
 
+/* Whether the idle upstream connections, pooled ones and HTTP/2 ones without a stream, are
+ * past what brock keeps (LIMIT_POOL_TOTAL): a page that names thousands of origins must not
+ * hold a descriptor open for each. */
+static int too_many_idle(const struct h2up *s)
+{
+    const struct h2up *o;
+    size_t n = s->px->n_pool;
+
+    LIST_FOREACH(o, &s->px->h2up, link) {
+        n += o->state == H2UP_OPEN && o->n_streams == 0;
+    }
+    return n > LIMIT_POOL_TOTAL;
+}
+
 static void session_run(struct h2up *s)
 {
     const char *why = NULL;
@@ -630,6 +644,10 @@ static void session_run(struct h2up *s)
     }
     if (!nghttp2_session_want_read(s->ng) && !nghttp2_session_want_write(s->ng) &&
         evbuffer_get_length(bufferevent_get_output(s->bev)) == 0) {
+        session_close(s, NULL);
+        return;
+    }
+    if (!s->n_streams && too_many_idle(s)) {
         session_close(s, NULL);
         return;
     }
