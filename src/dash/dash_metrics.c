@@ -152,7 +152,11 @@ static int write_tls(struct buf *b, const struct metrics *m)
                "HTTP/2 connections to origins, each carrying all the requests to its origin.",
                m->h2up_connections) < 0 ||
         single(b, "http2_upstream_streams_total", "counter",
-               "Requests sent to origins on those connections.", m->h2up_streams) < 0)
+               "Requests sent to origins on those connections.", m->h2up_streams) < 0 ||
+        single(b, "http2_upstream_coalesced_total", "counter",
+               "Dials to an origin that ended at one of those connections instead: the same "
+               "address, and a certificate that covers both origins.",
+               m->h2up_coalesced) < 0)
         return -1;
     return 0;
 }

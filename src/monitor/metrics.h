@@ -68,6 +68,7 @@ struct metrics {
     uint64_t h2_refused;                         /* their sessions ended for breaking HTTP/2 */
     uint64_t h2up_connections;                   /* HTTP/2 connections to origins */
     uint64_t h2up_streams;                       /* requests sent on them */
+    uint64_t h2up_coalesced;                     /* dials that ended at one (coalesced) */
     uint64_t evidence;                           /* tracking seen on a site (a snitch map entry) */
     uint64_t sync_buckets[METRICS_SYNC_BUCKETS]; /* syncs that took at most each bound */
     uint64_t sync_count;

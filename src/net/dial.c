@@ -35,6 +35,7 @@ struct dial {
     char failures[512]; /* "ADDR: why; ADDR: why" */
     char why[BROCK_HOST_MAX + 768];
     int tls_failed; /* the dial ended at a TLS handshake */
+    int taken;      /* refuse said DIAL_TAKEN */
 };
 
 /* ---- the end ---- */
@@ -74,7 +75,7 @@ static void on_later(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    d->cb(d->arg, NULL, d->why);
+    d->cb(d->arg, NULL, d->taken ? NULL : d->why);
     dial_free(d);
 }
 
@@ -174,7 +175,31 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     try_next(d);
 }
 
-/* Starts an attempt at sa. Returns 0, or -1 with the failure noted. */
+/* The caller holds a connection to the address: the dial ends without one. */
+static void taken(struct dial *d)
+{
+    d->taken = 1;
+    event_active(d->later, EV_TIMEOUT, 0);
+}
+
+/* Whether the caller holds a connection to one of the addresses DNS answered. */
+static int taken_any(struct dial *d)
+{
+    char why[160];
+
+    if (!d->refuse)
+        return 0;
+    for (const struct evutil_addrinfo *ai = d->ai; ai; ai = ai->ai_next) {
+        if (d->refuse(d->arg, ai->ai_addr, why, sizeof(why)) == DIAL_TAKEN) {
+            taken(d);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Starts an attempt at sa, or ends the dial when the caller holds a connection to it.
+ * Returns 0, or -1 with the failure noted. */
 static int connect_one(struct dial *d, const struct sockaddr *sa, int len)
 {
     char why[160];
@@ -182,9 +207,17 @@ static int connect_one(struct dial *d, const struct sockaddr *sa, int len)
     struct bufferevent *bev;
 
     format_addr(sa, d->addr, sizeof(d->addr));
-    if (d->refuse && d->refuse(d->arg, sa, why, sizeof(why))) {
-        note_failure(d, why);
-        return -1;
+    if (d->refuse) {
+        int no = d->refuse(d->arg, sa, why, sizeof(why));
+
+        if (no == DIAL_TAKEN) {
+            taken(d);
+            return 0;
+        }
+        if (no) {
+            note_failure(d, why);
+            return -1;
+        }
     }
     if (d->io->tls && !(open_arg = tls_upstream_ssl_new(d->env.tls, d->host, d->port))) {
         note_failure(d, "out of memory");
@@ -243,7 +276,8 @@ static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
         return;
     }
     d->ai = d->ai_next = res;
-    try_next(d);
+    if (!taken_any(d))
+        try_next(d);
 }
 
 /* Where host is, in brock's order: a --resolve rule, a literal, DNS. */

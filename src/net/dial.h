@@ -33,14 +33,20 @@ struct dial;
 /* Starts connecting to host (normalised: a name, or an address literal without brackets) on
  * port, over io: io_tcp, or io_tls, which verifies the server for host with env->tls. env is
  * copied; host too. refuse, when not NULL, is asked before each address is tried: nonzero
- * skips it, with a reason written into why (size bytes) that the failure sentence quotes.
+ * skips it, with a reason written into why (size bytes) that the failure sentence quotes;
+ * DIAL_TAKEN ends the dial instead, without a connection (the caller has one to that address
+ * already). Of the addresses DNS answered, every one is asked for DIAL_TAKEN before the
+ * first is tried, so that any of them may be the one the caller holds.
  * cb runs exactly once, never before dial_start() returns, unless the dial is cancelled:
  * with a connected bufferevent (handed over: set its callbacks at once; for io_tls the
  * handshake and the certificate check are done) and why NULL; or with bev NULL and why a
  * sentence saying why not, borrowed for the call (the name did not resolve; no address
  * answered, each named with its error; TLS failed, which ends the dial: another address of
- * the same name would fail the same way). The dial frees itself after cb. Returns 0 and the
- * dial in *out (out may be NULL), or -1 when out of memory (cb is then never called). */
+ * the same name would fail the same way); or, after refuse said DIAL_TAKEN, with both NULL.
+ * The dial frees itself after cb. Returns 0 and the dial in *out (out may be NULL), or -1
+ * when out of memory (cb is then never called). */
+#define DIAL_TAKEN (-1)
+
 int dial_start(const struct dial_env *env, const char *host, int port, const struct io_ops *io,
                int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
                void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,

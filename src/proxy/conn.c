@@ -647,8 +647,10 @@ void conn_on_up_read(struct bufferevent *bev, void *arg)
 {
     struct conn *c = arg;
 
-    (void)bev;
-    c->c_ex.resp_bytes = 1;
+    /* A pair's end (an HTTP/2 stream, h2up.h) is also read when its other end finishes,
+     * with nothing in it: only bytes count as a response begun. */
+    if (evbuffer_get_length(bufferevent_get_input(bev)) > 0)
+        c->c_ex.resp_bytes = 1;
     conn_touch(c);
     conn_run(c);
 }

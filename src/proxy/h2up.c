@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* HTTP/2 toward origins (h2up.h): the dials others wait for, the sessions, and each request's
  * stream between its connection's pair and nghttp2. */
-#include "proxy/h2up.h"
+#include "proxy/h2up_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <strings.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent_ssl.h>
 #include <nghttp2/nghttp2.h>
 #include <openssl/ssl.h>
-#include <event2/bufferevent_ssl.h>
 
 #include "http/h2req.h"
 #include "http/h2resp.h"
@@ -31,28 +31,6 @@ const struct io_ops h2up_io = {
     .splice = 0,
 };
 
-enum h2up_state {
-    H2UP_DIALING, /* a dial that may become a session: requests wait for it */
-    H2UP_OPEN,    /* a session on bev */
-};
-
-struct h2up {
-    LIST_ENTRY(h2up) link; /* in px->h2up */
-    struct proxy *px;
-    char key[BROCK_HOST_MAX + 16]; /* "https:host:port" */
-    enum h2up_state state;
-    struct conn *dialer; /* H2UP_DIALING: the connection dialing */
-    struct conn *waiting[H2UP_MAX_WAITING];
-    size_t n_waiting;
-    struct bufferevent *bev; /* H2UP_OPEN: to the origin */
-    nghttp2_session *ng;
-    LIST_HEAD(, h2up_stream) streams;
-    size_t n_streams;
-    unsigned kicked : 1; /* a run is due at the loop's next turn */
-    unsigned taken : 1;  /* a stream has bytes to give back to the windows */
-    unsigned going : 1;  /* GOAWAY received, or the dial is over: no new stream */
-};
-
 struct h2up_stream {
     LIST_ENTRY(h2up_stream) link; /* in s->streams while the session lives */
     struct h2up *s;               /* NULL once the session is gone */
@@ -63,89 +41,15 @@ struct h2up_stream {
     struct evbuffer *body;        /* its body, waiting for DATA frames */
     struct buf names;             /* its field names in lower case, for nghttp2 */
     struct h2resp resp;           /* the response's head, gathered */
-    uint64_t owed;  /* response body bytes received and not yet given back to the windows */
-    uint64_t taken; /* of them, what the connection took, to give back at the next run */
+    uint64_t owed;          /* response body bytes received and not yet given back to the windows */
+    uint64_t taken;         /* of them, what the connection took, to give back at the next run */
+    unsigned coalesced : 1; /* for one of the session's aliases, not its own origin */
     unsigned submitted : 1, req_ended : 1, deferred : 1, paused : 1, no_body : 1;
     unsigned chunked : 1, resp_head : 1, resp_done : 1, ng_closed : 1;
 };
 
 static void session_kick(struct h2up *s);
 static void session_close(struct h2up *s, const char *why);
-
-/* ---- origins ---- */
-
-/* "https:host:port" into key (BROCK_HOST_MAX + 16 bytes), as the pool names them. */
-static void origin_key(const struct conn *c, char *key, size_t size)
-{
-    snprintf(key, size, "https:%s:%d", c->c_ex.host, c->c_ex.port);
-}
-
-int h2up_eligible(const struct conn *c)
-{
-    return !c->px->live->no_http2 && c->c_ex.is_https && !c->c_ex.is_connect && !c->c_ex.is_upgrade;
-}
-
-int h2up_known_h1(struct conn *c)
-{
-    char key[BROCK_HOST_MAX + 16];
-    void *until;
-
-    origin_key(c, key, sizeof(key));
-    until = strmap_get(&c->px->h1_known, key);
-    if (!until)
-        return 0;
-    if ((int64_t)(intptr_t)until > conn_now_ms(c))
-        return 1;
-    (void)strmap_del(&c->px->h1_known, key);
-    return 0;
-}
-
-/* The origin chose HTTP/1.1: remembered, so that its requests dial at once for a while. */
-static void remember_h1(struct proxy *px, const char *key, int64_t now_ms)
-{
-    if (px->h1_known.len >= H2UP_H1_MEMORY_MAX)
-        strmap_cleanup(&px->h1_known, NULL);
-    /* Out of memory, it is only not remembered. */
-    if (strmap_put(&px->h1_known, key, (void *)(intptr_t)(now_ms + H2UP_H1_MEMORY_MS)) < 0)
-        return;
-}
-
-static struct h2up *find(struct proxy *px, const char *key, int open)
-{
-    struct h2up *s;
-
-    LIST_FOREACH(s, &px->h2up, link) {
-        if (strcmp(s->key, key) != 0)
-            continue;
-        if (open && s->state == H2UP_OPEN && !s->going && s->n_streams < H2UP_MAX_STREAMS)
-            return s;
-        if (!open && s->state == H2UP_DIALING)
-            return s;
-    }
-    return NULL;
-}
-
-static struct h2up *h2up_new(struct proxy *px, const char *key)
-{
-    struct h2up *s = mem_calloc(1, sizeof(*s));
-
-    if (!s)
-        return NULL;
-    s->px = px;
-    snprintf(s->key, sizeof(s->key), "%s", key);
-    LIST_INIT(&s->streams);
-    LIST_INSERT_HEAD(&px->h2up, s, link);
-    return s;
-}
-
-static void h2up_free(struct h2up *s)
-{
-    LIST_REMOVE(s, link);
-    nghttp2_session_del(s->ng);
-    if (s->bev)
-        bufferevent_free(s->bev);
-    mem_free(s);
-}
 
 /* ---- a stream's life ---- */
 
@@ -447,6 +351,28 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     return 0;
 }
 
+/* The origin answered a coalesced request with 421 (Misdirected Request, RFC 9110 15.5.20):
+ * this connection does not serve the request's origin. The origin is no longer sent here, and
+ * the request goes again on a connection of its own (as a closed pooled one's would), when it
+ * can be sent again; else the 421 is its answer. Returns 1 when it goes again. */
+static int misdirected(struct h2up_stream *st)
+{
+    const struct exchange *x = &st->c->c_ex;
+    char key[BROCK_HOST_MAX + 16];
+
+    if (!st->coalesced || st->resp.status != 421)
+        return 0;
+    h2up_origin_key(st->c, key, sizeof(key));
+    h2up_alias_drop(st->s, key);
+    log_msg(LOG_INFO, "%s: the HTTP/2 connection to %s does not serve it (421)", key + 6,
+            st->s->key + 6);
+    if (!x->reused || x->retried || x->req_has_body)
+        return 0;
+    h2resp_reset(&st->resp);
+    stream_reset(st, NGHTTP2_CANCEL);
+    return 1;
+}
+
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *arg)
 {
     struct h2up *s = arg;
@@ -461,8 +387,12 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
     st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
     if (!st || !st->end || !st->c)
         return 0;
-    if (frame->hd.type == NGHTTP2_HEADERS && !st->resp_head && write_head(st) < 0)
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    if (frame->hd.type == NGHTTP2_HEADERS && !st->resp_head) {
+        if (misdirected(st))
+            return 0;
+        if (write_head(st) < 0)
+            return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    }
     if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) && finish_response(st) < 0)
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     return 0;
@@ -704,11 +634,16 @@ static void session_close(struct h2up *s, const char *why)
 /* s's session starts on bev (the origin chose h2). Returns 0, or -1 when out of memory. */
 static int session_open(struct h2up *s, struct bufferevent *bev)
 {
+    socklen_t len = sizeof(s->peer);
+
     if (!(s->ng = session_new(s)) || session_settings(s->ng) < 0)
         return -1;
     s->state = H2UP_OPEN;
     s->bev = bev;
     s->px->metrics.h2up_connections++;
+    /* Known, it lets other origins at that address share the connection (coalescing). */
+    if (getpeername(bufferevent_getfd(bev), (struct sockaddr *)&s->peer, &len) < 0)
+        s->peer.ss_family = AF_UNSPEC;
     bufferevent_setcb(bev, on_session_read, on_session_write, on_session_event, s);
     bufferevent_set_timeouts(bev, NULL, NULL);
     if (bufferevent_enable(bev, EV_READ | EV_WRITE) < 0)
@@ -719,11 +654,14 @@ static int session_open(struct h2up *s, struct bufferevent *bev)
 
 /* ---- connections on streams ---- */
 
-/* c goes on a stream of s: its upstream side is a pair's end, and its request is sent. */
+/* c goes on a stream of s: its upstream side is a pair's end, and its request is sent. A
+ * request on a connection that was open before it (reused), or that another origin opened,
+ * may be sent again on a fresh one should nothing come back. */
 static void attach(struct h2up *s, struct conn *c, int reused)
 {
     struct h2up_stream *st = mem_calloc(1, sizeof(*st));
     struct bufferevent *pair[2] = {NULL, NULL};
+    char key[BROCK_HOST_MAX + 16];
 
     if (!st || !(st->body = evbuffer_new()) ||
         bufferevent_pair_new(s->px->base, BEV_OPT_DEFER_CALLBACKS, pair) != 0) {
@@ -733,9 +671,11 @@ static void attach(struct h2up *s, struct conn *c, int reused)
         conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
         return;
     }
+    h2up_origin_key(c, key, sizeof(key));
     st->s = s;
     st->c = c;
     st->end = pair[0];
+    st->coalesced = strcmp(key, s->key) != 0;
     side_init(&st->req);
     side_start(&st->req, SIDE_CLIENT);
     st->req.bev = st->end;
@@ -751,7 +691,7 @@ static void attach(struct h2up *s, struct conn *c, int reused)
     c->up_h2 = 1;
     c->c_up.bev = pair[1];
     c->c_up.io = &h2up_io;
-    c->c_ex.reused = reused;
+    c->c_ex.reused = reused || st->coalesced;
     conn_upstream_ready(c);
 }
 
@@ -760,12 +700,12 @@ int h2up_take(struct conn *c)
     char key[BROCK_HOST_MAX + 16];
     struct h2up *s;
 
-    origin_key(c, key, sizeof(key));
-    if ((s = find(c->px, key, 1)) != NULL) {
+    h2up_origin_key(c, key, sizeof(key));
+    if ((s = h2up_find(c->px, key, 1)) != NULL) {
         attach(s, c, 1);
         return 1;
     }
-    if (h2up_known_h1(c) || !(s = find(c->px, key, 0)) || s->n_waiting >= H2UP_MAX_WAITING)
+    if (h2up_known_h1(c) || !(s = h2up_find(c->px, key, 0)) || s->n_waiting >= H2UP_MAX_WAITING)
         return 0;
     s->waiting[s->n_waiting++] = c;
     c->up2.session = s;
@@ -778,8 +718,8 @@ void h2up_dialing(struct conn *c)
     char key[BROCK_HOST_MAX + 16];
     struct h2up *s;
 
-    origin_key(c, key, sizeof(key));
-    if (find(c->px, key, 0) || !(s = h2up_new(c->px, key)))
+    h2up_origin_key(c, key, sizeof(key));
+    if (h2up_find(c->px, key, 0) || !(s = h2up_new(c->px, key)))
         return;
     s->dialer = c;
     c->up2.session = s;
@@ -820,6 +760,26 @@ static void release_waiting(struct h2up *s, struct h2up *open, const char *why)
     }
 }
 
+/* c's dial ended at an address of a session that also serves c's origin (h2up_coalesce()):
+ * c, and the requests that waited for the dial, go on it. Returns 1, or 0 when that session
+ * has ended meanwhile (c dials again; those that waited do too). */
+static int dialed_coalesced(struct conn *c, struct h2up *s, const char *key)
+{
+    struct h2up *open = h2up_find(c->px, key, 1);
+
+    if (open) {
+        c->px->metrics.h2up_coalesced++;
+        attach(open, c, 1);
+    }
+    if (s) {
+        s->state = H2UP_OPEN;
+        s->going = 1;
+        release_waiting(s, open, NULL);
+        h2up_free(s);
+    }
+    return open != NULL;
+}
+
 int h2up_dialed(struct conn *c, struct bufferevent *bev, const char *why)
 {
     struct h2up *s = c->up_dialer ? c->up2.session : NULL;
@@ -827,7 +787,9 @@ int h2up_dialed(struct conn *c, struct bufferevent *bev, const char *why)
 
     c->up_dialer = 0;
     c->up2.session = NULL;
-    origin_key(c, key, sizeof(key));
+    h2up_origin_key(c, key, sizeof(key));
+    if (!bev && !why)
+        return dialed_coalesced(c, s, key);
     if (bev && c->c_up.io->tls && chose_h2(bev)) {
         if ((!s && !(s = h2up_new(c->px, key))) || session_open(s, bev) < 0) {
             if (s) {
@@ -844,7 +806,7 @@ int h2up_dialed(struct conn *c, struct bufferevent *bev, const char *why)
         return 1;
     }
     if (bev && c->c_up.io->tls)
-        remember_h1(c->px, key, conn_now_ms(c));
+        h2up_remember_h1(c->px, key, conn_now_ms(c));
     if (s) {
         /* Over: the requests that dial now must not wait for it. */
         s->state = H2UP_OPEN;

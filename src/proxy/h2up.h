@@ -20,11 +20,19 @@
  * its connection has not taken what it got (its stream's window closes), and a stream the
  * connection lets go of before the end is reset. A GOAWAY from the origin lets the streams it
  * took finish; those it did not are closed without a response, which the connection sends
- * again once on a fresh connection (as a pooled HTTP/1.1 connection closed meanwhile). */
+ * again once on a fresh connection (as a pooled HTTP/1.1 connection closed meanwhile).
+ *
+ * Connections are coalesced as browsers do (RFC 9113 9.1.1): a dial whose name resolves to the
+ * address and port of an HTTP/2 connection already open, whose certificate also covers that
+ * name, ends there, and the name's requests go on that connection. An origin that answers
+ * such a request with 421 (Misdirected Request) is no longer sent there; the request is sent
+ * again on a connection of its own. */
 #ifndef BROCK_PROXY_H2UP_H
 #define BROCK_PROXY_H2UP_H
 
 #include <stdint.h>
+
+#include <sys/socket.h>
 
 #include <event2/bufferevent.h>
 
@@ -37,6 +45,9 @@ struct h2up_stream;
  * queue, and requests that wait for one dial. */
 #define H2UP_MAX_STREAMS 256
 #define H2UP_MAX_WAITING 256
+
+/* Other origins one HTTP/2 connection carries, at most (coalesced). */
+#define H2UP_MAX_ALIASES 32
 
 /* The window a response may fill on each stream, and on the whole connection, before brock
  * gives bytes back (its SETTINGS_INITIAL_WINDOW_SIZE, and the connection's window). */
@@ -72,9 +83,17 @@ int h2up_take(struct conn *c);
  * for it (when no other dial is under way). */
 void h2up_dialing(struct conn *c);
 
-/* c's dial ended, with bev connected, or NULL and why. Returns 1 when the origin chose h2: its
- * session took bev, and c is on a stream; 0 when c goes on with bev (HTTP/1.1), or fails, as
- * it would without HTTP/2. Either way the requests that waited for the dial go on: on the new
+/* Asked by c's dial before it tries the address sa: whether an open HTTP/2 connection to sa
+ * (the same address and port) showed a certificate that covers c's host too. When one did,
+ * and c makes the dial that may open its origin's connection (h2up_dialing()), that
+ * connection now carries the origin's requests, and the dial should end (DIAL_TAKEN). */
+int h2up_coalesce(struct conn *c, const struct sockaddr *sa);
+
+/* c's dial ended, with bev connected, or NULL and why, or with both NULL after
+ * h2up_coalesce(). Returns 1 when the origin chose h2 (its session took bev), or the dial
+ * ended at a connection it shares: c is on a stream. Returns 0 when c goes on with bev
+ * (HTTP/1.1), or fails, as it would without HTTP/2, or dials again (both NULL: the shared
+ * connection ended meanwhile). Either way the requests that waited for the dial go on: on the
  * session, or each on its own (failing with why when the dial failed). */
 int h2up_dialed(struct conn *c, struct bufferevent *bev, const char *why);
 

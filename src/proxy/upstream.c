@@ -252,15 +252,17 @@ int upstream_names_self(const struct conn *c)
 
 /* ---- connecting ---- */
 
-/* Asked by the dialer before each address: a name that resolves to brock itself would loop. */
-static int refuse_self(void *arg, const struct sockaddr *sa, char *why, size_t size)
+/* Asked by the dialer before each address: a name that resolves to brock itself would loop;
+ * one whose address an HTTP/2 connection open already serves needs no connection. */
+static int check_address(void *arg, const struct sockaddr *sa, char *why, size_t size)
 {
     struct conn *c = arg;
 
-    if (!upstream_is_self(c->px, sa))
-        return 0;
-    snprintf(why, size, "it is brock itself (not forwarded)");
-    return 1;
+    if (upstream_is_self(c->px, sa)) {
+        snprintf(why, size, "it is brock itself (not forwarded)");
+        return 1;
+    }
+    return h2up_coalesce(c, sa) ? DIAL_TAKEN : 0;
 }
 
 static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
@@ -270,6 +272,12 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
     int tls_failed = !bev && c->dial && dial_tls_failed(c->dial);
 
     c->dial = NULL;
+    if (!bev && !why) {
+        /* It ended at an HTTP/2 connection that serves c's origin too. */
+        if (!h2up_dialed(c, NULL, NULL))
+            upstream_start(c);
+        return;
+    }
     if (!bev) {
         c->px->metrics
             .upstream_errors[tls_failed ? METRICS_UPSTREAM_TLS : METRICS_UPSTREAM_CONNECT]++;
@@ -314,13 +322,14 @@ void upstream_start(struct conn *c)
     }
     c->c_ex.reused = 0;
     c->c_up.io = c->c_ex.is_https ? &io_tls : &io_tcp;
-    if (dial_start(h2 ? &px->dial_h2 : &px->dial, c->c_ex.host, c->c_ex.port, c->c_up.io,
-                   refuse_self, on_dialed, c, &c->dial) < 0) {
-        conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
-        return;
-    }
+    /* Before the dial starts: an address literal or a --resolve rule is checked inside it. */
     if (h2 && !c->c_ex.retried)
         h2up_dialing(c);
+    if (dial_start(h2 ? &px->dial_h2 : &px->dial, c->c_ex.host, c->c_ex.port, c->c_up.io,
+                   check_address, on_dialed, c, &c->dial) < 0) {
+        h2up_cancel(c);
+        conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
+    }
 }
 
 void upstream_cancel(struct conn *c)

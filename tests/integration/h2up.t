@@ -5,7 +5,9 @@
 // GPC; responses come back to HTTP/1.1 clients framed by their Content-Length, or chunked;
 // request bodies arrive whole; a response its client does not read holds only its own stream;
 // an origin's GOAWAY and stream resets end what they end and nothing else; an origin that
-// speaks HTTP/1.1 is served as before, and --no-http2 keeps every origin on HTTP/1.1.
+// speaks HTTP/1.1 is served as before, and --no-http2 keeps every origin on HTTP/1.1. A name at
+// the address of an open connection whose certificate covers it too goes on that connection
+// (coalescing), unless the origin answers 421 there.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -28,6 +30,9 @@ const state = path.join(tmp, 'state');
 const SITE = 'site1.test';
 const OLD = 'old.test';
 const DOWN = 'down.test';
+// At the h2 origin's address: in its certificate, and not.
+const ALIAS = 'alias.test';
+const STRANGER = 'stranger.test';
 const BIG = crypto.randomBytes(3 * 1024 * 1024);
 const sha = (b) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -44,6 +49,14 @@ function serve(req, res) {
   req.on('data', (d) => chunks.push(d));
   req.on('end', () => {
     const body = Buffer.concat(chunks);
+    // Only for the name the connection was opened for (SNI), as origins that refuse
+    // coalesced requests answer.
+    if (req.url === '/strict' && (req.stream ? req.stream.session.socket : req.socket)
+      .servername !== req.headers[':authority']) {
+      res.statusCode = 421;
+      res.end('misdirected\n');
+      return;
+    }
     switch (req.url) {
     case '/big': res.end(BIG); return;
     case '/length':
@@ -85,7 +98,7 @@ function serve(req, res) {
 }
 
 before(flat(async () => {
-  const certs = h.originCerts(tmp, [SITE, OLD], 'brock h2up test');
+  const certs = h.originCerts(tmp, [SITE, OLD, ALIAS], 'brock h2up test');
   const nobody = await h.freePort();
   origin = await startSite(serve, { tls: { key: certs.key, cert: certs.cert }, h2: true });
   old = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
@@ -94,7 +107,7 @@ before(flat(async () => {
   caPath = path.join(state, 'ca', 'ca.pem');
   ca = fs.readFileSync(caPath);
   const args = ['-v', '--no-update', '--intercept', '--upstream-ca', certs.ca,
-                ...h.resolveTo(origin.port, SITE), ...h.resolveTo(old.port, OLD),
+                ...h.resolveTo(origin.port, SITE, ALIAS, STRANGER), ...h.resolveTo(old.port, OLD),
                 ...h.resolveTo(nobody, DOWN)];
   brock = await h.startBrock({ state, args });
   plain = await h.startBrock({ state, args: [...args, '--no-http2'] });
@@ -261,4 +274,50 @@ check('requests that waited for a dial that failed fail with its reason', async 
     assert.equal(r.status, 502);
     assert.match(r.body.toString(), /connect/i);
   }
+});
+
+const coalesced = async () => {
+  const m = (await h.curl(brock.port, [`http://127.0.0.1:${brock.port}/metrics`])).body
+    .toString();
+  return Number(/^brock_http2_upstream_coalesced_total (\d+)/m.exec(m)[1]);
+};
+
+check('a name at the same address whose certificate the connection showed shares it',
+      async () => {
+  let r = await get(brock.port, `https://${SITE}/first`);
+  assert.equal(json(r).version, '2.0');
+  const before = origin.connections();
+  const was = await coalesced();
+  const rs = await Promise.all(Array.from({ length: 4 }, (_, k) =>
+    get(brock.port, `https://${ALIAS}/alias/${k}`)));
+  for (const x of rs) {
+    assert.equal(x.status, 200);
+    assert.equal(json(x).version, '2.0');
+    assert.equal(json(x).headers[':authority'], ALIAS);
+    assert.equal(json(x).headers.dnt, '1');
+  }
+  assert.equal(origin.connections(), before, `no new connection (${origin.connections() - before})`);
+  assert.equal(await coalesced(), was + 1, 'one dial ended at the open connection');
+  // Not covered by the certificate: never sent on that connection, and its own dial fails
+  // the certificate check.
+  r = await get(brock.port, `https://${STRANGER}/no`);
+  assert.equal(r.status, 502);
+  assert.match(r.body.toString(), /certificate/i);
+  assert.equal(origin.to(STRANGER, '/no').length, 0);
+});
+
+check('an origin that answers 421 on a shared connection gets the request on its own',
+      async () => {
+  // The shared connection may have closed meanwhile: one request opens it again.
+  await get(brock.port, `https://${SITE}/again`);
+  await get(brock.port, `https://${ALIAS}/shared`);
+  const before = origin.connections();
+  let r = await get(brock.port, `https://${ALIAS}/strict`);
+  assert.equal(r.status, 200, r.body.toString());
+  assert.equal(json(r).version, '2.0');
+  assert.equal(origin.connections() - before, 1, 'sent again on a connection of its own');
+  // Which now carries the name's requests.
+  r = await get(brock.port, `https://${ALIAS}/strict`);
+  assert.equal(r.status, 200);
+  assert.equal(origin.connections() - before, 1);
 });
