@@ -35,8 +35,9 @@ struct dial;
  * copied; host too. refuse, when not NULL, is asked before each address is tried: nonzero
  * skips it, with a reason written into why (size bytes) that the failure sentence quotes;
  * DIAL_TAKEN ends the dial instead, without a connection (the caller has one to that address
- * already). Of the addresses DNS answered, every one is asked for DIAL_TAKEN before the
- * first is tried, so that any of them may be the one the caller holds.
+ * already). Of the addresses DNS answered, every one is asked before the first is tried, so
+ * that any of them may be the one the caller holds (only DIAL_TAKEN counts then), and each
+ * again as it is tried.
  * cb runs exactly once, never before dial_start() returns, unless the dial is cancelled:
  * with a connected bufferevent (handed over: set its callbacks at once; for io_tls the
  * handshake and the certificate check are done) and why NULL; or with bev NULL and why a

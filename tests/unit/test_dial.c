@@ -35,9 +35,11 @@ struct outcome {
     int called;
     struct bufferevent *bev;
     char why[1024];
-    char tried[4][64]; /* the addresses, in the order the dialer asked about them */
+    int why_null;      /* the callback's why was NULL */
+    char tried[8][64]; /* the addresses, in the order the dialer asked about them */
     int n_tried;
     const char *refuse_why; /* NULL: let every address be tried */
+    const char *take;       /* an address the caller holds a connection to (DIAL_TAKEN) */
 };
 
 /* ---- the world: a listener and a DNS server ---- */
@@ -156,8 +158,10 @@ static int on_refuse(void *arg, const struct sockaddr *sa, char *why, size_t siz
 
     assert_int_equal(sa->sa_family, AF_INET);
     inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
-    if (o->n_tried < 4)
+    if (o->n_tried < 8)
         snprintf(o->tried[o->n_tried++], sizeof(o->tried[0]), "%s", ip);
+    if (o->take && !strcmp(ip, o->take))
+        return DIAL_TAKEN;
     if (!o->refuse_why)
         return 0;
     snprintf(why, size, "%s", o->refuse_why);
@@ -170,6 +174,7 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
 
     o->called++;
     o->bev = bev;
+    o->why_null = !why;
     snprintf(o->why, sizeof(o->why), "%s", why ? why : "");
 }
 
@@ -271,12 +276,15 @@ static void test_dns_tries_each_address(void **state)
     struct world *w = *state;
     struct outcome o = {0};
 
-    /* two.test is 127.0.0.2 (refuses), then 127.0.0.1. */
+    /* two.test is 127.0.0.2 (refuses), then 127.0.0.1: both asked about before the first is
+     * tried (for DIAL_TAKEN), then each as it is tried. */
     dial(w, w->dns, "two.test", &o);
     assert_true(w->dns_queries > 0);
-    assert_int_equal(o.n_tried, 2);
+    assert_int_equal(o.n_tried, 4);
     assert_string_equal(o.tried[0], "127.0.0.2");
     assert_string_equal(o.tried[1], "127.0.0.1");
+    assert_string_equal(o.tried[2], "127.0.0.2");
+    assert_string_equal(o.tried[3], "127.0.0.1");
     assert_peer(o.bev, "127.0.0.1");
     bufferevent_free(o.bev);
 }
@@ -318,7 +326,7 @@ static void test_tls_tries_each_address(void **state)
     assert_non_null(ctx);
     dial_over(w, w->dns, "none.test", &io_tls, ctx, &o);
     assert_null(o.bev);
-    assert_int_equal(o.n_tried, 2);
+    assert_int_equal(o.n_tried, 4);
     snprintf(want, sizeof(want),
              "brock could not connect to none.test: none of its 2 addresses "
              "answered (127.0.0.3:%d: Connection refused; 127.0.0.2:%d: Connection refused)",
@@ -342,6 +350,30 @@ static void test_refused_address(void **state)
              w->port);
     assert_string_equal(o.why, want);
     /* Nothing was opened. */
+    event_base_loop(w->base, EVLOOP_NONBLOCK);
+    assert_int_equal(w->accepted, 0);
+}
+
+/* The caller holds a connection to an address (an HTTP/2 connection another origin shares):
+ * the dial ends without connecting, its callback with neither a connection nor a reason, at
+ * the loop's next turn. */
+static void test_taken(void **state)
+{
+    struct world *w = *state;
+    struct outcome o = {.take = "127.0.0.1"}, rule = {.take = "127.0.0.1"};
+
+    /* DNS: the second address is the one held, and the first is never tried. */
+    dial(w, w->dns, "two.test", &o);
+    assert_int_equal(o.called, 1);
+    assert_null(o.bev);
+    assert_int_equal(o.why_null, 1);
+    assert_int_equal(o.n_tried, 2);
+    /* A rule, asked inside dial_start(): still told later. */
+    add_rule(w, "held.test", "127.0.0.1");
+    dial(w, w->dns, "held.test", &rule);
+    assert_int_equal(rule.called, 1);
+    assert_null(rule.bev);
+    assert_int_equal(rule.why_null, 1);
     event_base_loop(w->base, EVLOOP_NONBLOCK);
     assert_int_equal(w->accepted, 0);
 }
@@ -422,6 +454,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_address_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_tries_each_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_address, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_needs_tls_context, setup, teardown),
