@@ -165,6 +165,7 @@ $(BUILD)/tests/test_store_backends: PKG_LIBS += -lpq
 $(BUILD)/tests/test_http: $(BUILD)/src/http/head.o
 $(BUILD)/tests/test_h2req: $(BUILD)/src/http/head.o $(BUILD)/src/http/h2req.o
 $(BUILD)/tests/test_h2resp: $(BUILD)/src/http/head.o $(BUILD)/src/http/h2resp.o
+$(BUILD)/tests/test_owner: $(BUILD)/src/dash/owner.o
 $(BUILD)/tests/test_blocked: $(BUILD)/src/proxy/blocked.o $(BUILD)/src/http/head.o
 $(BUILD)/tests/test_rewrite: $(BUILD)/src/http/head.o $(BUILD)/src/proxy/rewrite.o
 $(BUILD)/tests/test_side: $(BUILD)/src/proxy/framing.o $(BUILD)/src/http/head.o \

@@ -71,6 +71,7 @@ extern const struct cmd_entry cmd_pause_entry;
 extern const struct cmd_entry cmd_resume_entry;
 extern const struct cmd_entry cmd_status_entry;
 extern const struct cmd_entry cmd_passthrough_entry;
+extern const struct cmd_entry cmd_passwd_entry;
 extern const struct cmd_entry cmd_help_entry;
 
 /* Prints "brock CMD: message" on stderr and returns CLI_ERROR. */

@@ -46,6 +46,10 @@ static const char run_help[] =
     "  --allow CIDR          serve only clients in CIDR (10.0.0.0/8, ::1/128, an address);\n"
     "                        may be repeated; needed to listen beyond loopback; without it\n"
     "                        only loopback clients are served\n"
+    "  --local CIDR          the clients in CIDR are this machine: its dashboard answers them\n"
+    "                        without the owner's password (default: loopback addresses and\n"
+    "                        the address a client reached brock at); may be repeated;\n"
+    "                        --local none asks every client for it (brock passwd)\n"
     "  --proxy-protocol-from CIDR\n"
     "                        connections from CIDR (a load balancer such as HAProxy with\n"
     "                        send-proxy or send-proxy-v2) must begin with a PROXY protocol\n"
@@ -105,6 +109,7 @@ enum {
     OPT_MAX_LEARNED,
     OPT_HTTP2,
     OPT_NO_HTTP2,
+    OPT_LOCAL,
 };
 
 const struct option cmd_run_options[] = {
@@ -119,6 +124,7 @@ const struct option cmd_run_options[] = {
     {"http2", no_argument, NULL, OPT_HTTP2},
     {"no-http2", no_argument, NULL, OPT_NO_HTTP2},
     {"allow", required_argument, NULL, OPT_ALLOW},
+    {"local", required_argument, NULL, OPT_LOCAL},
     {"proxy-protocol-from", required_argument, NULL, OPT_PROXY_PROTOCOL},
     {"user", required_argument, NULL, OPT_USER},
     {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
@@ -162,12 +168,19 @@ static int run_seconds(const char *text, int *out)
 }
 
 /* The repeatable options, as bits of run_args' file_lists. */
-enum { LIST_RESOLVE = 1, LIST_NO_INTERCEPT = 2, LIST_ALLOW = 4, LIST_NO_PROXY = 8, LIST_PP = 16 };
+enum {
+    LIST_RESOLVE = 1,
+    LIST_NO_INTERCEPT = 2,
+    LIST_ALLOW = 4,
+    LIST_NO_PROXY = 8,
+    LIST_PP = 16,
+    LIST_LOCAL = 32
+};
 
 /* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
 struct run_args {
     struct proxy_options o;
-    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from;
+    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from, **local;
     const struct cmd_entry *self;
     int done;            /* --help was printed: nothing more to do */
     int in_file;         /* the options in hand are the configuration file's */
@@ -195,6 +208,7 @@ static void run_args_cleanup(struct run_args *a)
     mem_free(a->allow);
     mem_free(a->no_proxy);
     mem_free(a->pp_from);
+    mem_free(a->local);
 }
 
 /* --no-intercept: alone, it turns interception off; with a host pattern (--no-intercept=GLOB,
@@ -300,6 +314,7 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_HTTP2: o->no_http2 = 0; break;
     case OPT_NO_HTTP2: o->no_http2 = 1; break;
     case OPT_ALLOW: run_list_add(a, LIST_ALLOW, a->allow, &o->n_allow, optarg); break;
+    case OPT_LOCAL: run_list_add(a, LIST_LOCAL, a->local, &o->n_local, optarg); break;
     case OPT_PROXY_PROTOCOL:
         run_list_add(a, LIST_PP, a->pp_from, &o->n_proxy_protocol_from, optarg);
         break;
@@ -348,8 +363,10 @@ static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf, 
     a->allow = mem_calloc(most, sizeof(*a->allow));
     a->no_proxy = mem_calloc(most, sizeof(*a->no_proxy));
     a->pp_from = mem_calloc(most, sizeof(*a->pp_from));
-    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy || !a->pp_from)
+    a->local = mem_calloc(most, sizeof(*a->local));
+    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy || !a->pp_from || !a->local)
         return cli_error(self, "out of memory");
+    a->o.local = a->local;
     a->o.resolve = a->resolve;
     a->o.no_intercept = a->no_intercept;
     a->o.allow = a->allow;

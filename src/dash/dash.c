@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The dashboard's door: every request to brock's own address goes through the table of
  * routes below. Only brock's own names are answered (no DNS rebinding; the proxy auto-config
- * file excepted, for WPAD), a route that changes state also needs the page's token and no
- * foreign Origin, and every answer carries headers that keep it out of other pages' frames
- * and scripts. */
+ * file excepted, for WPAD), only the owner (dash_owner.c) reaches what is not OPEN, a route
+ * that changes state also needs the page's token and no foreign Origin, and every answer
+ * carries headers that keep it out of other pages' frames and scripts. */
 #include "dash/dash.h"
 
 #include <errno.h>
@@ -36,8 +36,10 @@
  * the Host header names, for WPAD, which fetches by a name of the network ("wpad.lan"); under
  * a name not brock's own the handler says nothing that the client could not learn from
  * brock's own address (dash_call.own_host). BODY_FILE: the body is streamed to a temporary
- * file (dash_request.body_fd), never held in memory. */
-enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4 };
+ * file (dash_request.body_fd), never held in memory. OPEN: answered to every client --allow
+ * admits; every other route is the owner's (dash_owner_is()), and answers anyone else 401.
+ * SAME_ORIGIN: no foreign Origin, but no token (the sign-in page does not hold it). */
+enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4, OPEN = 8, SAME_ORIGIN = 16 };
 
 /* What a route's body may hold: nothing, a JSON change, an import. */
 #define NO_BODY 0
@@ -73,16 +75,26 @@ static const struct route routes[] = {
     {"PUT", "/api/widgets/", CHANGES_STATE, JSON_BODY, dash_api_widget_put},
     {"DELETE", "/api/widgets/", CHANGES_STATE, JSON_BODY, dash_api_widget_delete},
     {"GET", "/api/export", 0, NO_BODY, dash_api_export},
-    {"GET", "/lists/", 0, NO_BODY, dash_api_list},
+    {"GET", "/lists/", OPEN, NO_BODY, dash_api_list},
     {"POST", "/api/import", CHANGES_STATE | BODY_FILE, IMPORT_BODY, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, NO_BODY, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, NO_BODY, dash_api_forget},
     {"GET", "/api/log", 0, NO_BODY, dash_api_log},
-    {"GET", "/metrics", 0, NO_BODY, dash_api_metrics},
-    {"GET", "/proxy.pac", ANY_HOST, NO_BODY, dash_api_pac},
-    {"GET", "/wpad.dat", ANY_HOST, NO_BODY, dash_api_pac},
-    {"GET", "/ca.pem", 0, NO_BODY, dash_api_ca_pem},
+    {"GET", "/metrics", OPEN, NO_BODY, dash_api_metrics},
+    {"GET", "/proxy.pac", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
+    {"GET", "/wpad.dat", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
+    {"GET", "/ca.pem", OPEN, NO_BODY, dash_api_ca_pem},
+    {"POST", "/api/signin", OPEN | SAME_ORIGIN, JSON_BODY, dash_api_signin},
+    {"POST", "/api/signout", OPEN | SAME_ORIGIN, NO_BODY, dash_api_signout},
+    {"GET", "/api/session", OPEN, NO_BODY, dash_api_session},
 };
+
+/* web/'s files that every client may load: the sign-in page and what it needs, and the page
+ * that says how to trust brock's CA. */
+static const char *const open_files[] = {"/signin.html", "/signin.js", "/app.css", "/favicon.svg",
+                                         "/favicon.ico", "/ca",        "/ca.html"};
+
+#define SIGN_IN_FIRST "this is for brock's owner: sign in first (/signin.html)"
 
 /* ---- the environment ---- */
 
@@ -142,6 +154,8 @@ struct dash_env *dash_env_new(const struct dash_host *h, char *err, size_t errle
         env->host.ca_cert = env->ca_cert;
         dash_setup_ca_read(env);
     }
+    if (dash_owner_new(env, h->state_dir, err, errlen) < 0)
+        goto fail;
     if (h->token && strlen(h->token) == sizeof(env->token) - 1) {
         memcpy(env->token, h->token, sizeof(env->token));
         env->host.token = NULL;
@@ -160,6 +174,7 @@ void dash_env_free(struct dash_env *env)
     if (!env)
         return;
     OPENSSL_cleanse(env->token, sizeof(env->token));
+    dash_owner_free(env);
     mem_free(env->lists);
     mem_free(env);
 }
@@ -323,10 +338,11 @@ struct answer {
 
 /* Writes the answer: status, and for any status but 304 the body of type, saved as filename
  * when not NULL or "". The answer is never stored by a cache unless validators (its header
- * lines: ETag, Last-Modified) say how to ask again. Returns status, or -1 when out of
- * memory. */
+ * lines: ETag, Last-Modified) say how to ask again; headers, when not NULL, are more lines.
+ * Returns status, or -1 when out of memory. */
 static int write_response(const struct answer *a, int status, const char *type,
-                          const char *filename, const char *validators, const struct buf *body)
+                          const char *filename, const char *validators, const char *headers,
+                          const struct buf *body)
 {
     char disposition[128] = "", entity[160] = "";
 
@@ -337,10 +353,10 @@ static int write_response(const struct answer *a, int status, const char *type,
         snprintf(entity, sizeof(entity), "Content-Type: %s\r\nContent-Length: %zu\r\n", type,
                  body->len);
     if (buf_printf(
-            a->out, "HTTP/1.1 %d %s\r\n%s" SECURITY_HEADERS "Cache-Control: %s\r\n%s%s%s\r\n",
+            a->out, "HTTP/1.1 %d %s\r\n%s" SECURITY_HEADERS "Cache-Control: %s\r\n%s%s%s%s\r\n",
             status, http_reason(status), entity,
             validators && *validators ? "no-cache" : "no-store", validators ? validators : "",
-            disposition, a->keep_alive ? "" : "Connection: close\r\n") < 0)
+            headers ? headers : "", disposition, a->keep_alive ? "" : "Connection: close\r\n") < 0)
         return -1;
     if (status != 304 && !a->head && body->len && buf_append(a->out, body->data, body->len) < 0)
         return -1;
@@ -372,7 +388,7 @@ static int refuse(const struct answer *a, int status, const char *msg)
 
     buf_init(&body, DASH_LIMIT_RESPONSE);
     if (text && buf_puts(&body, text) == 0 && buf_puts(&body, "\n") == 0)
-        rc = write_response(a, status, "application/json; charset=utf-8", NULL, NULL, &body);
+        rc = write_response(a, status, "application/json; charset=utf-8", NULL, NULL, NULL, &body);
     buf_cleanup(&body);
     json_text_free(text);
     json_decref(j);
@@ -408,7 +424,7 @@ static int run_route(const struct dash_env *env, const struct dash_request *rq,
     if (x.stream && x.status == 200)
         rc = write_stream_head(a, x.type, &x.text);
     else
-        rc = write_response(a, x.status, x.type, x.filename, x.validators, &x.text);
+        rc = write_response(a, x.status, x.type, x.filename, x.validators, x.headers, &x.text);
 out:
     json_text_free(text);
     json_decref(x.json);
@@ -438,7 +454,7 @@ static int serve_file(const struct dash_env *env, const struct dash_request *rq,
     buf_init(&body, DASH_LIMIT_RESPONSE);
     rc = file_body(env, f, &body) < 0
              ? -1
-             : write_response(a, 200, file_type(f->name), NULL, NULL, &body);
+             : write_response(a, 200, file_type(f->name), NULL, NULL, NULL, &body);
     buf_cleanup(&body);
     return rc;
 }
@@ -480,6 +496,31 @@ static int run_shared_route(const struct dash_env *env, const struct dash_reques
     return status;
 }
 
+/* Whether the file at path (path_len bytes) is one every client may load. */
+static int file_open(const char *path, size_t path_len)
+{
+    for (size_t i = 0; i < sizeof(open_files) / sizeof(open_files[0]); i++) {
+        if (strlen(open_files[i]) == path_len && !strncmp(path, open_files[i], path_len))
+            return 1;
+    }
+    return 0;
+}
+
+/* A page of the owner's asked for by another: the sign-in page instead. Returns 303, or -1. */
+static int to_sign_in(const struct answer *a)
+{
+    struct buf body;
+    int rc;
+
+    buf_init(&body, DASH_LIMIT_RESPONSE);
+    rc = buf_puts(&body, SIGN_IN_FIRST "\n") < 0
+             ? -1
+             : write_response(a, 303, "text/plain; charset=utf-8", NULL, NULL,
+                              "Location: /signin.html\r\n", &body);
+    buf_cleanup(&body);
+    return rc;
+}
+
 /* Where the door lets a request through: its route (NULL: one of web/'s files), the decoded
  * path segment and the query the route is given, and whether the Host names brock itself. */
 struct passage {
@@ -506,8 +547,8 @@ static int body_check(const struct dash_request *rq, const struct route *r, cons
 }
 
 /* The door: rq's route and every check the head allows, in this order: the Host (403), the
- * route (404), the method (405), for a change its Origin and token (403), the body's size
- * (413). Nothing here needs the body. Returns 0 with p filled in, the status of a refusal
+ * route (404), the method (405), the owner (401, or for a page 303 to the sign-in page), for
+ * a change its Origin and token (403), the body's size (413). Nothing here needs the body. Returns 0 with p filled in, the status of a refusal
  * written to a, or -1 when out of memory. */
 static int door(const struct dash_env *env, const struct dash_request *rq, const struct answer *a,
                 struct passage *p)
@@ -541,9 +582,11 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
             allowed = r;
             continue;
         }
+        if (!(r->flags & OPEN) && !dash_owner_is(env, rq))
+            return refuse(a, 401, SIGN_IN_FIRST);
+        if ((r->flags & (CHANGES_STATE | SAME_ORIGIN)) && (why = foreign_origin(env, rq)))
+            return refuse(a, 403, why);
         if (r->flags & CHANGES_STATE) {
-            if ((why = foreign_origin(env, rq)))
-                return refuse(a, 403, why);
             if (!token_matches(env, rq))
                 return refuse(a, 403,
                               "a change needs the dashboard's token (the "
@@ -562,6 +605,8 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
         return refuse(a, 405, "this method is not allowed here");
     if (strcmp(method, "GET") != 0 || rq->target[0] != '/')
         return refuse(a, 404, "brock has no such page");
+    if (!file_open(rq->target, p->path_len) && !dash_owner_is(env, rq))
+        return to_sign_in(a);
     return (rc = body_check(rq, NULL, a)) != 0 ? rc : 0;
 }
 

@@ -68,6 +68,8 @@ struct dash_host {
     size_t passthrough_shipped; /* how many hosts the host ships on its list */
     int pid;                    /* the process answering */
     unsigned workers;           /* the processes serving (brock run --workers) */
+    const char *state_dir;      /* where the owner's file is (owner.h); NULL: no password
+                                   can be set, and only clients of this machine manage brock */
 };
 
 struct dash_env;
@@ -116,6 +118,10 @@ struct dash_request {
                                host ("192.0.2.1", "[::1]"); NULL when unknown */
     int keep_alive;         /* the host keeps the connection open after the answer;
                                else the answer says Connection: close */
+    const char *client;     /* the client's address, as text without a port; NULL when
+                               unknown */
+    int client_local;       /* the client is this machine (brock run --local): it manages
+                               brock without signing in */
     /* GET /api/log: the host can hold one more live stream (stream_ok, in); the answer is
      * the head of one (stream, out: set to 1), whose events the host then writes with
      * livelog_write() from id *stream_next (out) until the client leaves. NULL: the host

@@ -26,6 +26,7 @@ struct dash_env {
     char ca_pem[DASH_CA_PEM_MAX]; /* the certificate as read at start (as root, before
                                      becoming another user); ca_pem_len 0: none */
     size_t ca_pem_len;
+    struct dash_owner *owner; /* the owner's password and the sign-ins (dash_owner.c) */
 };
 
 /* What a handler is given and fills in. */
@@ -45,6 +46,7 @@ struct dash_call {
     char validators[160]; /* ETag and Last-Modified header lines of a cacheable answer */
     int stream;           /* text is the start of a stream that the host goes on writing: no
                              Content-Length, and the connection ends with it */
+    char headers[256];    /* more header lines for the answer (Set-Cookie, Retry-After) */
 };
 
 /* The handlers of the routes under /api/. Each returns 0, or -1 when out of memory; a refusal
@@ -83,6 +85,33 @@ int dash_query_has(const char *query, const char *key);
 /* The query's key as a whole number from min to max into *out, left as it is when key is
  * absent. Returns 0, or -1 when key is there with anything else. */
 int dash_query_number(const char *query, const char *key, long min, long max, long *out);
+
+/* dash_owner.c: brock's owner (owner.h) and the sign-ins. Wrong passwords an address may give
+ * before it waits; then it waits 1 s, 2 s, 4 s, ... up to DASH_SIGNIN_WAIT_MAX seconds. */
+#define DASH_SIGNIN_FREE 3
+#define DASH_SIGNIN_WAIT_MAX 300
+/* Between two checks of a password, from any addresses: each costs the loop scrypt's time. */
+#define DASH_SIGNIN_GAP_MS 250
+/* Addresses whose wrong passwords are remembered at once (past it, the quietest is
+ * forgotten). */
+#define DASH_SIGNIN_ADDRS 1024
+
+/* Gives env its owner record, for the owner file of state_dir (NULL: none, so that no
+ * password can be set). Returns 0, or -1 with a sentence in err. */
+int dash_owner_new(struct dash_env *env, const char *state_dir, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+void dash_owner_free(struct dash_env *env);
+
+/* Whether rq comes from brock's owner: a client of this machine (rq->client_local), or a
+ * browser with a session for its address. */
+int dash_owner_is(const struct dash_env *env, const struct dash_request *rq);
+
+/* POST /api/signin {"password": "..."}: a session cookie, or 401, 409 (no password yet), 429
+ * (too many tries: Retry-After says how long); POST /api/signout: the cookie cleared; GET
+ * /api/session: {owner, local, password, address}, what the page shows. */
+int dash_api_signin(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_signout(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_session(struct dash_call *x) __attribute__((warn_unused_result));
 
 /* dash_metrics.c: GET /metrics, Prometheus' text format. */
 int dash_api_metrics(struct dash_call *x) __attribute__((warn_unused_result));

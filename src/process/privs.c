@@ -67,9 +67,11 @@ int privs_plan(const char *user, struct privs *p, char *err, size_t errlen)
     return 0;
 }
 
-/* The state's paths that are handed to the user, and their owners before. */
-static const char *const state_files[] = {"", "/brock.db", "/brock.db-wal", "/brock.db-shm",
-                                          "/brock.db-journal"};
+/* The state's paths that are handed to the user, and their owners before: the folder, the
+ * database, and the dashboard owner's file (dash/owner.h), which brock reads whenever brock
+ * passwd changed it. */
+static const char *const state_files[] = {
+    "", "/brock.db", "/brock.db-wal", "/brock.db-shm", "/brock.db-journal", "/owner"};
 #define N_STATE_FILES (sizeof(state_files) / sizeof(state_files[0]))
 
 struct owners {

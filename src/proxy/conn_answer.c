@@ -118,6 +118,44 @@ void conn_spool_close(struct exchange *x)
     x->spool_fd = -1;
 }
 
+/* Whether the client of c, which reached brock at local, is this machine (--local): by
+ * default a loopback address, or the very address it reached (the kernel gives a connection
+ * from this machine to one of its own addresses that address as its source). */
+static int conn_client_local(const struct conn *c, const struct sockaddr_storage *local)
+{
+    const struct proxy_options *o = c->px->live;
+    struct sockaddr_storage peer, here;
+    struct access_list l = {NULL, 0};
+    char err[256];
+    int len, yes = 0;
+
+    if (!resolve_literal(c->c_peer, 0, &peer, &len))
+        return 0;
+    if (o->n_local) {
+        for (size_t i = 0; i < o->n_local; i++) {
+            /* Checked at start and on SIGHUP: out of memory alone fails here, and then the
+             * client signs in. */
+            if (strcmp(o->local[i], "none") != 0 &&
+                access_add_for(&l, "--local", o->local[i], err, sizeof(err)) < 0)
+                break;
+        }
+        yes = access_allows(&l, (const struct sockaddr *)&peer);
+        access_cleanup(&l);
+        return yes;
+    }
+    if (access_is_loopback((const struct sockaddr *)&peer))
+        return 1;
+    if (!local)
+        return 0;
+    here = *local;
+    /* Ports aside. */
+    if (here.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&here)->sin6_port = 0;
+    else
+        ((struct sockaddr_in *)&here)->sin_port = 0;
+    return access_same_endpoint((const struct sockaddr *)&peer, (const struct sockaddr *)&here);
+}
+
 /* The request in origin form as the dashboard reads it: its head, and the body its head
  * declares; the body itself is the caller's to add. local_host receives the address the client
  * reached (on a wildcard listen, the dashboard's own address is that one). */
@@ -141,10 +179,14 @@ static void conn_local_request(struct conn *c, struct dash_request *rq,
     rq->body = "";
     rq->body_fd = -1;
     rq->keep_alive = keep;
+    rq->client = c->c_peer;
     if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local, &local_len) ==
         0) {
         access_host_text((const struct sockaddr *)&local, local_host, INET6_ADDRSTRLEN + 2);
         rq->local_host = local_host;
+        rq->client_local = conn_client_local(c, &local);
+    } else {
+        rq->client_local = conn_client_local(c, NULL);
     }
     if (rq->target_len == 0) {
         rq->target = "/";

@@ -835,6 +835,7 @@ static void proxy_dash_host(struct proxy *px, struct brock_engine *e, const char
                               .metrics = &px->metrics,
                               .log = &px->log,
                               .ca_cert = px->opts->state_dir ? ca_path : NULL,
+                              .state_dir = px->opts->state_dir,
                               .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
                               .workers = px->opts->worker ? px->opts->worker->count : 1};
 }

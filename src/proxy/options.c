@@ -53,6 +53,13 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
             return -1;
         }
     }
+    for (size_t i = 0; i < o->n_local; i++) {
+        if (strcmp(o->local[i], "none") != 0 &&
+            access_add_for(&allow, "--local", o->local[i], err, errlen) < 0) {
+            access_cleanup(&allow);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < o->n_proxy_protocol_from; i++) {
         if (access_add_for(&allow, "--proxy-protocol-from", o->proxy_protocol_from[i], err,
                            errlen) < 0) {

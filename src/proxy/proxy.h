@@ -40,6 +40,10 @@ struct proxy_options {
     int verbosity;            /* 0: errors only (-q), 1: default, 2: every request (-v) */
     const char *const *allow; /* --allow CIDR: who may connect; none: loopback only */
     size_t n_allow;
+    const char *const *local; /* --local CIDR: the clients that are this machine, which manage
+                               * brock without the owner's password, or "none"; none given:
+                               * loopback, and a client at the address it reached brock at */
+    size_t n_local;
     const char *const *proxy_protocol_from; /* --proxy-protocol-from CIDR: balancers whose
                                                * connections begin with a PROXY protocol header */
     size_t n_proxy_protocol_from;

@@ -90,6 +90,17 @@ fail:
     return -1;
 }
 
+/* The lists the dashboard reads: --no-proxy (dash_env_set_no_proxy()) and --local (from
+ * px->live at each request). Notes those that changed. */
+static void note_pages_lists(const struct proxy_options *o, const struct proxy_options *n,
+                             char *changed, size_t size)
+{
+    if (!same_list(o->no_proxy, o->n_no_proxy, n->no_proxy, n->n_no_proxy))
+        note(changed, size, "no-proxy");
+    if (!same_list(o->local, o->n_local, n->local, n->n_local))
+        note(changed, size, "local");
+}
+
 void reconfig_apply(struct proxy *px, const struct proxy_options *n)
 {
     const struct proxy_options *o = px->live;
@@ -114,8 +125,7 @@ void reconfig_apply(struct proxy *px, const struct proxy_options *n)
         px->no_intercept = n->no_intercept;
         px->n_no_intercept = n->n_no_intercept;
     }
-    if (!same_list(o->no_proxy, o->n_no_proxy, n->no_proxy, n->n_no_proxy))
-        note(changed, sizeof(changed), "no-proxy");
+    note_pages_lists(o, n, changed, sizeof(changed));
     if (px->dash)
         dash_env_set_no_proxy(px->dash, n->no_proxy, n->n_no_proxy);
     if (o->header_timeout != n->header_timeout)

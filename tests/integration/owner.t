@@ -1,0 +1,258 @@
+#!/usr/bin/env -S node --test --test-reporter=tap
+// SPDX-License-Identifier: GPL-3.0-or-later
+// brock's owner: a client that is not this machine (here 127.0.0.2 and up, with --local
+// 127.0.0.1) sees only the sign-in page, the proxy auto-config file, the CA and the metrics
+// until it signs in with the password `brock passwd` set; then it manages brock as this
+// machine does, for that address alone. Wrong passwords make their address wait longer each
+// time and are logged; a session ends with its lifetime, a new password, or --sign-out-all.
+'use strict';
+
+const { before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const http = require('node:http');
+const path = require('node:path');
+const h = require('./harness.js');
+const { flat } = h;
+
+const tmp = h.tmpdir('owner-t');
+const state = path.join(tmp, 'state');
+const PASSWORD = 'correct horse battery staple';
+let b;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A request straight to brock from a chosen loopback address; resolves with { status,
+// headers, body }.
+function ask(target, { from = '127.0.0.2', method = 'GET', cookie, body, headers = {} } = {}) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? null : Buffer.from(body);
+    const req = http.request({
+      host: '127.0.0.1', port: b.port, path: target, method, localAddress: from, agent: false,
+      timeout: 15000,
+      headers: { ...(cookie ? { Cookie: cookie } : {}),
+                 ...(data ? { 'Content-Type': 'application/json',
+                              'Content-Length': data.length } : {}),
+                 ...headers },
+    }, (res) => {
+      const parts = [];
+      res.on('data', (d) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers,
+                                    body: Buffer.concat(parts).toString() }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${target} timed out`)));
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const signin = (password, from) =>
+  ask('/api/signin', { from, method: 'POST', body: JSON.stringify({ password }) });
+
+// The session cookie an answer set, as a Cookie header gives it back.
+function cookieOf(r) {
+  const set = (r.headers['set-cookie'] || []).find((c) => c.startsWith('brock_owner='));
+  assert.ok(set, `a session cookie: ${JSON.stringify(r.headers)}`);
+  return set.split(';')[0];
+}
+
+// `brock passwd ARGS` with input on its standard input (not a terminal).
+async function passwd(args, input) {
+  const file = path.join(tmp, 'input');
+  fs.writeFileSync(file, input);
+  return h.run('sh', ['-c', `"$BROCK" --state "$STATE" passwd ${args} < "$IN"`],
+               { env: { IN: file, BROCK: h.BROCK, STATE: state } });
+}
+
+before(flat(async () => {
+  b = await h.startBrock({ state, global: ['--no-seed'],
+                           args: ['--no-update', '--local', '127.0.0.1'] });
+}));
+
+after(async () => {
+  if (b) await b.stop();
+});
+
+h.check('before any password, a client of the network sees nothing of the browsing', async () => {
+  // This machine browses; its visits are what another client must not read.
+  let r = await ask('/api/sites', { from: '127.0.0.1' });
+  assert.equal(r.status, 200, r.body);
+  r = await ask('/', {});
+  assert.equal(r.status, 303);
+  assert.equal(r.headers.location, '/signin.html');
+  assert.doesNotMatch(r.body, /brock-token/);
+  for (const target of ['/api/sites', '/api/log', '/api/map', '/api/settings', '/api/export',
+                        '/api/status', '/api/trackers', '/api/stats']) {
+    r = await ask(target);
+    assert.equal(r.status, 401, target);
+    assert.deepEqual(Object.keys(JSON.parse(r.body)), ['error'], target);
+  }
+  r = await ask('/api/pause', { method: 'PUT', body: '{"until_resume": true}' });
+  assert.equal(r.status, 401);
+  for (const target of ['/signin.html', '/signin.js', '/app.css', '/proxy.pac', '/wpad.dat',
+                        '/metrics', '/ca']) {
+    r = await ask(target);
+    assert.equal(r.status, 200, `${target}: ${r.body}`);
+  }
+  r = await ask('/api/session');
+  assert.deepEqual(JSON.parse(r.body), { owner: false, local: false, password: false,
+                                         address: '127.0.0.2' });
+  r = await signin('anything');
+  assert.equal(r.status, 409);
+  assert.match(r.body, /brock passwd/);
+});
+
+h.check('brock passwd refuses an empty password, a long one, and two that differ', async () => {
+  for (const [input, why] of [['\n\n', /empty/], [`${'x'.repeat(100000)}\n${'x'.repeat(100000)}\n`,
+                                                     /100000 bytes long/],
+                              ['one\ntwo\n', /differ/], ['once\n', /twice/]]) {
+    const r = await passwd('', input);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stderr, why);
+    assert.ok(!fs.existsSync(path.join(state, 'owner')), 'nothing written');
+  }
+});
+
+let session;
+
+h.check('the owner signs in; wrong passwords wait longer each time, and are logged', async () => {
+  let r = await passwd('', `${PASSWORD}\n${PASSWORD}\n`);
+  assert.equal(r.code, 0, r.stderr);
+  const kept = fs.readFileSync(path.join(state, 'owner'), 'utf8');
+  assert.ok(!kept.includes(PASSWORD), 'the password is not kept');
+  assert.equal(fs.statSync(path.join(state, 'owner')).mode & 0o777, 0o600);
+  // Three free tries, 250 ms apart (the gap between any two checks).
+  for (let i = 0; i < 3; i++) {
+    if (i) await sleep(300);
+    r = await signin(`${PASSWORD}!`);
+    assert.equal(r.status, 401, r.body);
+    assert.deepEqual(JSON.parse(r.body), { error: 'wrong password' });
+  }
+  r = await signin(PASSWORD);
+  assert.equal(r.status, 429, 'the right password waits its turn too');
+  assert.equal(r.headers['retry-after'], '1');
+  await sleep(1100);
+  r = await signin('');
+  assert.equal(r.status, 401);
+  r = await signin(`${PASSWORD}!`);
+  assert.equal(r.status, 429);
+  assert.equal(r.headers['retry-after'], '2', 'the wait doubled');
+  await h.waitFor('the log to name the address', () =>
+    (b.log().match(/127\.0\.0\.2: a wrong password for the dashboard/g) || []).length === 4);
+  // Another address is not held by those tries.
+  await sleep(300);
+  r = await signin(PASSWORD, '127.0.0.3');
+  assert.equal(r.status, 200, r.body);
+  const set = r.headers['set-cookie'].join('\n');
+  assert.match(set, /HttpOnly/);
+  assert.match(set, /SameSite=Strict/);
+  assert.match(set, /Max-Age=604800/);
+  assert.match(set, /Path=\//);
+  session = cookieOf(r);
+  assert.match(b.log(), /127\.0\.0\.3: brock's owner signed in/);
+});
+
+h.check('signed in, the owner manages brock from that address alone', async () => {
+  let r = await ask('/api/sites', { from: '127.0.0.3', cookie: session });
+  assert.equal(r.status, 200, r.body);
+  r = await ask('/', { from: '127.0.0.3', cookie: session });
+  assert.equal(r.status, 200);
+  const token = /name="brock-token" content="([0-9a-f]+)"/.exec(r.body)[1];
+  r = await ask('/api/pause', { from: '127.0.0.3', cookie: session, method: 'PUT',
+                                body: '{"for": "10m"}', headers: { 'X-Brock-Token': token } });
+  assert.equal(r.status, 200, r.body);
+  r = await ask('/api/pause', { from: '127.0.0.3', cookie: session, method: 'DELETE',
+                                headers: { 'X-Brock-Token': token } });
+  assert.equal(r.status, 200, r.body);
+  // The same cookie from another address: a stolen one.
+  for (const from of ['127.0.0.2', '127.0.0.4']) {
+    r = await ask('/api/sites', { from, cookie: session });
+    assert.equal(r.status, 401, from);
+  }
+  r = await ask('/api/session', { from: '127.0.0.3', cookie: session });
+  assert.equal(JSON.parse(r.body).owner, true);
+});
+
+h.check('a session past its lifetime, or forged, is refused', async () => {
+  const key = /^key ([0-9a-f]{64})$/m.exec(fs.readFileSync(path.join(state, 'owner'), 'utf8'))[1];
+  const now = Math.floor(Date.now() / 1000);
+  const make = (end, from) => `brock_owner=${end}.` + crypto.createHmac('sha256',
+    Buffer.from(key, 'hex')).update(`${end} ${from}`).digest('hex');
+  // Made as brock makes them: one that has not ended passes, so the others fail for their end.
+  let r = await ask('/api/sites', { from: '127.0.0.5', cookie: make(now + 600, '127.0.0.5') });
+  assert.equal(r.status, 200);
+  for (const end of [now - 1, now + 8 * 86400]) {
+    r = await ask('/api/sites', { from: '127.0.0.5', cookie: make(end, '127.0.0.5') });
+    assert.equal(r.status, 401, String(end - now));
+  }
+  r = await ask('/api/sites', { from: '127.0.0.5',
+                                cookie: `brock_owner=${now + 600}.${'0'.repeat(64)}` });
+  assert.equal(r.status, 401);
+});
+
+h.check('a password past what a sign-in takes is refused unread', async () => {
+  await sleep(300);
+  const r = await ask('/api/signin', { from: '127.0.0.6', method: 'POST',
+                                       body: JSON.stringify({ password: 'x'.repeat(100000) }) });
+  assert.equal(r.status, 413);
+});
+
+h.check('10,000 tries from one address are held back; the owner signs in elsewhere', async () => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32, localAddress: '127.0.0.7' });
+  const statuses = {};
+  const one = () => new Promise((resolve, reject) => {
+    const data = '{"password":"guess"}';
+    const req = http.request({ host: '127.0.0.1', port: b.port, path: '/api/signin',
+                               method: 'POST', agent,
+                               headers: { 'Content-Type': 'application/json',
+                                          'Content-Length': data.length } }, (res) => {
+      res.resume();
+      res.on('end', () => { statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
+                            resolve(); });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+  const started = Date.now();
+  for (let i = 0; i < 10000; i += 100) {
+    await Promise.all(Array.from({ length: 100 }, one));
+  }
+  agent.destroy();
+  assert.equal((statuses[401] || 0) + (statuses[429] || 0), 10000, JSON.stringify(statuses));
+  // Three free, then one after 1 s, 2 s, 4 s, ...: however long the tries took.
+  const most = 3 + Math.ceil(Math.log2((Date.now() - started) / 1000 + 1)) + 1;
+  assert.ok((statuses[401] || 0) <= most, `few were checked: ${JSON.stringify(statuses)}`);
+  await sleep(300);
+  const r = await signin(PASSWORD, '127.0.0.8');
+  assert.equal(r.status, 200, r.body);
+});
+
+h.check('--sign-out-all and a new password end every session', async () => {
+  let r = await passwd('--sign-out-all', '');
+  assert.equal(r.code, 0, r.stderr);
+  r = await ask('/api/sites', { from: '127.0.0.3', cookie: session });
+  assert.equal(r.status, 401);
+  await sleep(300);
+  r = await signin(PASSWORD, '127.0.0.3');
+  assert.equal(r.status, 200, r.body);
+  session = cookieOf(r);
+  r = await passwd('', 'another one\nanother one\n');
+  assert.equal(r.code, 0, r.stderr);
+  r = await ask('/api/sites', { from: '127.0.0.3', cookie: session });
+  assert.equal(r.status, 401);
+  await sleep(300);
+  assert.equal((await signin(PASSWORD, '127.0.0.3')).status, 401);
+  await sleep(300);
+  assert.equal((await signin('another one', '127.0.0.3')).status, 200);
+  r = await passwd('--remove', '');
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal((await signin('another one', '127.0.0.9')).status, 409);
+});
+
+h.check('a page of another origin cannot sign in', async () => {
+  const r = await ask('/api/signin', { from: '127.0.0.1', method: 'POST',
+                                       body: '{"password":"x"}',
+                                       headers: { Origin: 'http://evil.example' } });
+  assert.equal(r.status, 403);
+});
