@@ -20,6 +20,14 @@ async function session() {
     }
     if (!s.password) {
       say('No password is set yet: on the machine brock runs on, run brock passwd.');
+    } else if (s.https && !s.tls && !s.local) {
+      // The password never crosses the network in the clear: the same page over HTTPS.
+      said.textContent = 'Sign in over HTTPS, so that the password is not sent in the clear: ';
+      const a = document.createElement('a');
+      a.href = s.https;
+      a.textContent = s.https;
+      said.append(a);
+      form.remove();
     }
   } catch (e) {
     say('brock does not answer.');

@@ -233,7 +233,13 @@ static const char *foreign_origin(const struct dash_env *env, const struct dash_
     const char *origin = header(rq, "origin");
     const char *site = header(rq, "sec-fetch-site");
 
-    if (origin && (strncasecmp(origin, "http://", 7) != 0 || !is_own_host(env, rq, origin + 7)))
+    /* brock's own origin: http:// in the clear, https:// over TLS (its pages over HTTPS). */
+    size_t scheme = !origin                                          ? 0
+                    : !rq->tls && !strncasecmp(origin, "http://", 7) ? 7
+                    : rq->tls && !strncasecmp(origin, "https://", 8) ? 8
+                                                                     : 0;
+
+    if (origin && (!scheme || !is_own_host(env, rq, origin + scheme)))
         return "a page of another origin may not change brock";
     if (site && strcasecmp(site, "same-origin") != 0 && strcasecmp(site, "none") != 0)
         return "a request from another site may not change brock";

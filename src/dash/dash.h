@@ -122,6 +122,7 @@ struct dash_request {
                                unknown */
     int client_local;       /* the client is this machine (brock run --local): it manages
                                brock without signing in */
+    int tls;                /* the request came over TLS (the dashboard over HTTPS) */
     /* GET /api/log: the host can hold one more live stream (stream_ok, in); the answer is
      * the head of one (stream, out: set to 1), whose events the host then writes with
      * livelog_write() from id *stream_next (out) until the client leaves. NULL: the host

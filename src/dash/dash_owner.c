@@ -178,11 +178,12 @@ static unsigned note_failure(struct dash_owner *d, const char *addr, int64_t now
 
 /* ---- the routes ---- */
 
+/* Over TLS, Secure: the browser never sends it over plain HTTP. */
 static int set_cookie(struct dash_call *x, const char *value, int max_age)
 {
     int n = snprintf(x->headers, sizeof(x->headers),
-                     "Set-Cookie: %s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict\r\n",
-                     OWNER_COOKIE, value, max_age);
+                     "Set-Cookie: %s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s\r\n",
+                     OWNER_COOKIE, value, max_age, x->rq->tls ? "; Secure" : "");
 
     return n > 0 && (size_t)n < sizeof(x->headers) ? 0 : -1;
 }
@@ -218,6 +219,18 @@ static int signin_refused(struct dash_call *x, int64_t wait)
     return dash_error(x, 429, msg);
 }
 
+/* The sign-in page over HTTPS at the address rq reached, into out; "" when brock serves no
+ * HTTPS (it does while it sees inside HTTPS: conn_start_pages_tls()). */
+static void https_signin(const struct dash_env *env, const struct dash_request *rq, char *out,
+                         size_t size)
+{
+    const char *colon = strrchr(env->listen_name, ':');
+
+    out[0] = '\0';
+    if (env->host.intercept && rq->local_host && colon)
+        snprintf(out, size, "https://%s%s/signin.html", rq->local_host, colon);
+}
+
 int dash_api_signin(struct dash_call *x)
 {
     struct dash_owner *d = x->env->owner;
@@ -230,10 +243,18 @@ int dash_api_signin(struct dash_call *x)
     size_t len = 0;
     int ok;
 
+    char https[128], msg[256];
+
     if (!o->set)
         return dash_error(x, 409,
                           "brock's owner has no password yet: set one with brock passwd on the "
                           "machine brock runs on");
+    /* Where the password could go encrypted, it never goes in the clear over the network. */
+    https_signin(x->env, x->rq, https, sizeof(https));
+    if (!x->rq->tls && !x->rq->client_local && https[0]) {
+        snprintf(msg, sizeof(msg), "sign in over HTTPS, at %s", https);
+        return dash_error(x, 403, msg);
+    }
     if (wait > 0)
         return signin_refused(x, wait);
     if (body_password(x, &body, &pw, &len) < 0 || !body)
@@ -273,8 +294,11 @@ int dash_api_session(struct dash_call *x)
 {
     const struct owner *o = owner_now(x->env->owner);
 
-    x->json = json_pack("{s:b, s:b, s:b, s:s}", "owner", dash_owner_is(x->env, x->rq), "local",
-                        x->rq->client_local, "password", o->set, "address",
-                        x->rq->client ? x->rq->client : "");
+    char https[128];
+
+    https_signin(x->env, x->rq, https, sizeof(https));
+    x->json = json_pack("{s:b, s:b, s:b, s:s, s:b, s:s}", "owner", dash_owner_is(x->env, x->rq),
+                        "local", x->rq->client_local, "password", o->set, "address",
+                        x->rq->client ? x->rq->client : "", "tls", x->rq->tls, "https", https);
     return x->json ? 0 : -1;
 }

@@ -180,6 +180,7 @@ static void conn_local_request(struct conn *c, struct dash_request *rq,
     rq->body_fd = -1;
     rq->keep_alive = keep;
     rq->client = c->c_peer;
+    rq->tls = c->pages_tls;
     if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local, &local_len) ==
         0) {
         access_host_text((const struct sockaddr *)&local, local_host, INET6_ADDRSTRLEN + 2);

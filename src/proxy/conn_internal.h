@@ -104,6 +104,13 @@ int conn_tls_trusting(const struct conn *c);
 /* Answers the CONNECT and speaks TLS with the client in place of the host. */
 void conn_start_intercept(struct conn *c);
 
+/* The client's first byte on brock's port began a TLS handshake record: brock answers it as
+ * itself, with a leaf of its CA for the name the client sent (SNI) or else the address it
+ * reached, offering HTTP/1.1 alone, and the requests inside are for brock's pages (the
+ * dashboard over HTTPS). Without a CA to issue with (brock does not see inside HTTPS), the
+ * connection is closed with a log line. */
+void conn_start_pages_tls(struct conn *c);
+
 /* The upstream of a CONNECT is connected: the client hears so, and the tunnel starts. */
 void conn_tunnel_ready(struct conn *c);
 

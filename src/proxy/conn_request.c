@@ -134,6 +134,14 @@ static int conn_take_undecided(struct conn *c, const char **path, size_t *path_l
         conn_answer_local(c);
         return 1;
     }
+    /* TLS to brock's own port carries its pages, and requests to forward, but no tunnel:
+     * its bytes would have to be TLS inside TLS. */
+    if (x->is_connect && c->pages_tls) {
+        conn_fail(c, 403,
+                  "brock opens no tunnel inside TLS to itself: use it as an HTTP proxy "
+                  "(http://, not https://)");
+        return 1;
+    }
     if (conn_parse_target(c, url, hh->line_len, path, path_len) < 0) {
         conn_fail(c, 400,
                   "brock cannot parse the request's target (expected http://HOST/PATH "
@@ -233,6 +241,14 @@ void conn_do_head(struct conn *c)
             conn_flush_close(c, "the client closed its idle connection");
         else if (s->eof)
             conn_client_gone(c);
+        return;
+    }
+    /* TLS on brock's own port (a handshake record, 0x16, where a method would be): its pages
+     * over HTTPS. */
+    if (c->c_state == CONN_IDLE && !c->pages_tls && !c->intercepted && s->io == &io_tcp &&
+        evbuffer_get_length(bufferevent_get_input(s->bev)) > 0 &&
+        *evbuffer_pullup(bufferevent_get_input(s->bev), 1) == 0x16) {
+        conn_start_pages_tls(c);
         return;
     }
     /* The first byte of a request: nothing of the last exchange is left to colour it. */

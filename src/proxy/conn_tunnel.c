@@ -121,15 +121,15 @@ static int conn_connect_done(struct conn *c)
 }
 
 /* The client's socket changes hands: the plain bufferevent lets go of it without closing it,
- * and a TLS one takes it. Returns 0, or -1 when out of memory (the connection then closed). */
-static int conn_client_to_tls(struct conn *c)
+ * and a TLS one takes it, with ssl (handed over; NULL: out of memory). Returns 0, or -1 when
+ * out of memory (the connection then closed). */
+static int conn_client_to_tls(struct conn *c, SSL *ssl)
 {
     struct side *s = &c->c_client;
     evutil_socket_t fd = bufferevent_getfd(s->bev);
     struct evbuffer *in = bufferevent_get_input(s->bev);
     size_t early = evbuffer_get_length(in);
     struct bufferevent *bev;
-    SSL *ssl = intercept_ssl_new(c->px->mitm, c->c_ex.host);
     const unsigned char *hello = early ? evbuffer_pullup(in, -1) : NULL;
 
     /* A client that did not wait for the CONNECT's answer sent its hello already. */
@@ -186,7 +186,7 @@ void conn_start_intercept(struct conn *c)
         conn_close(c, "could not answer the CONNECT at once");
         return;
     }
-    if (conn_client_to_tls(c) < 0)
+    if (conn_client_to_tls(c, intercept_ssl_new(c->px->mitm, c->c_ex.host)) < 0)
         return;
     conn_status(c, 200, LIVELOG_ANSWER_TUNNEL);
     x->resp_final = 1;
@@ -195,6 +195,34 @@ void conn_start_intercept(struct conn *c)
     c->intercepted = 1;
     c->tunnel_port = x->port;
     side_start(s, SIDE_CLIENT);
+    conn_set_state(c, CONN_IDLE);
+}
+
+void conn_start_pages_tls(struct conn *c)
+{
+    struct sockaddr_storage local;
+    socklen_t len = sizeof(local);
+    char host[INET6_ADDRSTRLEN + 2] = "127.0.0.1";
+
+    if (!c->px->mitm) {
+        conn_log_failure(c, LOG_INFO, 0,
+                         "the client spoke TLS to brock's port: brock serves its pages over "
+                         "HTTPS only while it sees inside HTTPS (with its CA)");
+        conn_close(c, NULL);
+        return;
+    }
+    /* The leaf's name when the client sends none: the address it reached, bare. */
+    if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local, &len) == 0) {
+        access_host_text((const struct sockaddr *)&local, host, sizeof(host));
+        if (host[0] == '[') {
+            memmove(host, host + 1, strlen(host));
+            host[strcspn(host, "]")] = '\0';
+        }
+    }
+    if (conn_client_to_tls(c, intercept_ssl_new_pages(c->px->mitm, host)) < 0)
+        return;
+    c->pages_tls = 1;
+    side_start(&c->c_client, SIDE_CLIENT);
     conn_set_state(c, CONN_IDLE);
 }
 

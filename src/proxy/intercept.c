@@ -33,10 +33,11 @@ struct intercept {
     struct strmap leaves; /* host -> struct leaf */
     TAILQ_HEAD(leaf_lru, leaf) lru;
     size_t n_leaves;
-    int host_index; /* SSL ex_data slot: the CONNECT host */
-    int why_index;  /* SSL ex_data slot: why the handshake was refused (allocated),
+    int host_index;  /* SSL ex_data slot: the CONNECT host */
+    int why_index;   /* SSL ex_data slot: why the handshake was refused (allocated),
                        for the connection's log line */
-    int h2;         /* clients may choose HTTP/2 */
+    int pages_index; /* SSL ex_data slot: set for brock's own pages, HTTP/1.1 alone */
+    int h2;          /* clients may choose HTTP/2 */
 };
 
 /* ---- the cache of leaves ---- */
@@ -174,11 +175,11 @@ static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                    const unsigned char *in, unsigned int inlen, void *arg)
 {
     const struct intercept *m = arg;
-    const unsigned char *ours = (const unsigned char *)(m->h2 ? H2_ALPN_PROTOS : TLS_ALPN_HTTP11);
-    unsigned ours_len = m->h2 ? sizeof(H2_ALPN_PROTOS) - 1 : sizeof(TLS_ALPN_HTTP11) - 1;
+    int h2 = m->h2 && !SSL_get_ex_data(ssl, m->pages_index);
+    const unsigned char *ours = (const unsigned char *)(h2 ? H2_ALPN_PROTOS : TLS_ALPN_HTTP11);
+    unsigned ours_len = h2 ? sizeof(H2_ALPN_PROTOS) - 1 : sizeof(TLS_ALPN_HTTP11) - 1;
     unsigned char *sel;
 
-    (void)ssl;
     if (SSL_select_next_proto(&sel, outlen, ours, ours_len, in, inlen) != OPENSSL_NPN_NEGOTIATED)
         return SSL_TLSEXT_ERR_NOACK;
     *out = sel;
@@ -211,6 +212,7 @@ struct intercept *intercept_new(const char *state_dir, const char *init_cmd, cha
     TAILQ_INIT(&m->lru);
     m->host_index = -1;
     m->why_index = -1;
+    m->pages_index = -1;
     m->ca = ca_load(state_dir, init_cmd, err, errlen);
     if (!m->ca)
         goto fail;
@@ -218,7 +220,8 @@ struct intercept *intercept_new(const char *state_dir, const char *init_cmd, cha
     m->ctx = SSL_CTX_new(TLS_server_method());
     m->host_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, free_host);
     m->why_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, free_host);
-    if (!m->leaf_key || !m->ctx || m->host_index < 0 || m->why_index < 0 ||
+    m->pages_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+    if (!m->leaf_key || !m->ctx || m->host_index < 0 || m->why_index < 0 || m->pages_index < 0 ||
         !SSL_CTX_set_min_proto_version(m->ctx, TLS1_2_VERSION)) {
         tls_reason(why, sizeof(why));
         snprintf(err, errlen, "cannot set up TLS for interception: %s", why);
@@ -261,6 +264,18 @@ SSL *intercept_ssl_new(struct intercept *m, const char *host)
     if (!ssl || !copy || !SSL_set_ex_data(ssl, m->host_index, copy)) {
         SSL_free(ssl);
         mem_free(copy);
+        ERR_clear_error();
+        return NULL;
+    }
+    return ssl;
+}
+
+SSL *intercept_ssl_new_pages(struct intercept *m, const char *host)
+{
+    SSL *ssl = intercept_ssl_new(m, host);
+
+    if (ssl && !SSL_set_ex_data(ssl, m->pages_index, m)) {
+        SSL_free(ssl);
         ERR_clear_error();
         return NULL;
     }

@@ -34,6 +34,10 @@ void intercept_free(struct intercept *m);
  * bufferevent that uses it), or NULL when out of memory. */
 SSL *intercept_ssl_new(struct intercept *m, const char *host);
 
+/* The same for a client that speaks TLS to brock's own port, for its pages (the dashboard
+ * over HTTPS): http/1.1 alone is offered by ALPN. */
+SSL *intercept_ssl_new_pages(struct intercept *m, const char *host);
+
 /* Whether clients may choose HTTP/2 by ALPN (h2front.h); off until set. */
 void intercept_set_h2(struct intercept *m, int on);
 

@@ -12,6 +12,8 @@ const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
+const https = require('node:https');
+const tls = require('node:tls');
 const path = require('node:path');
 const h = require('./harness.js');
 const { flat } = h;
@@ -23,14 +25,15 @@ let b;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// A request straight to brock from a chosen loopback address; resolves with { status,
-// headers, body }.
-function ask(target, { from = '127.0.0.2', method = 'GET', cookie, body, headers = {} } = {}) {
+// A request straight to brock (b, or port) from a chosen loopback address, over HTTPS when
+// ca (the CA to trust) is given; resolves with { status, headers, body }.
+function ask(target, { from = '127.0.0.2', method = 'GET', cookie, body, headers = {}, port, ca }
+  = {}) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? null : Buffer.from(body);
-    const req = http.request({
-      host: '127.0.0.1', port: b.port, path: target, method, localAddress: from, agent: false,
-      timeout: 15000,
+    const req = (ca ? https : http).request({
+      host: '127.0.0.1', port: port || b.port, path: target, method, localAddress: from,
+      agent: false, timeout: 15000, ...(ca ? { ca } : {}),
       headers: { ...(cookie ? { Cookie: cookie } : {}),
                  ...(data ? { 'Content-Type': 'application/json',
                               'Content-Length': data.length } : {}),
@@ -58,11 +61,11 @@ function cookieOf(r) {
 }
 
 // `brock passwd ARGS` with input on its standard input (not a terminal).
-async function passwd(args, input) {
+async function passwd(args, input, where = state) {
   const file = path.join(tmp, 'input');
   fs.writeFileSync(file, input);
   return h.run('sh', ['-c', `"$BROCK" --state "$STATE" passwd ${args} < "$IN"`],
-               { env: { IN: file, BROCK: h.BROCK, STATE: state } });
+               { env: { IN: file, BROCK: h.BROCK, STATE: where } });
 }
 
 before(flat(async () => {
@@ -97,7 +100,7 @@ h.check('before any password, a client of the network sees nothing of the browsi
   }
   r = await ask('/api/session');
   assert.deepEqual(JSON.parse(r.body), { owner: false, local: false, password: false,
-                                         address: '127.0.0.2' });
+                                         address: '127.0.0.2', tls: false, https: '' });
   r = await signin('anything');
   assert.equal(r.status, 409);
   assert.match(r.body, /brock passwd/);
@@ -255,4 +258,68 @@ h.check('a page of another origin cannot sign in', async () => {
                                        body: '{"password":"x"}',
                                        headers: { Origin: 'http://evil.example' } });
   assert.equal(r.status, 403);
+});
+
+h.check('with its CA, brock serves its pages over HTTPS, and a password crosses the network only so',
+        async () => {
+  const where = path.join(tmp, 'state-tls');
+  let r = await h.brock(where, ['ca', 'init']);
+  assert.equal(r.code, 0, r.stderr);
+  const ca = fs.readFileSync(path.join(where, 'ca', 'ca.pem'));
+  r = await passwd('', `${PASSWORD}\n${PASSWORD}\n`, where);
+  assert.equal(r.code, 0, r.stderr);
+  const t = await h.startBrock({ state: where, global: ['--no-seed'],
+                                 args: ['--no-update', '--intercept', '--local', '127.0.0.1'] });
+  try {
+    const port = t.port;
+    const body = JSON.stringify({ password: PASSWORD });
+    // In the clear from the network: refused, pointing at the same page over HTTPS.
+    r = await ask('/api/signin', { port, method: 'POST', body });
+    assert.equal(r.status, 403);
+    assert.match(r.body, new RegExp(`https://127\\.0\\.0\\.1:${port}/signin\\.html`));
+    r = await ask('/api/session', { port });
+    assert.equal(JSON.parse(r.body).https, `https://127.0.0.1:${port}/signin.html`);
+    // Over HTTPS, with a certificate of brock's CA for the address: a Secure session.
+    r = await ask('/api/signin', { port, method: 'POST', body, ca });
+    assert.equal(r.status, 200, r.body);
+    assert.match(r.headers['set-cookie'].join(), /; Secure/);
+    const cookie = cookieOf(r);
+    r = await ask('/api/sites', { port, cookie, ca });
+    assert.equal(r.status, 200, r.body);
+    r = await ask('/api/sites', { port, ca });
+    assert.equal(r.status, 401);
+    r = await ask('/api/sites', { port, ca, from: '127.0.0.1' });
+    assert.equal(r.status, 200, 'this machine, over HTTPS too');
+    // A browser offering HTTP/2 gets HTTP/1.1 for brock's pages; the leaf names the address.
+    const got = await new Promise((resolve, reject) => {
+      const sock = tls.connect({ host: '127.0.0.1', port, ca, ALPNProtocols: ['h2', 'http/1.1'],
+                                 localAddress: '127.0.0.2' }, () => {
+        const v = { alpn: sock.alpnProtocol, san: sock.getPeerCertificate().subjectaltname };
+        sock.end();
+        resolve(v);
+      });
+      sock.on('error', reject);
+    });
+    assert.equal(got.alpn, 'http/1.1');
+    assert.match(got.san, /IP Address:127\.0\.0\.1/);
+    // Proxying is as before on the same port; no tunnel opens inside TLS to brock.
+    r = await h.curl(port, [`http://127.0.0.1:${port}/metrics`]);
+    assert.equal(r.status, 200);
+    const caFile = path.join(where, 'ca', 'ca.pem');
+    r = await h.run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_connect}', '--max-time', '10',
+                             '--proxy', `https://127.0.0.1:${port}`, '--proxy-cacert', caFile,
+                             'https://tunnel.test/']);
+    assert.equal(r.stdout, '403');
+  } finally {
+    await t.stop();
+  }
+});
+
+h.check('without a CA, TLS on the proxy port is closed with a log line', async () => {
+  await new Promise((resolve) => {
+    const sock = tls.connect({ host: '127.0.0.1', port: b.port, rejectUnauthorized: false });
+    sock.on('error', () => resolve());
+    sock.on('close', () => resolve());
+  });
+  await h.waitFor('the log line', () => /spoke TLS to brock's port/.test(b.log()));
 });
