@@ -41,6 +41,10 @@
  * SAME_ORIGIN: no foreign Origin, but no token (the sign-in page does not hold it). */
 enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4, OPEN = 8, SAME_ORIGIN = 16 };
 
+/* Answered to every client, about that client alone unless it is the owner (its handler
+ * asks dash_owner_is()). */
+#define OWN OPEN
+
 /* What a route's body may hold: nothing, a JSON change, an import. */
 #define NO_BODY 0
 #define JSON_BODY ((uint64_t)DASH_LIMIT_JSON)
@@ -79,7 +83,7 @@ static const struct route routes[] = {
     {"POST", "/api/import", CHANGES_STATE | BODY_FILE, IMPORT_BODY, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, NO_BODY, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, NO_BODY, dash_api_forget},
-    {"GET", "/api/log", 0, NO_BODY, dash_api_log},
+    {"GET", "/api/log", OWN, NO_BODY, dash_api_log},
     {"GET", "/metrics", OPEN, NO_BODY, dash_api_metrics},
     {"GET", "/proxy.pac", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
     {"GET", "/wpad.dat", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
@@ -91,7 +95,8 @@ static const struct route routes[] = {
 
 /* web/'s files that every client may load: the sign-in page and what it needs, and the page
  * that says how to trust brock's CA. */
-static const char *const open_files[] = {"/signin.html", "/signin.js", "/app.css", "/favicon.svg",
+static const char *const open_files[] = {"/signin.html", "/signin.js", "/me.html",
+                                         "/me.js",       "/app.css",   "/favicon.svg",
                                          "/favicon.ico", "/ca",        "/ca.html"};
 
 #define SIGN_IN_FIRST "this is for brock's owner: sign in first (/signin.html)"
@@ -440,15 +445,16 @@ out:
 
 /* A GET of one of web/'s files, or 404. */
 static int serve_file(const struct dash_env *env, const struct dash_request *rq, size_t path_len,
-                      const struct answer *a)
+                      const struct answer *a, int owner)
 {
     const struct dash_file *f = NULL;
     char name[128];
     struct buf body;
     int rc;
 
+    /* The dashboard is the owner's; any other client gets a page of its own. */
     if (path_len == 1)
-        f = file_find("index.html");
+        f = file_find(owner ? "index.html" : "me.html");
     else if (path_len == 3 && !strncmp(rq->target, "/ca", 3))
         f = file_find("ca.html");
     else if (path_len == 12 && !strncmp(rq->target, "/favicon.ico", 12))
@@ -528,11 +534,13 @@ static int to_sign_in(const struct answer *a)
 }
 
 /* Where the door lets a request through: its route (NULL: one of web/'s files), the decoded
- * path segment and the query the route is given, and whether the Host names brock itself. */
+ * path segment and the query the route is given, whether the Host names brock itself, and
+ * whether the client is brock's owner. */
 struct passage {
     const struct route *route;
     size_t path_len;
     int own;
+    int owner;
     char query[2048];
     char arg[BROCK_HOST_MAX * 3];
 };
@@ -569,6 +577,7 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
     p->route = NULL;
     p->path_len = q ? (size_t)(q - rq->target) : rq->target_len;
     p->own = host && is_own_host(env, rq, host);
+    p->owner = dash_owner_is(env, rq);
     p->arg[0] = '\0';
     snprintf(p->query, sizeof(p->query), "%.*s", q ? (int)(rq->target_len - p->path_len - 1) : 0,
              q ? q + 1 : "");
@@ -588,7 +597,7 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
             allowed = r;
             continue;
         }
-        if (!(r->flags & OPEN) && !dash_owner_is(env, rq))
+        if (!(r->flags & OPEN) && !p->owner)
             return refuse(a, 401, SIGN_IN_FIRST);
         if ((r->flags & (CHANGES_STATE | SAME_ORIGIN)) && (why = foreign_origin(env, rq)))
             return refuse(a, 403, why);
@@ -611,7 +620,7 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
         return refuse(a, 405, "this method is not allowed here");
     if (strcmp(method, "GET") != 0 || rq->target[0] != '/')
         return refuse(a, 404, "brock has no such page");
-    if (!file_open(rq->target, p->path_len) && !dash_owner_is(env, rq))
+    if (!p->owner && p->path_len > 1 && !file_open(rq->target, p->path_len))
         return to_sign_in(a);
     return (rc = body_check(rq, NULL, a)) != 0 ? rc : 0;
 }
@@ -637,6 +646,6 @@ int dash_respond(const struct dash_env *env, const struct dash_request *rq, stru
     if (rc != 0)
         return rc;
     if (!p.route)
-        return serve_file(env, rq, p.path_len, &a);
+        return serve_file(env, rq, p.path_len, &a, p.owner);
     return run_shared_route(env, rq, p.route, p.arg, p.query, &a, p.own);
 }

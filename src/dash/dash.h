@@ -134,6 +134,7 @@ struct dash_stream {
     int stream_ok;
     int stream;
     uint64_t stream_next;
+    int own; /* out: the client's own events alone (it is not the owner) */
 };
 
 /* What a request's route takes of a body: at most max bytes (0: none), read into memory, or

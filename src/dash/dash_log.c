@@ -54,6 +54,8 @@ int dash_api_log(struct dash_call *x)
     if (strcmp(x->rq->method, "HEAD") != 0) {
         st->stream = 1;
         st->stream_next = next;
+        /* Anyone but the owner sees its own requests alone. */
+        st->own = !dash_owner_is(x->env, x->rq);
     }
     x->stream = 1;
     x->type = "text/event-stream; charset=utf-8";

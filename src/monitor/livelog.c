@@ -96,13 +96,14 @@ static const char *reason_word(const struct livelog_event *ev)
 static int event_write(const struct livelog_event *ev, struct buf *out)
 {
     json_t *j = json_pack(
-        "{s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s}", "id", (json_int_t)ev->id, "time",
+        "{s:I,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:s,s:s}", "id", (json_int_t)ev->id, "time",
         (json_int_t)ev->time_ms, "method", ev->method, "host", ev->host, "site", ev->site,
         "decision", ev->decision < METRICS_DECISION_COUNT ? decision_words[ev->decision] : "allow",
         "action", brock_action_name((enum brock_action)ev->action), "reason", reason_word(ev),
         "status", ev->status, "answered_by",
         answer_words[ev->answer <= LIVELOG_ANSWER_TUNNEL ? ev->answer : LIVELOG_ANSWER_NONE],
-        "page", page_words[ev->page <= LIVELOG_PAGE_SELF ? ev->page : LIVELOG_PAGE_NONE]);
+        "page", page_words[ev->page <= LIVELOG_PAGE_SELF ? ev->page : LIVELOG_PAGE_NONE], "client",
+        ev->client);
     char text[2048];
     size_t n;
     int rc = -1;
@@ -118,20 +119,23 @@ static int event_write(const struct livelog_event *ev, struct buf *out)
     return rc;
 }
 
-int livelog_write(const struct livelog *l, uint64_t *next, struct buf *out, size_t room)
+int livelog_write(const struct livelog *l, uint64_t *next, struct buf *out, size_t room,
+                  const char *only)
 {
     uint64_t oldest = l->next_id > LIVELOG_EVENTS ? l->next_id - LIVELOG_EVENTS : 1;
 
     if (*next > l->next_id)
         *next = l->next_id; /* an id from another start of brock: from now on */
     if (*next < oldest) {
-        if (buf_printf(out, "event: skipped\ndata: {\"skipped\":%" PRIu64 "}\n\n", oldest - *next) <
-            0)
+        if (!only && buf_printf(out, "event: skipped\ndata: {\"skipped\":%" PRIu64 "}\n\n",
+                                oldest - *next) < 0)
             return -1;
         *next = oldest;
     }
     while (*next < l->next_id && out->len < room) {
-        if (event_write(&l->ring[*next % LIVELOG_EVENTS], out) < 0)
+        const struct livelog_event *ev = &l->ring[*next % LIVELOG_EVENTS];
+
+        if ((!only || !strcmp(ev->client, only)) && event_write(ev, out) < 0)
             return -1;
         (*next)++;
     }

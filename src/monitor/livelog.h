@@ -55,6 +55,7 @@ struct livelog_event {
     unsigned char answer;                /* enum livelog_answer: who gave the status */
     unsigned char page;                  /* enum livelog_page: how site was come by */
     int status;                          /* 0 when no answer went to the client */
+    char client[64];                     /* the client's address, as text */
 };
 
 /* The ring of the newest events, kept by the proxy on its loop's one thread like the
@@ -77,9 +78,10 @@ struct livelog_event *livelog_add(struct livelog *l);
 /* Writes the events from id *next to the newest into out as Server-Sent Events (an "id:"
  * line and a "data:" line of JSON each), stopping once out holds room bytes or more, and
  * moves *next past what it wrote. When *next fell out of the ring, an event "skipped" says
- * how many were missed first. Returns 0, or -1 when out of memory (*next then names the
- * first event not written). */
-int livelog_write(const struct livelog *l, uint64_t *next, struct buf *out, size_t room)
-    __attribute__((warn_unused_result));
+ * how many were missed first. With only (a client's address), the events of that client
+ * alone are written, and nothing is said of the others, their number either. Returns 0, or
+ * -1 when out of memory (*next then names the first event not written). */
+int livelog_write(const struct livelog *l, uint64_t *next, struct buf *out, size_t room,
+                  const char *only) __attribute__((warn_unused_result));
 
 #endif

@@ -306,6 +306,7 @@ struct conn {
     unsigned up_h2 : 1;       /* up2.stream: c's upstream is an HTTP/2 stream */
     unsigned pages_tls : 1;   /* the client spoke TLS to brock's own port: inside are
                                  * requests for brock's pages (conn_start_pages_tls()) */
+    unsigned log_own : 1;     /* CONN_STREAM: the client's own events alone (not the owner) */
     int64_t tls_done_ms;      /* when its TLS handshake with brock ended; 0: not yet */
     char *tunnel_host;        /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;

@@ -247,7 +247,7 @@ static int conn_local_write(struct conn *c, int keep)
         return -1;
     buf_reset(&c->c_body);
     if (st.stream) {
-        conn_stream_start(c, st.stream_next);
+        conn_stream_start(c, st.stream_next, st.own);
         return 1;
     }
     return 0;

@@ -169,9 +169,10 @@ void conn_status(struct conn *c, int status, enum livelog_answer by);
 void conn_log_unanswered(struct conn *c);
 
 /* The dashboard answered with the head of a live log stream (written to the client): c
- * streams its events from id next on, or is answered 503 when brock holds as many as it
- * can (checked before, with conn_stream_room()). */
-void conn_stream_start(struct conn *c, uint64_t next);
+ * streams its events from id next on (with own, those of its own address alone), or is
+ * answered 503 when brock holds as many as it can (checked before, with
+ * conn_stream_room()). */
+void conn_stream_start(struct conn *c, uint64_t next, int own);
 
 /* Whether brock can hold one more live log stream. */
 int conn_stream_room(const struct conn *c);

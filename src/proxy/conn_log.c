@@ -52,6 +52,7 @@ void conn_status(struct conn *c, int status, enum livelog_answer by)
     ev->answer = (unsigned char)by;
     ev->page = (unsigned char)conn_log_page(x);
     ev->status = status;
+    snprintf(ev->client, sizeof(ev->client), "%s", c->c_peer);
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)
         bufferevent_trigger(px->watchers[i]->c_client.bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);
@@ -70,7 +71,7 @@ int conn_stream_room(const struct conn *c)
     return !c->px->draining && c->px->n_watchers < LIMIT_LOG_CLIENTS;
 }
 
-void conn_stream_start(struct conn *c, uint64_t next)
+void conn_stream_start(struct conn *c, uint64_t next, int own)
 {
     struct proxy *px = c->px;
 
@@ -84,6 +85,7 @@ void conn_stream_start(struct conn *c, uint64_t next)
     (void)setsockopt(bufferevent_getfd(c->c_client.bev), SOL_SOCKET, SO_SNDBUF, &sndbuf,
                      sizeof(sndbuf));
     c->watching = 1;
+    c->log_own = own != 0;
     c->log_next = next;
     conn_set_state(c, CONN_STREAM);
 }
@@ -123,7 +125,8 @@ void conn_do_stream(struct conn *c)
     if (c->log_next >= c->px->log.next_id)
         return;
     buf_init(&out, LIVELOG_BACKLOG + 4096);
-    rc = livelog_write(&c->px->log, &c->log_next, &out, LIVELOG_BACKLOG - pending);
+    rc = livelog_write(&c->px->log, &c->log_next, &out, LIVELOG_BACKLOG - pending,
+                       c->log_own ? c->c_peer : NULL);
     if (rc == 0 && out.len)
         rc = pump_write(s, out.data, out.len);
     buf_cleanup(&out);

@@ -1,9 +1,10 @@
 #!/usr/bin/env -S node --test --test-reporter=tap
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The owner signs in through the page, in Debian's Chromium: brock run --intercept --local
-// none asks even this machine for the password. Over plain HTTP the sign-in page sends the
-// browser to the same page over HTTPS, where brock answers with a certificate of its own CA;
-// there the password opens the dashboard, with a session cookie no script can read.
+// none asks even this machine for the password. Before, the browser is a client like any
+// other, whose front page is its own. Over plain HTTP the sign-in page sends the browser to
+// the same page over HTTPS, where brock answers with a certificate of its own CA; there the
+// password opens the dashboard, with a session cookie no script can read.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -37,11 +38,14 @@ after(async () => {
   if (brock) await brock.stop();
 });
 
-check('over plain HTTP, the sign-in page points at HTTPS and asks nothing', async () => {
+check('a client gets its own page; over plain HTTP, signing in points at HTTPS', async () => {
   const page = await browser.context.newPage();
   try {
     await page.goto(`http://127.0.0.1:${brock.port}/`, { waitUntil: 'load' });
-    assert.equal(new URL(page.url()).pathname, '/signin.html');
+    assert.equal(await page.title(), 'brock on this network');
+    await page.locator('#me', { hasText: '127.0.0.1' }).waitFor();
+    await page.click('a[href="/signin.html"]');
+    await page.waitForURL(`http://127.0.0.1:${brock.port}/signin.html`);
     const link = page.locator('#said a');
     await link.waitFor();
     assert.equal(await link.getAttribute('href'), `https://127.0.0.1:${brock.port}/signin.html`);
@@ -54,7 +58,7 @@ check('over plain HTTP, the sign-in page points at HTTPS and asks nothing', asyn
 check('over HTTPS, a wrong password says so and the right one opens the dashboard', async () => {
   const page = await browser.context.newPage();
   try {
-    await page.goto(`https://127.0.0.1:${brock.port}/`, { waitUntil: 'load' });
+    await page.goto(`https://127.0.0.1:${brock.port}/index.html`, { waitUntil: 'load' });
     assert.equal(page.url(), `https://127.0.0.1:${brock.port}/signin.html`);
     await page.fill('#password', 'not it');
     await page.click('button[type=submit]');

@@ -16,12 +16,13 @@ const https = require('node:https');
 const tls = require('node:tls');
 const path = require('node:path');
 const h = require('./harness.js');
+const { startSite } = require('./origin.js');
 const { flat } = h;
 
 const tmp = h.tmpdir('owner-t');
 const state = path.join(tmp, 'state');
 const PASSWORD = 'correct horse battery staple';
-let b;
+let b, origin;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,23 +70,50 @@ async function passwd(args, input, where = state) {
 }
 
 before(flat(async () => {
+  origin = await startSite((req, res) => res.end('hello\n'));
   b = await h.startBrock({ state, global: ['--no-seed'],
-                           args: ['--no-update', '--local', '127.0.0.1'] });
+                           args: ['--no-update', '--local', '127.0.0.1',
+                                  ...h.resolveTo(origin.port, 'two.test', 'three.test')] });
 }));
 
 after(async () => {
   if (b) await b.stop();
+  if (origin) await origin.close();
 });
+
+// The live log's backlog as one client reads it: until want(text) holds, or 5 s.
+function logOf(from, want) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const req = http.get({ host: '127.0.0.1', port: b.port, path: '/api/log', localAddress: from,
+                           agent: false }, (res) => {
+      res.on('data', (d) => {
+        text += d;
+        if (want(text)) req.destroy();
+      });
+      res.on('close', () => resolve(text));
+    });
+    req.on('error', (e) => (req.destroyed ? resolve(text) : reject(e)));
+    setTimeout(() => req.destroy(), 5000);
+  });
+}
 
 h.check('before any password, a client of the network sees nothing of the browsing', async () => {
   // This machine browses; its visits are what another client must not read.
   let r = await ask('/api/sites', { from: '127.0.0.1' });
   assert.equal(r.status, 200, r.body);
+  // The front page is the client's own; the dashboard's pages send it to the sign-in page.
   r = await ask('/', {});
-  assert.equal(r.status, 303);
-  assert.equal(r.headers.location, '/signin.html');
+  assert.equal(r.status, 200);
+  assert.match(r.body, /brock on this network/);
   assert.doesNotMatch(r.body, /brock-token/);
-  for (const target of ['/api/sites', '/api/log', '/api/map', '/api/settings', '/api/export',
+  for (const target of ['/index.html', '/app.js', '/map.js']) {
+    r = await ask(target);
+    assert.equal(r.status, 303, target);
+    assert.equal(r.headers.location, '/signin.html');
+    assert.doesNotMatch(r.body, /brock-token/);
+  }
+  for (const target of ['/api/sites', '/api/map', '/api/settings', '/api/export',
                         '/api/status', '/api/trackers', '/api/stats']) {
     r = await ask(target);
     assert.equal(r.status, 401, target);
@@ -104,6 +132,27 @@ h.check('before any password, a client of the network sees nothing of the browsi
   r = await signin('anything');
   assert.equal(r.status, 409);
   assert.match(r.body, /brock passwd/);
+});
+
+h.check('each client reads its own requests in the live log; the owner reads them all',
+        async () => {
+  let r = await h.curl(b.port, ['--interface', '127.0.0.3', 'http://three.test/of-three']);
+  assert.equal(r.status, 200, r.stderr);
+  r = await h.curl(b.port, ['--interface', '127.0.0.2', 'http://two.test/of-two']);
+  assert.equal(r.status, 200, r.stderr);
+  const two = await logOf('127.0.0.2', (t) => t.includes('"two.test"'));
+  assert.match(two, /"host":"two\.test"/);
+  assert.match(two, /"client":"127\.0\.0\.2"/);
+  assert.doesNotMatch(two, /three\.test|127\.0\.0\.3|skipped/);
+  const three = await logOf('127.0.0.3', (t) => t.includes('"three.test"'));
+  assert.doesNotMatch(three, /two\.test|127\.0\.0\.2/);
+  const all = await logOf('127.0.0.1', (t) => t.includes('"two.test"'));
+  assert.match(all, /"client":"127\.0\.0\.3"/);
+  assert.match(all, /"client":"127\.0\.0\.2"/);
+  // Nobody else's sites through the other routes either.
+  r = await ask('/api/sites', { from: '127.0.0.3' });
+  assert.equal(r.status, 401);
+  assert.doesNotMatch(r.body, /two\.test/);
 });
 
 h.check('brock passwd refuses an empty password, a long one, and two that differ', async () => {
