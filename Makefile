@@ -147,6 +147,7 @@ $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o
 $(BUILD)/tests/test_fetch: $(NET_OBJ) $(BUILD)/src/http/head.o $(BUILD)/src/jobs/fetch.o $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_access: $(BUILD)/src/process/access.o
+$(BUILD)/tests/test_clientnames: $(BUILD)/src/process/access.o $(BUILD)/src/process/clientnames.o
 $(BUILD)/tests/test_proxyproto: $(BUILD)/src/process/proxyproto.o
 $(BUILD)/tests/test_log: $(BUILD)/src/util/log.o
 $(BUILD)/tests/test_firstparty: $(BUILD)/src/proxy/firstparty.o

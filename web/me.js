@@ -30,7 +30,7 @@ async function who() {
       location.replace('/');
       return;
     }
-    document.getElementById('me').textContent = s.address;
+    document.getElementById('me').textContent = s.name ? `${s.name} (${s.address})` : s.address;
   } catch (e) {
     said.textContent = 'brock does not answer.';
   }

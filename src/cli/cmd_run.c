@@ -50,6 +50,10 @@ static const char run_help[] =
     "                        without the owner's password (default: loopback addresses and\n"
     "                        the address a client reached brock at); may be repeated;\n"
     "                        --local none asks every client for it (brock passwd)\n"
+    "  --client NAME=CIDR    name the clients in CIDR (laptop=192.168.1.23,\n"
+    "                        kids=192.168.1.64/27) on the dashboard; an address takes the\n"
+    "                        name of the narrowest range it lies in; may be repeated; in the\n"
+    "                        file: client NAME = CIDR\n"
     "  --proxy-protocol-from CIDR\n"
     "                        connections from CIDR (a load balancer such as HAProxy with\n"
     "                        send-proxy or send-proxy-v2) must begin with a PROXY protocol\n"
@@ -110,6 +114,7 @@ enum {
     OPT_HTTP2,
     OPT_NO_HTTP2,
     OPT_LOCAL,
+    OPT_CLIENT,
 };
 
 const struct option cmd_run_options[] = {
@@ -125,6 +130,7 @@ const struct option cmd_run_options[] = {
     {"no-http2", no_argument, NULL, OPT_NO_HTTP2},
     {"allow", required_argument, NULL, OPT_ALLOW},
     {"local", required_argument, NULL, OPT_LOCAL},
+    {"client", required_argument, NULL, OPT_CLIENT},
     {"proxy-protocol-from", required_argument, NULL, OPT_PROXY_PROTOCOL},
     {"user", required_argument, NULL, OPT_USER},
     {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
@@ -174,13 +180,14 @@ enum {
     LIST_ALLOW = 4,
     LIST_NO_PROXY = 8,
     LIST_PP = 16,
-    LIST_LOCAL = 32
+    LIST_LOCAL = 32,
+    LIST_CLIENT = 64
 };
 
 /* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
 struct run_args {
     struct proxy_options o;
-    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from, **local;
+    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from, **local, **clients;
     const struct cmd_entry *self;
     int done;            /* --help was printed: nothing more to do */
     int in_file;         /* the options in hand are the configuration file's */
@@ -209,6 +216,7 @@ static void run_args_cleanup(struct run_args *a)
     mem_free(a->no_proxy);
     mem_free(a->pp_from);
     mem_free(a->local);
+    mem_free(a->clients);
 }
 
 /* --no-intercept: alone, it turns interception off; with a host pattern (--no-intercept=GLOB,
@@ -315,6 +323,7 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_NO_HTTP2: o->no_http2 = 1; break;
     case OPT_ALLOW: run_list_add(a, LIST_ALLOW, a->allow, &o->n_allow, optarg); break;
     case OPT_LOCAL: run_list_add(a, LIST_LOCAL, a->local, &o->n_local, optarg); break;
+    case OPT_CLIENT: run_list_add(a, LIST_CLIENT, a->clients, &o->n_clients, optarg); break;
     case OPT_PROXY_PROTOCOL:
         run_list_add(a, LIST_PP, a->pp_from, &o->n_proxy_protocol_from, optarg);
         break;
@@ -364,9 +373,12 @@ static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf, 
     a->no_proxy = mem_calloc(most, sizeof(*a->no_proxy));
     a->pp_from = mem_calloc(most, sizeof(*a->pp_from));
     a->local = mem_calloc(most, sizeof(*a->local));
-    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy || !a->pp_from || !a->local)
+    a->clients = mem_calloc(most, sizeof(*a->clients));
+    if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy || !a->pp_from || !a->local ||
+        !a->clients)
         return cli_error(self, "out of memory");
     a->o.local = a->local;
+    a->o.clients = a->clients;
     a->o.resolve = a->resolve;
     a->o.no_intercept = a->no_intercept;
     a->o.allow = a->allow;

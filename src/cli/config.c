@@ -112,6 +112,16 @@ static int conf_line(struct cli_conf *c, char *text, unsigned line)
     key = trim(key);
     if (!*key)
         return cli_error(NULL, "%s:%u: no key before '='", c->path, line);
+    /* `client NAME = CIDR` stands for --client=NAME=CIDR: the name moves beside its range. */
+    if (!strncmp(key, "client", 6) && (key[6] == ' ' || key[6] == '\t')) {
+        char *name = trim(key + 7);
+        size_t len = strlen(name);
+
+        memmove(name + len + 1, value, strlen(value) + 1);
+        name[len] = '=';
+        value = name;
+        key[6] = '\0';
+    }
     o = conf_find(cli_global_options, key);
     if (!o)
         o = conf_find(cmd_run_options, key);

@@ -84,6 +84,7 @@ static const struct route routes[] = {
     {"POST", "/api/reset", CHANGES_STATE, NO_BODY, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, NO_BODY, dash_api_forget},
     {"GET", "/api/log", OWN, NO_BODY, dash_api_log},
+    {"GET", "/api/clients", 0, NO_BODY, dash_api_clients},
     {"GET", "/metrics", OPEN, NO_BODY, dash_api_metrics},
     {"GET", "/proxy.pac", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
     {"GET", "/wpad.dat", ANY_HOST | OPEN, NO_BODY, dash_api_pac},

@@ -70,6 +70,10 @@ struct dash_host {
     unsigned workers;           /* the processes serving (brock run --workers) */
     const char *state_dir;      /* where the owner's file is (owner.h); NULL: no password
                                    can be set, and only clients of this machine manage brock */
+    /* The name the owner gave the client at address (text), into out; "" when none. NULL:
+     * no names. */
+    void (*client_name)(void *arg, const char *address, char *out, size_t size);
+    void *client_name_arg;
 };
 
 struct dash_env;
@@ -110,19 +114,21 @@ struct dash_request {
     const char *body;       /* the whole body (NUL-terminated), "" when none or in a
                                file */
     size_t body_len;
-    int body_fd;            /* the body in a file, read from its start, for a route that
+    int body_fd;             /* the body in a file, read from its start, for a route that
                                takes it so (dash_body.to_file); -1: none */
-    int body_too_big;       /* the body passed the route's cap as it came, and the rest
+    int body_too_big;        /* the body passed the route's cap as it came, and the rest
                                was not read */
-    const char *local_host; /* the address the client reached brock at, as a URL's
+    const char *local_host;  /* the address the client reached brock at, as a URL's
                                host ("192.0.2.1", "[::1]"); NULL when unknown */
-    int keep_alive;         /* the host keeps the connection open after the answer;
+    int keep_alive;          /* the host keeps the connection open after the answer;
                                else the answer says Connection: close */
-    const char *client;     /* the client's address, as text without a port; NULL when
+    const char *client;      /* the client's address, as text without a port; NULL when
                                unknown */
-    int client_local;       /* the client is this machine (brock run --local): it manages
+    int client_local;        /* the client is this machine (brock run --local): it manages
                                brock without signing in */
-    int tls;                /* the request came over TLS (the dashboard over HTTPS) */
+    int tls;                 /* the request came over TLS (the dashboard over HTTPS) */
+    const char *client_name; /* the name the owner gave the client (--client); "" or NULL:
+                                none */
     /* GET /api/log: the host can hold one more live stream (stream_ok, in); the answer is
      * the head of one (stream, out: set to 1), whose events the host then writes with
      * livelog_write() from id *stream_next (out) until the client leaves. NULL: the host

@@ -116,8 +116,11 @@ int dash_api_session(struct dash_call *x) __attribute__((warn_unused_result));
 /* dash_metrics.c: GET /metrics, Prometheus' text format. */
 int dash_api_metrics(struct dash_call *x) __attribute__((warn_unused_result));
 
-/* dash_log.c: GET /api/log, the live request log as Server-Sent Events. */
+/* dash_log.c: GET /api/log, the live request log as Server-Sent Events; GET /api/clients, the
+ * clients of the requests it holds: [{address, name, requests, last}], in the order first
+ * seen. */
 int dash_api_log(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_clients(struct dash_call *x) __attribute__((warn_unused_result));
 
 /* dash_setup.c: GET /proxy.pac and /wpad.dat, the proxy auto-config file; GET /ca.pem, the
  * local CA's certificate (404 when there is none). */

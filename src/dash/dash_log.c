@@ -37,6 +37,68 @@ static int log_start(const struct dash_call *x, uint64_t *next)
     return 0;
 }
 
+/* One client of the log's ring, for GET /api/clients. */
+struct seen {
+    const char *address;
+    uint64_t requests;
+    int64_t last_ms;
+};
+
+/* The clients of the ring's events, into seen (at most max): each with its number of events
+ * and its newest. Returns how many. */
+static size_t clients_seen(const struct livelog *l, struct seen *seen, size_t max)
+{
+    uint64_t first = l->next_id > LIVELOG_EVENTS ? l->next_id - LIVELOG_EVENTS : 1;
+    size_t n = 0;
+
+    for (uint64_t id = first; id < l->next_id; id++) {
+        const struct livelog_event *ev = &l->ring[id % LIVELOG_EVENTS];
+        size_t i = 0;
+
+        while (i < n && strcmp(seen[i].address, ev->client) != 0)
+            i++;
+        if (i == n) {
+            if (n == max)
+                continue;
+            seen[n++] = (struct seen){ev->client, 0, 0};
+        }
+        seen[i].requests++;
+        seen[i].last_ms = ev->time_ms;
+    }
+    return n;
+}
+
+int dash_api_clients(struct dash_call *x)
+{
+    const struct dash_host *h = &x->env->host;
+    struct seen *seen = mem_calloc(LIVELOG_EVENTS, sizeof(*seen));
+    size_t n = h->log && seen ? clients_seen(h->log, seen, LIVELOG_EVENTS) : 0;
+    json_t *list = seen ? json_array() : NULL;
+
+    if (!list) {
+        mem_free(seen);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char name[64] = "";
+        json_t *one;
+
+        if (h->client_name)
+            h->client_name(h->client_name_arg, seen[i].address, name, sizeof(name));
+        one =
+            json_pack("{s:s, s:s, s:I, s:I}", "address", seen[i].address, "name", name, "requests",
+                      (json_int_t)seen[i].requests, "last", (json_int_t)seen[i].last_ms);
+        if (!one || json_array_append_new(list, one) < 0) {
+            json_decref(list);
+            mem_free(seen);
+            return -1;
+        }
+    }
+    mem_free(seen);
+    x->json = list;
+    return 0;
+}
+
 int dash_api_log(struct dash_call *x)
 {
     struct dash_stream *st = x->rq->stream;

@@ -297,8 +297,9 @@ int dash_api_session(struct dash_call *x)
     char https[128];
 
     https_signin(x->env, x->rq, https, sizeof(https));
-    x->json = json_pack("{s:b, s:b, s:b, s:s, s:b, s:s}", "owner", dash_owner_is(x->env, x->rq),
-                        "local", x->rq->client_local, "password", o->set, "address",
-                        x->rq->client ? x->rq->client : "", "tls", x->rq->tls, "https", https);
+    x->json = json_pack(
+        "{s:b, s:b, s:b, s:s, s:s, s:b, s:s}", "owner", dash_owner_is(x->env, x->rq), "local",
+        x->rq->client_local, "password", o->set, "address", x->rq->client ? x->rq->client : "",
+        "name", x->rq->client_name ? x->rq->client_name : "", "tls", x->rq->tls, "https", https);
     return x->json ? 0 : -1;
 }

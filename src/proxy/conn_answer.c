@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dash/dash.h"
+#include "process/clientnames.h"
 #include "proxy/blocked.h"
 #include "proxy/conn_features.h"
 #include "proxy/limits.h"
@@ -156,11 +157,25 @@ static int conn_client_local(const struct conn *c, const struct sockaddr_storage
     return access_same_endpoint((const struct sockaddr *)&peer, (const struct sockaddr *)&here);
 }
 
+/* The name the owner gave c's client (--client), into out; "" when none. */
+static void conn_client_name(const struct conn *c, char *out, size_t size)
+{
+    struct sockaddr_storage peer;
+    int len;
+
+    out[0] = '\0';
+    if (c->px->live->n_clients && resolve_literal(c->c_peer, 0, &peer, &len))
+        clientnames_find(c->px->live->clients, c->px->live->n_clients,
+                         (const struct sockaddr *)&peer, out, size);
+}
+
 /* The request in origin form as the dashboard reads it: its head, and the body its head
  * declares; the body itself is the caller's to add. local_host receives the address the client
- * reached (on a wildcard listen, the dashboard's own address is that one). */
+ * reached (on a wildcard listen, the dashboard's own address is that one), name the client's
+ * name (--client). */
 static void conn_local_request(struct conn *c, struct dash_request *rq,
-                               char local_host[INET6_ADDRSTRLEN + 2], int keep)
+                               char local_host[INET6_ADDRSTRLEN + 2],
+                               char name[CLIENTNAMES_NAME_MAX + 1], int keep)
 {
     const struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
@@ -181,6 +196,8 @@ static void conn_local_request(struct conn *c, struct dash_request *rq,
     rq->keep_alive = keep;
     rq->client = c->c_peer;
     rq->tls = c->pages_tls;
+    conn_client_name(c, name, CLIENTNAMES_NAME_MAX + 1);
+    rq->client_name = name;
     if (getsockname(bufferevent_getfd(c->c_client.bev), (struct sockaddr *)&local, &local_len) ==
         0) {
         access_host_text((const struct sockaddr *)&local, local_host, INET6_ADDRSTRLEN + 2);
@@ -214,12 +231,12 @@ static int conn_local_write(struct conn *c, int keep)
 {
     struct exchange *x = &c->c_ex;
     struct dash_request rq;
-    char local_host[INET6_ADDRSTRLEN + 2];
+    char local_host[INET6_ADDRSTRLEN + 2], name[CLIENTNAMES_NAME_MAX + 1];
     struct dash_stream st = {.stream_ok = conn_stream_room(c) && !x->req_has_body};
     struct buf out;
     int status;
 
-    conn_local_request(c, &rq, local_host, keep);
+    conn_local_request(c, &rq, local_host, name, keep);
     rq.body = c->c_body.data ? c->c_body.data : "";
     rq.body_len = c->c_body.len;
     rq.body_too_big = x->body_too_big;
@@ -295,7 +312,7 @@ void conn_answer_local(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
     int keep = x->client_keepalive && !x->req_has_body;
-    char local_host[INET6_ADDRSTRLEN + 2];
+    char local_host[INET6_ADDRSTRLEN + 2], name[CLIENTNAMES_NAME_MAX + 1];
     struct dash_request rq;
     struct dash_body body;
     struct buf out;
@@ -304,7 +321,7 @@ void conn_answer_local(struct conn *c)
     x->is_local = 1;
     x->body_too_big = 0;
     buf_reset(&c->c_body);
-    conn_local_request(c, &rq, local_host, keep);
+    conn_local_request(c, &rq, local_host, name, keep);
     buf_init(&out, DASH_LIMIT_RESPONSE);
     status = dash_admit(c->px->dash, &rq, &body, &out);
     if (status < 0) {

@@ -34,6 +34,7 @@
 #include "brock.h"
 #include "process/access.h"
 #include "process/activate.h"
+#include "process/clientnames.h"
 #include "proxy/conn.h"
 #include "proxy/conn_features.h"
 #include "proxy/front.h"
@@ -750,6 +751,13 @@ static const char *https_fix(const struct proxy_options *o)
 
 /* The first lines a person starting brock reads: where it is, and how to use it. The first
  * one is what tests wait for to learn the port. */
+/* A client range inside another (--client), said at start. */
+static void say_overlap(void *arg, const char *sentence)
+{
+    (void)arg;
+    log_msg(LOG_INFO, "%s", sentence);
+}
+
 static void say_where(const struct proxy *px)
 {
     const struct proxy_worker *w = px->opts->worker;
@@ -777,6 +785,7 @@ static void say_where(const struct proxy *px)
     else
         snprintf(dash, sizeof(dash), "%s", host);
     log_msg(LOG_INFO, "dashboard: http://%s/", dash);
+    clientnames_overlaps(px->opts->clients, px->opts->n_clients, say_overlap, NULL);
     log_msg(LOG_INFO,
             "to browse through brock, set %s as the HTTP and HTTPS proxy of your "
             "browser (chromium --proxy-server=%s), or export http_proxy=http://%s "
@@ -813,6 +822,19 @@ static const char *on_dash_passthrough(void *arg, const struct brock_engine *e, 
     return passthrough_why(px->pass, e, px->no_intercept, px->n_no_intercept, host, why, size);
 }
 
+/* The name of the client at address (text), for the dashboard (--client). */
+static void on_dash_client_name(void *arg, const char *address, char *out, size_t size)
+{
+    const struct proxy *px = arg;
+    struct sockaddr_storage ss;
+    int len;
+
+    out[0] = '\0';
+    if (px->live->n_clients && resolve_literal(address, 0, &ss, &len))
+        clientnames_find(px->live->clients, px->live->n_clients, (const struct sockaddr *)&ss, out,
+                         size);
+}
+
 /* What the dashboard is told of this run, into *out; ca_path is the CA's certificate ("" when
  * unknown). */
 static void proxy_dash_host(struct proxy *px, struct brock_engine *e, const char *ca_path,
@@ -836,6 +858,8 @@ static void proxy_dash_host(struct proxy *px, struct brock_engine *e, const char
                               .log = &px->log,
                               .ca_cert = px->opts->state_dir ? ca_path : NULL,
                               .state_dir = px->opts->state_dir,
+                              .client_name = on_dash_client_name,
+                              .client_name_arg = px,
                               .token = px->opts->worker ? px->opts->worker->dash_token : NULL,
                               .workers = px->opts->worker ? px->opts->worker->count : 1};
 }

@@ -12,6 +12,7 @@
 
 #include "net/resolve.h"
 #include "process/access.h"
+#include "process/clientnames.h"
 #include "process/privs.h"
 #include "proxy/workers.h"
 
@@ -59,6 +60,10 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
             access_cleanup(&allow);
             return -1;
         }
+    }
+    if (clientnames_check(o->clients, o->n_clients, err, errlen) < 0) {
+        access_cleanup(&allow);
+        return -1;
     }
     for (size_t i = 0; i < o->n_proxy_protocol_from; i++) {
         if (access_add_for(&allow, "--proxy-protocol-from", o->proxy_protocol_from[i], err,

@@ -44,6 +44,8 @@ struct proxy_options {
                                * brock without the owner's password, or "none"; none given:
                                * loopback, and a client at the address it reached brock at */
     size_t n_local;
+    const char *const *clients; /* --client NAME=CIDR: the names of clients, for the pages */
+    size_t n_clients;
     const char *const *proxy_protocol_from; /* --proxy-protocol-from CIDR: balancers whose
                                                * connections begin with a PROXY protocol header */
     size_t n_proxy_protocol_from;

@@ -90,8 +90,8 @@ fail:
     return -1;
 }
 
-/* The lists the dashboard reads: --no-proxy (dash_env_set_no_proxy()) and --local (from
- * px->live at each request). Notes those that changed. */
+/* The lists the dashboard reads: --no-proxy (dash_env_set_no_proxy()), --local and --client
+ * (from px->live at each request). Notes those that changed. */
 static void note_pages_lists(const struct proxy_options *o, const struct proxy_options *n,
                              char *changed, size_t size)
 {
@@ -99,6 +99,8 @@ static void note_pages_lists(const struct proxy_options *o, const struct proxy_o
         note(changed, size, "no-proxy");
     if (!same_list(o->local, o->n_local, n->local, n->n_local))
         note(changed, size, "local");
+    if (!same_list(o->clients, o->n_clients, n->clients, n->n_clients))
+        note(changed, size, "client");
 }
 
 void reconfig_apply(struct proxy *px, const struct proxy_options *n)

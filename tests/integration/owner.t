@@ -372,3 +372,44 @@ h.check('without a CA, TLS on the proxy port is closed with a log line', async (
   });
   await h.waitFor('the log line', () => /spoke TLS to brock's port/.test(b.log()));
 });
+
+h.check('the owner names clients in the file; the narrowest range wins, and the start says so',
+        async () => {
+  const conf = path.join(tmp, 'names.conf');
+  fs.writeFileSync(conf, ['client house = 127.0.0.0/24', 'client kids = 127.0.0.2/32',
+                          'client = laptop=127.0.0.3', ''].join('\n'));
+  const where = path.join(tmp, 'state-names');
+  const n = await h.startBrock({ state: where, global: ['--no-seed', '--config', conf],
+                                 args: ['--no-update', '--local', '127.0.0.1',
+                                        ...h.resolveTo(origin.port, 'two.test')] });
+  try {
+    assert.match(n.log(), /client kids \(127\.0\.0\.2\/32\) lies inside client house \(127\.0\.0\.0\/24\): the narrower range wins/);
+    assert.match(n.log(), /client laptop \(127\.0\.0\.3\) lies inside client house/);
+    for (const [from, name] of [['127.0.0.2', 'kids'], ['127.0.0.3', 'laptop'],
+                                ['127.0.0.4', 'house']]) {
+      const r = await ask('/api/session', { port: n.port, from });
+      assert.equal(JSON.parse(r.body).name, name, from);
+      await h.curl(n.port, ['--interface', from, 'http://two.test/named']);
+    }
+    // The owner sees them all, named; a client may not.
+    let r = await ask('/api/clients', { port: n.port, from: '127.0.0.1' });
+    assert.equal(r.status, 200, r.body);
+    const seen = Object.fromEntries(JSON.parse(r.body).map((c) => [c.address, c]));
+    assert.equal(seen['127.0.0.2'].name, 'kids');
+    assert.equal(seen['127.0.0.4'].name, 'house');
+    assert.equal(seen['127.0.0.3'].requests, 1);
+    r = await ask('/api/clients', { port: n.port, from: '127.0.0.2' });
+    assert.equal(r.status, 401);
+  } finally {
+    await n.stop();
+  }
+  // A name that is not one, and a range named twice: refused at start, naming them.
+  for (const [line, why] of [['client bad name = 127.0.0.9', /a name holds letters/],
+                             ['client twice = 127.0.0.2/32', /named already/],
+                             ['client nothing = 300.0.0.1', /--client/]]) {
+    fs.writeFileSync(conf, `client kids = 127.0.0.2/32\n${line}\n`);
+    const r = await h.brock(where, ['--config', conf, 'run', '--no-update']);
+    assert.notEqual(r.code, 0, line);
+    assert.match(r.stderr, why, line);
+  }
+});
