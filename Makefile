@@ -226,9 +226,10 @@ FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
-                inject report proxyproto diff_normalize diff_base diff_decide diff_har h2req h2resp
+                inject report proxyproto diff_normalize diff_base diff_decide diff_har h2req h2resp \
+                owner
 FUZZ_PURE    := http/head http/h2req http/h2resp proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/inject proxy/csp proxy/report process/proxyproto
+                proxy/inject proxy/csp proxy/report process/proxyproto dash/owner
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:

@@ -116,7 +116,8 @@ static int parse_key(const char *line, struct owner *o)
     return p && (*p == '\n' || *p == '\0') ? 0 : -1;
 }
 
-static int parse(char *text, struct owner *o)
+/* The lines of text (NUL-terminated; cut into lines in place) into *o. Returns 0, or -1. */
+static int parse_lines(char *text, struct owner *o)
 {
     int have_scrypt = 0, have_key = 0;
 
@@ -149,15 +150,30 @@ int owner_read(const char *path, struct owner *o, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(-rc));
         return -1;
     }
-    rc = strlen(text) == len ? parse(text, o) : -1;
+    rc = owner_parse(text, len, o);
     OPENSSL_cleanse(text, len);
     mem_free(text);
     if (rc < 0) {
-        OPENSSL_cleanse(o, sizeof(*o));
         snprintf(err, errlen,
                  "%s is not an owner file brock wrote (set the password again with brock "
                  "passwd)",
                  path);
+        return -1;
+    }
+    return 0;
+}
+
+int owner_parse(const char *text, size_t len, struct owner *o)
+{
+    char *copy = len < OWNER_FILE_MAX && !memchr(text, '\0', len) ? mem_strndup(text, len) : NULL;
+    int rc = copy ? parse_lines(copy, o) : -1;
+
+    if (copy) {
+        OPENSSL_cleanse(copy, len);
+        mem_free(copy);
+    }
+    if (rc < 0) {
+        OPENSSL_cleanse(o, sizeof(*o));
         return -1;
     }
     o->set = 1;
@@ -289,7 +305,8 @@ int owner_session_valid(const struct owner *o, const char *value, size_t len, co
     memcpy(copy, value, len);
     copy[len] = '\0';
     dot = strchr(copy, '.');
-    if (!dot || dot == copy || copy[0] < '0' || copy[0] > '9')
+    /* The one form brock writes: digits without a leading zero, a dot, 64 lower-case hex. */
+    if (!dot || dot == copy || copy[0] < '1' || copy[0] > '9')
         return 0;
     errno = 0;
     end = strtoll(copy, &end_p, 10);

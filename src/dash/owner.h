@@ -57,6 +57,10 @@ int owner_password_ok(const char *pw, size_t len, char *err, size_t errlen)
 int owner_read(const char *path, struct owner *o, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
+/* The same for the file's text (len bytes) already read. Returns 0 with o->set, or -1 (and o
+ * says no password is set). */
+int owner_parse(const char *text, size_t len, struct owner *o) __attribute__((warn_unused_result));
+
 /* Sets the password to pw (owner_password_ok()) with a new salt and a new session key (every
  * session ends), replacing the file at path atomically (mode 0600). Returns 0, or -1 with a
  * sentence in err and the file as it was. */

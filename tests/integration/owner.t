@@ -128,7 +128,8 @@ h.check('before any password, a client of the network sees nothing of the browsi
   }
   r = await ask('/api/session');
   assert.deepEqual(JSON.parse(r.body), { owner: false, local: false, password: false,
-                                         address: '127.0.0.2', tls: false, https: '' });
+                                         address: '127.0.0.2', name: '', tls: false,
+                                         https: '' });
   r = await signin('anything');
   assert.equal(r.status, 409);
   assert.match(r.body, /brock passwd/);
