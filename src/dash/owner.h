@@ -19,7 +19,7 @@
 /* A password's bytes: at least 1, at most this many. */
 #define OWNER_PASSWORD_MAX 1024
 
-/* scrypt's cost: N = 2^14, r = 8, p = 1 (16 MiB, some 50 ms a check), the cost for
+/* scrypt's cost: N = 2^14, r = 8, p = 1 (16 MiB, under 0.1 s a check), the cost for
  * interactive sign-ins that RFC 7914 and scrypt's paper name. A check runs on the proxy's event
  * loop: the sign-in's limits (dash_owner.c) bound how often. */
 #define OWNER_SCRYPT_LOG_N 14
