@@ -682,10 +682,40 @@ function runFacts(status) {
                                                                       : '--no-inject')));
 }
 
+// The owner's password, which other devices sign in with: set here from this machine alone.
+function ownerBox(me) {
+  const pw = h('input', { type: 'password', id: 'owner-password', autocomplete: 'new-password' });
+  const again = h('input', { type: 'password', id: 'owner-again', autocomplete: 'new-password' });
+  return h('section', { 'aria-labelledby': 'owner-title' },
+    h('h2', { id: 'owner-title' }, 'Signing in from other devices'),
+    h('p', { class: 'note' }, me.password
+      ? 'A password is set: other devices see only their own requests until they sign in ' +
+        'with it. Setting a new one signs every device out.'
+      : 'No password is set: only this machine manages brock, and other devices see only ' +
+        'their own requests.'),
+    me.local
+      ? h('form', { class: 'inline setting', onsubmit: async (ev) => {
+        ev.preventDefault();
+        if (pw.value !== again.value) {
+          say('The two passwords differ.');
+          return;
+        }
+        try {
+          await api('PUT', '/api/owner/password', { password: pw.value });
+          say('The password is set; every other device is signed out.');
+        } catch (e) { say(e.message); }
+        await route();
+      } }, h('label', { for: 'owner-password' }, 'New password '), pw,
+        h('label', { for: 'owner-again' }, ' again '), again,
+        h('button', { type: 'submit' }, 'Set the password'))
+      : h('p', { class: 'note' }, 'It is set on the machine brock runs on.'));
+}
+
 async function viewSettings() {
-  const [s, status, pass] = await Promise.all([api('GET', '/api/settings'),
-                                               api('GET', '/api/status'),
-                                               api('GET', '/api/passthrough')]);
+  const [s, status, pass, me] = await Promise.all([api('GET', '/api/settings'),
+                                                   api('GET', '/api/status'),
+                                                   api('GET', '/api/passthrough'),
+                                                   api('GET', '/api/session')]);
   const toggle = (key, label, help) => {
     const id = `set-${key}`;
     return h('div', { class: 'setting' },
@@ -724,6 +754,7 @@ async function viewSettings() {
       await route();
     } }, h('label', { for: 'page-view-days' }, 'Keep recent sites for (days, 0: none) '), keep,
       h('button', { type: 'submit' }, 'Save')),
+    ownerBox(me),
     h('h2', {}, 'Passed through unseen'),
     h('p', { class: 'note' },
       pass.intercept

@@ -92,6 +92,7 @@ static const struct route routes[] = {
     {"POST", "/api/signin", OPEN | SAME_ORIGIN, JSON_BODY, dash_api_signin},
     {"POST", "/api/signout", OPEN | SAME_ORIGIN, NO_BODY, dash_api_signout},
     {"GET", "/api/session", OPEN, NO_BODY, dash_api_session},
+    {"PUT", "/api/owner/password", CHANGES_STATE, JSON_BODY, dash_api_password_put},
 };
 
 /* web/'s files that every client may load: the sign-in page and what it needs, and the page

@@ -113,6 +113,11 @@ int dash_api_signin(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_signout(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_session(struct dash_call *x) __attribute__((warn_unused_result));
 
+/* PUT /api/owner/password {"password": "..."}: sets the owner's password, from this machine
+ * alone (403 from the network), ending every session; 400 for a password that cannot be
+ * one. */
+int dash_api_password_put(struct dash_call *x) __attribute__((warn_unused_result));
+
 /* dash_metrics.c: GET /metrics, Prometheus' text format. */
 int dash_api_metrics(struct dash_call *x) __attribute__((warn_unused_result));
 

@@ -282,6 +282,39 @@ int dash_api_signin(struct dash_call *x)
     return x->json ? 0 : -1;
 }
 
+int dash_api_password_put(struct dash_call *x)
+{
+    struct dash_owner *d = x->env->owner;
+    const char *pw = NULL;
+    json_t *body = NULL;
+    char err[4400];
+    size_t len = 0;
+    int rc;
+
+    /* From the machine alone: a session from the network cannot lock its owner out. */
+    if (!x->rq->client_local)
+        return dash_error(x, 403,
+                          "the password is set from the machine brock runs on (its dashboard, "
+                          "or brock passwd)");
+    if (!d->path[0])
+        return dash_error(x, 409, "this brock has no state folder to keep a password in");
+    if (body_password(x, &body, &pw, &len) < 0 || !body)
+        return body ? -1 : 0;
+    if (owner_password_ok(pw, len, err, sizeof(err)) < 0)
+        rc = dash_error(x, 400, err);
+    else if (owner_set_password(d->path, pw, len, err, sizeof(err)) < 0)
+        rc = dash_error(x, 500, err);
+    else
+        rc = 1;
+    json_decref(body);
+    if (rc != 1)
+        return rc;
+    log_msg(LOG_INFO, "%s: the dashboard's password was set; every session is ended",
+            x->rq->client ? x->rq->client : "this machine");
+    x->json = json_pack("{s:b}", "password", 1);
+    return x->json ? 0 : -1;
+}
+
 int dash_api_signout(struct dash_call *x)
 {
     if (set_cookie(x, "", 0) < 0)

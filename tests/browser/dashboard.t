@@ -390,6 +390,21 @@ check('Settings → Export: links that download each format the API offers', asy
   }
 });
 
+check('Settings: this machine sets the password other devices sign in with', async () => {
+  await dash.goto(`http://${brock.listen}/#/settings`);
+  await dash.locator('#owner-title').waitFor();
+  await dash.fill('#owner-password', 'one thing');
+  await dash.fill('#owner-again', 'another');
+  await dash.click('#owner-password ~ button[type=submit]');
+  await dash.locator('#status', { hasText: 'The two passwords differ.' }).waitFor();
+  await dash.fill('#owner-again', 'one thing');
+  await dash.click('#owner-password ~ button[type=submit]');
+  await dash.locator('#status', { hasText: 'The password is set' }).waitFor();
+  assert.equal(await dash.evaluate(async () =>
+    (await (await fetch('/api/session')).json()).password), true);
+  assert.ok(fs.existsSync(path.join(brock.state, 'owner')));
+});
+
 check('"Forget recent sites" asks first; cancelling keeps them', async () => {
   await dash.goto(`http://${brock.listen}/#/sites`);
   await dash.locator('li.siterow').first().waitFor();

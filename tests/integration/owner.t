@@ -414,3 +414,34 @@ h.check('the owner names clients in the file; the narrowest range wins, and the 
     assert.match(r.stderr, why, line);
   }
 });
+
+h.check('this machine sets the password from its dashboard; a session from the network cannot',
+        async () => {
+  const where = path.join(tmp, 'state-page');
+  const p = await h.startBrock({ state: where, global: ['--no-seed'],
+                                 args: ['--no-update', '--local', '127.0.0.1'] });
+  try {
+    const port = p.port;
+    let r = await ask('/', { port, from: '127.0.0.1' });
+    const token = /name="brock-token" content="([0-9a-f]+)"/.exec(r.body)[1];
+    const put = (password, from = '127.0.0.1', cookie) => ask('/api/owner/password', {
+      port, from, cookie, method: 'PUT', body: JSON.stringify({ password }),
+      headers: { 'X-Brock-Token': token } });
+    r = await put('');
+    assert.equal(r.status, 400);
+    assert.match(r.body, /empty/);
+    r = await put('x'.repeat(1025));
+    assert.equal(r.status, 400);
+    assert.ok(!fs.existsSync(path.join(where, 'owner')), 'nothing written');
+    r = await put('set on the page');
+    assert.equal(r.status, 200, r.body);
+    r = await ask('/api/signin', { port, method: 'POST',
+                                   body: JSON.stringify({ password: 'set on the page' }) });
+    assert.equal(r.status, 200, r.body);
+    r = await put('taken over', '127.0.0.2', cookieOf(r));
+    assert.equal(r.status, 403);
+    assert.match(r.body, /machine brock runs on/);
+  } finally {
+    await p.stop();
+  }
+});
