@@ -42,6 +42,8 @@ static const char run_help[] =
     "                        connect to ADDR:PORT for matching hosts instead of using DNS;\n"
     "                        may be repeated (the first that matches wins)\n"
     "  --upstream-ca FILE    also trust the roots in FILE (PEM) for upstream TLS\n"
+    "  --dns ADDR:PORT       ask this name server rather than /etc/resolv.conf's (after\n"
+    "                        /etc/hosts); may be repeated\n"
     "  --no-update           do not fetch Privacy Badger's lists from EFF once a day\n"
     "  --allow CIDR          serve only clients in CIDR (10.0.0.0/8, ::1/128, an address);\n"
     "                        may be repeated; needed to listen beyond loopback; without it\n"
@@ -115,6 +117,7 @@ enum {
     OPT_NO_HTTP2,
     OPT_LOCAL,
     OPT_CLIENT,
+    OPT_DNS,
 };
 
 const struct option cmd_run_options[] = {
@@ -131,6 +134,7 @@ const struct option cmd_run_options[] = {
     {"allow", required_argument, NULL, OPT_ALLOW},
     {"local", required_argument, NULL, OPT_LOCAL},
     {"client", required_argument, NULL, OPT_CLIENT},
+    {"dns", required_argument, NULL, OPT_DNS},
     {"proxy-protocol-from", required_argument, NULL, OPT_PROXY_PROTOCOL},
     {"user", required_argument, NULL, OPT_USER},
     {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
@@ -181,13 +185,14 @@ enum {
     LIST_NO_PROXY = 8,
     LIST_PP = 16,
     LIST_LOCAL = 32,
-    LIST_CLIENT = 64
+    LIST_CLIENT = 64,
+    LIST_DNS = 128
 };
 
 /* The options of `brock run`, parsed: proxy_options and the arrays it borrows. */
 struct run_args {
     struct proxy_options o;
-    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from, **local, **clients;
+    const char **resolve, **no_intercept, **allow, **no_proxy, **pp_from, **local, **clients, **dns;
     const struct cmd_entry *self;
     int done;            /* --help was printed: nothing more to do */
     int in_file;         /* the options in hand are the configuration file's */
@@ -217,6 +222,7 @@ static void run_args_cleanup(struct run_args *a)
     mem_free(a->pp_from);
     mem_free(a->local);
     mem_free(a->clients);
+    mem_free(a->dns);
 }
 
 /* --no-intercept: alone, it turns interception off; with a host pattern (--no-intercept=GLOB,
@@ -324,6 +330,7 @@ static int run_option(void *arg, int c, char **argv)
     case OPT_ALLOW: run_list_add(a, LIST_ALLOW, a->allow, &o->n_allow, optarg); break;
     case OPT_LOCAL: run_list_add(a, LIST_LOCAL, a->local, &o->n_local, optarg); break;
     case OPT_CLIENT: run_list_add(a, LIST_CLIENT, a->clients, &o->n_clients, optarg); break;
+    case OPT_DNS: run_list_add(a, LIST_DNS, a->dns, &o->n_dns, optarg); break;
     case OPT_PROXY_PROTOCOL:
         run_list_add(a, LIST_PP, a->pp_from, &o->n_proxy_protocol_from, optarg);
         break;
@@ -374,9 +381,11 @@ static int run_parse(const struct cmd_entry *self, const struct cli_conf *conf, 
     a->pp_from = mem_calloc(most, sizeof(*a->pp_from));
     a->local = mem_calloc(most, sizeof(*a->local));
     a->clients = mem_calloc(most, sizeof(*a->clients));
+    a->dns = mem_calloc(most, sizeof(*a->dns));
     if (!a->resolve || !a->no_intercept || !a->allow || !a->no_proxy || !a->pp_from || !a->local ||
-        !a->clients)
+        !a->clients || !a->dns)
         return cli_error(self, "out of memory");
+    a->o.dns = a->dns;
     a->o.local = a->local;
     a->o.clients = a->clients;
     a->o.resolve = a->resolve;

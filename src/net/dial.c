@@ -364,6 +364,46 @@ struct evdns_base *dial_dns_new(struct event_base *base)
     return dns;
 }
 
+int dial_dns_server(const char *spec, struct sockaddr_storage *ss, int *len)
+{
+    *len = (int)sizeof(*ss);
+    /* libevent's parser takes literals alone (a name would need a resolver) and a port that
+     * may be left out, which a name server must not. */
+    if (evutil_parse_sockaddr_port(spec, (struct sockaddr *)ss, len) < 0)
+        return -1;
+    if (ss->ss_family == AF_INET)
+        return ((struct sockaddr_in *)ss)->sin_port ? 0 : -1;
+    if (ss->ss_family == AF_INET6)
+        return ((struct sockaddr_in6 *)ss)->sin6_port ? 0 : -1;
+    return -1;
+}
+
+struct evdns_base *dial_dns_new_at(struct event_base *base, const char *const *servers, size_t n,
+                                   char *err, size_t errlen)
+{
+    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+
+    if (!dns) {
+        snprintf(err, errlen, "out of memory for the resolver");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct sockaddr_storage ss;
+        int len;
+
+        if (dial_dns_server(servers[i], &ss, &len) < 0 ||
+            evdns_base_nameserver_sockaddr_add(dns, (struct sockaddr *)&ss, (ev_socklen_t)len, 0) !=
+                0) {
+            snprintf(err, errlen, "--dns '%s': expected ADDR:PORT (an IP address and a port)",
+                     servers[i]);
+            evdns_base_free(dns, 0);
+            return NULL;
+        }
+    }
+    evdns_base_load_hosts(dns, NULL);
+    return dns;
+}
+
 const char *dial_eai_text(int eai)
 {
     /* libevent words these as the BSDs do ("nodename nor servname provided, or not known");

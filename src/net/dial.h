@@ -65,6 +65,17 @@ void dial_cancel(struct dial *d);
  * resolver on base (evdns_base_free()), or NULL when out of memory. */
 struct evdns_base *dial_dns_new(struct event_base *base);
 
+/* A name server's address, spec "ADDR:PORT" or "[V6]:PORT" (an address literal and a port,
+ * not 0), into *ss and *len. Returns 0, or -1. */
+int dial_dns_server(const char *spec, struct sockaddr_storage *ss, int *len);
+
+/* A resolver that asks the n name servers (each "ADDR:PORT" or "[V6]:PORT", an address
+ * literal) rather than /etc/resolv.conf's, and reads /etc/hosts first as the system does.
+ * Returns a new resolver on base, or NULL with a sentence in err (a server that is not
+ * ADDR:PORT, out of memory). */
+struct evdns_base *dial_dns_new_at(struct event_base *base, const char *const *servers, size_t n,
+                                   char *err, size_t errlen);
+
 /* What a resolver error (an EVUTIL_EAI_* code, as evdns_getaddrinfo() reports it) means, in
  * the C library's words on Linux ("Name or service not known"), whatever libevent's own
  * texts say. A static string. */

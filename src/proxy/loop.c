@@ -600,7 +600,13 @@ static int proxy_loop_init(struct proxy *px, const struct proxy_options *o, char
 {
     px->hooks = &conn_features;
     px->base = new_base();
-    px->dns = px->base ? dial_dns_new(px->base) : NULL;
+    if (px->base && o->n_dns) {
+        px->dns = dial_dns_new_at(px->base, o->dns, o->n_dns, err, errlen);
+        if (!px->dns)
+            return -1;
+    } else {
+        px->dns = px->base ? dial_dns_new(px->base) : NULL;
+    }
     if (!px->base || !px->dns ||
         admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max),
                    o->max_client_connections) < 0) {

@@ -10,6 +10,7 @@
 
 #include <event2/util.h>
 
+#include "net/dial.h"
 #include "net/resolve.h"
 #include "process/access.h"
 #include "process/clientnames.h"
@@ -36,6 +37,30 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len)
     return 0;
 }
 
+/* --local's ranges, --dns's name servers and --client's names. Returns 0, or -1 with err. */
+static int check_more_lists(const struct proxy_options *o, char *err, size_t errlen)
+{
+    struct access_list local = {NULL, 0};
+    int rc = 0;
+
+    for (size_t i = 0; i < o->n_local && rc == 0; i++) {
+        if (strcmp(o->local[i], "none") != 0)
+            rc = access_add_for(&local, "--local", o->local[i], err, errlen);
+    }
+    access_cleanup(&local);
+    for (size_t i = 0; i < o->n_dns && rc == 0; i++) {
+        struct sockaddr_storage dns;
+        int dns_len;
+
+        if (dial_dns_server(o->dns[i], &dns, &dns_len) < 0) {
+            snprintf(err, errlen, "--dns '%s': expected ADDR:PORT (an IP address and a port)",
+                     o->dns[i]);
+            rc = -1;
+        }
+    }
+    return rc == 0 ? clientnames_check(o->clients, o->n_clients, err, errlen) : -1;
+}
+
 int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct resolve_table t = {NULL, 0};
@@ -54,14 +79,7 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
             return -1;
         }
     }
-    for (size_t i = 0; i < o->n_local; i++) {
-        if (strcmp(o->local[i], "none") != 0 &&
-            access_add_for(&allow, "--local", o->local[i], err, errlen) < 0) {
-            access_cleanup(&allow);
-            return -1;
-        }
-    }
-    if (clientnames_check(o->clients, o->n_clients, err, errlen) < 0) {
+    if (check_more_lists(o, err, errlen) < 0) {
         access_cleanup(&allow);
         return -1;
     }

@@ -46,6 +46,9 @@ struct proxy_options {
     size_t n_local;
     const char *const *clients; /* --client NAME=CIDR: the names of clients, for the pages */
     size_t n_clients;
+    const char *const *dns; /* --dns ADDR:PORT: the name servers brock asks; none: those of
+                             * /etc/resolv.conf */
+    size_t n_dns;
     const char *const *proxy_protocol_from; /* --proxy-protocol-from CIDR: balancers whose
                                                * connections begin with a PROXY protocol header */
     size_t n_proxy_protocol_from;

@@ -47,6 +47,8 @@ static void say_restart_only(const struct proxy_options *o, const struct proxy_o
         log_msg(LOG_ERR, "SIGHUP: 'user' changed; %s", why);
     if (!same_text(o->upstream_ca, n->upstream_ca))
         log_msg(LOG_ERR, "SIGHUP: 'upstream-ca' changed; %s", why);
+    if (!same_list(o->dns, o->n_dns, n->dns, n->n_dns))
+        log_msg(LOG_ERR, "SIGHUP: 'dns' changed; %s", why);
     if (o->no_update != n->no_update)
         log_msg(LOG_ERR, "SIGHUP: 'no-update' changed; %s", why);
     if (o->no_inject != n->no_inject)
