@@ -203,7 +203,8 @@ h.check('the owner signs in; wrong passwords wait longer each time, and are logg
   assert.match(set, /Max-Age=604800/);
   assert.match(set, /Path=\//);
   session = cookieOf(r);
-  assert.match(b.log(), /127\.0\.0\.3: brock's owner signed in/);
+  await h.waitFor('the sign-in in the log', () =>
+    /127\.0\.0\.3: brock's owner signed in/.test(b.log()));
 });
 
 h.check('signed in, the owner manages brock from that address alone', async () => {
@@ -384,8 +385,10 @@ h.check('the owner names clients in the file; the narrowest range wins, and the 
                                  args: ['--no-update', '--local', '127.0.0.1',
                                         ...h.resolveTo(origin.port, 'two.test')] });
   try {
+    // Said just after "listening on", which the start waits for.
+    await h.waitFor('the overlaps in the log', () =>
+      /client laptop \(127\.0\.0\.3\) lies inside client house/.test(n.log()));
     assert.match(n.log(), /client kids \(127\.0\.0\.2\/32\) lies inside client house \(127\.0\.0\.0\/24\): the narrower range wins/);
-    assert.match(n.log(), /client laptop \(127\.0\.0\.3\) lies inside client house/);
     for (const [from, name] of [['127.0.0.2', 'kids'], ['127.0.0.3', 'laptop'],
                                 ['127.0.0.4', 'house']]) {
       const r = await ask('/api/session', { port: n.port, from });
