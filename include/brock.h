@@ -1098,6 +1098,61 @@ BROCK_API BROCK_NODISCARD int brock_daily_each(struct brock_engine *e, int days,
 BROCK_API BROCK_NODISCARD int brock_daily_json(struct brock_engine *e, int days, int64_t now_ms,
                                                char **out, size_t *len);
 
+/* ---- each client's own: a household on one proxy ---- */
+
+/* A proxy serves several clients (a client: the name its owner gave an address range, or the
+ * address; any string of 1 to BROCK_CLIENT_MAX - 1 bytes without spaces or control
+ * characters). Besides everyone's page views and daily counters above, which count every
+ * client's, the engine keeps each client's own the same way, with the same limits and
+ * retention, for at most BROCK_CLIENTS_MAX clients (past it the one seen longest ago is
+ * forgotten). What is learned stays everyone's. In the calls below, client NULL or "" means
+ * everyone's; a malformed client is BROCK_EINVAL. */
+#define BROCK_CLIENT_MAX 64
+#define BROCK_CLIENTS_MAX 256
+
+/* brock_page_seen() for a page client showed: recorded for everyone and for client. */
+BROCK_API BROCK_NODISCARD int brock_client_page_seen(struct brock_engine *e, const char *client,
+                                                     const char *site, const char *host,
+                                                     enum brock_action action, int64_t time_ms);
+
+/* brock_daily_count() for a request of client's: counted for everyone and for client. */
+BROCK_API BROCK_NODISCARD int brock_client_daily_count(struct brock_engine *e, const char *client,
+                                                       const struct brock_decision *d,
+                                                       int64_t time_ms);
+
+/* brock_sites(), brock_site_trackers(), brock_host_sites(), brock_daily_each() and
+ * brock_daily_json() over client's own. A client with nothing recorded has no sites (and
+ * brock_client_site_trackers() is BROCK_ENOTFOUND) and days of zeros. */
+BROCK_API BROCK_NODISCARD int brock_client_sites(struct brock_engine *e, const char *client,
+                                                 int (*cb)(void *arg, const struct brock_site *s),
+                                                 void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_client_site_trackers(struct brock_engine *e, const char *client, const char *site,
+                           int (*cb)(void *arg, const struct brock_site_tracker *t), void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_client_host_sites(struct brock_engine *e, const char *client, const char *host,
+                        int (*cb)(void *arg, const char *site, int64_t time_ms), void *arg);
+BROCK_API BROCK_NODISCARD int
+brock_client_daily_each(struct brock_engine *e, const char *client, int days, int64_t now_ms,
+                        int (*cb)(void *arg, const struct brock_day *d), void *arg);
+BROCK_API BROCK_NODISCARD int brock_client_daily_json(struct brock_engine *e, const char *client,
+                                                      int days, int64_t now_ms, char **out,
+                                                      size_t *len);
+
+/* Calls cb for each client with recent page views, newest first: its name, its last view
+ * (Unix ms) and its sites. cb returns non-zero to stop (returned). Returns 0, the callback's
+ * value, or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_clients_each(struct brock_engine *e,
+                                                 int (*cb)(void *arg, const char *client,
+                                                           int64_t time_ms, size_t sites),
+                                                 void *arg);
+
+/* Forgets client's page views and daily counters, in memory and, at brock_sync(), in the
+ * state (other processes on it drop theirs at their next brock_sync()); everyone's keep
+ * what the client added to them. Returns 1, 0 when the client had nothing, BROCK_EINVAL for
+ * a malformed client, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_client_forget(struct brock_engine *e, const char *client);
+
 /* Resets what was learned to Privacy Badger's seed, as its update does: the user's choices are
  * set aside, the action, snitch, tracking and fingerprinting maps emptied, the seed (if the
  * data folder has one) merged again, and the choices put back, so that a domain the user had

@@ -403,14 +403,32 @@ function siteOffBox(site, settings) {
 
 // ---- views ----
 
-async function viewSites() {
+// The clients brock has seen or keeps browsing of, to pick whose sites to show; nothing while
+// there is only this machine.
+function clientsBox(clients, client) {
+  const mine = clients.filter((c) => c.sites || c.client === client);
+  if (!mine.length) return null;
+  const label = (c) => (c.name && c.address ? `${c.name} (${c.address})` : c.name || c.client);
+  const pick = h('select', { id: 'sites-client', onchange: () => {
+    location.hash = pick.value ? `#/sites/${enc(pick.value)}` : '#/sites';
+  } }, h('option', { value: '' }, 'Everyone'),
+  mine.map((c) => h('option', { value: c.client }, `${label(c)}: ${count(c.sites, 'site')}`)));
+  pick.value = client;
+  return h('p', {}, h('label', { for: 'sites-client' }, 'Whose browsing: '), pick);
+}
+
+async function viewSites(client = '') {
+  const q = client ? `client=${enc(client)}&` : '';
   // Asked all at once: the chart's days are cut to the settings' once both are here.
-  const [settings, first, month, status] = await Promise.all([
-    api('GET', '/api/settings'), api('GET', `/api/sites?limit=${SITES_PAGE}`),
-    api('GET', '/api/stats?days=31'), api('GET', '/api/status')]);
+  const [settings, first, month, status, clients] = await Promise.all([
+    api('GET', '/api/settings'), api('GET', `/api/sites?${q}limit=${SITES_PAGE}`),
+    api('GET', `/api/stats?${q}days=31`), api('GET', '/api/status'),
+    api('GET', '/api/clients')]);
   // The days kept, within what a chart shows readably.
   const days = month.slice(-Math.min(Math.max(settings.page_view_days, 7), 31));
-  main.replaceChildren(h('h1', {}, 'Recent sites'));
+  main.replaceChildren(h('h1', {}, client ? `Recent sites of ${client}` : 'Recent sites'));
+  const who = clientsBox(clients, client);
+  if (who) main.append(who);
   const notice = await httpsNotice(status);
   if (notice) main.append(notice);
   main.append(h('h2', {}, 'What brock did each day'), chart(days));
@@ -433,11 +451,24 @@ async function viewSites() {
                  first.sites.map(siteRow));
   main.append(h('p', { class: 'muted', id: 'sites-count' }, count(first.total, 'site')), list);
   main.append(more('sites-more', first, 'site', async (offset) => {
-    const page = await api('GET', `/api/sites?limit=${SITES_PAGE}&offset=${offset}`);
+    const page = await api('GET', `/api/sites?${q}limit=${SITES_PAGE}&offset=${offset}`);
     list.append(...page.sites.map(siteRow));
     return page;
   }));
   // The list is a browsing history; what brock learned about trackers stays.
+  if (client) {
+    main.append(askFirst('forget', `Forget the browsing of ${client}…`,
+                         `Forget ${client}'s ${count(first.total, 'recent site')} and daily ` +
+                         'counts? Everyone\'s stay, and what brock learned.', 'Yes, forget them',
+                         async () => {
+      try {
+        await api('POST', `/api/forget?client=${enc(client)}`);
+        say(`Forgot the browsing of ${client}.`);
+      } catch (e) { say(e.message); }
+      location.hash = '#/sites';
+    }));
+    return;
+  }
   main.append(askFirst('forget', 'Forget recent sites…',
                        `Forget all ${count(first.total, 'recent site')}? ` +
                        'What brock learned stays.', 'Yes, forget them', async () => {
@@ -895,7 +926,7 @@ async function route() {
     else if (parts[0] === 'trackers') await viewTrackers();
     else if (parts[0] === 'tracker' && arg) await viewTracker(arg);
     else if (parts[0] === 'settings') await viewSettings();
-    else if (parts[0] === 'sites') await viewSites();
+    else if (parts[0] === 'sites') await viewSites(arg);
     else await viewMap();
     document.title = `brock: ${main.querySelector('h1')?.textContent || 'dashboard'}`;
     for (const a of document.querySelectorAll('nav a')) {

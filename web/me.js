@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// A client's own page: who it is, and its own requests from brock's live log as they come.
+// A client's own page: who it is, what brock did for it, its recent sites with their third
+// parties, and its own requests from brock's live log as they come.
 'use strict';
 
 const rows = document.getElementById('rows');
@@ -36,6 +37,78 @@ async function who() {
   }
 }
 
+const ACTIONS = {
+  block: 'blocked', user_block: 'blocked (the owner\'s choice)',
+  cookieblock: 'loads without cookies', user_cookieblock: 'loads without cookies (the owner\'s choice)',
+  allow: 'allowed, being watched', user_allow: 'allowed (the owner\'s choice)',
+  dnt: 'allowed: promises not to track', noaction: 'does not appear to track',
+};
+
+const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+async function getJSON(path) {
+  const r = await fetch(path, { cache: 'no-store' });
+  if (!r.ok) throw new Error(`${path}: ${r.status}`);
+  return r.json();
+}
+
+// The last seven days' counts, summed.
+async function week() {
+  const out = document.getElementById('week');
+  try {
+    const days = await getJSON('/api/stats?days=7');
+    const sum = (k) => days.reduce((n, d) => n + d[k], 0);
+    out.textContent = `In the last seven days brock blocked ${plural(sum('blocked'), 'request')} ` +
+      `of this device's and sent ${plural(sum('cookieblocked'), 'request')} without cookies; ` +
+      `today this device opened pages of ${plural(days[days.length - 1].sites, 'site')}.`;
+    out.dataset.blocked = sum('blocked');
+  } catch (e) {
+    out.textContent = 'brock does not answer.';
+  }
+}
+
+// One of the device's sites: its counts, and its trackers when opened.
+function siteItem(s) {
+  const li = document.createElement('li');
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = `${s.site}: ${plural(s.trackers, 'third party')}, ` +
+    `${s.blocked} blocked, ${s.cookieblocked} without cookies`;
+  details.append(summary);
+  details.addEventListener('toggle', async () => {
+    if (!details.open || details.dataset.loaded) return;
+    details.dataset.loaded = '1';
+    const list = document.createElement('ul');
+    try {
+      const site = await getJSON(`/api/sites/${encodeURIComponent(s.site)}`);
+      for (const t of site.trackers) {
+        const item = document.createElement('li');
+        item.textContent = `${t.domain}: ${ACTIONS[t.site_action || t.action] || t.action}`;
+        item.className = `action-${t.site_action || t.action}`;
+        list.append(item);
+      }
+    } catch (e) {
+      list.textContent = 'brock does not answer.';
+    }
+    details.append(list);
+  });
+  li.className = 'siterow';
+  li.dataset.site = s.site;
+  li.append(details);
+  return li;
+}
+
+async function sites() {
+  const list = document.getElementById('sites');
+  try {
+    const all = await getJSON('/api/sites');
+    list.replaceChildren(...all.map(siteItem));
+    if (!all.length) list.textContent = 'No site yet.';
+  } catch (e) {
+    list.textContent = 'brock does not answer.';
+  }
+}
+
 const log = new EventSource('/api/log');
 log.onmessage = (m) => {
   rows.prepend(row(JSON.parse(m.data)));
@@ -47,3 +120,5 @@ log.onerror = () => {
 };
 
 who();
+week();
+sites();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * `brock forget`: forgets the recent page views (the sites visited and the trackers their
- * pages requested), all or those older than some days, and sets how long they are kept.
+ * pages requested), all or those older than some days, or one client's own, and sets how
+ * long they are kept.
  */
 #include "cli/cli.h"
 
@@ -23,54 +24,48 @@ static const char forget_help[] =
     "  --page-view-days DAYS  keep page views DAYS days from now on (the page-view-days\n"
     "                         setting, default 7, 0: keep none) and forget what is older;\n"
     "                         without --older-than nothing newer is forgotten\n"
+    "  --client CLIENT        forget instead one client's own page views and daily counts\n"
+    "                         (a name given with `run --client`, or an address), as its\n"
+    "                         page on the dashboard shows them; everyone's stay\n"
     "  -h, --help             print this help\n";
 
-static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+/* --client: one client's own views and counts. */
+static int forget_client(struct cli *cli, const struct cmd_entry *self, const char *client)
 {
-    enum { OPT_OLDER = 256, OPT_DAYS };
-    static const struct option opts[] = {
-        {"older-than", required_argument, NULL, OPT_OLDER},
-        {"page-view-days", required_argument, NULL, OPT_DAYS},
-        CLI_HELP_OPTION,
-        {NULL, 0, NULL, 0},
-    };
     struct brock_engine *e = NULL;
-    long older = -1, keep = -1;
-    int64_t before = INT64_MAX;
-    int c, rc, n;
+    int rc = cli_open(cli, self, &e), n = 0;
 
-    cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == OPT_OLDER && cli_days_parse(optarg, &older) == 0)
-            continue;
-        if (c == OPT_DAYS && cli_days_parse(optarg, &keep) == 0)
-            continue;
-        if (c == OPT_OLDER || c == OPT_DAYS)
-            return cli_usage(self, "'%s' is not a number of days from 0 to %d", optarg,
-                             BROCK_PAGE_VIEW_DAYS_MAX);
-        return cli_getopt_other(self, c, argv);
-    }
-    if (argc != optind)
-        return cli_usage(self, "unexpected argument '%s'", argv[optind]);
+    if (rc != CLI_OK)
+        return rc;
+    if ((n = brock_client_forget(e, client)) < 0)
+        rc = cli_error(self, "%s", brock_engine_errmsg(e));
+    rc = cli_close(self, e, rc);
+    if (rc == CLI_OK)
+        printf(n ? "forgot the page views and daily counts of client %s\n"
+                 : "client %s has no page views or daily counts to forget\n",
+               client);
+    return rc;
+}
+
+/* Everyone's views older than older days (-1: all), keeping keep days from now on (-1: as
+ * set). */
+static int forget_views(struct cli *cli, const struct cmd_entry *self, long older, long keep)
+{
+    struct brock_engine *e = NULL;
+    int64_t before = INT64_MAX;
+    int rc, n = 0;
+
     /* The setting alone forgets what it no longer keeps. */
     if (older < 0 && keep > 0)
         older = keep;
     if (older >= 0)
         before = clock_now_ms() - older * 86400000LL;
-
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
-    n = 0;
-    if (keep >= 0 && brock_page_view_days_set(e, keep) < 0) {
+    if ((keep >= 0 && brock_page_view_days_set(e, keep) < 0) ||
+        (n = brock_pages_forget(e, before)) < 0)
         rc = cli_error(self, "%s", brock_engine_errmsg(e));
-        goto out;
-    }
-    if ((n = brock_pages_forget(e, before)) < 0) {
-        rc = cli_error(self, "%s", brock_engine_errmsg(e));
-        goto out;
-    }
-out:
     rc = cli_close(self, e, rc);
     if (rc == CLI_OK) {
         printf("forgot the recent page views of %d site%s\n", n, n == 1 ? "" : "s");
@@ -80,9 +75,48 @@ out:
     return rc;
 }
 
+static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    enum { OPT_OLDER = 256, OPT_DAYS, OPT_CLIENT };
+    static const struct option opts[] = {
+        {"older-than", required_argument, NULL, OPT_OLDER},
+        {"page-view-days", required_argument, NULL, OPT_DAYS},
+        {"client", required_argument, NULL, OPT_CLIENT},
+        CLI_HELP_OPTION,
+        {NULL, 0, NULL, 0},
+    };
+    const char *client = NULL;
+    long older = -1, keep = -1;
+    int c;
+
+    cli_getopt_start();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == OPT_OLDER && cli_days_parse(optarg, &older) == 0)
+            continue;
+        if (c == OPT_DAYS && cli_days_parse(optarg, &keep) == 0)
+            continue;
+        if (c == OPT_CLIENT) {
+            client = optarg;
+            continue;
+        }
+        if (c == OPT_OLDER || c == OPT_DAYS)
+            return cli_usage(self, "'%s' is not a number of days from 0 to %d", optarg,
+                             BROCK_PAGE_VIEW_DAYS_MAX);
+        return cli_getopt_other(self, c, argv);
+    }
+    if (argc != optind)
+        return cli_usage(self, "unexpected argument '%s'", argv[optind]);
+    if (client && (older >= 0 || keep >= 0))
+        return cli_usage(self, "--client forgets all of one client's: it takes neither "
+                               "--older-than nor --page-view-days");
+    if (client)
+        return forget_client(cli, self, client);
+    return forget_views(cli, self, older, keep);
+}
+
 const struct cmd_entry cmd_forget_entry = {
     .name = "forget",
-    .usage = "[--older-than DAYS] [--page-view-days DAYS]",
+    .usage = "[--older-than DAYS] [--page-view-days DAYS] | --client CLIENT",
     .summary = "Forget the recent page views (the sites visited)",
     .help = forget_help,
     .exec = cmd_forget_exec,

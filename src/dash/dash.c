@@ -38,12 +38,10 @@
  * brock's own address (dash_call.own_host). BODY_FILE: the body is streamed to a temporary
  * file (dash_request.body_fd), never held in memory. OPEN: answered to every client --allow
  * admits; every other route is the owner's (dash_owner_is()), and answers anyone else 401.
- * SAME_ORIGIN: no foreign Origin, but no token (the sign-in page does not hold it). */
-enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4, OPEN = 8, SAME_ORIGIN = 16 };
-
-/* Answered to every client, about that client alone unless it is the owner (its handler
- * asks dash_owner_is()). */
-#define OWN OPEN
+ * SAME_ORIGIN: no foreign Origin, but no token (the sign-in page does not hold it). MINE:
+ * answered to every client too, about that client alone unless it is the owner (its handler
+ * asks dash_owner_is() or dash_views()). */
+enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4, OPEN = 8, SAME_ORIGIN = 16, MINE = 32 };
 
 /* What a route's body may hold: nothing, a JSON change, an import. */
 #define NO_BODY 0
@@ -60,13 +58,13 @@ struct route {
 
 static const struct route routes[] = {
     {"GET", "/api/status", 0, NO_BODY, dash_api_status},
-    {"GET", "/api/sites", 0, NO_BODY, dash_api_sites},
-    {"GET", "/api/sites/", 0, NO_BODY, dash_api_site},
+    {"GET", "/api/sites", MINE, NO_BODY, dash_api_sites},
+    {"GET", "/api/sites/", MINE, NO_BODY, dash_api_site},
     {"GET", "/api/trackers", 0, NO_BODY, dash_api_trackers},
     {"GET", "/api/trackers/", 0, NO_BODY, dash_api_tracker},
     {"PUT", "/api/trackers/", CHANGES_STATE, JSON_BODY, dash_api_tracker_put},
-    {"GET", "/api/stats", 0, NO_BODY, dash_api_stats},
-    {"GET", "/api/map", 0, NO_BODY, dash_api_map},
+    {"GET", "/api/stats", MINE, NO_BODY, dash_api_stats},
+    {"GET", "/api/map", MINE, NO_BODY, dash_api_map},
     {"GET", "/api/settings", 0, NO_BODY, dash_api_settings},
     {"PUT", "/api/settings", CHANGES_STATE, JSON_BODY, dash_api_settings_put},
     {"GET", "/api/passthrough", 0, NO_BODY, dash_api_passthrough},
@@ -83,7 +81,7 @@ static const struct route routes[] = {
     {"POST", "/api/import", CHANGES_STATE | BODY_FILE, IMPORT_BODY, dash_api_import},
     {"POST", "/api/reset", CHANGES_STATE, NO_BODY, dash_api_reset},
     {"POST", "/api/forget", CHANGES_STATE, NO_BODY, dash_api_forget},
-    {"GET", "/api/log", OWN, NO_BODY, dash_api_log},
+    {"GET", "/api/log", MINE, NO_BODY, dash_api_log},
     {"GET", "/api/clients", 0, NO_BODY, dash_api_clients},
     {"GET", "/metrics", OPEN, NO_BODY, dash_api_metrics},
     {"GET", "/proxy.pac", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
@@ -599,7 +597,7 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
             allowed = r;
             continue;
         }
-        if (!(r->flags & OPEN) && !p->owner)
+        if (!(r->flags & (OPEN | MINE)) && !p->owner)
             return refuse(a, 401, SIGN_IN_FIRST);
         if ((r->flags & (CHANGES_STATE | SAME_ORIGIN)) && (why = foreign_origin(env, rq)))
             return refuse(a, 403, why);

@@ -41,6 +41,50 @@ int dash_query_get(const char *query, const char *key, char *out, size_t size)
     return -1;
 }
 
+int dash_views(struct dash_call *x, char out[BROCK_CLIENT_MAX])
+{
+    const struct dash_request *rq = x->rq;
+    char raw[BROCK_CLIENT_MAX * 3];
+    size_t n = 0;
+
+    out[0] = '\0';
+    if (!dash_owner_is(x->env, rq)) {
+        const char *who = rq->client_name && *rq->client_name ? rq->client_name : rq->client;
+
+        /* Never everyone's for one who is not the owner, nor another client's. */
+        if (!who || !*who || strlen(who) >= BROCK_CLIENT_MAX)
+            return dash_error(x, 403, "brock cannot tell which client this is") < 0 ? -1 : 1;
+        if (dash_query_has(x->query, "client"))
+            return dash_error(x, 403,
+                              "a client sees its own browsing alone; the owner sees "
+                              "each client's") < 0
+                       ? -1
+                       : 1;
+        snprintf(out, BROCK_CLIENT_MAX, "%s", who);
+        return 0;
+    }
+    if (!dash_query_has(x->query, "client"))
+        return 0;
+    if (dash_query_get(x->query, "client", raw, sizeof(raw)) < 0)
+        return dash_error(x, 400, "\"client\" is too long") < 0 ? -1 : 1;
+    /* A name is letters, digits, '-', '_' and '.'; an address adds ':', which a page's
+     * encodeURIComponent() sends as "%3A". Nothing else is one. */
+    for (size_t i = 0; raw[i]; i++) {
+        int colon = raw[i] == '%' && raw[i + 1] == '3' && (raw[i + 2] == 'A' || raw[i + 2] == 'a');
+
+        if (n + 1 >= BROCK_CLIENT_MAX || (raw[i] == '%' && !colon))
+            return dash_error(x, 400, "\"client\" is not a client's name or address") < 0 ? -1 : 1;
+        if (colon) {
+            out[n++] = ':';
+            i += 2;
+        } else {
+            out[n++] = raw[i];
+        }
+    }
+    out[n] = '\0';
+    return 0;
+}
+
 int dash_query_has(const char *query, const char *key)
 {
     size_t kl = strlen(key);
@@ -241,6 +285,8 @@ int dash_api_sites(struct dash_call *x)
 {
     json_t *all = json_array(), *page;
     long offset = 0, limit = 0;
+    char views[BROCK_CLIENT_MAX];
+    int rc = 0;
 
     if (dash_query_number(x->query, "offset", 0, LONG_MAX / 2, &offset) < 0 ||
         dash_query_number(x->query, "limit", 1, 1000, &limit) < 0) {
@@ -249,9 +295,13 @@ int dash_api_sites(struct dash_call *x)
                           "\"limit\" must be a whole number from 1 to 1000, and \"offset\" one "
                           "from 0");
     }
-    if (!all || brock_sites(x->e, on_site, all) < 0) {
+    if ((rc = dash_views(x, views)) != 0) {
         json_decref(all);
-        return -1;
+        return rc < 0 ? -1 : 0;
+    }
+    if (!all || (rc = brock_client_sites(x->e, views, on_site, all)) < 0) {
+        json_decref(all);
+        return rc == BROCK_EINVAL ? dash_error(x, 400, brock_engine_errmsg(x->e)) : -1;
     }
     if (!limit) {
         x->json = all;
@@ -303,21 +353,23 @@ static int on_find_site(void *arg, const struct brock_site *s)
 
 int dash_api_site(struct dash_call *x)
 {
-    char host[BROCK_HOST_MAX], base[BROCK_HOST_MAX];
+    char host[BROCK_HOST_MAX], base[BROCK_HOST_MAX], views[BROCK_CLIENT_MAX];
     struct find_site f = {base, NULL};
     json_t *list;
     int rc;
 
     if (brock_url_host(x->arg, host) < 0 || brock_base_domain(host, base) <= 0)
         return dash_error(x, 400, "that is not a site name");
-    if (brock_sites(x->e, on_find_site, &f) < 0)
-        return -1;
+    if ((rc = dash_views(x, views)) != 0)
+        return rc < 0 ? -1 : 0;
+    if ((rc = brock_client_sites(x->e, views, on_find_site, &f)) < 0)
+        return rc == BROCK_EINVAL ? dash_error(x, 400, brock_engine_errmsg(x->e)) : -1;
     if (!f.found)
         return dash_error(x, 404, "no page of that site was seen recently");
     x->json = f.found;
     if (!(list = json_array()) || json_object_set_new(x->json, "trackers", list) < 0)
         return -1;
-    rc = brock_site_trackers(x->e, base, on_site_tracker, list);
+    rc = brock_client_site_trackers(x->e, views, base, on_site_tracker, list);
     if (rc == BROCK_ENOTFOUND)
         return dash_error(x, 404, "no page of that site was seen recently");
     if (json_object_set_new(x->json, "learning", json_boolean(brock_engine_learning(x->e))) < 0)
@@ -342,18 +394,22 @@ int dash_api_site(struct dash_call *x)
 /* GET /api/stats?days=N: the daily counters of the last N days (default 7), oldest first. */
 int dash_api_stats(struct dash_call *x)
 {
-    char days[8] = "7", *end = NULL, *text = NULL;
+    char days[8] = "7", *end = NULL, *text = NULL, views[BROCK_CLIENT_MAX];
     size_t len = 0;
     long n = 0;
     int rc;
 
+    if ((rc = dash_views(x, views)) != 0)
+        return rc < 0 ? -1 : 0;
     if (strstr(x->query, "days=") && dash_query_get(x->query, "days", days, sizeof(days)) < 0)
         days[0] = '\0';
     if (days[0] >= '0' && days[0] <= '9')
         n = strtol(days, &end, 10);
     if (!end || *end || n < 1 || n > BROCK_DAILY_DAYS_MAX)
         return dash_error(x, 400, "\"days\" must be a whole number of days from 1 to 3650");
-    rc = brock_daily_json(x->e, (int)n, clock_now_ms(), &text, &len);
+    rc = brock_client_daily_json(x->e, views, (int)n, clock_now_ms(), &text, &len);
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
     if (rc < 0)
         return -1;
     json_decref(x->json);
@@ -723,11 +779,25 @@ int dash_api_reset(struct dash_call *x)
 }
 
 /* POST /api/forget: the recent page views go; what was learned stays. */
+/* POST /api/forget: everyone's recent sites; ?client=NAME: that client's own views and
+ * counts instead ({"client": true} when it had some). */
 int dash_api_forget(struct dash_call *x)
 {
-    int n = brock_pages_forget(x->e, INT64_MAX);
+    char views[BROCK_CLIENT_MAX];
+    int n = dash_views(x, views);
 
-    if (n < 0)
+    if (n != 0)
+        return n < 0 ? -1 : 0;
+    if (views[0]) {
+        if ((n = brock_client_forget(x->e, views)) == BROCK_EINVAL)
+            return dash_error(x, 400, brock_engine_errmsg(x->e));
+        if (n < 0)
+            return -1;
+        json_decref(x->json);
+        x->json = json_pack("{s:s, s:b}", "client", views, "forgotten", n);
+        return x->json ? 0 : -1;
+    }
+    if ((n = brock_pages_forget(x->e, INT64_MAX)) < 0)
         return -1;
     json_decref(x->json);
     x->json = json_pack("{s:i}", "forgotten", n);

@@ -86,6 +86,12 @@ int dash_query_has(const char *query, const char *key);
  * absent. Returns 0, or -1 when key is there with anything else. */
 int dash_query_number(const char *query, const char *key, long min, long max, long *out);
 
+/* Whose page views and daily counts x answers with, into out: a client that is not the
+ * owner, its own (the name the owner gave it, or its address); the owner, everyone's ("")
+ * or, with ?client=NAME, that client's. Returns 0; 1 when x was answered with a refusal (a
+ * malformed client, a client brock cannot name); -1 when out of memory. */
+int dash_views(struct dash_call *x, char out[BROCK_CLIENT_MAX]) __attribute__((warn_unused_result));
+
 /* dash_owner.c: brock's owner (owner.h) and the sign-ins. Wrong passwords an address may give
  * before it waits; then it waits 1 s, 2 s, 4 s, ... up to DASH_SIGNIN_WAIT_MAX seconds. */
 #define DASH_SIGNIN_FREE 3

@@ -4,6 +4,7 @@
  * events it missed, and a slow one is never waited for. */
 #include "dash/dash.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,35 +69,85 @@ static size_t clients_seen(const struct livelog *l, struct seen *seen, size_t ma
     return n;
 }
 
-int dash_api_clients(struct dash_call *x)
+/* Whether key is an address (a client without a name) rather than a name. */
+static int is_address(const char *key)
+{
+    unsigned char a[sizeof(struct in6_addr)];
+
+    return inet_pton(AF_INET, key, a) == 1 || inet_pton(AF_INET6, key, a) == 1;
+}
+
+static int on_views_client(void *arg, const char *client, int64_t time_ms, size_t sites)
+{
+    json_t *j = json_pack("{s:I, s:I}", "sites", (json_int_t)sites, "last", (json_int_t)time_ms);
+
+    return !j || json_object_set_new(arg, client, j) < 0 ? BROCK_ENOMEM : 0;
+}
+
+/* The live log's clients into list, each with its page views' key and sites (taken out of
+ * views as they are matched). Returns 0 or -1. */
+static int clients_live(struct dash_call *x, json_t *views, json_t *list)
 {
     const struct dash_host *h = &x->env->host;
     struct seen *seen = mem_calloc(LIVELOG_EVENTS, sizeof(*seen));
     size_t n = h->log && seen ? clients_seen(h->log, seen, LIVELOG_EVENTS) : 0;
-    json_t *list = seen ? json_array() : NULL;
+    int rc = seen ? 0 : -1;
 
-    if (!list) {
-        mem_free(seen);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && rc == 0; i++) {
         char name[64] = "";
-        json_t *one;
+        const char *key;
+        json_t *one, *v;
 
         if (h->client_name)
             h->client_name(h->client_name_arg, seen[i].address, name, sizeof(name));
-        one =
-            json_pack("{s:s, s:s, s:I, s:I}", "address", seen[i].address, "name", name, "requests",
-                      (json_int_t)seen[i].requests, "last", (json_int_t)seen[i].last_ms);
-        if (!one || json_array_append_new(list, one) < 0) {
-            json_decref(list);
-            mem_free(seen);
-            return -1;
-        }
+        key = name[0] ? name : seen[i].address;
+        v = json_object_get(views, key);
+        one = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "address", seen[i].address, "name", name,
+                        "client", key, "requests", (json_int_t)seen[i].requests, "last",
+                        (json_int_t)seen[i].last_ms, "sites",
+                        (json_int_t)json_integer_value(json_object_get(v, "sites")));
+        if (!one || json_array_append_new(list, one) < 0)
+            rc = -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char name[64] = "";
+
+        if (h->client_name)
+            h->client_name(h->client_name_arg, seen[i].address, name, sizeof(name));
+        json_object_del(views, name[0] ? name : seen[i].address);
     }
     mem_free(seen);
+    return rc;
+}
+
+/* GET /api/clients: the clients of the live log, and those with page views kept that it no
+ * longer holds (address ""), each with its key for ?client=. */
+int dash_api_clients(struct dash_call *x)
+{
+    json_t *views = json_object(), *list = json_array(), *v;
+    const char *key;
+    int rc = -1;
+
+    if (!views || !list || brock_clients_each(x->e, on_views_client, views) < 0 ||
+        clients_live(x, views, list) < 0)
+        goto out;
+    json_object_foreach(views, key, v) {
+        json_t *one =
+            json_pack("{s:s, s:s, s:s, s:I, s:I, s:O}", "address", "", "name",
+                      is_address(key) ? "" : key, "client", key, "requests", (json_int_t)0, "last",
+                      (json_int_t)json_integer_value(json_object_get(v, "last")), "sites",
+                      json_object_get(v, "sites"));
+
+        if (!one || json_array_append_new(list, one) < 0)
+            goto out;
+    }
     x->json = list;
-    return 0;
+    list = NULL;
+    rc = 0;
+out:
+    json_decref(views);
+    json_decref(list);
+    return rc;
 }
 
 int dash_api_log(struct dash_call *x)

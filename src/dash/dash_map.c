@@ -23,7 +23,8 @@ struct map_walk {
     size_t kept, blocked, cookieblocked; /* the site's links kept, and what they were given */
     size_t limit;                        /* the sites to keep (sites=N); 0 keeps every one */
     size_t more_sites;                   /* the sites in the time left out by limit */
-    json_t *more; /* the hosts seen only on those sites, as a set (keys only) */
+    json_t *more;                 /* the hosts seen only on those sites, as a set (keys only) */
+    char views[BROCK_CLIENT_MAX]; /* whose page views (dash_views()) */
 };
 
 static int on_map_site(void *arg, const struct brock_site *s)
@@ -129,13 +130,13 @@ static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *al
         m->site = json_string_value(json_object_get(s, "site"));
         if (m->limit && json_array_size(kept) >= m->limit) {
             m->more_sites++;
-            rc = brock_site_trackers(e, m->site, on_more_link, m);
+            rc = brock_client_site_trackers(e, m->views, m->site, on_more_link, m);
             if (rc < 0 && rc != BROCK_ENOTFOUND)
                 return -1;
             continue;
         }
         m->kept = m->blocked = m->cookieblocked = 0;
-        rc = brock_site_trackers(e, m->site, on_map_link, m);
+        rc = brock_client_site_trackers(e, m->views, m->site, on_map_link, m);
         if (rc < 0 && rc != BROCK_ENOTFOUND)
             return -1;
         if (json_object_set_new(s, "trackers", json_integer((json_int_t)m->kept)) < 0 ||
@@ -150,8 +151,10 @@ static int map_walk_sites(struct brock_engine *e, struct map_walk *m, json_t *al
 
 int dash_api_map(struct dash_call *x)
 {
-    struct map_walk m = {json_array(), json_array(), json_object(), 0, NULL, 0, 0, 0, 0, 0,
-                         json_object()};
+    struct map_walk m = {.trackers = json_array(),
+                         .links = json_array(),
+                         .by_host = json_object(),
+                         .more = json_object()};
     json_t *all = json_array(), *sites = json_array();
     int rc = -1;
 
@@ -165,8 +168,14 @@ int dash_api_map(struct dash_call *x)
         rc = dash_error(x, 400, "\"sites\" must be a whole number of sites from 1 to 1000000");
         goto out;
     }
+    if ((rc = dash_views(x, m.views)) != 0) {
+        rc = rc < 0 ? -1 : 0;
+        goto out;
+    }
+    rc = -1;
     /* The sites first: the hosts of each are asked for outside brock_sites()'s walk. */
-    if (brock_sites(x->e, on_map_site, all) < 0 || map_walk_sites(x->e, &m, all, sites) < 0)
+    if (brock_client_sites(x->e, m.views, on_map_site, all) < 0 ||
+        map_walk_sites(x->e, &m, all, sites) < 0)
         goto out;
     json_decref(x->json);
     x->json = json_pack("{s:O, s:O, s:O, s:{s:I, s:I}}", "sites", sites, "trackers", m.trackers,

@@ -609,18 +609,37 @@ struct brock__pages;
 
 void brock__pages_free(struct brock__pages *p);
 
-/* Adds one row read from the store (action: Privacy Badger's name). Returns 0 or
- * BROCK_ENOMEM. */
-int brock__pages_load(struct brock_engine *e, const char *site, const char *host,
-                      const char *action, int64_t count, int64_t time_ms) BROCK_NODISCARD_INTERNAL;
+/* Whether client names a client (brock_client_page_seen()): 1 to BROCK_CLIENT_MAX - 1 bytes,
+ * none a control character or a space. */
+int brock__client_ok(const char *client);
 
-/* For the store's flush: put is called with host NULL to delete every row of a site (dropped,
- * or to be written whole), else for each row changed since the last flush. Returns 0 or
- * put's negative value. */
+/* Adds one row read from the store, everyone's (client "") or a client's (action: Privacy
+ * Badger's name). A row of a malformed client is passed over. Returns 0 or BROCK_ENOMEM. */
+int brock__pages_load(struct brock_engine *e, const char *client, const char *site,
+                      const char *host, const char *action, int64_t count,
+                      int64_t time_ms) BROCK_NODISCARD_INTERNAL;
+
+/* For the store's flush: put is called with site and host NULL to delete every row of a
+ * client forgotten, with host NULL to delete every row of a site (dropped, or to be written
+ * whole), else for each row changed since the last flush; client is "" for everyone's.
+ * Returns 0 or put's negative value. */
 int brock__pages_flush(struct brock_engine *e,
-                       int (*put)(void *arg, const char *site, const char *host, const char *action,
-                                  int64_t count, int64_t time_ms),
+                       int (*put)(void *arg, const char *client, const char *site, const char *host,
+                                  const char *action, int64_t count, int64_t time_ms),
                        void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* Forgets client's page views in memory and, when track, in the store at the next flush.
+ * Returns 1, 0 when it had none, or BROCK_ENOMEM. */
+int brock__pages_client_forget(struct brock_engine *e, const char *client,
+                               int track) BROCK_NODISCARD_INTERNAL;
+
+/* Whether clients were forgotten since the last flush, their page views or daily counts (the
+ * flush then journals 'clients'). */
+int brock__views_clients_forgot(const struct brock_engine *e);
+
+/* For a 'clients' journal row: drops what memory holds of the clients' views and counts that
+ * is already written. */
+void brock__views_clients_drop_clean(struct brock_engine *e);
 
 /* After a commit: the page views in memory are all in the store. */
 void brock__pages_clean(struct brock_engine *e);
@@ -660,18 +679,31 @@ void brock__daily_free(struct brock__daily *st);
 int brock__daily_add(struct brock_engine *e, const char *site, int what,
                      int64_t time_ms) BROCK_NODISCARD_INTERNAL;
 
-/* Adds one row read from the store (day: days since 1970-01-01) to what memory holds.
- * Returns 0 or BROCK_ENOMEM. */
-int brock__daily_load(struct brock_engine *e, int64_t day, const char *site,
+/* Adds one row read from the store, everyone's (client "") or a client's (day: days since
+ * 1970-01-01), to what memory holds. A row of a malformed client is passed over. Returns 0
+ * or BROCK_ENOMEM. */
+int brock__daily_load(struct brock_engine *e, const char *client, int64_t day, const char *site,
                       const int64_t n[BROCK__DAILY_COUNT]) BROCK_NODISCARD_INTERNAL;
 
 /* For the store's flush: put is called with site NULL to delete the days before day (once
- * forgotten), then for each row with counts not yet written, to be added to the store's.
- * Returns 0 or put's negative value. */
+ * forgotten; INT64_MAX for a client forgotten), then for each row with counts not yet
+ * written, to be added to the store's; client is "" for everyone's. Returns 0 or put's
+ * negative value. */
 int brock__daily_flush(struct brock_engine *e,
-                       int (*put)(void *arg, int64_t day, const char *site,
+                       int (*put)(void *arg, const char *client, int64_t day, const char *site,
                                   const uint64_t add[BROCK__DAILY_COUNT]),
                        void *arg) BROCK_NODISCARD_INTERNAL;
+
+/* Forgets client's counts in memory and, when track, in the store at the next flush.
+ * Returns 1, 0 when it had none, or BROCK_ENOMEM. */
+int brock__daily_client_forget(struct brock_engine *e, const char *client,
+                               int track) BROCK_NODISCARD_INTERNAL;
+
+/* Whether clients' counts were forgotten since the last flush. */
+int brock__daily_clients_forgot(const struct brock_engine *e);
+
+/* Drops the clients' counts already written (everyone's stay). */
+void brock__daily_clients_drop_clean(struct brock_engine *e);
 
 /* After a commit: the counts in memory are all in the store. */
 void brock__daily_clean(struct brock_engine *e);

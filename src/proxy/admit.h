@@ -40,6 +40,10 @@ TAILQ_HEAD(admit_list, admit_node);
 struct admit_client {
     size_t n;
     struct admit_list cut[ADMIT_TIERS];
+    /* Whose page views its requests are (conn_client_key()), found at its first: "" for this
+     * machine's (everyone's alone), else its name (--client) or address. */
+    int keyed;
+    char key[64];
 };
 
 struct admit {

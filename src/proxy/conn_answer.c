@@ -169,6 +169,31 @@ static void conn_client_name(const struct conn *c, char *out, size_t size)
                          (const struct sockaddr *)&peer, out, size);
 }
 
+const char *conn_client_key(struct conn *c, char buf[64])
+{
+    struct admit_client *cl =
+        c->a_client ? c->a_client : strmap_get(&c->px->admit.clients, c->c_peer);
+    struct sockaddr_storage local;
+    socklen_t len = sizeof(local);
+    struct bufferevent *bev = c->c_client.bev;
+    char name[CLIENTNAMES_NAME_MAX + 1];
+    int here;
+
+    if (cl && cl->keyed)
+        return cl->key;
+    if (bev && getsockname(bufferevent_getfd(bev), (struct sockaddr *)&local, &len) == 0)
+        here = conn_client_local(c, &local);
+    else
+        here = conn_client_local(c, NULL);
+    conn_client_name(c, name, sizeof(name));
+    if (cl)
+        buf = cl->key;
+    snprintf(buf, 64, "%s", here ? "" : name[0] ? name : c->c_peer);
+    if (cl)
+        cl->keyed = 1;
+    return buf;
+}
+
 /* The request in origin form as the dashboard reads it: its head, and the body its head
  * declares; the body itself is the caller's to add. local_host receives the address the client
  * reached (on a wildcard listen, the dashboard's own address is that one), name the client's

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "monitor/metrics.h"
+#include "proxy/conn_features.h"
 #include "proxy/conn_internal.h"
 #include "proxy/firstparty_share.h"
 #include "proxy/limits.h"
@@ -274,8 +275,9 @@ static void conn_count_metrics(struct proxy *px, const struct brock_decision *d)
 static void conn_count_daily(struct conn *c, const struct brock_decision *d)
 {
     struct brock_engine *e = c->px->engine;
+    char buf[64];
 
-    if (brock_daily_count(e, d, conn_now_ms(c)) < 0)
+    if (brock_client_daily_count(e, conn_client_key(c, buf), d, conn_now_ms(c)) < 0)
         log_msg(LOG_ERR, "counting a request to %s failed: %s", c->c_ex.host,
                 brock_engine_errmsg(e));
 }
@@ -285,9 +287,11 @@ static void conn_note_page_view(struct conn *c, const struct brock_decision *d)
 {
     const struct exchange *x = &c->c_ex;
     struct brock_engine *e = c->px->engine;
+    char buf[64];
 
     if (x->site_known && d->third_party && d->reason == BROCK_WHY_ACTION &&
-        brock_page_seen(e, x->site, d->tracker, d->action, conn_now_ms(c)) < 0)
+        brock_client_page_seen(e, conn_client_key(c, buf), x->site, d->tracker, d->action,
+                               conn_now_ms(c)) < 0)
         log_msg(LOG_ERR, "recording %s on %s failed: %s", d->tracker, x->site,
                 brock_engine_errmsg(e));
 }

@@ -145,7 +145,7 @@ static int pragma_int(struct brock__store *s, const char *sql, int64_t *out)
     return rc;
 }
 
-/* Creates the tables, or brings a version 1, 2 or 3 state up to date, in one transaction, unless
+/* Creates the tables, or brings a version 1 to 4 state up to date, in one transaction, unless
  * another process just did. */
 static int schema_create(struct brock_engine *e)
 {
@@ -161,6 +161,8 @@ static int schema_create(struct brock_engine *e)
          brock__store_exec(s, brock__store_migrate_v2_sql) != SQLITE_OK) ||
         (version >= 1 && version <= 3 &&
          brock__store_exec(s, brock__store_migrate_v3_sql) != SQLITE_OK) ||
+        (version >= 1 && version <= 4 &&
+         brock__store_exec(s, brock__store_migrate_v4_sql) != SQLITE_OK) ||
         brock__store_exec(s, "COMMIT") != SQLITE_OK) {
         brock__store_exec(s, "ROLLBACK");
         return brock__store_fail(e, "create the tables", NULL);

@@ -160,31 +160,42 @@ static int put_meta(struct brock_engine *e, const char *key, const char *value)
     return run_two(e, ST_META_PUT, key, value);
 }
 
-static int put_page(struct brock_engine *e, const char *site, const char *host, const char *action,
-                    int64_t count, int64_t time_ms)
+static int put_page(struct brock_engine *e, const char *client, const char *site, const char *host,
+                    const char *action, int64_t count, int64_t time_ms)
 {
-    sqlite3_stmt *st = stmt(e, host ? ST_PAGE_PUT : ST_PAGE_DEL_SITE);
+    int c = *client != '\0'; /* a client's: its name is ?1, the rest one further */
+    sqlite3_stmt *st = stmt(e, !c     ? (host ? ST_PAGE_PUT : ST_PAGE_DEL_SITE)
+                               : host ? ST_CLIENT_PAGE_PUT
+                               : site ? ST_CLIENT_PAGE_DEL_SITE
+                                      : ST_CLIENT_PAGE_DEL);
 
-    brock__store_bind_text(st, 1, site);
+    if (c)
+        brock__store_bind_text(st, 1, client);
+    if (site)
+        brock__store_bind_text(st, 1 + c, site);
     if (host) {
-        brock__store_bind_text(st, 2, host);
-        brock__store_bind_text(st, 3, action);
-        sqlite3_bind_int64(st, 4, count);
-        sqlite3_bind_int64(st, 5, time_ms);
+        brock__store_bind_text(st, 2 + c, host);
+        brock__store_bind_text(st, 3 + c, action);
+        sqlite3_bind_int64(st, 4 + c, count);
+        sqlite3_bind_int64(st, 5 + c, time_ms);
     }
     return run(e, st);
 }
 
-static int put_day(struct brock_engine *e, int64_t day, const char *site,
+static int put_day(struct brock_engine *e, const char *client, int64_t day, const char *site,
                    const uint64_t add[BROCK__DAILY_COUNT])
 {
-    sqlite3_stmt *st = stmt(e, site ? ST_DAY_ADD : ST_DAY_FORGET);
+    int c = *client != '\0';
+    sqlite3_stmt *st = stmt(e, c ? (site ? ST_CLIENT_DAY_ADD : ST_CLIENT_DAY_FORGET)
+                                 : (site ? ST_DAY_ADD : ST_DAY_FORGET));
 
-    sqlite3_bind_int64(st, 1, day);
+    if (c)
+        brock__store_bind_text(st, 1, client);
+    sqlite3_bind_int64(st, 1 + c, day);
     if (site) {
-        brock__store_bind_text(st, 2, site);
+        brock__store_bind_text(st, 2 + c, site);
         for (int i = 0; i < BROCK__DAILY_COUNT; i++)
-            sqlite3_bind_int64(st, 3 + i, (int64_t)add[i]);
+            sqlite3_bind_int64(st, 3 + c + i, (int64_t)add[i]);
     }
     return run(e, st);
 }
@@ -196,6 +207,8 @@ static int put_day(struct brock_engine *e, int64_t day, const char *site,
 static int put_views(struct brock_engine *e, unsigned pages, unsigned days)
 {
     if ((pages || brock__pages_forgot(e)) && journal_add(e, "pages", "") < 0)
+        return -1;
+    if (brock__views_clients_forgot(e) && journal_add(e, "clients", "") < 0)
         return -1;
     return days ? journal_add(e, "daily", "") : 0;
 }

@@ -39,6 +39,8 @@ int brock__sqlite_rows(struct brock_engine *e, int table, const char *what,
         [BROCK__TABLE_SITE_ACTION] = ST_SITE_ACTION_ALL,
         [BROCK__TABLE_PAGE] = ST_PAGE_ALL,
         [BROCK__TABLE_DAY] = ST_DAY_ALL,
+        [BROCK__TABLE_CLIENT_PAGE] = ST_CLIENT_PAGE_ALL,
+        [BROCK__TABLE_CLIENT_DAY] = ST_CLIENT_DAY_ALL,
         [BROCK__TABLE_SETTING] = ST_SETTING_ALL,
     };
     struct brock__store *s = e->store;

@@ -157,6 +157,8 @@ int brock__store_merge(struct brock_engine *e)
         (rc = merge_rows(e, BROCK__TABLE_FP, "the fingerprinting scripts", merge_fp, NULL)) < 0 ||
         (rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_PAGE)) < 0 ||
         (rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_DAY)) < 0 ||
+        (rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_CLIENT_PAGE)) < 0 ||
+        (rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_CLIENT_DAY)) < 0 ||
         (rc = brock__store_read_site_actions(e, &brock__sqlite_walk)) < 0 ||
         (rc = merge_settings(e)) < 0)
         goto out;

@@ -17,12 +17,12 @@
 #include "util/alloc.h"
 
 /*
- * Schema, version 3 (the meta row 'schema_version'; version 2 added brock_day_count, version 3
- * brock_site_action). The tables are SQLite's (store.c), named brock_* so that they can share
+ * Schema, version 4 (the meta row 'schema_version'; version 2 added brock_day_count, version 3
+ * brock_site_action, version 4 brock_client_page_view and brock_client_day_count). The tables are SQLite's (store.c), named brock_* so that they can share
  * a database with others:
  *
  *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view, brock_day_count,
- *   brock_site_action   as in SQLite;
+ *   brock_site_action, brock_client_page_view, brock_client_day_count   as in SQLite;
  *   brock_tracking, brock_fp_script   with ord (bigserial) keeping the order rows came in,
  *       which SQLite's rowid keeps;
  *   brock_journal(seq bigserial, kind, name, origin)   the change sequence: one row per name
@@ -32,7 +32,7 @@
  *       NOTIFY brock_journal (payload: the writer's origin), delivered at commit, so that the
  *       other instances know there is something to read without asking.
  */
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 
 /* pg_advisory_xact_lock()'s key for writers: "brock" in ASCII. */
 #define WRITE_LOCK_KEY "422827204459"
@@ -80,12 +80,25 @@ static const char schema_v3_sql[] =
     " site text NOT NULL, domain text NOT NULL, user_action text NOT NULL,"
     " PRIMARY KEY (site, domain));";
 
+static const char schema_v4_sql[] =
+    "CREATE TABLE brock_client_page_view ("
+    " client text NOT NULL, site text NOT NULL, host text NOT NULL, action text NOT NULL,"
+    " count bigint NOT NULL, time_ms bigint NOT NULL,"
+    " PRIMARY KEY (client, site, host));"
+    "CREATE TABLE brock_client_day_count ("
+    " client text NOT NULL, day bigint NOT NULL, site text NOT NULL,"
+    " blocked bigint NOT NULL DEFAULT 0, cookieblocked bigint NOT NULL DEFAULT 0,"
+    " allowed bigint NOT NULL DEFAULT 0, learned bigint NOT NULL DEFAULT 0,"
+    " pages bigint NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (client, day, site));";
+
 /* Each version's step from the one before: migrations[v] brings version v to v + 1, in the
  * same transaction as the rest. Version 0 is a database without brock's tables. */
 static const char *const migrations[SCHEMA_VERSION] = {
     [0] = schema_v1_sql,
     [1] = schema_v2_sql,
     [2] = schema_v3_sql,
+    [3] = schema_v4_sql,
 };
 
 static const char *const stmt_sql[PG_COUNT] = {
@@ -149,6 +162,28 @@ static const char *const stmt_sql[PG_COUNT] = {
                    " learned = brock_day_count.learned + excluded.learned,"
                    " pages = brock_day_count.pages + excluded.pages",
     [PG_DAY_FORGET] = "DELETE FROM brock_day_count WHERE day < $1",
+    [PG_CLIENT_PAGE_PUT] = "INSERT INTO brock_client_page_view"
+                           " (client, site, host, action, count, time_ms)"
+                           " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (client, site, host)"
+                           " DO UPDATE SET action = excluded.action, count = excluded.count,"
+                           " time_ms = excluded.time_ms",
+    [PG_CLIENT_PAGE_DEL_SITE] = "DELETE FROM brock_client_page_view"
+                                " WHERE client = $1 AND site = $2",
+    [PG_CLIENT_PAGE_DEL] = "DELETE FROM brock_client_page_view WHERE client = $1",
+    [PG_CLIENT_PAGE_ALL] = "SELECT client, site, host, action, count, time_ms"
+                           " FROM brock_client_page_view",
+    [PG_CLIENT_DAY_ADD] =
+        "INSERT INTO brock_client_day_count"
+        " (client, day, site, blocked, cookieblocked, allowed, learned, pages)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (client, day, site) DO UPDATE SET"
+        " blocked = brock_client_day_count.blocked + excluded.blocked,"
+        " cookieblocked = brock_client_day_count.cookieblocked + excluded.cookieblocked,"
+        " allowed = brock_client_day_count.allowed + excluded.allowed,"
+        " learned = brock_client_day_count.learned + excluded.learned,"
+        " pages = brock_client_day_count.pages + excluded.pages",
+    [PG_CLIENT_DAY_FORGET] = "DELETE FROM brock_client_day_count WHERE client = $1 AND day < $2",
+    [PG_CLIENT_DAY_ALL] = "SELECT client, day, site, blocked, cookieblocked, allowed, learned,"
+                          " pages FROM brock_client_day_count",
     [PG_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
                    " FROM brock_day_count",
     [PG_SITE_ACTION_PUT] = "INSERT INTO brock_site_action (site, domain, user_action)"
@@ -555,6 +590,8 @@ int brock__pg_rows(struct brock_engine *e, int table, const char *what,
         [BROCK__TABLE_SITE_ACTION] = PG_SITE_ACTION_ALL,
         [BROCK__TABLE_PAGE] = PG_PAGE_ALL,
         [BROCK__TABLE_DAY] = PG_DAY_ALL,
+        [BROCK__TABLE_CLIENT_PAGE] = PG_CLIENT_PAGE_ALL,
+        [BROCK__TABLE_CLIENT_DAY] = PG_CLIENT_DAY_ALL,
         [BROCK__TABLE_SETTING] = PG_SETTING_ALL,
     };
     struct brock__pg *p = e->store;

@@ -49,6 +49,13 @@ enum {
     PG_DAY_ADD,
     PG_DAY_FORGET,
     PG_DAY_ALL,
+    PG_CLIENT_PAGE_PUT,
+    PG_CLIENT_PAGE_DEL_SITE,
+    PG_CLIENT_PAGE_DEL,
+    PG_CLIENT_PAGE_ALL,
+    PG_CLIENT_DAY_ADD,
+    PG_CLIENT_DAY_FORGET,
+    PG_CLIENT_DAY_ALL,
     PG_SITE_ACTION_PUT,
     PG_SITE_ACTION_DEL,
     PG_SITE_ACTION_ALL,
@@ -85,6 +92,8 @@ enum {
     PG_NEWS_SNITCH,       /* r: name's snitch sites */
     PG_NEWS_SETTINGS,     /* r: every setting */
     PG_NEWS_PAGES,        /* r: every page view */
+    PG_NEWS_CLIENT_PAGES, /* r: every client's page view; drop: memory's written ones go first */
+    PG_NEWS_CLIENT_DAYS,  /* r: every client's daily count */
     PG_NEWS_ACTIONS,      /* r: every action (a reload of everything) */
     PG_NEWS_SNITCHES,     /* r: every snitch site (idem) */
     PG_NEWS_SITE_ACTIONS, /* r: every choice for one site only */

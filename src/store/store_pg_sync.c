@@ -304,29 +304,37 @@ static int put_meta(struct brock_engine *e, const char *key, const char *value)
     return run(e->store, PG_META_PUT, 2, v);
 }
 
-static int put_page(struct brock_engine *e, const char *site, const char *host, const char *action,
-                    int64_t count, int64_t time_ms)
+static int put_page(struct brock_engine *e, const char *client, const char *site, const char *host,
+                    const char *action, int64_t count, int64_t time_ms)
 {
     char n[24], when[24];
-    const char *v[5] = {site, host, action, n, when};
+    int c = *client != '\0'; /* a client's: its name is $1, the rest one further */
+    const char *v[6] = {client, site, host, action, n, when};
+    int id = !c     ? (host ? PG_PAGE_PUT : PG_PAGE_DEL_SITE)
+             : host ? PG_CLIENT_PAGE_PUT
+             : site ? PG_CLIENT_PAGE_DEL_SITE
+                    : PG_CLIENT_PAGE_DEL;
 
     snprintf(n, sizeof(n), "%" PRId64, count);
     snprintf(when, sizeof(when), "%" PRId64, time_ms);
-    return run(e->store, host ? PG_PAGE_PUT : PG_PAGE_DEL_SITE, host ? 5 : 1, v);
+    return run(e->store, id, c + (host ? 5 : site ? 1 : 0), v + !c);
 }
 
-static int put_day(struct brock_engine *e, int64_t day, const char *site,
+static int put_day(struct brock_engine *e, const char *client, int64_t day, const char *site,
                    const uint64_t add[BROCK__DAILY_COUNT])
 {
     char d[24], n[BROCK__DAILY_COUNT][24];
-    const char *v[2 + BROCK__DAILY_COUNT] = {d, site};
+    int c = *client != '\0';
+    const char *v[3 + BROCK__DAILY_COUNT] = {client, d, site};
+    int id =
+        c ? (site ? PG_CLIENT_DAY_ADD : PG_CLIENT_DAY_FORGET) : (site ? PG_DAY_ADD : PG_DAY_FORGET);
 
     snprintf(d, sizeof(d), "%" PRId64, day);
     for (int i = 0; site && i < BROCK__DAILY_COUNT; i++) {
         snprintf(n[i], sizeof(n[i]), "%" PRIu64, add[i]);
-        v[2 + i] = n[i];
+        v[3 + i] = n[i];
     }
-    return run(e->store, site ? PG_DAY_ADD : PG_DAY_FORGET, site ? 2 + BROCK__DAILY_COUNT : 1, v);
+    return run(e->store, id, c + (site ? 2 + BROCK__DAILY_COUNT : 1), v + !c);
 }
 
 /* A write here only adds to the batch: what can fail is memory. The server's failures come
@@ -377,6 +385,7 @@ static int flush_journal_end(struct brock_engine *e)
 
     snprintf(origin, sizeof(origin), "%" PRId64, p->origin);
     if ((brock__pages_forgot(e) && journal_add(e, "pages", "") < 0) ||
+        (brock__views_clients_forgot(e) && journal_add(e, "clients", "") < 0) ||
         run(p, PG_JOURNAL_TRIM, 1, &keep) < 0 || run(p, PG_NOTIFY, 1, v) < 0)
         return nomem(e);
     return 0;
@@ -579,7 +588,15 @@ static int news_one(struct brock__pg *p, struct brock__pg_news *news, const char
     if (!strcmp(kind, "reset"))
         return news_everything(p, news, 1);
     if (!strcmp(kind, "pages"))
-        return news_add(p, news, PG_NEWS_PAGES, PG_PAGE_ALL, NULL, 0);
+        return news_add(p, news, PG_NEWS_PAGES, PG_PAGE_ALL, NULL, 0) < 0 ||
+                       news_add(p, news, PG_NEWS_CLIENT_PAGES, PG_CLIENT_PAGE_ALL, NULL, 0) < 0
+                   ? -1
+                   : 0;
+    if (!strcmp(kind, "clients"))
+        return news_add(p, news, PG_NEWS_CLIENT_PAGES, PG_CLIENT_PAGE_ALL, NULL, 1) < 0 ||
+                       news_add(p, news, PG_NEWS_CLIENT_DAYS, PG_CLIENT_DAY_ALL, NULL, 0) < 0
+                   ? -1
+                   : 0;
     if (!strcmp(kind, "site_action"))
         return news_add(p, news, PG_NEWS_SITE_ACTIONS, PG_SITE_ACTION_ALL, NULL, 0);
     return 0; /* a kind from a later version: nothing here reads it */
@@ -777,6 +794,16 @@ static int apply_item(struct brock_engine *e, const struct brock__pg_news_item *
     case PG_NEWS_PAGES:
         brock__pages_drop_clean(e);
         rc = brock__store_read_table(e, &brock__pg_walk, BROCK__TABLE_PAGE);
+        rc = rc < 0 ? rc : 1;
+        break;
+    case PG_NEWS_CLIENT_PAGES:
+        if (it->drop)
+            brock__views_clients_drop_clean(e);
+        rc = brock__store_read_table(e, &brock__pg_walk, BROCK__TABLE_CLIENT_PAGE);
+        rc = rc < 0 ? rc : 1;
+        break;
+    case PG_NEWS_CLIENT_DAYS:
+        rc = brock__store_read_table(e, &brock__pg_walk, BROCK__TABLE_CLIENT_DAY);
         rc = rc < 0 ? rc : 1;
         break;
     case PG_NEWS_ACTIONS:

@@ -62,7 +62,22 @@ static int reload_pages(struct brock_engine *e)
     int rc;
 
     brock__pages_drop_clean(e);
-    rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_PAGE);
+    if ((rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_PAGE)) < 0)
+        return rc;
+    rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_CLIENT_PAGE);
+    return rc < 0 ? rc : 1;
+}
+
+/* Another process forgot clients: what memory holds of the clients' views and counts is read
+ * again, less what it has not written yet. */
+static int reload_clients(struct brock_engine *e)
+{
+    int rc;
+
+    brock__views_clients_drop_clean(e);
+    if ((rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_CLIENT_PAGE)) < 0)
+        return rc;
+    rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_CLIENT_DAY);
     return rc < 0 ? rc : 1;
 }
 
@@ -72,6 +87,8 @@ static int reload_daily(struct brock_engine *e)
 {
     int rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_DAY);
 
+    if (rc >= 0)
+        rc = brock__store_read_table(e, &brock__sqlite_walk, BROCK__TABLE_CLIENT_DAY);
     return rc < 0 ? rc : 1;
 }
 
@@ -119,6 +136,8 @@ static int journal_apply(struct brock_engine *e)
             r = reload_pages(e);
         else if (!strcmp(kind, "daily"))
             r = reload_daily(e);
+        else if (!strcmp(kind, "clients"))
+            r = reload_clients(e);
         else if (!strcmp(kind, "site_action"))
             r = brock__store_read_site_actions(e, &brock__sqlite_walk);
         else

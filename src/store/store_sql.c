@@ -4,9 +4,9 @@
 #include "store/store.h"
 
 /*
- * Schema, version 4 (PRAGMA user_version; version 1 lacked page_view, day_count and
- * site_action, version 2 day_count and site_action, version 3 site_action, and each is
- * migrated):
+ * Schema, version 5 (PRAGMA user_version; version 1 lacked page_view, day_count,
+ * site_action and the client tables, version 2 day_count and what follows, version 3
+ * site_action and the client tables, version 4 the client tables, and each is migrated):
  *
  *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
  *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
@@ -38,6 +38,12 @@
  *       domain; '' when unknown), the requests blocked, cookieblocked and allowed, the
  *       trackers learned there and the top-level pages opened. A process adds what it
  *       counted to the row.
+ *   client_page_view(client, site, host, action TEXT, count INT, time_ms INT;
+ *                    PK(client, site, host))
+ *   client_day_count(client, day INT, site, blocked INT, ... pages INT; PK(client, day, site))
+ *       one client's own page views and daily counters (a proxy's client: the name the
+ *       owner gave its address, or the address), kept as page_view and day_count keep
+ *       everyone's, which count the client's too.
  *   site_action(site, domain, user_action TEXT; PK(site, domain))
  *       the user's choices for one site only: on the pages of site (a base domain) requests
  *       to domain and the names under it get user_action (Privacy Badger's name of a user
@@ -45,7 +51,8 @@
  *   journal(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT, name TEXT, origin INT)
  *       one row per action domain written or deleted ('action'), per tracker whose snitch list
  *       grew ('snitch'), per settings write ('settings', name ''), per reset to the seed
- *       ('reset', name ''), per forgetting of page views ('pages', name '') and per write of
+ *       ('reset', name ''), per forgetting of page views ('pages', name ''), per client
+ *       forgotten ('clients', name '': the client tables are read again) and per write of
  *       choices for one site ('site_action', name '': the table is read again whole, being
  *       small), so that other
  *       processes
@@ -61,6 +68,18 @@
     " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                     \
     " pages INTEGER NOT NULL DEFAULT 0,"                                                           \
     " PRIMARY KEY (day, site)) WITHOUT ROWID;"
+
+#define CLIENT_VIEWS_SQL                                                                           \
+    "CREATE TABLE client_page_view ("                                                              \
+    " client TEXT NOT NULL, site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"         \
+    " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"                                           \
+    " PRIMARY KEY (client, site, host)) WITHOUT ROWID;"                                            \
+    "CREATE TABLE client_day_count ("                                                              \
+    " client TEXT NOT NULL, day INTEGER NOT NULL, site TEXT NOT NULL,"                             \
+    " blocked INTEGER NOT NULL DEFAULT 0, cookieblocked INTEGER NOT NULL DEFAULT 0,"               \
+    " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                     \
+    " pages INTEGER NOT NULL DEFAULT 0,"                                                           \
+    " PRIMARY KEY (client, day, site)) WITHOUT ROWID;"
 
 #define SITE_ACTION_SQL                                                                            \
     "CREATE TABLE site_action ("                                                                   \
@@ -92,8 +111,8 @@ const char brock__store_schema_sql[] =
     "CREATE TABLE page_view ("
     " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
-    " PRIMARY KEY (site, host)) WITHOUT ROWID;" DAY_COUNT_SQL SITE_ACTION_SQL
-    "PRAGMA user_version = 4;";
+    " PRIMARY KEY (site, host)) WITHOUT ROWID;" DAY_COUNT_SQL SITE_ACTION_SQL CLIENT_VIEWS_SQL
+    "PRAGMA user_version = 5;";
 
 /* From version 1: the page views are new; version 2's change follows. */
 const char brock__store_migrate_v1_sql[] =
@@ -105,8 +124,11 @@ const char brock__store_migrate_v1_sql[] =
 /* From version 2: the daily counters are new; version 3's change follows. */
 const char brock__store_migrate_v2_sql[] = DAY_COUNT_SQL;
 
-/* From version 3: the choices for one site only are new; nothing else changed. */
-const char brock__store_migrate_v3_sql[] = SITE_ACTION_SQL "PRAGMA user_version = 4;";
+/* From version 3: the choices for one site only are new; version 4's change follows. */
+const char brock__store_migrate_v3_sql[] = SITE_ACTION_SQL;
+
+/* From version 4: each client's own views are new; nothing else changed. */
+const char brock__store_migrate_v4_sql[] = CLIENT_VIEWS_SQL "PRAGMA user_version = 5;";
 
 const char *const brock__store_stmt_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
@@ -167,6 +189,26 @@ const char *const brock__store_stmt_sql[ST_COUNT] = {
     [ST_DAY_FORGET] = "DELETE FROM day_count WHERE day < ?1",
     [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
                    " FROM day_count",
+    [ST_CLIENT_PAGE_PUT] = "INSERT INTO client_page_view"
+                           " (client, site, host, action, count, time_ms)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (client, site, host)"
+                           " DO UPDATE SET action = excluded.action, count = excluded.count,"
+                           " time_ms = excluded.time_ms",
+    [ST_CLIENT_PAGE_DEL_SITE] = "DELETE FROM client_page_view WHERE client = ?1 AND site = ?2",
+    [ST_CLIENT_PAGE_DEL] = "DELETE FROM client_page_view WHERE client = ?1",
+    [ST_CLIENT_PAGE_ALL] = "SELECT client, site, host, action, count, time_ms"
+                           " FROM client_page_view",
+    [ST_CLIENT_DAY_ADD] = "INSERT INTO client_day_count"
+                          " (client, day, site, blocked, cookieblocked, allowed, learned, pages)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                          " ON CONFLICT (client, day, site) DO UPDATE SET"
+                          " blocked = blocked + excluded.blocked,"
+                          " cookieblocked = cookieblocked + excluded.cookieblocked,"
+                          " allowed = allowed + excluded.allowed,"
+                          " learned = learned + excluded.learned, pages = pages + excluded.pages",
+    [ST_CLIENT_DAY_FORGET] = "DELETE FROM client_day_count WHERE client = ?1 AND day < ?2",
+    [ST_CLIENT_DAY_ALL] = "SELECT client, day, site, blocked, cookieblocked, allowed, learned,"
+                          " pages FROM client_day_count",
     [ST_SITE_ACTION_PUT] = "INSERT INTO site_action (site, domain, user_action) VALUES (?1, ?2, ?3)"
                            " ON CONFLICT (site, domain) DO UPDATE SET"
                            " user_action = excluded.user_action",

@@ -225,14 +225,14 @@ static int walk_pbconfig(struct walk *w)
     return rc;
 }
 
-static int page_put(void *arg, const char *site, const char *host, const char *action,
-                    int64_t count, int64_t time_ms)
+static int page_put(void *arg, const char *client, const char *site, const char *host,
+                    const char *action, int64_t count, int64_t time_ms)
 {
     struct walk *w = arg;
 
     w->pages++;
-    if (w->o->page(w->e, site, host, action, count, time_ms) < 0)
-        return w->o->fail(w->e, "write the page views of", site);
+    if (w->o->page(w->e, client, site, host, action, count, time_ms) < 0)
+        return w->o->fail(w->e, "write the page views of", site ? site : client);
     return 0;
 }
 
@@ -241,12 +241,13 @@ static int walk_pages(struct walk *w)
     return brock__pages_flush(w->e, page_put, w);
 }
 
-static int day_put(void *arg, int64_t day, const char *site, const uint64_t add[BROCK__DAILY_COUNT])
+static int day_put(void *arg, const char *client, int64_t day, const char *site,
+                   const uint64_t add[BROCK__DAILY_COUNT])
 {
     struct walk *w = arg;
 
     w->days++;
-    if (w->o->day(w->e, day, site, add) < 0)
+    if (w->o->day(w->e, client, day, site, add) < 0)
         return w->o->fail(w->e, "write", "the daily counters");
     return 0;
 }
@@ -361,7 +362,7 @@ static int load_site_action(struct brock_engine *e, const struct brock__store_ro
 static int load_page(struct brock_engine *e, const struct brock__store_row *r, void *arg)
 {
     (void)arg;
-    return brock__pages_load(e, brock__store_row_text(r, 0), brock__store_row_text(r, 1),
+    return brock__pages_load(e, "", brock__store_row_text(r, 0), brock__store_row_text(r, 1),
                              brock__store_row_text(r, 2), r->num(r, 3), r->num(r, 4));
 }
 
@@ -372,7 +373,26 @@ static int load_day(struct brock_engine *e, const struct brock__store_row *r, vo
     (void)arg;
     for (int i = 0; i < BROCK__DAILY_COUNT; i++)
         n[i] = r->num(r, 2 + i);
-    return brock__daily_load(e, r->num(r, 0), brock__store_row_text(r, 1), n);
+    return brock__daily_load(e, "", r->num(r, 0), brock__store_row_text(r, 1), n);
+}
+
+static int load_client_page(struct brock_engine *e, const struct brock__store_row *r, void *arg)
+{
+    (void)arg;
+    return brock__pages_load(e, brock__store_row_text(r, 0), brock__store_row_text(r, 1),
+                             brock__store_row_text(r, 2), brock__store_row_text(r, 3), r->num(r, 4),
+                             r->num(r, 5));
+}
+
+static int load_client_day(struct brock_engine *e, const struct brock__store_row *r, void *arg)
+{
+    int64_t n[BROCK__DAILY_COUNT];
+
+    (void)arg;
+    for (int i = 0; i < BROCK__DAILY_COUNT; i++)
+        n[i] = r->num(r, 3 + i);
+    return brock__daily_load(e, brock__store_row_text(r, 0), r->num(r, 1),
+                             brock__store_row_text(r, 2), n);
 }
 
 static int load_setting(struct brock_engine *e, const struct brock__store_row *r, void *arg)
@@ -394,6 +414,8 @@ static const struct {
     [BROCK__TABLE_SITE_ACTION] = {load_site_action, "the choices for one site"},
     [BROCK__TABLE_PAGE] = {load_page, "the page views"},
     [BROCK__TABLE_DAY] = {load_day, "the daily counters"},
+    [BROCK__TABLE_CLIENT_PAGE] = {load_client_page, "the clients' page views"},
+    [BROCK__TABLE_CLIENT_DAY] = {load_client_day, "the clients' daily counters"},
     [BROCK__TABLE_SETTING] = {load_setting, "the settings"},
 };
 

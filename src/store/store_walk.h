@@ -25,6 +25,8 @@ enum brock__store_table {
     BROCK__TABLE_SITE_ACTION, /* site, domain, user_action */
     BROCK__TABLE_PAGE,        /* site, host, action, count, time_ms */
     BROCK__TABLE_DAY,         /* day, site, then the BROCK__DAILY_COUNT counts */
+    BROCK__TABLE_CLIENT_PAGE, /* client, then as BROCK__TABLE_PAGE */
+    BROCK__TABLE_CLIENT_DAY,  /* client, then as BROCK__TABLE_DAY */
     BROCK__TABLE_SETTING,     /* key, value (JSON text) */
     BROCK__TABLE_COUNT
 };
@@ -75,14 +77,17 @@ struct brock__store_walk_ops {
     int (*settings_clear)(struct brock_engine *e);
     int (*setting)(struct brock_engine *e, const char *key, const char *json_text);
     int (*meta)(struct brock_engine *e, const char *key, const char *value);
-    /* One page view; host NULL: every row of site deleted. */
-    int (*page)(struct brock_engine *e, const char *site, const char *host, const char *action,
-                int64_t count, int64_t time_ms);
-    /* A row's new counts added to the store's; site NULL: the days before day deleted. */
-    int (*day)(struct brock_engine *e, int64_t day, const char *site,
+    /* One page view, everyone's (client "") or a client's; host NULL: every row of site
+     * deleted; site NULL too: every row of the client. */
+    int (*page)(struct brock_engine *e, const char *client, const char *site, const char *host,
+                const char *action, int64_t count, int64_t time_ms);
+    /* A row's new counts added to the store's, everyone's (client "") or a client's; site
+     * NULL: the days before day deleted. */
+    int (*day)(struct brock_engine *e, const char *client, int64_t day, const char *site,
                const uint64_t add[BROCK__DAILY_COUNT]);
     /* May be NULL: the journal rows for page views and daily counts written (pages, days:
-     * how many rows of each the flush wrote), after the counts and before 'seeded'. */
+     * how many rows of each the flush wrote; brock__views_clients_forgot() tells of clients
+     * forgotten), after the counts and before 'seeded'. */
     int (*views)(struct brock_engine *e, unsigned pages, unsigned days);
     /* May be NULL: the back end's record of meta 'seeded' (BROCK__SEEDED_MAX bytes), which a
      * flush keeps when memory says the seed was loaded and updates once it is written. */

@@ -37,7 +37,8 @@ function allowThirdPartyCookies(dir) {
 // the browser treats as secure, so that it sends them fetch metadata (Sec-Fetch-*) as it
 // does over HTTPS, which brock needs to tell the pages it learns on; options.args: more
 // command-line flags (--proxy-pac-url=URL with no proxy, say); options.home: a HOME of the
-// caller's, whose NSS database (~/.pki/nssdb) Chromium reads, left in place by close().
+// caller's, whose NSS database (~/.pki/nssdb) Chromium reads, left in place by close();
+// options.netns: a namespace of harness.js's netns() to run it in, as a device of its own.
 // Returns { context, close }: a browser context (context.newPage() opens a tab).
 async function launch(proxy, options = {}) {
   const own = fs.mkdtempSync(path.join(os.tmpdir(), 'brock-chromium-'));
@@ -56,8 +57,16 @@ async function launch(proxy, options = {}) {
     // Loopback is sent to the proxy too, so that local test sites go through it.
     args.push(`--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');
   }
+  let executable = EXECUTABLE;
+  if (options.netns) {
+    // Started as Chromium would be, inside the namespace: its pipes to playwright pass
+    // through the exec.
+    executable = path.join(own, 'chromium-in-netns');
+    fs.writeFileSync(executable, `#!/bin/sh\nexec ${options.netns.exec.join(' ')} ` +
+                                 `${EXECUTABLE} "$@"\n`, { mode: 0o755 });
+  }
   const context = await chromium.launchPersistentContext(path.join(own, 'profile'), {
-    executablePath: EXECUTABLE,
+    executablePath: executable,
     args,
     env: { ...process.env, HOME: home },
     timeout: 30000,

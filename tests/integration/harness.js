@@ -431,3 +431,32 @@ function originCerts(dir, names, label = 'brock test') {
 module.exports.testCa = testCa;
 module.exports.testLeaf = testLeaf;
 module.exports.originCerts = originCerts;
+
+// A host of the test's own: a network namespace joined to this one by a veth pair, the
+// namespace's end at nsAddr and this one's at hostAddr (each "ADDR/PREFIX"), with its own
+// loopback up. It is removed at exit whatever happens (its end of the pair with it), and one
+// of the same name left by a killed run is removed first. Needs root, as CI is. Returns
+// { name, address (nsAddr's address), host (hostAddr's), exec: the argument list that runs a
+// command inside it }.
+const namespaces = [];
+function netns(name, hostAddr, nsAddr) {
+  const ip = (...args) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const gone = () => {
+    try { ip('netns', 'del', name); } catch { /* not there */ }
+  };
+  gone();
+  namespaces.push(gone);
+  if (namespaces.length === 1) process.on('exit', () => namespaces.forEach((f) => f()));
+  const outer = `${name}-h`, inner = `${name}-n`;
+  ip('netns', 'add', name);
+  ip('link', 'add', outer, 'type', 'veth', 'peer', 'name', inner);
+  ip('link', 'set', inner, 'netns', name);
+  ip('addr', 'add', hostAddr, 'dev', outer);
+  ip('link', 'set', outer, 'up');
+  ip('netns', 'exec', name, 'ip', 'addr', 'add', nsAddr, 'dev', inner);
+  ip('netns', 'exec', name, 'ip', 'link', 'set', inner, 'up');
+  ip('netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up');
+  return { name, address: nsAddr.split('/')[0], host: hostAddr.split('/')[0],
+           exec: ['ip', 'netns', 'exec', name] };
+}
+module.exports.netns = netns;

@@ -113,12 +113,20 @@ h.check('before any password, a client of the network sees nothing of the browsi
     assert.equal(r.headers.location, '/signin.html');
     assert.doesNotMatch(r.body, /brock-token/);
   }
-  for (const target of ['/api/sites', '/api/map', '/api/settings', '/api/export',
-                        '/api/status', '/api/trackers', '/api/stats']) {
+  for (const target of ['/api/settings', '/api/export', '/api/status', '/api/trackers',
+                        '/api/trackers/two.test', '/api/clients']) {
     r = await ask(target);
     assert.equal(r.status, 401, target);
     assert.deepEqual(Object.keys(JSON.parse(r.body)), ['error'], target);
   }
+  // Its own sites, map and figures: none yet, whatever this machine browsed.
+  r = await ask('/api/sites');
+  assert.equal(r.status, 200, r.body);
+  assert.deepEqual(JSON.parse(r.body), []);
+  r = await ask('/api/map');
+  assert.deepEqual(JSON.parse(r.body).sites, []);
+  r = await ask('/api/stats?days=1');
+  assert.equal(JSON.parse(r.body)[0].allowed, 0);
   r = await ask('/api/pause', { method: 'PUT', body: '{"until_resume": true}' });
   assert.equal(r.status, 401);
   for (const target of ['/signin.html', '/signin.js', '/app.css', '/proxy.pac', '/wpad.dat',
@@ -152,8 +160,81 @@ h.check('each client reads its own requests in the live log; the owner reads the
   assert.match(all, /"client":"127\.0\.0\.2"/);
   // Nobody else's sites through the other routes either.
   r = await ask('/api/sites', { from: '127.0.0.3' });
-  assert.equal(r.status, 401);
+  assert.equal(r.status, 200);
   assert.doesNotMatch(r.body, /two\.test/);
+});
+
+// client opens site as a page, which then loads a pixel of tracker.
+async function visit(from, site, tracker) {
+  let r = await h.curl(b.port, ['--interface', from, ...h.NAVIGATE_ARGS, `http://${site}/`]);
+  assert.equal(r.status, 200, r.stderr);
+  r = await h.curl(b.port, ['--interface', from, '-e', `http://${site}/`,
+                            `http://${tracker}/px.gif`]);
+  assert.equal(r.status, 200, r.stderr);
+}
+
+const json = async (target, opts) => {
+  const r = await ask(target, opts);
+  assert.equal(r.status, 200, `${target}: ${r.body}`);
+  return JSON.parse(r.body);
+};
+const sitesOf = async (from, query = '') =>
+  (await json(`/api/sites${query}`, { from })).map((s) => s.site).sort();
+
+h.check('each client sees its own sites, map and figures; the owner sees each and all',
+        async () => {
+  await visit('127.0.0.2', 'two.test', 'three.test');
+  await visit('127.0.0.3', 'three.test', 'two.test');
+  await h.waitFor('both clients\' sites', async () =>
+    (await sitesOf('127.0.0.2')).length === 1 && (await sitesOf('127.0.0.3')).length === 1);
+  assert.deepEqual(await sitesOf('127.0.0.2'), ['two.test']);
+  assert.deepEqual(await sitesOf('127.0.0.3'), ['three.test']);
+  let site = await json('/api/sites/two.test', { from: '127.0.0.2' });
+  assert.deepEqual(site.trackers.map((t) => t.domain), ['three.test']);
+  // Another client's site is not there for it, nor its map, nor its figures.
+  let r = await ask('/api/sites/three.test');
+  assert.equal(r.status, 404);
+  assert.deepEqual(Object.keys(JSON.parse(r.body)), ['error']);
+  const map = await json('/api/map', { from: '127.0.0.2' });
+  assert.deepEqual(map.sites.map((s) => s.site), ['two.test']);
+  assert.deepEqual(map.trackers.map((t) => t.host || t.domain || t.id).filter(Boolean).length, 1);
+  const [today] = await json('/api/stats?days=1', { from: '127.0.0.2' });
+  assert.equal(today.sites, 1);
+  // Asking for another client's: refused, with nothing of it in the answer.
+  for (const target of ['/api/sites?client=127.0.0.3', '/api/sites/three.test?client=127.0.0.3',
+                        '/api/map?client=127.0.0.3', '/api/stats?client=127.0.0.3']) {
+    r = await ask(target, { from: '127.0.0.2' });
+    assert.equal(r.status, 403, target);
+    assert.deepEqual(Object.keys(JSON.parse(r.body)), ['error'], target);
+  }
+  // The owner: everyone's, or one client's.
+  const all = await sitesOf('127.0.0.1');
+  assert.ok(all.includes('two.test') && all.includes('three.test'), all.join());
+  assert.deepEqual(await sitesOf('127.0.0.1', '?client=127.0.0.3'), ['three.test']);
+  site = await json('/api/sites/three.test?client=127.0.0.3', { from: '127.0.0.1' });
+  assert.deepEqual(site.trackers.map((t) => t.domain), ['two.test']);
+  const clients = await json('/api/clients', { from: '127.0.0.1' });
+  const by = Object.fromEntries(clients.map((c) => [c.client, c]));
+  assert.equal(by['127.0.0.2'].sites, 1, JSON.stringify(clients));
+  assert.equal(by['127.0.0.3'].sites, 1);
+  r = await ask('/api/sites?client=two%20words', { from: '127.0.0.1' });
+  assert.equal(r.status, 400);
+  // brock forget --client: that client's own go, everyone's and the others' stay. The
+  // running brock writes its views to the state each second: until then there is nothing.
+  await h.waitFor('the client\'s views forgotten from the state', async () => {
+    const f = await h.brock(state, ['forget', '--client', '127.0.0.2']);
+    assert.equal(f.code, 0, f.stderr);
+    return /forgot the page views and daily counts of client 127\.0\.0\.2/.test(f.stdout);
+  });
+  await h.waitFor('the running brock to forget it', async () =>
+    (await sitesOf('127.0.0.2')).length === 0);
+  const [after] = await json('/api/stats?days=1', { from: '127.0.0.2' });
+  assert.equal(after.allowed, 0);
+  assert.deepEqual(await sitesOf('127.0.0.3'), ['three.test']);
+  assert.ok((await sitesOf('127.0.0.1')).includes('two.test'));
+  const bad = await h.brock(state, ['forget', '--client', 'two words']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /not a client/);
 });
 
 h.check('brock passwd refuses an empty password, a long one, and two that differ', async () => {
@@ -208,7 +289,7 @@ h.check('the owner signs in; wrong passwords wait longer each time, and are logg
 });
 
 h.check('signed in, the owner manages brock from that address alone', async () => {
-  let r = await ask('/api/sites', { from: '127.0.0.3', cookie: session });
+  let r = await ask('/api/settings', { from: '127.0.0.3', cookie: session });
   assert.equal(r.status, 200, r.body);
   r = await ask('/', { from: '127.0.0.3', cookie: session });
   assert.equal(r.status, 200);
@@ -221,7 +302,7 @@ h.check('signed in, the owner manages brock from that address alone', async () =
   assert.equal(r.status, 200, r.body);
   // The same cookie from another address: a stolen one.
   for (const from of ['127.0.0.2', '127.0.0.4']) {
-    r = await ask('/api/sites', { from, cookie: session });
+    r = await ask('/api/settings', { from, cookie: session });
     assert.equal(r.status, 401, from);
   }
   r = await ask('/api/session', { from: '127.0.0.3', cookie: session });
@@ -234,13 +315,13 @@ h.check('a session past its lifetime, or forged, is refused', async () => {
   const make = (end, from) => `brock_owner=${end}.` + crypto.createHmac('sha256',
     Buffer.from(key, 'hex')).update(`${end} ${from}`).digest('hex');
   // Made as brock makes them: one that has not ended passes, so the others fail for their end.
-  let r = await ask('/api/sites', { from: '127.0.0.5', cookie: make(now + 600, '127.0.0.5') });
+  let r = await ask('/api/settings', { from: '127.0.0.5', cookie: make(now + 600, '127.0.0.5') });
   assert.equal(r.status, 200);
   for (const end of [now - 1, now + 8 * 86400]) {
-    r = await ask('/api/sites', { from: '127.0.0.5', cookie: make(end, '127.0.0.5') });
+    r = await ask('/api/settings', { from: '127.0.0.5', cookie: make(end, '127.0.0.5') });
     assert.equal(r.status, 401, String(end - now));
   }
-  r = await ask('/api/sites', { from: '127.0.0.5',
+  r = await ask('/api/settings', { from: '127.0.0.5',
                                 cookie: `brock_owner=${now + 600}.${'0'.repeat(64)}` });
   assert.equal(r.status, 401);
 });
@@ -285,7 +366,7 @@ h.check('10,000 tries from one address are held back; the owner signs in elsewhe
 h.check('--sign-out-all and a new password end every session', async () => {
   let r = await passwd('--sign-out-all', '');
   assert.equal(r.code, 0, r.stderr);
-  r = await ask('/api/sites', { from: '127.0.0.3', cookie: session });
+  r = await ask('/api/settings', { from: '127.0.0.3', cookie: session });
   assert.equal(r.status, 401);
   await sleep(300);
   r = await signin(PASSWORD, '127.0.0.3');
@@ -293,7 +374,7 @@ h.check('--sign-out-all and a new password end every session', async () => {
   session = cookieOf(r);
   r = await passwd('', 'another one\nanother one\n');
   assert.equal(r.code, 0, r.stderr);
-  r = await ask('/api/sites', { from: '127.0.0.3', cookie: session });
+  r = await ask('/api/settings', { from: '127.0.0.3', cookie: session });
   assert.equal(r.status, 401);
   await sleep(300);
   assert.equal((await signin(PASSWORD, '127.0.0.3')).status, 401);
@@ -335,11 +416,11 @@ h.check('with its CA, brock serves its pages over HTTPS, and a password crosses 
     assert.equal(r.status, 200, r.body);
     assert.match(r.headers['set-cookie'].join(), /; Secure/);
     const cookie = cookieOf(r);
-    r = await ask('/api/sites', { port, cookie, ca });
+    r = await ask('/api/settings', { port, cookie, ca });
     assert.equal(r.status, 200, r.body);
-    r = await ask('/api/sites', { port, ca });
+    r = await ask('/api/settings', { port, ca });
     assert.equal(r.status, 401);
-    r = await ask('/api/sites', { port, ca, from: '127.0.0.1' });
+    r = await ask('/api/settings', { port, ca, from: '127.0.0.1' });
     assert.equal(r.status, 200, 'this machine, over HTTPS too');
     // A browser offering HTTP/2 gets HTTP/1.1 for brock's pages; the leaf names the address.
     const got = await new Promise((resolve, reject) => {

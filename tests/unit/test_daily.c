@@ -194,6 +194,7 @@ static void test_persistence(void **state)
     assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
     assert_int_equal(sqlite3_exec(raw,
                                   "DROP TABLE day_count; DROP TABLE site_action;"
+                                  " DROP TABLE client_page_view; DROP TABLE client_day_count;"
                                   " PRAGMA user_version = 2;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);

@@ -260,7 +260,8 @@ static void test_migrate_v1(void **state)
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
     assert_int_equal(sqlite3_exec(raw,
                                   "DROP TABLE page_view; DROP TABLE day_count;"
-                                  " DROP TABLE site_action; PRAGMA user_version = 1;",
+                                  " DROP TABLE site_action; DROP TABLE client_page_view;"
+                                  " DROP TABLE client_day_count; PRAGMA user_version = 1;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
@@ -274,7 +275,7 @@ static void test_migrate_v1(void **state)
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
     assert_int_equal(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4);
+    assert_int_equal(sqlite3_column_int(st, 0), 5);
     sqlite3_finalize(st);
     sqlite3_close(raw);
 

@@ -158,9 +158,11 @@ static void test_migration(void **state)
     brock_engine_free(e);
     snprintf(db, sizeof(db), "%s/brock.db", f->state);
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-    assert_int_equal(
-        sqlite3_exec(raw, "DROP TABLE site_action; PRAGMA user_version = 3;", NULL, NULL, NULL),
-        SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw,
+                                  "DROP TABLE site_action; DROP TABLE client_page_view;"
+                                  " DROP TABLE client_day_count; PRAGMA user_version = 3;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
     sqlite3_close(raw);
 
     e = test_fixture_open(f, NULL, 1);

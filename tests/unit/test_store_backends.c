@@ -412,6 +412,68 @@ static void test_daily_adds_up(void **state)
     engine_free(c);
 }
 
+static int count_sites(void *arg, const struct brock_site *s)
+{
+    (void)s;
+    ++*(int *)arg;
+    return 0;
+}
+
+/* client's sites in e. */
+static int client_sites(struct brock_engine *e, const char *client)
+{
+    int n = 0;
+
+    assert_int_equal(brock_client_sites(e, client, count_sites, &n), 0);
+    return n;
+}
+
+/* A client's own views and counts reach the store and another engine; a client forgotten in
+ * one engine goes from the store and, at its next poll, from the other. */
+static void test_client_views(void **state)
+{
+    struct fixture *f = *state;
+    struct brock_engine *a, *b;
+    struct brock_day sum = {.blocked = 0};
+    struct brock_decision d = {.effect = BROCK_DENY, .site = "news.example"};
+    struct timespec now;
+    int64_t ms;
+
+    skip_unless_ready(f);
+    clock_gettime(CLOCK_REALTIME, &now);
+    ms = (int64_t)now.tv_sec * 1000;
+    a = engine_on(f, NULL);
+    assert_int_equal(brock_client_page_seen(a, "kids", "news.example", "t.test", BROCK_BLOCK, ms),
+                     0);
+    assert_int_equal(brock_client_page_seen(a, "laptop", "shop.example", "t.test", BROCK_BLOCK, ms),
+                     0);
+    assert_int_equal(brock_client_daily_count(a, "kids", &d, ms), 0);
+    flush(a);
+    b = engine_on(f, NULL);
+    assert_int_equal(client_sites(b, "kids"), 1);
+    assert_int_equal(client_sites(b, "laptop"), 1);
+    assert_int_equal(client_sites(b, NULL), 2);
+    assert_int_equal(brock_client_daily_each(b, "kids", 1, ms, sum_day, &sum), 0);
+    assert_int_equal(sum.blocked, 1);
+
+    assert_int_equal(brock_client_forget(b, "kids"), 1);
+    flush(b);
+    assert_true(poll_some(a) > 0);
+    assert_int_equal(client_sites(a, "kids"), 0);
+    sum.blocked = 0;
+    assert_int_equal(brock_client_daily_each(a, "kids", 1, ms, sum_day, &sum), 0);
+    assert_int_equal(sum.blocked, 0);
+    assert_int_equal(client_sites(a, "laptop"), 1);
+    assert_int_equal(client_sites(a, NULL), 2);
+    engine_free(a);
+    engine_free(b);
+
+    a = engine_on(f, NULL);
+    assert_int_equal(client_sites(a, "kids"), 0);
+    assert_int_equal(client_sites(a, "laptop"), 1);
+    engine_free(a);
+}
+
 static void test_pg_password_refused(void **state)
 {
     struct fixture *f = *state;
@@ -594,6 +656,7 @@ int main(void)
         BOTH(test_pause),
         BOTH(test_dirty_wins),
         BOTH(test_daily_adds_up),
+        BOTH(test_client_views),
         BOTH(test_site_actions),
         BOTH(test_forgotten),
         cmocka_unit_test_prestate_setup_teardown(test_pg_password_refused, setup, teardown, &pg),

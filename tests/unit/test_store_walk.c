@@ -122,20 +122,21 @@ static int w_meta(struct brock_engine *e, const char *key, const char *value)
     return note("meta", " %s %s", key, value);
 }
 
-static int w_page(struct brock_engine *e, const char *site, const char *host, const char *action,
-                  int64_t count, int64_t time_ms)
+/* A client's rows say "client/" first. */
+static int w_page(struct brock_engine *e, const char *client, const char *site, const char *host,
+                  const char *action, int64_t count, int64_t time_ms)
 {
     (void)e;
-    return note("page", " %s %s %s %lld %lld", site, or_dash(host), or_dash(action),
-                (long long)count, (long long)time_ms);
+    return note("page", " %s%s%s %s %s %lld %lld", client, *client ? "/" : "", or_dash(site),
+                or_dash(host), or_dash(action), (long long)count, (long long)time_ms);
 }
 
-static int w_day(struct brock_engine *e, int64_t day, const char *site,
+static int w_day(struct brock_engine *e, const char *client, int64_t day, const char *site,
                  const uint64_t add[BROCK__DAILY_COUNT])
 {
     (void)e;
-    return note("day", " %lld %s %llu %llu", (long long)day, or_dash(site),
-                (unsigned long long)(site ? add[BROCK__DAILY_BLOCKED] : 0),
+    return note("day", " %s%s%lld %s %llu %llu", client, *client ? "/" : "", (long long)day,
+                or_dash(site), (unsigned long long)(site ? add[BROCK__DAILY_BLOCKED] : 0),
                 (unsigned long long)(site ? add[BROCK__DAILY_PAGES] : 0));
 }
 
@@ -282,6 +283,8 @@ static void mark_one_of_each(struct brock_engine *e)
     e->pbconfig_dirty = 1;
     assert_int_equal(brock_page_seen(e, "news.example", "h.example", BROCK_BLOCK, 1000), 0);
     assert_int_equal(brock__daily_add(e, "news.example", BROCK__DAILY_BLOCKED, 3 * 86400000LL), 0);
+    assert_int_equal(
+        brock_client_page_seen(e, "kids", "news.example", "h.example", BROCK_BLOCK, 2000), 0);
     e->seed_mark = BROCK__SEED_LOADED;
 }
 
@@ -313,9 +316,10 @@ static void test_write_order(void **state)
                               "journal settings \n"
                               "meta pbconfig {}\n"
                               "meta pbconfig_time 5\n"
-                              "page news.example h.example block 1 1000\n"
+                              "page news.example h.example block 2 2000\n"
+                              "page kids/news.example h.example block 1 2000\n"
                               "day 3 news.example 1 0\n"
-                              "views 1 1\n"
+                              "views 2 1\n"
                               "meta seeded 1234\n");
     engine_done(e);
 }
@@ -375,6 +379,8 @@ static void test_read(void **state)
                               "rows the choices for one site\n"
                               "rows the page views\n"
                               "rows the daily counters\n"
+                              "rows the clients' page views\n"
+                              "rows the clients' daily counters\n"
                               "rows the settings\n");
     a = strmap_get(&e->actions, "a.example");
     assert_non_null(a);
