@@ -409,6 +409,11 @@ struct brock_request {
      * write them; n_widget_allow of them, or none. */
     const char *const *widget_allow;
     size_t n_widget_allow;
+    /* Whose request it is (a proxy's client, as brock_client_page_seen() names it); NULL or
+     * "": nobody's in particular. A client's own pause and sites turned off for it
+     * (brock_client_pause(), brock_client_site_set_disabled()) make its decision a disabled
+     * site's. */
+    const char *client;
 };
 
 /* One decision. Strings are NUL-terminated copies, valid as long as the struct. */
@@ -1152,6 +1157,45 @@ BROCK_API BROCK_NODISCARD int brock_clients_each(struct brock_engine *e,
  * what the client added to them. Returns 1, 0 when the client had nothing, BROCK_EINVAL for
  * a malformed client, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_client_forget(struct brock_engine *e, const char *client);
+
+/* A client's own switches, beside everyone's (brock_pause(), brock_site_set_disabled()):
+ * brock paused for that client alone, or off on a site for it alone, whether the client chose
+ * it for itself or the owner for it. Kept in the state's settings (other processes pick them
+ * up at their next brock_sync(); never exported); an end is Unix ms, or BROCK_NO_END for
+ * none, and goes at brock_expire() as the pause does. Where they hold, a request of that
+ * client (brock_request.client) is decided as on a disabled site and carries no DNT or GPC
+ * (brock_client_send_signals()). */
+
+/* Pauses brock for client until until_ms. Returns 0; BROCK_EINVAL for a malformed client or
+ * an end not after 0; BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_client_pause(struct brock_engine *e, const char *client,
+                                                 int64_t until_ms);
+
+/* Ends client's own pause (0 when there was none). Returns 0, BROCK_EINVAL, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_client_resume(struct brock_engine *e, const char *client);
+
+/* Turns brock off for client on site (as brock_site_set_disabled() reads it: the site and
+ * the names under it) until until_ms (BROCK_NO_END: for good), or, with until_ms 0, on
+ * again. Returns 0; BROCK_EINVAL for a malformed client, a bad site, a public suffix to turn
+ * off, or a negative end; BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_client_site_set_disabled(struct brock_engine *e,
+                                                             const char *client, const char *site,
+                                                             int64_t until_ms);
+
+/* Whether brock is off for client on site_host (a host or URL; NULL: anywhere, its pause
+ * alone) by the client's own switches; everyone's are brock_site_is_disabled()'s. */
+BROCK_API int brock_client_site_is_disabled(const struct brock_engine *e, const char *client,
+                                            const char *site_host);
+
+/* brock_send_signals() for a page client shows: also no where brock is off for it. */
+BROCK_API int brock_client_send_signals(const struct brock_engine *e, const char *client,
+                                        const char *site_host);
+
+/* client's switches as one JSON object into *out (free with brock_free()) and *len:
+ * {"client", "paused": bool, "paused_until_ms": int or null (no end), "disabled_sites":
+ * [{"site", "until_ms": int or null}]}. Returns 0, BROCK_EINVAL, BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_client_settings_json(struct brock_engine *e, const char *client,
+                                                         char **out, size_t *len);
 
 /* Resets what was learned to Privacy Badger's seed, as its update does: the user's choices are
  * set aside, the action, snitch, tracking and fingerprinting maps emptied, the seed (if the

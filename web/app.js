@@ -417,6 +417,36 @@ function clientsBox(clients, client) {
   return h('p', {}, h('label', { for: 'sites-client' }, 'Whose browsing: '), pick);
 }
 
+// One client's own switches, which the owner sets for it: brock paused for that client, or
+// off on a site for it alone (/api/me?client=).
+function clientSwitches(client, me) {
+  const q = `?client=${enc(client)}`;
+  const act = async (method, path, body) => {
+    try {
+      await api(method, `${path}${q}`, body);
+    } catch (e) { say(e.message); }
+    await route();
+  };
+  const box = h('section', { id: 'client-switches', 'aria-label': `brock for ${client}` },
+    h('h2', {}, `brock for ${client}`),
+    h('p', {}, me.paused ? `Paused for ${client} ` +
+      (me.paused_until_ms ? `until ${new Date(me.paused_until_ms).toLocaleString()}.`
+                          : 'until resumed.') : `On for ${client}.`, ' ',
+    me.paused ? h('button', { type: 'button', id: 'client-resume',
+                              onclick: () => act('DELETE', '/api/me/pause') }, 'Resume')
+              : h('button', { type: 'button', id: 'client-pause',
+                              onclick: () => act('PUT', '/api/me/pause', { for: '1h' }) },
+                  `Pause for ${client} for an hour`)));
+  if (me.disabled_sites.length) {
+    box.append(h('ul', { class: 'rows', id: 'client-off', 'aria-label': `Off for ${client}` },
+      me.disabled_sites.map((d) => h('li', {}, 'Off on ', domain(d.site), ` for ${client} `,
+        h('button', { type: 'button',
+                      onclick: () => act('DELETE', `/api/me/disabled/${enc(d.site)}`) },
+          'Turn brock on there')))));
+  }
+  return box;
+}
+
 async function viewSites(client = '') {
   const q = client ? `client=${enc(client)}&` : '';
   // Asked all at once: the chart's days are cut to the settings' once both are here.
@@ -429,6 +459,8 @@ async function viewSites(client = '') {
   main.replaceChildren(h('h1', {}, client ? `Recent sites of ${client}` : 'Recent sites'));
   const who = clientsBox(clients, client);
   if (who) main.append(who);
+  const me = client ? await api('GET', `/api/me?client=${enc(client)}`) : null;
+  if (me) main.append(clientSwitches(client, me));
   const notice = await httpsNotice(status);
   if (notice) main.append(notice);
   main.append(h('h2', {}, 'What brock did each day'), chart(days));
@@ -443,10 +475,19 @@ async function viewSites(client = '') {
   }
   // The counts are what brock did on the visits, not what it would do now. The tally says
   // them in words, with the blocked count first: no badge repeats it.
+  const offFor = (site) => me && me.disabled_sites.some((d) => d.site === site);
   const siteRow = (s) => h('li', { class: 'siterow', 'data-site': s.site },
     h('a', { href: `#/site/${enc(s.site)}` }, domain(s.site)),
     h('span', { class: `counts${s.blocked + s.cookieblocked ? ' some' : ''}` },
-      s.disabled ? 'brock is off here' : tally(s.blocked, s.cookieblocked, s.trackers)));
+      s.disabled ? 'brock is off here' : tally(s.blocked, s.cookieblocked, s.trackers)),
+    me ? h('button', { type: 'button', class: 'client-site', onclick: async () => {
+      try {
+        await api(offFor(s.site) ? 'DELETE' : 'PUT',
+                  `/api/me/disabled/${enc(s.site)}?client=${enc(client)}`);
+      } catch (e) { say(e.message); }
+      await route();
+    } }, offFor(s.site) ? `Turn brock on here for ${client}` : `Turn brock off here for ${client}`)
+       : null);
   const list = h('ul', { class: 'rows', id: 'site-rows', 'aria-label': 'Recent sites' },
                  first.sites.map(siteRow));
   main.append(h('p', { class: 'muted', id: 'sites-count' }, count(first.total, 'site')), list);

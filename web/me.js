@@ -46,11 +46,84 @@ const ACTIONS = {
 
 const plural = (n, one) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
-async function getJSON(path) {
-  const r = await fetch(path, { cache: 'no-store' });
-  if (!r.ok) throw new Error(`${path}: ${r.status}`);
-  return r.json();
+async function getJSON(path, method = 'GET', body) {
+  const opt = { method, cache: 'no-store', headers: {} };
+  if (body !== undefined) {
+    opt.headers['Content-Type'] = 'application/json';
+    opt.body = JSON.stringify(body);
+  }
+  const r = await fetch(path, opt);
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(data.error || `${path}: ${r.status}`);
+  return data;
 }
+
+// The device's own switches, as /api/me last said them.
+let mine = { paused: false, disabled_sites: [], everyone: { paused: false } };
+
+function until(ms) {
+  return ms ? `until ${new Date(ms).toLocaleString()}` : 'until you resume it';
+}
+
+function showSwitches() {
+  const line = document.getElementById('switch');
+  if (mine.everyone.paused) {
+    line.textContent = `brock's owner paused brock for everyone ${until(mine.everyone.paused_until_ms)}.`;
+  } else if (mine.paused) {
+    line.textContent = `brock is paused for this device ${until(mine.paused_until_ms)}.`;
+  } else {
+    line.textContent = 'brock is on for this device.';
+  }
+  document.getElementById('resume').hidden = !mine.paused;
+  document.getElementById('pause-hour').hidden = mine.paused;
+  document.getElementById('pause-on').hidden = mine.paused;
+  const off = document.getElementById('offsites');
+  off.replaceChildren(...mine.disabled_sites.map((d) => {
+    const li = document.createElement('li');
+    li.append(`Off on ${d.site} ${d.until_ms ? until(d.until_ms) : 'for this device'} `,
+              button('Turn brock on there', () => change('DELETE', `/api/me/disabled/${enc(d.site)}`)));
+    return li;
+  }));
+  for (const b of document.querySelectorAll('button[data-site]')) {
+    const isOff = mine.disabled_sites.some((d) => d.site === b.dataset.site);
+    b.textContent = isOff ? 'Turn brock on here' : 'Turn brock off here';
+  }
+}
+
+const enc = encodeURIComponent;
+
+function button(text, act) {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = text;
+  b.addEventListener('click', act);
+  return b;
+}
+
+async function change(method, path, body) {
+  try {
+    mine = await getJSON(path, method, body);
+    showSwitches();
+  } catch (e) {
+    said.textContent = e.message;
+  }
+}
+
+async function switches() {
+  try {
+    mine = await getJSON('/api/me');
+    showSwitches();
+  } catch (e) {
+    document.getElementById('switch').textContent = 'brock does not answer.';
+  }
+}
+
+document.getElementById('pause-hour').addEventListener('click',
+  () => change('PUT', '/api/me/pause', { for: '1h' }));
+document.getElementById('pause-on').addEventListener('click',
+  () => change('PUT', '/api/me/pause', { until_resume: true }));
+document.getElementById('resume').addEventListener('click',
+  () => change('DELETE', '/api/me/pause'));
 
 // The last seven days' counts, summed.
 async function week() {
@@ -94,7 +167,12 @@ function siteItem(s) {
   });
   li.className = 'siterow';
   li.dataset.site = s.site;
-  li.append(details);
+  const toggle = button('Turn brock off here', () => {
+    const isOff = mine.disabled_sites.some((d) => d.site === s.site);
+    change(isOff ? 'DELETE' : 'PUT', `/api/me/disabled/${enc(s.site)}`);
+  });
+  toggle.dataset.site = s.site;
+  li.append(details, ' ', toggle);
   return li;
 }
 
@@ -104,6 +182,7 @@ async function sites() {
     const all = await getJSON('/api/sites');
     list.replaceChildren(...all.map(siteItem));
     if (!all.length) list.textContent = 'No site yet.';
+    showSwitches();
   } catch (e) {
     list.textContent = 'brock does not answer.';
   }
@@ -120,5 +199,5 @@ log.onerror = () => {
 };
 
 who();
+switches().then(sites);
 week();
-sites();

@@ -40,7 +40,8 @@
  * admits; every other route is the owner's (dash_owner_is()), and answers anyone else 401.
  * SAME_ORIGIN: no foreign Origin, but no token (the sign-in page does not hold it). MINE:
  * answered to every client too, about that client alone unless it is the owner (its handler
- * asks dash_owner_is() or dash_views()). */
+ * asks dash_owner_is() or dash_views()); MINE with CHANGES_STATE, a change a client makes for
+ * itself, needs no foreign Origin, and the token from the owner alone. */
 enum { CHANGES_STATE = 1, ANY_HOST = 2, BODY_FILE = 4, OPEN = 8, SAME_ORIGIN = 16, MINE = 32 };
 
 /* What a route's body may hold: nothing, a JSON change, an import. */
@@ -83,6 +84,11 @@ static const struct route routes[] = {
     {"POST", "/api/forget", CHANGES_STATE, NO_BODY, dash_api_forget},
     {"GET", "/api/log", MINE, NO_BODY, dash_api_log},
     {"GET", "/api/clients", 0, NO_BODY, dash_api_clients},
+    {"GET", "/api/me", MINE, NO_BODY, dash_api_me},
+    {"PUT", "/api/me/pause", MINE | CHANGES_STATE, JSON_BODY, dash_api_me_pause_put},
+    {"DELETE", "/api/me/pause", MINE | CHANGES_STATE, NO_BODY, dash_api_me_pause_delete},
+    {"PUT", "/api/me/disabled/", MINE | CHANGES_STATE, JSON_BODY, dash_api_me_disabled_put},
+    {"DELETE", "/api/me/disabled/", MINE | CHANGES_STATE, NO_BODY, dash_api_me_disabled_delete},
     {"GET", "/metrics", OPEN, NO_BODY, dash_api_metrics},
     {"GET", "/proxy.pac", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
     {"GET", "/wpad.dat", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
@@ -564,6 +570,24 @@ static int body_check(const struct dash_request *rq, const struct route *r, cons
  * route (404), the method (405), the owner (401, or for a page 303 to the sign-in page), for
  * a change its Origin and token (403), the body's size (413). Nothing here needs the body. Returns 0 with p filled in, the status of a refusal
  * written to a, or -1 when out of memory. */
+/* Who may take route r: the owner, or anyone for OPEN and MINE; a change with no foreign
+ * Origin, and the token, but for a client's change of its own, which holds none (its page
+ * has none: the Origin check is its guard). Returns 0, or the status of the refusal written
+ * to a. */
+static int route_guard(const struct dash_env *env, const struct dash_request *rq,
+                       const struct route *r, int owner, const struct answer *a)
+{
+    const char *why;
+
+    if (!(r->flags & (OPEN | MINE)) && !owner)
+        return refuse(a, 401, SIGN_IN_FIRST);
+    if ((r->flags & (CHANGES_STATE | SAME_ORIGIN)) && (why = foreign_origin(env, rq)))
+        return refuse(a, 403, why);
+    if ((r->flags & CHANGES_STATE) && (owner || !(r->flags & MINE)) && !token_matches(env, rq))
+        return refuse(a, 403, "a change needs the dashboard's token (the X-Brock-Token header)");
+    return 0;
+}
+
 static int door(const struct dash_env *env, const struct dash_request *rq, const struct answer *a,
                 struct passage *p)
 {
@@ -571,7 +595,6 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
     const char *method = a->head ? "GET" : rq->method;
     const char *q = memchr(rq->target, '?', rq->target_len);
     const struct route *allowed = NULL;
-    const char *why;
     int rc;
 
     p->route = NULL;
@@ -597,16 +620,8 @@ static int door(const struct dash_env *env, const struct dash_request *rq, const
             allowed = r;
             continue;
         }
-        if (!(r->flags & (OPEN | MINE)) && !p->owner)
-            return refuse(a, 401, SIGN_IN_FIRST);
-        if ((r->flags & (CHANGES_STATE | SAME_ORIGIN)) && (why = foreign_origin(env, rq)))
-            return refuse(a, 403, why);
-        if (r->flags & CHANGES_STATE) {
-            if (!token_matches(env, rq))
-                return refuse(a, 403,
-                              "a change needs the dashboard's token (the "
-                              "X-Brock-Token header)");
-        }
+        if ((rc = route_guard(env, rq, r, p->owner, a)) != 0)
+            return rc;
         if (!segment)
             p->arg[0] = '\0';
         p->route = r;

@@ -546,10 +546,7 @@ int dash_api_passthrough_delete(struct dash_call *x)
     return rc < 0 ? -1 : dash_api_passthrough(x);
 }
 
-/* A duration from the body's "for" (brock_duration_parse()'s words) into *ms: 1 when there
- * is one, 0 when the body is empty or has no "for" (*until_resume then says whether it asks
- * for no end), or the answer set to a 400 (-2), or -1 when out of memory. */
-static int body_for(struct dash_call *x, int64_t *ms, int *until_resume)
+int dash_body_for(struct dash_call *x, int64_t *ms, int *until_resume)
 {
     json_t *body = NULL, *v;
     char err[256];
@@ -587,7 +584,7 @@ static int disabled_change(struct dash_call *x, int disabled)
     int64_t ms = 0;
     int timed = 0, ignored, rc;
 
-    if (disabled && (timed = body_for(x, &ms, &ignored)) < 0)
+    if (disabled && (timed = dash_body_for(x, &ms, &ignored)) < 0)
         return timed == -2 ? 0 : -1;
     rc = timed ? brock_site_disable_until(x->e, x->arg, clock_now_ms() + ms)
                : brock_site_set_disabled(x->e, x->arg, disabled);
@@ -601,7 +598,7 @@ static int disabled_change(struct dash_call *x, int disabled)
 int dash_api_pause_put(struct dash_call *x)
 {
     int64_t ms = 0;
-    int until_resume = 0, rc = body_for(x, &ms, &until_resume);
+    int until_resume = 0, rc = dash_body_for(x, &ms, &until_resume);
 
     if (rc < 0)
         return rc == -2 ? 0 : -1;

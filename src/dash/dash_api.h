@@ -92,6 +92,22 @@ int dash_query_number(const char *query, const char *key, long min, long max, lo
  * malformed client, a client brock cannot name); -1 when out of memory. */
 int dash_views(struct dash_call *x, char out[BROCK_CLIENT_MAX]) __attribute__((warn_unused_result));
 
+/* A duration from the body's "for" (brock_duration_parse()'s words) into *ms: 1 when there
+ * is one, 0 when the body is empty or has no "for" (*until_resume then says whether it asks
+ * for no end), or the answer set to a 400 (-2), or -1 when out of memory. */
+int dash_body_for(struct dash_call *x, int64_t *ms, int *until_resume)
+    __attribute__((warn_unused_result));
+
+/* dash_me.c: a client's own switches. GET /api/me: its own (brock_client_settings_json())
+ * with everyone's pause; PUT and DELETE /api/me/pause, /api/me/disabled/SITE: brock paused,
+ * or off on SITE, for that client alone (with ?client=NAME, the owner's choice for one
+ * client). */
+int dash_api_me(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_me_pause_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_me_pause_delete(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_me_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_me_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
+
 /* dash_owner.c: brock's owner (owner.h) and the sign-ins. Wrong passwords an address may give
  * before it waits; then it waits 1 s, 2 s, 4 s, ... up to DASH_SIGNIN_WAIT_MAX seconds. */
 #define DASH_SIGNIN_FREE 3

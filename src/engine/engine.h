@@ -504,6 +504,27 @@ int brock__load_seed(struct brock_engine *e) BROCK_NODISCARD_INTERNAL;
 int brock__seed_read(struct brock_engine *e, json_t **out) BROCK_NODISCARD_INTERNAL;
 int brock__seed_apply(struct brock_engine *e, json_t *seed) BROCK_NODISCARD_INTERNAL;
 
+/* The site a user typed (a host name, a URL, "*." and a host), as disabledSites keeps it,
+ * into host (BROCK_HOST_MAX bytes); BROCK_EINVAL with a sentence in errmsg when it is none,
+ * or, to_add, when it is a public suffix. */
+int brock__site_checked(struct brock_engine *e, const char *site, int to_add,
+                        char *host) BROCK_NODISCARD_INTERNAL;
+
+/* ---- clientchoices.c: each client's own pause and disabled sites ---- */
+
+/* Whether brock is off for client (NULL or "": none) on site_host: its own pause, or a site
+ * it disabled for itself (site_host NULL or "": the pause alone). */
+int brock__client_off(const struct brock_engine *e, const char *client, const char *site_host);
+
+/* Drops the clients' pauses and sites whose end has come by now; returns how many. */
+int brock__clients_prune(struct brock_engine *e, int64_t now);
+
+/* The nearest end still to come among the clients' (Unix ms), or 0. */
+int64_t brock__clients_next_end(const struct brock_engine *e);
+
+/* Whether key is the clients' switches' own key in the settings. */
+int brock__clients_setting(const char *key);
+
 /* Settings: reads the cached flags out of e->settings after it changed. */
 void brock__settings_changed(struct brock_engine *e);
 

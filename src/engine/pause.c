@@ -28,13 +28,14 @@ static int64_t end_of(const json_t *v)
 
 int brock__own_setting(const char *key)
 {
-    return !strcmp(key, PAUSE_KEY) || !strcmp(key, ENDS_KEY);
+    return !strcmp(key, PAUSE_KEY) || !strcmp(key, ENDS_KEY) || brock__clients_setting(key);
 }
 
 void brock__own_settings_drop(struct brock_engine *e)
 {
     json_object_del(e->settings, PAUSE_KEY);
     json_object_del(e->settings, ENDS_KEY);
+    json_object_del(e->settings, "brockClients");
 }
 
 int brock__paused(const struct brock_engine *e)
@@ -107,6 +108,9 @@ int64_t brock_next_end(const struct brock_engine *e)
         if (end && end != BROCK_NO_END && (!next || end < next))
             next = end;
     }
+    end = brock__clients_next_end(e);
+    if (end && (!next || end < next))
+        next = end;
     return next;
 }
 
@@ -135,6 +139,7 @@ static int prune(struct brock_engine *e, int64_t now, void (*on_end)(void *arg, 
         }
         json_object_del(e->settings, PAUSE_KEY);
     }
+    n += brock__clients_prune(e, now);
     if (ends && !json_is_object(ends)) {
         json_object_del(e->settings, ENDS_KEY);
         return n;
@@ -240,6 +245,7 @@ json_t *brock__settings_exported(const struct brock_engine *e)
     }
     json_object_del(out, PAUSE_KEY);
     json_object_del(out, ENDS_KEY);
+    json_object_del(out, "brockClients");
     return out;
 }
 

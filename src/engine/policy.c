@@ -631,6 +631,22 @@ static int widget_ignored(struct brock_engine *e, const struct brock_request *r,
     return 1;
 }
 
+/* A third party that nothing let through before brock's being off would (decide_host()'s
+ * order) gets a disabled site's decision where the client turned brock off for itself. */
+static int client_off(const struct brock_engine *e, const char *client, const char *site,
+                      struct brock_decision *d)
+{
+    if (!d->third_party || d->reason == BROCK_WHY_PRIVATE || d->reason == BROCK_WHY_DISABLED ||
+        !brock__client_off(e, client, site))
+        return 0;
+    d->reason = BROCK_WHY_DISABLED;
+    d->action = BROCK_NOACTION;
+    d->effect = BROCK_PASS;
+    d->site_fix = d->site_choice = 0;
+    d->source[0] = '\0';
+    return 1;
+}
+
 int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
                          struct brock_decision *d)
 {
@@ -667,7 +683,10 @@ int brock_decide_request(struct brock_engine *e, const struct brock_request *r,
     if (rc < 0)
         return rc;
 decided:
-    /* After the decision kept for (host, site): the page's allowances are the request's. */
+    /* After the decision kept for (host, site): the client's switches and the page's
+     * allowances are the request's. */
+    if (r->client && *r->client && client_off(e, r->client, site_norm, d))
+        return 0;
     if (d->reason == BROCK_WHY_ACTION && widget_ignored(e, r, site_norm, d))
         return 0;
     decide_url(e, r, d);

@@ -82,6 +82,12 @@ int brock_send_signals(const struct brock_engine *e, const char *site_host)
            !brock__sitefix_no_signals(e->sitefixes, site_host);
 }
 
+int brock_client_send_signals(const struct brock_engine *e, const char *client,
+                              const char *site_host)
+{
+    return brock_send_signals(e, site_host) && !brock__client_off(e, client, site_host);
+}
+
 int brock_site_is_disabled(const struct brock_engine *e, const char *site_host)
 {
     return brock__site_off(e, site_host);
@@ -102,7 +108,7 @@ static int site_pattern(const char *input, char *out)
 /* The site a user typed, as disabledSites keeps it, into host; a sentence in errmsg when it
  * is none. For a site to disable (to_add), a public suffix is refused too: brock would be
  * off on every site under it. An address is a site of its own. */
-static int site_checked(struct brock_engine *e, const char *site, int to_add, char *host)
+int brock__site_checked(struct brock_engine *e, const char *site, int to_add, char *host)
 {
     if (!site || site_pattern(site, host) < 0)
         return brock__fail(e, BROCK_EINVAL,
@@ -153,7 +159,7 @@ static int site_switch(struct brock_engine *e, const char *host, int64_t until_m
 int brock_site_set_disabled(struct brock_engine *e, const char *site, int disabled)
 {
     char host[BROCK_HOST_MAX];
-    int rc = site_checked(e, site, disabled, host);
+    int rc = brock__site_checked(e, site, disabled, host);
 
     return rc < 0 ? rc : site_switch(e, host, disabled ? BROCK_NO_END : 0);
 }
@@ -166,7 +172,7 @@ int brock_site_disable_until(struct brock_engine *e, const char *site, int64_t u
     if (until_ms <= 0)
         return brock__fail(e, BROCK_EINVAL, "a time off must end after 0 (Unix ms), not at %lld",
                            (long long)until_ms);
-    rc = site_checked(e, site, 1, host);
+    rc = brock__site_checked(e, site, 1, host);
     return rc < 0 ? rc : site_switch(e, host, until_ms);
 }
 

@@ -15,6 +15,7 @@
 #include "process/clientnames.h"
 #include "proxy/blocked.h"
 #include "proxy/conn_features.h"
+#include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "proxy/offtime.h"
 #include "proxy/proxy.h"
@@ -169,7 +170,7 @@ static void conn_client_name(const struct conn *c, char *out, size_t size)
                          (const struct sockaddr *)&peer, out, size);
 }
 
-const char *conn_client_key(struct conn *c, char buf[64])
+const char *conn_client_key(const struct conn *c, char buf[64])
 {
     struct admit_client *cl =
         c->a_client ? c->a_client : strmap_get(&c->px->admit.clients, c->c_peer);

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "monitor/metrics.h"
-#include "proxy/conn_features.h"
 #include "proxy/conn_internal.h"
 #include "proxy/firstparty_share.h"
 #include "proxy/limits.h"
@@ -315,7 +314,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     struct brock_request req = {0};
     struct brock_decision *d;
     const char *allow[LIMIT_WIDGET_ALLOWS];
-    char frame[BROCK_HOST_MAX];
+    char frame[BROCK_HOST_MAX], client[64];
 
     if (!(d = conn_decision_reset(x)))
         return -1;
@@ -327,6 +326,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     req.host = x->host;
     req.site = x->site_known ? x->site : NULL;
     req.type = x->type;
+    req.client = conn_client_key(c, client);
     if (!*req.url)
         req.url = NULL; /* too long to copy: decided on its host */
     conn_widget_allowances(c, &req, allow, frame);

@@ -19,12 +19,6 @@ extern const struct conn_hooks conn_features;
  * a body, once that is read and dropped, if it is small enough to keep the connection. */
 void conn_answer_blocked(struct conn *c);
 
-/* Whose own page views and daily counts c's requests are (brock_client_page_seen()): "" for
- * this machine (--local), whose dashboard shows everyone's; else the name the owner gave the
- * client (--client), or its address. Found once while the client has connections; buf (64
- * bytes) holds it for a connection not counted. */
-const char *conn_client_key(struct conn *c, char buf[64]);
-
 /* ---- conn_inject.c ---- */
 
 struct conn_inject;

@@ -17,6 +17,7 @@
 
 #include "dash/dash.h"
 #include "proxy/conn_features.h"
+#include "proxy/conn_internal.h"
 #include "proxy/csp.h"
 #include "proxy/proxy.h"
 #include "proxy/workers.h"
@@ -136,13 +137,15 @@ static int is_for_script(const struct conn *c)
 {
     const struct exchange *x = &c->c_ex;
     const char *site = x->site_known ? x->site : NULL;
+    char client[64];
 
     if (!c->px->inject_js || x->is_local || x->is_head)
         return 0;
     if (x->type != BROCK_RESOURCE_MAIN_FRAME && x->type != BROCK_RESOURCE_SUB_FRAME)
         return 0;
     return (!x->d || x->d->reason != BROCK_WHY_DISABLED) &&
-           !(site && brock_site_is_disabled(c->px->engine, site));
+           !(site && brock_site_is_disabled(c->px->engine, site)) &&
+           !brock_client_site_is_disabled(c->px->engine, conn_client_key(c, client), site);
 }
 
 /* The jobs of brock's script in the final response whose head c's upstream side holds
@@ -156,6 +159,7 @@ static unsigned script_jobs(const struct conn *c)
     const char *site = x->site_known ? x->site : NULL;
     int status = u->parser.status_code;
     struct script_doc doc;
+    char client[64];
 
     if (!is_for_script(c))
         return 0;
@@ -167,7 +171,7 @@ static unsigned script_jobs(const struct conn *c)
     if (!is_html(conn_header(&u->head, "content-type")) || body_coding(&u->head) < 0)
         return 0;
     doc.host = x->host;
-    doc.signals = brock_send_signals(c->px->engine, site);
+    doc.signals = brock_client_send_signals(c->px->engine, conn_client_key(c, client), site);
     doc.learning = brock_engine_learning(c->px->engine);
     doc.place = SCRIPT_UNPLACED;
     if (x->navigation & REPORT_DOC_TOP)

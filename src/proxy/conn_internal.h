@@ -242,4 +242,11 @@ void conn_decision_free(struct exchange *x);
  * what x->learn says it takes (brock_exchange_request(), brock_exchange_response()). */
 void conn_learn(struct conn *c, const struct http_head *hh, int request);
 
+/* Whose requests c's are, for the client's own page views, daily counts and switches
+ * (brock_request.client): "" for this machine (--local), whose dashboard shows everyone's;
+ * else the name the owner gave the client (--client), or its address. Found once while the
+ * client has connections (conn_answer.c); buf (64 bytes) holds it for a connection not
+ * counted. */
+const char *conn_client_key(const struct conn *c, char buf[64]);
+
 #endif

@@ -91,6 +91,7 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     struct exchange *x = &c->c_ex;
     const struct http_head *hh = &c->c_client.head;
     unsigned flags = 0;
+    char client[64];
 
     if (conn_body_refused(c))
         return;
@@ -103,7 +104,8 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     /* The origin must not read what may follow as another request (RFC 9112 9.6). */
     if (x->up_doubtful)
         flags |= REWRITE_CLOSE;
-    if (!brock_send_signals(c->px->engine, x->site_known ? x->site : NULL))
+    if (!brock_client_send_signals(c->px->engine, conn_client_key(c, client),
+                                   x->site_known ? x->site : NULL))
         flags |= REWRITE_NO_SIGNALS;
     buf_reset(&c->c_req_out);
     if (rewrite_request(hh->h, hh->n, x->method, x->authority, flags, &c->px->rw) < 0) {

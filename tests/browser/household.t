@@ -42,6 +42,8 @@ before(flat(async () => {
   const other = h.netns(`${tag}b`, '198.18.2.1/30', '198.18.2.2/30');
   brock = await startProxy(path.join(tmp, 'state'), {
     port: origin.port, global: ['--no-seed'], listen: '0.0.0.0:0',
+    // Both third parties blocked for everyone from the start.
+    setup: Object.values(HOMES).map(([, pixel]) => ['--no-seed', 'set', pixel, 'block']),
     args: ['--allow', '127.0.0.0/8', '--allow', '198.18.0.0/15', '--local', '127.0.0.1',
            '--client', `laptop=${laptop.address}`] });
   for (const [name, ns] of [['laptop', laptop], ['other', other]]) {
@@ -114,6 +116,69 @@ check('the owner sees everyone\'s sites, and each device\'s on its own', async (
     await page.locator('h1', { hasText: 'Recent sites of 198.18.2.2' }).waitFor();
     await page.locator('#site-rows li').first().waitFor();
     assert.deepEqual(await rows(), ['home-b.test']);
+  } finally {
+    await page.close();
+  }
+}, 60000);
+
+// Whether the device's home page, opened now, loads its third party's pixel.
+async function pixelLoads(name) {
+  const [home, pixel] = HOMES[name];
+  const before = origin.to(pixel).length;
+  const page = await devices[name].browser.context.newPage();
+  try {
+    await page.goto(`http://${home}/`, { waitUntil: 'load' });
+  } finally {
+    await page.close();
+  }
+  return origin.to(pixel).length > before;
+}
+
+check('a device turns brock off on its site for itself; the other device keeps brock on',
+      async () => {
+  assert.equal(await pixelLoads('laptop'), false, 'blocked for everyone');
+  const { page } = devices.laptop;
+  await page.reload({ waitUntil: 'load' });
+  const toggle = page.locator('#sites li[data-site="home-a.test"] button[data-site]');
+  await toggle.waitFor();
+  await toggle.click();
+  await page.locator('#offsites li', { hasText: 'home-a.test' }).waitFor();
+  assert.equal(await toggle.innerText(), 'Turn brock on here');
+  assert.equal(await pixelLoads('laptop'), true, 'off for the laptop');
+  assert.equal(await pixelLoads('other'), false, 'on for the other device');
+  // Paused for itself: the other device's site too would load, for it alone.
+  await page.locator('#offsites li button').click();
+  await page.locator('#offsites li').waitFor({ state: 'detached' });
+  assert.equal(await pixelLoads('laptop'), false);
+  await page.click('#pause-hour');
+  await page.locator('#switch', { hasText: 'paused for this device' }).waitFor();
+  assert.equal(await pixelLoads('laptop'), true);
+  assert.equal(await pixelLoads('other'), false);
+  await page.click('#resume');
+  await page.locator('#switch', { hasText: 'brock is on for this device' }).waitFor();
+  assert.equal(await pixelLoads('laptop'), false);
+}, 60000);
+
+check('the owner turns brock off on a site for one device alone', async () => {
+  const page = await owner.context.newPage();
+  try {
+    await page.goto(`http://127.0.0.1:${brock.port}/#/sites/198.18.2.2`, { waitUntil: 'load' });
+    const off = page.locator('#site-rows li[data-site="home-b.test"] button.client-site');
+    await off.waitFor();
+    assert.equal(await off.innerText(), 'Turn brock off here for 198.18.2.2');
+    await off.click();
+    await page.locator('#client-off li', { hasText: 'home-b.test' }).waitFor();
+    assert.equal(await pixelLoads('other'), true, 'off for that device');
+    assert.equal(await pixelLoads('laptop'), false, 'on for the laptop');
+    await page.locator('#client-off li button').click();
+    await page.locator('#client-off').waitFor({ state: 'detached' });
+    assert.equal(await pixelLoads('other'), false, 'on again');
+    await page.click('#client-pause');
+    await page.locator('#client-resume').waitFor();
+    assert.equal(await pixelLoads('other'), true, 'paused for that device');
+    await page.click('#client-resume');
+    await page.locator('#client-pause').waitFor();
+    assert.equal(await pixelLoads('other'), false);
   } finally {
     await page.close();
   }

@@ -237,6 +237,75 @@ h.check('each client sees its own sites, map and figures; the owner sees each an
   assert.match(bad.stderr, /not a client/);
 });
 
+h.check('a client turns brock off for itself alone; the owner does it for one client',
+        async () => {
+  const page = await ask('/', { from: '127.0.0.1' });
+  const token = /name="brock-token" content="([0-9a-f]+)"/.exec(page.body)[1];
+  const owner = (target, method, body) => ask(target, {
+    from: '127.0.0.1', method, body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'X-Brock-Token': token } });
+  const mine = (from, target, method, body, headers = {}) => ask(target, {
+    from, method, body: body === undefined ? undefined : JSON.stringify(body), headers });
+  // The pixel of three.test on a page of two.test, from a client: its status, and whether
+  // it went with DNT.
+  const pixel = async (from) => {
+    await h.curl(b.port, ['--interface', from, ...h.NAVIGATE_ARGS, 'http://two.test/']);
+    const path = `/px-${crypto.randomBytes(4).toString('hex')}.gif`;
+    const r = await h.curl(b.port, ['--interface', from, '-e', 'http://two.test/',
+                                    `http://three.test${path}`]);
+    const sent = origin.to('three.test', path)[0];
+    return [r.status, sent ? sent.headers.dnt === '1' : null];
+  };
+  let r = await owner('/api/trackers/three.test', 'PUT', { action: 'block' });
+  assert.equal(r.status, 200, r.body);
+  try {
+    assert.deepEqual(await pixel('127.0.0.2'), [403, null]);
+    // Off on two.test for 127.0.0.2 alone.
+    r = await mine('127.0.0.2', '/api/me/disabled/two.test', 'PUT');
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(JSON.parse(r.body).disabled_sites, [{ site: 'two.test', until_ms: null }]);
+    assert.deepEqual(await pixel('127.0.0.2'), [200, false]);
+    assert.deepEqual(await pixel('127.0.0.3'), [403, null]);
+    r = await mine('127.0.0.2', '/api/me/disabled/two.test', 'DELETE');
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(await pixel('127.0.0.2'), [403, null]);
+    // Paused for itself: everywhere, for an hour.
+    r = await mine('127.0.0.2', '/api/me/pause', 'PUT', { for: '1h' });
+    assert.equal(JSON.parse(r.body).paused, true, r.body);
+    assert.deepEqual(await pixel('127.0.0.2'), [200, false]);
+    assert.deepEqual(await pixel('127.0.0.3'), [403, null]);
+    r = await mine('127.0.0.2', '/api/me/pause', 'DELETE');
+    assert.equal(JSON.parse(r.body).paused, false, r.body);
+    assert.deepEqual(await pixel('127.0.0.2'), [403, null]);
+    // A page of another origin cannot, nor a client for another, nor without a body's end.
+    r = await mine('127.0.0.2', '/api/me/pause', 'PUT', { for: '1h' },
+                   { Origin: 'http://evil.example' });
+    assert.equal(r.status, 403);
+    r = await mine('127.0.0.2', '/api/me/disabled/two.test?client=127.0.0.3', 'PUT');
+    assert.equal(r.status, 403);
+    r = await mine('127.0.0.2', '/api/me/pause', 'PUT', {});
+    assert.equal(r.status, 400);
+    r = await mine('127.0.0.2', '/api/me/disabled/com', 'PUT');
+    assert.equal(r.status, 400);
+    assert.equal(JSON.parse((await mine('127.0.0.2', '/api/me')).body).paused, false);
+    // The owner's choice for one client, which needs the owner's token.
+    r = await ask('/api/me/disabled/two.test?client=127.0.0.3', { from: '127.0.0.1',
+                                                                  method: 'PUT' });
+    assert.equal(r.status, 403);
+    r = await owner('/api/me/disabled/two.test?client=127.0.0.3', 'PUT');
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(await pixel('127.0.0.3'), [200, false]);
+    assert.deepEqual(await pixel('127.0.0.2'), [403, null]);
+    r = await mine('127.0.0.3', '/api/me');
+    assert.deepEqual(JSON.parse(r.body).disabled_sites, [{ site: 'two.test', until_ms: null }]);
+    r = await owner('/api/me/disabled/two.test?client=127.0.0.3', 'DELETE');
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(await pixel('127.0.0.3'), [403, null]);
+  } finally {
+    await owner('/api/trackers/three.test', 'PUT', { action: 'reset' });
+  }
+});
+
 h.check('brock passwd refuses an empty password, a long one, and two that differ', async () => {
   for (const [input, why] of [['\n\n', /empty/], [`${'x'.repeat(100000)}\n${'x'.repeat(100000)}\n`,
                                                      /100000 bytes long/],

@@ -299,6 +299,91 @@ static void test_migrate_v4(void **state)
     sqlite3_close(raw);
 }
 
+/* The decision for a pixel of px.tracker.test on a page of news.example, from client. */
+static enum brock_reason decided(struct brock_engine *e, const char *client, int *effect)
+{
+    struct brock_request r = {.url = "http://px.tracker.test/p.gif",
+                              .site = "www.news.example",
+                              .type = BROCK_RESOURCE_IMAGE,
+                              .client = client};
+    struct brock_decision d;
+
+    assert_int_equal(brock_decide_request(e, &r, &d), 0);
+    *effect = (int)d.effect;
+    return d.reason;
+}
+
+static void test_switches(void **state)
+{
+    struct test_fixture *f = *state;
+    struct brock_engine *e = open_engine(f->state), *other;
+    char *text = NULL;
+    size_t len = 0;
+    int effect;
+
+    assert_int_equal(brock_set_user_action(e, "px.tracker.test", BROCK_USER_BLOCK), 0);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_ACTION);
+    assert_int_equal(effect, BROCK_DENY);
+
+    /* Off on the site for kids alone, for good: a name under it too. */
+    assert_int_equal(brock_client_site_set_disabled(e, "kids", "news.example", BROCK_NO_END), 0);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_DISABLED);
+    assert_int_equal(effect, BROCK_PASS);
+    assert_int_equal(decided(e, "laptop", &effect), BROCK_WHY_ACTION);
+    assert_int_equal(decided(e, NULL, &effect), BROCK_WHY_ACTION);
+    assert_int_equal(brock_client_site_is_disabled(e, "kids", "https://www.news.example/a"), 1);
+    assert_int_equal(brock_client_site_is_disabled(e, "kids", "other.example"), 0);
+    assert_int_equal(brock_client_send_signals(e, "kids", "www.news.example"), 0);
+    assert_int_equal(brock_client_send_signals(e, "laptop", "www.news.example"), 1);
+    assert_int_equal(brock_site_is_disabled(e, "www.news.example"), 0);
+    /* Kept in the state; another process sees it after its sync; never exported. */
+    assert_true(brock_sync(e) >= 0);
+    other = open_engine(f->state);
+    assert_int_equal(decided(other, "kids", &effect), BROCK_WHY_DISABLED);
+    assert_int_equal(brock_export(other, "pb", &text, &len), 0);
+    assert_null(strstr(text, "brockClients"));
+    assert_null(strstr(text, "kids"));
+    brock_free(text);
+    assert_int_equal(brock_client_site_set_disabled(e, "kids", "news.example", 0), 0);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_ACTION);
+    assert_true(brock_sync(e) >= 0);
+    assert_true(brock_sync(other) >= 0);
+    assert_int_equal(decided(other, "kids", &effect), BROCK_WHY_ACTION);
+    brock_engine_free(other);
+
+    /* A pause of one client's, until a time (an hour ahead): brock_expire() ends it. */
+    assert_int_equal(brock_client_pause(e, "kids", T(7200000)), 0);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_DISABLED);
+    assert_int_equal(brock_client_site_is_disabled(e, "kids", NULL), 1);
+    assert_true(brock_next_end(e) == T(7200000));
+    assert_int_equal(brock_client_settings_json(e, "kids", &text, &len), 0);
+    assert_non_null(strstr(text, "\"paused\":true"));
+    brock_free(text);
+    assert_true(brock_expire(e, T(7199999), NULL, NULL) == 0);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_DISABLED);
+    assert_true(brock_expire(e, T(7200000), NULL, NULL) >= 1);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_ACTION);
+    assert_int_equal(brock_client_pause(e, "kids", BROCK_NO_END), 0);
+    assert_int_equal(brock_client_resume(e, "kids"), 0);
+    assert_int_equal(brock_client_resume(e, "kids"), 0);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_ACTION);
+    assert_int_equal(brock_client_settings_json(e, "kids", &text, &len), 0);
+    assert_string_equal(text, "{\"client\":\"kids\",\"disabled_sites\":[],\"paused\":false,"
+                              "\"paused_until_ms\":null}");
+    brock_free(text);
+
+    /* Bad input changes nothing. */
+    assert_int_equal(brock_client_pause(e, "two words", BROCK_NO_END), BROCK_EINVAL);
+    assert_int_equal(brock_client_pause(e, "kids", 0), BROCK_EINVAL);
+    assert_int_equal(brock_client_site_set_disabled(e, "kids", "com", BROCK_NO_END), BROCK_EINVAL);
+    assert_int_equal(brock_client_site_set_disabled(e, "kids", "not a site", BROCK_NO_END),
+                     BROCK_EINVAL);
+    assert_int_equal(brock_client_site_set_disabled(e, "kids", "news.example", -5), BROCK_EINVAL);
+    assert_int_equal(brock_client_settings_json(e, "", &text, &len), BROCK_EINVAL);
+    assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_ACTION);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     struct timespec ts;
@@ -312,6 +397,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kept_and_forgotten, setup, test_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_views_cross_processes, setup, test_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_migrate_v4, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_switches, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
