@@ -1191,9 +1191,24 @@ BROCK_API int brock_client_site_is_disabled(const struct brock_engine *e, const 
 BROCK_API int brock_client_send_signals(const struct brock_engine *e, const char *client,
                                         const char *site_host);
 
+/* Adds (allow 1) or removes the widget name from the widgets client always lets load on
+ * site (a host name, normalised here), as brock_widget_site_allow() does for everyone: on
+ * that site, for that client alone, the widget is never replaced and its unblockDomains load.
+ * Returns as brock_widget_site_allow() does, and BROCK_EINVAL for a malformed client. */
+BROCK_API BROCK_NODISCARD int brock_client_widget_site_allow(struct brock_engine *e,
+                                                             const char *client, const char *site,
+                                                             const char *name, int allow);
+
+/* brock_widgets_blocked() for a page client shows: without the widgets client always lets
+ * load on the site. */
+BROCK_API BROCK_NODISCARD int
+brock_client_widgets_blocked(struct brock_engine *e, const char *client, const char *site_host,
+                             const char *const *allow, size_t n_allow, char **out);
+
 /* client's switches as one JSON object into *out (free with brock_free()) and *len:
  * {"client", "paused": bool, "paused_until_ms": int or null (no end), "disabled_sites":
- * [{"site", "until_ms": int or null}]}. Returns 0, BROCK_EINVAL, BROCK_ENOMEM. */
+ * [{"site", "until_ms": int or null}], "widget_allowlist": [{"site", "widget"}]}. Returns
+ * 0, BROCK_EINVAL, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_client_settings_json(struct brock_engine *e, const char *client,
                                                          char **out, size_t *len);
 

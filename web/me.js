@@ -59,7 +59,8 @@ async function getJSON(path, method = 'GET', body) {
 }
 
 // The device's own switches, as /api/me last said them.
-let mine = { paused: false, disabled_sites: [], everyone: { paused: false } };
+let mine = { paused: false, disabled_sites: [], widget_allowlist: [],
+             everyone: { paused: false } };
 
 function until(ms) {
   return ms ? `until ${new Date(ms).toLocaleString()}` : 'until you resume it';
@@ -82,6 +83,14 @@ function showSwitches() {
     const li = document.createElement('li');
     li.append(`Off on ${d.site} ${d.until_ms ? until(d.until_ms) : 'for this device'} `,
               button('Turn brock on there', () => change('DELETE', `/api/me/disabled/${enc(d.site)}`)));
+    return li;
+  }));
+  const widgets = document.getElementById('widgets');
+  widgets.replaceChildren(...(mine.widget_allowlist || []).map((w) => {
+    const li = document.createElement('li');
+    li.append(`${w.widget} always loads on ${w.site} for this device `,
+              button('Replace it again', () => change('DELETE', `/api/me/widgets/${enc(w.site)}`,
+                                                      { widget: w.widget })));
     return li;
   }));
   for (const b of document.querySelectorAll('button[data-site]')) {

@@ -89,6 +89,8 @@ static const struct route routes[] = {
     {"DELETE", "/api/me/pause", MINE | CHANGES_STATE, NO_BODY, dash_api_me_pause_delete},
     {"PUT", "/api/me/disabled/", MINE | CHANGES_STATE, JSON_BODY, dash_api_me_disabled_put},
     {"DELETE", "/api/me/disabled/", MINE | CHANGES_STATE, NO_BODY, dash_api_me_disabled_delete},
+    {"PUT", "/api/me/widgets/", MINE | CHANGES_STATE, JSON_BODY, dash_api_me_widget_put},
+    {"DELETE", "/api/me/widgets/", MINE | CHANGES_STATE, JSON_BODY, dash_api_me_widget_delete},
     {"GET", "/metrics", OPEN, NO_BODY, dash_api_metrics},
     {"GET", "/proxy.pac", ANY_HOST | OPEN, NO_BODY, dash_api_pac},
     {"GET", "/wpad.dat", ANY_HOST | OPEN, NO_BODY, dash_api_pac},

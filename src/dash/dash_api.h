@@ -99,14 +99,16 @@ int dash_body_for(struct dash_call *x, int64_t *ms, int *until_resume)
     __attribute__((warn_unused_result));
 
 /* dash_me.c: a client's own switches. GET /api/me: its own (brock_client_settings_json())
- * with everyone's pause; PUT and DELETE /api/me/pause, /api/me/disabled/SITE: brock paused,
- * or off on SITE, for that client alone (with ?client=NAME, the owner's choice for one
- * client). */
+ * with everyone's pause; PUT and DELETE /api/me/pause, /api/me/disabled/SITE,
+ * /api/me/widgets/SITE: brock paused, or off on SITE, or a widget let load on SITE, for that
+ * client alone (with ?client=NAME, the owner's choice for one client). */
 int dash_api_me(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_me_pause_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_me_pause_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_me_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_me_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_me_widget_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_me_widget_delete(struct dash_call *x) __attribute__((warn_unused_result));
 
 /* dash_owner.c: brock's owner (owner.h) and the sign-ins. Wrong passwords an address may give
  * before it waits; then it waits 1 s, 2 s, 4 s, ... up to DASH_SIGNIN_WAIT_MAX seconds. */

@@ -124,3 +124,41 @@ int dash_api_me_disabled_delete(struct dash_call *x)
 {
     return me_disabled(x, 0);
 }
+
+/* PUT and DELETE /api/me/widgets/SITE {"widget": NAME}: a widget the client always lets load
+ * on SITE (a host), or no longer. */
+static int me_widget(struct dash_call *x, int allow)
+{
+    char client[BROCK_CLIENT_MAX];
+    json_t *body = NULL;
+    const char *name;
+    int rc = me_who(x, client);
+
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (dash_body_object(x, &body) < 0)
+        return -1;
+    if (!body)
+        return 0;
+    if (!(name = json_string_value(json_object_get(body, "widget")))) {
+        json_decref(body);
+        return dash_error(x, 400, "the body names the widget: {\"widget\": NAME}");
+    }
+    rc = brock_client_widget_site_allow(x->e, client, x->arg, name, allow);
+    json_decref(body);
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    if (rc == BROCK_ENOTFOUND)
+        return dash_error(x, 404, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : me_json(x, client);
+}
+
+int dash_api_me_widget_put(struct dash_call *x)
+{
+    return me_widget(x, 1);
+}
+
+int dash_api_me_widget_delete(struct dash_call *x)
+{
+    return me_widget(x, 0);
+}

@@ -2,10 +2,11 @@
 /*
  * Each client's own switches: brock paused for one client, or off on a site for one client,
  * for good or until a time, whether the client chose it for itself or the owner chose it for
- * the client. Kept in the settings object under brock's own key, so that they reach the
+ * the client, and widgets a client always lets load on a site (widgets.c keeps them). Kept in
+ * the settings object under brock's own key, so that they reach the
  * state, the other processes on it and later opens as every setting does:
  *
- *   "brockClients": {CLIENT: {"paused": END, "sites": {SITE: END}}}
+ *   "brockClients": {CLIENT: {"paused": END, "sites": {SITE: END}, "widgets": {HOST: [NAME]}}}
  *
  * END is Unix ms, or BROCK_NO_END for none. As with the pause everywhere (pause.c), no check
  * reads a clock: a switch holds while it is there, and goes when brock_expire() says its
@@ -95,7 +96,8 @@ static void client_tidy_in(json_t *all, const char *client)
 {
     json_t *c = json_object_get(all, client);
 
-    if (c && !json_object_get(c, "paused") && !json_object_size(json_object_get(c, "sites")))
+    if (c && !json_object_get(c, "paused") && !json_object_size(json_object_get(c, "sites")) &&
+        !json_object_size(json_object_get(c, "widgets")))
         json_object_del(all, client);
 }
 
@@ -107,6 +109,42 @@ static void client_tidy(struct brock_engine *e, const char *client)
     client_tidy_in(all, client);
     if (all && !json_object_size(all))
         json_object_del(e->settings, CLIENTS_KEY);
+}
+
+json_t *brock__client_object(struct brock_engine *e, const char *client, int create)
+{
+    return create ? client_ensure(e, client) : client_get(e, client);
+}
+
+void brock__client_tidy(struct brock_engine *e, const char *client)
+{
+    client_tidy(e, client);
+}
+
+int brock__client_widget_listed(const struct brock_engine *e, const char *client, const char *site,
+                                const char *name)
+{
+    json_t *list = json_object_get(json_object_get(client_get(e, client), "widgets"), site), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), name))
+            return 1;
+    }
+    return 0;
+}
+
+int brock__client_widget_allowed(const struct brock_engine *e, const char *client, const char *site,
+                                 const char *host)
+{
+    json_t *list = json_object_get(json_object_get(client_get(e, client), "widgets"), site), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && brock__widget_unblocks(e, json_string_value(v), host))
+            return 1;
+    }
+    return 0;
 }
 
 /* After a change: written at the next sync, read by the next decision. */
@@ -186,6 +224,23 @@ int brock_client_site_set_disabled(struct brock_engine *e, const char *client, c
     return changed(e);
 }
 
+/* c's widgets, as [{site, widget}] appended to out. Returns 0 or -1. */
+static int widgets_json(json_t *c, json_t *out)
+{
+    json_t *names, *v;
+    const char *site;
+    size_t i;
+
+    json_object_foreach(json_object_get(c, "widgets"), site, names) {
+        json_array_foreach(names, i, v) {
+            if (json_is_string(v) &&
+                json_array_append_new(out, json_pack("{s:s, s:O}", "site", site, "widget", v)) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int brock_client_settings_json(struct brock_engine *e, const char *client, char **out, size_t *len)
 {
     json_t *c, *o, *sites, *end;
@@ -198,10 +253,10 @@ int brock_client_settings_json(struct brock_engine *e, const char *client, char 
         return BROCK_EINVAL;
     c = client_get(e, client);
     paused = end_of(json_object_get(c, "paused"));
-    o = json_pack("{s:s, s:b, s:o, s:[]}", "client", client, "paused", paused > 0,
+    o = json_pack("{s:s, s:b, s:o, s:[], s:[]}", "client", client, "paused", paused > 0,
                   "paused_until_ms",
                   paused && paused != BROCK_NO_END ? json_integer((json_int_t)paused) : json_null(),
-                  "disabled_sites");
+                  "disabled_sites", "widget_allowlist");
     sites = json_object_get(o, "disabled_sites");
     json_object_foreach(json_object_get(c, "sites"), site, end) {
         int64_t until = end_of(end);
@@ -215,6 +270,10 @@ int brock_client_settings_json(struct brock_engine *e, const char *client, char 
             json_decref(o);
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         }
+    }
+    if (widgets_json(c, json_object_get(o, "widget_allowlist")) < 0) {
+        json_decref(o);
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
     }
     if (!o || !(*out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII))) {
         json_decref(o);

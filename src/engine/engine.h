@@ -525,6 +525,21 @@ int64_t brock__clients_next_end(const struct brock_engine *e);
 /* Whether key is the clients' switches' own key in the settings. */
 int brock__clients_setting(const char *key);
 
+/* client's object in the settings (made when missing, with create; NULL when none or out of
+ * memory), and its removal once nothing is left in it. */
+json_t *brock__client_object(struct brock_engine *e, const char *client, int create);
+void brock__client_tidy(struct brock_engine *e, const char *client);
+
+/* Whether client always lets the widget name load on site (an exact host), and whether one
+ * it so lets load there unblocks host. */
+int brock__client_widget_listed(const struct brock_engine *e, const char *client, const char *site,
+                                const char *name);
+int brock__client_widget_allowed(const struct brock_engine *e, const char *client, const char *site,
+                                 const char *host);
+
+/* Whether one of the widget name's unblockDomains matches host (widgets.c). */
+int brock__widget_unblocks(const struct brock_engine *e, const char *name, const char *host);
+
 /* Settings: reads the cached flags out of e->settings after it changed. */
 void brock__settings_changed(struct brock_engine *e);
 

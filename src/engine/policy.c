@@ -611,19 +611,37 @@ static void decide_url(struct brock_engine *e, const struct brock_request *r,
  * "ignore", passed untouched and never learned from. Widget allowances are keyed by the page's
  * exact host, as Privacy Badger keys widgetSiteAllowlist by the tab's host: site, normalised
  * ("": unknown). */
+/* Whether the request's client always lets a widget load on the page's site (its exact
+ * host) that unblocks the host, or the frame the request came from, or its CNAME target. */
+static int client_widget(const struct brock_engine *e, const struct brock_request *r,
+                         const char *site, const struct brock_decision *d)
+{
+    const char *frame = r->frame_host && *r->frame_host ? r->frame_host : NULL;
+
+    if (!r->client || !*r->client || !site)
+        return 0;
+    return brock__client_widget_allowed(e, r->client, site, d->host) ||
+           (strcmp(d->host, d->tracker) != 0 &&
+            brock__client_widget_allowed(e, r->client, site, d->tracker)) ||
+           (frame && brock__client_widget_allowed(e, r->client, site, frame));
+}
+
 static int widget_ignored(struct brock_engine *e, const struct brock_request *r, const char *site,
                           struct brock_decision *d)
 {
     const struct brock__decide_settings *ds = e->plain ? NULL : brock__decide_settings(e);
     const char *s = *site ? site : NULL;
 
-    if (ds && !ds->widget_sites.len && !r->n_widget_allow)
-        return 0;
-    if (ds ? !brock__widget_allowed_in(ds, r, s, d->host) &&
-                 (!strcmp(d->host, d->tracker) || !brock__widget_allowed_in(ds, r, s, d->tracker))
-           : !brock__widget_allowed(e, r, s, d->host) &&
-                 (!strcmp(d->host, d->tracker) || !brock__widget_allowed(e, r, s, d->tracker)))
-        return 0;
+    if (!client_widget(e, r, s, d)) {
+        if (ds && !ds->widget_sites.len && !r->n_widget_allow)
+            return 0;
+        if (ds ? !brock__widget_allowed_in(ds, r, s, d->host) &&
+                     (!strcmp(d->host, d->tracker) ||
+                      !brock__widget_allowed_in(ds, r, s, d->tracker))
+               : !brock__widget_allowed(e, r, s, d->host) &&
+                     (!strcmp(d->host, d->tracker) || !brock__widget_allowed(e, r, s, d->tracker)))
+            return 0;
+    }
     d->reason = BROCK_WHY_WIDGET;
     d->action = BROCK_NOACTION;
     d->effect = BROCK_PASS;

@@ -252,6 +252,12 @@ fail_item:
 int brock_widgets_blocked(struct brock_engine *e, const char *site_host, const char *const *allow,
                           size_t n_allow, char **out)
 {
+    return brock_client_widgets_blocked(e, NULL, site_host, allow, n_allow, out);
+}
+
+int brock_client_widgets_blocked(struct brock_engine *e, const char *client, const char *site_host,
+                                 const char *const *allow, size_t n_allow, char **out)
+{
     char site[BROCK_HOST_MAX];
     json_t *list, *w;
     const char *name;
@@ -268,6 +274,7 @@ int brock_widgets_blocked(struct brock_engine *e, const char *site_host, const c
         json_t *item;
 
         if (!json_is_object(w) || excluded(e, name) || site_allows(e, site, name) ||
+            (client && *client && brock__client_widget_listed(e, client, site, name)) ||
             !widget_blocked(e, w, site, allow, n_allow))
             continue;
         /* A widget the user's own choice keeps blocked is replaced all the same, but its
@@ -284,6 +291,87 @@ int brock_widgets_blocked(struct brock_engine *e, const char *site_host, const c
     if (!*out)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     return n;
+}
+
+int brock__widget_unblocks(const struct brock_engine *e, const char *name, const char *host)
+{
+    json_t *list = unblock_domains(widget_get(e, name)), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && brock_widget_pattern_match(json_string_value(v), host))
+            return 1;
+    }
+    return 0;
+}
+
+/* Takes name off client's widgets on host, the empty objects with it. Returns 0 or -1. */
+static int client_widget_remove(struct brock_engine *e, const char *client, json_t *c,
+                                const char *host, const char *name)
+{
+    json_t *widgets = json_object_get(c, "widgets"), *list = json_object_get(widgets, host), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), name))
+            break;
+    }
+    if (json_array_remove(list, i) < 0 ||
+        (!json_array_size(list) && json_object_del(widgets, host) < 0))
+        return -1;
+    if (!json_object_size(widgets))
+        json_object_del(c, "widgets");
+    brock__client_tidy(e, client);
+    return 0;
+}
+
+/* Puts name on client's widgets on host. Returns 0 or -1. */
+static int client_widget_add(json_t *c, const char *host, const char *name)
+{
+    json_t *widgets = json_object_get(c, "widgets"), *list;
+
+    if (!json_is_object(widgets)) {
+        if (json_object_set_new(c, "widgets", json_object()) < 0)
+            return -1;
+        widgets = json_object_get(c, "widgets");
+    }
+    if (!json_is_array(list = json_object_get(widgets, host))) {
+        if (json_object_set_new(widgets, host, json_array()) < 0)
+            return -1;
+        list = json_object_get(widgets, host);
+    }
+    return json_array_append_new(list, json_string(name));
+}
+
+int brock_client_widget_site_allow(struct brock_engine *e, const char *client, const char *site,
+                                   const char *name, int allow)
+{
+    char host[BROCK_HOST_MAX];
+    json_t *c;
+    int listed;
+
+    if (!brock__client_ok(client))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a client", client ? client : "(null)");
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !hostname_valid(host))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
+                           site ? site : "(null)");
+    if (!name)
+        name = "";
+    if (allow && !widget_get(e, name))
+        return brock__fail(e, BROCK_ENOTFOUND, "no widget is called '%.80s'", name);
+    listed = brock__client_widget_listed(e, client, host, name);
+    if (!allow && !listed)
+        return brock__fail(e, BROCK_ENOTFOUND, "%s does not allow the widget '%.80s' for %s", host,
+                           name, client);
+    if (allow && listed)
+        return 0;
+    if (!(c = brock__client_object(e, client, allow)) ||
+        (allow ? client_widget_add(c, host, name)
+               : client_widget_remove(e, client, c, host, name)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    brock__settings_touch(e, "brockClients");
+    brock__settings_changed(e);
+    return 0;
 }
 
 int brock_widget_unblock_each(const struct brock_engine *e, const char *name,

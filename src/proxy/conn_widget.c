@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "proxy/conn_features.h"
+#include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "proxy/report.h"
 
@@ -43,8 +44,9 @@ static int widgets_list(struct conn *c, const char *site, int keep)
     const char *allow[WIDGET_ALLOW_GIVEN];
     size_t n =
         widget_allows_get(&px->widgets, c->c_peer, site, conn_now_ms(c), allow, WIDGET_ALLOW_GIVEN);
-    char *json = NULL;
-    int rc = brock_widgets_blocked(px->engine, site, allow, n, &json);
+    char *json = NULL, client[64];
+    int rc =
+        brock_client_widgets_blocked(px->engine, conn_client_key(c, client), site, allow, n, &json);
 
     if (rc == BROCK_ENOMEM) {
         conn_out_of_memory(c, "listing a page's widgets");
@@ -108,7 +110,9 @@ static int allow_holds(struct conn *c, const struct report_widget *w, char *why,
 
 /* A click on a placeholder's button: the widget's unblockDomains load on this client's page
  * from now on (for LIMIT_WIDGET_ALLOW_MS), and with "always" on every later visit to the
- * site too (the widgetSiteAllowlist setting). Nothing changes unless all of it is good. */
+ * site too: this machine's choice is everyone's (the widgetSiteAllowlist setting), another
+ * client's its own (brock_client_widget_site_allow()). Nothing changes unless all of it is
+ * good. */
 static int widget_allow(struct conn *c, const char *site, const struct report_widget *w, int keep)
 {
     struct proxy *px = c->px;
@@ -116,7 +120,11 @@ static int widget_allow(struct conn *c, const char *site, const struct report_wi
     int rc;
 
     if (w->always) {
-        rc = brock_widget_site_allow(px->engine, site, w->widget, 1);
+        char buf[64];
+        const char *client = conn_client_key(c, buf);
+
+        rc = *client ? brock_client_widget_site_allow(px->engine, client, site, w->widget, 1)
+                     : brock_widget_site_allow(px->engine, site, w->widget, 1);
         if (rc == BROCK_ENOMEM) {
             conn_out_of_memory(c, "allowing a widget on a site");
             return -1;

@@ -242,7 +242,8 @@ check('Privoxy blocks, strips cookies and lets the exceptions through', async ()
     res.end('origin\n');
   });
   await new Promise((resolve) => origin.listen(0, '127.0.0.1', resolve));
-  const port = await freePort();
+  // A TCP port (a UDP one free may be taken for TCP, by a connection of another test).
+  const port = await h.freePort();
   const conf = path.join(dir, 'privoxy.conf');
   const lines = [`confdir ${dir}`, `logdir ${dir}`, `actionsfile ${file}`,
                  `listen-address 127.0.0.1:${port}`, `forward / 127.0.0.1:${origin.address().port}`];

@@ -301,6 +301,18 @@ h.check('a client turns brock off for itself alone; the owner does it for one cl
     r = await owner('/api/me/disabled/two.test?client=127.0.0.3', 'DELETE');
     assert.equal(r.status, 200, r.body);
     assert.deepEqual(await pixel('127.0.0.3'), [403, null]);
+    // A widget the client always lets load on a site: its own list alone.
+    r = await mine('127.0.0.2', '/api/me/widgets/two.test', 'PUT', { widget: 'YouTube' });
+    assert.equal(r.status, 200, r.body);
+    assert.deepEqual(JSON.parse(r.body).widget_allowlist, [{ site: 'two.test', widget: 'YouTube' }]);
+    r = await mine('127.0.0.2', '/api/me/widgets/two.test', 'PUT', { widget: 'Nope' });
+    assert.equal(r.status, 404);
+    r = await owner('/api/settings', 'GET');
+    assert.deepEqual(JSON.parse(r.body).widget_allowlist, [], 'everyone\'s list is as it was');
+    r = await mine('127.0.0.3', '/api/me');
+    assert.deepEqual(JSON.parse(r.body).widget_allowlist, []);
+    r = await mine('127.0.0.2', '/api/me/widgets/two.test', 'DELETE', { widget: 'YouTube' });
+    assert.deepEqual(JSON.parse(r.body).widget_allowlist, []);
   } finally {
     await owner('/api/trackers/three.test', 'PUT', { action: 'reset' });
   }

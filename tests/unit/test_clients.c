@@ -369,7 +369,7 @@ static void test_switches(void **state)
     assert_int_equal(decided(e, "kids", &effect), BROCK_WHY_ACTION);
     assert_int_equal(brock_client_settings_json(e, "kids", &text, &len), 0);
     assert_string_equal(text, "{\"client\":\"kids\",\"disabled_sites\":[],\"paused\":false,"
-                              "\"paused_until_ms\":null}");
+                              "\"paused_until_ms\":null,\"widget_allowlist\":[]}");
     brock_free(text);
 
     /* Bad input changes nothing. */

@@ -289,6 +289,70 @@ static void test_site_allowlist(void **state)
     brock_engine_free(e);
 }
 
+/* The YouTube embed on a page of site, from client. */
+static enum brock_reason client_decides(struct brock_engine *e, const char *client,
+                                        const char *site)
+{
+    struct brock_request r = {.url = "https://www.youtube.com/embed/x",
+                              .site = site,
+                              .type = BROCK_RESOURCE_SUB_FRAME,
+                              .client = client};
+    struct brock_decision d;
+
+    assert_int_equal(brock_decide_request(e, &r, &d), 0);
+    return d.reason;
+}
+
+/* A widget one client always lets load on a site: for that client alone. */
+static void test_client_allowlist(void **state)
+{
+    const struct test_fixture *f = *state;
+    struct brock_engine *e = test_engine_pb(f->state);
+    char *json = NULL, *text = NULL, everyone[64] = "";
+    size_t len = 0;
+
+    assert_int_equal(brock_set_user_action(e, "youtube.com", BROCK_USER_BLOCK), 0);
+    assert_int_equal(brock_client_widgets_blocked(e, "kids", "site.example", NULL, 0, &json), 1);
+    assert_non_null(strstr(json, "YouTube"));
+    brock_free(json);
+    assert_int_equal(brock_client_widget_site_allow(e, "kids", "Site.Example", "YouTube", 1), 0);
+    assert_int_equal(brock_client_widget_site_allow(e, "kids", "site.example", "YouTube", 1), 0);
+    assert_int_equal(brock_client_widget_site_allow(e, "kids", "site.example", "Nope", 1),
+                     BROCK_ENOTFOUND);
+    assert_int_equal(brock_client_widget_site_allow(e, "two words", "site.example", "YouTube", 1),
+                     BROCK_EINVAL);
+    assert_int_equal(brock_client_widget_site_allow(e, "kids", "not a site", "YouTube", 1),
+                     BROCK_EINVAL);
+    assert_int_equal(client_decides(e, "kids", "site.example"), BROCK_WHY_WIDGET);
+    assert_int_equal(client_decides(e, "laptop", "site.example"), BROCK_WHY_ACTION);
+    assert_int_equal(client_decides(e, NULL, "site.example"), BROCK_WHY_ACTION);
+    /* Keyed by the exact host, as everyone's list is. */
+    assert_int_equal(client_decides(e, "kids", "www.site.example"), BROCK_WHY_ACTION);
+    /* Not replaced on that client's page; on another's it is. */
+    assert_int_equal(brock_client_widgets_blocked(e, "kids", "site.example", NULL, 0, &json), 0);
+    brock_free(json);
+    assert_int_equal(brock_client_widgets_blocked(e, "laptop", "site.example", NULL, 0, &json), 1);
+    brock_free(json);
+    /* Everyone's list is left as it was. */
+    assert_int_equal(brock_widget_site_allowlist_each(e, collect_pairs, everyone), 0);
+    assert_string_equal(everyone, "");
+    assert_int_equal(brock_client_settings_json(e, "kids", &text, &len), 0);
+    assert_non_null(strstr(text, "\"widget_allowlist\":[{\"site\":\"site.example\","
+                                 "\"widget\":\"YouTube\"}]"));
+    brock_free(text);
+    assert_int_equal(brock_sync(e), 0);
+    brock_engine_free(e);
+
+    /* It lasts, and goes. */
+    e = test_engine_pb(f->state);
+    assert_int_equal(client_decides(e, "kids", "site.example"), BROCK_WHY_WIDGET);
+    assert_int_equal(brock_client_widget_site_allow(e, "kids", "site.example", "YouTube", 0), 0);
+    assert_int_equal(brock_client_widget_site_allow(e, "kids", "site.example", "YouTube", 0),
+                     BROCK_ENOTFOUND);
+    assert_int_equal(client_decides(e, "kids", "site.example"), BROCK_WHY_ACTION);
+    brock_engine_free(e);
+}
+
 /* The allowlist a decision reads is read out of the settings once: each way it can change is
  * seen by the very next decision, after decisions that read it before. */
 static void test_allowlist_change_seen(void **state)
@@ -338,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_user_choice),
         cmocka_unit_test(test_decide),
         cmocka_unit_test_setup_teardown(test_site_allowlist, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_client_allowlist, setup, test_fixture_teardown),
         cmocka_unit_test(test_allowlist_change_seen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
