@@ -37,6 +37,7 @@ static inline void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->fp_scripts, brock__fp_free);
     strvec_cleanup(&e->deleted);
     strvec_cleanup(&e->forgotten);
+    brock__pages_free(e->pages);
     brock__daily_free(e->daily);
     json_decref(e->settings);
     free(e);
