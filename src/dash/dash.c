@@ -108,6 +108,9 @@ static const char *const open_files[] = {"/signin.html", "/signin.js", "/me.html
                                          "/favicon.ico", "/ca",        "/ca.html"};
 
 #define SIGN_IN_FIRST "this is for brock's owner: sign in first (/signin.html)"
+#define OWNER_ONLY                                                                                 \
+    "only brock's owner changes this for everyone (/signin.html); a client's own switches are "    \
+    "under /api/me/"
 
 /* ---- the environment ---- */
 
@@ -581,8 +584,11 @@ static int route_guard(const struct dash_env *env, const struct dash_request *rq
 {
     const char *why;
 
+    /* A change of the owner's is forbidden to a client (whatever it may sign in as later);
+     * the rest asks it to sign in. */
     if (!(r->flags & (OPEN | MINE)) && !owner)
-        return refuse(a, 401, SIGN_IN_FIRST);
+        return (r->flags & CHANGES_STATE) ? refuse(a, 403, OWNER_ONLY)
+                                          : refuse(a, 401, SIGN_IN_FIRST);
     if ((r->flags & (CHANGES_STATE | SAME_ORIGIN)) && (why = foreign_origin(env, rq)))
         return refuse(a, 403, why);
     if ((r->flags & CHANGES_STATE) && (owner || !(r->flags & MINE)) && !token_matches(env, rq))

@@ -157,6 +157,14 @@ int dash_api_log(struct dash_call *x)
 
     if (!x->env->host.log)
         return dash_error(x, 404, "this brock keeps no live request log");
+    /* Another client's log is not a client's to ask for; the owner's holds every client's,
+     * each event naming its own. */
+    if (dash_query_has(x->query, "client"))
+        return dash_error(x, dash_owner_is(x->env, x->rq) ? 400 : 403,
+                          dash_owner_is(x->env, x->rq)
+                              ? "the log holds every client's requests, each with its \"client\""
+                              : "a client sees its own browsing alone; the owner sees each "
+                                "client's");
     if (log_start(x, &next) < 0)
         return dash_error(x, 400, "the Last-Event-ID header is not an event's id (a number)");
     if (!st || !st->stream_ok)

@@ -127,8 +127,22 @@ h.check('before any password, a client of the network sees nothing of the browsi
   assert.deepEqual(JSON.parse(r.body).sites, []);
   r = await ask('/api/stats?days=1');
   assert.equal(JSON.parse(r.body)[0].allowed, 0);
-  r = await ask('/api/pause', { method: 'PUT', body: '{"until_resume": true}' });
-  assert.equal(r.status, 401);
+  // An owner's change: forbidden, whatever a client sends with it; nothing changed.
+  for (const [target, method, body] of [['/api/pause', 'PUT', '{"until_resume": true}'],
+                                        ['/api/disabled/two.test', 'PUT', undefined],
+                                        ['/api/reset', 'POST', undefined],
+                                        ['/api/trackers/two.test', 'PUT', '{"action":"block"}']]) {
+    r = await ask(target, { method, body, headers: { 'X-Brock-Token': '0'.repeat(64) } });
+    assert.equal(r.status, 403, target);
+    assert.match(JSON.parse(r.body).error, /only brock's owner/, target);
+  }
+  r = await ask('/api/settings', { from: '127.0.0.1' });
+  assert.equal(JSON.parse(r.body).paused, false);
+  assert.deepEqual(JSON.parse(r.body).disabled_sites, []);
+  // Nor another client's log.
+  r = await ask('/api/log?client=127.0.0.3');
+  assert.equal(r.status, 403);
+  assert.deepEqual(Object.keys(JSON.parse(r.body)), ['error']);
   for (const target of ['/signin.html', '/signin.js', '/app.css', '/proxy.pac', '/wpad.dat',
                         '/metrics', '/ca']) {
     r = await ask(target);
