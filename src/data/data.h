@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "brock.h"
+#include "util/arena.h"
 #include "util/attr.h"
 #include "util/strmap.h"
 #include "util/strvec.h"
@@ -48,7 +49,9 @@ struct brock_lists {
     struct strvec yellow_order; /* the same, in the list's order */
     struct strmap dnt_hashes;   /* sha1 hex → policy name (owned string) */
     struct strmap mdfp;         /* base → group number + 1, cast to a pointer */
-    struct strmap cname;        /* alias FQDN → tracker FQDN (owned string) */
+    struct strmap cname;        /* alias FQDN → tracker FQDN, both in cname_text (a borrowed
+                                   map: 76,000 aliases cost no allocation of their own) */
+    struct arena cname_text;
     struct strvec widget_domains;
     json_t *widgets; /* socialwidgets.json as read (widget name → object); NULL:
                         none (widgets.c reads it) */

@@ -95,7 +95,8 @@ void brock__lists_init(struct brock_lists *l)
     strmap_init(&l->yellow);
     strmap_init(&l->dnt_hashes);
     strmap_init(&l->mdfp);
-    strmap_init(&l->cname);
+    strmap_init_borrowed(&l->cname);
+    arena_init(&l->cname_text, 64 * 1024);
     l->data_fd = -1;
 }
 
@@ -294,7 +295,8 @@ void brock__lists_cleanup(struct brock_lists *l)
     strvec_cleanup(&l->yellow_order);
     strmap_cleanup(&l->dnt_hashes, mem_free);
     strmap_cleanup(&l->mdfp, NULL);
-    strmap_cleanup(&l->cname, mem_free);
+    strmap_cleanup(&l->cname, NULL);
+    arena_cleanup(&l->cname_text);
     strvec_cleanup(&l->widget_domains);
     json_decref(l->widgets);
     l->widgets = NULL;

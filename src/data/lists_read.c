@@ -291,9 +291,12 @@ static int cname_key(void *ctx, const unsigned char *s, size_t n)
 {
     struct cname_read *r = ctx;
 
-    /* The message names as much of the alias as a host name holds. */
-    snprintf(r->key, sizeof(r->key), "%.*s", (int)(n < BROCK_HOST_MAX ? n : BROCK_HOST_MAX - 1),
-             (const char *)s);
+    size_t k = n < BROCK_HOST_MAX ? n : BROCK_HOST_MAX - 1;
+
+    /* The message names as much of the alias as a host name holds (copied by hand: this runs
+     * 76,000 times at every start). */
+    memcpy(r->key, s, k);
+    r->key[k] = '\0';
     if (!n || memchr(s, '\0', n))
         return cname_bad_target(r);
     r->skip = n >= BROCK_HOST_MAX;
@@ -303,7 +306,8 @@ static int cname_key(void *ctx, const unsigned char *s, size_t n)
 static int cname_string(void *ctx, const unsigned char *s, size_t n)
 {
     struct cname_read *r = ctx;
-    char *target, *old;
+    char *key, *target;
+    size_t klen;
 
     if (!r->depth)
         return cname_not_map(r);
@@ -311,15 +315,21 @@ static int cname_string(void *ctx, const unsigned char *s, size_t n)
         return cname_bad_target(r);
     if (r->skip)
         return 1;
-    target = mem_strndup((const char *)s, n);
-    old = target ? strmap_get(&r->l->cname, r->key) : NULL;
-    if (!target || strmap_put(&r->l->cname, r->key, target) < 0) {
-        mem_free(target);
+    /* Alias and target in one piece of the arena; a repeated alias keeps its first key, and
+     * the last target holds, as in any JSON reader. */
+    klen = strlen(r->key);
+    if (!(key = arena_alloc(&r->l->cname_text, klen + 1 + n + 1))) {
         r->err = oom(r->cx, r->name);
         return 0;
     }
-    /* A repeated alias: the last target holds, as in any JSON reader. */
-    mem_free(old);
+    memcpy(key, r->key, klen + 1);
+    target = key + klen + 1;
+    memcpy(target, s, n);
+    target[n] = '\0';
+    if (strmap_put(&r->l->cname, key, target) < 0) {
+        r->err = oom(r->cx, r->name);
+        return 0;
+    }
     return 1;
 }
 
@@ -364,8 +374,12 @@ int brock__cname_read(const struct brock__data_ctx *cx, struct brock_lists *l, c
     yajl_status st;
     int rc = 0;
 
-    if (!y)
+    /* Some 50 bytes an alias: room made once, rather than the table grown 13 times over. */
+    if (!y || strmap_reserve(&l->cname, l->cname.len + len / 40) < 0) {
+        if (y)
+            yajl_free(y);
         return oom(cx, name);
+    }
     st = yajl_parse(y, (const unsigned char *)text, len);
     if (st == yajl_status_ok)
         st = yajl_complete_parse(y);

@@ -25,6 +25,12 @@ void strmap_init(struct strmap *m)
         m->seed = (uint64_t)(uintptr_t)m ^ 0x9e3779b97f4a7c15ULL;
 }
 
+void strmap_init_borrowed(struct strmap *m)
+{
+    strmap_init(m);
+    m->borrowed = 1;
+}
+
 void strmap_cleanup(struct strmap *m, void (*free_val)(void *))
 {
     for (size_t i = 0; i < m->cap; i++) {
@@ -32,7 +38,8 @@ void strmap_cleanup(struct strmap *m, void (*free_val)(void *))
         if (s->key && s->key != STRMAP_TOMB) {
             if (free_val)
                 free_val(s->val);
-            mem_free(s->key);
+            if (!m->borrowed)
+                mem_free(s->key);
         }
     }
     mem_free(m->slots);
@@ -91,6 +98,16 @@ static int resize(struct strmap *m, size_t ncap)
     return 0;
 }
 
+int strmap_reserve(struct strmap *m, size_t n)
+{
+    size_t ncap = m->cap ? m->cap : 16;
+
+    /* put's bound: at most 3/4 full, tombstones included. */
+    while ((n + 1) * 4 > ncap * 3)
+        ncap *= 2;
+    return ncap > m->cap || m->used > m->len ? resize(m, ncap) : 0;
+}
+
 int strmap_put(struct strmap *m, const char *key, void *val)
 {
     size_t n = strlen(key), mask;
@@ -113,7 +130,7 @@ int strmap_put(struct strmap *m, const char *key, void *val)
         if (resize(m, ncap) < 0)
             return -1;
     }
-    k = mem_strndup(key, n);
+    k = m->borrowed ? (char *)(uintptr_t)key : mem_strndup(key, n);
     if (!k)
         return -1;
     mask = m->cap - 1;
@@ -150,7 +167,8 @@ void *strmap_del(struct strmap *m, const char *key)
     if (!s)
         return NULL;
     v = s->val;
-    mem_free(s->key);
+    if (!m->borrowed)
+        mem_free(s->key);
     s->key = STRMAP_TOMB;
     s->val = NULL;
     m->len--;

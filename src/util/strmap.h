@@ -20,11 +20,17 @@ struct strmap {
     size_t len;  /* live keys */
     size_t used; /* live keys and tombstones */
     uint64_t seed;
+    int borrowed; /* keys are the caller's, not copied (strmap_init_borrowed()) */
 };
 
 void strmap_init(struct strmap *m);
 
-/* Frees the keys and, with free_val, every value; leaves m empty and reusable. */
+/* The same for a map whose keys are not copied: each key put must stay as it is, at the same
+ * place, as long as it is in the map (strings of an arena's, say). Nothing frees them. */
+void strmap_init_borrowed(struct strmap *m);
+
+/* Frees the keys (but borrowed ones) and, with free_val, every value; leaves m empty and
+ * reusable. */
 void strmap_cleanup(struct strmap *m, void (*free_val)(void *));
 
 /* The value for key (n bytes, not necessarily NUL-terminated), or NULL. */
@@ -34,6 +40,10 @@ void *strmap_get(const struct strmap *m, const char *key);
 /* Sets key to val (not NULL), replacing any value (the old one is not freed). Returns 0, or
  * -1 when out of memory (m unchanged). */
 int strmap_put(struct strmap *m, const char *key, void *val) __attribute__((warn_unused_result));
+
+/* Makes room for n keys in all, so that putting them does not grow the table again. Returns
+ * 0, or -1 when out of memory (m unchanged). */
+int strmap_reserve(struct strmap *m, size_t n) __attribute__((warn_unused_result));
 
 /* Removes key; returns its value, or NULL if it was absent. */
 void *strmap_del(struct strmap *m, const char *key);

@@ -36,10 +36,7 @@ static struct brock_engine *engine_new(void)
     strmap_init(&e->snitches);
     strmap_init(&e->tracking);
     strmap_init(&e->fp_scripts);
-    strmap_init(&e->lists.yellow);
-    strmap_init(&e->lists.dnt_hashes);
-    strmap_init(&e->lists.mdfp);
-    strmap_init(&e->lists.cname);
+    brock__lists_init(&e->lists);
     e->check_dnt = 1;
     e->learn = 1;
     e->threshold = BROCK__TRACKING_THRESHOLD;
@@ -55,6 +52,32 @@ static void engine_free(struct brock_engine *e)
     strmap_cleanup(&e->fp_scripts, NULL);
     strvec_cleanup(&e->deleted);
     mem_free(e);
+}
+
+/* The CNAME map as read (a stream into a borrowed map over an arena) against the file read
+ * whole by another reader: every alias gives its target, and names around them give none. */
+static void cname_same_as_json(const struct brock_engine *e)
+{
+    json_t *all = json_load_file(test_data("privacybadger/cname_domains.json"), 0, NULL), *v;
+    const char *alias;
+    char longer[BROCK_HOST_MAX + 8];
+
+    assert_non_null(all);
+    assert_int_equal(json_object_size(all), e->lists.cname.len);
+    json_object_foreach(all, alias, v) {
+        const char *got = brock__cname(&e->lists, alias, strlen(alias));
+
+        assert_non_null(got);
+        assert_string_equal(got, json_string_value(v));
+        snprintf(longer, sizeof(longer), "x.%s", alias);
+        if (!json_object_get(all, longer))
+            assert_null(brock__cname(&e->lists, longer, strlen(longer)));
+        /* Its first bytes are a name of their own, an alias or not. */
+        snprintf(longer, sizeof(longer), "%.*s", (int)strlen(alias) - 1, alias);
+        if (!json_object_get(all, longer))
+            assert_null(brock__cname(&e->lists, alias, strlen(alias) - 1));
+    }
+    json_decref(all);
 }
 
 /* ---- temporary data folders, removed by teardown even when a test fails ---- */
@@ -240,6 +263,7 @@ static void test_load_flat(void **state)
                         "easyjet-com.affex.org");
     assert_null(brock__cname(&e->lists, "0.net.easyjet.com", 16));
     assert_null(brock__cname(&e->lists, "easyjet.com", 11));
+    cname_same_as_json(e);
 
     assert_int_equal(count_widget_domains(test_data("privacybadger/socialwidgets.json"), &widgets),
                      e->lists.widget_domains.n);
