@@ -341,6 +341,41 @@ int64_t brock__clients_next_end(const struct brock_engine *e)
     return next;
 }
 
+/* ---- the rooms ---- */
+
+int brock__client_room_drop(const struct brock__client_rooms *r, void *room, int track)
+{
+    if (track && strvec_push(r->dropped, r->name(room)) < 0)
+        return BROCK_ENOMEM;
+    strmap_del(r->map, r->name(room));
+    r->free(room);
+    return 0;
+}
+
+void *brock__client_room(const struct brock__client_rooms *r, const char *client, int create,
+                         int track)
+{
+    void *c, *v, *old = NULL;
+    size_t it = 0;
+
+    if ((c = strmap_get(r->map, client)) || !create)
+        return c;
+    if (r->map->len >= BROCK_CLIENTS_MAX) {
+        while (strmap_next(r->map, &it, NULL, &v))
+            if (!old || r->last(v) < r->last(old))
+                old = v;
+        if (brock__client_room_drop(r, old, track) < 0)
+            return NULL;
+    }
+    if (!(c = r->make(client)))
+        return NULL;
+    if (strmap_put(r->map, r->name(c), c) < 0) {
+        r->free(c);
+        return NULL;
+    }
+    return c;
+}
+
 int brock__clients_setting(const char *key)
 {
     return !strcmp(key, CLIENTS_KEY);

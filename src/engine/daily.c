@@ -80,43 +80,47 @@ static struct brock__daily *daily_get(struct brock_engine *e)
     return e->daily;
 }
 
+static void *room_make(const char *client)
+{
+    return daily_new(client);
+}
+
+static int64_t room_last(const void *room)
+{
+    return ((const struct brock__daily *)room)->last_ms;
+}
+
+static const char *room_name(const void *room)
+{
+    return ((const struct brock__daily *)room)->client;
+}
+
+/* The clients' rooms under everyone's counters all. */
+static struct brock__client_rooms rooms_of(struct brock__daily *all)
+{
+    return (struct brock__client_rooms){
+        &all->clients, &all->clients_dropped, room_make, daily_free, room_last, room_name};
+}
+
 /* Forgets client c: its rows go at the next flush (track), memory's at once. */
 static int client_drop(struct brock__daily *all, struct brock__daily *c, int track)
 {
-    if (track && strvec_push(&all->clients_dropped, c->client) < 0)
-        return BROCK_ENOMEM;
-    strmap_del(&all->clients, c->client);
-    daily_free(c);
-    return 0;
+    struct brock__client_rooms r = rooms_of(all);
+
+    return brock__client_room_drop(&r, c, track);
 }
 
 /* client's counters (NULL or "": everyone's), as pages.c's client_pages(). */
 static struct brock__daily *client_daily(struct brock_engine *e, const char *client, int create,
                                          int track)
 {
-    struct brock__daily *all = create ? daily_get(e) : e->daily, *c, *v;
-    size_t it = 0;
+    struct brock__daily *all = create ? daily_get(e) : e->daily;
+    struct brock__client_rooms r;
 
     if (!all || !client || !*client)
         return all;
-    if ((c = strmap_get(&all->clients, client)) || !create)
-        return c;
-    if (all->clients.len >= BROCK_CLIENTS_MAX) {
-        struct brock__daily *old = NULL;
-
-        while (strmap_next(&all->clients, &it, NULL, (void **)&v))
-            if (!old || v->last_ms < old->last_ms)
-                old = v;
-        if (client_drop(all, old, track) < 0)
-            return NULL;
-    }
-    if (!(c = daily_new(client)))
-        return NULL;
-    if (strmap_put(&all->clients, c->client, c) < 0) {
-        daily_free(c);
-        return NULL;
-    }
-    return c;
+    r = rooms_of(all);
+    return brock__client_room(&r, client, create, track);
 }
 
 /* Days since 1970-01-01 of Unix ms t, rounding down for times before it. */

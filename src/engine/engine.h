@@ -510,7 +510,27 @@ int brock__seed_apply(struct brock_engine *e, json_t *seed) BROCK_NODISCARD_INTE
 int brock__site_checked(struct brock_engine *e, const char *site, int to_add,
                         char *host) BROCK_NODISCARD_INTERNAL;
 
-/* ---- clientchoices.c: each client's own pause and disabled sites ---- */
+/* ---- clientchoices.c: each client's own pause and disabled sites, and its rooms ---- */
+
+/* What each client has of its own in pages.c and daily.c: a room per client in map (client →
+ * room), at most BROCK_CLIENTS_MAX of them, the one used longest ago (last()) forgotten to
+ * make room, its name (name()) pushed on dropped for the store when tracked. */
+struct brock__client_rooms {
+    struct strmap *map;
+    struct strvec *dropped;
+    void *(*make)(const char *client); /* NULL when out of memory */
+    void (*free)(void *room);
+    int64_t (*last)(const void *room);
+    const char *(*name)(const void *room);
+};
+
+/* client's room; made when missing with create. NULL: none, or out of memory. */
+void *brock__client_room(const struct brock__client_rooms *r, const char *client, int create,
+                         int track);
+
+/* Forgets room: its name goes on r->dropped when track, the room at once. Returns 0, or
+ * BROCK_ENOMEM with nothing changed. */
+int brock__client_room_drop(const struct brock__client_rooms *r, void *room, int track);
 
 /* Whether brock is off for client (NULL or "": none) on site_host: its own pause, or a site
  * it disabled for itself (site_host NULL or "": the pause alone). */

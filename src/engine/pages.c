@@ -115,14 +115,34 @@ int brock__client_ok(const char *client)
     return n > 0 && n < BROCK_CLIENT_MAX;
 }
 
+static void *room_make(const char *client)
+{
+    return pages_new(client);
+}
+
+static int64_t room_last(const void *room)
+{
+    return ((const struct brock__pages *)room)->last_ms;
+}
+
+static const char *room_name(const void *room)
+{
+    return ((const struct brock__pages *)room)->client;
+}
+
+/* The clients' rooms under everyone's views all. */
+static struct brock__client_rooms rooms_of(struct brock__pages *all)
+{
+    return (struct brock__client_rooms){
+        &all->clients, &all->clients_dropped, room_make, pages_free, room_last, room_name};
+}
+
 /* Forgets client c: its rows go at the next flush (track), memory's at once. */
 static int client_drop(struct brock__pages *all, struct brock__pages *c, int track)
 {
-    if (track && strvec_push(&all->clients_dropped, c->client) < 0)
-        return BROCK_ENOMEM;
-    strmap_del(&all->clients, c->client);
-    pages_free(c);
-    return 0;
+    struct brock__client_rooms r = rooms_of(all);
+
+    return brock__client_room_drop(&r, c, track);
 }
 
 /* client's views (NULL or "": everyone's); created when missing when create is set, making
@@ -130,29 +150,13 @@ static int client_drop(struct brock__pages *all, struct brock__pages *c, int tra
 static struct brock__pages *client_pages(struct brock_engine *e, const char *client, int create,
                                          int track)
 {
-    struct brock__pages *all = create ? pages_get(e) : e->pages, *c, *v;
-    size_t it = 0;
+    struct brock__pages *all = create ? pages_get(e) : e->pages;
+    struct brock__client_rooms r;
 
     if (!all || !client || !*client)
         return all;
-    if ((c = strmap_get(&all->clients, client)) || !create)
-        return c;
-    if (all->clients.len >= BROCK_CLIENTS_MAX) {
-        struct brock__pages *old = NULL;
-
-        while (strmap_next(&all->clients, &it, NULL, (void **)&v))
-            if (!old || v->last_ms < old->last_ms)
-                old = v;
-        if (client_drop(all, old, track) < 0)
-            return NULL;
-    }
-    if (!(c = pages_new(client)))
-        return NULL;
-    if (strmap_put(&all->clients, c->client, c) < 0) {
-        pages_free(c);
-        return NULL;
-    }
-    return c;
+    r = rooms_of(all);
+    return brock__client_room(&r, client, create, track);
 }
 
 static int action_parse(const char *name)

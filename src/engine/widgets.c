@@ -293,6 +293,19 @@ int brock_client_widgets_blocked(struct brock_engine *e, const char *client, con
     return n;
 }
 
+/* The site a widget is allowed on, normalised into host, and the widget, which must exist to
+ * be allowed. Returns 0, or BROCK_EINVAL or BROCK_ENOTFOUND with errmsg set. */
+static int allow_args(struct brock_engine *e, const char *site, const char *name, int allow,
+                      char host[BROCK_HOST_MAX])
+{
+    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !hostname_valid(host))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
+                           site ? site : "(null)");
+    if (allow && !widget_get(e, name))
+        return brock__fail(e, BROCK_ENOTFOUND, "no widget is called '%.80s'", name);
+    return 0;
+}
+
 int brock__widget_unblocks(const struct brock_engine *e, const char *name, const char *host)
 {
     json_t *list = unblock_domains(widget_get(e, name)), *v;
@@ -352,13 +365,10 @@ int brock_client_widget_site_allow(struct brock_engine *e, const char *client, c
 
     if (!brock__client_ok(client))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a client", client ? client : "(null)");
-    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !hostname_valid(host))
-        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
-                           site ? site : "(null)");
     if (!name)
         name = "";
-    if (allow && !widget_get(e, name))
-        return brock__fail(e, BROCK_ENOTFOUND, "no widget is called '%.80s'", name);
+    if ((listed = allow_args(e, site, name, allow, host)) < 0)
+        return listed;
     listed = brock__client_widget_listed(e, client, host, name);
     if (!allow && !listed)
         return brock__fail(e, BROCK_ENOTFOUND, "%s does not allow the widget '%.80s' for %s", host,
@@ -398,14 +408,12 @@ int brock_widget_site_allow(struct brock_engine *e, const char *site, const char
     char host[BROCK_HOST_MAX];
     json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *list, *v;
     size_t i;
+    int rc;
 
-    if (!site || brock_host_normalize(site, strlen(site), host) < 0 || !hostname_valid(host))
-        return brock__fail(e, BROCK_EINVAL, "'%s' is not a site's host name",
-                           site ? site : "(null)");
     if (!name)
         name = "";
-    if (allow && !widget_get(e, name))
-        return brock__fail(e, BROCK_ENOTFOUND, "no widget is called '%.80s'", name);
+    if ((rc = allow_args(e, site, name, allow, host)) < 0)
+        return rc;
     if (!json_is_object(all)) {
         if (!allow)
             return brock__fail(e, BROCK_ENOTFOUND, "%s allows no widget", host);
@@ -463,18 +471,13 @@ int brock_widget_site_allowlist_each(const struct brock_engine *e,
 /* Whether a widget the site always allows has unblockDomains matching host. */
 static int site_allowed_host(const struct brock_engine *e, const char *site, const char *host)
 {
-    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *names, *n, *v;
-    size_t i, j;
+    json_t *all = json_object_get(e->settings, "widgetSiteAllowlist"), *names, *n;
+    size_t i;
 
     names = site && json_is_object(all) ? json_object_get(all, site) : NULL;
     json_array_foreach(names, i, n) {
-        json_t *list =
-            json_is_string(n) ? unblock_domains(widget_get(e, json_string_value(n))) : NULL;
-
-        json_array_foreach(list, j, v) {
-            if (json_is_string(v) && brock_widget_pattern_match(json_string_value(v), host))
-                return 1;
-        }
+        if (json_is_string(n) && brock__widget_unblocks(e, json_string_value(n), host))
+            return 1;
     }
     return 0;
 }
