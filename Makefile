@@ -26,7 +26,7 @@ endif
 # libpq gives its headers only: the PostgreSQL store loads libpq.so.5 with dlopen() when one is
 # opened (src/store/pq.h), so that a process on SQLite never maps libpq and its dependencies.
 PKGS := libpsl sqlite3 jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
-	libsystemd libnghttp2
+	libsystemd libnghttp2 libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 
@@ -227,7 +227,7 @@ FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
                 inject report proxyproto diff_normalize diff_base diff_decide diff_har h2req h2resp \
-                owner
+                owner clearurls
 FUZZ_PURE    := http/head http/h2req http/h2resp proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
                 proxy/inject proxy/csp proxy/report process/proxyproto dash/owner
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)

@@ -1103,6 +1103,50 @@ BROCK_API BROCK_NODISCARD int brock_daily_each(struct brock_engine *e, int days,
 BROCK_API BROCK_NODISCARD int brock_daily_json(struct brock_engine *e, int days, int64_t now_ms,
                                                char **out, size_t *len);
 
+/* ---- tracking parameters taken out of URLs (ClearURLs' rules) ---- */
+
+/* The longest URL brock_clean_url() takes, with its NUL. */
+#define BROCK_URL_MAX 8192
+
+/* Replaces the rules with ClearURLs' data.min.json in json (len bytes): {"providers": {NAME:
+ * {"urlPattern", "completeProvider", "rules", "referralMarketing", "rawRules", "exceptions",
+ * "redirections"}}}, every expression compiled (PCRE2, caseless). Returns 0, BROCK_EFORMAT
+ * naming what is wrong (the provider and the expression), with the rules in force left as
+ * they were, or BROCK_ENOMEM. Until a load, nothing is cleaned. */
+BROCK_API BROCK_NODISCARD int brock_clearurls_load(struct brock_engine *e, const char *json,
+                                                   size_t len);
+
+/* How many providers the rules in force have (0: none loaded). */
+BROCK_API size_t brock_clearurls_providers(const struct brock_engine *e);
+
+enum brock_clean_result {
+    BROCK_CLEAN_NONE = 0, /* nothing to take out */
+    BROCK_CLEAN_STRIPPED, /* parameters (or rawRules' parts) taken out */
+    BROCK_CLEAN_REDIRECT, /* a wrapper around another address, which is what out holds (the
+                             address cleaned in turn) */
+    BROCK_CLEAN_BLOCK,    /* a provider whose whole host only tracks (completeProvider); out
+                             holds the URL as it was */
+};
+
+/* What brock_clean_url() did. */
+struct brock_clean {
+    enum brock_clean_result result;
+    char provider[64]; /* the provider that last changed the URL */
+    char removed[256]; /* the names of the parameters taken out, comma-separated (as many as
+                           fit), as written in the URL */
+    size_t n_removed;  /* how many parameters went */
+};
+
+/* url (an http or https URL) with ClearURLs' rules applied, into out (size bytes): for each
+ * provider whose urlPattern matches and none of whose exceptions does, a redirection's address
+ * (percent-decoded) replaces the URL, then rawRules are cut out and the query's and the
+ * fragment's parameters that rules and referralMarketing name are taken out, the others kept
+ * byte for byte; the URL so changed is looked at again, a few times at most. Returns the
+ * result (also in info); BROCK_EINVAL for what is not an http(s) URL or one past
+ * BROCK_URL_MAX or size. */
+BROCK_API BROCK_NODISCARD int brock_clean_url(struct brock_engine *e, const char *url, char *out,
+                                              size_t size, struct brock_clean *info);
+
 /* ---- each client's own: a household on one proxy ---- */
 
 /* A proxy serves several clients (a client: the name its owner gave an address range, or the

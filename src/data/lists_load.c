@@ -96,7 +96,7 @@ void brock__lists_init(struct brock_lists *l)
     strmap_init(&l->dnt_hashes);
     strmap_init(&l->mdfp);
     strmap_init_borrowed(&l->cname);
-    arena_init(&l->cname_text, 64 * 1024);
+    arena_init(&l->cname_text, (size_t)64 * 1024);
     l->data_fd = -1;
 }
 

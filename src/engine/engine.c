@@ -214,6 +214,7 @@ void brock__engine_free(struct brock_engine *e)
     brock__pbconfig_cleanup(e);
     brock__pages_free(e->pages);
     brock__daily_free(e->daily);
+    brock__clearurls_free(e->clearurls);
     json_decref(e->settings);
     mem_free(e);
 }

@@ -200,9 +200,10 @@ struct brock_engine {
     int plain;
     uint64_t widgets_gen; /* bumped by every change of widgetSiteAllowlist */
     struct brock__decide_settings decide_settings;
-    struct brock__pages *pages; /* pages.c: recent page views; NULL: none yet */
-    struct brock__daily *daily; /* daily.c: daily counters; NULL: none yet */
-    int reset_pending;          /* brock_reset(): the store empties its tables at the next flush */
+    struct brock__pages *pages;         /* pages.c: recent page views; NULL: none yet */
+    struct brock__daily *daily;         /* daily.c: daily counters; NULL: none yet */
+    struct brock__clearurls *clearurls; /* clearurls.c: ClearURLs' rules; NULL: none loaded */
+    int reset_pending; /* brock_reset(): the store empties its tables at the next flush */
 
     /* update.c: Privacy Badger's configuration as applied to this state. */
     struct brock__sitefixes *sitefixes; /* NULL: none */
@@ -658,6 +659,17 @@ int brock__yellowlist_follow(struct brock_engine *e, const struct strvec *list,
  * BROCK_ENOMEM. */
 int brock__data_sitefixes_read(struct brock_engine *e,
                                struct brock__sitefixes **out) BROCK_NODISCARD_INTERNAL;
+
+/* ---- clearurls.c ---- */
+
+struct brock__clearurls;
+
+void brock__clearurls_free(struct brock__clearurls *c);
+
+/* brock_clean_url() the plain way: every provider's expression run, none passed over for want
+ * of its literal. The fast path's reference. */
+int brock__clean_url_plain(struct brock_engine *e, const char *url, char *out, size_t size,
+                           struct brock_clean *info) BROCK_NODISCARD_INTERNAL;
 
 /* ---- pages.c: recent page views ---- */
 
