@@ -130,8 +130,19 @@ $(BUILD)/gen/exclusions.c: $(BUILD)/gen/embed $(EXCL_SRC)
 $(EXCL_OBJ): $(BUILD)/gen/exclusions.c
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BIN): $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(EXCL_OBJ) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(EXCL_OBJ) $(LIB) \
+# ClearURLs' rules that brock ships (data/clearurls/), built in the same way.
+CLEAN_SRC := data/clearurls/data.min.json
+CLEAN_OBJ := $(BUILD)/gen/clearurls.o
+
+$(BUILD)/gen/clearurls.c: $(BUILD)/gen/embed $(CLEAN_SRC)
+	$(BUILD)/gen/embed --text clearurls_shipped $(CLEAN_SRC) > $@.tmp && mv $@.tmp $@
+
+$(CLEAN_OBJ): $(BUILD)/gen/clearurls.c
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BIN): $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(EXCL_OBJ) $(CLEAN_OBJ) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(RUN_OBJ) $(WEB_OBJ) $(EXCL_OBJ) \
+		$(CLEAN_OBJ) $(LIB) \
 		$(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
