@@ -7,6 +7,10 @@
 
 const TOKEN = document.querySelector('meta[name="brock-token"]').content;
 const main = document.getElementById('main');
+// Counts the views begun (route()): a view whose answers come after another view began draws
+// nothing (stale()), or a slow answer would draw over the page the person went on to.
+let navigation = 0;
+const stale = (mine) => mine !== navigation;
 const statusLine = document.getElementById('status');
 let uid = 0;
 
@@ -448,20 +452,24 @@ function clientSwitches(client, me) {
 }
 
 async function viewSites(client = '') {
+  const mine = navigation;
   const q = client ? `client=${enc(client)}&` : '';
   // Asked all at once: the chart's days are cut to the settings' once both are here.
   const [settings, first, month, status, clients] = await Promise.all([
     api('GET', '/api/settings'), api('GET', `/api/sites?${q}limit=${SITES_PAGE}`),
     api('GET', `/api/stats?${q}days=31`), api('GET', '/api/status'),
     api('GET', '/api/clients')]);
+  if (stale(mine)) return;
   // The days kept, within what a chart shows readably.
   const days = month.slice(-Math.min(Math.max(settings.page_view_days, 7), 31));
   main.replaceChildren(h('h1', {}, client ? `Recent sites of ${client}` : 'Recent sites'));
   const who = clientsBox(clients, client);
   if (who) main.append(who);
   const me = client ? await api('GET', `/api/me?client=${enc(client)}`) : null;
+  if (stale(mine)) return;
   if (me) main.append(clientSwitches(client, me));
   const notice = await httpsNotice(status);
+  if (stale(mine)) return;
   if (notice) main.append(notice);
   main.append(h('h2', {}, 'What brock did each day'), chart(days));
   if (settings.page_view_days === 0)
@@ -522,9 +530,11 @@ async function viewSites(client = '') {
 }
 
 async function viewSite(site) {
+  const mine = navigation;
   const [s, settings, status] = await Promise.all([api('GET', `/api/sites/${enc(site)}`),
                                                    api('GET', '/api/settings'),
                                                    api('GET', '/api/status')]);
+  if (stale(mine)) return;
   const rank = (t) => (t.breakage ? 0 : 1);
   // What a tracker gets on this site, a choice for the site only included.
   const on = (t) => t.site_action || t.action;
@@ -667,7 +677,9 @@ async function viewTrackers() {
 }
 
 async function viewTracker(name) {
+  const mine = navigation;
   const t = await api('GET', `/api/trackers/${enc(name)}`);
+  if (stale(mine)) return;
   const seen = t.sites.length;
   const needed = 'Sites need it to work (it is on Privacy Badger\'s list of such domains), ' +
     'so brock blocks only its cookies.';
@@ -784,10 +796,12 @@ function ownerBox(me) {
 }
 
 async function viewSettings() {
+  const mine = navigation;
   const [s, status, pass, me] = await Promise.all([api('GET', '/api/settings'),
                                                    api('GET', '/api/status'),
                                                    api('GET', '/api/passthrough'),
                                                    api('GET', '/api/session')]);
+  if (stale(mine)) return;
   const toggle = (key, label, help) => {
     const id = `set-${key}`;
     return h('div', { class: 'setting' },
@@ -958,6 +972,7 @@ async function httpsNotice(given) {
 
 async function route() {
   const parts = location.hash.replace(/^#\/?/, '').split('/');
+  navigation++;
   const arg = parts.length > 1 ? decodeURIComponent(parts.slice(1).join('/')) : '';
   if (parts[0] !== 'log') logStop();
   countdownStop();

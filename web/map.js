@@ -358,10 +358,12 @@ function mapMore(data, shown, drawn) {
 }
 
 async function viewMap() {
+  const mine = navigation;
   const days = mapShown.days ? `&days=${mapShown.days}` : '';
   // The map and brock's status are asked for together: one round trip's wait, not two.
   const [data, status] = await Promise.all([api('GET', `/api/map?sites=${MAP_SITES}${days}`),
                                             api('GET', '/api/status')]);
+  if (stale(mine)) return;
   const info = h('p', { id: 'map-info', class: 'map-info' });
   const box = h('div', { class: 'map-box' });
   const table = h('div', { class: 'table-wrap' });
@@ -392,6 +394,7 @@ async function viewMap() {
       draw();
     } }), h('span', { class: `swatch swatch-${k}`, 'aria-hidden': 'true' }), label));
   const notice = await httpsNotice(status);
+  if (stale(mine)) return;
   main.replaceChildren(
     h('h1', {}, 'Who follows you'),
     pauseBox(status),
