@@ -108,13 +108,10 @@ static int clients_live(struct dash_call *x, json_t *views, json_t *list)
                         (json_int_t)json_integer_value(json_object_get(v, "sites")));
         if (!one || json_array_append_new(list, one) < 0)
             rc = -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        char name[64] = "";
-
-        if (h->client_name)
-            h->client_name(h->client_name_arg, seen[i].address, name, sizeof(name));
-        json_object_del(views, name[0] ? name : seen[i].address);
+        /* Matched: not listed again among those the log no longer holds (after the walk:
+         * two addresses may share a name). */
+        if (v && json_object_set_new(v, "matched", json_true()) < 0)
+            rc = -1;
     }
     mem_free(seen);
     return rc;
@@ -132,11 +129,14 @@ int dash_api_clients(struct dash_call *x)
         clients_live(x, views, list) < 0)
         goto out;
     json_object_foreach(views, key, v) {
-        json_t *one =
-            json_pack("{s:s, s:s, s:s, s:I, s:I, s:O}", "address", "", "name",
-                      is_address(key) ? "" : key, "client", key, "requests", (json_int_t)0, "last",
-                      (json_int_t)json_integer_value(json_object_get(v, "last")), "sites",
-                      json_object_get(v, "sites"));
+        json_t *one;
+
+        if (json_is_true(json_object_get(v, "matched")))
+            continue;
+        one = json_pack("{s:s, s:s, s:s, s:I, s:I, s:O}", "address", "", "name",
+                        is_address(key) ? "" : key, "client", key, "requests", (json_int_t)0,
+                        "last", (json_int_t)json_integer_value(json_object_get(v, "last")), "sites",
+                        json_object_get(v, "sites"));
 
         if (!one || json_array_append_new(list, one) < 0)
             goto out;

@@ -30,7 +30,8 @@
 #include "util/alloc.h"
 #include "util/buf.h"
 
-#define CU_PASSES 4 /* a URL cleaned, or unwrapped, is looked at again, this many times */
+#define CU_MATCH_LIMIT 100000 /* a URL a page chose cannot make an expression backtrack long */
+#define CU_PASSES 4           /* a URL cleaned, or unwrapped, is looked at again, this many times */
 
 struct cu_list {
     pcre2_code **v;
@@ -53,6 +54,7 @@ struct brock__clearurls {
     struct cu_provider *v;
     size_t n;
     pcre2_match_data *md;
+    pcre2_match_context *mc; /* the bound on one match's work */
 };
 
 static void list_free(struct cu_list *l)
@@ -78,6 +80,7 @@ void brock__clearurls_free(struct brock__clearurls *c)
     }
     mem_free(c->v);
     pcre2_match_data_free(c->md);
+    pcre2_match_context_free(c->mc);
     mem_free(c);
 }
 
@@ -330,7 +333,9 @@ int brock_clearurls_load(struct brock_engine *e, const char *json, size_t len)
     }
     c = mem_calloc(1, sizeof(*c));
     if (!c || !(c->v = mem_calloc(json_object_size(providers) + 1, sizeof(*c->v))) ||
-        !(c->md = pcre2_match_data_create(16, NULL))) {
+        !(c->md = pcre2_match_data_create(16, NULL)) ||
+        !(c->mc = pcre2_match_context_create(NULL)) ||
+        pcre2_set_match_limit(c->mc, CU_MATCH_LIMIT) != 0) {
         brock__clearurls_free(c);
         json_decref(root);
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
@@ -359,7 +364,7 @@ size_t brock_clearurls_providers(const struct brock_engine *e)
 static int matches(const struct brock__clearurls *c, const pcre2_code *code, const char *s,
                    size_t len)
 {
-    return pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, c->md, NULL) >= 0;
+    return pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, c->md, c->mc) >= 0;
 }
 
 static int any_matches(const struct brock__clearurls *c, const struct cu_list *l, const char *s,
@@ -420,7 +425,7 @@ static int cut_raw(const struct brock__clearurls *c, const pcre2_code *code, cha
     size_t off = 0;
     int cut = 0;
 
-    while (off <= *len && pcre2_match(code, (PCRE2_SPTR)url, *len, off, 0, c->md, NULL) >= 0) {
+    while (off <= *len && pcre2_match(code, (PCRE2_SPTR)url, *len, off, 0, c->md, c->mc) >= 0) {
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
         size_t from = ov[0], to = ov[1];
 
@@ -534,7 +539,7 @@ static int clean_with(const struct brock__clearurls *c, const struct cu_provider
         PCRE2_SIZE *ov;
         long n;
 
-        if (pcre2_match(p->redirections.v[i], (PCRE2_SPTR)url, *len, 0, 0, c->md, NULL) < 2)
+        if (pcre2_match(p->redirections.v[i], (PCRE2_SPTR)url, *len, 0, 0, c->md, c->mc) < 2)
             continue;
         ov = pcre2_get_ovector_pointer(c->md);
         if (ov[2] == PCRE2_UNSET || ov[3] <= ov[2])

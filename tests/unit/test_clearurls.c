@@ -199,6 +199,24 @@ static void test_own_rules(void **state)
     brock_engine_free(e);
 }
 
+/* An expression that backtracks without end on a URL a page chose gives up at its bound: the
+ * URL is left as it was, at once. */
+static void test_backtracking_bounded(void **state)
+{
+    static const char slow[] =
+        "{\"providers\": {\"slow\": {\"urlPattern\": \"^https://(a+)+$\", \"rules\": [\"x\"]}}}";
+    struct brock_engine *e = test_engine_open(NULL, NULL, 1);
+    char url[128], out[BROCK_URL_MAX];
+    struct brock_clean c;
+
+    (void)state;
+    assert_int_equal(brock_clearurls_load(e, slow, strlen(slow)), 0);
+    snprintf(url, sizeof(url), "https://%s!?x=1", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    assert_int_equal(brock_clean_url(e, url, out, sizeof(out), &c), BROCK_CLEAN_NONE);
+    assert_string_equal(out, url);
+    brock_engine_free(e);
+}
+
 /* The fast path (each provider passed over when the URL lacks its pattern's literal) against
  * the plain one (every expression run), over URLs on each provider's site: the table's, and
  * for every provider's name a few made with its parameters and paths. */
@@ -265,7 +283,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_rule_compiles), cmocka_unit_test(test_table),
         cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_own_rules),
-        cmocka_unit_test(test_fast_as_plain),
+        cmocka_unit_test(test_fast_as_plain),       cmocka_unit_test(test_backtracking_bounded),
     };
 
     rules = read_all(test_data("clearurls/data.min.json"), &rules_len);
