@@ -149,6 +149,11 @@ struct brock_config {
                               handed to the thread, the rest still marked) and the thread
                               connects again, backing off. For a long-running process that
                               calls brock_sync() often (brock run) */
+    const char *clearurls; /* ClearURLs' rules (their data.min.json, clearurls_len bytes) by
+                              which URLs are cleaned until brock_clearurls_update() brings
+                              others; borrowed for the engine's life, compiled at the first
+                              clean. NULL: none */
+    size_t clearurls_len;
 };
 
 struct brock_engine;
@@ -189,13 +194,15 @@ enum brock_setting {
     BROCK_SETTING_LEARN,     /* learnLocally: learn from what passes (brock's default: on) */
     BROCK_SETTING_SEND_DNT,  /* sendDNTSignal: DNT: 1 and Sec-GPC: 1 on requests */
     BROCK_SETTING_CHECK_DNT, /* checkForDNTPolicy: honour (and check) DNT policies */
+    BROCK_SETTING_CLEAN_URLS, /* brockCleanUrls: take tracking parameters out of the URLs the
+                                 proxy forwards (brock_request_clean(); default: on) */
 };
 
 /* The switches are 0 to BROCK_SETTING_COUNT - 1. */
-#define BROCK_SETTING_COUNT 3
+#define BROCK_SETTING_COUNT 4
 
 /* A switch's name as the dashboard's /api/settings and `brock settings` write it: "learn",
- * "send_dnt", "check_dnt"; NULL for a value that is not a switch. */
+ * "send_dnt", "check_dnt", "clean_urls"; NULL for a value that is not a switch. */
 BROCK_API const char *brock_setting_name(enum brock_setting s);
 
 /* The switch named name (as brock_setting_name() gives it) into *s. Returns 0, or BROCK_EINVAL
@@ -337,8 +344,9 @@ BROCK_API int brock_expire(struct brock_engine *e, int64_t now_ms,
                            void (*on_end)(void *arg, const char *site), void *arg);
 
 /* The settings as one JSON object, as the dashboard's /api/settings and `brock settings
- * --json` show them: {"learn", "send_dnt", "check_dnt": bool, "learning": bool (learn, and
- * not cfg->no_learn), "page_view_days": int, "disabled_sites": [site], "disabled_until":
+ * --json` show them: {"learn", "send_dnt", "check_dnt", "clean_urls": bool, "learning": bool
+ * (learn, and not cfg->no_learn), "page_view_days": int, "clean_urls_off": [site] (the sites
+ * cleaning is off on), "disabled_sites": [site], "disabled_until":
  * [{"site", "until_ms"}] (those disabled for a while, with their ends), "paused": bool,
  * "paused_until_ms": int or null (no end), "widget_allowlist": [{"site", "widget"}]}, keys
  * sorted, into *out (free with brock_free()) and *len. The pause is as the engine last
@@ -1085,6 +1093,7 @@ struct brock_day {
     uint64_t allowed;       /* requests passed as they were (first-party ones too) */
     uint64_t learned;       /* trackers learned */
     uint64_t sites;         /* distinct sites (base domains) a top-level page was opened on */
+    uint64_t cleaned;       /* URLs with tracking parameters taken out (brock_clean_count()) */
 };
 
 #define BROCK_DAILY_DAYS_MAX 3650
@@ -1097,7 +1106,8 @@ BROCK_API BROCK_NODISCARD int brock_daily_each(struct brock_engine *e, int days,
                                                void *arg);
 
 /* The same as one JSON array, as the dashboard's /api/stats and `brock stats --json` show
- * it: [{"day", "time_ms", "blocked", "cookieblocked", "allowed", "learned", "sites"}],
+ * it: [{"day", "time_ms", "blocked", "cookieblocked", "allowed", "learned", "sites",
+ * "cleaned"}],
  * oldest first, into *out (free with brock_free()) and *len. Returns 0, BROCK_EINVAL for
  * days out of range, BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_daily_json(struct brock_engine *e, int days, int64_t now_ms,
@@ -1108,16 +1118,25 @@ BROCK_API BROCK_NODISCARD int brock_daily_json(struct brock_engine *e, int days,
 /* The longest URL brock_clean_url() takes, with its NUL. */
 #define BROCK_URL_MAX 8192
 
-/* Replaces the rules with ClearURLs' data.min.json in json (len bytes): {"providers": {NAME:
- * {"urlPattern", "completeProvider", "rules", "referralMarketing", "rawRules", "exceptions",
- * "redirections"}}}, every expression compiled (PCRE2, caseless). Returns 0, BROCK_EFORMAT
- * naming what is wrong (the provider and the expression), with the rules in force left as
- * they were, or BROCK_ENOMEM. Until a load, nothing is cleaned. */
+/* Replaces the rules in force, for this engine's life, with ClearURLs' data.min.json in json
+ * (len bytes): {"providers": {NAME: {"urlPattern", "completeProvider", "rules",
+ * "referralMarketing", "rawRules", "exceptions", "redirections"}}}, every expression compiled
+ * (PCRE2, caseless). Returns 0, BROCK_EFORMAT naming what is wrong (the provider and the
+ * expression), with the rules in force left as they were, or BROCK_ENOMEM. The rules in force
+ * otherwise: the last brock_clearurls_update()'s, else brock_config.clearurls, else none. */
 BROCK_API BROCK_NODISCARD int brock_clearurls_load(struct brock_engine *e, const char *json,
                                                    size_t len);
 
-/* How many providers the rules in force have (0: none loaded). */
-BROCK_API size_t brock_clearurls_providers(const struct brock_engine *e);
+/* As brock_clearurls_load(), and the text is kept in the state (at brock_sync()) with
+ * time_ms, when it was fetched: later opens clean by it rather than by
+ * brock_config.clearurls (`brock update`). A text that does not load changes nothing. */
+BROCK_API BROCK_NODISCARD int brock_clearurls_update(struct brock_engine *e, const char *json,
+                                                     size_t len, int64_t time_ms);
+
+/* How many providers the rules in force have (0: none), compiling them if they are not yet;
+ * *time_ms (if not NULL) is when brock_clearurls_update() took them, 0 for rules that did
+ * not come from one. */
+BROCK_API size_t brock_clearurls_providers(struct brock_engine *e, int64_t *time_ms);
 
 enum brock_clean_result {
     BROCK_CLEAN_NONE = 0, /* nothing to take out */
@@ -1147,6 +1166,29 @@ struct brock_clean {
 BROCK_API BROCK_NODISCARD int brock_clean_url(struct brock_engine *e, const char *url, char *out,
                                               size_t size, struct brock_clean *info);
 
+/* What the proxy does to a request's URL (r->url; r->site the page's site, NULL when
+ * unknown; r->client whose request it is): brock_clean_url(), unless cleaning is off
+ * (BROCK_SETTING_CLEAN_URLS), off on r->site (brock_clean_site_set()), or brock is off for the
+ * request (paused, the site disabled, the client's own switches), when the URL is left as it
+ * is (BROCK_CLEAN_NONE, out a copy). Returns as brock_clean_url() does. */
+BROCK_API BROCK_NODISCARD int brock_request_clean(struct brock_engine *e,
+                                                  const struct brock_request *r, char *out,
+                                                  size_t size, struct brock_clean *info);
+
+/* Turns cleaning off on a site (a host name, or a URL with one; "*." before it is dropped),
+ * and its subdomains, or on again (off 0). Reaches the state at brock_sync(). Returns 0,
+ * BROCK_EINVAL (not a site, or a public suffix), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_clean_site_set(struct brock_engine *e, const char *site,
+                                                   int off);
+
+/* Whether cleaning is off on site_host: it, or a site it is under, was turned off. */
+BROCK_API int brock_clean_site_off(const struct brock_engine *e, const char *site_host);
+
+/* Calls cb for each site cleaning is off on, in the order they were turned off; cb returns
+ * non-zero to stop (returned). Returns 0 or the callback's value. */
+BROCK_API int brock_clean_sites_each(const struct brock_engine *e,
+                                     int (*cb)(void *arg, const char *site), void *arg);
+
 /* ---- each client's own: a household on one proxy ---- */
 
 /* A proxy serves several clients (a client: the name its owner gave an address range, or the
@@ -1168,6 +1210,13 @@ BROCK_API BROCK_NODISCARD int brock_client_page_seen(struct brock_engine *e, con
 BROCK_API BROCK_NODISCARD int brock_client_daily_count(struct brock_engine *e, const char *client,
                                                        const struct brock_decision *d,
                                                        int64_t time_ms);
+
+/* Counts a URL the proxy cleaned (brock_request_clean() took something out, or unwrapped it)
+ * on site (a base domain; NULL or "": unknown) at time_ms, for everyone and for client (NULL
+ * or "": everyone's alone): the daily counters' cleaned. Returns 0, BROCK_EINVAL (a
+ * malformed client), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_clean_count(struct brock_engine *e, const char *client,
+                                                const char *site, int64_t time_ms);
 
 /* brock_sites(), brock_site_trackers(), brock_host_sites(), brock_daily_each() and
  * brock_daily_json() over client's own. A client with nothing recorded has no sites (and

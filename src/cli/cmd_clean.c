@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * `brock clean`: URLs with their tracking parameters taken out and their wrappers unwrapped,
- * by the ClearURLs rules brock ships (data/clearurls/), so that a link can be cleaned before
- * it is shared, and the rules checked. Reads no state.
+ * by ClearURLs' rules (the state's from `brock update`, else those brock ships, in
+ * data/clearurls/), so that a link can be cleaned before it is shared, and the rules checked;
+ * and the sites where the proxy leaves URLs as they are.
  */
 #include "cli/cli.h"
 
@@ -11,20 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ClearURLs' data.min.json as built in (scripts/embed.c --text: after a "//file" line). */
-extern const char clearurls_shipped[];
-extern const size_t clearurls_shipped_len;
-
 static const char clean_help[] =
     "Prints each URL (http or https) cleaned, one a line: the query's and the fragment's\n"
     "tracking parameters taken out (utm_source, fbclid, gclid and the others ClearURLs'\n"
     "rules name, per site), the rest kept as written, and a redirect wrapper (Google's and\n"
     "Facebook's outbound links, say) replaced by the address inside. A URL left as it was is\n"
-    "printed as it was.\n"
+    "printed as it was. The rules are those `brock update` last fetched, else the ones\n"
+    "brock ships.\n"
+    "\n"
+    "`brock run` does the same to every request it forwards (a page's address is\n"
+    "redirected to the clean one), unless `brock settings clean_urls off`, or on the sites\n"
+    "given to --off.\n"
     "\nOptions:\n"
     "  --json      one JSON object a URL instead: url, clean, result (none, stripped,\n"
     "              redirect, or block for a host that only tracks), provider (the rules'\n"
     "              name for the site) and removed (the parameters taken out)\n"
+    "  --off SITE  the proxy leaves URLs as they are on SITE and the sites under it\n"
+    "  --on SITE   it cleans them there again\n"
     "  -h, --help  print this help\n";
 
 static const char *result_word(int r)
@@ -68,60 +72,88 @@ static int print_one(const char *url, const char *out, int r, const struct brock
     return 0;
 }
 
-static int cmd_clean_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+/* --off SITE or --on SITE: cleaning turned off on a site, or on again. */
+static int clean_switch(struct cli *cli, const struct cmd_entry *self, const char *site, int off)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        CLI_HELP_OPTION,
-        {NULL, 0, NULL, 0},
-    };
-    const char *rules = memchr(clearurls_shipped, '\n', clearurls_shipped_len);
-    struct brock_config cfg = {.no_seed = 1};
     struct brock_engine *e = NULL;
-    char err[256], out[BROCK_URL_MAX];
-    int c, json = 0, rc = CLI_OK;
+    int rc = cli_open(cli, self, &e);
 
-    (void)cli;
-    cli_getopt_start();
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'j') {
-            json = 1;
-            continue;
-        }
-        return cli_getopt_other(self, c, argv);
-    }
-    if (optind == argc)
-        return cli_usage(self, "give at least one URL");
-    rules = rules ? rules + 1 : clearurls_shipped;
-    if (brock_engine_open(&cfg, &e, err, sizeof(err)) != 0)
-        return cli_error(self, "%s", err);
-    if (brock_clearurls_load(e, rules,
-                             clearurls_shipped_len - (size_t)(rules - clearurls_shipped)) != 0) {
+    if (rc != CLI_OK)
+        return rc;
+    if (brock_clean_site_set(e, site, off) < 0)
         rc = cli_error(self, "%s", brock_engine_errmsg(e));
-        goto out;
-    }
-    for (int i = optind; i < argc; i++) {
-        struct brock_clean info;
-        int r = brock_clean_url(e, argv[i], out, sizeof(out), &info);
+    rc = cli_close(self, e, rc);
+    if (rc == CLI_OK)
+        printf("brock %s tracking parameters on %s%s.\n", off ? "no longer takes" : "takes",
+               site, off ? " (a running brock within two seconds)" : " again");
+    return rc;
+}
 
-        if (r < 0) {
+static int clean_urls(struct cli *cli, const struct cmd_entry *self, int n, char **urls, int json)
+{
+    struct cmd_entry reader = *self;
+    struct brock_engine *e = NULL;
+    char out[BROCK_URL_MAX];
+    int rc;
+
+    /* Cleaning reads the state (the rules `brock update` fetched) and writes nothing. */
+    reader.read_only = 1;
+    if ((rc = cli_open(cli, &reader, &e)) != CLI_OK)
+        return rc;
+    if (brock_clearurls_providers(e, NULL) == 0)
+        rc = cli_error(self, "no ClearURLs rules could be read");
+    for (int i = 0; rc == CLI_OK && i < n; i++) {
+        struct brock_clean info;
+        int r = brock_clean_url(e, urls[i], out, sizeof(out), &info);
+
+        if (r < 0)
             rc = cli_error(self, "%s", brock_engine_errmsg(e));
-            continue;
-        }
-        if (print_one(argv[i], out, r, &info, json) < 0) {
+        else if (print_one(urls[i], out, r, &info, json) < 0)
             rc = cli_error(self, "out of memory");
-            break;
-        }
     }
-out:
     brock_engine_free(e);
     return rc;
 }
 
+static int cmd_clean_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
+{
+    enum { OPT_JSON = 256, OPT_OFF, OPT_ON };
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"off", required_argument, NULL, OPT_OFF},
+        {"on", required_argument, NULL, OPT_ON},
+        CLI_HELP_OPTION,
+        {NULL, 0, NULL, 0},
+    };
+    const char *site = NULL;
+    int c, json = 0, off = 0;
+
+    cli_getopt_start();
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == OPT_JSON) {
+            json = 1;
+        } else if (c == OPT_OFF || c == OPT_ON) {
+            if (site)
+                return cli_usage(self, "give one of --off SITE and --on SITE, once");
+            site = optarg;
+            off = c == OPT_OFF;
+        } else {
+            return cli_getopt_other(self, c, argv);
+        }
+    }
+    if (site && (optind < argc || json))
+        return cli_usage(self, "--%s SITE takes no URL and no --json", off ? "off" : "on");
+    if (site)
+        return clean_switch(cli, self, site, off);
+    if (optind == argc)
+        return cli_usage(self, "give at least one URL");
+    return clean_urls(cli, self, argc - optind, argv + optind, json);
+}
+
 const struct cmd_entry cmd_clean_entry = {
     .name = "clean",
-    .usage = "[--json] URL...",
-    .summary = "Take the tracking parameters out of URLs (ClearURLs' rules)",
+    .usage = "[--json] URL... | --off SITE | --on SITE",
+    .summary = "Take the tracking parameters out of URLs (ClearURLs' rules); where the proxy does",
     .help = clean_help,
     .exec = cmd_clean_exec,
 };

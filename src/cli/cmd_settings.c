@@ -15,6 +15,7 @@ static const char settings_help[] =
     "  learn           on|off  learn from what passes (Privacy Badger's learnLocally)\n"
     "  send_dnt        on|off  send DNT: 1 and Sec-GPC: 1 (sendDNTSignal)\n"
     "  check_dnt       on|off  honour, and check for, EFF's DNT policy (checkForDNTPolicy)\n"
+    "  clean_urls      on|off  take tracking parameters out of the URLs brock forwards\n"
     "  page_view_days  DAYS    keep recent page views DAYS days (0 to 3650; default 7)\n"
     "  paused                  whether brock is off everywhere, and until when (brock\n"
     "                          pause, brock resume)\n"
@@ -22,6 +23,8 @@ static const char settings_help[] =
     "                          (brock disable, brock enable)\n"
     "  widget_allowlist        the widgets always allowed on a site (the placeholders'\n"
     "                          \"Always allow on this site\"; the dashboard removes them)\n"
+    "  clean_urls_off          the sites URLs are left as they are on (brock clean --off\n"
+    "                          SITE, --on SITE)\n"
     "A running proxy picks a change up within two seconds.\n"
     "\nOptions:\n"
     "  --json        print the settings as the dashboard's /api/settings does\n"
@@ -44,6 +47,14 @@ static int on_site_line(void *arg, const char *site, int64_t until_ms)
     printf("%s%s", l->n++ ? ", " : "", site);
     if (until_ms != BROCK_NO_END)
         printf(" (%s)", cli_until(until_ms, l->now, when, sizeof(when)));
+    return 0;
+}
+
+static int on_clean_line(void *arg, const char *site)
+{
+    int *n = arg;
+
+    printf("%s%s", (*n)++ ? ", " : "", site);
     return 0;
 }
 
@@ -88,6 +99,13 @@ static void settings_print(struct brock_engine *e, const char *only)
             printf("(none)");
         printf("\n");
     }
+    if (!only || !strcmp(only, "clean_urls_off")) {
+        n = 0;
+        printf("%-17s ", "clean_urls_off");
+        if (brock_clean_sites_each(e, on_clean_line, &n) < 0 || n == 0)
+            printf("(none)");
+        printf("\n");
+    }
     if (!only || !strcmp(only, "widget_allowlist")) {
         n = 0;
         printf("%-17s ", "widget_allowlist");
@@ -99,7 +117,7 @@ static void settings_print(struct brock_engine *e, const char *only)
 
 /* The names past the switches: index N_SWITCHES + i. */
 static const char *const others[] = {"page_view_days", "paused", "disabled_sites",
-                                     "widget_allowlist"};
+                                     "widget_allowlist", "clean_urls_off"};
 
 /* Checks NAME [VALUE] before anything is opened: a value only for a switch (on, off) or
  * page_view_days (DAYS) into *set. Returns the switch's index, N_SWITCHES + the index in
@@ -115,8 +133,8 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
             i = N_SWITCHES + j;
     if (i == N_SWITCHES && strcmp(name, others[0]) != 0) {
         cli_usage(self,
-                  "'%s' is not a setting (learn, send_dnt, check_dnt, page_view_days, "
-                  "paused, disabled_sites, widget_allowlist)",
+                  "'%s' is not a setting (learn, send_dnt, check_dnt, clean_urls, "
+                  "page_view_days, paused, disabled_sites, widget_allowlist, clean_urls_off)",
                   name);
         return -1;
     }
@@ -137,6 +155,8 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
         cli_usage(self, "paused changes with brock pause [DURATION] and brock resume");
     else if (i == N_SWITCHES + 2)
         cli_usage(self, "disabled_sites changes with brock disable SITE and brock enable SITE");
+    else if (i == N_SWITCHES + 4)
+        cli_usage(self, "clean_urls_off changes with brock clean --off SITE and --on SITE");
     else
         cli_usage(self, "widget_allowlist changes on the pages' placeholders and the dashboard");
     return -1;

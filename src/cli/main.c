@@ -264,9 +264,14 @@ const char *cli_again(const struct cli *cli, const char *what, char *out, size_t
     return out;
 }
 
+/* ClearURLs' data.min.json as built in (scripts/embed.c --text: after a "//file" line). */
+extern const char clearurls_shipped[];
+extern const size_t clearurls_shipped_len;
+
 int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine **e)
 {
-    struct brock_config cfg;
+    struct brock_config cfg = {0};
+    const char *rules = memchr(clearurls_shipped, '\n', clearurls_shipped_len);
     char err[512];
 
     *e = NULL;
@@ -282,6 +287,9 @@ int cli_open(struct cli *cli, const struct cmd_entry *cmd, struct brock_engine *
     /* The proxy never waits on a database: a thread of the engine's own talks to it. */
     cfg.store_thread = cmd == &cmd_run_entry;
     cfg.read_only = cmd->read_only;
+    /* The rules brock ships, until `brock update` fetches newer ones into the state. */
+    cfg.clearurls = rules ? rules + 1 : clearurls_shipped;
+    cfg.clearurls_len = clearurls_shipped_len - (size_t)(cfg.clearurls - clearurls_shipped);
     err[0] = '\0';
     if (brock_engine_open(&cfg, e, err, sizeof(err)) < 0)
         return cli_error(cmd, "%s", *err ? err : "cannot open the engine");

@@ -351,11 +351,53 @@ int brock_clearurls_load(struct brock_engine *e, const char *json, size_t len)
     }
     brock__clearurls_free(e->clearurls);
     e->clearurls = c;
+    e->clearurls_tried = 1;
     return 0;
 }
 
-size_t brock_clearurls_providers(const struct brock_engine *e)
+int brock_clearurls_update(struct brock_engine *e, const char *json, size_t len, int64_t time_ms)
 {
+    char *text = json ? mem_strndup(json, len) : NULL;
+    int rc;
+
+    if (json && !text)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    if ((rc = brock_clearurls_load(e, json, len)) < 0) {
+        mem_free(text);
+        return rc;
+    }
+    mem_free(e->clearurls_text);
+    e->clearurls_text = text;
+    e->clearurls_time = time_ms;
+    e->clearurls_dirty = 1;
+    return 0;
+}
+
+void brock__clearurls_ready(struct brock_engine *e)
+{
+    char saved[sizeof(e->errmsg)];
+
+    if (e->clearurls || e->clearurls_tried)
+        return;
+    e->clearurls_tried = 1;
+    memcpy(saved, e->errmsg, sizeof(saved));
+    /* Checked when they were taken: an update's rules that no longer compile (another
+     * PCRE2) give way to the ones given, and are replaced at the next update. */
+    if (e->clearurls_text &&
+        brock_clearurls_load(e, e->clearurls_text, strlen(e->clearurls_text)) == 0)
+        return;
+    e->clearurls_time = 0;
+    if (e->clearurls_given &&
+        brock_clearurls_load(e, e->clearurls_given, e->clearurls_given_len) < 0)
+        e->clearurls = NULL; /* none, then: URLs go as they are */
+    memcpy(e->errmsg, saved, sizeof(saved));
+}
+
+size_t brock_clearurls_providers(struct brock_engine *e, int64_t *time_ms)
+{
+    brock__clearurls_ready(e);
+    if (time_ms)
+        *time_ms = e->clearurls ? e->clearurls_time : 0;
     return e->clearurls ? e->clearurls->n : 0;
 }
 
@@ -622,11 +664,91 @@ static int clean_url(struct brock_engine *e, const char *url, char *out, size_t 
 int brock_clean_url(struct brock_engine *e, const char *url, char *out, size_t size,
                     struct brock_clean *info)
 {
+    brock__clearurls_ready(e);
     return clean_url(e, url, out, size, info, 0);
 }
 
 int brock__clean_url_plain(struct brock_engine *e, const char *url, char *out, size_t size,
                            struct brock_clean *info)
 {
+    brock__clearurls_ready(e);
     return clean_url(e, url, out, size, info, 1);
+}
+
+/* ---- where the proxy cleans ---- */
+
+#define OFF_KEY "brockCleanUrlsOff"
+
+int brock_clean_site_off(const struct brock_engine *e, const char *site_host)
+{
+    json_t *list = json_object_get(e->settings, OFF_KEY), *v;
+    size_t i, hlen = site_host ? strlen(site_host) : 0;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && hlen && brock__site_match(site_host, hlen, json_string_value(v)))
+            return 1;
+    }
+    return 0;
+}
+
+int brock_clean_site_set(struct brock_engine *e, const char *site, int off)
+{
+    char host[BROCK_HOST_MAX];
+    json_t *list, *v;
+    size_t i;
+    int rc = brock__site_checked(e, site, off, host);
+
+    if (rc < 0)
+        return rc;
+    if (!json_is_array(list = json_object_get(e->settings, OFF_KEY))) {
+        if (json_object_set_new(e->settings, OFF_KEY, json_array()) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        list = json_object_get(e->settings, OFF_KEY);
+    }
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
+            if (off)
+                return 0;
+            json_array_remove(list, i);
+            break;
+        }
+    }
+    if (off && json_array_append_new(list, json_string(host)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    brock__settings_touch(e, OFF_KEY);
+    brock__settings_changed(e);
+    return 0;
+}
+
+int brock_clean_sites_each(const struct brock_engine *e, int (*cb)(void *arg, const char *site),
+                           void *arg)
+{
+    json_t *list = json_object_get(e->settings, OFF_KEY), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        int rc;
+        if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int brock_request_clean(struct brock_engine *e, const struct brock_request *r, char *out,
+                        size_t size, struct brock_clean *info)
+{
+    const char *site;
+
+    memset(info, 0, sizeof(*info));
+    if (!r || !r->url)
+        return brock__fail(e, BROCK_EINVAL, "a request to clean needs its URL");
+    site = r->site && *r->site ? r->site : NULL;
+    if (brock_setting(e, BROCK_SETTING_CLEAN_URLS) && !brock_clean_site_off(e, site) &&
+        !brock__site_off(e, site) && !brock__client_off(e, r->client, site))
+        return brock_clean_url(e, r->url, out, size, info);
+    if (strlen(r->url) >= size)
+        return brock__fail(e, BROCK_EINVAL, "a URL of %zu bytes is longer than brock cleans",
+                           strlen(r->url));
+    memcpy(out, r->url, strlen(r->url) + 1);
+    return BROCK_CLEAN_NONE;
 }

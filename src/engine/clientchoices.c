@@ -33,8 +33,7 @@ static json_t *client_get(const struct brock_engine *e, const char *client)
     return client && *client && json_is_object(all) ? json_object_get(all, client) : NULL;
 }
 
-/* Whether site_host (hlen bytes) is the pattern p or under it. */
-static int site_match(const char *site_host, size_t hlen, const char *p)
+int brock__site_match(const char *site_host, size_t hlen, const char *p)
 {
     size_t plen = strlen(p);
 
@@ -58,7 +57,7 @@ int brock__client_off(const struct brock_engine *e, const char *client, const ch
         return 0;
     hlen = strlen(site_host);
     json_object_foreach(json_object_get(c, "sites"), site, end) {
-        if (end_of(end) && site_match(site_host, hlen, site))
+        if (end_of(end) && brock__site_match(site_host, hlen, site))
             return 1;
     }
     return 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Daily counters: per day (UTC) and first party, the requests brock blocked, cookieblocked and
- * allowed and the trackers it learned there, for `brock stats` and the dashboard's chart.
+ * allowed, the trackers it learned there and the URLs it cleaned, for `brock stats` and the dashboard's chart.
  * Counted in memory, added to the store's rows at brock_sync(), forgotten with the page views.
  * Everyone's, and each client's own as the page views keep them (pages.c).
  */
@@ -214,6 +214,21 @@ int brock_client_daily_count(struct brock_engine *e, const char *client,
     if (client && *client && !brock__client_ok(client))
         return brock__fail(e, BROCK_EINVAL, "'%s' is not a client", client);
     if (daily_add(e, client, d->site, what, page, time_ms) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    return 0;
+}
+
+int brock_clean_count(struct brock_engine *e, const char *client, const char *site,
+                      int64_t time_ms)
+{
+    char base[BROCK_HOST_MAX];
+
+    if (client && *client && !brock__client_ok(client))
+        return brock__fail(e, BROCK_EINVAL, "'%s' is not a client", client);
+    /* Counted on the site as the other counters are: its base domain. */
+    if (site && *site && brock_base_domain(site, base) >= 0)
+        site = base;
+    if (daily_add(e, client, site, BROCK__DAILY_CLEANED, 0, time_ms) < 0)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     return 0;
 }
@@ -463,6 +478,7 @@ int brock_client_daily_each(struct brock_engine *e, const char *client, int days
         d->allowed += r->n[BROCK__DAILY_ALLOWED];
         d->learned += r->n[BROCK__DAILY_LEARNED];
         d->sites += r->site[0] && r->n[BROCK__DAILY_PAGES];
+        d->cleaned += r->n[BROCK__DAILY_CLEANED];
     }
     for (int i = 0; i < days && !rc; i++) {
         time_t t = (time_t)((first + i) * (DAY_MS / 1000));
@@ -481,9 +497,10 @@ static int on_day(void *arg, const struct brock_day *d)
 {
     json_t *a = arg;
     json_t *o = json_pack(
-        "{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms", (json_int_t)d->time_ms,
-        "blocked", (json_int_t)d->blocked, "cookieblocked", (json_int_t)d->cookieblocked, "allowed",
-        (json_int_t)d->allowed, "learned", (json_int_t)d->learned, "sites", (json_int_t)d->sites);
+        "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms",
+        (json_int_t)d->time_ms, "blocked", (json_int_t)d->blocked, "cookieblocked",
+        (json_int_t)d->cookieblocked, "allowed", (json_int_t)d->allowed, "learned",
+        (json_int_t)d->learned, "sites", (json_int_t)d->sites, "cleaned", (json_int_t)d->cleaned);
 
     return !o || json_array_append_new(a, o) < 0 ? BROCK_ENOMEM : 0;
 }

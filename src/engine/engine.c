@@ -215,6 +215,7 @@ void brock__engine_free(struct brock_engine *e)
     brock__pages_free(e->pages);
     brock__daily_free(e->daily);
     brock__clearurls_free(e->clearurls);
+    mem_free(e->clearurls_text);
     json_decref(e->settings);
     mem_free(e);
 }
@@ -239,6 +240,8 @@ struct brock_engine *brock__engine_alloc(const struct brock_config *cfg)
     e->no_learn = cfg->no_learn;
     e->readonly_ok = cfg->readonly_ok;
     e->read_only = cfg->read_only;
+    e->clearurls_given = cfg->clearurls;
+    e->clearurls_given_len = cfg->clearurls ? cfg->clearurls_len : 0;
     /* The one clock read for a pause: a state opened after its end finds it over. */
     e->expire_now = clock_now_ms();
     return e;

@@ -203,6 +203,15 @@ struct brock_engine {
     struct brock__pages *pages;         /* pages.c: recent page views; NULL: none yet */
     struct brock__daily *daily;         /* daily.c: daily counters; NULL: none yet */
     struct brock__clearurls *clearurls; /* clearurls.c: ClearURLs' rules; NULL: none loaded */
+    /* clearurls.c: the rules' texts, compiled at the first clean (brock__clearurls_ready()):
+     * an update's (kept in the state's meta rows 'clearurls' and 'clearurls_time'), else the
+     * configuration's (borrowed). */
+    const char *clearurls_given;
+    size_t clearurls_given_len;
+    char *clearurls_text;   /* brock_clearurls_update()'s, or the state's; NULL: none */
+    int64_t clearurls_time; /* when it was taken, Unix ms */
+    int clearurls_dirty;    /* the two above go to the state's meta at the next flush */
+    int clearurls_tried;    /* the texts were compiled, or found wanting: not tried again */
     int reset_pending; /* brock_reset(): the store empties its tables at the next flush */
 
     /* update.c: Privacy Badger's configuration as applied to this state. */
@@ -533,6 +542,9 @@ void *brock__client_room(const struct brock__client_rooms *r, const char *client
  * BROCK_ENOMEM with nothing changed. */
 int brock__client_room_drop(const struct brock__client_rooms *r, void *room, int track);
 
+/* Whether site_host (hlen bytes) is the site p or under it. */
+int brock__site_match(const char *site_host, size_t hlen, const char *p);
+
 /* Whether brock is off for client (NULL or "": none) on site_host: its own pause, or a site
  * it disabled for itself (site_host NULL or "": the pause alone). */
 int brock__client_off(const struct brock_engine *e, const char *client, const char *site_host);
@@ -662,6 +674,10 @@ int brock__data_sitefixes_read(struct brock_engine *e,
 
 /* ---- clearurls.c ---- */
 
+/* The rules in force compiled, if they are not yet: the state's (an update's), else the
+ * configuration's; a text that no longer compiles is set aside for the next. */
+void brock__clearurls_ready(struct brock_engine *e);
+
 struct brock__clearurls;
 
 void brock__clearurls_free(struct brock__clearurls *c);
@@ -734,6 +750,7 @@ enum {
     BROCK__DAILY_ALLOWED,
     BROCK__DAILY_LEARNED,
     BROCK__DAILY_PAGES, /* top-level pages opened: a day's sites are those with one */
+    BROCK__DAILY_CLEANED, /* URLs with tracking parameters taken out (brock_request_clean()) */
     BROCK__DAILY_COUNT
 };
 

@@ -17,6 +17,7 @@ static const struct {
     [BROCK_SETTING_LEARN] = {"learn", "learnLocally"},
     [BROCK_SETTING_SEND_DNT] = {"send_dnt", "sendDNTSignal"},
     [BROCK_SETTING_CHECK_DNT] = {"check_dnt", "checkForDNTPolicy"},
+    [BROCK_SETTING_CLEAN_URLS] = {"clean_urls", "brockCleanUrls"},
 };
 
 static const char *setting_key(enum brock_setting s)
@@ -307,10 +308,10 @@ static int on_widget(void *arg, const char *site, const char *name)
 int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
 {
     json_t *o = json_object(), *sites = json_array(), *widgets = json_array();
-    json_t *ends = json_array();
+    json_t *ends = json_array(), *clean_off = json_array();
     int64_t until = 0;
     int paused = brock_paused(e, INT64_MIN, &until);
-    int bad = !o || !sites || !widgets || !ends;
+    int bad = !o || !sites || !widgets || !ends || !clean_off;
 
     *out = NULL;
     *len = 0;
@@ -320,6 +321,7 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
     bad = bad || json_object_set_new(o, "learning", json_boolean(brock_engine_learning(e))) < 0 ||
           json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) < 0 ||
           json_object_set(o, "disabled_sites", sites) < 0 ||
+          json_object_set(o, "clean_urls_off", clean_off) < 0 ||
           json_object_set(o, "disabled_until", ends) < 0 ||
           json_object_set_new(o, "paused", json_boolean(paused)) < 0 ||
           json_object_set_new(o, "paused_until_ms",
@@ -329,10 +331,12 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
           brock_disabled_sites_each(e, on_site, sites) < 0 ||
           brock_disabled_sites_until_each(e, on_site_end, ends) < 0 ||
           brock_widget_site_allowlist_each(e, on_widget, widgets) < 0 ||
+          brock_clean_sites_each(e, on_site, clean_off) < 0 ||
           !(*out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII));
     json_decref(sites);
     json_decref(ends);
     json_decref(widgets);
+    json_decref(clean_off);
     json_decref(o);
     if (bad)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");

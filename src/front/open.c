@@ -8,26 +8,35 @@
 #include "store/store_api.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "util/alloc.h"
 
-/* The configuration `brock update` left in the store, applied over the data folder's. */
+/* The configuration `brock update` left in the store, applied over the data folder's; and
+ * ClearURLs' rules it fetched, compiled at the first clean. */
 static int restore_config(struct brock_engine *e)
 {
-    static const char *const keys[] = {"pbconfig", "pbconfig_time", "yellowlist"};
-    char *v[3] = {NULL, NULL, NULL};
+    static const char *const keys[] = {"pbconfig", "pbconfig_time", "yellowlist", "clearurls",
+                                       "clearurls_time"};
+    enum { N_KEYS = sizeof(keys) / sizeof(keys[0]) };
+    char *v[N_KEYS] = {NULL};
     int rc = 0;
 
     if (!e->store)
         return brock__pbconfig_restore(e, NULL);
-    for (size_t i = 0; i < 3 && rc == 0; i++)
+    for (size_t i = 0; i < N_KEYS && rc == 0; i++)
         rc = brock__store_meta_get(e, keys[i], &v[i]);
     if (rc == 0) {
         struct brock__stored_config sc = {v[0], v[1], v[2]};
 
         rc = brock__pbconfig_restore(e, &sc);
     }
-    for (size_t i = 0; i < 3; i++)
+    if (rc == 0 && v[3]) {
+        e->clearurls_text = v[3];
+        e->clearurls_time = v[4] ? strtoll(v[4], NULL, 10) : 0;
+        v[3] = NULL;
+    }
+    for (size_t i = 0; i < N_KEYS; i++)
         mem_free(v[i]);
     return rc;
 }

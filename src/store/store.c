@@ -163,6 +163,8 @@ static int schema_create(struct brock_engine *e)
          brock__store_exec(s, brock__store_migrate_v3_sql) != SQLITE_OK) ||
         (version >= 1 && version <= 4 &&
          brock__store_exec(s, brock__store_migrate_v4_sql) != SQLITE_OK) ||
+        (version >= 1 && version <= 5 &&
+         brock__store_exec(s, brock__store_migrate_v5_sql) != SQLITE_OK) ||
         brock__store_exec(s, "COMMIT") != SQLITE_OK) {
         brock__store_exec(s, "ROLLBACK");
         return brock__store_fail(e, "create the tables", NULL);

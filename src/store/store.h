@@ -110,15 +110,16 @@ int brock__sqlite_meta_get(struct brock_engine *e, const char *key,
 /* ---- the SQL (store_sql.c) ---- */
 
 /* The schema's version (PRAGMA user_version), the one brock__store_schema_sql makes. */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
-/* The tables of a new state; then what brings a state of version 1 to 4 up to date: from
- * version v, migrate_vN_sql for every N from v to 4, in order. */
+/* The tables of a new state; then what brings a state of version 1 to 5 up to date: from
+ * version v, migrate_vN_sql for every N from v to 5, in order. */
 extern const char brock__store_schema_sql[];
 extern const char brock__store_migrate_v1_sql[];
 extern const char brock__store_migrate_v2_sql[];
 extern const char brock__store_migrate_v3_sql[];
 extern const char brock__store_migrate_v4_sql[];
+extern const char brock__store_migrate_v5_sql[];
 
 /* Each prepared statement's SQL, by id (ST_*). */
 extern const char *const brock__store_stmt_sql[ST_COUNT];

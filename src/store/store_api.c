@@ -54,7 +54,7 @@ void brock__store_discard(struct brock_engine *e)
 int brock__store_unsaved(const struct brock_engine *e)
 {
     return e->dirty || e->deleted.n || e->forgotten.n || e->settings_dirty || e->pbconfig_dirty ||
-           e->reset_pending || e->seed_mark;
+           e->clearurls_dirty || e->reset_pending || e->seed_mark;
 }
 
 /* The file first: one deleted or replaced since the last sync is dealt with before anything

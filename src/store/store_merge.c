@@ -17,6 +17,7 @@ void brock__store_mark_all(struct brock_engine *e)
     brock__site_actions_mark_all(e);
     brock__settings_touch(e, NULL);
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
+    e->clearurls_dirty = e->clearurls_text != NULL;
     brock__pages_mark_all(e);
     brock__daily_mark_all(e);
     e->dirty++;
@@ -171,6 +172,7 @@ int brock__store_merge(struct brock_engine *e)
     brock__settings_changed(e);
     /* Privacy Badger's lists as brock last fetched them are not a choice: memory's stay. */
     e->pbconfig_dirty = e->pbconfig || e->yellow_applied;
+    e->clearurls_dirty = e->clearurls_text != NULL;
     s->data_version = dv;
     s->last_seq = max;
     e->dirty++;

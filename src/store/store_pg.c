@@ -18,7 +18,8 @@
 
 /*
  * Schema, version 4 (the meta row 'schema_version'; version 2 added brock_day_count, version 3
- * brock_site_action, version 4 brock_client_page_view and brock_client_day_count). The tables are SQLite's (store.c), named brock_* so that they can share
+ * brock_site_action, version 4 brock_client_page_view and brock_client_day_count, version 5
+ * the counts' cleaned column). The tables are SQLite's (store.c), named brock_* so that they can share
  * a database with others:
  *
  *   brock_action, brock_snitch, brock_setting, brock_meta, brock_page_view, brock_day_count,
@@ -32,7 +33,7 @@
  *       NOTIFY brock_journal (payload: the writer's origin), delivered at commit, so that the
  *       other instances know there is something to read without asking.
  */
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 
 /* pg_advisory_xact_lock()'s key for writers: "brock" in ASCII. */
 #define WRITE_LOCK_KEY "422827204459"
@@ -92,6 +93,10 @@ static const char schema_v4_sql[] =
     " pages bigint NOT NULL DEFAULT 0,"
     " PRIMARY KEY (client, day, site));";
 
+static const char schema_v5_sql[] =
+    "ALTER TABLE brock_day_count ADD COLUMN cleaned bigint NOT NULL DEFAULT 0;"
+    "ALTER TABLE brock_client_day_count ADD COLUMN cleaned bigint NOT NULL DEFAULT 0;";
+
 /* Each version's step from the one before: migrations[v] brings version v to v + 1, in the
  * same transaction as the rest. Version 0 is a database without brock's tables. */
 static const char *const migrations[SCHEMA_VERSION] = {
@@ -99,6 +104,7 @@ static const char *const migrations[SCHEMA_VERSION] = {
     [1] = schema_v2_sql,
     [2] = schema_v3_sql,
     [3] = schema_v4_sql,
+    [4] = schema_v5_sql,
 };
 
 static const char *const stmt_sql[PG_COUNT] = {
@@ -154,13 +160,14 @@ static const char *const stmt_sql[PG_COUNT] = {
     [PG_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM brock_page_view",
     /* Each instance adds what it counted. */
     [PG_DAY_ADD] = "INSERT INTO brock_day_count"
-                   " (day, site, blocked, cookieblocked, allowed, learned, pages)"
-                   " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (day, site) DO UPDATE SET"
+                   " (day, site, blocked, cookieblocked, allowed, learned, pages, cleaned)"
+                   " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (day, site) DO UPDATE SET"
                    " blocked = brock_day_count.blocked + excluded.blocked,"
                    " cookieblocked = brock_day_count.cookieblocked + excluded.cookieblocked,"
                    " allowed = brock_day_count.allowed + excluded.allowed,"
                    " learned = brock_day_count.learned + excluded.learned,"
-                   " pages = brock_day_count.pages + excluded.pages",
+                   " pages = brock_day_count.pages + excluded.pages,"
+                   " cleaned = brock_day_count.cleaned + excluded.cleaned",
     [PG_DAY_FORGET] = "DELETE FROM brock_day_count WHERE day < $1",
     [PG_CLIENT_PAGE_PUT] = "INSERT INTO brock_client_page_view"
                            " (client, site, host, action, count, time_ms)"
@@ -174,17 +181,18 @@ static const char *const stmt_sql[PG_COUNT] = {
                            " FROM brock_client_page_view",
     [PG_CLIENT_DAY_ADD] =
         "INSERT INTO brock_client_day_count"
-        " (client, day, site, blocked, cookieblocked, allowed, learned, pages)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (client, day, site) DO UPDATE SET"
+        " (client, day, site, blocked, cookieblocked, allowed, learned, pages, cleaned)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (client, day, site) DO UPDATE SET"
         " blocked = brock_client_day_count.blocked + excluded.blocked,"
         " cookieblocked = brock_client_day_count.cookieblocked + excluded.cookieblocked,"
         " allowed = brock_client_day_count.allowed + excluded.allowed,"
         " learned = brock_client_day_count.learned + excluded.learned,"
-        " pages = brock_client_day_count.pages + excluded.pages",
+        " pages = brock_client_day_count.pages + excluded.pages,"
+        " cleaned = brock_client_day_count.cleaned + excluded.cleaned",
     [PG_CLIENT_DAY_FORGET] = "DELETE FROM brock_client_day_count WHERE client = $1 AND day < $2",
     [PG_CLIENT_DAY_ALL] = "SELECT client, day, site, blocked, cookieblocked, allowed, learned,"
-                          " pages FROM brock_client_day_count",
-    [PG_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
+                          " pages, cleaned FROM brock_client_day_count",
+    [PG_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages, cleaned"
                    " FROM brock_day_count",
     [PG_SITE_ACTION_PUT] = "INSERT INTO brock_site_action (site, domain, user_action)"
                            " VALUES ($1, $2, $3) ON CONFLICT (site, domain) DO UPDATE SET"

@@ -358,6 +358,7 @@ void brock__store_marks_clear(struct brock_engine *e)
     e->settings_dirty = 0;
     brock__settings_untouch(e);
     e->pbconfig_dirty = 0;
+    e->clearurls_dirty = 0;
     e->reset_pending = 0;
     e->seed_mark = BROCK__SEED_KEPT;
     brock__pages_clean(e);

@@ -4,9 +4,10 @@
 #include "store/store.h"
 
 /*
- * Schema, version 5 (PRAGMA user_version; version 1 lacked page_view, day_count,
+ * Schema, version 6 (PRAGMA user_version; version 1 lacked page_view, day_count,
  * site_action and the client tables, version 2 day_count and what follows, version 3
- * site_action and the client tables, version 4 the client tables, and each is migrated):
+ * site_action and the client tables, version 4 the client tables, version 5 the counts'
+ * cleaned column; each is migrated):
  *
  *   action(domain PK, user_action TEXT, heuristic TEXT, dnt INT, next_update INT)
  *       one action_map entry; user_action and heuristic hold Privacy Badger's names ("" for
@@ -26,6 +27,8 @@
  *       'seeded': Unix ms when the seed was loaded; absent on a state never seeded.
  *       'pbconfig', 'pbconfig_time': the last configuration `brock update` applied, and when;
  *       'yellowlist': the cookieblock list the learned actions follow, one domain a line.
+ *       'clearurls', 'clearurls_time': ClearURLs' rules as `brock update` last fetched them,
+ *       and when.
  *       'instance': a random name the database gets at its first write, kept by copies of it.
  *       'generation': counts the writes, one more at each; with 'instance' it tells a file
  *       copied back over brock.db from one that other processes wrote (store_watch.c).
@@ -33,10 +36,10 @@
  *       recent page views: the third-party hosts a site's pages requested, the action the
  *       last request got (Privacy Badger's name), how many requests, the last one's Unix ms.
  *   day_count(day INT, site, blocked INT, cookieblocked INT, allowed INT, learned INT,
- *             pages INT; PK(day, site))
+ *             pages INT, cleaned INT; PK(day, site))
  *       daily counters: per day (days since 1970-01-01, UTC) and first party (its base
  *       domain; '' when unknown), the requests blocked, cookieblocked and allowed, the
- *       trackers learned there and the top-level pages opened. A process adds what it
+ *       trackers learned there, the top-level pages opened and the URLs cleaned. A process adds what it
  *       counted to the row.
  *   client_page_view(client, site, host, action TEXT, count INT, time_ms INT;
  *                    PK(client, site, host))
@@ -68,6 +71,11 @@
     " allowed INTEGER NOT NULL DEFAULT 0, learned INTEGER NOT NULL DEFAULT 0,"                     \
     " pages INTEGER NOT NULL DEFAULT 0,"                                                           \
     " PRIMARY KEY (day, site)) WITHOUT ROWID;"
+
+/* Version 6's: the URLs cleaned each day (ClearURLs' rules). */
+#define CLEANED_SQL                                                                                \
+    "ALTER TABLE day_count ADD COLUMN cleaned INTEGER NOT NULL DEFAULT 0;"                         \
+    "ALTER TABLE client_day_count ADD COLUMN cleaned INTEGER NOT NULL DEFAULT 0;"
 
 #define CLIENT_VIEWS_SQL                                                                           \
     "CREATE TABLE client_page_view ("                                                              \
@@ -112,7 +120,7 @@ const char brock__store_schema_sql[] =
     " site TEXT NOT NULL, host TEXT NOT NULL, action TEXT NOT NULL,"
     " count INTEGER NOT NULL, time_ms INTEGER NOT NULL,"
     " PRIMARY KEY (site, host)) WITHOUT ROWID;" DAY_COUNT_SQL SITE_ACTION_SQL CLIENT_VIEWS_SQL
-    "PRAGMA user_version = 5;";
+        CLEANED_SQL "PRAGMA user_version = 6;";
 
 /* From version 1: the page views are new; version 2's change follows. */
 const char brock__store_migrate_v1_sql[] =
@@ -127,8 +135,11 @@ const char brock__store_migrate_v2_sql[] = DAY_COUNT_SQL;
 /* From version 3: the choices for one site only are new; version 4's change follows. */
 const char brock__store_migrate_v3_sql[] = SITE_ACTION_SQL;
 
-/* From version 4: each client's own views are new; nothing else changed. */
-const char brock__store_migrate_v4_sql[] = CLIENT_VIEWS_SQL "PRAGMA user_version = 5;";
+/* From version 4: each client's own views are new; version 5's change follows. */
+const char brock__store_migrate_v4_sql[] = CLIENT_VIEWS_SQL;
+
+/* From version 5: the daily counts of URLs cleaned are new; nothing else changed. */
+const char brock__store_migrate_v5_sql[] = CLEANED_SQL "PRAGMA user_version = 6;";
 
 const char *const brock__store_stmt_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
@@ -180,14 +191,14 @@ const char *const brock__store_stmt_sql[ST_COUNT] = {
     [ST_PAGE_DEL_SITE] = "DELETE FROM page_view WHERE site = ?1",
     [ST_PAGE_ALL] = "SELECT site, host, action, count, time_ms FROM page_view",
     [ST_DAY_ADD] = "INSERT INTO day_count"
-                   " (day, site, blocked, cookieblocked, allowed, learned, pages)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (day, site) DO UPDATE SET"
+                   " (day, site, blocked, cookieblocked, allowed, learned, pages, cleaned)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (day, site) DO UPDATE SET"
                    " blocked = blocked + excluded.blocked,"
                    " cookieblocked = cookieblocked + excluded.cookieblocked,"
                    " allowed = allowed + excluded.allowed, learned = learned + excluded.learned,"
-                   " pages = pages + excluded.pages",
+                   " pages = pages + excluded.pages, cleaned = cleaned + excluded.cleaned",
     [ST_DAY_FORGET] = "DELETE FROM day_count WHERE day < ?1",
-    [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages"
+    [ST_DAY_ALL] = "SELECT day, site, blocked, cookieblocked, allowed, learned, pages, cleaned"
                    " FROM day_count",
     [ST_CLIENT_PAGE_PUT] = "INSERT INTO client_page_view"
                            " (client, site, host, action, count, time_ms)"
@@ -199,16 +210,17 @@ const char *const brock__store_stmt_sql[ST_COUNT] = {
     [ST_CLIENT_PAGE_ALL] = "SELECT client, site, host, action, count, time_ms"
                            " FROM client_page_view",
     [ST_CLIENT_DAY_ADD] = "INSERT INTO client_day_count"
-                          " (client, day, site, blocked, cookieblocked, allowed, learned, pages)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                          " (client, day, site, blocked, cookieblocked, allowed, learned, pages,"
+                          " cleaned) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
                           " ON CONFLICT (client, day, site) DO UPDATE SET"
                           " blocked = blocked + excluded.blocked,"
                           " cookieblocked = cookieblocked + excluded.cookieblocked,"
                           " allowed = allowed + excluded.allowed,"
-                          " learned = learned + excluded.learned, pages = pages + excluded.pages",
+                          " learned = learned + excluded.learned, pages = pages + excluded.pages,"
+                          " cleaned = cleaned + excluded.cleaned",
     [ST_CLIENT_DAY_FORGET] = "DELETE FROM client_day_count WHERE client = ?1 AND day < ?2",
     [ST_CLIENT_DAY_ALL] = "SELECT client, day, site, blocked, cookieblocked, allowed, learned,"
-                          " pages FROM client_day_count",
+                          " pages, cleaned FROM client_day_count",
     [ST_SITE_ACTION_PUT] = "INSERT INTO site_action (site, domain, user_action) VALUES (?1, ?2, ?3)"
                            " ON CONFLICT (site, domain) DO UPDATE SET"
                            " user_action = excluded.user_action",

@@ -225,6 +225,20 @@ static int walk_pbconfig(struct walk *w)
     return rc;
 }
 
+static int walk_clearurls(struct walk *w)
+{
+    struct brock_engine *e = w->e;
+    char when[32];
+    int rc;
+
+    if (!e->clearurls_dirty || !e->clearurls_text)
+        return 0;
+    snprintf(when, sizeof(when), "%" PRId64, e->clearurls_time);
+    if ((rc = meta_put(w, "clearurls", e->clearurls_text)) < 0)
+        return rc;
+    return meta_put(w, "clearurls_time", when);
+}
+
 static int page_put(void *arg, const char *client, const char *site, const char *host,
                     const char *action, int64_t count, int64_t time_ms)
 {
@@ -290,7 +304,7 @@ static int walk_seeded(struct walk *w)
 static int (*const write_steps[])(struct walk *w) = {
     walk_reset,    walk_deleted, walk_forgotten,    walk_actions,  walk_snitches,
     walk_tracking, walk_fp,      walk_site_actions, walk_settings, walk_pbconfig,
-    walk_pages,    walk_days,    walk_views,        walk_seeded,
+    walk_clearurls, walk_pages,  walk_days,         walk_views,    walk_seeded,
 };
 
 int brock__store_walk_write(struct brock_engine *e, const struct brock__store_walk_ops *o)

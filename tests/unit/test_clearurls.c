@@ -12,6 +12,7 @@
 
 #include "brock.h"
 #include "engine/engine.h"
+#include "fixture.h"
 
 static char *rules;
 static size_t rules_len;
@@ -50,9 +51,9 @@ static void test_every_rule_compiles(void **state)
     struct brock_engine *e = test_engine_open(NULL, NULL, 1);
 
     (void)state;
-    assert_int_equal(brock_clearurls_providers(e), 0);
+    assert_int_equal(brock_clearurls_providers(e, NULL), 0);
     assert_int_equal(brock_clearurls_load(e, rules, rules_len), 0);
-    assert_int_equal(brock_clearurls_providers(e), 205);
+    assert_int_equal(brock_clearurls_providers(e, NULL), 205);
     brock_engine_free(e);
 }
 
@@ -161,7 +162,7 @@ static void test_bad_input(void **state)
         assert_int_equal(brock_clearurls_load(e, bad[i].json, strlen(bad[i].json)), BROCK_EFORMAT);
         if (!strstr(brock_engine_errmsg(e), bad[i].why))
             fail_msg("%s: %s", bad[i].json, brock_engine_errmsg(e));
-        assert_int_equal(brock_clearurls_providers(e), 205);
+        assert_int_equal(brock_clearurls_providers(e, NULL), 205);
     }
     assert_int_equal(brock_clean_url(e, cases[0].url, out, sizeof(out), &c), BROCK_CLEAN_STRIPPED);
     brock_engine_free(e);
@@ -278,12 +279,99 @@ static void test_fast_as_plain(void **state)
     brock_engine_free(e);
 }
 
+/* The rules given at open serve until an update; an update's are kept in the state and come
+ * back at the next open, over the given ones; a bad update changes nothing. */
+static void test_given_and_updated(void **state)
+{
+    struct test_fixture *f = test_fixture_new("clearurls");
+    static const char own[] = "{\"providers\": {\"own\": {\"urlPattern\": "
+                              "\"^https?://own\\\\.example\", \"rules\": [\"keep\"]}}}";
+    struct brock_config cfg = {.state_dir = f->state, .no_seed = 1, .clearurls = rules,
+                               .clearurls_len = rules_len};
+    struct brock_engine *e = test_engine_with(&cfg);
+    struct brock_clean info;
+    char out[BROCK_URL_MAX];
+    int64_t when = -1;
+
+    (void)state;
+    assert_int_equal(brock_clearurls_providers(e, &when), 205);
+    assert_int_equal(when, 0);
+    assert_int_equal(brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out,
+                                     sizeof(out), &info),
+                     BROCK_CLEAN_STRIPPED);
+    assert_string_equal(out, "https://own.example/?keep=1");
+    assert_int_equal(brock_clearurls_update(e, "{\"providers\": 1}", 16, 1000), BROCK_EFORMAT);
+    assert_int_equal(brock_clearurls_update(e, own, strlen(own), 1000), 0);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+
+    e = test_engine_with(&cfg);
+    assert_int_equal(brock_clearurls_providers(e, &when), 1);
+    assert_int_equal(when, 1000);
+    assert_int_equal(brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out,
+                                     sizeof(out), &info),
+                     BROCK_CLEAN_STRIPPED);
+    assert_string_equal(out, "https://own.example/?utm_source=2");
+    brock_engine_free(e);
+    assert_int_equal(test_fixture_free(f), 0);
+}
+
+/* What the proxy cleans: not with the switch off, not on a site turned off (nor under it),
+ * not where brock is off for the request; everywhere else as brock_clean_url() does. */
+static void test_request_switches(void **state)
+{
+    struct brock_engine *e = engine_with_rules();
+    struct brock_request r = {.url = "https://shop.example/p?utm_source=x&id=1",
+                              .site = "shop.example"};
+    struct brock_clean info;
+    char out[BROCK_URL_MAX];
+    const char *want = "https://shop.example/p?id=1";
+    char *text = NULL;
+    size_t len = 0;
+
+    (void)state;
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_CLEAN_STRIPPED);
+    assert_string_equal(out, want);
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_CLEAN_URLS, 0), 0);
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_CLEAN_NONE);
+    assert_string_equal(out, r.url);
+    assert_int_equal(brock_setting_set(e, BROCK_SETTING_CLEAN_URLS, 1), 0);
+
+    assert_int_equal(brock_clean_site_set(e, "com", 1), BROCK_EINVAL);
+    assert_int_equal(brock_clean_site_set(e, "not a site", 1), BROCK_EINVAL);
+    assert_int_equal(brock_clean_site_set(e, "https://shop.example/", 1), 0);
+    assert_int_equal(brock_clean_site_set(e, "shop.example", 1), 0); /* once on the list */
+    assert_true(brock_clean_site_off(e, "shop.example"));
+    assert_true(brock_clean_site_off(e, "www.shop.example"));
+    assert_false(brock_clean_site_off(e, "myshop.example"));
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_CLEAN_NONE);
+    assert_int_equal(brock_settings_json(e, &text, &len), 0);
+    assert_non_null(strstr(text, "\"clean_urls_off\":[\"shop.example\"]"));
+    assert_non_null(strstr(text, "\"clean_urls\":true"));
+    brock_free(text);
+    assert_int_equal(brock_clean_site_set(e, "shop.example", 0), 0);
+    assert_false(brock_clean_site_off(e, "shop.example"));
+
+    assert_int_equal(brock_site_set_disabled(e, "shop.example", 1), 0);
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_CLEAN_NONE);
+    assert_int_equal(brock_site_set_disabled(e, "shop.example", 0), 0);
+    assert_int_equal(brock_client_pause(e, "laptop", BROCK_NO_END), 0);
+    r.client = "laptop";
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_CLEAN_NONE);
+    r.client = "phone";
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_CLEAN_STRIPPED);
+    r.url = NULL;
+    assert_int_equal(brock_request_clean(e, &r, out, sizeof(out), &info), BROCK_EINVAL);
+    brock_engine_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_rule_compiles), cmocka_unit_test(test_table),
         cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_own_rules),
         cmocka_unit_test(test_fast_as_plain),       cmocka_unit_test(test_backtracking_bounded),
+        cmocka_unit_test(test_given_and_updated),   cmocka_unit_test(test_request_switches),
     };
 
     rules = read_all(test_data("clearurls/data.min.json"), &rules_len);

@@ -276,6 +276,7 @@ static void test_migrate_v4(void **state)
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
     assert_int_equal(sqlite3_exec(raw,
                                   "DROP TABLE client_page_view; DROP TABLE client_day_count;"
+                                  " ALTER TABLE day_count DROP COLUMN cleaned;"
                                   " PRAGMA user_version = 4;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
@@ -294,7 +295,7 @@ static void test_migrate_v4(void **state)
     sqlite3_finalize(st);
     assert_int_equal(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 5);
+    assert_int_equal(sqlite3_column_int(st, 0), 6);
     sqlite3_finalize(st);
     sqlite3_close(raw);
 }

@@ -153,9 +153,9 @@ static void test_counting(void **state)
     day_name(now / DAY_MS - 1, day0);
     day_name(now / DAY_MS, day1);
     snprintf(want, sizeof(want),
-             "[{\"allowed\":1,\"blocked\":1,\"cookieblocked\":0,\"day\":\"%s\","
+             "[{\"allowed\":1,\"blocked\":1,\"cleaned\":0,\"cookieblocked\":0,\"day\":\"%s\","
              "\"learned\":0,\"sites\":1,\"time_ms\":%lld},"
-             "{\"allowed\":3,\"blocked\":2,\"cookieblocked\":1,\"day\":\"%s\","
+             "{\"allowed\":3,\"blocked\":2,\"cleaned\":0,\"cookieblocked\":1,\"day\":\"%s\","
              "\"learned\":1,\"sites\":2,\"time_ms\":%lld}]",
              day0, (long long)((now / DAY_MS - 1) * DAY_MS), day1,
              (long long)(now / DAY_MS * DAY_MS));
@@ -209,6 +209,50 @@ static void test_persistence(void **state)
     brock_engine_free(a);
 }
 
+/* The URLs cleaned each day, per site and per client; a version 5 state, whose counters had
+ * no such column, keeps its counts and gets it. */
+static void test_cleaned(void **state)
+{
+    struct test_fixture *f = *state;
+    struct brock_engine *e = test_fixture_open(f, NULL, 1);
+    sqlite3 *raw;
+    char *json = NULL;
+    size_t len = 0;
+    char text[1024];
+
+    count(e, "a.example", BROCK_DENY, now);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+    assert_int_equal(sqlite3_open(f->db, &raw), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(raw,
+                                  "ALTER TABLE day_count DROP COLUMN cleaned;"
+                                  " ALTER TABLE client_day_count DROP COLUMN cleaned;"
+                                  " PRAGMA user_version = 5;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(raw);
+
+    e = test_fixture_open(f, NULL, 1);
+    assert_string_equal(days_of(e, 1, text), "1/0/0/0/1");
+    assert_int_equal(brock_clean_count(e, NULL, "www.a.example", now), 0);
+    assert_int_equal(brock_clean_count(e, "laptop", "a.example", now), 0);
+    assert_int_equal(brock_clean_count(e, "laptop", NULL, now), 0);
+    assert_int_equal(brock_clean_count(e, "not a client", "a.example", now), BROCK_EINVAL);
+    assert_true(brock_sync(e) >= 0);
+    brock_engine_free(e);
+
+    e = test_fixture_open(f, NULL, 1);
+    assert_int_equal(brock_daily_json(e, 1, now, &json, &len), 0);
+    assert_non_null(strstr(json, "\"cleaned\":3"));
+    assert_non_null(strstr(json, "\"blocked\":1"));
+    brock_free(json);
+    assert_int_equal(brock_client_daily_json(e, "laptop", 1, now, &json, &len), 0);
+    assert_non_null(strstr(json, "\"cleaned\":2"));
+    brock_free(json);
+    brock_engine_free(e);
+    assert_int_equal(rows_in(f->db, "site = 'a.example' AND cleaned = 2"), 1);
+}
+
 /* Days are kept as long as page views: a day goes once all of it is past the setting. */
 static void test_retention(void **state)
 {
@@ -259,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_counting),
         cmocka_unit_test_setup_teardown(test_persistence, setup, test_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_retention, setup, test_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_cleaned, setup, test_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

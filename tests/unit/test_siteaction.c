@@ -160,7 +160,9 @@ static void test_migration(void **state)
     assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
     assert_int_equal(sqlite3_exec(raw,
                                   "DROP TABLE site_action; DROP TABLE client_page_view;"
-                                  " DROP TABLE client_day_count; PRAGMA user_version = 3;",
+                                  " DROP TABLE client_day_count;"
+                                  " ALTER TABLE day_count DROP COLUMN cleaned;"
+                                  " PRAGMA user_version = 3;",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     sqlite3_close(raw);
