@@ -100,16 +100,21 @@ static int clean_urls(struct cli *cli, const struct cmd_entry *self, int n, char
     reader.read_only = 1;
     if ((rc = cli_open(cli, &reader, &e)) != CLI_OK)
         return rc;
-    if (brock_clearurls_providers(e, NULL) == 0)
-        rc = cli_error(self, "no ClearURLs rules could be read");
-    for (int i = 0; rc == CLI_OK && i < n; i++) {
+    if (brock_clearurls_providers(e, NULL) == 0) {
+        brock_engine_free(e);
+        return cli_error(self, "no ClearURLs rules could be read");
+    }
+    /* A URL refused is named; the others are cleaned all the same. */
+    for (int i = 0; i < n; i++) {
         struct brock_clean info;
         int r = brock_clean_url(e, urls[i], out, sizeof(out), &info);
 
-        if (r < 0)
+        if (r < 0) {
             rc = cli_error(self, "%s", brock_engine_errmsg(e));
-        else if (print_one(urls[i], out, r, &info, json) < 0)
+        } else if (print_one(urls[i], out, r, &info, json) < 0) {
             rc = cli_error(self, "out of memory");
+            break;
+        }
     }
     brock_engine_free(e);
     return rc;

@@ -16,20 +16,21 @@
 
 static const char stats_help[] =
     "Prints, for each of the last days (UTC), the requests brock blocked, cookieblocked\n"
-    "and allowed, the trackers it learned and the sites visited (those whose top-level\n"
-    "pages were opened), oldest first. Days are kept as long as page views are (the\n"
+    "and allowed, the trackers it learned, the sites visited (those whose top-level\n"
+    "pages were opened) and the URLs it cleaned of tracking parameters, oldest first. Days are kept as long as page views are (the\n"
     "page-view-days setting).\n"
     "\nOptions:\n"
     "  --days N   the last N days, today included (1 to 3650, default 7)\n"
     "  --json     print a JSON array of objects: day, time_ms, blocked, cookieblocked,\n"
-    "             allowed, learned, sites (as GET /api/stats)\n"
+    "             allowed, learned, sites, cleaned (as GET /api/stats)\n"
     "  -h, --help print this help\n";
 
 static int on_day(void *arg, const struct brock_day *d)
 {
     (void)arg;
-    printf("%-10s  %9" PRIu64 "  %13" PRIu64 "  %9" PRIu64 "  %7" PRIu64 "  %5" PRIu64 "\n", d->day,
-           d->blocked, d->cookieblocked, d->allowed, d->learned, d->sites);
+    printf("%-10s  %9" PRIu64 "  %13" PRIu64 "  %9" PRIu64 "  %7" PRIu64 "  %5" PRIu64 "  %7" PRIu64
+           "\n",
+           d->day, d->blocked, d->cookieblocked, d->allowed, d->learned, d->sites, d->cleaned);
     return 0;
 }
 
@@ -71,8 +72,8 @@ static int cmd_stats_exec(struct cli *cli, const struct cmd_entry *self, int arg
         if (err == 0 && (fwrite(out, 1, len, stdout) != len || fputc('\n', stdout) == EOF))
             rc = cli_error(self, "cannot write to standard output");
     } else {
-        printf("%-10s  %9s  %13s  %9s  %7s  %5s\n", "day", "blocked", "cookieblocked", "allowed",
-               "learned", "sites");
+        printf("%-10s  %9s  %13s  %9s  %7s  %5s  %7s\n", "day", "blocked", "cookieblocked",
+               "allowed", "learned", "sites", "cleaned");
         err = brock_daily_each(e, (int)days, clock_now_ms(), on_day, NULL);
     }
     if (err < 0)

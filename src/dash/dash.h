@@ -27,6 +27,7 @@
 /* What /api/status and /metrics report of the running host since it started. */
 struct dash_counters {
     uint64_t requests, blocked, cookieblocked, tunnels, learned;
+    uint64_t cleaned;                /* URLs with tracking parameters taken out */
     size_t connections;              /* open now */
     uint64_t cut, refused;           /* connections closed to make room for others; refused with 503
                                      as none could be */

@@ -242,7 +242,7 @@ int dash_api_status(struct dash_call *x)
         "{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:{s:b, s:s, s:s?, s:s?}, s:b, s:I, "
         "s:o?, s:o?, s:o?, s:o?, "
         "s:{s:I, s:I, "
-        "s:I, s:I, s:I, s:I, s:I, s:I}}",
+        "s:I, s:I, s:I, s:I, s:I, s:I, s:I}}",
         "version", brock_version(), "listen", h->listen_name, "started_ms",
         (json_int_t)h->started_ms, "pid", (json_int_t)h->pid, "workers", (json_int_t)h->workers,
         "learning", brock_engine_learning(x->e), "intercept", h->intercept, "https", "seen",
@@ -252,7 +252,8 @@ int dash_api_status(struct dash_call *x)
         "since_start", "requests", (json_int_t)n.requests, "blocked", (json_int_t)n.blocked,
         "cookieblocked", (json_int_t)n.cookieblocked, "tunnels", (json_int_t)n.tunnels, "learned",
         (json_int_t)n.learned, "connections", (json_int_t)n.connections, "connections_cut",
-        (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused);
+        (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused, "cleaned",
+        (json_int_t)n.cleaned);
     pause = pause_json(x->e);
     if (!x->json || !pause || json_object_update(x->json, pause) < 0) {
         json_decref(pause);

@@ -166,6 +166,11 @@ static int write_learning(struct buf *b, const struct dash_counters *c, const st
     const char *const events[] = {"evidence", "blocked"};
     const uint64_t v[] = {m->evidence, c->learned};
 
+    if (single(b, "urls_cleaned_total", "counter",
+               "URLs whose tracking parameters brock took out (ClearURLs' rules), or whose "
+               "redirect wrapper it opened.",
+               c->cleaned) < 0)
+        return -1;
     return labelled(b, "learning_events_total",
                     "What learning did: evidence (a tracker seen tracking on a site) and "
                     "blocked (a tracker blocked once seen on enough sites).",

@@ -37,6 +37,8 @@ struct livelog_event *livelog_add(struct livelog *l)
     ev->answer = LIVELOG_ANSWER_NONE;
     ev->page = LIVELOG_PAGE_NONE;
     ev->status = 0;
+    ev->cleaned = BROCK_CLEAN_NONE;
+    ev->removed[0] = '\0';
     return ev;
 }
 
@@ -110,6 +112,15 @@ static int event_write(const struct livelog_event *ev, struct buf *out)
 
     if (!j)
         return -1;
+    /* A URL cleaned: "stripped" (the parameters in removed) or "redirect" (unwrapped). */
+    if (ev->cleaned != BROCK_CLEAN_NONE &&
+        (json_object_set_new(j, "cleaned",
+                             json_string(ev->cleaned == BROCK_CLEAN_REDIRECT ? "redirect"
+                                                                             : "stripped")) < 0 ||
+         json_object_set_new(j, "removed", json_string(ev->removed)) < 0)) {
+        json_decref(j);
+        return -1;
+    }
     /* Host names and a method token: one short line, no allocation for its text. */
     n = json_dumpb(j, text, sizeof(text), JSON_COMPACT | JSON_ENSURE_ASCII);
     if (n > 0 && n <= sizeof(text) &&

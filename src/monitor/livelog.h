@@ -56,6 +56,8 @@ struct livelog_event {
     unsigned char page;                  /* enum livelog_page: how site was come by */
     int status;                          /* 0 when no answer went to the client */
     char client[64];                     /* the client's address, as text */
+    unsigned char cleaned;               /* enum brock_clean_result: what became of its URL */
+    char removed[128]; /* the parameters taken out of it, comma-separated, as many as fit */
 };
 
 /* The ring of the newest events, kept by the proxy on its loop's one thread like the

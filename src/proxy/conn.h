@@ -52,6 +52,20 @@ struct refresh;
 struct intercept;
 struct report_keys;
 
+/* The URLs a client was lately sent from to their clean form (conn_clean()), so that a site
+ * that sends it back to the address with its parameters does not make a loop of it: the
+ * second time in CONN_CLEANED_MS such a URL is cleaned on its way instead, the third time it
+ * goes as it came. A hash of client and URL a slot, the oldest slot reused. */
+#define CONN_CLEANED_SLOTS 64
+#define CONN_CLEANED_MS 10000
+struct conn_cleaned {
+    struct {
+        uint64_t key;
+        int64_t at_ms;
+        unsigned n;
+    } v[CONN_CLEANED_SLOTS];
+};
+
 struct proxy {
     const struct conn_hooks *hooks; /* the page features, as the relay's core calls them */
     struct event_base *base;
@@ -128,6 +142,8 @@ struct proxy {
 
     /* For the dashboard's /api/status, and /metrics (monitor/metrics.h: counted here, on the loop). */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
+    uint64_t n_cleaned; /* URLs with tracking parameters taken out, or unwrapped */
+    struct conn_cleaned cleaned; /* the URLs redirected to clean ones lately (conn_decide.c) */
     struct metrics metrics;
 
     /* The live request log (monitor/livelog.h: the ring), and the connections streaming it to the
@@ -190,6 +206,7 @@ struct exchange_names {
     char host[BROCK_HOST_MAX];
     char authority[EXCHANGE_AUTHORITY_MAX];
     char site[BROCK_HOST_MAX];
+    char removed[128]; /* the parameters conn_clean() took out, comma-separated */
 };
 
 /* The exchange in progress: one request and its response. All of it belongs to that request
@@ -236,6 +253,8 @@ struct exchange {
                                  * BROCK_PASS) */
     unsigned learn;           /* what learning takes from it: BROCK_EXCHANGE_* flags
                                  * (brock_exchange_flags()), the same as from a recording */
+    unsigned char cleaned;    /* enum brock_clean_result: what conn_clean() did to its URL,
+                                 * the parameters in names->removed */
 
     /* Answered by brock itself (blocked, or the dashboard) rather than sent upstream. */
     int is_local;

@@ -111,6 +111,27 @@ void conn_answer_blocked(struct conn *c)
         conn_flush_close(c, "blocked");
 }
 
+void conn_answer_redirect(struct conn *c, const char *url)
+{
+    struct exchange *x = &c->c_ex;
+    int keep = !x->req_has_body && x->client_keepalive;
+
+    x->is_local = 1;
+    conn_status(c, 302, LIVELOG_ANSWER_BROCK);
+    /* One write: all of it or nothing. */
+    if (pump_printf(&c->c_client,
+                    "HTTP/1.1 302 Found\r\nLocation: %s\r\nContent-Length: 0\r\n"
+                    "Cache-Control: no-store\r\n%s\r\n",
+                    url, keep ? "" : "Connection: close\r\n") < 0) {
+        conn_out_of_memory(c, "writing a redirect to a clean URL");
+        return;
+    }
+    if (keep)
+        conn_set_state(c, CONN_REQ_BODY);
+    else
+        conn_flush_close(c, "redirected to a clean URL");
+}
+
 void conn_spool_close(struct exchange *x)
 {
     if (x->body_to != LOCAL_BODY_FILE)

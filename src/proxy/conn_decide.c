@@ -13,6 +13,7 @@
 #include "proxy/report.h"
 #include "proxy/workers.h"
 #include "util/alloc.h"
+#include "util/hash.h"
 
 const char *conn_header(const struct http_head *hh, const char *name)
 {
@@ -156,6 +157,8 @@ static struct brock_decision *conn_decision_reset(struct exchange *x)
     x->site_known = x->site_sure = x->site_self = 0;
     x->navigation = 0;
     x->names->site[0] = '\0';
+    x->cleaned = BROCK_CLEAN_NONE;
+    x->names->removed[0] = '\0';
     x->decided = 1;
     return x->d;
 }
@@ -338,4 +341,130 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     conn_note_page_view(c, d);
     conn_log_decision(c, d);
     return 0;
+}
+
+/* ---- URLs cleaned ---- */
+
+/* How many times in CONN_CLEANED_MS the client was sent to clean (a URL's clean form) before
+ * now, and this time counted: a site that sends it back with parameters (the same or others)
+ * is caught by the address it sends it back from. */
+static unsigned conn_cleaned_before(struct conn *c, const char *url)
+{
+    struct conn_cleaned *m = &c->px->cleaned;
+    int64_t now = conn_now_ms(c);
+    uint64_t key = hash_mix(hash_mix(0x6272636bULL, c->c_peer, strlen(c->c_peer)), url,
+                            strlen(url));
+    size_t oldest = 0;
+
+    for (size_t i = 0; i < CONN_CLEANED_SLOTS; i++) {
+        if (m->v[i].key == key && m->v[i].n && now - m->v[i].at_ms < CONN_CLEANED_MS) {
+            m->v[i].at_ms = now;
+            return m->v[i].n++;
+        }
+        if (m->v[i].at_ms < m->v[oldest].at_ms)
+            oldest = i;
+    }
+    m->v[oldest].key = key;
+    m->v[oldest].at_ms = now;
+    m->v[oldest].n = 1;
+    return 0;
+}
+
+/* Whether url can go in a Location header as it is: an http(s) URL of printable ASCII (a
+ * wrapper's address is percent-decoded, and may hold anything). */
+static int conn_url_sendable(const char *url)
+{
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+        if (*p <= 0x20 || *p >= 0x7f)
+            return 0;
+    return 1;
+}
+
+/* What is done with a cleaned URL (out, r as brock_request_clean() said): a document's GET,
+ * and a wrapper opened for any GET, is sent to it (unless that would loop); a URL of the same
+ * origin goes upstream cleaned; anything else as it came. */
+static enum conn_clean_do conn_clean_how(struct conn *c, int r, const char *out, size_t prefix)
+{
+    const struct exchange *x = &c->c_ex;
+    int get = !strcmp(x->method, "GET") || !strcmp(x->method, "HEAD");
+    int doc = x->type == BROCK_RESOURCE_MAIN_FRAME || x->type == BROCK_RESOURCE_SUB_FRAME;
+    int same = r == BROCK_CLEAN_STRIPPED && !strncmp(out, c->c_url.data, prefix) &&
+               (out[prefix] == '/' || out[prefix] == '\0');
+
+    if (get && (doc || !same) && conn_url_sendable(out)) {
+        unsigned before = conn_cleaned_before(c, out);
+
+        if (before == 0)
+            return CONN_CLEAN_REDIRECT;
+        return before == 1 && same ? CONN_CLEAN_FORWARD : CONN_CLEAN_KEEP;
+    }
+    return same ? CONN_CLEAN_FORWARD : CONN_CLEAN_KEEP;
+}
+
+/* A comma-separated list of names into out (size bytes): as many as fit, each whole. */
+static void names_copy(char *out, size_t size, const char *names)
+{
+    size_t n = strnlen(names, size - 1);
+
+    while (n && names[n] && names[n] != ',')
+        n--;
+    memcpy(out, names, n);
+    out[n] = '\0';
+}
+
+/* A URL cleaned: counted (the day's, the client's, /api/status), and said at LOG_INFO. */
+static void conn_count_cleaned(struct conn *c, const struct brock_clean *info)
+{
+    struct exchange *x = &c->c_ex;
+    struct brock_engine *e = c->px->engine;
+    char client[64];
+
+    x->cleaned = (unsigned char)info->result;
+    names_copy(x->names->removed, sizeof(x->names->removed), info->removed);
+    c->px->n_cleaned++;
+    if (brock_clean_count(e, conn_client_key(c, client), x->d->site, conn_now_ms(c)) < 0)
+        log_msg(LOG_ERR, "counting a cleaned URL failed: %s", brock_engine_errmsg(e));
+    if (info->result == BROCK_CLEAN_REDIRECT)
+        log_msg(LOG_INFO, "unwrapped a link to %s (%s)", x->host, info->provider);
+    else
+        log_msg(LOG_INFO, "took %s out of a URL of %s (%s)", info->removed, x->host,
+                info->provider);
+}
+
+enum conn_clean_do conn_clean(struct conn *c, const char **path, size_t *path_len, char *out,
+                              size_t size)
+{
+    struct exchange *x = &c->c_ex;
+    struct brock_request req = {0};
+    struct brock_clean info;
+    enum conn_clean_do how;
+    char client[64];
+
+    /* A tunnel says nothing of its URL; an upgrade's is a socket's, not a page's. */
+    size_t prefix;
+    int r;
+
+    if (x->is_connect || x->is_upgrade || !c->c_url.len || !*path || *path_len > c->c_url.len)
+        return CONN_CLEAN_KEEP;
+    req.url = c->c_url.data;
+    /* A page's own address is its site, whatever could be told of where it was opened from. */
+    req.site = x->site_known ? x->site : x->type == BROCK_RESOURCE_MAIN_FRAME ? x->host : NULL;
+    req.client = conn_client_key(c, client);
+    r = brock_request_clean(c->px->engine, &req, out, size, &info);
+    if (r != BROCK_CLEAN_STRIPPED && r != BROCK_CLEAN_REDIRECT)
+        return CONN_CLEAN_KEEP;
+    /* "http://authority" (or https), the part that stays when only the path changes. */
+    prefix = c->c_url.len - *path_len;
+    how = conn_clean_how(c, r, out, prefix);
+    /* A blocked request goes nowhere: only a wrapper's address is worth sending it to. */
+    if (how == CONN_CLEAN_KEEP || (conn_effect(x) == BROCK_DENY && how != CONN_CLEAN_REDIRECT))
+        return CONN_CLEAN_KEEP;
+    conn_count_cleaned(c, &info);
+    if (how == CONN_CLEAN_FORWARD) {
+        *path = out[prefix] ? out + prefix : "/";
+        *path_len = strlen(*path);
+    }
+    return how;
 }

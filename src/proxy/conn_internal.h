@@ -153,6 +153,10 @@ void conn_spool_close(struct exchange *x);
  * its limit, a file that could not be written). */
 int conn_local_body(struct conn *c, const struct side_event *ev);
 
+/* The request is answered with a redirect to url (302, as brock's own answer), nothing
+ * going upstream. */
+void conn_answer_redirect(struct conn *c, const char *url);
+
 /* A locally answered request was read whole: the dashboard or a blocked request's answer is
  * written if it waited, then the client may go on. */
 void conn_local_done(struct conn *c);
@@ -234,6 +238,21 @@ static inline enum brock_effect conn_effect(const struct exchange *x)
 {
     return x->d ? x->d->effect : BROCK_PASS;
 }
+
+/* What becomes of a decided request's URL by ClearURLs' rules (brock_request_clean()). */
+enum conn_clean_do {
+    CONN_CLEAN_KEEP,     /* it goes as it came */
+    CONN_CLEAN_FORWARD,  /* it goes upstream cleaned: its new path in *path, *path_len */
+    CONN_CLEAN_REDIRECT, /* the client is sent to out (302): a document's address, or a
+                            wrapper's, so that the address bar and history are clean too */
+};
+
+/* The URL of the exchange (its path path[0..path_len) on its host) cleaned into out (size
+ * bytes, BROCK_URL_MAX), and what is done with it; counted and logged when it is not KEEP.
+ * A tunnel and an upgrade are left alone; a blocked request is only ever redirected (a
+ * wrapper opened). */
+enum conn_clean_do conn_clean(struct conn *c, const char **path, size_t *path_len, char *out,
+                              size_t size);
 
 /* Frees the exchange's decision (conn_exchange_reset(), conn_free()). */
 void conn_decision_free(struct exchange *x);

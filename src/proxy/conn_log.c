@@ -53,6 +53,8 @@ void conn_status(struct conn *c, int status, enum livelog_answer by)
     ev->page = (unsigned char)conn_log_page(x);
     ev->status = status;
     snprintf(ev->client, sizeof(ev->client), "%s", c->c_peer);
+    ev->cleaned = x->cleaned;
+    snprintf(ev->removed, sizeof(ev->removed), "%s", x->names->removed);
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)
         bufferevent_trigger(px->watchers[i]->c_client.bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);

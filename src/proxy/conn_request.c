@@ -179,12 +179,17 @@ static int conn_take_undecided(struct conn *c, const char **path, size_t *path_l
     return 0;
 }
 
-/* The request decided: blocked, a tunnel opened, or sent upstream. */
+/* The request decided: blocked, a tunnel opened, sent to its clean URL, or sent upstream
+ * (cleaned). */
 static void conn_follow_decision(struct conn *c, const char *path, size_t path_len)
 {
     struct exchange *x = &c->c_ex;
+    char clean[BROCK_URL_MAX];
 
-    if (x->d->effect == BROCK_DENY) {
+    /* A wrapper is opened even when it is blocked: the person asked for the address inside. */
+    if (conn_clean(c, &path, &path_len, clean, sizeof(clean)) == CONN_CLEAN_REDIRECT) {
+        conn_answer_redirect(c, clean);
+    } else if (x->d->effect == BROCK_DENY) {
         /* Only a learned block is worth a policy check (section 9), never a user's. */
         if (x->d->action == BROCK_BLOCK)
             dntcheck_blocked(c->px->dnt, x->d->tracker, conn_now_ms(c));

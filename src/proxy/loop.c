@@ -199,6 +199,7 @@ static void publish_counters(const struct proxy *px)
         [SLOT_CONNECTIONS] = px->n_conns,
         [SLOT_CUT] = px->admit.total_cut,
         [SLOT_REFUSED] = px->admit.total_refused,
+        [SLOT_CLEANED] = px->n_cleaned,
     };
 
     if (!w)
@@ -703,6 +704,7 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
         out->connections = (size_t)sum[SLOT_CONNECTIONS];
         out->cut = sum[SLOT_CUT];
         out->refused = sum[SLOT_REFUSED];
+        out->cleaned = sum[SLOT_CLEANED];
         return;
     }
     out->requests = px->n_requests;
@@ -713,6 +715,7 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
     out->connections = px->n_conns;
     out->cut = px->admit.total_cut;
     out->refused = px->admit.total_refused;
+    out->cleaned = px->n_cleaned;
     if (px->dnt)
         dntcheck_counts(px->dnt, out->dnt);
 }

@@ -23,6 +23,7 @@ enum {
     SLOT_CONNECTIONS,
     SLOT_CUT,
     SLOT_REFUSED,
+    SLOT_CLEANED,
     SLOT_COUNT
 };
 

@@ -106,11 +106,11 @@ check('the counts survive a restart, and the command line says the same', async 
   const text = await h.brock(S, ['stats', '--days', '2']);
   assert.equal(text.code, 0, text.stderr);
   const rows = text.stdout.trim().split('\n');
-  assert.match(rows[0], /^day\s+blocked\s+cookieblocked\s+allowed\s+learned\s+sites$/);
+  assert.match(rows[0], /^day\s+blocked\s+cookieblocked\s+allowed\s+learned\s+sites\s+cleaned$/);
   const last = before[1];
   assert.deepEqual(rows[2].trim().split(/\s+/),
-                   [last.day, ...['blocked', 'cookieblocked', 'allowed', 'learned', 'sites']
-                     .map((k) => String(last[k]))]);
+                   [last.day, ...['blocked', 'cookieblocked', 'allowed', 'learned', 'sites',
+                                  'cleaned'].map((k) => String(last[k]))]);
 
   await start();
   assert.deepEqual((await stats('?days=2')).json, before, 'read back after the restart');
