@@ -252,7 +252,7 @@ function dayWords(d) {
   return `${d.day}: ${count(d.blocked, 'request')} blocked, ` +
          `${count(d.cookieblocked, 'request')} with cookies blocked, ` +
          `${count(d.allowed, 'request')} allowed, ${count(d.learned, 'tracker')} learned, ` +
-         `${count(d.sites, 'site')} visited`;
+         `${count(d.sites, 'site')} visited, ${count(d.cleaned || 0, 'link')} cleaned`;
 }
 
 const KINDS = [['blocked', 'block', 'Blocked'], ['cookieblocked', 'cookieblock', 'Cookies blocked'],
@@ -284,7 +284,7 @@ function chart(days) {
     return svg('g', { class: 'day', role: 'img', 'aria-label': dayWords(d), 'data-day': d.day,
                       'data-blocked': d.blocked, 'data-cookieblocked': d.cookieblocked,
                       'data-allowed': d.allowed, 'data-learned': d.learned,
-                      'data-sites': d.sites },
+                      'data-sites': d.sites, 'data-cleaned': d.cleaned || 0 },
                svg('title', {}, dayWords(d)), rects, learned, label);
   });
   const total = (key) => days.reduce((n, d) => n + d[key], 0);
@@ -299,7 +299,8 @@ function chart(days) {
           `${words}: ${total(key)}`)),
         h('li', { 'data-total': 'learned' },
           h('span', { class: 'swatch swatch-learned', 'aria-hidden': 'true' }, '+'),
-          `Trackers learned: ${total('learned')}`))));
+          `Trackers learned: ${total('learned')}`),
+        h('li', { 'data-total': 'cleaned' }, `Links cleaned: ${total('cleaned')}`))));
 }
 
 // ---- brock off for a while: the pause, and a site's time off ----
@@ -829,6 +830,9 @@ async function viewSettings() {
            'DNT: 1 and Sec-GPC: 1 on every request.'),
     toggle('check_dnt', 'Check and honour DNT policies',
            'A domain that posts EFF\'s DNT policy is not blocked.'),
+    toggle('clean_urls', 'Take tracking parameters out of links',
+           'utm_source, fbclid, gclid and the others ClearURLs\' rules name, on every request; ' +
+           'a page\'s address is sent to its clean form.'),
     runFacts(status),
     h('form', { class: 'inline setting', onsubmit: async (ev) => {
       ev.preventDefault();
@@ -893,6 +897,27 @@ async function viewSettings() {
       } catch (e) { say(e.message); }
       await route();
     } }, site, h('button', { type: 'submit' }, 'Disable brock there')),
+    h('h2', {}, 'Links left as they are'),
+    h('p', { class: 'note' }, 'On these sites brock takes no tracking parameters out of links.'),
+    h('ul', { id: 'clean-off' }, (s.clean_urls_off || []).map((d) => h('li', {}, domain(d), ' ',
+      h('button', { type: 'button', class: 'link', 'aria-label': `Clean links on ${d} again`,
+                    onclick: async () => {
+                      try { await api('DELETE', `/api/clean-off/${enc(d)}`); } catch (e) {
+                        say(e.message);
+                      }
+                      await route();
+                    } }, 'remove')))),
+    h('form', { class: 'inline', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const d = document.getElementById('clean-off-site').value.trim();
+      try {
+        await api('PUT', `/api/clean-off/${enc(d)}`);
+        say(`Links are left as they are on ${d}`);
+      } catch (e) { say(e.message); }
+      await route();
+    } }, h('input', { type: 'text', id: 'clean-off-site', placeholder: 'example.com',
+                      'aria-label': 'Site to leave links alone on' }),
+      h('button', { type: 'submit' }, 'Leave links alone there')),
     h('h2', {}, 'Widgets allowed on sites'),
     h('p', { class: 'note' }, 'Social widgets (videos, posts, comments) that you chose to ' +
       'always allow on a site, from the placeholder brock shows in their place.'),

@@ -134,6 +134,15 @@ function logButtons(row, e) {
             acts), note];
 }
 
+// What brock took out of the request's URL (ClearURLs' rules), or "" when nothing.
+function logCleaned(e) {
+  if (e.cleaned === 'redirect') return ' · a link wrapper opened: sent straight to the address inside';
+  if (e.cleaned === 'stripped')
+    return ` · took ${e.removed || 'tracking parameters'} out of its address` +
+      (e.status === 302 && e.answered_by === 'brock' ? ', and sent the page to the clean one' : '');
+  return '';
+}
+
 function logRow(e) {
   const third = logThirdParty(e);
   const self = e.decision === 'first_party' && e.page === 'self';
@@ -148,7 +157,8 @@ function logRow(e) {
     h('span', { class: 'what' }, logWhat(e)),
     h('span', { class: 'who' }, h('span', { class: 'method' }, e.method), ' ', host, site,
       e.page === 'none' ? ' (no page)' : ''),
-    h('span', { class: 'why' }, `${logWhy(e)}${page} · ${logStatus(e)}`));
+    h('span', { class: 'why' }, `${logWhy(e)}${page} · ${logStatus(e)}${logCleaned(e)}`));
+  if (e.cleaned) row.dataset.cleaned = e.cleaned;
   if (third) row.append(...logButtons(row, e));
   // The filter reads what the row says, and the stream's own words.
   row.dataset.text = [...row.querySelectorAll('.what, .who, .why')].map((el) => el.textContent)

@@ -75,6 +75,8 @@ static const struct route routes[] = {
     {"DELETE", "/api/pause", CHANGES_STATE, NO_BODY, dash_api_pause_delete},
     {"PUT", "/api/disabled/", CHANGES_STATE, JSON_BODY, dash_api_disabled_put},
     {"DELETE", "/api/disabled/", CHANGES_STATE, NO_BODY, dash_api_disabled_delete},
+    {"PUT", "/api/clean-off/", CHANGES_STATE, NO_BODY, dash_api_clean_off_put},
+    {"DELETE", "/api/clean-off/", CHANGES_STATE, NO_BODY, dash_api_clean_off_delete},
     {"PUT", "/api/widgets/", CHANGES_STATE, JSON_BODY, dash_api_widget_put},
     {"DELETE", "/api/widgets/", CHANGES_STATE, JSON_BODY, dash_api_widget_delete},
     {"GET", "/api/export", 0, NO_BODY, dash_api_export},

@@ -68,6 +68,11 @@ int dash_api_pause_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_pause_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* PUT /api/clean-off/SITE: links are left as they are on SITE (brock_clean_site_set());
+ * DELETE: cleaned there again. Both answer /api/settings. */
+int dash_api_clean_off_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_clean_off_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_widget_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_widget_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_export(struct dash_call *x) __attribute__((warn_unused_result));

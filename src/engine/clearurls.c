@@ -21,6 +21,7 @@
 #include "engine/engine.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -90,7 +91,18 @@ struct cu_read {
     struct brock_engine *e;
     const char *provider;
     const char *what;
+    int jit; /* JIT-compile what is compiled */
 };
+
+/* Whether expressions are JIT-compiled: unless BROCK_PCRE2_JIT=0, for a memory checker
+ * (valgrind), which cannot follow code made at run time and reports its every branch. The
+ * interpreter gives the same results, slower. */
+static int jit_wanted(void)
+{
+    const char *v = getenv("BROCK_PCRE2_JIT");
+
+    return !v || strcmp(v, "0") != 0;
+}
 
 /* expr compiled caseless, JIT-compiled where PCRE2 can. NULL with errmsg set when it is not
  * one PCRE2 reads, or out of memory (*rc says which). */
@@ -114,7 +126,8 @@ static pcre2_code *compile(const struct cu_read *r, const char *expr, size_t len
         return NULL;
     }
     /* Without a JIT (or with its memory short) the interpreter runs it: no error. */
-    (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+    if (r->jit)
+        (void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
     return code;
 }
 
@@ -283,7 +296,7 @@ static void pattern_literal(struct cu_provider *p, const char *pattern)
 static int read_provider(struct brock_engine *e, const char *name, json_t *obj,
                          struct cu_provider *p)
 {
-    struct cu_read r = {e, name, "urlPattern"};
+    struct cu_read r = {e, name, "urlPattern", jit_wanted()};
     json_t *pattern = json_object_get(obj, "urlPattern");
     json_t *complete = json_object_get(obj, "completeProvider");
     int rc = 0;

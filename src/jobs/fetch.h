@@ -16,6 +16,9 @@
 /* pbconfig.json is about 60 KiB; room for it to grow. */
 #define FETCH_PBCONFIG_MAX ((size_t)4 * 1024 * 1024)
 
+/* ClearURLs' rules are about 100 KiB; the same room. */
+#define FETCH_CLEARURLS_MAX ((size_t)4 * 1024 * 1024)
+
 /* The whole fetch, from resolving to the last byte, in seconds. */
 #define FETCH_TIMEOUT 10
 

@@ -12,6 +12,9 @@
 /* Where Privacy Badger's current configuration is published. */
 #define JOBS_PBCONFIG_URL "https://www.eff.org/files/pbconfig.json"
 
+/* Where ClearURLs publishes its rules (its extension's default rules URL). */
+#define JOBS_CLEARURLS_URL "https://rules2.clearurls.xyz/data.minify.json"
+
 /* How a command connects out: its options as given. Borrowed for each call. */
 struct jobs_options {
     const char *const *resolve; /* n_resolve --resolve HOSTGLOB[:PORT]=ADDR:PORT specs */
@@ -46,6 +49,12 @@ int jobs_dnt_check(struct brock_engine *e, const struct jobs_options *o, const c
  * did not validate (e is then unchanged, and err says so), or the fetch could not run. */
 int jobs_update(struct brock_engine *e, const struct jobs_options *o, struct brock_update_stats *st,
                 char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/* `brock update`, second part: fetches JOBS_CLEARURLS_URL and makes it the rules e cleans
+ * URLs by, kept in the state (brock_clearurls_update()), as the daily refresh does. Returns
+ * 0 with *providers set, or -1 with a sentence in err (e's rules then unchanged). */
+int jobs_update_clearurls(struct brock_engine *e, const struct jobs_options *o, size_t *providers,
+                          char *err, size_t errlen) __attribute__((warn_unused_result));
 
 /* What jobs_get() brought back. */
 struct jobs_get_result {

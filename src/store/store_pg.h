@@ -64,8 +64,9 @@ enum {
     PG_COUNT
 };
 
-/* The most parameters a statement takes (brock_day_count's row: day, site and the counts). */
-#define PG_MAX_PARAMS 8
+/* The most parameters a statement takes (brock_client_day_count's row: client, day, site and
+ * the counts; put_day() checks it). */
+#define PG_MAX_PARAMS 9
 
 /* One statement of a batch: its id and its parameters, offsets into the batch's text
  * (PG_NULL: SQL NULL). */

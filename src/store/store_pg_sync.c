@@ -325,6 +325,7 @@ static int put_day(struct brock_engine *e, const char *client, int64_t day, cons
 {
     char d[24], n[BROCK__DAILY_COUNT][24];
     int c = *client != '\0';
+    _Static_assert(3 + BROCK__DAILY_COUNT <= PG_MAX_PARAMS, "a client's day row fits a statement");
     const char *v[3 + BROCK__DAILY_COUNT] = {client, d, site};
     int id =
         c ? (site ? PG_CLIENT_DAY_ADD : PG_CLIENT_DAY_FORGET) : (site ? PG_DAY_ADD : PG_DAY_FORGET);

@@ -767,9 +767,11 @@ run settings
 is "$?:$(cat "$T/out")" "0:learn             on
 send_dnt          on
 check_dnt         on
+clean_urls        on
 page_view_days    7
 paused            no
 disabled_sites    (none)
+clean_urls_off    (none)
 widget_allowlist  (none)" "settings prints each setting, under the dashboard's names"
 [ ! -e "$S" ]
 ok $? "... and reading them creates no state"
@@ -791,7 +793,8 @@ perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
     join(",", @{$d->{disabled_sites}}) eq "shop.example" or exit 1' <"$T/out"
 ok $? "settings --json: the dashboard's /api/settings object"
 for bad in "colour" "learn maybe" "page_view_days 3651" "page_view_days x" \
-    "disabled_sites x.example" "widget_allowlist x" "learn on extra" "paused yes"; do
+    "disabled_sites x.example" "widget_allowlist x" "learn on extra" "paused yes" \
+    "clean_urls maybe" "clean_urls_off x.example"; do
     # shellcheck disable=SC2086
     run settings $bad
     st=$?
@@ -805,9 +808,11 @@ run settings
 is "$(cat "$T/out")" "learn             on
 send_dnt          off
 check_dnt         on
+clean_urls        on
 page_view_days    30
 paused            no
 disabled_sites    shop.example
+clean_urls_off    (none)
 widget_allowlist  (none)" "... and no bad input changed anything"
 
 # ---- pause, resume, a site off for a while ----
@@ -894,8 +899,8 @@ today=$(date -u +%Y-%m-%d)
 run stats
 st=$?
 [ "$st" -eq 0 ] && [ ! -e "$S" ] && [ "$(wc -l <"$T/out")" -eq 8 ] &&
-    head -1 "$T/out" | grep -Eq '^day +blocked +cookieblocked +allowed +learned +sites$' &&
-    tail -1 "$T/out" | grep -Eq "^$today +0 +0 +0 +0 +0$"
+    head -1 "$T/out" | grep -Eq '^day +blocked +cookieblocked +allowed +learned +sites +cleaned$' &&
+    tail -1 "$T/out" | grep -Eq "^$today +0 +0 +0 +0 +0 +0$"
 ok $? "stats: a header and the last 7 days, empty, creating nothing"
 run stats --json --days 3
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);

@@ -5,7 +5,8 @@
 // serves the policy, its accepted variants, a changed text, a redirect and an endless slow
 // body; trackers learned through `brock run` are checked once blocked, and the compliant
 // ones pass again with their cookies. `brock dnt` says why, and `brock update` applies a
-// local copy of pbconfig.json reached through --resolve www.eff.org:443=...
+// local copy of pbconfig.json reached through --resolve www.eff.org:443=..., and ClearURLs'
+// rules through rules2.clearurls.xyz, each whole or not at all.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -37,11 +38,18 @@ const tmp = h.tmpdir('dnt-t');
 
 // The HTTPS origin: policies by Host, the configuration for www.eff.org, every request kept.
 async function startTlsOrigin(certs) {
-  const state = { pbconfig: null, pbStatus: 200 };
+  const state = { pbconfig: null, pbStatus: 200,
+                  clearurls: fs.readFileSync(path.join(h.DATA, '..', 'clearurls',
+                                                       'data.min.json')) };
   const site = await startSite((req, res, host) => {
     if (host === 'www.eff.org' && req.url === '/files/pbconfig.json') {
       res.writeHead(state.pbStatus, { 'Content-Type': 'application/json' });
       res.end(state.pbconfig);
+      return;
+    }
+    if (host === 'rules2.clearurls.xyz' && req.url === '/data.minify.json') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(state.clearurls);
       return;
     }
     if (req.url !== '/.well-known/dnt-policy.txt') {
@@ -86,7 +94,8 @@ async function startTlsOrigin(certs) {
 let certs, origin, tlsOrigin, brock;
 
 function resolveArgs() {
-  return [...h.resolveTo(tlsOrigin.port, '*.test:443', 'www.eff.org:443'),
+  return [...h.resolveTo(tlsOrigin.port, '*.test:443', 'www.eff.org:443',
+                        'rules2.clearurls.xyz:443'),
           ...h.resolveTo(origin.port, '*.test', '*.costco.com')];
 }
 
@@ -118,7 +127,8 @@ const sent = (host, cookie) => origin.to(host).filter((r) =>
 
 before(flat(async () => {
   // A test CA and one leaf for every name the HTTPS origin answers for.
-  certs = h.originCerts(tmp, [...ALL, 'tracker-none.test', 'tracker-heads.test', 'www.eff.org']);
+  certs = h.originCerts(tmp, [...ALL, 'tracker-none.test', 'tracker-heads.test', 'www.eff.org',
+                              'rules2.clearurls.xyz']);
   origin = await startOrigin();
   tlsOrigin = await startTlsOrigin(certs);
   brock = await startBrock(path.join(tmp, 'state'));
@@ -306,6 +316,7 @@ check('brock update applies added and removed cookieblock domains; a bad list ch
     r = await update();
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /1 added, 0 removed/);
+    assert.match(r.stdout, /^Applied https:\/\/rules2\.clearurls\.xyz\/data\.minify\.json: 205 providers\.$/m);
     assert.equal(await effect('cdn.trk-up.example'), 'cookieblock');
     assert.equal(await effect('img.cdn.trk-up.example'), 'cookieblock');
     assert.equal(await effect('www.trk-up.example'), 'block');
@@ -322,7 +333,7 @@ check('brock update applies added and removed cookieblock domains; a bad list ch
       r = await update();
       assert.equal(r.code, 1, `refused: ${bad.slice(0, 40)}`);
       assert.match(r.stderr, why);
-      assert.match(r.stderr, /[Nn]othing changed/);
+      assert.match(r.stderr, /The lists stay as they were|the lists stay as they were/);
       assert.equal(await effect('cdn.trk-up.example'), 'cookieblock');
     }
     tlsOrigin.state.pbStatus = 200;
@@ -338,4 +349,24 @@ check('brock update applies added and removed cookieblock domains; a bad list ch
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /0 added, 1 removed/);
     assert.equal(await effect('cdn.trk-up.example'), 'block');
+
+    // ClearURLs' rules: kept in the state, and `brock clean` cleans by them; a file that is
+    // not one changes nothing of the rules (the lists are applied all the same).
+    const clean = async () => (await brockIn(['clean', 'https://own.example/?ownid=1&utm_source=2']))
+      .stdout.trim();
+    assert.equal(await clean(), 'https://own.example/?ownid=1');
+    tlsOrigin.state.clearurls = JSON.stringify({ providers: { own: {
+      urlPattern: '^https?://own\\.example', rules: ['ownid'] } } });
+    r = await update();
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /data\.minify\.json: 1 providers\./);
+    assert.equal(await clean(), 'https://own.example/?utm_source=2');
+    for (const bad of ['{"providers": ', '{"providers": {"x": {"urlPattern": "("}}}']) {
+      tlsOrigin.state.clearurls = bad;
+      r = await update();
+      assert.equal(r.code, 1, bad);
+      assert.match(r.stderr, /clearurls.*The rules stay as they were/s);
+      assert.match(r.stdout, /0 added, 0 removed/);
+      assert.equal(await clean(), 'https://own.example/?utm_source=2');
+    }
   }, 60000);

@@ -279,6 +279,31 @@ static void test_fast_as_plain(void **state)
     brock_engine_free(e);
 }
 
+/* The interpreter (BROCK_PCRE2_JIT=0, as under valgrind) cleans as the JIT does. */
+static void test_interpreter_as_jit(void **state)
+{
+    struct brock_engine *jit = engine_with_rules(), *interp;
+    char a[BROCK_URL_MAX], b[BROCK_URL_MAX];
+    struct brock_clean ia, ib;
+
+    (void)state;
+    assert_int_equal(setenv("BROCK_PCRE2_JIT", "0", 1), 0);
+    interp = engine_with_rules();
+    assert_int_equal(unsetenv("BROCK_PCRE2_JIT"), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int x = brock_clean_url(jit, cases[i].url, a, sizeof(a), &ia);
+        int y = brock_clean_url(interp, cases[i].url, b, sizeof(b), &ib);
+
+        assert_int_equal(x, y);
+        if (x >= 0) {
+            assert_string_equal(a, b);
+            assert_string_equal(ia.removed, ib.removed);
+        }
+    }
+    brock_engine_free(jit);
+    brock_engine_free(interp);
+}
+
 /* The rules given at open serve until an update; an update's are kept in the state and come
  * back at the next open, over the given ones; a bad update changes nothing. */
 static void test_given_and_updated(void **state)
@@ -372,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),           cmocka_unit_test(test_own_rules),
         cmocka_unit_test(test_fast_as_plain),       cmocka_unit_test(test_backtracking_bounded),
         cmocka_unit_test(test_given_and_updated),   cmocka_unit_test(test_request_switches),
+        cmocka_unit_test(test_interpreter_as_jit),
     };
 
     rules = read_all(test_data("clearurls/data.min.json"), &rules_len);
