@@ -13,6 +13,7 @@ const h = require('../integration/harness.js');
 // Starts `brock run` on state. opts:
 //   port: the origin's port, which *.test and every name of hosts resolve to;
 //   hosts: names beyond *.test the origin answers for;
+//   resolveFirst: --resolve specs (HOST[:PORT]=ADDR:PORT) that come before those, and so win;
 //   intercept: see inside HTTPS with a CA of the state's own (`brock ca init` first);
 //   upstreamCa: the CA (a PEM file) that signed the origin's certificates, for brock to trust;
 //   verbose: log every request (-v);
@@ -33,6 +34,7 @@ async function startProxy(state, opts = {}) {
     ...(opts.verbose ? ['-v'] : []), '--no-update',
     ...(opts.intercept ? ['--intercept'] : []),
     ...(opts.upstreamCa ? ['--upstream-ca', opts.upstreamCa] : []),
+    ...(opts.resolveFirst || []).flatMap((spec) => ['--resolve', spec]),
     ...h.resolveTo(opts.port, '*.test', ...(opts.hosts || [])),
     ...(opts.args || []),
   ];
