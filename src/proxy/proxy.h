@@ -36,7 +36,7 @@ struct proxy_options {
     int no_inject;            /* --no-inject: pages pass without brock's script */
     int no_http2;             /* --no-http2: HTTP/1.1 alone, inside intercepted tunnels and
                                * with origins */
-    int no_update;            /* --no-update: no daily pbconfig.json refresh */
+    int no_update;            /* --no-update: no daily refresh of the lists */
     int verbosity;            /* 0: errors only (-q), 1: default, 2: every request (-v) */
     const char *const *allow; /* --allow CIDR: who may connect; none: loopback only */
     size_t n_allow;
