@@ -13,10 +13,12 @@
  * rules' "(?:%3F)?" prefixes expect.
  *
  * The fast path: each urlPattern's longest run of literal characters that every match must
- * hold (pattern_literal()) is looked for in the URL, lower-cased, before the expression runs;
- * most providers name a site, and most URLs are not that site's. The plain path, every
- * expression run, stays as the reference (brock__clean_url_plain(), the differential test
- * and fuzz target).
+ * hold (pattern_literal()) is looked for in the URL, lower-cased, before the expression runs,
+ * all of them in one pass over the URL (literals_find()); most providers name a site, and
+ * most URLs are not that site's. A provider's exceptions run only when it would change the
+ * URL, each only when the URL holds its literal (clean_tried()). The JIT's code is entered
+ * directly. The plain path, every expression run in ClearURLs' order, stays as the reference
+ * (brock__clean_url_plain(), the differential test and fuzz target).
  */
 #include "engine/engine.h"
 
@@ -34,21 +36,53 @@
 #define CU_MATCH_LIMIT 100000 /* a URL a page chose cannot make an expression backtrack long */
 #define CU_PASSES 4           /* a URL cleaned, or unwrapped, is looked at again, this many times */
 
+#define CU_LITERAL_MAX 64
+
+/* What every match of an expression holds in a row, lower-cased (pattern_literal()). */
+struct cu_literal {
+    char s[CU_LITERAL_MAX]; /* "": none found */
+    size_t len;
+    uint32_t id; /* its place in the fast path's index (index_literals()) */
+};
+
 struct cu_list {
     pcre2_code **v;
+    struct cu_literal *lit; /* each expression's */
     size_t n;
 };
 
-#define CU_LITERAL_MAX 64
-
 struct cu_provider {
     char *name;
-    char literal[CU_LITERAL_MAX]; /* lower-cased; "": none found */
-    size_t literal_len;
+    struct cu_literal literal;
     pcre2_code *pattern;
     struct cu_list exceptions, redirections, raw;
     pcre2_code *fields; /* ^(?:(?:r1)|(?:r2)...)$ over a parameter's name; NULL: none */
     int complete;
+};
+
+/* A literal by its first four bytes, for the scan that finds every literal of the rules
+ * (the providers' urlPatterns' and their exceptions') in one pass over the URL
+ * (literals_find()). */
+struct cu_key {
+    uint32_t first4;
+    uint32_t id;
+};
+
+#define CU_BLOOM_BITS 65536
+
+/* The fast path's memory, for one clean, of parameter names matched against a provider's
+ * fields: a name comes back in the next pass (the URL changed, and is looked at again), and
+ * cut_params() reads each twice. */
+#define CU_MEMO 32
+#define CU_MEMO_NAME 48
+struct cu_memo {
+    int on; /* 0: the plain path, which remembers nothing */
+    size_t n;
+    struct {
+        const void *provider;
+        unsigned char len, hit;
+        char name[CU_MEMO_NAME];
+    } v[CU_MEMO];
 };
 
 struct brock__clearurls {
@@ -56,6 +90,19 @@ struct brock__clearurls {
     size_t n;
     pcre2_match_data *md;
     pcre2_match_context *mc; /* the bound on one match's work */
+    int jit;                 /* the expressions were JIT-compiled (those PCRE2 could) */
+    /* The fast path's index of literals, each by its id: every literal; the keys of those
+     * of four bytes or more, sorted; a bit per hash of those four bytes; the ids of the
+     * shorter ones (none at all, mostly), always taken as found. */
+    const struct cu_literal **lits;
+    size_t n_lits;
+    struct cu_key *keys;
+    size_t n_keys;
+    uint64_t bloom[CU_BLOOM_BITS / 64];
+    uint32_t *always;
+    size_t n_always;
+    unsigned char *seen; /* literals_find()'s marks, one a literal */
+    struct cu_memo *memo;
 };
 
 static void list_free(struct cu_list *l)
@@ -63,6 +110,7 @@ static void list_free(struct cu_list *l)
     for (size_t i = 0; i < l->n; i++)
         pcre2_code_free(l->v[i]);
     mem_free(l->v);
+    mem_free(l->lit);
 }
 
 void brock__clearurls_free(struct brock__clearurls *c)
@@ -80,6 +128,11 @@ void brock__clearurls_free(struct brock__clearurls *c)
         list_free(&p->raw);
     }
     mem_free(c->v);
+    mem_free(c->lits);
+    mem_free(c->keys);
+    mem_free(c->always);
+    mem_free(c->seen);
+    mem_free(c->memo);
     pcre2_match_data_free(c->md);
     pcre2_match_context_free(c->mc);
     mem_free(c);
@@ -131,7 +184,9 @@ static pcre2_code *compile(const struct cu_read *r, const char *expr, size_t len
     return code;
 }
 
-/* The strings of the array v (absent: none) into out, each compiled. */
+static void pattern_literal(struct cu_literal *lit, const char *pattern);
+
+/* The strings of the array v (absent: none) into out, each compiled, with its literal. */
 static int read_list(struct cu_read *r, json_t *v, const char *what, struct cu_list *out)
 {
     size_t i;
@@ -145,7 +200,8 @@ static int read_list(struct cu_read *r, json_t *v, const char *what, struct cu_l
         return brock__fail(r->e, BROCK_EFORMAT,
                            "ClearURLs' rules: provider \"%.64s\": %s is not a list", r->provider,
                            what);
-    if (!(out->v = mem_calloc(json_array_size(v) + 1, sizeof(pcre2_code *))))
+    if (!(out->v = mem_calloc(json_array_size(v) + 1, sizeof(pcre2_code *))) ||
+        !(out->lit = mem_calloc(json_array_size(v) + 1, sizeof(*out->lit))))
         return brock__fail(r->e, BROCK_ENOMEM, "out of memory");
     json_array_foreach(v, i, one) {
         if (!json_is_string(one))
@@ -155,6 +211,7 @@ static int read_list(struct cu_read *r, json_t *v, const char *what, struct cu_l
                                r->provider, what);
         if (!(out->v[out->n] = compile(r, json_string_value(one), json_string_length(one), &rc)))
             return rc;
+        pattern_literal(&out->lit[out->n], json_string_value(one));
         out->n++;
     }
     return 0;
@@ -231,15 +288,15 @@ static size_t literal_char(const char *p, char *c)
     return 0;
 }
 
-/* Into p->literal, the longest run of characters every match of pattern holds in a row: at
- * the top level (outside groups and classes), each standing for itself with no quantifier
- * but '+' after it (which ends the run), none when the top level has an alternative. */
-static void pattern_literal(struct cu_provider *p, const char *pattern)
+/* Into lit, the longest run of characters every match of pattern holds in a row: at the top
+ * level (outside groups and classes), each standing for itself with no quantifier but '+'
+ * after it (which ends the run), none when the top level has an alternative. */
+static void pattern_literal(struct cu_literal *lit, const char *pattern)
 {
     char run[CU_LITERAL_MAX], c;
     size_t n = 0, depth = 0, k;
 
-    p->literal_len = 0;
+    lit->len = 0;
     for (const char *q = pattern; *q;) {
         if (depth == 0 && (k = literal_char(q, &c))) {
             char next = q[k];
@@ -251,16 +308,17 @@ static void pattern_literal(struct cu_provider *p, const char *pattern)
             }
             if (n < sizeof(run) - 1)
                 run[n++] = c;
-            if (n > p->literal_len) {
-                memcpy(p->literal, run, n);
-                p->literal_len = n;
+            /* The later of two as long: "http" opens most patterns, and every URL. */
+            if (n >= lit->len) {
+                memcpy(lit->s, run, n);
+                lit->len = n;
             }
             if (next == '+')
                 n = 0;
             continue;
         }
         if (*q == '|' && depth == 0) {
-            p->literal_len = 0; /* an alternative: nothing is required */
+            lit->len = 0; /* an alternative: nothing is required */
             break;
         }
         n = 0;
@@ -268,7 +326,7 @@ static void pattern_literal(struct cu_provider *p, const char *pattern)
             /* An escape that takes what follows (\x41, \p{L}, \Q...\E, a back reference):
              * what follows is not itself, and the pattern gets no literal. */
             if (strchr("xuocpPkgNQE0123456789", q[1])) {
-                p->literal_len = 0;
+                lit->len = 0;
                 break;
             }
             q += 2;
@@ -290,7 +348,7 @@ static void pattern_literal(struct cu_provider *p, const char *pattern)
         depth -= *q == ')' && depth;
         q++;
     }
-    p->literal[p->literal_len] = '\0';
+    lit->s[lit->len] = '\0';
 }
 
 static int read_provider(struct brock_engine *e, const char *name, json_t *obj,
@@ -316,7 +374,7 @@ static int read_provider(struct brock_engine *e, const char *name, json_t *obj,
     p->complete = json_is_true(complete);
     if (!(p->pattern = compile(&r, json_string_value(pattern), json_string_length(pattern), &rc)))
         return rc;
-    pattern_literal(p, json_string_value(pattern));
+    pattern_literal(&p->literal, json_string_value(pattern));
     if ((rc = read_list(&r, json_object_get(obj, "exceptions"), "exceptions", &p->exceptions)) <
             0 ||
         (rc = read_list(&r, json_object_get(obj, "redirections"), "redirections",
@@ -324,6 +382,67 @@ static int read_provider(struct brock_engine *e, const char *name, json_t *obj,
         (rc = read_list(&r, json_object_get(obj, "rawRules"), "rawRules", &p->raw)) < 0)
         return rc;
     return read_fields(&r, obj, p);
+}
+
+static uint32_t first4(const char *s)
+{
+    uint32_t w;
+
+    memcpy(&w, s, 4);
+    return w;
+}
+
+static unsigned bloom_bit(uint32_t w)
+{
+    return (unsigned)((w * 2654435761u) >> 16);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct cu_key *x = a, *y = b;
+
+    if (x->first4 != y->first4)
+        return x->first4 < y->first4 ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* lit into the index under the next id. */
+static void index_one(struct brock__clearurls *c, struct cu_literal *lit)
+{
+    unsigned bit;
+
+    lit->id = (uint32_t)c->n_lits;
+    c->lits[c->n_lits++] = lit;
+    if (lit->len < 4) {
+        c->always[c->n_always++] = lit->id;
+        return;
+    }
+    c->keys[c->n_keys].first4 = first4(lit->s);
+    c->keys[c->n_keys++].id = lit->id;
+    bit = bloom_bit(first4(lit->s));
+    c->bloom[bit / 64] |= 1ULL << (bit % 64);
+}
+
+/* The index of the literals of the providers' urlPatterns and exceptions (struct
+ * brock__clearurls). Returns 0 or -1 when out of memory. */
+static int index_literals(struct brock__clearurls *c)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->n; i++)
+        n += 1 + c->v[i].exceptions.n;
+    if (!(c->lits = mem_calloc(n + 1, sizeof(*c->lits))) ||
+        !(c->keys = mem_calloc(n + 1, sizeof(*c->keys))) ||
+        !(c->always = mem_calloc(n + 1, sizeof(*c->always))) ||
+        !(c->seen = mem_calloc(n + 1, 1)) || !(c->memo = mem_calloc(1, sizeof(*c->memo))))
+        return -1;
+    for (size_t i = 0; i < c->n; i++) {
+        index_one(c, &c->v[i].literal);
+        for (size_t k = 0; k < c->v[i].exceptions.n; k++)
+            index_one(c, &c->v[i].exceptions.lit[k]);
+    }
+    qsort(c->keys, c->n_keys, sizeof(*c->keys), key_cmp);
+    return 0;
 }
 
 int brock_clearurls_load(struct brock_engine *e, const char *json, size_t len)
@@ -353,11 +472,14 @@ int brock_clearurls_load(struct brock_engine *e, const char *json, size_t len)
         json_decref(root);
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     }
+    c->jit = jit_wanted();
     json_object_foreach(providers, name, obj) {
         if ((rc = read_provider(e, name, obj, &c->v[c->n++])) < 0)
             break;
     }
     json_decref(root);
+    if (rc == 0 && index_literals(c) < 0)
+        rc = brock__fail(e, BROCK_ENOMEM, "out of memory");
     if (rc < 0) {
         brock__clearurls_free(c);
         return rc;
@@ -416,10 +538,23 @@ size_t brock_clearurls_providers(struct brock_engine *e, int64_t *time_ms)
 
 /* ---- cleaning ---- */
 
+/* pcre2_match() from off, straight into the JIT's code where there is some (past
+ * pcre2_match()'s checks, which the JIT's entry makes again), the interpreter else. */
+static int run_match(const struct brock__clearurls *c, const pcre2_code *code, const char *s,
+                     size_t len, size_t off)
+{
+    int rc = c->jit ? pcre2_jit_match(code, (PCRE2_SPTR)s, len, off, 0, c->md, c->mc)
+                    : PCRE2_ERROR_JIT_BADOPTION;
+
+    if (rc == PCRE2_ERROR_JIT_BADOPTION)
+        rc = pcre2_match(code, (PCRE2_SPTR)s, len, off, 0, c->md, c->mc);
+    return rc;
+}
+
 static int matches(const struct brock__clearurls *c, const pcre2_code *code, const char *s,
                    size_t len)
 {
-    return pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, c->md, c->mc) >= 0;
+    return run_match(c, code, s, len, 0) >= 0;
 }
 
 static int any_matches(const struct brock__clearurls *c, const struct cu_list *l, const char *s,
@@ -480,7 +615,7 @@ static int cut_raw(const struct brock__clearurls *c, const pcre2_code *code, cha
     size_t off = 0;
     int cut = 0;
 
-    while (off <= *len && pcre2_match(code, (PCRE2_SPTR)url, *len, off, 0, c->md, c->mc) >= 0) {
+    while (off <= *len && run_match(c, code, url, *len, off) >= 0) {
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(c->md);
         size_t from = ov[0], to = ov[1];
 
@@ -508,10 +643,33 @@ static size_t param_end(const char *url, size_t r, size_t to, size_t *name)
     return end;
 }
 
-/* Takes out of url[from, to) (parameters joined by '&') those whose names fields matches,
+/* Whether p's fields match the parameter name (len bytes): from the memory of this clean
+ * when it has the name (the fast path), else by the expression, remembered. */
+static int field_matches(const struct brock__clearurls *c, const struct cu_provider *p,
+                         const char *name, size_t len)
+{
+    struct cu_memo *m = c->memo;
+    int hit;
+
+    if (!m->on || len >= CU_MEMO_NAME)
+        return matches(c, p->fields, name, len);
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i].provider == p && m->v[i].len == len && !memcmp(m->v[i].name, name, len))
+            return m->v[i].hit;
+    hit = matches(c, p->fields, name, len);
+    if (m->n < CU_MEMO) {
+        m->v[m->n].provider = p;
+        m->v[m->n].len = (unsigned char)len;
+        m->v[m->n].hit = (unsigned char)hit;
+        memcpy(m->v[m->n++].name, name, len);
+    }
+    return hit;
+}
+
+/* Takes out of url[from, to) (parameters joined by '&') those whose names p's fields match,
  * the rest kept as they were, in their order, empty ones too. Returns how many went; *len
  * and *to follow. */
-static size_t cut_params(const struct brock__clearurls *c, const pcre2_code *fields, char *url,
+static size_t cut_params(const struct brock__clearurls *c, const struct cu_provider *p, char *url,
                          size_t *len, size_t from, size_t *to, struct brock_clean *info)
 {
     size_t w = from, r, end, name, gone = 0;
@@ -520,14 +678,14 @@ static size_t cut_params(const struct brock__clearurls *c, const pcre2_code *fie
     /* Nothing is touched unless something goes. */
     for (r = from; r <= *to && !gone; r = end + 1) {
         end = param_end(url, r, *to, &name);
-        gone = name > r && matches(c, fields, url + r, name - r);
+        gone = name > r && field_matches(c, p, url + r, name - r);
     }
     if (!gone)
         return 0;
     gone = 0;
     for (r = from; r <= *to; r = end + 1) {
         end = param_end(url, r, *to, &name);
-        if (name > r && matches(c, fields, url + r, name - r)) {
+        if (name > r && field_matches(c, p, url + r, name - r)) {
             note_removed(info, url + r, name - r);
             gone++;
             continue;
@@ -557,7 +715,7 @@ static size_t cut_fields(const struct brock__clearurls *c, const struct cu_provi
     if (hash && strchr(hash, '=')) {
         from = (size_t)(hash - url) + 1;
         to = *len;
-        n = cut_params(c, p->fields, url, len, from, &to, info);
+        n = cut_params(c, p, url, len, from, &to, info);
         /* Emptied by what went: the '#' goes too. */
         if (n && to == from) {
             *len = from - 1;
@@ -570,7 +728,7 @@ static size_t cut_fields(const struct brock__clearurls *c, const struct cu_provi
     if (q) {
         from = (size_t)(q - url) + 1;
         to = hash ? (size_t)(hash - url) : *len;
-        n = cut_params(c, p->fields, url, len, from, &to, info);
+        n = cut_params(c, p, url, len, from, &to, info);
         if (n && to == from) {
             memmove(url + from - 1, url + from, *len - from + 1);
             (*len)--;
@@ -594,7 +752,7 @@ static int clean_with(const struct brock__clearurls *c, const struct cu_provider
         PCRE2_SIZE *ov;
         long n;
 
-        if (pcre2_match(p->redirections.v[i], (PCRE2_SPTR)url, *len, 0, 0, c->md, c->mc) < 2)
+        if (run_match(c, p->redirections.v[i], url, *len, 0) < 2)
             continue;
         ov = pcre2_get_ovector_pointer(c->md);
         if (ov[2] == PCRE2_UNSET || ov[3] <= ov[2])
@@ -614,10 +772,70 @@ static int clean_with(const struct brock__clearurls *c, const struct cu_provider
     return changed ? BROCK_CLEAN_STRIPPED : BROCK_CLEAN_NONE;
 }
 
-/* Whether p's literal (if it has one) is in lower, the URL lower-cased (len bytes). */
-static int literal_in(const struct cu_provider *p, const char *lower, size_t len)
+/* Marks in seen[] (one byte a literal, cleared first) the literals lower (the URL
+ * lower-cased, len bytes) holds, and those of fewer than four bytes: one pass over the URL,
+ * each four bytes looked up in the bloom filter, and in the sorted keys on a hit. */
+static void literals_find(const struct brock__clearurls *c, const char *lower, size_t len,
+                          unsigned char *seen)
 {
-    return !p->literal_len || memmem(lower, len, p->literal, p->literal_len) != NULL;
+    memset(seen, 0, c->n_lits);
+    for (size_t i = 0; i < c->n_always; i++)
+        seen[c->always[i]] = 1;
+    for (size_t at = 0; at + 4 <= len; at++) {
+        uint32_t w = first4(lower + at);
+        unsigned bit = bloom_bit(w);
+        size_t lo = 0, hi = c->n_keys;
+
+        if (!(c->bloom[bit / 64] & (1ULL << (bit % 64))))
+            continue;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+
+            if (c->keys[mid].first4 < w)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < c->n_keys && c->keys[lo].first4 == w; lo++) {
+            const struct cu_literal *lit = c->lits[c->keys[lo].id];
+
+            if (at + lit->len <= len && !memcmp(lower + at + 4, lit->s + 4, lit->len - 4))
+                seen[lit->id] = 1;
+        }
+    }
+}
+
+/* any_matches() for the fast path: an expression whose literal the URL lacks (not seen by
+ * literals_find()) is not run. */
+static int any_matches_lit(const struct brock__clearurls *c, const struct cu_list *l,
+                           const char *s, size_t len)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (c->seen[l->lit[i].id] && matches(c, l->v[i], s, len))
+            return 1;
+    return 0;
+}
+
+/* What p does to url (*len bytes, size of room), in the fast path: tried first on a copy, its
+ * exceptions run only when it would change something (most URLs of most providers' sites
+ * have nothing to take out, and globalRules has 48 exceptions); then kept unless one of
+ * them matches. The same outcome as checking the exceptions first. */
+static int clean_tried(const struct brock__clearurls *c, const struct cu_provider *p, char *url,
+                       size_t *len, size_t size, struct brock_clean *info)
+{
+    char trial[BROCK_URL_MAX];
+    struct brock_clean ti = *info;
+    size_t tlen = *len;
+    int r;
+
+    memcpy(trial, url, *len + 1);
+    r = clean_with(c, p, trial, &tlen, size, &ti);
+    if (r == BROCK_CLEAN_NONE || any_matches_lit(c, &p->exceptions, url, *len))
+        return BROCK_CLEAN_NONE;
+    memcpy(url, trial, tlen + 1);
+    *len = tlen;
+    *info = ti;
+    return r;
 }
 
 static void lower_case(const char *s, size_t len, char *out)
@@ -641,20 +859,30 @@ static int clean_url(struct brock_engine *e, const char *url, char *out, size_t 
     if (len >= size || len >= BROCK_URL_MAX)
         return brock__fail(e, BROCK_EINVAL, "a URL of %zu bytes is longer than brock cleans", len);
     memcpy(out, url, len + 1);
+    if (c) {
+        c->memo->on = !plain;
+        c->memo->n = 0;
+    }
     /* A URL unwrapped or cut is looked at again: another provider may have more to say. */
     for (int pass = 0; c && pass < CU_PASSES; pass++) {
         int again = 0;
 
-        if (!plain)
+        if (!plain) {
             lower_case(out, len, lower);
+            literals_find(c, lower, len, c->seen);
+        }
         for (size_t i = 0; i < c->n && !again; i++) {
             const struct cu_provider *p = &c->v[i];
             int r;
 
-            if ((!plain && !literal_in(p, lower, len)) || !matches(c, p->pattern, out, len) ||
-                any_matches(c, &p->exceptions, out, len))
+            if ((!plain && !c->seen[p->literal.id]) || !matches(c, p->pattern, out, len))
                 continue;
-            r = clean_with(c, p, out, &len, size, info);
+            if (plain)
+                r = any_matches(c, &p->exceptions, out, len)
+                        ? BROCK_CLEAN_NONE
+                        : clean_with(c, p, out, &len, size, info);
+            else
+                r = clean_tried(c, p, out, &len, size, info);
             if (r == BROCK_CLEAN_NONE)
                 continue;
             snprintf(info->provider, sizeof(info->provider), "%s", p->name);
