@@ -946,10 +946,12 @@ enum brock_evidence_kind {
     BROCK_EVIDENCE_PIXEL,        /* a first-party cookie's value in an image's URL */
     BROCK_EVIDENCE_CANVAS,       /* canvas fingerprinting by a script (brock_observe_page()) */
     BROCK_EVIDENCE_SUPERCOOKIE,  /* a frame's localStorage supercookie (brock_observe_page()) */
+    BROCK_EVIDENCE_LINK, /* a site's cookie value in a link to it from another site's page
+                            (brock_navigation_observe()): it received the identifier */
 };
 
-/* "imported", "cookie", "set-cookie", "beacon", "pixelcookieshare", "canvas" or
- * "supercookie". */
+/* "imported", "cookie", "set-cookie", "beacon", "pixelcookieshare", "canvas",
+ * "supercookie" or "linkdecoration". */
 BROCK_API const char *brock_evidence_kind_name(enum brock_evidence_kind k);
 
 /* Why a tracker is a tracker on one site. Strings borrowed from the engine. */
@@ -959,8 +961,8 @@ struct brock_evidence {
     const char *detail; /* the name of the identifying cookie; "" if none */
     enum brock_evidence_kind kind;
     int64_t time_ms;   /* when first seen; 0 if not recorded */
-    const char *param; /* BROCK_EVIDENCE_PIXEL: the URL parameter that carried the
-                          cookie's value; "" otherwise */
+    const char *param; /* BROCK_EVIDENCE_PIXEL and _LINK: the URL parameter that carried
+                          the cookie's value; "" otherwise */
 };
 
 /* One domain with an action, as brock_trackers_each() reports it. All pointers are borrowed
@@ -1167,7 +1169,9 @@ BROCK_API BROCK_NODISCARD int brock_clean_url(struct brock_engine *e, const char
                                               size_t size, struct brock_clean *info);
 
 /* What the proxy does to a request's URL (r->url; r->site the page's site, NULL when
- * unknown; r->client whose request it is): brock_clean_url(), unless cleaning is off
+ * unknown; r->client whose request it is; r->type): brock_clean_url(), then, for a
+ * navigation (BROCK_RESOURCE_MAIN_FRAME), the parameters learned as link decoration that the
+ * user does not keep (brock_navigation_observe(); provider "learned"), unless cleaning is off
  * (BROCK_SETTING_CLEAN_URLS), off on r->site (brock_clean_site_set()), or brock is off for the
  * request (paused, the site disabled, the client's own switches), when the URL is left as it
  * is (BROCK_CLEAN_NONE, out a copy). Returns as brock_clean_url() does. */
@@ -1188,6 +1192,83 @@ BROCK_API int brock_clean_site_off(const struct brock_engine *e, const char *sit
  * non-zero to stop (returned). Returns 0 or the callback's value. */
 BROCK_API int brock_clean_sites_each(const struct brock_engine *e,
                                      int (*cb)(void *arg, const char *site), void *arg);
+
+/* ---- link decoration learned ---- */
+
+/* A navigation from one site's page to another site's (a link followed, a form sent): its URL,
+ * the page it left (its Referer's URL), and that page's cookies its scripts can read. */
+struct brock_navigation {
+    const char *url;        /* where it goes, "http(s)://host/path?query" */
+    const char *from;       /* the page it left, a URL */
+    const char *cookies;    /* the leaving site's readable cookies, "a=1; b=2"
+                               (brock_site_cookies_get()); NULL: none known */
+    const char *user_agent; /* NULL: none */
+    int64_t time_ms;        /* when, Unix ms */
+};
+
+/* What a navigation taught. */
+struct brock_link_decoration {
+    int found;                    /* a parameter carried the leaving site's identifier */
+    char param[128];              /* its name (form-decoded) */
+    char cookie[128];             /* the cookie whose value it carried */
+    char tracker[BROCK_HOST_MAX]; /* the receiving base domain */
+    int recorded, blocked;        /* as struct brock_learned: evidence added against the
+                                     receiver; it crossed the threshold just now */
+    int param_learned;            /* the name was seen so from its BROCK_LINK_PARAM_SITES-th
+                                     site just now: taken out of navigations from now on */
+};
+
+/* A parameter name seen carrying identifiers from this many sites is taken out of every
+ * navigation (brock_request_clean()), as ClearURLs' rules' are. */
+#define BROCK_LINK_PARAM_SITES 3
+/* The parameter names kept, each with its first sites; past it the one seen longest ago goes
+ * (a learned one only when every one is learned). */
+#define BROCK_LINK_PARAMS_MAX 256
+
+/* Link decoration (beyond Privacy Badger): a navigation from site A to another site B whose
+ * query carries a high-entropy piece of one of A's readable cookie values, by the rule of
+ * pixel cookie sharing (brock_observe(): the same substrings, cuts and 33 bits, n->from as the
+ * page's URL), is A handing its identifier for the person to B. That is evidence against B's
+ * base domain on site A (BROCK_EVIDENCE_LINK, "linkdecoration" in the tracking map; the
+ * same guards as brock_observe(): a third party, not yet recorded there, not decided), and
+ * the parameter's name is noted with A; a name noted with BROCK_LINK_PARAM_SITES sites is
+ * learned. Does nothing while learning is off, or between sites of one owner. out (may be
+ * NULL) says what was found. Returns 0, BROCK_EINVAL (no URL), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_navigation_observe(struct brock_engine *e,
+                                                       const struct brock_navigation *n,
+                                                       struct brock_link_decoration *out);
+
+/* A parameter name as brock_link_params_each() reports it; strings borrowed. */
+struct brock_link_param {
+    const char *name;
+    const char *sites[BROCK_LINK_PARAM_SITES]; /* the sites it was seen leaving, n_sites */
+    size_t n_sites;
+    int learned;     /* seen from BROCK_LINK_PARAM_SITES sites */
+    int kept;        /* the user keeps it: never taken out */
+    int64_t time_ms; /* when last seen */
+};
+
+/* Calls cb for each parameter name noted, learned ones first, then by name; cb returns
+ * non-zero to stop (returned). Returns 0 or the callback's value. */
+BROCK_API int brock_link_params_each(const struct brock_engine *e,
+                                     int (*cb)(void *arg, const struct brock_link_param *p),
+                                     void *arg);
+
+/* The same as a JSON array [{"name", "sites": [site], "learned", "kept", "time_ms"}], into
+ * *out (free with brock_free()) and *len. Returns 0 or BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_link_params_json(struct brock_engine *e, char **out,
+                                                     size_t *len);
+
+/* The user's word on a parameter name (1 to 127 bytes, no '&', '=', '#', control characters):
+ * kept (never taken out, whatever was learned), or back to what was learned (keep 0). A name
+ * not yet noted is noted, kept. Reaches the state at brock_sync(). Returns 0, BROCK_EINVAL,
+ * BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_link_param_keep(struct brock_engine *e, const char *name,
+                                                    int keep);
+
+/* Forgets what was learned of a parameter name, and the user's word on it. Returns 0, or
+ * BROCK_ENOTFOUND when it was not noted. */
+BROCK_API BROCK_NODISCARD int brock_link_param_forget(struct brock_engine *e, const char *name);
 
 /* ---- each client's own: a household on one proxy ---- */
 

@@ -113,13 +113,14 @@ const EVIDENCE_WORDS = {
   pixelcookieshare: 'Carried a site cookie in an image URL',
   canvas: 'Fingerprinted the browser by reading back a canvas it drew on',
   supercookie: 'Kept a unique value in its frame\'s local storage',
+  linkdecoration: 'Was handed a site\'s cookie in the address of a link to it',
   imported: 'From Privacy Badger\'s pre-trained list or an import',
 };
 
 // What identified the tracker: the cookie's name; for pixel sharing, the cookie and the URL
 // parameter that carried its value.
 function evidenceDetail(e) {
-  if (e.kind === 'pixelcookieshare' && (e.detail || e.param))
+  if ((e.kind === 'pixelcookieshare' || e.kind === 'linkdecoration') && (e.detail || e.param))
     return ` (cookie ${e.detail || '(no name)'} in parameter ${e.param || '(no name)'})`;
   if (e.kind === 'canvas' && e.detail) return ` (script ${e.detail})`;
   return e.detail ? ` (${e.detail})` : '';
@@ -798,10 +799,11 @@ function ownerBox(me) {
 
 async function viewSettings() {
   const mine = navigation;
-  const [s, status, pass, me] = await Promise.all([api('GET', '/api/settings'),
-                                                   api('GET', '/api/status'),
-                                                   api('GET', '/api/passthrough'),
-                                                   api('GET', '/api/session')]);
+  const [s, status, pass, me, params] = await Promise.all([api('GET', '/api/settings'),
+                                                           api('GET', '/api/status'),
+                                                           api('GET', '/api/passthrough'),
+                                                           api('GET', '/api/session'),
+                                                           api('GET', '/api/params')]);
   if (stale(mine)) return;
   const toggle = (key, label, help) => {
     const id = `set-${key}`;
@@ -918,6 +920,34 @@ async function viewSettings() {
     } }, h('input', { type: 'text', id: 'clean-off-site', placeholder: 'example.com',
                       'aria-label': 'Site to leave links alone on' }),
       h('button', { type: 'submit' }, 'Leave links alone there')),
+    h('h2', {}, 'Parameters learned from links'),
+    h('p', { class: 'note' }, 'Parameters of links from one site to another that carried the ' +
+      'first site\'s cookie: once one has done so from three sites, brock takes it out of ' +
+      'links too.'),
+    params.length
+      ? h('ul', { id: 'link-params' }, params.map((p) => h('li', { 'data-param': p.name },
+        h('code', {}, p.name), ' ',
+        h('span', { class: 'note' }, p.kept ? 'kept in links (yours)'
+          : p.learned ? 'taken out of links' : `seen on ${count(p.sites.length, 'site')}`,
+          p.sites.length ? `: from ${p.sites.join(', ')}` : ''), ' ',
+        h('button', { type: 'button', class: 'link', 'aria-label': p.kept
+          ? `Take ${p.name} out of links again` : `Keep ${p.name} in links`,
+                      onclick: async () => {
+                        try {
+                          await api('PUT', `/api/params/${enc(p.name)}`, { keep: !p.kept });
+                          say(p.kept ? `${p.name} is taken out if learned` : `Links keep ${p.name}`);
+                        } catch (e) { say(e.message); }
+                        await route();
+                      } }, p.kept ? 'take out again' : 'keep'), ' ',
+        h('button', { type: 'button', class: 'link', 'aria-label': `Forget ${p.name}`,
+                      onclick: async () => {
+                        try {
+                          await api('DELETE', `/api/params/${enc(p.name)}`);
+                          say(`Forgot ${p.name}`);
+                        } catch (e) { say(e.message); }
+                        await route();
+                      } }, 'forget'))))
+      : h('p', { class: 'muted', id: 'link-params' }, 'None yet.'),
     h('h2', {}, 'Widgets allowed on sites'),
     h('p', { class: 'note' }, 'Social widgets (videos, posts, comments) that you chose to ' +
       'always allow on a site, from the placeholder brock shows in their place.'),

@@ -29,6 +29,9 @@ static const char clean_help[] =
     "              name for the site) and removed (the parameters taken out)\n"
     "  --off SITE  the proxy leaves URLs as they are on SITE and the sites under it\n"
     "  --on SITE   it cleans them there again\n"
+    "  --keep-param NAME    links keep the parameter NAME even when brock learned that\n"
+    "                       it carries sites' identifiers (brock list --params)\n"
+    "  --unkeep-param NAME  back to what brock learned of NAME\n"
     "  -h, --help  print this help\n";
 
 static const char *result_word(int r)
@@ -70,6 +73,25 @@ static int print_one(const char *url, const char *out, int r, const struct brock
     puts(text);
     free(text);
     return 0;
+}
+
+/* --keep-param NAME or --unkeep-param NAME: a parameter learned as link decoration kept in
+ * links, or back to what was learned. */
+static int clean_keep(struct cli *cli, const struct cmd_entry *self, const char *name, int keep)
+{
+    struct brock_engine *e = NULL;
+    int rc = cli_open(cli, self, &e);
+
+    if (rc != CLI_OK)
+        return rc;
+    if (brock_link_param_keep(e, name, keep) < 0)
+        rc = cli_error(self, "%s", brock_engine_errmsg(e));
+    rc = cli_close(self, e, rc);
+    if (rc == CLI_OK)
+        printf(keep ? "links keep the parameter %s\n"
+                    : "the parameter %s is taken out of links if brock learned it\n",
+               name);
+    return rc;
 }
 
 /* --off SITE or --on SITE: cleaning turned off on a site, or on again. */
@@ -122,32 +144,39 @@ static int clean_urls(struct cli *cli, const struct cmd_entry *self, int n, char
 
 static int cmd_clean_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_OFF, OPT_ON };
+    enum { OPT_JSON = 256, OPT_OFF, OPT_ON, OPT_KEEP, OPT_UNKEEP };
     static const struct option opts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"off", required_argument, NULL, OPT_OFF},
         {"on", required_argument, NULL, OPT_ON},
+        {"keep-param", required_argument, NULL, OPT_KEEP},
+        {"unkeep-param", required_argument, NULL, OPT_UNKEEP},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
     const char *site = NULL;
-    int c, json = 0, off = 0;
+    int c, json = 0, off = 0, which = 0;
 
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c == OPT_JSON) {
             json = 1;
-        } else if (c == OPT_OFF || c == OPT_ON) {
+        } else if (c == OPT_OFF || c == OPT_ON || c == OPT_KEEP || c == OPT_UNKEEP) {
             if (site)
-                return cli_usage(self, "give one of --off SITE and --on SITE, once");
+                return cli_usage(self, "give one of --off, --on, --keep-param and "
+                                       "--unkeep-param, once");
             site = optarg;
-            off = c == OPT_OFF;
+            which = c;
+            off = c == OPT_OFF || c == OPT_KEEP;
         } else {
             return cli_getopt_other(self, c, argv);
         }
     }
     if (site && (optind < argc || json))
-        return cli_usage(self, "--%s SITE takes no URL and no --json", off ? "off" : "on");
+        return cli_usage(self, "--off, --on, --keep-param and --unkeep-param take no URL and "
+                               "no --json");
+    if (which == OPT_KEEP || which == OPT_UNKEEP)
+        return clean_keep(cli, self, site, off);
     if (site)
         return clean_switch(cli, self, site, off);
     if (optind == argc)
@@ -157,7 +186,7 @@ static int cmd_clean_exec(struct cli *cli, const struct cmd_entry *self, int arg
 
 const struct cmd_entry cmd_clean_entry = {
     .name = "clean",
-    .usage = "[--json] URL... | --off SITE | --on SITE",
+    .usage = "[--json] URL... | --off SITE | --on SITE | --keep-param NAME | --unkeep-param NAME",
     .summary = "Take the tracking parameters out of URLs (ClearURLs' rules); where the proxy does",
     .help = clean_help,
     .exec = cmd_clean_exec,

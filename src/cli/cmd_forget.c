@@ -24,6 +24,9 @@ static const char forget_help[] =
     "  --page-view-days DAYS  keep page views DAYS days from now on (the page-view-days\n"
     "                         setting, default 7, 0: keep none) and forget what is older;\n"
     "                         without --older-than nothing newer is forgotten\n"
+    "  --param NAME           forget instead what was learned of the URL parameter NAME as\n"
+    "                         link decoration (brock list --params), and your word on it:\n"
+    "                         links keep it again until it is learned anew\n"
     "  --client CLIENT        forget instead one client's own page views and daily counts\n"
     "                         (a name given with `run --client`, or an address), as its\n"
     "                         page on the dashboard shows them; everyone's stay\n"
@@ -44,6 +47,22 @@ static int forget_client(struct cli *cli, const struct cmd_entry *self, const ch
         printf(n ? "forgot the page views and daily counts of client %s\n"
                  : "client %s has no page views or daily counts to forget\n",
                client);
+    return rc;
+}
+
+/* --param: a parameter name learned as link decoration. */
+static int forget_param(struct cli *cli, const struct cmd_entry *self, const char *name)
+{
+    struct brock_engine *e = NULL;
+    int rc = cli_open(cli, self, &e);
+
+    if (rc != CLI_OK)
+        return rc;
+    if (brock_link_param_forget(e, name) < 0)
+        rc = cli_error(self, "%s", brock_engine_errmsg(e));
+    rc = cli_close(self, e, rc);
+    if (rc == CLI_OK)
+        printf("forgot what was learned of the parameter %s\n", name);
     return rc;
 }
 
@@ -77,15 +96,16 @@ static int forget_views(struct cli *cli, const struct cmd_entry *self, long olde
 
 static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
-    enum { OPT_OLDER = 256, OPT_DAYS, OPT_CLIENT };
+    enum { OPT_OLDER = 256, OPT_DAYS, OPT_CLIENT, OPT_PARAM };
     static const struct option opts[] = {
         {"older-than", required_argument, NULL, OPT_OLDER},
         {"page-view-days", required_argument, NULL, OPT_DAYS},
         {"client", required_argument, NULL, OPT_CLIENT},
+        {"param", required_argument, NULL, OPT_PARAM},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
-    const char *client = NULL;
+    const char *client = NULL, *param = NULL;
     long older = -1, keep = -1;
     int c;
 
@@ -99,6 +119,10 @@ static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int ar
             client = optarg;
             continue;
         }
+        if (c == OPT_PARAM) {
+            param = optarg;
+            continue;
+        }
         if (c == OPT_OLDER || c == OPT_DAYS)
             return cli_usage(self, "'%s' is not a number of days from 0 to %d", optarg,
                              BROCK_PAGE_VIEW_DAYS_MAX);
@@ -109,6 +133,10 @@ static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int ar
     if (client && (older >= 0 || keep >= 0))
         return cli_usage(self, "--client forgets all of one client's: it takes neither "
                                "--older-than nor --page-view-days");
+    if (param && (client || older >= 0 || keep >= 0))
+        return cli_usage(self, "--param takes no other option");
+    if (param)
+        return forget_param(cli, self, param);
     if (client)
         return forget_client(cli, self, client);
     return forget_views(cli, self, older, keep);
@@ -116,7 +144,7 @@ static int cmd_forget_exec(struct cli *cli, const struct cmd_entry *self, int ar
 
 const struct cmd_entry cmd_forget_entry = {
     .name = "forget",
-    .usage = "[--older-than DAYS] [--page-view-days DAYS] | --client CLIENT",
+    .usage = "[--older-than DAYS] [--page-view-days DAYS] | --client CLIENT | --param NAME",
     .summary = "Forget the recent page views (the sites visited)",
     .help = forget_help,
     .exec = cmd_forget_exec,

@@ -37,6 +37,11 @@ static const char list_help[] =
     "  --learned-only   leave out domains known only from the seed or an import (your own\n"
     "                   choices stay), as brock export --learned-only does\n"
     "  --count          print only how many domains the list has\n"
+    "  --params         list instead the URL parameters seen carrying a site's cookie\n"
+    "                   into a link to another site (link decoration): NAME, STATE\n"
+    "                   (learned: taken out of links, seen: on fewer than 3 sites, kept:\n"
+    "                   yours, never taken out) and SITES; with --json as the dashboard's\n"
+    "                   /api/params. brock forget --param NAME undoes one\n"
     "  --all            include domains whose action is noaction\n"
     "  -h, --help       print this help\n";
 
@@ -55,6 +60,7 @@ struct list_ctx {
     int learned_only;
     int all;                           /* --all, or noaction in --action: noaction is listed too */
     int count;                         /* --count: only counted, in n */
+    int params;                        /* --params: the parameter names instead */
     struct brock_site_action *choices; /* the choices for one site only, by site and domain */
     size_t n_choices;
     unsigned char *listed; /* per choice: its domain has a row */
@@ -361,7 +367,7 @@ static void print_rows(const struct list_ctx *c)
 static int list_options(const struct cmd_entry *self, int argc, char **argv, struct list_ctx *ctx,
                         int *json, const char **site_arg, char *site, int *done)
 {
-    enum { OPT_JSON = 256, OPT_SITE, OPT_ALL, OPT_ACTION, OPT_LEARNED, OPT_COUNT };
+    enum { OPT_JSON = 256, OPT_SITE, OPT_ALL, OPT_ACTION, OPT_LEARNED, OPT_COUNT, OPT_PARAMS };
     static const struct option opts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"site", required_argument, NULL, OPT_SITE},
@@ -369,6 +375,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
         {"action", required_argument, NULL, OPT_ACTION},
         {"learned-only", no_argument, NULL, OPT_LEARNED},
         {"count", no_argument, NULL, OPT_COUNT},
+        {"params", no_argument, NULL, OPT_PARAMS},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
@@ -391,6 +398,7 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
             break;
         case OPT_LEARNED: ctx->learned_only = 1; break;
         case OPT_COUNT: ctx->count = 1; break;
+        case OPT_PARAMS: ctx->params = 1; break;
         default: return cli_getopt_other(self, c, argv);
         }
     }
@@ -400,6 +408,8 @@ static int list_options(const struct cmd_entry *self, int argc, char **argv, str
         return cli_error(self, "--site '%s' is not a domain name", *site_arg);
     if (ctx->count && *json)
         return cli_usage(self, "--count and --json do not go together");
+    if (ctx->params && (ctx->count || *site_arg || ctx->actions || ctx->learned_only || ctx->all))
+        return cli_usage(self, "--params takes --json alone");
     if (ctx->actions & 1u << BROCK_NOACTION)
         ctx->all = 1;
     *done = 0;
@@ -437,6 +447,43 @@ static void list_ctx_cleanup(struct list_ctx *ctx)
     json_decref(ctx->json);
 }
 
+static int on_param_line(void *arg, const struct brock_link_param *p)
+{
+    (void)arg;
+    printf("%-24s  %-7s  ", p->name,
+           p->kept      ? "kept"
+           : p->learned ? "learned"
+                        : "seen");
+    for (size_t i = 0; i < p->n_sites; i++)
+        printf("%s%s", i ? ", " : "", p->sites[i]);
+    printf("%s\n", p->n_sites ? "" : "-");
+    return 0;
+}
+
+/* --params: the parameter names noted as link decoration. */
+static int list_params(struct cli *cli, const struct cmd_entry *self, int json)
+{
+    struct brock_engine *e = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = cli_open(cli, self, &e);
+
+    if (rc != CLI_OK)
+        return rc;
+    if (json) {
+        if (brock_link_params_json(e, &text, &len) < 0)
+            rc = cli_error(self, "%s", brock_engine_errmsg(e));
+        else
+            printf("%s\n", text);
+        brock_free(text);
+    } else {
+        printf("%-24s  %-7s  %s\n", "NAME", "STATE", "SITES");
+        if (brock_link_params_each(e, on_param_line, NULL) < 0)
+            rc = cli_error(self, "out of memory");
+    }
+    return cli_close(self, e, rc);
+}
+
 static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
     char site[BROCK_HOST_MAX];
@@ -449,6 +496,8 @@ static int cmd_list_exec(struct cli *cli, const struct cmd_entry *self, int argc
     rc = list_options(self, argc, argv, &ctx, &json, &site_arg, site, &done);
     if (rc != CLI_OK || done)
         return rc;
+    if (ctx.params)
+        return list_params(cli, self, json);
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
@@ -474,7 +523,8 @@ out:
 
 const struct cmd_entry cmd_list_entry = {
     .name = "list",
-    .usage = "[--json | --count] [--site SITE] [--action LIST] [--learned-only] [--all]",
+    .usage = "[--json | --count] [--site SITE] [--action LIST] [--learned-only] [--all] | "
+             "--params [--json]",
     .summary = "List trackers, their action, and the sites they were seen tracking on",
     .help = list_help,
     .exec = cmd_list_exec,

@@ -628,24 +628,6 @@ int dash_api_disabled_delete(struct dash_call *x)
     return disabled_change(x, 0);
 }
 
-static int clean_off_change(struct dash_call *x, int off)
-{
-    int rc = brock_clean_site_set(x->e, x->arg, off);
-
-    if (rc == BROCK_EINVAL)
-        return dash_error(x, 400, brock_engine_errmsg(x->e));
-    return rc < 0 ? -1 : dash_api_settings(x);
-}
-
-int dash_api_clean_off_put(struct dash_call *x)
-{
-    return clean_off_change(x, 1);
-}
-
-int dash_api_clean_off_delete(struct dash_call *x)
-{
-    return clean_off_change(x, 0);
-}
 
 /* The widgets a site always lets load (widgetSiteAllowlist): PUT and DELETE
  * /api/widgets/SITE with {"widget": NAME}. */

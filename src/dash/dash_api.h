@@ -69,10 +69,19 @@ int dash_api_pause_delete(struct dash_call *x) __attribute__((warn_unused_result
 int dash_api_disabled_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_result));
 
+/* ---- dash_clean.c ---- */
+
 /* PUT /api/clean-off/SITE: links are left as they are on SITE (brock_clean_site_set());
  * DELETE: cleaned there again. Both answer /api/settings. */
 int dash_api_clean_off_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_clean_off_delete(struct dash_call *x) __attribute__((warn_unused_result));
+
+/* GET /api/params: the parameter names noted as link decoration (brock_link_params_json());
+ * PUT /api/params/NAME {"keep": bool}: kept in links, or back to what was learned; DELETE:
+ * forgotten (404 when it was not noted). The changes answer GET /api/params. */
+int dash_api_params(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_param_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_param_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_widget_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_widget_delete(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_export(struct dash_call *x) __attribute__((warn_unused_result));

@@ -985,8 +985,20 @@ int brock_request_clean(struct brock_engine *e, const struct brock_request *r, c
         return brock__fail(e, BROCK_EINVAL, "a request to clean needs its URL");
     site = r->site && *r->site ? r->site : NULL;
     if (brock_setting(e, BROCK_SETTING_CLEAN_URLS) && !brock_clean_site_off(e, site) &&
-        !brock__site_off(e, site) && !brock__client_off(e, r->client, site))
-        return brock_clean_url(e, r->url, out, size, info);
+        !brock__site_off(e, site) && !brock__client_off(e, r->client, site)) {
+        int rc = brock_clean_url(e, r->url, out, size, info);
+
+        /* A navigation loses the names learned as link decoration too. */
+        if (rc >= 0 && rc != BROCK_CLEAN_BLOCK && r->type == BROCK_RESOURCE_MAIN_FRAME &&
+            brock__link_params_strip(e, out, info)) {
+            if (rc == BROCK_CLEAN_NONE) {
+                rc = BROCK_CLEAN_STRIPPED;
+                snprintf(info->provider, sizeof(info->provider), "learned");
+            }
+            info->result = (enum brock_clean_result)rc;
+        }
+        return rc;
+    }
     if (strlen(r->url) >= size)
         return brock__fail(e, BROCK_EINVAL, "a URL of %zu bytes is longer than brock cleans",
                            strlen(r->url));

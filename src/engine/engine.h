@@ -78,7 +78,12 @@ enum { BROCK__LRU_OPEN, BROCK__LRU_BLOCKED, BROCK__LRU_TIERS };
 #define BROCK__FP_PATHS_MAX 10000
 
 /* tracking_map[base][site]: kinds of non-cookie evidence. */
-enum { BROCK__TRACK_BEACON = 1, BROCK__TRACK_CANVAS = 2, BROCK__TRACK_PIXEL = 4 };
+enum {
+    BROCK__TRACK_BEACON = 1,
+    BROCK__TRACK_CANVAS = 2,
+    BROCK__TRACK_PIXEL = 4,
+    BROCK__TRACK_LINK = 8, /* link decoration (linkdeco.c): brock's own */
+};
 
 /* The BROCK__TRACK_ bit of one of tracking_map's kind names ("beacon", ...), 0 if none. */
 unsigned brock__tracking_kind(const char *s);
@@ -671,6 +676,15 @@ int brock__yellowlist_follow(struct brock_engine *e, const struct strvec *list,
  * BROCK_ENOMEM. */
 int brock__data_sitefixes_read(struct brock_engine *e,
                                struct brock__sitefixes **out) BROCK_NODISCARD_INTERNAL;
+
+/* ---- linkdeco.c ---- */
+
+/* Whether key is the settings key of the parameter names learned (brock's own). */
+int brock__link_params_setting(const char *key);
+
+/* Takes out of url's query (changed in place) the parameters learned as link decoration that
+ * the user does not keep, each noted in info. Returns 1 when one went, else 0. */
+int brock__link_params_strip(const struct brock_engine *e, char *url, struct brock_clean *info);
 
 /* ---- clearurls.c ---- */
 

@@ -28,7 +28,8 @@ static int64_t end_of(const json_t *v)
 
 int brock__own_setting(const char *key)
 {
-    return !strcmp(key, PAUSE_KEY) || !strcmp(key, ENDS_KEY) || brock__clients_setting(key);
+    return !strcmp(key, PAUSE_KEY) || !strcmp(key, ENDS_KEY) || brock__clients_setting(key) ||
+           brock__link_params_setting(key);
 }
 
 void brock__own_settings_drop(struct brock_engine *e)
@@ -36,6 +37,7 @@ void brock__own_settings_drop(struct brock_engine *e)
     json_object_del(e->settings, PAUSE_KEY);
     json_object_del(e->settings, ENDS_KEY);
     json_object_del(e->settings, "brockClients");
+    json_object_del(e->settings, "brockLinkParams");
 }
 
 int brock__paused(const struct brock_engine *e)
@@ -246,6 +248,7 @@ json_t *brock__settings_exported(const struct brock_engine *e)
     json_object_del(out, PAUSE_KEY);
     json_object_del(out, ENDS_KEY);
     json_object_del(out, "brockClients");
+    json_object_del(out, "brockLinkParams");
     return out;
 }
 

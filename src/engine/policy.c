@@ -723,6 +723,7 @@ static const char *evidence_words(enum brock_evidence_kind k)
     case BROCK_EVIDENCE_PIXEL: return "pixel cookie sharing";
     case BROCK_EVIDENCE_CANVAS: return "canvas fingerprinting";
     case BROCK_EVIDENCE_SUPERCOOKIE: return "supercookie";
+    case BROCK_EVIDENCE_LINK: return "link decoration";
     case BROCK_EVIDENCE_IMPORTED: break;
     }
     return "pre-trained or imported";
@@ -759,6 +760,7 @@ static int explain_site(const struct snitch_site *ss, const struct tracking *t, 
         {BROCK__TRACK_BEACON, BROCK_EVIDENCE_BEACON},
         {BROCK__TRACK_PIXEL, BROCK_EVIDENCE_PIXEL},
         {BROCK__TRACK_CANVAS, BROCK_EVIDENCE_CANVAS},
+        {BROCK__TRACK_LINK, BROCK_EVIDENCE_LINK},
     };
     enum brock_evidence_kind kind = (enum brock_evidence_kind)ss->kind;
     unsigned kinds = 0;

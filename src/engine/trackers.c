@@ -240,6 +240,7 @@ const char *brock_evidence_kind_name(enum brock_evidence_kind k)
     case BROCK_EVIDENCE_PIXEL: return "pixelcookieshare";
     case BROCK_EVIDENCE_CANVAS: return "canvas";
     case BROCK_EVIDENCE_SUPERCOOKIE: return "supercookie";
+    case BROCK_EVIDENCE_LINK: return "linkdecoration";
     }
     return "imported";
 }

@@ -311,6 +311,48 @@ static void conn_log_decision(struct conn *c, const struct brock_decision *d)
             x->site_known ? x->site : "an unknown page", why);
 }
 
+/* Link decoration (brock_navigation_observe()): a top-level navigation from another site's
+ * page, clicked (Sec-Fetch-User: ?1, so that no page's script can send one), whose query may
+ * carry the leaving page's identifier, read against that site's cookies the client's requests
+ * showed. Only where fetch metadata vouches for it: inside HTTPS that brock intercepts. */
+static void conn_learn_navigation(struct conn *c)
+{
+    const struct exchange *x = &c->c_ex;
+    const struct http_head *hh = &c->c_client.head;
+    struct brock_engine *e = c->px->engine;
+    const char *ref = conn_header(hh, "referer");
+    char from[BROCK_HOST_MAX], base[BROCK_HOST_MAX], cookies[BROCK_SC_TEXT_MAX];
+    struct brock_navigation n = {0};
+    struct brock_link_decoration got;
+
+    if (!(x->navigation & REPORT_DOC_TOP) || strcmp(x->method, "GET") != 0 || !c->c_url.len ||
+        !strchr(c->c_url.data, '?') || !is(conn_header(hh, "sec-fetch-user"), "?1") ||
+        !is(conn_header(hh, "sec-fetch-site"), "cross-site") || !ref ||
+        brock_url_host(ref, from) < 0 || brock_base_domain(from, base) < 0 ||
+        !brock_site_cookies_get(c->px->sc, c->c_peer, base, cookies, sizeof(cookies)))
+        return;
+    n.url = c->c_url.data;
+    n.from = ref;
+    n.cookies = cookies;
+    n.user_agent = conn_header(hh, "user-agent");
+    n.time_ms = conn_now_ms(c);
+    if (brock_navigation_observe(e, &n, &got) < 0) {
+        log_msg(LOG_ERR, "learning from a link to %s failed: %s", x->host,
+                brock_engine_errmsg(e));
+        return;
+    }
+    if (got.found)
+        log_msg(LOG_INFO, "learned: a link from %s handed %s its cookie %s in parameter %s%s",
+                base, got.tracker, got.cookie, got.param,
+                got.param_learned ? "; that parameter is taken out of links from now on" : "");
+    if (got.recorded)
+        c->px->metrics.evidence++;
+    if (got.blocked) {
+        c->px->n_learned++;
+        log_msg(LOG_INFO, "learned: %s tracks across sites; blocked from now on", got.tracker);
+    }
+}
+
 int conn_decide(struct conn *c, const char *path, size_t path_len)
 {
     struct exchange *x = &c->c_ex;
@@ -335,6 +377,8 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
     conn_widget_allowances(c, &req, allow, frame);
     conn_decide_request(c, &req, d);
     conn_learn_flags(c);
+    if (x->type == BROCK_RESOURCE_MAIN_FRAME)
+        conn_learn_navigation(c);
     conn_note_load(c, d);
     conn_count_metrics(c->px, d);
     conn_count_daily(c, d);
@@ -452,6 +496,7 @@ enum conn_clean_do conn_clean(struct conn *c, const char **path, size_t *path_le
     /* A page's own address is its site, whatever could be told of where it was opened from. */
     req.site = x->site_known ? x->site : x->type == BROCK_RESOURCE_MAIN_FRAME ? x->host : NULL;
     req.client = conn_client_key(c, client);
+    req.type = x->type;
     r = brock_request_clean(c->px->engine, &req, out, size, &info);
     if (r != BROCK_CLEAN_STRIPPED && r != BROCK_CLEAN_REDIRECT)
         return CONN_CLEAN_KEEP;

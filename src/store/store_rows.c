@@ -163,7 +163,8 @@ int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, const
         goto nomem;
     ss->kind = (uint8_t)kind;
     ss->time_ms = time_ms;
-    if (ss->kind == BROCK_EVIDENCE_PIXEL && ss->detail && strchr(ss->detail, '=') &&
+    if ((ss->kind == BROCK_EVIDENCE_PIXEL || ss->kind == BROCK_EVIDENCE_LINK) && ss->detail &&
+        strchr(ss->detail, '=') &&
         split_detail(ss) < 0)
         goto nomem;
     sn->n++;
