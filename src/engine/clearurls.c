@@ -431,7 +431,7 @@ static int index_literals(struct brock__clearurls *c)
 
     for (size_t i = 0; i < c->n; i++)
         n += 1 + c->v[i].exceptions.n;
-    if (!(c->lits = mem_calloc(n + 1, sizeof(*c->lits))) ||
+    if (!(c->lits = mem_calloc(n + 1, sizeof(const struct cu_literal *))) ||
         !(c->keys = mem_calloc(n + 1, sizeof(*c->keys))) ||
         !(c->always = mem_calloc(n + 1, sizeof(*c->always))) ||
         !(c->seen = mem_calloc(n + 1, 1)) || !(c->memo = mem_calloc(1, sizeof(*c->memo))))

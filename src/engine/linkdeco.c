@@ -111,10 +111,11 @@ static int param_note(struct brock_engine *e, const char *name, const char *site
     if (!json_is_array(sites))
         return BROCK_ENOMEM;
     was = is_learned(one);
+    /* When it was last seen is memory's: written with the next change, so that a name seen
+     * again and again does not write the settings (and win over another process's word on
+     * them) each time. */
     if (json_object_set_new(one, "time_ms", json_integer((json_int_t)time_ms)) < 0)
         return BROCK_ENOMEM;
-    brock__settings_touch(e, PARAMS_KEY);
-    brock__settings_changed(e);
     json_array_foreach(sites, i, v) {
         if (!strcmp(json_string_value(v) ? json_string_value(v) : "", site))
             return 0;
@@ -123,6 +124,8 @@ static int param_note(struct brock_engine *e, const char *name, const char *site
         return 0;
     if (json_array_append_new(sites, json_string(site)) < 0)
         return BROCK_ENOMEM;
+    brock__settings_touch(e, PARAMS_KEY);
+    brock__settings_changed(e);
     return !was && is_learned(one);
 }
 
@@ -232,7 +235,7 @@ int brock_link_params_json(struct brock_engine *e, char **out, size_t *len)
     if (rc == 0 && !(*out = json_dumps(a, JSON_COMPACT | JSON_ENSURE_ASCII)))
         rc = BROCK_ENOMEM;
     json_decref(a);
-    if (rc < 0)
+    if (rc != 0 || !*out)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     *len = strlen(*out);
     return 0;

@@ -52,17 +52,17 @@ struct refresh;
 struct intercept;
 struct report_keys;
 
-/* The URLs a client was lately sent from to their clean form (conn_clean()), so that a site
- * that sends it back to the address with its parameters does not make a loop of it: the
- * second time in CONN_CLEANED_MS such a URL is cleaned on its way instead, the third time it
- * goes as it came. A hash of client and URL a slot, the oldest slot reused. */
+/* The clean URLs a client was lately sent to (conn_clean()), so that a site that sends it
+ * back to the address with its parameters does not make a loop of it (conn_decide.c): a slot
+ * a hash of client and clean URL, with the URL last sent from, the oldest slot reused. */
 #define CONN_CLEANED_SLOTS 64
 #define CONN_CLEANED_MS 10000
+#define CONN_CLEANED_SENDS 3 /* redirects to one clean URL from different URLs, at most */
 struct conn_cleaned {
     struct {
-        uint64_t key;
+        uint64_t key, from;
         int64_t at_ms;
-        unsigned n;
+        unsigned n, sends;
     } v[CONN_CLEANED_SLOTS];
 };
 

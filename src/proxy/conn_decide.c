@@ -389,29 +389,40 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
 
 /* ---- URLs cleaned ---- */
 
-/* How many times in CONN_CLEANED_MS the client was sent to clean (a URL's clean form) before
- * now, and this time counted: a site that sends it back with parameters (the same or others)
- * is caught by the address it sends it back from. */
-static unsigned conn_cleaned_before(struct conn *c, const char *url)
+/* What is done with a document's URL cleaned into clean, by what the client was sent to
+ * lately (struct conn_cleaned): sent to clean the first time in CONN_CLEANED_MS; a URL that
+ * comes back as it was sent from (a site that sends the client back) goes on cleaned the
+ * second time, as it came the third; another URL cleaning to the same address (another link
+ * to it) is sent there too, up to CONN_CLEANED_SENDS times, then goes on cleaned. */
+static enum conn_clean_do conn_cleaned_how(struct conn *c, const char *clean, int same)
 {
     struct conn_cleaned *m = &c->px->cleaned;
     int64_t now = conn_now_ms(c);
-    uint64_t key = hash_mix(hash_mix(0x6272636bULL, c->c_peer, strlen(c->c_peer)), url,
-                            strlen(url));
+    uint64_t peer = hash_mix(0x6272636bULL, c->c_peer, strlen(c->c_peer));
+    uint64_t key = hash_mix(peer, clean, strlen(clean));
+    uint64_t from = hash_mix(peer, c->c_url.data, c->c_url.len);
     size_t oldest = 0;
 
     for (size_t i = 0; i < CONN_CLEANED_SLOTS; i++) {
         if (m->v[i].key == key && m->v[i].n && now - m->v[i].at_ms < CONN_CLEANED_MS) {
             m->v[i].at_ms = now;
-            return m->v[i].n++;
+            if (m->v[i].from != from && m->v[i].sends < CONN_CLEANED_SENDS) {
+                m->v[i].from = from;
+                m->v[i].sends++;
+                m->v[i].n = 1;
+                return CONN_CLEAN_REDIRECT;
+            }
+            return m->v[i].n++ == 1 && same ? CONN_CLEAN_FORWARD : CONN_CLEAN_KEEP;
         }
         if (m->v[i].at_ms < m->v[oldest].at_ms)
             oldest = i;
     }
     m->v[oldest].key = key;
+    m->v[oldest].from = from;
     m->v[oldest].at_ms = now;
     m->v[oldest].n = 1;
-    return 0;
+    m->v[oldest].sends = 1;
+    return CONN_CLEAN_REDIRECT;
 }
 
 /* Whether url can go in a Location header as it is: an http(s) URL of printable ASCII (a
@@ -437,13 +448,8 @@ static enum conn_clean_do conn_clean_how(struct conn *c, int r, const char *out,
     int same = r == BROCK_CLEAN_STRIPPED && !strncmp(out, c->c_url.data, prefix) &&
                (out[prefix] == '/' || out[prefix] == '\0');
 
-    if (get && (doc || !same) && conn_url_sendable(out)) {
-        unsigned before = conn_cleaned_before(c, out);
-
-        if (before == 0)
-            return CONN_CLEAN_REDIRECT;
-        return before == 1 && same ? CONN_CLEAN_FORWARD : CONN_CLEAN_KEEP;
-    }
+    if (get && (doc || !same) && conn_url_sendable(out))
+        return conn_cleaned_how(c, out, same);
     return same ? CONN_CLEAN_FORWARD : CONN_CLEAN_KEEP;
 }
 

@@ -25,6 +25,9 @@ const IMAGE = ['-H', 'Accept: image/avif,image/webp,*/*'];
 
 let origin, tlsOrigin, loop, origins, brock, state;
 
+// The sites whose links hand dest.test their visitor's identifier.
+const SITES = ['a1.test', 'a2.test', 'a3.test', 'a4.test', 'a5.test'];
+
 // A site that sends /p back to /p?utm_source=loop, and serves that (as some do).
 function loopSite(req, res) {
   if (req.url === '/p') {
@@ -36,7 +39,7 @@ function loopSite(req, res) {
 }
 
 before(async () => {
-  origins = h.originCerts(tmp, ['shop.test']);
+  origins = h.originCerts(tmp, ['shop.test', 'dest.test', ...SITES]);
   origin = await startOrigin();
   loop = await startSite(loopSite);
   tlsOrigin = await startOrigin({ tls: { key: origins.key, cert: origins.cert } });
@@ -128,10 +131,10 @@ check('a site that sends the client back with its parameters does not loop', asy
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.status, 200);
   assert.equal(r.body.toString(), 'page');
-  // Sent to /p once; the site sent it back, and the same URL then went on cleaned; sent
-  // back once more, it went as it came.
+  // Sent to /p; the site sent it back with other parameters, sent to /p again; back with the
+  // same ones, the URL went on cleaned; back once more, it went as it came.
   assert.deepEqual(loop.to('loop.test').map((x) => x.path),
-                   ['/p', '/p', '/p?utm_source=loop']);
+                   ['/p', '/p', '/p', '/p?utm_source=loop']);
 });
 
 check('turned off: for one site, entirely, and where brock is off', async () => {
@@ -223,3 +226,93 @@ check('what was done: the live log, /api/status, /metrics, brock stats', async (
   const text = await h.brock(state, ['stats', '--days', '1']);
   assert.match(text.stdout, /cleaned/);
 });
+
+// Link decoration: each site sets its visitor an identifier (sid), and a link from it to
+// dest.test carries the same value (xid), clicked (fetch metadata says a user's navigation).
+const UIDS = Object.fromEntries(SITES.map((s, i) => [s, `${i}c9a3f28e6b1d47a05e${i}${i}7f4c2`]));
+
+async function visit(site) {
+  const set = encodeURIComponent(`sid=${UIDS[site]}; Path=/`);
+  const r = await h.curl(brock.port, ['--cacert', brock.ca, '-H', 'Sec-Fetch-Mode: navigate',
+                                      '-H', 'Sec-Fetch-Dest: document', '-H', 'Sec-Fetch-Site: none',
+                                      '-H', 'Sec-Fetch-User: ?1',
+                                      `https://${site}/?setcookie=${set}`]);
+  assert.equal(r.status, 200, r.headers);
+}
+
+// Each link another (its n), as a person's links are: the same URL sent to its clean form
+// twice within 10 s goes on cleaned instead (a site sending the client back).
+let linkSeq = 0;
+function follow(site, { param = 'xid', user = true } = {}) {
+  const n = ++linkSeq;
+  return h.curl(brock.port, ['--cacert', brock.ca, '-H', 'Sec-Fetch-Mode: navigate',
+                             '-H', 'Sec-Fetch-Dest: document', '-H', 'Sec-Fetch-Site: cross-site',
+                             ...(user ? ['-H', 'Sec-Fetch-User: ?1'] : []),
+                             '-H', `Referer: https://${site}/article`,
+                             `https://dest.test/land?${param}=${UIDS[site]}&k=${n}`]);
+}
+
+async function params() {
+  const r = await h.brock(state, ['list', '--params', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+check('a link carrying a site\'s identifier is learned from, and its parameter taken out',
+  async () => {
+    for (const site of SITES) await visit(site);
+    // Not clicked: a page's script could have sent it; nothing is learned.
+    let r = await follow('a5.test', { param: 'yid', user: false });
+    assert.equal(r.status, 200, r.headers);
+    for (const site of ['a1.test', 'a2.test']) {
+      r = await follow(site);
+      assert.equal(r.status, 200, 'not yet learned: the link goes as it is');
+    }
+    assert.deepEqual(tlsOrigin.to('dest.test').map((x) => x.path.replace(/&k=\d+$/, '')).slice(-2),
+                     [`/land?xid=${UIDS['a1.test']}`, `/land?xid=${UIDS['a2.test']}`]);
+    // The third site's link teaches it, and loses it at once.
+    r = await follow('a3.test');
+    assert.equal(r.status, 302, r.headers);
+    assert.match(header(r, 'Location'), /^https:\/\/dest\.test\/land\?k=\d+$/);
+    const learned = await h.waitFor('xid learned in the state', async () => {
+      const p = (await params()).find((x) => x.name === 'xid');
+      return p && p.learned ? p : null;
+    }, 10000);
+    assert.deepEqual(learned.sites, ['a1.test', 'a2.test', 'a3.test']);
+    assert.equal(learned.kept, false);
+    assert.ok(!(await params()).some((x) => x.name === 'yid'), 'an unclicked link teaches nothing');
+    // The evidence against the receiver, with its parameter.
+    const list = JSON.parse((await h.brock(state, ['list', '--json', '--all'])).stdout);
+    const dest = list.find((x) => x.domain === 'dest.test');
+    assert.ok(dest, JSON.stringify(list.slice(0, 3)));
+    assert.deepEqual(dest.evidence.map((e) => [e.site, e.kind, e.param]),
+                     [['a1.test', 'linkdecoration', 'xid'], ['a2.test', 'linkdecoration', 'xid'],
+                      ['a3.test', 'linkdecoration', 'xid']]);
+    const text = await h.brock(state, ['list', '--params']);
+    assert.match(text.stdout, /^xid\s+learned\s+a1\.test, a2\.test, a3\.test$/m);
+
+    // From now on a link with it is sent to its clean address.
+    r = await follow('a4.test');
+    assert.equal(r.status, 302);
+    assert.equal(header(r, 'Location'), `https://dest.test/land?k=${linkSeq}`);
+
+    // Kept by the user: links keep it; forgotten: the same, until learned anew.
+    r = await h.brock(state, ['clean', '--keep-param', 'xid']);
+    assert.equal(r.code, 0, r.stderr);
+    await h.waitFor('xid kept', async () => (await follow('a4.test')).status === 200, 5000);
+    r = await h.brock(state, ['clean', '--unkeep-param', 'xid']);
+    assert.equal(r.code, 0, r.stderr);
+    await h.waitFor('xid taken out again', async () => (await follow('a4.test')).status === 302,
+                    5000);
+    r = await h.brock(state, ['forget', '--param', 'xid']);
+    assert.equal(r.code, 0, r.stderr);
+    await h.waitFor('xid forgotten', async () => (await follow('a4.test')).status === 200, 5000);
+    r = await h.brock(state, ['forget', '--param', 'xid']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no parameter 'xid' was noted/);
+    r = await h.brock(state, ['clean', '--keep-param', 'a=b']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /'a=b' is not a parameter name/);
+    r = await h.brock(state, ['list', '--params', '--count']);
+    assert.equal(r.code, 2);
+  });
