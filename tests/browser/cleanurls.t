@@ -5,7 +5,9 @@
 // inside HTTPS. The address bar and the history hold the clean address, the page's image
 // reaches its server without its gclid, and a link with fbclid leads to the clean page. The
 // dashboard's switch turns it off and on again, and a site added to "Links left as they
-// are" keeps its parameters; each request says what was taken out in the live log.
+// are" keeps its parameters; each request says what was taken out in the live log. Links
+// from three sites that hand a fourth their cookie value, clicked, teach brock that parameter:
+// the fourth site's link leads to the clean address, and the dashboard lists it.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -19,6 +21,17 @@ const { flat } = h;
 
 const SHOP = 'shop.test';
 const NEWS = 'news.test';
+const DEST = 'dest.test';
+const LINKING = ['l1.test', 'l2.test', 'l3.test', 'l4.test'];
+const UID = (site) => `${site.slice(1, 2)}e81c4f0a97d2b36${site.slice(1, 2)}5aa0c7e19f`;
+
+// A page of a linking site: it sets its visitor an identifier, and links to DEST with it.
+function linkingPage(host, res) {
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8',
+                       'Set-Cookie': `sid=${UID(host)}; Path=/; Secure` });
+  res.end(`<!doctype html><html><head><title>${host}</title></head><body>
+<a id="go" href="https://${DEST}/land?xid=${UID(host)}&amp;k=1">go</a></body></html>`);
+}
 const tmp = h.tmpdir('cleanurls-browser-t');
 
 function check(name, fn) {
@@ -37,7 +50,11 @@ function paths(s, host) {
   return s.to(host).map((r) => r.path).filter((p) => p !== '/favicon.ico');
 }
 
-function serve(req, res) {
+function serve(req, res, host) {
+  if (LINKING.includes(host)) {
+    linkingPage(host, res);
+    return;
+  }
   if (req.url.startsWith('/pic.gif')) {
     res.writeHead(200, { 'Content-Type': 'image/gif' });
     res.end(GIF);
@@ -48,13 +65,13 @@ function serve(req, res) {
 }
 
 before(flat(async () => {
-  certs = h.originCerts(tmp, [SHOP], 'brock clean urls test');
+  certs = h.originCerts(tmp, [SHOP, DEST, ...LINKING], 'brock clean urls test');
   site = await startSite(serve);
   tlsSite = await startSite(serve, { tls: { key: certs.key, cert: certs.cert } });
   // HTTPS to the TLS site, the rest to the plain one (the first --resolve that matches wins).
   brock = await startProxy(path.join(tmp, 'state'), {
     port: site.port, intercept: true, upstreamCa: certs.ca,
-    resolveFirst: [`${SHOP}:443=127.0.0.1:${tlsSite.port}`] });
+    resolveFirst: [`*.test:443=127.0.0.1:${tlsSite.port}`] });
   browser = await launch(brock.listen, { ca: brock.ca });
   dash = await launch(null);
 }));
@@ -123,5 +140,34 @@ check('the dashboard turns it off and on, and leaves a site alone', async () => 
   await settings.goto(`http://${brock.listen}/#/log`);
   const row = settings.locator('.logrow[data-cleaned="stripped"]', { hasText: 'utm_source' });
   await row.first().waitFor();
+  await settings.close();
+});
+
+check('links that hand another site a cookie teach brock their parameter', async () => {
+  const page = await browser.context.newPage();
+  for (const site of LINKING.slice(0, 3)) {
+    await page.goto(`https://${site}/`);
+    await Promise.all([page.waitForURL(new RegExp(`^https://${DEST}/land`)), page.click('#go')]);
+  }
+  // The third link taught it, and lost it at once.
+  assert.equal(page.url(), `https://${DEST}/land?k=1`);
+  await page.goto(`https://${LINKING[3]}/`);
+  await Promise.all([page.waitForURL(new RegExp(`^https://${DEST}/land`)), page.click('#go')]);
+  assert.equal(page.url(), `https://${DEST}/land?k=1`);
+  const got = paths(tlsSite, DEST).filter((p) => p.startsWith('/land'));
+  assert.deepEqual(got.slice(0, 2).map((p) => p.replace(/xid=\w+/, 'xid=ID')),
+                   ['/land?xid=ID&k=1', '/land?xid=ID&k=1']);
+  assert.ok(got.slice(2).every((p) => p === '/land?k=1'), JSON.stringify(got));
+  await page.close();
+
+  // The dashboard lists it; "keep" lets links keep it.
+  const settings = await dash.context.newPage();
+  await settings.goto(`http://${brock.listen}/#/settings`);
+  const row = settings.locator('#link-params li[data-param="xid"]');
+  await row.waitFor();
+  assert.match(await row.innerText(), /taken out of links: from l1\.test, l2\.test, l3\.test/);
+  await settings.getByRole('button', { name: 'Keep xid in links' }).click();
+  await settings.locator('#link-params li[data-param="xid"]', { hasText: 'kept in links' })
+    .waitFor();
   await settings.close();
 });
