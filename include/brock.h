@@ -191,9 +191,9 @@ BROCK_API int brock_engine_learning(const struct brock_engine *e);
 
 /* The switches of Privacy Badger's settings that brock acts on. */
 enum brock_setting {
-    BROCK_SETTING_LEARN,     /* learnLocally: learn from what passes (brock's default: on) */
-    BROCK_SETTING_SEND_DNT,  /* sendDNTSignal: DNT: 1 and Sec-GPC: 1 on requests */
-    BROCK_SETTING_CHECK_DNT, /* checkForDNTPolicy: honour (and check) DNT policies */
+    BROCK_SETTING_LEARN,      /* learnLocally: learn from what passes (brock's default: on) */
+    BROCK_SETTING_SEND_DNT,   /* sendDNTSignal: DNT: 1 and Sec-GPC: 1 on requests */
+    BROCK_SETTING_CHECK_DNT,  /* checkForDNTPolicy: honour (and check) DNT policies */
     BROCK_SETTING_CLEAN_URLS, /* brockCleanUrls: take tracking parameters out of the URLs the
                                  proxy forwards (brock_request_clean(); default: on) */
 };
@@ -946,8 +946,8 @@ enum brock_evidence_kind {
     BROCK_EVIDENCE_PIXEL,        /* a first-party cookie's value in an image's URL */
     BROCK_EVIDENCE_CANVAS,       /* canvas fingerprinting by a script (brock_observe_page()) */
     BROCK_EVIDENCE_SUPERCOOKIE,  /* a frame's localStorage supercookie (brock_observe_page()) */
-    BROCK_EVIDENCE_LINK, /* a site's cookie value in a link to it from another site's page
-                            (brock_navigation_observe()): it received the identifier */
+    BROCK_EVIDENCE_LINK,         /* a site's cookie value in a link to another site's page,
+                                    which received the identifier (brock_navigation_observe()) */
 };
 
 /* "imported", "cookie", "set-cookie", "beacon", "pixelcookieshare", "canvas",

@@ -106,8 +106,8 @@ static int clean_switch(struct cli *cli, const struct cmd_entry *self, const cha
         rc = cli_error(self, "%s", brock_engine_errmsg(e));
     rc = cli_close(self, e, rc);
     if (rc == CLI_OK)
-        printf("brock %s tracking parameters on %s%s.\n", off ? "no longer takes" : "takes",
-               site, off ? " (a running brock within two seconds)" : " again");
+        printf("brock %s tracking parameters on %s%s.\n", off ? "no longer takes" : "takes", site,
+               off ? " (a running brock within two seconds)" : " again");
     return rc;
 }
 

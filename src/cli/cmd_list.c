@@ -450,10 +450,7 @@ static void list_ctx_cleanup(struct list_ctx *ctx)
 static int on_param_line(void *arg, const struct brock_link_param *p)
 {
     (void)arg;
-    printf("%-24s  %-7s  ", p->name,
-           p->kept      ? "kept"
-           : p->learned ? "learned"
-                        : "seen");
+    printf("%-24s  %-7s  ", p->name, p->kept ? "kept" : p->learned ? "learned" : "seen");
     for (size_t i = 0; i < p->n_sites; i++)
         printf("%s%s", i ? ", " : "", p->sites[i]);
     printf("%s\n", p->n_sites ? "" : "-");

@@ -17,7 +17,8 @@
 static const char stats_help[] =
     "Prints, for each of the last days (UTC), the requests brock blocked, cookieblocked\n"
     "and allowed, the trackers it learned, the sites visited (those whose top-level\n"
-    "pages were opened) and the URLs it cleaned of tracking parameters, oldest first. Days are kept as long as page views are (the\n"
+    "pages were opened) and the URLs it cleaned of tracking parameters, oldest first. Days are "
+    "kept as long as page views are (the\n"
     "page-view-days setting).\n"
     "\nOptions:\n"
     "  --days N   the last N days, today included (1 to 3650, default 7)\n"

@@ -15,8 +15,8 @@ static const char update_help[] =
     "Fetches " JOBS_PBCONFIG_URL " and applies it as Privacy Badger does:\n"
     "domains added to the cookieblock list are cookieblocked where their base is blocked,\n"
     "domains taken off it are blocked again, new DNT policy hashes are added (none are\n"
-    "removed), and the site fixes are replaced. Then fetches ClearURLs' rules,\n"
-    JOBS_CLEARURLS_URL ", by which brock takes tracking\n"
+    "removed), and the site fixes are replaced. Then fetches ClearURLs' rules,\n" JOBS_CLEARURLS_URL
+    ", by which brock takes tracking\n"
     "parameters out of URLs (brock clean) in place of the ones it ships. Each is checked\n"
     "whole first: one that fails changes nothing of its own, and the command fails.\n"
     "`brock run` does the same once a day unless --no-update.\n"

@@ -628,7 +628,6 @@ int dash_api_disabled_delete(struct dash_call *x)
     return disabled_change(x, 0);
 }
 
-
 /* The widgets a site always lets load (widgetSiteAllowlist): PUT and DELETE
  * /api/widgets/SITE with {"widget": NAME}. */
 static int widget_change(struct dash_call *x, int allow)

@@ -433,8 +433,8 @@ static int index_literals(struct brock__clearurls *c)
         n += 1 + c->v[i].exceptions.n;
     if (!(c->lits = mem_calloc(n + 1, sizeof(const struct cu_literal *))) ||
         !(c->keys = mem_calloc(n + 1, sizeof(*c->keys))) ||
-        !(c->always = mem_calloc(n + 1, sizeof(*c->always))) ||
-        !(c->seen = mem_calloc(n + 1, 1)) || !(c->memo = mem_calloc(1, sizeof(*c->memo))))
+        !(c->always = mem_calloc(n + 1, sizeof(*c->always))) || !(c->seen = mem_calloc(n + 1, 1)) ||
+        !(c->memo = mem_calloc(1, sizeof(*c->memo))))
         return -1;
     for (size_t i = 0; i < c->n; i++) {
         index_one(c, &c->v[i].literal);
@@ -807,8 +807,8 @@ static void literals_find(const struct brock__clearurls *c, const char *lower, s
 
 /* any_matches() for the fast path: an expression whose literal the URL lacks (not seen by
  * literals_find()) is not run. */
-static int any_matches_lit(const struct brock__clearurls *c, const struct cu_list *l,
-                           const char *s, size_t len)
+static int any_matches_lit(const struct brock__clearurls *c, const struct cu_list *l, const char *s,
+                           size_t len)
 {
     for (size_t i = 0; i < l->n; i++)
         if (c->seen[l->lit[i].id] && matches(c, l->v[i], s, len))
@@ -914,94 +914,4 @@ int brock__clean_url_plain(struct brock_engine *e, const char *url, char *out, s
 {
     brock__clearurls_ready(e);
     return clean_url(e, url, out, size, info, 1);
-}
-
-/* ---- where the proxy cleans ---- */
-
-#define OFF_KEY "brockCleanUrlsOff"
-
-int brock_clean_site_off(const struct brock_engine *e, const char *site_host)
-{
-    json_t *list = json_object_get(e->settings, OFF_KEY), *v;
-    size_t i, hlen = site_host ? strlen(site_host) : 0;
-
-    json_array_foreach(list, i, v) {
-        if (json_is_string(v) && hlen && brock__site_match(site_host, hlen, json_string_value(v)))
-            return 1;
-    }
-    return 0;
-}
-
-int brock_clean_site_set(struct brock_engine *e, const char *site, int off)
-{
-    char host[BROCK_HOST_MAX];
-    json_t *list, *v;
-    size_t i;
-    int rc = brock__site_checked(e, site, off, host);
-
-    if (rc < 0)
-        return rc;
-    if (!json_is_array(list = json_object_get(e->settings, OFF_KEY))) {
-        if (json_object_set_new(e->settings, OFF_KEY, json_array()) < 0)
-            return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        list = json_object_get(e->settings, OFF_KEY);
-    }
-    json_array_foreach(list, i, v) {
-        if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
-            if (off)
-                return 0;
-            json_array_remove(list, i);
-            break;
-        }
-    }
-    if (off && json_array_append_new(list, json_string(host)) < 0)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    brock__settings_touch(e, OFF_KEY);
-    brock__settings_changed(e);
-    return 0;
-}
-
-int brock_clean_sites_each(const struct brock_engine *e, int (*cb)(void *arg, const char *site),
-                           void *arg)
-{
-    json_t *list = json_object_get(e->settings, OFF_KEY), *v;
-    size_t i;
-
-    json_array_foreach(list, i, v) {
-        int rc;
-        if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
-            return rc;
-    }
-    return 0;
-}
-
-int brock_request_clean(struct brock_engine *e, const struct brock_request *r, char *out,
-                        size_t size, struct brock_clean *info)
-{
-    const char *site;
-
-    memset(info, 0, sizeof(*info));
-    if (!r || !r->url)
-        return brock__fail(e, BROCK_EINVAL, "a request to clean needs its URL");
-    site = r->site && *r->site ? r->site : NULL;
-    if (brock_setting(e, BROCK_SETTING_CLEAN_URLS) && !brock_clean_site_off(e, site) &&
-        !brock__site_off(e, site) && !brock__client_off(e, r->client, site)) {
-        int rc = brock_clean_url(e, r->url, out, size, info);
-
-        /* A navigation loses the names learned as link decoration too. */
-        if (rc >= 0 && rc != BROCK_CLEAN_BLOCK && r->type == BROCK_RESOURCE_MAIN_FRAME &&
-            brock__link_params_strip(e, out, info)) {
-            if (rc == BROCK_CLEAN_NONE) {
-                rc = BROCK_CLEAN_STRIPPED;
-                snprintf(info->provider, sizeof(info->provider), "learned");
-            }
-            info->result = (enum brock_clean_result)rc;
-        }
-        return rc;
-    }
-    if (strlen(r->url) >= size)
-        return brock__fail(e, BROCK_EINVAL, "a URL of %zu bytes is longer than brock cleans",
-                           strlen(r->url));
-    memcpy(out, r->url, strlen(r->url) + 1);
-    return BROCK_CLEAN_NONE;
 }

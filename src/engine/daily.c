@@ -218,8 +218,7 @@ int brock_client_daily_count(struct brock_engine *e, const char *client,
     return 0;
 }
 
-int brock_clean_count(struct brock_engine *e, const char *client, const char *site,
-                      int64_t time_ms)
+int brock_clean_count(struct brock_engine *e, const char *client, const char *site, int64_t time_ms)
 {
     char base[BROCK_HOST_MAX];
 
@@ -496,11 +495,11 @@ int brock_client_daily_each(struct brock_engine *e, const char *client, int days
 static int on_day(void *arg, const struct brock_day *d)
 {
     json_t *a = arg;
-    json_t *o = json_pack(
-        "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms",
-        (json_int_t)d->time_ms, "blocked", (json_int_t)d->blocked, "cookieblocked",
-        (json_int_t)d->cookieblocked, "allowed", (json_int_t)d->allowed, "learned",
-        (json_int_t)d->learned, "sites", (json_int_t)d->sites, "cleaned", (json_int_t)d->cleaned);
+    json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "day", d->day, "time_ms",
+                          (json_int_t)d->time_ms, "blocked", (json_int_t)d->blocked,
+                          "cookieblocked", (json_int_t)d->cookieblocked, "allowed",
+                          (json_int_t)d->allowed, "learned", (json_int_t)d->learned, "sites",
+                          (json_int_t)d->sites, "cleaned", (json_int_t)d->cleaned);
 
     return !o || json_array_append_new(a, o) < 0 ? BROCK_ENOMEM : 0;
 }

@@ -217,7 +217,7 @@ struct brock_engine {
     int64_t clearurls_time; /* when it was taken, Unix ms */
     int clearurls_dirty;    /* the two above go to the state's meta at the next flush */
     int clearurls_tried;    /* the texts were compiled, or found wanting: not tried again */
-    int reset_pending; /* brock_reset(): the store empties its tables at the next flush */
+    int reset_pending;      /* brock_reset(): the store empties its tables at the next flush */
 
     /* update.c: Privacy Badger's configuration as applied to this state. */
     struct brock__sitefixes *sitefixes; /* NULL: none */
@@ -763,7 +763,7 @@ enum {
     BROCK__DAILY_COOKIEBLOCKED,
     BROCK__DAILY_ALLOWED,
     BROCK__DAILY_LEARNED,
-    BROCK__DAILY_PAGES, /* top-level pages opened: a day's sites are those with one */
+    BROCK__DAILY_PAGES,   /* top-level pages opened: a day's sites are those with one */
     BROCK__DAILY_CLEANED, /* URLs with tracking parameters taken out (brock_request_clean()) */
     BROCK__DAILY_COUNT
 };

@@ -102,8 +102,8 @@ static int param_note(struct brock_engine *e, const char *name, const char *site
         return BROCK_ENOMEM;
     if (!(one = json_object_get(all, name))) {
         params_room(all);
-        if (json_object_set_new(all, name, json_pack("{s:[], s:I}", "sites", "time_ms",
-                                                     (json_int_t)time_ms)) < 0)
+        if (json_object_set_new(
+                all, name, json_pack("{s:[], s:I}", "sites", "time_ms", (json_int_t)time_ms)) < 0)
             return BROCK_ENOMEM;
         one = json_object_get(all, name);
     }
@@ -134,16 +134,15 @@ int brock_link_param_keep(struct brock_engine *e, const char *name, int keep)
     json_t *all, *one;
 
     if (!name_ok(name))
-        return brock__fail(e, BROCK_EINVAL, "'%.200s' is not a parameter name",
-                           name ? name : "");
+        return brock__fail(e, BROCK_EINVAL, "'%.200s' is not a parameter name", name ? name : "");
     if (!(all = params_ensure(e)))
         return brock__fail(e, BROCK_ENOMEM, "out of memory");
     if (!(one = json_object_get(all, name))) {
         if (!keep)
             return 0;
         params_room(all);
-        if (json_object_set_new(all, name, json_pack("{s:[], s:I}", "sites", "time_ms",
-                                                     (json_int_t)0)) < 0)
+        if (json_object_set_new(all, name,
+                                json_pack("{s:[], s:I}", "sites", "time_ms", (json_int_t)0)) < 0)
             return brock__fail(e, BROCK_ENOMEM, "out of memory");
         one = json_object_get(all, name);
     }
@@ -160,8 +159,7 @@ int brock_link_param_forget(struct brock_engine *e, const char *name)
     json_t *all = params_of(e);
 
     if (!name || !all || json_object_del(all, name) < 0)
-        return brock__fail(e, BROCK_ENOTFOUND, "no parameter '%.200s' was noted",
-                           name ? name : "");
+        return brock__fail(e, BROCK_ENOTFOUND, "no parameter '%.200s' was noted", name ? name : "");
     brock__settings_touch(e, PARAMS_KEY);
     brock__settings_changed(e);
     return 0;
@@ -218,9 +216,8 @@ static int on_param_json(void *arg, const struct brock_link_param *p)
             json_decref(sites);
             return BROCK_ENOMEM;
         }
-    one = sites ? json_pack("{s:s, s:o, s:b, s:b, s:I}", "name", p->name, "sites", sites,
-                            "learned", p->learned, "kept", p->kept, "time_ms",
-                            (json_int_t)p->time_ms)
+    one = sites ? json_pack("{s:s, s:o, s:b, s:b, s:I}", "name", p->name, "sites", sites, "learned",
+                            p->learned, "kept", p->kept, "time_ms", (json_int_t)p->time_ms)
                 : NULL;
     return !one || json_array_append_new(arg, one) < 0 ? BROCK_ENOMEM : 0;
 }

@@ -353,8 +353,7 @@ static int merge_settings(struct brock_engine *e, json_t *in)
 }
 
 /* tracking_map's names for its kinds, in the order of the BROCK__TRACK_ bits. */
-static const char *const kind_names[] = {"beacon", "canvas", "pixelcookieshare",
-                                         "linkdecoration"};
+static const char *const kind_names[] = {"beacon", "canvas", "pixelcookieshare", "linkdecoration"};
 
 unsigned brock__tracking_kind(const char *s)
 {

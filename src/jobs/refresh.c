@@ -50,8 +50,7 @@ static void on_clean_fetched(void *arg, const struct fetch_result *res)
                 res->why);
         failed = 1;
     } else if (brock_clearurls_update(r->engine, res->body, res->len, clock_now_ms()) < 0) {
-        log_msg(LOG_ERR, "update: %s; the rules stay as they were",
-                brock_engine_errmsg(r->engine));
+        log_msg(LOG_ERR, "update: %s; the rules stay as they were", brock_engine_errmsg(r->engine));
         failed = 1;
     } else {
         log_msg(LOG_INFO, "update: applied %s: %zu providers", JOBS_CLEARURLS_URL,
@@ -77,8 +76,7 @@ static void on_fetched(void *arg, const struct fetch_result *res)
         log_msg(LOG_INFO,
                 "update: applied %s: %zu cookieblock domains (%zu added, %zu removed), "
                 "%zu new DNT policies, %zu site fixes",
-                JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added,
-                st.site_fixes);
+                JOBS_PBCONFIG_URL, st.yellow, st.added, st.removed, st.hashes_added, st.site_fixes);
     }
     /* Then ClearURLs' rules, whatever became of the lists. */
     if (fetch_start(&r->env, JOBS_CLEARURLS_URL, FETCH_CLEARURLS_MAX, on_clean_fetched, r, &r->f) <

@@ -114,9 +114,9 @@ static int event_write(const struct livelog_event *ev, struct buf *out)
         return -1;
     /* A URL cleaned: "stripped" (the parameters in removed) or "redirect" (unwrapped). */
     if (ev->cleaned != BROCK_CLEAN_NONE &&
-        (json_object_set_new(j, "cleaned",
-                             json_string(ev->cleaned == BROCK_CLEAN_REDIRECT ? "redirect"
-                                                                             : "stripped")) < 0 ||
+        (json_object_set_new(
+             j, "cleaned",
+             json_string(ev->cleaned == BROCK_CLEAN_REDIRECT ? "redirect" : "stripped")) < 0 ||
          json_object_set_new(j, "removed", json_string(ev->removed)) < 0)) {
         json_decref(j);
         return -1;

@@ -142,7 +142,7 @@ struct proxy {
 
     /* For the dashboard's /api/status, and /metrics (monitor/metrics.h: counted here, on the loop). */
     uint64_t n_requests, n_blocked, n_cookieblocked, n_tunnels, n_learned;
-    uint64_t n_cleaned; /* URLs with tracking parameters taken out, or unwrapped */
+    uint64_t n_cleaned;          /* URLs with tracking parameters taken out, or unwrapped */
     struct conn_cleaned cleaned; /* the URLs redirected to clean ones lately (conn_decide.c) */
     struct metrics metrics;
 

@@ -337,13 +337,12 @@ static void conn_learn_navigation(struct conn *c)
     n.user_agent = conn_header(hh, "user-agent");
     n.time_ms = conn_now_ms(c);
     if (brock_navigation_observe(e, &n, &got) < 0) {
-        log_msg(LOG_ERR, "learning from a link to %s failed: %s", x->host,
-                brock_engine_errmsg(e));
+        log_msg(LOG_ERR, "learning from a link to %s failed: %s", x->host, brock_engine_errmsg(e));
         return;
     }
     if (got.found)
-        log_msg(LOG_INFO, "learned: a link from %s handed %s its cookie %s in parameter %s%s",
-                base, got.tracker, got.cookie, got.param,
+        log_msg(LOG_INFO, "learned: a link from %s handed %s its cookie %s in parameter %s%s", base,
+                got.tracker, got.cookie, got.param,
                 got.param_learned ? "; that parameter is taken out of links from now on" : "");
     if (got.recorded)
         c->px->metrics.evidence++;

@@ -100,11 +100,8 @@ static const char schema_v5_sql[] =
 /* Each version's step from the one before: migrations[v] brings version v to v + 1, in the
  * same transaction as the rest. Version 0 is a database without brock's tables. */
 static const char *const migrations[SCHEMA_VERSION] = {
-    [0] = schema_v1_sql,
-    [1] = schema_v2_sql,
-    [2] = schema_v3_sql,
-    [3] = schema_v4_sql,
-    [4] = schema_v5_sql,
+    [0] = schema_v1_sql, [1] = schema_v2_sql, [2] = schema_v3_sql,
+    [3] = schema_v4_sql, [4] = schema_v5_sql,
 };
 
 static const char *const stmt_sql[PG_COUNT] = {

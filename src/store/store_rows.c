@@ -164,8 +164,7 @@ int brock__store_snitch_apply(struct brock_engine *e, const char *tracker, const
     ss->kind = (uint8_t)kind;
     ss->time_ms = time_ms;
     if ((ss->kind == BROCK_EVIDENCE_PIXEL || ss->kind == BROCK_EVIDENCE_LINK) && ss->detail &&
-        strchr(ss->detail, '=') &&
-        split_detail(ss) < 0)
+        strchr(ss->detail, '=') && split_detail(ss) < 0)
         goto nomem;
     sn->n++;
     if (brock__learned_note(e, tracker, sn, kind) < 0) {

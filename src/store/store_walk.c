@@ -302,9 +302,9 @@ static int walk_seeded(struct walk *w)
 /* The order of a flush. Deletions come first: a name deleted and then set again since the
  * last flush is set. */
 static int (*const write_steps[])(struct walk *w) = {
-    walk_reset,    walk_deleted, walk_forgotten,    walk_actions,  walk_snitches,
-    walk_tracking, walk_fp,      walk_site_actions, walk_settings, walk_pbconfig,
-    walk_clearurls, walk_pages,  walk_days,         walk_views,    walk_seeded,
+    walk_reset,     walk_deleted, walk_forgotten,    walk_actions,  walk_snitches,
+    walk_tracking,  walk_fp,      walk_site_actions, walk_settings, walk_pbconfig,
+    walk_clearurls, walk_pages,   walk_days,         walk_views,    walk_seeded,
 };
 
 int brock__store_walk_write(struct brock_engine *e, const struct brock__store_walk_ops *o)

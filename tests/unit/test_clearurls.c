@@ -311,8 +311,8 @@ static void test_given_and_updated(void **state)
     struct test_fixture *f = test_fixture_new("clearurls");
     static const char own[] = "{\"providers\": {\"own\": {\"urlPattern\": "
                               "\"^https?://own\\\\.example\", \"rules\": [\"keep\"]}}}";
-    struct brock_config cfg = {.state_dir = f->state, .no_seed = 1, .clearurls = rules,
-                               .clearurls_len = rules_len};
+    struct brock_config cfg = {
+        .state_dir = f->state, .no_seed = 1, .clearurls = rules, .clearurls_len = rules_len};
     struct brock_engine *e = test_engine_with(&cfg);
     struct brock_clean info;
     char out[BROCK_URL_MAX];
@@ -321,9 +321,9 @@ static void test_given_and_updated(void **state)
     (void)state;
     assert_int_equal(brock_clearurls_providers(e, &when), 205);
     assert_int_equal(when, 0);
-    assert_int_equal(brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out,
-                                     sizeof(out), &info),
-                     BROCK_CLEAN_STRIPPED);
+    assert_int_equal(
+        brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out, sizeof(out), &info),
+        BROCK_CLEAN_STRIPPED);
     assert_string_equal(out, "https://own.example/?keep=1");
     assert_int_equal(brock_clearurls_update(e, "{\"providers\": 1}", 16, 1000), BROCK_EFORMAT);
     assert_int_equal(brock_clearurls_update(e, own, strlen(own), 1000), 0);
@@ -333,9 +333,9 @@ static void test_given_and_updated(void **state)
     e = test_engine_with(&cfg);
     assert_int_equal(brock_clearurls_providers(e, &when), 1);
     assert_int_equal(when, 1000);
-    assert_int_equal(brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out,
-                                     sizeof(out), &info),
-                     BROCK_CLEAN_STRIPPED);
+    assert_int_equal(
+        brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out, sizeof(out), &info),
+        BROCK_CLEAN_STRIPPED);
     assert_string_equal(out, "https://own.example/?utm_source=2");
     brock_engine_free(e);
     assert_int_equal(test_fixture_free(f), 0);

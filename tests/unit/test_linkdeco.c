@@ -22,8 +22,11 @@ static int navigate(struct brock_engine *e, const char *site, const char *url,
                     struct brock_link_decoration *out)
 {
     char from[256];
-    struct brock_navigation n = {.url = url, .from = from, .cookies = "lang=en; sid=" UID,
-                                 .user_agent = "Mozilla/5.0", .time_ms = 1000};
+    struct brock_navigation n = {.url = url,
+                                 .from = from,
+                                 .cookies = "lang=en; sid=" UID,
+                                 .user_agent = "Mozilla/5.0",
+                                 .time_ms = 1000};
 
     snprintf(from, sizeof(from), "https://www.%s/article", site);
     return brock_navigation_observe(e, &n, out);
