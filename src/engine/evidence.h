@@ -81,6 +81,10 @@ void brock__lcs_cleanup(struct brock__lcs *w);
 
 /* ---- pixel.c: pixel cookie sharing (section 3.7) ---- */
 
+/* application/x-www-form-urlencoded's byte decoding: '+' is a space, %XX a byte, a '%' not
+ * followed by two hex digits itself. out holds len bytes. Returns the bytes written. */
+size_t brock__form_decode(const char *s, size_t len, char *out);
+
 /* What the rule reads; strings as (pointer, length), none needs a NUL. */
 struct brock__pixel_in {
     const char *url; /* the image's URL */

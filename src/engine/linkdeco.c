@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "util/hex.h"
 
 #define PARAMS_KEY "brockLinkParams"
 
@@ -245,26 +244,12 @@ int brock_link_params_json(struct brock_engine *e, char **out, size_t *len)
 static int strips(json_t *all, const char *raw, size_t len)
 {
     char name[128];
-    size_t n = 0;
     json_t *one;
 
     if (len >= sizeof(name))
         return 0;
     /* Compared as the names were noted: form-decoded ('+' a space, %XX a byte). */
-    for (size_t i = 0; i < len; i++) {
-        int hi, lo;
-
-        if (raw[i] == '+') {
-            name[n++] = ' ';
-        } else if (raw[i] == '%' && i + 2 < len && (hi = hex_digit(raw[i + 1])) >= 0 &&
-                   (lo = hex_digit(raw[i + 2])) >= 0) {
-            name[n++] = (char)(hi << 4 | lo);
-            i += 2;
-        } else {
-            name[n++] = raw[i];
-        }
-    }
-    name[n] = '\0';
+    name[brock__form_decode(raw, len, name)] = '\0';
     one = json_object_get(all, name);
     return one && is_learned(one) && !json_is_true(json_object_get(one, "keep"));
 }

@@ -61,9 +61,7 @@ static size_t add_utf8(struct pixel *p, const char *s, size_t len)
     return off;
 }
 
-/* application/x-www-form-urlencoded's byte decoding: '+' is a space, %XX a byte, a '%' not
- * followed by two hex digits itself. out holds len bytes. Returns the bytes written. */
-static size_t form_decode(const char *s, size_t len, char *out)
+size_t brock__form_decode(const char *s, size_t len, char *out)
 {
     size_t n = 0;
 
@@ -111,7 +109,7 @@ static int read_params(struct pixel *p, const char *url, size_t len)
             eq = memchr(q, '=', plen);
             nlen = eq ? (size_t)(eq - q) : plen;
             vlen = eq ? plen - nlen - 1 : 0;
-            off = add_utf8(p, p->bytes, eq ? form_decode(eq + 1, vlen, p->bytes) : 0);
+            off = add_utf8(p, p->bytes, eq ? brock__form_decode(eq + 1, vlen, p->bytes) : 0);
             if (push(&p->params, q, nlen, off, p->used - off) < 0)
                 return BROCK_ENOMEM;
         }
@@ -251,7 +249,7 @@ static void name_text(struct pixel *p, const struct item *it, int form, char *ou
     size_t n, w = 0, blen = it->name_len < cap ? it->name_len : cap;
 
     if (form)
-        blen = form_decode(it->name, blen, p->bytes);
+        blen = brock__form_decode(it->name, blen, p->bytes);
     else
         memcpy(p->bytes, it->name, blen);
     n = brock__utf16_from_utf8(p->bytes, blen, units);

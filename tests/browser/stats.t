@@ -124,7 +124,7 @@ check('the chart says what GET /api/stats says, after browsing', async () => {
     const words = `${d.day}: ${plural(d.blocked, 'request')} blocked, ` +
       `${plural(d.cookieblocked, 'request')} with cookies blocked, ` +
       `${plural(d.allowed, 'request')} allowed, ${plural(d.learned, 'tracker')} learned, ` +
-      `${plural(d.sites, 'site')} visited`;
+      `${plural(d.sites, 'site')} visited, ${plural(d.cleaned, 'link')} cleaned`;
     assert.deepEqual([g.day, g.blocked, g.cookieblocked, g.allowed, g.learned, g.sites],
                      [d.day, d.blocked, d.cookieblocked, d.allowed, d.learned, d.sites], d.day);
     assert.equal(g.role, 'img');
@@ -141,7 +141,8 @@ check('the chart says what GET /api/stats says, after browsing', async () => {
   const legend = await dash.locator('figure.chart .legend li').allTextContents();
   const sum = (k) => api.reduce((n, d) => n + d[k], 0);
   assert.deepEqual(legend, [`Blocked: ${sum('blocked')}`, `Cookies blocked: ${sum('cookieblocked')}`,
-                            `Allowed: ${sum('allowed')}`, `+Trackers learned: ${sum('learned')}`]);
+                            `Allowed: ${sum('allowed')}`, `+Trackers learned: ${sum('learned')}`,
+                            `Links cleaned: ${sum('cleaned')}`]);
   await tab.close();
   await dash.close();
 });
