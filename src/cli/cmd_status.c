@@ -116,9 +116,9 @@ static void status_print(json_t *j)
            json_string_value(json_object_get(j, "listen")), when, up / 86400, up / 3600 % 24,
            up / 60 % 60, up % 60);
     printf("since then: %lld requests, %lld blocked, %lld cookieblocked, %lld tunnels, "
-           "%lld trackers learned; %lld connections open\n",
+           "%lld trackers learned, %lld links cleaned; %lld connections open\n",
            num(s, "requests"), num(s, "blocked"), num(s, "cookieblocked"), num(s, "tunnels"),
-           num(s, "learned"), num(s, "connections"));
+           num(s, "learned"), num(s, "cleaned"), num(s, "connections"));
     printf("trackers: %lld blocked, %lld cookieblocked, %lld allowed (your choices: %lld, %lld, "
            "%lld)\n",
            num(a, "block"), num(a, "cookieblock"), num(a, "allow"), num(a, "user_block"),

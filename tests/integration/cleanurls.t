@@ -225,6 +225,9 @@ check('what was done: the live log, /api/status, /metrics, brock stats', async (
   assert.ok(today.cleaned <= st.since_start.cleaned);
   const text = await h.brock(state, ['stats', '--days', '1']);
   assert.match(text.stdout, /cleaned/);
+  const status = await h.brock(state, ['status', '--listen', `127.0.0.1:${brock.port}`]);
+  assert.match(status.stdout, /^since then: .* (\d+) links cleaned;/m);
+  assert.ok(Number(/(\d+) links cleaned/.exec(status.stdout)[1]) >= 8, status.stdout);
 });
 
 // Link decoration: each site sets its visitor an identifier (sid), and a link from it to
