@@ -35,11 +35,13 @@ function check(name, fn, timeout = 40000) {
 }
 
 const tmp = h.tmpdir('dnt-t');
+// The test data itself (h.DATA may be a copy of its privacybadger/ alone, for nobody).
+const TESTDATA = process.env.BROCK_TESTDATA || path.join(__dirname, '..', 'data');
 
 // The HTTPS origin: policies by Host, the configuration for www.eff.org, every request kept.
 async function startTlsOrigin(certs) {
   const state = { pbconfig: null, pbStatus: 200,
-                  clearurls: fs.readFileSync(path.join(h.DATA, '..', 'clearurls',
+                  clearurls: fs.readFileSync(path.join(TESTDATA, 'clearurls',
                                                        'data.min.json')) };
   const site = await startSite((req, res, host) => {
     if (host === 'www.eff.org' && req.url === '/files/pbconfig.json') {
