@@ -487,6 +487,7 @@ int brock_clearurls_load(struct brock_engine *e, const char *json, size_t len)
     brock__clearurls_free(e->clearurls);
     e->clearurls = c;
     e->clearurls_tried = 1;
+    e->clearurls_time = 0; /* not an update's, unless brock_clearurls_update() says so */
     return 0;
 }
 
@@ -511,6 +512,7 @@ int brock_clearurls_update(struct brock_engine *e, const char *json, size_t len,
 void brock__clearurls_ready(struct brock_engine *e)
 {
     char saved[sizeof(e->errmsg)];
+    int64_t when = e->clearurls_time;
 
     if (e->clearurls || e->clearurls_tried)
         return;
@@ -519,9 +521,10 @@ void brock__clearurls_ready(struct brock_engine *e)
     /* Checked when they were taken: an update's rules that no longer compile (another
      * PCRE2) give way to the ones given, and are replaced at the next update. */
     if (e->clearurls_text &&
-        brock_clearurls_load(e, e->clearurls_text, strlen(e->clearurls_text)) == 0)
+        brock_clearurls_load(e, e->clearurls_text, strlen(e->clearurls_text)) == 0) {
+        e->clearurls_time = when;
         return;
-    e->clearurls_time = 0;
+    }
     if (e->clearurls_given &&
         brock_clearurls_load(e, e->clearurls_given, e->clearurls_given_len) < 0)
         e->clearurls = NULL; /* none, then: URLs go as they are */

@@ -337,6 +337,10 @@ static void test_given_and_updated(void **state)
         brock_clean_url(e, "https://own.example/?keep=1&utm_source=2", out, sizeof(out), &info),
         BROCK_CLEAN_STRIPPED);
     assert_string_equal(out, "https://own.example/?utm_source=2");
+    /* Rules loaded for this engine alone are not an update's. */
+    assert_int_equal(brock_clearurls_load(e, rules, rules_len), 0);
+    assert_int_equal(brock_clearurls_providers(e, &when), 205);
+    assert_int_equal(when, 0);
     brock_engine_free(e);
     assert_int_equal(test_fixture_free(f), 0);
 }
