@@ -16,6 +16,8 @@
 #include <time.h>
 
 #include "engine/engine.h"
+#include "util/alloc.h"
+#include "util/file.h"
 
 #define CALLS 200000
 #define SITES 500
@@ -33,25 +35,6 @@ static int cmp_u32(const void *a, const void *b)
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
     return x < y ? -1 : x > y;
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
-
-    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        free(text);
-        text = NULL;
-    }
-    if (f)
-        fclose(f);
-    return text;
 }
 
 /* One kind of URL, made for many sites. */
@@ -127,10 +110,10 @@ int main(int argc, char **argv)
     struct brock_engine *e;
     char err[512];
     size_t len = 0;
-    char *rules = argc > 1 ? read_all(argv[1], &len) : NULL;
+    char *rules = NULL;
     uint32_t *ns = calloc(CALLS, sizeof(*ns));
 
-    if (!rules || !ns) {
+    if (argc < 2 || file_read(argv[1], (size_t)1 << 24, &rules, &len) != 0 || !ns) {
         fprintf(stderr, "usage: clean RULES (ClearURLs' data.min.json)\n");
         return 2;
     }
@@ -153,7 +136,7 @@ int main(int argc, char **argv)
             run(e, &kinds[k], plain, "plain", ns);
     }
     brock_engine_free(e);
-    free(rules);
+    mem_free(rules);
     free(ns);
     return 0;
 }

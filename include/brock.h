@@ -1169,9 +1169,10 @@ BROCK_API BROCK_NODISCARD int brock_clean_url(struct brock_engine *e, const char
                                               size_t size, struct brock_clean *info);
 
 /* What the proxy does to a request's URL (r->url; r->site the page's site, NULL when
- * unknown; r->client whose request it is; r->type): brock_clean_url(), then, for a
- * navigation (BROCK_RESOURCE_MAIN_FRAME), the parameters learned as link decoration that the
- * user does not keep (brock_navigation_observe(); provider "learned"), unless cleaning is off
+ * unknown; r->client whose request it is; r->type; r->frame_host the page it was made from):
+ * brock_clean_url(), then, for a navigation (BROCK_RESOURCE_MAIN_FRAME) from another site's
+ * page (frame_host of another base domain), the parameters learned as link decoration that
+ * the user does not keep (brock_navigation_observe(); provider "learned"), unless cleaning is off
  * (BROCK_SETTING_CLEAN_URLS), off on r->site (brock_clean_site_set()), or brock is off for the
  * request (paused, the site disabled, the client's own switches), when the URL is left as it
  * is (BROCK_CLEAN_NONE, out a copy). Returns as brock_clean_url() does. */
@@ -1215,11 +1216,11 @@ struct brock_link_decoration {
     int recorded, blocked;        /* as struct brock_learned: evidence added against the
                                      receiver; it crossed the threshold just now */
     int param_learned;            /* the name was seen so from its BROCK_LINK_PARAM_SITES-th
-                                     site just now: taken out of navigations from now on */
+                                     site just now: taken out of links from now on */
 };
 
 /* A parameter name seen carrying identifiers from this many sites is taken out of every
- * navigation (brock_request_clean()), as ClearURLs' rules' are. */
+ * navigation from another site's page (brock_request_clean()), as ClearURLs' rules' are. */
 #define BROCK_LINK_PARAM_SITES 3
 /* The parameter names kept, each with its first sites; past it the one seen longest ago goes
  * (a learned one only when every one is learned). */

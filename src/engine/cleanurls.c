@@ -67,6 +67,20 @@ int brock_clean_sites_each(const struct brock_engine *e, int (*cb)(void *arg, co
     return 0;
 }
 
+/* Whether from (a host; NULL: none) is another site than url's host: only a link from another
+ * site decorates, and a name learned against it is taken out of those alone. Were it taken
+ * out of every navigation, pages that had a person click their links could have brock strip a
+ * name that a site's own forms need (q, id) on every site. */
+static int cross_site(const char *from, const char *url)
+{
+    char host[BROCK_HOST_MAX], a[BROCK_HOST_MAX], b[BROCK_HOST_MAX];
+
+    if (!from || !*from || brock_url_host(url, host) < 0 || brock_base_domain(host, a) < 0 ||
+        brock_base_domain(from, b) < 0)
+        return 0;
+    return strcmp(a, b) != 0;
+}
+
 int brock_request_clean(struct brock_engine *e, const struct brock_request *r, char *out,
                         size_t size, struct brock_clean *info)
 {
@@ -80,9 +94,9 @@ int brock_request_clean(struct brock_engine *e, const struct brock_request *r, c
         !brock__site_off(e, site) && !brock__client_off(e, r->client, site)) {
         int rc = brock_clean_url(e, r->url, out, size, info);
 
-        /* A navigation loses the names learned as link decoration too. */
+        /* A navigation from another site loses the names learned as link decoration too. */
         if (rc >= 0 && rc != BROCK_CLEAN_BLOCK && r->type == BROCK_RESOURCE_MAIN_FRAME &&
-            brock__link_params_strip(e, out, info)) {
+            cross_site(r->frame_host, out) && brock__link_params_strip(e, out, info)) {
             if (rc == BROCK_CLEAN_NONE) {
                 rc = BROCK_CLEAN_STRIPPED;
                 snprintf(info->provider, sizeof(info->provider), "learned");

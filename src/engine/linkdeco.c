@@ -4,7 +4,8 @@
  * query carries the leaving site's identifier for the person, found by the rule of pixel
  * cookie sharing (pixel.c), is evidence against the receiving site, and the parameter's name
  * is noted with the leaving site. A name noted with BROCK_LINK_PARAM_SITES sites is learned,
- * and taken out of navigations as ClearURLs' rules' names are (brock_request_clean()).
+ * and taken out of navigations from other sites' pages as ClearURLs' rules' names are
+ * (brock_request_clean()).
  *
  * The names live in the settings object, brock's own key (never exported):
  *   "brockLinkParams": {NAME: {"sites": [SITE, ...], "time_ms": T, "keep": true}}

@@ -489,12 +489,12 @@ enum conn_clean_do conn_clean(struct conn *c, const char **path, size_t *path_le
     struct brock_request req = {0};
     struct brock_clean info;
     enum conn_clean_do how;
-    char client[64];
-
-    /* A tunnel says nothing of its URL; an upgrade's is a socket's, not a page's. */
+    char client[64], from[BROCK_HOST_MAX];
+    const char *ref = conn_header(&c->c_client.head, "referer");
     size_t prefix;
     int r;
 
+    /* A tunnel says nothing of its URL; an upgrade's is a socket's, not a page's. */
     if (x->is_connect || x->is_upgrade || !c->c_url.len || !*path || *path_len > c->c_url.len)
         return CONN_CLEAN_KEEP;
     req.url = c->c_url.data;
@@ -502,6 +502,9 @@ enum conn_clean_do conn_clean(struct conn *c, const char **path, size_t *path_le
     req.site = x->site_known ? x->site : x->type == BROCK_RESOURCE_MAIN_FRAME ? x->host : NULL;
     req.client = conn_client_key(c, client);
     req.type = x->type;
+    /* For a page's address: the page it was left from (learned names go from links alone). */
+    if (x->type == BROCK_RESOURCE_MAIN_FRAME && ref && brock_url_host(ref, from) >= 0)
+        req.frame_host = from;
     r = brock_request_clean(c->px->engine, &req, out, size, &info);
     if (r != BROCK_CLEAN_STRIPPED && r != BROCK_CLEAN_REDIRECT)
         return CONN_CLEAN_KEEP;

@@ -298,6 +298,16 @@ check('a link carrying a site\'s identifier is learned from, and its parameter t
     r = await follow('a4.test');
     assert.equal(r.status, 302);
     assert.equal(header(r, 'Location'), `https://dest.test/land?k=${linkSeq}`);
+    // Only links from another site lose it: an address typed, or dest.test's own link, keeps
+    // it, so that pages cannot have brock strip a name a site's own forms need.
+    for (const extra of [['-H', 'Sec-Fetch-Site: none'],
+                         ['-H', 'Sec-Fetch-Site: same-origin', '-H', 'Referer: https://dest.test/']]) {
+      r = await h.curl(brock.port, ['--cacert', brock.ca, '-H', 'Sec-Fetch-Mode: navigate',
+                                    '-H', 'Sec-Fetch-Dest: document', ...extra,
+                                    `https://dest.test/own?xid=1&k=${++linkSeq}`]);
+      assert.equal(r.status, 200, r.headers);
+      assert.equal(tlsOrigin.to('dest.test').at(-1).path, `/own?xid=1&k=${linkSeq}`);
+    }
 
     // Kept by the user: links keep it; forgotten: the same, until learned anew.
     r = await h.brock(state, ['clean', '--keep-param', 'xid']);

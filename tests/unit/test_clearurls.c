@@ -13,30 +13,11 @@
 #include "brock.h"
 #include "engine/engine.h"
 #include "fixture.h"
+#include "util/alloc.h"
+#include "util/file.h"
 
 static char *rules;
 static size_t rules_len;
-
-/* The whole of the file at path, NUL-terminated, into a new buffer (free()), its length in
- * *len; NULL when it cannot be read. */
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n;
-
-    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-        *len = (size_t)n;
-    } else {
-        free(text);
-        text = NULL;
-    }
-    if (f)
-        fclose(f);
-    return text;
-}
 
 static struct brock_engine *engine_with_rules(void)
 {
@@ -404,9 +385,9 @@ int main(void)
         cmocka_unit_test(test_interpreter_as_jit),
     };
 
-    rules = read_all(test_data("clearurls/data.min.json"), &rules_len);
-    assert_non_null(rules);
+    if (file_read(test_data("clearurls/data.min.json"), (size_t)1 << 24, &rules, &rules_len) != 0)
+        return 1;
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    free(rules);
+    mem_free(rules);
     return rc;
 }

@@ -32,11 +32,23 @@ static int navigate(struct brock_engine *e, const char *site, const char *url,
     return brock_navigation_observe(e, &n, out);
 }
 
-/* url as the proxy sends a navigation on. */
+/* url as the proxy sends a navigation on, made from a page of from (NULL: none). */
+static const char *cleaned_from(struct brock_engine *e, const char *url, const char *from,
+                                enum brock_resource_type type, char out[BROCK_URL_MAX])
+{
+    struct brock_request r = {.url = url, .site = "dest.example", .type = type, .frame_host = from};
+    struct brock_clean info;
+
+    assert_true(brock_request_clean(e, &r, out, BROCK_URL_MAX, &info) >= 0);
+    return out;
+}
+
+/* url as the proxy sends on a navigation from another site's page. */
 static const char *cleaned(struct brock_engine *e, const char *url, enum brock_resource_type type,
                            char out[BROCK_URL_MAX])
 {
-    struct brock_request r = {.url = url, .site = "dest.example", .type = type};
+    struct brock_request r = {
+        .url = url, .site = "dest.example", .type = type, .frame_host = "www.elsewhere.example"};
     struct brock_clean info;
 
     assert_true(brock_request_clean(e, &r, out, BROCK_URL_MAX, &info) >= 0);
@@ -113,6 +125,13 @@ static void test_learned_from_three_sites(void **state)
                         "https://other.example/");
     /* Only from navigations. */
     assert_string_equal(cleaned(e, dest, BROCK_RESOURCE_IMAGE, out), dest);
+    /* Only from another site's page: a typed address, or a site's own form or link, keeps it
+     * (a page cannot have brock take a name its forms need out of every site). */
+    assert_string_equal(cleaned_from(e, dest, NULL, BROCK_RESOURCE_MAIN_FRAME, out), dest);
+    assert_string_equal(cleaned_from(e, dest, "www.dest.example", BROCK_RESOURCE_MAIN_FRAME, out),
+                        dest);
+    assert_string_equal(cleaned_from(e, dest, "news-a.example", BROCK_RESOURCE_MAIN_FRAME, out),
+                        "https://shop.dest.example/landing?page=2");
     assert_int_equal(brock_link_params_json(e, &json, &len), 0);
     assert_non_null(strstr(json, "\"name\":\"xid\""));
     assert_non_null(strstr(json, "\"learned\":true"));
