@@ -25,8 +25,8 @@ endif
 
 # libpq gives its headers only: the PostgreSQL store loads libpq.so.5 with dlopen() when one is
 # opened (src/store/pq.h), so that a process on SQLite never maps libpq and its dependencies.
-PKGS := libpsl sqlite3 jansson yajl libidn2 libevent libevent_openssl openssl zlib libbrotlidec \
-	libsystemd libnghttp2 libpcre2-8
+PKGS := libpsl sqlite3 jansson yajl libidn2 libevent libevent_openssl libcares openssl zlib \
+	libbrotlidec libsystemd libnghttp2 libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libpq 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhttp_parser -lm
 
@@ -152,7 +152,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 
 # Unit tests of the rooms outside the library link the objects they test.
 NET_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/net/*.c))
-$(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_tls \
+$(BUILD)/tests/test_ca $(BUILD)/tests/test_dial $(BUILD)/tests/test_dns $(BUILD)/tests/test_tls \
 	$(BUILD)/tests/test_tls_sessions: $(NET_OBJ)
 $(BUILD)/tests/test_intercept: $(NET_OBJ) $(BUILD)/src/proxy/intercept.o
 $(BUILD)/tests/test_resolve: $(BUILD)/src/net/resolve.o

@@ -4,7 +4,7 @@
  * plain way (the engine's plain switch), on one engine whose state the input changes between
  * them: user choices, choices for one site, learning, disabled sites, widget allowances,
  * settings, DNT records, a new configuration, a pause and a site's time off (begun, and ended
- * by the clock or by hand). The input is a program: each op a byte, then bytes picking names
+ * by the clock or by hand), CNAME chains from DNS and names uncloaking stops at. The input is a program: each op a byte, then bytes picking names
  * from diff_data.h's (or 0xff, a length and a name of the input's own). Each decision is made
  * twice with the fast paths (the second from the kept answer) and once plainly; any
  * difference in what they return, decide or explain aborts. */
@@ -63,6 +63,7 @@ static void same(struct brock_engine *e, const struct brock_decision *a,
         strcmp(a->site, b->site) || strcmp(a->source, b->source) ||
         a->third_party != b->third_party || a->reason != b->reason || a->action != b->action ||
         a->effect != b->effect || a->site_fix != b->site_fix || a->site_choice != b->site_choice ||
+        a->via_dns != b->via_dns ||
         a->surrogate != b->surrogate || a->surrogate_len != b->surrogate_len ||
         strcmp(a->surrogate_token, b->surrogate_token) || a->type != b->type)
         abort();
@@ -176,13 +177,30 @@ static void off_for_a_while(struct brock_engine *e, struct prog *g)
     }
 }
 
+/* A host's CNAME chain from DNS (up to three names, none: forgotten), or a name uncloaking
+ * stops at, or no longer. */
+static void cname(struct brock_engine *e, struct prog *g)
+{
+    const char *host = name(g), *names[3];
+    uint8_t b = take(g);
+
+    if (b & 0x80) {
+        ignore(brock_cname_target_set(e, name(g), b & 1));
+        return;
+    }
+    for (unsigned i = 0; i < b % 4; i++)
+        names[i] = name(g);
+    ignore(brock_cname_chain_set(e, host, names, b % 4));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct brock_engine *e = fuzz_engine_lists();
     struct prog g = {.p = data, .end = data + size};
 
     for (unsigned ops = 0; g.p < g.end && ops < 64; ops++) {
-        switch (take(&g) % 11) {
+        switch (take(&g) % 12) {
+        case 11: cname(e, &g); break;
         case 10: off_for_a_while(e, &g); break;
         case 0:
         case 1:

@@ -196,13 +196,15 @@ enum brock_setting {
     BROCK_SETTING_CHECK_DNT,  /* checkForDNTPolicy: honour (and check) DNT policies */
     BROCK_SETTING_CLEAN_URLS, /* brockCleanUrls: take tracking parameters out of the URLs the
                                  proxy forwards (brock_request_clean(); default: on) */
+    BROCK_SETTING_UNCLOAK,    /* brockUncloakCnames: judge a host by the CNAME chain DNS gave
+                                 for it (brock_cname_chain_set(); default: on) */
 };
 
 /* The switches are 0 to BROCK_SETTING_COUNT - 1. */
-#define BROCK_SETTING_COUNT 4
+#define BROCK_SETTING_COUNT 5
 
 /* A switch's name as the dashboard's /api/settings and `brock settings` write it: "learn",
- * "send_dnt", "check_dnt", "clean_urls"; NULL for a value that is not a switch. */
+ * "send_dnt", "check_dnt", "clean_urls", "uncloak"; NULL for a value that is not a switch. */
 BROCK_API const char *brock_setting_name(enum brock_setting s);
 
 /* The switch named name (as brock_setting_name() gives it) into *s. Returns 0, or BROCK_EINVAL
@@ -438,6 +440,8 @@ struct brock_decision {
     int site_fix;    /* 1 when a site fix (sitefixes.yellowlist) set the action */
     int site_choice; /* 1 when the user's choice for this site only set the
                         action (brock_set_site_action()); source is its domain */
+    int via_dns;     /* 1 when tracker is a name of the CNAME chain DNS gave for host
+                        (brock_cname_chain_set()); 0 when it is host, or the static list's */
     /* A denied script (or stylesheet) that Privacy Badger has a surrogate for: the body to
      * answer with instead (a JavaScript or CSS text of surrogate_len bytes, borrowed from the
      * engine until brock_engine_reload() or brock_engine_free()), and the rule's token
@@ -545,7 +549,8 @@ BROCK_API BROCK_NODISCARD int brock_widget_user_choice(struct brock_engine *e,
  * cookie; b.test: pixel cookie sharing; c.test: canvas fingerprinting"; the words are
  * cookie, Set-Cookie, beacon, pixel cookie sharing, canvas fingerprinting, supercookie, and
  * "pre-trained or imported" for a site the seed or an import brought without a kind), as
- * many as fit in a few hundred bytes, then "...". */
+ * many as fit in a few hundred bytes, then "...". A decision a CNAME chain from DNS made
+ * (d->via_dns) ends "HOST is an alias of it in DNS: via CNAME TRACKER." */
 BROCK_API size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d,
                                         char *buf, size_t len);
 
@@ -1193,6 +1198,51 @@ BROCK_API int brock_clean_site_off(const struct brock_engine *e, const char *sit
  * non-zero to stop (returned). Returns 0 or the callback's value. */
 BROCK_API int brock_clean_sites_each(const struct brock_engine *e,
                                      int (*cb)(void *arg, const char *site), void *arg);
+
+/* ---- CNAME chains from DNS ---- */
+
+/* The longest chain kept for a host. */
+#define BROCK_CNAME_CHAIN_MAX 8
+
+/* Tells e the CNAME chain DNS answered for host: names[0] is the name host is an alias of,
+ * names[1] the one names[0] is, and so on (n of them, at most BROCK_CNAME_CHAIN_MAX; 0: host
+ * is no alias, and what e knew for it is forgotten). The last chain told for a host stays
+ * until another replaces it, whatever its TTL: the caller asks DNS again when the answer
+ * expires and tells what it got. e keeps the chains of the last 8,192 hosts, in memory only.
+ * Decisions for host then judge the chain's names too (PRIVACY-BADGER.md 1.6, with live DNS
+ * in place of the static list): unless uncloaking is off (BROCK_SETTING_UNCLOAK), host is
+ * the page's own host, the user chose an action for host, or brock leaves host alone there
+ * (paused, disabled, private, a site fix's ignore), each name of the chain in turn is decided
+ * on the page as if requested, skipping a name of host's own base domain; a name that is on
+ * the cookieblock list, allowed by the user (user_allow), or turned off for uncloaking
+ * (brock_cname_target_set()) ends the walk, it and the names after it not judged, so that a
+ * CDN everybody aliases to never makes a site's hosts trackers. The strongest of those
+ * decisions (the later name on a tie) replaces host's own unless host's is stronger or is by
+ * an action of host's own; then d->tracker is that name and d->via_dns 1. Learning
+ * (brock_observe()) credits the same name. Returns 0; BROCK_EINVAL for a host or name that
+ * is not a host name, or too many names (nothing changed); BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_cname_chain_set(struct brock_engine *e, const char *host,
+                                                    const char *const *names, size_t n);
+
+/* The chain e was told for host (normalised), up to max names into names (borrowed until the
+ * chain changes). Returns how many names the chain has (0: none known). */
+BROCK_API size_t brock_cname_chain_get(const struct brock_engine *e, const char *host,
+                                       const char **names, size_t max);
+
+/* Turns uncloaking off for a chain's name (a host name; "*." before it is dropped) and the
+ * names under it, or on again (off 0): a chain that reaches it is judged no further. Kept in
+ * the settings (key "brockUncloakOff"). Reaches the state at brock_sync(). Returns 0,
+ * BROCK_EINVAL (not a host name, or a public suffix), BROCK_ENOMEM. */
+BROCK_API BROCK_NODISCARD int brock_cname_target_set(struct brock_engine *e, const char *target,
+                                                     int off);
+
+/* Whether uncloaking is off for name: it, or a name it is under, was turned off. */
+BROCK_API int brock_cname_target_off(const struct brock_engine *e, const char *name);
+
+/* Calls cb for each name uncloaking is off for, in the order they were turned off; cb returns
+ * non-zero to stop (returned). Returns 0 or the callback's value. */
+BROCK_API int brock_cname_targets_each(const struct brock_engine *e,
+                                       int (*cb)(void *arg, const char *target), void *arg);
 
 /* ---- link decoration learned ---- */
 

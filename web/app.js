@@ -797,6 +797,34 @@ function ownerBox(me) {
       : h('p', { class: 'note' }, 'It is set on the machine brock runs on.'));
 }
 
+// A list of names kept in the settings, each with its remove button, and a form to add one:
+// PUT and DELETE o.path + NAME answer the settings.
+function nameList(o) {
+  const input = h('input', { type: 'text', id: `${o.id}-site`, placeholder: o.placeholder,
+                             'aria-label': o.inputLabel });
+  return [
+    h('h2', {}, o.title),
+    h('p', { class: 'note' }, o.note),
+    h('ul', { id: o.id }, (o.names || []).map((d) => h('li', {}, domain(d), ' ',
+      h('button', { type: 'button', class: 'link', 'aria-label': o.removeLabel(d),
+                    onclick: async () => {
+                      try { await api('DELETE', `${o.path}${enc(d)}`); } catch (e) {
+                        say(e.message);
+                      }
+                      await route();
+                    } }, 'remove')))),
+    h('form', { class: 'inline', onsubmit: async (ev) => {
+      ev.preventDefault();
+      const d = input.value.trim();
+      try {
+        await api('PUT', `${o.path}${enc(d)}`);
+        say(o.added(d));
+      } catch (e) { say(e.message); }
+      await route();
+    } }, input, h('button', { type: 'submit' }, o.button)),
+  ];
+}
+
 async function viewSettings() {
   const mine = navigation;
   const [s, status, pass, me, params] = await Promise.all([api('GET', '/api/settings'),
@@ -835,6 +863,9 @@ async function viewSettings() {
     toggle('clean_urls', 'Take tracking parameters out of links',
            'utm_source, fbclid, gclid and the others ClearURLs\' rules name, on every request; ' +
            'a page\'s address is sent to its clean form.'),
+    toggle('uncloak', 'See through CNAME cloaking',
+           'A site\'s own host that DNS says is an alias of a tracker\'s name is judged as the ' +
+           'tracker.'),
     runFacts(status),
     h('form', { class: 'inline setting', onsubmit: async (ev) => {
       ev.preventDefault();
@@ -899,27 +930,23 @@ async function viewSettings() {
       } catch (e) { say(e.message); }
       await route();
     } }, site, h('button', { type: 'submit' }, 'Disable brock there')),
-    h('h2', {}, 'Links left as they are'),
-    h('p', { class: 'note' }, 'On these sites brock takes no tracking parameters out of links.'),
-    h('ul', { id: 'clean-off' }, (s.clean_urls_off || []).map((d) => h('li', {}, domain(d), ' ',
-      h('button', { type: 'button', class: 'link', 'aria-label': `Clean links on ${d} again`,
-                    onclick: async () => {
-                      try { await api('DELETE', `/api/clean-off/${enc(d)}`); } catch (e) {
-                        say(e.message);
-                      }
-                      await route();
-                    } }, 'remove')))),
-    h('form', { class: 'inline', onsubmit: async (ev) => {
-      ev.preventDefault();
-      const d = document.getElementById('clean-off-site').value.trim();
-      try {
-        await api('PUT', `/api/clean-off/${enc(d)}`);
-        say(`Links are left as they are on ${d}`);
-      } catch (e) { say(e.message); }
-      await route();
-    } }, h('input', { type: 'text', id: 'clean-off-site', placeholder: 'example.com',
-                      'aria-label': 'Site to leave links alone on' }),
-      h('button', { type: 'submit' }, 'Leave links alone there')),
+    ...nameList({
+      title: 'Links left as they are', id: 'clean-off', path: '/api/clean-off/',
+      names: s.clean_urls_off, note: 'On these sites brock takes no tracking parameters out of links.',
+      removeLabel: (d) => `Clean links on ${d} again`, placeholder: 'example.com',
+      inputLabel: 'Site to leave links alone on', button: 'Leave links alone there',
+      added: (d) => `Links are left as they are on ${d}`,
+    }),
+    ...nameList({
+      title: 'CNAME targets not judged', id: 'uncloak-off', path: '/api/uncloak-off/',
+      names: s.uncloak_off,
+      note: 'A host whose DNS answer is an alias of a tracker is judged as the tracker. At these ' +
+        'names (a CDN sites alias their own hosts to, say) and the names under them, a chain ' +
+        'is judged no further.',
+      removeLabel: (d) => `Judge CNAME chains at ${d} again`, placeholder: 'cdn.example',
+      inputLabel: 'Name to stop judging CNAME chains at', button: 'Stop judging chains there',
+      added: (d) => `CNAME chains are judged no further at ${d}`,
+    }),
     h('h2', {}, 'Parameters learned from links'),
     h('p', { class: 'note' }, 'Parameters of links from one site to another that carried the ' +
       'first site\'s cookie: once one has done so from three sites, brock takes it out of ' +

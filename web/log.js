@@ -143,6 +143,12 @@ function logCleaned(e) {
   return '';
 }
 
+// The name brock decided on when the host is an alias of it (a CNAME), or "".
+function logVia(e) {
+  if (!e.via_cname) return '';
+  return ` · via CNAME ${e.via_cname}${e.via_dns ? '' : ' (Privacy Badger\'s list)'}`;
+}
+
 function logRow(e) {
   const third = logThirdParty(e);
   const self = e.decision === 'first_party' && e.page === 'self';
@@ -157,7 +163,8 @@ function logRow(e) {
     h('span', { class: 'what' }, logWhat(e)),
     h('span', { class: 'who' }, h('span', { class: 'method' }, e.method), ' ', host, site,
       e.page === 'none' ? ' (no page)' : ''),
-    h('span', { class: 'why' }, `${logWhy(e)}${page} · ${logStatus(e)}${logCleaned(e)}`));
+    h('span', { class: 'why' },
+      `${logWhy(e)}${logVia(e)}${page} · ${logStatus(e)}${logCleaned(e)}`));
   if (e.cleaned) row.dataset.cleaned = e.cleaned;
   if (third) row.append(...logButtons(row, e));
   // The filter reads what the row says, and the stream's own words.

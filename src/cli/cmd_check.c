@@ -14,9 +14,9 @@
 
 static const char check_help[] =
     "URL is a full http(s) URL or a host name. Prints one JSON object: url, host, tracker\n"
-    "(when CNAME uncloaking changed the host), base, site, third_party, type, action,\n"
-    "effect, reason, surrogate (the token of the stand-in served instead, when there is\n"
-    "one) and why.\n"
+    "(when CNAME uncloaking changed the host), via_cname (that tracker, when the chain\n"
+    "came from DNS), base, site, third_party, type, action, effect, reason, surrogate (the\n"
+    "token of the stand-in served instead, when there is one) and why.\n"
     "\nOptions:\n"
     "  --site URL    the page that makes the request (URL or host); without it the page\n"
     "                is unknown, which is judged third party\n"
@@ -25,6 +25,10 @@ static const char check_help[] =
     "                websocket or object; a script can be a fingerprinting script of a\n"
     "                cookieblocked CDN, and a blocked script or stylesheet can have a\n"
     "                surrogate\n"
+    "  --cname NAME  decide as `brock run` does once DNS answered that the URL's host is\n"
+    "                an alias of NAME; repeat it for each name of a longer chain, in\n"
+    "                order (at most 8). The proxy learns chains from its own look-ups;\n"
+    "                without this, check knows only Privacy Badger's static list\n"
     "  -h, --help    print this help\n";
 
 /* The words "reason" takes, one per enum brock_reason. */
@@ -105,6 +109,8 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
     bad = set_str(o, "url", url) | set_str(o, "host", d->host);
     if (strcmp(d->tracker, d->host) != 0 && d->tracker[0])
         bad |= set_str(o, "tracker", d->tracker);
+    if (d->via_dns)
+        bad |= set_str(o, "via_cname", d->tracker);
     bad |= set_str(o, "base", d->base) | set_str(o, "site", d->site) |
            json_object_set_new(o, "third_party", json_boolean(d->third_party)) |
            set_str(o, "type", brock_resource_type_name(d->type)) |
@@ -124,17 +130,25 @@ static json_t *decision_json(struct brock_engine *e, const char *url,
     return o;
 }
 
-/* check's options and its URL: the request's type into req, the URL into *url, its host
- * into host, the site's URL into *site_url (NULL: none) and its host into site. *done is 0
- * when the command is to go on (CLI_OK); else it is set, and the command's result (after a
- * message, or after --help) is returned. */
-static int check_args(const struct cmd_entry *self, int argc, char **argv,
-                      struct brock_request *req, const char **url, char *host,
-                      const char **site_url, char *site, int *done)
+/* What check was asked: the request, its URL and host, the page's URL (NULL: none) and host,
+ * and the CNAME chain to decide with. */
+struct check_args {
+    struct brock_request req;
+    const char *url, *site_url;
+    char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
+    const char *cnames[BROCK_CNAME_CHAIN_MAX];
+    size_t n_cnames;
+};
+
+/* check's options and its URL into a. *done is 0 when the command is to go on (CLI_OK); else
+ * it is set, and the command's result (after a message, or after --help) is returned. */
+static int check_args(const struct cmd_entry *self, int argc, char **argv, struct check_args *a,
+                      int *done)
 {
     static const struct option opts[] = {
         {"site", required_argument, NULL, 's'},
         {"type", required_argument, NULL, 't'},
+        {"cname", required_argument, NULL, 'c'},
         CLI_HELP_OPTION,
         {NULL, 0, NULL, 0},
     };
@@ -144,56 +158,63 @@ static int check_args(const struct cmd_entry *self, int argc, char **argv,
     cli_getopt_start();
     while ((c = getopt_long(argc, argv, ":s:t:h", opts, NULL)) != -1) {
         if (c == 's') {
-            *site_url = optarg;
+            a->site_url = optarg;
+        } else if (c == 'c') {
+            if (a->n_cnames == BROCK_CNAME_CHAIN_MAX)
+                return cli_usage(self, "--cname: a chain has at most 8 names");
+            a->cnames[a->n_cnames++] = optarg;
         } else if (c == 't') {
             int t = brock_resource_type_parse(optarg);
             if (t < 0)
                 return cli_usage(self, "--type: use other, main_frame, sub_frame, script, "
                                        "stylesheet, image, font, media, xmlhttprequest, ping, "
                                        "websocket or object");
-            req->type = (enum brock_resource_type)t;
+            a->req.type = (enum brock_resource_type)t;
         } else {
             return cli_getopt_other(self, c, argv);
         }
     }
     if (argc - optind != 1)
         return cli_usage(self, argc == optind ? "a URL is needed" : "one URL only, please");
-    *url = argv[optind];
-    if (!is_web(*url) || brock_url_host(*url, host) < 0)
-        return cli_error(self, "'%s' is not an http(s) URL or a host name", *url);
-    if (*site_url && (!is_web(*site_url) || brock_url_host(*site_url, site) < 0))
-        return cli_error(self, "--site '%s' is not an http(s) URL or a host name", *site_url);
+    a->url = argv[optind];
+    if (!is_web(a->url) || brock_url_host(a->url, a->host) < 0)
+        return cli_error(self, "'%s' is not an http(s) URL or a host name", a->url);
+    if (a->site_url && (!is_web(a->site_url) || brock_url_host(a->site_url, a->site) < 0))
+        return cli_error(self, "--site '%s' is not an http(s) URL or a host name", a->site_url);
     *done = 0;
     return CLI_OK;
 }
 
 static int cmd_check_exec(struct cli *cli, const struct cmd_entry *self, int argc, char **argv)
 {
-    char host[BROCK_HOST_MAX], site[BROCK_HOST_MAX];
-    const char *site_url = NULL, *url = NULL;
-    struct brock_request req = {.type = BROCK_RESOURCE_OTHER};
+    struct check_args a = {.req.type = BROCK_RESOURCE_OTHER};
     struct brock_engine *e = NULL;
     struct brock_decision d;
     json_t *o = NULL;
     int rc, done;
 
-    rc = check_args(self, argc, argv, &req, &url, host, &site_url, site, &done);
+    rc = check_args(self, argc, argv, &a, &done);
     if (rc != CLI_OK || done)
         return rc;
     rc = cli_open(cli, self, &e);
     if (rc != CLI_OK)
         return rc;
-    /* A URL with a scheme is decided on whole (its path can matter); a bare host alone. */
-    if (strstr(url, "://"))
-        req.url = url;
-    else
-        req.host = host;
-    req.site = site_url ? site : NULL;
-    if (brock_decide_request(e, &req, &d) < 0) {
-        rc = cli_error(self, "'%s': %s", url, brock_engine_errmsg(e));
+    /* The chain is the engine's for this run alone: nothing of it is written. */
+    if (a.n_cnames && brock_cname_chain_set(e, a.host, a.cnames, a.n_cnames) < 0) {
+        rc = cli_error(self, "--cname: %s", brock_engine_errmsg(e));
         goto out;
     }
-    o = decision_json(e, url, &d);
+    /* A URL with a scheme is decided on whole (its path can matter); a bare host alone. */
+    if (strstr(a.url, "://"))
+        a.req.url = a.url;
+    else
+        a.req.host = a.host;
+    a.req.site = a.site_url ? a.site : NULL;
+    if (brock_decide_request(e, &a.req, &d) < 0) {
+        rc = cli_error(self, "'%s': %s", a.url, brock_engine_errmsg(e));
+        goto out;
+    }
+    o = decision_json(e, a.url, &d);
     if (!o) {
         rc = cli_error(self, "out of memory");
         goto out;
@@ -207,7 +228,7 @@ out:
 
 const struct cmd_entry cmd_check_entry = {
     .name = "check",
-    .usage = "[--site URL] [--type TYPE] URL",
+    .usage = "[--site URL] [--type TYPE] [--cname NAME]... URL",
     .summary = "Print the decision for a request to URL made by a page of SITE (JSON)",
     .help = check_help,
     .exec = cmd_check_exec,

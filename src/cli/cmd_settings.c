@@ -16,6 +16,7 @@ static const char settings_help[] =
     "  send_dnt        on|off  send DNT: 1 and Sec-GPC: 1 (sendDNTSignal)\n"
     "  check_dnt       on|off  honour, and check for, EFF's DNT policy (checkForDNTPolicy)\n"
     "  clean_urls      on|off  take tracking parameters out of the URLs brock forwards\n"
+    "  uncloak         on|off  judge a host by the CNAME chain brock's DNS look-up gave\n"
     "  page_view_days  DAYS    keep recent page views DAYS days (0 to 3650; default 7)\n"
     "  paused                  whether brock is off everywhere, and until when (brock\n"
     "                          pause, brock resume)\n"
@@ -25,6 +26,8 @@ static const char settings_help[] =
     "                          \"Always allow on this site\"; the dashboard removes them)\n"
     "  clean_urls_off          the sites URLs are left as they are on (brock clean --off\n"
     "                          SITE, --on SITE)\n"
+    "  uncloak_off             the names a CNAME chain is judged no further at (brock\n"
+    "                          uncloak --off NAME, --on NAME)\n"
     "A running proxy picks a change up within two seconds.\n"
     "\nOptions:\n"
     "  --json        print the settings as the dashboard's /api/settings does\n"
@@ -106,6 +109,13 @@ static void settings_print(struct brock_engine *e, const char *only)
             printf("(none)");
         printf("\n");
     }
+    if (!only || !strcmp(only, "uncloak_off")) {
+        n = 0;
+        printf("%-17s ", "uncloak_off");
+        if (brock_cname_targets_each(e, on_clean_line, &n) < 0 || n == 0)
+            printf("(none)");
+        printf("\n");
+    }
     if (!only || !strcmp(only, "widget_allowlist")) {
         n = 0;
         printf("%-17s ", "widget_allowlist");
@@ -116,8 +126,8 @@ static void settings_print(struct brock_engine *e, const char *only)
 }
 
 /* The names past the switches: index N_SWITCHES + i. */
-static const char *const others[] = {"page_view_days", "paused", "disabled_sites",
-                                     "widget_allowlist", "clean_urls_off"};
+static const char *const others[] = {"page_view_days",   "paused",         "disabled_sites",
+                                     "widget_allowlist", "clean_urls_off", "uncloak_off"};
 
 /* Checks NAME [VALUE] before anything is opened: a value only for a switch (on, off) or
  * page_view_days (DAYS) into *set. Returns the switch's index, N_SWITCHES + the index in
@@ -133,8 +143,9 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
             i = N_SWITCHES + j;
     if (i == N_SWITCHES && strcmp(name, others[0]) != 0) {
         cli_usage(self,
-                  "'%s' is not a setting (learn, send_dnt, check_dnt, clean_urls, "
-                  "page_view_days, paused, disabled_sites, widget_allowlist, clean_urls_off)",
+                  "'%s' is not a setting (learn, send_dnt, check_dnt, clean_urls, uncloak, "
+                  "page_view_days, paused, disabled_sites, widget_allowlist, clean_urls_off, "
+                  "uncloak_off)",
                   name);
         return -1;
     }
@@ -157,6 +168,8 @@ static int setting_check(const struct cmd_entry *self, const char *name, const c
         cli_usage(self, "disabled_sites changes with brock disable SITE and brock enable SITE");
     else if (i == N_SWITCHES + 4)
         cli_usage(self, "clean_urls_off changes with brock clean --off SITE and --on SITE");
+    else if (i == N_SWITCHES + 5)
+        cli_usage(self, "uncloak_off changes with brock uncloak --off NAME and --on NAME");
     else
         cli_usage(self, "widget_allowlist changes on the pages' placeholders and the dashboard");
     return -1;

@@ -77,6 +77,8 @@ static const struct route routes[] = {
     {"DELETE", "/api/disabled/", CHANGES_STATE, NO_BODY, dash_api_disabled_delete},
     {"PUT", "/api/clean-off/", CHANGES_STATE, NO_BODY, dash_api_clean_off_put},
     {"DELETE", "/api/clean-off/", CHANGES_STATE, NO_BODY, dash_api_clean_off_delete},
+    {"PUT", "/api/uncloak-off/", CHANGES_STATE, NO_BODY, dash_api_uncloak_off_put},
+    {"DELETE", "/api/uncloak-off/", CHANGES_STATE, NO_BODY, dash_api_uncloak_off_delete},
     {"GET", "/api/params", 0, NO_BODY, dash_api_params},
     {"PUT", "/api/params/", CHANGES_STATE, JSON_BODY, dash_api_param_put},
     {"DELETE", "/api/params/", CHANGES_STATE, NO_BODY, dash_api_param_delete},

@@ -456,8 +456,9 @@ int dash_api_settings_put(struct dash_call *x)
         if (brock_setting_parse(key, &s) != 0 || !json_is_boolean(v)) {
             json_decref(body);
             return dash_error(x, 400,
-                              "settings are \"learn\", \"send_dnt\", \"check_dnt\" and "
-                              "\"clean_urls\", each true or false, and \"page_view_days\"");
+                              "settings are \"learn\", \"send_dnt\", \"check_dnt\", "
+                              "\"clean_urls\" and \"uncloak\", each true or false, and "
+                              "\"page_view_days\"");
         }
     }
     v = json_object_get(body, "page_view_days");

@@ -76,6 +76,11 @@ int dash_api_disabled_delete(struct dash_call *x) __attribute__((warn_unused_res
 int dash_api_clean_off_put(struct dash_call *x) __attribute__((warn_unused_result));
 int dash_api_clean_off_delete(struct dash_call *x) __attribute__((warn_unused_result));
 
+/* PUT /api/uncloak-off/NAME: a CNAME chain is judged no further at NAME
+ * (brock_cname_target_set()); DELETE: judged there again. Both answer /api/settings. */
+int dash_api_uncloak_off_put(struct dash_call *x) __attribute__((warn_unused_result));
+int dash_api_uncloak_off_delete(struct dash_call *x) __attribute__((warn_unused_result));
+
 /* GET /api/params: the parameter names noted as link decoration (brock_link_params_json());
  * PUT /api/params/NAME {"keep": bool}: kept in links, or back to what was learned; DELETE:
  * forgotten (404 when it was not noted). The changes answer GET /api/params. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * Tracking parameters, from the dashboard: the sites where links are left as they are, and the
- * parameter names learned as link decoration, each kept in links or forgotten.
+ * parameter names learned as link decoration, each kept in links or forgotten. And the names a
+ * CNAME chain from DNS is judged no further at.
  */
 #include "dash/dash.h"
 
@@ -18,6 +19,15 @@ static int clean_off_change(struct dash_call *x, int off)
     return rc < 0 ? -1 : dash_api_settings(x);
 }
 
+static int uncloak_off_change(struct dash_call *x, int off)
+{
+    int rc = brock_cname_target_set(x->e, x->arg, off);
+
+    if (rc == BROCK_EINVAL)
+        return dash_error(x, 400, brock_engine_errmsg(x->e));
+    return rc < 0 ? -1 : dash_api_settings(x);
+}
+
 int dash_api_clean_off_put(struct dash_call *x)
 {
     return clean_off_change(x, 1);
@@ -26,6 +36,16 @@ int dash_api_clean_off_put(struct dash_call *x)
 int dash_api_clean_off_delete(struct dash_call *x)
 {
     return clean_off_change(x, 0);
+}
+
+int dash_api_uncloak_off_put(struct dash_call *x)
+{
+    return uncloak_off_change(x, 1);
+}
+
+int dash_api_uncloak_off_delete(struct dash_call *x)
+{
+    return uncloak_off_change(x, 0);
 }
 
 int dash_api_params(struct dash_call *x)

@@ -17,14 +17,15 @@
 
 /* One kept answer, 128 bytes: the host and site it is for, verified whole on every hit, and
  * the decision as offsets into them. The tracker is the host or, uncloaked, a CNAME target
- * held by the lists (a change of lists makes the answer stale before the target goes); its
+ * held by the lists or a chain of uncloak.c's (a change of either makes the answer stale
+ * before the target goes); its
  * base and the action's source are tails of it, d->site a tail of the site. */
 struct brock__answer {
     const char *cname; /* the tracker when it is not the host */
     uint8_t host_len, site_len, tracker_len;
     uint8_t base_off, source_off, site_off;
-    uint8_t third_party, reason, action, effect, site_fix, site_choice;
-    char names[128 - sizeof(const char *) - 12]; /* host, then site; no NULs */
+    uint8_t third_party, reason, action, effect, site_fix, site_choice, via_dns;
+    char names[128 - sizeof(const char *) - 13]; /* host, then site; no NULs */
 };
 
 _Static_assert(sizeof(struct brock__answer) == 128, "an answer is two cache lines");
@@ -199,6 +200,7 @@ int brock__answer_get(struct brock_engine *e, const char *host, size_t hlen, con
     d->effect = (enum brock_effect)a->effect;
     d->site_fix = a->site_fix;
     d->site_choice = a->site_choice;
+    d->via_dns = a->via_dns;
     return 1;
 }
 
@@ -245,6 +247,7 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
     a->effect = (uint8_t)d->effect;
     a->site_fix = (uint8_t)d->site_fix;
     a->site_choice = (uint8_t)d->site_choice;
+    a->via_dns = (uint8_t)d->via_dns;
     memcpy(a->names, d->host, hlen);
     memcpy(a->names + hlen, site, slen);
 }

@@ -14,57 +14,18 @@
 
 int brock_clean_site_off(const struct brock_engine *e, const char *site_host)
 {
-    json_t *list = json_object_get(e->settings, OFF_KEY), *v;
-    size_t i, hlen = site_host ? strlen(site_host) : 0;
-
-    json_array_foreach(list, i, v) {
-        if (json_is_string(v) && hlen && brock__site_match(site_host, hlen, json_string_value(v)))
-            return 1;
-    }
-    return 0;
+    return brock__settings_list_match(e, OFF_KEY, site_host);
 }
 
 int brock_clean_site_set(struct brock_engine *e, const char *site, int off)
 {
-    char host[BROCK_HOST_MAX];
-    json_t *list, *v;
-    size_t i;
-    int rc = brock__site_checked(e, site, off, host);
-
-    if (rc < 0)
-        return rc;
-    if (!json_is_array(list = json_object_get(e->settings, OFF_KEY))) {
-        if (json_object_set_new(e->settings, OFF_KEY, json_array()) < 0)
-            return brock__fail(e, BROCK_ENOMEM, "out of memory");
-        list = json_object_get(e->settings, OFF_KEY);
-    }
-    json_array_foreach(list, i, v) {
-        if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
-            if (off)
-                return 0;
-            json_array_remove(list, i);
-            break;
-        }
-    }
-    if (off && json_array_append_new(list, json_string(host)) < 0)
-        return brock__fail(e, BROCK_ENOMEM, "out of memory");
-    brock__settings_touch(e, OFF_KEY);
-    brock__settings_changed(e);
-    return 0;
+    return brock__settings_list_set(e, OFF_KEY, site, off);
 }
 
 int brock_clean_sites_each(const struct brock_engine *e, int (*cb)(void *arg, const char *site),
                            void *arg)
 {
-    json_t *list = json_object_get(e->settings, OFF_KEY), *v;
-    size_t i;
-
-    json_array_foreach(list, i, v) {
-        int rc;
-        if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
-            return rc;
-    }
-    return 0;
+    return brock__settings_list_each(e, OFF_KEY, cb, arg);
 }
 
 /* Whether from (a host; NULL: none) is another site than url's host: only a link from another

@@ -216,6 +216,7 @@ void brock__engine_free(struct brock_engine *e)
     brock__daily_free(e->daily);
     brock__clearurls_free(e->clearurls);
     mem_free(e->clearurls_text);
+    brock__chains_free(e);
     json_decref(e->settings);
     mem_free(e);
 }
@@ -234,6 +235,7 @@ struct brock_engine *brock__engine_alloc(const struct brock_config *cfg)
     strmap_init(&e->fp_scripts);
     strmap_init(&e->decide_settings.widget_sites);
     strmap_init(&e->settings_touched);
+    strmap_init(&e->chains);
     brock__lists_init(&e->lists);
     e->threshold = BROCK__TRACKING_THRESHOLD;
     e->learned_max = BROCK_MAX_LEARNED_DEFAULT;

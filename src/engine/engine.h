@@ -217,7 +217,13 @@ struct brock_engine {
     int64_t clearurls_time; /* when it was taken, Unix ms */
     int clearurls_dirty;    /* the two above go to the state's meta at the next flush */
     int clearurls_tried;    /* the texts were compiled, or found wanting: not tried again */
-    int reset_pending;      /* brock_reset(): the store empties its tables at the next flush */
+    /* uncloak.c: the CNAME chains DNS gave (brock_cname_chain_set()), host → struct
+     * brock__chain, and the hosts in the order they came (each chain's own copy of its
+     * host's name), the oldest making room. */
+    struct strmap chains;
+    const char **chain_ring;
+    size_t chain_next;
+    int reset_pending; /* brock_reset(): the store empties its tables at the next flush */
 
     /* update.c: Privacy Badger's configuration as applied to this state. */
     struct brock__sitefixes *sitefixes; /* NULL: none */
@@ -289,6 +295,28 @@ void brock__answer_put(struct brock_engine *e, const char *site, size_t slen,
                        const struct brock__answer_tails *t);
 
 /* ---- policy.c: actions and their resolution ---- */
+
+/* The decision for d->host (hlen bytes, normalised) on site (slen bytes, normalised; NULL:
+ * unknown page), Privacy Badger's checks in order with the static CNAME list, its names'
+ * tails into t. Returns the static list's target d->tracker was copied from, or NULL. */
+const char *brock__decide_name(struct brock_engine *e, size_t hlen, const char *site, size_t slen,
+                               struct brock_decision *d, struct brock__answer_tails *t);
+
+/* ---- uncloak.c: CNAME chains from live DNS ---- */
+
+/* d, host's own decision on site (brock__decide_name(); cname what it returned), replaced by
+ * the decision its chain gives when that wins (brock_cname_chain_set()), t with it. Returns
+ * the string d->tracker was copied from (the chain's name, or the static list's for it), or
+ * NULL when it is the host. */
+const char *brock__uncloak(struct brock_engine *e, size_t hlen, const char *site, size_t slen,
+                           struct brock_decision *d, struct brock__answer_tails *t,
+                           const char *cname);
+void brock__chains_free(struct brock_engine *e);
+
+/* The name learning credits for host on a page of site_host when its chain decides
+ * (brock__uncloak()): a string of the chain's or the static list's, valid until the chain
+ * changes; NULL when the chain does not decide. */
+const char *brock__uncloak_tracker(struct brock_engine *e, const char *host, const char *site_host);
 
 /* The entry for exactly domain, or NULL. */
 struct action_entry *brock__action_get(const struct brock_engine *e, const char *domain);
@@ -546,6 +574,17 @@ void *brock__client_room(const struct brock__client_rooms *r, const char *client
 /* Forgets room: its name goes on r->dropped when track, the room at once. Returns 0, or
  * BROCK_ENOMEM with nothing changed. */
 int brock__client_room_drop(const struct brock__client_rooms *r, void *room, int track);
+
+/* A list of sites kept under a settings key of brock's own (an array of host names, each
+ * matching its subdomains too): whether host is on it or under one; site (what a user typed,
+ * brock__site_checked()) added (add 1, not a public suffix) or taken off, reaching the state
+ * at the next sync (0, BROCK_EINVAL, BROCK_ENOMEM); each one in the order added, cb returning
+ * non-zero to stop (returned). */
+int brock__settings_list_match(const struct brock_engine *e, const char *key, const char *host);
+int brock__settings_list_set(struct brock_engine *e, const char *key, const char *site,
+                             int add) BROCK_NODISCARD_INTERNAL;
+int brock__settings_list_each(const struct brock_engine *e, const char *key,
+                              int (*cb)(void *arg, const char *site), void *arg);
 
 /* Whether site_host (hlen bytes) is the site p or under it. */
 int brock__site_match(const char *site_host, size_t hlen, const char *p);

@@ -376,6 +376,7 @@ static void decision_clear(struct brock_decision *d)
     d->third_party = 0;
     d->site_fix = 0;
     d->site_choice = 0;
+    d->via_dns = 0;
     d->reason = BROCK_WHY_INVALID;
     d->action = BROCK_NOACTION;
     d->effect = BROCK_PASS;
@@ -473,6 +474,12 @@ static const char *decide_host(struct brock_engine *e, size_t hlen, const char *
     return cname;
 }
 
+const char *brock__decide_name(struct brock_engine *e, size_t hlen, const char *site, size_t slen,
+                               struct brock_decision *d, struct brock__answer_tails *t)
+{
+    return decide_host(e, hlen, site, slen, d, t);
+}
+
 /* The decision for d->host (hlen bytes, normalised) on site_host (slen bytes as given). An
  * answer kept for the pair is given back as it is: answers.c keeps it only until something
  * it depends on changes. Names are kept normalised, and a name that is so already is its
@@ -500,6 +507,7 @@ static int decide_normalized(struct brock_engine *e, const char *site_host, size
         brock__answer_get(e, d->host, hlen, site, (size_t)slen, d))
         return 0;
     cname = decide_host(e, hlen, slen ? site : NULL, (size_t)slen, d, &tails);
+    cname = brock__uncloak(e, hlen, slen ? site : NULL, (size_t)slen, d, &tails, cname);
     brock__answer_put(e, site, (size_t)slen, d, hlen, cname, &tails);
     return 0;
 }
@@ -909,9 +917,16 @@ static int explain_reason(struct brock_engine *e, const struct brock_decision *d
 size_t brock_decision_explain(struct brock_engine *e, const struct brock_decision *d, char *buf,
                               size_t len)
 {
-    int n = explain_reason(e, d, buf, len);
+    int n = explain_reason(e, d, buf, len), more;
 
-    return n < 0 ? 0 : (size_t)n;
+    if (n < 0)
+        return 0;
+    if (!d->via_dns)
+        return (size_t)n;
+    /* The sentence says what it needs whole, even past len, as snprintf() does. */
+    more = snprintf((size_t)n < len ? buf + n : NULL, (size_t)n < len ? len - (size_t)n : 0,
+                    " %s is an alias of it in DNS: via CNAME %s.", d->host, d->tracker);
+    return more < 0 ? (size_t)n : (size_t)n + (size_t)more;
 }
 
 /* ---- the user's choices ---- */

@@ -18,6 +18,7 @@ static const struct {
     [BROCK_SETTING_SEND_DNT] = {"send_dnt", "sendDNTSignal"},
     [BROCK_SETTING_CHECK_DNT] = {"check_dnt", "checkForDNTPolicy"},
     [BROCK_SETTING_CLEAN_URLS] = {"clean_urls", "brockCleanUrls"},
+    [BROCK_SETTING_UNCLOAK] = {"uncloak", "brockUncloakCnames"},
 };
 
 static const char *setting_key(enum brock_setting s)
@@ -121,6 +122,63 @@ int brock__site_checked(struct brock_engine *e, const char *site, int to_add, ch
                            "'%s' is a public suffix, under which anyone can have a site: brock "
                            "off there would be off on all of them; give one site (example.%s)",
                            host, host);
+    return 0;
+}
+
+/* ---- lists of sites in brock's own settings keys ---- */
+
+int brock__settings_list_match(const struct brock_engine *e, const char *key, const char *host)
+{
+    json_t *list = json_object_get(e->settings, key), *v;
+    size_t i, hlen = host ? strlen(host) : 0;
+
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && hlen && brock__site_match(host, hlen, json_string_value(v)))
+            return 1;
+    }
+    return 0;
+}
+
+int brock__settings_list_set(struct brock_engine *e, const char *key, const char *site, int add)
+{
+    char host[BROCK_HOST_MAX];
+    json_t *list, *v;
+    size_t i;
+    int rc = brock__site_checked(e, site, add, host);
+
+    if (rc < 0)
+        return rc;
+    if (!json_is_array(list = json_object_get(e->settings, key))) {
+        if (json_object_set_new(e->settings, key, json_array()) < 0)
+            return brock__fail(e, BROCK_ENOMEM, "out of memory");
+        list = json_object_get(e->settings, key);
+    }
+    json_array_foreach(list, i, v) {
+        if (json_is_string(v) && !strcmp(json_string_value(v), host)) {
+            if (add)
+                return 0;
+            json_array_remove(list, i);
+            break;
+        }
+    }
+    if (add && json_array_append_new(list, json_string(host)) < 0)
+        return brock__fail(e, BROCK_ENOMEM, "out of memory");
+    brock__settings_touch(e, key);
+    brock__settings_changed(e);
+    return 0;
+}
+
+int brock__settings_list_each(const struct brock_engine *e, const char *key,
+                              int (*cb)(void *arg, const char *site), void *arg)
+{
+    json_t *list = json_object_get(e->settings, key), *v;
+    size_t i;
+
+    json_array_foreach(list, i, v) {
+        int rc;
+        if (json_is_string(v) && (rc = cb(arg, json_string_value(v))) != 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -308,10 +366,10 @@ static int on_widget(void *arg, const char *site, const char *name)
 int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
 {
     json_t *o = json_object(), *sites = json_array(), *widgets = json_array();
-    json_t *ends = json_array(), *clean_off = json_array();
+    json_t *ends = json_array(), *clean_off = json_array(), *uncloak_off = json_array();
     int64_t until = 0;
     int paused = brock_paused(e, INT64_MIN, &until);
-    int bad = !o || !sites || !widgets || !ends || !clean_off;
+    int bad = !o || !sites || !widgets || !ends || !clean_off || !uncloak_off;
 
     *out = NULL;
     *len = 0;
@@ -322,6 +380,7 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
           json_object_set_new(o, "page_view_days", json_integer(brock_page_view_days(e))) < 0 ||
           json_object_set(o, "disabled_sites", sites) < 0 ||
           json_object_set(o, "clean_urls_off", clean_off) < 0 ||
+          json_object_set(o, "uncloak_off", uncloak_off) < 0 ||
           json_object_set(o, "disabled_until", ends) < 0 ||
           json_object_set_new(o, "paused", json_boolean(paused)) < 0 ||
           json_object_set_new(o, "paused_until_ms",
@@ -332,11 +391,13 @@ int brock_settings_json(struct brock_engine *e, char **out, size_t *len)
           brock_disabled_sites_until_each(e, on_site_end, ends) < 0 ||
           brock_widget_site_allowlist_each(e, on_widget, widgets) < 0 ||
           brock_clean_sites_each(e, on_site, clean_off) < 0 ||
+          brock_cname_targets_each(e, on_site, uncloak_off) < 0 ||
           !(*out = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII));
     json_decref(sites);
     json_decref(ends);
     json_decref(widgets);
     json_decref(clean_off);
+    json_decref(uncloak_off);
     json_decref(o);
     if (bad)
         return brock__fail(e, BROCK_ENOMEM, "out of memory");

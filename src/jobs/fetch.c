@@ -17,6 +17,7 @@
 #include "brock.h"
 #include "http/head.h"
 #include "jobs/jobs.h"
+#include "net/dns.h"
 #include "net/timer.h"
 #include "net/tls.h"
 #include "util/alloc.h"
@@ -422,6 +423,7 @@ int fetch_once(const struct jobs_options *o, const char *url, size_t max,
     struct resolve_table table = {NULL, 0};
     struct dial_env env = {0};
     struct once once = {NULL, cb, arg, 0};
+    char scratch[256];
     int rc = -1;
 
     for (size_t i = 0; i < o->n_resolve; i++)
@@ -436,7 +438,8 @@ int fetch_once(const struct jobs_options *o, const char *url, size_t max,
         snprintf(err, errlen, "cannot create an event loop");
         goto out;
     }
-    env.dns = dial_dns_new(env.base);
+    /* Without a resolver, --resolve rules and literals still work. */
+    env.dns = dns_new(env.base, NULL, 0, scratch, sizeof(scratch));
     once.base = env.base;
     if (fetch_start(&env, url, max, on_once, &once, NULL) < 0) {
         snprintf(err, errlen, "cannot fetch '%s': not an http(s) URL, or out of memory", url);
@@ -452,8 +455,7 @@ int fetch_once(const struct jobs_options *o, const char *url, size_t max,
     rc = 0;
 out:
     (void)fetch_free_finished();
-    if (env.dns)
-        evdns_base_free(env.dns, 0);
+    dns_free(env.dns);
     if (env.base)
         event_base_free(env.base);
     if (env.tls)

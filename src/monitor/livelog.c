@@ -39,6 +39,8 @@ struct livelog_event *livelog_add(struct livelog *l)
     ev->status = 0;
     ev->cleaned = BROCK_CLEAN_NONE;
     ev->removed[0] = '\0';
+    ev->via[0] = '\0';
+    ev->via_dns = 0;
     return ev;
 }
 
@@ -118,6 +120,12 @@ static int event_write(const struct livelog_event *ev, struct buf *out)
              j, "cleaned",
              json_string(ev->cleaned == BROCK_CLEAN_REDIRECT ? "redirect" : "stripped")) < 0 ||
          json_object_set_new(j, "removed", json_string(ev->removed)) < 0)) {
+        json_decref(j);
+        return -1;
+    }
+    /* Decided on a CNAME target: "via_cname", and "via_dns" when DNS gave the chain. */
+    if (ev->via[0] && (json_object_set_new(j, "via_cname", json_string(ev->via)) < 0 ||
+                       json_object_set_new(j, "via_dns", json_boolean(ev->via_dns)) < 0)) {
         json_decref(j);
         return -1;
     }

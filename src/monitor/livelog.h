@@ -58,6 +58,10 @@ struct livelog_event {
     char client[64];                     /* the client's address, as text */
     unsigned char cleaned;               /* enum brock_clean_result: what became of its URL */
     char removed[128]; /* the parameters taken out of it, comma-separated, as many as fit */
+    /* The name decided on when it is not host: a CNAME target (struct brock_decision's
+     * tracker), from DNS (via_dns) or Privacy Badger's list; "" for host itself. */
+    char via[BROCK_HOST_MAX];
+    unsigned char via_dns;
 };
 
 /* The ring of the newest events, kept by the proxy on its loop's one thread like the

@@ -25,8 +25,9 @@ struct dial {
     void *arg;
     char host[BROCK_HOST_MAX];
     int port;
-    struct evdns_getaddrinfo_request *dns_req;
-    struct evutil_addrinfo *ai, *ai_next; /* DNS's answer, and the next address to try */
+    struct dns_query *dns_q;
+    struct dns_addr addrs[DNS_ADDRS_MAX]; /* DNS's answer, with the port */
+    size_t n_addrs, next;                 /* and the next address to try */
     struct bufferevent *bev;              /* the attempt in progress */
     char addr[64];                        /* its address, for messages */
     struct event *later;                  /* reports a failure outside dial_start() */
@@ -42,15 +43,7 @@ struct dial {
 
 static void dial_free(struct dial *d)
 {
-    if (d->dns_req) {
-        struct evdns_getaddrinfo_request *q = d->dns_req;
-
-        /* Its callback, told EVUTIL_EAI_CANCEL, touches nothing of d. */
-        d->dns_req = NULL;
-        evdns_getaddrinfo_cancel(q);
-    }
-    if (d->ai)
-        evutil_freeaddrinfo(d->ai);
+    dns_cancel(d->dns_q);
     if (d->bev)
         bufferevent_free(d->bev);
     if (d->later)
@@ -189,8 +182,8 @@ static int taken_any(struct dial *d)
 
     if (!d->refuse)
         return 0;
-    for (const struct evutil_addrinfo *ai = d->ai; ai; ai = ai->ai_next) {
-        if (d->refuse(d->arg, ai->ai_addr, why, sizeof(why)) == DIAL_TAKEN) {
+    for (size_t i = 0; i < d->n_addrs; i++) {
+        if (d->refuse(d->arg, &d->addrs[i].u.sa, why, sizeof(why)) == DIAL_TAKEN) {
             taken(d);
             return 1;
         }
@@ -249,35 +242,45 @@ static int connect_one(struct dial *d, const struct sockaddr *sa, int len)
 
 static void try_next(struct dial *d)
 {
-    while (d->ai_next) {
-        struct evutil_addrinfo *ai = d->ai_next;
+    while (d->next < d->n_addrs) {
+        const struct dns_addr *a = &d->addrs[d->next++];
 
-        d->ai_next = ai->ai_next;
-        if (connect_one(d, ai->ai_addr, (int)ai->ai_addrlen) == 0)
+        if (connect_one(d, &a->u.sa, (int)a->len) == 0)
             return;
     }
     fail_connect(d);
 }
 
-static void on_resolved(int err, struct evutil_addrinfo *res, void *arg)
+/* DNS's answer, from the cache (inside dial_start()) or the network: its addresses are
+ * copied with the port before anyone hears of them. */
+static void use_answer(struct dial *d, const struct dns_answer *a)
+{
+    if (a->status || !a->n_addrs) {
+        fail(d, "brock could not resolve %s: %s", d->host,
+             a->status ? dial_eai_text(a->status) : "no address");
+        return;
+    }
+    for (size_t i = 0; i < a->n_addrs && i < DNS_ADDRS_MAX; i++) {
+        struct dns_addr *to = &d->addrs[d->n_addrs++];
+
+        *to = a->addrs[i];
+        if (to->u.sa.sa_family == AF_INET)
+            to->u.v4.sin_port = htons((uint16_t)d->port);
+        else
+            to->u.v6.sin6_port = htons((uint16_t)d->port);
+    }
+    if (d->env.names)
+        d->env.names(d->arg, d->host, a);
+    if (!taken_any(d))
+        try_next(d);
+}
+
+static void on_resolved(void *arg, const struct dns_answer *a)
 {
     struct dial *d = arg;
 
-    if (err == EVUTIL_EAI_CANCEL) {
-        if (res)
-            evutil_freeaddrinfo(res);
-        return;
-    }
-    d->dns_req = NULL;
-    if (err || !res) {
-        if (res)
-            evutil_freeaddrinfo(res);
-        fail(d, "brock could not resolve %s: %s", d->host, err ? dial_eai_text(err) : "no address");
-        return;
-    }
-    d->ai = d->ai_next = res;
-    if (!taken_any(d))
-        try_next(d);
+    d->dns_q = NULL;
+    use_answer(d, a);
 }
 
 /* Where host is, in brock's order: a --resolve rule, a literal, DNS. */
@@ -285,9 +288,8 @@ static void locate(struct dial *d)
 {
     const struct resolve_rule *rule =
         d->env.resolve ? resolve_find(d->env.resolve, d->host, d->port) : NULL;
+    const struct dns_answer *a;
     struct sockaddr_storage ss;
-    struct evutil_addrinfo hints;
-    char port[8];
     int len;
 
     if (rule) {
@@ -307,14 +309,14 @@ static void locate(struct dial *d)
              d->host);
         return;
     }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_protocol = IPPROTO_TCP;
-    hints.ai_flags = EVUTIL_AI_ADDRCONFIG;
-    snprintf(port, sizeof(port), "%d", d->port);
-    /* The callback may run before this returns (/etc/hosts); then it returns NULL. */
-    d->dns_req = evdns_getaddrinfo(d->env.dns, d->host, port, &hints, on_resolved, d);
+    /* An answer cached is used at once: no query, no turn of the loop. */
+    a = dns_cached(d->env.dns, d->host);
+    if (a) {
+        use_answer(d, a);
+        return;
+    }
+    if (dns_lookup(d->env.dns, d->host, on_resolved, d, &d->dns_q) < 0)
+        fail(d, "brock could not resolve %s: %s", d->host, dial_eai_text(EVUTIL_EAI_MEMORY));
 }
 
 int dial_start(const struct dial_env *env, const char *host, int port, const struct io_ops *io,
@@ -349,20 +351,7 @@ int dial_start(const struct dial_env *env, const char *host, int port, const str
     return 0;
 }
 
-/* ---- the resolver ---- */
-
-struct evdns_base *dial_dns_new(struct event_base *base)
-{
-    struct evdns_base *dns =
-        evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS | EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-
-    if (!dns) {
-        dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-        if (dns)
-            evdns_base_load_hosts(dns, NULL);
-    }
-    return dns;
-}
+/* ---- resolver words ---- */
 
 int dial_dns_server(const char *spec, struct sockaddr_storage *ss, int *len)
 {
@@ -376,32 +365,6 @@ int dial_dns_server(const char *spec, struct sockaddr_storage *ss, int *len)
     if (ss->ss_family == AF_INET6)
         return ((struct sockaddr_in6 *)ss)->sin6_port ? 0 : -1;
     return -1;
-}
-
-struct evdns_base *dial_dns_new_at(struct event_base *base, const char *const *servers, size_t n,
-                                   char *err, size_t errlen)
-{
-    struct evdns_base *dns = evdns_base_new(base, EVDNS_BASE_DISABLE_WHEN_INACTIVE);
-
-    if (!dns) {
-        snprintf(err, errlen, "out of memory for the resolver");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct sockaddr_storage ss;
-        int len;
-
-        if (dial_dns_server(servers[i], &ss, &len) < 0 ||
-            evdns_base_nameserver_sockaddr_add(dns, (struct sockaddr *)&ss, (ev_socklen_t)len, 0) !=
-                0) {
-            snprintf(err, errlen, "--dns '%s': expected ADDR:PORT (an IP address and a port)",
-                     servers[i]);
-            evdns_base_free(dns, 0);
-            return NULL;
-        }
-    }
-    evdns_base_load_hosts(dns, NULL);
-    return dns;
 }
 
 const char *dial_eai_text(int eai)

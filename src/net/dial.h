@@ -9,23 +9,30 @@
 #include <sys/socket.h>
 
 #include <event2/bufferevent.h>
-#include <event2/dns.h>
 #include <event2/event.h>
 #include <openssl/ssl.h>
 
+#include "net/dns.h"
 #include "net/io.h"
 #include "net/resolve.h"
 
 /* What every dial borrows; it must outlive them all. */
 struct dial_env {
     struct event_base *base;
-    struct evdns_base *dns;              /* NULL: --resolve rules and address literals only */
+    struct dns *dns;                     /* NULL: --resolve rules and address literals only */
     const struct resolve_table *resolve; /* the --resolve rules; NULL: none */
     SSL_CTX *tls;                        /* verifies servers over io_tls (tls_upstream_ctx_new) */
     /* The protocols offered over io_tls with ALPN, in its wire format (each name after its
      * length byte), alpn_len bytes; NULL: no ALPN. */
     const unsigned char *alpn;
     unsigned alpn_len;
+    /* When not NULL, told what DNS answered for a dial's host (from the cache or the
+     * network), with the dial's arg, once, before refuse hears of any address: a is borrowed
+     * for the call, and has at least one address (a name that did not resolve ends the dial
+     * without it); its chain is the host's CNAMEs. A --resolve rule or a literal asks no DNS
+     * and is not told. It may run inside dial_start(), as refuse may, and must not cancel the
+     * dial (have refuse say no to its addresses instead). */
+    void (*names)(void *arg, const char *host, const struct dns_answer *a);
 };
 
 struct dial;
@@ -60,23 +67,11 @@ int dial_tls_failed(const struct dial *d);
 /* Stops a dial whose callback has not run; it never will. NULL is a no-op. */
 void dial_cancel(struct dial *d);
 
-/* The resolver dials use: the system's name servers and /etc/hosts, or, without a usable
- * /etc/resolv.conf, /etc/hosts alone (--resolve rules and literals need none). Returns a new
- * resolver on base (evdns_base_free()), or NULL when out of memory. */
-struct evdns_base *dial_dns_new(struct event_base *base);
-
 /* A name server's address, spec "ADDR:PORT" or "[V6]:PORT" (an address literal and a port,
  * not 0), into *ss and *len. Returns 0, or -1. */
 int dial_dns_server(const char *spec, struct sockaddr_storage *ss, int *len);
 
-/* A resolver that asks the n name servers (each "ADDR:PORT" or "[V6]:PORT", an address
- * literal) rather than /etc/resolv.conf's, and reads /etc/hosts first as the system does.
- * Returns a new resolver on base, or NULL with a sentence in err (a server that is not
- * ADDR:PORT, out of memory). */
-struct evdns_base *dial_dns_new_at(struct event_base *base, const char *const *servers, size_t n,
-                                   char *err, size_t errlen);
-
-/* What a resolver error (an EVUTIL_EAI_* code, as evdns_getaddrinfo() reports it) means, in
+/* What a resolver error (an EVUTIL_EAI_* code, as struct dns_answer reports it) means, in
  * the C library's words on Linux ("Name or service not known"), whatever libevent's own
  * texts say. A static string. */
 const char *dial_eai_text(int eai);

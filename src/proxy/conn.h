@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 
 #include <event2/bufferevent.h>
-#include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/util.h>
@@ -69,7 +68,7 @@ struct conn_cleaned {
 struct proxy {
     const struct conn_hooks *hooks; /* the page features, as the relay's core calls them */
     struct event_base *base;
-    struct evdns_base *dns;
+    struct dns *dns;
     struct brock_engine *engine;
     struct resolve_table resolve;
     struct evconnlistener *listener;
@@ -162,8 +161,10 @@ struct proxy {
     const struct proxy_options *opts;
     const struct proxy_options *live;
     struct privs privs;
-    struct dial_env dial;     /* how upstreams and brock's own fetches connect out */
-    struct dial_env dial_h2;  /* the same, offering origins HTTP/2 (h2up.h) */
+    struct dial_env dial;     /* how brock's own fetches connect out */
+    struct dial_env dial_up;  /* the same for upstreams, their DNS answers' CNAME chains
+                                 told to the engine (upstream_chain_tell()) */
+    struct dial_env dial_h2;  /* dial_up offering origins HTTP/2 (h2up.h) */
     struct refresh *refresh;  /* the daily pbconfig.json refresh; NULL: --no-update */
     struct event *signals[4]; /* SIGINT, SIGTERM, SIGQUIT: stop; SIGHUP: read data again */
     struct event *sync;
@@ -207,6 +208,10 @@ struct exchange_names {
     char authority[EXCHANGE_AUTHORITY_MAX];
     char site[BROCK_HOST_MAX];
     char removed[128]; /* the parameters conn_clean() took out, comma-separated */
+    /* The target's path, in the client's head, while the request waits for DNS before its
+     * decision (upstream_resolve_first()). */
+    const char *path;
+    size_t path_len;
 };
 
 /* The exchange in progress: one request and its response. All of it belongs to that request
@@ -326,6 +331,7 @@ struct conn {
     unsigned pages_tls : 1;   /* the client spoke TLS to brock's own port: inside are
                                  * requests for brock's pages (conn_start_pages_tls()) */
     unsigned log_own : 1;     /* CONN_STREAM: the client's own events alone (not the owner) */
+    unsigned resolving : 1;   /* dns_q, not dial: its host is looked up before its decision */
     int64_t tls_done_ms;      /* when its TLS handshake with brock ended; 0: not yet */
     char *tunnel_host;        /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
@@ -335,7 +341,12 @@ struct conn {
     uint64_t tunnel_copied[2]; /* bytes copied client to upstream, and upstream to client */
     int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
 
-    struct dial *dial; /* upstream.c: the upstream connection being made */
+    /* upstream.c: the upstream connection being made; or, resolving, the look-up before the
+     * request's decision (upstream_resolve_first()). */
+    union {
+        struct dial *dial;
+        struct dns_query *dns_q;
+    };
 
     /* HTTP/2 to the origin (h2up.c): the dial c waits for or makes (up_waiting,
      * up_dialer), or the stream its upstream side is on (up_h2). */
@@ -404,6 +415,18 @@ void upstream_start(struct conn *c);
 void upstream_cancel(struct conn *c);
 void upstream_release(struct conn *c, int reusable);
 void pool_cleanup(struct proxy *px);
+/* The CNAME chain of DNS's answer a for host goes to the engine (brock_cname_chain_set()),
+ * for c's decision and the later ones; upstream_on_names() is the same as px->dial_up's
+ * names hook (its arg a struct conn). */
+void upstream_chain_tell(struct conn *c, const char *host, const struct dns_answer *a);
+void upstream_on_names(void *arg, const char *host, const struct dns_answer *a);
+/* Before c's request is decided: when its host's CNAME chain may decide it (uncloaking on),
+ * DNS has no fresh answer for it, and it will be dialed (no --resolve rule or literal, no
+ * idle or HTTP/2 connection to its origin, not blocked on its own name anyway), looks the
+ * host up, the dial to follow taking the answer from the cache: cb(c, a) runs once DNS
+ * answered or failed (upstream_cancel() stops it), and 1 is returned. Otherwise tells the
+ * engine a fresh answer's chain, if any, and returns 0: decide now. */
+int upstream_resolve_first(struct conn *c, void (*cb)(void *arg, const struct dns_answer *a));
 
 /* conn.c: run every second (SYNC_INTERVAL_MS). A connection hands back its scratch (both
  * heads, the request as sent, its URL and body: 2-3 KiB) and frees its last exchange's

@@ -55,6 +55,10 @@ void conn_status(struct conn *c, int status, enum livelog_answer by)
     snprintf(ev->client, sizeof(ev->client), "%s", c->c_peer);
     ev->cleaned = x->cleaned;
     snprintf(ev->removed, sizeof(ev->removed), "%s", x->names->removed);
+    if (x->d->tracker[0] && strcmp(x->d->tracker, ev->host) != 0) {
+        snprintf(ev->via, sizeof(ev->via), "%s", x->d->tracker);
+        ev->via_dns = (unsigned char)(x->d->via_dns != 0);
+    }
     /* Written by each stream's own turn, after this exchange's. */
     for (size_t i = 0; i < px->n_watchers; i++)
         bufferevent_trigger(px->watchers[i]->c_client.bev, EV_WRITE, BEV_TRIG_DEFER_CALLBACKS);

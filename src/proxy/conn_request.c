@@ -203,6 +203,29 @@ static void conn_follow_decision(struct conn *c, const char *path, size_t path_l
     }
 }
 
+/* The request decided, and what follows of it. */
+static void conn_decide_follow(struct conn *c, const char *path, size_t path_len)
+{
+    if (conn_decide(c, path, path_len) < 0) {
+        conn_fail(c, 503, "brock ran out of memory for the request");
+        return;
+    }
+    conn_follow_decision(c, path, path_len);
+}
+
+/* DNS answered for the request's host (or failed: the dial says so): its CNAME chain is the
+ * engine's, and the request is decided with it. */
+static void conn_on_resolved(void *arg, const struct dns_answer *a)
+{
+    struct conn *c = arg;
+
+    c->dns_q = NULL;
+    c->resolving = 0;
+    upstream_chain_tell(c, c->c_ex.host, a);
+    conn_decide_follow(c, c->c_ex.names->path, c->c_ex.names->path_len);
+    conn_run(c);
+}
+
 /* The head is in: a local page, a tunnel, blocked, or a request to send upstream. */
 static void conn_start_request(struct conn *c)
 {
@@ -218,11 +241,15 @@ static void conn_start_request(struct conn *c)
     }
     if (conn_take_undecided(c, &path, &path_len))
         return;
-    if (conn_decide(c, path, path_len) < 0) {
-        conn_fail(c, 503, "brock ran out of memory for the request");
+    /* A host DNS may show to be an alias of a tracker's name is looked up first: the dial
+     * then takes the answer from the cache. */
+    c->c_ex.names->path = path;
+    c->c_ex.names->path_len = path_len;
+    if (upstream_resolve_first(c, conn_on_resolved)) {
+        conn_set_state(c, CONN_CONNECT);
         return;
     }
-    conn_follow_decision(c, path, path_len);
+    conn_decide_follow(c, path, path_len);
 }
 
 /* The client's bytes are not a request brock can read. */

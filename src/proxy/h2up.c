@@ -713,6 +713,14 @@ int h2up_take(struct conn *c)
     return 1;
 }
 
+int h2up_has(struct conn *c)
+{
+    char key[BROCK_HOST_MAX + 16];
+
+    h2up_origin_key(c, key, sizeof(key));
+    return h2up_find(c->px, key, 1) || h2up_find(c->px, key, 0);
+}
+
 void h2up_dialing(struct conn *c)
 {
     char key[BROCK_HOST_MAX + 16];

@@ -79,6 +79,9 @@ int h2up_known_h1(struct conn *c);
  * waiting for the dial; 0 when c must connect itself. */
 int h2up_take(struct conn *c);
 
+/* Whether c's origin has an HTTP/2 session with room, or a dial under way to it. */
+int h2up_has(struct conn *c);
+
 /* c starts a dial to its origin that offers h2: until it ends, requests to the same origin wait
  * for it (when no other dial is under way). */
 void h2up_dialing(struct conn *c);

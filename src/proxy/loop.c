@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/dns.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <systemd/sd-daemon.h>
@@ -48,6 +47,7 @@
 #include "jobs/refresh.h"
 #include "net/ca.h"
 #include "net/dial.h"
+#include "net/dns.h"
 #include "net/timer.h"
 #include "net/tls.h"
 #include "proxy/intercept.h"
@@ -601,16 +601,14 @@ static int proxy_loop_init(struct proxy *px, const struct proxy_options *o, char
 {
     px->hooks = &conn_features;
     px->base = new_base();
-    if (px->base && o->n_dns) {
-        px->dns = dial_dns_new_at(px->base, o->dns, o->n_dns, err, errlen);
+    if (px->base) {
+        /* --dns's servers, or the system's. */
+        px->dns = dns_new(px->base, o->dns, o->n_dns, err, errlen);
         if (!px->dns)
             return -1;
-    } else {
-        px->dns = px->base ? dial_dns_new(px->base) : NULL;
     }
-    if (!px->base || !px->dns ||
-        admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max),
-                   o->max_client_connections) < 0) {
+    if (!px->base || admit_init(&px->admit, px->base, admit_size(&px->nofile, &px->splice_max),
+                                o->max_client_connections) < 0) {
         snprintf(err, errlen, "could not create the event loop");
         return -1;
     }
@@ -620,7 +618,9 @@ static int proxy_loop_init(struct proxy *px, const struct proxy_options *o, char
     px->dial.resolve = &px->resolve;
     px->dial.tls = px->tls_up;
     /* The same, offering origins HTTP/2 for the proxy's requests (h2up.h). */
-    px->dial_h2 = px->dial;
+    px->dial_up = px->dial;
+    px->dial_up.names = upstream_on_names;
+    px->dial_h2 = px->dial_up;
     px->dial_h2.alpn = (const unsigned char *)H2UP_ALPN_PROTOS;
     px->dial_h2.alpn_len = sizeof(H2UP_ALPN_PROTOS) - 1;
     strmap_init(&px->h1_known);
@@ -980,8 +980,7 @@ void proxy_free(struct proxy *px)
     passthrough_free(px->pass);
     conn_inject_cleanup(px);
     SSL_CTX_free(px->tls_up);
-    if (px->dns)
-        evdns_base_free(px->dns, 1);
+    dns_free(px->dns);
     if (px->base)
         event_base_free(px->base);
     resolve_cleanup(&px->resolve);

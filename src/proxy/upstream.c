@@ -18,6 +18,7 @@
 #include "net/dial.h"
 #include "net/tls.h"
 #include "util/alloc.h"
+#include "util/log.h"
 
 struct pool_entry {
     LIST_ENTRY(pool_entry) link;
@@ -325,15 +326,75 @@ void upstream_start(struct conn *c)
     /* Before the dial starts: an address literal or a --resolve rule is checked inside it. */
     if (h2 && !c->c_ex.retried)
         h2up_dialing(c);
-    if (dial_start(h2 ? &px->dial_h2 : &px->dial, c->c_ex.host, c->c_ex.port, c->c_up.io,
+    if (dial_start(h2 ? &px->dial_h2 : &px->dial_up, c->c_ex.host, c->c_ex.port, c->c_up.io,
                    check_address, on_dialed, c, &c->dial) < 0) {
         h2up_cancel(c);
         conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
     }
 }
 
+/* ---- the name looked up before the decision ---- */
+
+void upstream_chain_tell(struct conn *c, const char *host, const struct dns_answer *a)
+{
+    struct brock_engine *e = c->px->engine;
+
+    if (a->status == 0 && brock_cname_chain_set(e, host, a->chain, a->n_chain) < 0)
+        log_msg(LOG_ERR, "keeping the CNAME chain of %s failed: %s", host, brock_engine_errmsg(e));
+}
+
+void upstream_on_names(void *arg, const char *host, const struct dns_answer *a)
+{
+    upstream_chain_tell(arg, host, a);
+}
+
+/* Whether c's request would go on a connection already open: an idle one of the pool, or
+ * its origin's HTTP/2 session (or the dial to it under way). */
+static int upstream_open_to(struct conn *c)
+{
+    struct pool_entry *p;
+    char key[BROCK_HOST_MAX + 16];
+    size_t key_len = pool_key(c, key);
+
+    LIST_FOREACH(p, &c->px->pool, link) {
+        if (same_key(p, key, key_len))
+            return 1;
+    }
+    return h2up_eligible(c) && h2up_has(c);
+}
+
+int upstream_resolve_first(struct conn *c, void (*cb)(void *arg, const struct dns_answer *a))
+{
+    struct proxy *px = c->px;
+    const struct exchange *x = &c->c_ex;
+    const struct dns_answer *a;
+    struct brock_decision d;
+
+    if (!px->dns || !brock_setting(px->engine, BROCK_SETTING_UNCLOAK) ||
+        resolve_literal(x->host, x->port, NULL, NULL) ||
+        resolve_find(&px->resolve, x->host, x->port))
+        return 0;
+    if ((a = dns_cached(px->dns, x->host)) != NULL) {
+        upstream_chain_tell(c, x->host, a);
+        return 0;
+    }
+    /* A request blocked on its host's own name is answered without asking DNS about it. */
+    if (upstream_open_to(c) ||
+        (brock_decide(px->engine, x->host, NULL, &d) == 0 && d.effect == BROCK_DENY))
+        return 0;
+    if (dns_lookup(px->dns, x->host, cb, c, &c->dns_q) < 0)
+        return 0;
+    c->resolving = 1;
+    return 1;
+}
+
 void upstream_cancel(struct conn *c)
 {
+    if (c->resolving) {
+        dns_cancel(c->dns_q);
+        c->dns_q = NULL;
+        c->resolving = 0;
+    }
     dial_cancel(c->dial);
     c->dial = NULL;
     h2up_cancel(c);

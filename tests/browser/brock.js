@@ -11,7 +11,7 @@ const { launch } = require('./chromium.js');
 const h = require('../integration/harness.js');
 
 // Starts `brock run` on state. opts:
-//   port: the origin's port, which *.test and every name of hosts resolve to;
+//   port: the origin's port, which *.test and every name of hosts resolve to (none: DNS);
 //   hosts: names beyond *.test the origin answers for;
 //   resolveFirst: --resolve specs (HOST[:PORT]=ADDR:PORT) that come before those, and so win;
 //   intercept: see inside HTTPS with a CA of the state's own (`brock ca init` first);
@@ -35,7 +35,7 @@ async function startProxy(state, opts = {}) {
     ...(opts.intercept ? ['--intercept'] : []),
     ...(opts.upstreamCa ? ['--upstream-ca', opts.upstreamCa] : []),
     ...(opts.resolveFirst || []).flatMap((spec) => ['--resolve', spec]),
-    ...h.resolveTo(opts.port, '*.test', ...(opts.hosts || [])),
+    ...(opts.port ? h.resolveTo(opts.port, '*.test', ...(opts.hosts || [])) : []),
     ...(opts.args || []),
   ];
   const b = await h.startBrock({ state, args, global: opts.global, env: opts.env,

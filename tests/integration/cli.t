@@ -768,10 +768,12 @@ is "$?:$(cat "$T/out")" "0:learn             on
 send_dnt          on
 check_dnt         on
 clean_urls        on
+uncloak           on
 page_view_days    7
 paused            no
 disabled_sites    (none)
 clean_urls_off    (none)
+uncloak_off       (none)
 widget_allowlist  (none)" "settings prints each setting, under the dashboard's names"
 [ ! -e "$S" ]
 ok $? "... and reading them creates no state"
@@ -794,7 +796,7 @@ perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
 ok $? "settings --json: the dashboard's /api/settings object"
 for bad in "colour" "learn maybe" "page_view_days 3651" "page_view_days x" \
     "disabled_sites x.example" "widget_allowlist x" "learn on extra" "paused yes" \
-    "clean_urls maybe" "clean_urls_off x.example"; do
+    "clean_urls maybe" "clean_urls_off x.example" "uncloak maybe" "uncloak_off x.example"; do
     # shellcheck disable=SC2086
     run settings $bad
     st=$?
@@ -809,10 +811,12 @@ is "$(cat "$T/out")" "learn             on
 send_dnt          off
 check_dnt         on
 clean_urls        on
+uncloak           on
 page_view_days    30
 paused            no
 disabled_sites    shop.example
 clean_urls_off    (none)
+uncloak_off       (none)
 widget_allowlist  (none)" "... and no bad input changed anything"
 
 # ---- pause, resume, a site off for a while ----

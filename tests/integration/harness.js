@@ -460,3 +460,26 @@ function netns(name, hostAddr, nsAddr) {
            exec: ['ip', 'netns', 'exec', name] };
 }
 module.exports.netns = netns;
+
+// dnsmasq from Debian on 127.0.0.1:port, answering only from its own records (args: --address,
+// --host-record, --cname...), logging each query it is asked. Stopped by pid at exit with the
+// rest of what the test started. Resolves with { log(): its log so far, queries(type, name):
+// how many queries of type ("A", "AAAA") for name it was asked, port, stop() }.
+async function startDnsmasq(port, args) {
+  const bin = ['/usr/sbin/dnsmasq', '/usr/bin/dnsmasq'].find((p) => fs.existsSync(p));
+  if (!bin) throw new Error('dnsmasq (dnsmasq-base) is not installed');
+  const proc = track(spawn(bin, [
+    '--keep-in-foreground', '--no-resolv', '--no-hosts', '--listen-address=127.0.0.1',
+    '--bind-interfaces', `--port=${port}`, '--pid-file', '--log-facility=-', '--log-queries',
+    ...args], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  let log = '';
+  proc.stderr.on('data', (d) => { log += d; });
+  await waitFor('dnsmasq to start', () => {
+    if (proc.exitCode !== null) throw new Error(`dnsmasq exited: ${log}`);
+    return /started/.test(log);
+  });
+  const queries = (type, name) => (log.match(new RegExp(
+    `query\\[${type}\\] ${name.replace(/\./g, '\\.')} from`, 'gi')) || []).length;
+  return { port, log: () => log, queries, stop: () => proc.kill('SIGKILL') };
+}
+module.exports.startDnsmasq = startDnsmasq;

@@ -21,7 +21,7 @@
 
 struct world {
     struct event_base *base;
-    struct evdns_base *dns;
+    struct dns *dns;
     struct evdns_server_port *dns_server;
     evutil_socket_t dns_fd;
     int dns_queries;
@@ -40,6 +40,11 @@ struct outcome {
     int n_tried;
     const char *refuse_why; /* NULL: let every address be tried */
     const char *take;       /* an address the caller holds a connection to (DIAL_TAKEN) */
+    int hook;               /* set env.names */
+    int n_names;            /* the names hook's calls */
+    char named[64];         /* the host it was told of */
+    size_t named_addrs;     /* the answer's addresses */
+    int tried_then;         /* the addresses refuse had heard of by then */
 };
 
 /* ---- the world: a listener and a DNS server ---- */
@@ -54,13 +59,16 @@ static void on_query(struct evdns_server_request *req, void *arg)
         const struct evdns_server_question *q = req->questions[i];
         struct in_addr a[2];
 
-        /* Queries come in mixed case (libevent's defence against spoofing). */
+        /* A resolver may ask in mixed case (libevent's defence against spoofing). */
         if (!strcasecmp(q->name, "two.test") || !strcasecmp(q->name, "none.test")) {
             if (q->type != EVDNS_TYPE_A)
                 continue;
             inet_pton(AF_INET, !strcasecmp(q->name, "two.test") ? "127.0.0.2" : "127.0.0.3", &a[0]);
             inet_pton(AF_INET, !strcasecmp(q->name, "two.test") ? "127.0.0.1" : "127.0.0.2", &a[1]);
-            evdns_server_request_add_a_reply(req, q->name, 2, a, 60);
+            /* One record an address: libevent would put both in one record, which only
+             * libevent reads. */
+            evdns_server_request_add_a_reply(req, q->name, 1, &a[0], 60);
+            evdns_server_request_add_a_reply(req, q->name, 1, &a[1], 60);
         } else {
             err = DNS_ERR_NOTEXIST;
         }
@@ -92,7 +100,8 @@ static int setup(void **state)
     struct world *w = calloc(1, sizeof(*w));
     struct sockaddr_in sin;
     socklen_t len = sizeof(sin);
-    char ns[64];
+    char ns[64], err[256];
+    const char *servers[] = {ns};
 
     assert_non_null(w);
     w->base = event_base_new();
@@ -117,11 +126,10 @@ static int setup(void **state)
     w->dns_server = evdns_add_server_port_with_base(w->base, w->dns_fd, 0, on_query, w);
     assert_non_null(w->dns_server);
 
-    /* Only the test's server: no resolv.conf, no /etc/hosts. */
-    w->dns = evdns_base_new(w->base, 0);
-    assert_non_null(w->dns);
+    /* Only the test's server, after /etc/hosts (which has none of the test's names). */
     snprintf(ns, sizeof(ns), "127.0.0.1:%d", ntohs(sin.sin_port));
-    assert_int_equal(evdns_base_nameserver_ip_add(w->dns, ns), 0);
+    w->dns = dns_new(w->base, servers, 1, err, sizeof(err));
+    assert_non_null(w->dns);
     *state = w;
     return 0;
 }
@@ -131,7 +139,7 @@ static int teardown(void **state)
     struct world *w = *state;
 
     resolve_cleanup(&w->resolve);
-    evdns_base_free(w->dns, 0);
+    dns_free(w->dns);
     evdns_close_server_port(w->dns_server);
     evutil_closesocket(w->dns_fd);
     evconnlistener_free(w->listener);
@@ -178,6 +186,16 @@ static void on_dialed(void *arg, struct bufferevent *bev, const char *why)
     snprintf(o->why, sizeof(o->why), "%s", why ? why : "");
 }
 
+static void on_names(void *arg, const char *host, const struct dns_answer *a)
+{
+    struct outcome *o = arg;
+
+    o->n_names++;
+    snprintf(o->named, sizeof(o->named), "%s", host);
+    o->named_addrs = a->n_addrs;
+    o->tried_then = o->n_tried;
+}
+
 static void on_give_up(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -186,10 +204,14 @@ static void on_give_up(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Dials host:port over io and runs the loop until the dial's callback (5 s at most). */
-static void dial_over(struct world *w, struct evdns_base *dns, const char *host,
-                      const struct io_ops *io, SSL_CTX *tls, struct outcome *o)
+static void dial_over(struct world *w, struct dns *dns, const char *host, const struct io_ops *io,
+                      SSL_CTX *tls, struct outcome *o)
 {
-    struct dial_env env = {.base = w->base, .dns = dns, .resolve = &w->resolve, .tls = tls};
+    struct dial_env env = {.base = w->base,
+                           .dns = dns,
+                           .resolve = &w->resolve,
+                           .tls = tls,
+                           .names = o->hook ? on_names : NULL};
     struct timeval five = {5, 0};
     struct event *give_up = evtimer_new(w->base, on_give_up, w->base);
     struct dial *d;
@@ -206,7 +228,7 @@ static void dial_over(struct world *w, struct evdns_base *dns, const char *host,
     assert_int_equal(o->called, 1);
 }
 
-static void dial(struct world *w, struct evdns_base *dns, const char *host, struct outcome *o)
+static void dial(struct world *w, struct dns *dns, const char *host, struct outcome *o)
 {
     dial_over(w, dns, host, &io_tcp, NULL, o);
 }
@@ -287,6 +309,39 @@ static void test_dns_tries_each_address(void **state)
     assert_string_equal(o.tried[3], "127.0.0.1");
     assert_peer(o.bev, "127.0.0.1");
     bufferevent_free(o.bev);
+}
+
+/* The names hook hears DNS's answer before refuse hears of any address, from the network and
+ * from the cache (which asks the server nothing); a rule, and a name that did not resolve, are
+ * not told. */
+static void test_names_hook(void **state)
+{
+    struct world *w = *state;
+    struct outcome o = {.hook = 1}, again = {.hook = 1}, rule = {.hook = 1}, nx = {.hook = 1};
+    int queries;
+
+    dial(w, w->dns, "two.test", &o);
+    assert_int_equal(o.n_names, 1);
+    assert_string_equal(o.named, "two.test");
+    assert_int_equal(o.named_addrs, 2);
+    assert_int_equal(o.tried_then, 0);
+    assert_peer(o.bev, "127.0.0.1");
+    bufferevent_free(o.bev);
+    queries = w->dns_queries;
+    dial(w, w->dns, "TWO.test", &again);
+    assert_int_equal(w->dns_queries, queries);
+    assert_int_equal(again.n_names, 1);
+    assert_string_equal(again.named, "TWO.test");
+    assert_int_equal(again.tried_then, 0);
+    assert_peer(again.bev, "127.0.0.1");
+    bufferevent_free(again.bev);
+    add_rule(w, "ruled.test", "127.0.0.1");
+    dial(w, w->dns, "ruled.test", &rule);
+    assert_int_equal(rule.n_names, 0);
+    bufferevent_free(rule.bev);
+    dial(w, w->dns, "nx.test", &nx);
+    assert_int_equal(nx.n_names, 0);
+    assert_null(nx.bev);
 }
 
 static void test_no_address_answers(void **state)
@@ -451,6 +506,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rule_beats_dns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_literal_needs_no_resolver, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dns_tries_each_address, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_names_hook, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_address_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_tries_each_address, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refused_address, setup, teardown),
