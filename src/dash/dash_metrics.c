@@ -169,7 +169,11 @@ static int write_learning(struct buf *b, const struct dash_counters *c, const st
     if (single(b, "urls_cleaned_total", "counter",
                "URLs whose tracking parameters brock took out (ClearURLs' rules), or whose "
                "redirect wrapper it opened.",
-               c->cleaned) < 0)
+               c->cleaned) < 0 ||
+        single(b, "uncloaked_total", "counter",
+               "Requests decided by a name of their host's CNAME chain, as brock's DNS "
+               "answered it (via CNAME).",
+               m->uncloaked) < 0)
         return -1;
     return labelled(b, "learning_events_total",
                     "What learning did: evidence (a tracker seen tracking on a site) and "

@@ -58,18 +58,19 @@ extern const double metrics_sync_bounds[METRICS_SYNC_BUCKETS];
 struct metrics {
     uint64_t decisions[METRICS_DECISION_COUNT];
     uint64_t upstream_errors[METRICS_UPSTREAM_COUNT];
-    uint64_t connections_total;                  /* accepted */
-    uint64_t forbidden;                          /* refused at accept: not in --allow */
-    uint64_t tls_client_ok, tls_client_failed;   /* handshakes with clients (--intercept) */
-    uint64_t tls_upstream_ok;                    /* handshakes with origins that verified */
-    uint64_t tls_upstream_resumed;               /* of those, resumed sessions */
-    uint64_t h2_connections;                     /* clients that chose HTTP/2 (intercepted) */
-    uint64_t h2_streams;                         /* their request streams served */
-    uint64_t h2_refused;                         /* their sessions ended for breaking HTTP/2 */
-    uint64_t h2up_connections;                   /* HTTP/2 connections to origins */
-    uint64_t h2up_streams;                       /* requests sent on them */
-    uint64_t h2up_coalesced;                     /* dials that ended at one (coalesced) */
-    uint64_t evidence;                           /* tracking seen on a site (a snitch map entry) */
+    uint64_t connections_total;                /* accepted */
+    uint64_t forbidden;                        /* refused at accept: not in --allow */
+    uint64_t tls_client_ok, tls_client_failed; /* handshakes with clients (--intercept) */
+    uint64_t tls_upstream_ok;                  /* handshakes with origins that verified */
+    uint64_t tls_upstream_resumed;             /* of those, resumed sessions */
+    uint64_t h2_connections;                   /* clients that chose HTTP/2 (intercepted) */
+    uint64_t h2_streams;                       /* their request streams served */
+    uint64_t h2_refused;                       /* their sessions ended for breaking HTTP/2 */
+    uint64_t h2up_connections;                 /* HTTP/2 connections to origins */
+    uint64_t h2up_streams;                     /* requests sent on them */
+    uint64_t h2up_coalesced;                   /* dials that ended at one (coalesced) */
+    uint64_t evidence;                         /* tracking seen on a site (a snitch map entry) */
+    uint64_t uncloaked; /* requests decided by a name of their host's CNAME chain from DNS */
     uint64_t sync_buckets[METRICS_SYNC_BUCKETS]; /* syncs that took at most each bound */
     uint64_t sync_count;
     double sync_seconds; /* their sum */

@@ -271,6 +271,7 @@ static void conn_count_metrics(struct proxy *px, const struct brock_decision *d)
         px->n_cookieblocked++;
     }
     px->metrics.decisions[conn_decision_kind(d)]++;
+    px->metrics.uncloaked += (uint64_t)(d->via_dns != 0);
 }
 
 /* The daily counters: what brock did each day, and for how many sites. */

@@ -73,6 +73,8 @@ check('a first-party alias of a blocked tracker is blocked, via CNAME', async ()
   // The same answer from the cache, and the page's own host passes.
   assert.equal((await fromPage('www.shop.test', `${site('metrics.shop.test')}again`)).status, 403);
   assert.equal((await fromPage('www.shop.test', `${site('plain.shop.test')}x`)).status, 200);
+  const m = (await h.curl(brock.port, [`http://127.0.0.1:${brock.port}/metrics`])).body.toString();
+  assert.equal(Number(/^brock_uncloaked_total (\d+)/m.exec(m)[1]), 2);
   await settled(() => dns.queries('A', 'metrics.shop.test') >= 1);
   assert.equal(dns.queries('A', 'metrics.shop.test'), 1, dns.log());
 });
