@@ -63,9 +63,9 @@ static void same(struct brock_engine *e, const struct brock_decision *a,
         strcmp(a->site, b->site) || strcmp(a->source, b->source) ||
         a->third_party != b->third_party || a->reason != b->reason || a->action != b->action ||
         a->effect != b->effect || a->site_fix != b->site_fix || a->site_choice != b->site_choice ||
-        a->via_dns != b->via_dns ||
-        a->surrogate != b->surrogate || a->surrogate_len != b->surrogate_len ||
-        strcmp(a->surrogate_token, b->surrogate_token) || a->type != b->type)
+        a->via_dns != b->via_dns || a->surrogate != b->surrogate ||
+        a->surrogate_len != b->surrogate_len || strcmp(a->surrogate_token, b->surrogate_token) ||
+        a->type != b->type)
         abort();
     brock_decision_explain(e, a, ea, sizeof(ea));
     brock_decision_explain(e, b, eb, sizeof(eb));
