@@ -168,6 +168,8 @@ $(BUILD)/tests/test_widgetallow: $(BUILD)/src/proxy/widgetallow.o
 $(BUILD)/tests/test_passthrough: $(BUILD)/src/proxy/passthrough.o $(EXCL_OBJ)
 $(BUILD)/tests/test_scriptjobs: $(BUILD)/src/proxy/scriptjobs.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
+$(BUILD)/tests/test_socks: $(BUILD)/src/proxy/socks.o
+$(BUILD)/tests/test_peek: $(BUILD)/src/proxy/peek.o
 $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
 $(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o
 $(BUILD)/tests/test_decode: $(BUILD)/src/proxy/decode.o
@@ -238,9 +240,9 @@ FUZZ_TIME    ?= 60
 FUZZ_BUILD   := build/fuzz
 FUZZ_TARGETS := http_request http_response cookie domain resolve har pbjson pbconfig surrogates_js \
                 inject report proxyproto diff_normalize diff_base diff_decide diff_har h2req h2resp \
-                owner clearurls
+                owner clearurls socks peek
 FUZZ_PURE    := http/head http/h2req http/h2resp proxy/rewrite proxy/firstparty net/resolve proxy/framing proxy/side \
-                proxy/inject proxy/csp proxy/report process/proxyproto dash/owner
+                proxy/inject proxy/csp proxy/report process/proxyproto dash/owner proxy/socks proxy/peek
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
 
 fuzz:
