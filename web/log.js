@@ -162,7 +162,7 @@ function logRow(e) {
     h('time', { datetime: new Date(e.time).toISOString() }, logTime(e.time)),
     h('span', { class: 'what' }, logWhat(e)),
     h('span', { class: 'who' }, h('span', { class: 'method' }, e.method), ' ', host, site,
-      e.page === 'none' ? ' (no page)' : ''),
+      e.page === 'none' ? ' (no page)' : '', e.way === 'socks' ? ' (through SOCKS)' : ''),
     h('span', { class: 'why' },
       `${logWhy(e)}${logVia(e)}${page} · ${logStatus(e)}${logCleaned(e)}`));
   if (e.cleaned) row.dataset.cleaned = e.cleaned;

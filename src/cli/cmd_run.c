@@ -22,6 +22,9 @@ static const char run_help[] =
     "Options:\n"
     "  --listen ADDR:PORT    where to listen (default " PROXY_DEFAULT_LISTEN "; [V6]:PORT for\n"
     "                        IPv6)\n"
+    "  --socks ADDR:PORT     serve SOCKS5 clients there too (programs that take a SOCKS\n"
+    "                        proxy but no HTTP one): each connection is handled as a\n"
+    "                        CONNECT to where it asks; one process (no --workers)\n"
     "  --intercept           see inside HTTPS with the local CA even when this machine does\n"
     "                        not trust it (by default brock sees inside HTTPS once `sudo\n"
     "                        brock ca install` has put the CA in the system store)\n"
@@ -119,10 +122,12 @@ enum {
     OPT_LOCAL,
     OPT_CLIENT,
     OPT_DNS,
+    OPT_SOCKS,
 };
 
 const struct option cmd_run_options[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
+    {"socks", required_argument, NULL, OPT_SOCKS},
     {"intercept", no_argument, NULL, OPT_INTERCEPT},
     {"no-intercept", optional_argument, NULL, OPT_NO_INTERCEPT},
     {"no-proxy", required_argument, NULL, OPT_NO_PROXY},
@@ -320,6 +325,7 @@ static int run_option(void *arg, int c, char **argv)
 
     switch (c) {
     case OPT_LISTEN: o->listen = optarg; break;
+    case OPT_SOCKS: o->socks = optarg; break;
     case OPT_INTERCEPT: o->https = PROXY_HTTPS_FORCED; break;
     case OPT_NO_INTERCEPT: return run_no_intercept(a, argv);
     case OPT_NO_PROXY: return run_no_proxy(a);

@@ -41,6 +41,7 @@ struct livelog_event *livelog_add(struct livelog *l)
     ev->removed[0] = '\0';
     ev->via[0] = '\0';
     ev->via_dns = 0;
+    ev->socks = 0;
     return ev;
 }
 
@@ -120,6 +121,11 @@ static int event_write(const struct livelog_event *ev, struct buf *out)
              j, "cleaned",
              json_string(ev->cleaned == BROCK_CLEAN_REDIRECT ? "redirect" : "stripped")) < 0 ||
          json_object_set_new(j, "removed", json_string(ev->removed)) < 0)) {
+        json_decref(j);
+        return -1;
+    }
+    /* Which way the client came in: "proxy" (an HTTP proxy's client) or "socks". */
+    if (json_object_set_new(j, "way", json_string(ev->socks ? "socks" : "proxy")) < 0) {
         json_decref(j);
         return -1;
     }

@@ -62,6 +62,7 @@ struct livelog_event {
      * tracker), from DNS (via_dns) or Privacy Badger's list; "" for host itself. */
     char via[BROCK_HOST_MAX];
     unsigned char via_dns;
+    unsigned char socks; /* the client came in through --socks, not as an HTTP proxy's */
 };
 
 /* The ring of the newest events, kept by the proxy on its loop's one thread like the

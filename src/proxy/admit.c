@@ -85,7 +85,9 @@ static int tier_of(const struct conn *c)
     switch (c->c_state) {
     case CONN_H2: return h2front_busy(c) ? -1 : ADMIT_IDLE;
     case CONN_IDLE: return ADMIT_IDLE;
-    case CONN_REQ_HEAD: return ADMIT_HEAD;
+    case CONN_REQ_HEAD:
+    case CONN_SOCKS:
+    case CONN_PEEK: return ADMIT_HEAD;
     case CONN_CONNECT:
     case CONN_REQ_BODY:
     case CONN_RESP_HEAD:

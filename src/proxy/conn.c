@@ -48,6 +48,8 @@ const char *conn_state_name(enum conn_state s)
     case CONN_TUNNEL: return "tunnel";
     case CONN_STREAM: return "stream";
     case CONN_H2: return "h2";
+    case CONN_SOCKS: return "socks";
+    case CONN_PEEK: return "peek";
     case CONN_FLUSH: return "flush";
     case CONN_CLOSED: return "closed";
     }
@@ -69,6 +71,8 @@ static int state_timeout(const struct conn *c)
     case CONN_TUNNEL: return TIMEOUT_TUNNEL;
     case CONN_STREAM: return TIMEOUT_STREAM;
     case CONN_H2: return TIMEOUT_IDLE;
+    case CONN_SOCKS: return c->px->t_head;
+    case CONN_PEEK: return TIMEOUT_PEEK;
     case CONN_FLUSH: return TIMEOUT_FLUSH;
     case CONN_CLOSED: return 0;
     }
@@ -295,9 +299,9 @@ void conn_log_request(const struct conn *c)
                 http_head_text(&c->c_client.head), x->status);
         return;
     }
-    log_msg(LOG_DEBUG, "%s %s %s %d %s%s%s", c->c_peer, x->method, x->host, x->status,
+    log_msg(LOG_DEBUG, "%s %s %s %d %s%s%s%s", c->c_peer, x->method, x->host, x->status,
             brock_effect_name(conn_effect(x)), x->site_known ? " on " : "",
-            x->site_known ? x->site : "");
+            x->site_known ? x->site : "", c->socks ? " (SOCKS)" : "");
 }
 
 /* Whether the client is in the middle of sending a request: its head begun, or a body of
@@ -314,6 +318,8 @@ static int conn_mid_request(const struct conn *c)
     case CONN_TUNNEL:
     case CONN_STREAM:
     case CONN_H2:
+    case CONN_SOCKS:
+    case CONN_PEEK:
     case CONN_FLUSH:
     case CONN_CLOSED: return 0;
     }
@@ -327,7 +333,9 @@ void conn_fail(struct conn *c, int status, const char *text)
     if (c->c_state == CONN_CLOSED)
         return;
     conn_log_failure(c, LOG_INFO, status, text);
-    if (!c->c_ex.resp_final && conn_reply(c, status, text, 0) < 0)
+    /* A SOCKS client's tunnel is answered already: it hears of a failure by the close. */
+    if (!c->c_ex.resp_final && !(c->socks && c->c_ex.is_connect) &&
+        conn_reply(c, status, text, 0) < 0)
         return;
     conn_flush_close(c, NULL);
 }
@@ -440,6 +448,8 @@ static void conn_dispatch(struct conn *c)
         case CONN_TUNNEL: conn_do_tunnel(c); break;
         case CONN_STREAM: conn_do_stream(c); break;
         case CONN_H2: h2front_run(c); break;
+        case CONN_SOCKS: conn_do_socks(c); break;
+        case CONN_PEEK: conn_do_peek(c); break;
         case CONN_FLUSH: conn_do_flush(c); break;
         case CONN_CLOSED: break;
         }
@@ -715,6 +725,8 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
         if (!h2front_working(c))
             h2front_stop(c);
         break;
+    case CONN_SOCKS: conn_close(c, "the SOCKS request did not arrive in time"); break;
+    case CONN_PEEK: conn_socks_pass(c); break;
     case CONN_FLUSH: conn_close(c, "the client did not take the last bytes in time"); break;
     case CONN_CLOSED: break;
     }

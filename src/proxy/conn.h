@@ -72,8 +72,9 @@ struct proxy {
     struct brock_engine *engine;
     struct resolve_table resolve;
     struct evconnlistener *listener;
-    char listen_name[80];                /* "127.0.0.1:8119", "[::1]:8119" */
-    struct sockaddr_storage listen_addr; /* the bound address (access.c compares with it) */
+    struct evconnlistener *socks_listener; /* --socks; NULL: none */
+    char listen_name[80];                  /* "127.0.0.1:8119", "[::1]:8119" */
+    struct sockaddr_storage listen_addr;   /* the bound address (access.c compares with it) */
     int activated;              /* the socket is systemd's (socket activation), not bound here */
     struct access_list allow;   /* --allow; empty: loopback clients only */
     struct access_list pp_from; /* --proxy-protocol-from: balancers, who send a PROXY header */
@@ -189,6 +190,8 @@ enum conn_state {
                        client leaves */
     CONN_H2,        /* an intercepted client speaking HTTP/2: frames both ways, each request
                        stream handed to a stream connection of its own (h2front.h) */
+    CONN_SOCKS,     /* a SOCKS5 client's greeting and request (conn_socks.c) */
+    CONN_PEEK,      /* what a SOCKS5 client speaks, from its first bytes (peek.h) */
     CONN_FLUSH,     /* writing the last bytes, then closing */
     CONN_CLOSED,    /* waiting to be freed */
 };
@@ -313,27 +316,31 @@ struct conn {
 
     /* The client connection itself. The flags are bits: every idle connection pays for this
      * struct. */
-    unsigned shut_wr : 1;     /* closing: the client's write half is shut */
-    unsigned intercepted : 1; /* the client speaks TLS inside a CONNECT to tunnel_host */
-    unsigned tls_counted : 1; /* its handshake was counted (/metrics) */
-    unsigned tls_spoke : 1;   /* it sent something inside TLS */
-    unsigned tunnel_on : 1;   /* a tunnel, from its start to the connection's close */
-    unsigned no_splice : 1;   /* its bytes are copied through brock: splicing failed, or it
+    unsigned shut_wr : 1;       /* closing: the client's write half is shut */
+    unsigned intercepted : 1;   /* the client speaks TLS inside a CONNECT to tunnel_host */
+    unsigned tls_counted : 1;   /* its handshake was counted (/metrics) */
+    unsigned tls_spoke : 1;     /* it sent something inside TLS */
+    unsigned tunnel_on : 1;     /* a tunnel, from its start to the connection's close */
+    unsigned no_splice : 1;     /* its bytes are copied through brock: splicing failed, or it
                                  * is not for this tunnel */
-    unsigned watching : 1;    /* CONN_STREAM: c is in px->watchers */
-    unsigned log_full : 1;    /* its backlog was full at the last ping, and has been since */
-    unsigned h2_carrier : 1;  /* it speaks HTTP/2 with its client (CONN_H2): h2.front */
-    unsigned h2_stream : 1;   /* it serves one stream of a carrier: h2.stream, NULL once the
+    unsigned watching : 1;      /* CONN_STREAM: c is in px->watchers */
+    unsigned log_full : 1;      /* its backlog was full at the last ping, and has been since */
+    unsigned h2_carrier : 1;    /* it speaks HTTP/2 with its client (CONN_H2): h2.front */
+    unsigned h2_stream : 1;     /* it serves one stream of a carrier: h2.stream, NULL once the
                                  * carrier let go of it */
-    unsigned up_waiting : 1;  /* up2.session: c waits for its dial */
-    unsigned up_dialer : 1;   /* up2.session: c makes its dial, which others wait for */
-    unsigned up_h2 : 1;       /* up2.stream: c's upstream is an HTTP/2 stream */
-    unsigned pages_tls : 1;   /* the client spoke TLS to brock's own port: inside are
+    unsigned up_waiting : 1;    /* up2.session: c waits for its dial */
+    unsigned up_dialer : 1;     /* up2.session: c makes its dial, which others wait for */
+    unsigned up_h2 : 1;         /* up2.stream: c's upstream is an HTTP/2 stream */
+    unsigned pages_tls : 1;     /* the client spoke TLS to brock's own port: inside are
                                  * requests for brock's pages (conn_start_pages_tls()) */
-    unsigned log_own : 1;     /* CONN_STREAM: the client's own events alone (not the owner) */
-    unsigned resolving : 1;   /* dns_q, not dial: its host is looked up before its decision */
-    int64_t tls_done_ms;      /* when its TLS handshake with brock ended; 0: not yet */
-    char *tunnel_host;        /* allocated for an intercepted tunnel alone; NULL: none */
+    unsigned log_own : 1;       /* CONN_STREAM: the client's own events alone (not the owner) */
+    unsigned resolving : 1;     /* dns_q, not dial: its host is looked up before its decision */
+    unsigned socks : 1;         /* it came in through --socks: tunnel_host is where it asked */
+    unsigned socks_greeted : 1; /* its SOCKS greeting was answered */
+    unsigned tunnel_plain : 1;  /* it speaks plain HTTP inside: origin-form requests for
+                                   * tunnel_host over http (SOCKS) */
+    int64_t tls_done_ms;        /* when its TLS handshake with brock ended; 0: not yet */
+    char *tunnel_host;          /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
 
     /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
@@ -409,6 +416,11 @@ void conn_free(struct conn *c);
 /* Called by upstream.c once the upstream side can take the request, or could not. */
 void conn_upstream_ready(struct conn *c);
 void conn_upstream_failed(struct conn *c, int status, const char *why);
+
+/* conn_socks.c: listens for SOCKS5 clients at spec ("ADDR:PORT") on px's loop
+ * (px->socks_listener). Returns 0, or -1 with a sentence in err. */
+int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
 
 /* upstream.c: connections to origins, and the pool of idle ones. */
 void upstream_start(struct conn *c);

@@ -52,6 +52,14 @@ void conn_flush_close(struct conn *c, const char *reason);
  * of memory. */
 int conn_client_events(struct conn *c) __attribute__((warn_unused_result));
 
+/* conn_socks.c: a SOCKS5 client (CONN_SOCKS): its greeting and request read and answered, the
+ * request decided as a CONNECT to where it asks; then (CONN_PEEK) what it speaks, from its
+ * first bytes: TLS intercepted as a CONNECT's would be, plain HTTP read request by request, the
+ * rest passed through (conn_socks_pass(), also when it sends nothing in TIMEOUT_PEEK). */
+void conn_do_socks(struct conn *c);
+void conn_do_peek(struct conn *c);
+void conn_socks_pass(struct conn *c);
+
 /* Advances the state machine as far as it goes, then writes what it produced. */
 void conn_run(struct conn *c);
 
@@ -103,6 +111,9 @@ int conn_tls_trusting(const struct conn *c);
 
 /* Answers the CONNECT and speaks TLS with the client in place of the host. */
 void conn_start_intercept(struct conn *c);
+/* A SOCKS client, answered already, speaks TLS with brock as name (its hello's server name,
+ * or the name it asked for) from here on: intercepted as a CONNECT's would be. */
+void conn_socks_intercept(struct conn *c, const char *name);
 
 /* The client's first byte on brock's port began a TLS handshake record: brock answers it as
  * itself, with a leaf of its CA for the name the client sent (SNI) or else the address it

@@ -23,14 +23,16 @@ static int conn_parse_target(struct conn *c, const char *url, size_t len, const 
     struct http_target t;
 
     x->is_https = 0;
-    if (c->intercepted && !x->is_connect && url[0] == '/') {
-        /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to. */
-        x->is_https = 1;
+    if ((c->intercepted || c->tunnel_plain) && !x->is_connect && url[0] == '/') {
+        /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to;
+         * over plain HTTP inside a SOCKS client's. */
+        x->is_https = c->intercepted;
         snprintf(nm->host, sizeof(nm->host), "%s", c->tunnel_host);
         x->port = c->tunnel_port;
         *path = url;
         *path_len = len;
-        http_authority(nm->host, x->port, 443, nm->authority, sizeof(nm->authority));
+        http_authority(nm->host, x->port, x->is_https ? 443 : 80, nm->authority,
+                       sizeof(nm->authority));
         return 0;
     }
     if (http_parse_target(url, len, x->is_connect, &t) < 0)
@@ -132,7 +134,7 @@ static int conn_take_undecided(struct conn *c, const char **path, size_t *path_l
     const char *url = http_head_text(hh);
     int kind;
 
-    if (url[0] == '/' && !x->is_connect && !c->intercepted) {
+    if (url[0] == '/' && !x->is_connect && !c->intercepted && !c->tunnel_plain) {
         conn_answer_local(c);
         return 1;
     }

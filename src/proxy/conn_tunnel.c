@@ -198,6 +198,16 @@ void conn_start_intercept(struct conn *c)
     conn_set_state(c, CONN_IDLE);
 }
 
+void conn_socks_intercept(struct conn *c, const char *name)
+{
+    if (conn_client_to_tls(c, intercept_ssl_new(c->px->mitm, name)) < 0)
+        return;
+    c->px->n_tunnels++;
+    c->intercepted = 1;
+    side_start(&c->c_client, SIDE_CLIENT);
+    conn_set_state(c, CONN_IDLE);
+}
+
 void conn_start_pages_tls(struct conn *c)
 {
     struct sockaddr_storage local;
@@ -230,14 +240,15 @@ void conn_tunnel_ready(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
 
-    if (pump_printf(&c->c_client, CONNECT_ANSWER, REWRITE_VIA) < 0) {
+    /* A SOCKS client had its answer before it spoke: it goes on with what it sent. */
+    if (!c->socks && pump_printf(&c->c_client, CONNECT_ANSWER, REWRITE_VIA) < 0) {
         conn_out_of_memory(c, "answering a CONNECT");
         return;
     }
     conn_status(c, 200, LIVELOG_ANSWER_TUNNEL);
     x->resp_final = 1;
     conn_log_request(c);
-    if (conn_connect_done(c) == 0)
+    if (c->socks || conn_connect_done(c) == 0)
         conn_start_tunnel(c);
     conn_run(c);
 }

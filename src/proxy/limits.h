@@ -105,9 +105,12 @@
 #define TIMEOUT_BODY 60     /* silence from either side while a body streams */
 #define TIMEOUT_TUNNEL 600  /* silence on a CONNECT or WebSocket tunnel */
 #define TIMEOUT_STREAM                                                                             \
-    15                       /* a live log stream's silence: a comment line keeps it open
+    15                   /* a live log stream's silence: a comment line keeps it open
                                 (and finds a client that left) */
-#define TIMEOUT_FLUSH 10     /* writing brock's last bytes to a closing client */
+#define TIMEOUT_FLUSH 10 /* writing brock's last bytes to a closing client */
+#define TIMEOUT_PEEK                                                                               \
+    2                        /* a SOCKS client's silence before its first bytes: a protocol
+                              * whose server speaks first, passed through */
 #define TIMEOUT_POOL_IDLE 30 /* an idle upstream connection in the pool */
 
 /* How often learning is written to the state and others' changes are picked up. */

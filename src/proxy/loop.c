@@ -410,6 +410,16 @@ static void on_grace_over(evutil_socket_t fd, short what, void *arg)
     stop_now(px);
 }
 
+/* No connection is taken any more, at either port. */
+static void listeners_close(struct proxy *px)
+{
+    if (px->listener)
+        evconnlistener_free(px->listener);
+    if (px->socks_listener)
+        evconnlistener_free(px->socks_listener);
+    px->listener = px->socks_listener = NULL;
+}
+
 /* The first stopping signal: no new connection, nothing new answered; the exchanges in flight
  * finish within --grace, after which (or once the last one is done) the loop ends. */
 static void drain(struct proxy *px, const char *name)
@@ -419,10 +429,7 @@ static void drain(struct proxy *px, const char *name)
 
     px->draining = 1;
     notify_stopping(px);
-    if (px->listener) {
-        evconnlistener_free(px->listener);
-        px->listener = NULL;
-    }
+    listeners_close(px);
     for (c = LIST_FIRST(&px->conns); c; c = next) {
         next = LIST_NEXT(c, link);
         conn_stop(c);
@@ -645,7 +652,8 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     px->t_response = o->upstream_timeout > 0 ? o->upstream_timeout : TIMEOUT_RESPONSE;
     if (proxy_parts_init(px, err, errlen) < 0 || proxy_lists_init(px, o, err, errlen) < 0 ||
         proxy_tls_init(px, o, err, errlen) < 0 || proxy_loop_init(px, o, err, errlen) < 0 ||
-        start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0) {
+        start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0 ||
+        (o->socks && conn_socks_listen(px, o->socks, err, errlen) < 0)) {
         proxy_free(px);
         return NULL;
     }
@@ -879,10 +887,7 @@ static int proxy_stop(struct proxy *px, struct brock_engine *e, int rc)
 {
     if (!px->draining)
         notify_stopping(px);
-    if (px->listener) {
-        evconnlistener_free(px->listener);
-        px->listener = NULL;
-    }
+    listeners_close(px);
     while (!LIST_EMPTY(&px->conns))
         conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);
@@ -946,8 +951,7 @@ void proxy_free(struct proxy *px)
 {
     if (!px)
         return;
-    if (px->listener)
-        evconnlistener_free(px->listener);
+    listeners_close(px);
     while (!LIST_EMPTY(&px->conns))
         conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);

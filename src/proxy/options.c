@@ -61,6 +61,33 @@ static int check_more_lists(const struct proxy_options *o, char *err, size_t err
     return rc == 0 ? clientnames_check(o->clients, o->n_clients, err, errlen) : -1;
 }
 
+/* --socks: an address to listen at, on loopback unless --allow names who may use it, and one
+ * process. Returns 0, or -1 with err set. */
+static int socks_check(const struct proxy_options *o, char *err, size_t errlen)
+{
+    struct sockaddr_storage socks;
+    int slen = (int)sizeof(socks);
+
+    if (!o->socks)
+        return 0;
+    if (listen_parse(o->socks, &socks, &slen) < 0) {
+        snprintf(err, errlen, "--socks '%s': expected ADDR:PORT or [IPV6]:PORT", o->socks);
+        return -1;
+    }
+    if (o->workers > 1) {
+        snprintf(err, errlen, "--socks is served by one process: leave out --workers");
+        return -1;
+    }
+    if (!o->n_allow && !access_is_loopback((const struct sockaddr *)&socks)) {
+        snprintf(err, errlen,
+                 "SOCKS on %s exposes brock to the network; name who may use it with "
+                 "--allow CIDR",
+                 o->socks);
+        return -1;
+    }
+    return 0;
+}
+
 int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct resolve_table t = {NULL, 0};
@@ -69,6 +96,8 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
     struct privs pv;
     int len = (int)sizeof(ss);
 
+    if (socks_check(o, err, errlen) < 0)
+        return -1;
     if (o->listen && listen_parse(o->listen, &ss, &len) < 0) {
         snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);
         return -1;

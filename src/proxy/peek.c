@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* A connection's first bytes: TLS records carrying a ClientHello, gathered and read for its
- * server_name extension (RFC 8446 4.1.2, RFC 6066 3), or the start of an HTTP request line.
+ * server_name extension (RFC 8446 4.1.2, RFC 6066 3), or an HTTP request line up to its version.
  * Every length is checked against what is there before it is used. */
 #include "proxy/peek.h"
 
@@ -156,6 +156,38 @@ static int tchar(uint8_t c)
            (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
+/* An HTTP/1 request line as far as it goes (RFC 9112 3): a method token, a space, a target of
+ * visible bytes, a space, "HTTP/". */
+static enum peek_kind http_line(const uint8_t *p, size_t len, const char **why)
+{
+    static const char version[] = "HTTP/";
+    size_t i = 0, start;
+
+    while (i < len && i <= METHOD_MAX && tchar(p[i]))
+        i++;
+    if (i == len && i <= METHOD_MAX)
+        return PEEK_MORE;
+    if (i == 0 || i > METHOD_MAX || p[i] != ' ')
+        goto other;
+    start = ++i;
+    while (i < len && p[i] > ' ' && p[i] < 0x7f)
+        i++;
+    if (i == len)
+        return PEEK_MORE;
+    if (i == start || p[i] != ' ')
+        goto other;
+    for (size_t k = 0; k < sizeof(version) - 1; k++) {
+        if (++i == len)
+            return PEEK_MORE;
+        if (p[i] != (uint8_t)version[k])
+            goto other;
+    }
+    return PEEK_HTTP;
+other:
+    *why = "neither TLS nor HTTP";
+    return PEEK_OTHER;
+}
+
 enum peek_kind peek_classify(const uint8_t *p, size_t len, uint8_t *scratch, char name[256],
                              const char **why)
 {
@@ -164,14 +196,5 @@ enum peek_kind peek_classify(const uint8_t *p, size_t len, uint8_t *scratch, cha
         return PEEK_MORE;
     if (p[0] == RECORD_HANDSHAKE)
         return tls_hello(p, len, scratch, name, why);
-    for (size_t i = 0; i < len && i <= METHOD_MAX; i++) {
-        if (p[i] == ' ' && i > 0)
-            return PEEK_HTTP;
-        if (!tchar(p[i]))
-            break;
-        if (i + 1 == len)
-            return PEEK_MORE;
-    }
-    *why = "neither TLS nor HTTP";
-    return PEEK_OTHER;
+    return http_line(p, len, why);
 }

@@ -36,7 +36,8 @@ function allowThirdPartyCookies(dir) {
 // third-party cookies be kept and sent; options.secureOrigins: http origins ("http://site.test")
 // the browser treats as secure, so that it sends them fetch metadata (Sec-Fetch-*) as it
 // does over HTTPS, which brock needs to tell the pages it learns on; options.args: more
-// command-line flags (--proxy-pac-url=URL with no proxy, say); options.home: a HOME of the
+// command-line flags (--proxy-pac-url=URL with no proxy, say); options.socks: a SOCKS5
+// proxy ("127.0.0.1:PORT") in proxy's place; options.home: a HOME of the
 // caller's, whose NSS database (~/.pki/nssdb) Chromium reads, left in place by close();
 // options.netns: a namespace of harness.js's netns() to run it in, as a device of its own.
 // Returns { context, close }: a browser context (context.newPage() opens a tab).
@@ -53,9 +54,10 @@ async function launch(proxy, options = {}) {
     args.push(`--unsafely-treat-insecure-origin-as-secure=${options.secureOrigins.join(',')}`);
   }
   if (options.args) args.push(...options.args);
-  if (proxy) {
+  if (proxy || options.socks) {
     // Loopback is sent to the proxy too, so that local test sites go through it.
-    args.push(`--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');
+    args.push(options.socks ? `--proxy-server=socks5://${options.socks}`
+      : `--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>');
   }
   let executable = EXECUTABLE;
   if (options.netns) {

@@ -227,13 +227,15 @@ function brock(state, args, opts = {}) {
   return run(BROCK, ['--state', state, '--data', DATA, ...args], opts);
 }
 
-// curl through the proxy on port; resolves with the status, the CONNECT answer's status (0
-// when none), response headers, body (Buffer) and curl's exit code.
+// curl through the proxy on port (through SOCKS5 at opts.socks instead, when given); resolves
+// with the status, the CONNECT answer's status (0 when none), response headers, body (Buffer)
+// and curl's exit code.
 async function curl(port, args, opts = {}) {
   const dir = tmpdir('curl');
   const hdr = path.join(dir, 'headers'), body = path.join(dir, 'body');
   const r = await run('curl', ['-s', '--max-time', String(opts.maxTime || 15),
-                               '-x', `http://127.0.0.1:${port}`,
+                               ...(opts.socks ? ['--socks5-hostname', `127.0.0.1:${opts.socks}`]
+                                 : ['-x', `http://127.0.0.1:${port}`]),
                                '-D', hdr, '-o', body, '-w', '%{http_code} %{http_connect}',
                                ...args], opts);
   const [status, connect] = r.stdout.split(' ').map(Number);

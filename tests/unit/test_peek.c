@@ -2,8 +2,8 @@
 /*
  * A connection's first bytes (src/proxy/peek.c): a ClientHello's server name, in one record,
  * split over records and over many reads, 16 KiB long, without a name, with a name that is no
- * host name, cut anywhere before its end; an HTTP request line as it begins; bytes that are
- * neither; a handshake that is not a ClientHello; one longer than brock reads.
+ * host name, cut anywhere before its end; an HTTP request line up to its version, cut
+ * anywhere; a line of another protocol that begins as one; bytes that are neither; a handshake that is not a ClientHello; one longer than brock reads.
  */
 #include "test.h"
 
@@ -188,12 +188,19 @@ static void test_not_a_hello(void **state)
 
 static void test_http_and_other(void **state)
 {
+    static const char line[] = "GET /a?b=c HTTP/1.1\r\n";
     char name[256];
 
     (void)state;
-    assert_int_equal(classify((const uint8_t *)"GET / HTTP/1.1\r\n", 16, name), PEEK_HTTP);
-    assert_int_equal(classify((const uint8_t *)"GE", 2, name), PEEK_MORE);
-    assert_int_equal(classify((const uint8_t *)"PROPFIND ", 9, name), PEEK_HTTP);
+    for (size_t cut = 0; cut < sizeof("GET /a?b=c HTTP/") - 1; cut++)
+        assert_int_equal(classify((const uint8_t *)line, cut, name), PEEK_MORE);
+    assert_int_equal(classify((const uint8_t *)line, sizeof(line) - 1, name), PEEK_HTTP);
+    assert_int_equal(classify((const uint8_t *)"PROPFIND * HTTP/1.1", 19, name), PEEK_HTTP);
+    /* A line of another protocol that begins as one: a word, a space. */
+    assert_int_equal(classify((const uint8_t *)"hello brock\n", 12, name), PEEK_OTHER);
+    assert_int_equal(classify((const uint8_t *)"EHLO mail.example\r\n", 19, name), PEEK_OTHER);
+    assert_int_equal(classify((const uint8_t *)"GET  HTTP/1.1", 13, name), PEEK_OTHER);
+    assert_int_equal(classify((const uint8_t *)"GET / FTP/1.0", 13, name), PEEK_OTHER);
     assert_int_equal(classify((const uint8_t *)"", 0, name), PEEK_MORE);
     assert_int_equal(classify((const uint8_t *)"SSH-2.0-OpenSSH_9.2\r\n", 21, name), PEEK_OTHER);
     assert_int_equal(classify((const uint8_t *)" GET", 4, name), PEEK_OTHER);
