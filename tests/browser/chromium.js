@@ -82,4 +82,20 @@ async function launch(proxy, options = {}) {
   };
 }
 
-module.exports = { launch, trustCa, EXECUTABLE, GIF };
+// A test site's handler (origin.js's startSite()): /pixel.gif... answers GIF, any other path a
+// page of host whose images are images(host), { id: src }.
+function imagePage(images) {
+  return (req, res, host) => {
+    if (req.url.startsWith('/pixel.gif')) {
+      res.writeHead(200, { 'Content-Type': 'image/gif' });
+      res.end(GIF);
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>${host}</title></head><body>\n` +
+            Object.entries(images(host)).map(([id, src]) => `<img id="${id}" src="${src}">`)
+              .join('\n') + '\n</body></html>');
+  };
+}
+
+module.exports = { launch, trustCa, imagePage, EXECUTABLE, GIF };

@@ -11,7 +11,7 @@ const path = require('node:path');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
 const { startProxy } = require('./brock.js');
-const { launch, GIF } = require('./chromium.js');
+const { launch, imagePage } = require('./chromium.js');
 const { flat } = h;
 
 const tmp = h.tmpdir('socks-browser-t');
@@ -21,18 +21,8 @@ function check(name, fn) {
   h.check(name, fn, 60000);
 }
 
-function serve(req, res, host) {
-  if (req.url.startsWith('/pixel.gif')) {
-    res.writeHead(200, { 'Content-Type': 'image/gif' });
-    res.end(GIF);
-    return;
-  }
-  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><html><head><title>${host}</title></head><body>
-<img id="own" src="/pixel.gif?own">
-<img id="tracker" src="http://tracker.test/pixel.gif?t">
-</body></html>`);
-}
+const serve = imagePage(() => ({ own: '/pixel.gif?own',
+                                  tracker: 'http://tracker.test/pixel.gif?t' }));
 
 before(flat(async () => {
   const certs = h.originCerts(tmp, ['shop.test'], 'brock socks browser test');

@@ -13,7 +13,7 @@ const path = require('node:path');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
 const { startProxy } = require('./brock.js');
-const { launch, GIF } = require('./chromium.js');
+const { launch, imagePage } = require('./chromium.js');
 const { flat } = h;
 
 const tmp = h.tmpdir('uncloak-browser-t');
@@ -23,18 +23,8 @@ function check(name, fn) {
   h.check(name, fn, 60000);
 }
 
-function serve(req, res, host) {
-  if (req.url.startsWith('/pixel.gif')) {
-    res.writeHead(200, { 'Content-Type': 'image/gif' });
-    res.end(GIF);
-    return;
-  }
-  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><html><head><title>${host}</title></head><body>
-<img id="pix" src="/pixel.gif?on=page">
-<img id="metrics" src="http://metrics.shop.test:${site.port}/pixel.gif?v=1">
-</body></html>`);
-}
+const serve = imagePage(() => ({
+  pix: '/pixel.gif?on=page', metrics: `http://metrics.shop.test:${site.port}/pixel.gif?v=1` }));
 
 before(flat(async () => {
   site = await startSite(serve);
@@ -78,8 +68,8 @@ check('a first-party host that is a tracker\'s alias in DNS is blocked', async (
 check('the live log says via CNAME; the switch turns uncloaking off and on', async () => {
   const page = await dash.context.newPage();
   await page.goto(`http://${brock.listen}/#/log`);
-  await page.locator('.logrow[data-host="metrics.shop.test"]', { hasText: 'via CNAME edge.trk.test' })
-    .first().waitFor();
+  await page.locator('.logrow[data-host="metrics.shop.test"]',
+                     { hasText: 'via CNAME edge.trk.test' }).first().waitFor();
 
   await page.goto(`http://${brock.listen}/#/settings`);
   const box = page.getByLabel(/See through CNAME cloaking/);

@@ -135,7 +135,8 @@ check('aliases of one tracker on three sites: the tracker is learned and blocked
   });
   const r = await fromPage('www.d.test', `${site('metrics.d.test')}pixel.gif`);
   assert.equal(r.status, 403);
-  assert.match(brock.log(), /block metrics\.d\.test on www\.d\.test: .*via CNAME collect\.cloak\.test/);
+  assert.match(brock.log(),
+               /block metrics\.d\.test on www\.d\.test: .*via CNAME collect\.cloak\.test/);
 });
 
 check('brock check says what a chain decides', async () => {
