@@ -1219,7 +1219,9 @@ BROCK_API int brock_clean_sites_each(const struct brock_engine *e,
  * CDN everybody aliases to never makes a site's hosts trackers. The strongest of those
  * decisions (the later name on a tie) replaces host's own unless host's is stronger or is by
  * an action of host's own; then d->tracker is that name and d->via_dns 1. Learning
- * (brock_observe()) credits the same name. Returns 0; BROCK_EINVAL for a host or name that
+ * (brock_observe()) goes by the static list alone: a site's own DNS can alias its hosts to
+ * any name, and evidence read through it would let the site's pages have brock learn against
+ * a name that never tracked. Returns 0; BROCK_EINVAL for a host or name that
  * is not a host name, or too many names (nothing changed); BROCK_ENOMEM. */
 BROCK_API BROCK_NODISCARD int brock_cname_chain_set(struct brock_engine *e, const char *host,
                                                     const char *const *names, size_t n);

@@ -313,11 +313,6 @@ const char *brock__uncloak(struct brock_engine *e, size_t hlen, const char *site
                            const char *cname);
 void brock__chains_free(struct brock_engine *e);
 
-/* The name learning credits for host on a page of site_host when its chain decides
- * (brock__uncloak()): a string of the chain's or the static list's, valid until the chain
- * changes; NULL when the chain does not decide. */
-const char *brock__uncloak_tracker(struct brock_engine *e, const char *host, const char *site_host);
-
 /* The entry for exactly domain, or NULL. */
 struct action_entry *brock__action_get(const struct brock_engine *e, const char *domain);
 

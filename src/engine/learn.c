@@ -315,10 +315,8 @@ static int pixel_shared(const struct brock_observation *o, const char *site_host
 int brock__learn_parties(struct brock_engine *e, const char *host, const char *site_host,
                          struct brock__parties *p)
 {
-    const char *cname = brock__uncloak_tracker(e, host, site_host);
+    const char *cname = brock__cname(&e->lists, host, strlen(host));
 
-    if (!cname)
-        cname = brock__cname(&e->lists, host, strlen(host));
     p->fqdn = cname ? cname : host;
     if (brock__is_private(p->fqdn))
         return 0;

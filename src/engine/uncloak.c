@@ -16,9 +16,10 @@
 #define BROCK__CHAINS ((size_t)8192)
 #define OFF_KEY "brockUncloakOff"
 
-/* A host's chain: its names, pointing into text (the host, then each name, NUL-terminated). */
+/* A host's chain: its names, pointing into text (the host, then each name, NUL-terminated),
+ * and its place in e->chain_ring. */
 struct brock__chain {
-    size_t n;
+    size_t n, slot;
     const char *names[BROCK_CNAME_CHAIN_MAX];
     char text[];
 };
@@ -69,16 +70,14 @@ static int chain_same(const struct brock__chain *c, char norm[][BROCK_HOST_MAX],
     return 1;
 }
 
-/* Forgets host's chain (its slot in the ring stays until it comes round). */
+/* Forgets host's chain (its slot in the ring is empty until it comes round). */
 static void chain_drop(struct brock_engine *e, const char *host)
 {
     struct brock__chain *c = strmap_del(&e->chains, host);
 
     if (!c)
         return;
-    for (size_t i = 0; e->chain_ring && i < BROCK__CHAINS; i++)
-        if (e->chain_ring[i] == chain_host(c))
-            e->chain_ring[i] = NULL;
+    e->chain_ring[c->slot] = NULL;
     mem_free(c);
     brock__answers_forget(e);
 }
@@ -91,9 +90,8 @@ static int chain_keep(struct brock_engine *e, struct brock__chain *c)
     if (!e->chain_ring && !(e->chain_ring = mem_calloc(BROCK__CHAINS, sizeof(*e->chain_ring))))
         return BROCK_ENOMEM;
     if ((old = strmap_get(&e->chains, chain_host(c))) != NULL) {
-        for (size_t i = 0; i < BROCK__CHAINS; i++)
-            if (e->chain_ring[i] == chain_host(old))
-                e->chain_ring[i] = chain_host(c);
+        c->slot = old->slot;
+        e->chain_ring[c->slot] = chain_host(c);
         if (strmap_put(&e->chains, chain_host(c), c) < 0)
             return BROCK_ENOMEM; /* cannot happen: the key is there */
         mem_free(old);
@@ -104,6 +102,7 @@ static int chain_keep(struct brock_engine *e, struct brock__chain *c)
     if (e->chain_ring[e->chain_next] != NULL)
         mem_free(strmap_del(&e->chains, e->chain_ring[e->chain_next]));
     e->chain_ring[e->chain_next] = chain_host(c);
+    c->slot = e->chain_next;
     e->chain_next = (e->chain_next + 1) % BROCK__CHAINS;
     return 0;
 }
@@ -251,23 +250,4 @@ const char *brock__uncloak(struct brock_engine *e, size_t hlen, const char *site
     *d = best;
     *t = best_t;
     return best_cname;
-}
-
-const char *brock__uncloak_tracker(struct brock_engine *e, const char *host, const char *site_host)
-{
-    const struct brock__chain *c;
-    struct brock_decision d;
-
-    if (!e->chains.len || !(c = strmap_get(&e->chains, host)) ||
-        brock_decide(e, host, site_host, &d) < 0 || !d.via_dns)
-        return NULL;
-    for (size_t i = 0; i < c->n; i++) {
-        const char *cname = brock__cname(&e->lists, c->names[i], strlen(c->names[i]));
-
-        if (!strcmp(c->names[i], d.tracker))
-            return c->names[i];
-        if (cname && !strcmp(cname, d.tracker))
-            return cname;
-    }
-    return NULL;
 }

@@ -5,8 +5,8 @@
 // deep to a tracker's name (metrics.shop.test -> mid.trk.test -> edge.trk.test). With trk.test
 // blocked, brock blocks the alias, says "via CNAME" in its log, and asks DNS nothing more than
 // the dial needs (dnsmasq's own query log). A name turned off for uncloaking, or the switch
-// turned off, lets the alias through. Cookies sent to aliases of one tracker on three sites
-// are evidence against the tracker, which is then blocked.
+// turned off, lets the alias through. Cookies sent to aliases are no evidence against their
+// target (a site's DNS could name any); a target the user blocks blocks its aliases.
 'use strict';
 
 const { before, after } = require('node:test');
@@ -121,23 +121,25 @@ check('a CDN turned off for uncloaking ends the chain there', async () => {
   assert.match(bad.stderr, /public suffix/);
 });
 
-check('aliases of one tracker on three sites: the tracker is learned and blocked', async () => {
-  for (const s of ['a', 'b', 'c']) {
-    const uid = sha256(`uid-${s}`).slice(0, 24);
-    const r = await fromPage(`www.${s}.test`, `${site(`metrics.${s}.test`)}pixel.gif`,
-                             `uid=${uid}`);
-    assert.equal(r.status, 200, `metrics.${s}.test passes while learning`);
-  }
-  await h.waitFor('cloak.test learned', async () => {
-    const r = await h.brock(state, ['list', '--json']);
-    const t = JSON.parse(r.stdout).find((x) => x.domain === 'cloak.test');
-    return t && t.action === 'block' && t.sites.length === 3;
+check('cookies sent to aliases teach nothing against their target; a known one blocks them',
+  async () => {
+    for (const s of ['a', 'b', 'c']) {
+      const uid = sha256(`uid-${s}`).slice(0, 24);
+      const r = await fromPage(`www.${s}.test`, `${site(`metrics.${s}.test`)}pixel.gif`,
+                               `uid=${uid}`);
+      assert.equal(r.status, 200, `metrics.${s}.test passes`);
+    }
+    // Learning is written within a second: nothing of cloak.test is.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    let r = await h.brock(state, ['list', '--json']);
+    assert.equal(JSON.parse(r.stdout).find((x) => x.domain === 'cloak.test'), undefined);
+    r = await h.brock(state, ['set', 'cloak.test', 'block']);
+    assert.equal(r.code, 0, r.stderr);
+    await h.waitFor('the choice to reach brock', async () =>
+      (await fromPage('www.d.test', `${site('metrics.d.test')}pixel.gif`)).status === 403);
+    assert.match(brock.log(),
+                 /block metrics\.d\.test on www\.d\.test: .*via CNAME collect\.cloak\.test/);
   });
-  const r = await fromPage('www.d.test', `${site('metrics.d.test')}pixel.gif`);
-  assert.equal(r.status, 403);
-  assert.match(brock.log(),
-               /block metrics\.d\.test on www\.d\.test: .*via CNAME collect\.cloak\.test/);
-});
 
 check('brock check says what a chain decides', async () => {
   const r = await h.brock(state, ['check', '--site', 'https://www.shop.test/', '--cname',
