@@ -169,6 +169,7 @@ $(BUILD)/tests/test_passthrough: $(BUILD)/src/proxy/passthrough.o $(EXCL_OBJ)
 $(BUILD)/tests/test_scriptjobs: $(BUILD)/src/proxy/scriptjobs.o
 $(BUILD)/tests/test_framing: $(BUILD)/src/proxy/framing.o
 $(BUILD)/tests/test_socks: $(BUILD)/src/proxy/socks.o
+$(BUILD)/tests/test_nftrules: $(BUILD)/src/process/nftrules.o $(BUILD)/src/net/origdst.o
 $(BUILD)/tests/test_peek: $(BUILD)/src/proxy/peek.o
 $(BUILD)/tests/test_inject: $(BUILD)/src/proxy/inject.o
 $(BUILD)/tests/test_csp: $(BUILD)/src/proxy/csp.o

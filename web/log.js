@@ -60,6 +60,9 @@ function logTime(ms) {
     .map((n) => String(n).padStart(2, '0')).join(':');
 }
 
+// How a client came in, when not as a proxy's (the event's way).
+const WAY_NOTE = { socks: ' (through SOCKS)', transparent: ' (redirected)' };
+
 function logMatches(row) {
   return !logState.filter || row.dataset.text.includes(logState.filter);
 }
@@ -162,7 +165,7 @@ function logRow(e) {
     h('time', { datetime: new Date(e.time).toISOString() }, logTime(e.time)),
     h('span', { class: 'what' }, logWhat(e)),
     h('span', { class: 'who' }, h('span', { class: 'method' }, e.method), ' ', host, site,
-      e.page === 'none' ? ' (no page)' : '', e.way === 'socks' ? ' (through SOCKS)' : ''),
+      e.page === 'none' ? ' (no page)' : '', WAY_NOTE[e.way] || ''),
     h('span', { class: 'why' },
       `${logWhy(e)}${logVia(e)}${page} · ${logStatus(e)}${logCleaned(e)}`));
   if (e.cleaned) row.dataset.cleaned = e.cleaned;

@@ -56,6 +56,7 @@ extern const struct cmd_entry cmd_run_entry;
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_clean_entry;
 extern const struct cmd_entry cmd_uncloak_entry;
+extern const struct cmd_entry cmd_transparent_entry;
 extern const struct cmd_entry cmd_learn_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_set_entry;

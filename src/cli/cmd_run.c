@@ -25,6 +25,11 @@ static const char run_help[] =
     "  --socks ADDR:PORT     serve SOCKS5 clients there too (programs that take a SOCKS\n"
     "                        proxy but no HTTP one): each connection is handled as a\n"
     "                        CONNECT to where it asks; one process (no --workers)\n"
+    "  --transparent PORT|ADDR:PORT\n"
+    "                        take connections that nftables redirected to brock there (see\n"
+    "                        `brock transparent rules`): each is served as a request for the\n"
+    "                        name in its Host header or TLS server name, and goes where it\n"
+    "                        was going; one process (no --workers)\n"
     "  --intercept           see inside HTTPS with the local CA even when this machine does\n"
     "                        not trust it (by default brock sees inside HTTPS once `sudo\n"
     "                        brock ca install` has put the CA in the system store)\n"
@@ -123,11 +128,13 @@ enum {
     OPT_CLIENT,
     OPT_DNS,
     OPT_SOCKS,
+    OPT_TRANSPARENT,
 };
 
 const struct option cmd_run_options[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"socks", required_argument, NULL, OPT_SOCKS},
+    {"transparent", required_argument, NULL, OPT_TRANSPARENT},
     {"intercept", no_argument, NULL, OPT_INTERCEPT},
     {"no-intercept", optional_argument, NULL, OPT_NO_INTERCEPT},
     {"no-proxy", required_argument, NULL, OPT_NO_PROXY},
@@ -326,6 +333,7 @@ static int run_option(void *arg, int c, char **argv)
     switch (c) {
     case OPT_LISTEN: o->listen = optarg; break;
     case OPT_SOCKS: o->socks = optarg; break;
+    case OPT_TRANSPARENT: o->transparent = optarg; break;
     case OPT_INTERCEPT: o->https = PROXY_HTTPS_FORCED; break;
     case OPT_NO_INTERCEPT: return run_no_intercept(a, argv);
     case OPT_NO_PROXY: return run_no_proxy(a);

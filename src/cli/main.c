@@ -16,12 +16,31 @@
 #include <unistd.h>
 
 static const struct cmd_entry *const cmd_table[] = {
-    &cmd_run_entry,      &cmd_check_entry,   &cmd_learn_entry,       &cmd_list_entry,
-    &cmd_set_entry,      &cmd_import_entry,  &cmd_export_entry,      &cmd_dnt_entry,
-    &cmd_settings_entry, &cmd_disable_entry, &cmd_enable_entry,      &cmd_pause_entry,
-    &cmd_resume_entry,   &cmd_update_entry,  &cmd_ca_entry,          &cmd_forget_entry,
-    &cmd_stats_entry,    &cmd_status_entry,  &cmd_passthrough_entry, &cmd_passwd_entry,
-    &cmd_clean_entry,    &cmd_uncloak_entry, &cmd_help_entry,        NULL,
+    &cmd_run_entry,
+    &cmd_check_entry,
+    &cmd_learn_entry,
+    &cmd_list_entry,
+    &cmd_set_entry,
+    &cmd_import_entry,
+    &cmd_export_entry,
+    &cmd_dnt_entry,
+    &cmd_settings_entry,
+    &cmd_disable_entry,
+    &cmd_enable_entry,
+    &cmd_pause_entry,
+    &cmd_resume_entry,
+    &cmd_update_entry,
+    &cmd_ca_entry,
+    &cmd_forget_entry,
+    &cmd_stats_entry,
+    &cmd_status_entry,
+    &cmd_passthrough_entry,
+    &cmd_passwd_entry,
+    &cmd_clean_entry,
+    &cmd_uncloak_entry,
+    &cmd_transparent_entry,
+    &cmd_help_entry,
+    NULL,
 };
 
 static const char global_help[] =

@@ -224,12 +224,21 @@ static json_t *pause_json(const struct brock_engine *e)
                                                      : json_null());
 }
 
+/* {proxy, socks, transparent}: the requests decided since brock started, by the way their
+ * client came in; NULL when out of memory. */
+static json_t *ways_json(const struct metrics *m)
+{
+    return json_pack("{s:I, s:I, s:I}", livelog_way_name(0), (json_int_t)(m ? m->by_way[0] : 0),
+                     livelog_way_name(1), (json_int_t)(m ? m->by_way[1] : 0), livelog_way_name(2),
+                     (json_int_t)(m ? m->by_way[2] : 0));
+}
+
 int dash_api_status(struct dash_call *x)
 {
     const struct dash_host *h = &x->env->host;
     struct dash_counters n = {0};
     size_t counts[BROCK_ACTION_COUNT], entries = 0;
-    json_t *by = json_object(), *pause;
+    json_t *by = json_object(), *pause, *ways;
 
     if (h->counters)
         h->counters(h->counters_arg, &n);
@@ -255,11 +264,15 @@ int dash_api_status(struct dash_call *x)
         (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused, "cleaned",
         (json_int_t)n.cleaned);
     pause = pause_json(x->e);
-    if (!x->json || !pause || json_object_update(x->json, pause) < 0) {
+    ways = ways_json(h->metrics);
+    if (!x->json || !pause || json_object_update(x->json, pause) < 0 || !ways ||
+        json_object_set(json_object_get(x->json, "since_start"), "by_way", ways) < 0) {
         json_decref(pause);
+        json_decref(ways);
         return -1;
     }
     json_decref(pause);
+    json_decref(ways);
     return 0;
 }
 

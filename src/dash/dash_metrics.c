@@ -165,6 +165,7 @@ static int write_learning(struct buf *b, const struct dash_counters *c, const st
 {
     const char *const events[] = {"evidence", "blocked"};
     const uint64_t v[] = {m->evidence, c->learned};
+    const char *const ways[] = {livelog_way_name(0), livelog_way_name(1), livelog_way_name(2)};
 
     if (single(b, "urls_cleaned_total", "counter",
                "URLs whose tracking parameters brock took out (ClearURLs' rules), or whose "
@@ -173,7 +174,19 @@ static int write_learning(struct buf *b, const struct dash_counters *c, const st
         single(b, "uncloaked_total", "counter",
                "Requests decided by a name of their host's CNAME chain, as brock's DNS "
                "answered it (via CNAME).",
-               m->uncloaked) < 0)
+               m->uncloaked) < 0 ||
+        labelled(b, "requests_by_way_total",
+                 "Requests decided, by the way their client came in: as an HTTP proxy's "
+                 "client, through SOCKS, or redirected to the transparent port.",
+                 "way", ways, m->by_way, 3) < 0 ||
+        single(b, "transparent_unnamed_total", "counter",
+               "Connections redirected to brock that named no host (TLS without a server "
+               "name, another protocol, a client waiting for its server): passed through "
+               "untouched.",
+               m->transparent_unnamed) < 0 ||
+        single(b, "transparent_refused_self_total", "counter",
+               "Connections made to the transparent port itself, not redirected: refused.",
+               m->transparent_self) < 0)
         return -1;
     return labelled(b, "learning_events_total",
                     "What learning did: evidence (a tracker seen tracking on a site) and "

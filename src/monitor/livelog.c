@@ -25,6 +25,11 @@ void livelog_cleanup(struct livelog *l)
     l->ring = NULL;
 }
 
+const char *livelog_way_name(unsigned way)
+{
+    return way == 1 ? "socks" : way == 2 ? "transparent" : "proxy";
+}
+
 struct livelog_event *livelog_add(struct livelog *l)
 {
     struct livelog_event *ev = &l->ring[l->next_id % LIVELOG_EVENTS];
@@ -41,7 +46,7 @@ struct livelog_event *livelog_add(struct livelog *l)
     ev->removed[0] = '\0';
     ev->via[0] = '\0';
     ev->via_dns = 0;
-    ev->socks = 0;
+    ev->way = 0;
     return ev;
 }
 
@@ -125,7 +130,7 @@ static int event_write(const struct livelog_event *ev, struct buf *out)
         return -1;
     }
     /* Which way the client came in: "proxy" (an HTTP proxy's client) or "socks". */
-    if (json_object_set_new(j, "way", json_string(ev->socks ? "socks" : "proxy")) < 0) {
+    if (json_object_set_new(j, "way", json_string(livelog_way_name(ev->way))) < 0) {
         json_decref(j);
         return -1;
     }

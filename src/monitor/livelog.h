@@ -62,8 +62,13 @@ struct livelog_event {
      * tracker), from DNS (via_dns) or Privacy Badger's list; "" for host itself. */
     char via[BROCK_HOST_MAX];
     unsigned char via_dns;
-    unsigned char socks; /* the client came in through --socks, not as an HTTP proxy's */
+    unsigned char way; /* how the client came in: 0 as an HTTP proxy's, 1 through --socks,
+                        * 2 redirected to --transparent (livelog_way_name()) */
 };
+
+/* "proxy", "socks" or "transparent": a way's name, as the events and /api/status say it;
+ * "proxy" for a number it does not know. */
+const char *livelog_way_name(unsigned way);
 
 /* The ring of the newest events, kept by the proxy on its loop's one thread like the
  * counters. livelog_init() allocates it once; nothing is allocated per event. */

@@ -71,6 +71,11 @@ struct metrics {
     uint64_t h2up_coalesced;                   /* dials that ended at one (coalesced) */
     uint64_t evidence;                         /* tracking seen on a site (a snitch map entry) */
     uint64_t uncloaked; /* requests decided by a name of their host's CNAME chain from DNS */
+    uint64_t by_way[3]; /* requests decided, by the way their client came in (enum conn_way:
+                         * proxy, SOCKS, transparent) */
+    uint64_t transparent_unnamed; /* redirected connections passed without a name (TLS
+                                   * without SNI, another protocol, silence) */
+    uint64_t transparent_self;    /* connections to the transparent port not redirected */
     uint64_t sync_buckets[METRICS_SYNC_BUCKETS]; /* syncs that took at most each bound */
     uint64_t sync_count;
     double sync_seconds; /* their sum */

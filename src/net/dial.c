@@ -35,8 +35,9 @@ struct dial {
     char last_why[128]; /* why the last attempt failed */
     char failures[512]; /* "ADDR: why; ADDR: why" */
     char why[BROCK_HOST_MAX + 768];
-    int tls_failed; /* the dial ended at a TLS handshake */
-    int taken;      /* refuse said DIAL_TAKEN */
+    int tls_failed;     /* the dial ended at a TLS handshake */
+    int taken;          /* refuse said DIAL_TAKEN */
+    struct dns_addr at; /* dial_start_at(): the one address; at.len 0: none */
 };
 
 /* ---- the end ---- */
@@ -292,6 +293,11 @@ static void locate(struct dial *d)
     struct sockaddr_storage ss;
     int len;
 
+    if (d->at.len) {
+        if (connect_one(d, &d->at.u.sa, (int)d->at.len) < 0)
+            fail_connect(d);
+        return;
+    }
     if (rule) {
         if (connect_one(d, (const struct sockaddr *)&rule->addr, rule->addr_len) < 0)
             fail_connect(d);
@@ -319,10 +325,11 @@ static void locate(struct dial *d)
         fail(d, "brock could not resolve %s: %s", d->host, dial_eai_text(EVUTIL_EAI_MEMORY));
 }
 
-int dial_start(const struct dial_env *env, const char *host, int port, const struct io_ops *io,
-               int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
-               void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
-               struct dial **out)
+static int dial_begin(const struct dial_env *env, const struct dns_addr *at, const char *host,
+                      int port, const struct io_ops *io,
+                      int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
+                      void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
+                      struct dial **out)
 {
     struct dial *d;
 
@@ -339,6 +346,8 @@ int dial_start(const struct dial_env *env, const char *host, int port, const str
     d->cb = cb;
     d->arg = arg;
     d->port = port;
+    if (at)
+        d->at = *at;
     snprintf(d->host, sizeof(d->host), "%s", host);
     d->later = event_new(env->base, -1, 0, on_later, d);
     if (!d->later) {
@@ -349,6 +358,31 @@ int dial_start(const struct dial_env *env, const char *host, int port, const str
     if (out)
         *out = d;
     return 0;
+}
+
+int dial_start(const struct dial_env *env, const char *host, int port, const struct io_ops *io,
+               int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
+               void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
+               struct dial **out)
+{
+    return dial_begin(env, NULL, host, port, io, refuse, cb, arg, out);
+}
+
+int dial_start_at(const struct dial_env *env, const struct dns_addr *at, const char *host,
+                  const struct io_ops *io,
+                  int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
+                  void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
+                  struct dial **out)
+{
+    int port = at->u.sa.sa_family == AF_INET ? ntohs(at->u.v4.sin_port) : ntohs(at->u.v6.sin6_port);
+
+    if (at->len == 0 || at->len > sizeof(at->u) ||
+        (at->u.sa.sa_family != AF_INET && at->u.sa.sa_family != AF_INET6)) {
+        if (out)
+            *out = NULL;
+        return -1;
+    }
+    return dial_begin(env, at, host, port, io, refuse, cb, arg, out);
 }
 
 /* ---- resolver words ---- */

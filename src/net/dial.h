@@ -60,6 +60,16 @@ int dial_start(const struct dial_env *env, const char *host, int port, const str
                void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
                struct dial **out) __attribute__((warn_unused_result));
 
+/* As dial_start(), but to the one address at (with its port), whatever DNS or a --resolve
+ * rule would say of host: host only names the server (TLS verifies it for host) and the
+ * dial's messages. names is not told. For a connection redirected to brock, whose client
+ * chose the address itself. Returns -1 also when at is no IPv4 or IPv6 address. */
+int dial_start_at(const struct dial_env *env, const struct dns_addr *at, const char *host,
+                  const struct io_ops *io,
+                  int (*refuse)(void *arg, const struct sockaddr *sa, char *why, size_t size),
+                  void (*cb)(void *arg, struct bufferevent *bev, const char *why), void *arg,
+                  struct dial **out) __attribute__((warn_unused_result));
+
 /* Whether d, whose callback is running with bev NULL, failed at the TLS handshake (a
  * certificate that did not verify, a server that spoke no TLS) rather than connecting. */
 int dial_tls_failed(const struct dial *d);

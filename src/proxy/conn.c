@@ -23,6 +23,7 @@
 #include "proxy/intercept.h"
 #include "proxy/passthrough.h"
 #include "proxy/conn_internal.h"
+#include "proxy/peek.h"
 #include "proxy/limits.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -301,7 +302,7 @@ void conn_log_request(const struct conn *c)
     }
     log_msg(LOG_DEBUG, "%s %s %s %d %s%s%s%s", c->c_peer, x->method, x->host, x->status,
             brock_effect_name(conn_effect(x)), x->site_known ? " on " : "",
-            x->site_known ? x->site : "", c->socks ? " (SOCKS)" : "");
+            x->site_known ? x->site : "", conn_way_note(c));
 }
 
 /* Whether the client is in the middle of sending a request: its head begun, or a body of
@@ -333,8 +334,9 @@ void conn_fail(struct conn *c, int status, const char *text)
     if (c->c_state == CONN_CLOSED)
         return;
     conn_log_failure(c, LOG_INFO, status, text);
-    /* A SOCKS client's tunnel is answered already: it hears of a failure by the close. */
-    if (!c->c_ex.resp_final && !(c->socks && c->c_ex.is_connect) &&
+    /* A SOCKS or redirected client's tunnel is answered already: it hears of a failure by the
+     * close. */
+    if (!c->c_ex.resp_final && !(conn_answered_first(c) && c->c_ex.is_connect) &&
         conn_reply(c, status, text, 0) < 0)
         return;
     conn_flush_close(c, NULL);
@@ -726,7 +728,12 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
             h2front_stop(c);
         break;
     case CONN_SOCKS: conn_close(c, "the SOCKS request did not arrive in time"); break;
-    case CONN_PEEK: conn_socks_pass(c); break;
+    case CONN_PEEK:
+        if (c->way == CONN_WAY_TRANSPARENT)
+            conn_transparent_peeked(c, PEEK_OTHER, "", "the client sent nothing in 2 s");
+        else
+            conn_socks_pass(c);
+        break;
     case CONN_FLUSH: conn_close(c, "the client did not take the last bytes in time"); break;
     case CONN_CLOSED: break;
     }
@@ -836,12 +843,16 @@ struct conn *conn_new_stream(struct conn *carrier, struct bufferevent *bev, stru
     c->intercepted = c->tls_counted = c->tls_spoke = 1;
     c->tls_done_ms = carrier->tls_done_ms;
     c->tunnel_port = carrier->tunnel_port;
+    c->way = carrier->way;
     c->h2_stream = 1;
     c->h2.stream = st;
     c->c_client.io = &h2front_io;
     c->c_client.bev = bev;
     c->tunnel_host = mem_strdup(carrier->tunnel_host);
-    if (!c->tunnel_host || conn_client_events(c) < 0 || admit_join(px, c) < 0) {
+    if (carrier->orig_dst && (c->orig_dst = mem_malloc(sizeof(*c->orig_dst))) != NULL)
+        *c->orig_dst = *carrier->orig_dst;
+    if (!c->tunnel_host || (carrier->orig_dst && !c->orig_dst) || conn_client_events(c) < 0 ||
+        admit_join(px, c) < 0) {
         bufferevent_free(bev);
         c->c_client.bev = NULL;
         conn_free(c);
@@ -941,5 +952,6 @@ void conn_free(struct conn *c)
     conn_spool_close(&c->c_ex);
     exchange_free_names(&c->c_ex);
     mem_free(c->tunnel_host);
+    mem_free(c->orig_dst);
     mem_free(c);
 }

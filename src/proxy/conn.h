@@ -72,9 +72,13 @@ struct proxy {
     struct brock_engine *engine;
     struct resolve_table resolve;
     struct evconnlistener *listener;
-    struct evconnlistener *socks_listener; /* --socks; NULL: none */
-    char listen_name[80];                  /* "127.0.0.1:8119", "[::1]:8119" */
-    struct sockaddr_storage listen_addr;   /* the bound address (access.c compares with it) */
+    struct evconnlistener *socks_listener;       /* --socks; NULL: none */
+    struct evconnlistener *transparent_listener; /* --transparent; NULL: none */
+    /* Their bound addresses, which brock must never connect to (upstream_is_self());
+     * ss_family 0: none. */
+    struct sockaddr_storage socks_addr, transparent_addr;
+    char listen_name[80];                /* "127.0.0.1:8119", "[::1]:8119" */
+    struct sockaddr_storage listen_addr; /* the bound address (access.c compares with it) */
     int activated;              /* the socket is systemd's (socket activation), not bound here */
     struct access_list allow;   /* --allow; empty: loopback clients only */
     struct access_list pp_from; /* --proxy-protocol-from: balancers, who send a PROXY header */
@@ -178,6 +182,16 @@ struct proxy {
     struct event *grace; /* ends the grace period */
 };
 
+/* How a client came in: as an HTTP proxy's client, through --socks, or redirected to
+ * --transparent. The last two are answered before they speak (no CONNECT answer, no HTTP
+ * answer inside a tunnel), and tunnel_host is where they asked or were going. */
+enum conn_way {
+    CONN_WAY_PROXY,
+    CONN_WAY_SOCKS,
+    CONN_WAY_TRANSPARENT,
+    CONN_WAYS,
+};
+
 enum conn_state {
     CONN_IDLE,      /* keep-alive: waiting for the first byte of a request */
     CONN_REQ_HEAD,  /* reading a request head */
@@ -191,7 +205,8 @@ enum conn_state {
     CONN_H2,        /* an intercepted client speaking HTTP/2: frames both ways, each request
                        stream handed to a stream connection of its own (h2front.h) */
     CONN_SOCKS,     /* a SOCKS5 client's greeting and request (conn_socks.c) */
-    CONN_PEEK,      /* what a SOCKS5 client speaks, from its first bytes (peek.h) */
+    CONN_PEEK,      /* what a SOCKS5 or redirected client speaks, from its first bytes
+                       (peek.h) */
     CONN_FLUSH,     /* writing the last bytes, then closing */
     CONN_CLOSED,    /* waiting to be freed */
 };
@@ -335,18 +350,22 @@ struct conn {
                                  * requests for brock's pages (conn_start_pages_tls()) */
     unsigned log_own : 1;       /* CONN_STREAM: the client's own events alone (not the owner) */
     unsigned resolving : 1;     /* dns_q, not dial: its host is looked up before its decision */
-    unsigned socks : 1;         /* it came in through --socks: tunnel_host is where it asked */
+    unsigned way : 2;           /* how it came in: enum conn_way */
     unsigned socks_greeted : 1; /* its SOCKS greeting was answered */
+    unsigned unnamed : 1;       /* redirected, it named no host: passed through undecided */
     unsigned tunnel_plain : 1;  /* it speaks plain HTTP inside: origin-form requests for
                                    * tunnel_host over http (SOCKS) */
     int64_t tls_done_ms;        /* when its TLS handshake with brock ended; 0: not yet */
     char *tunnel_host;          /* allocated for an intercepted tunnel alone; NULL: none */
     int tunnel_port;
+    unsigned char tunnel_shut[2]; /* a tunnel's way's end was passed on (shutdown(2)) */
 
     /* A tunnel's bytes both ways as they are (conn_tunnel.c). */
     struct splice_pair *spl;   /* moved by the kernel (net/splice.h); NULL: through brock */
     uint64_t tunnel_copied[2]; /* bytes copied client to upstream, and upstream to client */
-    int tunnel_shut[2];        /* and that way's end was passed on (shutdown(2)) */
+    /* CONN_WAY_TRANSPARENT: where the client was going, allocated; its requests go there
+     * whatever DNS says of their names. NULL: elsewhere. */
+    struct dns_addr *orig_dst;
 
     /* upstream.c: the upstream connection being made; or, resolving, the look-up before the
      * request's decision (upstream_resolve_first()). */
@@ -417,6 +436,15 @@ void conn_free(struct conn *c);
 void conn_upstream_ready(struct conn *c);
 void conn_upstream_failed(struct conn *c, int status, const char *why);
 
+/* conn_transparent.c: listens for connections redirected to brock at spec ("ADDR:PORT", or a
+ * port alone: every address, IPv4 and IPv6) on px's loop (px->transparent_listener), with
+ * IP_TRANSPARENT when brock may set it (TPROXY). Returns 0, or -1 with a sentence in err. */
+int conn_transparent_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* Stops taking connections at the SOCKS and transparent ports. */
+void conn_ways_close(struct proxy *px);
+
 /* conn_socks.c: listens for SOCKS5 clients at spec ("ADDR:PORT") on px's loop
  * (px->socks_listener). Returns 0, or -1 with a sentence in err. */
 int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
@@ -454,9 +482,11 @@ void conn_spare_cleanup(struct proxy *px);
  * none of the client's spoken connections ending with them, are counted as refusals of
  * brock's certificate (passthrough.h). */
 void conn_tls_quiet_due(struct proxy *px);
-/* Whether connecting to sa would reach brock's own listener (any local address on its port
- * when it listens on a wildcard). */
+/* Whether connecting to sa would reach one of brock's own listeners, the proxy's, SOCKS's or
+ * the transparent one (any local address on its port when it listens on a wildcard). */
 int upstream_is_self(const struct proxy *px, const struct sockaddr *sa);
+/* Whether sa's address (its port aside) is one of this machine's interfaces'. */
+int upstream_is_local_address(const struct sockaddr *sa);
 /* Whether c's target (host and port) names brock itself without asking DNS: an address
  * literal, a --resolve rule's address, or localhost. */
 int upstream_names_self(const struct conn *c);

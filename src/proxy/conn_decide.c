@@ -381,6 +381,7 @@ int conn_decide(struct conn *c, const char *path, size_t path_len)
         conn_learn_navigation(c);
     conn_note_load(c, d);
     conn_count_metrics(c->px, d);
+    c->px->metrics.by_way[c->way]++;
     conn_count_daily(c, d);
     conn_note_page_view(c, d);
     conn_log_decision(c, d);

@@ -52,13 +52,45 @@ void conn_flush_close(struct conn *c, const char *reason);
  * of memory. */
 int conn_client_events(struct conn *c) __attribute__((warn_unused_result));
 
+/* Whether c's client was answered before it spoke (SOCKS, or redirected to brock): it gets
+ * no CONNECT answer, and no HTTP answer inside its tunnel. */
+static inline int conn_answered_first(const struct conn *c)
+{
+    return c->way != CONN_WAY_PROXY;
+}
+
+/* " (SOCKS)", " (transparent)", or "" for a proxy's client: the end of its -v lines. */
+static inline const char *conn_way_note(const struct conn *c)
+{
+    return c->way == CONN_WAY_SOCKS         ? " (SOCKS)"
+           : c->way == CONN_WAY_TRANSPARENT ? " (transparent)"
+                                            : "";
+}
+
 /* conn_socks.c: a SOCKS5 client (CONN_SOCKS): its greeting and request read and answered, the
  * request decided as a CONNECT to where it asks; then (CONN_PEEK) what it speaks, from its
  * first bytes: TLS intercepted as a CONNECT's would be, plain HTTP read request by request, the
- * rest passed through (conn_socks_pass(), also when it sends nothing in TIMEOUT_PEEK). */
+ * rest passed through (conn_socks_pass(), also when it sends nothing in TIMEOUT_PEEK). A
+ * redirected client begins at CONN_PEEK (conn_transparent_peeked()). */
 void conn_do_socks(struct conn *c);
 void conn_do_peek(struct conn *c);
 void conn_socks_pass(struct conn *c);
+
+/* conn_socks.c: c's exchange becomes a CONNECT to host (as the client gave it) and port, and
+ * its tunnel_host and tunnel_port theirs. Returns 0, or -1 (host names no host: *bad is then 1;
+ * or out of memory: the connection ended). */
+int conn_tunnel_exchange(struct conn *c, const char *host, int port, int *bad);
+
+/* conn_transparent.c: what a redirected client's first bytes are (peek.h's kind, the TLS server
+ * name or "", and why when neither HTTP nor TLS), and c served accordingly: plain HTTP request
+ * by request, TLS intercepted or tunnelled as a CONNECT to its name, the rest passed through
+ * to where it was going. */
+void conn_transparent_peeked(struct conn *c, int kind, const char *name, const char *why);
+
+/* conn_transparent.c: the name of a plain request on a redirected connection: its Host
+ * header's host, normalised, into host (BROCK_HOST_MAX bytes); else where it was going, as an
+ * address. */
+void conn_transparent_host(const struct conn *c, char *host);
 
 /* Advances the state machine as far as it goes, then writes what it produced. */
 void conn_run(struct conn *c);

@@ -55,7 +55,7 @@ void conn_status(struct conn *c, int status, enum livelog_answer by)
     snprintf(ev->client, sizeof(ev->client), "%s", c->c_peer);
     ev->cleaned = x->cleaned;
     snprintf(ev->removed, sizeof(ev->removed), "%s", x->names->removed);
-    ev->socks = (unsigned char)c->socks;
+    ev->way = (unsigned char)c->way;
     if (x->d->tracker[0] && strcmp(x->d->tracker, ev->host) != 0) {
         snprintf(ev->via, sizeof(ev->via), "%s", x->d->tracker);
         ev->via_dns = (unsigned char)(x->d->via_dns != 0);

@@ -25,9 +25,13 @@ static int conn_parse_target(struct conn *c, const char *url, size_t len, const 
     x->is_https = 0;
     if ((c->intercepted || c->tunnel_plain) && !x->is_connect && url[0] == '/') {
         /* Inside an intercepted tunnel: origin form, for the host the tunnel was opened to;
-         * over plain HTTP inside a SOCKS client's. */
+         * over plain HTTP inside a SOCKS client's; for its Host header's host on a plain
+         * connection redirected to brock. */
         x->is_https = c->intercepted;
-        snprintf(nm->host, sizeof(nm->host), "%s", c->tunnel_host);
+        if (c->tunnel_plain && c->way == CONN_WAY_TRANSPARENT)
+            conn_transparent_host(c, nm->host);
+        else
+            snprintf(nm->host, sizeof(nm->host), "%s", c->tunnel_host);
         x->port = c->tunnel_port;
         *path = url;
         *path_len = len;

@@ -63,34 +63,45 @@ static void client_drain(struct conn *c, size_t n)
     evbuffer_drain(bufferevent_get_input(c->c_client.bev), n);
 }
 
-/* The exchange a SOCKS request stands for: a CONNECT to host and port. Returns 0, or -1 (the
- * connection then ended). */
-static int socks_exchange(struct conn *c, const struct socks_request *r)
+int conn_tunnel_exchange(struct conn *c, const char *host, int port, int *bad)
 {
     struct exchange *x = &c->c_ex;
-    int n;
 
+    *bad = 0;
     if (conn_exchange_reset(c) < 0) {
-        conn_out_of_memory(c, "starting a SOCKS request");
+        conn_out_of_memory(c, "starting a tunnel");
         return -1;
     }
-    n = brock_host_normalize(r->host, strlen(r->host), x->names->host);
-    if (n < 0) {
-        conn_log_failure(c, LOG_INFO, 0, "the SOCKS request names no host");
-        socks_answer(c, SOCKS_REP_FAILURE, NULL);
+    if (brock_host_normalize(host, strlen(host), x->names->host) < 0) {
+        *bad = 1;
         return -1;
     }
     snprintf(x->method, sizeof(x->method), "CONNECT");
     x->is_connect = 1;
-    x->port = r->port;
+    x->port = port;
     http_authority(x->names->host, x->port, 0, x->names->authority, sizeof(x->names->authority));
     mem_free(c->tunnel_host);
     if (!(c->tunnel_host = mem_strdup(x->names->host))) {
-        conn_out_of_memory(c, "starting a SOCKS request");
+        conn_out_of_memory(c, "starting a tunnel");
         return -1;
     }
-    c->tunnel_port = r->port;
+    c->tunnel_port = port;
     return 0;
+}
+
+/* The exchange a SOCKS request stands for: a CONNECT to host and port. Returns 0, or -1 (the
+ * connection then ended). */
+static int socks_exchange(struct conn *c, const struct socks_request *r)
+{
+    int bad;
+
+    if (conn_tunnel_exchange(c, r->host, r->port, &bad) == 0)
+        return 0;
+    if (bad) {
+        conn_log_failure(c, LOG_INFO, 0, "the SOCKS request names no host");
+        socks_answer(c, SOCKS_REP_FAILURE, NULL);
+    }
+    return -1;
 }
 
 /* The request read: refused, or decided and answered. */
@@ -179,7 +190,9 @@ void conn_socks_pass(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
 
-    if (!x->decided) {
+    /* A redirected connection brock cannot name is passed undecided: it was never for brock
+     * to judge (conn_transparent.c). */
+    if (!x->decided && !c->unnamed) {
         if (conn_decide(c, NULL, 0) < 0) {
             conn_out_of_memory(c, "deciding a SOCKS tunnel");
             return;
@@ -206,6 +219,10 @@ void conn_do_peek(struct conn *c)
 
     if (k == PEEK_MORE && len < PEEK_BYTES_MAX && !c->c_client.eof)
         return;
+    if (c->way == CONN_WAY_TRANSPARENT) {
+        conn_transparent_peeked(c, (int)k, name, why);
+        return;
+    }
     if (k == PEEK_HTTP) {
         /* A tunnel brock decided on: its line in the log says so before its requests'. */
         if (c->c_ex.decided)
@@ -253,7 +270,7 @@ static void on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct
         log_msg(LOG_ERR, "out of memory for a new connection; closed it");
         return;
     }
-    c->socks = 1;
+    c->way = CONN_WAY_SOCKS;
     conn_set_state(c, CONN_SOCKS);
 }
 
@@ -261,6 +278,7 @@ int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errl
 {
     struct sockaddr_storage ss;
     int slen = (int)sizeof(ss);
+    socklen_t got;
 
     memset(&ss, 0, sizeof(ss));
     if (listen_parse(spec, &ss, &slen) < 0) {
@@ -277,5 +295,10 @@ int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errl
         snprintf(err, errlen, "--socks %s: %s", spec, evutil_socket_error_to_string(e));
         return -1;
     }
+    /* Its address with the port it got, for upstream_is_self(). */
+    got = sizeof(px->socks_addr);
+    if (getsockname(evconnlistener_get_fd(px->socks_listener), (struct sockaddr *)&px->socks_addr,
+                    &got) < 0)
+        memcpy(&px->socks_addr, &ss, sizeof(ss));
     return 0;
 }

@@ -240,15 +240,16 @@ void conn_tunnel_ready(struct conn *c)
 {
     struct exchange *x = &c->c_ex;
 
-    /* A SOCKS client had its answer before it spoke: it goes on with what it sent. */
-    if (!c->socks && pump_printf(&c->c_client, CONNECT_ANSWER, REWRITE_VIA) < 0) {
+    /* A SOCKS or redirected client had its answer before it spoke: it goes on with what it
+     * sent. */
+    if (!conn_answered_first(c) && pump_printf(&c->c_client, CONNECT_ANSWER, REWRITE_VIA) < 0) {
         conn_out_of_memory(c, "answering a CONNECT");
         return;
     }
     conn_status(c, 200, LIVELOG_ANSWER_TUNNEL);
     x->resp_final = 1;
     conn_log_request(c);
-    if (c->socks || conn_connect_done(c) == 0)
+    if (conn_answered_first(c) || conn_connect_done(c) == 0)
         conn_start_tunnel(c);
     conn_run(c);
 }

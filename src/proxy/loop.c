@@ -415,9 +415,8 @@ static void listeners_close(struct proxy *px)
 {
     if (px->listener)
         evconnlistener_free(px->listener);
-    if (px->socks_listener)
-        evconnlistener_free(px->socks_listener);
-    px->listener = px->socks_listener = NULL;
+    conn_ways_close(px);
+    px->listener = NULL;
 }
 
 /* The first stopping signal: no new connection, nothing new answered; the exchanges in flight
@@ -653,7 +652,8 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     if (proxy_parts_init(px, err, errlen) < 0 || proxy_lists_init(px, o, err, errlen) < 0 ||
         proxy_tls_init(px, o, err, errlen) < 0 || proxy_loop_init(px, o, err, errlen) < 0 ||
         start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0 ||
-        (o->socks && conn_socks_listen(px, o->socks, err, errlen) < 0)) {
+        (o->socks && conn_socks_listen(px, o->socks, err, errlen) < 0) ||
+        (o->transparent && conn_transparent_listen(px, o->transparent, err, errlen) < 0)) {
         proxy_free(px);
         return NULL;
     }

@@ -4,6 +4,7 @@
 #include "proxy/proxy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -88,6 +89,31 @@ static int socks_check(const struct proxy_options *o, char *err, size_t errlen)
     return 0;
 }
 
+/* --transparent: a port, or an address and a port, and one process. Anyone may reach it: it
+ * serves only connections redirected to it, and of those only this machine's or --allow's.
+ * Returns 0, or -1 with err set. */
+static int transparent_check(const struct proxy_options *o, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    int slen = (int)sizeof(ss);
+    const char *spec = o->transparent;
+    size_t digits;
+
+    if (!spec)
+        return 0;
+    digits = strspn(spec, "0123456789");
+    if (!(digits > 0 && digits <= 5 && spec[digits] == '\0' && atoi(spec) <= 65535) &&
+        listen_parse(spec, &ss, &slen) < 0) {
+        snprintf(err, errlen, "--transparent '%s': expected PORT, ADDR:PORT or [IPV6]:PORT", spec);
+        return -1;
+    }
+    if (o->workers > 1) {
+        snprintf(err, errlen, "--transparent is served by one process: leave out --workers");
+        return -1;
+    }
+    return 0;
+}
+
 int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct resolve_table t = {NULL, 0};
@@ -96,7 +122,7 @@ int proxy_options_check(const struct proxy_options *o, char *err, size_t errlen)
     struct privs pv;
     int len = (int)sizeof(ss);
 
-    if (socks_check(o, err, errlen) < 0)
+    if (socks_check(o, err, errlen) < 0 || transparent_check(o, err, errlen) < 0)
         return -1;
     if (o->listen && listen_parse(o->listen, &ss, &len) < 0) {
         snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [IPV6]:PORT", o->listen);

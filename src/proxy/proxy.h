@@ -22,6 +22,8 @@ enum proxy_https {
 struct proxy_options {
     const char *listen;         /* "ADDR:PORT", "[V6]:PORT"; NULL: 127.0.0.1:8119 */
     const char *socks;          /* --socks ADDR:PORT: SOCKS5 clients there too; NULL: none */
+    const char *transparent;    /* --transparent [ADDR:]PORT: connections redirected to brock
+                                 * there too (nftables); NULL: none */
     const char *const *resolve; /* --resolve HOSTGLOB[:PORT]=ADDR:PORT specs, as given */
     size_t n_resolve;
     const char *upstream_ca;         /* extra trusted roots for upstream TLS, or NULL */

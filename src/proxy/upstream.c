@@ -105,6 +105,14 @@ static struct pool_entry *pool_take(struct proxy *px, const char *key, size_t le
     return NULL;
 }
 
+/* Whether c's upstream connection may serve others, and others' it. A redirected client's
+ * plain HTTP goes to the address it chose, which its Host header need not belong to: that
+ * connection is its own. Over TLS the server proved the name, wherever it was reached. */
+static int upstream_poolable(const struct conn *c)
+{
+    return !c->orig_dst || c->c_ex.is_https;
+}
+
 static void pool_put(struct conn *c)
 {
     struct proxy *px = c->px;
@@ -159,7 +167,7 @@ void upstream_release(struct conn *c, int reusable)
         pump_stop(&c->c_up);
         return;
     }
-    if (reusable && evbuffer_get_length(bufferevent_get_input(bev)) == 0 &&
+    if (reusable && upstream_poolable(c) && evbuffer_get_length(bufferevent_get_input(bev)) == 0 &&
         evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
         pool_put(c);
         pump_stop(&c->c_up);
@@ -176,7 +184,7 @@ void upstream_release(struct conn *c, int reusable)
 
 /* Whether addr is one of this machine's interface addresses. Asked only for a target on
  * brock's own port, so the interface list is read rarely. */
-static int is_local_interface(const struct sockaddr *sa)
+int upstream_is_local_address(const struct sockaddr *sa)
 {
     struct ifaddrs *all = NULL;
     int found = 0;
@@ -204,15 +212,15 @@ static int is_local_interface(const struct sockaddr *sa)
     return found;
 }
 
-int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
+/* Whether connecting to sa would reach the listener bound at l. */
+static int is_listener(const struct sockaddr *l, const struct sockaddr *sa)
 {
-    const struct sockaddr *l = (const struct sockaddr *)&px->listen_addr;
     struct sockaddr_storage lo;
 
     if (access_port(sa) == 0 || access_port(sa) != access_port(l))
         return 0;
     if (access_is_wildcard(l))
-        return access_is_loopback(sa) || access_is_wildcard(sa) || is_local_interface(sa);
+        return access_is_loopback(sa) || access_is_wildcard(sa) || upstream_is_local_address(sa);
     if (access_is_wildcard(sa)) {
         /* Connecting to 0.0.0.0 or :: reaches the loopback address of its family. */
         memset(&lo, 0, sizeof(lo));
@@ -229,6 +237,18 @@ int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
     return access_same_endpoint(sa, l);
 }
 
+int upstream_is_self(const struct proxy *px, const struct sockaddr *sa)
+{
+    const struct sockaddr_storage *ls[] = {&px->listen_addr, &px->socks_addr,
+                                           &px->transparent_addr};
+
+    for (size_t i = 0; i < sizeof(ls) / sizeof(ls[0]); i++) {
+        if (ls[i]->ss_family && is_listener((const struct sockaddr *)ls[i], sa))
+            return 1;
+    }
+    return 0;
+}
+
 int upstream_names_self(const struct conn *c)
 {
     const struct resolve_rule *rule = resolve_find(&c->px->resolve, c->c_ex.host, c->c_ex.port);
@@ -236,6 +256,9 @@ int upstream_names_self(const struct conn *c)
     size_t hl = strlen(c->c_ex.host);
     int len;
 
+    /* A redirected connection goes where it was going, whatever its name. */
+    if (c->orig_dst)
+        return upstream_is_self(c->px, &c->orig_dst->u.sa);
     if (rule)
         return upstream_is_self(c->px, (const struct sockaddr *)&rule->addr);
     if (resolve_literal(c->c_ex.host, c->c_ex.port, &ss, &len))
@@ -311,7 +334,9 @@ void upstream_start(struct conn *c)
         return;
     h2 = h2 && !h2up_known_h1(c);
     key_len = pool_key(c, key);
-    p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key, key_len);
+    p = c->c_ex.is_connect || c->c_ex.retried || !upstream_poolable(c)
+            ? NULL
+            : pool_take(px, key, key_len);
     if (p) {
         c->c_up.bev = p->bev;
         c->c_up.io = p->io;
@@ -326,8 +351,10 @@ void upstream_start(struct conn *c)
     /* Before the dial starts: an address literal or a --resolve rule is checked inside it. */
     if (h2 && !c->c_ex.retried)
         h2up_dialing(c);
-    if (dial_start(h2 ? &px->dial_h2 : &px->dial_up, c->c_ex.host, c->c_ex.port, c->c_up.io,
-                   check_address, on_dialed, c, &c->dial) < 0) {
+    if ((c->orig_dst ? dial_start_at(h2 ? &px->dial_h2 : &px->dial_up, c->orig_dst, c->c_ex.host,
+                                     c->c_up.io, check_address, on_dialed, c, &c->dial)
+                     : dial_start(h2 ? &px->dial_h2 : &px->dial_up, c->c_ex.host, c->c_ex.port,
+                                  c->c_up.io, check_address, on_dialed, c, &c->dial)) < 0) {
         h2up_cancel(c);
         conn_upstream_failed(c, 502, "brock could not connect upstream: out of memory");
     }

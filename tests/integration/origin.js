@@ -116,7 +116,7 @@ function htmlPage(q, req, res) {
 }
 
 // With tls ({ key, cert }), the same origin speaks HTTPS.
-function startOrigin({ cookieHost, tls } = {}) {
+function startOrigin({ cookieHost, tls, at = [0, '127.0.0.1'] } = {}) {
   const requests = [];
   const handler = (req, res) => {
     const host = (req.headers.host || '').replace(/:\d+$/, '');
@@ -184,8 +184,9 @@ function startOrigin({ cookieHost, tls } = {}) {
     if (head.length) socket.write(head);
     socket.pipe(socket);
   });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(...at, () => {
       resolve({
         port: server.address().port,
         requests,
