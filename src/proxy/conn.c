@@ -336,7 +336,8 @@ void conn_fail(struct conn *c, int status, const char *text)
     conn_log_failure(c, LOG_INFO, status, text);
     /* A SOCKS or redirected client's tunnel is answered already: it hears of a failure by the
      * close. */
-    if (!c->c_ex.resp_final && !(conn_answered_first(c) && c->c_ex.is_connect) &&
+    if (!c->c_ex.resp_final &&
+        !(conn_answered_first(c) && c->c_ex.is_connect && !c->tunnel_plain) &&
         conn_reply(c, status, text, 0) < 0)
         return;
     conn_flush_close(c, NULL);
@@ -940,6 +941,8 @@ void conn_free(struct conn *c)
         return;
     if (c->c_timer)
         event_free(c->c_timer);
+    if (c->tunnel_plain)
+        pool_forget(c);
     pump_stop(&c->c_client);
     pump_stop(&c->c_up);
     side_cleanup(&c->c_client);

@@ -455,6 +455,9 @@ void upstream_start(struct conn *c);
 void upstream_cancel(struct conn *c);
 void upstream_release(struct conn *c, int reusable);
 void pool_cleanup(struct proxy *px);
+/* A redirected client's own idle upstream connection (plain HTTP, kept for its next requests
+ * alone) closed with it. */
+void pool_forget(struct conn *c);
 /* The CNAME chain of DNS's answer a for host goes to the engine (brock_cname_chain_set()),
  * for c's decision and the later ones; upstream_on_names() is the same as px->dial_up's
  * names hook (its arg a struct conn). */

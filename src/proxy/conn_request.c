@@ -150,6 +150,14 @@ static int conn_take_undecided(struct conn *c, const char **path, size_t *path_l
                   "(http://, not https://)");
         return 1;
     }
+    /* A connection brock was given (SOCKS, redirected) goes where it was going: no tunnel
+     * opens inside it. */
+    if (x->is_connect && c->tunnel_plain) {
+        conn_fail(c, 405,
+                  "brock opens no tunnel inside a connection it was given (SOCKS or "
+                  "redirected)");
+        return 1;
+    }
     if (conn_parse_target(c, url, hh->line_len, path, path_len) < 0) {
         conn_fail(c, 400,
                   "brock cannot parse the request's target (expected http://HOST/PATH "

@@ -199,14 +199,32 @@ static void on_transparent_accept(struct evconnlistener *l, evutil_socket_t fd, 
     conn_set_state(c, CONN_PEEK);
 }
 
-/* The listening socket, bound with IP_TRANSPARENT when brock may set it. Returns it, or -1
- * with err set. */
-static evutil_socket_t transparent_socket(const struct sockaddr_storage *ss, int len,
-                                          const char *spec, char *err, size_t errlen)
+/* Whether ss is [::], every address. */
+static int wildcard6(const struct sockaddr_storage *ss)
+{
+    return ss->ss_family == AF_INET6 && !memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr,
+                                                &in6addr_any, sizeof(in6addr_any));
+}
+
+/* The listening socket, bound with IP_TRANSPARENT when brock may set it; [::] on a machine
+ * without IPv6 becomes 0.0.0.0 in ss. Returns it, or -1 with err set. */
+static evutil_socket_t transparent_socket(struct sockaddr_storage *ss, int len, const char *spec,
+                                          char *err, size_t errlen)
 {
     evutil_socket_t fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int on = 1, off = 0;
 
+    if (fd < 0 && errno == EAFNOSUPPORT && wildcard6(ss)) {
+        /* A machine without IPv6: every IPv4 address. */
+        struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+        int port = access_port((const struct sockaddr *)ss);
+
+        memset(ss, 0, sizeof(*ss));
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        len = (int)sizeof(*v4);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    }
     if (fd < 0) {
         snprintf(err, errlen, "--transparent %s: %s", spec, strerror(errno));
         return -1;

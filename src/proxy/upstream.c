@@ -61,13 +61,30 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
 }
 
 /* "[https:]host:port" into key (BROCK_HOST_MAX + 16 bytes); returns its length. Written by
- * hand, not with snprintf(): twice a request. */
+ * hand, not with snprintf(): twice a request. A redirected client's plain HTTP goes to the
+ * address it chose, which its Host header need not belong to: that connection is its own,
+ * "@ID" (its connection's id), for its next requests alone. Over TLS the server proved the
+ * name, wherever it was reached: the name's key. */
 static size_t pool_key(const struct conn *c, char *key)
 {
     size_t hl = strnlen(c->c_ex.host, BROCK_HOST_MAX - 1), n = 0;
-    char digits[12];
+    char digits[24];
     size_t nd = 0;
     unsigned port = (unsigned)c->c_ex.port;
+
+    if (c->orig_dst && !c->c_ex.is_https) {
+        uint64_t id = c->id;
+
+        key[n++] = '@';
+        do {
+            digits[nd++] = (char)('0' + id % 10);
+            id /= 10;
+        } while (id);
+        while (nd)
+            key[n++] = digits[--nd];
+        key[n] = '\0';
+        return n;
+    }
 
     /* A TLS connection is never reused for plain requests, nor the other way. */
     if (c->c_ex.is_https) {
@@ -105,14 +122,6 @@ static struct pool_entry *pool_take(struct proxy *px, const char *key, size_t le
     return NULL;
 }
 
-/* Whether c's upstream connection may serve others, and others' it. A redirected client's
- * plain HTTP goes to the address it chose, which its Host header need not belong to: that
- * connection is its own. Over TLS the server proved the name, wherever it was reached. */
-static int upstream_poolable(const struct conn *c)
-{
-    return !c->orig_dst || c->c_ex.is_https;
-}
-
 static void pool_put(struct conn *c)
 {
     struct proxy *px = c->px;
@@ -148,6 +157,25 @@ static void pool_put(struct conn *c)
     px->n_pool++;
 }
 
+void pool_forget(struct conn *c)
+{
+    struct pool_entry *p, *next;
+    char key[BROCK_HOST_MAX + 16];
+    int https = c->c_ex.is_https;
+    size_t key_len;
+
+    if (!c->orig_dst)
+        return;
+    c->c_ex.is_https = 0;
+    key_len = pool_key(c, key);
+    c->c_ex.is_https = https;
+    for (p = LIST_FIRST(&c->px->pool); p; p = next) {
+        next = LIST_NEXT(p, link);
+        if (same_key(p, key, key_len))
+            pool_drop(p);
+    }
+}
+
 void pool_cleanup(struct proxy *px)
 {
     while (!LIST_EMPTY(&px->pool))
@@ -167,7 +195,7 @@ void upstream_release(struct conn *c, int reusable)
         pump_stop(&c->c_up);
         return;
     }
-    if (reusable && upstream_poolable(c) && evbuffer_get_length(bufferevent_get_input(bev)) == 0 &&
+    if (reusable && evbuffer_get_length(bufferevent_get_input(bev)) == 0 &&
         evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
         pool_put(c);
         pump_stop(&c->c_up);
@@ -334,9 +362,7 @@ void upstream_start(struct conn *c)
         return;
     h2 = h2 && !h2up_known_h1(c);
     key_len = pool_key(c, key);
-    p = c->c_ex.is_connect || c->c_ex.retried || !upstream_poolable(c)
-            ? NULL
-            : pool_take(px, key, key_len);
+    p = c->c_ex.is_connect || c->c_ex.retried ? NULL : pool_take(px, key, key_len);
     if (p) {
         c->c_up.bev = p->bev;
         c->c_up.io = p->io;

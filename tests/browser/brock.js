@@ -18,8 +18,8 @@ const h = require('../integration/harness.js');
 //   upstreamCa: the CA (a PEM file) that signed the origin's certificates, for brock to trust;
 //   verbose: log every request (-v);
 //   setup: brock commands run on state first (each an argument list), each to succeed;
-//   global: options before `run`; args: more options of `run`; env, listen: as h.startBrock
-//     takes them;
+//   global: options before `run`; args: more options of `run`; env, listen, wrap (a command
+//     brock runs under, `ip netns exec NAME`): as h.startBrock takes them;
 //   browser: launch a Chromium through brock with these options of chromium.js's launch
 //     (trusting brock's CA when intercepting).
 // Resolves with h.startBrock's brock, and state, listen ("127.0.0.1:PORT"), ca (the path of
@@ -39,7 +39,7 @@ async function startProxy(state, opts = {}) {
     ...(opts.args || []),
   ];
   const b = await h.startBrock({ state, args, global: opts.global, env: opts.env,
-                                listen: opts.listen });
+                                listen: opts.listen, wrap: opts.wrap });
   b.state = state;
   b.listen = `127.0.0.1:${b.port}`;
   if (opts.intercept) b.ca = path.join(state, 'ca', 'ca.pem');

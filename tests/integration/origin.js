@@ -115,7 +115,8 @@ function htmlPage(q, req, res) {
   res.end(data);
 }
 
-// With tls ({ key, cert }), the same origin speaks HTTPS.
+// With tls ({ key, cert }), the same origin speaks HTTPS; at: [port, address] to listen at other
+// than a loopback port of the system's choosing.
 function startOrigin({ cookieHost, tls, at = [0, '127.0.0.1'] } = {}) {
   const requests = [];
   const handler = (req, res) => {
@@ -346,8 +347,9 @@ function startSlowOrigin(tag = 'slow', fill = bytes) {
 // (host: the Host header without its port). Every request is recorded first as { host,
 // path, headers (node's object of them), time (Date.now()) }. With tls ({ key, cert }) it
 // speaks HTTPS. Resolves with { port, requests, to(host[, path]): the requests to host (and
-// path), connections(): how many were made, close() }.
-function startSite(handle, { tls, h2 = false } = {}) {
+// path), connections(): how many were made, close() }. at: [port, address] to listen at other
+// than a loopback port of the system's choosing.
+function startSite(handle, { tls, h2 = false, at = [0, '127.0.0.1'] } = {}) {
   const requests = [];
   let connections = 0;
   const handler = (req, res) => {
@@ -367,8 +369,9 @@ function startSite(handle, { tls, h2 = false } = {}) {
   server.on('session', (sn) => { sessions.add(sn); sn.on('close', () => sessions.delete(sn)); });
   // A client that refuses the site's certificate is none of the site's business.
   server.on('tlsClientError', () => {});
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve({
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(...at, () => resolve({
       port: server.address().port,
       requests,
       to(host, p) { return requests.filter((r) => r.host === host && (!p || r.path === p)); },

@@ -57,10 +57,11 @@ async function rawInNs(host, port, data, ms) {
 const header = (rec, name) => rec.headers.filter(([n]) => n === name).map(([, v]) => v);
 
 before(flat(async () => {
-  ns = h.netns('brtp', '10.79.0.1/24', '10.79.0.2/24');
-  execFileSync('ip', ['-6', 'addr', 'add', 'fd79::1/64', 'dev', 'brtp-h', 'nodad']);
-  execFileSync(ns.exec[0], [...ns.exec.slice(1), 'ip', '-6', 'addr', 'add', 'fd79::2/64', 'dev', 'brtp-n',
-                      'nodad']);
+  // Interface names hold 15 bytes: the pid keeps two runs from taking each other's.
+  ns = h.netns(`tp${process.pid % 100000}`, '10.79.0.1/24', '10.79.0.2/24');
+  execFileSync('ip', ['-6', 'addr', 'add', 'fd79::1/64', 'dev', `${ns.name}-h`, 'nodad']);
+  execFileSync(ns.exec[0], [...ns.exec.slice(1), 'ip', '-6', 'addr', 'add', 'fd79::2/64', 'dev',
+                            `${ns.name}-n`, 'nodad']);
   certs = h.originCerts(tmp, ['secure.test', 'unseen.test', 'passed.test'],
                         'brock transparent test');
   origin = await startOrigin({ at: [80, ns.host] });
@@ -165,6 +166,15 @@ check('a connection made to the transparent port itself is refused, never looped
   assert.match(await get('/metrics'), /brock_transparent_refused_self_total 1\b/);
 });
 
+check('a CONNECT inside a redirected connection is refused: it goes where it was going',
+      async () => {
+  const r = await curl(['-X', 'CONNECT', '--request-target', 'elsewhere.test:443',
+                        'http://site-a.test/'], ['site-a.test:80']);
+  assert.equal(r.status, 405, r.stderr);
+  assert.equal(origin.requests.filter((x) => x.method === 'CONNECT').length, 0);
+  assert.match(brock.log(), /brock opens no tunnel inside a connection it was given/);
+});
+
 check('IPv6 is redirected too', async () => {
   const r = await curl(['http://v6.test/echo?n=v6'], ['v6.test:80:[fd79::1]']);
   assert.equal(r.status, 200, r.stderr);
@@ -232,6 +242,64 @@ check('the rules: printed for either set-up, bad options refused, removed whole'
   assert.equal(r.status, 200);
   const rec = origin.to('site-a.test').find((x) => x.path === '/echo?n=straight');
   assert.deepEqual(header(rec, 'dnt'), []);
+});
+
+check('a router: what its LAN sends is redirected by --gateway IFACE, served with --allow',
+      async () => {
+  // A router in a namespace of its own, linked to this one (the sites' side) and to a LAN
+  // namespace whose default route goes through it.
+  const tag = `g${process.pid % 100000}`;
+  const router = h.netns(`${tag}r`, '10.83.0.1/24', '10.83.0.2/24');
+  const lan = h.netns(`${tag}l`, '10.84.0.1/24', '10.84.0.2/24');
+  const ip = (...args) => execFileSync('ip', args);
+  ip('link', 'add', `${tag}x`, 'type', 'veth', 'peer', 'name', `${tag}y`);
+  ip('link', 'set', `${tag}x`, 'netns', router.name);
+  ip('link', 'set', `${tag}y`, 'netns', lan.name);
+  ip('-n', router.name, 'addr', 'add', '192.168.77.1/24', 'dev', `${tag}x`);
+  ip('-n', router.name, 'link', 'set', `${tag}x`, 'up');
+  ip('-n', lan.name, 'addr', 'add', '192.168.77.2/24', 'dev', `${tag}y`);
+  ip('-n', lan.name, 'link', 'set', `${tag}y`, 'up');
+  ip('-n', lan.name, 'route', 'add', 'default', 'via', '192.168.77.1');
+  const site = await startOrigin({ at: [80, router.host] });
+  const gw = await h.startBrock({ state: path.join(tmp, 'router-state'), wrap: router.exec,
+                                  listen: `${router.address}:0`, args: [
+    '-v', '--no-update', '--allow', '192.168.77.0/24', '--allow', '10.83.0.0/24',
+    '--dns', '127.0.0.1:9', '--transparent', String(PORT)] });
+  try {
+    let r = await h.run(router.exec[0], [...router.exec.slice(1), h.BROCK, 'transparent',
+                                         'rules', '--gateway', `${tag}x`, '--port', String(PORT),
+                                         '--apply']);
+    assert.equal(r.code, 0, r.stderr);
+    const fromLan = (n) => h.run(lan.exec[0], [...lan.exec.slice(1), 'curl', '-s', '--noproxy',
+      '*', '--max-time', '10', '--resolve', `site-g.test:80:${router.host}`, '-o', '/dev/null',
+      '-w', '%{http_code}', `http://site-g.test/echo?n=${n}`]);
+    r = await fromLan('lan');
+    assert.equal(r.stdout, '200', r.stderr);
+    let rec = site.to('site-g.test').find((x) => x.path === '/echo?n=lan');
+    assert.deepEqual(header(rec, 'dnt'), ['1']);
+    assert.match(gw.log(), /192\.168\.77\.2 GET site-g\.test 200 pass \(transparent\)/);
+    // TPROXY instead of REDIRECT: the destination left as it was, the connection delivered to
+    // brock's socket (IP_TRANSPARENT) by a mark and a local route.
+    r = await h.run(router.exec[0], [...router.exec.slice(1), h.BROCK, 'transparent', 'rules',
+                                     '--remove']);
+    assert.equal(r.code, 0, r.stderr);
+    const nft = `table inet by_tproxy {\n chain prerouting {\n` +
+      '  type filter hook prerouting priority mangle; policy accept;\n' +
+      `  iifname "${tag}x" meta l4proto tcp tcp dport 80 tproxy to :${PORT} meta mark set 1` +
+      ' accept\n }\n}\n';
+    r = await h.run(router.exec[0], [...router.exec.slice(1), 'sh', '-c',
+      `printf '%s' '${nft}' | nft -f - && ip rule add fwmark 1 lookup 100 && ` +
+      'ip route add local 0.0.0.0/0 dev lo table 100']);
+    assert.equal(r.code, 0, r.stderr);
+    r = await fromLan('tproxy');
+    assert.equal(r.stdout, '200', r.stderr);
+    rec = site.to('site-g.test').find((x) => x.path === '/echo?n=tproxy');
+    assert.deepEqual(header(rec, 'dnt'), ['1']);
+    assert.equal(gw.log().match(/192\.168\.77\.2 GET site-g\.test 200 pass/g).length, 2);
+  } finally {
+    await gw.stop();
+    await site.close();
+  }
 });
 
 check('a bad --transparent is refused at start', async () => {

@@ -465,6 +465,41 @@ static void test_cancel(void **state)
     assert_int_equal(o.called, 0);
 }
 
+/* dial_start_at(): the one address given, whatever a rule or DNS says of the name; the names
+ * hook not told; an address of no family refused. */
+static void test_at(void **state)
+{
+    struct world *w = *state;
+    struct outcome o = {.hook = 1};
+    struct dial_env env = {
+        .base = w->base, .dns = w->dns, .resolve = &w->resolve, .names = on_names};
+    struct dns_addr at = {.len = sizeof(struct sockaddr_in)};
+    struct timeval five = {5, 0};
+    struct dial *d;
+
+    /* The rule and DNS would send one.test elsewhere (127.0.0.3 refuses). */
+    add_rule(w, "one.test", "127.0.0.3");
+    at.u.v4.sin_family = AF_INET;
+    at.u.v4.sin_port = htons((uint16_t)w->port);
+    at.u.v4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(dial_start_at(&env, &at, "one.test", &io_tcp, on_refuse, on_dialed, &o, &d),
+                     0);
+    event_base_loopexit(w->base, &five);
+    while (!o.called)
+        event_base_loop(w->base, EVLOOP_ONCE);
+    assert_peer(o.bev, "127.0.0.1");
+    assert_int_equal(o.n_tried, 1);
+    assert_int_equal(o.n_names, 0);
+    assert_int_equal(w->dns_queries, 0);
+    bufferevent_free(o.bev);
+    at.u.sa.sa_family = AF_UNIX;
+    assert_int_equal(dial_start_at(&env, &at, "one.test", &io_tcp, NULL, on_dialed, &o, &d), -1);
+    assert_null(d);
+    at.u.sa.sa_family = AF_INET;
+    at.len = 0;
+    assert_int_equal(dial_start_at(&env, &at, "one.test", &io_tcp, NULL, on_dialed, &o, &d), -1);
+}
+
 static void test_needs_tls_context(void **state)
 {
     struct world *w = *state;
@@ -513,6 +548,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_at, setup, teardown),
         cmocka_unit_test_setup_teardown(test_needs_tls_context, setup, teardown),
         cmocka_unit_test(test_eai_text),
     };
