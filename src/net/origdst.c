@@ -38,6 +38,7 @@ int orig_dst(int fd, struct dns_addr *out, enum orig_how *how)
     socklen_t len = sizeof(local);
 
     memset(out, 0, sizeof(*out));
+    memset(&local, 0, sizeof(local));
     if (getsockname(fd, (struct sockaddr *)&local, &len) < 0)
         return -1;
     if (local.ss_family != AF_INET && local.ss_family != AF_INET6) {

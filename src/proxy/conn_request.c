@@ -128,6 +128,28 @@ static void conn_forward(struct conn *c, const char *path, size_t path_len)
     upstream_start(c);
 }
 
+/* A CONNECT brock will not open, refused: returns 1, else 0. */
+static int conn_refuse_tunnel(struct conn *c)
+{
+    /* TLS to brock's own port carries its pages, and requests to forward, but no tunnel:
+     * its bytes would have to be TLS inside TLS. */
+    if (c->pages_tls) {
+        conn_fail(c, 403,
+                  "brock opens no tunnel inside TLS to itself: use it as an HTTP proxy "
+                  "(http://, not https://)");
+        return 1;
+    }
+    /* A connection brock was given (SOCKS, redirected) goes where it was going: no tunnel
+     * opens inside it. */
+    if (c->tunnel_plain) {
+        conn_fail(c, 405,
+                  "brock opens no tunnel inside a connection it was given (SOCKS or "
+                  "redirected)");
+        return 1;
+    }
+    return 0;
+}
+
 /* What brock answers or takes over before any decision: a page of its own, a target it cannot
  * parse, a request for its own address, a report of its script, a tunnel it intercepts.
  * Returns 1 when the request was taken so, else 0 with the target's path in *path. */
@@ -142,22 +164,8 @@ static int conn_take_undecided(struct conn *c, const char **path, size_t *path_l
         conn_answer_local(c);
         return 1;
     }
-    /* TLS to brock's own port carries its pages, and requests to forward, but no tunnel:
-     * its bytes would have to be TLS inside TLS. */
-    if (x->is_connect && c->pages_tls) {
-        conn_fail(c, 403,
-                  "brock opens no tunnel inside TLS to itself: use it as an HTTP proxy "
-                  "(http://, not https://)");
+    if (x->is_connect && conn_refuse_tunnel(c))
         return 1;
-    }
-    /* A connection brock was given (SOCKS, redirected) goes where it was going: no tunnel
-     * opens inside it. */
-    if (x->is_connect && c->tunnel_plain) {
-        conn_fail(c, 405,
-                  "brock opens no tunnel inside a connection it was given (SOCKS or "
-                  "redirected)");
-        return 1;
-    }
     if (conn_parse_target(c, url, hh->line_len, path, path_len) < 0) {
         conn_fail(c, 400,
                   "brock cannot parse the request's target (expected http://HOST/PATH "

@@ -242,6 +242,24 @@ void conn_do_peek(struct conn *c)
 
 /* ---- the SOCKS port ---- */
 
+struct conn *conn_accept_way(struct proxy *px, evutil_socket_t fd, const struct sockaddr *sa,
+                             char *who, size_t size, enum conn_way way)
+{
+    struct conn *c;
+
+    admit_address(sa, who, size);
+    if (!admit_room(px, who)) {
+        evutil_closesocket(fd);
+        return NULL;
+    }
+    if (!(c = conn_new(px, fd, sa))) {
+        log_msg(LOG_ERR, "out of memory for a new connection; closed it");
+        return NULL;
+    }
+    c->way = way;
+    return c;
+}
+
 /* A SOCKS5 client: admitted as any, then its greeting read (conn_socks.c). A client brock
  * does not serve is closed without a word: an HTTP refusal means nothing to it. */
 static void on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
@@ -261,17 +279,8 @@ static void on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct
         evutil_closesocket(fd);
         return;
     }
-    admit_address(sa, who, sizeof(who));
-    if (!admit_room(px, who)) {
-        evutil_closesocket(fd);
-        return;
-    }
-    if (!(c = conn_new(px, fd, sa))) {
-        log_msg(LOG_ERR, "out of memory for a new connection; closed it");
-        return;
-    }
-    c->way = CONN_WAY_SOCKS;
-    conn_set_state(c, CONN_SOCKS);
+    if ((c = conn_accept_way(px, fd, sa, who, sizeof(who), CONN_WAY_SOCKS)) != NULL)
+        conn_set_state(c, CONN_SOCKS);
 }
 
 int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errlen)

@@ -20,7 +20,6 @@
 
 #include "http/head.h"
 #include "net/origdst.h"
-#include "proxy/admit.h"
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "proxy/peek.h"
@@ -180,17 +179,13 @@ static void on_transparent_accept(struct evconnlistener *l, evutil_socket_t fd, 
         evutil_closesocket(fd);
         return;
     }
-    (void)how;
-    admit_address(sa, who, sizeof(who));
-    if (!admit_room(px, who)) {
-        evutil_closesocket(fd);
-        return;
+    if (log_enabled(LOG_DEBUG)) {
+        access_name(&dst.u.sa, to, sizeof(to));
+        log_msg(LOG_DEBUG, "%s: redirected, going to %s (%s)", who, to,
+                how == ORIG_NAT ? "REDIRECT" : "TPROXY");
     }
-    if (!(c = conn_new(px, fd, sa))) {
-        log_msg(LOG_ERR, "out of memory for a new connection; closed it");
+    if (!(c = conn_accept_way(px, fd, sa, who, sizeof(who), CONN_WAY_TRANSPARENT)))
         return;
-    }
-    c->way = CONN_WAY_TRANSPARENT;
     if (!(c->orig_dst = mem_malloc(sizeof(*c->orig_dst)))) {
         conn_close(c, "out of memory for a redirected connection");
         return;

@@ -60,6 +60,22 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
     pool_drop(arg);
 }
 
+/* v in decimal at key + n, then a NUL; returns the new length. */
+static size_t key_decimal(char *key, size_t n, uint64_t v)
+{
+    char digits[24];
+    size_t nd = 0;
+
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (nd)
+        key[n++] = digits[--nd];
+    key[n] = '\0';
+    return n;
+}
+
 /* "[https:]host:port" into key (BROCK_HOST_MAX + 16 bytes); returns its length. Written by
  * hand, not with snprintf(): twice a request. A redirected client's plain HTTP goes to the
  * address it chose, which its Host header need not belong to: that connection is its own,
@@ -68,40 +84,20 @@ static void pool_on_event(struct bufferevent *bev, short what, void *arg)
 static size_t pool_key(const struct conn *c, char *key)
 {
     size_t hl = strnlen(c->c_ex.host, BROCK_HOST_MAX - 1), n = 0;
-    char digits[24];
-    size_t nd = 0;
-    unsigned port = (unsigned)c->c_ex.port;
 
     if (c->orig_dst && !c->c_ex.is_https) {
-        uint64_t id = c->id;
-
-        key[n++] = '@';
-        do {
-            digits[nd++] = (char)('0' + id % 10);
-            id /= 10;
-        } while (id);
-        while (nd)
-            key[n++] = digits[--nd];
-        key[n] = '\0';
-        return n;
+        key[0] = '@';
+        return key_decimal(key, 1, c->id);
     }
-
     /* A TLS connection is never reused for plain requests, nor the other way. */
     if (c->c_ex.is_https) {
-        memcpy(key, "https:", 6);
+        memcpy(key, "https:", 7);
         n = 6;
     }
     memcpy(key + n, c->c_ex.host, hl);
     n += hl;
     key[n++] = ':';
-    do {
-        digits[nd++] = (char)('0' + port % 10);
-        port /= 10;
-    } while (port);
-    while (nd)
-        key[n++] = digits[--nd];
-    key[n] = '\0';
-    return n;
+    return key_decimal(key, n, (uint64_t)c->c_ex.port);
 }
 
 static int same_key(const struct pool_entry *p, const char *key, size_t len)

@@ -98,4 +98,16 @@ function imagePage(images) {
   };
 }
 
-module.exports = { launch, trustCa, imagePage, EXECUTABLE, GIF };
+// The page at url opened in a new tab of context, then closed: whether each of its images
+// loaded, { id: true or false }.
+async function imagesLoaded(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+  const got = await page.evaluate(() => Object.fromEntries([...document.images]
+    .map((i) => [i.id, i.naturalWidth > 0])));
+  await page.close();
+  return got;
+}
+
+module.exports = { launch, trustCa, imagePage, imagesLoaded, EXECUTABLE, GIF };

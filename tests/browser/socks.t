@@ -11,7 +11,7 @@ const path = require('node:path');
 const { startSite } = require('../integration/origin.js');
 const h = require('../integration/harness.js');
 const { startProxy } = require('./brock.js');
-const { launch, imagePage } = require('./chromium.js');
+const { launch, imagePage, imagesLoaded } = require('./chromium.js');
 const { flat } = h;
 
 const tmp = h.tmpdir('socks-browser-t');
@@ -44,15 +44,7 @@ after(async () => {
 });
 
 // The page at url opened; whether each of its images loaded.
-async function images(url) {
-  const page = await browser.context.newPage();
-  await page.goto(url);
-  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
-  const got = await page.evaluate(() => Object.fromEntries([...document.images]
-    .map((i) => [i.id, i.naturalWidth > 0])));
-  await page.close();
-  return got;
-}
+const images = (url) => imagesLoaded(browser.context, url);
 
 check('a plain-HTTP page through SOCKS: its own image loads, a blocked tracker does not',
   async () => {
