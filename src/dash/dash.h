@@ -28,6 +28,8 @@
 struct dash_counters {
     uint64_t requests, blocked, cookieblocked, tunnels, learned;
     uint64_t cleaned;                /* URLs with tracking parameters taken out */
+    uint64_t ways[3];                /* requests by the way their client came in: as a proxy's,
+                                        through SOCKS, redirected (livelog_way_name()) */
     size_t connections;              /* open now */
     uint64_t cut, refused;           /* connections closed to make room for others; refused with 503
                                      as none could be */

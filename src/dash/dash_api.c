@@ -226,11 +226,11 @@ static json_t *pause_json(const struct brock_engine *e)
 
 /* {proxy, socks, transparent}: the requests decided since brock started, by the way their
  * client came in; NULL when out of memory. */
-static json_t *ways_json(const struct metrics *m)
+static json_t *ways_json(const struct dash_counters *n)
 {
-    return json_pack("{s:I, s:I, s:I}", livelog_way_name(0), (json_int_t)(m ? m->by_way[0] : 0),
-                     livelog_way_name(1), (json_int_t)(m ? m->by_way[1] : 0), livelog_way_name(2),
-                     (json_int_t)(m ? m->by_way[2] : 0));
+    return json_pack("{s:I, s:I, s:I}", livelog_way_name(0), (json_int_t)n->ways[0],
+                     livelog_way_name(1), (json_int_t)n->ways[1], livelog_way_name(2),
+                     (json_int_t)n->ways[2]);
 }
 
 int dash_api_status(struct dash_call *x)
@@ -264,7 +264,7 @@ int dash_api_status(struct dash_call *x)
         (json_int_t)n.cut, "connections_refused", (json_int_t)n.refused, "cleaned",
         (json_int_t)n.cleaned);
     pause = pause_json(x->e);
-    ways = ways_json(h->metrics);
+    ways = ways_json(&n);
     if (!x->json || !pause || json_object_update(x->json, pause) < 0 || !ways ||
         json_object_set(json_object_get(x->json, "since_start"), "by_way", ways) < 0) {
         json_decref(pause);

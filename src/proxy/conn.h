@@ -32,6 +32,7 @@
 #include "proxy/rewrite.h"
 #include "proxy/side.h"
 #include "proxy/widgetallow.h"
+#include "proxy/workers.h"
 #include "util/buf.h"
 #include "util/strmap.h"
 
@@ -436,19 +437,16 @@ void conn_free(struct conn *c);
 void conn_upstream_ready(struct conn *c);
 void conn_upstream_failed(struct conn *c, int status, const char *why);
 
-/* conn_transparent.c: listens for connections redirected to brock at spec ("ADDR:PORT", or a
- * port alone: every address, IPv4 and IPv6) on px's loop (px->transparent_listener), with
- * IP_TRANSPARENT when brock may set it (TPROXY). Returns 0, or -1 with a sentence in err. */
-int conn_transparent_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
+/* conn_transparent.c: takes connections at port p on px's loop (px->socks_listener or
+ * transparent_listener): SOCKS5 clients at spec ("ADDR:PORT"), or connections redirected to
+ * brock (spec "ADDR:PORT", or a port alone: every address, IPv4 and IPv6; IP_TRANSPARENT when
+ * brock may set it, for TPROXY). A worker takes the socket its parent bound. Returns 0, or -1
+ * with a sentence in err. */
+int conn_way_listen(struct proxy *px, enum way_port p, const char *spec, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
-/* Stops taking connections at the SOCKS and transparent ports. */
-void conn_ways_close(struct proxy *px);
-
-/* conn_socks.c: listens for SOCKS5 clients at spec ("ADDR:PORT") on px's loop
- * (px->socks_listener). Returns 0, or -1 with a sentence in err. */
-int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
-    __attribute__((warn_unused_result));
+/* conn_transparent.c: no connection is taken any more, at any port. */
+void conn_listeners_close(struct proxy *px);
 
 /* upstream.c: connections to origins, and the pool of idle ones. */
 void upstream_start(struct conn *c);

@@ -73,6 +73,9 @@ static inline const char *conn_way_note(const struct conn *c)
  * rest passed through (conn_socks_pass(), also when it sends nothing in TIMEOUT_PEEK). A
  * redirected client begins at CONN_PEEK (conn_transparent_peeked()). */
 void conn_do_socks(struct conn *c);
+/* conn_socks.c: the SOCKS port's accept callback (conn_way_listen()). */
+void conn_on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+                          int len, void *arg);
 /* conn_socks.c: a client of the SOCKS or transparent port, allowed there, admitted as any
  * (who, size bytes, becomes its name for the per-client limits) and made a connection come in
  * that way; NULL when refused for room or out of memory (fd closed then). */

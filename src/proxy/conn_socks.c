@@ -262,8 +262,8 @@ struct conn *conn_accept_way(struct proxy *px, evutil_socket_t fd, const struct 
 
 /* A SOCKS5 client: admitted as any, then its greeting read (conn_socks.c). A client brock
  * does not serve is closed without a word: an HTTP refusal means nothing to it. */
-static void on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
-                            int len, void *arg)
+void conn_on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+                          int len, void *arg)
 {
     struct proxy *px = arg;
     char who[80];
@@ -281,33 +281,4 @@ static void on_socks_accept(struct evconnlistener *l, evutil_socket_t fd, struct
     }
     if ((c = conn_accept_way(px, fd, sa, who, sizeof(who), CONN_WAY_SOCKS)) != NULL)
         conn_set_state(c, CONN_SOCKS);
-}
-
-int conn_socks_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
-{
-    struct sockaddr_storage ss;
-    int slen = (int)sizeof(ss);
-    socklen_t got;
-
-    memset(&ss, 0, sizeof(ss));
-    if (listen_parse(spec, &ss, &slen) < 0) {
-        snprintf(err, errlen, "--socks %s: expected ADDR:PORT or [IPV6]:PORT", spec);
-        return -1;
-    }
-    px->socks_listener =
-        evconnlistener_new_bind(px->base, on_socks_accept, px,
-                                LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
-                                LIMIT_LISTEN_BACKLOG, (struct sockaddr *)&ss, slen);
-    if (!px->socks_listener) {
-        int e = EVUTIL_SOCKET_ERROR();
-
-        snprintf(err, errlen, "--socks %s: %s", spec, evutil_socket_error_to_string(e));
-        return -1;
-    }
-    /* Its address with the port it got, for upstream_is_self(). */
-    got = sizeof(px->socks_addr);
-    if (getsockname(evconnlistener_get_fd(px->socks_listener), (struct sockaddr *)&px->socks_addr,
-                    &got) < 0)
-        memcpy(&px->socks_addr, &ss, sizeof(ss));
-    return 0;
 }

@@ -23,6 +23,7 @@
 #include "proxy/conn_internal.h"
 #include "proxy/limits.h"
 #include "proxy/peek.h"
+#include "proxy/proxy.h"
 #include "proxy/workers.h"
 #include "util/alloc.h"
 #include "util/log.h"
@@ -194,94 +195,55 @@ static void on_transparent_accept(struct evconnlistener *l, evutil_socket_t fd, 
     conn_set_state(c, CONN_PEEK);
 }
 
-/* Whether ss is [::], every address. */
-static int wildcard6(const struct sockaddr_storage *ss)
+int conn_way_listen(struct proxy *px, enum way_port p, const char *spec, char *err, size_t errlen)
 {
-    return ss->ss_family == AF_INET6 && !memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr,
-                                                &in6addr_any, sizeof(in6addr_any));
-}
+    const char *opt = p == WAY_PORT_SOCKS ? "--socks" : "--transparent";
+    struct sockaddr_storage ss,
+        *bound = p == WAY_PORT_SOCKS ? &px->socks_addr : &px->transparent_addr;
+    struct evconnlistener **l =
+        p == WAY_PORT_SOCKS ? &px->socks_listener : &px->transparent_listener;
+    socklen_t got = sizeof(*bound);
+    int len = (int)sizeof(ss);
+    evutil_socket_t fd = px->opts->worker ? px->opts->worker->way_fds[p] : -1;
 
-/* The listening socket, bound with IP_TRANSPARENT when brock may set it; [::] on a machine
- * without IPv6 becomes 0.0.0.0 in ss. Returns it, or -1 with err set. */
-static evutil_socket_t transparent_socket(struct sockaddr_storage *ss, int len, const char *spec,
-                                          char *err, size_t errlen)
-{
-    evutil_socket_t fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int on = 1, off = 0;
-
-    if (fd < 0 && errno == EAFNOSUPPORT && wildcard6(ss)) {
-        /* A machine without IPv6: every IPv4 address. */
-        struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
-        int port = access_port((const struct sockaddr *)ss);
-
-        memset(ss, 0, sizeof(*ss));
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        len = (int)sizeof(*v4);
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    }
+    /* A worker's was bound by the parent. */
     if (fd < 0) {
-        snprintf(err, errlen, "--transparent %s: %s", spec, strerror(errno));
-        return -1;
+        memset(&ss, 0, sizeof(ss));
+        if (way_parse(p, spec, &ss, &len) < 0) {
+            snprintf(err, errlen, "%s %s: expected %s", opt, spec,
+                     p == WAY_PORT_SOCKS ? "ADDR:PORT or [IPV6]:PORT"
+                                         : "PORT, ADDR:PORT or [IPV6]:PORT");
+            return -1;
+        }
+        if ((fd = way_socket(p, &ss, &len, 0)) < 0) {
+            snprintf(err, errlen, "%s %s: %s", opt, spec, strerror(errno));
+            return -1;
+        }
     }
-    /* TPROXY delivers connections for any address to a listener marked so; REDIRECT needs
-     * no mark, and brock without CAP_NET_ADMIN serves REDIRECT alone. */
-    if (orig_transparent(fd, ss->ss_family) < 0)
-        log_msg(LOG_DEBUG, "--transparent %s: no IP_TRANSPARENT (%s): REDIRECT only, no TPROXY",
-                spec, strerror(errno));
-    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
-        (ss->ss_family == AF_INET6 &&
-         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0) ||
-        bind(fd, (const struct sockaddr *)ss, (socklen_t)len) < 0 ||
-        listen(fd, LIMIT_LISTEN_BACKLOG) < 0) {
-        snprintf(err, errlen, "--transparent %s: %s", spec, strerror(errno));
+    if (getsockname(fd, (struct sockaddr *)bound, &got) < 0) {
+        snprintf(err, errlen, "%s %s: %s", opt, spec, strerror(errno));
         close(fd);
         return -1;
     }
-    return fd;
-}
-
-int conn_transparent_listen(struct proxy *px, const char *spec, char *err, size_t errlen)
-{
-    struct sockaddr_storage ss;
-    socklen_t got = sizeof(ss);
-    int slen = (int)sizeof(ss);
-    char any[16];
-    evutil_socket_t fd;
-
-    memset(&ss, 0, sizeof(ss));
-    /* A port alone: every address, as a router's REDIRECT goes to its LAN address and this
-     * machine's to loopback. */
-    if (spec[strspn(spec, "0123456789")] == '\0' && strlen(spec) <= 5) {
-        snprintf(any, sizeof(any), "[::]:%s", spec);
-        spec = any;
-    }
-    if (listen_parse(spec, &ss, &slen) < 0) {
-        snprintf(err, errlen, "--transparent %s: expected PORT, ADDR:PORT or [IPV6]:PORT", spec);
-        return -1;
-    }
-    if ((fd = transparent_socket(&ss, slen, spec, err, errlen)) < 0)
-        return -1;
-    if (getsockname(fd, (struct sockaddr *)&px->transparent_addr, &got) < 0) {
-        snprintf(err, errlen, "--transparent %s: %s", spec, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    px->transparent_listener = evconnlistener_new(
-        px->base, on_transparent_accept, px, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
-    if (!px->transparent_listener) {
-        snprintf(err, errlen, "--transparent %s: out of memory", spec);
+    /* Listening already: a backlog of 0 says so to libevent. */
+    *l = evconnlistener_new(px->base,
+                            p == WAY_PORT_SOCKS ? conn_on_socks_accept : on_transparent_accept, px,
+                            LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+    if (!*l) {
+        snprintf(err, errlen, "%s %s: out of memory", opt, spec);
         close(fd);
         return -1;
     }
     return 0;
 }
 
-void conn_ways_close(struct proxy *px)
+void conn_listeners_close(struct proxy *px)
 {
+    if (px->listener)
+        evconnlistener_free(px->listener);
     if (px->socks_listener)
         evconnlistener_free(px->socks_listener);
     if (px->transparent_listener)
         evconnlistener_free(px->transparent_listener);
-    px->socks_listener = px->transparent_listener = NULL;
+    px->listener = px->socks_listener = px->transparent_listener = NULL;
 }

@@ -186,11 +186,10 @@ static void on_accept_error(struct evconnlistener *l, void *arg)
     }
 }
 
-/* This worker's counters into its slot, where the other workers read them. */
-static void publish_counters(const struct proxy *px)
+/* The counters of this process as they are now, by slot. */
+static void counters_now(const struct proxy *px, uint64_t v[SLOT_COUNT])
 {
-    const struct proxy_worker *w = px->opts->worker;
-    const uint64_t v[SLOT_COUNT] = {
+    const uint64_t now[SLOT_COUNT] = {
         [SLOT_REQUESTS] = px->n_requests,
         [SLOT_BLOCKED] = px->n_blocked,
         [SLOT_COOKIEBLOCKED] = px->n_cookieblocked,
@@ -200,10 +199,23 @@ static void publish_counters(const struct proxy *px)
         [SLOT_CUT] = px->admit.total_cut,
         [SLOT_REFUSED] = px->admit.total_refused,
         [SLOT_CLEANED] = px->n_cleaned,
+        [SLOT_WAY_PROXY] = px->metrics.by_way[CONN_WAY_PROXY],
+        [SLOT_WAY_SOCKS] = px->metrics.by_way[CONN_WAY_SOCKS],
+        [SLOT_WAY_TRANSPARENT] = px->metrics.by_way[CONN_WAY_TRANSPARENT],
     };
+
+    memcpy(v, now, sizeof(now));
+}
+
+/* This worker's counters into its slot, where the other workers read them. */
+static void publish_counters(const struct proxy *px)
+{
+    const struct proxy_worker *w = px->opts->worker;
+    uint64_t v[SLOT_COUNT];
 
     if (!w)
         return;
+    counters_now(px, v);
     for (int k = 0; k < SLOT_COUNT; k++)
         __atomic_store_n(&w->slots[w->index].v[k], v[k], __ATOMIC_RELAXED);
 }
@@ -410,15 +422,6 @@ static void on_grace_over(evutil_socket_t fd, short what, void *arg)
     stop_now(px);
 }
 
-/* No connection is taken any more, at either port. */
-static void listeners_close(struct proxy *px)
-{
-    if (px->listener)
-        evconnlistener_free(px->listener);
-    conn_ways_close(px);
-    px->listener = NULL;
-}
-
 /* The first stopping signal: no new connection, nothing new answered; the exchanges in flight
  * finish within --grace, after which (or once the last one is done) the loop ends. */
 static void drain(struct proxy *px, const char *name)
@@ -428,7 +431,7 @@ static void drain(struct proxy *px, const char *name)
 
     px->draining = 1;
     notify_stopping(px);
-    listeners_close(px);
+    conn_listeners_close(px);
     for (c = LIST_FIRST(&px->conns); c; c = next) {
         next = LIST_NEXT(c, link);
         conn_stop(c);
@@ -652,8 +655,9 @@ struct proxy *proxy_new(const struct proxy_options *o, char *err, size_t errlen)
     if (proxy_parts_init(px, err, errlen) < 0 || proxy_lists_init(px, o, err, errlen) < 0 ||
         proxy_tls_init(px, o, err, errlen) < 0 || proxy_loop_init(px, o, err, errlen) < 0 ||
         start_listener(px, o->listen ? o->listen : PROXY_DEFAULT_LISTEN, err, errlen) < 0 ||
-        (o->socks && conn_socks_listen(px, o->socks, err, errlen) < 0) ||
-        (o->transparent && conn_transparent_listen(px, o->transparent, err, errlen) < 0)) {
+        (o->socks && conn_way_listen(px, WAY_PORT_SOCKS, o->socks, err, errlen) < 0) ||
+        (o->transparent &&
+         conn_way_listen(px, WAY_PORT_TRANSPARENT, o->transparent, err, errlen) < 0)) {
         proxy_free(px);
         return NULL;
     }
@@ -696,36 +700,29 @@ static void on_dash_counters(void *arg, struct dash_counters *out)
 {
     const struct proxy *px = arg;
     const struct proxy_worker *w = px->opts->worker;
+    uint64_t sum[SLOT_COUNT] = {0};
 
     if (w) {
-        uint64_t sum[SLOT_COUNT] = {0};
-
         publish_counters(px);
         for (unsigned i = 0; i <= w->count; i++)
             for (int k = 0; k < SLOT_COUNT; k++)
                 sum[k] += __atomic_load_n(&w->slots[i].v[k], __ATOMIC_RELAXED);
-        out->requests = sum[SLOT_REQUESTS];
-        out->blocked = sum[SLOT_BLOCKED];
-        out->cookieblocked = sum[SLOT_COOKIEBLOCKED];
-        out->tunnels = sum[SLOT_TUNNELS];
-        out->learned = sum[SLOT_LEARNED];
-        out->connections = (size_t)sum[SLOT_CONNECTIONS];
-        out->cut = sum[SLOT_CUT];
-        out->refused = sum[SLOT_REFUSED];
-        out->cleaned = sum[SLOT_CLEANED];
-        return;
+    } else {
+        counters_now(px, sum);
+        if (px->dnt)
+            dntcheck_counts(px->dnt, out->dnt);
     }
-    out->requests = px->n_requests;
-    out->blocked = px->n_blocked;
-    out->cookieblocked = px->n_cookieblocked;
-    out->tunnels = px->n_tunnels;
-    out->learned = px->n_learned;
-    out->connections = px->n_conns;
-    out->cut = px->admit.total_cut;
-    out->refused = px->admit.total_refused;
-    out->cleaned = px->n_cleaned;
-    if (px->dnt)
-        dntcheck_counts(px->dnt, out->dnt);
+    out->requests = sum[SLOT_REQUESTS];
+    out->blocked = sum[SLOT_BLOCKED];
+    out->cookieblocked = sum[SLOT_COOKIEBLOCKED];
+    out->tunnels = sum[SLOT_TUNNELS];
+    out->learned = sum[SLOT_LEARNED];
+    out->connections = (size_t)sum[SLOT_CONNECTIONS];
+    out->cut = sum[SLOT_CUT];
+    out->refused = sum[SLOT_REFUSED];
+    out->cleaned = sum[SLOT_CLEANED];
+    for (int i = 0; i < 3; i++)
+        out->ways[i] = sum[SLOT_WAY_PROXY + i];
 }
 
 /* Whether brock sees inside HTTPS, and why, in a person's words. */
@@ -887,7 +884,7 @@ static int proxy_stop(struct proxy *px, struct brock_engine *e, int rc)
 {
     if (!px->draining)
         notify_stopping(px);
-    listeners_close(px);
+    conn_listeners_close(px);
     while (!LIST_EMPTY(&px->conns))
         conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);
@@ -951,7 +948,7 @@ void proxy_free(struct proxy *px)
 {
     if (!px)
         return;
-    listeners_close(px);
+    conn_listeners_close(px);
     while (!LIST_EMPTY(&px->conns))
         conn_close(LIST_FIRST(&px->conns), "brock is stopping");
     on_reap(-1, 0, px);

@@ -38,6 +38,22 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len)
     return 0;
 }
 
+int way_parse(enum way_port p, const char *spec, struct sockaddr_storage *ss, int *len)
+{
+    size_t digits = strspn(spec, "0123456789");
+    char any[16];
+
+    /* A port alone: every address, as a router's REDIRECT goes to its LAN address and this
+     * machine's to loopback. */
+    if (p == WAY_PORT_TRANSPARENT && digits > 0 && digits <= 5 && spec[digits] == '\0') {
+        if (atoi(spec) > 65535)
+            return -1;
+        snprintf(any, sizeof(any), "[::]:%s", spec);
+        spec = any;
+    }
+    return listen_parse(spec, ss, len);
+}
+
 /* --local's ranges, --dns's name servers and --client's names. Returns 0, or -1 with err. */
 static int check_more_lists(const struct proxy_options *o, char *err, size_t errlen)
 {
@@ -62,8 +78,8 @@ static int check_more_lists(const struct proxy_options *o, char *err, size_t err
     return rc == 0 ? clientnames_check(o->clients, o->n_clients, err, errlen) : -1;
 }
 
-/* --socks: an address to listen at, on loopback unless --allow names who may use it, and one
- * process. Returns 0, or -1 with err set. */
+/* --socks: an address to listen at, on loopback unless --allow names who may use it. Returns
+ * 0, or -1 with err set. */
 static int socks_check(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct sockaddr_storage socks;
@@ -71,12 +87,8 @@ static int socks_check(const struct proxy_options *o, char *err, size_t errlen)
 
     if (!o->socks)
         return 0;
-    if (listen_parse(o->socks, &socks, &slen) < 0) {
+    if (way_parse(WAY_PORT_SOCKS, o->socks, &socks, &slen) < 0) {
         snprintf(err, errlen, "--socks '%s': expected ADDR:PORT or [IPV6]:PORT", o->socks);
-        return -1;
-    }
-    if (o->workers > 1) {
-        snprintf(err, errlen, "--socks is served by one process: leave out --workers");
         return -1;
     }
     if (!o->n_allow && !access_is_loopback((const struct sockaddr *)&socks)) {
@@ -89,26 +101,17 @@ static int socks_check(const struct proxy_options *o, char *err, size_t errlen)
     return 0;
 }
 
-/* --transparent: a port, or an address and a port, and one process. Anyone may reach it: it
- * serves only connections redirected to it, and of those only this machine's or --allow's.
- * Returns 0, or -1 with err set. */
+/* --transparent: a port, or an address and a port. Anyone may reach it: it serves only
+ * connections redirected to it, and of those only this machine's or --allow's. Returns 0, or
+ * -1 with err set. */
 static int transparent_check(const struct proxy_options *o, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     int slen = (int)sizeof(ss);
-    const char *spec = o->transparent;
-    size_t digits;
 
-    if (!spec)
-        return 0;
-    digits = strspn(spec, "0123456789");
-    if (!(digits > 0 && digits <= 5 && spec[digits] == '\0' && atoi(spec) <= 65535) &&
-        listen_parse(spec, &ss, &slen) < 0) {
-        snprintf(err, errlen, "--transparent '%s': expected PORT, ADDR:PORT or [IPV6]:PORT", spec);
-        return -1;
-    }
-    if (o->workers > 1) {
-        snprintf(err, errlen, "--transparent is served by one process: leave out --workers");
+    if (o->transparent && way_parse(WAY_PORT_TRANSPARENT, o->transparent, &ss, &slen) < 0) {
+        snprintf(err, errlen, "--transparent '%s': expected PORT, ADDR:PORT or [IPV6]:PORT",
+                 o->transparent);
         return -1;
     }
     return 0;

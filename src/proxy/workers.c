@@ -27,6 +27,7 @@
 #include <openssl/crypto.h>
 #include <systemd/sd-daemon.h>
 
+#include "net/origdst.h"
 #include "process/access.h"
 #include "process/activate.h"
 #include "proxy/firstparty_share.h"
@@ -55,7 +56,9 @@ struct sup {
     int (*serve)(void *arg, const struct proxy_worker *w);
     void *arg;
     unsigned n;
-    int *fds; /* the listening sockets, one a worker; -1 once closed */
+    int *fds;                /* the listening sockets, one a worker; -1 once closed */
+    int *way_fds[WAY_PORTS]; /* the SOCKS and transparent ports', one a worker; NULL: not
+                                * asked for */
     struct worker_proc *w;
     struct worker_slot *slots;
     size_t slots_size;
@@ -107,6 +110,85 @@ static int sup_socket(const struct sockaddr_storage *ss, int len, char *err, siz
     return fd;
 }
 
+/* Whether ss is [::], every address. */
+static int wildcard6(const struct sockaddr_storage *ss)
+{
+    return ss->ss_family == AF_INET6 && !memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr,
+                                                &in6addr_any, sizeof(in6addr_any));
+}
+
+int way_socket(enum way_port p, struct sockaddr_storage *ss, int *len, int reuseport)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int on = 1, off = 0, e;
+
+    if (fd < 0 && errno == EAFNOSUPPORT && wildcard6(ss)) {
+        /* A machine without IPv6: every IPv4 address. */
+        struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+        int port = access_port((const struct sockaddr *)ss);
+
+        memset(ss, 0, sizeof(*ss));
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        *len = (int)sizeof(*v4);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    }
+    if (fd < 0)
+        return -1;
+    /* TPROXY delivers connections for any address to a listener marked so. */
+    if (p == WAY_PORT_TRANSPARENT && orig_transparent(fd, ss->ss_family) < 0)
+        log_msg(LOG_DEBUG, "the transparent port has no IP_TRANSPARENT (%s): REDIRECT only",
+                strerror(errno));
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
+        (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0) ||
+        (p == WAY_PORT_TRANSPARENT && ss->ss_family == AF_INET6 &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0) ||
+        bind(fd, (const struct sockaddr *)ss, (socklen_t)*len) < 0 ||
+        listen(fd, LIMIT_LISTEN_BACKLOG) < 0) {
+        e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+/* Binds s->n sockets for port p, as sup_listen() does the proxy's. Returns 0, or -1 with err
+ * set. */
+static int sup_listen_way(struct sup *s, enum way_port p, const char *spec, char *err,
+                          size_t errlen)
+{
+    const char *opt = p == WAY_PORT_SOCKS ? "--socks" : "--transparent";
+    struct sockaddr_storage ss;
+    socklen_t got = sizeof(ss);
+    int len = (int)sizeof(ss);
+
+    memset(&ss, 0, sizeof(ss));
+    if (way_parse(p, spec, &ss, &len) < 0) {
+        snprintf(err, errlen, "%s %s: expected an address and a port", opt, spec);
+        return -1;
+    }
+    for (unsigned i = 0; i < s->n; i++) {
+        s->way_fds[p][i] = way_socket(p, &ss, &len, 1);
+        if (s->way_fds[p][i] < 0 ||
+            (i == 0 && getsockname(s->way_fds[p][0], (struct sockaddr *)&ss, &got) < 0)) {
+            snprintf(err, errlen, "%s %s: %s", opt, spec, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The SOCKS and transparent ports' sockets, those asked for. */
+static int sup_listen_ways(struct sup *s, char *err, size_t errlen)
+{
+    return (s->o->socks && sup_listen_way(s, WAY_PORT_SOCKS, s->o->socks, err, errlen) < 0) ||
+                   (s->o->transparent &&
+                    sup_listen_way(s, WAY_PORT_TRANSPARENT, s->o->transparent, err, errlen) < 0)
+               ? -1
+               : 0;
+}
+
 /* Binds s->n sockets on the address of --listen, the first one choosing the port when it is
  * 0, the others taking the same. With socket activation, the workers take a descriptor each
  * of systemd's one socket instead, and accept from its one queue. */
@@ -131,7 +213,7 @@ static int sup_listen(struct sup *s, char *err, size_t errlen)
                 return -1;
             }
         }
-        return 0;
+        return sup_listen_ways(s, err, errlen);
     }
     memset(&ss, 0, sizeof(ss));
     if (listen_parse(spec, &ss, &len) < 0) {
@@ -148,7 +230,7 @@ static int sup_listen(struct sup *s, char *err, size_t errlen)
         }
     }
     access_name((const struct sockaddr *)&ss, s->listen_name, sizeof(s->listen_name));
-    return 0;
+    return sup_listen_ways(s, err, errlen);
 }
 
 /* No new connection waits for a worker any more: the sockets close in the parent, and in
@@ -159,6 +241,12 @@ static void sup_close_listeners(struct sup *s)
         if (s->fds[i] >= 0)
             close(s->fds[i]);
         s->fds[i] = -1;
+        for (int p = 0; p < WAY_PORTS; p++) {
+            if (s->way_fds[p] && s->way_fds[p][i] >= 0)
+                close(s->way_fds[p][i]);
+            if (s->way_fds[p])
+                s->way_fds[p][i] = -1;
+        }
     }
 }
 
@@ -168,24 +256,30 @@ static void sup_close_listeners(struct sup *s)
  * the signals as a fresh `brock run` finds them. Never returns. */
 static void sup_child(struct sup *s, unsigned i)
 {
-    struct proxy_worker w = {.index = i,
-                             .count = s->n,
-                             .listen_fd = s->fds[i],
-                             .activated = s->activated,
-                             .ready_fd = s->pipe[1],
-                             .slots = s->slots,
-                             .starts = s->w[i].starts,
-                             .report = &s->report,
-                             .dash_token = s->dash_token,
-                             .firstparty_ring = s->firstparty_ring};
+    struct proxy_worker w = {
+        .index = i,
+        .count = s->n,
+        .listen_fd = s->fds[i],
+        .way_fds = {s->way_fds[0] ? s->way_fds[0][i] : -1, s->way_fds[1] ? s->way_fds[1][i] : -1},
+        .activated = s->activated,
+        .ready_fd = s->pipe[1],
+        .slots = s->slots,
+        .starts = s->w[i].starts,
+        .report = &s->report,
+        .dash_token = s->dash_token,
+        .firstparty_ring = s->firstparty_ring};
     static const int reset[] = {SIGINT, SIGTERM, SIGQUIT, SIGCHLD};
     int rc;
 
     close(s->sigfd);
     close(s->pipe[0]);
-    for (unsigned j = 0; j < s->n; j++)
+    for (unsigned j = 0; j < s->n; j++) {
         if (j != i && s->fds[j] >= 0)
             close(s->fds[j]);
+        for (int p = 0; p < WAY_PORTS; p++)
+            if (j != i && s->way_fds[p] && s->way_fds[p][j] >= 0)
+                close(s->way_fds[p][j]);
+    }
     for (size_t j = 0; j < sizeof(reset) / sizeof(reset[0]); j++)
         signal(reset[j], SIG_DFL);
     signal(SIGHUP, SIG_IGN);
@@ -499,6 +593,16 @@ static int sup_init(struct sup *s, const struct proxy_options *o, unsigned n, ch
     }
     for (unsigned i = 0; i < n; i++)
         s->fds[i] = -1;
+    for (int p = 0; p < WAY_PORTS; p++) {
+        if (!(p == WAY_PORT_SOCKS ? o->socks : o->transparent))
+            continue;
+        if (!(s->way_fds[p] = mem_calloc(n, sizeof(*s->way_fds[p])))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        for (unsigned i = 0; i < n; i++)
+            s->way_fds[p][i] = -1;
+    }
     return 0;
 }
 
@@ -538,6 +642,8 @@ static void sup_cleanup(struct sup *s)
     if (s->firstparty_ring && s->firstparty_ring != MAP_FAILED)
         munmap(s->firstparty_ring, firstparty_share_ring_size());
     mem_free(s->fds);
+    for (int p = 0; p < WAY_PORTS; p++)
+        mem_free(s->way_fds[p]);
     mem_free(s->w);
     report_keys_cleanup(&s->report);
     OPENSSL_cleanse(s->dash_token, sizeof(s->dash_token));

@@ -24,6 +24,9 @@ enum {
     SLOT_CUT,
     SLOT_REFUSED,
     SLOT_CLEANED,
+    SLOT_WAY_PROXY, /* requests by way in: proxy, SOCKS, transparent (enum conn_way) */
+    SLOT_WAY_SOCKS,
+    SLOT_WAY_TRANSPARENT,
     SLOT_COUNT
 };
 
@@ -31,11 +34,16 @@ struct worker_slot {
     uint64_t v[SLOT_COUNT];
 };
 
+/* The ports beside the proxy's: --socks and --transparent. */
+enum way_port { WAY_PORT_SOCKS, WAY_PORT_TRANSPARENT, WAY_PORTS };
+
 struct proxy_worker {
     unsigned index;            /* 0 .. count - 1 */
     unsigned count;            /* --workers */
     int listen_fd;             /* bound and listening, shared by no other worker; or a
                                   * descriptor of the one socket systemd passed, all share */
+    int way_fds[WAY_PORTS];    /* the SOCKS and transparent ports' sockets, as listen_fd;
+                                  * -1: not asked for */
     int activated;             /* listen_fd is systemd's socket */
     int ready_fd;              /* the pipe's end: a byte (the index) each time it is ready */
     struct worker_slot *slots; /* count + 1 slots in memory shared with every worker */
@@ -51,5 +59,15 @@ struct proxy_worker {
 /* ADDR:PORT where PORT may be 0 (any free port), which libevent's parser refuses. Returns 0,
  * or -1 for a spec that is not an address and a port. */
 int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len);
+
+/* spec as --socks (ADDR:PORT) or --transparent (that, or a port alone: [::]:PORT, every
+ * address) take it, into *ss and *len. Returns 0, or -1. */
+int way_parse(enum way_port p, const char *spec, struct sockaddr_storage *ss, int *len);
+
+/* A socket listening at *ss (*len bytes) for port p: SO_REUSEADDR, and SO_REUSEPORT when
+ * reuseport (a worker's); the transparent port's with IP_TRANSPARENT when brock may set it
+ * (TPROXY: REDIRECT needs nothing), [::] taking IPv4 too, or 0.0.0.0 on a machine without
+ * IPv6 (*ss and *len then rewritten). Returns it, or -1 with errno set. */
+int way_socket(enum way_port p, struct sockaddr_storage *ss, int *len, int reuseport);
 
 #endif

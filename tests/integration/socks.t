@@ -137,12 +137,44 @@ check('bad input gets the reply SOCKS5 names, or the connection closed', async (
   assert.equal(r.status, 200);
 });
 
-check('a --socks that is not ADDR:PORT, or with workers, is refused at start', async () => {
-  for (const args of [['--socks', 'nowhere'], ['--socks', '127.0.0.1:1080', '--workers', '2'],
-                      ['--socks', '0.0.0.0:1080']]) {
+check('a --socks that is not ADDR:PORT, or beyond loopback without --allow, is refused at start',
+      async () => {
+  for (const args of [['--socks', 'nowhere'], ['--socks', '0.0.0.0:1080']]) {
     const r = await h.brock(path.join(tmp, 'bad'), ['run', '--no-update', ...args]);
     assert.notEqual(r.code, 0, args.join(' '));
     assert.match(r.stderr, /--socks|SOCKS/, args.join(' '));
+  }
+});
+
+// brock's /api/status at port.
+function status(port) {
+  return new Promise((resolve, reject) => {
+    require('node:http').get({ host: '127.0.0.1', port, path: '/api/status', agent: false },
+                             (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve(JSON.parse(text)));
+    }).on('error', reject);
+  });
+}
+
+check('with workers, each takes its share of the SOCKS port', async () => {
+  const port = await h.freePort();
+  const b = await h.startBrock({ state: path.join(tmp, 'workers'), args: [
+    '--no-update', '--workers', '2', '--socks', `127.0.0.1:${port}`,
+    ...h.resolveTo(origin.port, '*.test')] });
+  try {
+    for (let i = 0; i < 6; i++) {
+      const r = await h.curl(0, [`http://site-w.test/echo?n=w${i}`], { socks: port });
+      assert.equal(r.status, 200, r.stderr);
+    }
+    assert.equal(origin.to('site-w.test').length, 6);
+    // Summed over both workers, each as of its last second.
+    await h.waitFor('both workers\' requests in /api/status',
+                    async () => (await status(b.port)).since_start.by_way.socks === 6, 10000);
+    assert.equal((await status(b.port)).workers, 2);
+  } finally {
+    await b.stop();
   }
 });
 

@@ -244,7 +244,7 @@ check('the rules: printed for either set-up, bad options refused, removed whole'
   assert.deepEqual(header(rec, 'dnt'), []);
 });
 
-check('a router: what its LAN sends is redirected by --gateway IFACE, served with --allow',
+check('a router: its LAN redirected by --gateway IFACE, served with --allow, by two workers',
       async () => {
   // A router in a namespace of its own, linked to this one (the sites' side) and to a LAN
   // namespace whose default route goes through it.
@@ -261,10 +261,11 @@ check('a router: what its LAN sends is redirected by --gateway IFACE, served wit
   ip('-n', lan.name, 'link', 'set', `${tag}y`, 'up');
   ip('-n', lan.name, 'route', 'add', 'default', 'via', '192.168.77.1');
   const site = await startOrigin({ at: [80, router.host] });
+  // Two workers, each with its share of the transparent port.
   const gw = await h.startBrock({ state: path.join(tmp, 'router-state'), wrap: router.exec,
                                   listen: `${router.address}:0`, args: [
     '-v', '--no-update', '--allow', '192.168.77.0/24', '--allow', '10.83.0.0/24',
-    '--dns', '127.0.0.1:9', '--transparent', String(PORT)] });
+    '--dns', '127.0.0.1:9', '--transparent', String(PORT), '--workers', '2'] });
   try {
     let r = await h.run(router.exec[0], [...router.exec.slice(1), h.BROCK, 'transparent',
                                          'rules', '--gateway', `${tag}x`, '--port', String(PORT),
@@ -304,7 +305,7 @@ check('a router: what its LAN sends is redirected by --gateway IFACE, served wit
 
 check('a bad --transparent is refused at start', async () => {
   for (const args of [['--transparent', 'nowhere'], ['--transparent', '70000'],
-                      ['--transparent', '8120', '--workers', '2']]) {
+                      ['--transparent', '127.0.0.1:99999']]) {
     const r = await h.brock(path.join(tmp, 'bad'), ['run', '--no-update', ...args]);
     assert.notEqual(r.code, 0, args.join(' '));
     assert.match(r.stderr, /--transparent/, args.join(' '));
