@@ -431,6 +431,62 @@ static void test_nul_byte_refused(void **state)
     }
 }
 
+#define WITH_REFERER(V) ONE_ENTRY(" \"_x\": \"" V "\",")
+
+/* A string both readers must read alike: refused by all three (the whole-document reader, the
+ * streaming one from the text and from a file) or taken by all three. */
+static void assert_all(const char *text, size_t len, int want)
+{
+    for (int k = 0; k < 3; k++) {
+        struct learned l;
+
+        learned_by(text, len, k == 0, k == 2, &l);
+        if (l.rc != want)
+            fail_msg("reader %d: %d, not %d, for %.60s", k, l.rc, want, text + len / 2);
+        brock_free(l.pb);
+    }
+}
+
+/* Strings that are not Unicode are refused by the streaming reader as by jansson: an overlong
+ * UTF-8 form (yajl takes C1 9B), an encoded surrogate, a code point past U+10FFFF, and a
+ * surrogate escaped without its pair (yajl reads one as '?'), also in a key; an escaped pair
+ * is taken, and so is one cut by the end of a chunk the file is read in, wherever it is cut. */
+static void test_strings_are_unicode(void **state)
+{
+    static const char *const bad[] = {
+        WITH_REFERER("\xc1\x9b"),       WITH_REFERER("\xe0\x80\xaf"),
+        WITH_REFERER("\xed\xa0\x80"),   WITH_REFERER("\xf4\x90\x80\x80"),
+        WITH_REFERER("\\ud800"),        WITH_REFERER("\\udc00"),
+        WITH_REFERER("\\ud800\\u0041"), ONE_ENTRY(" \"\xc0\xaf\": 1,"),
+    };
+    static const char *const good[] = {WITH_REFERER("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"),
+                                       WITH_REFERER("\\ud83d\\ude00"), WITH_REFERER("\\\\ud800")};
+    const size_t chunk = (size_t)64 << 10;
+    const char *entry = ONE_ENTRY("");
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        assert_all(bad[i], strlen(bad[i]), BROCK_EFORMAT);
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        assert_all(good[i], strlen(good[i]), 0);
+    /* An escape cut at every byte by the end of the first 64 KiB the file is read in. */
+    for (size_t cut = 1; cut < 12; cut++) {
+        for (int lone = 0; lone < 2; lone++) {
+            const char *esc = lone ? "\\ud83d\\u0041" : "\\ud83d\\ude00";
+            const char *head = "{\"log\": {\"comment\": \"";
+            char *text = test_malloc(chunk + 256);
+            size_t n = strlen(head), pad = chunk - cut - n;
+
+            memcpy(text, head, n);
+            memset(text + n, 'x', pad);
+            n += pad;
+            n += (size_t)sprintf(text + n, "%s\", %s", esc, strstr(entry, "\"entries\""));
+            assert_all(text, n, lone ? BROCK_EFORMAT : 0);
+            test_free(text);
+        }
+    }
+}
+
 /* Every recording in tests/data/har, and cases of this file's, learned from the text and
  * from the file by the streaming reader teach exactly what the whole-document reader
  * (e->plain) teaches: the same counts, the same exported state. */
@@ -531,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_json_whitespace_only),
         cmocka_unit_test(test_numbers_in_range),
         cmocka_unit_test(test_nul_byte_refused),
+        cmocka_unit_test(test_strings_are_unicode),
         cmocka_unit_test(test_stream_is_whole),
         cmocka_unit_test(test_out_of_memory),
     };
