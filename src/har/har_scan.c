@@ -100,7 +100,7 @@ struct hs {
     int has_name, has_value;
     char *name, *value; /* what was read of it */
     size_t name_len, value_len, name_cap, value_cap;
-    struct json_esc esc; /* an escape cut at the end of the last chunk */
+    struct json_strict strict; /* its strings checked as jansson checks them */
 };
 
 static const char *kind_name(int c)
@@ -476,23 +476,10 @@ static int cb_number(void *ctx, const char *num, size_t len)
     return on_scalar(s, 'n', v);
 }
 
-/* A string or key that is not UTF-8 ends the parse, as it ends jansson's. Returns 1 when str
- * is UTF-8, else 0 with s->err set. */
-static int utf8_checked(struct hs *s, const unsigned char *str, size_t len)
-{
-    if (json_utf8_strict(str, len))
-        return 1;
-    s->err = brock__fail(s->e, BROCK_EFORMAT, "%s: not JSON: a string that is not UTF-8 (%s)",
-                         s->cb->name, "an overlong form, a surrogate, or past U+10FFFF");
-    return 0;
-}
-
 static int cb_string(void *ctx, const unsigned char *str, size_t len)
 {
     struct hs *s = ctx;
 
-    if (!utf8_checked(s, str, len))
-        return 0;
     if (s->pair && s->pair_want)
         return pair_string(s, str, len);
     return on_scalar(s, 's', dropped(s) ? NULL : json_stringn_nocheck((const char *)str, len));
@@ -527,8 +514,6 @@ static int cb_map_key(void *ctx, const unsigned char *key, size_t len)
 {
     struct hs *s = ctx;
 
-    if (!utf8_checked(s, key, len))
-        return 0;
     if (s->skip)
         return 1;
     if (s->pair) {
@@ -697,13 +682,14 @@ static int hs_feed(struct hs *s, struct hs_pos *pos, const char *chunk, size_t n
 {
     const char *bad = not_json_space(chunk, n);
     size_t ok = bad ? (size_t)(bad - chunk) : n;
-    /* A surrogate escaped without its pair (\uD800 alone): jansson, which reads the same
-     * documents whole, refuses it, where yajl reads it as '?'. */
-    if (json_esc_scan(&s->esc, chunk, ok) < 0)
-        return brock__fail(s->e, BROCK_EFORMAT,
-                           "%s: not JSON: a surrogate escaped without its pair (\\uD800 to "
-                           "\\uDFFF)",
-                           s->cb->name);
+    int strict = json_strict_scan(&s->strict, chunk, ok);
+    /* What yajl lets through and jansson, which reads the same documents whole, refuses. */
+    if (strict)
+        return brock__fail(s->e, BROCK_EFORMAT, "%s: not JSON: %s", s->cb->name,
+                           strict == JSON_STRICT_UTF8
+                               ? "a string that is not UTF-8 (an overlong form, a surrogate, "
+                                 "or past U+10FFFF)"
+                               : "a surrogate escaped without its pair (\\uD800 to \\uDFFF)");
     if (yajl_parse(s->y, (const unsigned char *)chunk, ok) != yajl_status_ok)
         return hs_error(s, pos, chunk, yajl_get_bytes_consumed(s->y), 0);
     if (bad) {

@@ -6,21 +6,26 @@
 
 #include <stddef.h>
 
-/* Whether the len bytes at p are UTF-8 as RFC 3629 has it: yajl takes overlong forms
+/* Whether the len bytes at p are UTF-8 as RFC 3629 has it. yajl takes overlong forms
  * (C0 AF), encoded surrogates (ED A0 80) and code points past U+10FFFF, which are not. */
 int json_utf8_strict(const unsigned char *p, size_t len);
 
-/* A scan of a text's escapes, chunk after chunk; zero it to begin. */
-struct json_esc {
-    char cut[12]; /* an escape cut by the end of the last chunk */
-    size_t cut_len;
+/* A text's scan, chunk after chunk; zero it to begin. */
+struct json_strict {
+    unsigned char u8[4]; /* a UTF-8 sequence cut by the end of the last chunk */
+    size_t u8_len;
+    char esc[12]; /* an escape cut by it */
+    size_t esc_len;
 };
 
-/* Looks at the escapes of the n bytes at chunk, the next of the text: a surrogate escaped
- * without its pair (\uD800 alone, or followed by another escape than \uDC00 to \uDFFF) is
- * refused, as jansson refuses it (yajl reads it as '?'). Backslashes appear only inside
- * strings in JSON, so only they are looked at; one cut by the chunk's end is finished with
- * the next chunk. Returns 0, or -1 at such an escape. */
-int json_esc_scan(struct json_esc *st, const char *chunk, size_t n);
+/* What json_strict_scan() found. */
+enum { JSON_STRICT_UTF8 = -1, JSON_STRICT_SURROGATE = -2 };
+
+/* Looks at the n bytes at chunk, the next of the text: bytes that are not UTF-8 (in JSON
+ * only strings hold any past ASCII), and a surrogate escaped without its pair (\uD800 alone,
+ * or followed by another escape than \uDC00 to \uDFFF), which jansson refuses and yajl reads
+ * as '?'. A sequence or an escape cut by the chunk's end is finished with the next chunk.
+ * Returns 0, JSON_STRICT_UTF8 or JSON_STRICT_SURROGATE. */
+int json_strict_scan(struct json_strict *st, const char *chunk, size_t n);
 
 #endif

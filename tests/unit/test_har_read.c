@@ -450,7 +450,7 @@ static void assert_all(const char *text, size_t len, int want)
 /* Strings that are not Unicode are refused by the streaming reader as by jansson: an overlong
  * UTF-8 form (yajl takes C1 9B), an encoded surrogate, a code point past U+10FFFF, and a
  * surrogate escaped without its pair (yajl reads one as '?'), also in a key; an escaped pair
- * is taken, and so is one cut by the end of a chunk the file is read in, wherever it is cut. */
+ * is taken. So are they when the end of a chunk the text is read in cuts them anywhere. */
 static void test_strings_are_unicode(void **state)
 {
     static const char *const bad[] = {
@@ -469,10 +469,18 @@ static void test_strings_are_unicode(void **state)
         assert_all(bad[i], strlen(bad[i]), BROCK_EFORMAT);
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
         assert_all(good[i], strlen(good[i]), 0);
-    /* An escape cut at every byte by the end of the first 64 KiB the file is read in. */
+    /* An escape, or a character's UTF-8, cut at every byte by the end of the first 64 KiB
+     * the text is read in. */
+    static const struct {
+        const char *s;
+        int rc;
+    } cuts[] = {
+        {"\\ud83d\\ude00", 0},           {"\\ud83d\\u0041", BROCK_EFORMAT},
+        {"\xf0\x9f\x98\x80", 0},         {"\xed\xa0\x80", BROCK_EFORMAT},
+        {"\xe0\x80\xaf", BROCK_EFORMAT}, {"\xc3\xa9\xe2\x82\xac", 0},
+    };
     for (size_t cut = 1; cut < 12; cut++) {
-        for (int lone = 0; lone < 2; lone++) {
-            const char *esc = lone ? "\\ud83d\\u0041" : "\\ud83d\\ude00";
+        for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
             const char *head = "{\"log\": {\"comment\": \"";
             char *text = test_malloc(chunk + 256);
             size_t n = strlen(head), pad = chunk - cut - n;
@@ -480,8 +488,8 @@ static void test_strings_are_unicode(void **state)
             memcpy(text, head, n);
             memset(text + n, 'x', pad);
             n += pad;
-            n += (size_t)sprintf(text + n, "%s\", %s", esc, strstr(entry, "\"entries\""));
-            assert_all(text, n, lone ? BROCK_EFORMAT : 0);
+            n += (size_t)sprintf(text + n, "%s\", %s", cuts[i].s, strstr(entry, "\"entries\""));
+            assert_all(text, n, cuts[i].rc);
             test_free(text);
         }
     }
