@@ -4,6 +4,7 @@
 // database can hold a CA to trust). Everything it creates is removed by close().
 'use strict';
 
+const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -110,4 +111,17 @@ async function imagesLoaded(context, url) {
   return got;
 }
 
-module.exports = { launch, trustCa, imagePage, imagesLoaded, EXECUTABLE, GIF };
+// A page of imagePage()'s at url, opened in context, whose image "own" is the site's own
+// /pixel.gif?own and "tracker" a blocked tracker's on tracker.test: the own image loads, and
+// reached the site (site: origin.js's startSite()) with DNT and Sec-GPC; the tracker's does
+// not, and the site never heard of it.
+async function ownLoadsTrackerBlocked(context, site, url) {
+  assert.deepEqual(await imagesLoaded(context, url), { own: true, tracker: false });
+  assert.equal(site.to('tracker.test').length, 0, 'the tracker never heard of it');
+  const own = site.requests.find((r) => r.path === '/pixel.gif?own');
+  assert.equal(own.headers.dnt, '1');
+  assert.equal(own.headers['sec-gpc'], '1');
+}
+
+module.exports = { launch, trustCa, imagePage, imagesLoaded, ownLoadsTrackerBlocked, EXECUTABLE,
+                   GIF };
