@@ -29,7 +29,8 @@ static const char transparent_help[] =
     "                   except brock's own (its user's) and those to this machine\n"
     "  --gateway IFACE  a router's LAN: connections coming in on IFACE, except those to\n"
     "                   the router itself (brock run then needs --allow for the LAN)\n"
-    "  --port PORT      brock's transparent port (default 8120)\n"
+    "  --port PORT      brock's transparent port (default: the port of `transparent` in\n"
+    "                   the configuration file, else 8120)\n"
     "  --ports LIST     the destination ports redirected (default 80,443)\n"
     "  --user NAME      --local: the user brock runs as (default: the user `brock run`\n"
     "                   started as root becomes, else yours)\n"
@@ -182,6 +183,23 @@ static int rules_options(const struct cmd_entry *self, int argc, char **argv, st
     return CLI_OK;
 }
 
+/* The port of the configuration file's `transparent = [ADDR:]PORT`, the last one; 0: none. */
+static int conf_port(const struct cli_conf *conf)
+{
+    int port = 0;
+
+    for (size_t i = 0; conf && i < conf->n; i++) {
+        const char *v = conf->v[i].value, *colon;
+
+        if (strcmp(conf->v[i].key, "transparent") != 0)
+            continue;
+        colon = strrchr(v, ':');
+        v = colon ? colon + 1 : v;
+        port = strspn(v, "0123456789") == strlen(v) && strlen(v) <= 5 ? atoi(v) : 0;
+    }
+    return port >= 1 && port <= 65535 ? port : 0;
+}
+
 static int cmd_transparent_exec(struct cli *cli, const struct cmd_entry *self, int argc,
                                 char **argv)
 {
@@ -190,7 +208,8 @@ static int cmd_transparent_exec(struct cli *cli, const struct cmd_entry *self, i
     char text[2048];
     int rc;
 
-    (void)cli;
+    if (conf_port(cli->conf))
+        a.r.port = conf_port(cli->conf);
     if ((rc = rules_options(self, argc, argv, &a)) != CLI_OK)
         return rc;
     if (a.which == 'r') {

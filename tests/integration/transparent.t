@@ -222,6 +222,13 @@ check('the rules: printed for either set-up, bad options refused, removed whole'
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /iifname "lan0" tcp dport \{ 80, 443 \} redirect to :8120/);
   assert.doesNotMatch(r.stdout, /skuid/);
+  // The port of the configuration file's `transparent`, unless --port says another.
+  const conf = path.join(tmp, 'brock.conf');
+  require('node:fs').writeFileSync(conf, 'transparent = [::]:3130\n');
+  r = await h.brock(state, ['--config', conf, 'transparent', 'rules']);
+  assert.match(r.stdout, /redirect to :3130\n/, r.stderr);
+  r = await h.brock(state, ['--config', conf, 'transparent', 'rules', '--port', '3131']);
+  assert.match(r.stdout, /redirect to :3131\n/, r.stderr);
   for (const bad of [['--gateway', 'a"b'], ['--ports', '80,0'], ['--ports', '80,80'],
                      ['--port', '70000'], ['--apply', '--remove'], ['--local', '--gateway', 'x'],
                      ['--user', 'no-such-user-here']]) {
