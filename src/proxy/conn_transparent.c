@@ -50,7 +50,7 @@ void conn_transparent_host(const struct conn *c, char *host)
     const struct http_head *hh = &c->c_client.head;
     const struct brock_header *h = http_header_find(hh->h, hh->n, "Host");
     struct http_target t;
-    char url[BROCK_HOST_MAX + 16];
+    char url[BROCK_HOST_MAX + 16], addr[INET6_ADDRSTRLEN + 8];
     int n;
 
     /* The Host header is an authority (RFC 9110 7.2): read as a CONNECT's target is. */
@@ -64,10 +64,10 @@ void conn_transparent_host(const struct conn *c, char *host)
             return;
         }
     }
-    orig_text(c, url, sizeof(url));
-    n = brock_host_normalize(url, strlen(url), host);
+    orig_text(c, addr, sizeof(addr));
+    n = brock_host_normalize(addr, strlen(addr), host);
     if (n < 0)
-        snprintf(host, BROCK_HOST_MAX, "%s", url);
+        snprintf(host, BROCK_HOST_MAX, "%s", addr);
 }
 
 /* Passed to where it was going as it came, undecided: brock cannot name it. */
