@@ -197,7 +197,7 @@ static void on_transparent_accept(struct evconnlistener *l, evutil_socket_t fd, 
 
 int conn_way_listen(struct proxy *px, enum way_port p, const char *spec, char *err, size_t errlen)
 {
-    const char *opt = p == WAY_PORT_SOCKS ? "--socks" : "--transparent";
+    const char *opt = way_option(p);
     struct sockaddr_storage ss,
         *bound = p == WAY_PORT_SOCKS ? &px->socks_addr : &px->transparent_addr;
     struct evconnlistener **l =
@@ -215,7 +215,7 @@ int conn_way_listen(struct proxy *px, enum way_port p, const char *spec, char *e
                                          : "PORT, ADDR:PORT or [IPV6]:PORT");
             return -1;
         }
-        if ((fd = way_socket(p, &ss, &len, 0)) < 0) {
+        if ((fd = listen_socket(&ss, &len, p == WAY_PORT_TRANSPARENT, 0)) < 0) {
             snprintf(err, errlen, "%s %s: %s", opt, spec, strerror(errno));
             return -1;
         }

@@ -76,6 +76,13 @@ static size_t key_decimal(char *key, size_t n, uint64_t v)
     return n;
 }
 
+/* A redirected client connection's own key, "@ID". */
+static size_t own_key(const struct conn *c, char *key)
+{
+    key[0] = '@';
+    return key_decimal(key, 1, c->id);
+}
+
 /* "[https:]host:port" into key (BROCK_HOST_MAX + 16 bytes); returns its length. Written by
  * hand, not with snprintf(): twice a request. A redirected client's plain HTTP goes to the
  * address it chose, which its Host header need not belong to: that connection is its own,
@@ -85,10 +92,8 @@ static size_t pool_key(const struct conn *c, char *key)
 {
     size_t hl = strnlen(c->c_ex.host, BROCK_HOST_MAX - 1), n = 0;
 
-    if (c->orig_dst && !c->c_ex.is_https) {
-        key[0] = '@';
-        return key_decimal(key, 1, c->id);
-    }
+    if (c->orig_dst && !c->c_ex.is_https)
+        return own_key(c, key);
     /* A TLS connection is never reused for plain requests, nor the other way. */
     if (c->c_ex.is_https) {
         memcpy(key, "https:", 7);
@@ -157,14 +162,11 @@ void pool_forget(struct conn *c)
 {
     struct pool_entry *p, *next;
     char key[BROCK_HOST_MAX + 16];
-    int https = c->c_ex.is_https;
     size_t key_len;
 
     if (!c->orig_dst)
         return;
-    c->c_ex.is_https = 0;
-    key_len = pool_key(c, key);
-    c->c_ex.is_https = https;
+    key_len = own_key(c, key);
     for (p = LIST_FIRST(&c->px->pool); p; p = next) {
         next = LIST_NEXT(p, link);
         if (same_key(p, key, key_len))

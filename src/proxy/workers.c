@@ -93,23 +93,6 @@ int proxy_worker_is_first(const struct proxy_worker *w)
 
 /* ---- the sockets ---- */
 
-static int sup_socket(const struct sockaddr_storage *ss, int len, char *err, size_t errlen,
-                      const char *spec)
-{
-    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
-
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
-        bind(fd, (const struct sockaddr *)ss, (socklen_t)len) < 0 ||
-        listen(fd, LIMIT_LISTEN_BACKLOG) < 0) {
-        snprintf(err, errlen, "--listen %s: %s", spec, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Whether ss is [::], every address. */
 static int wildcard6(const struct sockaddr_storage *ss)
 {
@@ -117,7 +100,7 @@ static int wildcard6(const struct sockaddr_storage *ss)
                                                 &in6addr_any, sizeof(in6addr_any));
 }
 
-int way_socket(enum way_port p, struct sockaddr_storage *ss, int *len, int reuseport)
+int listen_socket(struct sockaddr_storage *ss, int *len, int transparent, int reuseport)
 {
     int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int on = 1, off = 0, e;
@@ -136,12 +119,12 @@ int way_socket(enum way_port p, struct sockaddr_storage *ss, int *len, int reuse
     if (fd < 0)
         return -1;
     /* TPROXY delivers connections for any address to a listener marked so. */
-    if (p == WAY_PORT_TRANSPARENT && orig_transparent(fd, ss->ss_family) < 0)
+    if (transparent && orig_transparent(fd, ss->ss_family) < 0)
         log_msg(LOG_DEBUG, "the transparent port has no IP_TRANSPARENT (%s): REDIRECT only",
                 strerror(errno));
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) < 0 ||
         (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on)) < 0) ||
-        (p == WAY_PORT_TRANSPARENT && ss->ss_family == AF_INET6 &&
+        (transparent && ss->ss_family == AF_INET6 &&
          setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) < 0) ||
         bind(fd, (const struct sockaddr *)ss, (socklen_t)*len) < 0 ||
         listen(fd, LIMIT_LISTEN_BACKLOG) < 0) {
@@ -153,25 +136,17 @@ int way_socket(enum way_port p, struct sockaddr_storage *ss, int *len, int reuse
     return fd;
 }
 
-/* Binds s->n sockets for port p, as sup_listen() does the proxy's. Returns 0, or -1 with err
- * set. */
-static int sup_listen_way(struct sup *s, enum way_port p, const char *spec, char *err,
-                          size_t errlen)
+/* s->n sockets at *ss (len bytes), one a worker's, into fds: the first chooses the port
+ * when it is 0, the others take the same (SO_REUSEPORT). Returns 0, or -1 with err set, its
+ * words naming opt and spec. */
+static int sup_bind_all(struct sup *s, int *fds, int transparent, struct sockaddr_storage *ss,
+                        int len, const char *opt, const char *spec, char *err, size_t errlen)
 {
-    const char *opt = p == WAY_PORT_SOCKS ? "--socks" : "--transparent";
-    struct sockaddr_storage ss;
-    socklen_t got = sizeof(ss);
-    int len = (int)sizeof(ss);
+    socklen_t got = sizeof(*ss);
 
-    memset(&ss, 0, sizeof(ss));
-    if (way_parse(p, spec, &ss, &len) < 0) {
-        snprintf(err, errlen, "%s %s: expected an address and a port", opt, spec);
-        return -1;
-    }
     for (unsigned i = 0; i < s->n; i++) {
-        s->way_fds[p][i] = way_socket(p, &ss, &len, 1);
-        if (s->way_fds[p][i] < 0 ||
-            (i == 0 && getsockname(s->way_fds[p][0], (struct sockaddr *)&ss, &got) < 0)) {
+        fds[i] = listen_socket(ss, &len, transparent, 1);
+        if (fds[i] < 0 || (i == 0 && getsockname(fds[0], (struct sockaddr *)ss, &got) < 0)) {
             snprintf(err, errlen, "%s %s: %s", opt, spec, strerror(errno));
             return -1;
         }
@@ -179,14 +154,30 @@ static int sup_listen_way(struct sup *s, enum way_port p, const char *spec, char
     return 0;
 }
 
+/* Binds s->n sockets for port p, as sup_listen() does the proxy's. Returns 0, or -1 with err
+ * set. */
+static int sup_listen_way(struct sup *s, enum way_port p, char *err, size_t errlen)
+{
+    const char *spec = way_spec(s->o, p);
+    struct sockaddr_storage ss;
+    int len = (int)sizeof(ss);
+
+    memset(&ss, 0, sizeof(ss));
+    if (way_parse(p, spec, &ss, &len) < 0) {
+        snprintf(err, errlen, "%s %s: expected an address and a port", way_option(p), spec);
+        return -1;
+    }
+    return sup_bind_all(s, s->way_fds[p], p == WAY_PORT_TRANSPARENT, &ss, len, way_option(p), spec,
+                        err, errlen);
+}
+
 /* The SOCKS and transparent ports' sockets, those asked for. */
 static int sup_listen_ways(struct sup *s, char *err, size_t errlen)
 {
-    return (s->o->socks && sup_listen_way(s, WAY_PORT_SOCKS, s->o->socks, err, errlen) < 0) ||
-                   (s->o->transparent &&
-                    sup_listen_way(s, WAY_PORT_TRANSPARENT, s->o->transparent, err, errlen) < 0)
-               ? -1
-               : 0;
+    for (int p = 0; p < WAY_PORTS; p++)
+        if (way_spec(s->o, p) && sup_listen_way(s, p, err, errlen) < 0)
+            return -1;
+    return 0;
 }
 
 /* Binds s->n sockets on the address of --listen, the first one choosing the port when it is
@@ -196,7 +187,6 @@ static int sup_listen(struct sup *s, char *err, size_t errlen)
 {
     const char *spec = s->o->listen ? s->o->listen : PROXY_DEFAULT_LISTEN;
     struct sockaddr_storage ss;
-    socklen_t got = sizeof(ss);
     int len = (int)sizeof(ss);
     int fd = activate_socket(s->o->listen, s->o->n_allow != 0, s->listen_name,
                              sizeof(s->listen_name), err, errlen);
@@ -220,15 +210,8 @@ static int sup_listen(struct sup *s, char *err, size_t errlen)
         snprintf(err, errlen, "--listen %s: expected ADDR:PORT or [IPV6]:PORT", spec);
         return -1;
     }
-    for (unsigned i = 0; i < s->n; i++) {
-        s->fds[i] = sup_socket(&ss, len, err, errlen, spec);
-        if (s->fds[i] < 0)
-            return -1;
-        if (i == 0 && getsockname(s->fds[0], (struct sockaddr *)&ss, &got) < 0) {
-            snprintf(err, errlen, "--listen %s: %s", spec, strerror(errno));
-            return -1;
-        }
-    }
+    if (sup_bind_all(s, s->fds, 0, &ss, len, "--listen", spec, err, errlen) < 0)
+        return -1;
     access_name((const struct sockaddr *)&ss, s->listen_name, sizeof(s->listen_name));
     return sup_listen_ways(s, err, errlen);
 }
@@ -594,7 +577,7 @@ static int sup_init(struct sup *s, const struct proxy_options *o, unsigned n, ch
     for (unsigned i = 0; i < n; i++)
         s->fds[i] = -1;
     for (int p = 0; p < WAY_PORTS; p++) {
-        if (!(p == WAY_PORT_SOCKS ? o->socks : o->transparent))
+        if (!way_spec(o, p))
             continue;
         if (!(s->way_fds[p] = mem_calloc(n, sizeof(*s->way_fds[p])))) {
             snprintf(err, errlen, "out of memory");

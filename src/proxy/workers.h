@@ -37,6 +37,13 @@ struct worker_slot {
 /* The ports beside the proxy's: --socks and --transparent. */
 enum way_port { WAY_PORT_SOCKS, WAY_PORT_TRANSPARENT, WAY_PORTS };
 
+/* The option that asks for port p ("--socks"), and its value in o (NULL: not asked for). */
+static inline const char *way_option(enum way_port p)
+{
+    return p == WAY_PORT_SOCKS ? "--socks" : "--transparent";
+}
+#define way_spec(o, p) ((p) == WAY_PORT_SOCKS ? (o)->socks : (o)->transparent)
+
 struct proxy_worker {
     unsigned index;            /* 0 .. count - 1 */
     unsigned count;            /* --workers */
@@ -64,10 +71,10 @@ int listen_parse(const char *spec, struct sockaddr_storage *ss, int *len);
  * address) take it, into *ss and *len. Returns 0, or -1. */
 int way_parse(enum way_port p, const char *spec, struct sockaddr_storage *ss, int *len);
 
-/* A socket listening at *ss (*len bytes) for port p: SO_REUSEADDR, and SO_REUSEPORT when
- * reuseport (a worker's); the transparent port's with IP_TRANSPARENT when brock may set it
- * (TPROXY: REDIRECT needs nothing), [::] taking IPv4 too, or 0.0.0.0 on a machine without
- * IPv6 (*ss and *len then rewritten). Returns it, or -1 with errno set. */
-int way_socket(enum way_port p, struct sockaddr_storage *ss, int *len, int reuseport);
+/* A socket listening at *ss (*len bytes), any port's: SO_REUSEADDR, and SO_REUSEPORT when
+ * reuseport (a worker's); with transparent (the transparent port's) IP_TRANSPARENT when brock
+ * may set it (TPROXY: REDIRECT needs nothing), [::] taking IPv4 too, or 0.0.0.0 on a machine
+ * without IPv6 (*ss and *len then rewritten). Returns it, or -1 with errno set. */
+int listen_socket(struct sockaddr_storage *ss, int *len, int transparent, int reuseport);
 
 #endif

@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "engine/engine.h"
+#include "har/json_strict.h"
 #include "har_test.h"
 #include "util/alloc.h"
 #include "util/file.h"
@@ -495,6 +498,56 @@ static void test_strings_are_unicode(void **state)
     }
 }
 
+/* Whether json_utf8_strict() (eight ASCII bytes at a time, then byte by byte) says of the n
+ * bytes at seq, put after pad ASCII bytes and before seven more, what jansson's own check says. */
+static void utf8_agrees(const unsigned char *seq, size_t n, size_t pad)
+{
+    unsigned char buf[32];
+    json_t *ref;
+
+    memset(buf, 'a', sizeof(buf));
+    memcpy(buf + pad, seq, n);
+    ref = json_stringn((const char *)buf, pad + n + 7);
+    if (json_utf8_strict(buf, pad + n + 7) != (ref != NULL))
+        fail_msg("%zu bytes from %02x after %zu: jansson %s", n, seq[0], pad,
+                 ref ? "takes them" : "refuses them");
+    json_decref(ref);
+}
+
+/* The strict UTF-8 check against its reference, jansson's (which the whole-document reader
+ * uses): every sequence of one and two bytes, and three and four bytes with every lead past
+ * ASCII and the follow bytes on both sides of each range's ends, each after 0, 7 and 9 ASCII
+ * bytes, so that the eight-byte skip stops anywhere. */
+static void test_utf8_against_jansson(void **state)
+{
+    static const unsigned char edge[] = {0x00, 0x7f, 0x80, 0x8f, 0x90,
+                                         0x9f, 0xa0, 0xbf, 0xc0, 0xff};
+    static const size_t pads[] = {0, 7, 9};
+    unsigned char s[4];
+
+    (void)state;
+    for (size_t k = 0; k < 3; k++) {
+        for (unsigned a = 0; a < 256; a++) {
+            s[0] = (unsigned char)a;
+            utf8_agrees(s, 1, pads[k]);
+            for (unsigned b = 0; b < 256; b++) {
+                s[1] = (unsigned char)b;
+                utf8_agrees(s, 2, pads[k]);
+            }
+            for (size_t i = 0; a >= 0xc0 && i < sizeof(edge); i++)
+                for (size_t j = 0; j < sizeof(edge); j++) {
+                    s[1] = edge[i];
+                    s[2] = edge[j];
+                    utf8_agrees(s, 3, pads[k]);
+                    for (size_t m = 0; a >= 0xf0 && m < sizeof(edge); m++) {
+                        s[3] = edge[m];
+                        utf8_agrees(s, 4, pads[k]);
+                    }
+                }
+        }
+    }
+}
+
 /* Every recording in tests/data/har, and cases of this file's, learned from the text and
  * from the file by the streaming reader teach exactly what the whole-document reader
  * (e->plain) teaches: the same counts, the same exported state. */
@@ -596,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_numbers_in_range),
         cmocka_unit_test(test_nul_byte_refused),
         cmocka_unit_test(test_strings_are_unicode),
+        cmocka_unit_test(test_utf8_against_jansson),
         cmocka_unit_test(test_stream_is_whole),
         cmocka_unit_test(test_out_of_memory),
     };
