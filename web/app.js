@@ -799,6 +799,15 @@ function ownerBox(me) {
 
 // A list of names kept in the settings, each with its remove button, and a form to add one:
 // PUT and DELETE o.path + NAME answer the settings.
+// Makes a change (change(): a promise), shows the view again, then says done (or what went
+// wrong): once the sentence is there, so is the view it speaks of.
+async function changeThenSay(change, done) {
+  let said = done;
+  try { await change(); } catch (e) { said = e.message; }
+  await route();
+  if (said) say(said);
+}
+
 function nameList(o) {
   const input = h('input', { type: 'text', id: `${o.id}-site`, placeholder: o.placeholder,
                              'aria-label': o.inputLabel });
@@ -807,20 +816,12 @@ function nameList(o) {
     h('p', { class: 'note' }, o.note),
     h('ul', { id: o.id }, (o.names || []).map((d) => h('li', {}, domain(d), ' ',
       h('button', { type: 'button', class: 'link', 'aria-label': o.removeLabel(d),
-                    onclick: async () => {
-                      try { await api('DELETE', `${o.path}${enc(d)}`); } catch (e) {
-                        say(e.message);
-                      }
-                      await route();
-                    } }, 'remove')))),
-    h('form', { class: 'inline', onsubmit: async (ev) => {
+                    onclick: () => changeThenSay(() => api('DELETE', `${o.path}${enc(d)}`),
+                                                 '') }, 'remove')))),
+    h('form', { class: 'inline', onsubmit: (ev) => {
       ev.preventDefault();
       const d = input.value.trim();
-      try {
-        await api('PUT', `${o.path}${enc(d)}`);
-        say(o.added(d));
-      } catch (e) { say(e.message); }
-      await route();
+      return changeThenSay(() => api('PUT', `${o.path}${enc(d)}`), o.added(d));
     } }, input, h('button', { type: 'submit' }, o.button)),
   ];
 }
@@ -836,13 +837,9 @@ async function viewSettings() {
   const toggle = (key, label, help) => {
     const id = `set-${key}`;
     return h('div', { class: 'setting' },
-      h('input', { type: 'checkbox', id, checked: s[key], onchange: async (ev) => {
-        try {
-          await api('PUT', '/api/settings', { [key]: ev.target.checked });
-          say(`${label}: ${ev.target.checked ? 'on' : 'off'}`);
-        } catch (e) { say(e.message); }
-        await route();
-      } }),
+      h('input', { type: 'checkbox', id, checked: s[key], onchange: (ev) => changeThenSay(
+        () => api('PUT', '/api/settings', { [key]: ev.target.checked }),
+        `${label}: ${ev.target.checked ? 'on' : 'off'}`) }),
       h('label', { for: id }, label, h('br'), h('span', { class: 'note' }, help)));
   };
   const keep = h('input', { type: 'number', id: 'page-view-days', min: 0, max: 3650,
